@@ -1,0 +1,111 @@
+// Heap walker API: the contract between a managed runtime and the xrpm device agent, modeled on
+// the Microsoft VM's IHeapInfoCallBack (shared/specs/msvm-iheapinfocallback-containers.txt).
+//
+// The runtime drives a walk with the game stopped, after a full GC, by calling a
+// HeapInfoCallback ("sink"):
+//
+//   BeginContainer(kBegin)
+//   DescribeType(...)*                       every loaded class (id -> name), before any root
+//   { BeginContainer(c, id1, id2)  RootReferences(...)* }*   root containers, any order, except:
+//        a kThread container comes before that thread's frame containers
+//   BeginContainer(kHeap)  ObjectReferences(...)*            the heap container always last
+//   BeginContainer(kEnd)                                      always sent, even after an abort;
+//                                                            the game resumes when it returns
+//
+// Sink results:
+//   kOk                 continue.
+//   kAbort              (E_FAIL) no more callbacks except the final BeginContainer(kEnd).
+//   kPostponeReferences (S_POSTPONE_REFERENCES, from ObjectReferences only) do not descend into
+//                       this object's references now; the referenced objects are reported later
+//                       (from other objects or flat in the heap container). A sink that always
+//                       returns it receives a flat list of every live object exactly once.
+//
+// Container -> NETCF root descriptor and flags (the .gclog `r` record):
+//   kThread (id1 = thread id)                       groups frames; reports no roots itself
+//   kJitFrame, kNativeFrame, kInterpretedFrame, kFastInterpretedFrame, kComFrame,
+//   kNativeGcFrame, kInternalFrame (id1 = stack id, id2 = method id where defined)
+//                                                   -> 1 local        flags: pinned, interior
+//   kFinalized                                      -> 2 finalizer
+//   kStrongPtr (GC handle table; id1 = handle table id)
+//                                                   -> 3 handle       flags: pinned, weak
+//   kClass (id1 = class/type id of the statics)     -> 4 static, container = id1
+//   kInternalVm                                     -> 0 runtime-internal (AppDomains, assemblies,
+//                                                      preallocated exceptions)
+//   kRootTable                                      -> 5 GC-specific (interned strings, class
+//                                                      descriptions)
+//   kHeap                                           objects only, never roots
+// RootRef::flags carries the NETCF flag bits (1 pinned, 2 weak, 4 interior) as they arise.
+//
+// Everything is plain C++17 with no exceptions crossing the API; pointers passed to a callback
+// are valid only during that call. Ids are 64-bit so one API serves 32- and 64-bit devices.
+//
+// Thread-safety: a walk runs on one thread; a sink is called from that thread only.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace xrpm {
+namespace agent {
+
+enum class ContainerType : uint8_t {
+  kBegin = 1,
+  kThread = 2,
+  kJitFrame = 3,
+  kNativeFrame = 4,
+  kNativeGcFrame = 5,
+  kComFrame = 6,
+  kInterpretedFrame = 7,
+  kFastInterpretedFrame = 8,
+  kInternalFrame = 9,
+  kInternalVm = 10,
+  kClass = 11,
+  kRootTable = 12,
+  kStrongPtr = 13,
+  kFinalized = 14,
+  kHeap = 15,
+  kEnd = 16,
+};
+
+enum class WalkResult : uint8_t {
+  kOk = 0,
+  kAbort = 1,
+  kPostponeReferences = 2,
+};
+
+// NETCF root descriptor for roots reported from a container (see the table above); -1 for
+// containers that report no roots (kBegin, kThread, kHeap, kEnd).
+int RootDescriptorFor(ContainerType c);
+const char* ContainerTypeName(ContainerType c);
+
+struct RootRef {
+  uint64_t object;  // the rooted object's id (address)
+  uint8_t flags;    // NETCF root flags: 1 pinned, 2 weak, 4 interior
+};
+
+class HeapInfoCallback {
+ public:
+  virtual ~HeapInfoCallback() = default;
+
+  virtual WalkResult BeginContainer(ContainerType type, uint64_t id1, uint64_t id2) = 0;
+  // A loaded class. `name` is UTF-8, `name_len` bytes, not NUL-terminated.
+  virtual WalkResult DescribeType(uint32_t type_id, const char* name, size_t name_len) = 0;
+  // Roots reported by the current container.
+  virtual WalkResult RootReferences(const RootRef* roots, size_t count) = 0;
+  // One live object and the ids of the objects it references (non-null reference fields).
+  virtual WalkResult ObjectReferences(uint64_t object, uint32_t type_id, uint32_t size,
+                                      const uint64_t* refs, size_t ref_count) = 0;
+};
+
+// What a runtime exposes to be walked.
+class HeapWalkable {
+ public:
+  virtual ~HeapWalkable() = default;
+  // Walks the heap into `sink` following the protocol above. Must be called with the world
+  // stopped (see RuntimePort::RunWithWorldStopped) and, for a dump of live objects only, right
+  // after a full collection.
+  virtual void WalkHeap(HeapInfoCallback& sink) = 0;
+};
+
+}  // namespace agent
+}  // namespace xrpm

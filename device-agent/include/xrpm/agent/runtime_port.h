@@ -1,0 +1,70 @@
+// RuntimePort: what a managed runtime (the emulator today, a device runtime later) implements so
+// the device agent can serve a host: identity, counters, stopping the world, GC and the heap walk.
+//
+// The agent calls these from its own network thread. The runtime owns its game thread(s).
+// Plain C++17, no exceptions across the interface, no allocation required of the runtime.
+//
+// Thread-safety: every method may be called from the agent thread while the game runs, except
+// where a method says it needs the world stopped.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "xrpm/agent/heap_walker.h"
+
+namespace xrpm {
+namespace agent {
+
+struct RuntimeInfo {
+  const char* runtime_name;     // e.g. "xrpm-emulator (NETCF 3.5 model)"
+  const char* runtime_version;  // e.g. "3.5.0"
+  const char* app_name;         // e.g. "bubbles.exe"
+  const char* platform;         // e.g. "Xbox 360 (emulated)"
+  uint32_t pointer_bytes;       // 4 on Xbox 360 / NETCF
+  bool big_endian;              // true on Xbox 360
+  uint32_t dump_version;        // the `a` record's version number (2 for NETCF 2.0 SP2+)
+  uint32_t app_domain_count;
+};
+
+// One performance counter, as the NETCF Remote Performance Monitor shows it.
+struct CounterInfo {
+  const char* category;  // "Garbage Collector", "Memory", "JIT", "Exceptions", "Loader", ...
+  const char* name;      // "Managed Bytes Allocated", ...
+  const char* unit;      // "count", "bytes", "ms"
+};
+
+// The `.stat` columns of one counter.
+struct CounterValue {
+  int64_t total;  // running total (or current level for level counters)
+  int64_t last;   // last datum
+  uint64_t n;     // number of data
+  double mean;
+  int64_t min;
+  int64_t max;
+};
+
+class RuntimePort : public HeapWalkable {
+ public:
+  ~RuntimePort() override = default;
+
+  virtual RuntimeInfo Info() const = 0;
+  // Milliseconds since the device booted (the clock of the `a`/`c` timestamps).
+  virtual uint64_t BootMillis() const = 0;
+
+  virtual size_t CounterCount() const = 0;
+  virtual CounterInfo DescribeCounter(size_t index) const = 0;
+  // Fills out[0..min(count, CounterCount())) with a consistent sample; returns how many.
+  virtual size_t SampleCounters(CounterValue* out, size_t count) const = 0;
+
+  // Stops the game at its next safe point (a frame boundary), calls fn(ctx) on the calling
+  // thread while every game thread is parked, then resumes the game. Returns false (without
+  // calling fn) if the game could not be stopped within timeout_ms. While fn runs, the agent
+  // may call InduceFullCollection() and WalkHeap().
+  virtual bool RunWithWorldStopped(void (*fn)(void* ctx), void* ctx, uint32_t timeout_ms) = 0;
+  // A full, compacting collection, as GC.Collect() would do (world stopped).
+  virtual void InduceFullCollection() = 0;
+};
+
+}  // namespace agent
+}  // namespace xrpm

@@ -1,0 +1,135 @@
+// Snapshot: one GC heap dump held in memory, exactly as the device reported it.
+//
+// The model mirrors the NETCF heap dump records (see shared/specs/netcf-heap-dump-format.txt):
+// AppDomain sections, types (id -> name), objects (id, type, size, referenced ids) and roots
+// (object id, descriptor 0-5, flag bits, container type for statics). Ids are kept raw: object
+// ids are device addresses and may dangle; resolving them into a graph is the analysis
+// engine's job (GraphIndex), not the model's.
+//
+// Storage is columnar (one PodVector per field, references in one CSR array), never one heap
+// allocation per object: 24 bytes per object + 8 per reference, plus the type table.
+//
+// Thread-safety: a Snapshot is a value. Build it on one thread; once built, any number of
+// threads may read it concurrently.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "xrpm/core/pod_vector.h"
+
+namespace xrpm {
+
+using ObjectId = uint64_t;  // the object's address on the device
+using TypeId = uint32_t;    // the dump's type id (unique within one AppDomain section)
+
+inline constexpr uint32_t kNoIndex = 0xFFFFFFFFu;
+
+// Root descriptor, the 3rd element of an `r` record.
+enum class RootKind : uint8_t {
+  kInternal = 0,    // rooted internally by the runtime (AppDomains, assemblies, exceptions)
+  kLocal = 1,       // a local variable in a method frame
+  kFinalizer = 2,   // on the finalizer queue
+  kHandle = 3,      // a GCHandle refers to it
+  kStatic = 4,      // a static variable; the record carries the containing type
+  kGcSpecific = 5,  // GC implementation roots: interned strings, class descriptions
+};
+inline constexpr int kRootKindCount = 6;
+
+// Root flag bits, the 4th element of an `r` record.
+inline constexpr uint8_t kRootPinned = 1;
+inline constexpr uint8_t kRootWeak = 2;
+inline constexpr uint8_t kRootInterior = 4;
+inline constexpr uint8_t kRootKnownFlags = kRootPinned | kRootWeak | kRootInterior;
+
+std::string_view RootKindName(RootKind k);  // "internal", "local", ...
+std::string RootFlagsName(uint8_t flags);   // "pinned|weak", "normal" for 0
+
+// One `a ... c` section.
+struct AppDomainSection {
+  uint32_t version = 2;
+  std::string name;                 // from the `a` record
+  std::optional<uint64_t> start_ms; // boot-relative ms; absent in old RPM files
+  std::optional<uint64_t> end_ms;   // from the `c` record
+  std::string end_name;             // the `c` record's name when it differs from `name`, else ""
+  bool closed = true;               // false when the file ended before the `c` record
+  // Half-open ranges of this section's records in the columns below, in file order.
+  uint32_t types_begin = 0, types_end = 0;
+  uint64_t objects_begin = 0, objects_end = 0;
+  uint64_t roots_begin = 0, roots_end = 0;
+
+  friend bool operator==(const AppDomainSection&, const AppDomainSection&) = default;
+};
+
+struct TypeInfo {
+  TypeId id = 0;
+  std::string name;
+  uint32_t section = 0;      // index into Snapshot::sections
+  bool placeholder = false;  // made up by a lenient reader for an id with no `t` record
+
+  friend bool operator==(const TypeInfo&, const TypeInfo&) = default;
+};
+
+class Snapshot {
+ public:
+  // ---- sections and types ----
+  std::vector<AppDomainSection> sections;
+  std::vector<TypeInfo> types;  // a type's index here is its "type index"
+
+  // ---- objects (columns, all the same length) ----
+  PodVector<ObjectId> object_id;
+  PodVector<uint32_t> object_type;  // type index into `types`
+  PodVector<uint32_t> object_size;  // bytes
+  PodVector<uint64_t> ref_end;      // CSR: refs of object i are refs[ref_begin(i), ref_end[i])
+  PodVector<ObjectId> refs;         // referenced object ids, in record order
+
+  // ---- roots (columns, all the same length) ----
+  PodVector<ObjectId> root_object;
+  PodVector<uint8_t> root_kind;        // RootKind
+  PodVector<uint8_t> root_flags;       // kRootPinned | kRootWeak | kRootInterior
+  PodVector<TypeId> root_container;    // raw type id of the static's class (kind 4), else 0
+  PodVector<uint32_t> root_origin;     // index into root_origins, or kNoIndex
+  // Where a root came from on the device ("thread 3 / Game1.Update", "GCHandle table"), when
+  // the capture knew it. Not part of the .gclog format, so files read from disk have none.
+  std::vector<std::string> root_origins;
+
+  // Provenance for display: the file path, or "capture of bubbles.exe from 127.0.0.1:4510".
+  std::string source;
+
+  // ---- building ----
+  uint32_t AddSection(AppDomainSection s);                    // returns its index
+  uint32_t AddType(TypeId id, std::string name, uint32_t section, bool placeholder = false);
+  void AddObject(ObjectId id, uint32_t type_index, uint32_t size, std::span<const ObjectId> refs);
+  void AddRoot(ObjectId object, RootKind kind, uint8_t flags, TypeId container = 0,
+               uint32_t origin = kNoIndex);
+  // Closes the current ranges of the last section (sets *_end to the column sizes).
+  void CloseSectionRanges();
+
+  // ---- reading ----
+  size_t object_count() const { return object_id.size(); }
+  size_t ref_count() const { return refs.size(); }
+  size_t root_count() const { return root_object.size(); }
+  size_t type_count() const { return types.size(); }
+  uint64_t ref_begin(size_t i) const { return i == 0 ? 0 : ref_end[i - 1]; }
+  std::span<const ObjectId> object_refs(size_t i) const {
+    return {refs.data() + ref_begin(i), refs.data() + ref_end[i]};
+  }
+  const std::string& type_name_of(size_t object_index) const {
+    return types[object_type[object_index]].name;
+  }
+  RootKind root_kind_of(size_t r) const { return static_cast<RootKind>(root_kind[r]); }
+  uint64_t total_bytes() const;  // sum of object sizes
+
+  // Bytes of memory the snapshot holds (capacities), for memory budgets and benchmarks.
+  size_t MemoryBytes() const;
+  // Releases spare capacity in every column.
+  void ShrinkToFit();
+
+  friend bool operator==(const Snapshot& a, const Snapshot& b);  // ignores `source`
+};
+
+}  // namespace xrpm

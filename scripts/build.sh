@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# Configures and builds one preset (default: release). Usage: scripts/build.sh [preset] [targets...]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+preset="${1:-release}"; shift || true
+scripts/deps.sh
+cmake --preset "$preset" >/dev/null
+if [ $# -gt 0 ]; then
+  cmake --build --preset "$preset" --target "$@"
+else
+  cmake --build --preset "$preset"
+fi

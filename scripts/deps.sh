@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Installs the Debian 12 packages xrpm builds against. As root it runs apt-get;
+# otherwise it prints the exact command to run and fails.
+# Usage: scripts/deps.sh [--gui] [--fuzz]
+set -euo pipefail
+
+pkgs=(build-essential cmake ninja-build pkg-config ccache git
+      libenet-dev libprotobuf-dev protobuf-compiler
+      libgtest-dev libgmock-dev libbenchmark-dev
+      libcli11-dev nlohmann-json3-dev libzstd-dev libboost-graph-dev libsodium-dev
+      libimgui-dev libglfw3-dev libstb-dev libgl-dev
+      xvfb xauth libgl1-mesa-dri nodejs)
+for arg in "$@"; do
+  case "$arg" in
+    --fuzz) pkgs+=(clang-14 libclang-rt-14-dev) ;;
+    --gui) ;;  # the GUI packages are always in the list; kept for compatibility
+    *) echo "deps.sh: unknown option $arg" >&2; exit 2 ;;
+  esac
+done
+
+missing=()
+for p in "${pkgs[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed'; then
+    missing+=("$p")
+  fi
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+cmd="apt-get install -y --no-install-recommends ${missing[*]}"
+if [ "$(id -u)" -eq 0 ]; then
+  echo "deps.sh: installing ${missing[*]}" >&2
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  $cmd
+else
+  echo "deps.sh: missing Debian packages. Run:" >&2
+  echo "  sudo apt-get update && sudo $cmd" >&2
+  exit 1
+fi
