@@ -9,8 +9,10 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace xrpm {
@@ -45,8 +47,16 @@ class Diagnostics {
     Add(Diagnostic{std::move(file), line, std::move(code), std::move(message)});
   }
 
+  // Counts `n` more problems of `code` without keeping their text. Readers that meet millions
+  // of the same problem call this once the sink is full() instead of formatting each message.
+  void CountDropped(std::string_view code, uint64_t n);
+
   bool strict() const { return strict_; }
+  size_t max_kept() const { return max_kept_; }
+  bool full() const { return kept_.size() >= max_kept_; }
   bool empty() const { return total_ == 0; }
+  // Problems per code, counting kept and dropped ones: {"dangling-ref": 12, ...}.
+  const std::map<std::string, uint64_t, std::less<>>& counts() const { return counts_; }
   uint64_t total() const { return total_; }          // all problems seen
   const std::vector<Diagnostic>& kept() const { return kept_; }  // the first max_kept
   uint64_t dropped() const { return total_ - kept_.size(); }
@@ -56,6 +66,7 @@ class Diagnostics {
   size_t max_kept_;
   uint64_t total_ = 0;
   std::vector<Diagnostic> kept_;
+  std::map<std::string, uint64_t, std::less<>> counts_;
 };
 
 }  // namespace xrpm

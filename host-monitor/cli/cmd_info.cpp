@@ -1,0 +1,180 @@
+// `xrpm info FILE`: what a snapshot file holds: its sections, counts, totals and problems.
+#include <array>
+
+#include "cli_common.h"
+#include "verb.h"
+
+namespace xrpm::cli {
+namespace {
+
+struct Opts {
+  std::string file;
+  InputOptions in;
+  bool json = false;
+};
+
+struct SectionFigures {
+  uint64_t objects = 0, refs = 0, roots = 0, bytes = 0;
+  uint32_t types = 0, placeholders = 0;
+};
+
+SectionFigures Figures(const Snapshot& s, const AppDomainSection& sec) {
+  SectionFigures f;
+  f.objects = sec.objects_end - sec.objects_begin;
+  f.roots = sec.roots_end - sec.roots_begin;
+  f.refs = sec.objects_end > sec.objects_begin
+               ? s.ref_end[sec.objects_end - 1] - s.ref_begin(sec.objects_begin)
+               : 0;
+  for (uint64_t i = sec.objects_begin; i < sec.objects_end; ++i) f.bytes += s.object_size[i];
+  f.types = sec.types_end - sec.types_begin;
+  for (uint32_t t = sec.types_begin; t < sec.types_end; ++t)
+    f.placeholders += s.types[t].placeholder;
+  return f;
+}
+
+std::string Stamp(const std::optional<uint64_t>& ms) {
+  return ms ? Hex(*ms) : "-";
+}
+
+std::string Duration(const AppDomainSection& s) {
+  if (!s.start_ms || !s.end_ms || *s.end_ms < *s.start_ms) return "-";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3f s", static_cast<double>(*s.end_ms - *s.start_ms) / 1000.0);
+  return buf;
+}
+
+int Run(const Opts& o) {
+  LoadedSnapshot l = LoadForCli(o.file, o.in);
+  const Snapshot& s = l.snap;
+
+  std::array<uint64_t, kRootKindCount> by_kind{};
+  uint64_t pinned = 0, weak = 0, interior = 0;
+  for (size_t r = 0; r < s.root_count(); ++r) {
+    if (s.root_kind[r] < kRootKindCount) ++by_kind[s.root_kind[r]];
+    pinned += (s.root_flags[r] & kRootPinned) != 0;
+    weak += (s.root_flags[r] & kRootWeak) != 0;
+    interior += (s.root_flags[r] & kRootInterior) != 0;
+  }
+  uint32_t placeholders = 0;
+  for (const TypeInfo& t : s.types) placeholders += t.placeholder;
+  const uint64_t bytes = s.total_bytes();
+
+  if (o.json) {
+    nlohmann::json secs = nlohmann::json::array();
+    for (size_t i = 0; i < s.sections.size(); ++i) {
+      const AppDomainSection& sec = s.sections[i];
+      SectionFigures f = Figures(s, sec);
+      secs.push_back({{"index", i},
+                      {"name", sec.name},
+                      {"end_name", sec.end_name},
+                      {"version", sec.version},
+                      {"start_ms", sec.start_ms ? nlohmann::json(*sec.start_ms) : nlohmann::json()},
+                      {"end_ms", sec.end_ms ? nlohmann::json(*sec.end_ms) : nlohmann::json()},
+                      {"closed", sec.closed},
+                      {"types", f.types},
+                      {"placeholder_types", f.placeholders},
+                      {"objects", f.objects},
+                      {"references", f.refs},
+                      {"roots", f.roots},
+                      {"bytes", f.bytes}});
+    }
+    nlohmann::json kinds = nlohmann::json::object();
+    for (int k = 0; k < kRootKindCount; ++k)
+      kinds[std::string(RootKindName(static_cast<RootKind>(k)))] = by_kind[static_cast<size_t>(k)];
+    PrintJson({{"file", l.path},
+               {"format", l.format},
+               {"file_bytes", l.file_bytes},
+               {"sections", secs},
+               {"totals",
+                {{"sections", s.sections.size()},
+                 {"types", s.type_count()},
+                 {"placeholder_types", placeholders},
+                 {"objects", s.object_count()},
+                 {"references", s.ref_count()},
+                 {"roots", s.root_count()},
+                 {"bytes", bytes}}},
+               {"roots_by_kind", kinds},
+               {"roots_by_flag", {{"pinned", pinned}, {"weak", weak}, {"interior", interior}}},
+               {"diagnostics", DiagnosticsJson(l.diags)}});
+    return kExitOk;
+  }
+
+  std::printf("%s  (%s, %s)\n\n", l.path.c_str(), l.format.c_str(),
+              HumanBytes(l.file_bytes).c_str());
+  using A = TextTable::Align;
+  TextTable secs({{"#", A::kRight},
+                  {"appdomain", A::kLeft},
+                  {"ver", A::kRight},
+                  {"start", A::kRight},
+                  {"end", A::kRight},
+                  {"duration", A::kRight},
+                  {"types", A::kRight},
+                  {"objects", A::kRight},
+                  {"refs", A::kRight},
+                  {"roots", A::kRight},
+                  {"size", A::kRight},
+                  {"note", A::kLeft}});
+  for (size_t i = 0; i < s.sections.size(); ++i) {
+    const AppDomainSection& sec = s.sections[i];
+    SectionFigures f = Figures(s, sec);
+    std::string note;
+    if (!sec.closed) note = "unclosed";
+    if (!sec.end_name.empty())
+      note += (note.empty() ? "" : ", ") + ("ends as '" + sec.end_name + "'");
+    secs.AddRow({std::to_string(i), sec.name.empty() ? "(unnamed)" : sec.name,
+                 std::to_string(sec.version), Stamp(sec.start_ms), Stamp(sec.end_ms), Duration(sec),
+                 Thousands(f.types), Thousands(f.objects), Thousands(f.refs), Thousands(f.roots),
+                 HumanBytes(f.bytes), note});
+  }
+  std::printf("Sections: %zu\n", s.sections.size());
+  if (secs.rows()) secs.Print(stdout, 2);
+
+  std::printf("\nTotals\n");
+  TextTable tot({{"", A::kLeft}, {"", A::kRight}, {"", A::kLeft}});
+  tot.AddRow({"types", Thousands(s.type_count()),
+              placeholders ? "(" + Thousands(placeholders) + " without a type record)" : ""});
+  tot.AddRow({"objects", Thousands(s.object_count()), ""});
+  tot.AddRow({"references", Thousands(s.ref_count()), ""});
+  tot.AddRow({"roots", Thousands(s.root_count()), ""});
+  tot.AddRow({"size", HumanBytes(bytes), "(" + Thousands(bytes) + " bytes)"});
+  tot.Print(stdout, 2);
+
+  if (s.root_count()) {
+    std::printf("\nRoots\n");
+    TextTable roots({{"kind", A::kLeft}, {"count", A::kRight}, {"share", A::kRight}});
+    for (int k = 0; k < kRootKindCount; ++k) {
+      uint64_t n = by_kind[static_cast<size_t>(k)];
+      if (n)
+        roots.AddRow({std::string(RootKindName(static_cast<RootKind>(k))), Thousands(n),
+                      Percent(static_cast<double>(n), static_cast<double>(s.root_count()))});
+    }
+    roots.Print(stdout, 2);
+    if (pinned || weak || interior)
+      std::printf("  flags: %s pinned, %s weak, %s interior\n", Thousands(pinned).c_str(),
+                  Thousands(weak).c_str(), Thousands(interior).c_str());
+  }
+
+  std::printf("\nDiagnostics: ");
+  if (l.diags.empty()) {
+    std::printf("none\n");
+  } else {
+    std::string by;
+    for (const auto& [code, n] : l.diags.counts())
+      by += (by.empty() ? "" : ", ") + code + " " + Thousands(n);
+    std::printf("%s (%s; listed on stderr)\n", Thousands(l.diags.total()).c_str(), by.c_str());
+  }
+  return kExitOk;
+}
+
+VerbRegistration reg{
+    "info", "Show a snapshot file's sections, counts, totals and input problems",
+    [](CLI::App& cmd) -> VerbRun {
+      auto o = std::make_shared<Opts>();
+      cmd.add_option("file", o->file, "Snapshot file (.gclog or any supported format)")->required();
+      AddInputOptions(cmd, o->in);
+      AddJsonFlag(cmd, o->json);
+      return [o] { return Run(*o); };
+    }};
+
+}  // namespace
+}  // namespace xrpm::cli
