@@ -9,7 +9,7 @@ pkgs=(build-essential cmake ninja-build pkg-config ccache git
       libgtest-dev libgmock-dev libbenchmark-dev
       libcli11-dev nlohmann-json3-dev libzstd-dev libboost-graph-dev libsodium-dev
       libimgui-dev libglfw3-dev libstb-dev libgl-dev
-      xvfb xauth libgl1-mesa-dri nodejs)
+      xvfb xauth libgl1-mesa-dri nodejs npm)
 for arg in "$@"; do
   case "$arg" in
     --fuzz) pkgs+=(clang-14 libclang-rt-14-dev) ;;

@@ -1,0 +1,227 @@
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "test_heaps.h"
+#include "xrpm/core/formats/ibm_classic_reader.h"
+#include "xrpm/core/formats/ibm_classic_writer.h"
+
+namespace xrpm {
+namespace {
+
+using test::Canonical;
+using test::HeapShape;
+using test::MakeHeap;
+
+std::string Write(const Snapshot& s, IbmWriteStats* st = nullptr) {
+  std::string out;
+  IbmWriteStats w = WriteIbmClassic(s, [&](std::string_view b) { out.append(b); });
+  if (st) *st = w;
+  return out;
+}
+
+std::string All(const Diagnostics& d) {
+  std::string s;
+  for (const Diagnostic& x : d.kept()) s += x.ToString() + "\n";
+  return s;
+}
+
+std::set<std::pair<TypeId, std::string>> UsedTypes(const Snapshot& s) {
+  std::set<std::pair<TypeId, std::string>> t;
+  for (size_t i = 0; i < s.object_count(); ++i)
+    t.emplace(s.types[s.object_type[i]].id, s.types[s.object_type[i]].name);
+  return t;
+}
+
+Snapshot Sample() {
+  Snapshot s;
+  s.AddSection({.version = 2, .name = "bubbles.exe", .start_ms = 0x763f9d2, .end_ms = 0x763fbef});
+  uint32_t str = s.AddType(0x2, "System.String", 0);
+  uint32_t arr = s.AddType(0x1d, "System.Object[]", 0);
+  const ObjectId refs[] = {0x1ce11f, 0x1ce14c};
+  s.AddObject(0x1ce056, arr, 0x118, refs);
+  s.AddObject(0x1ce11f, str, 0x1c, {});
+  s.AddObject(0x1ce14c, str, 0x20, {});
+  s.AddRoot(0x1ce056, RootKind::kStatic, 0, 0x1d);
+  s.AddRoot(0x1ce11f, RootKind::kHandle, kRootWeak | kRootPinned);
+  s.CloseSectionRanges();
+  return s;
+}
+
+TEST(IbmClassicWriter, WritesTheLayoutJ9Writes) {
+  IbmWriteStats st;
+  EXPECT_EQ(Write(Sample(), &st),
+            "// Version: bubbles.exe\n"
+            "0x001CE056 [280] OBJ [LSystem/Object;\n\t0x0000001D 0x001CE11F 0x001CE14C \n"
+            "0x001CE11F [28] OBJ System/String\n\t0x00000002 \n"
+            "0x001CE14C [32] OBJ System/String\n\t0x00000002 \n"
+            "0x00000002 [0] CLS System/String\n\t\n"
+            "0x0000001D [0] CLS [LSystem/Object;\n\t0x001CE056 \n"
+            "0x001CF000 [0] CLS xrpm/roots/handle$pinned$weak\n\t0x001CE11F \n"
+            "// Breakdown - Classes: 3, Objects: 2, ObjectArrays: 1, PrimitiveArrays: 0\n"
+            "// EOF:  Total 'Objects',Refs(null) : 6,7(0)\n");
+  EXPECT_TRUE(st.type_ids_as_addresses);
+  EXPECT_EQ(st.static_roots, 1u);
+  EXPECT_EQ(st.pseudo_class_roots, 1u);
+}
+
+// NETCF model -> classic -> model: the same objects (ids, type names, sizes, references in
+// order), the same type ids, the same roots (kind, flags, static containers), no diagnostics,
+// and trailer counts that agree with what the reader counted.
+TEST(IbmClassicWriter, RoundTripKeepsObjectsSizesReferencesAndRoots) {
+  for (uint32_t seed : {1u, 2u, 3u}) {
+    HeapShape shape;
+    shape.seed = seed;
+    shape.objects = seed == 3 ? 20000 : 300;
+    Snapshot original = MakeHeap(shape);
+    IbmWriteStats ws;
+    std::string text = Write(original, &ws);
+    Diagnostics d;
+    IbmReadStats rs;
+    Snapshot back = ReadIbmClassic(text, "rt", d, {}, &rs);
+    EXPECT_TRUE(d.empty()) << All(d);
+    EXPECT_EQ(Canonical(back), Canonical(original)) << "seed " << seed;
+    EXPECT_EQ(UsedTypes(back), UsedTypes(original));
+    EXPECT_EQ(back.sections.at(0).name, original.sections[0].name);
+    EXPECT_EQ(back.total_bytes(), original.total_bytes());
+    EXPECT_EQ(rs.object_records, original.object_count());
+    EXPECT_EQ(rs.class_records, ws.classes);
+    EXPECT_EQ(rs.object_arrays, ws.object_arrays);
+    EXPECT_EQ(rs.primitive_arrays, ws.primitive_arrays);
+    EXPECT_EQ(rs.refs, ws.refs);
+    EXPECT_GT(ws.object_arrays, 0u);
+    EXPECT_GT(ws.primitive_arrays, 0u);  // System.Byte[] and System.Char[] objects
+    // And the second write is the same file: the output does not depend on type order.
+    EXPECT_EQ(Write(back), text);
+  }
+}
+
+TEST(IbmClassicWriter, DanglingReferencesSurviveAndAreReported) {
+  HeapShape shape;
+  shape.dangling = 0.2;
+  Snapshot original = MakeHeap(shape);
+  Diagnostics d;
+  Snapshot back = ReadIbmClassic(Write(original), "rt", d);
+  EXPECT_EQ(Canonical(back), Canonical(original));
+  ASSERT_FALSE(d.empty());
+  for (const Diagnostic& x : d.kept()) EXPECT_EQ(x.code, "dangling-ref") << x.ToString();
+}
+
+TEST(IbmClassicWriter, TypeIdsInsideTheHeapGetSyntheticClassAddresses) {
+  HeapShape shape;
+  shape.first_type_id = 0x1ce100;  // collides with the object address range
+  Snapshot original = MakeHeap(shape);
+  IbmWriteStats ws;
+  std::string text = Write(original, &ws);
+  EXPECT_FALSE(ws.type_ids_as_addresses);
+  Diagnostics d;
+  Snapshot back = ReadIbmClassic(text, "rt", d);
+  EXPECT_TRUE(d.empty()) << All(d);
+  EXPECT_EQ(Canonical(back), Canonical(original));  // statics keep their class (by name)
+  ObjectId max_end = 0;
+  for (size_t i = 0; i < original.object_count(); ++i)
+    max_end = std::max<ObjectId>(max_end, original.object_id[i] + original.object_size[i]);
+  for (const TypeInfo& t : back.types) EXPECT_GT(t.id, max_end) << t.name;
+}
+
+TEST(IbmClassicWriter, SeveralSectionsBecomeOneHeapWithDistinctClasses) {
+  Snapshot a = MakeHeap({.seed = 4, .objects = 50, .types = 3, .base = 0x10000, .name = "a.exe"});
+  Snapshot b = MakeHeap({.seed = 5, .objects = 50, .types = 3, .base = 0x90000, .name = "b.exe"});
+  // Concatenate b into a as a second section: the same type ids name different types there.
+  Snapshot s = a;
+  AppDomainSection sec = b.sections[0];
+  uint32_t si = s.AddSection(sec);
+  std::vector<uint32_t> remap;
+  for (const TypeInfo& t : b.types) remap.push_back(s.AddType(t.id, "Other." + t.name, si));
+  for (size_t i = 0; i < b.object_count(); ++i)
+    s.AddObject(b.object_id[i], remap[b.object_type[i]], b.object_size[i], b.object_refs(i));
+  for (size_t r = 0; r < b.root_count(); ++r)
+    s.AddRoot(b.root_object[r], b.root_kind_of(r), b.root_flags[r], b.root_container[r]);
+  s.CloseSectionRanges();
+
+  IbmWriteStats ws;
+  std::string text = Write(s, &ws);
+  EXPECT_FALSE(ws.type_ids_as_addresses);  // ids repeat across sections
+  EXPECT_EQ(text.substr(0, 27), "// Version: a.exe, b.exe\n0x");
+  Diagnostics d;
+  Snapshot back = ReadIbmClassic(text, "rt", d);
+  EXPECT_TRUE(d.empty()) << All(d);
+  ASSERT_EQ(back.sections.size(), 1u);
+  EXPECT_EQ(back.sections[0].name, "a.exe, b.exe");
+  EXPECT_EQ(Canonical(back), Canonical(s));
+}
+
+TEST(IbmClassicWriter, SixtyFourBitHeapsUseWideAddresses) {
+  HeapShape shape;
+  shape.base = 0x00007F0000000000;
+  Snapshot original = MakeHeap(shape);
+  std::string text = Write(original);
+  EXPECT_NE(text.find("0x00007F0000000000 ["), std::string::npos);
+  Diagnostics d;
+  Snapshot back = ReadIbmClassic(text, "rt", d);
+  EXPECT_TRUE(d.empty()) << All(d);
+  EXPECT_EQ(Canonical(back), Canonical(original));
+}
+
+TEST(IbmClassicWriter, FlaggedStaticKeepsKindAndFlagsButNotItsContainer) {
+  Snapshot s = Sample();
+  s.AddRoot(0x1ce14c, RootKind::kStatic, kRootWeak, 0x2);
+  s.CloseSectionRanges();
+  Diagnostics d;
+  Snapshot back = ReadIbmClassic(Write(s), "rt", d);
+  EXPECT_TRUE(d.empty()) << All(d);
+  bool found = false;
+  for (size_t r = 0; r < back.root_count(); ++r) {
+    if (back.root_object[r] != 0x1ce14c) continue;
+    found = true;
+    EXPECT_EQ(back.root_kind_of(r), RootKind::kStatic);
+    EXPECT_EQ(back.root_flags[r], kRootWeak);
+    EXPECT_EQ(back.root_container[r], 0u);  // the documented loss
+  }
+  EXPECT_TRUE(found);
+}
+
+TEST(IbmClassicWriter, NullReferencesAreCountedInTheTrailer) {
+  Snapshot s = Sample();
+  const ObjectId refs[] = {0x1ce056, 0, 0x1ce11f};
+  s.AddObject(0x1ce200, 0, 0x10, refs);
+  s.CloseSectionRanges();
+  IbmWriteStats ws;
+  std::string text = Write(s, &ws);
+  EXPECT_EQ(ws.null_refs, 1u);
+  EXPECT_NE(text.find("Refs(null) : 7,11(1)"), std::string::npos) << text;
+  Diagnostics d;
+  IbmReadStats rs;
+  Snapshot back = ReadIbmClassic(text, "rt", d, {}, &rs);
+  EXPECT_TRUE(d.empty()) << All(d);
+  EXPECT_EQ(rs.null_refs, 1u);
+  auto r = back.object_refs(3);
+  EXPECT_EQ(std::vector<ObjectId>(r.begin(), r.end()), (std::vector<ObjectId>{0x1ce056, 0x1ce11f}));
+}
+
+TEST(IbmClassicWriter, SavesAtomically) {
+  std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("xrpm_ibm_" + std::to_string(getpid()));
+  std::filesystem::create_directories(dir);
+  const std::string path = (dir / "heap.txt").string();
+  WriteIbmClassicFile(Sample(), path);
+  std::ifstream f(path, std::ios::binary);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  EXPECT_EQ(ss.str(), Write(Sample()));
+  EXPECT_EQ(std::distance(std::filesystem::directory_iterator(dir), {}), 1);  // no temp left
+  EXPECT_THROW(WriteIbmClassicFile(Sample(), (dir / "missing" / "heap.txt").string()),
+               std::runtime_error);
+  Diagnostics d;
+  Snapshot back = ReadIbmClassicFile(path, d);
+  EXPECT_EQ(Canonical(back), Canonical(Sample()));
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace xrpm
