@@ -8,6 +8,9 @@
 #include <algorithm>
 #include <cctype>
 
+#include "xrpm/core/formats/heapsnapshot_writer.h"
+#include "xrpm/core/formats/ibm_classic_reader.h"
+#include "xrpm/core/formats/ibm_classic_writer.h"
 #include "xrpm/core/netcf_writer.h"
 
 namespace xrpm {
@@ -40,6 +43,20 @@ const std::vector<FormatEntry>& Table() {
        SniffNetcf,
        ReadNetcfFile,
        WriteNetcfFile},
+      {{"ibm-classic", "IBM classic text heapdump (Java, J9 heapdump .txt)", {".txt"}, true, true},
+       LooksLikeIbmClassic,
+       [](const std::string& path, Diagnostics& diags, const ReadOptions& opts) {
+         return ReadIbmClassicFile(path, diags, opts);
+       },
+       [](const Snapshot& snap, const std::string& path) { WriteIbmClassicFile(snap, path); }},
+      {{"heapsnapshot",
+        "Chrome DevTools heap snapshot (V8 .heapsnapshot, export only)",
+        {".heapsnapshot"},
+        false,
+        true},
+       nullptr,
+       nullptr,
+       [](const Snapshot& snap, const std::string& path) { WriteHeapSnapshotFile(snap, path); }},
   };
   return kFormats;
 }

@@ -18,8 +18,8 @@
 
 #include "ibm_root_classes.h"
 #include "id_index.h"
-#include "mapped_file.h"
 #include "xrpm/core/formats/jvm_names.h"
+#include "xrpm/core/mapped_file.h"
 
 namespace xrpm {
 namespace {
@@ -134,7 +134,16 @@ class IbmReader {
   void Report(uint64_t line, const char* code, std::string message) {
     Diagnostic d{std::string(name_), line, code, std::move(message)};
     if (strict_) throw InputError(std::move(d));
-    diags_.Add(std::move(d));
+    if (diags_.full())
+      diags_.CountDropped(d.code, 1);
+    else
+      diags_.Add(std::move(d));
+  }
+  // True when a problem would only be counted: hot loops then count without formatting.
+  bool CountOnly(const char* code) {
+    if (strict_ || !diags_.full()) return false;
+    diags_.CountDropped(code, 1);
+    return true;
   }
 
   void HandleLine(std::string_view line) {
@@ -340,7 +349,8 @@ class IbmReader {
       uint64_t v = 0;
       if (!ParseHex(t, &v)) {
         ++bad_tokens_;
-        Report(line_, "bad-number", "expected a hexadecimal reference, found " + Quote(t));
+        if (!CountOnly("bad-number"))
+          Report(line_, "bad-number", "expected a hexadecimal reference, found " + Quote(t));
         continue;
       }
       tokens_.push_back(v);
@@ -498,9 +508,10 @@ class IbmReader {
 
     IdIndex index(snap_.object_id.span());
     index.ForEachDuplicate([&](uint64_t first, uint64_t dup) {
-      Report(object_line_[dup], "duplicate-id",
-             "object " + Hex(snap_.object_id[dup]) + " was already listed at line " +
-                 std::to_string(object_line_[first]));
+      if (!CountOnly("duplicate-id"))
+        Report(object_line_[dup], "duplicate-id",
+               "object " + Hex(snap_.object_id[dup]) + " was already listed at line " +
+                   std::to_string(object_line_[first]));
     });
     for (const PendingRoot& p : pending_roots_) {
       if (IsClassAddress(p.ref)) {
@@ -509,13 +520,13 @@ class IbmReader {
       }
       TypeId container = p.owner == kNoIndex ? 0 : snap_.types[p.owner].id;
       snap_.AddRoot(p.ref, static_cast<RootKind>(p.kind), p.flags, container);
-      if (index.Find(p.ref) == IdIndex::kNotFound)
+      if (index.Find(p.ref) == IdIndex::kNotFound && !CountOnly("dangling-ref"))
         Report(p.line, "dangling-ref",
                "class record references " + Hex(p.ref) + ", which is not an object in the dump");
     }
     for (size_t i = 0; i < snap_.object_count(); ++i) {
       for (ObjectId v : snap_.object_refs(i)) {
-        if (index.Find(v) == IdIndex::kNotFound)
+        if (index.Find(v) == IdIndex::kNotFound && !CountOnly("dangling-ref"))
           Report(object_line_[i], "dangling-ref",
                  "object " + Hex(snap_.object_id[i]) + " references " + Hex(v) +
                      ", which is not an object in the dump");
@@ -630,7 +641,7 @@ Snapshot ReadIbmClassic(std::string_view text, std::string_view name, Diagnostic
 
 Snapshot ReadIbmClassicFile(const std::string& path, Diagnostics& diags, const ReadOptions& opts,
                             IbmReadStats* stats) {
-  formats::MappedFile file(path);
+  MappedFile file(path);
   return ReadIbmClassic(file.text(), path, diags, opts, stats);
 }
 

@@ -1,0 +1,85 @@
+// The IBM classic and .heapsnapshot entries of the snapshot_io format table: what the CLI's
+// convert/info verbs and the GUI's Open/Save As dialogs see.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "test_heaps.h"
+#include "xrpm/core/formats/ibm_classic_reader.h"
+#include "xrpm/core/snapshot_io.h"
+
+namespace xrpm {
+namespace {
+
+namespace fs = std::filesystem;
+
+const std::string kJ9 = std::string(FORMATS_TEST_DATA) + "/j9_native_style.txt";
+
+TEST(SnapshotIoFormats, TableDescribesTheFormats) {
+  const FormatInfo* ibm = FindFormat("ibm-classic");
+  ASSERT_NE(ibm, nullptr);
+  EXPECT_TRUE(ibm->can_read);
+  EXPECT_TRUE(ibm->can_write);
+  EXPECT_EQ(ibm->extensions.front(), ".txt");
+  EXPECT_NE(ibm->description.find("IBM"), std::string::npos);
+  const FormatInfo* hs = FindFormat("heapsnapshot");
+  ASSERT_NE(hs, nullptr);
+  EXPECT_FALSE(hs->can_read);
+  EXPECT_TRUE(hs->can_write);
+  EXPECT_EQ(hs->extensions.front(), ".heapsnapshot");
+  EXPECT_EQ(FormatForPath("out/heap.heapsnapshot", false), hs);
+  EXPECT_EQ(FormatForPath("heapdump.20240101.0001.txt", false), ibm);
+  EXPECT_EQ(FormatForPath(kJ9, true), ibm);
+}
+
+class SnapshotIoFiles : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() /
+           ("xrpm_io_" + std::to_string(getpid()) + "_" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  std::string Path(const char* name) { return (dir_ / name).string(); }
+  fs::path dir_;
+};
+
+TEST_F(SnapshotIoFiles, LoadsAClassicDumpByContentWhateverItsName) {
+  fs::copy_file(kJ9, Path("java-heap.dump"));
+  for (std::string path : {kJ9, Path("java-heap.dump")}) {
+    Diagnostics d;
+    Snapshot s = LoadSnapshot(path, d);
+    EXPECT_TRUE(d.empty());
+    EXPECT_EQ(s.object_count(), 5u);
+    EXPECT_EQ(s.source, path);
+  }
+  Diagnostics d;
+  EXPECT_EQ(LoadSnapshot(kJ9, d, {}, "ibm-classic").object_count(), 5u);
+  EXPECT_THROW(LoadSnapshot(kJ9, d, {}, "heapsnapshot"), InputError);  // export only
+}
+
+TEST_F(SnapshotIoFiles, SavesByExtensionOrName) {
+  Snapshot heap = test::MakeHeap({.objects = 100});
+  SaveSnapshot(heap, Path("a.txt"));
+  SaveSnapshot(heap, Path("b.heapsnapshot"));
+  SaveSnapshot(heap, Path("c.out"), "ibm-classic");
+  Diagnostics d;
+  EXPECT_EQ(test::Canonical(LoadSnapshot(Path("a.txt"), d)), test::Canonical(heap));
+  EXPECT_EQ(test::Canonical(LoadSnapshot(Path("c.out"), d)), test::Canonical(heap));
+  EXPECT_TRUE(d.empty());
+  std::ifstream f(Path("b.heapsnapshot"));
+  std::string head(12, '\0');
+  f.read(head.data(), 12);
+  EXPECT_EQ(head, "{\"snapshot\":");
+  // A classic dump converts to the NETCF format and back with the same objects.
+  Snapshot java = LoadSnapshot(kJ9, d);
+  SaveSnapshot(java, Path("java.gclog"));
+  EXPECT_EQ(test::Canonical(LoadSnapshot(Path("java.gclog"), d)), test::Canonical(java));
+  EXPECT_TRUE(d.empty());
+}
+
+}  // namespace
+}  // namespace xrpm
