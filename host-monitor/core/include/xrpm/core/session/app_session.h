@@ -1,0 +1,120 @@
+// AppSession: the monitor's application state without any GUI, so it can be unit-tested without
+// a display and driven by scripts. It owns the open snapshots (SnapshotDoc), runs loads,
+// analyses, saves and comparisons on a Worker thread with progress and cancel, keeps a log of
+// what happened in plain words, and persists settings and recent files.
+//
+// Views read the documents and draw them; they hold no analysis logic. Every change to session
+// state happens on the UI thread: in the calls below or in Poll() (which applies finished
+// worker tasks).
+//
+// Thread-safety: not thread-safe; call everything from the UI thread. The `wake` callback given
+// in Options is called from other threads when something finished (it must be thread-safe).
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "xrpm/core/session/demo_heap.h"
+#include "xrpm/core/session/settings.h"
+#include "xrpm/core/session/snapshot_doc.h"
+#include "xrpm/core/session/worker.h"
+
+namespace xrpm::session {
+
+struct LogEntry {
+  enum Level { kInfo, kWarning, kError } level = kInfo;
+  double time_s = 0;  // seconds since the session started
+  std::string text;
+};
+
+class AppSession {
+ public:
+  struct Options {
+    std::string config_dir;      // "" = ConfigDir()
+    bool persist = true;         // write settings on change and at exit
+    std::function<void()> wake;  // called from worker threads when the UI should redraw
+  };
+
+  explicit AppSession(Options opts);
+  ~AppSession();  // saves settings (when persisting) and stops the worker
+  AppSession(const AppSession&) = delete;
+  AppSession& operator=(const AppSession&) = delete;
+
+  // ---- settings ----
+  Settings& settings() { return settings_; }
+  const std::string& config_dir() const { return config_dir_; }
+  std::string imgui_ini_path() const { return config_dir_ + "/imgui.ini"; }
+  void SaveSettingsNow();  // errors go to the log
+
+  // ---- documents ----
+  const std::vector<std::unique_ptr<SnapshotDoc>>& docs() const { return docs_; }
+  SnapshotDoc* doc(uint32_t id);
+  SnapshotDoc* active() { return doc(active_id_); }
+  uint32_t active_id() const { return active_id_; }
+  void SetActive(uint32_t id);
+
+  // Starts loading `path` (any readable format) in the background; returns the new document's
+  // id. The document appears at once in state kLoading.
+  uint32_t OpenFile(const std::string& path);
+  // Generates a demo heap in the background.
+  uint32_t OpenDemo(const DemoHeapOptions& opts);
+  // Adds a snapshot that is already in memory (a capture): unsaved until saved.
+  uint32_t AddSnapshot(Snapshot snap, DocOrigin origin, std::string title);
+  // Saves in the background (format "" = by extension). On success the document's path is
+  // `path`, it is no longer unsaved and the file is in the recent list.
+  void SaveAs(uint32_t id, const std::string& path, const std::string& format = {});
+  // Closes a document. Refuses (returns false) when it has unsaved changes and !discard: the
+  // caller asks the user first.
+  bool Close(uint32_t id, bool discard = false);
+  bool HasUnsaved() const;
+
+  // Selects a type by exact name in the active document (false if absent or not ready).
+  bool SelectType(const std::string& name);
+  bool SelectObject(uint64_t object_index);
+
+  // ---- work ----
+  TaskStatus work() const { return worker_.Status(); }
+  void CancelWork() { worker_.CancelAll(); }
+  // No background task queued, running or waiting to be applied.
+  bool Idle() const { return worker_.Idle(); }
+  // Applies finished background work. Call once per frame; returns true if anything changed.
+  bool Poll();
+  // Blocks until no background task is queued or running, then applies the results. For
+  // scripts and tests. Returns false on timeout.
+  bool WaitIdle(std::chrono::milliseconds timeout);
+
+  // ---- log ----
+  const std::deque<LogEntry>& log() const { return log_; }
+  void Log(LogEntry::Level level, std::string text);
+  // The last error message, cleared by ClearError (shown in the status bar).
+  const std::string& last_error() const { return last_error_; }
+  void ClearError() { last_error_.clear(); }
+
+  // Everything a test or script wants to assert, as JSON text.
+  std::string StateJson() const;
+
+ private:
+  uint32_t NewDoc(std::string title, std::string path, DocOrigin origin);
+  void StartAnalysis(uint32_t id);
+  void Fail(uint32_t id, const std::string& what);
+  double Now() const;
+
+  Options opts_;
+  std::string config_dir_;
+  Settings settings_;
+  Worker worker_;
+  std::vector<std::unique_ptr<SnapshotDoc>> docs_;
+  uint32_t next_id_ = 1;
+  uint32_t active_id_ = 0;
+  std::deque<LogEntry> log_;
+  std::string last_error_;
+  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
+  uint32_t captures_ = 0;
+};
+
+}  // namespace xrpm::session

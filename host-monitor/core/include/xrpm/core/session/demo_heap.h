@@ -1,0 +1,31 @@
+// GenerateDemoHeap: a deterministic, game-shaped heap of any size, for `xrpm-monitor --demo N`
+// (try the monitor without a device), GUI tests and the GUI benchmark.
+//
+// Shape: static "manager" objects (roots) own containers, containers own entities, entities own
+// leaves (strings, vertex arrays); 5% of entities also point back at an earlier object (shared
+// references and cycles); ~1% of objects are unreachable garbage; a few locals, handles (some
+// weak), finalizer and internal roots. `generation` grows a leaking cache (Game.EventHub holding
+// Game.ParticleEffect instances) by 10% of the heap per generation, so two generations compare
+// like a leak. Object ids are fake device addresses.
+//
+// Algorithm: breadth-first layout in one pass, O(objects + refs) time, 1 byte per object of
+// scratch memory beyond the Snapshot itself.
+//
+// Thread-safety: reentrant.
+#pragma once
+
+#include <cstdint>
+
+#include "xrpm/core/snapshot.h"
+
+namespace xrpm::session {
+
+struct DemoHeapOptions {
+  uint64_t objects = 100'000;
+  uint32_t seed = 1;
+  uint32_t generation = 0;  // each generation adds leaked objects (10% of `objects`)
+};
+
+Snapshot GenerateDemoHeap(const DemoHeapOptions& opts);
+
+}  // namespace xrpm::session

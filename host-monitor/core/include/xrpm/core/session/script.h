@@ -1,0 +1,55 @@
+// Script: the steps of `xrpm-monitor --script FILE`, parsed and checked before anything runs,
+// so a typo fails at once with file:line instead of halfway through a test.
+//
+// One step per line: a verb and its arguments separated by spaces (the rest of the line is one
+// argument for verbs that take a path or a name); blank lines and lines starting with '#' are
+// ignored. Verbs and their arguments:
+//
+//   launch-emulator SCENARIO      start xrpm-emulator locally and connect to it
+//   connect HOST:PORT             connect to a running agent
+//   disconnect
+//   capture                       capture the heap (waits until the snapshot is in)
+//   open FILE                     open a snapshot file (waits until loaded and analysed)
+//   demo OBJECTS [GENERATION]     generate a demo heap
+//   select-doc N                  make the N-th open snapshot (1-based) the active one
+//   select-type NAME              select a type in the active snapshot
+//   select-object first|INDEX     select an instance of the selected type / an object index
+//   filter TEXT                   the Types view filter ("" clears)
+//   view NAME counters|summary|types|instances|inspector|roots|dominators|compare|connection
+//   compare                       compare every open snapshot (oldest first)
+//   save FILE                     save the active snapshot (format by extension)
+//   close                         close the active snapshot, discarding unsaved changes
+//   wait-idle [SECONDS]           wait until no background work is left (default 120)
+//   wait-frames N                 draw N frames
+//   screenshot FILE               write a PNG of the window
+//   state FILE                    write the session state as JSON
+//   quit
+//
+// Thread-safety: pure functions and values.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "xrpm/core/diagnostics.h"
+
+namespace xrpm::session {
+
+struct ScriptStep {
+  std::string verb;
+  std::vector<std::string> args;
+  uint64_t line = 0;
+  std::string ToString() const;  // "line 3: select-type System.String"
+};
+
+// Parses script text; throws InputError ("file:line: ...") on an unknown verb or wrong
+// arguments.
+std::vector<ScriptStep> ParseScript(std::string_view text, const std::string& name);
+std::vector<ScriptStep> ParseScriptFile(const std::string& path);
+
+// The view names `view NAME` accepts.
+const std::vector<std::string>& ScriptViewNames();
+
+}  // namespace xrpm::session

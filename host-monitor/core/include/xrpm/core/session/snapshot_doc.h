@@ -1,0 +1,60 @@
+// SnapshotDoc: one snapshot the monitor has open (opened from a file, captured from a device or
+// generated), with everything the views show about it: the immutable Snapshot, the type table,
+// the analysis results once they are ready, whether it has unsaved changes, and the user's
+// selection in it (selected type and object, type filter).
+//
+// Thread-safety: owned by AppSession and mutated only on the UI thread (worker completions run
+// there). The heavy members are shared_ptr<const ...>: worker tasks hold their own references,
+// so closing a document while a task uses it is safe.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "xrpm/core/session/heap_summary.h"
+#include "xrpm/core/session/type_table.h"
+#include "xrpm/core/snapshot.h"
+
+namespace xrpm::session {
+
+enum class DocOrigin { kOpened, kCaptured, kGenerated };
+enum class DocState { kLoading, kAnalysing, kReady, kFailed };
+
+const char* DocOriginName(DocOrigin o);  // "opened", "captured", "generated"
+const char* DocStateName(DocState s);    // "loading", "analysing", "ready", "failed"
+
+// The user's place in a document; the script's select-* steps and the views share it.
+struct DocSelection {
+  int64_t type = -1;    // type index, -1: none
+  int64_t object = -1;  // object index, -1: none
+  std::string type_filter;
+};
+
+struct SnapshotDoc {
+  uint32_t id = 0;
+  std::string title;  // file name, or "Capture 1 — bubbles.exe"
+  std::string path;   // where it was read from or last saved; "" if never saved
+  DocOrigin origin = DocOrigin::kOpened;
+  DocState state = DocState::kLoading;
+  bool unsaved = false;
+  std::string problem;  // why it failed, in plain words
+
+  std::shared_ptr<const Snapshot> snapshot;
+  std::shared_ptr<const TypeTable> types;
+  std::shared_ptr<const HeapSummary> summary;
+
+  // Reader diagnostics (lenient load): how many problems and the first few messages.
+  uint64_t diagnostics_total = 0;
+  std::vector<std::string> diagnostics;
+
+  double load_seconds = 0;
+  double analysis_seconds = 0;
+
+  DocSelection selection;
+
+  bool ready() const { return state == DocState::kReady || state == DocState::kAnalysing; }
+};
+
+}  // namespace xrpm::session

@@ -1,0 +1,320 @@
+#include "xrpm/core/session/app_session.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+#include "xrpm/core/session/human_format.h"
+#include "xrpm/core/snapshot_io.h"
+
+namespace xrpm::session {
+namespace {
+constexpr size_t kMaxLog = 500;
+constexpr size_t kKeptDiagnostics = 20;
+
+double Seconds(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+// What every document gets as soon as its snapshot is in memory (one pass each).
+struct Basics {
+  std::shared_ptr<const TypeTable> types;
+  std::shared_ptr<const HeapSummary> summary;
+};
+Basics ComputeBasics(const Snapshot& snap) {
+  return {std::make_shared<TypeTable>(BuildTypeTable(snap)),
+          std::make_shared<HeapSummary>(SummarizeHeap(snap))};
+}
+}  // namespace
+
+AppSession::AppSession(Options opts)
+    : opts_(std::move(opts)),
+      config_dir_(opts_.config_dir.empty() ? ConfigDir() : opts_.config_dir),
+      worker_(opts_.wake) {
+  std::string problem;
+  settings_ = LoadSettings(config_dir_ + "/settings.json", &problem);
+  if (!problem.empty()) Log(LogEntry::kWarning, problem);
+}
+
+AppSession::~AppSession() {
+  worker_.CancelAll();
+  if (opts_.persist) SaveSettingsNow();
+}
+
+void AppSession::SaveSettingsNow() {
+  if (!opts_.persist) return;
+  try {
+    SaveSettings(settings_, config_dir_ + "/settings.json");
+  } catch (const std::exception& e) {
+    Log(LogEntry::kWarning, std::string("Could not save settings: ") + e.what());
+  }
+}
+
+double AppSession::Now() const {
+  return Seconds(start_);
+}
+
+void AppSession::Log(LogEntry::Level level, std::string text) {
+  if (level == LogEntry::kError) last_error_ = text;
+  log_.push_back(LogEntry{level, Now(), std::move(text)});
+  while (log_.size() > kMaxLog) log_.pop_front();
+}
+
+SnapshotDoc* AppSession::doc(uint32_t id) {
+  for (auto& d : docs_)
+    if (d->id == id) return d.get();
+  return nullptr;
+}
+
+void AppSession::SetActive(uint32_t id) {
+  if (doc(id)) active_id_ = id;
+}
+
+uint32_t AppSession::NewDoc(std::string title, std::string path, DocOrigin origin) {
+  auto d = std::make_unique<SnapshotDoc>();
+  d->id = next_id_++;
+  d->title = std::move(title);
+  d->path = std::move(path);
+  d->origin = origin;
+  d->state = DocState::kLoading;
+  const uint32_t id = d->id;
+  docs_.push_back(std::move(d));
+  active_id_ = id;
+  return id;
+}
+
+void AppSession::Fail(uint32_t id, const std::string& what) {
+  Log(LogEntry::kError, what);
+  if (SnapshotDoc* d = doc(id)) {
+    d->state = DocState::kFailed;
+    d->problem = what;
+  }
+}
+
+uint32_t AppSession::OpenFile(const std::string& path) {
+  const std::string name = std::filesystem::path(path).filename().string();
+  const uint32_t id = NewDoc(name, path, DocOrigin::kOpened);
+  settings_.last_dir = std::filesystem::path(path).parent_path().string();
+  Log(LogEntry::kInfo, "Opening " + path);
+  worker_.Post(
+      "Opening " + name,
+      [this, id, path](TaskContext& ctx) -> Completion {
+        const auto t0 = std::chrono::steady_clock::now();
+        ctx.SetPhase("Reading " + path);
+        Diagnostics diags;
+        auto snap = std::make_shared<Snapshot>(LoadSnapshot(path, diags));
+        snap->source = path;
+        if (ctx.cancelled())
+          return [this, id, path] {
+            Log(LogEntry::kInfo, "Opening " + path + " cancelled");
+            Close(id, /*discard=*/true);
+          };
+        ctx.SetPhase("Counting types", 0);
+        Basics basics = ComputeBasics(*snap);
+        const double secs = Seconds(t0);
+        std::vector<std::string> first;
+        for (const auto& dg : diags.kept()) {
+          if (first.size() >= kKeptDiagnostics) break;
+          first.push_back(dg.ToString());
+        }
+        return [this, id, path, snap, basics, secs, first = std::move(first),
+                total = diags.total()]() mutable {
+          SnapshotDoc* d = doc(id);
+          if (!d) return;  // closed while loading
+          d->snapshot = std::move(snap);
+          d->types = basics.types;
+          d->summary = basics.summary;
+          d->load_seconds = secs;
+          d->diagnostics_total = total;
+          d->diagnostics = std::move(first);
+          d->state = DocState::kReady;
+          settings_.AddRecent(path);
+          Log(total ? LogEntry::kWarning : LogEntry::kInfo,
+              "Opened " + path + ": " + FormatCount(d->snapshot->object_count()) + " objects, " +
+                  FormatBytes(d->snapshot->total_bytes()) + " in " + FormatDuration(secs) +
+                  (total ? " (" + FormatCount(total) + " problems in the file, see Summary)" : ""));
+          StartAnalysis(id);
+        };
+      },
+      [this, id, path](const std::string& m) {
+        Fail(id, "Could not open " + path + ": " + m);
+        settings_.RemoveRecent(path);
+      });
+  return id;
+}
+
+uint32_t AppSession::OpenDemo(const DemoHeapOptions& o) {
+  const std::string title = "Demo heap " + FormatShortCount(double(o.objects)) +
+                            (o.generation ? " gen " + std::to_string(o.generation) : "");
+  const uint32_t id = NewDoc(title, "", DocOrigin::kGenerated);
+  worker_.Post(
+      "Generating " + title,
+      [this, id, o](TaskContext& ctx) -> Completion {
+        const auto t0 = std::chrono::steady_clock::now();
+        ctx.SetPhase("Generating objects");
+        auto snap = std::make_shared<Snapshot>(GenerateDemoHeap(o));
+        ctx.SetPhase("Counting types");
+        Basics basics = ComputeBasics(*snap);
+        const double secs = Seconds(t0);
+        return [this, id, snap, basics, secs] {
+          SnapshotDoc* d = doc(id);
+          if (!d) return;
+          d->snapshot = snap;
+          d->types = basics.types;
+          d->summary = basics.summary;
+          d->load_seconds = secs;
+          d->state = DocState::kReady;
+          d->unsaved = true;
+          Log(LogEntry::kInfo,
+              "Generated " + d->title + ": " + FormatCount(snap->object_count()) + " objects");
+          StartAnalysis(id);
+        };
+      },
+      [this, id](const std::string& m) { Fail(id, "Could not generate the demo heap: " + m); });
+  return id;
+}
+
+uint32_t AppSession::AddSnapshot(Snapshot snap, DocOrigin origin, std::string title) {
+  auto shared = std::make_shared<Snapshot>(std::move(snap));
+  if (title.empty()) title = "Capture " + std::to_string(++captures_);
+  const uint32_t id = NewDoc(std::move(title), "", origin);
+  SnapshotDoc* d = doc(id);
+  d->snapshot = shared;
+  Basics basics = ComputeBasics(*shared);
+  d->types = basics.types;
+  d->summary = basics.summary;
+  d->state = DocState::kReady;
+  d->unsaved = origin != DocOrigin::kOpened;
+  StartAnalysis(id);
+  return id;
+}
+
+void AppSession::StartAnalysis(uint32_t id) {
+  // The analysis engine (graph index, dominators, retained sizes) plugs in here once it is
+  // available; until then a document is ready as soon as its type table is built.
+  (void)id;
+}
+
+void AppSession::SaveAs(uint32_t id, const std::string& path, const std::string& format) {
+  SnapshotDoc* d = doc(id);
+  if (!d || !d->snapshot) {
+    Log(LogEntry::kError, "Nothing to save: the snapshot is not loaded yet");
+    return;
+  }
+  Log(LogEntry::kInfo, "Saving " + d->title + " to " + path);
+  worker_.Post(
+      "Saving " + std::filesystem::path(path).filename().string(),
+      [this, id, path, format, snap = d->snapshot](TaskContext& ctx) -> Completion {
+        const auto t0 = std::chrono::steady_clock::now();
+        ctx.SetPhase("Writing " + path);
+        SaveSnapshot(*snap, path, format);
+        const double secs = Seconds(t0);
+        return [this, id, path, secs] {
+          settings_.AddRecent(path);
+          settings_.last_dir = std::filesystem::path(path).parent_path().string();
+          Log(LogEntry::kInfo, "Saved " + path + " in " + FormatDuration(secs));
+          if (SnapshotDoc* d = doc(id)) {
+            d->path = path;
+            d->unsaved = false;
+            d->title = std::filesystem::path(path).filename().string();
+          }
+        };
+      },
+      [this, path](const std::string& m) {
+        Log(LogEntry::kError, "Could not save " + path + ": " + m + " (nothing was written)");
+      });
+}
+
+bool AppSession::Close(uint32_t id, bool discard) {
+  auto it = std::find_if(docs_.begin(), docs_.end(), [&](auto& d) { return d->id == id; });
+  if (it == docs_.end()) return true;
+  if ((*it)->unsaved && !discard) return false;
+  docs_.erase(it);
+  if (active_id_ == id) active_id_ = docs_.empty() ? 0 : docs_.back()->id;
+  return true;
+}
+
+bool AppSession::HasUnsaved() const {
+  return std::any_of(docs_.begin(), docs_.end(), [](auto& d) { return d->unsaved; });
+}
+
+bool AppSession::SelectType(const std::string& name) {
+  SnapshotDoc* d = active();
+  if (!d || !d->snapshot) return false;
+  const auto& types = d->snapshot->types;
+  int64_t found = -1;
+  if (d->types)
+    for (const auto& row : d->types->rows)  // prefer a type that has instances
+      if (types[row.type].name == name) {
+        found = row.type;
+        break;
+      }
+  if (found < 0)
+    for (size_t t = 0; t < types.size(); ++t)
+      if (types[t].name == name) {
+        found = static_cast<int64_t>(t);
+        break;
+      }
+  if (found < 0) return false;
+  d->selection.type = found;
+  d->selection.object = -1;
+  return true;
+}
+
+bool AppSession::SelectObject(uint64_t object_index) {
+  SnapshotDoc* d = active();
+  if (!d || !d->snapshot || object_index >= d->snapshot->object_count()) return false;
+  d->selection.object = static_cast<int64_t>(object_index);
+  return true;
+}
+
+bool AppSession::Poll() {
+  return worker_.RunCompletions() > 0;
+}
+
+bool AppSession::WaitIdle(std::chrono::milliseconds timeout) {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  // A completion may start new work (load -> analysis), so loop until truly idle.
+  for (;;) {
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        deadline - std::chrono::steady_clock::now());
+    if (left.count() <= 0) return false;
+    if (!worker_.WaitTasksDone(left)) return false;
+    Poll();
+    if (worker_.Idle()) return true;
+  }
+}
+
+std::string AppSession::StateJson() const {
+  nlohmann::json j;
+  j["active"] = active_id_;
+  j["docs"] = nlohmann::json::array();
+  for (const auto& d : docs_) {
+    nlohmann::json jd = {{"id", d->id},
+                         {"title", d->title},
+                         {"path", d->path},
+                         {"origin", DocOriginName(d->origin)},
+                         {"state", DocStateName(d->state)},
+                         {"unsaved", d->unsaved},
+                         {"problem", d->problem},
+                         {"diagnostics", d->diagnostics_total}};
+    if (d->snapshot) {
+      jd["objects"] = d->snapshot->object_count();
+      jd["refs"] = d->snapshot->ref_count();
+      jd["roots"] = d->snapshot->root_count();
+      jd["bytes"] = d->snapshot->total_bytes();
+      jd["types"] = d->types ? d->types->rows.size() : 0;
+    }
+    jd["selected_type"] = d->selection.type >= 0 && d->snapshot
+                              ? nlohmann::json(d->snapshot->types[d->selection.type].name)
+                              : nlohmann::json(nullptr);
+    jd["selected_object"] = d->selection.object;
+    j["docs"].push_back(std::move(jd));
+  }
+  j["recent_files"] = settings_.recent_files;
+  j["last_error"] = last_error_;
+  j["busy"] = !worker_.Idle();
+  return j.dump(2);
+}
+
+}  // namespace xrpm::session

@@ -1,0 +1,71 @@
+// App: the monitor's window contents. It draws the menu bar, the sidebar (connection, capture,
+// snapshots), the tabbed views of the active snapshot and the status bar, handles shortcuts,
+// dropped files and the unsaved-changes prompts, and forwards every action to the AppSession.
+// It holds only view state (current tab, scroll-independent choices, cached sort orders); the
+// data and the work live in the session.
+//
+// Thread-safety: UI thread only.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "file_dialog.h"
+#include "views.h"
+#include "xrpm/core/session/app_session.h"
+
+namespace xrpm::gui {
+
+class Platform;
+
+class App {
+ public:
+  App(session::AppSession& session, Platform* platform);
+
+  // Draws one frame's UI (between Platform::BeginFrame and EndFrame).
+  void Frame();
+
+  // True while something moves on its own (work in progress, live counters): the main loop
+  // then redraws at a steady rate instead of waiting for input.
+  bool Animating() const;
+  bool quit_requested() const { return quit_requested_; }
+  // Asks to quit; prompts first when snapshots have unsaved changes (unless `force`).
+  void RequestQuit(bool force = false);
+
+  void SetView(View v);
+  View view() const { return view_; }
+  void FocusTypeFilter() { focus_filter_ = true; }
+
+  session::AppSession& session() { return session_; }
+  ViewStates& views() { return states_; }
+
+ private:
+  void HandleShortcuts();
+  void HandleDrops();
+  void DrawMenuBar();
+  void DrawSidebar(float width, float height);
+  void DrawSnapshotList();
+  void DrawMain();
+  void DrawStatusBar();
+  void DrawModals();
+  void ShowOpenDialog();
+  void ShowSaveDialog(uint32_t doc);
+  void AskClose(uint32_t doc);
+
+  session::AppSession& session_;
+  Platform* platform_;
+  ViewStates states_;
+  View view_ = View::kSummary;
+  bool view_requested_ = true;  // select view_'s tab on the next frame
+  bool focus_filter_ = false;
+  bool quit_requested_ = false;
+  bool quit_prompt_ = false;
+  uint32_t close_prompt_doc_ = 0;
+  uint32_t save_doc_ = 0;
+  bool close_after_save_ = false;
+  FileDialog file_dialog_;
+  bool show_log_ = false;
+  bool show_demo_dialog_ = false;
+};
+
+}  // namespace xrpm::gui

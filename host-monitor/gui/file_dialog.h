@@ -1,0 +1,44 @@
+// FileDialog: an in-window Open / Save As dialog (Dear ImGui has none and Debian ships none for
+// it): a path field, the current directory's folders and matching files, and for saving a
+// format choice from snapshot_io's Formats(). Drawn as a modal popup.
+//
+// Thread-safety: UI thread only.
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace xrpm::gui {
+
+class FileDialog {
+ public:
+  enum class Mode { kOpen, kSave };
+  struct Result {
+    std::string path;
+    std::string format;  // save: the chosen format name ("" = by extension)
+  };
+
+  // Opens the dialog in `dir`; for saving, `suggested` is the proposed file name.
+  void Open(Mode mode, const std::string& dir, const std::string& suggested = {});
+  bool is_open() const { return open_; }
+  // Draws the dialog when open; returns the chosen path once, when the user confirms.
+  std::optional<Result> Draw();
+
+ private:
+  void Refresh();
+  void Navigate(const std::filesystem::path& dir);
+
+  Mode mode_ = Mode::kOpen;
+  bool open_ = false;
+  bool just_opened_ = false;
+  std::filesystem::path dir_;
+  char name_[1024] = {};
+  std::vector<std::string> dirs_, files_;
+  std::string error_;
+  int format_ = 0;  // index into the writable formats (save)
+  bool all_files_ = false;
+};
+
+}  // namespace xrpm::gui

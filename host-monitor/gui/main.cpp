@@ -1,0 +1,160 @@
+// xrpm-monitor: the Dear ImGui + GLFW front end of the host monitor.
+//
+// The loop redraws only when something happens: it sleeps in glfwWaitEventsTimeout until input
+// arrives or a worker wakes it (Platform::Wake), with a short timeout while background work or
+// live counters are running and right after input (so hover effects and popups settle).
+// Scripted runs (--script, --screenshot) never sleep.
+#include <imgui.h>
+
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <memory>
+#include <optional>
+
+#include "app.h"
+#include "platform.h"
+#include "script_runner.h"
+#include "xrpm/core/atomic_file.h"
+#include "xrpm/core/diagnostics.h"
+
+namespace {
+
+struct Options {
+  std::vector<std::string> files;
+  std::string script;
+  std::string screenshot;
+  int frames = 10;
+  std::string state_json;
+  uint64_t demo = 0;
+  std::string config_dir;
+  std::string size;
+};
+
+bool ParseSize(const std::string& s, int* w, int* h) {
+  return std::sscanf(s.c_str(), "%dx%d", w, h) == 2 && *w >= 320 && *h >= 240;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Options o;
+  CLI::App cli{"xrpm-monitor: browse managed heaps live from a device or from snapshot files",
+               "xrpm-monitor"};
+  cli.add_option("files", o.files, "Snapshot files to open");
+  cli.add_option("--script", o.script, "Run the steps in FILE (see docs: scripted mode)");
+  cli.add_option("--screenshot", o.screenshot,
+                 "Write a PNG of the window after --frames frames, then quit");
+  cli.add_option("--frames", o.frames, "Frames to draw before --screenshot")
+      ->check(CLI::Range(1, 100000));
+  cli.add_option("--state-json", o.state_json, "Write the session state as JSON on exit");
+  cli.add_option("--demo", o.demo, "Generate a demo heap with N objects at start");
+  cli.add_option("--config-dir", o.config_dir,
+                 "Settings directory (default $XDG_CONFIG_HOME/xrpm)");
+  cli.add_option("--size", o.size, "Window size WIDTHxHEIGHT (default: last used)");
+  try {
+    cli.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return cli.exit(e) == 0 ? 0 : 2;
+  }
+
+  std::optional<std::vector<xrpm::session::ScriptStep>> steps;
+  if (!o.script.empty()) {
+    try {
+      steps = xrpm::session::ParseScriptFile(o.script);
+    } catch (const xrpm::InputError& e) {
+      std::fprintf(stderr, "xrpm-monitor: %s\n", e.what());
+      return 1;
+    }
+  }
+
+  // The session (and its worker threads, which call Platform::Wake) must end before GLFW does.
+  auto session_owner = std::make_unique<xrpm::session::AppSession>(
+      xrpm::session::AppSession::Options{o.config_dir, true, &xrpm::gui::Platform::Wake});
+  xrpm::session::AppSession& session = *session_owner;
+  auto& settings = session.settings();
+  xrpm::gui::PlatformOptions popts;
+  popts.width = settings.window_width;
+  popts.height = settings.window_height;
+  if (!o.size.empty() && !ParseSize(o.size, &popts.width, &popts.height)) {
+    std::fprintf(stderr, "xrpm-monitor: --size: expected WIDTHxHEIGHT, found '%s'\n",
+                 o.size.c_str());
+    return 2;
+  }
+  popts.ini_path = session.imgui_ini_path();
+  popts.font_size = settings.font_size;
+
+  xrpm::gui::Platform platform;
+  std::string error;
+  if (!platform.Init(popts, &error)) {
+    std::fprintf(stderr, "xrpm-monitor: %s\n", error.c_str());
+    return 1;
+  }
+  xrpm::gui::App app(session, &platform);
+  for (const auto& f : o.files) session.OpenFile(f);
+  if (!o.files.empty()) app.SetView(xrpm::gui::View::kTypes);
+  if (o.demo) {
+    session.OpenDemo({o.demo, 1, 0});
+    app.SetView(xrpm::gui::View::kTypes);
+  }
+  std::unique_ptr<xrpm::gui::ScriptRunner> runner;
+  if (steps) runner = std::make_unique<xrpm::gui::ScriptRunner>(std::move(*steps), app);
+  const bool scripted = runner || !o.screenshot.empty();
+  // Scripted runs ignore the (virtual) mouse, so screenshots show no accidental hover.
+  if (scripted) ImGui::GetIO().ConfigFlags |= ImGuiConfigFlags_NoMouse;
+
+  int exit_code = 0;
+  for (int frame = 1;; ++frame) {
+    if (scripted) {
+      platform.WaitEvents(0);
+    } else {
+      const double since_input = platform.SecondsSinceInput();
+      platform.WaitEvents(since_input < 0.3 ? 1.0 / 60 : app.Animating() ? 0.1 : 5.0);
+    }
+    if (platform.ShouldClose()) {
+      platform.SetShouldClose(false);
+      app.RequestQuit();
+    }
+    session.Poll();
+    if (runner) runner->BeforeFrame();
+
+    platform.BeginFrame();
+    app.Frame();
+    std::string shot = runner ? runner->ScreenshotRequest() : std::string();
+    if (!o.screenshot.empty() && frame == o.frames) shot = o.screenshot;
+    std::string shot_error;
+    const bool shot_ok = platform.EndFrame(shot, &shot_error);
+    if (runner) runner->AfterFrame(shot_ok, shot_error);
+
+    if (!o.screenshot.empty() && frame == o.frames) {
+      if (!shot_ok) {
+        std::fprintf(stderr, "xrpm-monitor: %s\n", shot_error.c_str());
+        exit_code = 1;
+      }
+      break;
+    }
+    if (runner && runner->done()) {
+      exit_code = runner->exit_code();
+      break;
+    }
+    if (app.quit_requested()) break;
+  }
+
+  if (!scripted) {
+    platform.WindowSize(&settings.window_width, &settings.window_height);
+    session.SaveSettingsNow();
+  }
+  if (!o.state_json.empty()) {
+    try {
+      xrpm::AtomicFile f(o.state_json);
+      f.Write(session.StateJson());
+      f.Commit();
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "xrpm-monitor: %s\n", e.what());
+      exit_code = 1;
+    }
+  }
+  runner.reset();
+  session_owner.reset();
+  platform.Shutdown();
+  return exit_code;
+}

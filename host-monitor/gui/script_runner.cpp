@@ -1,0 +1,184 @@
+#include "script_runner.h"
+
+#include <cstdio>
+#include <fstream>
+
+#include "app.h"
+#include "xrpm/core/atomic_file.h"
+
+namespace xrpm::gui {
+using namespace xrpm::session;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+constexpr uint64_t kSettleFrames = 3;  // frames drawn after each step (popups, tab switches)
+constexpr double kDefaultWaitS = 120;
+}  // namespace
+
+ScriptRunner::ScriptRunner(std::vector<ScriptStep> steps, App& app)
+    : steps_(std::move(steps)), app_(app) {}
+
+void ScriptRunner::Fail(const std::string& why) {
+  const std::string where = pc_ < steps_.size() ? steps_[pc_].ToString() : "end of script";
+  std::fprintf(stderr, "xrpm-monitor: script %s: %s\n", where.c_str(), why.c_str());
+  Finish(1);
+}
+
+void ScriptRunner::Finish(int code) {
+  done_ = true;
+  exit_code_ = code;
+  wait_ = Wait::kNone;
+}
+
+void ScriptRunner::Next() {
+  ++pc_;
+  wait_ = Wait::kFrames;
+  frames_left_ = kSettleFrames;
+}
+
+void ScriptRunner::BeforeFrame() {
+  while (!done_) {
+    if (wait_ != Wait::kNone) {
+      Check();
+      if (wait_ != Wait::kNone || done_) return;
+    }
+    if (pc_ >= steps_.size()) {
+      Finish(0);
+      return;
+    }
+    Start(steps_[pc_]);
+  }
+}
+
+void ScriptRunner::Start(const ScriptStep& s) {
+  AppSession& ses = app_.session();
+  const std::string arg = s.args.empty() ? std::string() : s.args[0];
+  deadline_ = Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                 std::chrono::duration<double>(kDefaultWaitS));
+  std::fprintf(stderr, "xrpm-monitor: script %s\n", s.ToString().c_str());
+
+  if (s.verb == "quit") {
+    Finish(0);
+  } else if (s.verb == "open") {
+    awaited_doc_ = ses.OpenFile(arg);
+    app_.SetView(View::kSummary);
+    wait_ = Wait::kIdle;
+  } else if (s.verb == "demo") {
+    DemoHeapOptions o;
+    o.objects = std::stoull(s.args[0]);
+    if (s.args.size() > 1) o.generation = static_cast<uint32_t>(std::stoul(s.args[1]));
+    awaited_doc_ = ses.OpenDemo(o);
+    wait_ = Wait::kIdle;
+  } else if (s.verb == "wait-idle") {
+    if (!s.args.empty()) deadline_ = Clock::now() + std::chrono::seconds(std::stoull(s.args[0]));
+    wait_ = Wait::kIdle;
+  } else if (s.verb == "wait-frames") {
+    ++pc_;
+    wait_ = Wait::kFrames;
+    frames_left_ = std::stoull(s.args[0]);
+  } else if (s.verb == "select-doc") {
+    const size_t n = std::stoull(arg);
+    if (n == 0 || n > ses.docs().size())
+      return Fail("there are " + std::to_string(ses.docs().size()) + " snapshots open");
+    ses.SetActive(ses.docs()[n - 1]->id);
+    Next();
+  } else if (s.verb == "select-type") {
+    if (!ses.SelectType(arg)) return Fail("no type named '" + arg + "' in the active snapshot");
+    Next();
+  } else if (s.verb == "select-object") {
+    SnapshotDoc* d = ses.active();
+    if (!d || !d->snapshot) return Fail("no snapshot is open");
+    if (arg == "first") {
+      if (d->selection.type < 0) return Fail("select-object first needs select-type first");
+      auto objs = InstancesOfType(*d->snapshot, uint32_t(d->selection.type));
+      if (objs.empty()) return Fail("the selected type has no instances");
+      SortInstances(*d->snapshot, objs, InstanceOrder::kSize, true);
+      ses.SelectObject(objs.front());
+    } else if (!ses.SelectObject(std::stoull(arg))) {
+      return Fail("no object with index " + arg);
+    }
+    Next();
+  } else if (s.verb == "filter") {
+    SnapshotDoc* d = ses.active();
+    if (!d) return Fail("no snapshot is open");
+    d->selection.type_filter = arg;
+    Next();
+  } else if (s.verb == "view") {
+    auto v = ViewFromName(arg);
+    if (!v) return Fail("unknown view");
+    app_.SetView(*v);
+    Next();
+  } else if (s.verb == "save") {
+    SnapshotDoc* d = ses.active();
+    if (!d || !d->snapshot) return Fail("no snapshot to save");
+    awaited_save_ = arg;
+    awaited_doc_ = d->id;
+    ses.SaveAs(d->id, arg);
+    wait_ = Wait::kIdle;
+  } else if (s.verb == "close") {
+    SnapshotDoc* d = ses.active();
+    if (!d) return Fail("no snapshot is open");
+    ses.Close(d->id, /*discard=*/true);
+    Next();
+  } else if (s.verb == "screenshot") {
+    shot_path_ = arg;
+    shot_pending_ = true;
+    wait_ = Wait::kScreenshot;
+  } else if (s.verb == "state") {
+    try {
+      AtomicFile f(arg);
+      f.Write(ses.StateJson());
+      f.Commit();
+    } catch (const std::exception& e) {
+      return Fail(e.what());
+    }
+    Next();
+  } else {
+    Fail("'" + s.verb + "' is not available in this build");
+  }
+}
+
+void ScriptRunner::Check() {
+  AppSession& ses = app_.session();
+  switch (wait_) {
+    case Wait::kNone:
+      return;
+    case Wait::kFrames:
+      if (frames_left_ == 0) wait_ = Wait::kNone;
+      return;
+    case Wait::kScreenshot:
+      return;  // resolved in AfterFrame
+    case Wait::kIdle:
+      break;
+  }
+  if (Clock::now() > deadline_) return Fail("timed out waiting for background work");
+  if (!ses.Idle()) return;
+  const auto& step = steps_[pc_];
+  if (step.verb == "open" || step.verb == "demo") {
+    SnapshotDoc* d = ses.doc(awaited_doc_);
+    if (!d) return Fail("the snapshot was closed while loading");
+    if (d->state == DocState::kFailed) return Fail(d->problem);
+  } else if (step.verb == "save") {
+    SnapshotDoc* d = ses.doc(awaited_doc_);
+    if (!d || d->path != awaited_save_ || d->unsaved)
+      return Fail("saving failed: " + ses.last_error());
+  }
+  Next();
+}
+
+std::string ScriptRunner::ScreenshotRequest() const {
+  return shot_pending_ ? shot_path_ : std::string();
+}
+
+void ScriptRunner::AfterFrame(bool ok, const std::string& error) {
+  ++frames_;
+  if (frames_left_) --frames_left_;
+  if (shot_pending_) {
+    shot_pending_ = false;
+    if (!ok) return Fail("screenshot failed: " + error);
+    std::fprintf(stderr, "xrpm-monitor: wrote %s\n", shot_path_.c_str());
+    Next();
+  }
+}
+
+}  // namespace xrpm::gui

@@ -1,0 +1,58 @@
+// ScriptRunner: plays a parsed script (session/script.h) against the running window, one step
+// at a time between frames, so tests drive the real GUI: the same App, session, worker threads
+// and client a user gets. Steps that start work (open, capture, save, ...) wait for it to
+// finish, each with a deadline; any failure stops the script with "line N: what went wrong"
+// and exit code 1.
+//
+// Thread-safety: UI thread only.
+#pragma once
+
+#include <chrono>
+#include <string>
+#include <vector>
+
+#include "xrpm/core/session/script.h"
+
+namespace xrpm::gui {
+
+class App;
+
+class ScriptRunner {
+ public:
+  ScriptRunner(std::vector<session::ScriptStep> steps, App& app);
+
+  // Before drawing a frame: runs steps until one needs frames drawn or work to finish.
+  void BeforeFrame();
+  // The PNG path to write after this frame's drawing ("" = none).
+  std::string ScreenshotRequest() const;
+  // After the frame was drawn (and the screenshot, if any, written).
+  void AfterFrame(bool screenshot_ok, const std::string& screenshot_error);
+
+  bool done() const { return done_; }
+  int exit_code() const { return exit_code_; }
+  uint64_t frames() const { return frames_; }
+
+ private:
+  enum class Wait { kNone, kFrames, kIdle, kScreenshot };
+  void Start(const session::ScriptStep& s);
+  void Check();  // while waiting: done yet?
+  void Fail(const std::string& why);
+  void Finish(int code);
+  void Next();
+
+  std::vector<session::ScriptStep> steps_;
+  App& app_;
+  size_t pc_ = 0;
+  Wait wait_ = Wait::kNone;
+  uint64_t frames_left_ = 0;
+  uint64_t frames_ = 0;
+  std::chrono::steady_clock::time_point deadline_;
+  std::string shot_path_;
+  bool shot_pending_ = false;
+  uint32_t awaited_doc_ = 0;  // open/demo: the document to wait for
+  std::string awaited_save_;  // save: the path that must become the document's path
+  bool done_ = false;
+  int exit_code_ = 0;
+};
+
+}  // namespace xrpm::gui

@@ -1,0 +1,151 @@
+// Summary view: where the snapshot came from, totals per AppDomain section, roots by
+// descriptor, the largest types at a glance, and the reader's problems with the file.
+#include <imgui.h>
+
+#include <algorithm>
+
+#include "app.h"
+#include "views.h"
+#include "widgets.h"
+#include "xrpm/core/session/human_format.h"
+
+namespace xrpm::gui {
+using namespace xrpm::session;
+
+namespace {
+void Row(const char* label, const std::string& value) {
+  ImGui::TableNextRow();
+  ImGui::TableNextColumn();
+  TextMuted(label);
+  ImGui::TableNextColumn();
+  ImGui::TextUnformatted(value.c_str());
+}
+
+std::string Ms(const std::optional<uint64_t>& ms) {
+  if (!ms) return "—";
+  return FormatDuration(double(*ms) / 1000.0) + " after boot";
+}
+}  // namespace
+
+void DrawSummaryView(App& app, SnapshotDoc& doc) {
+  const Snapshot& snap = *doc.snapshot;
+  const HeapSummary& h = *doc.summary;
+  const TypeTable& types = *doc.types;
+
+  TextColored(kAccent, doc.title);
+  TextMuted(snap.source.empty() ? std::string(DocOriginName(doc.origin)) : snap.source);
+  ImGui::Spacing();
+
+  const float half = ImGui::GetContentRegionAvail().x * 0.5f - 8;
+  ImGui::BeginGroup();
+  if (ImGui::BeginTable("totals", 2, ImGuiTableFlags_SizingFixedFit, ImVec2(half, 0))) {
+    ImGui::TableSetupColumn("k", ImGuiTableColumnFlags_WidthFixed, 150);
+    ImGui::TableSetupColumn("v", ImGuiTableColumnFlags_WidthStretch);
+    Row("Objects", FormatCount(h.objects));
+    Row("Heap size", FormatBytes(h.bytes) + "  (" + FormatCount(h.bytes) + " bytes)");
+    Row("References", FormatCount(h.refs));
+    Row("Roots", FormatCount(h.roots));
+    Row("Types with instances",
+        FormatCount(types.rows.size()) + " of " + FormatCount(snap.type_count()));
+    Row("Largest object", FormatBytes(h.largest_object));
+    Row("State", std::string(DocStateName(doc.state)) + (doc.unsaved ? ", unsaved" : ""));
+    Row("Loaded in", FormatDuration(doc.load_seconds));
+    if (doc.analysis_seconds > 0) Row("Analysed in", FormatDuration(doc.analysis_seconds));
+    Row("Memory held", FormatBytes(snap.MemoryBytes()));
+    ImGui::EndTable();
+  }
+  ImGui::EndGroup();
+  ImGui::SameLine(0, 16);
+  ImGui::BeginGroup();
+  TextMuted("Roots by descriptor");
+  if (ImGui::BeginTable("rootkinds", 2, ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_RowBg,
+                        ImVec2(half, 0))) {
+    ImGui::TableSetupColumn("k", ImGuiTableColumnFlags_WidthFixed, 150);
+    ImGui::TableSetupColumn("v", ImGuiTableColumnFlags_WidthStretch);
+    for (int k = 0; k < kRootKindCount; ++k)
+      Row(std::string(RootKindName(RootKind(k))).c_str(), FormatCount(h.roots_by_kind[k]));
+    Row("weak / pinned", FormatCount(h.weak_roots) + " / " + FormatCount(h.pinned_roots));
+    ImGui::EndTable();
+  }
+  ImGui::EndGroup();
+
+  ImGui::Spacing();
+  TextMuted("AppDomains");
+  if (ImGui::BeginTable(
+          "sections", 7,
+          ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_SizingFixedFit)) {
+    ImGui::TableSetupColumn("AppDomain", ImGuiTableColumnFlags_WidthStretch);
+    ImGui::TableSetupColumn("Objects");
+    ImGui::TableSetupColumn("Bytes");
+    ImGui::TableSetupColumn("Types");
+    ImGui::TableSetupColumn("Roots");
+    ImGui::TableSetupColumn("Started");
+    ImGui::TableSetupColumn("Ended");
+    ImGui::TableHeadersRow();
+    for (const auto& s : h.sections) {
+      ImGui::TableNextRow();
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(s.name.c_str());
+      if (!s.closed) {
+        ImGui::SameLine();
+        TextColored(kWarn, "(unclosed)");
+      }
+      ImGui::TableNextColumn();
+      TextRight(FormatCount(s.objects));
+      ImGui::TableNextColumn();
+      TextRight(FormatBytes(s.bytes));
+      ImGui::TableNextColumn();
+      TextRight(FormatCount(s.types));
+      ImGui::TableNextColumn();
+      TextRight(FormatCount(s.roots));
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(Ms(s.start_ms).c_str());
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(Ms(s.end_ms).c_str());
+    }
+    ImGui::EndTable();
+  }
+
+  // Largest types, by retained size when known.
+  ImGui::Spacing();
+  TextMuted(types.has_retained ? "Largest types by retained size"
+                               : "Largest types by shallow size");
+  std::vector<const TypeRow*> top;
+  for (const auto& r : types.rows) top.push_back(&r);
+  auto key = [&](const TypeRow* r) { return types.has_retained ? r->retained : r->shallow; };
+  const size_t n = std::min<size_t>(8, top.size());
+  std::partial_sort(top.begin(), top.begin() + n, top.end(),
+                    [&](auto* a, auto* b) { return key(a) > key(b); });
+  if (ImGui::BeginTable("top", 3, ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingFixedFit)) {
+    ImGui::TableSetupColumn("Type", ImGuiTableColumnFlags_WidthStretch);
+    ImGui::TableSetupColumn("Instances", 0, 110);
+    ImGui::TableSetupColumn("Share", 0, 220);
+    for (size_t i = 0; i < n; ++i) {
+      const TypeRow& r = *top[i];
+      ImGui::TableNextRow();
+      ImGui::TableNextColumn();
+      if (ImGui::Selectable(snap.types[r.type].name.c_str(),
+                            doc.selection.type == int64_t(r.type))) {
+        doc.selection.type = r.type;
+        app.SetView(View::kTypes);
+      }
+      ImGui::TableNextColumn();
+      TextRight(FormatCount(r.count));
+      ImGui::TableNextColumn();
+      const double share = h.bytes ? double(key(&r)) / double(h.bytes) : 0;
+      ShareBar(float(share), FormatBytes(key(&r)) + "  " + FormatPercent(share));
+    }
+    ImGui::EndTable();
+  }
+
+  if (doc.diagnostics_total) {
+    ImGui::Spacing();
+    TextColored(kWarn, FormatCount(doc.diagnostics_total) +
+                           " problems were found in the file (it was loaded leniently):");
+    for (const auto& d : doc.diagnostics) ImGui::BulletText("%s", d.c_str());
+    if (doc.diagnostics_total > doc.diagnostics.size())
+      TextMuted("... and " + FormatCount(doc.diagnostics_total - doc.diagnostics.size()) + " more");
+  }
+}
+
+}  // namespace xrpm::gui

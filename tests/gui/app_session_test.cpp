@@ -1,0 +1,111 @@
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "xrpm/core/netcf_writer.h"
+#include "xrpm/core/session/app_session.h"
+
+namespace xrpm::session {
+namespace {
+using namespace std::chrono_literals;
+namespace fs = std::filesystem;
+
+class AppSessionTest : public ::testing::Test {
+ protected:
+  std::string dir = ::testing::TempDir() + "/xrpm_session_test";
+  void SetUp() override {
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+  }
+  AppSession::Options Opts() { return {dir + "/config", true, {}}; }
+};
+
+TEST_F(AppSessionTest, DemoHeapLoadsInTheBackgroundAndBecomesReady) {
+  AppSession s(Opts());
+  const uint32_t id = s.OpenDemo({.objects = 50'000});
+  ASSERT_NE(s.doc(id), nullptr);
+  EXPECT_EQ(s.active_id(), id);
+  ASSERT_TRUE(s.WaitIdle(60s));
+  SnapshotDoc* d = s.doc(id);
+  EXPECT_EQ(d->state, DocState::kReady);
+  EXPECT_TRUE(d->unsaved);
+  EXPECT_EQ(d->snapshot->object_count(), 50'000u);
+  ASSERT_TRUE(d->types);
+  ASSERT_TRUE(d->summary);
+  EXPECT_EQ(d->summary->objects, 50'000u);
+  EXPECT_TRUE(s.SelectType("Game.Bubble"));
+  EXPECT_FALSE(s.SelectType("No.Such.Type"));
+  auto j = nlohmann::json::parse(s.StateJson());
+  EXPECT_EQ(j["docs"][0]["selected_type"], "Game.Bubble");
+  EXPECT_EQ(j["docs"][0]["state"], "ready");
+}
+
+TEST_F(AppSessionTest, UnsavedSnapshotsRefuseToCloseUntilDiscarded) {
+  AppSession s(Opts());
+  Snapshot snap;
+  snap.AddSection({.name = "a.exe"});
+  snap.AddType(1, "T", 0);
+  snap.AddObject(0x10, 0, 12, {});
+  snap.CloseSectionRanges();
+  const uint32_t id = s.AddSnapshot(std::move(snap), DocOrigin::kCaptured, "");
+  EXPECT_EQ(s.doc(id)->title, "Capture 1");
+  EXPECT_TRUE(s.HasUnsaved());
+  EXPECT_FALSE(s.Close(id));
+  EXPECT_NE(s.doc(id), nullptr);
+  EXPECT_TRUE(s.Close(id, /*discard=*/true));
+  EXPECT_EQ(s.doc(id), nullptr);
+  EXPECT_EQ(s.active_id(), 0u);
+}
+
+TEST_F(AppSessionTest, SaveThenOpenRoundTripsAndUpdatesRecentFiles) {
+  const std::string path = dir + "/demo.gclog";
+  {
+    AppSession s(Opts());
+    const uint32_t id = s.OpenDemo({.objects = 5'000});
+    ASSERT_TRUE(s.WaitIdle(60s));
+    s.SaveAs(id, path);
+    ASSERT_TRUE(s.WaitIdle(60s));
+    EXPECT_TRUE(s.last_error().empty()) << s.last_error();
+    EXPECT_FALSE(s.doc(id)->unsaved);
+    EXPECT_EQ(s.doc(id)->path, path);
+    EXPECT_TRUE(s.Close(id));
+    ASSERT_FALSE(s.settings().recent_files.empty());
+    EXPECT_EQ(s.settings().recent_files.front(), path);
+  }
+  // A new session remembers the recent file and can open it.
+  AppSession s(Opts());
+  ASSERT_FALSE(s.settings().recent_files.empty());
+  EXPECT_EQ(s.settings().recent_files.front(), path);
+  const uint32_t id = s.OpenFile(path);
+  ASSERT_TRUE(s.WaitIdle(60s));
+  SnapshotDoc* d = s.doc(id);
+  ASSERT_EQ(d->state, DocState::kReady) << d->problem;
+  EXPECT_EQ(d->snapshot->object_count(), 5'000u);
+  EXPECT_FALSE(d->unsaved);
+  EXPECT_EQ(d->title, "demo.gclog");
+}
+
+TEST_F(AppSessionTest, OpeningABadFileFailsInPlainWordsWithoutCrashing) {
+  AppSession s(Opts());
+  const uint32_t missing = s.OpenFile(dir + "/nope.gclog");
+  ASSERT_TRUE(s.WaitIdle(60s));
+  EXPECT_EQ(s.doc(missing)->state, DocState::kFailed);
+  EXPECT_NE(s.doc(missing)->problem.find("nope.gclog"), std::string::npos);
+  EXPECT_NE(s.last_error().find("Could not open"), std::string::npos);
+}
+
+TEST_F(AppSessionTest, SavingToAnUnwritablePlaceReportsAndKeepsTheSnapshotUnsaved) {
+  AppSession s(Opts());
+  const uint32_t id = s.OpenDemo({.objects = 1'000});
+  ASSERT_TRUE(s.WaitIdle(60s));
+  s.SaveAs(id, dir + "/no/such/dir/x.gclog");
+  ASSERT_TRUE(s.WaitIdle(60s));
+  EXPECT_TRUE(s.doc(id)->unsaved);
+  EXPECT_NE(s.last_error().find("Could not save"), std::string::npos);
+  EXPECT_FALSE(fs::exists(dir + "/no/such/dir/x.gclog"));
+}
+
+}  // namespace
+}  // namespace xrpm::session

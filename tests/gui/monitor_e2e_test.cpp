@@ -1,0 +1,150 @@
+// End-to-end runs of the real xrpm-monitor binary under xvfb-run with Mesa's software OpenGL,
+// driven by --script: they check the state the session reached (the `state` step's JSON) and
+// that screenshots show the views (many colours, most pixels not background), not a blank
+// window. Skipped only when xvfb-run is missing.
+#include <gtest/gtest.h>
+#include <stb_image.h>
+#include <sys/wait.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+#include <unordered_map>
+
+namespace {
+namespace fs = std::filesystem;
+
+struct RunResult {
+  int exit_code = -1;
+  std::string output;  // stdout + stderr
+};
+
+std::string Quote(const std::string& s) {
+  std::string q = "'";
+  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+
+bool HaveXvfb() {
+  return std::system("command -v xvfb-run >/dev/null 2>&1") == 0;
+}
+
+class MonitorE2E : public ::testing::Test {
+ protected:
+  std::string dir;
+  void SetUp() override {
+    dir = ::testing::TempDir() + "/xrpm_monitor_e2e_" +
+          ::testing::UnitTest::GetInstance()->current_test_info()->name();
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+  }
+
+  RunResult Monitor(const std::string& script_text, bool display = true) {
+    const std::string script = dir + "/script.txt";
+    std::ofstream(script) << script_text;
+    const std::string log = dir + "/log.txt";
+    std::string cmd = "cd " + Quote(dir) + " && XDG_CONFIG_HOME=" + Quote(dir + "/config") +
+                      " LIBGL_ALWAYS_SOFTWARE=1 timeout 180 ";
+    if (display) cmd += "xvfb-run -a -s '-screen 0 1600x1000x24' ";
+    cmd += Quote(XRPM_MONITOR_BIN) + " --size 1280x800 --script " + Quote(script) + " >" +
+           Quote(log) + " 2>&1";
+    RunResult r;
+    const int st = std::system(cmd.c_str());
+    r.exit_code = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+    std::ifstream in(log);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    r.output = ss.str();
+    return r;
+  }
+
+  nlohmann::json State(const std::string& name = "state.json") {
+    std::ifstream in(dir + "/" + name);
+    return nlohmann::json::parse(in);
+  }
+};
+
+struct PixelStats {
+  int width = 0, height = 0;
+  size_t colours = 0;
+  double non_background = 0;  // share of pixels that differ from the most common colour
+};
+
+PixelStats Inspect(const std::string& png) {
+  PixelStats s;
+  int n = 0;
+  unsigned char* px = stbi_load(png.c_str(), &s.width, &s.height, &n, 3);
+  if (!px) return s;
+  std::set<uint32_t> colours;
+  std::unordered_map<uint32_t, size_t> freq;
+  const size_t total = size_t(s.width) * s.height;
+  for (size_t i = 0; i < total; ++i) {
+    const uint32_t c = px[3 * i] << 16 | px[3 * i + 1] << 8 | px[3 * i + 2];
+    colours.insert(c);
+    ++freq[c];
+  }
+  size_t most = 0;
+  for (auto& [c, f] : freq) most = std::max(most, f);
+  stbi_image_free(px);
+  s.colours = colours.size();
+  s.non_background = 1.0 - double(most) / double(total);
+  return s;
+}
+
+void ExpectShowsAView(const std::string& png) {
+  ASSERT_TRUE(fs::exists(png)) << png;
+  PixelStats p = Inspect(png);
+  EXPECT_EQ(p.width, 1280);
+  EXPECT_EQ(p.height, 800);
+  EXPECT_GT(p.colours, 30u) << png << ": too few colours, blank window?";
+  EXPECT_GT(p.non_background, 0.15) << png << ": mostly one colour, blank window?";
+}
+
+TEST_F(MonitorE2E, ScriptErrorsAreReportedWithTheLineBeforeAnyWindowOpens) {
+  RunResult r = Monitor("demo 1000\nselect-typo Game.Bubble\n", /*display=*/false);
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(r.output.find("script.txt:2"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("select-typo"), std::string::npos) << r.output;
+}
+
+TEST_F(MonitorE2E, DemoHeapTypesInstancesAndSave) {
+  if (!HaveXvfb()) GTEST_SKIP() << "xvfb-run is not installed";
+  RunResult r = Monitor(
+      "demo 20000\n"
+      "view types\n"
+      "screenshot types.png\n"
+      "select-type Game.Bubble\n"
+      "view instances\n"
+      "select-object first\n"
+      "screenshot instances.png\n"
+      "save out.gclog\n"
+      "state state.json\n"
+      "select-type No.Such.Type\n");
+  // The last step fails on purpose: the script stops there with its line number.
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(r.output.find("line 10: select-type No.Such.Type: no type named"), std::string::npos)
+      << r.output;
+
+  nlohmann::json st = State();
+  ASSERT_EQ(st["docs"].size(), 1u);
+  const auto& d = st["docs"][0];
+  EXPECT_EQ(d["state"], "ready");
+  EXPECT_EQ(d["objects"], 20000);
+  EXPECT_EQ(d["selected_type"], "Game.Bubble");
+  EXPECT_GE(d["selected_object"].get<int64_t>(), 0);
+  EXPECT_EQ(d["unsaved"], false);
+  EXPECT_EQ(d["path"], "out.gclog");
+
+  std::ifstream saved(dir + "/out.gclog");
+  std::string first;
+  std::getline(saved, first);
+  EXPECT_EQ(first.rfind("a 2 demo.exe", 0), 0u) << first;
+
+  ExpectShowsAView(dir + "/types.png");
+  ExpectShowsAView(dir + "/instances.png");
+}
+
+}  // namespace
