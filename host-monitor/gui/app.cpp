@@ -8,7 +8,6 @@
 #include <cstdio>
 #include <filesystem>
 
-#include "platform.h"
 #include "widgets.h"
 #include "xrpm/core/session/human_format.h"
 
@@ -36,8 +35,7 @@ bool Ctrl(int key) {
 
 }  // namespace
 
-App::App(session::AppSession& session, Platform* platform)
-    : session_(session), platform_(platform) {}
+App::App(session::AppSession& session) : session_(session) {}
 
 bool App::Animating() const {
   return !session_.Idle();
@@ -57,7 +55,6 @@ void App::RequestQuit(bool force) {
 }
 
 void App::Frame() {
-  HandleDrops();
   HandleShortcuts();
 
   const ImGuiViewport* vp = ImGui::GetMainViewport();
@@ -116,21 +113,16 @@ void App::Frame() {
     }
     ImGui::End();
   }
-
-  if (platform_) {
-    std::string title = "xrpm monitor";
-    if (SnapshotDoc* d = session_.active()) title += " — " + d->title + (d->unsaved ? " *" : "");
-    static std::string last;
-    if (title != last) {
-      platform_->SetTitle(title);
-      last = title;
-    }
-  }
 }
 
-void App::HandleDrops() {
-  if (!platform_) return;
-  for (const auto& path : platform_->TakeDroppedFiles()) {
+std::string App::WindowTitle() {
+  std::string title = "xrpm monitor";
+  if (SnapshotDoc* d = session_.active()) title += " — " + d->title + (d->unsaved ? " *" : "");
+  return title;
+}
+
+void App::OpenDropped(const std::vector<std::string>& paths) {
+  for (const auto& path : paths) {
     std::error_code ec;
     if (std::filesystem::is_directory(path, ec)) {
       session_.Log(session::LogEntry::kWarning,

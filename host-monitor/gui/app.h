@@ -16,11 +16,9 @@
 
 namespace xrpm::gui {
 
-class Platform;
-
 class App {
  public:
-  App(session::AppSession& session, Platform* platform);
+  explicit App(session::AppSession& session);
 
   // Draws one frame's UI (between Platform::BeginFrame and EndFrame).
   void Frame();
@@ -28,6 +26,10 @@ class App {
   // True while something moves on its own (work in progress, live counters): the main loop
   // then redraws at a steady rate instead of waiting for input.
   bool Animating() const;
+  // Files dropped on the window: opened as snapshots.
+  void OpenDropped(const std::vector<std::string>& paths);
+  // "xrpm monitor — <active snapshot> *".
+  std::string WindowTitle();
   bool quit_requested() const { return quit_requested_; }
   // Asks to quit; prompts first when snapshots have unsaved changes (unless `force`).
   void RequestQuit(bool force = false);
@@ -41,7 +43,6 @@ class App {
 
  private:
   void HandleShortcuts();
-  void HandleDrops();
   void DrawMenuBar();
   void DrawSidebar(float width, float height);
   void DrawSnapshotList();
@@ -53,7 +54,6 @@ class App {
   void AskClose(uint32_t doc);
 
   session::AppSession& session_;
-  Platform* platform_;
   ViewStates states_;
   View view_ = View::kSummary;
   bool view_requested_ = true;  // select view_'s tab on the next frame

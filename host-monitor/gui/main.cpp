@@ -89,7 +89,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "xrpm-monitor: %s\n", error.c_str());
     return 1;
   }
-  xrpm::gui::App app(session, &platform);
+  xrpm::gui::App app(session);
   for (const auto& f : o.files) session.OpenFile(f);
   if (!o.files.empty()) app.SetView(xrpm::gui::View::kTypes);
   if (o.demo) {
@@ -103,6 +103,7 @@ int main(int argc, char** argv) {
   if (scripted) ImGui::GetIO().ConfigFlags |= ImGuiConfigFlags_NoMouse;
 
   int exit_code = 0;
+  std::string window_title;
   for (int frame = 1;; ++frame) {
     if (scripted) {
       platform.WaitEvents(0);
@@ -117,8 +118,13 @@ int main(int argc, char** argv) {
     session.Poll();
     if (runner) runner->BeforeFrame();
 
+    app.OpenDropped(platform.TakeDroppedFiles());
     platform.BeginFrame();
     app.Frame();
+    if (std::string title = app.WindowTitle(); title != window_title) {
+      platform.SetTitle(title);
+      window_title = title;
+    }
     std::string shot = runner ? runner->ScreenshotRequest() : std::string();
     if (!o.screenshot.empty() && frame == o.frames) shot = o.screenshot;
     std::string shot_error;

@@ -1,0 +1,59 @@
+#include "style.h"
+
+#include <imgui.h>
+
+#include <filesystem>
+
+namespace xrpm::gui {
+namespace {
+
+void ApplyStyle() {
+  ImGui::StyleColorsDark();
+  ImGuiStyle& s = ImGui::GetStyle();
+  s.WindowRounding = 0.f;
+  s.FrameRounding = 3.f;
+  s.GrabRounding = 3.f;
+  s.TabRounding = 3.f;
+  s.FramePadding = ImVec2(6, 4);
+  s.ItemSpacing = ImVec2(8, 5);
+  s.CellPadding = ImVec2(6, 3);
+  s.ScrollbarSize = 15.f;
+  ImVec4* c = s.Colors;
+  c[ImGuiCol_WindowBg] = ImVec4(0.11f, 0.12f, 0.14f, 1.f);
+  c[ImGuiCol_ChildBg] = ImVec4(0.13f, 0.14f, 0.16f, 1.f);
+  c[ImGuiCol_TableRowBgAlt] = ImVec4(1.f, 1.f, 1.f, 0.03f);
+  c[ImGuiCol_Header] = ImVec4(0.24f, 0.40f, 0.62f, 0.55f);
+  c[ImGuiCol_HeaderHovered] = ImVec4(0.26f, 0.46f, 0.72f, 0.75f);
+  c[ImGuiCol_HeaderActive] = ImVec4(0.28f, 0.50f, 0.80f, 0.90f);
+}
+
+void LoadFonts(float size) {
+  ImGuiIO& io = ImGui::GetIO();
+  const char* candidates[] = {"/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf",
+                              "/usr/share/fonts/TTF/DejaVuSans.ttf"};
+  // Latin-1 plus general punctuation (— … ·), arrows and geometric shapes (▶ ▼ ●).
+  static ImVector<ImWchar> ranges;
+  if (ranges.empty()) {
+    ImFontGlyphRangesBuilder b;
+    b.AddRanges(io.Fonts->GetGlyphRangesDefault());
+    static const ImWchar extra[] = {0x2000, 0x206F, 0x2190, 0x21FF, 0x2200,
+                                    0x22FF, 0x25A0, 0x25FF, 0};
+    b.AddRanges(extra);
+    b.BuildRanges(&ranges);
+  }
+  for (const char* path : candidates) {
+    if (std::filesystem::exists(path) &&
+        io.Fonts->AddFontFromFileTTF(path, size, nullptr, ranges.Data))
+      return;
+  }
+  io.Fonts->AddFontDefault();  // ProggyClean: always available, smaller
+}
+
+}  // namespace
+
+void ApplyStyleAndFonts(float font_size) {
+  ApplyStyle();
+  LoadFonts(font_size);
+}
+
+}  // namespace xrpm::gui
