@@ -3,39 +3,35 @@
 #include <algorithm>
 #include <cctype>
 
+#include "xrpm/core/type_histogram.h"
+
 namespace xrpm::session {
 
 TypeTable BuildTypeTable(const Snapshot& snap, std::span<const uint64_t> retained_by_type) {
-  std::vector<uint64_t> count(snap.type_count()), shallow(snap.type_count());
-  const uint32_t* types = snap.object_type.data();
-  const uint32_t* sizes = snap.object_size.data();
-  const size_t n = snap.object_count();
-  for (size_t i = 0; i < n; ++i) {
-    const uint32_t t = types[i];
-    if (t >= count.size()) continue;  // a model invariant; tolerate rather than crash
-    ++count[t];
-    shallow[t] += sizes[i];
-  }
   TypeTable table;
-  table.has_retained = retained_by_type.size() == snap.type_count() && !retained_by_type.empty();
-  for (uint32_t t = 0; t < count.size(); ++t) {
-    if (!count[t]) continue;
-    TypeRow r{t, count[t], shallow[t], table.has_retained ? retained_by_type[t] : kUnknown};
+  table.has_retained = !retained_by_type.empty() && retained_by_type.size() == snap.type_count();
+  for (const TypeStat& h : ComputeTypeHistogram(snap, {.merge_by_name = true})) {
+    TypeRow r{h.type_index, h.count, h.bytes,
+              table.has_retained ? retained_by_type[h.type_index] : kUnknown};
     table.rows.push_back(r);
-    table.total_objects += count[t];
-    table.total_bytes += shallow[t];
+    table.total_objects += h.count;
+    table.total_bytes += h.bytes;
   }
   return table;
 }
 
 std::vector<uint64_t> InstancesOfType(const Snapshot& snap, uint32_t type) {
+  // Every type index with this name (one per AppDomain section, or listed twice) counts.
+  std::vector<uint8_t> match(snap.type_count(), 0);
+  if (type < snap.type_count())
+    for (size_t t = 0; t < snap.type_count(); ++t)
+      match[t] = snap.types[t].name == snap.types[type].name;
   std::vector<uint64_t> out;
   const uint32_t* types = snap.object_type.data();
   for (size_t i = 0, n = snap.object_count(); i < n; ++i)
-    if (types[i] == type) out.push_back(i);
+    if (types[i] < match.size() && match[types[i]]) out.push_back(i);
   return out;
 }
-
 void SortInstances(const Snapshot& snap, std::vector<uint64_t>& objects, InstanceOrder order,
                    bool descending) {
   auto key = [&](uint64_t o) -> uint64_t {

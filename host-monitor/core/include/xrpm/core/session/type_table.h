@@ -5,7 +5,7 @@
 // sort column and recomputes it only when one of them (or the table) changes, so drawing a frame
 // costs O(visible rows), not O(types log types) and never O(objects).
 //
-// Algorithms: BuildTypeTable is one pass over the objects, O(objects + types).
+// Algorithms: BuildTypeTable is core's type histogram, O(objects + types).
 // TypeListView::Update is a case-insensitive substring filter plus std::sort, O(T log T) for
 // T types, run only on change.
 //
@@ -26,8 +26,9 @@ namespace xrpm::session {
 
 inline constexpr uint64_t kUnknown = ~uint64_t{0};
 
+// One row per type NAME: types of the same name in several AppDomain sections are one row.
 struct TypeRow {
-  uint32_t type = 0;             // type index in the snapshot
+  uint32_t type = 0;             // the first type index with this name
   uint64_t count = 0;            // instances
   uint64_t shallow = 0;          // sum of instance sizes
   uint64_t retained = kUnknown;  // bytes freed if every instance died (after analysis)
@@ -40,8 +41,8 @@ struct TypeTable {
   bool has_retained = false;
 };
 
-// Counts instances and shallow bytes per type. `retained_by_type` (indexed by type index, may
-// be empty) fills the retained column.
+// Counts instances and shallow bytes per type name (core's type histogram).
+// `retained_by_type` (indexed by type index, may be empty) fills the retained column.
 TypeTable BuildTypeTable(const Snapshot& snap, std::span<const uint64_t> retained_by_type = {});
 
 enum class TypeColumn { kName, kCount, kShallow, kRetained };
@@ -49,7 +50,8 @@ enum class TypeColumn { kName, kCount, kShallow, kRetained };
 // Case-insensitive ASCII substring test (type names are ASCII in practice).
 bool ContainsIgnoreCase(std::string_view haystack, std::string_view needle);
 
-// Object indices of every instance of `type`, in snapshot order. O(objects).
+// Object indices of every instance of `type` (and of the other types of the same name), in
+// snapshot order. O(types + objects).
 std::vector<uint64_t> InstancesOfType(const Snapshot& snap, uint32_t type);
 
 enum class InstanceOrder { kSize, kRefs, kIndex };
