@@ -1,4 +1,5 @@
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -14,7 +15,8 @@ namespace fs = std::filesystem;
 
 class AppSessionTest : public ::testing::Test {
  protected:
-  std::string dir = ::testing::TempDir() + "/xrpm_session_test";
+  std::string dir = ::testing::TempDir() + "/xrpm_session_test_" + std::to_string(getpid()) + "_" +
+                    ::testing::UnitTest::GetInstance()->current_test_info()->name();
   void SetUp() override {
     fs::remove_all(dir);
     fs::create_directories(dir);

@@ -1,4 +1,5 @@
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cstdlib>
 #include <filesystem>
@@ -32,7 +33,8 @@ TEST(HumanFormat, BytesCountsAndDurations) {
 
 class SettingsTest : public ::testing::Test {
  protected:
-  std::string dir = ::testing::TempDir() + "/xrpm_settings_test";
+  std::string dir = ::testing::TempDir() + "/xrpm_settings_test_" + std::to_string(getpid()) + "_" +
+                    ::testing::UnitTest::GetInstance()->current_test_info()->name();
   void SetUp() override { std::filesystem::remove_all(dir); }
 };
 

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <stb_image.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <cstdlib>
 #include <filesystem>
@@ -36,7 +37,7 @@ class MonitorE2E : public ::testing::Test {
  protected:
   std::string dir;
   void SetUp() override {
-    dir = ::testing::TempDir() + "/xrpm_monitor_e2e_" +
+    dir = ::testing::TempDir() + "/xrpm_monitor_e2e_" + std::to_string(getpid()) + "_" +
           ::testing::UnitTest::GetInstance()->current_test_info()->name();
     fs::remove_all(dir);
     fs::create_directories(dir);
