@@ -12,13 +12,18 @@ namespace xrpm::cli {
 void AddInputOptions(CLI::App& cmd, InputOptions& o) {
   cmd.add_flag("--strict", o.strict,
                "Fail on the first problem in the input instead of loading what is valid");
-  std::string names;
-  for (const FormatInfo& f : Formats()) names += (names.empty() ? "" : ", ") + f.name;
-  cmd.add_option("--from", o.from,
-                 "Input format (" + names + "); default: detect from content or extension");
+  cmd.add_option("--from", o.from, "Input format; default: detect from content or extension")
+      ->check(FormatValidator(true));
   cmd.add_option("--max-diagnostics", o.max_diagnostics, "Print at most N input problems on stderr")
       ->default_val(10);
   cmd.add_option("--threads", o.threads, "Parser threads (0: one per core)")->default_val(0);
+}
+
+CLI::Validator FormatValidator(bool for_reading) {
+  std::vector<std::string> names;
+  for (const FormatInfo& f : Formats())
+    if (for_reading ? f.can_read : f.can_write) names.push_back(f.name);
+  return CLI::IsMember(names, CLI::ignore_case);
 }
 
 void AddJsonFlag(CLI::App& cmd, bool& json) {

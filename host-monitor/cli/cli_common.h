@@ -31,6 +31,9 @@ struct InputOptions {
 };
 void AddInputOptions(CLI::App& cmd, InputOptions& o);
 
+// Accepts the names of the formats that can be read (or written); for --from / --to.
+CLI::Validator FormatValidator(bool for_reading);
+
 // Adds --json (machine-readable output on stdout).
 void AddJsonFlag(CLI::App& cmd, bool& json);
 

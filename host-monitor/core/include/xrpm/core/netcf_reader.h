@@ -22,7 +22,9 @@ namespace xrpm {
 
 struct ReadOptions {
   bool strict = false;
-  unsigned threads = 0;  // 0: as many as the machine has (parsing is parallel by chunks)
+  // Parser threads (the text is split into this many chunks at line boundaries). 0: one per
+  // core, with chunks of at least a few MiB; any other value is used as given.
+  unsigned threads = 0;
 };
 
 // Reads `text` (the whole file) named `name` in diagnostics.

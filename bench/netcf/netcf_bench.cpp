@@ -1,0 +1,120 @@
+// netcf_bench: the NETCF reader/writer benchmark driver (a plain main; each measurement runs in
+// its own process so getrusage's peak RSS belongs to that measurement alone).
+//
+//   netcf_bench gen N SEED OUT         write a realistic canonical dump of N objects
+//   netcf_bench parse FILE [THREADS]   load it; print time, MB/s, objects/s, peak RSS
+//   netcf_bench write FILE OUT         load it, then time writing it back (atomic file)
+//
+// Output is one line of key=value pairs for run_bench.sh to collect.
+#include <sys/resource.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
+#include "netcf_gen.h"
+#include "xrpm/core/atomic_file.h"
+#include "xrpm/core/netcf_reader.h"
+#include "xrpm/core/netcf_writer.h"
+
+using namespace xrpm;
+
+namespace {
+
+double Now() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+long MaxRssKb() {
+  rusage ru{};
+  getrusage(RUSAGE_SELF, &ru);
+  return ru.ru_maxrss;
+}
+
+int Usage() {
+  std::fprintf(stderr,
+               "usage: netcf_bench gen N SEED OUT | parse FILE [THREADS] | write FILE OUT\n");
+  return 2;
+}
+
+Snapshot Load(const char* path, unsigned threads, double& seconds, long& rss_before,
+              long& rss_after) {
+  Diagnostics d;
+  ReadOptions ro;
+  ro.threads = threads;
+  rss_before = MaxRssKb();
+  const double t0 = Now();
+  Snapshot s = ReadNetcfFile(path, d, ro);
+  seconds = Now() - t0;
+  rss_after = MaxRssKb();
+  if (!d.empty())
+    std::fprintf(stderr, "netcf_bench: %llu diagnostics, first: %s\n",
+                 static_cast<unsigned long long>(d.total()), d.kept().front().ToString().c_str());
+  return s;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 3) return Usage();
+  const std::string mode = argv[1];
+  try {
+    if (mode == "gen" && argc == 5) {
+      const uint64_t n = std::strtoull(argv[2], nullptr, 10);
+      AtomicFile f(argv[4]);
+      testgen::WriteGameHeap(n, std::strtoull(argv[3], nullptr, 10),
+                             [&](std::string_view b) { f.Write(b); });
+      f.Commit();
+      std::printf("bytes=%llu objects=%llu\n", static_cast<unsigned long long>(f.bytes_written()),
+                  static_cast<unsigned long long>(n));
+      return 0;
+    }
+    if (mode == "parse" && (argc == 3 || argc == 4)) {
+      double secs;
+      long before, after;
+      Snapshot s = Load(argv[2], argc == 4 ? static_cast<unsigned>(std::atoi(argv[3])) : 0, secs,
+                        before, after);
+      uint64_t bytes = 0;
+      if (FILE* f = std::fopen(argv[2], "rb")) {
+        std::fseek(f, 0, SEEK_END);
+        bytes = static_cast<uint64_t>(std::ftell(f));
+        std::fclose(f);
+      }
+      const double peak = static_cast<double>(after - before) * 1024.0;
+      const double model = static_cast<double>(s.MemoryBytes());
+      const double budget =
+          48.0 * static_cast<double>(s.object_count()) + 8.0 * static_cast<double>(s.ref_count());
+      std::printf(
+          "parse_s=%.3f bytes=%llu objects=%zu refs=%zu roots=%zu MBps=%.0f Mobjps=%.2f "
+          "peak_rss_delta_MB=%.1f peak_per_object=%.1f peak_vs_budget=%.2f model_MB=%.1f\n",
+          secs, static_cast<unsigned long long>(bytes), s.object_count(), s.ref_count(),
+          s.root_count(), static_cast<double>(bytes) / secs / 1e6,
+          static_cast<double>(s.object_count()) / secs / 1e6, peak / 1e6,
+          peak / static_cast<double>(s.object_count()), peak / budget, model / 1e6);
+      return 0;
+    }
+    if (mode == "write" && argc == 4) {
+      double secs;
+      long before, after;
+      Snapshot s = Load(argv[2], 0, secs, before, after);
+      const double t0 = Now();
+      WriteNetcfFile(s, argv[3]);
+      const double w = Now() - t0;
+      uint64_t bytes = 0;
+      if (FILE* f = std::fopen(argv[3], "rb")) {
+        std::fseek(f, 0, SEEK_END);
+        bytes = static_cast<uint64_t>(std::ftell(f));
+        std::fclose(f);
+      }
+      std::printf("write_s=%.3f bytes=%llu MBps=%.0f Mobjps=%.2f\n", w,
+                  static_cast<unsigned long long>(bytes), static_cast<double>(bytes) / w / 1e6,
+                  static_cast<double>(s.object_count()) / w / 1e6);
+      return 0;
+    }
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "netcf_bench: %s\n", e.what());
+    return 1;
+  }
+  return Usage();
+}

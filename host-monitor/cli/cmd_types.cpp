@@ -1,0 +1,107 @@
+// `xrpm types FILE`: the type histogram (objects and shallow bytes per type).
+#include "cli_common.h"
+#include "verb.h"
+#include "xrpm/core/type_histogram.h"
+
+namespace xrpm::cli {
+namespace {
+
+struct Opts {
+  std::string file;
+  InputOptions in;
+  bool json = false;
+  std::string sort = "bytes";
+  size_t top = 0;
+  int section = -1;
+  bool by_section = false;
+};
+
+int Run(const Opts& o) {
+  LoadedSnapshot l = LoadForCli(o.file, o.in);
+  const Snapshot& s = l.snap;
+  TypeHistogramOptions ho;
+  ho.merge_by_name = !o.by_section;
+  if (o.section >= 0) {
+    if (static_cast<size_t>(o.section) >= s.sections.size()) {
+      std::fprintf(stderr, "xrpm types: %s has %zu section(s); --section %d does not exist\n",
+                   l.path.c_str(), s.sections.size(), o.section);
+      return kExitBadInput;
+    }
+    ho.section = static_cast<uint32_t>(o.section);
+  }
+  std::vector<TypeStat> rows = ComputeTypeHistogram(s, ho);
+  SortTypeHistogram(rows, *ParseTypeSort(o.sort));
+  uint64_t objects = 0, bytes = 0;
+  for (const TypeStat& r : rows) {
+    objects += r.count;
+    bytes += r.bytes;
+  }
+  const size_t shown = o.top ? std::min(o.top, rows.size()) : rows.size();
+
+  if (o.json) {
+    nlohmann::json arr = nlohmann::json::array();
+    for (size_t i = 0; i < shown; ++i) {
+      const TypeStat& r = rows[i];
+      nlohmann::json j = {
+          {"name", r.name}, {"count", r.count}, {"bytes", r.bytes}, {"placeholder", r.placeholder}};
+      if (o.by_section) {
+        j["section"] = s.types[r.type_index].section;
+        j["type_id"] = s.types[r.type_index].id;
+      }
+      arr.push_back(std::move(j));
+    }
+    PrintJson({{"file", l.path},
+               {"sort", o.sort},
+               {"types", rows.size()},
+               {"objects", objects},
+               {"bytes", bytes},
+               {"rows", arr},
+               {"diagnostics", DiagnosticsJson(l.diags)}});
+    return kExitOk;
+  }
+
+  using A = TextTable::Align;
+  std::vector<TextTable::Column> cols = {{"#", A::kRight}, {"objects", A::kRight},
+                                         {"%", A::kRight}, {"size", A::kRight},
+                                         {"%", A::kRight}, {"avg", A::kRight}};
+  if (o.by_section) cols.push_back({"sect", A::kRight});
+  cols.push_back({"type", A::kLeft});
+  TextTable t(std::move(cols));
+  for (size_t i = 0; i < shown; ++i) {
+    const TypeStat& r = rows[i];
+    std::vector<std::string> row = {
+        std::to_string(i + 1),
+        Thousands(r.count),
+        Percent(static_cast<double>(r.count), static_cast<double>(objects)),
+        HumanBytes(r.bytes),
+        Percent(static_cast<double>(r.bytes), static_cast<double>(bytes)),
+        r.count ? HumanBytes(r.bytes / r.count) : "-"};
+    if (o.by_section) row.push_back(std::to_string(s.types[r.type_index].section));
+    row.push_back(r.name);
+    t.AddRow(std::move(row));
+  }
+  t.Print();
+  std::printf("\n%s of %s type(s) shown; %s objects, %s in all\n", Thousands(shown).c_str(),
+              Thousands(rows.size()).c_str(), Thousands(objects).c_str(),
+              HumanBytes(bytes).c_str());
+  return kExitOk;
+}
+
+VerbRegistration reg{
+    "types", "Type histogram: objects and shallow bytes per type", [](CLI::App& cmd) -> VerbRun {
+      auto o = std::make_shared<Opts>();
+      cmd.add_option("file", o->file, "Snapshot file")->required();
+      cmd.add_option("--sort", o->sort, "Order by count, bytes (default) or name")
+          ->check(CLI::IsMember({"count", "bytes", "name"}));
+      cmd.add_option("--top", o->top, "Show only the first N types (0: all)");
+      cmd.add_option("--section", o->section,
+                     "Only this AppDomain section (index, see `xrpm info`)");
+      cmd.add_flag("--by-section", o->by_section,
+                   "One row per section's type instead of merging equal names across sections");
+      AddInputOptions(cmd, o->in);
+      AddJsonFlag(cmd, o->json);
+      return [o] { return Run(*o); };
+    }};
+
+}  // namespace
+}  // namespace xrpm::cli
