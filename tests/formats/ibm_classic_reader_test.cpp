@@ -289,8 +289,9 @@ TEST(IbmClassicReader, SurvivesGarbageAndCorruption) {
   std::mt19937 rng(7);
   for (int round = 0; round < 200; ++round) {
     std::string junk(rng() % 2000, '\0');
+    static constexpr std::string_view kAlphabet = "0x[]OBJCLS \n\t/";
     for (char& c : junk)
-      c = static_cast<char>(rng() % 4 == 0 ? "0x[]OBJCLS \n\t/"[rng() % 16] : rng());
+      c = static_cast<char>(rng() % 4 == 0 ? kAlphabet[rng() % kAlphabet.size()] : rng());
     Diagnostics d(false, 50);
     try {
       ReadIbmClassic(junk, "junk", d);

@@ -192,16 +192,22 @@ HeapSnapshotStats WriteHeapSnapshot(const Snapshot& snap,
   if (st.node_count * kNodeFields > 0xFFFFFFFFu)
     throw std::runtime_error("heapsnapshot export: " + std::to_string(nobj) +
                              " objects exceed the format's 32-bit node indexes");
-  PodVector<uint32_t> edge_count(nobj);
-  st.edge_count = groups.size();
-  for (const auto& [kind, g] : groups) st.edge_count += g.size();
-  for (size_t i = 0; i < nobj; ++i) {
-    uint32_t n = 0;
-    for (ObjectId r : snap.object_refs(i)) n += index.Find(r) != IdIndex::kNotFound;
-    edge_count[i] = n;
-    st.edge_count += n;
-    st.dropped_refs += snap.object_refs(i).size() - n;
+  // Every reference resolved once, to its object's index (kDangling when there is none): the
+  // node pass counts edges from it and the edge pass writes them without a second lookup.
+  constexpr uint32_t kDangling = 0xFFFFFFFFu;
+  PodVector<uint32_t> target(snap.ref_count());
+  for (size_t k = 0; k < snap.ref_count(); ++k) {
+    uint64_t t = index.Find(snap.refs[k]);
+    target[k] = t == IdIndex::kNotFound ? kDangling : static_cast<uint32_t>(t);
+    st.dropped_refs += t == IdIndex::kNotFound;
   }
+  auto edges_of = [&](size_t i) {
+    uint32_t n = 0;
+    for (uint64_t k = snap.ref_begin(i); k < snap.ref_end[i]; ++k) n += target[k] != kDangling;
+    return n;
+  };
+  st.edge_count = groups.size() + (snap.ref_count() - st.dropped_refs);
+  for (const auto& [kind, g] : groups) st.edge_count += g.size();
   const uint64_t max_synthetic_id = 2 * first_object - 1;
   st.ids_are_addresses = nobj > 0 && !index.has_duplicates();
   for (size_t i = 0; i < nobj && st.ids_are_addresses; ++i)
@@ -248,8 +254,7 @@ HeapSnapshotStats WriteHeapSnapshot(const Snapshot& snap,
   }
   for (size_t i = 0; i < nobj; ++i) {
     uint64_t id = st.ids_are_addresses ? snap.object_id[i] : 2 * (first_object + i) + 1;
-    node(false, kNodeObject, type_name[snap.object_type[i]], id, snap.object_size[i],
-         edge_count[i]);
+    node(false, kNodeObject, type_name[snap.object_type[i]], id, snap.object_size[i], edges_of(i));
   }
   out.Raw("],\n\"edges\":[");
   bool first_edge = true;
@@ -267,11 +272,9 @@ HeapSnapshotStats WriteHeapSnapshot(const Snapshot& snap,
   for (const auto& [kind, g] : groups)
     for (const RootEdge& e : g) edge(e.type, e.name, e.target);
   for (size_t i = 0; i < nobj; ++i) {
-    std::span<const ObjectId> refs = snap.object_refs(i);
-    for (size_t j = 0; j < refs.size(); ++j) {
-      uint64_t target = index.Find(refs[j]);
-      if (target != IdIndex::kNotFound) edge(kEdgeElement, j, first_object + target);
-    }
+    const uint64_t begin = snap.ref_begin(i);
+    for (uint64_t k = begin; k < snap.ref_end[i]; ++k)
+      if (target[k] != kDangling) edge(kEdgeElement, k - begin, first_object + target[k]);
   }
   out.Raw(
       "],\n\"trace_function_infos\":[],\n\"trace_tree\":[],\n\"samples\":[],\n"

@@ -12,6 +12,7 @@
 #include "xrpm/core/formats/ibm_classic_reader.h"
 
 #include <algorithm>
+#include <array>
 #include <charconv>
 #include <limits>
 #include <unordered_map>
@@ -51,12 +52,26 @@ bool HasHexPrefix(std::string_view t) {
   return t.size() >= 2 && t[0] == '0' && (t[1] | 0x20) == 'x';
 }
 
+constexpr std::array<int8_t, 256> kHexDigit = [] {
+  std::array<int8_t, 256> t{};
+  t.fill(-1);
+  for (int i = 0; i < 10; ++i) t['0' + i] = static_cast<int8_t>(i);
+  for (int i = 0; i < 6; ++i) t['a' + i] = t['A' + i] = static_cast<int8_t>(10 + i);
+  return t;
+}();
+
 // `0x` prefix optional, 1..16 hex digits.
 bool ParseHex(std::string_view t, uint64_t* v) {
   if (HasHexPrefix(t)) t.remove_prefix(2);
   if (t.empty() || t.size() > 16) return false;
-  auto r = std::from_chars(t.data(), t.data() + t.size(), *v, 16);
-  return r.ec == std::errc() && r.ptr == t.data() + t.size();
+  uint64_t x = 0;
+  for (char c : t) {
+    const int8_t d = kHexDigit[static_cast<unsigned char>(c)];
+    if (d < 0) return false;
+    x = x << 4 | static_cast<uint64_t>(d);
+  }
+  *v = x;
+  return true;
 }
 
 bool ParseDec(std::string_view t, uint64_t* v) {
@@ -363,6 +378,7 @@ class IbmReader {
     type_has_addr_.push_back(has_addr);
     type_has_cls_.push_back(false);
     type_line_.push_back(rec_line_);
+    type_jvm_.emplace_back(rec_type_);
     return t;
   }
 
@@ -395,7 +411,7 @@ class IbmReader {
       auto [it, added] = class_of_.try_emplace(tokens_[0], 0);
       if (added) {
         it->second = NewType(ReadableFromJvm(rec_type_), tokens_[0], true);
-      } else if (it->second != kNoIndex &&
+      } else if (it->second != kNoIndex && type_jvm_[it->second] != rec_type_ &&
                  snap_.types[it->second].name != ReadableFromJvm(rec_type_)) {
         Report(rec_line_, "class-name-mismatch",
                "object of type " + Quote(rec_type_) + " uses class block " + Hex(tokens_[0]) +
@@ -450,6 +466,7 @@ class IbmReader {
                  "class record " + Quote(rec_type_) + " at " + Hex(rec_addr_) + " was named " +
                      Quote(snap_.types[owner].name) + " by its objects");
           snap_.types[owner].name = std::move(readable);
+          type_jvm_[owner] = rec_type_;
         }
       }
       type_has_cls_[owner] = true;
@@ -623,6 +640,7 @@ class IbmReader {
   std::unordered_map<uint64_t, uint32_t> class_of_;  // class block -> type index (kNoIndex: pseudo)
   std::unordered_map<uint64_t, RootClass> root_classes_;
   std::unordered_map<std::string, uint32_t> classless_;  // types of objects without class ref
+  std::vector<std::string> type_jvm_;                    // per type: its name as the file spells it
   std::vector<uint64_t> type_addr_, type_line_;          // per type: class block, line that made it
   std::vector<bool> type_has_addr_, type_has_cls_;
   std::vector<PendingRoot> pending_roots_;

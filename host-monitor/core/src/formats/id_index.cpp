@@ -9,27 +9,44 @@ IdIndex::IdIndex(std::span<const ObjectId> ids) : ids_(ids) {
     if (ids[i] < ids[i - 1]) sorted_ = false;
     if (ids[i] == ids[i - 1]) has_duplicates_ = true;
   }
-  if (sorted_) return;
-  has_duplicates_ = false;
-  pairs_.resize(ids.size());
-  for (size_t i = 0; i < ids.size(); ++i) pairs_[i] = Pair{ids[i], i};
-  std::sort(pairs_.begin(), pairs_.end(), [](const Pair& a, const Pair& b) {
-    return a.id != b.id ? a.id < b.id : a.index < b.index;
-  });
-  for (size_t k = 1; k < pairs_.size(); ++k)
-    if (pairs_[k].id == pairs_[k - 1].id) has_duplicates_ = true;
+  if (!sorted_) {
+    has_duplicates_ = false;
+    pairs_.resize(ids.size());
+    for (size_t i = 0; i < ids.size(); ++i) pairs_[i] = Pair{ids[i], i};
+    std::sort(pairs_.begin(), pairs_.end(), [](const Pair& a, const Pair& b) {
+      return a.id != b.id ? a.id < b.id : a.index < b.index;
+    });
+    for (size_t k = 1; k < pairs_.size(); ++k)
+      if (pairs_[k].id == pairs_[k - 1].id) has_duplicates_ = true;
+  }
+  const size_t n = ids.size();
+  if (n == 0) return;
+  lo_ = sorted_id(0);
+  const uint64_t span = sorted_id(n - 1) - lo_;
+  size_t buckets = 2;  // >= 2 keeps shift_ below 64
+  while (buckets < n / 4) buckets <<= 1;
+  while (shift_ < 64 && (span >> shift_) >= buckets) ++shift_;
+  bucket_start_.resize(buckets + 1);
+  size_t k = 0;
+  for (size_t b = 0; b <= buckets; ++b) {
+    while (k < n && ((sorted_id(k) - lo_) >> shift_) < b) ++k;
+    bucket_start_[b] = k;
+  }
 }
 
 uint64_t IdIndex::Find(ObjectId id) const {
-  size_t lo = 0, hi = ids_.size();
-  while (lo < hi) {  // first position whose id is >= `id`
+  if (ids_.empty() || id < lo_) return kNotFound;
+  const uint64_t b = (id - lo_) >> shift_;
+  if (b + 1 >= bucket_start_.size()) return kNotFound;
+  size_t lo = bucket_start_[b], hi = bucket_start_[b + 1];
+  while (lo < hi) {  // first position in the bucket whose id is >= `id`
     size_t mid = lo + (hi - lo) / 2;
     if (sorted_id(mid) < id)
       lo = mid + 1;
     else
       hi = mid;
   }
-  if (lo < ids_.size() && sorted_id(lo) == id) return index_at(lo);
+  if (lo < bucket_start_[b + 1] && sorted_id(lo) == id) return index_at(lo);
   return kNotFound;
 }
 

@@ -30,9 +30,10 @@
 //   - Strings are deduplicated; invalid UTF-8 in type names is replaced by U+FFFD.
 //
 // Streaming: numbers and strings go through the sink in ~256 KiB chunks as they are produced;
-// besides the output buffer the writer holds an IdIndex (0 or 16 bytes per object), 4 bytes per
-// object for edge counts, per-root bookkeeping and the string table -- never a JSON tree.
-// Time O((objects + refs) log objects). Throws std::runtime_error when the snapshot has more
+// besides the output buffer the writer holds an id index (2-4 bytes per object, 16 more when the
+// ids are not in address order), each reference's resolved target (4 bytes per reference, so
+// each is looked up once), per-root bookkeeping and the string table -- never a JSON tree.
+// Time O(objects + refs) expected (O((objects + refs) log objects) at worst). Throws std::runtime_error when the snapshot has more
 // nodes than the format's 32-bit node indexes can address.
 //
 // Thread-safety: none; the snapshot must not change while it is written.
