@@ -16,6 +16,7 @@
 #include "test_heaps.h"
 #include "xrpm/core/formats/heapsnapshot_writer.h"
 #include "xrpm/core/formats/ibm_classic_reader.h"
+#include "xrpm/core/snapshot_io.h"
 
 namespace xrpm {
 namespace {
@@ -142,6 +143,15 @@ TEST_F(DevToolsReader, ReadsAJavaHeapFromAClassicDump) {
   json got = Check(s, &st);
   ExpectSameHeap(s, st, got);
   EXPECT_EQ(got["classes"]["char[]"]["self"], 48);
+}
+
+TEST_F(DevToolsReader, ReadsTheSampleCapture) {
+  Diagnostics d;
+  Snapshot s = LoadSnapshot(std::string(XRPM_TEST_DATA) + "/netcf/bubbles.gclog", d);
+  ASSERT_TRUE(d.empty());
+  HeapSnapshotStats st;
+  json got = Check(s, &st);
+  ExpectSameHeap(s, st, got);
 }
 
 TEST_F(DevToolsReader, ReadsOrdinalIdsWhenAddressesRepeat) {

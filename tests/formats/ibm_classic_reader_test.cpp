@@ -90,8 +90,8 @@ TEST(IbmClassicReader, ReadsTheSpecExamples) {
   // The excerpt references objects and classes it does not list, and its trailer counts the
   // whole heap it came from; nothing else is wrong with it.
   for (const Diagnostic& x : d.kept()) {
-    EXPECT_TRUE(x.code == "dangling-ref" || x.code == "missing-class" ||
-                x.code == "trailer-mismatch")
+    EXPECT_TRUE(x.code == "dangling-ref" || x.code == "dangling-root" ||
+                x.code == "missing-class" || x.code == "trailer-mismatch")
         << x.ToString();
   }
   EXPECT_NE(All(d).find("trailer says Classes: 321, the file has 1"), std::string::npos) << All(d);
@@ -217,7 +217,7 @@ TEST(IbmClassicReader, MalformedCorpusGetsDiagnosticsWithLines) {
       {"trailer_mismatch.txt", {{"trailer-mismatch", 6}, {"trailer-mismatch", 7}}},
       {"bad_trailer.txt", {{"bad-trailer", 7}}},
       {"bad_breakdown.txt", {{"bad-trailer", 6}, {"bad-trailer", 6}, {"bad-trailer", 6}}},
-      {"duplicate_id.txt", {{"duplicate-id", 4}}},
+      {"duplicate_object.txt", {{"duplicate-object", 4}}},
       {"duplicate_class.txt", {{"duplicate-class", 6}}},
       {"dangling_ref.txt", {{"dangling-ref", 2}}},
       {"missing_class.txt", {{"missing-class", 2}}},
@@ -261,6 +261,9 @@ TEST(IbmClassicReader, LenientReadKeepsWhatIsValid) {
   Snapshot t = ReadIbmClassicFile(Data("malformed/missing_class.txt"), d);
   ASSERT_EQ(t.type_count(), 1u);
   EXPECT_EQ(t.types[0].name, "java.lang.Object");  // named from the OBJ line
+  Snapshot dup = ReadIbmClassicFile(Data("malformed/duplicate_object.txt"), d);
+  EXPECT_EQ(dup.object_count(), 1u);  // the first is kept
+  EXPECT_EQ(dup.ref_count(), 0u);
   Snapshot u = ReadIbmClassicFile(Data("malformed/truncated.txt"), d);
   EXPECT_FALSE(u.sections[0].closed);
   EXPECT_EQ(u.object_count(), 1u);

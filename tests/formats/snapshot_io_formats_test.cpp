@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <set>
 
 #include "test_heaps.h"
 #include "xrpm/core/formats/ibm_classic_reader.h"
@@ -79,6 +80,26 @@ TEST_F(SnapshotIoFiles, SavesByExtensionOrName) {
   SaveSnapshot(java, Path("java.gclog"));
   EXPECT_EQ(test::Canonical(LoadSnapshot(Path("java.gclog"), d)), test::Canonical(java));
   EXPECT_TRUE(d.empty());
+}
+
+// The project's realistic NETCF sample through the real readers: .gclog -> IBM classic ->
+// model keeps every object (id, type, size, references in order), every type id and name and
+// every root; only the section's timestamps are lost (the classic format has none).
+TEST_F(SnapshotIoFiles, SampleCaptureRoundTripsThroughClassic) {
+  Diagnostics d;
+  Snapshot netcf = LoadSnapshot(std::string(XRPM_TEST_DATA) + "/netcf/bubbles.gclog", d);
+  ASSERT_TRUE(d.empty());
+  ASSERT_GT(netcf.object_count(), 1000u);
+  SaveSnapshot(netcf, Path("bubbles.txt"));
+  Snapshot back = LoadSnapshot(Path("bubbles.txt"), d);
+  EXPECT_TRUE(d.empty());
+  EXPECT_EQ(test::Canonical(back), test::Canonical(netcf));
+  std::set<std::pair<TypeId, std::string>> a, b;
+  for (const TypeInfo& t : netcf.types) a.emplace(t.id, t.name);
+  for (const TypeInfo& t : back.types) b.emplace(t.id, t.name);
+  EXPECT_EQ(a, b);
+  EXPECT_EQ(back.sections.at(0).name, netcf.sections.at(0).name);
+  EXPECT_FALSE(back.sections[0].start_ms.has_value());
 }
 
 }  // namespace

@@ -493,10 +493,31 @@ class IbmReader {
       class_lo_ = std::min(class_lo_, addr);
       class_hi_ = std::max(class_hi_, addr);
     }
-    // Drop object references to class blocks (in-place CSR compaction).
-    uint64_t w = 0, r = 0;
-    for (size_t i = 0; i < snap_.object_count(); ++i) {
-      uint64_t end = snap_.ref_end[i];
+    // Duplicate objects: the first is kept, as the NETCF reader does.
+    const size_t n = snap_.object_count();
+    PodVector<uint8_t> drop;  // 1 for a later duplicate
+    {
+      IdIndex index(snap_.object_id.span());
+      if (index.has_duplicates()) {
+        drop.resize(n, 0);
+        index.ForEachDuplicate([&](uint64_t first, uint64_t dup) {
+          drop[dup] = 1;
+          if (!CountOnly("duplicate-object"))
+            Report(object_line_[dup], "duplicate-object",
+                   "object " + Hex(snap_.object_id[dup]) + " was already listed at line " +
+                       std::to_string(object_line_[first]) + "; the first is kept");
+        });
+      }
+    }
+    // One in-place compaction pass over the columns: drops the duplicates and the references
+    // to class blocks (they are not heap edges).
+    uint64_t w = 0, r = 0, kept = 0;
+    for (size_t i = 0; i < n; ++i) {
+      const uint64_t end = snap_.ref_end[i];
+      if (!drop.empty() && drop[i]) {
+        r = end;
+        continue;
+      }
       for (; r < end; ++r) {
         ObjectId v = snap_.refs[r];
         if (IsClassAddress(v))
@@ -504,9 +525,17 @@ class IbmReader {
         else
           snap_.refs[w++] = v;
       }
-      snap_.ref_end[i] = w;
+      snap_.object_id[kept] = snap_.object_id[i];
+      snap_.object_type[kept] = snap_.object_type[i];
+      snap_.object_size[kept] = snap_.object_size[i];
+      object_line_[kept] = object_line_[i];
+      snap_.ref_end[kept++] = w;
     }
     snap_.refs.resize(w);
+    for (auto* col : {&snap_.object_type, &snap_.object_size}) col->resize(kept);
+    snap_.object_id.resize(kept);
+    snap_.ref_end.resize(kept);
+    object_line_.resize(kept);
     stats_.class_refs += obj_class_tokens_;
 
     // Type ids: the class block address when all fit in 32 bits, else the ordinal.
@@ -524,12 +553,6 @@ class IbmReader {
     }
 
     IdIndex index(snap_.object_id.span());
-    index.ForEachDuplicate([&](uint64_t first, uint64_t dup) {
-      if (!CountOnly("duplicate-id"))
-        Report(object_line_[dup], "duplicate-id",
-               "object " + Hex(snap_.object_id[dup]) + " was already listed at line " +
-                   std::to_string(object_line_[first]));
-    });
     for (const PendingRoot& p : pending_roots_) {
       if (IsClassAddress(p.ref)) {
         ++stats_.class_refs;
@@ -537,8 +560,8 @@ class IbmReader {
       }
       TypeId container = p.owner == kNoIndex ? 0 : snap_.types[p.owner].id;
       snap_.AddRoot(p.ref, static_cast<RootKind>(p.kind), p.flags, container);
-      if (index.Find(p.ref) == IdIndex::kNotFound && !CountOnly("dangling-ref"))
-        Report(p.line, "dangling-ref",
+      if (index.Find(p.ref) == IdIndex::kNotFound && !CountOnly("dangling-root"))
+        Report(p.line, "dangling-root",
                "class record references " + Hex(p.ref) + ", which is not an object in the dump");
     }
     for (size_t i = 0; i < snap_.object_count(); ++i) {

@@ -35,9 +35,10 @@
 //     colons and commas, a trailer wrapped over several lines, trailing blanks, tabs, CRLF.
 //
 // Bad input: lenient by default, every problem goes to `diags` with file:line and a stable code
-// (bad-number, bad-size, bad-record, missing-header, missing-class, class-name-mismatch,
-// duplicate-class, duplicate-id, dangling-ref, stray-refs, trailer-mismatch, missing-trailer,
-// after-eof, ...); with ReadOptions::strict (or a strict sink) the first problem throws
+// (bad-number, bad-size, bad-record, missing-type, missing-header, duplicate-header,
+// missing-class, missing-class-ref, class-name-mismatch, duplicate-class, duplicate-object (the
+// first is kept), dangling-ref, dangling-root, stray-refs, size-overflow, bad-trailer,
+// trailer-mismatch, duplicate-trailer, missing-trailer, after-eof, not-ibm-classic); with ReadOptions::strict (or a strict sink) the first problem throws
 // InputError. Input that holds no classic heapdump at all (no header and no record) throws
 // InputError. One sequential pass over the text plus O(classes + roots) side tables: memory is
 // the model's plus a bounded temporary line-number column; lines of any length are scanned in

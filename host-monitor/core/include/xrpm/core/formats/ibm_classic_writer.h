@@ -34,6 +34,8 @@
 //     are primitive arrays), Objects = the other object records; Total = all records;
 //     Refs = every reference token written (each object's class block reference included),
 //     null = references to address 0 (the model never has them from NETCF dumps).
+//   - Not kept (the format has no place for them): section timestamps and the section
+//     boundaries of multi-section snapshots, root origins, the container of a flagged static.
 //   - Addresses are 8 hex digits, or 16 when any value needs more than 32 bits.
 //   - Objects with id 0 cannot be written (0 means null) and are skipped.
 //
