@@ -1,0 +1,35 @@
+// Ground truth: a heap dump taken inside the emulator through the heap walker API, with no
+// network, against which every capture is checked. The world is stopped at the game's frame
+// boundary, a full compacting collection runs (so only live objects are dumped), and the walk
+// feeds a SnapshotBuilderSink; the .gclog is written atomically.
+//
+// Thread-safety: call from any thread except the game thread while it is inside a frame.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "xrpm/core/snapshot.h"
+#include "xrpm/emulator/runtime.h"
+#include "xrpm/emulator/snapshot_builder_sink.h"
+
+namespace xrpm::emulator {
+
+// Names the runtime's threads and methods for root origins.
+class RuntimeNamer final : public ContainerNamer {
+ public:
+  explicit RuntimeNamer(const Runtime& rt) : rt_(rt) {}
+  std::string ThreadName(uint64_t thread_id) const override;
+  std::string MethodName(uint64_t method_id) const override;
+
+ private:
+  const Runtime& rt_;
+};
+
+// Stops the world, collects, walks. Throws std::runtime_error when the game cannot be stopped
+// within timeout_ms.
+Snapshot DumpToSnapshot(Runtime& rt, uint32_t timeout_ms = 10000);
+// DumpToSnapshot, then the NETCF .gclog at `path` (atomic). Returns the snapshot written.
+Snapshot WriteGroundTruthDump(Runtime& rt, const std::string& path, uint32_t timeout_ms = 10000);
+
+}  // namespace xrpm::emulator

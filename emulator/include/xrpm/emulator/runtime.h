@@ -1,0 +1,201 @@
+// Runtime: the emulated .NET Compact Framework runtime of one device: an AppDomain running one
+// application, its managed heap, loaded classes, threads, statics, GC handles, finalizer queue,
+// collector, performance counters and heap walker. It is the RuntimePort the device agent uses.
+//
+// Managed code (the scenarios) runs on the thread that holds the world: the game thread inside a
+// frame (GameLoop brackets frames with world().EnterMutator/LeaveMutator), or any thread while
+// no game thread runs (setup, tests). Allocation may collect, which may move every object: an
+// address held in a C++ variable is valid only until the next allocation. Objects that must
+// survive an allocation are kept in GC-visible slots (frame locals via FrameScope, statics,
+// handles, fields of rooted objects) and re-read afterwards.
+//
+// Thread-safety: the RuntimePort methods are thread-safe as runtime_port.h documents (counters
+// are sampled from their last publication; InduceFullCollection and WalkHeap need the world
+// stopped). Everything else belongs to the thread that holds the world.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+
+#include "xrpm/agent/runtime_port.h"
+#include "xrpm/emulator/collector.h"
+#include "xrpm/emulator/core_types.h"
+#include "xrpm/emulator/counters.h"
+#include "xrpm/emulator/finalizer_queue.h"
+#include "xrpm/emulator/handle_table.h"
+#include "xrpm/emulator/managed_heap.h"
+#include "xrpm/emulator/method_table.h"
+#include "xrpm/emulator/root_set.h"
+#include "xrpm/emulator/runtime_roots.h"
+#include "xrpm/emulator/statics.h"
+#include "xrpm/emulator/threads.h"
+#include "xrpm/emulator/type_table.h"
+#include "xrpm/emulator/world_lock.h"
+
+namespace xrpm::emulator {
+
+struct RuntimeConfig {
+  std::string app_name = "bubbles.exe";
+  uint64_t heap_reserve_bytes = 3ull << 30;  // address space for the GC heap
+  uint32_t gc_budget_bytes = 1u << 20;       // NETCF collects after each 1 MB allocated
+  uint64_t boot_offset_ms = 0x763f000;       // device uptime when the runtime starts (~34 h)
+  uint32_t finalizers_per_frame = 8;         // the finalizer thread's share of a frame
+  // Test aid: collect and compact before every allocation, and fill freed memory with 0xCD,
+  // so that a stale address held across an allocation is caught by VerifyHeap().
+  bool gc_stress = false;
+};
+
+// Thrown when the managed heap's reservation is exhausted even after a full collection.
+class ManagedOutOfMemory : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+class Runtime final : public agent::RuntimePort {
+ public:
+  explicit Runtime(RuntimeConfig config = {});
+  ~Runtime() override;
+  Runtime(const Runtime&) = delete;
+  Runtime& operator=(const Runtime&) = delete;
+
+  const RuntimeConfig& config() const { return config_; }
+  TypeTable& types() { return types_; }
+  const TypeTable& types() const { return types_; }
+  ManagedHeap& heap() { return heap_; }
+  const ManagedHeap& heap() const { return heap_; }
+  MethodTable& methods() { return methods_; }
+  const MethodTable& methods() const { return methods_; }
+  ThreadTable& threads() { return threads_; }
+  const ThreadTable& threads() const { return threads_; }
+  HandleTable& handles() { return handles_; }
+  Statics& statics() { return statics_; }
+  FinalizerQueue& finalizers() { return finalizers_; }
+  RuntimeRoots& runtime_roots() { return roots_; }
+  RootSet& roots() { return root_set_; }
+  Counters& counters() { return counters_; }
+  const Counters& counters() const { return counters_; }
+  Collector& gc() { return gc_; }
+  WorldLock& world() { return world_; }
+  const CoreTypes& core() const { return core_; }
+  ManagedThread& main_thread() { return threads_.all()[0]; }
+  ManagedThread& finalizer_thread() { return threads_.all()[1]; }
+  // The managed thread whose code runs now: the main thread, or the finalizer thread while it
+  // runs finalizers. BCL helpers push their frames on it.
+  ManagedThread& current_thread() { return current_ ? *current_ : main_thread(); }
+
+  // ---- allocation (may collect: see the class comment) ----
+  Addr New(TypeIndex t);
+  Addr NewArray(TypeIndex t, uint32_t length);
+  Addr NewString(std::string_view ascii);
+  // GC.Collect(): a full compacting collection requested by managed code.
+  void GcCollect();
+  // While > 0, allocation does not collect (a startup phase building a large heap at once).
+  void SuppressCollections(bool on) { no_gc_depth_ += on ? 1 : -1; }
+
+  // ---- object access ----
+  TypeIndex TypeOf(Addr o) const { return heap_.Words(o)[0] & kTypeMask; }
+  uint32_t SizeOf(Addr o) const { return types_.SizeOf(heap_.Words(o)); }
+  Addr Ref(Addr o, uint16_t off) const { return heap_.Words(o)[off / 4]; }
+  void SetRef(Addr o, uint16_t off, Addr v) { heap_.Words(o)[off / 4] = v; }
+  int32_t I32(Addr o, uint16_t off) const { return static_cast<int32_t>(heap_.Words(o)[off / 4]); }
+  void SetI32(Addr o, uint16_t off, int32_t v) {
+    heap_.Words(o)[off / 4] = static_cast<uint32_t>(v);
+  }
+  float F32(Addr o, uint16_t off) const;
+  void SetF32(Addr o, uint16_t off, float v);
+  int64_t I64(Addr o, uint16_t off) const;
+  void SetI64(Addr o, uint16_t off, int64_t v);
+  uint32_t Length(Addr arr) const { return heap_.Words(arr)[2]; }
+  Addr Elem(Addr arr, uint32_t i) const { return heap_.Words(arr)[3 + i]; }
+  void SetElem(Addr arr, uint32_t i, Addr v) { heap_.Words(arr)[3 + i] = v; }
+  uint8_t* ArrayData(Addr arr) { return heap_.At(arr) + kArrayHeaderBytes; }
+  std::string StringValue(Addr str) const;  // ASCII view of a System.String
+
+  // ---- runtime services ----
+  Addr LoadAssembly(std::string_view name);       // an Assembly object, rooted internally
+  Addr Intern(std::string_view literal);          // String.Intern: rooted in the root table
+  Addr TypeObject(TypeIndex t);                   // typeof(T): a RuntimeType in the root table
+  ManagedThread& CreateThread(std::string name);  // with its System.Threading.Thread object
+  // A managed method frame was entered: JIT-compiles the method on its first call.
+  void EnterMethod(MethodId m);
+  // Pushes a frame that stays until popped explicitly (a thread's outer frames, a frame a thread
+  // is parked in). Returns its depth. FrameScope is the scoped form.
+  size_t PushFrame(ManagedThread& t, MethodId m, uint32_t locals,
+                   agent::ContainerType kind = agent::ContainerType::kJitFrame);
+  // Allocates an exception of type `t` with `message`, "throws" and catches it.
+  void ThrowAndCatch(TypeIndex t, std::string_view message);
+
+  // ---- frame boundary (game thread) ----
+  // Start of a frame: the finalizer thread runs up to config().finalizers_per_frame finalizers.
+  void BeginFrame();
+  // End of a frame: memory and loader counters, then the counters are published.
+  void EndFrame();
+  size_t RunPendingFinalizers(size_t max);
+
+  // Checks heap consistency: the heap parses exactly up to top(); every reference field and every
+  // root points at an object start; no GC bit is left set. Returns "" or the first problem.
+  std::string VerifyHeap();
+
+  // ---- RuntimePort ----
+  agent::RuntimeInfo Info() const override;
+  uint64_t BootMillis() const override;
+  size_t CounterCount() const override { return kCounterCount; }
+  agent::CounterInfo DescribeCounter(size_t index) const override {
+    return Counters::Describe(index);
+  }
+  size_t SampleCounters(agent::CounterValue* out, size_t count) const override {
+    return counters_.Sample(out, count);
+  }
+  bool RunWithWorldStopped(void (*fn)(void* ctx), void* ctx, uint32_t timeout_ms) override;
+  void InduceFullCollection() override;
+  void WalkHeap(agent::HeapInfoCallback& sink) override;
+
+  // Called by the collector when a collection ends (updates memory counters, publishes).
+  void OnCollectionDone(const GcResult& r);
+
+ private:
+  Addr Allocate(TypeIndex t, uint32_t size, uint32_t length);
+  void UpdateMemoryCounters();
+  void SyncLoaderCounters();
+
+  RuntimeConfig config_;
+  std::chrono::steady_clock::time_point start_;
+  TypeTable types_;
+  ManagedHeap heap_;
+  MethodTable methods_;
+  ThreadTable threads_;
+  HandleTable handles_;
+  Statics statics_;
+  FinalizerQueue finalizers_;
+  RuntimeRoots roots_;
+  RootSet root_set_;
+  Counters counters_;
+  Collector gc_;
+  WorldLock world_;
+  CoreTypes core_;
+
+  uint64_t bytes_since_gc_ = 0;
+  uint64_t frame_bytes_ = 0;
+  int no_gc_depth_ = 0;
+  size_t classes_counted_ = 0;
+  size_t methods_counted_ = 0;
+  size_t app_domain_slot_ = 0;
+  ManagedThread* current_ = nullptr;
+};
+
+// RAII: collections suppressed while alive (see Runtime::SuppressCollections).
+class NoGcScope {
+ public:
+  explicit NoGcScope(Runtime& rt) : rt_(rt) { rt_.SuppressCollections(true); }
+  ~NoGcScope() { rt_.SuppressCollections(false); }
+  NoGcScope(const NoGcScope&) = delete;
+  NoGcScope& operator=(const NoGcScope&) = delete;
+
+ private:
+  Runtime& rt_;
+};
+
+}  // namespace xrpm::emulator

@@ -1,0 +1,146 @@
+// Runtime::WalkHeap: the IHeapInfoCallBack-style walk (heap_walker.h).
+//
+// Algorithm: C_BEGIN; DescribeType for every loaded class; the root containers in RootSet order
+// (roots batched per container, up to 4096 per RootReferences call); then C_HEAP: a linear scan
+// of the heap in address order starts a depth-first traversal at each object not yet reported.
+// An object is reported once (a visited bit in its header); when the sink answers kOk its
+// unreported referents are reported next, depth-first, through an explicit stack bounded at
+// kMaxDepth entries (deeper referents are reported later by the linear scan, which the spec
+// allows); kPostponeReferences skips the descent, so a sink that always postpones receives the
+// flat list in address order. kAbort stops every callback except the final C_END, which is always
+// sent. The visited bits are cleared before returning. O(objects + references); memory: the
+// bounded stack and one reference buffer (the largest object's reference count).
+#include <vector>
+
+#include "xrpm/emulator/object_refs.h"
+#include "xrpm/emulator/runtime.h"
+
+namespace xrpm::emulator {
+namespace {
+using agent::ContainerType;
+using agent::HeapInfoCallback;
+using agent::RootRef;
+using agent::WalkResult;
+
+constexpr size_t kMaxDepth = 1 << 16;
+constexpr size_t kRootBatch = 4096;
+
+class RootReporter final : public RootVisitor {
+ public:
+  explicit RootReporter(HeapInfoCallback& sink) : sink_(sink) { batch_.reserve(kRootBatch); }
+  bool Container(const RootContainer& c) override {
+    if (!Flush()) return false;
+    aborted = sink_.BeginContainer(c.type, c.id1, c.id2) == WalkResult::kAbort;
+    return !aborted;
+  }
+  bool Root(Addr* slot, uint8_t flags) override {
+    batch_.push_back(RootRef{*slot, flags});
+    return batch_.size() < kRootBatch || Flush();
+  }
+  bool Flush() {
+    if (!aborted && !batch_.empty())
+      aborted = sink_.RootReferences(batch_.data(), batch_.size()) == WalkResult::kAbort;
+    batch_.clear();
+    return !aborted;
+  }
+  bool aborted = false;
+
+ private:
+  HeapInfoCallback& sink_;
+  std::vector<RootRef> batch_;
+};
+
+class HeapReporter {
+ public:
+  HeapReporter(ManagedHeap& heap, const TypeTable& types, HeapInfoCallback& sink)
+      : heap_(heap), types_(types), sink_(sink) {}
+
+  // Returns false when the sink aborted.
+  bool Run() {
+    const Addr top = heap_.top();
+    for (Addr a = heap_.base(); a < top;) {
+      uint32_t* h = heap_.Words(a);
+      const uint32_t size = types_.SizeOf(h);
+      if ((h[0] & kTypeMask) >= kFirstRealType && !(h[0] & kVisitedBit) && !Traverse(a))
+        return false;
+      a += size;
+    }
+    return true;
+  }
+
+ private:
+  struct Pending {
+    Addr obj;
+    uint32_t next;
+  };
+
+  WalkResult Report(Addr a) {
+    uint32_t* h = heap_.Words(a);
+    h[0] |= kVisitedBit;
+    refs_.clear();
+    ForEachRefSlot(types_, h, [&](uint32_t* slot) {
+      if (*slot != kNull) refs_.push_back(*slot);
+    });
+    return sink_.ObjectReferences(a, h[0] & kTypeMask, types_.SizeOf(h), refs_.data(),
+                                  refs_.size());
+  }
+
+  bool Traverse(Addr root) {
+    WalkResult r = Report(root);
+    if (r == WalkResult::kAbort) return false;
+    if (r != WalkResult::kOk) return true;
+    stack_.push_back(Pending{root, 0});
+    while (!stack_.empty()) {
+      Pending& p = stack_.back();
+      uint32_t* h = heap_.Words(p.obj);
+      const TypeDesc& t = types_[h[0] & kTypeMask];
+      if (p.next >= RefSlotCount(t, h)) {
+        stack_.pop_back();
+        continue;
+      }
+      Addr c = *RefSlotAt(t, h, p.next++);
+      if (c == kNull || (heap_.Words(c)[0] & kVisitedBit)) continue;
+      r = Report(c);
+      if (r == WalkResult::kAbort) {
+        stack_.clear();
+        return false;
+      }
+      if (r == WalkResult::kOk && stack_.size() < kMaxDepth) stack_.push_back(Pending{c, 0});
+    }
+    return true;
+  }
+
+  ManagedHeap& heap_;
+  const TypeTable& types_;
+  HeapInfoCallback& sink_;
+  std::vector<uint64_t> refs_;
+  std::vector<Pending> stack_;
+};
+
+bool DescribeTypes(const TypeTable& types, HeapInfoCallback& sink) {
+  for (TypeIndex t = kFirstRealType; t < types.size(); ++t) {
+    const std::string& name = types[t].name;
+    if (sink.DescribeType(t, name.data(), name.size()) == WalkResult::kAbort) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+void Runtime::WalkHeap(HeapInfoCallback& sink) {
+  bool heap_touched = false;
+  if (sink.BeginContainer(ContainerType::kBegin, 0, 0) != WalkResult::kAbort &&
+      DescribeTypes(types_, sink)) {
+    RootReporter roots(sink);
+    root_set_.Enumerate(roots);
+    if (roots.Flush() && sink.BeginContainer(ContainerType::kHeap, 0, 0) != WalkResult::kAbort) {
+      heap_touched = true;
+      HeapReporter(heap_, types_, sink).Run();
+    }
+  }
+  if (heap_touched)
+    heap_.ForEachObject(types_, [](Addr, uint32_t* h, uint32_t) { h[0] &= ~kVisitedBit; });
+  sink.BeginContainer(ContainerType::kEnd, 0, 0);
+}
+
+}  // namespace xrpm::emulator

@@ -1,0 +1,22 @@
+#include "bubbles_scenario.h"
+#include "synthetic_scenario.h"
+#include "xrpm/emulator/scenario.h"
+
+namespace xrpm::emulator {
+
+std::unique_ptr<Scenario> MakeScenario(const ScenarioParams& params) {
+  if (params.name == "bubbles") return std::make_unique<BubblesScenario>(params, false);
+  if (params.name == "leak") return std::make_unique<BubblesScenario>(params, true);
+  if (params.name == "synthetic") return std::make_unique<SyntheticScenario>(params);
+  return nullptr;
+}
+
+std::string DefaultAppName(const std::string& scenario) {
+  return scenario == "synthetic" ? "synthetic.exe" : "bubbles.exe";
+}
+
+const char* ScenarioNames() {
+  return "bubbles, leak, synthetic";
+}
+
+}  // namespace xrpm::emulator
