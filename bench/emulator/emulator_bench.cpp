@@ -1,0 +1,143 @@
+// Capture-pause baselines on the synthetic heap (--scenario synthetic --objects 1000000
+// --refs-per-object 3 --types 64 --seed 1):
+//   BM_HeapScan        one linear pass over every object header (the memory-bandwidth floor,
+//                      the baseline the others are compared with)
+//   BM_GcMark          the collector's mark phase from the roots (no sweep, marks cleared after)
+//   BM_FullCollection  a whole compacting collection as a capture induces it
+//   BM_WalkCounting    WalkHeap into a sink that counts objects and references (depth-first)
+//   BM_WalkFlat        the same walk with every object postponed (flat list)
+//   BM_BuildSynthetic  building the heap (scenario setup)
+// Run: build/release/bench/emulator/emulator_bench [--benchmark_filter=...]
+#include <benchmark/benchmark.h>
+
+#include <memory>
+
+#include "xrpm/emulator/runtime.h"
+#include "xrpm/emulator/scenario.h"
+
+namespace {
+using namespace xrpm::emulator;
+using xrpm::agent::ContainerType;
+using xrpm::agent::WalkResult;
+
+constexpr uint64_t kObjects = 1000000;
+constexpr uint32_t kRefs = 3;
+
+ScenarioParams Params() {
+  return ScenarioParams{"synthetic", 1, kObjects, kRefs, 64};
+}
+
+struct Heap {
+  Runtime rt;
+  std::unique_ptr<Scenario> scenario = MakeScenario(Params());
+  Heap() {
+    MutatorScope m(rt.world());
+    scenario->Setup(rt);
+    rt.InduceFullCollection();
+  }
+};
+
+Heap& SharedHeap() {
+  static Heap heap;
+  return heap;
+}
+
+class CountingSink final : public xrpm::agent::HeapInfoCallback {
+ public:
+  explicit CountingSink(bool postpone) : postpone_(postpone) {}
+  WalkResult BeginContainer(ContainerType, uint64_t, uint64_t) override { return WalkResult::kOk; }
+  WalkResult DescribeType(uint32_t, const char*, size_t) override { return WalkResult::kOk; }
+  WalkResult RootReferences(const xrpm::agent::RootRef*, size_t n) override {
+    roots += n;
+    return WalkResult::kOk;
+  }
+  WalkResult ObjectReferences(uint64_t, uint32_t, uint32_t size, const uint64_t*,
+                              size_t n) override {
+    ++objects;
+    refs += n;
+    bytes += size;
+    return postpone_ ? WalkResult::kPostponeReferences : WalkResult::kOk;
+  }
+  uint64_t objects = 0, refs = 0, roots = 0, bytes = 0;
+
+ private:
+  bool postpone_;
+};
+
+void Report(benchmark::State& state, uint64_t objects) {
+  state.counters["objects"] = static_cast<double>(objects);
+  state.counters["objects_per_s"] =
+      benchmark::Counter(static_cast<double>(objects) * static_cast<double>(state.iterations()),
+                         benchmark::Counter::kIsRate);
+}
+
+void BM_HeapScan(benchmark::State& state) {
+  Heap& h = SharedHeap();
+  uint64_t n = 0;
+  for (auto _ : state) {
+    uint64_t bytes = 0;
+    n = 0;
+    h.rt.heap().ForEachObject(h.rt.types(), [&](Addr, uint32_t*, uint32_t size) {
+      bytes += size;
+      ++n;
+    });
+    benchmark::DoNotOptimize(bytes);
+  }
+  Report(state, n);
+}
+BENCHMARK(BM_HeapScan)->Unit(benchmark::kMillisecond);
+
+void BM_GcMark(benchmark::State& state) {
+  Heap& h = SharedHeap();
+  uint64_t marked = 0;
+  for (auto _ : state) marked = h.rt.gc().MarkOnly();
+  if (marked < kObjects) state.SkipWithError("not every object was marked");
+  Report(state, marked);
+}
+BENCHMARK(BM_GcMark)->Unit(benchmark::kMillisecond);
+
+void BM_FullCollection(benchmark::State& state) {
+  Heap& h = SharedHeap();
+  uint64_t live = 0;
+  for (auto _ : state) live = h.rt.gc().Collect(GcReason::kCapture, true).live_objects;
+  Report(state, live);
+}
+BENCHMARK(BM_FullCollection)->Unit(benchmark::kMillisecond);
+
+void Walk(benchmark::State& state, bool postpone) {
+  Heap& h = SharedHeap();
+  uint64_t objects = 0, refs = 0;
+  for (auto _ : state) {
+    CountingSink sink(postpone);
+    h.rt.WalkHeap(sink);
+    objects = sink.objects;
+    refs = sink.refs;
+  }
+  if (refs < kObjects * kRefs) state.SkipWithError("references missing from the walk");
+  state.counters["refs"] = static_cast<double>(refs);
+  Report(state, objects);
+}
+void BM_WalkCounting(benchmark::State& state) {
+  Walk(state, false);
+}
+void BM_WalkFlat(benchmark::State& state) {
+  Walk(state, true);
+}
+BENCHMARK(BM_WalkCounting)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_WalkFlat)->Unit(benchmark::kMillisecond);
+
+void BM_BuildSynthetic(benchmark::State& state) {
+  for (auto _ : state) {
+    Runtime rt;
+    auto s = MakeScenario(Params());
+    MutatorScope m(rt.world());
+    s->Setup(rt);
+    benchmark::DoNotOptimize(rt.heap().used_bytes());
+  }
+  Report(state, kObjects);
+}
+BENCHMARK(BM_BuildSynthetic)->Unit(benchmark::kMillisecond)->Iterations(3);
+
+}  // namespace
+
+BENCHMARK_MAIN();
