@@ -5,7 +5,7 @@
 set -euo pipefail
 
 pkgs=(build-essential cmake ninja-build pkg-config ccache git
-      libenet-dev libprotobuf-dev protobuf-compiler
+      libenet-dev libprotobuf-dev protobuf-compiler libxxhash-dev
       libgtest-dev libgmock-dev libbenchmark-dev
       libcli11-dev nlohmann-json3-dev libzstd-dev libboost-graph-dev libsodium-dev
       libimgui-dev libglfw3-dev libstb-dev libgl-dev

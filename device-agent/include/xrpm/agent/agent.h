@@ -1,0 +1,89 @@
+// Agent: the xrpm device agent a runtime embeds. It serves one controlling host over ENet
+// (protocol/, docs/PROTOCOL.md): handshake, live counters, heap captures, cancel.
+//
+// Threads (both owned by the Agent, started by Start, joined by Stop):
+//   - the network thread services ENet (never anything slow), samples counters, and moves
+//     sealed heap batches from the capture queue to ENet under a cap on unacknowledged bytes;
+//   - the capture thread runs a capture: RuntimePort::RunWithWorldStopped -> induced full GC ->
+//     WalkHeap into a compact encoding (protocol/heap_batch.h) -> the game resumes -> the
+//     network thread streams the rest. Batches start flowing while the walk is still running.
+//
+// Memory bound: a capture holds ~1.1 MiB of fixed encoder buffers plus the encoded batches not
+// yet acknowledged by the host (the compact encoding is ~10-15 B per object). When that would
+// exceed `capture_memory_limit`, the walk waits for the network (the game pause grows instead
+// of memory); so the agent never holds more than limit + one batch. Set the limit to 1 MiB for
+// a pure streaming mode. Idle, the agent holds a few KiB.
+//
+// Exposure: binds 127.0.0.1 by default. Any other address requires a token, which every Hello
+// must carry. One controlling host at a time; others are refused with BUSY and a reason.
+//
+// No exception crosses this API; errors are returned as text. Thread-safety: Start/Stop from
+// one thread; stats() and port() from any thread.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "xrpm/agent/runtime_port.h"
+
+namespace xrpm {
+namespace agent {
+
+constexpr uint16_t kDefaultAgentPort = 4510;  // = protocol::kDefaultPort
+
+struct AgentOptions {
+  std::string address = "127.0.0.1";  // interface to bind ("0.0.0.0" for every interface)
+  uint16_t port = kDefaultAgentPort;  // 0 = any free port (see Agent::port())
+  std::string token;                  // required unless `address` is loopback
+  size_t capture_memory_limit = size_t{256} << 20;
+  uint32_t peer_timeout_ms = 5000;       // silent peer -> disconnected
+  uint32_t handshake_timeout_ms = 5000;  // connected but no Hello -> disconnected
+  uint32_t stop_world_timeout_ms = 5000;
+  // One line per event worth telling the user (connections, refusals, captures). Called from
+  // the agent's threads. Empty: lines go to stderr prefixed "xrpm-agent: ".
+  std::function<void(const std::string&)> log;
+};
+
+// Parses "ADDR:PORT" or "ADDR" (as --listen takes it) into options->address / port.
+bool ParseListenAddress(const std::string& text, AgentOptions* options, std::string* error);
+
+struct AgentStats {
+  uint64_t connections = 0;  // peers that connected
+  uint64_t refused = 0;      // peers cut off (bad version, token, second host, bad messages)
+  uint64_t captures_completed = 0;
+  uint64_t captures_aborted = 0;
+  bool host_connected = false;  // a host completed the handshake and is connected
+  bool capture_running = false;
+  // The last capture.
+  uint64_t last_pause_us = 0;
+  uint64_t last_peak_bytes = 0;
+  uint64_t last_wire_bytes = 0;
+  bool last_cancelled_during_walk = false;  // the walk itself was stopped early
+  uint64_t last_cancel_to_resume_us = 0;    // cancel detected -> game resumed (0: not cancelled)
+};
+
+class Agent {
+ public:
+  Agent(RuntimePort& runtime, AgentOptions options);
+  ~Agent();  // Stop()
+  Agent(const Agent&) = delete;
+  Agent& operator=(const Agent&) = delete;
+
+  // Binds and starts the threads. False (with *error) if the address is bad, a non-loopback
+  // address has no token, or the port is taken.
+  bool Start(std::string* error) noexcept;
+  // Cancels a running capture, tells the host, closes the socket, joins the threads.
+  void Stop() noexcept;
+
+  uint16_t port() const noexcept;  // the bound port (after Start)
+  AgentStats stats() const noexcept;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace agent
+}  // namespace xrpm

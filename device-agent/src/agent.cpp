@@ -1,0 +1,188 @@
+// Agent lifecycle: Start (bind, threads), the network loop, the capture worker, Stop.
+#include "xrpm/agent/agent.h"
+
+#include <cstdio>
+#include <exception>
+
+#include "agent_impl.h"
+#include "xrpm/protocol/constants.h"
+#include "xrpm/protocol/envelope_io.h"
+
+namespace xrpm {
+namespace agent {
+
+static_assert(kDefaultAgentPort == protocol::kDefaultPort, "one default port");
+
+bool ParseListenAddress(const std::string& text, AgentOptions* options, std::string* error) {
+  protocol::Endpoint ep;
+  if (!protocol::ParseEndpoint(text, options->port, &ep, error)) return false;
+  options->address = ep.host;
+  options->port = ep.port;
+  return true;
+}
+
+void Agent::Impl::Log(const std::string& line) {
+  if (opt.log)
+    opt.log(line);
+  else
+    std::fprintf(stderr, "xrpm-agent: %s\n", line.c_str());
+}
+
+bool Agent::Impl::Start(std::string* error) {
+  if (!protocol::InitEnet()) {
+    *error = "ENet failed to initialise";
+    return false;
+  }
+  ENetAddress addr;
+  if (!protocol::ResolveEndpoint({opt.address, opt.port}, &addr, error)) return false;
+  const bool loopback = protocol::IsLoopback(addr);
+  if (!loopback && opt.token.empty()) {
+    *error = "serving " + opt.address +
+             " (not loopback) requires a token: pass --token, and give it to the host";
+    return false;
+  }
+  // Room for peers beyond the one controller, so a second host can be told why it is refused.
+  host = enet_host_create(&addr, 8, protocol::kChannelCount, 0, 0);
+  if (!host) {
+    *error = "cannot listen on " + protocol::FormatAddress(addr) + " (address in use?)";
+    return false;
+  }
+  protocol::ConfigureHost(host, loopback);
+  ENetAddress bound;
+  if (enet_socket_get_address(host->socket, &bound) == 0) port = bound.port;
+  counter_values.resize(std::min(runtime.CounterCount(), protocol::kMaxCounters));
+  stopping = false;
+  worker_exit = false;
+  worker_thread = std::thread([this] { WorkerLoop(); });
+  net_thread = std::thread([this] { NetLoop(); });
+  Log("listening on " + opt.address + ":" + std::to_string(port.load()) +
+      (opt.token.empty() ? "" : " (token required)"));
+  return true;
+}
+
+void Agent::Impl::WorkerLoop() {
+  for (;;) {
+    std::shared_ptr<CaptureJob> j;
+    {
+      std::unique_lock<std::mutex> lock(worker_mu);
+      worker_cv.wait(lock, [&] { return worker_exit || worker_job; });
+      if (!worker_job) return;  // exit requested and nothing to run
+      j = std::move(worker_job);
+    }
+    RunCapture(runtime, *j, opt.stop_world_timeout_ms);
+  }
+}
+
+void Agent::Impl::NetLoop() {
+  try {
+    while (!stopping.load(std::memory_order_acquire)) {
+      // Short waits while bytes are flowing; otherwise wake for the next counter sample.
+      uint32_t timeout_ms = 10;
+      if (job) {
+        timeout_ms = 1;
+      } else if (counter_interval_ms && controller) {
+        const int64_t wait_ns = next_sample_ns - NowNs();
+        timeout_ms =
+            wait_ns <= 0 ? 0 : std::min<uint32_t>(10, static_cast<uint32_t>(wait_ns / 1000000) + 1);
+      }
+      ENetEvent ev;
+      int r = enet_host_service(host, &ev, timeout_ms);
+      while (r > 0) {
+        switch (ev.type) {
+          case ENET_EVENT_TYPE_CONNECT:
+            OnConnect(ev.peer);
+            break;
+          case ENET_EVENT_TYPE_RECEIVE:
+            OnReceive(ev.peer, ev.packet, ev.channelID);
+            break;
+          case ENET_EVENT_TYPE_DISCONNECT:
+            OnDisconnect(ev.peer);
+            break;
+          case ENET_EVENT_TYPE_NONE:
+            break;
+        }
+        r = enet_host_check_events(host, &ev);
+      }
+      PumpCapture();
+      PumpCounters();
+      CheckHandshakeTimeouts();
+      RetireFreedJobs();
+    }
+  } catch (const std::exception& e) {
+    Log(std::string("network thread stopped: ") + e.what());
+  }
+  Shutdown();
+}
+
+void Agent::Impl::Shutdown() {
+  if (job) job->Cancel();
+  for (size_t i = 0; i < host->peerCount; ++i) {
+    ENetPeer* peer = &host->peers[i];
+    auto* s = static_cast<Session*>(peer->data);
+    if (!s) continue;
+    if (peer->state == ENET_PEER_STATE_CONNECTED && s->state != Session::State::kClosing)
+      SendControl(peer, protocol::MakeError(wire::SHUTTING_DOWN, "the agent is stopping", true));
+    enet_host_flush(host);
+    enet_peer_disconnect_now(peer, wire::SHUTTING_DOWN);
+    delete s;
+    peer->data = nullptr;
+  }
+  controller = nullptr;
+}
+
+void Agent::Impl::Stop() {
+  stopping.store(true, std::memory_order_release);
+  if (net_thread.joinable()) net_thread.join();
+  {
+    std::lock_guard<std::mutex> lock(worker_mu);
+    worker_exit = true;
+    if (worker_job) worker_job->Cancel();
+  }
+  worker_cv.notify_all();
+  if (worker_thread.joinable()) worker_thread.join();
+  if (host) enet_host_destroy(host);  // frees packets still queued: jobs must outlive this
+  host = nullptr;
+  job.reset();
+  retired.clear();
+}
+
+Agent::Agent(RuntimePort& runtime, AgentOptions options)
+    : impl_(new Impl(runtime, std::move(options))) {}
+
+Agent::~Agent() {
+  Stop();
+}
+
+bool Agent::Start(std::string* error) noexcept {
+  std::string local;
+  if (!error) error = &local;
+  if (impl_->host) {
+    *error = "the agent is already running";
+    return false;
+  }
+  try {
+    return impl_->Start(error);
+  } catch (const std::exception& e) {
+    *error = std::string("agent failed to start: ") + e.what();
+    return false;
+  }
+}
+
+void Agent::Stop() noexcept {
+  try {
+    impl_->Stop();
+  } catch (...) {
+  }
+}
+
+uint16_t Agent::port() const noexcept {
+  return impl_->port.load();
+}
+
+AgentStats Agent::stats() const noexcept {
+  std::lock_guard<std::mutex> lock(impl_->stats_mu);
+  return impl_->stats;
+}
+
+}  // namespace agent
+}  // namespace xrpm

@@ -1,0 +1,96 @@
+// Agent::Impl: the agent's state, split across agent.cpp (lifecycle, threads, main loop),
+// agent_session.cpp (peers, handshake, commands) and agent_stream.cpp (capture streaming and
+// counters).
+//
+// Thread-safety: everything below "network thread only" is touched by the network thread alone
+// (after Start and before Stop joins it). The worker hand-off is guarded by worker_mu; stats by
+// stats_mu.
+#pragma once
+
+#include <enet/enet.h>
+
+#include <atomic>
+#include <condition_variable>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "capture_job.h"
+#include "xrpm/agent/agent.h"
+#include "xrpm/protocol/enet_io.h"
+#include "xrpm/protocol/wire.pb.h"
+
+namespace xrpm {
+namespace agent {
+
+struct Session {
+  enum class State { kAwaitHello, kActive, kClosing };
+  State state = State::kAwaitHello;
+  int64_t connected_ns = 0;
+  std::string address;  // "127.0.0.1:53211"
+};
+
+struct Agent::Impl {
+  Impl(RuntimePort& r, AgentOptions o) : runtime(r), opt(std::move(o)) {}
+
+  // agent.cpp
+  bool Start(std::string* error);
+  void Stop();
+  void NetLoop();
+  void WorkerLoop();
+  void Shutdown();  // network thread, on exit
+  void Log(const std::string& line);
+
+  // agent_session.cpp
+  void OnConnect(ENetPeer* peer);
+  void OnReceive(ENetPeer* peer, ENetPacket* packet, uint8_t channel);
+  void OnDisconnect(ENetPeer* peer);
+  void Dispatch(ENetPeer* peer, Session* s, const wire::Envelope& env);
+  void OnHello(ENetPeer* peer, Session* s, const wire::Hello& h);
+  void Refuse(ENetPeer* peer, wire::ErrorCode code, const std::string& why);
+  void DropController(const std::string& why);
+  void CheckHandshakeTimeouts();
+  bool SendControl(ENetPeer* peer, const wire::Envelope& env);
+
+  // agent_stream.cpp
+  void OnCaptureRequest(ENetPeer* peer, const wire::CaptureRequest& r);
+  void OnCancel(ENetPeer* peer, const wire::CancelCapture& c);
+  void OnSubscribe(ENetPeer* peer, const wire::SubscribeCounters& s);
+  void PumpCapture();
+  void FinishJob();
+  void PumpCounters();
+  void RetireFreedJobs();
+
+  RuntimePort& runtime;
+  const AgentOptions opt;
+  ENetHost* host = nullptr;
+  std::atomic<uint16_t> port{0};
+  std::thread net_thread, worker_thread;
+  std::atomic<bool> stopping{false};
+
+  // Worker hand-off.
+  std::mutex worker_mu;
+  std::condition_variable worker_cv;
+  std::shared_ptr<CaptureJob> worker_job;
+  bool worker_exit = false;
+
+  // ---- network thread only ----
+  ENetPeer* controller = nullptr;
+  std::shared_ptr<CaptureJob> job;                   // the running capture
+  bool abort_on_finish = false;                      // tell the host the capture was cancelled
+  std::vector<std::shared_ptr<CaptureJob>> retired;  // finished; bytes still inside ENet
+  uint32_t next_capture_id = 1;
+  protocol::SendAccounting flight;  // heap-channel bytes inside ENet (flow control)
+  uint32_t counter_interval_ms = 0;
+  int64_t next_sample_ns = 0;
+  uint64_t sample_seq = 1;  // CounterSample.seq starts at 1
+  std::vector<CounterValue> counter_values;
+
+  mutable std::mutex stats_mu;
+  AgentStats stats;
+};
+
+}  // namespace agent
+}  // namespace xrpm

@@ -1,0 +1,61 @@
+// BatchQueue: serialized capture messages on their way from the capture thread (producer) to
+// the network thread (consumer), with the agent's capture memory bound.
+//
+// `memory` counts every queued byte until ENet frees it (the network thread passes it to
+// SendOwned as release_on_free), so memory.unacked() is the capture's buffered data and
+// memory.peak() its high-water mark. Push waits while adding a message would exceed `limit`
+// (unless nothing is held at all, so one message always fits); the network thread calls Wake()
+// after ENet released bytes. Cancel() makes a waiting or later Push return false at once.
+//
+// Thread-safety: all methods are thread-safe.
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <mutex>
+#include <string>
+
+#include "xrpm/protocol/enet_io.h"
+
+namespace xrpm {
+namespace agent {
+
+class BatchQueue {
+ public:
+  BatchQueue(size_t limit, protocol::SendAccounting* memory) : limit_(limit), memory_(memory) {}
+  ~BatchQueue() { Drain(); }
+
+  // Producer. Adds *stalled_us for time spent waiting on the bound. False if cancelled.
+  bool Push(std::string bytes, uint64_t* stalled_us);
+  // Producer: no more messages.
+  void Close();
+
+  // Consumer. Non-blocking; false when nothing is queued.
+  bool Pop(std::string* out);
+  bool closed_and_empty() const;
+  void Wake() {
+    { std::lock_guard<std::mutex> lock(mu_); }  // orders the release before a waiter's check
+    cv_.notify_all();
+  }
+
+  // Either side: stop the producer and drop whatever is queued.
+  void Cancel();
+  bool cancelled() const { return cancelled_.load(std::memory_order_acquire); }
+
+ private:
+  void Drain();
+
+  const size_t limit_;
+  protocol::SendAccounting* memory_;
+  mutable std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<std::string> q_;
+  bool closed_ = false;
+  std::atomic<bool> cancelled_{false};
+};
+
+}  // namespace agent
+}  // namespace xrpm

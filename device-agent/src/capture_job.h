@@ -1,0 +1,62 @@
+// CaptureJob: one heap capture, shared by the network thread (creates it, streams its queue,
+// cancels it) and the capture thread (runs it with RunCapture).
+//
+// Thread-safety: `queue`, `memory` and the atomics are thread-safe. The result fields are
+// written by the capture thread before it sets `done` (release) and read by the network thread
+// after it sees `done` (acquire).
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <string>
+
+#include "batch_queue.h"
+#include "xrpm/agent/runtime_port.h"
+#include "xrpm/protocol/enet_io.h"
+
+namespace xrpm {
+namespace agent {
+
+using SteadyClock = std::chrono::steady_clock;
+
+inline int64_t NowNs() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(SteadyClock::now().time_since_epoch())
+      .count();
+}
+
+struct CaptureJob {
+  CaptureJob(uint32_t capture_id, uint32_t request, size_t memory_limit)
+      : id(capture_id), request_id(request), queue(memory_limit, &memory) {}
+
+  // Asks the walk to stop at its next callback; first caller's time is kept.
+  void Cancel() {
+    int64_t expected = 0;
+    cancel_ns.compare_exchange_strong(expected, NowNs());
+    queue.Cancel();
+  }
+  bool cancelled() const { return cancel_ns.load(std::memory_order_acquire) != 0; }
+
+  const uint32_t id;
+  const uint32_t request_id;
+  protocol::SendAccounting memory;  // encoded bytes held (queue + ENet); declared before queue
+  BatchQueue queue;
+  std::atomic<int64_t> cancel_ns{0};
+  std::atomic<bool> done{false};
+
+  // ---- results (capture thread, before done) ----
+  bool completed = false;              // a CaptureEnd was queued
+  std::string failure;                 // why not, when not cancelled
+  bool cancelled_during_walk = false;  // the sink returned kAbort because of a cancel
+  int64_t resumed_ns = 0;              // when RunWithWorldStopped returned
+  uint64_t pause_us = 0;
+  uint64_t peak_bytes = 0;
+  uint64_t wire_bytes = 0;
+};
+
+// Runs `job` on the calling thread: stop the world, GC, walk into the job's queue, resume,
+// then queue CaptureEnd (or CaptureAbort on failure), close the queue and set done.
+void RunCapture(RuntimePort& runtime, CaptureJob& job, uint32_t stop_timeout_ms);
+
+}  // namespace agent
+}  // namespace xrpm

@@ -1,0 +1,194 @@
+#include "capture_sink.h"
+
+#include <cstring>
+#include <exception>
+#include <vector>
+
+#include "utf8.h"
+#include "xrpm/protocol/constants.h"
+#include "xrpm/protocol/envelope_io.h"
+
+namespace xrpm {
+namespace agent {
+namespace {
+
+// The NETCF counter that holds the live heap size after a collection, if the runtime has it.
+uint64_t HeapBytesAfterGc(RuntimePort& rt) {
+  const size_t n = rt.CounterCount();
+  for (size_t i = 0; i < n; ++i) {
+    const CounterInfo c = rt.DescribeCounter(i);
+    if (c.name && std::strcmp(c.name, "Managed Bytes In Use After GC") == 0) {
+      std::vector<CounterValue> v(i + 1);
+      if (rt.SampleCounters(v.data(), v.size()) > i && v[i].last > 0)
+        return static_cast<uint64_t>(v[i].last);
+      return 0;
+    }
+  }
+  return 0;
+}
+
+}  // namespace
+
+CaptureSink::CaptureSink(RuntimePort& runtime, CaptureJob& job)
+    : runtime_(runtime),
+      job_(job),
+      writer_(job.id, [this](wire::Envelope* env) { return Emit(*env); }) {}
+
+uint64_t CaptureSink::EncoderFootprintBytes() {
+  using namespace protocol;
+  // RawBatch columns and the encoder's scratch (heap_batch_encoder.cpp reserves these), plus
+  // one sealed envelope and its serialization.
+  return uint64_t{kMaxBatchRoots} * (8 + 4 + 4) + uint64_t{kMaxBatchObjects} * (8 + 4 + 4 + 4) +
+         uint64_t{kMaxBatchRefs} * 8 + uint64_t{kMaxBatchRefs} * 8 +
+         uint64_t{kMaxBatchObjects} * 4 + 2 * kTargetBatchBytes;
+}
+
+bool CaptureSink::Emit(const wire::Envelope& env) {
+  if (!protocol::SerializeEnvelope(env, protocol::kMaxAgentMessageBytes, &buf_)) {
+    error_ = "internal: a heap batch exceeded the message limit";
+    return false;
+  }
+  wire_bytes_ += buf_.size();
+  std::string out;
+  out.swap(buf_);
+  return job_.queue.Push(std::move(out), &stalled_us_);
+}
+
+bool CaptureSink::EnsureBegun() {
+  if (begun_) return true;
+  begun_ = true;
+  const RuntimeInfo info = runtime_.Info();
+  start_ms_ = runtime_.BootMillis();
+  wire::Envelope env;
+  wire::CaptureBegin* b = env.mutable_capture_begin();
+  b->set_capture_id(job_.id);
+  b->set_request_id(job_.request_id);
+  b->set_section_version(info.dump_version);
+  b->set_section_name(SanitizeUtf8(info.app_name, protocol::kMaxShortString));
+  b->set_start_ms(start_ms_);
+  b->set_expected_heap_bytes(HeapBytesAfterGc(runtime_));
+  return Emit(env);
+}
+
+WalkResult CaptureSink::Fail(const std::string& why) {
+  if (error_.empty()) error_ = why;
+  return WalkResult::kAbort;
+}
+
+WalkResult CaptureSink::Stopped() {
+  if (job_.cancelled()) {
+    aborted_by_cancel_ = true;
+    return WalkResult::kAbort;
+  }
+  return Fail(error_.empty() ? "the capture was stopped" : error_);
+}
+
+WalkResult CaptureSink::DoBeginContainer(ContainerType type, uint64_t id1, uint64_t id2) {
+  if (type == ContainerType::kEnd) {  // always delivered, even after an abort
+    end_ms_ = runtime_.BootMillis();
+    if (error_.empty() && !aborted_by_cancel_ && !job_.cancelled())
+      ended_ = EnsureBegun() && writer_.Flush();
+    return WalkResult::kOk;
+  }
+  if (job_.cancelled() || !EnsureBegun()) return Stopped();
+  container_sent_ = false;
+  descriptor_ = RootDescriptorFor(type);
+  switch (type) {
+    case ContainerType::kBegin:
+    case ContainerType::kHeap:
+      return WalkResult::kOk;
+    case ContainerType::kThread:
+      have_thread_ = true;
+      thread_id_ = id1;
+      return WalkResult::kOk;
+    default:
+      break;
+  }
+  container_ = protocol::RawContainer{static_cast<uint32_t>(type),
+                                      id1,
+                                      id2,
+                                      static_cast<uint32_t>(descriptor_ < 0 ? 0 : descriptor_),
+                                      false,
+                                      0};
+  if (descriptor_ == 1) {  // a frame: it belongs to the thread whose container preceded it
+    auto it = frame_thread_.find(id1);
+    if (it != frame_thread_.end()) {
+      container_.has_thread = true;
+      container_.thread_id = it->second;
+    } else if (have_thread_) {
+      container_.has_thread = true;
+      container_.thread_id = thread_id_;
+      frame_thread_.emplace(id1, thread_id_);
+    }
+  }
+  return WalkResult::kOk;
+}
+
+WalkResult CaptureSink::DoDescribeType(uint32_t type_id, const char* name, size_t name_len) {
+  if (job_.cancelled() || !EnsureBegun()) return Stopped();
+  if (name_len > protocol::kMaxTypeNameBytes)
+    return Fail("the runtime described type " + std::to_string(type_id) + " with a " +
+                std::to_string(name_len) + "-byte name (limit " +
+                std::to_string(protocol::kMaxTypeNameBytes) + ")");
+  return writer_.Type(type_id, name, name_len) ? WalkResult::kOk : Stopped();
+}
+
+WalkResult CaptureSink::DoRootReferences(const RootRef* roots, size_t count) {
+  if (job_.cancelled() || !EnsureBegun()) return Stopped();
+  if (count == 0) return WalkResult::kOk;
+  if (descriptor_ < 0)
+    return Fail("the runtime reported roots outside a root container (walker contract)");
+  if (!container_sent_) {
+    container_index_ = writer_.next_container_index();
+    if (!writer_.Container(container_)) return Stopped();
+    container_sent_ = true;
+  }
+  for (size_t i = 0; i < count; ++i)
+    if (!writer_.Root(roots[i].object, roots[i].flags, container_index_)) return Stopped();
+  return WalkResult::kOk;
+}
+
+WalkResult CaptureSink::DoObjectReferences(uint64_t object, uint32_t type_id, uint32_t size,
+                                           const uint64_t* refs, size_t ref_count) {
+  // One relaxed load per object: a cancel stops the walk within one object.
+  if (job_.cancelled() || !EnsureBegun()) return Stopped();
+  if (!writer_.Object(object, type_id, size, refs, ref_count)) return Stopped();
+  return WalkResult::kPostponeReferences;
+}
+
+// The callbacks run inside the runtime's walk: no exception may escape into it.
+WalkResult CaptureSink::BeginContainer(ContainerType type, uint64_t id1, uint64_t id2) {
+  try {
+    return DoBeginContainer(type, id1, id2);
+  } catch (const std::exception& e) {
+    return Fail(std::string("agent error: ") + e.what());
+  }
+}
+
+WalkResult CaptureSink::DescribeType(uint32_t type_id, const char* name, size_t name_len) {
+  try {
+    return DoDescribeType(type_id, name, name_len);
+  } catch (const std::exception& e) {
+    return Fail(std::string("agent error: ") + e.what());
+  }
+}
+
+WalkResult CaptureSink::RootReferences(const RootRef* roots, size_t count) {
+  try {
+    return DoRootReferences(roots, count);
+  } catch (const std::exception& e) {
+    return Fail(std::string("agent error: ") + e.what());
+  }
+}
+
+WalkResult CaptureSink::ObjectReferences(uint64_t object, uint32_t type_id, uint32_t size,
+                                         const uint64_t* refs, size_t ref_count) {
+  try {
+    return DoObjectReferences(object, type_id, size, refs, ref_count);
+  } catch (const std::exception& e) {
+    return Fail(std::string("agent error: ") + e.what());
+  }
+}
+
+}  // namespace agent
+}  // namespace xrpm

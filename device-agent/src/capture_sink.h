@@ -1,0 +1,80 @@
+// CaptureSink: the HeapInfoCallback the agent walks the heap into. It maps the walk onto the
+// wire: types once, a container entry (descriptor, ids, owning thread) for each container that
+// reports roots, roots, and objects as a flat list (it always answers kPostponeReferences, so
+// the runtime reports every live object exactly once, in heap order, which is what makes the
+// id-gap encoding nearly free). Sealed batches go to the job's queue.
+//
+// Any cancel makes the next callback return kAbort; so does a runtime that breaks the walker
+// contract (roots outside a root container, an oversized type name), recorded in error().
+//
+// Thread-safety: used by the walk thread only.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <unordered_map>
+
+#include "capture_job.h"
+#include "xrpm/agent/heap_walker.h"
+#include "xrpm/protocol/heap_batch_writer.h"
+
+namespace xrpm {
+namespace agent {
+
+class CaptureSink : public HeapInfoCallback {
+ public:
+  CaptureSink(RuntimePort& runtime, CaptureJob& job);
+
+  WalkResult BeginContainer(ContainerType type, uint64_t id1, uint64_t id2) override;
+  WalkResult DescribeType(uint32_t type_id, const char* name, size_t name_len) override;
+  WalkResult RootReferences(const RootRef* roots, size_t count) override;
+  WalkResult ObjectReferences(uint64_t object, uint32_t type_id, uint32_t size,
+                              const uint64_t* refs, size_t ref_count) override;
+
+  bool ended() const { return ended_; }  // kEnd seen and the last batch flushed
+  const std::string& error() const { return error_; }
+  bool aborted_by_cancel() const { return aborted_by_cancel_; }
+  const protocol::CaptureTotals& totals() const { return writer_.totals(); }
+  uint64_t start_ms() const { return start_ms_; }
+  uint64_t end_ms() const { return end_ms_; }
+  uint64_t wire_bytes() const { return wire_bytes_; }
+  uint64_t stalled_us() const { return stalled_us_; }
+  // Fixed buffers of the encoder (reserved once), for the memory figure.
+  static uint64_t EncoderFootprintBytes();
+
+ private:
+  WalkResult DoBeginContainer(ContainerType type, uint64_t id1, uint64_t id2);
+  WalkResult DoDescribeType(uint32_t type_id, const char* name, size_t name_len);
+  WalkResult DoRootReferences(const RootRef* roots, size_t count);
+  WalkResult DoObjectReferences(uint64_t object, uint32_t type_id, uint32_t size,
+                                const uint64_t* refs, size_t ref_count);
+  bool Emit(const wire::Envelope& env);
+  bool EnsureBegun();
+  WalkResult Fail(const std::string& why);
+  WalkResult Stopped();
+
+  RuntimePort& runtime_;
+  CaptureJob& job_;
+  protocol::HeapBatchWriter writer_;
+  std::string buf_;
+  bool begun_ = false;
+  bool ended_ = false;
+  bool aborted_by_cancel_ = false;
+  std::string error_;
+  uint64_t start_ms_ = 0, end_ms_ = 0;
+  uint64_t wire_bytes_ = 0;
+  uint64_t stalled_us_ = 0;
+  // The current container; its entry is sent with its first root.
+  protocol::RawContainer container_;
+  int descriptor_ = -1;
+  bool container_sent_ = false;
+  uint32_t container_index_ = 0;
+  bool have_thread_ = false;
+  uint64_t thread_id_ = 0;
+  // Frame (stack id) -> its thread, from the frame's first container: a frame container may be
+  // reported again later, after other threads' containers. One entry per frame with roots.
+  std::unordered_map<uint64_t, uint64_t> frame_thread_;
+};
+
+}  // namespace agent
+}  // namespace xrpm

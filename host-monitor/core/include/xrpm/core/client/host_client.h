@@ -1,0 +1,123 @@
+// HostClient: the host side of the xrpm protocol (docs/PROTOCOL.md), GUI-free. It connects to
+// a device agent, keeps the live counter history, and runs heap captures into verified
+// Snapshots.
+//
+// Threads: the client owns one network thread (started by Connect, joined by Disconnect or the
+// destructor) that services ENet and decodes capture batches as they arrive; nothing here ever
+// blocks the caller except the explicit Wait* calls. All public methods are thread-safe; a GUI
+// calls them from its frame loop, a CLI from main. Results are handed out as values or
+// shared_ptr<const Snapshot> (immutable, shareable across threads); generation() increases on
+// every visible change so a GUI can redraw only when something happened.
+//
+// Failure handling: a refused handshake (version, token, busy) or a protocol violation ends the
+// connection with last_error() saying why. A connection lost during a capture ends that capture
+// with CaptureResult::incomplete and no snapshot.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "xrpm/core/client/counter_history.h"
+#include "xrpm/core/snapshot.h"
+
+namespace xrpm::client {
+
+struct ClientOptions {
+  std::string endpoint;  // "HOST:PORT" (port defaults to 4510)
+  std::string token;     // sent in the Hello when non-empty
+  std::string client_name = "xrpm 0.1.0";
+  uint32_t connect_timeout_ms = 5000;  // connect + handshake
+  uint32_t peer_timeout_ms = 5000;     // a silent agent is declared gone after this
+  size_t counter_history = 3000;       // samples kept (5 minutes at 10 Hz)
+  uint64_t max_capture_objects = 1'000'000'000;
+};
+
+enum class ConnectionState { kIdle, kConnecting, kConnected, kClosed, kFailed };
+const char* ConnectionStateName(ConnectionState s);
+
+struct DeviceInfo {
+  std::string endpoint;  // "127.0.0.1:4510"
+  std::string agent_name;
+  uint32_t protocol_version = 0;
+  uint32_t capabilities = 0;
+  std::string runtime_name, runtime_version, app_name, platform;
+  uint32_t pointer_bytes = 0;
+  bool big_endian = false;
+  uint32_t dump_version = 0;
+  uint32_t app_domain_count = 0;
+  uint64_t boot_ms = 0;
+};
+
+enum class CapturePhase { kNone, kRequested, kReceiving, kDone, kFailed };
+
+struct CaptureProgress {
+  CapturePhase phase = CapturePhase::kNone;
+  uint32_t capture_id = 0;
+  uint64_t objects = 0, refs = 0, roots = 0;
+  uint64_t heap_bytes = 0;           // sum of received object sizes
+  uint64_t expected_heap_bytes = 0;  // 0: unknown
+  uint64_t wire_bytes = 0;
+  double elapsed_s = 0;  // since the request
+};
+
+struct CaptureStats {
+  uint32_t capture_id = 0;
+  uint64_t objects = 0, refs = 0, roots = 0, types = 0, heap_bytes = 0;
+  uint32_t batches = 0;
+  uint64_t wire_bytes = 0;  // serialized messages received (CaptureBegin + batches)
+  uint64_t pause_us = 0;    // the game was stopped (GC + walk + encode), agent-measured
+  uint64_t gc_us = 0, walk_us = 0, stop_wait_us = 0, stall_us = 0;
+  uint64_t agent_peak_bytes = 0;
+  double elapsed_s = 0;  // request sent -> snapshot verified
+};
+
+struct CaptureResult {
+  bool ok = false;
+  bool incomplete = false;  // the connection ended mid-capture
+  std::string error;
+  std::shared_ptr<const Snapshot> snapshot;  // when ok
+  CaptureStats stats;
+};
+
+class HostClient {
+ public:
+  explicit HostClient(ClientOptions options);
+  ~HostClient();
+  HostClient(const HostClient&) = delete;
+  HostClient& operator=(const HostClient&) = delete;
+
+  // Starts the network thread and the connection; returns at once.
+  void Connect();
+  // Waits until connected (true) or failed/closed (false, *error says why), or timeout.
+  bool WaitConnected(uint32_t timeout_ms, std::string* error);
+  // Closes the connection (an unfinished capture ends incomplete) and joins the thread.
+  void Disconnect();
+
+  ConnectionState state() const;
+  std::string last_error() const;
+  DeviceInfo device() const;
+  uint64_t generation() const;
+
+  // Counters: interval 0 unsubscribes. Samples land in counters().
+  void SubscribeCounters(uint32_t interval_ms);
+  const CounterHistory& counters() const;
+  // Waits until at least `count` samples were received in total, or timeout.
+  bool WaitCounterSamples(uint64_t count, uint32_t timeout_ms);
+
+  // Starts a capture. False (with *error) when not connected or one is running.
+  bool StartCapture(std::string* error);
+  void CancelCapture();
+  CaptureProgress capture_progress() const;
+  // Waits for the running capture to end; false on timeout.
+  bool WaitCapture(uint32_t timeout_ms, CaptureResult* out);
+  // Non-blocking: the finished capture's result, once.
+  std::optional<CaptureResult> TakeCaptureResult();
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace xrpm::client

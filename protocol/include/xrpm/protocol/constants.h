@@ -1,0 +1,55 @@
+// Protocol constants shared by the device agent and the host: version, default port, ENet
+// channels and every limit a receiver enforces before it parses or allocates.
+// docs/PROTOCOL.md explains each one. Plain C++17; constants only, so thread-safe.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace xrpm {
+namespace protocol {
+
+// Bumped only for changes an older peer would misread (see wire.proto).
+constexpr uint32_t kProtocolVersion = 1;
+constexpr uint16_t kDefaultPort = 4510;
+constexpr const char* kAgentName = "xrpm-agent 0.1.0";
+
+// ENet channels.
+constexpr uint8_t kChannelControl = 0;   // reliable: handshake, commands, errors
+constexpr uint8_t kChannelHeap = 1;      // reliable: CaptureBegin, HeapBatch, CaptureEnd/Abort
+constexpr uint8_t kChannelCounters = 2;  // unreliable sequenced: CounterSample
+constexpr size_t kChannelCount = 3;
+
+// ---- message size limits (checked on the packet length, before parsing) ----
+// Largest Envelope the agent sends (a HeapBatch is sealed well below it; see heap_batch.h).
+constexpr size_t kMaxAgentMessageBytes = 256 * 1024;
+// Largest Envelope the agent accepts from a host (commands are tiny).
+constexpr size_t kMaxHostMessageBytes = 16 * 1024;
+// ENet's own per-packet cap on both sides: larger packets are dropped by ENet before
+// reassembly; packets between the message limit and this cap reach the application and are
+// refused with a TOO_LARGE error.
+constexpr size_t kEnetMaxPacketBytes = 1024 * 1024;
+constexpr size_t kEnetMaxWaitingBytes = 4 * 1024 * 1024;
+
+// ---- batch shape (the encoder's targets and the decoder's hard limits) ----
+constexpr size_t kTargetBatchBytes = 64 * 1024;  // the encoder seals a batch at about this size
+constexpr uint32_t kMaxBatchObjects = 16384;
+constexpr uint32_t kMaxBatchRefs = 65536;
+constexpr uint32_t kMaxBatchRoots = 16384;
+constexpr uint32_t kMaxBatchTypes = 4096;
+constexpr uint32_t kMaxBatchContainers = 4096;
+constexpr uint32_t kMaxTypeNameBytes = 4096;
+constexpr uint32_t kMaxShift = 16;
+
+// ---- strings and counters ----
+constexpr size_t kMaxShortString = 256;  // names, versions, platform, client name, token
+constexpr size_t kMaxErrorMessage = 1024;
+constexpr size_t kMaxCounters = 1024;
+constexpr uint32_t kMinCounterIntervalMs = 10;  // up to 100 Hz
+
+// ---- flow control ----
+// Bytes the sender hands to ENet and that are not yet acknowledged (reliable heap channel).
+constexpr size_t kMaxUnackedBytes = 1024 * 1024;
+
+}  // namespace protocol
+}  // namespace xrpm

@@ -1,0 +1,113 @@
+// Heap batches: the columnar encoding of a heap walk (wire.proto HeapBatch).
+//
+// RawBatch is the decoded content of one batch, in walk order; it is what both ends agree on.
+// BatchEncoder (device side) accumulates walk callbacks into a RawBatch under a size budget and
+// seals it into a HeapBatch message; DecodeHeapBatch (host side) turns a received HeapBatch
+// back into the identical RawBatch, validating every count against the limits in
+// constants.h before it allocates. ChecksumBatch chains XXH3-64 over the RawBatch in a fixed
+// little-endian layout, so a CaptureEnd checksum proves the host decoded exactly what the agent
+// walked, in the same order.
+//
+// Encoding per batch (O(values), two passes over data that is already in cache):
+//   shift   = trailing zero bits common to every address, size and reference (object
+//             alignment), so deltas are in units of 2^shift bytes;
+//   ids     = ZigZag(id - end of the previous object): 0 for a compacted heap walked in order;
+//   refs    = ZigZag(ref - id of the referencing object);
+//   roots   = ZigZag deltas of root objects and of container indices;
+//   each column then goes through the column codec (varint or bit-packed, whichever is smaller).
+//
+// Thread-safety: BatchEncoder is single-threaded (the walk thread). The free functions are
+// reentrant.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "xrpm/protocol/wire.pb.h"
+
+namespace xrpm {
+namespace protocol {
+
+struct RawType {
+  uint32_t id = 0;
+  std::string name;
+};
+
+struct RawContainer {
+  uint32_t kind = 0;  // agent::ContainerType value
+  uint64_t id1 = 0;
+  uint64_t id2 = 0;
+  uint32_t descriptor = 0;  // NETCF root descriptor 0..5
+  bool has_thread = false;
+  uint64_t thread_id = 0;
+};
+
+struct RawBatch {
+  std::vector<RawType> types;
+  std::vector<RawContainer> containers;
+  std::vector<uint64_t> root_object;
+  std::vector<uint32_t> root_flags;
+  std::vector<uint32_t> root_container;  // capture-wide container index
+  uint64_t cont_object = 0;              // owner of refs[0..cont_refs)
+  uint32_t cont_refs = 0;
+  std::vector<uint64_t> object_id;
+  std::vector<uint32_t> object_type;
+  std::vector<uint32_t> object_size;
+  std::vector<uint32_t> object_ref_count;  // total refs of each object (the last may continue)
+  std::vector<uint64_t> refs;              // cont_refs continued refs, then each object's refs
+
+  void Clear();
+  bool Empty() const;
+  uint64_t HeapBytes() const;  // sum of object sizes
+};
+
+// Accumulates one batch of walk output. Add* return false (and add nothing) when the item does
+// not fit in the current batch; the caller then seals it and retries on the empty batch, where
+// every single item fits. AddRefs may take only part of a long list.
+class BatchEncoder {
+ public:
+  BatchEncoder();
+
+  bool AddType(uint32_t id, const char* name, size_t len);
+  bool AddContainer(const RawContainer& c);
+  bool AddRoot(uint64_t object, uint32_t flags, uint32_t container_index);
+  // Begins an object that owns `ref_count` references, to be given with AddRefs.
+  bool AddObject(uint64_t id, uint32_t type, uint32_t size, uint32_t ref_count);
+  // Adds up to n references of the current object; returns how many were taken (0 means seal
+  // and call again: the next batch continues the object).
+  size_t AddRefs(const uint64_t* refs, size_t n);
+
+  bool empty() const { return raw_.Empty() && pending_refs_ == 0; }
+  size_t estimated_bytes() const { return estimate_; }
+  const RawBatch& raw() const { return raw_; }
+
+  // Encodes the current batch into *out, updates the running checksum and starts a new batch.
+  void Seal(uint32_t capture_id, uint32_t seq, wire::HeapBatch* out, uint64_t* checksum);
+
+ private:
+  bool Fits(size_t more_bytes) const { return estimate_ + more_bytes <= kBudget; }
+  static constexpr size_t kBudget = 64 * 1024 - 512;  // kTargetBatchBytes minus framing
+
+  RawBatch raw_;
+  size_t estimate_ = 0;    // upper bound of the encoded size (varints at shift 0)
+  uint64_t prev_end_ = 0;  // end of the previous object in this batch
+  uint64_t prev_root_ = 0;
+  uint32_t prev_container_ = 0;
+  uint64_t owner_ = 0;         // the object whose refs AddRefs appends
+  uint64_t pending_refs_ = 0;  // refs the current object still expects
+  std::vector<uint64_t> scratch_;
+  std::vector<uint32_t> scratch32_;
+};
+
+// Decodes and validates one HeapBatch. On failure returns false and sets *error to what was
+// wrong ("objects column: expected 812 values ..."); *out is then unspecified.
+bool DecodeHeapBatch(const wire::HeapBatch& in, RawBatch* out, std::string* error);
+
+// Chained checksum: returns XXH3-64 of the batch's canonical bytes, seeded with `seed` (the
+// previous batch's result, 0 for the first batch).
+uint64_t ChecksumBatch(const RawBatch& b, uint64_t seed);
+
+}  // namespace protocol
+}  // namespace xrpm

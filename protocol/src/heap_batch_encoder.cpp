@@ -1,0 +1,210 @@
+// BatchEncoder: walk callbacks -> RawBatch -> HeapBatch (see heap_batch.h).
+#include <algorithm>
+
+#include "xrpm/protocol/column_codec.h"
+#include "xrpm/protocol/constants.h"
+#include "xrpm/protocol/heap_batch.h"
+
+namespace xrpm {
+namespace protocol {
+
+void RawBatch::Clear() {
+  types.clear();
+  containers.clear();
+  root_object.clear();
+  root_flags.clear();
+  root_container.clear();
+  cont_object = 0;
+  cont_refs = 0;
+  object_id.clear();
+  object_type.clear();
+  object_size.clear();
+  object_ref_count.clear();
+  refs.clear();
+}
+
+bool RawBatch::Empty() const {
+  return types.empty() && containers.empty() && root_object.empty() && object_id.empty() &&
+         refs.empty();
+}
+
+uint64_t RawBatch::HeapBytes() const {
+  uint64_t b = 0;
+  for (uint32_t s : object_size) b += s;
+  return b;
+}
+
+BatchEncoder::BatchEncoder() {
+  raw_.root_object.reserve(kMaxBatchRoots);
+  raw_.root_flags.reserve(kMaxBatchRoots);
+  raw_.root_container.reserve(kMaxBatchRoots);
+  raw_.object_id.reserve(kMaxBatchObjects);
+  raw_.object_type.reserve(kMaxBatchObjects);
+  raw_.object_size.reserve(kMaxBatchObjects);
+  raw_.object_ref_count.reserve(kMaxBatchObjects);
+  raw_.refs.reserve(kMaxBatchRefs);
+  scratch_.reserve(kMaxBatchRefs);
+  scratch32_.reserve(kMaxBatchObjects);
+}
+
+bool BatchEncoder::AddType(uint32_t id, const char* name, size_t len) {
+  const size_t cost = len + 16;
+  if (raw_.types.size() >= kMaxBatchTypes || !Fits(cost)) return false;
+  raw_.types.push_back(RawType{id, std::string(name, len)});
+  estimate_ += cost;
+  return true;
+}
+
+bool BatchEncoder::AddContainer(const RawContainer& c) {
+  const size_t cost = 48;
+  if (raw_.containers.size() >= kMaxBatchContainers || !Fits(cost)) return false;
+  raw_.containers.push_back(c);
+  estimate_ += cost;
+  return true;
+}
+
+bool BatchEncoder::AddRoot(uint64_t object, uint32_t flags, uint32_t container_index) {
+  const size_t cost = VarintLength(ZigZag(static_cast<int64_t>(object - prev_root_))) +
+                      VarintLength(flags) +
+                      VarintLength(ZigZag(static_cast<int64_t>(container_index) - prev_container_));
+  if (raw_.root_object.size() >= kMaxBatchRoots || !Fits(cost)) return false;
+  raw_.root_object.push_back(object);
+  raw_.root_flags.push_back(flags);
+  raw_.root_container.push_back(container_index);
+  prev_root_ = object;
+  prev_container_ = container_index;
+  estimate_ += cost;
+  return true;
+}
+
+bool BatchEncoder::AddObject(uint64_t id, uint32_t type, uint32_t size, uint32_t ref_count) {
+  if (pending_refs_ != 0) return false;  // the previous object's refs are not complete
+  const uint64_t prev_end = raw_.object_id.empty() ? id : prev_end_;
+  const size_t cost = VarintLength(ZigZag(static_cast<int64_t>(id - prev_end))) +
+                      VarintLength(type) + VarintLength(size) + VarintLength(ref_count);
+  if (raw_.object_id.size() >= kMaxBatchObjects || !Fits(cost)) return false;
+  raw_.object_id.push_back(id);
+  raw_.object_type.push_back(type);
+  raw_.object_size.push_back(size);
+  raw_.object_ref_count.push_back(ref_count);
+  prev_end_ = id + size;
+  owner_ = id;
+  pending_refs_ = ref_count;
+  estimate_ += cost;
+  return true;
+}
+
+size_t BatchEncoder::AddRefs(const uint64_t* refs, size_t n) {
+  n = static_cast<size_t>(std::min<uint64_t>(n, pending_refs_));
+  n = std::min(n, kMaxBatchRefs - raw_.refs.size());
+  const bool continuation = raw_.object_id.empty();
+  size_t taken = 0;
+  for (; taken < n; ++taken) {
+    const size_t cost = VarintLength(ZigZag(static_cast<int64_t>(refs[taken] - owner_)));
+    if (!Fits(cost)) break;
+    estimate_ += cost;
+    raw_.refs.push_back(refs[taken]);
+  }
+  pending_refs_ -= taken;
+  if (continuation) raw_.cont_refs += static_cast<uint32_t>(taken);
+  return taken;
+}
+
+void BatchEncoder::Seal(uint32_t capture_id, uint32_t seq, wire::HeapBatch* out,
+                        uint64_t* checksum) {
+  const RawBatch& b = raw_;
+  out->Clear();
+  out->set_capture_id(capture_id);
+  out->set_seq(seq);
+
+  // Common alignment of every address, size and reference: O(values).
+  uint64_t bits = b.cont_object;
+  for (uint64_t v : b.object_id) bits |= v;
+  for (uint32_t v : b.object_size) bits |= v;
+  for (uint64_t v : b.refs) bits |= v;
+  for (uint64_t v : b.root_object) bits |= v;
+  const uint32_t shift = bits == 0 ? 0 : std::min<uint32_t>(__builtin_ctzll(bits), kMaxShift);
+  out->set_shift(shift);
+
+  for (const RawType& t : b.types) {
+    wire::TypeEntry* e = out->add_types();
+    e->set_id(t.id);
+    e->set_name(t.name);
+  }
+  for (const RawContainer& c : b.containers) {
+    wire::Container* e = out->add_containers();
+    e->set_kind(c.kind);
+    e->set_id1(c.id1);
+    e->set_id2(c.id2);
+    e->set_descriptor(c.descriptor);
+    e->set_has_thread(c.has_thread);
+    e->set_thread_id(c.thread_id);
+  }
+
+  const size_t nroots = b.root_object.size();
+  out->set_root_count(static_cast<uint32_t>(nroots));
+  if (nroots) {
+    scratch_.resize(nroots);
+    uint64_t prev = 0;
+    for (size_t i = 0; i < nroots; ++i) {
+      scratch_[i] = ZigZag(static_cast<int64_t>(b.root_object[i] - prev)) >> shift;
+      prev = b.root_object[i];
+    }
+    EncodeColumn(scratch_.data(), nroots, out->mutable_root_objects());
+    EncodeColumn(b.root_flags.data(), nroots, out->mutable_root_flags());
+    uint32_t prevc = 0;
+    for (size_t i = 0; i < nroots; ++i) {
+      scratch_[i] = ZigZag(static_cast<int64_t>(b.root_container[i]) - prevc);
+      prevc = b.root_container[i];
+    }
+    EncodeColumn(scratch_.data(), nroots, out->mutable_root_containers());
+  }
+
+  out->set_cont_object(b.cont_object);
+  out->set_cont_refs(b.cont_refs);
+
+  const size_t nobj = b.object_id.size();
+  out->set_object_count(static_cast<uint32_t>(nobj));
+  if (nobj) {
+    out->set_id_base(b.object_id[0]);
+    scratch_.resize(nobj);
+    uint64_t prev_end = b.object_id[0];
+    for (size_t i = 0; i < nobj; ++i) {
+      scratch_[i] = ZigZag(static_cast<int64_t>(b.object_id[i] - prev_end)) >> shift;
+      prev_end = b.object_id[i] + b.object_size[i];
+    }
+    EncodeColumn(scratch_.data(), nobj, out->mutable_object_gaps());
+    EncodeColumn(b.object_type.data(), nobj, out->mutable_object_types());
+    scratch32_.resize(nobj);
+    for (size_t i = 0; i < nobj; ++i) scratch32_[i] = b.object_size[i] >> shift;
+    EncodeColumn(scratch32_.data(), nobj, out->mutable_object_sizes());
+    EncodeColumn(b.object_ref_count.data(), nobj, out->mutable_object_ref_counts());
+  }
+
+  const size_t nrefs = b.refs.size();
+  out->set_ref_count(static_cast<uint32_t>(nrefs));
+  if (nrefs) {
+    scratch_.resize(nrefs);
+    size_t r = 0;
+    for (; r < b.cont_refs; ++r)
+      scratch_[r] = ZigZag(static_cast<int64_t>(b.refs[r] - b.cont_object)) >> shift;
+    for (size_t i = 0; i < nobj && r < nrefs; ++i) {
+      const uint64_t owner = b.object_id[i];
+      const size_t end = std::min<size_t>(nrefs, r + b.object_ref_count[i]);
+      for (; r < end; ++r) scratch_[r] = ZigZag(static_cast<int64_t>(b.refs[r] - owner)) >> shift;
+    }
+    EncodeColumn(scratch_.data(), nrefs, out->mutable_refs());
+  }
+
+  *checksum = ChecksumBatch(b, *checksum);
+
+  raw_.Clear();
+  estimate_ = 0;
+  prev_end_ = 0;
+  prev_root_ = 0;
+  prev_container_ = 0;
+  if (pending_refs_ != 0) raw_.cont_object = owner_;
+}
+
+}  // namespace protocol
+}  // namespace xrpm

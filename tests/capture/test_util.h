@@ -1,0 +1,75 @@
+// Helpers shared by the capture tests: a log sink the agent writes into (tests wait for lines
+// with a timeout instead of sleeping), .gclog text of a snapshot, and an agent fixture.
+#pragma once
+
+#include <chrono>
+#include <condition_variable>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "xrpm/agent/agent.h"
+#include "xrpm/core/netcf_writer.h"
+#include "xrpm/core/snapshot.h"
+
+namespace xrpm::testing {
+
+class LogSink {
+ public:
+  std::function<void(const std::string&)> fn() {
+    return [this](const std::string& line) {
+      std::lock_guard lock(mu_);
+      lines_.push_back(line);
+      cv_.notify_all();
+    };
+  }
+  // Waits for a line containing `text`; returns it ("" on timeout).
+  std::string WaitFor(const std::string& text, uint32_t timeout_ms = 5000) {
+    std::unique_lock lock(mu_);
+    std::string found;
+    cv_.wait_for(lock, std::chrono::milliseconds(timeout_ms), [&] {
+      for (const auto& l : lines_)
+        if (l.find(text) != std::string::npos) {
+          found = l;
+          return true;
+        }
+      return false;
+    });
+    return found;
+  }
+  std::string All() {
+    std::lock_guard lock(mu_);
+    std::string s;
+    for (const auto& l : lines_) s += l + "\n";
+    return s;
+  }
+
+ private:
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::vector<std::string> lines_;
+};
+
+inline std::string GclogText(const Snapshot& s) {
+  std::string out;
+  WriteNetcf(s, [&](std::string_view b) { out.append(b); });
+  return out;
+}
+
+// An agent on 127.0.0.1 and a free port, serving `runtime`, logging into `log`.
+inline std::unique_ptr<agent::Agent> StartAgent(agent::RuntimePort& runtime, LogSink& log,
+                                                agent::AgentOptions opt = {}) {
+  opt.port = 0;
+  opt.log = log.fn();
+  auto a = std::make_unique<agent::Agent>(runtime, std::move(opt));
+  std::string error;
+  if (!a->Start(&error)) return nullptr;
+  return a;
+}
+
+inline std::string Endpoint(const agent::Agent& a) {
+  return "127.0.0.1:" + std::to_string(a.port());
+}
+
+}  // namespace xrpm::testing
