@@ -34,6 +34,7 @@ constexpr std::string_view kMeta =
     R"("function_info_index","count","size","children"],"sample_fields":["timestamp_us",)"
     R"("last_assigned_id"],"location_fields":["object_index","script_id","line","column"]},)";
 
+// JsonOut: buffers JSON text and hands it to the sink in ~256 KiB chunks. Not thread-safe.
 class JsonOut {
  public:
   explicit JsonOut(const std::function<void(std::string_view)>& sink) : sink_(sink) {
@@ -101,6 +102,7 @@ void JsonOut::Str(std::string_view s) {
   buf_ += '"';
 }
 
+// StringTable: the snapshot's "strings" array, deduplicated; index 0 is "". Not thread-safe.
 class StringTable {
  public:
   StringTable() { Add(""); }
@@ -121,6 +123,7 @@ std::string KindLabel(uint8_t kind) {
   return "kind " + std::to_string(kind);
 }
 
+// One edge from a "(GC roots: ...)" node to a rooted object.
 struct RootEdge {
   uint64_t target;  // node ordinal
   uint32_t type;    // edge type

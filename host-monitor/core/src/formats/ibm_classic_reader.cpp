@@ -98,6 +98,7 @@ std::string Hex(uint64_t v) {
   return std::string(buf, r.ptr);
 }
 
+// A heap reference of a class record, resolved into a root once every class is known.
 struct PendingRoot {
   uint64_t line;
   ObjectId ref;
@@ -106,11 +107,14 @@ struct PendingRoot {
   uint8_t flags;
 };
 
+// What an xrpm/roots/... pseudo class record stands for.
 struct RootClass {
   uint8_t kind;
   uint8_t flags;
 };
 
+// IbmReader: one read of one text into one Snapshot (see the file comment for the passes).
+// Single use, not thread-safe; separate readers are independent.
 class IbmReader {
  public:
   IbmReader(std::string_view text, std::string_view name, Diagnostics& diags, bool strict,

@@ -26,6 +26,8 @@ struct ClassRecord {
   std::string name;  // JVM form
 };
 
+// Output: buffers the dump's text (fixed-width uppercase addresses) and hands it to the sink in
+// ~256 KiB chunks. Not thread-safe.
 class Output {
  public:
   explicit Output(const std::function<void(std::string_view)>& sink, bool wide)
@@ -63,6 +65,7 @@ std::string OneLine(std::string s) {
   return s;
 }
 
+// The lowest and highest nonzero address the heap uses.
 struct HeapRange {
   uint64_t lo = ~uint64_t{0}, hi = 0;
   void Add(uint64_t v) {
