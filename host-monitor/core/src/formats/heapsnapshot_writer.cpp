@@ -4,6 +4,7 @@
 
 #include <charconv>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <stdexcept>
 #include <unordered_map>
 #include <vector>
@@ -46,8 +47,10 @@ class JsonOut {
     auto r = std::to_chars(tmp, tmp + sizeof tmp, v);
     buf_.append(tmp, r.ptr);
   }
-  // A JSON string literal; invalid UTF-8 becomes U+FFFD.
-  void Str(std::string_view s);
+  // A JSON string literal (nlohmann's escaping); invalid UTF-8 becomes U+FFFD.
+  void Str(const std::string& s) {
+    buf_ += nlohmann::json(s).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  }
   void MaybeFlush() {
     if (buf_.size() >= kFlushBytes) Flush();
   }
@@ -60,47 +63,6 @@ class JsonOut {
   const std::function<void(std::string_view)>& sink_;
   std::string buf_;
 };
-
-// Length of the valid UTF-8 sequence at s[i], or 0 when it is not one.
-size_t Utf8Length(std::string_view s, size_t i) {
-  auto byte = [&](size_t k) { return static_cast<unsigned char>(s[k]); };
-  unsigned char c = byte(i);
-  size_t n = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xE ? 3 : (c >> 3) == 0x1E ? 4 : 0;
-  if (n == 0 || i + n > s.size()) return 0;
-  uint32_t cp = n == 1 ? c : n == 2 ? (c & 0x1F) : n == 3 ? (c & 0x0F) : (c & 0x07);
-  for (size_t k = 1; k < n; ++k) {
-    if ((byte(i + k) & 0xC0) != 0x80) return 0;
-    cp = cp << 6 | (byte(i + k) & 0x3F);
-  }
-  static constexpr uint32_t kMin[5] = {0, 0, 0x80, 0x800, 0x10000};
-  if (cp < kMin[n] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return 0;
-  return n;
-}
-
-void JsonOut::Str(std::string_view s) {
-  buf_ += '"';
-  for (size_t i = 0; i < s.size();) {
-    unsigned char c = static_cast<unsigned char>(s[i]);
-    if (c == '"' || c == '\\') {
-      buf_ += '\\';
-      buf_ += static_cast<char>(c);
-      ++i;
-    } else if (c < 0x20) {
-      static constexpr char kHex[] = "0123456789abcdef";
-      buf_ += "\\u00";
-      buf_ += kHex[c >> 4];
-      buf_ += kHex[c & 0xF];
-      ++i;
-    } else if (size_t n = Utf8Length(s, i)) {
-      buf_.append(s.data() + i, n);
-      i += n;
-    } else {
-      buf_ += "\xEF\xBF\xBD";  // U+FFFD
-      ++i;
-    }
-  }
-  buf_ += '"';
-}
 
 // StringTable: the snapshot's "strings" array, deduplicated; index 0 is "". Not thread-safe.
 class StringTable {
