@@ -3,6 +3,7 @@
 //
 //   xrpm-emulator [--scenario bubbles|leak|synthetic] [--fps N] [--frames N | --duration S]
 //                 [--dump FILE.gclog] [--stat FILE.stat] ...      (--help for all options)
+//                 [--port N | --listen ADDR:PORT --token T]      (the device agent, port 4510)
 //
 // Exit codes: 0 ok (also after SIGINT/SIGTERM), 1 runtime or I/O failure, 2 usage error.
 #include <CLI/CLI.hpp>
@@ -12,6 +13,7 @@
 #include "options.h"
 #include "status_line.h"
 #include "supervisor.h"
+#include "xrpm/agent/agent.h"
 #include "xrpm/emulator/game_loop.h"
 #include "xrpm/emulator/ground_truth.h"
 #include "xrpm/emulator/runtime.h"
@@ -20,21 +22,28 @@
 namespace {
 using namespace xrpm::emulator;
 
-int Run(const EmulatorOptions& opts) {
+int Run(const EmulatorOptions& opts, xrpm::agent::AgentOptions agent_opts) {
   Supervisor supervisor;  // first: blocks SIGINT/SIGTERM before any thread starts
   Runtime runtime(RuntimeConfigFor(opts));
   auto scenario = MakeScenario(ScenarioParamsFor(opts));
   GameLoop loop(runtime, *scenario, LoopConfigFor(opts));
   loop.Setup();
 
-  // The device agent attaches here: it serves `runtime` (an xrpm::agent::RuntimePort) to hosts
-  // while the game runs, and is stopped after the loop below.
+  // The device agent serves `runtime` to hosts while the game runs (docs/PROTOCOL.md).
+  if (opts.quiet) agent_opts.log = [](const std::string&) {};
+  xrpm::agent::Agent agent(runtime, std::move(agent_opts));
+  std::string agent_error;
+  if (!agent.Start(&agent_error)) {
+    std::fprintf(stderr, "xrpm-emulator: device agent: %s\n", agent_error.c_str());
+    return 1;
+  }
 
   StatusLine status(runtime, loop, *scenario);
   loop.Start([&] { supervisor.NotifyFinished(); });
   Supervisor::Reason why = supervisor.Wait(opts.duration_s, [&] {
     if (!opts.quiet) std::fprintf(stderr, "%s\n", status.Next().c_str());
   });
+  agent.Stop();
   loop.RequestStop();
   loop.Join();
   if (why == Supervisor::Reason::kSignal && !opts.quiet)
@@ -61,17 +70,28 @@ int main(int argc, char** argv) {
   CLI::App app{"xrpm-emulator: a simulated .NET Compact Framework device (Xbox 360 / XNA)",
                "xrpm-emulator"};
   AddEmulatorOptions(app, opts);
+  xrpm::agent::AgentOptions agent_opts;
+  std::string listen;
+  app.add_option("--port", agent_opts.port, "Device agent port on 127.0.0.1 (0: any free port)")
+      ->capture_default_str();
+  app.add_option("--listen", listen, "Serve hosts on ADDR:PORT instead (off loopback: --token)");
+  app.add_option("--token", agent_opts.token, "Token a host must present to connect");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     return app.exit(e) == 0 ? 0 : 2;
   }
-  if (std::string problem = FinishOptions(app, opts); !problem.empty()) {
+  std::string problem = FinishOptions(app, opts);
+  if (!problem.empty()) {
     std::fprintf(stderr, "xrpm-emulator: %s\n", problem.c_str());
     return 2;
   }
+  if (!listen.empty() && !xrpm::agent::ParseListenAddress(listen, &agent_opts, &problem)) {
+    std::fprintf(stderr, "xrpm-emulator: --listen: %s\n", problem.c_str());
+    return 2;
+  }
   try {
-    return Run(opts);
+    return Run(opts, std::move(agent_opts));
   } catch (const std::exception& e) {
     std::fprintf(stderr, "xrpm-emulator: %s\n", e.what());
     return 1;

@@ -1,12 +1,60 @@
 #!/usr/bin/env bash
-# README command 1: builds xrpm and runs the main job.
-# Interim main job (until emulator + capture + GUI exist): load a sample NETCF heap dump of an
-# XNA game (tests/data/netcf/bubbles.gclog, or the file given as $1) and show what it holds.
+# README command 1: builds xrpm and runs the main job, headless (until the GUI takes over):
+#   1. starts xrpm-emulator (scenario bubbles, 60 fps) with its device agent on 127.0.0.1 (a free
+#      port, read from the agent's "listening on" line);
+#   2. samples its live counters for 2 s while the game plays (`xrpm counters`);
+#   3. captures its heap over the network into build/run/bubbles.gclog (`xrpm capture`);
+#   4. stops the emulator (always, also on error or Ctrl-C) and reports on the capture
+#      (`xrpm info`, `xrpm types`, and `xrpm report` once that verb exists).
+# Usage: scripts/run.sh [SCENARIO]   (bubbles by default; leak and synthetic work too)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/build.sh release xrpm >/dev/null
-sample="${1:-tests/data/netcf/bubbles.gclog}"
-xrpm=build/release/host-monitor/xrpm
-"$xrpm" info "$sample"
+scripts/build.sh release xrpm xrpm-emulator >/dev/null
+
+scenario="${1:-bubbles}"
+bin=build/release
+xrpm="$bin/host-monitor/xrpm"
+out=build/run
+mkdir -p "$out"
+log="$out/emulator.log"
+snap="$out/$scenario.gclog"
+
+emu_pid=""
+stop_emulator() {
+  if [ -n "$emu_pid" ] && kill -0 "$emu_pid" 2>/dev/null; then
+    kill -TERM "$emu_pid" 2>/dev/null || true
+    wait "$emu_pid" 2>/dev/null || true
+  fi
+  emu_pid=""
+}
+trap stop_emulator EXIT
+trap 'exit 130' INT TERM
+
+"$bin/emulator/xrpm-emulator" --scenario "$scenario" --port 0 2>"$log" &
+emu_pid=$!
+
+endpoint=""
+for _ in $(seq 100); do  # up to 10 s for the agent to listen
+  endpoint=$(grep -o 'listening on 127\.0\.0\.1:[0-9]*' "$log" 2>/dev/null | head -1 | cut -d' ' -f3 || true)
+  [ -n "$endpoint" ] && break
+  kill -0 "$emu_pid" 2>/dev/null || { cat "$log" >&2; echo "run.sh: the emulator exited" >&2; exit 1; }
+  sleep 0.1
+done
+[ -n "$endpoint" ] || { cat "$log" >&2; echo "run.sh: the emulator's agent did not start" >&2; exit 1; }
+
+echo "== xrpm-emulator ($scenario) serving on $endpoint"
 echo
-"$xrpm" types --top 15 "$sample"
+echo "== live counters (2 s)"
+"$xrpm" counters --connect "$endpoint" --interval 100 --duration 2
+echo
+echo "== heap capture"
+"$xrpm" capture --connect "$endpoint" -o "$snap"
+stop_emulator
+echo
+"$xrpm" info "$snap"
+echo
+"$xrpm" types --top 15 "$snap"
+if "$xrpm" --help | grep -q '^  report '; then
+  echo
+  "$xrpm" report "$snap"
+fi

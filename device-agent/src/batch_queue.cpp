@@ -10,7 +10,8 @@ bool BatchQueue::Push(std::string bytes, uint64_t* stalled_us) {
   std::unique_lock<std::mutex> lock(mu_);
   auto fits = [&] {
     const size_t held = memory_->unacked();
-    return cancelled() || held == 0 || held + n <= limit_;
+    const size_t fixed = fixed_.load(std::memory_order_acquire);
+    return cancelled() || held <= fixed || held + n <= limit_;
   };
   if (!fits()) {
     const auto t0 = std::chrono::steady_clock::now();

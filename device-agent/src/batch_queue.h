@@ -2,10 +2,11 @@
 // the network thread (consumer), with the agent's capture memory bound.
 //
 // `memory` counts every queued byte until ENet frees it (the network thread passes it to
-// SendOwned as release_on_free), so memory.unacked() is the capture's buffered data and
-// memory.peak() its high-water mark. Push waits while adding a message would exceed `limit`
-// (unless nothing is held at all, so one message always fits); the network thread calls Wake()
-// after ENet released bytes. Cancel() makes a waiting or later Push return false at once.
+// SendOwned as release_on_free), plus the encoder's fixed buffers (SetFixed), so
+// memory.unacked() is the capture's extra memory and memory.peak() its high-water mark. Push
+// waits while adding a message would exceed `limit` (unless no message is held at all, so one
+// always fits); the network thread calls Wake() after ENet released bytes. Cancel() makes a
+// waiting or later Push return false at once.
 //
 // Thread-safety: all methods are thread-safe.
 #pragma once
@@ -33,6 +34,9 @@ class BatchQueue {
   // Producer: no more messages.
   void Close();
 
+  // Producer: the part of `memory` that is not messages (the encoder's buffers).
+  void SetFixed(size_t bytes) { fixed_.store(bytes, std::memory_order_release); }
+
   // Consumer. Non-blocking; false when nothing is queued.
   bool Pop(std::string* out);
   bool closed_and_empty() const;
@@ -55,6 +59,7 @@ class BatchQueue {
   std::deque<std::string> q_;
   bool closed_ = false;
   std::atomic<bool> cancelled_{false};
+  std::atomic<size_t> fixed_{0};
 };
 
 }  // namespace agent

@@ -49,7 +49,7 @@ void Run(RuntimePort& runtime, CaptureJob& job, uint32_t stop_timeout_ms) {
   job.resumed_ns = NowNs();
   job.cancelled_during_walk = sink.aborted_by_cancel();
   job.wire_bytes = sink.wire_bytes();
-  job.peak_bytes = job.memory.peak() + CaptureSink::EncoderFootprintBytes();
+  job.peak_bytes = job.memory.peak();  // encoded batches held + the encoder's buffers
   if (stopped) job.pause_us = Us(work.stopped_ns, work.walk_done_ns);
   if (job.cancelled()) return;  // the network thread tells the host, if it is still there
   if (!stopped) {

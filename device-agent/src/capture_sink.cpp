@@ -34,13 +34,18 @@ CaptureSink::CaptureSink(RuntimePort& runtime, CaptureJob& job)
       job_(job),
       writer_(job.id, [this](wire::Envelope* env) { return Emit(*env); }) {}
 
-uint64_t CaptureSink::EncoderFootprintBytes() {
-  using namespace protocol;
-  // RawBatch columns and the encoder's scratch (heap_batch_encoder.cpp reserves these), plus
-  // one sealed envelope and its serialization.
-  return uint64_t{kMaxBatchRoots} * (8 + 4 + 4) + uint64_t{kMaxBatchObjects} * (8 + 4 + 4 + 4) +
-         uint64_t{kMaxBatchRefs} * 8 + uint64_t{kMaxBatchRefs} * 8 +
-         uint64_t{kMaxBatchObjects} * 4 + 2 * kTargetBatchBytes;
+CaptureSink::~CaptureSink() {
+  job_.queue.SetFixed(0);
+  job_.memory.Release(charged_);
+}
+
+void CaptureSink::AccountBuffers() {
+  const size_t now = writer_.FootprintBytes();  // sealed messages are charged by the queue
+  if (now > charged_) {
+    job_.memory.Add(now - charged_);
+    charged_ = now;
+    job_.queue.SetFixed(charged_);
+  }
 }
 
 bool CaptureSink::Emit(const wire::Envelope& env) {
@@ -49,6 +54,7 @@ bool CaptureSink::Emit(const wire::Envelope& env) {
     return false;
   }
   wire_bytes_ += buf_.size();
+  AccountBuffers();
   std::string out;
   out.swap(buf_);
   return job_.queue.Push(std::move(out), &stalled_us_);

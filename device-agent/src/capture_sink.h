@@ -24,6 +24,7 @@ namespace agent {
 class CaptureSink : public HeapInfoCallback {
  public:
   CaptureSink(RuntimePort& runtime, CaptureJob& job);
+  ~CaptureSink() override;  // gives its buffers' share of the job's memory account back
 
   WalkResult BeginContainer(ContainerType type, uint64_t id1, uint64_t id2) override;
   WalkResult DescribeType(uint32_t type_id, const char* name, size_t name_len) override;
@@ -39,8 +40,6 @@ class CaptureSink : public HeapInfoCallback {
   uint64_t end_ms() const { return end_ms_; }
   uint64_t wire_bytes() const { return wire_bytes_; }
   uint64_t stalled_us() const { return stalled_us_; }
-  // Fixed buffers of the encoder (reserved once), for the memory figure.
-  static uint64_t EncoderFootprintBytes();
 
  private:
   WalkResult DoBeginContainer(ContainerType type, uint64_t id1, uint64_t id2);
@@ -49,6 +48,7 @@ class CaptureSink : public HeapInfoCallback {
   WalkResult DoObjectReferences(uint64_t object, uint32_t type_id, uint32_t size,
                                 const uint64_t* refs, size_t ref_count);
   bool Emit(const wire::Envelope& env);
+  void AccountBuffers();  // charges growth of the encoder's buffers to the job's memory
   bool EnsureBegun();
   WalkResult Fail(const std::string& why);
   WalkResult Stopped();
@@ -64,6 +64,7 @@ class CaptureSink : public HeapInfoCallback {
   uint64_t start_ms_ = 0, end_ms_ = 0;
   uint64_t wire_bytes_ = 0;
   uint64_t stalled_us_ = 0;
+  size_t charged_ = 0;  // encoder bytes charged to job_.memory
   // The current container; its entry is sent with its first root.
   protocol::RawContainer container_;
   int descriptor_ = -1;

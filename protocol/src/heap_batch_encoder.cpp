@@ -35,16 +35,23 @@ uint64_t RawBatch::HeapBytes() const {
 }
 
 BatchEncoder::BatchEncoder() {
-  raw_.root_object.reserve(kMaxBatchRoots);
-  raw_.root_flags.reserve(kMaxBatchRoots);
-  raw_.root_container.reserve(kMaxBatchRoots);
-  raw_.object_id.reserve(kMaxBatchObjects);
-  raw_.object_type.reserve(kMaxBatchObjects);
-  raw_.object_size.reserve(kMaxBatchObjects);
-  raw_.object_ref_count.reserve(kMaxBatchObjects);
-  raw_.refs.reserve(kMaxBatchRefs);
-  scratch_.reserve(kMaxBatchRefs);
-  scratch32_.reserve(kMaxBatchObjects);
+  // Columns grow to the size a ~64 KiB batch needs in the first batches, then are reused.
+  raw_.object_id.reserve(1024);
+  raw_.refs.reserve(4096);
+}
+
+template <class V>
+static size_t Bytes(const V& v) {
+  return v.capacity() * sizeof(typename V::value_type);
+}
+
+size_t BatchEncoder::FootprintBytes() const {
+  size_t b = Bytes(raw_.types) + Bytes(raw_.containers) + Bytes(raw_.root_object) +
+             Bytes(raw_.root_flags) + Bytes(raw_.root_container) + Bytes(raw_.object_id) +
+             Bytes(raw_.object_type) + Bytes(raw_.object_size) + Bytes(raw_.object_ref_count) +
+             Bytes(raw_.refs) + Bytes(scratch_) + Bytes(scratch32_);
+  for (const RawType& t : raw_.types) b += t.name.capacity();
+  return b;
 }
 
 bool BatchEncoder::AddType(uint32_t id, const char* name, size_t len) {

@@ -61,5 +61,13 @@ bool HeapBatchWriter::Flush() {
   return Seal();
 }
 
+size_t HeapBatchWriter::FootprintBytes() const {
+  const wire::HeapBatch& b = env_.heap_batch();
+  return enc_.FootprintBytes() + b.root_objects().capacity() + b.root_flags().capacity() +
+         b.root_containers().capacity() + b.object_gaps().capacity() +
+         b.object_types().capacity() + b.object_sizes().capacity() +
+         b.object_ref_counts().capacity() + b.refs().capacity();
+}
+
 }  // namespace protocol
 }  // namespace xrpm

@@ -4,6 +4,7 @@
 
 #include "xrpm/protocol/constants.h"
 #include "xrpm/protocol/enet_io.h"
+#include "xrpm/protocol/heap_batch_writer.h"
 
 namespace xrpm::testing {
 namespace {
@@ -153,6 +154,30 @@ bool Handshake(RawPeer& p, wire::Envelope* welcome, uint32_t version, const std:
   if (!p.Send(hello)) return false;
   if (!p.Receive(welcome)) return false;
   return welcome->has_welcome();
+}
+
+bool FakeDevice::StartCapture(int batches) {
+  if (!peer_->Accept()) return false;
+  wire::Envelope m;
+  if (!peer_->ReceiveBody(wire::Envelope::kHello, &m)) return false;
+  wire::Envelope w;
+  w.mutable_welcome()->set_protocol_version(protocol::kProtocolVersion);
+  w.mutable_welcome()->mutable_runtime()->set_app_name("fake-device.exe");
+  if (!peer_->Send(w)) return false;
+  if (!peer_->ReceiveBody(wire::Envelope::kCaptureRequest, &m)) return false;
+  wire::Envelope b;
+  b.mutable_capture_begin()->set_capture_id(1);
+  b.mutable_capture_begin()->set_request_id(m.capture_request().request_id());
+  b.mutable_capture_begin()->set_section_name("fake-device.exe");
+  if (!peer_->Send(b, protocol::kChannelHeap)) return false;
+  int sent = 0;
+  protocol::HeapBatchWriter writer(1, [&](wire::Envelope* env) {
+    if (sent++ < batches) peer_->Send(*env, protocol::kChannelHeap);
+    return sent < batches;
+  });
+  for (uint64_t i = 0; i < 100000 && sent < batches; ++i)
+    writer.Object(0x1000 + 16 * i, 1, 16, nullptr, 0);
+  return sent >= batches;
 }
 
 }  // namespace xrpm::testing

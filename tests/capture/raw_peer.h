@@ -49,6 +49,21 @@ class RawPeer {
   uint32_t disconnect_data_ = 0;
 };
 
+// A device that answers the handshake and starts a capture, then misbehaves (the test decides
+// how, after StartCapture returns).
+class FakeDevice {
+ public:
+  FakeDevice() : peer_(RawPeer::Listen()) {}
+  uint16_t port() const { return peer_->port(); }
+  RawPeer& peer() { return *peer_; }
+  // Accepts the host, welcomes it, waits for its capture request, sends the CaptureBegin and
+  // `batches` valid batches of a small heap (never the end).
+  bool StartCapture(int batches);
+
+ private:
+  std::unique_ptr<RawPeer> peer_;
+};
+
 // Performs the client handshake; returns the Welcome (false if refused).
 bool Handshake(RawPeer& p, wire::Envelope* welcome, uint32_t version = 0,
                const std::string& token = "");

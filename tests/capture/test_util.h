@@ -2,6 +2,7 @@
 // with a timeout instead of sleeping), .gclog text of a snapshot, and an agent fixture.
 #pragma once
 
+#include <algorithm>
 #include <chrono>
 #include <condition_variable>
 #include <memory>
@@ -50,6 +51,24 @@ class LogSink {
   std::condition_variable cv_;
   std::vector<std::string> lines_;
 };
+
+// "" when equal, else the first differing line of each ("line 12: 'o 1 2 3' vs 'o 1 2 4'").
+// (gtest's own string diff is quadratic: far too slow for whole dumps.)
+inline std::string FirstDifference(const std::string& a, const std::string& b) {
+  size_t pa = 0, pb = 0, line = 1;
+  while (pa < a.size() || pb < b.size()) {
+    const size_t ea = std::min(a.find('\n', pa), a.size());
+    const size_t eb = std::min(b.find('\n', pb), b.size());
+    const std::string la = a.substr(pa, ea - pa), lb = b.substr(pb, eb - pb);
+    if (la != lb || (pa >= a.size()) != (pb >= b.size()))
+      return "line " + std::to_string(line) + ": '" + (pa < a.size() ? la : "<end>") + "' vs '" +
+             (pb < b.size() ? lb : "<end>") + "'";
+    pa = ea + 1;
+    pb = eb + 1;
+    ++line;
+  }
+  return "";
+}
 
 inline std::string GclogText(const Snapshot& s) {
   std::string out;

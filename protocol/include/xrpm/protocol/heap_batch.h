@@ -82,6 +82,8 @@ class BatchEncoder {
   bool empty() const { return raw_.Empty() && pending_refs_ == 0; }
   size_t estimated_bytes() const { return estimate_; }
   const RawBatch& raw() const { return raw_; }
+  // Heap memory the encoder holds (column and scratch capacities).
+  size_t FootprintBytes() const;
 
   // Encodes the current batch into *out, updates the running checksum and starts a new batch.
   void Seal(uint32_t capture_id, uint32_t seq, wire::HeapBatch* out, uint64_t* checksum);

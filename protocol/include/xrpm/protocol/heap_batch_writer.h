@@ -2,8 +2,8 @@
 // containers and roots, objects with their references); it hands each sealed HeapBatch to a
 // sink and keeps the capture totals and the chained checksum that CaptureEnd reports.
 //
-// Memory: a fixed ~1 MiB of column buffers (the batch limits in constants.h), reserved once;
-// the sink decides what happens to sealed batches.
+// Memory: the column buffers of one batch (a few hundred KiB for a ~64 KiB batch, reused), see
+// FootprintBytes(); the sink decides what happens to sealed batches.
 //
 // Thread-safety: single-threaded (the walk thread).
 #pragma once
@@ -45,6 +45,8 @@ class HeapBatchWriter {
 
   const CaptureTotals& totals() const { return totals_; }
   uint32_t next_container_index() const { return static_cast<uint32_t>(totals_.containers); }
+  // Heap memory held by the encoder and the sealed-batch message (capacities).
+  size_t FootprintBytes() const;
 
  private:
   bool Seal();

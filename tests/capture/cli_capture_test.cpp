@@ -1,0 +1,146 @@
+// `xrpm capture` and `xrpm counters` as a user runs them: real processes (xrpm-emulator with
+// its agent, the xrpm CLI) over 127.0.0.1, exit codes, the files they leave (or do not).
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "raw_peer.h"
+#include "subprocess.h"
+
+namespace xrpm::testing {
+namespace {
+
+namespace fs = std::filesystem;
+
+const std::string kXrpm = XRPM_CLI_BIN;
+const std::string kEmulator = XRPM_EMULATOR_BIN;
+
+// A fresh directory per test (ctest runs tests in parallel).
+fs::path TempDir() {
+  const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+  fs::path d = fs::temp_directory_path() /
+               ("xrpm_cli_capture_" + std::to_string(getpid()) + "_" + info->name());
+  fs::remove_all(d);
+  fs::create_directories(d);
+  return d;
+}
+
+size_t FilesIn(const fs::path& d) {
+  return static_cast<size_t>(std::distance(fs::directory_iterator(d), fs::directory_iterator()));
+}
+
+// xrpm-emulator on a free port; the port is read from the agent's "listening on" line.
+struct Emulator {
+  explicit Emulator(std::vector<std::string> extra) {
+    std::vector<std::string> argv = {kEmulator, "--port", "0", "--fps", "60"};
+    argv.insert(argv.end(), extra.begin(), extra.end());
+    proc = std::make_unique<BackgroundProcess>(argv);
+    const std::string line = proc->log().WaitFor("listening on 127.0.0.1:", 20000);
+    if (!line.empty()) endpoint = line.substr(line.find("127.0.0.1:"));
+    endpoint = endpoint.substr(0, endpoint.find(' '));
+  }
+  std::unique_ptr<BackgroundProcess> proc;
+  std::string endpoint;
+};
+
+TEST(CliCapture, CapturesTheEmulatorIntoAReadableGclog) {
+  const fs::path dir = TempDir();
+  Emulator emu({"--scenario", "bubbles"});
+  ASSERT_FALSE(emu.endpoint.empty()) << emu.proc->log().All();
+  const std::string out = (dir / "bubbles.gclog").string();
+  RunResult r = RunProcess({kXrpm, "capture", "--connect", emu.endpoint, "-o", out, "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.err, "") << "no progress bar when stderr is not a terminal";
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["app"], "bubbles.exe");
+  EXPECT_GT(j["objects"].get<uint64_t>(), 50u);
+  EXPECT_GT(j["pause_us"].get<uint64_t>(), 0u);
+  EXPECT_EQ(FilesIn(dir), 1u) << "the snapshot and no temporary file";
+
+  RunResult info = RunProcess({kXrpm, "info", out, "--json"});
+  ASSERT_EQ(info.exit_code, 0) << info.err;
+  EXPECT_NE(info.out.find("\"objects\": " + std::to_string(j["objects"].get<uint64_t>())),
+            std::string::npos)
+      << info.out;
+
+  // Text output names the app, the counts and the pause.
+  RunResult text = RunProcess({kXrpm, "capture", "--connect", emu.endpoint, "-o", out});
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_NE(text.out.find("captured bubbles.exe from " + emu.endpoint), std::string::npos);
+  EXPECT_NE(text.out.find("game paused"), std::string::npos) << text.out;
+  EXPECT_EQ(emu.proc->Stop(), 0) << emu.proc->log().All();
+}
+
+TEST(CliCapture, CountersToCsv) {
+  const fs::path dir = TempDir();
+  Emulator emu({"--scenario", "bubbles"});
+  ASSERT_FALSE(emu.endpoint.empty());
+  const std::string csv = (dir / "counters.csv").string();
+  RunResult r = RunProcess({kXrpm, "counters", "--connect", emu.endpoint, "--interval", "20",
+                            "--duration", "0.5", "--csv", csv});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("Managed Bytes Allocated"), std::string::npos) << r.out;
+  std::ifstream in(csv);
+  std::string header, row;
+  std::getline(in, header);
+  EXPECT_EQ(header, "host_s,boot_ms,seq,category,counter,unit,total,last,n,mean,min,max");
+  size_t rows = 0, allocated = 0;
+  while (std::getline(in, row)) {
+    ++rows;
+    allocated += row.find(",Garbage Collector,Managed Bytes Allocated,bytes,") != std::string::npos;
+  }
+  EXPECT_GE(allocated, 5u) << "about one sample every 20 ms for 0.5 s";
+  EXPECT_GT(rows, allocated);
+}
+
+TEST(CliCapture, BadTokenFailsAndWritesNothing) {
+  const fs::path dir = TempDir();
+  Emulator emu({"--scenario", "bubbles", "--token", "s3cret"});
+  ASSERT_FALSE(emu.endpoint.empty());
+  const std::string out = (dir / "x.gclog").string();
+  RunResult r =
+      RunProcess({kXrpm, "capture", "--connect", emu.endpoint, "--token", "nope", "-o", out});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("bad token"), std::string::npos) << r.err;
+  EXPECT_EQ(FilesIn(dir), 0u);
+  EXPECT_FALSE(emu.proc->log().WaitFor("refused 127.0.0.1").empty());
+  RunResult ok =
+      RunProcess({kXrpm, "capture", "--connect", emu.endpoint, "--token", "s3cret", "-o", out});
+  EXPECT_EQ(ok.exit_code, 0) << ok.err;
+}
+
+TEST(CliCapture, EmulatorRefusesAPublicAddressWithoutToken) {
+  RunResult r = RunProcess({kEmulator, "--listen", "0.0.0.0:0", "--duration", "1"}, 20000);
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("requires a token"), std::string::npos) << r.err;
+}
+
+TEST(CliCapture, IncompleteCaptureWritesNoFile) {
+  const fs::path dir = TempDir();
+  FakeDevice dev;
+  std::thread device([&] {
+    if (dev.StartCapture(2)) dev.peer().DisconnectNow();
+  });
+  const std::string out = (dir / "x.gclog").string();
+  RunResult r = RunProcess(
+      {kXrpm, "capture", "--connect", "127.0.0.1:" + std::to_string(dev.port()), "-o", out});
+  device.join();
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("incomplete capture"), std::string::npos) << r.err;
+  EXPECT_EQ(FilesIn(dir), 0u) << "no snapshot, no temporary file";
+}
+
+TEST(CliCapture, UsageErrors) {
+  EXPECT_EQ(RunProcess({kXrpm, "capture", "-o", "x.gclog"}).exit_code, 2);
+  EXPECT_EQ(
+      RunProcess({kXrpm, "counters", "--connect", "127.0.0.1:1", "--interval", "1"}).exit_code, 2);
+  RunResult r = RunProcess({kXrpm, "capture", "--connect", "127.0.0.1:99999", "-o", "x.gclog"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("bad port"), std::string::npos) << r.err;
+}
+
+}  // namespace
+}  // namespace xrpm::testing

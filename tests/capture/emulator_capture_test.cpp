@@ -1,0 +1,301 @@
+// Captures of the real emulated runtime over 127.0.0.1 against its ground truth.
+//
+// Deterministic comparison: the runtime runs its scenario for a fixed number of frames on the
+// test thread (no game thread), so nothing mutates the heap between the capture and the ground
+// truth. The capture induces a compacting collection; the ground-truth dump induces another,
+// which finds nothing to free or move, so both walk the same heap. Two ground truths:
+//   - the emulator's SnapshotBuilderSink under the agent's walk order (every object postponed:
+//     a flat list in address order, as NETCF's own dumps list objects): equal record for
+//     record, in order;
+//   - DumpToSnapshot, exactly what `xrpm-emulator --dump` writes (its sink lets the walk go
+//     depth-first, so objects come in another order): equal after ordering object records by
+//     address.
+// The section timestamps are the device clock at each walk and differ by the time between the
+// two walks; the ground truth's are copied into the capture before comparing.
+//
+// Gameplay: captures while the game thread runs at 60 fps must verify (checksum), be closed
+// (every reference and root names a captured object) and leave the game running.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <sstream>
+
+#include "raw_peer.h"
+#include "test_util.h"
+#include "xrpm/core/client/host_client.h"
+#include "xrpm/emulator/game_loop.h"
+#include "xrpm/emulator/ground_truth.h"
+#include "xrpm/emulator/runtime.h"
+#include "xrpm/emulator/scenario.h"
+#include "xrpm/emulator/snapshot_builder_sink.h"
+
+namespace xrpm::testing {
+namespace {
+
+using client::CaptureResult;
+using client::HostClient;
+using emulator::GameLoop;
+using emulator::LoopConfig;
+using emulator::Runtime;
+using emulator::RuntimeConfig;
+using emulator::ScenarioParams;
+
+RuntimeConfig SmallHeap() {
+  RuntimeConfig c;
+  c.heap_reserve_bytes = 512u << 20;
+  return c;
+}
+
+struct Device {
+  Runtime rt;
+  std::unique_ptr<emulator::Scenario> scenario;
+  GameLoop loop;
+  Device(ScenarioParams p, LoopConfig lc)
+      : rt(SmallHeap()), scenario(emulator::MakeScenario(p)), loop(rt, *scenario, lc) {
+    loop.Setup();
+  }
+};
+
+// The emulator's sink, walked the way the agent walks (flat, address order).
+class FlatWalk final : public agent::HeapInfoCallback {
+ public:
+  explicit FlatWalk(agent::HeapInfoCallback& inner) : inner_(inner) {}
+  agent::WalkResult BeginContainer(agent::ContainerType t, uint64_t a, uint64_t b) override {
+    return inner_.BeginContainer(t, a, b);
+  }
+  agent::WalkResult DescribeType(uint32_t id, const char* n, size_t len) override {
+    return inner_.DescribeType(id, n, len);
+  }
+  agent::WalkResult RootReferences(const agent::RootRef* r, size_t n) override {
+    return inner_.RootReferences(r, n);
+  }
+  agent::WalkResult ObjectReferences(uint64_t o, uint32_t t, uint32_t s, const uint64_t* r,
+                                     size_t n) override {
+    const auto res = inner_.ObjectReferences(o, t, s, r, n);
+    return res == agent::WalkResult::kOk ? agent::WalkResult::kPostponeReferences : res;
+  }
+
+ private:
+  agent::HeapInfoCallback& inner_;
+};
+
+Snapshot FlatGroundTruth(Runtime& rt) {
+  Snapshot snap;
+  emulator::RuntimeNamer namer(rt);
+  emulator::SnapshotBuilderSink sink(
+      snap, {rt.Info().app_name, rt.Info().dump_version, [&rt] { return rt.BootMillis(); }},
+      &namer);
+  FlatWalk flat(sink);
+  struct Ctx {
+    Runtime* rt;
+    FlatWalk* sink;
+  } ctx{&rt, &flat};
+  EXPECT_TRUE(rt.RunWithWorldStopped(
+      [](void* p) {
+        auto* c = static_cast<Ctx*>(p);
+        c->rt->InduceFullCollection();
+        c->rt->WalkHeap(*c->sink);
+      },
+      &ctx, 10000));
+  return snap;
+}
+
+// Object records of each section ordered by address; every other line keeps its place.
+std::string ObjectsByAddress(const std::string& gclog) {
+  std::istringstream in(gclog);
+  std::string line, out;
+  std::vector<std::pair<uint64_t, std::string>> objs;
+  auto flush = [&] {
+    std::sort(objs.begin(), objs.end());
+    for (auto& [id, l] : objs) out += l + "\n";
+    objs.clear();
+  };
+  while (std::getline(in, line)) {
+    if (line.rfind("o ", 0) == 0) {
+      objs.emplace_back(std::stoull(line.substr(2, line.find(' ', 2) - 2), nullptr, 16), line);
+      continue;
+    }
+    flush();
+    out += line + "\n";
+  }
+  flush();
+  return out;
+}
+
+void CopyClock(const Snapshot& from, Snapshot* to) {
+  ASSERT_EQ(from.sections.size(), to->sections.size());
+  for (size_t i = 0; i < from.sections.size(); ++i) {
+    to->sections[i].start_ms = from.sections[i].start_ms;
+    to->sections[i].end_ms = from.sections[i].end_ms;
+  }
+}
+
+// Every reference and root names a captured object; every type was described.
+void ExpectClosed(const Snapshot& s) {
+  std::vector<ObjectId> ids(s.object_id.begin(), s.object_id.end());
+  std::sort(ids.begin(), ids.end());
+  ASSERT_TRUE(std::adjacent_find(ids.begin(), ids.end()) == ids.end()) << "object ids are unique";
+  auto known = [&](ObjectId r) { return std::binary_search(ids.begin(), ids.end(), r); };
+  size_t dangling = 0;
+  for (ObjectId r : s.refs) dangling += !known(r);
+  for (ObjectId r : s.root_object) dangling += !known(r);
+  EXPECT_EQ(dangling, 0u) << "references or roots to objects not in the capture";
+  for (const TypeInfo& t : s.types) ASSERT_FALSE(t.placeholder) << t.id;
+  ASSERT_EQ(s.root_origin.size(), s.root_count());
+  for (uint32_t o : s.root_origin) ASSERT_LT(o, s.root_origins.size());
+}
+
+client::ClientOptions Opts(const agent::Agent& a) {
+  client::ClientOptions o;
+  o.endpoint = Endpoint(a);
+  return o;
+}
+
+CaptureResult CaptureOnce(HostClient& c) {
+  std::string error;
+  CaptureResult r;
+  EXPECT_TRUE(c.StartCapture(&error)) << error;
+  EXPECT_TRUE(c.WaitCapture(60000, &r));
+  return r;
+}
+
+struct Case {
+  const char* name;
+  ScenarioParams params;
+  uint64_t frames;
+};
+
+class GroundTruth : public ::testing::TestWithParam<Case> {};
+
+TEST_P(GroundTruth, CaptureEqualsTheDumpRecordForRecord) {
+  const Case& c = GetParam();
+  Device d(c.params, LoopConfig{0, c.frames});
+  d.loop.RunHere();
+  ASSERT_EQ(d.loop.frames(), c.frames);
+  LogSink log;
+  auto agent = StartAgent(d.rt, log);
+  ASSERT_TRUE(agent);
+  HostClient client(Opts(*agent));
+  client.Connect();
+  ASSERT_TRUE(client.WaitConnected(5000, nullptr));
+  CaptureResult r = CaptureOnce(client);
+  ASSERT_TRUE(r.ok) << r.error;
+  Snapshot captured = *r.snapshot;
+  ExpectClosed(captured);
+
+  const Snapshot flat = FlatGroundTruth(d.rt);
+  const Snapshot dump = emulator::DumpToSnapshot(d.rt);
+  ASSERT_GT(flat.object_count(), 0u);
+  CopyClock(flat, &captured);
+  const std::string text = GclogText(captured);
+  EXPECT_EQ(FirstDifference(text, GclogText(flat)), "") << "record for record, in order";
+  CopyClock(dump, &captured);
+  EXPECT_EQ(
+      FirstDifference(ObjectsByAddress(GclogText(captured)), ObjectsByAddress(GclogText(dump))),
+      "");
+  EXPECT_EQ(r.stats.objects, dump.object_count());
+  EXPECT_EQ(r.stats.refs, dump.ref_count());
+  EXPECT_EQ(r.stats.roots, dump.root_count());
+
+  // The capture names where roots come from, as the emulator's own dump does.
+  size_t frame_roots = 0;
+  for (size_t i = 0; i < captured.root_count(); ++i)
+    if (captured.root_kind_of(i) == RootKind::kLocal) {
+      ++frame_roots;
+      EXPECT_EQ(captured.root_origins[captured.root_origin[i]].rfind("thread ", 0), 0u);
+    }
+  if (std::string(c.name) != "synthetic") {
+    EXPECT_GT(frame_roots, 0u);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Scenarios, GroundTruth,
+                         ::testing::Values(Case{"bubbles", {"bubbles", 1}, 600},
+                                           Case{"leak", {"leak", 1}, 900},
+                                           Case{"synthetic", {"synthetic", 7, 30000, 3, 64}, 3}),
+                         [](const ::testing::TestParamInfo<Case>& i) {
+                           return std::string(i.param.name);
+                         });
+
+TEST(Gameplay, CapturesWhileTheGameRunsVerifyAndCountersArrive) {
+  Device d({"bubbles", 3}, LoopConfig{60, 0});
+  LogSink log;
+  auto agent = StartAgent(d.rt, log);
+  ASSERT_TRUE(agent);
+  d.loop.Start();
+  HostClient client(Opts(*agent));
+  client.Connect();
+  ASSERT_TRUE(client.WaitConnected(5000, nullptr));
+  client.SubscribeCounters(50);
+  ASSERT_TRUE(client.WaitCounterSamples(3, 5000));
+
+  // Counters arrive under the runtime's names, in its order.
+  const auto desc = client.counters().descriptors();
+  ASSERT_EQ(desc.size(), d.rt.CounterCount());
+  for (size_t i = 0; i < desc.size(); ++i) {
+    const agent::CounterInfo ci = d.rt.DescribeCounter(i);
+    EXPECT_EQ(desc[i].category, ci.category);
+    EXPECT_EQ(desc[i].name, ci.name);
+    EXPECT_EQ(desc[i].unit, ci.unit);
+  }
+  EXPECT_GE(client.counters().Find("Managed Bytes Allocated"), 0);
+  EXPECT_GE(client.counters().Find("Garbage Collections (GC)"), 0);
+
+  uint64_t frames_before = d.loop.frames();
+  uint64_t samples = client.counters().received();
+  for (int i = 0; i < 3; ++i) {
+    CaptureResult r = CaptureOnce(client);
+    ASSERT_TRUE(r.ok) << r.error;
+    ExpectClosed(*r.snapshot);
+    EXPECT_GT(r.stats.objects, 50u);
+    EXPECT_GT(r.stats.pause_us, 0u);
+    // Let the game play a little between captures (counter samples mark the time passing).
+    samples += 3;
+    ASSERT_TRUE(client.WaitCounterSamples(samples, 5000));
+  }
+  EXPECT_GT(d.loop.frames(), frames_before) << "the game kept running";
+  const auto rows = client.counters().Since(0);
+  const int allocated = client.counters().Find("Managed Bytes Allocated");
+  EXPECT_GT(rows.back().values[allocated].total, rows.front().values[allocated].total);
+  d.loop.RequestStop();
+  d.loop.Join();
+  EXPECT_TRUE(d.loop.error().empty()) << d.loop.error();
+}
+
+TEST(Gameplay, HostVanishingMidCaptureResumesTheGameAndTheNextCaptureWorks) {
+  Device d({"synthetic", 1, 300000, 3, 64}, LoopConfig{60, 0});
+  LogSink log;
+  agent::AgentOptions opt;
+  opt.capture_memory_limit = 1 << 20;  // a streaming agent: the walk waits for this host
+  auto agent = StartAgent(d.rt, log, opt);
+  ASSERT_TRUE(agent);
+  d.loop.Start();
+  auto p = RawPeer::Connect(agent->port());
+  ASSERT_TRUE(p);
+  wire::Envelope m;
+  ASSERT_TRUE(Handshake(*p, &m));
+  wire::Envelope req;
+  req.mutable_capture_request()->set_request_id(1);
+  ASSERT_TRUE(p->Send(req));
+  ASSERT_TRUE(p->ReceiveBody(wire::Envelope::kHeapBatch, &m, 20000));
+  p->DisconnectNow();
+  ASSERT_FALSE(log.WaitFor("stopped during the walk", 10000).empty()) << log.All();
+  const agent::AgentStats st = agent->stats();
+  EXPECT_LT(st.last_cancel_to_resume_us, 100000u) << "game resumed within 100 ms";
+  const uint64_t frames_at_resume = d.loop.frames();
+
+  HostClient client(Opts(*agent));
+  client.Connect();
+  ASSERT_TRUE(client.WaitConnected(5000, nullptr));
+  CaptureResult r = CaptureOnce(client);
+  ASSERT_TRUE(r.ok) << r.error;
+  ExpectClosed(*r.snapshot);
+  EXPECT_GE(r.stats.objects, 300000u);
+  EXPECT_LE(r.stats.agent_peak_bytes, 2u << 20) << "streaming mode stays near its 1 MiB bound";
+  EXPECT_GT(d.loop.frames(), frames_at_resume) << "the game runs on";
+  d.loop.RequestStop();
+  d.loop.Join();
+}
+
+}  // namespace
+}  // namespace xrpm::testing
