@@ -28,7 +28,8 @@ struct Child {
 };
 
 Child Spawn(std::vector<std::string> args) {
-  args.insert(args.begin(), XRPM_EMULATOR_BIN);
+  // Any free port for the device agent: tests run in parallel, and 4510 may be taken.
+  args.insert(args.begin(), {XRPM_EMULATOR_BIN, "--port", "0"});
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
@@ -161,10 +162,11 @@ TEST(Cli, UsageErrorsExitTwo) {
 TEST(Cli, SigtermStopsCleanlyAndStillDumps) {
   std::string dump = TempPath("interrupted.gclog");
   Child c = Spawn({"--dump", dump, "--duration", "60", "--fps", "60"});
-  // Wait for the first status line (printed after one second of running), then stop it.
+  // Wait for the first status line (printed after one second of running; the device agent's
+  // "listening on" line comes before it), then stop it.
   std::string err;
   pollfd p{c.err_fd, POLLIN, 0};
-  while (err.find('\n') == std::string::npos) {
+  while (err.find("bubbles.exe") == std::string::npos) {
     ASSERT_GT(poll(&p, 1, 20000), 0) << "no status line within 20 s";
     char buf[512];
     ssize_t n = read(c.err_fd, buf, sizeof buf);
