@@ -1,5 +1,6 @@
 #include "synthetic_scenario.h"
 
+#include <algorithm>
 #include <stdexcept>
 #include <string>
 
@@ -13,6 +14,7 @@ constexpr const char* kAreas[] = {"Entities", "Physics", "AI", "Rendering",
 constexpr const char* kStems[] = {"Node",  "Body",   "Agent",  "Mesh",
                                   "Voice", "Packet", "Widget", "Record"};
 constexpr uint32_t kChurnPerFrame = 24;
+constexpr uint64_t kNeighbourhood = 2048;  // objects either side a "near" reference lands in
 
 uint32_t IntFields(uint32_t t) {
   return t % 4;
@@ -27,6 +29,16 @@ SyntheticScenario::SyntheticScenario(const ScenarioParams& p) : p_(p) {
 
 uint32_t SyntheticScenario::TypeOfObject(uint64_t i) const {
   return static_cast<uint32_t>(Mix(p_.seed, i, 0x7479706573ull) % p_.types);
+}
+
+uint64_t SyntheticScenario::RefTarget(uint64_t i, uint32_t k) const {
+  const uint64_t n = p_.objects;
+  if (k == 0 && i + 1 < n) return i + 1;
+  const uint64_t h = Mix(p_.seed, i, k + 1);
+  if (h % 4 == 0 || n <= 2 * kNeighbourhood) return (h >> 2) % n;  // anywhere in the heap
+  // Near its referrer, as objects allocated together reference each other.
+  const uint64_t lo = i < kNeighbourhood ? 0 : std::min(i - kNeighbourhood, n - 2 * kNeighbourhood);
+  return lo + (h >> 2) % (2 * kNeighbourhood);
 }
 
 uint64_t SyntheticScenario::PlannedHeapBytes() const {
@@ -72,8 +84,7 @@ void SyntheticScenario::Setup(Runtime& rt) {
   for (uint64_t i = 0; i < n; ++i) {
     const TypeDesc& t = rt.types()[types_[TypeOfObject(i)]];
     for (uint32_t k = 0; k < p_.refs_per_object; ++k) {
-      uint64_t target = (k == 0 && i + 1 < n) ? i + 1 : Mix(p_.seed, i, k + 1) % n;
-      rt.SetRef(addr[i], t.ref_offsets[k], addr[target]);
+      rt.SetRef(addr[i], t.ref_offsets[k], addr[RefTarget(i, k)]);
     }
   }
   if (n > 0) {

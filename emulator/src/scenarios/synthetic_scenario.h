@@ -4,9 +4,11 @@
 // 0-3 Int32 fields, so sizes vary between 8 + 4K and 20 + 4K bytes. Object i's type is a hash
 // of (seed, i). Field 0 of object i references object i+1, so the heap is one chain of length N
 // reachable from the static Synthetic.Heap.s_head (a worst case for recursive collectors and
-// walkers); fields 1..K-1 reference hashed uniformly random objects. Total: N objects, K*N
-// references, all live. Extra roots: a local of Synthetic.Program.Main, a pinned and a weak GC
-// handle, so every root kind the heap dump has appears.
+// walkers); each of fields 1..K-1 references, by a hash, an object within 2048 objects of its
+// referrer (3 in 4) or anywhere in the heap (1 in 4): allocation locality as real heaps have
+// it, plus far references. Total: N objects, K*N references, all live. Extra roots: a local of
+// Synthetic.Program.Main, a pinned and a weak GC handle, so every root kind the heap dump has
+// appears.
 //
 // Built in one pass of allocation with collections suppressed, then one pass writing the
 // references (a temporary 4N-byte index -> address table). 10 M objects with K = 3 take about
@@ -35,6 +37,7 @@ class SyntheticScenario final : public Scenario {
 
  private:
   uint32_t TypeOfObject(uint64_t i) const;
+  uint64_t RefTarget(uint64_t i, uint32_t k) const;  // the object field k of object i references
   void DefineTypes(Runtime& rt);
 
   ScenarioParams p_;

@@ -92,8 +92,12 @@ class Runtime final : public agent::RuntimePort {
   Addr NewString(std::string_view ascii);
   // GC.Collect(): a full compacting collection requested by managed code.
   void GcCollect();
-  // While > 0, allocation does not collect (a startup phase building a large heap at once).
-  void SuppressCollections(bool on) { no_gc_depth_ += on ? 1 : -1; }
+  // While suppressed, allocation does not collect (a startup phase building a large heap at
+  // once, like GC.TryStartNoGCRegion); what it allocated does not count against the budget.
+  void SuppressCollections(bool on) {
+    no_gc_depth_ += on ? 1 : -1;
+    if (no_gc_depth_ == 0) bytes_since_gc_ = 0;
+  }
 
   // ---- object access ----
   TypeIndex TypeOf(Addr o) const { return heap_.Words(o)[0] & kTypeMask; }
