@@ -26,6 +26,13 @@ double Now() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
+double CpuSeconds() {
+  rusage ru{};
+  getrusage(RUSAGE_SELF, &ru);
+  return static_cast<double>(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+         static_cast<double>(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
+}
+
 long MaxRssKb() {
   rusage ru{};
   getrusage(RUSAGE_SELF, &ru);
@@ -38,15 +45,17 @@ int Usage() {
   return 2;
 }
 
-Snapshot Load(const char* path, unsigned threads, double& seconds, long& rss_before,
+Snapshot Load(const char* path, unsigned threads, double& seconds, double& cpu, long& rss_before,
               long& rss_after) {
   Diagnostics d;
   ReadOptions ro;
   ro.threads = threads;
   rss_before = MaxRssKb();
+  const double c0 = CpuSeconds();
   const double t0 = Now();
   Snapshot s = ReadNetcfFile(path, d, ro);
   seconds = Now() - t0;
+  cpu = CpuSeconds() - c0;
   rss_after = MaxRssKb();
   if (!d.empty())
     std::fprintf(stderr, "netcf_bench: %llu diagnostics, first: %s\n",
@@ -71,10 +80,10 @@ int main(int argc, char** argv) {
       return 0;
     }
     if (mode == "parse" && (argc == 3 || argc == 4)) {
-      double secs;
+      double secs, cpu;
       long before, after;
       Snapshot s = Load(argv[2], argc == 4 ? static_cast<unsigned>(std::atoi(argv[3])) : 0, secs,
-                        before, after);
+                        cpu, before, after);
       uint64_t bytes = 0;
       if (FILE* f = std::fopen(argv[2], "rb")) {
         std::fseek(f, 0, SEEK_END);
@@ -86,28 +95,31 @@ int main(int argc, char** argv) {
       const double budget =
           48.0 * static_cast<double>(s.object_count()) + 8.0 * static_cast<double>(s.ref_count());
       std::printf(
-          "parse_s=%.3f bytes=%llu objects=%zu refs=%zu roots=%zu MBps=%.0f Mobjps=%.2f "
+          "parse_s=%.3f parse_cpu_s=%.3f bytes=%llu objects=%zu refs=%zu roots=%zu MBps=%.0f "
+          "Mobjps=%.2f "
           "peak_rss_delta_MB=%.1f peak_per_object=%.1f peak_vs_budget=%.2f model_MB=%.1f\n",
-          secs, static_cast<unsigned long long>(bytes), s.object_count(), s.ref_count(),
+          secs, cpu, static_cast<unsigned long long>(bytes), s.object_count(), s.ref_count(),
           s.root_count(), static_cast<double>(bytes) / secs / 1e6,
           static_cast<double>(s.object_count()) / secs / 1e6, peak / 1e6,
           peak / static_cast<double>(s.object_count()), peak / budget, model / 1e6);
       return 0;
     }
     if (mode == "write" && argc == 4) {
-      double secs;
+      double secs, cpu;
       long before, after;
-      Snapshot s = Load(argv[2], 0, secs, before, after);
+      Snapshot s = Load(argv[2], 0, secs, cpu, before, after);
+      const double c0 = CpuSeconds();
       const double t0 = Now();
       WriteNetcfFile(s, argv[3]);
       const double w = Now() - t0;
+      const double wcpu = CpuSeconds() - c0;
       uint64_t bytes = 0;
       if (FILE* f = std::fopen(argv[3], "rb")) {
         std::fseek(f, 0, SEEK_END);
         bytes = static_cast<uint64_t>(std::ftell(f));
         std::fclose(f);
       }
-      std::printf("write_s=%.3f bytes=%llu MBps=%.0f Mobjps=%.2f\n", w,
+      std::printf("write_s=%.3f write_cpu_s=%.3f bytes=%llu MBps=%.0f Mobjps=%.2f\n", w, wcpu,
                   static_cast<unsigned long long>(bytes), static_cast<double>(bytes) / w / 1e6,
                   static_cast<double>(s.object_count()) / w / 1e6);
       return 0;

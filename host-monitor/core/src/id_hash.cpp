@@ -1,5 +1,7 @@
 #include "xrpm/core/id_hash.h"
 
+#include <sys/mman.h>
+
 #include <bit>
 #include <chrono>
 #include <random>
@@ -28,8 +30,10 @@ IdSet::IdSet(size_t n, unsigned partitions) {
   parts_.resize(partitions);
   part_shift_ = partitions == 1 ? 64 : 64 - std::countr_zero(partitions);
   size_t per = n / partitions + 1;
-  size_t cap = std::bit_ceil(per * 2 < 16 ? size_t{16} : per * 2);
+  size_t cap = std::bit_ceil(per * 3 / 2 < 16 ? size_t{16} : per * 3 / 2);
   for (Part& p : parts_) {
+    p.slots.reserve(cap);
+    AdviseHugePages(p.slots.data(), p.slots.bytes_reserved());
     p.slots.resize(cap, 0);
     p.mask = cap - 1;
   }
@@ -72,6 +76,43 @@ size_t IdSet::MemoryBytes() const {
   size_t b = 0;
   for (const Part& p : parts_) b += p.slots.bytes_reserved();
   return b;
+}
+
+void IdBitmap::Span::Merge(const Span& o) {
+  if (!o.any) return;
+  if (!any) {
+    *this = o;
+    return;
+  }
+  min = o.min < min ? o.min : min;
+  max = o.max > max ? o.max : max;
+  diff_or |= o.diff_or | (o.first ^ first);
+}
+
+bool IdBitmap::FitsBitmap(const Span& span, uint64_t n) {
+  if (!span.any) return false;
+  const unsigned shift = span.diff_or ? static_cast<unsigned>(std::countr_zero(span.diff_or)) : 0;
+  const uint64_t bits = ((span.max - span.min) >> shift) + 1;
+  return bits / 64 <= n + 64;  // words <= ids: 8 bytes per id at most
+}
+
+IdBitmap::IdBitmap(const Span& span, unsigned partitions) {
+  min_ = span.min;
+  max_ = span.max;
+  shift_ = span.diff_or ? static_cast<unsigned>(std::countr_zero(span.diff_or)) : 0;
+  align_mask_ = (uint64_t{1} << shift_) - 1;
+  const uint64_t words = (((max_ - min_) >> shift_) >> 6) + 1;
+  partitions_ = partitions ? partitions : 1;
+  part_words_ = (words + partitions_ - 1) / partitions_;
+  words_.reserve(words);
+  AdviseHugePages(words_.data(), words_.bytes_reserved());
+  words_.resize(words, 0);
+}
+
+void AdviseHugePages(void* data, size_t bytes) {
+  constexpr size_t kHuge = size_t{2} << 20;
+  if (bytes < kHuge || (reinterpret_cast<uintptr_t>(data) & 4095)) return;
+  ::madvise(data, bytes & ~size_t{4095}, MADV_HUGEPAGE);
 }
 
 TypeIdMap::TypeIdMap(size_t expected) {

@@ -2,6 +2,9 @@
 #include "xrpm/core/netcf_reader.h"
 
 #include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
 #include <thread>
 
 #include "xrpm/core/mapped_file.h"
@@ -15,6 +18,24 @@ using namespace netcf;
 
 constexpr size_t kMinBytesPerThread = size_t{4} << 20;
 
+// XRPM_NETCF_TIMING=1 prints how long each stage took to stderr (for benchmarking).
+class StageTimer {
+ public:
+  StageTimer() : on_(std::getenv("XRPM_NETCF_TIMING") != nullptr), last_(Clock::now()) {}
+  void Mark(const char* stage) {
+    if (!on_) return;
+    const auto now = Clock::now();
+    std::fprintf(stderr, "netcf %-10s %8.3f s\n", stage,
+                 std::chrono::duration<double>(now - last_).count());
+    last_ = now;
+  }
+
+ private:
+  using Clock = std::chrono::steady_clock;
+  bool on_;
+  Clock::time_point last_;
+};
+
 // Finds the line of the k-th object or root by re-parsing from the nearest anchor (at most
 // kAnchorEvery records). Remembers the last block, so lookups sorted by index are cheap.
 class LineFinder {
@@ -25,8 +46,8 @@ class LineFinder {
     obj_base_.push_back(0);
     root_base_.push_back(0);
     for (const ChunkResult& c : chunks) {
-      obj_base_.push_back(obj_base_.back() + c.object_id.size());
-      root_base_.push_back(root_base_.back() + c.root_object.size());
+      obj_base_.push_back(obj_base_.back() + c.stored.objects);
+      root_base_.push_back(root_base_.back() + c.stored.roots);
     }
   }
 
@@ -105,13 +126,29 @@ Snapshot ReadImpl(std::string_view text, std::string_view name, Diagnostics& dia
   const unsigned nchunks = static_cast<unsigned>(std::min<size_t>(threads, by_size));
 
   const std::vector<std::string_view> texts = SplitAtLines(text, nchunks);
-  std::vector<ChunkResult> chunks(texts.size());
+  const unsigned n = static_cast<unsigned>(texts.size());
+  StageTimer timer;
+  std::vector<RecordCounts> room(n);
+  // The file's pages stay mapped until the parse below releases them as it goes: the resident
+  // set peaks near the model's size either way, and nothing is faulted in twice.
+  RunParallel(n, [&](unsigned i) { room[i] = CountRecords(texts[i]); });
+  timer.Mark("count");
+
+  Snapshot snap;
+  const std::vector<ColumnsOut> windows = PlaceColumns(room, snap);
+  std::vector<ChunkResult> chunks(n);
   ChunkOptions co;
   co.strict = strict;
   co.max_diags = strict ? 1 : std::max<size_t>(1, diags.max_kept());
   co.release = mapped;
-  RunParallel(static_cast<unsigned>(texts.size()),
-              [&](unsigned i) { chunks[i] = ParseChunk(texts[i], co); });
+  RunParallel(n, [&](unsigned i) {
+    ChunkOptions o = co;
+    o.out = windows[i];
+    chunks[i] = ParseChunk(texts[i], o);
+  });
+  timer.Mark("parse");
+  CompactColumns(room, chunks, snap);
+  timer.Mark("compact");
 
   std::vector<uint64_t> line_base(chunks.size() + 1, 0);
   bool any_record = false;
@@ -131,17 +168,19 @@ Snapshot ReadImpl(std::string_view text, std::string_view name, Diagnostics& dia
   LineFinder finder(texts, chunks, line_base);
   if (strict) Flush(pend, &finder, diags, file, true);
 
-  Snapshot snap;
   SectionTypes section_types = AssembleSections(chunks, line_base, snap, pend);
-  ConcatColumns(chunks, snap);
+  timer.Mark("sections");
   BuildTypes(section_types, snap, pend);
+  timer.Mark("types");
   section_types = {};
   if (strict) Flush(pend, &finder, diags, file, true);
 
   std::vector<uint64_t> drop = CheckIds(snap, threads, pend);
+  timer.Mark("check-ids");
   Flush(pend, &finder, diags, file, strict);
   RemoveObjects(snap, drop);
   snap.ShrinkToFit();
+  timer.Mark("finish");
   snap.source = file;
 
   if (snap.sections.empty() && any_record) {

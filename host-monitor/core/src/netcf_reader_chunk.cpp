@@ -1,8 +1,10 @@
 // The per-chunk line parser of the NETCF reader; see netcf_reader_chunk.h.
 #include "xrpm/core/netcf_reader_chunk.h"
 
+#include <bit>
 #include <cstring>
 #include <iterator>
+#include <stdexcept>
 
 #include "xrpm/core/mapped_file.h"
 
@@ -44,8 +46,9 @@ inline const char* EndOfLine(const char* p) {
 
 enum class Hex { kOk, kMissing, kBad, kOverflow };
 
-// Scans one hex token starting at p (not a blank) and advances p past it.
-inline Hex ScanHex(const char*& p, uint64_t& out) {
+// Scans one hex token starting at p (not a blank) and advances p past it. Byte by byte; the
+// reference for ScanHex below and the path for every unusual token.
+inline Hex ScanHexSlow(const char*& p, uint64_t& out) {
   const char* s = p;
   uint8_t d = kHex.v[static_cast<uint8_t>(*p)];
   if (d == kNotHex) {
@@ -68,6 +71,52 @@ inline Hex ScanHex(const char*& p, uint64_t& out) {
     while (*q == '0') ++q;
     if (p - q > 16) return Hex::kOverflow;
   }
+  out = v;
+  return Hex::kOk;
+}
+
+static_assert(std::endian::native == std::endian::little, "HexRun8 assumes little-endian loads");
+
+// SWAR: how many of the 8 bytes at p are leading hex digits (0-8), and their value. Each byte
+// is classified with carry-free additions on 7-bit lanes, then the nibbles are combined
+// pairwise (8 -> 4 -> 2 -> 1) with masks and shifts: ~25 instructions, no loop, no table.
+[[gnu::always_inline]] inline unsigned HexRun8(const char* p, uint64_t& value) {
+  constexpr uint64_t k1 = 0x0101010101010101ull, kHigh = 0x8080808080808080ull;
+  uint64_t w;
+  std::memcpy(&w, p, 8);
+  const uint64_t y = w & ~kHigh;
+  const uint64_t ge30 = y + (0x80 - 0x30) * k1, ge3a = y + (0x80 - 0x3a) * k1;
+  const uint64_t lo = y | (0x20 * k1);
+  const uint64_t ge61 = lo + (0x80 - 0x61) * k1, ge67 = lo + (0x80 - 0x67) * k1;
+  const uint64_t hex = ((ge30 & ~ge3a) | (ge61 & ~ge67)) & ~w & kHigh;
+  const uint64_t non = ~hex & kHigh;
+  const unsigned n = non ? static_cast<unsigned>(std::countr_zero(non)) >> 3 : 8;
+  if (n == 0) return 0;
+  uint64_t x = (y & (0x0f * k1)) + 9 * ((y >> 6) & k1);
+  x <<= (8 - n) * 8;  // drop the bytes after the digits; the last digit is now the top byte
+  x = ((x & 0x00ff00ff00ff00ffull) << 4) | ((x >> 8) & 0x00ff00ff00ff00ffull);
+  x = ((x & 0x0000ffff0000ffffull) << 8) | ((x >> 16) & 0x0000ffff0000ffffull);
+  value = ((x & 0xffffffffull) << 16) | (x >> 32);
+  return n;
+}
+
+// ScanHexSlow's result, fast for tokens of 1-15 digits followed by a blank or '\n' when at
+// least 16 bytes from p are readable (p + 16 <= limit); anything else takes the slow path.
+[[gnu::always_inline]] inline Hex ScanHex(const char*& p, uint64_t& out, const char* limit) {
+  if (limit - p < 16) return ScanHexSlow(p, out);
+  uint64_t v;
+  unsigned n = HexRun8(p, v);
+  if (n == 8) {
+    uint64_t v2;
+    const unsigned n2 = HexRun8(p + 8, v2);
+    if (n2 == 8) return ScanHexSlow(p, out);
+    if (n2) v = (v << (4 * n2)) | v2;
+    n += n2;
+  } else if (n == 0) {
+    return ScanHexSlow(p, out);
+  }
+  if (!IsDelim(p[n])) return ScanHexSlow(p, out);
+  p += n;
   out = v;
   return Hex::kOk;
 }
@@ -103,7 +152,7 @@ void SplitNameAndStamp(const char* p, const char* eol, std::string& name,
   if (last > p) {
     const char* q = last;
     uint64_t v = 0;
-    if (ScanHex(q, v) == Hex::kOk && q == eol) {
+    if (ScanHexSlow(q, v) == Hex::kOk && q == eol) {
       stamp = v;
       eol = last;
       while (eol > p && IsBlank(eol[-1])) --eol;
@@ -116,12 +165,18 @@ enum class State { kInherit, kOpen, kClosed };
 
 class Parser {
  public:
-  Parser(const ChunkOptions& o, ChunkResult& r) : o_(o), r_(r), line_(o.first_line - 1) {}
+  Parser(const ChunkOptions& o, ChunkResult& r)
+      : o_(o), r_(r), out_(o.out), store_(o.out.store), line_(o.first_line - 1) {
+    if (!store_) out_.room = {UINT64_MAX, UINT64_MAX, UINT64_MAX};
+  }
+  const RecordCounts& stored() const { return n_; }
 
   // Parses the lines in [p, end); end[-1] is '\n'. `offset` is p's offset in the chunk text.
   // Returns false when parsing must stop (strict error or a stop_after_* limit).
-  bool Run(const char* p, const char* end, uint64_t offset, bool releasable) {
+  // Bytes up to `limit` (>= end) are readable.
+  bool Run(const char* p, const char* end, const char* limit, uint64_t offset, bool releasable) {
     buf_ = p;
+    limit_ = limit;
     buf_offset_ = offset;
     const char* released = p;
     while (p < end) {
@@ -185,11 +240,11 @@ class Parser {
   }
 
   // Reads a required hex field; reports and returns false when it is missing or malformed.
-  bool Field(const char*& p, uint64_t& v, const char* record, const char* what,
-             uint64_t max = UINT64_MAX) {
+  [[gnu::always_inline]] bool Field(const char*& p, uint64_t& v, const char* record,
+                                    const char* what, uint64_t max = UINT64_MAX) {
     p = SkipBlanks(p);
     const char* tok = p;
-    switch (ScanHex(p, v)) {
+    switch (ScanHex(p, v, limit_)) {
       case Hex::kOk:
         if (v <= max) return true;
         Diag(code::kBadNumber, [&] {
@@ -233,8 +288,8 @@ class Parser {
     SectionEvent e;
     e.kind = k;
     e.line = line_;
-    e.objects = r_.object_id.size();
-    e.roots = r_.root_object.size();
+    e.objects = n_.objects;
+    e.roots = n_.roots;
     e.types = static_cast<uint32_t>(r_.types.size());
     return e;
   }
@@ -251,19 +306,25 @@ class Parser {
         !Field(p, size, "object record", "a size", UINT32_MAX))
       return EndOfLine(p);
     BeforeContent();
-    Anchor(r_.object_anchors, r_.object_id.size(), ls);
-    r_.object_id.push_back(id);
-    r_.object_type.push_back(static_cast<uint32_t>(type));
-    r_.object_size.push_back(static_cast<uint32_t>(size));
+    Anchor(r_.object_anchors, n_.objects, ls);
+    if (n_.objects >= out_.room.objects) NoRoom();
+    const uint64_t at = n_.objects++;
+    if (store_) {
+      out_.object_id[at] = id;
+      out_.object_type[at] = static_cast<uint32_t>(type);
+      out_.object_size[at] = static_cast<uint32_t>(size);
+    }
     if (o_.record_lines) r_.object_lines.push_back(line_);
     for (;;) {
       p = SkipBlanks(p);
       if (*p == '\n') break;
       const char* tok = p;
       uint64_t ref;
-      Hex h = ScanHex(p, ref);
+      Hex h = ScanHex(p, ref, limit_);
       if (h == Hex::kOk) {
-        r_.refs.push_back(ref);
+        if (n_.refs >= out_.room.refs) NoRoom();
+        if (store_) out_.refs[n_.refs] = ref;
+        ++n_.refs;
       } else {
         Diag(code::kBadNumber, [&] {
           return "object " + HexString(id) + ": reference '" + Excerpt(tok, p) +
@@ -272,8 +333,8 @@ class Parser {
         });
       }
     }
-    r_.ref_end.push_back(r_.refs.size());
-    if (r_.object_id.size() >= o_.stop_after_objects) Stop();
+    if (store_) out_.ref_end[at] = out_.ref_base + n_.refs;
+    if (n_.objects >= o_.stop_after_objects) Stop();
     return p;
   }
 
@@ -309,13 +370,17 @@ class Parser {
       });
     }
     BeforeContent();
-    Anchor(r_.root_anchors, r_.root_object.size(), ls);
-    r_.root_object.push_back(id);
-    r_.root_kind.push_back(static_cast<uint8_t>(kind));
-    r_.root_flags.push_back(static_cast<uint8_t>(flags));
-    r_.root_container.push_back(static_cast<TypeId>(container));
+    Anchor(r_.root_anchors, n_.roots, ls);
+    if (n_.roots >= out_.room.roots) NoRoom();
+    const uint64_t at = n_.roots++;
+    if (store_) {
+      out_.root_object[at] = id;
+      out_.root_kind[at] = static_cast<uint8_t>(kind);
+      out_.root_flags[at] = static_cast<uint8_t>(flags);
+      out_.root_container[at] = static_cast<TypeId>(container);
+    }
     if (o_.record_lines) r_.root_lines.push_back(line_);
-    if (r_.root_object.size() >= o_.stop_after_roots) Stop();
+    if (n_.roots >= o_.stop_after_roots) Stop();
     return p;
   }
 
@@ -383,13 +448,20 @@ class Parser {
     r_.stop_line = line_;
     done_ = true;
   }
+  [[noreturn]] static void NoRoom() {
+    throw std::logic_error("NETCF reader: more records than counted (internal error)");
+  }
 
   const ChunkOptions& o_;
   ChunkResult& r_;
+  ColumnsOut out_;
+  const bool store_;
+  RecordCounts n_;
   uint64_t line_;
   State state_ = State::kInherit;
   bool done_ = false;
   const char* buf_ = nullptr;
+  const char* limit_ = nullptr;
   uint64_t buf_offset_ = 0;
 };
 
@@ -413,13 +485,18 @@ ChunkResult ParseChunk(std::string_view text, const ChunkOptions& opts) {
       text.empty() ? nullptr : static_cast<const char*>(memrchr(b, '\n', text.size()));
   const char* body_end = last_nl ? last_nl + 1 : b;
   bool go = true;
-  if (body_end > b) go = parser.Run(b, body_end, 0, true);
-  if (go && body_end < b + text.size()) {
-    std::string tail(body_end, b + text.size());
+  const char* end = b + text.size();
+  if (body_end > b) go = parser.Run(b, body_end, end, 0, true);
+  if (go && body_end < end) {
+    std::string tail(body_end, end);
     tail.push_back('\n');
-    parser.Run(tail.data(), tail.data() + tail.size(), static_cast<uint64_t>(body_end - b), false);
+    const size_t used = tail.size();
+    tail.resize(used + 16, '\0');  // readable slack for the 8-byte loads
+    parser.Run(tail.data(), tail.data() + used, tail.data() + tail.size(),
+               static_cast<uint64_t>(body_end - b), false);
   }
   r.lines = parser.line() - (opts.first_line - 1);
+  r.stored = parser.stored();
   return r;
 }
 

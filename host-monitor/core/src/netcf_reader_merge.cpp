@@ -1,8 +1,7 @@
 // Stitching parsed chunks into one Snapshot: sections, columns and the type table.
 // See netcf_reader_stages.h.
-#include <sys/mman.h>
-
 #include <algorithm>
+#include <cstring>
 
 #include "xrpm/core/netcf_reader_stages.h"
 
@@ -123,8 +122,8 @@ SectionTypes AssembleSections(std::vector<ChunkResult>& chunks,
       }
     }
     take_types(ch.types.size());
-    ob += ch.object_id.size();
-    rb += ch.root_object.size();
+    ob += ch.stored.objects;
+    rb += ch.stored.roots;
   }
   b.CloseUnclosed(ob, rb, 0, true);
   return std::move(b.types);
@@ -132,65 +131,101 @@ SectionTypes AssembleSections(std::vector<ChunkResult>& chunks,
 
 namespace {
 
-// Appends src to dst in blocks, giving src's pages back as they are copied, so the peak is
-// dst + src + one block rather than twice the data. `add` is added to every value.
 template <class T>
-void AppendReleasing(PodVector<T>& dst, PodVector<T>& src, T add = T{}) {
-  constexpr size_t kBlock = (size_t{4} << 20) / sizeof(T);
-  dst.reserve(dst.size() + src.size());
-  const bool mapped = src.bytes_reserved() >= (size_t{1} << 20);
-  T tmp[1024];
-  for (size_t i = 0; i < src.size(); i += kBlock) {
-    size_t n = std::min(kBlock, src.size() - i);
-    if (add == T{}) {
-      dst.append(src.data() + i, src.data() + i + n);
-    } else {
-      for (size_t j = 0; j < n; j += 1024) {
-        size_t m = std::min<size_t>(1024, n - j);
-        for (size_t k = 0; k < m; ++k) tmp[k] = static_cast<T>(src[i + j + k] + add);
-        dst.append(tmp, tmp + m);
-      }
-    }
-    if (mapped) {
-      // Whole pages inside the copied block only.
-      uintptr_t b = (reinterpret_cast<uintptr_t>(src.data() + i) + 4095) & ~uintptr_t{4095};
-      uintptr_t e = reinterpret_cast<uintptr_t>(src.data() + i + n) & ~uintptr_t{4095};
-      if (e > b) madvise(reinterpret_cast<void*>(b), e - b, MADV_DONTNEED);
-    }
-  }
-  src = PodVector<T>();
+T* Place(PodVector<T>& col, uint64_t n) {
+  col.reserve(n);
+  AdviseHugePages(col.data(), col.bytes_reserved());
+  col.resize_uninitialized(n);
+  return col.data();
 }
 
 template <class T>
-void Take(PodVector<T>& dst, PodVector<T>& src) {
-  if (dst.empty())
-    dst = std::move(src);
-  else
-    AppendReleasing(dst, src);
+void MoveDown(PodVector<T>& col, uint64_t from, uint64_t to, uint64_t n) {
+  if (from != to && n) std::memmove(col.data() + to, col.data() + from, n * sizeof(T));
 }
 
 }  // namespace
 
-void ConcatColumns(std::vector<ChunkResult>& chunks, Snapshot& snap) {
-  for (ChunkResult& ch : chunks) {
-    const uint64_t ref_base = snap.refs.size();
-    Take(snap.object_id, ch.object_id);
-    Take(snap.object_type, ch.object_type);
-    Take(snap.object_size, ch.object_size);
-    if (snap.ref_end.empty())
-      snap.ref_end = std::move(ch.ref_end);
-    else
-      AppendReleasing(snap.ref_end, ch.ref_end, ref_base);
-    Take(snap.refs, ch.refs);
-    Take(snap.root_object, ch.root_object);
-    Take(snap.root_kind, ch.root_kind);
-    Take(snap.root_flags, ch.root_flags);
-    Take(snap.root_container, ch.root_container);
+std::vector<ColumnsOut> PlaceColumns(const std::vector<RecordCounts>& room, Snapshot& snap) {
+  RecordCounts total;
+  for (const RecordCounts& r : room) {
+    total.objects += r.objects;
+    total.refs += r.refs;
+    total.roots += r.roots;
   }
-  snap.root_origin.resize(snap.root_object.size(), kNoIndex);
+  ColumnsOut base;
+  base.object_id = Place(snap.object_id, total.objects);
+  base.object_type = Place(snap.object_type, total.objects);
+  base.object_size = Place(snap.object_size, total.objects);
+  base.ref_end = Place(snap.ref_end, total.objects);
+  base.refs = Place(snap.refs, total.refs);
+  base.root_object = Place(snap.root_object, total.roots);
+  base.root_kind = Place(snap.root_kind, total.roots);
+  base.root_flags = Place(snap.root_flags, total.roots);
+  base.root_container = Place(snap.root_container, total.roots);
+  std::vector<ColumnsOut> out;
+  RecordCounts at;
+  for (const RecordCounts& r : room) {
+    ColumnsOut w;
+    w.store = true;
+    w.object_id = base.object_id + at.objects;
+    w.object_type = base.object_type + at.objects;
+    w.object_size = base.object_size + at.objects;
+    w.ref_end = base.ref_end + at.objects;
+    w.refs = base.refs + at.refs;
+    w.root_object = base.root_object + at.roots;
+    w.root_kind = base.root_kind + at.roots;
+    w.root_flags = base.root_flags + at.roots;
+    w.root_container = base.root_container + at.roots;
+    w.room = r;
+    w.ref_base = at.refs;
+    out.push_back(w);
+    at.objects += r.objects;
+    at.refs += r.refs;
+    at.roots += r.roots;
+  }
+  return out;
+}
+
+void CompactColumns(const std::vector<RecordCounts>& room, const std::vector<ChunkResult>& chunks,
+                    Snapshot& snap) {
+  RecordCounts from, to;  // where each chunk's window starts, and where its records go
+  for (size_t c = 0; c < chunks.size(); ++c) {
+    const RecordCounts& n = chunks[c].stored;
+    MoveDown(snap.object_id, from.objects, to.objects, n.objects);
+    MoveDown(snap.object_type, from.objects, to.objects, n.objects);
+    MoveDown(snap.object_size, from.objects, to.objects, n.objects);
+    MoveDown(snap.ref_end, from.objects, to.objects, n.objects);
+    if (from.refs != to.refs)
+      for (uint64_t i = to.objects; i < to.objects + n.objects; ++i)
+        snap.ref_end[i] -= from.refs - to.refs;
+    MoveDown(snap.refs, from.refs, to.refs, n.refs);
+    MoveDown(snap.root_object, from.roots, to.roots, n.roots);
+    MoveDown(snap.root_kind, from.roots, to.roots, n.roots);
+    MoveDown(snap.root_flags, from.roots, to.roots, n.roots);
+    MoveDown(snap.root_container, from.roots, to.roots, n.roots);
+    from.objects += room[c].objects;
+    from.refs += room[c].refs;
+    from.roots += room[c].roots;
+    to.objects += n.objects;
+    to.refs += n.refs;
+    to.roots += n.roots;
+  }
+  snap.object_id.resize(to.objects);
+  snap.object_type.resize(to.objects);
+  snap.object_size.resize(to.objects);
+  snap.ref_end.resize(to.objects);
+  snap.refs.resize(to.refs);
+  snap.root_object.resize(to.roots);
+  snap.root_kind.resize(to.roots);
+  snap.root_flags.resize(to.roots);
+  snap.root_container.resize(to.roots);
+  snap.root_origin.resize(to.roots, kNoIndex);
 }
 
 void BuildTypes(SectionTypes& section_types, Snapshot& snap, PendingDiags& diags) {
+  constexpr uint64_t kDenseTypesFrom = 1 << 16;  // objects in a section
+  constexpr uint32_t kDenseTypeIds = 1 << 16;
   for (size_t si = 0; si < snap.sections.size(); ++si) {
     AppDomainSection& s = snap.sections[si];
     const uint32_t sec = static_cast<uint32_t>(si);
@@ -206,25 +241,29 @@ void BuildTypes(SectionTypes& section_types, Snapshot& snap, PendingDiags& diags
       }
     }
     // Objects: raw type id -> type index; ids without a `t` record get a placeholder type.
+    // Big sections also use a direct table for small ids (type ids are small in practice).
     const uint32_t first_placeholder = static_cast<uint32_t>(snap.types.size());
     std::vector<uint64_t> first_use, uses;
-    uint32_t last_id = 0, last_index = TypeIdMap::kMissing;
+    std::vector<uint32_t> dense;  // id -> index + 1, 0: not looked up yet
+    if (s.objects_end - s.objects_begin >= kDenseTypesFrom) dense.assign(kDenseTypeIds, 0);
     uint32_t* col = snap.object_type.data();
     for (uint64_t i = s.objects_begin; i < s.objects_end; ++i) {
       const uint32_t id = col[i];
-      if (id != last_id || last_index == TypeIdMap::kMissing) {
-        uint32_t idx = map.Find(id);
+      uint32_t idx = id < dense.size() ? dense[id] : 0;
+      if (idx) {
+        --idx;
+      } else {
+        idx = map.Find(id);
         if (idx == TypeIdMap::kMissing) {
           idx = snap.AddType(id, "<unknown type " + HexString(id) + ">", sec, true);
           map.Insert(id, idx);
           first_use.push_back(i);
           uses.push_back(0);
         }
-        last_id = id;
-        last_index = idx;
+        if (id < dense.size()) dense[id] = idx + 1;
       }
-      col[i] = last_index;
-      if (last_index >= first_placeholder) ++uses[last_index - first_placeholder];
+      col[i] = idx;
+      if (idx >= first_placeholder) ++uses[idx - first_placeholder];
     }
     for (size_t k = 0; k < first_use.size(); ++k) {
       const TypeInfo& t = snap.types[first_placeholder + k];

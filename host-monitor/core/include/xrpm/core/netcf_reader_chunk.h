@@ -1,15 +1,17 @@
 // Internals of the NETCF reader (netcf_reader.h): the per-chunk line parser.
 //
-// The reader splits the text at line boundaries into chunks and parses them on separate threads
-// with ChunkParser. A chunk does not know whether it starts inside an AppDomain section, so it
-// records what it saw in chunk-local terms: record columns (type ids still raw), the `t`
-// records, section events (with the column positions they happened at) and diagnostics with
-// chunk-local line numbers. The reader then stitches chunks together (netcf_reader_merge.cpp).
+// The reader splits the text at line boundaries into chunks. For each chunk (in parallel) it
+// first counts an upper bound of the records (CountRecords: objects, references, roots), so the
+// final Snapshot columns can be sized once and every chunk parses straight into its own window
+// of them (no copy, no regrowth). A chunk does not know whether it starts inside an AppDomain
+// section, so besides the columns it records in chunk-local terms the `t` records, section
+// events (with the column positions they happened at) and diagnostics with chunk-local line
+// numbers. The reader then stitches chunks together (netcf_reader_merge.cpp).
 //
-// Algorithm: one pass over the bytes with a hand-written scanner (a 256-entry hex table, no
+// Algorithm: one pass over the bytes with a hand-written scanner (SWAR hex digits, no
 // allocation per record except `t`/`a`/`c` names), O(bytes). Every line is processed from a
-// buffer ending in '\n', so the scanner needs no bounds checks; a last line without '\n' is
-// copied into a small buffer first.
+// buffer ending in '\n' with at least 16 readable bytes after any token start, so the scanner
+// needs no bounds checks; a last line without '\n' is copied into a padded buffer first.
 //
 // Thread-safety: a ChunkParser is used by one thread; separate parsers are independent.
 #pragma once
@@ -65,7 +67,7 @@ struct SectionEvent {
   enum class Kind : uint8_t { kBegin, kEnd, kImplicitBegin };
   Kind kind = Kind::kBegin;
   uint64_t line = 0;     // chunk-local
-  uint64_t objects = 0;  // chunk-local column sizes when the record was read
+  uint64_t objects = 0;  // chunk-local record counts when the record was read
   uint64_t roots = 0;
   uint32_t types = 0;
   uint32_t version = 2;           // kBegin
@@ -84,16 +86,33 @@ struct Anchor {
   uint64_t line = 0;    // its chunk-local line number
 };
 
+// Upper bounds of the records in a text: every line whose first non-blank byte is `o` may be
+// an object with (blank bytes on the line - 3) references; every `r` line may be a root.
+struct RecordCounts {
+  uint64_t objects = 0, refs = 0, roots = 0;
+};
+// O(bytes), SSE2 when available: 16 bytes per step, newlines and blanks found by compares.
+RecordCounts CountRecords(std::string_view text);
+
+// Where a chunk writes its records: windows into the final Snapshot columns, with room for
+// RecordCounts of the chunk. store == false: count only (re-parsing for line numbers).
+struct ColumnsOut {
+  bool store = false;
+  ObjectId* object_id = nullptr;
+  uint32_t* object_type = nullptr;  // raw type ids; BuildTypes turns them into indices
+  uint32_t* object_size = nullptr;
+  uint64_t* ref_end = nullptr;  // global CSR ends: ref_base + the chunk's refs so far
+  ObjectId* refs = nullptr;
+  ObjectId* root_object = nullptr;
+  uint8_t* root_kind = nullptr;
+  uint8_t* root_flags = nullptr;
+  TypeId* root_container = nullptr;
+  RecordCounts room;
+  uint64_t ref_base = 0;
+};
+
 struct ChunkResult {
-  PodVector<ObjectId> object_id;
-  PodVector<uint32_t> object_type;  // raw type ids
-  PodVector<uint32_t> object_size;
-  PodVector<uint64_t> ref_end;  // chunk-local CSR ends
-  PodVector<ObjectId> refs;
-  PodVector<ObjectId> root_object;
-  PodVector<uint8_t> root_kind;
-  PodVector<uint8_t> root_flags;
-  PodVector<TypeId> root_container;
+  RecordCounts stored;  // records written to the ColumnsOut (or counted)
 
   std::vector<TypeRecord> types;
   std::vector<SectionEvent> events;
@@ -110,6 +129,7 @@ struct ChunkResult {
 };
 
 struct ChunkOptions {
+  ColumnsOut out;  // where records go
   bool strict = false;
   size_t max_diags = 1000;
   const MappedFile* release = nullptr;  // drop parsed pages of this mapping as we go
@@ -119,7 +139,9 @@ struct ChunkOptions {
   bool record_lines = false;  // fill object_lines / root_lines
 };
 
-// Parses `text`, which holds whole lines (the last may lack its '\n').
+// Parses `text`, which holds whole lines (the last may lack its '\n'). Throws
+// std::logic_error if the text holds more records than opts.out has room for (a counting bug;
+// never writes outside the windows).
 ChunkResult ParseChunk(std::string_view text, const ChunkOptions& opts);
 
 // Lowercase hex without prefix, as the format writes numbers.

@@ -1,8 +1,9 @@
 // Internals of the NETCF reader (netcf_reader.h): the stages after the per-chunk parse.
 //
-//   ParseChunk (parallel, netcf_reader_chunk.h)
+//   CountRecords (parallel) -> PlaceColumns: size the columns once, a window per chunk
+//   -> ParseChunk (parallel, netcf_reader_chunk.h) into the windows
+//   -> CompactColumns: close the gaps left where a chunk stored fewer records than counted
 //   -> AssembleSections: stitch the chunks' section events into AppDomain sections   O(events)
-//   -> ConcatColumns: append the chunks' columns (bounded extra memory)        O(objects + refs)
 //   -> BuildTypes: per section, the `t` records then placeholders for unknown ids;
 //      object type ids become type indices                                         O(objects)
 //   -> CheckIds: duplicate object ids, dangling references and roots (IdSet)   O(objects + refs)
@@ -71,9 +72,15 @@ SectionTypes AssembleSections(std::vector<ChunkResult>& chunks,
                               const std::vector<uint64_t>& line_base, Snapshot& snap,
                               PendingDiags& diags);
 
-// Moves the chunks' record columns into `snap` (chunk columns are freed block by block).
+// Sizes snap's record columns for the sum of `room` (huge pages advised, nothing written) and
+// returns one window per chunk.
+std::vector<ColumnsOut> PlaceColumns(const std::vector<RecordCounts>& room, Snapshot& snap);
+
+// After parsing into PlaceColumns' windows: moves each chunk's records down to follow the
+// previous chunk's (fixing ref_end), sets the final column sizes, and fills root_origin.
 // object_type still holds raw type ids afterwards.
-void ConcatColumns(std::vector<ChunkResult>& chunks, Snapshot& snap);
+void CompactColumns(const std::vector<RecordCounts>& room, const std::vector<ChunkResult>& chunks,
+                    Snapshot& snap);
 
 // Builds snap.types and turns object_type into type indices (placeholders for unknown ids).
 void BuildTypes(SectionTypes& section_types, Snapshot& snap, PendingDiags& diags);

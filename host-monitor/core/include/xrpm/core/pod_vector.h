@@ -88,6 +88,13 @@ class PodVector {
     for (size_t i = size_; i < n; ++i) data_[i] = value;
     size_ = n;
   }
+  // Sets the size to n without writing the new elements: they keep what was stored through
+  // data() within capacity() (fresh mapped memory reads as zero). For writers that fill a
+  // reserved column in place, possibly from several threads.
+  void resize_uninitialized(size_t n) {
+    if (n > cap_) reserve(n);
+    size_ = n;
+  }
   void reserve(size_t n) {
     if (n > cap_) realloc_to(n);
   }
