@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cinttypes>
 
+#include "xrpm/core/session/human_format.h"
 #include "xrpm/core/snapshot_io.h"
 
 namespace xrpm::cli {
@@ -86,32 +87,9 @@ void PrintJson(const nlohmann::json& j) {
   std::fputc('\n', stdout);
 }
 
-std::string HumanBytes(uint64_t bytes) {
-  if (bytes < 1024) return std::to_string(bytes) + " B";
-  static const char* kUnits[] = {"KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
-  double v = static_cast<double>(bytes);
-  int u = -1;
-  while (v >= 1024 && u < 5) {
-    v /= 1024;
-    ++u;
-  }
-  char buf[32];
-  std::snprintf(buf, sizeof buf,
-                v < 10    ? "%.2f %s"
-                : v < 100 ? "%.1f %s"
-                          : "%.0f %s",
-                v, kUnits[u]);
-  return buf;
-}
+std::string HumanBytes(uint64_t bytes) { return session::FormatBytes(bytes); }
 
-std::string Thousands(uint64_t n) {
-  std::string digits = std::to_string(n), out;
-  for (size_t i = 0; i < digits.size(); ++i) {
-    if (i && (digits.size() - i) % 3 == 0) out += ',';
-    out += digits[i];
-  }
-  return out;
-}
+std::string Thousands(uint64_t n) { return session::FormatCount(n); }
 
 std::string Hex(uint64_t v) {
   char buf[20];

@@ -59,9 +59,9 @@ nlohmann::json DiagnosticsJson(const Diagnostics& d);
 // Prints `j` on stdout, indented, with a final newline.
 void PrintJson(const nlohmann::json& j);
 
-// 1536 -> "1.5 KiB"; below 1 KiB: "512 B".
+// 1536 -> "1.50 KiB"; below 1 KiB: "512 B" (session::FormatBytes, as the GUI shows them).
 std::string HumanBytes(uint64_t bytes);
-// 1234567 -> "1,234,567".
+// 1234567 -> "1,234,567" (session::FormatCount).
 std::string Thousands(uint64_t n);
 // 0x1ce056 -> "1ce056" (the dumps' own notation).
 std::string Hex(uint64_t v);
