@@ -99,26 +99,6 @@ void Runtime::GcCollect() {
   gc_.Collect(GcReason::kInduced, true);
 }
 
-float Runtime::F32(Addr o, uint16_t off) const {
-  float v;
-  std::memcpy(&v, heap_.At(o) + off, 4);
-  return v;
-}
-
-void Runtime::SetF32(Addr o, uint16_t off, float v) {
-  std::memcpy(heap_.At(o) + off, &v, 4);
-}
-
-int64_t Runtime::I64(Addr o, uint16_t off) const {
-  int64_t v;
-  std::memcpy(&v, heap_.At(o) + off, 8);
-  return v;
-}
-
-void Runtime::SetI64(Addr o, uint16_t off, int64_t v) {
-  std::memcpy(heap_.At(o) + off, &v, 8);
-}
-
 std::string Runtime::StringValue(Addr str) const {
   uint32_t len = heap_.Words(str)[2];
   const auto* chars = reinterpret_cast<const uint16_t*>(heap_.At(str) + kArrayHeaderBytes);

@@ -73,16 +73,22 @@ TypeIndex TypeTable::DefineClass(std::string name, std::string_view assembly, Ty
   return Add(std::move(d));
 }
 
-TypeIndex TypeTable::DefineArray(std::string name, std::string_view assembly, uint32_t element_size,
-                                 bool element_is_ref) {
+TypeIndex TypeTable::DefineVariableSize(std::string name, std::string_view assembly, TypeKind kind,
+                                       uint32_t element_size, bool element_is_ref) {
   TypeDesc d;
   d.name = std::move(name);
   d.assembly = std::string(assembly);
-  d.kind = TypeKind::kArray;
+  d.kind = kind;
   d.instance_size = kArrayHeaderBytes;
   d.element_size = element_size;
   d.element_is_ref = element_is_ref;
   return Add(std::move(d));
+}
+
+TypeIndex TypeTable::DefineArray(std::string name, std::string_view assembly,
+                                 uint32_t element_size, bool element_is_ref) {
+  return DefineVariableSize(std::move(name), assembly, TypeKind::kArray, element_size,
+                            element_is_ref);
 }
 
 TypeIndex TypeTable::DefineRefArray(TypeIndex element, std::string_view assembly) {
@@ -90,13 +96,7 @@ TypeIndex TypeTable::DefineRefArray(TypeIndex element, std::string_view assembly
 }
 
 TypeIndex TypeTable::DefineString(std::string_view assembly) {
-  TypeDesc d;
-  d.name = "System.String";
-  d.assembly = std::string(assembly);
-  d.kind = TypeKind::kString;
-  d.instance_size = kArrayHeaderBytes;
-  d.element_size = 2;
-  return Add(std::move(d));
+  return DefineVariableSize("System.String", assembly, TypeKind::kString, 2, false);
 }
 
 TypeIndex TypeTable::Find(std::string_view name) const {

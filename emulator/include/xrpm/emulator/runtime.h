@@ -16,6 +16,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <cstring>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -108,10 +109,21 @@ class Runtime final : public agent::RuntimePort {
   void SetI32(Addr o, uint16_t off, int32_t v) {
     heap_.Words(o)[off / 4] = static_cast<uint32_t>(v);
   }
-  float F32(Addr o, uint16_t off) const;
-  void SetF32(Addr o, uint16_t off, float v);
-  int64_t I64(Addr o, uint16_t off) const;
-  void SetI64(Addr o, uint16_t off, int64_t v);
+  // Unaligned-safe loads and stores of value fields (Single, Int64/TimeSpan).
+  template <class T>
+  T Load(Addr o, uint16_t off) const {
+    T v;
+    std::memcpy(&v, heap_.At(o) + off, sizeof v);
+    return v;
+  }
+  template <class T>
+  void Store(Addr o, uint16_t off, T v) {
+    std::memcpy(heap_.At(o) + off, &v, sizeof v);
+  }
+  float F32(Addr o, uint16_t off) const { return Load<float>(o, off); }
+  void SetF32(Addr o, uint16_t off, float v) { Store(o, off, v); }
+  int64_t I64(Addr o, uint16_t off) const { return Load<int64_t>(o, off); }
+  void SetI64(Addr o, uint16_t off, int64_t v) { Store(o, off, v); }
   uint32_t Length(Addr arr) const { return heap_.Words(arr)[2]; }
   Addr Elem(Addr arr, uint32_t i) const { return heap_.Words(arr)[3 + i]; }
   void SetElem(Addr arr, uint32_t i, Addr v) { heap_.Words(arr)[3 + i] = v; }

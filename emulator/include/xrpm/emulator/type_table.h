@@ -105,6 +105,9 @@ class TypeTable {
 
  private:
   TypeIndex Add(TypeDesc d);
+  // Arrays and strings: a 12-byte fixed part and `element_size` bytes per element.
+  TypeIndex DefineVariableSize(std::string name, std::string_view assembly, TypeKind kind,
+                               uint32_t element_size, bool element_is_ref);
   std::vector<TypeDesc> types_;
   std::unordered_map<std::string, TypeIndex> by_name_;
 };
