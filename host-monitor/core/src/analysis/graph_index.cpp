@@ -94,7 +94,7 @@ void GraphIndex::BuildReverse(unsigned threads, const Progress& progress) {
   in_off_.resize(size_t{n} + 1, 0);
   in_.resize(out_.size());
   // Each chunk owns a range of targets and scans every edge: no atomics, in-lists sorted by source.
-  auto bounds = detail::EvenBounds(n, threads, 1 << 20);
+  auto bounds = detail::EvenBounds(n, threads, 1 << 16);
   std::atomic<bool> stop{false};
   auto scan = [&](size_t chunk, size_t lo, size_t hi, auto&& on_edge) {
     const uint32_t span = static_cast<uint32_t>(hi - lo);
