@@ -159,8 +159,8 @@ TEST(Suspects, GrowingTypesComeWithTheirHolders) {
 
 TEST(Suspects, FormatsBytes) {
   EXPECT_EQ(FormatBytes(512), "512 B");
-  EXPECT_EQ(FormatBytes(1536), "1.5 KB");
-  EXPECT_EQ(FormatBytes(3ull << 30), "3.0 GB");
+  EXPECT_EQ(FormatBytes(1536), "1.50 KiB");
+  EXPECT_EQ(FormatBytes(300ull << 30), "300 GiB");
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include <string_view>
 #include <unordered_map>
 
+#include "huge_pages.h"
 #include "parallel.h"
 
 namespace xrpm::analysis {
@@ -45,8 +46,8 @@ GraphIndex GraphIndex::Build(const Snapshot& snap, const GraphIndexOptions& opts
 void GraphIndex::ResolveEdges(unsigned threads, const Progress& progress) {
   const Snapshot& s = *snap_;
   const size_t n = n_, e = s.ref_count();
-  out_.resize(e);
-  out_off_.resize(size_t{n} + 1, 0);
+  detail::ResizeHuge(out_, e);
+  detail::ResizeHuge(out_off_, size_t{n} + 1);
   auto bounds = detail::WeightedBounds(n, threads, [&](size_t i) { return s.ref_begin(i); });
   std::atomic<uint64_t> dangling{0};
   std::atomic<bool> stop{false};
@@ -91,8 +92,8 @@ void GraphIndex::ResolveEdges(unsigned threads, const Progress& progress) {
 
 void GraphIndex::BuildReverse(unsigned threads, const Progress& progress) {
   const uint32_t n = n_;
-  in_off_.resize(size_t{n} + 1, 0);
-  in_.resize(out_.size());
+  detail::ResizeHuge(in_off_, size_t{n} + 1);
+  detail::ResizeHuge(in_, out_.size());
   // Each chunk owns a range of targets and scans every edge: no atomics, in-lists sorted by source.
   auto bounds = detail::EvenBounds(n, threads, 1 << 16);
   std::atomic<bool> stop{false};
@@ -196,7 +197,7 @@ void GraphIndex::GroupTypes() {
   group_off_.resize(groups + 1, 0);
   for (uint32_t v = 0; v < n_; ++v) ++group_off_[group_of(v) + 1];
   for (size_t g = 0; g < groups; ++g) group_off_[g + 1] += group_off_[g];
-  by_group_.resize(n_);
+  detail::ResizeHuge(by_group_, size_t{n_});
   for (uint32_t v = 0; v < n_; ++v) by_group_[group_off_[group_of(v)]++] = v;
   for (size_t g = groups; g > 0; --g) group_off_[g] = group_off_[g - 1];
   if (groups) group_off_[0] = 0;

@@ -2,6 +2,7 @@
 
 #include <atomic>
 
+#include "huge_pages.h"
 #include "parallel.h"
 
 namespace xrpm::analysis {
@@ -32,7 +33,7 @@ void IdResolver::BuildSorted() {
   shift_ = 0;
   while ((range >> shift_) + 1 > want) ++shift_;
   const uint64_t buckets = (range >> shift_) + 1;
-  table_.resize(buckets + 1);
+  detail::ResizeHuge(table_, buckets + 1);
   uint64_t b = 0;
   for (size_t i = 0; i < ids_.size(); ++i) {
     const uint64_t bi = (ids_[i] - min_) >> shift_;
@@ -43,7 +44,7 @@ void IdResolver::BuildSorted() {
 
 void IdResolver::BuildHashed(unsigned threads, const Progress& progress) {
   const size_t n = ids_.size();
-  table_.resize(std::max<size_t>(16, 2 * n), kNoIndex);
+  detail::ResizeHuge(table_, std::max<size_t>(16, 2 * n), kNoIndex);
   std::atomic<uint64_t> dups{0};
   std::atomic<bool> stop{false};
   detail::RunChunks(detail::EvenBounds(n, threads), [&](size_t, size_t begin, size_t end) {

@@ -11,15 +11,17 @@
 namespace xrpm::analysis {
 
 std::string FormatBytes(uint64_t bytes) {
-  static const char* const kUnits[] = {"B", "KB", "MB", "GB", "TB"};
+  if (bytes < 1024) return std::to_string(bytes) + " B";
+  static const char* const kUnits[] = {"KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
   double v = double(bytes);
-  int u = 0;
-  while (v >= 1024 && u < 4) v /= 1024, ++u;
+  int u = -1;
+  while (v >= 1024 && u < 5) v /= 1024, ++u;
   char buf[32];
-  if (u == 0)
-    std::snprintf(buf, sizeof buf, "%" PRIu64 " B", bytes);
-  else
-    std::snprintf(buf, sizeof buf, "%.1f %s", v, kUnits[u]);
+  std::snprintf(buf, sizeof buf,
+                v < 10    ? "%.2f %s"
+                : v < 100 ? "%.1f %s"
+                          : "%.0f %s",
+                v, kUnits[u]);
   return buf;
 }
 

@@ -60,9 +60,11 @@ class GraphIndex {
   std::span<const uint32_t> In(uint32_t v) const {
     return {in_.data() + in_off_[v], in_.data() + in_off_[v + 1]};
   }
-  uint32_t out_begin(uint32_t v) const { return out_off_[v]; }  // positions in out_edges()
-  uint32_t out_end(uint32_t v) const { return out_off_[v + 1]; }
+  // The raw CSR arrays (offsets have node_count() + 1 entries), for hot loops that prefetch.
+  const uint32_t* out_offsets() const { return out_off_.data(); }
   const uint32_t* out_edges() const { return out_.data(); }
+  const uint32_t* in_offsets() const { return in_off_.data(); }
+  const uint32_t* in_edges() const { return in_.data(); }
 
   // The node of an object id, or kNoIndex. Duplicate ids resolve to the first object.
   uint32_t Find(ObjectId id) const { return resolver_.Find(id); }
