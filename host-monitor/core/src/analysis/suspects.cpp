@@ -33,20 +33,25 @@ std::string Percent(double share) {
   return buf;
 }
 
-std::string ObjectName(const GraphIndex& g, uint32_t v) {
+std::string ObjectName(const GraphIndex& g, uint32_t v) {  // "Enemy@1ce056", as the CLI prints
   char buf[32];
-  std::snprintf(buf, sizeof buf, " 0x%" PRIx64, g.snapshot().object_id[v]);
+  std::snprintf(buf, sizeof buf, "@%" PRIx64, g.snapshot().object_id[v]);
   return g.group_name(g.group_of(v)) + buf;
 }
 
-// Objects in the dominator subtree of v (v included). Iterative.
-uint64_t SubtreeSize(const DominatorChildren& ch, uint32_t v) {
+std::string Count(uint64_t n, const char* what) {
+  return std::to_string(n) + " " + what + (n == 1 ? "" : "s");
+}
+
+// Objects in the dominator subtree of v (v included), each marked in `in_suspect`. Iterative.
+uint64_t MarkSubtree(const DominatorChildren& ch, uint32_t v, std::vector<bool>& in_suspect) {
   uint64_t count = 0;
   std::vector<uint32_t> stack{v};
   while (!stack.empty()) {
     const uint32_t x = stack.back();
     stack.pop_back();
     ++count;
+    in_suspect[x] = true;
     for (uint32_t c : ch.Children(x)) stack.push_back(c);
   }
   return count;
@@ -79,6 +84,7 @@ std::vector<Suspect> FindSuspects(const HeapAnalysis& a, const SuspectOptions& o
   };
   push_big(dom.virtual_root(), kNoIndex, kNoIndex);
   PathFinder finder(g);
+  std::vector<bool> in_suspect(g.node_count(), false);  // retained by an object suspect
   while (!starts.empty() && out.size() < opts.max_suspects) {
     uint32_t v = starts.top();
     starts.pop();
@@ -100,7 +106,7 @@ std::vector<Suspect> FindSuspects(const HeapAnalysis& a, const SuspectOptions& o
     s.node = v;
     s.retained_bytes = dom.retained(v);
     s.share = double(s.retained_bytes) / double(total);
-    s.count = SubtreeSize(ch, v);
+    s.count = MarkSubtree(ch, v, in_suspect);
     std::unordered_map<uint32_t, std::pair<uint64_t, uint64_t>> by_group;  // count, bytes
     for (uint32_t c : ch.Children(v)) {
       auto& [n, b] = by_group[g.group_of(c)];
@@ -116,8 +122,8 @@ std::vector<Suspect> FindSuspects(const HeapAnalysis& a, const SuspectOptions& o
       }
     }
     s.reason = "one " + ObjectName(g, v) + " retains " + Percent(s.share) +
-               " of the reachable heap (" + FormatBytes(s.retained_bytes) + ", " +
-               std::to_string(s.count) + " objects)";
+               " of the reachable heap (" + FormatBytes(s.retained_bytes) + " in " +
+               Count(s.count, "object") + ")";
     if (s.top_child_group != kNoIndex)
       s.reason += "; most of it in " + std::to_string(s.top_child_count) + " " +
                   g.group_name(s.top_child_group) + " (" + FormatBytes(s.top_child_bytes) + ")";
@@ -132,9 +138,14 @@ std::vector<Suspect> FindSuspects(const HeapAnalysis& a, const SuspectOptions& o
     const TypeStat& st = a.types[grp];
     if (st.retained_bytes < threshold || type_suspects >= opts.max_suspects) break;
     if (st.reachable_count < 2) continue;
-    uint64_t biggest = 0;
-    for (uint32_t v : g.Instances(grp)) biggest = std::max(biggest, dom.retained(v));
+    uint64_t biggest = 0, explained = 0;
+    for (uint32_t v : g.Instances(grp)) {
+      biggest = std::max(biggest, dom.retained(v));
+      explained += in_suspect[v];
+    }
     if (biggest >= threshold) continue;  // one instance explains it: an object suspect
+    // Mostly kept alive by one of the object suspects (the elements of its array): said already.
+    if (double(explained) >= opts.accumulation_share * double(st.reachable_count)) continue;
     if (!forest) forest = RootPathForest::Build(g, progress);
     Suspect s;
     s.kind = Suspect::Kind::kType;
@@ -175,7 +186,7 @@ std::vector<Suspect> FindGrowthSuspects(const HeapDiff& diff, const HeapAnalysis
     s.shallow_growth = r.shallow_delta;
     s.holders = MergeShortestPaths(last.index, *forest, &last.dom, grp, opts.max_paths);
     s.reason = r.name + " grew from " + std::to_string(r.at.front().count) + " to " +
-               std::to_string(r.at.back().count) + " instances over " +
+               Count(r.at.back().count, "instance") + " over " +
                std::to_string(diff.sources.size()) + " snapshots (retained " +
                (r.retained_delta >= 0 ? "+" : "-") +
                FormatBytes(static_cast<uint64_t>(std::llabs(r.retained_delta))) + ", now " +

@@ -8,7 +8,8 @@
 //    head of a linked list). That object is the suspect; its big children start new branches.
 //  - Big types: types whose retained size (instances not nested in each other) is at least
 //    `min_share` of the reachable heap while none of their instances is that big on its own
-//    (many small objects: "5,000 Bullet retain 30%"), with the merged paths that hold them.
+//    (many small objects: "5,000 Bullet retain 30%") and most of them are not inside an object
+//    suspect already (the elements of a big array), with the merged paths that hold them.
 //  - Growing types (series of snapshots): types whose instance count never drops and ends
 //    higher than it began, ranked by retained growth, with the paths that hold them in the
 //    last snapshot.
