@@ -131,21 +131,22 @@ int Run(const Opts& o) {
   return kExitOk;
 }
 
+VerbRun Setup(CLI::App& cmd) {
+  auto o = std::make_shared<Opts>();
+  cmd.add_option("files", o->files, "Two or more snapshot files, oldest first")
+      ->required()
+      ->expected(2, 1 << 20);
+  cmd.add_option("--top", o->top, "Types to list at each end of the growth order")
+      ->default_val(20)
+      ->check(CLI::PositiveNumber);
+  cmd.add_flag("--all", o->all, "List every type, changed or not");
+  AddInputOptions(cmd, o->in);
+  AddJsonFlag(cmd, o->json);
+  return [o] { return Run(*o); };
+}
+
 VerbRegistration reg{"diff", "Compare snapshots of one application by type: counts, sizes, growth",
-                     [](CLI::App& cmd) -> VerbRun {
-                       auto o = std::make_shared<Opts>();
-                       cmd.add_option("files", o->files, "Two or more snapshot files, oldest first")
-                           ->required()
-                           ->expected(2, 1 << 20);
-                       cmd.add_option("--top", o->top,
-                                      "Types to list at each end of the growth order")
-                           ->default_val(20)
-                           ->check(CLI::PositiveNumber);
-                       cmd.add_flag("--all", o->all, "List every type, changed or not");
-                       AddInputOptions(cmd, o->in);
-                       AddJsonFlag(cmd, o->json);
-                       return [o] { return Run(*o); };
-                     }};
+                     Setup};
 
 }  // namespace
 }  // namespace xrpm::cli

@@ -111,21 +111,21 @@ int Run(const Opts& o) {
   return kExitOk;
 }
 
-VerbRegistration reg{
-    "dominators", "The objects that keep the most memory alive (dominator tree, largest first)",
-    [](CLI::App& cmd) -> VerbRun {
-      auto o = std::make_shared<Opts>();
-      cmd.add_option("file", o->file, "Snapshot file (.gclog or any supported format)")->required();
-      cmd.add_option("--top", o->top, "Entries per level of the tree")
-          ->default_val(20)
-          ->check(CLI::PositiveNumber);
-      cmd.add_option("--depth", o->depth, "Levels of the tree to show")
-          ->default_val(1)
-          ->check(CLI::Range(1, 64));
-      AddInputOptions(cmd, o->in);
-      AddJsonFlag(cmd, o->json);
-      return [o] { return Run(*o); };
-    }};
+VerbRun Setup(CLI::App& cmd) {
+  auto o = std::make_shared<Opts>();
+  AddFileOptions(cmd, o->file, o->in, o->json);
+  cmd.add_option("--top", o->top, "Entries per level of the tree")
+      ->default_val(20)
+      ->check(CLI::PositiveNumber);
+  cmd.add_option("--depth", o->depth, "Levels of the tree to show")
+      ->default_val(1)
+      ->check(CLI::Range(1, 64));
+  return [o] { return Run(*o); };
+}
+
+VerbRegistration reg{"dominators",
+                     "The objects that keep the most memory alive (dominator tree, largest first)",
+                     Setup};
 
 }  // namespace
 }  // namespace xrpm::cli

@@ -77,27 +77,26 @@ int Run(const Opts& o) {
   return o.object.empty() ? RunType(o, *f) : RunObject(o, *f);
 }
 
+VerbRun Setup(CLI::App& cmd) {
+  auto o = std::make_shared<Opts>();
+  AddFileOptions(cmd, o->file, o->in, o->json);
+  auto* obj = cmd.add_option("--object", o->object, "Object id (hex, as in the dump)");
+  auto* typ =
+      cmd.add_option("--type", o->type, "Type name (exact, or a unique suffix such as 'Enemy')");
+  obj->excludes(typ);
+  typ->excludes(obj);
+  cmd.add_option("--max-paths", o->max_paths, "Merged paths to list for --type")
+      ->default_val(10)
+      ->check(CLI::PositiveNumber);
+  cmd.callback([obj, typ] {
+    if (obj->count() == 0 && typ->count() == 0)
+      throw CLI::RequiredError("one of --object or --type");
+  });
+  return [o] { return Run(*o); };
+}
+
 VerbRegistration reg{
-    "paths", "Shortest paths from an object, or all instances of a type, to GC roots",
-    [](CLI::App& cmd) -> VerbRun {
-      auto o = std::make_shared<Opts>();
-      cmd.add_option("file", o->file, "Snapshot file (.gclog or any supported format)")->required();
-      auto* obj = cmd.add_option("--object", o->object, "Object id (hex, as in the dump)");
-      auto* typ = cmd.add_option("--type", o->type,
-                                 "Type name (exact, or a unique suffix such as 'Enemy')");
-      obj->excludes(typ);
-      typ->excludes(obj);
-      cmd.add_option("--max-paths", o->max_paths, "Merged paths to list for --type")
-          ->default_val(10)
-          ->check(CLI::PositiveNumber);
-      AddInputOptions(cmd, o->in);
-      AddJsonFlag(cmd, o->json);
-      cmd.callback([obj, typ] {
-        if (obj->count() == 0 && typ->count() == 0)
-          throw CLI::RequiredError("one of --object or --type");
-      });
-      return [o] { return Run(*o); };
-    }};
+    "paths", "Shortest paths from an object, or all instances of a type, to GC roots", Setup};
 
 }  // namespace
 }  // namespace xrpm::cli

@@ -84,22 +84,21 @@ int Run(const Opts& o) {
   return kExitOk;
 }
 
-VerbRegistration reg{
-    "report", "Summary, top types by retained size and leak suspects of a heap dump",
-    [](CLI::App& cmd) -> VerbRun {
-      auto o = std::make_shared<Opts>();
-      cmd.add_option("file", o->file, "Snapshot file (.gclog or any supported format)")->required();
-      cmd.add_option("--top", o->top, "How many types to list")
-          ->default_val(15)
-          ->check(CLI::PositiveNumber);
-      cmd.add_option("--min-share", o->min_share,
-                     "Suspects retain at least this percentage of the reachable heap")
-          ->default_val(10)
-          ->check(CLI::Range(0.001, 100.0));
-      AddInputOptions(cmd, o->in);
-      AddJsonFlag(cmd, o->json);
-      return [o] { return Run(*o); };
-    }};
+VerbRun Setup(CLI::App& cmd) {
+  auto o = std::make_shared<Opts>();
+  AddFileOptions(cmd, o->file, o->in, o->json);
+  cmd.add_option("--top", o->top, "How many types to list")
+      ->default_val(15)
+      ->check(CLI::PositiveNumber);
+  cmd.add_option("--min-share", o->min_share,
+                 "Suspects retain at least this percentage of the reachable heap")
+      ->default_val(10)
+      ->check(CLI::Range(0.001, 100.0));
+  return [o] { return Run(*o); };
+}
+
+VerbRegistration reg{"report",
+                     "Summary, top types by retained size and leak suspects of a heap dump", Setup};
 
 }  // namespace
 }  // namespace xrpm::cli

@@ -136,11 +136,5 @@ TEST(Suspects, GrowingTypesComeWithTheirHolders) {
   }
 }
 
-TEST(Suspects, FormatsBytes) {
-  EXPECT_EQ(FormatBytes(512), "512 B");
-  EXPECT_EQ(FormatBytes(1536), "1.50 KiB");
-  EXPECT_EQ(FormatBytes(300ull << 30), "300 GiB");
-}
-
 }  // namespace
 }  // namespace xrpm::analysis

@@ -8,22 +8,9 @@
 #include <queue>
 #include <unordered_map>
 
-namespace xrpm::analysis {
+#include "xrpm/core/session/human_format.h"
 
-std::string FormatBytes(uint64_t bytes) {
-  if (bytes < 1024) return std::to_string(bytes) + " B";
-  static const char* const kUnits[] = {"KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
-  double v = double(bytes);
-  int u = -1;
-  while (v >= 1024 && u < 5) v /= 1024, ++u;
-  char buf[32];
-  std::snprintf(buf, sizeof buf,
-                v < 10    ? "%.2f %s"
-                : v < 100 ? "%.1f %s"
-                          : "%.0f %s",
-                v, kUnits[u]);
-  return buf;
-}
+namespace xrpm::analysis {
 
 namespace {
 
@@ -122,11 +109,12 @@ std::vector<Suspect> FindSuspects(const HeapAnalysis& a, const SuspectOptions& o
       }
     }
     s.reason = "one " + ObjectName(g, v) + " retains " + Percent(s.share) +
-               " of the reachable heap (" + FormatBytes(s.retained_bytes) + " in " +
+               " of the reachable heap (" + session::FormatBytes(s.retained_bytes) + " in " +
                Count(s.count, "object") + ")";
     if (s.top_child_group != kNoIndex)
       s.reason += "; most of it in " + std::to_string(s.top_child_count) + " " +
-                  g.group_name(s.top_child_group) + " (" + FormatBytes(s.top_child_bytes) + ")";
+                  g.group_name(s.top_child_group) + " (" + session::FormatBytes(s.top_child_bytes) +
+                  ")";
     s.path = finder.ShortestPathToRoot(v, progress);
     out.push_back(std::move(s));
   }
@@ -155,8 +143,9 @@ std::vector<Suspect> FindSuspects(const HeapAnalysis& a, const SuspectOptions& o
     s.share = double(st.retained_bytes) / double(total);
     s.holders = MergeShortestPaths(g, *forest, &dom, grp, opts.max_paths);
     s.reason = std::to_string(st.reachable_count) + " " + g.group_name(grp) + " retain " +
-               Percent(s.share) + " of the reachable heap (" + FormatBytes(st.retained_bytes) +
-               "), none more than " + FormatBytes(biggest) + " alone";
+               Percent(s.share) + " of the reachable heap (" +
+               session::FormatBytes(st.retained_bytes) + "), none more than " +
+               session::FormatBytes(biggest) + " alone";
     out.push_back(std::move(s));
     ++type_suspects;
   }
@@ -189,8 +178,8 @@ std::vector<Suspect> FindGrowthSuspects(const HeapDiff& diff, const HeapAnalysis
                Count(r.at.back().count, "instance") + " over " +
                std::to_string(diff.sources.size()) + " snapshots (retained " +
                (r.retained_delta >= 0 ? "+" : "-") +
-               FormatBytes(static_cast<uint64_t>(std::llabs(r.retained_delta))) + ", now " +
-               FormatBytes(s.retained_bytes) + ")";
+               session::FormatBytes(static_cast<uint64_t>(std::llabs(r.retained_delta))) +
+               ", now " + session::FormatBytes(s.retained_bytes) + ")";
     out.push_back(std::move(s));
   }
   return out;

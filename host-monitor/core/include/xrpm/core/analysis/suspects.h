@@ -62,7 +62,4 @@ std::vector<Suspect> FindGrowthSuspects(const HeapDiff& diff, const HeapAnalysis
                                         const SuspectOptions& opts = {},
                                         const Progress& progress = {});
 
-// "12.3 MiB", "1.50 KiB", "512 B": bytes for humans (base 1024, as the CLI prints them).
-std::string FormatBytes(uint64_t bytes);
-
 }  // namespace xrpm::analysis
