@@ -1,0 +1,104 @@
+// `xrpm report FILE`: the one-page answer for a heap dump: totals, the types that retain the
+// most, and leak suspects with the paths that hold them.
+#include "analysis_cli.h"
+#include "verb.h"
+
+namespace xrpm::cli {
+namespace {
+
+struct Opts {
+  std::string file;
+  InputOptions in;
+  bool json = false;
+  size_t top = 15;
+  double min_share = 10;  // percent
+};
+
+int Run(const Opts& o) {
+  auto f = AnalyzeForCli(o.file, o.in);
+  const analysis::HeapAnalysis& a = f->a;
+  const analysis::HeapTotals t = analysis::Totals(a);
+  analysis::SuspectOptions so;
+  so.min_share = o.min_share / 100.0;
+  const std::vector<analysis::Suspect> sus = analysis::FindSuspects(a, so);
+  std::vector<uint32_t> by_retained = a.types.ByRetained();
+  std::erase_if(by_retained, [&](uint32_t g) { return a.types[g].count == 0; });  // no instances
+  const size_t shown = std::min(o.top, by_retained.size());
+
+  if (o.json) {
+    nlohmann::json types = nlohmann::json::array();
+    for (size_t i = 0; i < shown; ++i) {
+      const uint32_t g = by_retained[i];
+      const analysis::TypeStat& st = a.types[g];
+      types.push_back({{"type", a.index.group_name(g)},
+                       {"count", st.count},
+                       {"reachable", st.reachable_count},
+                       {"shallow_bytes", st.shallow_bytes},
+                       {"retained_bytes", st.retained_bytes}});
+    }
+    PrintJson({{"file", f->loaded.path},
+               {"format", f->loaded.format},
+               {"totals", TotalsJson(t)},
+               {"top_types_by_retained", types},
+               {"suspects", SuspectsJson(a, sus)},
+               {"diagnostics", DiagnosticsJson(f->loaded.diags)}});
+    return kExitOk;
+  }
+
+  std::printf("%s  (%s)\n\nSummary\n", f->loaded.path.c_str(), f->loaded.format.c_str());
+  using A = TextTable::Align;
+  TextTable sum({{"", A::kLeft}, {"", A::kRight}, {"", A::kLeft}});
+  sum.AddRow({"objects", Thousands(t.objects), HumanBytes(t.total_bytes)});
+  sum.AddRow({"reachable", Thousands(t.reachable_objects),
+              HumanBytes(t.reachable_bytes) + " (" +
+                  Percent(double(t.reachable_bytes), double(t.total_bytes)) + " of the bytes)"});
+  sum.AddRow({"unreachable", Thousands(t.unreachable_objects),
+              HumanBytes(t.unreachable_bytes) + " (garbage, or only weakly held)"});
+  sum.AddRow({"references", Thousands(t.references),
+              t.dangling_refs ? "(" + Thousands(t.dangling_refs) + " dangling, skipped)" : ""});
+  sum.AddRow({"types", Thousands(t.types), ""});
+  sum.AddRow({"root records", Thousands(t.root_records),
+              Thousands(t.strong_root_objects) + " objects strongly rooted, " +
+                  Thousands(t.weak_only_root_objects) + " only weakly" +
+                  (t.dangling_roots ? ", " + Thousands(t.dangling_roots) + " dangling" : "")});
+  if (t.duplicate_ids) sum.AddRow({"duplicate ids", Thousands(t.duplicate_ids), "(first kept)"});
+  sum.Print(stdout, 2);
+
+  std::printf("\nTop %zu types by retained size\n", shown);
+  TextTable types({{"type", A::kLeft},
+                   {"count", A::kRight},
+                   {"shallow", A::kRight},
+                   {"retained", A::kRight},
+                   {"of heap", A::kRight}});
+  for (size_t i = 0; i < shown; ++i) {
+    const uint32_t g = by_retained[i];
+    const analysis::TypeStat& st = a.types[g];
+    types.AddRow({a.index.group_name(g), Thousands(st.count), HumanBytes(st.shallow_bytes),
+                  HumanBytes(st.retained_bytes),
+                  Percent(double(st.retained_bytes), double(t.reachable_bytes))});
+  }
+  types.Print(stdout, 2);
+
+  std::printf("\nLeak suspects (retaining >= %.3g%% of the reachable heap)\n", o.min_share);
+  PrintSuspects(a, sus);
+  return kExitOk;
+}
+
+VerbRun Setup(CLI::App& cmd) {
+  auto o = std::make_shared<Opts>();
+  AddFileOptions(cmd, o->file, o->in, o->json);
+  cmd.add_option("--top", o->top, "How many types to list")
+      ->default_val(15)
+      ->check(CLI::PositiveNumber);
+  cmd.add_option("--min-share", o->min_share,
+                 "Suspects retain at least this percentage of the reachable heap")
+      ->default_val(10)
+      ->check(CLI::Range(0.001, 100.0));
+  return [o] { return Run(*o); };
+}
+
+VerbRegistration reg{"report",
+                     "Summary, top types by retained size and leak suspects of a heap dump", Setup};
+
+}  // namespace
+}  // namespace xrpm::cli
