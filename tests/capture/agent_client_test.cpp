@@ -25,14 +25,6 @@ ClientOptions Opts(const agent::Agent& a, std::string token = "") {
   return o;
 }
 
-CaptureResult Capture(HostClient& c) {
-  std::string error;
-  CaptureResult r;
-  EXPECT_TRUE(c.StartCapture(&error)) << error;
-  EXPECT_TRUE(c.WaitCapture(20000, &r));
-  return r;
-}
-
 TEST(AgentClient, HandshakeReportsDevice) {
   FakeRuntime rt(100);
   LogSink log;
@@ -59,8 +51,7 @@ TEST(AgentClient, CountersArriveWithNamesAtTheRequestedRate) {
   auto agent = StartAgent(rt, log);
   ASSERT_TRUE(agent);
   HostClient c(Opts(*agent));
-  c.Connect();
-  ASSERT_TRUE(c.WaitConnected(5000, nullptr));
+  ASSERT_TRUE(Connected(c));
   c.SubscribeCounters(20);
   ASSERT_TRUE(c.WaitCounterSamples(5, 5000));
   const auto d = c.counters().descriptors();
@@ -81,9 +72,8 @@ TEST(AgentClient, CaptureEqualsTheHeapRecordForRecord) {
   auto agent = StartAgent(rt, log);
   ASSERT_TRUE(agent);
   HostClient c(Opts(*agent));
-  c.Connect();
-  ASSERT_TRUE(c.WaitConnected(5000, nullptr));
-  const CaptureResult r = Capture(c);
+  ASSERT_TRUE(Connected(c));
+  const CaptureResult r = CaptureOnce(c);
   ASSERT_TRUE(r.ok) << r.error;
   const Snapshot expected = rt.Expected();
   EXPECT_EQ(FirstDifference(GclogText(*r.snapshot), GclogText(expected)), "");
@@ -111,11 +101,10 @@ TEST(AgentClient, ConsecutiveCapturesAndCancel) {
   auto agent = StartAgent(rt, log);
   ASSERT_TRUE(agent);
   HostClient c(Opts(*agent));
-  c.Connect();
-  ASSERT_TRUE(c.WaitConnected(5000, nullptr));
+  ASSERT_TRUE(Connected(c));
   const std::string expected = GclogText(rt.Expected());
   for (int i = 0; i < 3; ++i) {
-    const CaptureResult r = Capture(c);
+    const CaptureResult r = CaptureOnce(c);
     ASSERT_TRUE(r.ok) << r.error;
     EXPECT_EQ(FirstDifference(GclogText(*r.snapshot), expected), "");
   }
@@ -129,7 +118,7 @@ TEST(AgentClient, ConsecutiveCapturesAndCancel) {
   EXPECT_EQ(cancelled.error, "capture cancelled");
   CaptureResult again;
   for (int attempt = 0; attempt < 50; ++attempt) {  // CAPTURE_BUSY until the agent finished
-    again = Capture(c);
+    again = CaptureOnce(c);
     if (again.ok || again.error.find("still running") == std::string::npos) break;
     log.WaitFor("capture 4", 200);
   }
@@ -145,9 +134,8 @@ TEST(AgentClient, WorldThatCannotStopAbortsTheCapture) {
   auto agent = StartAgent(rt, log);
   ASSERT_TRUE(agent);
   HostClient c(Opts(*agent));
-  c.Connect();
-  ASSERT_TRUE(c.WaitConnected(5000, nullptr));
-  const CaptureResult r = Capture(c);
+  ASSERT_TRUE(Connected(c));
+  const CaptureResult r = CaptureOnce(c);
   EXPECT_FALSE(r.ok);
   EXPECT_FALSE(r.incomplete);
   EXPECT_NE(r.error.find("safe point"), std::string::npos) << r.error;
@@ -173,8 +161,7 @@ TEST(AgentClient, VersionMismatchIsRefusedWithAReason) {
   EXPECT_FALSE(log.WaitFor("version mismatch").empty()) << log.All();
   // The agent keeps serving.
   HostClient c(Opts(*agent));
-  c.Connect();
-  EXPECT_TRUE(c.WaitConnected(5000, nullptr));
+  ASSERT_TRUE(Connected(c));
 }
 
 TEST(AgentClient, TokenIsRequiredAndChecked) {
@@ -223,22 +210,20 @@ TEST(AgentClient, SecondHostIsRefusedFirstKeepsWorking) {
   auto agent = StartAgent(rt, log);
   ASSERT_TRUE(agent);
   HostClient a(Opts(*agent));
-  a.Connect();
-  ASSERT_TRUE(a.WaitConnected(5000, nullptr));
+  ASSERT_TRUE(Connected(a));
   HostClient b(Opts(*agent));
   b.Connect();
   std::string error;
   EXPECT_FALSE(b.WaitConnected(5000, &error));
   EXPECT_NE(error.find("busy"), std::string::npos) << error;
   EXPECT_NE(error.find("another host"), std::string::npos) << error;
-  const CaptureResult r = Capture(a);
+  const CaptureResult r = CaptureOnce(a);
   EXPECT_TRUE(r.ok) << r.error;
   // Once the first host leaves, another may take control.
   a.Disconnect();
   EXPECT_FALSE(log.WaitFor("disconnected").empty());
   HostClient c(Opts(*agent));
-  c.Connect();
-  EXPECT_TRUE(c.WaitConnected(5000, &error)) << error;
+  ASSERT_TRUE(Connected(c));
 }
 
 struct BadInput {
@@ -281,9 +266,8 @@ TEST(AgentClient, MalformedOversizedAndPrematureMessagesAreRefused) {
   EXPECT_FALSE(log.WaitFor("too large").empty()) << log.All();
   // The agent (and its runtime) keep going.
   HostClient ok(Opts(*agent));
-  ok.Connect();
-  ASSERT_TRUE(ok.WaitConnected(5000, nullptr));
-  EXPECT_TRUE(Capture(ok).ok);
+  ASSERT_TRUE(Connected(ok));
+  EXPECT_TRUE(CaptureOnce(ok).ok);
 }
 
 TEST(AgentClient, SecondCaptureRequestWhileRunningIsBusyNotFatal) {
