@@ -25,9 +25,18 @@ std::string Ms(uint64_t us) {
   return b;
 }
 
-void DrawProgress(const client::CaptureProgress& p) {
+// One progress line: objects, MB received, rate since the first batch, ETA (when the agent
+// announced the heap size).
+void DrawProgress(const client::CaptureProgress& p, double* receive_start_s) {
+  if (p.phase == client::CapturePhase::kRequested || p.objects == 0) {
+    std::fprintf(stderr, "\r\033[Kstopping the game and collecting garbage... %.0fs", p.elapsed_s);
+    std::fflush(stderr);
+    return;
+  }
+  if (*receive_start_s < 0) *receive_start_s = p.elapsed_s;
   const double mb = static_cast<double>(p.heap_bytes) / (1 << 20);
-  const double rate = p.elapsed_s > 0 ? mb / p.elapsed_s : 0;
+  const double secs = p.elapsed_s - *receive_start_s;
+  const double rate = secs > 0.05 ? mb / secs : 0;
   std::string eta = "--";
   if (p.expected_heap_bytes > p.heap_bytes && rate > 0) {
     char b[32];
@@ -37,9 +46,7 @@ void DrawProgress(const client::CaptureProgress& p) {
   } else if (p.expected_heap_bytes && p.heap_bytes >= p.expected_heap_bytes) {
     eta = "0s";
   }
-  const char* phase =
-      p.phase == client::CapturePhase::kRequested ? "stopping the game" : "receiving";
-  std::fprintf(stderr, "\r\033[K%s: %s objects, %.1f MB, %.1f MB/s, ETA %s", phase,
+  std::fprintf(stderr, "\r\033[Kreceiving: %s objects, %.1f MB, %.1f MB/s, ETA %s",
                Thousands(p.objects).c_str(), mb, rate, eta.c_str());
   std::fflush(stderr);
 }
@@ -54,12 +61,13 @@ int Run(const Opts& o) {
   }
   const bool tty = StderrIsTerminal();
   client::CaptureResult r;
+  double receive_start_s = -1;
   const auto deadline = std::chrono::steady_clock::now() +
                         std::chrono::duration_cast<std::chrono::steady_clock::duration>(
                             std::chrono::duration<double>(o.timeout_s));
   for (;;) {
     if (c->WaitCapture(tty ? 100 : 1000, &r)) break;
-    if (tty) DrawProgress(c->capture_progress());
+    if (tty) DrawProgress(c->capture_progress(), &receive_start_s);
     if (std::chrono::steady_clock::now() > deadline) {
       c->CancelCapture();
       c->WaitCapture(5000, &r);

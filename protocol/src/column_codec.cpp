@@ -34,16 +34,36 @@ void AppendVarints(const T* values, size_t n, std::string* out, size_t bytes) {
   }
 }
 
-// LSB-first bit packing through a 64-bit accumulator; values wider than 56 bits are pushed in
-// two halves so the accumulator never overflows.
+// LSB-first bit packing. With 128-bit integers: a 128-bit accumulator takes any value whole and
+// spills 8 bytes at a time (one branch per value). Otherwise a 64-bit accumulator spills byte
+// by byte, and values wider than 56 bits go in two halves so it never overflows.
 template <class T>
 void AppendBitPacked(const T* values, size_t n, int width, std::string* out) {
   const size_t payload = (static_cast<size_t>(width) * n + 7) / 8;
   const size_t start = out->size();
   out->resize(start + payload);
   uint8_t* p = reinterpret_cast<uint8_t*>(&(*out)[start]);
-  uint64_t acc = 0;
+  if (width == 0) return;
   int bits = 0;
+#if defined(__SIZEOF_INT128__) && !(defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__)
+  unsigned __int128 acc = 0;
+  for (size_t i = 0; i < n; ++i) {
+    acc |= static_cast<unsigned __int128>(values[i]) << bits;
+    bits += width;
+    if (bits >= 64) {
+      const uint64_t word = static_cast<uint64_t>(acc);
+      std::memcpy(p, &word, 8);
+      p += 8;
+      acc >>= 64;
+      bits -= 64;
+    }
+  }
+  for (; bits > 0; bits -= 8) {
+    *p++ = static_cast<uint8_t>(acc);
+    acc >>= 8;
+  }
+#else
+  uint64_t acc = 0;
   auto push = [&](uint64_t v, int w) {
     acc |= v << bits;
     bits += w;
@@ -53,7 +73,6 @@ void AppendBitPacked(const T* values, size_t n, int width, std::string* out) {
       bits -= 8;
     }
   };
-  if (width == 0) return;
   for (size_t i = 0; i < n; ++i) {
     uint64_t v = values[i];
     if (width <= 56) {
@@ -64,6 +83,7 @@ void AppendBitPacked(const T* values, size_t n, int width, std::string* out) {
     }
   }
   if (bits > 0) *p++ = static_cast<uint8_t>(acc);
+#endif
 }
 
 template <class T>

@@ -17,28 +17,32 @@ using client::ClientOptions;
 using client::ConnectionState;
 using client::HostClient;
 
-ClientOptions Opts(const agent::Agent& a, std::string token = "") {
+ClientOptions Opts(const std::string& endpoint, std::string token = "") {
   ClientOptions o;
-  o.endpoint = Endpoint(a);
+  o.endpoint = endpoint;
   o.token = std::move(token);
   o.connect_timeout_ms = 3000;
   return o;
 }
 
-CaptureResult Capture(HostClient& c) {
-  std::string error;
-  CaptureResult r;
-  EXPECT_TRUE(c.StartCapture(&error)) << error;
-  EXPECT_TRUE(c.WaitCapture(20000, &r));
-  return r;
-}
+// A FakeRuntime served by an agent on a free port, and a host client for it (not connected).
+struct Served {
+  explicit Served(size_t objects, size_t big_refs = 0, agent::AgentOptions opt = {})
+      : rt(objects, big_refs),
+        agent(StartAgent(rt, log, std::move(opt))),
+        client(Opts(agent ? Endpoint(*agent) : "127.0.0.1:1")) {}
+  FakeRuntime rt;
+  LogSink log;  // before `agent`, which logs into it
+  std::unique_ptr<agent::Agent> agent;
+  HostClient client;
+};
 
 TEST(AgentClient, HandshakeReportsDevice) {
   FakeRuntime rt(100);
   LogSink log;
   auto agent = StartAgent(rt, log);
   ASSERT_TRUE(agent);
-  HostClient c(Opts(*agent));
+  HostClient c(Opts(Endpoint(*agent)));
   c.Connect();
   std::string error;
   ASSERT_TRUE(c.WaitConnected(5000, &error)) << error;
@@ -54,88 +58,78 @@ TEST(AgentClient, HandshakeReportsDevice) {
 }
 
 TEST(AgentClient, CountersArriveWithNamesAtTheRequestedRate) {
-  FakeRuntime rt(100);
-  LogSink log;
-  auto agent = StartAgent(rt, log);
-  ASSERT_TRUE(agent);
-  HostClient c(Opts(*agent));
-  c.Connect();
-  ASSERT_TRUE(c.WaitConnected(5000, nullptr));
-  c.SubscribeCounters(20);
-  ASSERT_TRUE(c.WaitCounterSamples(5, 5000));
-  const auto d = c.counters().descriptors();
+  Served s(100);
+  ASSERT_TRUE(s.agent);
+  ASSERT_TRUE(Connected(s.client));
+  s.client.SubscribeCounters(20);
+  ASSERT_TRUE(s.client.WaitCounterSamples(5, 5000));
+  const auto d = s.client.counters().descriptors();
   ASSERT_EQ(d.size(), 3u);
   EXPECT_EQ(d[0].category, "Garbage Collector");
   EXPECT_EQ(d[0].name, "Managed Objects Allocated");
-  EXPECT_EQ(c.counters().interval_ms(), 20u);
-  const auto rows = c.counters().Since(0);
+  EXPECT_EQ(s.client.counters().interval_ms(), 20u);
+  const auto rows = s.client.counters().Since(0);
   ASSERT_GE(rows.size(), 5u);
   EXPECT_GT(rows.back().values[0].total, rows.front().values[0].total);
   EXPECT_GT(rows.back().seq, rows.front().seq);
-  EXPECT_EQ(c.counters().Find("Classes Loaded"), 2);
+  EXPECT_EQ(s.client.counters().Find("Classes Loaded"), 2);
 }
 
 TEST(AgentClient, CaptureEqualsTheHeapRecordForRecord) {
-  FakeRuntime rt(30000, 150000);  // one object's 150k references span several batches
-  LogSink log;
-  auto agent = StartAgent(rt, log);
-  ASSERT_TRUE(agent);
-  HostClient c(Opts(*agent));
-  c.Connect();
-  ASSERT_TRUE(c.WaitConnected(5000, nullptr));
-  const CaptureResult r = Capture(c);
+  Served s(30000, 150000);  // one object's 150k references span several batches
+  ASSERT_TRUE(s.agent);
+  ASSERT_TRUE(Connected(s.client));
+  const CaptureResult r = CaptureOnce(s.client);
   ASSERT_TRUE(r.ok) << r.error;
-  const Snapshot expected = rt.Expected();
+  const Snapshot expected = s.rt.Expected();
   EXPECT_EQ(FirstDifference(GclogText(*r.snapshot), GclogText(expected)), "");
   EXPECT_EQ(r.stats.objects, 30000u);
   EXPECT_EQ(r.stats.roots, 13u);
   EXPECT_GT(r.stats.batches, 3u);
   EXPECT_GT(r.stats.agent_peak_bytes, 0u);
-  EXPECT_EQ(rt.collections(), 1) << "a capture induces one full collection";
-  EXPECT_FALSE(rt.world_stopped());
-  EXPECT_EQ(r.snapshot->source, "capture of fake.exe from " + Endpoint(*agent));
+  EXPECT_EQ(s.rt.collections(), 1) << "a capture induces one full collection";
+  EXPECT_FALSE(s.rt.world_stopped());
+  EXPECT_EQ(r.snapshot->source, "capture of fake.exe from " + Endpoint(*s.agent));
 
   // Root origins: frames name their thread; the repeated frame container shares its origin.
-  const Snapshot& s = *r.snapshot;
-  ASSERT_EQ(s.root_origin.size(), 13u);
-  EXPECT_EQ(s.root_origins[s.root_origin[1]], "thread 0x1 / JIT frame (stack 0x10, method 0x6001)");
-  EXPECT_EQ(s.root_origins[s.root_origin[4]], "thread 0x2 / JIT frame (stack 0x20, method 0x6003)");
-  EXPECT_EQ(s.root_origins[s.root_origin[5]], "statics of Game.Bubble3");
-  EXPECT_EQ(s.root_origins[s.root_origin[7]], "GC handle table 0x1");
-  EXPECT_EQ(s.root_origin[12], s.root_origin[1]);
+  const Snapshot& snap = *r.snapshot;
+  ASSERT_EQ(snap.root_origin.size(), 13u);
+  EXPECT_EQ(snap.root_origins[snap.root_origin[1]],
+            "thread 0x1 / JIT frame (stack 0x10, method 0x6001)");
+  EXPECT_EQ(snap.root_origins[snap.root_origin[4]],
+            "thread 0x2 / JIT frame (stack 0x20, method 0x6003)");
+  EXPECT_EQ(snap.root_origins[snap.root_origin[5]], "statics of Game.Bubble3");
+  EXPECT_EQ(snap.root_origins[snap.root_origin[7]], "GC handle table 0x1");
+  EXPECT_EQ(snap.root_origin[12], snap.root_origin[1]);
 }
 
 TEST(AgentClient, ConsecutiveCapturesAndCancel) {
-  FakeRuntime rt(5000);
-  LogSink log;
-  auto agent = StartAgent(rt, log);
-  ASSERT_TRUE(agent);
-  HostClient c(Opts(*agent));
-  c.Connect();
-  ASSERT_TRUE(c.WaitConnected(5000, nullptr));
-  const std::string expected = GclogText(rt.Expected());
+  Served s(5000);
+  ASSERT_TRUE(s.agent);
+  ASSERT_TRUE(Connected(s.client));
+  const std::string expected = GclogText(s.rt.Expected());
   for (int i = 0; i < 3; ++i) {
-    const CaptureResult r = Capture(c);
+    const CaptureResult r = CaptureOnce(s.client);
     ASSERT_TRUE(r.ok) << r.error;
     EXPECT_EQ(FirstDifference(GclogText(*r.snapshot), expected), "");
   }
   // A cancelled capture ends at once on the host; the agent drops it and serves the next one.
   std::string error;
-  ASSERT_TRUE(c.StartCapture(&error)) << error;
-  c.CancelCapture();
+  ASSERT_TRUE(s.client.StartCapture(&error)) << error;
+  s.client.CancelCapture();
   CaptureResult cancelled;
-  ASSERT_TRUE(c.WaitCapture(5000, &cancelled));
+  ASSERT_TRUE(s.client.WaitCapture(5000, &cancelled));
   EXPECT_FALSE(cancelled.ok);
   EXPECT_EQ(cancelled.error, "capture cancelled");
   CaptureResult again;
   for (int attempt = 0; attempt < 50; ++attempt) {  // CAPTURE_BUSY until the agent finished
-    again = Capture(c);
+    again = CaptureOnce(s.client);
     if (again.ok || again.error.find("still running") == std::string::npos) break;
-    log.WaitFor("capture 4", 200);
+    s.log.WaitFor("capture 4", 200);
   }
   ASSERT_TRUE(again.ok) << again.error;
   EXPECT_EQ(FirstDifference(GclogText(*again.snapshot), expected), "");
-  EXPECT_EQ(agent->stats().captures_completed + agent->stats().captures_aborted, 5u);
+  EXPECT_EQ(s.agent->stats().captures_completed + s.agent->stats().captures_aborted, 5u);
 }
 
 TEST(AgentClient, WorldThatCannotStopAbortsTheCapture) {
@@ -144,10 +138,9 @@ TEST(AgentClient, WorldThatCannotStopAbortsTheCapture) {
   LogSink log;
   auto agent = StartAgent(rt, log);
   ASSERT_TRUE(agent);
-  HostClient c(Opts(*agent));
-  c.Connect();
-  ASSERT_TRUE(c.WaitConnected(5000, nullptr));
-  const CaptureResult r = Capture(c);
+  HostClient c(Opts(Endpoint(*agent)));
+  ASSERT_TRUE(Connected(c));
+  const CaptureResult r = CaptureOnce(c);
   EXPECT_FALSE(r.ok);
   EXPECT_FALSE(r.incomplete);
   EXPECT_NE(r.error.find("safe point"), std::string::npos) << r.error;
@@ -172,9 +165,8 @@ TEST(AgentClient, VersionMismatchIsRefusedWithAReason) {
   EXPECT_EQ(data, static_cast<uint32_t>(wire::VERSION_MISMATCH));
   EXPECT_FALSE(log.WaitFor("version mismatch").empty()) << log.All();
   // The agent keeps serving.
-  HostClient c(Opts(*agent));
-  c.Connect();
-  EXPECT_TRUE(c.WaitConnected(5000, nullptr));
+  HostClient c(Opts(Endpoint(*agent)));
+  ASSERT_TRUE(Connected(c));
 }
 
 TEST(AgentClient, TokenIsRequiredAndChecked) {
@@ -185,7 +177,7 @@ TEST(AgentClient, TokenIsRequiredAndChecked) {
   auto agent = StartAgent(rt, log, opt);
   ASSERT_TRUE(agent);
   for (const std::string bad : {"", "wrong"}) {
-    HostClient c(Opts(*agent, bad));
+    HostClient c(Opts(Endpoint(*agent), bad));
     c.Connect();
     std::string error;
     EXPECT_FALSE(c.WaitConnected(5000, &error));
@@ -193,7 +185,7 @@ TEST(AgentClient, TokenIsRequiredAndChecked) {
     EXPECT_EQ(c.state(), ConnectionState::kFailed);
   }
   EXPECT_FALSE(log.WaitFor("bad token").empty());
-  HostClient good(Opts(*agent, "s3cret"));
+  HostClient good(Opts(Endpoint(*agent), "s3cret"));
   good.Connect();
   std::string error;
   EXPECT_TRUE(good.WaitConnected(5000, &error)) << error;
@@ -222,23 +214,21 @@ TEST(AgentClient, SecondHostIsRefusedFirstKeepsWorking) {
   LogSink log;
   auto agent = StartAgent(rt, log);
   ASSERT_TRUE(agent);
-  HostClient a(Opts(*agent));
-  a.Connect();
-  ASSERT_TRUE(a.WaitConnected(5000, nullptr));
-  HostClient b(Opts(*agent));
+  HostClient a(Opts(Endpoint(*agent)));
+  ASSERT_TRUE(Connected(a));
+  HostClient b(Opts(Endpoint(*agent)));
   b.Connect();
   std::string error;
   EXPECT_FALSE(b.WaitConnected(5000, &error));
   EXPECT_NE(error.find("busy"), std::string::npos) << error;
   EXPECT_NE(error.find("another host"), std::string::npos) << error;
-  const CaptureResult r = Capture(a);
+  const CaptureResult r = CaptureOnce(a);
   EXPECT_TRUE(r.ok) << r.error;
   // Once the first host leaves, another may take control.
   a.Disconnect();
   EXPECT_FALSE(log.WaitFor("disconnected").empty());
-  HostClient c(Opts(*agent));
-  c.Connect();
-  EXPECT_TRUE(c.WaitConnected(5000, &error)) << error;
+  HostClient c(Opts(Endpoint(*agent)));
+  ASSERT_TRUE(Connected(c));
 }
 
 struct BadInput {
@@ -280,10 +270,9 @@ TEST(AgentClient, MalformedOversizedAndPrematureMessagesAreRefused) {
   }
   EXPECT_FALSE(log.WaitFor("too large").empty()) << log.All();
   // The agent (and its runtime) keep going.
-  HostClient ok(Opts(*agent));
-  ok.Connect();
-  ASSERT_TRUE(ok.WaitConnected(5000, nullptr));
-  EXPECT_TRUE(Capture(ok).ok);
+  HostClient ok(Opts(Endpoint(*agent)));
+  ASSERT_TRUE(Connected(ok));
+  EXPECT_TRUE(CaptureOnce(ok).ok);
 }
 
 TEST(AgentClient, SecondCaptureRequestWhileRunningIsBusyNotFatal) {

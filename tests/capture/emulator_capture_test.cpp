@@ -151,14 +151,6 @@ client::ClientOptions Opts(const agent::Agent& a) {
   return o;
 }
 
-CaptureResult CaptureOnce(HostClient& c) {
-  std::string error;
-  CaptureResult r;
-  EXPECT_TRUE(c.StartCapture(&error)) << error;
-  EXPECT_TRUE(c.WaitCapture(60000, &r));
-  return r;
-}
-
 struct Case {
   const char* name;
   ScenarioParams params;
@@ -176,8 +168,7 @@ TEST_P(GroundTruth, CaptureEqualsTheDumpRecordForRecord) {
   auto agent = StartAgent(d.rt, log);
   ASSERT_TRUE(agent);
   HostClient client(Opts(*agent));
-  client.Connect();
-  ASSERT_TRUE(client.WaitConnected(5000, nullptr));
+  ASSERT_TRUE(Connected(client));
   CaptureResult r = CaptureOnce(client);
   ASSERT_TRUE(r.ok) << r.error;
   Snapshot captured = *r.snapshot;
@@ -224,8 +215,7 @@ TEST(Gameplay, CapturesWhileTheGameRunsVerifyAndCountersArrive) {
   ASSERT_TRUE(agent);
   d.loop.Start();
   HostClient client(Opts(*agent));
-  client.Connect();
-  ASSERT_TRUE(client.WaitConnected(5000, nullptr));
+  ASSERT_TRUE(Connected(client));
   client.SubscribeCounters(50);
   ASSERT_TRUE(client.WaitCounterSamples(3, 5000));
 
@@ -272,12 +262,7 @@ TEST(Gameplay, HostVanishingMidCaptureResumesTheGameAndTheNextCaptureWorks) {
   d.loop.Start();
   auto p = RawPeer::Connect(agent->port());
   ASSERT_TRUE(p);
-  wire::Envelope m;
-  ASSERT_TRUE(Handshake(*p, &m));
-  wire::Envelope req;
-  req.mutable_capture_request()->set_request_id(1);
-  ASSERT_TRUE(p->Send(req));
-  ASSERT_TRUE(p->ReceiveBody(wire::Envelope::kHeapBatch, &m, 20000));
+  ASSERT_TRUE(StartRawCapture(*p));
   p->DisconnectNow();
   ASSERT_FALSE(log.WaitFor("stopped during the walk", 10000).empty()) << log.All();
   const agent::AgentStats st = agent->stats();
@@ -285,8 +270,7 @@ TEST(Gameplay, HostVanishingMidCaptureResumesTheGameAndTheNextCaptureWorks) {
   const uint64_t frames_at_resume = d.loop.frames();
 
   HostClient client(Opts(*agent));
-  client.Connect();
-  ASSERT_TRUE(client.WaitConnected(5000, nullptr));
+  ASSERT_TRUE(Connected(client));
   CaptureResult r = CaptureOnce(client);
   ASSERT_TRUE(r.ok) << r.error;
   ExpectClosed(*r.snapshot);

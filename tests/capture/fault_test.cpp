@@ -28,12 +28,7 @@ TEST(Faults, HostVanishesMidWalkAgentStopsAndGameResumes) {
   ASSERT_TRUE(agent);
   auto p = RawPeer::Connect(agent->port());
   ASSERT_TRUE(p);
-  wire::Envelope m;
-  ASSERT_TRUE(Handshake(*p, &m));
-  wire::Envelope req;
-  req.mutable_capture_request()->set_request_id(1);
-  ASSERT_TRUE(p->Send(req));
-  ASSERT_TRUE(p->ReceiveBody(wire::Envelope::kHeapBatch, &m));
+  ASSERT_TRUE(StartRawCapture(*p));
   p->DisconnectNow();
 
   const std::string line = log.WaitFor("stopped during the walk", 5000);
@@ -49,8 +44,7 @@ TEST(Faults, HostVanishesMidWalkAgentStopsAndGameResumes) {
 
   // The agent keeps listening and the next capture is complete and correct.
   HostClient c({"127.0.0.1:" + std::to_string(agent->port())});
-  c.Connect();
-  ASSERT_TRUE(c.WaitConnected(5000, nullptr));
+  ASSERT_TRUE(Connected(c));
   std::string error;
   ASSERT_TRUE(c.StartCapture(&error)) << error;
   CaptureResult r;

@@ -156,6 +156,14 @@ bool Handshake(RawPeer& p, wire::Envelope* welcome, uint32_t version, const std:
   return welcome->has_welcome();
 }
 
+bool StartRawCapture(RawPeer& p, uint32_t timeout_ms) {
+  wire::Envelope m;
+  if (!Handshake(p, &m)) return false;
+  wire::Envelope req;
+  req.mutable_capture_request()->set_request_id(1);
+  return p.Send(req) && p.ReceiveBody(wire::Envelope::kHeapBatch, &m, timeout_ms);
+}
+
 bool FakeDevice::StartCapture(int batches) {
   if (!peer_->Accept()) return false;
   wire::Envelope m;

@@ -67,5 +67,7 @@ class FakeDevice {
 // Performs the client handshake; returns the Welcome (false if refused).
 bool Handshake(RawPeer& p, wire::Envelope* welcome, uint32_t version = 0,
                const std::string& token = "");
+// Handshake, CaptureRequest, and waits for the capture's first HeapBatch.
+bool StartRawCapture(RawPeer& p, uint32_t timeout_ms = 20000);
 
 }  // namespace xrpm::testing

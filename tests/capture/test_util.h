@@ -10,7 +10,10 @@
 #include <string>
 #include <vector>
 
+#include <gtest/gtest.h>
+
 #include "xrpm/agent/agent.h"
+#include "xrpm/core/client/host_client.h"
 #include "xrpm/core/netcf_writer.h"
 #include "xrpm/core/snapshot.h"
 
@@ -89,6 +92,27 @@ inline std::unique_ptr<agent::Agent> StartAgent(agent::RuntimePort& runtime, Log
 
 inline std::string Endpoint(const agent::Agent& a) {
   return "127.0.0.1:" + std::to_string(a.port());
+}
+
+// Connects and waits for the handshake; false (with the reason in the test log) otherwise.
+inline bool Connected(client::HostClient& c, uint32_t timeout_ms = 5000) {
+  c.Connect();
+  std::string error;
+  const bool ok = c.WaitConnected(timeout_ms, &error);
+  if (!ok) ADD_FAILURE() << "cannot connect: " << error;
+  return ok;
+}
+
+// Runs one capture to its end (any outcome).
+inline client::CaptureResult CaptureOnce(client::HostClient& c, uint32_t timeout_ms = 60000) {
+  std::string error;
+  client::CaptureResult r;
+  if (!c.StartCapture(&error)) {
+    r.error = error;
+    return r;
+  }
+  if (!c.WaitCapture(timeout_ms, &r)) r.error = "no end of capture within the timeout";
+  return r;
 }
 
 }  // namespace xrpm::testing

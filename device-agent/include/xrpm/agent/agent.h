@@ -8,11 +8,12 @@
 //     WalkHeap into a compact encoding (protocol/heap_batch.h) -> the game resumes -> the
 //     network thread streams the rest. Batches start flowing while the walk is still running.
 //
-// Memory bound: a capture holds ~1.1 MiB of fixed encoder buffers plus the encoded batches not
-// yet acknowledged by the host (the compact encoding is ~10-15 B per object). When that would
-// exceed `capture_memory_limit`, the walk waits for the network (the game pause grows instead
-// of memory); so the agent never holds more than limit + one batch. Set the limit to 1 MiB for
-// a pure streaming mode. Idle, the agent holds a few KiB.
+// Memory bound: a capture holds the encoder's column buffers (a few hundred KiB) plus the
+// encoded batches not yet acknowledged by the host (the compact encoding is ~10 B per object,
+// and batches leave while the walk runs). When that total would exceed `capture_memory_limit`,
+// the walk waits for the network (the game pause grows instead of memory); so the agent never
+// holds more than the limit (or its buffers plus one batch, if the limit is smaller than that).
+// Set the limit to 1 MiB for a pure streaming mode. Idle, the agent holds a few KiB.
 //
 // Exposure: binds 127.0.0.1 by default. Any other address requires a token, which every Hello
 // must carry. One controlling host at a time; others are refused with BUSY and a reason.

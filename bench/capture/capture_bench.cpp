@@ -1,0 +1,310 @@
+// Capture benchmark: the synthetic heap (1 M objects, 3 M references, 64 types, seed 1) measured
+// in one run, each figure next to its baseline:
+//   end-to-end capture   request -> verified Snapshot on the host, agent and client in this
+//                        process over 127.0.0.1 (ENet, both network threads)
+//   lower bound          the same walk, encoding and decoding with no network: WalkHeap ->
+//                        HeapBatchWriter (encode + serialize) -> parse -> CaptureAssembler
+//   game pause           the agent's stopped-world time (induced GC + walk + encode), and its
+//                        walk+encode part, against one GC mark of the same heap
+//   wire bytes           serialized messages of the capture against the .gclog of the same heap
+//   agent memory         peak extra memory of the agent (bytes per object), default mode and a
+//                        streaming mode (capture_memory_limit = 1 MiB)
+// Every timing is the median of `--runs` (default 5) on this shared machine.
+//
+// Run: build/release/bench/capture/capture_bench [--objects N] [--runs R] [--json]
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "xrpm/agent/agent.h"
+#include "xrpm/core/client/capture_assembler.h"
+#include "xrpm/core/client/host_client.h"
+#include "xrpm/core/netcf_writer.h"
+#include "xrpm/emulator/runtime.h"
+#include "xrpm/emulator/scenario.h"
+#include "xrpm/emulator/world_lock.h"
+#include "xrpm/protocol/constants.h"
+#include "xrpm/protocol/envelope_io.h"
+#include "xrpm/protocol/heap_batch_writer.h"
+
+namespace {
+
+using namespace xrpm;
+using Clock = std::chrono::steady_clock;
+
+double Ms(Clock::duration d) {
+  return std::chrono::duration<double, std::milli>(d).count();
+}
+
+double Median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+double ThreadCpuMs() {
+  timespec ts;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+// Wall time of fn; its CPU time (this thread) is appended to *cpu.
+double TimeMs(const std::function<void()>& fn, std::vector<double>* cpu) {
+  const double c0 = ThreadCpuMs();
+  const auto t0 = Clock::now();
+  fn();
+  const double wall = Ms(Clock::now() - t0);
+  cpu->push_back(ThreadCpuMs() - c0);
+  return wall;
+}
+
+// The agent's encoding path without a network: each sealed batch is serialized, parsed and
+// decoded into a snapshot, exactly as the host does on receipt.
+class LowerBoundSink final : public agent::HeapInfoCallback {
+ public:
+  LowerBoundSink()
+      : writer_(1, [this](wire::Envelope* env) {
+          if (!protocol::SerializeEnvelope(*env, protocol::kMaxAgentMessageBytes, &bytes_))
+            return false;
+          wire_bytes_ += bytes_.size();
+          wire::Envelope in;
+          if (protocol::ParseEnvelope(reinterpret_cast<const uint8_t*>(bytes_.data()),
+                                      bytes_.size(), protocol::kMaxAgentMessageBytes,
+                                      &in) != protocol::ParseStatus::kOk)
+            return false;
+          return assembler_.Batch(in.heap_batch(), bytes_.size(), &error_);
+        }) {
+    wire::CaptureBegin b;
+    b.set_capture_id(1);
+    b.set_section_name("synthetic.exe");
+    assembler_.Begin(b, 0, &error_);
+  }
+  agent::WalkResult BeginContainer(agent::ContainerType t, uint64_t id1, uint64_t id2) override {
+    if (t == agent::ContainerType::kEnd) {
+      writer_.Flush();
+      return agent::WalkResult::kOk;
+    }
+    descriptor_ = agent::RootDescriptorFor(t);
+    container_ = {static_cast<uint32_t>(t),
+                  id1,
+                  id2,
+                  static_cast<uint32_t>(descriptor_ < 0 ? 0 : descriptor_),
+                  false,
+                  0};
+    sent_ = false;
+    return agent::WalkResult::kOk;
+  }
+  agent::WalkResult DescribeType(uint32_t id, const char* n, size_t len) override {
+    return writer_.Type(id, n, len) ? agent::WalkResult::kOk : agent::WalkResult::kAbort;
+  }
+  agent::WalkResult RootReferences(const agent::RootRef* r, size_t n) override {
+    if (!sent_) {
+      index_ = writer_.next_container_index();
+      writer_.Container(container_);
+      sent_ = true;
+    }
+    for (size_t i = 0; i < n; ++i) writer_.Root(r[i].object, r[i].flags, index_);
+    return agent::WalkResult::kOk;
+  }
+  agent::WalkResult ObjectReferences(uint64_t o, uint32_t t, uint32_t s, const uint64_t* refs,
+                                     size_t n) override {
+    return writer_.Object(o, t, s, refs, n) ? agent::WalkResult::kPostponeReferences
+                                            : agent::WalkResult::kAbort;
+  }
+  bool Verify() {
+    const protocol::CaptureTotals& t = writer_.totals();
+    wire::CaptureEnd e;
+    e.set_capture_id(1);
+    e.set_batch_count(t.batches);
+    e.set_type_count(t.types);
+    e.set_container_count(t.containers);
+    e.set_object_count(t.objects);
+    e.set_ref_count(t.refs);
+    e.set_root_count(t.roots);
+    e.set_heap_bytes(t.heap_bytes);
+    e.set_checksum(t.checksum);
+    return assembler_.End(e, &error_);
+  }
+  uint64_t objects() const { return writer_.totals().objects; }
+  uint64_t wire_bytes() const { return wire_bytes_; }
+  const std::string& error() const { return error_; }
+
+ private:
+  protocol::HeapBatchWriter writer_;
+  client::CaptureAssembler assembler_;
+  std::string bytes_, error_;
+  uint64_t wire_bytes_ = 0;
+  protocol::RawContainer container_;
+  int descriptor_ = -1;
+  bool sent_ = false;
+  uint32_t index_ = 0;
+};
+
+struct CaptureFigures {
+  double elapsed_ms = 0, pause_ms = 0, gc_ms = 0, walk_ms = 0, stall_ms = 0;
+  uint64_t peak_bytes = 0, wire_bytes = 0, objects = 0, refs = 0;
+  std::shared_ptr<const Snapshot> snapshot;
+};
+
+bool CaptureOverNetwork(emulator::Runtime& rt, size_t memory_limit, int runs, CaptureFigures* out) {
+  agent::AgentOptions opt;
+  opt.port = 0;
+  opt.capture_memory_limit = memory_limit;
+  opt.log = [](const std::string&) {};
+  agent::Agent a(rt, opt);
+  std::string error;
+  if (!a.Start(&error)) {
+    std::fprintf(stderr, "agent: %s\n", error.c_str());
+    return false;
+  }
+  client::ClientOptions co;
+  co.endpoint = "127.0.0.1:" + std::to_string(a.port());
+  client::HostClient c(co);
+  c.Connect();
+  if (!c.WaitConnected(10000, &error)) {
+    std::fprintf(stderr, "connect: %s\n", error.c_str());
+    return false;
+  }
+  std::vector<double> elapsed, pause, gc, walk, stall;  // medians of each figure
+  for (int i = 0; i < runs; ++i) {
+    client::CaptureResult r;
+    if (!c.StartCapture(&error) || !c.WaitCapture(600000, &r) || !r.ok) {
+      std::fprintf(stderr, "capture: %s %s\n", error.c_str(), r.error.c_str());
+      return false;
+    }
+    elapsed.push_back(r.stats.elapsed_s * 1000);
+    pause.push_back(r.stats.pause_us / 1000.0);
+    gc.push_back(r.stats.gc_us / 1000.0);
+    walk.push_back(r.stats.walk_us / 1000.0);
+    stall.push_back(r.stats.stall_us / 1000.0);
+    out->peak_bytes = std::max(out->peak_bytes, r.stats.agent_peak_bytes);
+    out->wire_bytes = r.stats.wire_bytes;
+    out->objects = r.stats.objects;
+    out->refs = r.stats.refs;
+    out->snapshot = r.snapshot;
+  }
+  out->elapsed_ms = Median(elapsed);
+  out->pause_ms = Median(pause);
+  out->gc_ms = Median(gc);
+  out->walk_ms = Median(walk);
+  out->stall_ms = Median(stall);
+  return true;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  uint64_t objects = 1000000;
+  int runs = 5;
+  bool json = false, lower_only = false;
+  for (int i = 1; i < argc; ++i) {
+    if (!std::strcmp(argv[i], "--objects") && i + 1 < argc)
+      objects = std::strtoull(argv[++i], nullptr, 10);
+    else if (!std::strcmp(argv[i], "--runs") && i + 1 < argc)
+      runs = std::max(1, std::atoi(argv[++i]));
+    else if (!std::strcmp(argv[i], "--json"))
+      json = true;
+    else if (!std::strcmp(argv[i], "--lower-bound-only"))
+      lower_only = true;
+    else {
+      std::fprintf(stderr,
+                   "usage: capture_bench [--objects N] [--runs R] [--json] [--lower-bound-only]\n");
+      return 2;
+    }
+  }
+
+  emulator::RuntimeConfig rc;
+  rc.app_name = "synthetic.exe";
+  emulator::Runtime rt(rc);
+  auto scenario = emulator::MakeScenario({"synthetic", 1, objects, 3, 64});
+  {
+    emulator::MutatorScope m(rt.world());
+    scenario->Setup(rt);
+  }
+  rt.InduceFullCollection();  // compact once, as every capture will find it
+
+  // Baselines: one GC mark (and, for reference, a whole compacting collection).
+  std::vector<double> mark, full, lower, mark_cpu, full_cpu, lower_cpu;
+  uint64_t marked = 0;
+  for (int i = 0; i < runs && !lower_only; ++i)
+    mark.push_back(TimeMs([&] { marked = rt.gc().MarkOnly(); }, &mark_cpu));
+  for (int i = 0; i < runs && !lower_only; ++i)
+    full.push_back(TimeMs([&] { rt.gc().Collect(emulator::GcReason::kCapture, true); }, &full_cpu));
+
+  // Lower bound: walk + encode + decode, no network.
+  uint64_t lb_wire = 0;
+  for (int i = 0; i < runs; ++i) {
+    LowerBoundSink sink;
+    lower.push_back(TimeMs(
+        [&] {
+          rt.WalkHeap(sink);
+          if (!sink.Verify()) std::fprintf(stderr, "lower bound: %s\n", sink.error().c_str());
+        },
+        &lower_cpu));
+    lb_wire = sink.wire_bytes();
+  }
+  if (lower_only) {
+    std::printf("lower bound walk+enc+dec %.1f ms (CPU %.1f ms), %llu wire bytes\n", Median(lower),
+                Median(lower_cpu), (unsigned long long)lb_wire);
+    return 0;
+  }
+
+  CaptureFigures net, streaming;
+  if (!CaptureOverNetwork(rt, size_t{256} << 20, runs, &net)) return 1;
+  if (!CaptureOverNetwork(rt, size_t{1} << 20, runs, &streaming)) return 1;
+  uint64_t gclog_bytes = 0;
+  WriteNetcf(*net.snapshot, [&](std::string_view b) { gclog_bytes += b.size(); });
+
+  const double gc_mark = Median(mark), gc_full = Median(full), lb = Median(lower);
+  const double per_object = static_cast<double>(net.peak_bytes) / static_cast<double>(net.objects);
+  const double wire_ratio = static_cast<double>(net.wire_bytes) / static_cast<double>(gclog_bytes);
+  if (json) {
+    std::printf(
+        "{\"objects\": %llu, \"refs\": %llu, \"marked\": %llu, \"gc_mark_ms\": %.2f, "
+        "\"gc_mark_cpu_ms\": %.2f, \"full_gc_ms\": %.2f, \"lower_bound_ms\": %.2f, "
+        "\"lower_bound_cpu_ms\": %.2f, \"capture_ms\": %.2f, \"pause_ms\": %.2f, "
+        "\"pause_gc_ms\": %.2f, \"pause_walk_ms\": %.2f, \"wire_bytes\": %llu, "
+        "\"gclog_bytes\": %llu, \"agent_peak_bytes\": %llu, \"streaming_capture_ms\": %.2f, "
+        "\"streaming_pause_ms\": %.2f, \"streaming_stall_ms\": %.2f, "
+        "\"streaming_peak_bytes\": %llu}\n",
+        (unsigned long long)net.objects, (unsigned long long)net.refs, (unsigned long long)marked,
+        gc_mark, Median(mark_cpu), gc_full, lb, Median(lower_cpu), net.elapsed_ms, net.pause_ms,
+        net.gc_ms, net.walk_ms, (unsigned long long)net.wire_bytes, (unsigned long long)gclog_bytes,
+        (unsigned long long)net.peak_bytes, streaming.elapsed_ms, streaming.pause_ms,
+        streaming.stall_ms, (unsigned long long)streaming.peak_bytes);
+    return 0;
+  }
+  std::printf(
+      "synthetic heap: %llu objects, %llu references (median of %d runs; wall time, "
+      "CPU time of the measuring thread in brackets)\n",
+      (unsigned long long)net.objects, (unsigned long long)net.refs, runs);
+  std::printf("  GC mark (baseline)                %9.1f ms  [%.1f]\n", gc_mark, Median(mark_cpu));
+  std::printf("  full compacting GC                %9.1f ms  [%.1f]\n", gc_full, Median(full_cpu));
+  std::printf("  lower bound: walk+enc+dec         %9.1f ms  [%.1f]\n", lb, Median(lower_cpu));
+  std::printf(
+      "  end-to-end capture                %9.1f ms  %.2fx lower bound; %.2fx (full GC + "
+      "lower bound)\n",
+      net.elapsed_ms, net.elapsed_ms / lb, net.elapsed_ms / (gc_full + lb));
+  std::printf("    of which the induced GC         %9.1f ms; the rest %.2fx lower bound\n",
+              net.gc_ms, (net.elapsed_ms - net.gc_ms) / lb);
+  std::printf("  game pause                        %9.1f ms  %.2fx GC mark\n", net.pause_ms,
+              net.pause_ms / gc_mark);
+  std::printf("    of which the induced GC         %9.1f ms\n", net.gc_ms);
+  std::printf("    of which walk + encode          %9.1f ms  %.2fx GC mark\n", net.walk_ms,
+              net.walk_ms / gc_mark);
+  std::printf("  wire bytes                        %9.2f MiB %.3fx the .gclog (%.2f MiB)\n",
+              net.wire_bytes / 1048576.0, wire_ratio, gclog_bytes / 1048576.0);
+  std::printf("  agent peak memory                 %9.2f MiB %.1f B/object\n",
+              net.peak_bytes / 1048576.0, per_object);
+  std::printf(
+      "  streaming mode (1 MiB bound)      %9.1f ms capture, pause %.1f ms (%.1f ms "
+      "waiting for the network), agent peak %.3f MiB\n",
+      streaming.elapsed_ms, streaming.pause_ms, streaming.stall_ms,
+      streaming.peak_bytes / 1048576.0);
+  return 0;
+}
