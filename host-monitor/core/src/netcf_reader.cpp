@@ -13,8 +13,6 @@ namespace {
 
 using namespace netcf;
 
-constexpr size_t kMinBytesPerThread = size_t{4} << 20;
-
 // Finds the line of the k-th object or root by re-parsing from the nearest anchor (at most
 // kAnchorEvery records). Remembers the last block, so lookups sorted by index are cheap.
 class LineFinder {
@@ -101,7 +99,7 @@ Snapshot ReadImpl(std::string_view text, std::string_view name, Diagnostics& dia
   const bool strict = opts.strict || diags.strict();
   unsigned threads =
       opts.threads ? opts.threads : std::max(1u, std::thread::hardware_concurrency());
-  const size_t by_size = std::max<size_t>(1, text.size() / kMinBytesPerThread);
+  const size_t by_size = std::max<size_t>(1, text.size() / std::max<size_t>(1, opts.min_chunk_bytes));
   const unsigned nchunks = static_cast<unsigned>(std::min<size_t>(threads, by_size));
 
   const std::vector<std::string_view> texts = SplitAtLines(text, nchunks);
