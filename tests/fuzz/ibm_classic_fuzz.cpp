@@ -56,7 +56,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     CheckSnapshot(s);
     XRPM_FUZZ_CHECK(s.sections.size() == 1, "");
     XRPM_FUZZ_CHECK(lenient.stats.null_refs <= lenient.stats.refs, "");
-    XRPM_FUZZ_CHECK(s.object_count() == lenient.stats.object_records, "");
+    XRPM_FUZZ_CHECK(s.object_count() <= lenient.stats.object_records, "");  // duplicates dropped
   }
 
   Read st;

@@ -13,6 +13,7 @@
 //      a clean input re-reads without any diagnostic to an equal Snapshot.
 //
 // Thread-safety: libFuzzer calls it from one thread.
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -86,18 +87,19 @@ void CheckSameRecords(const Snapshot& a, const Snapshot& b, const std::string& t
   }
 }
 
-// A valid prefix of an open section with more than kAnchorEvery objects and roots, so that
+// Valid prefixes of an open section with more than kAnchorEvery objects (or roots), so that
 // problems in the input that follows are located through a later anchor block (the reader
-// re-parses from anchors to find their lines) and ids 1..480 exist.
-const std::string& LongPrefix() {
-  static const std::string prefix = [] {
-    std::string p = "a 2 prefix 1\nt 1 T\n";
+// re-parses from anchors to find their lines). Ids 1..480 (objects) or 1..8 (roots) exist.
+const std::string& LongPrefix(bool roots) {
+  static const std::array<std::string, 2> prefixes = [] {
+    std::string o = "a 2 prefix 1\nt 1 T\n", r = o;
     for (int i = 1; i <= 0x480; ++i)
-      p += "o " + netcf::HexString(i) + " 1 8 " + netcf::HexString(i / 2 + 1) + "\n";
-    for (int i = 1; i <= 0x480; ++i) p += "r " + netcf::HexString(i) + " 1 0\n";
-    return p;
+      o += "o " + netcf::HexString(i) + " 1 8 " + netcf::HexString(i / 2 + 1) + "\n";
+    for (int i = 1; i <= 8; ++i) r += "o " + netcf::HexString(i) + " 1 8\n";
+    for (int i = 1; i <= 0x480; ++i) r += "r " + netcf::HexString(i % 8 + 1) + " 1 0\n";
+    return std::array<std::string, 2>{o, r};
   }();
-  return prefix;
+  return prefixes[roots];
 }
 
 std::string Write(const Snapshot& s) {
@@ -112,13 +114,13 @@ std::string Write(const Snapshot& s) {
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace xrpm;
   using namespace xrpm::fuzz;
-  // The last byte picks extra paths: %8 == 1 or 4: the input follows LongPrefix(); %4 == 0: a
-  // chunked read too. (A quarter of the inputs each; both cost more than the other checks.)
+  // The last byte picks extra paths, each costing more than the other checks together:
+  // %32 == 1 or 2: the input follows LongPrefix(objects or roots); %4 == 0: a chunked read.
   const uint8_t last = size ? data[size - 1] : 0;
   std::string prefixed;
   std::string_view text(reinterpret_cast<const char*>(data), size);
-  if (last % 8 == 1 || last % 8 == 4) {
-    prefixed = LongPrefix();
+  if (last % 32 == 1 || last % 32 == 2) {
+    prefixed = LongPrefix(last % 32 == 2);
     prefixed.append(text);
     text = prefixed;
   }
