@@ -12,6 +12,7 @@
 // Thread-safety: reentrant; separate calls may run concurrently.
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <string_view>
 
@@ -25,6 +26,9 @@ struct ReadOptions {
   // Parser threads (the text is split into this many chunks at line boundaries). 0: one per
   // core, with chunks of at least a few MiB; any other value is used as given.
   unsigned threads = 0;
+  // Smallest chunk when the text is split for several threads. Tests and fuzz targets lower it
+  // so that chunk boundaries (and the stitching of sections across them) occur in small inputs.
+  size_t min_chunk_bytes = size_t{4} << 20;
 };
 
 // Reads `text` (the whole file) named `name` in diagnostics.
