@@ -1,11 +1,11 @@
 #include "platform.h"
 
-#include "style.h"
 #include <GLFW/glfw3.h>
 #include <imgui.h>
 #include <imgui_impl_glfw.h>
 #include <imgui_impl_opengl3.h>
 #include <stb_image_write.h>
+#include "style.h"
 
 #include <chrono>
 #include <filesystem>

@@ -90,9 +90,12 @@ void ScriptRunner::Start(const ScriptStep& s) {
     if (!d || !d->snapshot) return Fail("no snapshot is open");
     if (arg == "first") {
       if (d->selection.type < 0) return Fail("select-object first needs select-type first");
+      // The first row of the Instances view: the largest retained size (size before analysis).
       auto objs = InstancesOfType(*d->snapshot, uint32_t(d->selection.type));
       if (objs.empty()) return Fail("the selected type has no instances");
-      SortInstances(*d->snapshot, objs, InstanceOrder::kSize, true);
+      SortInstances(
+          *d->snapshot, objs, InstanceOrder::kRetained, true,
+          d->analysis ? d->analysis->dom().retained_sizes() : std::span<const uint64_t>());
       ses.SelectObject(objs.front());
     } else if (!ses.SelectObject(std::stoull(arg))) {
       return Fail("no object with index " + arg);
@@ -108,6 +111,13 @@ void ScriptRunner::Start(const ScriptStep& s) {
     if (!v) return Fail("unknown view");
     app_.SetView(*v);
     Next();
+  } else if (s.verb == "compare") {
+    std::vector<uint32_t> ids;
+    for (const auto& d : ses.docs()) ids.push_back(d->id);
+    if (ids.size() < 2) return Fail("compare needs at least two open snapshots");
+    ses.Compare(ids);
+    app_.SetView(View::kCompare);
+    wait_ = Wait::kIdle;
   } else if (s.verb == "save") {
     SnapshotDoc* d = ses.active();
     if (!d || !d->snapshot) return Fail("no snapshot to save");
@@ -158,6 +168,8 @@ void ScriptRunner::Check() {
     SnapshotDoc* d = ses.doc(awaited_doc_);
     if (!d) return Fail("the snapshot was closed while loading");
     if (d->state == DocState::kFailed) return Fail(d->problem);
+  } else if (step.verb == "compare") {
+    if (!ses.compare()) return Fail("comparing failed: " + ses.last_error());
   } else if (step.verb == "save") {
     SnapshotDoc* d = ses.doc(awaited_doc_);
     if (!d || d->path != awaited_save_ || d->unsaved)

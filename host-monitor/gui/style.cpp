@@ -36,8 +36,8 @@ void LoadFonts(float size) {
   if (ranges.empty()) {
     ImFontGlyphRangesBuilder b;
     b.AddRanges(io.Fonts->GetGlyphRangesDefault());
-    static const ImWchar extra[] = {0x2000, 0x206F, 0x2190, 0x21FF, 0x2200,
-                                    0x22FF, 0x25A0, 0x25FF, 0};
+    static const ImWchar extra[] = {0x0370, 0x03FF, 0x2000, 0x206F, 0x2190, 0x21FF,
+                                    0x2200, 0x22FF, 0x25A0, 0x25FF, 0};
     b.AddRanges(extra);
     b.BuildRanges(&ranges);
   }

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "app.h"
+#include "view_common.h"
 #include "views.h"
 #include "widgets.h"
 #include "xrpm/core/session/human_format.h"
@@ -25,11 +26,77 @@ std::string Ms(const std::optional<uint64_t>& ms) {
   if (!ms) return "—";
   return FormatDuration(double(*ms) / 1000.0) + " after boot";
 }
+void DrawSuspect(App& app, SnapshotDoc& doc, const analysis::Suspect& s, size_t i) {
+  const DocAnalysis& a = *doc.analysis;
+  ImGui::PushID(int(i));
+  TextColored(kWarn, std::to_string(i + 1) + ".");
+  ImGui::SameLine();
+  ImGui::PushTextWrapPos(0);
+  ImGui::TextUnformatted(s.reason.c_str());
+  ImGui::PopTextWrapPos();
+  ImGui::Indent(20);
+  if (s.kind == analysis::Suspect::Kind::kObject && s.node != kNoIndex) {
+    if (ImGui::SmallButton("Inspect")) {
+      doc.selection.object = s.node;
+      doc.selection.type = doc.snapshot->object_type[s.node];
+      app.SetView(View::kInspector);
+    }
+    ImGui::SameLine();
+    if (ImGui::SmallButton("Show in dominator tree")) {
+      app.views().dominators.reveal = s.node;
+      app.SetView(View::kDominators);
+    }
+    if (s.path.found()) {
+      ImGui::SameLine();
+      TextMuted("held by " + RootText(a.index(), s.path.root_record) + " through " +
+                FormatCount(s.path.nodes.size() - 1) + " objects");
+    }
+  } else if (!s.holders.paths.empty()) {
+    if (ImGui::SmallButton("Show instances") && s.group != kNoIndex) {
+      auto inst = a.index().Instances(s.group);
+      if (!inst.empty()) doc.selection.type = doc.snapshot->object_type[inst.front()];
+      app.SetView(View::kInstances);
+    }
+    ImGui::SameLine();
+    TextMuted("held by: " + MergedPathText(a.index(), s.holders.paths.front()));
+  }
+  ImGui::Unindent(20);
+  ImGui::PopID();
+}
+
+void DrawAnalysisSummary(App& app, SnapshotDoc& doc) {
+  ImGui::Spacing();
+  if (!doc.analysis) {
+    if (doc.state == DocState::kAnalysing) {
+      TextMuted("Analysing: retained sizes, dominators, paths and leak suspects follow...");
+    } else {
+      TextColored(kWarn, doc.analysis_note.empty() ? "Not analysed." : doc.analysis_note);
+      ImGui::SameLine();
+      if (ImGui::SmallButton("Analyse")) app.session().Analyse(doc.id);
+    }
+    return;
+  }
+  const DocAnalysis& a = *doc.analysis;
+  const auto& t = a.totals;
+  SectionTitle("Leak suspects");
+  TextMuted(
+      "Live (reachable) heap: " + FormatBytes(t.reachable_bytes) + " in " +
+      FormatCount(t.reachable_objects) + " objects; garbage: " + FormatBytes(t.unreachable_bytes) +
+      " in " + FormatCount(t.unreachable_objects) + " objects" +
+      (t.dangling_refs ? "; " + FormatCount(t.dangling_refs) + " references to missing objects"
+                       : ""));
+  if (a.suspects.empty()) {
+    TextColored(kGood, "Nothing holds an outsized share of the heap.");
+    return;
+  }
+  for (size_t i = 0; i < a.suspects.size(); ++i) DrawSuspect(app, doc, a.suspects[i], i);
+}
+
 }  // namespace
 
 void DrawSummaryView(App& app, SnapshotDoc& doc) {
   const Snapshot& snap = *doc.snapshot;
-  const HeapSummary& h = *doc.summary;
+  const HeapOverview& h = *doc.overview;
   const TypeTable& types = *doc.types;
 
   TextColored(kAccent, doc.title);
@@ -51,7 +118,8 @@ void DrawSummaryView(App& app, SnapshotDoc& doc) {
     Row("State", std::string(DocStateName(doc.state)) + (doc.unsaved ? ", unsaved" : ""));
     Row("Loaded in", FormatDuration(doc.load_seconds));
     if (doc.analysis_seconds > 0) Row("Analysed in", FormatDuration(doc.analysis_seconds));
-    Row("Memory held", FormatBytes(snap.MemoryBytes()));
+    Row("Memory held",
+        FormatBytes(snap.MemoryBytes() + (doc.analysis ? doc.analysis->MemoryBytes() : 0)));
     ImGui::EndTable();
   }
   ImGui::EndGroup();
@@ -137,6 +205,8 @@ void DrawSummaryView(App& app, SnapshotDoc& doc) {
     }
     ImGui::EndTable();
   }
+
+  DrawAnalysisSummary(app, doc);
 
   if (doc.diagnostics_total) {
     ImGui::Spacing();

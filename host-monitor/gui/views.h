@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "xrpm/core/session/app_session.h"
+#include "xrpm/core/session/dominator_browser.h"
 #include "xrpm/core/session/snapshot_doc.h"
 #include "xrpm/core/session/type_table.h"
 
@@ -45,14 +47,48 @@ struct TypesViewState {
 struct InstancesViewState {
   uint32_t doc = 0;
   int64_t type = -1;
-  std::vector<uint64_t> objects;  // object indices of the type, sorted for display
+  const session::DocAnalysis* analysis = nullptr;  // the instances came from this analysis
+  std::vector<uint64_t> objects;                   // object indices of the type, sorted for display
   int sort_column = -1;
   bool sort_descending = true;
+};
+
+struct InspectorViewState {
+  const session::DocAnalysis* analysis = nullptr;
+  uint32_t object = kNoIndex;
+  analysis::RootPath path;      // cached for `object`
+  std::vector<uint32_t> roots;  // root records naming `object`
+};
+
+struct DominatorsViewState {
+  session::DominatorBrowser browser;
+  uint32_t reveal = kNoIndex;  // an object to expand to and scroll to, once
+  int64_t scroll_to_row = -1;
+};
+
+struct RootsViewState {
+  int mode = 0;  // 0: by descriptor and flags, 1: statics by container class
+  const session::DocAnalysis* analysis = nullptr;
+  int64_t open_group = -1;
+};
+
+struct CompareViewState {
+  std::vector<uint32_t> chosen;  // documents ticked for the next comparison
+  char filter[256] = {};
+  const session::CompareResult* result = nullptr;
+  std::vector<uint32_t> order;  // rows of result->diff, suspects first, then sorted
+  int sort_column = -1;
+  bool sort_descending = true;
+  std::string applied_filter;
 };
 
 struct ViewStates {
   TypesViewState types;
   InstancesViewState instances;
+  InspectorViewState inspector;
+  DominatorsViewState dominators;
+  RootsViewState roots;
+  CompareViewState compare;
 };
 
 void DrawSummaryView(App& app, session::SnapshotDoc& doc);

@@ -35,8 +35,8 @@ TEST_F(AppSessionTest, DemoHeapLoadsInTheBackgroundAndBecomesReady) {
   EXPECT_TRUE(d->unsaved);
   EXPECT_EQ(d->snapshot->object_count(), 50'000u);
   ASSERT_TRUE(d->types);
-  ASSERT_TRUE(d->summary);
-  EXPECT_EQ(d->summary->objects, 50'000u);
+  ASSERT_TRUE(d->overview);
+  EXPECT_EQ(d->overview->objects, 50'000u);
   EXPECT_TRUE(s.SelectType("Game.Bubble"));
   EXPECT_FALSE(s.SelectType("No.Such.Type"));
   auto j = nlohmann::json::parse(s.StateJson());

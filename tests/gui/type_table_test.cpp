@@ -1,7 +1,7 @@
 #include <gtest/gtest.h>
 
 #include "xrpm/core/session/demo_heap.h"
-#include "xrpm/core/session/heap_summary.h"
+#include "xrpm/core/session/heap_overview.h"
 #include "xrpm/core/session/type_table.h"
 
 namespace xrpm::session {
@@ -74,9 +74,9 @@ TEST(TypeTable, InstancesOfTypeAndTheirOrder) {
   EXPECT_EQ(objs, (std::vector<uint64_t>{2, 1}));
 }
 
-TEST(HeapSummary, TotalsPerSectionAndRootsByKind) {
+TEST(HeapOverview, TotalsPerSectionAndRootsByKind) {
   Snapshot s = Small();
-  HeapSummary h = SummarizeHeap(s);
+  HeapOverview h = OverviewOf(s);
   ASSERT_EQ(h.sections.size(), 1u);
   EXPECT_EQ(h.sections[0].objects, 4u);
   EXPECT_EQ(h.sections[0].bytes, 220u);

@@ -19,11 +19,11 @@ double Seconds(std::chrono::steady_clock::time_point t0) {
 // What every document gets as soon as its snapshot is in memory (one pass each).
 struct Basics {
   std::shared_ptr<const TypeTable> types;
-  std::shared_ptr<const HeapSummary> summary;
+  std::shared_ptr<const HeapOverview> overview;
 };
 Basics ComputeBasics(const Snapshot& snap) {
   return {std::make_shared<TypeTable>(BuildTypeTable(snap)),
-          std::make_shared<HeapSummary>(SummarizeHeap(snap))};
+          std::make_shared<HeapOverview>(OverviewOf(snap))};
 }
 }  // namespace
 
@@ -123,7 +123,7 @@ uint32_t AppSession::OpenFile(const std::string& path) {
           if (!d) return;  // closed while loading
           d->snapshot = std::move(snap);
           d->types = basics.types;
-          d->summary = basics.summary;
+          d->overview = basics.overview;
           d->load_seconds = secs;
           d->diagnostics_total = total;
           d->diagnostics = std::move(first);
@@ -161,7 +161,7 @@ uint32_t AppSession::OpenDemo(const DemoHeapOptions& o) {
           if (!d) return;
           d->snapshot = snap;
           d->types = basics.types;
-          d->summary = basics.summary;
+          d->overview = basics.overview;
           d->load_seconds = secs;
           d->state = DocState::kReady;
           d->unsaved = true;
@@ -182,7 +182,7 @@ uint32_t AppSession::AddSnapshot(Snapshot snap, DocOrigin origin, std::string ti
   d->snapshot = shared;
   Basics basics = ComputeBasics(*shared);
   d->types = basics.types;
-  d->summary = basics.summary;
+  d->overview = basics.overview;
   d->state = DocState::kReady;
   d->unsaved = origin != DocOrigin::kOpened;
   StartAnalysis(id);
@@ -190,9 +190,117 @@ uint32_t AppSession::AddSnapshot(Snapshot snap, DocOrigin origin, std::string ti
 }
 
 void AppSession::StartAnalysis(uint32_t id) {
-  // The analysis engine (graph index, dominators, retained sizes) plugs in here once it is
-  // available; until then a document is ready as soon as its type table is built.
-  (void)id;
+  SnapshotDoc* d = doc(id);
+  if (!d || !d->snapshot || d->analysis) return;
+  d->state = DocState::kAnalysing;
+  d->analysis_note.clear();
+  worker_.Post(
+      "Analysing " + d->title,
+      [this, id, snap = d->snapshot](TaskContext& ctx) -> Completion {
+        std::shared_ptr<const DocAnalysis> a;
+        try {
+          a = AnalyseDoc(snap, ctx);
+        } catch (const analysis::Cancelled&) {
+          return [this, id] {
+            if (SnapshotDoc* d = doc(id)) {
+              d->state = DocState::kReady;
+              d->analysis_note = "Analysis cancelled: no retained sizes, paths or dominators.";
+              Log(LogEntry::kWarning, "Analysis of " + d->title + " cancelled");
+            }
+          };
+        }
+        return [this, id, a] {
+          SnapshotDoc* d = doc(id);
+          if (!d) return;
+          d->analysis = a;
+          d->types = std::make_shared<TypeTable>(WithRetained(*d->types, a->retained_by_type));
+          d->analysis_seconds = a->seconds;
+          d->state = DocState::kReady;
+          Log(LogEntry::kInfo, "Analysed " + d->title + " in " + FormatDuration(a->seconds) + ": " +
+                                   FormatCount(a->totals.reachable_objects) +
+                                   " reachable objects, " + std::to_string(a->suspects.size()) +
+                                   " leak suspects");
+        };
+      },
+      [this, id](const std::string& m) {
+        if (SnapshotDoc* d = doc(id)) {
+          d->state = DocState::kReady;
+          d->analysis_note = "Analysis failed: " + m;
+          Log(LogEntry::kError, "Could not analyse " + d->title + ": " + m);
+        }
+      });
+}
+
+void AppSession::Analyse(uint32_t id) {
+  StartAnalysis(id);
+}
+
+void AppSession::FindHolders(uint32_t id, uint32_t type_index) {
+  SnapshotDoc* d = doc(id);
+  if (!d || !d->analysis || type_index >= d->snapshot->type_count()) return;
+  const uint32_t group = d->analysis->index().group_of_type(type_index);
+  if ((d->holders && d->holders->group == group) || d->holders_pending == group) return;
+  d->holders_pending = group;
+  worker_.Post(
+      "Paths holding " + d->analysis->index().group_name(group),
+      [this, id, group, a = d->analysis](TaskContext& ctx) -> Completion {
+        ctx.SetPhase("Merging shortest paths");
+        auto h = std::make_shared<Holders>();
+        h->group = group;
+        h->paths = analysis::MergeShortestPaths(a->index(), a->forest, &a->dom(), group, 12);
+        return [this, id, h] {
+          if (SnapshotDoc* d = doc(id)) {
+            d->holders = h;
+            if (d->holders_pending == h->group) d->holders_pending = kNoIndex;
+          }
+        };
+      },
+      [this, id](const std::string& m) {
+        if (SnapshotDoc* d = doc(id)) d->holders_pending = kNoIndex;
+        Log(LogEntry::kError, "Could not find the paths: " + m);
+      });
+}
+
+void AppSession::Compare(std::vector<uint32_t> ids) {
+  std::vector<std::shared_ptr<const DocAnalysis>> parts;
+  std::vector<std::string> titles;
+  for (uint32_t id : ids) {
+    SnapshotDoc* d = doc(id);
+    if (!d || !d->analysis) {
+      Log(LogEntry::kError,
+          "Compare needs analysed snapshots; " +
+              (d ? d->title + " is not analysed yet" : std::string("one was closed")));
+      return;
+    }
+    parts.push_back(d->analysis);
+    titles.push_back(d->title);
+  }
+  if (parts.size() < 2) {
+    Log(LogEntry::kError, "Compare needs at least two snapshots");
+    return;
+  }
+  worker_.Post(
+      "Comparing " + std::to_string(parts.size()) + " snapshots",
+      [this, ids, titles, parts](TaskContext& ctx) -> Completion {
+        auto r = std::make_shared<CompareResult>();
+        r->docs = ids;
+        r->titles = titles;
+        r->last = parts.back();
+        std::vector<analysis::HeapSummary> sums;
+        for (const auto& p : parts) sums.push_back(p->summary);
+        ctx.SetPhase("Diff by type");
+        r->diff = analysis::DiffSummaries(sums);
+        ctx.SetPhase("Growing types");
+        analysis::Progress progress;
+        progress.cancel = ctx.cancel_flag();
+        r->growth = analysis::FindGrowthSuspects(r->diff, r->last->heap, {}, progress);
+        return [this, r] {
+          compare_ = r;
+          Log(LogEntry::kInfo, "Compared " + std::to_string(r->docs.size()) + " snapshots: " +
+                                   std::to_string(r->growth.size()) + " growing types");
+        };
+      },
+      [this](const std::string& m) { Log(LogEntry::kError, "Could not compare: " + m); });
 }
 
 void AppSession::SaveAs(uint32_t id, const std::string& path, const std::string& format) {
@@ -309,7 +417,21 @@ std::string AppSession::StateJson() const {
                               ? nlohmann::json(d->snapshot->types[d->selection.type].name)
                               : nlohmann::json(nullptr);
     jd["selected_object"] = d->selection.object;
+    jd["analysed"] = d->analysis != nullptr;
+    if (d->analysis) {
+      jd["reachable_objects"] = d->analysis->totals.reachable_objects;
+      jd["suspects"] = d->analysis->suspects.size();
+    }
     j["docs"].push_back(std::move(jd));
+  }
+  if (compare_) {
+    nlohmann::json jc;
+    jc["docs"] = compare_->docs;
+    jc["rows"] = compare_->diff.rows.size();
+    jc["growing"] = nlohmann::json::array();
+    for (const auto& g : compare_->growth)
+      jc["growing"].push_back(compare_->last->index().group_name(g.group));
+    j["compare"] = std::move(jc);
   }
   j["recent_files"] = settings_.recent_files;
   j["last_error"] = last_error_;

@@ -93,6 +93,9 @@ struct Builder {
           type = leak ? leak_hub : holders[h % holders.size()];
           size = 48;
           fan = leak ? 256 : 16 + h % 48;
+          // A static field of Game.Program or of the manager's own class (a singleton).
+          s.AddRoot(Address(j), RootKind::kStatic, 0,
+                    s.types[(h >> 20) % 3 == 0 ? statics_class : type].id);
           break;
         case kContainer:
           type = leak ? containers[0] : containers[h % containers.size()];
@@ -108,7 +111,7 @@ struct Builder {
           break;
         default:
           type = leaves[(h >> 8) % leaves.size()];
-          size = 16 + static_cast<uint32_t>((h >> 32) % (type == leaves[2] ? 4096 : 128));
+          size = 16 + static_cast<uint32_t>((h >> 32) % (type == leaves[2] ? 1024 : 128));
           break;
       }
       refs.clear();

@@ -20,6 +20,14 @@ TypeTable BuildTypeTable(const Snapshot& snap, std::span<const uint64_t> retaine
   return table;
 }
 
+TypeTable WithRetained(const TypeTable& t, std::span<const uint64_t> retained_by_type) {
+  TypeTable out = t;
+  out.has_retained = true;
+  for (TypeRow& r : out.rows)
+    r.retained = r.type < retained_by_type.size() ? retained_by_type[r.type] : kUnknown;
+  return out;
+}
+
 std::vector<uint64_t> InstancesOfType(const Snapshot& snap, uint32_t type) {
   // Every type index with this name (one per AppDomain section, or listed twice) counts.
   std::vector<uint8_t> match(snap.type_count(), 0);
@@ -32,12 +40,17 @@ std::vector<uint64_t> InstancesOfType(const Snapshot& snap, uint32_t type) {
     if (types[i] < match.size() && match[types[i]]) out.push_back(i);
   return out;
 }
+
 void SortInstances(const Snapshot& snap, std::vector<uint64_t>& objects, InstanceOrder order,
-                   bool descending) {
+                   bool descending, std::span<const uint64_t> retained) {
+  if (order == InstanceOrder::kRetained && retained.size() != snap.object_count())
+    order = InstanceOrder::kSize;
   auto key = [&](uint64_t o) -> uint64_t {
     switch (order) {
       case InstanceOrder::kSize:
         return snap.object_size[o];
+      case InstanceOrder::kRetained:
+        return retained[o];
       case InstanceOrder::kRefs:
         return snap.ref_end[o] - snap.ref_begin(o);
       case InstanceOrder::kIndex:

@@ -5,8 +5,11 @@
 namespace xrpm::session {
 
 bool TaskContext::cancelled() const {
-  std::lock_guard lk(worker_->mu_);
-  return worker_->stop_ || (worker_->running_id_ == id_ && worker_->cancel_running_);
+  return worker_->cancel_running_.load();
+}
+
+const std::atomic<bool>* TaskContext::cancel_flag() const {
+  return &worker_->cancel_running_;
 }
 
 void TaskContext::SetPhase(std::string phase, uint64_t total) {
@@ -32,6 +35,7 @@ Worker::~Worker() {
     std::lock_guard lk(mu_);
     stop_ = true;
     queue_.clear();
+    cancel_running_ = true;
   }
   cv_.notify_all();
   thread_.join();

@@ -19,12 +19,22 @@
 #include <string>
 #include <vector>
 
+#include "xrpm/core/analysis/diff.h"
 #include "xrpm/core/session/demo_heap.h"
 #include "xrpm/core/session/settings.h"
 #include "xrpm/core/session/snapshot_doc.h"
 #include "xrpm/core/session/worker.h"
 
 namespace xrpm::session {
+
+// The result of comparing two or more snapshots (oldest first).
+struct CompareResult {
+  std::vector<uint32_t> docs;
+  std::vector<std::string> titles;
+  analysis::HeapDiff diff;                  // per type name, sorted by growth
+  std::vector<analysis::Suspect> growth;    // growing types, with paths in the last snapshot
+  std::shared_ptr<const DocAnalysis> last;  // the analysis the growth suspects refer to
+};
 
 struct LogEntry {
   enum Level { kInfo, kWarning, kError } level = kInfo;
@@ -75,6 +85,14 @@ class AppSession {
 
   // Selects a type by exact name in the active document (false if absent or not ready).
   bool SelectType(const std::string& name);
+  // (Re)runs the analysis of a loaded snapshot (after a cancel or a failure).
+  void Analyse(uint32_t id);
+  // Computes in the background the merged shortest paths holding the instances of the type
+  // (all types of its name) into doc->holders.
+  void FindHolders(uint32_t id, uint32_t type_index);
+  // Compares analysed snapshots in the background (oldest first); the result replaces compare().
+  void Compare(std::vector<uint32_t> ids);
+  const std::shared_ptr<const CompareResult>& compare() const { return compare_; }
   bool SelectObject(uint64_t object_index);
 
   // ---- work ----
@@ -115,6 +133,7 @@ class AppSession {
   std::string last_error_;
   std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
   uint32_t captures_ = 0;
+  std::shared_ptr<const CompareResult> compare_;
 };
 
 }  // namespace xrpm::session

@@ -13,7 +13,8 @@
 #include <string>
 #include <vector>
 
-#include "xrpm/core/session/heap_summary.h"
+#include "xrpm/core/session/doc_analysis.h"
+#include "xrpm/core/session/heap_overview.h"
 #include "xrpm/core/session/type_table.h"
 #include "xrpm/core/snapshot.h"
 
@@ -32,6 +33,12 @@ struct DocSelection {
   std::string type_filter;
 };
 
+// "Which paths hold the instances of this type" (merged shortest paths), computed on demand.
+struct Holders {
+  uint32_t group = kNoIndex;  // the analysis' type group
+  analysis::MergedPaths paths;
+};
+
 struct SnapshotDoc {
   uint32_t id = 0;
   std::string title;  // file name, or "Capture 1 — bubbles.exe"
@@ -43,7 +50,12 @@ struct SnapshotDoc {
 
   std::shared_ptr<const Snapshot> snapshot;
   std::shared_ptr<const TypeTable> types;
-  std::shared_ptr<const HeapSummary> summary;
+  std::shared_ptr<const HeapOverview> overview;
+  std::shared_ptr<const DocAnalysis> analysis;  // null until the analysis has finished
+  std::string analysis_note;
+  std::shared_ptr<const Holders> holders;  // for the last FindHolders request
+  uint32_t holders_pending = kNoIndex;     // group being computed  // why there is no analysis
+                                           // (cancelled, failed), in plain words
 
   // Reader diagnostics (lenient load): how many problems and the first few messages.
   uint64_t diagnostics_total = 0;

@@ -45,6 +45,9 @@ struct TypeTable {
 // `retained_by_type` (indexed by type index, may be empty) fills the retained column.
 TypeTable BuildTypeTable(const Snapshot& snap, std::span<const uint64_t> retained_by_type = {});
 
+// A copy of `t` with the retained column filled from `retained_by_type` (per type index).
+TypeTable WithRetained(const TypeTable& t, std::span<const uint64_t> retained_by_type);
+
 enum class TypeColumn { kName, kCount, kShallow, kRetained };
 
 // Case-insensitive ASCII substring test (type names are ASCII in practice).
@@ -54,10 +57,11 @@ bool ContainsIgnoreCase(std::string_view haystack, std::string_view needle);
 // snapshot order. O(types + objects).
 std::vector<uint64_t> InstancesOfType(const Snapshot& snap, uint32_t type);
 
-enum class InstanceOrder { kSize, kRefs, kIndex };
+enum class InstanceOrder { kSize, kRetained, kRefs, kIndex };
 // Sorts object indices for the Instances view; ties keep snapshot order. O(n log n).
+// kRetained needs `retained` (per object index; else it sorts by size).
 void SortInstances(const Snapshot& snap, std::vector<uint64_t>& objects, InstanceOrder order,
-                   bool descending);
+                   bool descending, std::span<const uint64_t> retained = {});
 
 class TypeListView {
  public:

@@ -13,6 +13,7 @@
 // RunCompletions must be called from one thread only (the UI thread).
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
@@ -49,6 +50,8 @@ class Worker;
 class TaskContext {
  public:
   bool cancelled() const;
+  // The flag behind cancelled(), for engines that poll an atomic (analysis::Progress).
+  const std::atomic<bool>* cancel_flag() const;
   void SetPhase(std::string phase, uint64_t total = 0);
   void SetProgress(uint64_t done);
 
@@ -100,8 +103,8 @@ class Worker {
   std::deque<Job> queue_;
   std::deque<Completion> completions_;
   uint64_t next_id_ = 1;
-  uint64_t running_id_ = 0;  // 0: none
-  bool cancel_running_ = false;
+  uint64_t running_id_ = 0;                  // 0: none
+  std::atomic<bool> cancel_running_{false};  // also set when the worker stops
   bool stop_ = false;
   TaskStatus status_;
   std::chrono::steady_clock::time_point started_;

@@ -1,4 +1,4 @@
-// HeapSummary: the totals the Summary view shows (per AppDomain section and overall, roots by
+// HeapOverview: the totals the Summary view shows (per AppDomain section and overall, roots by
 // descriptor), computed once when a snapshot is loaded so drawing never walks the objects.
 //
 // Algorithm: one pass over objects and roots, O(objects + roots).
@@ -16,7 +16,7 @@
 
 namespace xrpm::session {
 
-struct SectionSummary {
+struct SectionOverview {
   std::string name;
   uint32_t version = 0;
   std::optional<uint64_t> start_ms, end_ms;
@@ -25,14 +25,14 @@ struct SectionSummary {
   uint32_t types = 0;
 };
 
-struct HeapSummary {
-  std::vector<SectionSummary> sections;
+struct HeapOverview {
+  std::vector<SectionOverview> sections;
   uint64_t objects = 0, bytes = 0, refs = 0, roots = 0;
   std::array<uint64_t, kRootKindCount> roots_by_kind{};
   uint64_t weak_roots = 0, pinned_roots = 0, interior_roots = 0;
   uint64_t largest_object = 0;  // bytes
 };
 
-HeapSummary SummarizeHeap(const Snapshot& snap);
+HeapOverview OverviewOf(const Snapshot& snap);
 
 }  // namespace xrpm::session

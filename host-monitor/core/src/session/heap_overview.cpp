@@ -1,13 +1,13 @@
-#include "xrpm/core/session/heap_summary.h"
+#include "xrpm/core/session/heap_overview.h"
 
 #include <algorithm>
 
 namespace xrpm::session {
 
-HeapSummary SummarizeHeap(const Snapshot& snap) {
-  HeapSummary h;
+HeapOverview OverviewOf(const Snapshot& snap) {
+  HeapOverview h;
   for (const auto& s : snap.sections) {
-    SectionSummary ss;
+    SectionOverview ss;
     ss.name = s.name;
     ss.version = s.version;
     ss.start_ms = s.start_ms;

@@ -1,0 +1,77 @@
+#include "view_common.h"
+
+#include <imgui.h>
+
+#include "app.h"
+#include "widgets.h"
+#include "xrpm/core/session/human_format.h"
+
+namespace xrpm::gui {
+using namespace xrpm::session;
+
+std::string ObjectLabel(const Snapshot& snap, uint32_t v) {
+  if (v >= snap.object_count()) return "?";
+  return snap.type_name_of(v) + " " + FormatHex(snap.object_id[v]);
+}
+
+bool ObjectLink(App& app, SnapshotDoc& doc, uint32_t v, bool open_on_click) {
+  ImGui::PushID(static_cast<int>(v));
+  const bool selected = doc.selection.object == int64_t(v);
+  const bool clicked = ImGui::Selectable(ObjectLabel(*doc.snapshot, v).c_str(), selected,
+                                         ImGuiSelectableFlags_AllowDoubleClick);
+  if (clicked) {
+    doc.selection.object = v;
+    doc.selection.type = doc.snapshot->object_type[v];
+    if (open_on_click || ImGui::IsMouseDoubleClicked(0)) app.SetView(View::kInspector);
+  }
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("Double-click to inspect");
+  ImGui::PopID();
+  return clicked;
+}
+
+std::string RootText(const analysis::GraphIndex& g, uint32_t record) {
+  return analysis::RootLabel(analysis::DescribeRoot(g, record));
+}
+
+void DrawRootPath(App& app, SnapshotDoc& doc, const analysis::RootPath& path) {
+  const DocAnalysis& a = *doc.analysis;
+  if (!path.found()) {
+    TextColored(kWarn,
+                "No strong root reaches this object: it is garbage the next GC frees "
+                "(or held only by weak references).");
+    return;
+  }
+  TextColored(kAccent, "root: " + RootText(a.index(), path.root_record));
+  // nodes[0] is the object, nodes.back() is held by the root: draw from the root down. Long
+  // chains (linked lists) show their two ends.
+  constexpr size_t kEnds = 15;
+  const size_t n = path.nodes.size();
+  ImGui::Indent(14.f);
+  for (size_t k = 0; k < n; ++k) {
+    if (n > 2 * kEnds && k == kEnds) {
+      TextMuted("… " + FormatCount(n - 2 * kEnds) + " more hops …");
+      k = n - kEnds;
+    }
+    const uint32_t v = path.nodes[n - 1 - k];
+    ImGui::TextDisabled("→");
+    ImGui::SameLine();
+    ObjectLink(app, doc, v, /*open_on_click=*/true);
+    ImGui::SameLine();
+    TextMuted(FormatBytes(a.dom().retained(v)) + " retained");
+  }
+  ImGui::Unindent(14.f);
+}
+
+std::string MergedPathText(const analysis::GraphIndex& g, const analysis::MergedPath& p) {
+  std::string s(RootKindName(p.root_kind));
+  if (p.root_container != kNoIndex && p.root_container < g.snapshot().type_count())
+    s += " " + g.snapshot().types[p.root_container].name;
+  for (const auto& step : p.steps) {
+    s += "  \u2192  ";
+    s += step.group == kNoIndex ? std::string("?") : g.group_name(step.group);
+    if (step.repeated) s += "+";
+  }
+  return s;
+}
+
+}  // namespace xrpm::gui

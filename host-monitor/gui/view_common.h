@@ -1,0 +1,29 @@
+// Pieces several snapshot views share: an object's label and a link that opens it in the
+// Inspector, a root's label, and a path from a root down to an object.
+//
+// Thread-safety: UI thread only (Dear ImGui).
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "xrpm/core/analysis/paths.h"
+#include "xrpm/core/session/snapshot_doc.h"
+
+namespace xrpm::gui {
+
+class App;
+
+// "Game.Bubble 0x1ce056".
+std::string ObjectLabel(const Snapshot& snap, uint32_t v);
+// A selectable object label; a click selects it, a double click (or `open_on_click`) opens
+// the Inspector. Returns true when clicked.
+bool ObjectLink(App& app, session::SnapshotDoc& doc, uint32_t v, bool open_on_click = false);
+// "static Game.Program", "handle (weak)", "local [thread 1 / Game1.Update]".
+std::string RootText(const analysis::GraphIndex& g, uint32_t record);
+// Draws "root → A → B → object", each hop a link. Shows a note when no strong root reaches it.
+void DrawRootPath(App& app, session::SnapshotDoc& doc, const analysis::RootPath& path);
+// Draws a merged path (root descriptor, then the types along it; "Type+" for runs).
+std::string MergedPathText(const analysis::GraphIndex& g, const analysis::MergedPath& p);
+
+}  // namespace xrpm::gui
