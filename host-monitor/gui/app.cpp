@@ -38,7 +38,18 @@ bool Ctrl(int key) {
 App::App(session::AppSession& session) : session_(session) {}
 
 bool App::Animating() const {
-  return !session_.Idle();
+  const auto& link = session_.link();
+  return !session_.Idle() || link.capturing() ||
+         link.phase() == session::DeviceLink::Phase::kConnecting ||
+         link.phase() == session::DeviceLink::Phase::kStartingEmulator ||
+         (link.phase() == session::DeviceLink::Phase::kConnected && !session_.counters().paused());
+}
+
+void App::ShowExportCountersDialog() {
+  export_counters_ = true;
+  save_doc_ = 0;
+  file_dialog_.Open(FileDialog::Mode::kSave, session_.settings().last_dir, "counters.csv",
+                    /*snapshot_formats=*/false);
 }
 
 void App::SetView(View v) {
@@ -400,7 +411,10 @@ void App::DrawStatusBar() {
 
 void App::DrawModals() {
   if (auto r = file_dialog_.Draw()) {
-    if (save_doc_) {
+    if (export_counters_) {
+      session_.ExportCounters(r->path);
+      export_counters_ = false;
+    } else if (save_doc_) {
       session_.SaveAs(save_doc_, r->path, r->format);
       save_doc_ = 0;
     } else {
@@ -409,6 +423,7 @@ void App::DrawModals() {
     }
   } else if (!file_dialog_.is_open()) {
     save_doc_ = 0;
+    export_counters_ = false;
   }
 
   if (close_prompt_doc_) {

@@ -37,6 +37,7 @@ class App {
   void SetView(View v);
   View view() const { return view_; }
   void FocusTypeFilter() { focus_filter_ = true; }
+  void ShowExportCountersDialog();
 
   session::AppSession& session() { return session_; }
   ViewStates& views() { return states_; }
@@ -62,7 +63,7 @@ class App {
   bool quit_prompt_ = false;
   uint32_t close_prompt_doc_ = 0;
   uint32_t save_doc_ = 0;
-  bool close_after_save_ = false;
+  bool export_counters_ = false;  // the file dialog is choosing a CSV path
   FileDialog file_dialog_;
   bool show_log_ = false;
   bool show_demo_dialog_ = false;

@@ -29,8 +29,11 @@ bool KnownExtension(const std::string& file) {
 }
 }  // namespace
 
-void FileDialog::Open(Mode mode, const std::string& dir, const std::string& suggested) {
+void FileDialog::Open(Mode mode, const std::string& dir, const std::string& suggested,
+                      bool snapshot_formats) {
   mode_ = mode;
+  snapshot_formats_ = snapshot_formats;
+  all_files_ = !snapshot_formats;
   open_ = true;
   just_opened_ = true;
   error_.clear();
@@ -122,7 +125,7 @@ std::optional<FileDialog::Result> FileDialog::Draw() {
   ImGui::SameLine();
   if (ImGui::Checkbox("All files", &all_files_)) Refresh();
 
-  auto writable = Writable();
+  auto writable = snapshot_formats_ ? Writable() : std::vector<const FormatInfo*>{};
   if (mode_ == Mode::kSave && !writable.empty()) {
     format_ = std::clamp(format_, 0, int(writable.size()) - 1);
     ImGui::SetNextItemWidth(320);

@@ -21,7 +21,9 @@ class FileDialog {
   };
 
   // Opens the dialog in `dir`; for saving, `suggested` is the proposed file name.
-  void Open(Mode mode, const std::string& dir, const std::string& suggested = {});
+  // `snapshot_formats` false: a plain file (CSV export): no format choice, all files listed.
+  void Open(Mode mode, const std::string& dir, const std::string& suggested = {},
+            bool snapshot_formats = true);
   bool is_open() const { return open_; }
   // Draws the dialog when open; returns the chosen path once, when the user confirms.
   std::optional<Result> Draw();
@@ -39,6 +41,7 @@ class FileDialog {
   std::string error_;
   int format_ = 0;  // index into the writable formats (save)
   bool all_files_ = false;
+  bool snapshot_formats_ = true;
 };
 
 }  // namespace xrpm::gui

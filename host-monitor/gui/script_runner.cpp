@@ -111,6 +111,23 @@ void ScriptRunner::Start(const ScriptStep& s) {
     if (!v) return Fail("unknown view");
     app_.SetView(*v);
     Next();
+  } else if (s.verb == "launch-emulator") {
+    if (!ses.LaunchEmulator(arg)) return Fail("could not start the emulator: " + ses.last_error());
+    app_.SetView(View::kCounters);
+    wait_ = Wait::kDevice;
+  } else if (s.verb == "connect") {
+    ses.Connect(arg, ses.settings().token);
+    wait_ = Wait::kDevice;
+  } else if (s.verb == "disconnect") {
+    ses.Disconnect();
+    Next();
+  } else if (s.verb == "capture") {
+    captures_before_ = ses.last_capture_doc();
+    if (!ses.Capture()) return Fail(ses.last_error());
+    wait_ = Wait::kDevice;
+  } else if (s.verb == "wait-counters") {
+    counter_target_ = std::stoull(arg);
+    wait_ = Wait::kDevice;
   } else if (s.verb == "compare") {
     std::vector<uint32_t> ids;
     for (const auto& d : ses.docs()) ids.push_back(d->id);
@@ -174,6 +191,27 @@ void ScriptRunner::Check() {
     SnapshotDoc* d = ses.doc(awaited_doc_);
     if (!d || d->path != awaited_save_ || d->unsaved)
       return Fail("saving failed: " + ses.last_error());
+  }
+  Next();
+}
+
+void ScriptRunner::CheckDevice() {
+  AppSession& ses = app_.session();
+  const auto& step = steps_[pc_];
+  const DeviceLink& link = ses.link();
+  if (Clock::now() > deadline_) return Fail("timed out (" + std::string(link.PhaseName()) + ")");
+  if (step.verb == "launch-emulator" || step.verb == "connect") {
+    if (link.phase() == DeviceLink::Phase::kFailed) return Fail(link.error());
+    if (link.phase() != DeviceLink::Phase::kConnected) return;
+  } else if (step.verb == "capture") {
+    if (link.capturing() || !ses.Idle()) return;
+    if (ses.last_capture_doc() == captures_before_)
+      return Fail("the capture failed: " + ses.last_error());
+    SnapshotDoc* d = ses.doc(ses.last_capture_doc());
+    if (!d || !d->ready()) return;  // counting types / analysing
+  } else if (step.verb == "wait-counters") {
+    if (link.phase() != DeviceLink::Phase::kConnected) return Fail("not connected");
+    if (ses.counters().samples() < counter_target_) return;
   }
   Next();
 }

@@ -33,9 +33,10 @@ class ScriptRunner {
   uint64_t frames() const { return frames_; }
 
  private:
-  enum class Wait { kNone, kFrames, kIdle, kScreenshot };
+  enum class Wait { kNone, kFrames, kIdle, kScreenshot, kDevice };
   void Start(const session::ScriptStep& s);
   void Check();  // while waiting: done yet?
+  void CheckDevice();
   void Fail(const std::string& why);
   void Finish(int code);
   void Next();

@@ -175,17 +175,31 @@ uint32_t AppSession::OpenDemo(const DemoHeapOptions& o) {
 }
 
 uint32_t AppSession::AddSnapshot(Snapshot snap, DocOrigin origin, std::string title) {
-  auto shared = std::make_shared<Snapshot>(std::move(snap));
+  return AddSnapshot(std::make_shared<const Snapshot>(std::move(snap)), origin, std::move(title));
+}
+
+uint32_t AppSession::AddSnapshot(std::shared_ptr<const Snapshot> snap, DocOrigin origin,
+                                 std::string title) {
   if (title.empty()) title = "Capture " + std::to_string(++captures_);
   const uint32_t id = NewDoc(std::move(title), "", origin);
   SnapshotDoc* d = doc(id);
-  d->snapshot = shared;
-  Basics basics = ComputeBasics(*shared);
-  d->types = basics.types;
-  d->overview = basics.overview;
-  d->state = DocState::kReady;
   d->unsaved = origin != DocOrigin::kOpened;
-  StartAnalysis(id);
+  worker_.Post(
+      "Counting types of " + d->title,
+      [this, id, snap = std::move(snap)](TaskContext& ctx) -> Completion {
+        ctx.SetPhase("Counting types");
+        Basics basics = ComputeBasics(*snap);
+        return [this, id, snap, basics] {
+          SnapshotDoc* d = doc(id);
+          if (!d) return;
+          d->snapshot = snap;
+          d->types = basics.types;
+          d->overview = basics.overview;
+          d->state = DocState::kReady;
+          StartAnalysis(id);
+        };
+      },
+      [this, id](const std::string& m) { Fail(id, "Could not read the capture: " + m); });
   return id;
 }
 

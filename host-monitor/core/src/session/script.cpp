@@ -41,6 +41,7 @@ constexpr VerbSpec kVerbs[] = {
     {"close", Args::kNone, "close"},
     {"wait-idle", Args::kOptNumber, "wait-idle [SECONDS]"},
     {"wait-frames", Args::kNumber, "wait-frames N"},
+    {"wait-counters", Args::kNumber, "wait-counters SAMPLES"},
     {"screenshot", Args::kRest, "screenshot FILE"},
     {"state", Args::kRest, "state FILE"},
     {"quit", Args::kNone, "quit"},

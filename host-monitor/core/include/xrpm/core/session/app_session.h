@@ -20,7 +20,9 @@
 #include <vector>
 
 #include "xrpm/core/analysis/diff.h"
+#include "xrpm/core/session/counter_board.h"
 #include "xrpm/core/session/demo_heap.h"
+#include "xrpm/core/session/device_link.h"
 #include "xrpm/core/session/settings.h"
 #include "xrpm/core/session/snapshot_doc.h"
 #include "xrpm/core/session/worker.h"
@@ -75,6 +77,7 @@ class AppSession {
   uint32_t OpenDemo(const DemoHeapOptions& opts);
   // Adds a snapshot that is already in memory (a capture): unsaved until saved.
   uint32_t AddSnapshot(Snapshot snap, DocOrigin origin, std::string title);
+  uint32_t AddSnapshot(std::shared_ptr<const Snapshot> snap, DocOrigin origin, std::string title);
   // Saves in the background (format "" = by extension). On success the document's path is
   // `path`, it is no longer unsaved and the file is in the recent list.
   void SaveAs(uint32_t id, const std::string& path, const std::string& format = {});
@@ -95,12 +98,30 @@ class AppSession {
   const std::shared_ptr<const CompareResult>& compare() const { return compare_; }
   bool SelectObject(uint64_t object_index);
 
+  // ---- device ----
+  // Connects to an agent ("HOST:PORT"); progress and errors show in link() and the log.
+  void Connect(const std::string& endpoint, const std::string& token);
+  void Disconnect();
+  // Starts xrpm-emulator locally with `scenario` on 127.0.0.1:<settings port> and connects.
+  bool LaunchEmulator(const std::string& scenario);
+  // Captures the connected device's heap; the snapshot arrives as a new unsaved document.
+  bool Capture();
+  void CancelCapture() { link_.CancelCapture(); }
+  // The id of the document the last capture produced (0: none yet).
+  uint32_t last_capture_doc() const { return last_capture_doc_; }
+  DeviceLink& link() { return link_; }
+  const DeviceLink& link() const { return link_; }
+  CounterBoard& counters() { return counters_; }
+  // Writes the connected device's kept counter history as CSV (errors go to the log).
+  bool ExportCounters(const std::string& path);
+
   // ---- work ----
   TaskStatus work() const { return worker_.Status(); }
   void CancelWork() { worker_.CancelAll(); }
   // No background task queued, running or waiting to be applied.
   bool Idle() const { return worker_.Idle(); }
-  // Applies finished background work. Call once per frame; returns true if anything changed.
+  // Applies finished background work and device events. Call once per frame; returns true if
+  // anything changed.
   bool Poll();
   // Blocks until no background task is queued or running, then applies the results. For
   // scripts and tests. Returns false on timeout.
@@ -134,6 +155,10 @@ class AppSession {
   std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
   uint32_t captures_ = 0;
   std::shared_ptr<const CompareResult> compare_;
+  DeviceLink link_;
+  CounterBoard counters_;
+  uint32_t last_capture_doc_ = 0;
+  void PollDevice();
 };
 
 }  // namespace xrpm::session

@@ -21,6 +21,7 @@
 //   close                         close the active snapshot, discarding unsaved changes
 //   wait-idle [SECONDS]           wait until no background work is left (default 120)
 //   wait-frames N                 draw N frames
+//   wait-counters N               wait until N live counter samples have arrived
 //   screenshot FILE               write a PNG of the window
 //   state FILE                    write the session state as JSON
 //   quit
