@@ -175,6 +175,8 @@ void ScriptRunner::Check() {
       return;
     case Wait::kScreenshot:
       return;  // resolved in AfterFrame
+    case Wait::kDevice:
+      return CheckDevice();
     case Wait::kIdle:
       break;
   }

@@ -50,8 +50,10 @@ class ScriptRunner {
   std::chrono::steady_clock::time_point deadline_;
   std::string shot_path_;
   bool shot_pending_ = false;
-  uint32_t awaited_doc_ = 0;  // open/demo: the document to wait for
-  std::string awaited_save_;  // save: the path that must become the document's path
+  uint32_t awaited_doc_ = 0;      // open/demo: the document to wait for
+  std::string awaited_save_;      // save: the path that must become the document's path
+  uint32_t captures_before_ = 0;  // capture: the last captured document before this step
+  uint64_t counter_target_ = 0;   // wait-counters
   bool done_ = false;
   int exit_code_ = 0;
 };

@@ -391,7 +391,96 @@ bool AppSession::SelectObject(uint64_t object_index) {
 }
 
 bool AppSession::Poll() {
-  return worker_.RunCompletions() > 0;
+  const bool ran = worker_.RunCompletions() > 0;
+  const uint64_t before = counters_.samples();
+  PollDevice();
+  return ran || counters_.samples() != before;
+}
+
+void AppSession::Connect(const std::string& endpoint, const std::string& token) {
+  counters_.Reset();
+  link_.Connect(endpoint, token);
+  Log(LogEntry::kInfo, "Connecting to " + endpoint);
+}
+
+void AppSession::Disconnect() {
+  const bool had_emulator = link_.emulator_running();
+  link_.Disconnect();
+  Log(LogEntry::kInfo, had_emulator ? "Disconnected and stopped the emulator" : "Disconnected");
+}
+
+bool AppSession::LaunchEmulator(const std::string& scenario) {
+  const std::string program =
+      FindCompanionProgram("xrpm-emulator", "emulator", settings_.emulator_path);
+  if (program.empty()) {
+    Log(LogEntry::kError,
+        "Cannot find xrpm-emulator (next to xrpm-monitor, in the build tree or in PATH; or set "
+        "emulator_path in settings.json)");
+    return false;
+  }
+  std::error_code ec;
+  std::filesystem::create_directories(config_dir_, ec);
+  const std::string log_path = config_dir_ + "/emulator.log";
+  std::string error;
+  counters_.Reset();
+  settings_.emulator_scenario = scenario;
+  if (!link_.LaunchEmulator(program, scenario, settings_.port, log_path, &error)) {
+    Log(LogEntry::kError, "Could not start the emulator: " + error);
+    return false;
+  }
+  Log(LogEntry::kInfo,
+      "Started " + program + " --scenario " + scenario + " (output in " + log_path + ")");
+  return true;
+}
+
+bool AppSession::Capture() {
+  std::string error;
+  if (!link_.StartCapture(&error)) {
+    Log(LogEntry::kError, "Cannot capture: " + error);
+    return false;
+  }
+  Log(LogEntry::kInfo, "Capturing the heap of " + link_.endpoint() + "...");
+  return true;
+}
+
+bool AppSession::ExportCounters(const std::string& path) {
+  const client::HostClient* c = link_.client();
+  if (!c) {
+    Log(LogEntry::kError, "No counters to export: not connected");
+    return false;
+  }
+  try {
+    ExportCountersCsv(c->counters(), path);
+  } catch (const std::exception& e) {
+    Log(LogEntry::kError, std::string("Could not export the counters: ") + e.what());
+    return false;
+  }
+  Log(LogEntry::kInfo,
+      "Exported " + FormatCount(c->counters().size()) + " counter samples to " + path);
+  return true;
+}
+
+void AppSession::PollDevice() {
+  for (const auto& e : link_.Poll()) Log(e.error ? LogEntry::kError : LogEntry::kInfo, e.text);
+  if (const client::HostClient* c = link_.client()) counters_.Update(c->counters());
+  if (auto r = link_.TakeCaptureResult()) {
+    if (!r->ok) {
+      Log(LogEntry::kError,
+          std::string(r->incomplete ? "The capture is incomplete" : "The capture failed") +
+              (r->error.empty() ? "" : ": " + r->error) + " (nothing was kept)");
+      return;
+    }
+    const auto& st = r->stats;
+    std::string app;
+    if (const client::HostClient* c = link_.client()) app = c->device().app_name;
+    const uint32_t id =
+        AddSnapshot(r->snapshot, DocOrigin::kCaptured,
+                    "Capture " + std::to_string(++captures_) + (app.empty() ? "" : " — " + app));
+    last_capture_doc_ = id;
+    Log(LogEntry::kInfo, "Captured " + FormatCount(st.objects) + " objects (" +
+                             FormatBytes(st.heap_bytes) + ") in " + FormatDuration(st.elapsed_s) +
+                             "; the game paused " + FormatDuration(double(st.pause_us) / 1e6));
+  }
 }
 
 bool AppSession::WaitIdle(std::chrono::milliseconds timeout) {

@@ -82,8 +82,8 @@ bool DeviceLink::LaunchEmulator(const std::string& program, const std::string& s
   Disconnect();
   const std::string endpoint = "127.0.0.1:" + std::to_string(port);
   auto child = std::make_unique<ChildProcess>();
-  if (!child->Start(program, {"--scenario", scenario, "--listen", endpoint, "--quiet"}, log_path,
-                    error)) {
+  if (!child->Start(program, {"--scenario", scenario, "--port", std::to_string(port), "--quiet"},
+                    log_path, error)) {
     phase_ = Phase::kFailed;
     error_ = *error;
     status_ = "Could not start the emulator.";
