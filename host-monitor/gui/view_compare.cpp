@@ -87,10 +87,12 @@ void DrawSuspects(App& app, const CompareResult& r) {
     ImGui::TextUnformatted(s.reason.c_str());
     ImGui::PopTextWrapPos();
     if (!s.holders.paths.empty()) {
+      ImGui::PushTextWrapPos(0);
       ImGui::Indent(20);
       TextMuted("held by: " + MergedPathText(r.last->index(), s.holders.paths.front()) + "  (" +
                 FormatCount(s.holders.paths.front().count) + " instances)");
       ImGui::Unindent(20);
+      ImGui::PopTextWrapPos();
     }
     ImGui::PopID();
   }

@@ -48,8 +48,10 @@ void DrawSuspect(App& app, SnapshotDoc& doc, const analysis::Suspect& s, size_t 
     }
     if (s.path.found()) {
       ImGui::SameLine();
-      TextMuted("held by " + RootText(a.index(), s.path.root_record) + " through " +
-                FormatCount(s.path.nodes.size() - 1) + " objects");
+      const size_t hops = s.path.nodes.size() - 1;
+      TextMuted("held by " + RootText(a.index(), s.path.root_record) +
+                (hops ? " through " + FormatCount(hops) + (hops == 1 ? " object" : " objects")
+                      : std::string(" directly")));
     }
   } else if (!s.holders.paths.empty()) {
     if (ImGui::SmallButton("Show instances") && s.group != kNoIndex) {

@@ -27,6 +27,8 @@ TEST(HumanFormat, BytesCountsAndDurations) {
   EXPECT_EQ(FormatShortCount(1'500'000), "1.50 M");
   EXPECT_EQ(FormatDuration(0.25), "250 ms");
   EXPECT_EQ(FormatDuration(125), "2 m 05 s");
+  EXPECT_EQ(FormatDuration(0.00045), "450 \u00b5s");
+  EXPECT_EQ(FormatDuration(7384), "2 h 03 m");
   EXPECT_EQ(FormatPercent(0.1234), "12.3 %");
   EXPECT_EQ(FormatHex(0x1ce056), "0x1ce056");
 }

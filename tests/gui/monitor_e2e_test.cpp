@@ -148,4 +148,42 @@ TEST_F(MonitorE2E, DemoHeapTypesInstancesAndSave) {
   ExpectShowsAView(dir + "/instances.png");
 }
 
+TEST_F(MonitorE2E, LaunchEmulatorLiveCountersCaptureAndSave) {
+  if (!HaveXvfb()) GTEST_SKIP() << "xvfb-run is not installed";
+  // A port of its own: tests run in parallel and 4510 may be in use.
+  const int port = 20000 + int(getpid() % 20000);
+  fs::create_directories(dir + "/config/xrpm");
+  std::ofstream(dir + "/config/xrpm/settings.json") << "{\"port\": " << port << "}";
+  RunResult r = Monitor(
+      "launch-emulator leak\n"
+      "wait-counters 4\n"
+      "view counters\n"
+      "screenshot counters.png\n"
+      "capture\n"
+      "view summary\n"
+      "screenshot summary.png\n"
+      "save cap.gclog\n"
+      "state state.json\n"
+      "quit\n");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  nlohmann::json st = State();
+  ASSERT_EQ(st["docs"].size(), 1u);
+  const auto& d = st["docs"][0];
+  EXPECT_EQ(d["origin"], "captured");
+  EXPECT_EQ(d["analysed"], true);
+  EXPECT_GT(d["objects"].get<int>(), 100);
+  EXPECT_EQ(d["unsaved"], false);
+  EXPECT_EQ(d["path"], "cap.gclog");
+  std::ifstream saved(dir + "/cap.gclog");
+  std::string first;
+  std::getline(saved, first);
+  EXPECT_EQ(first.rfind("a ", 0), 0u) << first;
+  ExpectShowsAView(dir + "/counters.png");
+  ExpectShowsAView(dir + "/summary.png");
+  // The monitor stopped the emulator it launched.
+  const std::string probe =
+      "pgrep -f '[x]rpm-emulator --scenario leak --port " + std::to_string(port) + "' >/dev/null";
+  EXPECT_NE(std::system(probe.c_str()), 0) << "the emulator outlived the monitor";
+}
+
 }  // namespace

@@ -41,6 +41,12 @@ bool CounterBoard::Update(const client::CounterHistory& h) {
         fresh[i].selected = counters_[i].selected;
     }
     counters_ = std::move(fresh);
+    // Graph a few telling counters from the start, so the graphs are never empty.
+    bool any = false;
+    for (const auto& c : counters_) any = any || c.selected;
+    for (const char* name :
+         {"Managed Bytes Allocated", "Garbage Collections (GC)", "Managed Bytes In Use After GC"})
+      if (int i = Find(name); i >= 0 && !any) counters_[size_t(i)].selected = true;
     categories_.clear();
     for (const auto& c : counters_)
       if (std::find(categories_.begin(), categories_.end(), c.desc.category) == categories_.end())

@@ -63,12 +63,16 @@ std::string FormatShortCount(double n) {
 
 std::string FormatDuration(double s) {
   char buf[32];
-  if (s < 1.0)
+  if (s < 0.001)
+    std::snprintf(buf, sizeof buf, "%.0f \u00b5s", s * 1e6);
+  else if (s < 1.0)
     std::snprintf(buf, sizeof buf, "%.0f ms", s * 1000.0);
   else if (s < 60.0)
     std::snprintf(buf, sizeof buf, "%.1f s", s);
-  else
+  else if (s < 3600.0)
     std::snprintf(buf, sizeof buf, "%d m %02d s", int(s / 60), int(std::fmod(s, 60.0)));
+  else
+    std::snprintf(buf, sizeof buf, "%d h %02d m", int(s / 3600), int(std::fmod(s, 3600.0) / 60));
   return buf;
 }
 
