@@ -62,8 +62,9 @@ void GameLoop::Loop() {
         rt_.BeginFrame();
         scenario_.Frame(rt_, frame, dt);
         rt_.EndFrame();
+        // Inside the mutator scope: a stopped world sees a frame counter that does not move.
+        frames_.store(frame + 1, std::memory_order_relaxed);
       }
-      frames_.store(frame + 1, std::memory_order_relaxed);
       if (config_.fps > 0) {
         deadline += period;
         auto now = Clock::now();
