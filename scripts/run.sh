@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# README command 1: builds xrpm and runs the main job, headless (until the GUI takes over):
+# README command 1: builds xrpm and runs the main job. With a display it opens xrpm-monitor
+# connected to a live emulator (see below); without one it runs headless:
 #   1. starts xrpm-emulator (scenario bubbles, 60 fps) with its device agent on 127.0.0.1 (a free
 #      port, read from the agent's "listening on" line);
 #   2. samples its live counters for 2 s while the game plays (`xrpm counters`);
@@ -7,9 +8,13 @@
 #   4. stops the emulator (always, also on error or Ctrl-C) and reports on the capture
 #      (`xrpm info`, `xrpm types`, and `xrpm report` once that verb exists).
 # Usage: scripts/run.sh [SCENARIO]   (bubbles by default; leak and synthetic work too)
+# XRPM_HEADLESS=1 forces the headless run; XRPM_MONITOR_ARGS adds options to xrpm-monitor
+# (e.g. "--script FILE" for a bounded, scripted GUI run).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/build.sh release xrpm xrpm-emulator >/dev/null
+want_gui=""  # a display and not XRPM_HEADLESS=1: the monitor window takes over (below)
+if [ -n "${DISPLAY:-}${WAYLAND_DISPLAY:-}" ] && [ -z "${XRPM_HEADLESS:-}" ]; then want_gui=1; fi
+scripts/build.sh release xrpm xrpm-emulator ${want_gui:+xrpm-monitor} >/dev/null
 
 scenario="${1:-bubbles}"
 bin=build/release
@@ -43,6 +48,18 @@ done
 [ -n "$endpoint" ] || { cat "$log" >&2; echo "run.sh: the emulator's agent did not start" >&2; exit 1; }
 
 echo "== xrpm-emulator ($scenario) serving on $endpoint"
+
+# With a display ($DISPLAY or $WAYLAND_DISPLAY), the monitor window takes over, connected to this
+# emulator: live counters, Capture heap, browse, compare, save. Closing the window stops the
+# emulator. XRPM_HEADLESS=1 (or no display, or a window that cannot open) keeps the headless run.
+if [ -n "$want_gui" ]; then
+  echo "== xrpm-monitor connected to $endpoint (close the window to stop the emulator)"
+  rc=0
+  # shellcheck disable=SC2086  # XRPM_MONITOR_ARGS is a list of options
+  "$bin/host-monitor/gui/xrpm-monitor" --connect "$endpoint" ${XRPM_MONITOR_ARGS:-} || rc=$?
+  [ "$rc" -eq 3 ] || exit "$rc"  # 3: no window could be opened; go on headless
+  echo "run.sh: no window could be opened; continuing headless" >&2
+fi
 echo
 echo "== live counters (2 s)"
 "$xrpm" counters --connect "$endpoint" --interval 100 --duration 2

@@ -28,7 +28,13 @@ struct Options {
   uint64_t demo = 0;
   std::string config_dir;
   std::string size;
+  std::string connect;
+  std::string token;
+  std::string launch;
 };
+
+// Exit code when no window can be opened (no display): scripts fall back to headless work.
+constexpr int kExitNoDisplay = 3;
 
 bool ParseSize(const std::string& s, int* w, int* h) {
   return std::sscanf(s.c_str(), "%dx%d", w, h) == 2 && *w >= 320 && *h >= 240;
@@ -51,6 +57,10 @@ int main(int argc, char** argv) {
   cli.add_option("--config-dir", o.config_dir,
                  "Settings directory (default $XDG_CONFIG_HOME/xrpm)");
   cli.add_option("--size", o.size, "Window size WIDTHxHEIGHT (default: last used)");
+  cli.add_option("--connect", o.connect, "Connect to the device agent at HOST:PORT at start");
+  cli.add_option("--token", o.token, "Token for --connect (agents serving a LAN require one)");
+  cli.add_option("--launch-emulator", o.launch,
+                 "Start xrpm-emulator with this scenario at start and connect to it");
   try {
     cli.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -87,9 +97,16 @@ int main(int argc, char** argv) {
   std::string error;
   if (!platform.Init(popts, &error)) {
     std::fprintf(stderr, "xrpm-monitor: %s\n", error.c_str());
-    return 1;
+    return kExitNoDisplay;
   }
   xrpm::gui::App app(session);
+  if (!o.connect.empty()) {
+    session.Connect(o.connect, o.token);
+    app.SetView(xrpm::gui::View::kCounters);
+  } else if (!o.launch.empty()) {
+    session.LaunchEmulator(o.launch);
+    app.SetView(xrpm::gui::View::kCounters);
+  }
   for (const auto& f : o.files) session.OpenFile(f);
   if (!o.files.empty()) app.SetView(xrpm::gui::View::kTypes);
   if (o.demo) {

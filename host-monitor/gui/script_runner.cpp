@@ -121,9 +121,11 @@ void ScriptRunner::Start(const ScriptStep& s) {
   } else if (s.verb == "disconnect") {
     ses.Disconnect();
     Next();
-  } else if (s.verb == "capture") {
+  } else if (s.verb == "capture" || s.verb == "capture-start") {
     captures_before_ = ses.last_capture_doc();
     if (!ses.Capture()) return Fail(ses.last_error());
+    wait_ = Wait::kDevice;
+  } else if (s.verb == "wait-capture") {
     wait_ = Wait::kDevice;
   } else if (s.verb == "wait-counters") {
     counter_target_ = std::stoull(arg);
@@ -205,13 +207,20 @@ void ScriptRunner::CheckDevice() {
   if (step.verb == "launch-emulator" || step.verb == "connect") {
     if (link.phase() == DeviceLink::Phase::kFailed) return Fail(link.error());
     if (link.phase() != DeviceLink::Phase::kConnected) return;
-  } else if (step.verb == "capture") {
+  } else if (step.verb == "capture-start") {
+    // Objects are streaming in (or the capture is already over: nothing left to show).
+    if (link.capturing() && link.capture_progress().objects == 0) return;
+  } else if (step.verb == "capture" || step.verb == "wait-capture") {
     if (link.capturing() || !ses.Idle()) return;
     if (ses.last_capture_doc() == captures_before_)
       return Fail("the capture failed: " + ses.last_error());
     SnapshotDoc* d = ses.doc(ses.last_capture_doc());
     if (!d || !d->ready()) return;  // counting types / analysing
   } else if (step.verb == "wait-counters") {
+    // A connection started with --connect / --launch-emulator may still be on its way.
+    if (link.phase() == DeviceLink::Phase::kConnecting ||
+        link.phase() == DeviceLink::Phase::kStartingEmulator)
+      return;
     if (link.phase() != DeviceLink::Phase::kConnected) return Fail("not connected");
     if (ses.counters().samples() < counter_target_) return;
   }

@@ -34,6 +34,14 @@ void ExpectError(const char* text, const char* code, uint64_t line, const char* 
   }
 }
 
+TEST(Script, CaptureCanBeSplitToShowItsProgress) {
+  auto steps = ParseScript("capture-start\nscreenshot p.png\nwait-capture\n", "t.script");
+  ASSERT_EQ(steps.size(), 3u);
+  EXPECT_EQ(steps[0].verb, "capture-start");
+  EXPECT_EQ(steps[2].verb, "wait-capture");
+  ExpectError("wait-capture now\n", "bad-args", 1, "wait-capture");
+}
+
 TEST(Script, RejectsMistakesWithFileAndLine) {
   ExpectError("quit\nscreenshoot x.png\n", "unknown-step", 2, "screenshoot");
   ExpectError("view typez\n", "unknown-view", 1, "typez");

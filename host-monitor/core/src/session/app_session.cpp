@@ -399,6 +399,17 @@ bool AppSession::Poll() {
 
 void AppSession::Connect(const std::string& endpoint, const std::string& token) {
   counters_.Reset();
+  // Remember it for the Connection panel and the next run ("HOST:PORT", port optional).
+  const size_t colon = endpoint.rfind(':');
+  settings_.host = endpoint.substr(0, colon);
+  if (colon != std::string::npos) {
+    try {
+      settings_.port = std::stoi(endpoint.substr(colon + 1));
+    } catch (const std::exception&) {
+      // not a number: the client reports the bad endpoint
+    }
+  }
+  settings_.token = token;
   link_.Connect(endpoint, token);
   Log(LogEntry::kInfo, "Connecting to " + endpoint);
 }

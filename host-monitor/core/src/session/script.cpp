@@ -29,6 +29,8 @@ constexpr VerbSpec kVerbs[] = {
     {"connect", Args::kRest, "connect HOST:PORT"},
     {"disconnect", Args::kNone, "disconnect"},
     {"capture", Args::kNone, "capture"},
+    {"capture-start", Args::kNone, "capture-start"},
+    {"wait-capture", Args::kNone, "wait-capture"},
     {"open", Args::kRest, "open FILE"},
     {"demo", Args::kNumbers12, "demo OBJECTS [GENERATION]"},
     {"select-doc", Args::kNumber, "select-doc N"},

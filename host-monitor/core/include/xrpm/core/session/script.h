@@ -9,6 +9,9 @@
 //   connect HOST:PORT             connect to a running agent
 //   disconnect
 //   capture                       capture the heap (waits until the snapshot is in)
+//   capture-start                 start a capture; waits only until objects arrive (so a
+//                                 screenshot shows the progress bar)
+//   wait-capture                  wait until the capture started by capture-start is in
 //   open FILE                     open a snapshot file (waits until loaded and analysed)
 //   demo OBJECTS [GENERATION]     generate a demo heap
 //   select-doc N                  make the N-th open snapshot (1-based) the active one
