@@ -91,7 +91,12 @@ void DrawCountersView(App& app) {
   if (board.paused()) info += "  (paused: the table and graphs are frozen, samples keep arriving)";
   TextMuted(info);
 
-  const float graphs_h = 2 * 118.f + 10;
+  size_t selected = 0;
+  for (const auto& ctr : board.counters()) selected += ctr.selected;
+  const float avail_w = ImGui::GetContentRegionAvail().x;
+  const size_t per_row = avail_w > 1100 ? 3 : avail_w > 700 ? 2 : 1;
+  const size_t graph_rows = std::max<size_t>(1, (selected + per_row - 1) / per_row);
+  const float graphs_h = float(std::min<size_t>(graph_rows, 2)) * 118.f + 16;
   const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV |
                                 ImGuiTableFlags_ScrollY | ImGuiTableFlags_SizingFixedFit |
                                 ImGuiTableFlags_Resizable | ImGuiTableFlags_Hideable;

@@ -60,6 +60,9 @@ TEST_F(AnalysisViews, DominatorBrowserPagesExpandsAndReveals) {
   ASSERT_TRUE(a);
   DominatorBrowser b;
   b.Reset(a);
+  const uint32_t first = b.Rows().at(0).node;
+  EXPECT_TRUE(b.Expanded(first));  // the largest retainer starts open
+  b.Toggle(first);
   const auto top = b.Rows();
   ASSERT_FALSE(top.empty());
   for (const auto& r : top) EXPECT_EQ(r.depth, 0u);

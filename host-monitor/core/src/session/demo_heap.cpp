@@ -39,6 +39,7 @@ constexpr int kFillerTypes = 120;  // Game.Components.C000..: real heaps have hu
 struct Builder {
   Snapshot& s;
   uint32_t seed;
+  double extra = 0;
   // Type indices by category.
   std::vector<uint32_t> holders, containers, entities, leaves, fillers;
   uint32_t leak_hub = 0, leak_effect = 0, statics_class = 0;
@@ -123,6 +124,10 @@ struct Builder {
       next = end;
       if (cat[r] == kEntity && (h >> 40) % 20 == 0 && r > 0)  // shared reference / cycle
         refs.push_back(Address(base_index + (h >> 44) % r));
+      if (extra > 0 && r > 0) {  // extra shared references, `extra` per object on average
+        const double want = extra + double(H(j, 5) % 1000) / 1000.0;
+        for (int k = 0; k < int(want); ++k) refs.push_back(Address(base_index + H(j, 16 + k) % r));
+      }
       s.AddObject(Address(j), type, size, refs);
     }
   }
@@ -150,7 +155,7 @@ struct Builder {
 Snapshot GenerateDemoHeap(const DemoHeapOptions& opts) {
   Snapshot s;
   s.AddSection({.version = 2, .name = "demo.exe", .start_ms = 0x1000, .end_ms = 0x1400});
-  Builder b{s, opts.seed};
+  Builder b{s, opts.seed, opts.extra_refs_per_object};
   b.MakeTypes();
   const uint64_t leaked = opts.objects / 10 * opts.generation;
   const uint64_t total = opts.objects + leaked;
@@ -158,7 +163,7 @@ Snapshot GenerateDemoHeap(const DemoHeapOptions& opts) {
   s.object_type.reserve(total);
   s.object_size.reserve(total);
   s.ref_end.reserve(total);
-  s.refs.reserve(total + total / 16);
+  s.refs.reserve(size_t(double(total) * (1.07 + opts.extra_refs_per_object)));
   b.Tree(opts.objects, /*leak=*/false);
   if (leaked) b.Tree(leaked, /*leak=*/true);
   b.cat = {};

@@ -8,7 +8,13 @@ void DominatorBrowser::Reset(std::shared_ptr<const DocAnalysis> a) {
   a_ = std::move(a);
   shown_.clear();
   rows_.clear();
-  if (a_) shown_[a_->dom().virtual_root()] = kPage;
+  if (a_) {
+    const uint32_t root = a_->dom().virtual_root();
+    shown_[root] = kPage;
+    // Open the biggest retainer one level: the first thing a user looks at.
+    const auto top = a_->children.Children(root);
+    if (!top.empty() && !a_->children.Children(top[0]).empty()) shown_[top[0]] = kPage;
+  }
   dirty_ = true;
 }
 

@@ -29,7 +29,8 @@ class DominatorBrowser {
     uint64_t hidden_bytes = 0;  // more rows: their retained bytes
   };
 
-  // Shows `a`'s tree with the top level (the objects held directly by the roots) listed.
+  // Shows `a`'s tree: the top level (the objects held directly by the roots) with the largest
+  // one expanded.
   void Reset(std::shared_ptr<const DocAnalysis> a);
   const DocAnalysis* analysis() const { return a_.get(); }
 
