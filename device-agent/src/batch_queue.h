@@ -48,6 +48,7 @@ class BatchQueue {
   // Either side: stop the producer and drop whatever is queued.
   void Cancel();
   bool cancelled() const { return cancelled_.load(std::memory_order_acquire); }
+  size_t limit() const { return limit_; }
 
  private:
   void Drain();

@@ -32,15 +32,20 @@ uint64_t HeapBytesAfterGc(RuntimePort& rt) {
 CaptureSink::CaptureSink(RuntimePort& runtime, CaptureJob& job)
     : runtime_(runtime),
       job_(job),
-      writer_(job.id, [this](wire::Envelope* env) { return Emit(*env); }) {}
+      writer_(
+          job.id, [this](wire::Envelope* env) { return Emit(*env); },
+          /*background_sealing=*/!Streaming(job),
+          Streaming(job) ? kStreamingBatchBytes : protocol::kTargetBatchBytes) {}
 
 CaptureSink::~CaptureSink() {
+  writer_.Stop();  // no Emit may run after this
   job_.queue.SetFixed(0);
   job_.memory.Release(charged_);
 }
 
 void CaptureSink::AccountBuffers() {
   const size_t now = writer_.FootprintBytes();  // sealed messages are charged by the queue
+  std::lock_guard<std::mutex> lock(charge_mu_);
   if (now > charged_) {
     job_.memory.Add(now - charged_);
     charged_ = now;
@@ -48,16 +53,20 @@ void CaptureSink::AccountBuffers() {
   }
 }
 
+// Serializes `env` and queues it; any thread, one at a time (the walk thread before the first
+// batch, then the sealer thread).
 bool CaptureSink::Emit(const wire::Envelope& env) {
-  if (!protocol::SerializeEnvelope(env, protocol::kMaxAgentMessageBytes, &buf_)) {
-    error_ = "internal: a heap batch exceeded the message limit";
+  std::string out;
+  if (!protocol::SerializeEnvelope(env, protocol::kMaxAgentMessageBytes, &out)) {
+    emit_failed_ = true;
     return false;
   }
-  wire_bytes_ += buf_.size();
+  wire_bytes_ += out.size();
   AccountBuffers();
-  std::string out;
-  out.swap(buf_);
-  return job_.queue.Push(std::move(out), &stalled_us_);
+  uint64_t stalled = 0;
+  const bool ok = job_.queue.Push(std::move(out), &stalled);
+  stalled_us_ += stalled;
+  return ok;
 }
 
 bool CaptureSink::EnsureBegun() {
@@ -86,6 +95,7 @@ WalkResult CaptureSink::Stopped() {
     aborted_by_cancel_ = true;
     return WalkResult::kAbort;
   }
+  if (emit_failed_) return Fail("internal: a heap batch exceeded the message limit");
   return Fail(error_.empty() ? "the capture was stopped" : error_);
 }
 

@@ -2,15 +2,22 @@
 // wire: types once, a container entry (descriptor, ids, owning thread) for each container that
 // reports roots, roots, and objects as a flat list (it always answers kPostponeReferences, so
 // the runtime reports every live object exactly once, in heap order, which is what makes the
-// id-gap encoding nearly free). Sealed batches go to the job's queue.
+// id-gap encoding nearly free). Sealed batches go to the job's queue; with a memory limit of
+// 8 MiB or more they are encoded on a second thread (HeapBatchWriter background mode), so the
+// game's pause holds only the walk and the appending; below it (streaming) they are smaller
+// and encoded inline.
 //
 // Any cancel makes the next callback return kAbort; so does a runtime that breaks the walker
 // contract (roots outside a root container, an oversized type name), recorded in error().
 //
-// Thread-safety: used by the walk thread only.
+// Thread-safety: the callbacks come from the walk thread; sealed batches are encoded and queued
+// on the writer's sealer thread (HeapBatchWriter background mode), which is what Emit and
+// AccountBuffers run on.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
+#include <mutex>
 #include <string>
 #include <unordered_map>
 
@@ -23,6 +30,13 @@ namespace agent {
 
 class CaptureSink : public HeapInfoCallback {
  public:
+  // Below this memory limit the agent streams: batches are smaller and sealed on the walk
+  // thread, so the encoder's buffers (~2 batches' worth, vs ~6 with a sealer thread) leave most
+  // of the bound to batches in flight.
+  static constexpr size_t kStreamingBelowLimit = size_t{8} << 20;
+  static constexpr size_t kStreamingBatchBytes = 16 * 1024;
+  static bool Streaming(const CaptureJob& job) { return job.queue.limit() < kStreamingBelowLimit; }
+
   CaptureSink(RuntimePort& runtime, CaptureJob& job);
   ~CaptureSink() override;  // gives its buffers' share of the job's memory account back
 
@@ -38,8 +52,8 @@ class CaptureSink : public HeapInfoCallback {
   const protocol::CaptureTotals& totals() const { return writer_.totals(); }
   uint64_t start_ms() const { return start_ms_; }
   uint64_t end_ms() const { return end_ms_; }
-  uint64_t wire_bytes() const { return wire_bytes_; }
-  uint64_t stalled_us() const { return stalled_us_; }
+  uint64_t wire_bytes() const { return wire_bytes_.load(); }
+  uint64_t stalled_us() const { return stalled_us_.load(); }
 
  private:
   WalkResult DoBeginContainer(ContainerType type, uint64_t id1, uint64_t id2);
@@ -56,15 +70,17 @@ class CaptureSink : public HeapInfoCallback {
   RuntimePort& runtime_;
   CaptureJob& job_;
   protocol::HeapBatchWriter writer_;
-  std::string buf_;
   bool begun_ = false;
   bool ended_ = false;
   bool aborted_by_cancel_ = false;
   std::string error_;
   uint64_t start_ms_ = 0, end_ms_ = 0;
-  uint64_t wire_bytes_ = 0;
-  uint64_t stalled_us_ = 0;
-  size_t charged_ = 0;  // encoder bytes charged to job_.memory
+  // Written by Emit, which runs on the writer's sealer thread.
+  std::atomic<uint64_t> wire_bytes_{0};
+  std::atomic<uint64_t> stalled_us_{0};
+  std::atomic<bool> emit_failed_{false};  // a batch over the message limit (cannot happen)
+  std::mutex charge_mu_;
+  size_t charged_ = 0;  // encoder bytes charged to job_.memory (guarded by charge_mu_)
   // The current container; its entry is sent with its first root.
   protocol::RawContainer container_;
   int descriptor_ = -1;

@@ -45,7 +45,8 @@ void AppendBitPacked(const T* values, size_t n, int width, std::string* out) {
   uint8_t* p = reinterpret_cast<uint8_t*>(&(*out)[start]);
   if (width == 0) return;
   int bits = 0;
-#if defined(__SIZEOF_INT128__) && !(defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__)
+#if defined(__SIZEOF_INT128__) && \
+    !(defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__)
   unsigned __int128 acc = 0;
   for (size_t i = 0; i < n; ++i) {
     acc |= static_cast<unsigned __int128>(values[i]) << bits;

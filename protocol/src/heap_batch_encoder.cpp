@@ -34,7 +34,8 @@ uint64_t RawBatch::HeapBytes() const {
   return b;
 }
 
-BatchEncoder::BatchEncoder() {
+BatchEncoder::BatchEncoder(size_t batch_bytes)
+    : budget_(batch_bytes > 4096 ? batch_bytes - 512 : 3584) {
   // Columns grow to the size a ~64 KiB batch needs in the first batches, then are reused.
   raw_.object_id.reserve(1024);
   raw_.refs.reserve(4096);
@@ -49,7 +50,7 @@ size_t BatchEncoder::FootprintBytes() const {
   size_t b = Bytes(raw_.types) + Bytes(raw_.containers) + Bytes(raw_.root_object) +
              Bytes(raw_.root_flags) + Bytes(raw_.root_container) + Bytes(raw_.object_id) +
              Bytes(raw_.object_type) + Bytes(raw_.object_size) + Bytes(raw_.object_ref_count) +
-             Bytes(raw_.refs) + Bytes(scratch_) + Bytes(scratch32_);
+             Bytes(raw_.refs) + Bytes(scratch_.roots);
   for (const RawType& t : raw_.types) b += t.name.capacity();
   return b;
 }
@@ -117,9 +118,9 @@ size_t BatchEncoder::AddRefs(const uint64_t* refs, size_t n) {
   return taken;
 }
 
-void BatchEncoder::Seal(uint32_t capture_id, uint32_t seq, wire::HeapBatch* out,
-                        uint64_t* checksum) {
-  const RawBatch& b = raw_;
+void EncodeRawBatch(RawBatch& b, uint32_t capture_id, uint32_t seq, wire::HeapBatch* out,
+                    EncodeScratch* scratch) {
+  std::vector<uint64_t>& roots = scratch->roots;
   out->Clear();
   out->set_capture_id(capture_id);
   out->set_seq(seq);
@@ -148,69 +149,82 @@ void BatchEncoder::Seal(uint32_t capture_id, uint32_t seq, wire::HeapBatch* out,
     e->set_thread_id(c.thread_id);
   }
 
+  // Roots (few): through a scratch column, so the roots keep their values.
   const size_t nroots = b.root_object.size();
   out->set_root_count(static_cast<uint32_t>(nroots));
   if (nroots) {
-    scratch_.resize(nroots);
+    roots.resize(nroots);
     uint64_t prev = 0;
     for (size_t i = 0; i < nroots; ++i) {
-      scratch_[i] = ZigZag(static_cast<int64_t>(b.root_object[i] - prev)) >> shift;
+      roots[i] = ZigZag(static_cast<int64_t>(b.root_object[i] - prev)) >> shift;
       prev = b.root_object[i];
     }
-    EncodeColumn(scratch_.data(), nroots, out->mutable_root_objects());
+    EncodeColumn(roots.data(), nroots, out->mutable_root_objects());
     EncodeColumn(b.root_flags.data(), nroots, out->mutable_root_flags());
     uint32_t prevc = 0;
     for (size_t i = 0; i < nroots; ++i) {
-      scratch_[i] = ZigZag(static_cast<int64_t>(b.root_container[i]) - prevc);
+      roots[i] = ZigZag(static_cast<int64_t>(b.root_container[i]) - prevc);
       prevc = b.root_container[i];
     }
-    EncodeColumn(scratch_.data(), nroots, out->mutable_root_containers());
+    EncodeColumn(roots.data(), nroots, out->mutable_root_containers());
   }
 
   out->set_cont_object(b.cont_object);
   out->set_cont_refs(b.cont_refs);
 
+  // Objects and references are transformed in place (no copy of the big columns): references
+  // first, while the object ids are still addresses, then the ids, then the sizes.
   const size_t nobj = b.object_id.size();
-  out->set_object_count(static_cast<uint32_t>(nobj));
-  if (nobj) {
-    out->set_id_base(b.object_id[0]);
-    scratch_.resize(nobj);
-    uint64_t prev_end = b.object_id[0];
-    for (size_t i = 0; i < nobj; ++i) {
-      scratch_[i] = ZigZag(static_cast<int64_t>(b.object_id[i] - prev_end)) >> shift;
-      prev_end = b.object_id[i] + b.object_size[i];
-    }
-    EncodeColumn(scratch_.data(), nobj, out->mutable_object_gaps());
-    EncodeColumn(b.object_type.data(), nobj, out->mutable_object_types());
-    scratch32_.resize(nobj);
-    for (size_t i = 0; i < nobj; ++i) scratch32_[i] = b.object_size[i] >> shift;
-    EncodeColumn(scratch32_.data(), nobj, out->mutable_object_sizes());
-    EncodeColumn(b.object_ref_count.data(), nobj, out->mutable_object_ref_counts());
-  }
-
   const size_t nrefs = b.refs.size();
+  out->set_object_count(static_cast<uint32_t>(nobj));
   out->set_ref_count(static_cast<uint32_t>(nrefs));
   if (nrefs) {
-    scratch_.resize(nrefs);
     size_t r = 0;
     for (; r < b.cont_refs; ++r)
-      scratch_[r] = ZigZag(static_cast<int64_t>(b.refs[r] - b.cont_object)) >> shift;
+      b.refs[r] = ZigZag(static_cast<int64_t>(b.refs[r] - b.cont_object)) >> shift;
     for (size_t i = 0; i < nobj && r < nrefs; ++i) {
       const uint64_t owner = b.object_id[i];
       const size_t end = std::min<size_t>(nrefs, r + b.object_ref_count[i]);
-      for (; r < end; ++r) scratch_[r] = ZigZag(static_cast<int64_t>(b.refs[r] - owner)) >> shift;
+      for (; r < end; ++r) b.refs[r] = ZigZag(static_cast<int64_t>(b.refs[r] - owner)) >> shift;
     }
-    EncodeColumn(scratch_.data(), nrefs, out->mutable_refs());
   }
+  if (nobj) {
+    out->set_id_base(b.object_id[0]);
+    uint64_t prev_end = b.object_id[0];
+    for (size_t i = 0; i < nobj; ++i) {
+      const uint64_t id = b.object_id[i];
+      b.object_id[i] = ZigZag(static_cast<int64_t>(id - prev_end)) >> shift;
+      prev_end = id + b.object_size[i];
+    }
+    for (uint32_t& size : b.object_size) size >>= shift;
+    EncodeColumn(b.object_id.data(), nobj, out->mutable_object_gaps());
+    EncodeColumn(b.object_type.data(), nobj, out->mutable_object_types());
+    EncodeColumn(b.object_size.data(), nobj, out->mutable_object_sizes());
+    EncodeColumn(b.object_ref_count.data(), nobj, out->mutable_object_ref_counts());
+  }
+  if (nrefs) EncodeColumn(b.refs.data(), nrefs, out->mutable_refs());
+}
 
-  *checksum = ChecksumBatch(b, *checksum);
-
+void BatchEncoder::Reset() {
   raw_.Clear();
   estimate_ = 0;
   prev_end_ = 0;
   prev_root_ = 0;
   prev_container_ = 0;
-  if (pending_refs_ != 0) raw_.cont_object = owner_;
+  if (pending_refs_ != 0) raw_.cont_object = owner_;  // the next batch continues this object
+}
+
+void BatchEncoder::Seal(uint32_t capture_id, uint32_t seq, wire::HeapBatch* out,
+                        uint64_t* checksum) {
+  *checksum = ChecksumBatch(raw_, *checksum);  // before EncodeRawBatch transforms the columns
+  EncodeRawBatch(raw_, capture_id, seq, out, &scratch_);
+  Reset();
+}
+
+void BatchEncoder::TakeBatch(RawBatch* out) {
+  out->Clear();
+  std::swap(raw_, *out);
+  Reset();
 }
 
 }  // namespace protocol

@@ -2,35 +2,117 @@
 
 namespace xrpm {
 namespace protocol {
+namespace {
 
-HeapBatchWriter::HeapBatchWriter(uint32_t capture_id, Sink sink)
-    : capture_id_(capture_id), sink_(std::move(sink)) {}
+template <class V>
+size_t Cap(const V& v) {
+  return v.capacity() * sizeof(typename V::value_type);
+}
+
+size_t RawBytes(const RawBatch& b) {
+  size_t n = Cap(b.types) + Cap(b.containers) + Cap(b.root_object) + Cap(b.root_flags) +
+             Cap(b.root_container) + Cap(b.object_id) + Cap(b.object_type) + Cap(b.object_size) +
+             Cap(b.object_ref_count) + Cap(b.refs);
+  for (const RawType& t : b.types) n += t.name.capacity();
+  return n;
+}
+
+size_t MessageBytes(const wire::HeapBatch& b) {
+  return b.root_objects().capacity() + b.root_flags().capacity() + b.root_containers().capacity() +
+         b.object_gaps().capacity() + b.object_types().capacity() + b.object_sizes().capacity() +
+         b.object_ref_counts().capacity() + b.refs().capacity();
+}
+
+}  // namespace
+
+HeapBatchWriter::HeapBatchWriter(uint32_t capture_id, Sink sink, bool background_sealing,
+                                 size_t batch_bytes)
+    : capture_id_(capture_id),
+      sink_(std::move(sink)),
+      enc_(batch_bytes),
+      background_(background_sealing) {
+  NoteWalkBytes();
+  if (background_) sealer_ = std::thread([this] { SealerLoop(); });
+}
+
+void HeapBatchWriter::Stop() {
+  if (!sealer_.joinable()) return;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    exit_ = true;
+    handoff_full_ = false;  // drop what was not flushed
+  }
+  cv_.notify_all();
+  sealer_.join();
+}
+
+bool HeapBatchWriter::Emit(RawBatch& raw) {
+  checksum_ = ChecksumBatch(raw, checksum_);  // before the encoding transforms `raw`
+  EncodeRawBatch(raw, capture_id_, sealed_, env_.mutable_heap_batch(), &scratch_);
+  ++sealed_;
+  const bool ok = sink_(&env_);
+  if (!ok) stopped_.store(true, std::memory_order_release);
+  return ok;
+}
+
+void HeapBatchWriter::SealerLoop() {
+  std::unique_lock<std::mutex> lock(mu_);
+  for (;;) {
+    cv_.wait(lock, [&] { return handoff_full_ || exit_; });
+    if (!handoff_full_) return;  // exit
+    std::swap(handoff_, sealing_);
+    handoff_full_ = false;
+    sealer_busy_ = true;
+    lock.unlock();
+    cv_.notify_all();  // the walk may hand over the next batch now
+    if (!stopped_.load(std::memory_order_acquire)) Emit(sealing_);
+    lock.lock();  // handoff_ belongs to the walk thread while the lock is free
+    sealer_bytes_.store(RawBytes(handoff_) + RawBytes(sealing_) + Cap(scratch_.roots) +
+                            MessageBytes(env_.heap_batch()),
+                        std::memory_order_relaxed);
+    sealer_busy_ = false;
+    cv_.notify_all();
+  }
+}
 
 bool HeapBatchWriter::Seal() {
-  if (stopped_) return false;
+  if (stopped_.load(std::memory_order_acquire)) return false;
   if (enc_.empty()) return true;
-  enc_.Seal(capture_id_, totals_.batches, env_.mutable_heap_batch(), &totals_.checksum);
   ++totals_.batches;
-  if (!sink_(&env_)) stopped_ = true;
-  return !stopped_;
+  if (!background_) {
+    enc_.Seal(capture_id_, sealed_++, env_.mutable_heap_batch(), &checksum_);
+    NoteWalkBytes();
+    sealer_bytes_.store(MessageBytes(env_.heap_batch()), std::memory_order_relaxed);
+    if (!sink_(&env_)) stopped_.store(true, std::memory_order_release);
+    return !stopped_.load(std::memory_order_acquire);
+  }
+  NoteWalkBytes();
+  std::unique_lock<std::mutex> lock(mu_);
+  cv_.wait(lock, [&] { return !handoff_full_ || stopped_.load(std::memory_order_acquire); });
+  if (stopped_.load(std::memory_order_acquire)) return false;
+  enc_.TakeBatch(&handoff_);  // the walk continues in the buffers the sealer last used
+  handoff_full_ = true;
+  lock.unlock();
+  cv_.notify_all();
+  return true;
 }
 
 bool HeapBatchWriter::Type(uint32_t id, const char* name, size_t len) {
-  if (stopped_) return false;
+  if (stopped_.load(std::memory_order_relaxed)) return false;
   if (!enc_.AddType(id, name, len) && (!Seal() || !enc_.AddType(id, name, len))) return false;
   ++totals_.types;
   return true;
 }
 
 bool HeapBatchWriter::Container(const RawContainer& c) {
-  if (stopped_) return false;
+  if (stopped_.load(std::memory_order_relaxed)) return false;
   if (!enc_.AddContainer(c) && (!Seal() || !enc_.AddContainer(c))) return false;
   ++totals_.containers;
   return true;
 }
 
 bool HeapBatchWriter::Root(uint64_t object, uint32_t flags, uint32_t container_index) {
-  if (stopped_) return false;
+  if (stopped_.load(std::memory_order_relaxed)) return false;
   if (!enc_.AddRoot(object, flags, container_index) &&
       (!Seal() || !enc_.AddRoot(object, flags, container_index)))
     return false;
@@ -40,7 +122,7 @@ bool HeapBatchWriter::Root(uint64_t object, uint32_t flags, uint32_t container_i
 
 bool HeapBatchWriter::Object(uint64_t id, uint32_t type, uint32_t size, const uint64_t* refs,
                              size_t n) {
-  if (stopped_) return false;
+  if (stopped_.load(std::memory_order_relaxed)) return false;
   if (n > 0xFFFFFFFFu) return false;
   const uint32_t count = static_cast<uint32_t>(n);
   if (!enc_.AddObject(id, type, size, count) && (!Seal() || !enc_.AddObject(id, type, size, count)))
@@ -58,15 +140,13 @@ bool HeapBatchWriter::Object(uint64_t id, uint32_t type, uint32_t size, const ui
 }
 
 bool HeapBatchWriter::Flush() {
-  return Seal();
-}
-
-size_t HeapBatchWriter::FootprintBytes() const {
-  const wire::HeapBatch& b = env_.heap_batch();
-  return enc_.FootprintBytes() + b.root_objects().capacity() + b.root_flags().capacity() +
-         b.root_containers().capacity() + b.object_gaps().capacity() +
-         b.object_types().capacity() + b.object_sizes().capacity() +
-         b.object_ref_counts().capacity() + b.refs().capacity();
+  if (!Seal()) return false;
+  if (background_) {
+    std::unique_lock<std::mutex> lock(mu_);
+    cv_.wait(lock, [&] { return !handoff_full_ && !sealer_busy_; });
+  }
+  totals_.checksum = checksum_;  // the sealer's writes are visible after the wait
+  return !stopped_.load(std::memory_order_acquire);
 }
 
 }  // namespace protocol

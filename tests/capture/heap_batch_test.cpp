@@ -72,13 +72,16 @@ void Append(Received* rx, const RawBatch& b) {
   cat(rx->flat.refs, b.refs);
 }
 
-CaptureTotals Encode(const Walk& w, std::vector<std::string>* wire) {
-  HeapBatchWriter writer(7, [&](wire::Envelope* env) {
-    std::string bytes;
-    EXPECT_TRUE(SerializeEnvelope(*env, kMaxAgentMessageBytes, &bytes));
-    wire->push_back(std::move(bytes));
-    return true;
-  });
+CaptureTotals Encode(const Walk& w, std::vector<std::string>* wire, bool background = false) {
+  HeapBatchWriter writer(
+      7,
+      [&](wire::Envelope* env) {
+        std::string bytes;
+        EXPECT_TRUE(SerializeEnvelope(*env, kMaxAgentMessageBytes, &bytes));
+        wire->push_back(std::move(bytes));
+        return true;
+      },
+      background);
   for (const auto& t : w.types) EXPECT_TRUE(writer.Type(t.id, t.name.data(), t.name.size()));
   for (const auto& c : w.containers) EXPECT_TRUE(writer.Container(c));
   for (size_t r = 0; r < w.flat.root_object.size(); ++r)
@@ -140,6 +143,35 @@ TEST(HeapBatch, WholeWalkRoundTripsThroughBoundedBatches) {
   EXPECT_EQ(rx.flat.object_size, w.flat.object_size);
   EXPECT_EQ(rx.flat.object_ref_count, w.flat.object_ref_count);
   EXPECT_EQ(rx.flat.refs, w.flat.refs);
+}
+
+TEST(HeapBatch, BackgroundSealingProducesTheSameBatches) {
+  const Walk w = MakeWalk(11, 40000, 100000);
+  std::vector<std::string> inline_wire, background_wire;
+  const CaptureTotals a = Encode(w, &inline_wire);
+  const CaptureTotals b = Encode(w, &background_wire, true);
+  EXPECT_EQ(a.batches, b.batches);
+  EXPECT_EQ(a.checksum, b.checksum);
+  EXPECT_EQ(a.objects, b.objects);
+  EXPECT_TRUE(inline_wire == background_wire) << "same bytes, same order";
+}
+
+TEST(HeapBatch, BackgroundSinkStopStopsTheWalk) {
+  const Walk w = MakeWalk(12, 40000, 10);
+  int calls = 0;
+  HeapBatchWriter writer(
+      1, [&](wire::Envelope*) { return ++calls < 3; }, true);
+  bool ok = true;
+  size_t ref = 0, added = 0;
+  for (size_t i = 0; i < w.flat.object_id.size() && ok; ++i, ++added) {
+    const uint32_t n = w.flat.object_ref_count[i];
+    ok = writer.Object(w.flat.object_id[i], 1, w.flat.object_size[i], w.flat.refs.data() + ref, n);
+    ref += n;
+  }
+  EXPECT_FALSE(ok) << "a sink that refuses stops the writer";
+  EXPECT_LT(added, w.flat.object_id.size());
+  EXPECT_FALSE(writer.Flush());
+  EXPECT_EQ(calls, 3);
 }
 
 TEST(HeapBatch, CompactedHeapEncodesIdsForFree) {

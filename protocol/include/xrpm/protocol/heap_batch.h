@@ -25,6 +25,7 @@
 #include <string>
 #include <vector>
 
+#include "xrpm/protocol/constants.h"
 #include "xrpm/protocol/wire.pb.h"
 
 namespace xrpm {
@@ -63,12 +64,24 @@ struct RawBatch {
   uint64_t HeapBytes() const;  // sum of object sizes
 };
 
+// Reusable buffer of EncodeRawBatch (the root columns).
+struct EncodeScratch {
+  std::vector<uint64_t> roots;
+};
+
+// Encodes one batch (the per-batch shift, deltas, columns) into *out. O(values). The object and
+// reference columns of `b` are transformed in place to save a copy: take the checksum first;
+// afterwards `b` is only good for Clear().
+void EncodeRawBatch(RawBatch& b, uint32_t capture_id, uint32_t seq, wire::HeapBatch* out,
+                    EncodeScratch* scratch);
+
 // Accumulates one batch of walk output. Add* return false (and add nothing) when the item does
 // not fit in the current batch; the caller then seals it and retries on the empty batch, where
 // every single item fits. AddRefs may take only part of a long list.
 class BatchEncoder {
  public:
-  BatchEncoder();
+  // Seals batches at about `batch_bytes` encoded (an upper bound, 4 KiB at least).
+  explicit BatchEncoder(size_t batch_bytes = kTargetBatchBytes);
 
   bool AddType(uint32_t id, const char* name, size_t len);
   bool AddContainer(const RawContainer& c);
@@ -87,11 +100,14 @@ class BatchEncoder {
 
   // Encodes the current batch into *out, updates the running checksum and starts a new batch.
   void Seal(uint32_t capture_id, uint32_t seq, wire::HeapBatch* out, uint64_t* checksum);
+  // Moves the current batch into *out (its old contents are cleared and its buffers reused
+  // here) and starts a new batch; the caller encodes it (EncodeRawBatch, ChecksumBatch).
+  void TakeBatch(RawBatch* out);
 
  private:
-  bool Fits(size_t more_bytes) const { return estimate_ + more_bytes <= kBudget; }
-  static constexpr size_t kBudget = 64 * 1024 - 512;  // kTargetBatchBytes minus framing
+  bool Fits(size_t more_bytes) const { return estimate_ + more_bytes <= budget_; }
 
+  const size_t budget_;  // batch_bytes minus the message's framing
   RawBatch raw_;
   size_t estimate_ = 0;    // upper bound of the encoded size (varints at shift 0)
   uint64_t prev_end_ = 0;  // end of the previous object in this batch
@@ -99,8 +115,9 @@ class BatchEncoder {
   uint32_t prev_container_ = 0;
   uint64_t owner_ = 0;         // the object whose refs AddRefs appends
   uint64_t pending_refs_ = 0;  // refs the current object still expects
-  std::vector<uint64_t> scratch_;
-  std::vector<uint32_t> scratch32_;
+  EncodeScratch scratch_;
+
+  void Reset();
 };
 
 // Decodes and validates one HeapBatch. On failure returns false and sets *error to what was

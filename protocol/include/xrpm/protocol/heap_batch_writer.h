@@ -2,16 +2,33 @@
 // containers and roots, objects with their references); it hands each sealed HeapBatch to a
 // sink and keeps the capture totals and the chained checksum that CaptureEnd reports.
 //
-// Memory: the column buffers of one batch (a few hundred KiB for a ~64 KiB batch, reused), see
-// FootprintBytes(); the sink decides what happens to sealed batches.
+// Two modes:
+//   - inline: a full batch is encoded, checksummed and handed to the sink on the calling thread;
+//   - background (`background_sealing`): the calling thread (the heap walk, with the game
+//     stopped) only appends values; a full batch is swapped to a sealer thread that encodes,
+//     checksums and calls the sink, while the walk fills the next one (double buffering: the
+//     walk waits only if the sealer is still busy with the previous batch). On a 2-core device
+//     whose game thread is parked, this takes the encoding off the game's pause.
+// Batches reach the sink in order either way.
 //
-// Thread-safety: single-threaded (the walk thread).
+// Memory: the column buffers of the batch being filled, plus (background) the batch being
+// sealed and the handed-over one: a few hundred KiB each for ~64 KiB batches, reused;
+// FootprintBytes() reports them.
+//
+// Thread-safety: the Add methods, Flush and totals() belong to one thread (the walk). In
+// background mode the sink runs on the sealer thread; FootprintBytes() may be called from
+// either. totals() is complete after Flush().
 #pragma once
 
+#include <atomic>
+#include <condition_variable>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <mutex>
+#include <thread>
 
+#include "xrpm/protocol/constants.h"
 #include "xrpm/protocol/heap_batch.h"
 
 namespace xrpm {
@@ -34,29 +51,61 @@ class HeapBatchWriter {
   // writer: every later call returns false.
   using Sink = std::function<bool(wire::Envelope* batch)>;
 
-  HeapBatchWriter(uint32_t capture_id, Sink sink);
+  // `batch_bytes`: the encoded size a batch is sealed at (constants.h kTargetBatchBytes).
+  HeapBatchWriter(uint32_t capture_id, Sink sink, bool background_sealing = false,
+                  size_t batch_bytes = kTargetBatchBytes);
+  ~HeapBatchWriter() { Stop(); }
+  HeapBatchWriter(const HeapBatchWriter&) = delete;
+  HeapBatchWriter& operator=(const HeapBatchWriter&) = delete;
 
   bool Type(uint32_t id, const char* name, size_t len);
   bool Container(const RawContainer& c);  // gets the next container index
   bool Root(uint64_t object, uint32_t flags, uint32_t container_index);
   bool Object(uint64_t id, uint32_t type, uint32_t size, const uint64_t* refs, size_t n);
-  // Seals the last, partial batch. Call once at the end of the walk.
+  // Seals the last, partial batch and waits until the sink has every batch. Call once at the
+  // end of the walk.
   bool Flush();
+  // Stops the sealer thread (after the batch it is sealing, if any); unflushed batches are
+  // dropped. Idempotent; the destructor calls it.
+  void Stop();
 
   const CaptureTotals& totals() const { return totals_; }
   uint32_t next_container_index() const { return static_cast<uint32_t>(totals_.containers); }
-  // Heap memory held by the encoder and the sealed-batch message (capacities).
-  size_t FootprintBytes() const;
+  // Heap memory held by the encoder, the batches in the pipeline and the sealed message.
+  size_t FootprintBytes() const {
+    return walk_bytes_.load(std::memory_order_relaxed) +
+           sealer_bytes_.load(std::memory_order_relaxed);
+  }
 
  private:
-  bool Seal();
+  bool Seal();               // the walk thread: a full batch leaves the encoder
+  void SealerLoop();         // background mode
+  bool Emit(RawBatch& raw);  // encode, checksum, sink; on whichever thread seals
+  void NoteWalkBytes() { walk_bytes_.store(enc_.FootprintBytes(), std::memory_order_relaxed); }
 
-  uint32_t capture_id_;
+  const uint32_t capture_id_;
   Sink sink_;
   BatchEncoder enc_;
+  CaptureTotals totals_;  // counts: walk thread; batches and checksum: whoever seals
+  std::atomic<bool> stopped_{false};
+  std::atomic<size_t> walk_bytes_{0}, sealer_bytes_{0};
+
+  // Sealing state (inline: walk thread; background: sealer thread).
   wire::Envelope env_;
-  CaptureTotals totals_;
-  bool stopped_ = false;
+  EncodeScratch scratch_;
+  uint32_t sealed_ = 0;  // batches handed to the sink
+  uint64_t checksum_ = 0;
+
+  // Background hand-off (guarded by mu_).
+  const bool background_;
+  std::thread sealer_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  RawBatch handoff_;  // a full batch waiting for the sealer
+  RawBatch sealing_;  // the batch the sealer works on
+  bool handoff_full_ = false;
+  bool sealer_busy_ = false;
+  bool exit_ = false;
 };
 
 }  // namespace protocol
