@@ -56,6 +56,7 @@ struct Agent::Impl {
 
   // agent_stream.cpp
   void OnCaptureRequest(ENetPeer* peer, const wire::CaptureRequest& r);
+  void StartJob(uint32_t request_id);
   void OnCancel(ENetPeer* peer, const wire::CancelCapture& c);
   void OnSubscribe(ENetPeer* peer, const wire::SubscribeCounters& s);
   void PumpCapture();
@@ -78,8 +79,12 @@ struct Agent::Impl {
 
   // ---- network thread only ----
   ENetPeer* controller = nullptr;
-  std::shared_ptr<CaptureJob> job;                   // the running capture
-  bool abort_on_finish = false;                      // tell the host the capture was cancelled
+  std::shared_ptr<CaptureJob> job;  // the running capture
+  bool abort_on_finish = false;     // tell the host the capture was cancelled
+  // A request that arrived while `job` was sending its final message (see
+  // CaptureJob::finishing); started as soon as that job is finished.
+  bool deferred_request = false;
+  uint32_t deferred_request_id = 0;
   std::vector<std::shared_ptr<CaptureJob>> retired;  // finished; bytes still inside ENet
   uint32_t next_capture_id = 1;
   protocol::SendAccounting flight;  // heap-channel bytes inside ENet (flow control)

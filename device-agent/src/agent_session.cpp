@@ -63,6 +63,7 @@ void Agent::Impl::Refuse(ENetPeer* peer, wire::ErrorCode code, const std::string
 void Agent::Impl::DropController(const std::string& why) {
   controller = nullptr;
   counter_interval_ms = 0;
+  deferred_request = false;
   if (job && !job->cancelled()) {
     Log("capture " + std::to_string(job->id) + " cancelled: " + why);
     job->Cancel();

@@ -9,13 +9,25 @@ namespace xrpm {
 namespace agent {
 
 void Agent::Impl::OnCaptureRequest(ENetPeer* peer, const wire::CaptureRequest& r) {
+  if (job && !deferred_request && !job->cancelled() &&
+      job->finishing.load(std::memory_order_acquire)) {
+    // The host has seen (or is about to see) the end of `job` while its capture thread is
+    // still returning: not busy from the host's point of view.
+    deferred_request = true;
+    deferred_request_id = r.request_id();
+    return;
+  }
   if (job) {
     SendControl(peer, protocol::MakeError(
                           wire::CAPTURE_BUSY,
                           "capture " + std::to_string(job->id) + " is still running", false));
     return;
   }
-  job = std::make_shared<CaptureJob>(next_capture_id++, r.request_id(), opt.capture_memory_limit);
+  StartJob(r.request_id());
+}
+
+void Agent::Impl::StartJob(uint32_t request_id) {
+  job = std::make_shared<CaptureJob>(next_capture_id++, request_id, opt.capture_memory_limit);
   abort_on_finish = false;
   {
     std::lock_guard<std::mutex> lock(stats_mu);
@@ -57,7 +69,11 @@ void Agent::Impl::PumpCapture() {
       }
     }
   }
-  if (job->done.load(std::memory_order_acquire) && job->queue.closed_and_empty()) FinishJob();
+  if (job->done.load(std::memory_order_acquire) && job->queue.closed_and_empty()) {
+    FinishJob();
+    if (deferred_request && controller) StartJob(deferred_request_id);
+    deferred_request = false;
+  }
 }
 
 void Agent::Impl::FinishJob() {

@@ -43,6 +43,10 @@ struct CaptureJob {
   BatchQueue queue;
   std::atomic<int64_t> cancel_ns{0};
   std::atomic<bool> done{false};
+  // Set by the capture thread just before it queues the final message (CaptureEnd or
+  // CaptureAbort): from then on the host may have seen the capture end, and a new request is
+  // deferred until this job is finished instead of being refused as busy.
+  std::atomic<bool> finishing{false};
 
   // ---- results (capture thread, before done) ----
   bool completed = false;              // a CaptureEnd was queued

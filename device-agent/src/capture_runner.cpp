@@ -37,6 +37,7 @@ void QueueAbort(CaptureJob& job, wire::ErrorCode code, const std::string& reason
   a->set_code(code);
   a->set_reason(reason.substr(0, protocol::kMaxErrorMessage));
   std::string bytes;
+  job.finishing.store(true, std::memory_order_release);
   if (protocol::SerializeEnvelope(env, protocol::kMaxAgentMessageBytes, &bytes))
     job.queue.Push(std::move(bytes), nullptr);
 }
@@ -84,6 +85,7 @@ void Run(RuntimePort& runtime, CaptureJob& job, uint32_t stop_timeout_ms) {
   e->set_wire_bytes(job.wire_bytes);
   e->set_stall_us(sink.stalled_us());
   std::string bytes;
+  job.finishing.store(true, std::memory_order_release);
   job.completed = protocol::SerializeEnvelope(env, protocol::kMaxAgentMessageBytes, &bytes) &&
                   job.queue.Push(std::move(bytes), nullptr);
 }

@@ -208,6 +208,27 @@ INSTANTIATE_TEST_SUITE_P(Scenarios, GroundTruth,
                            return std::string(i.param.name);
                          });
 
+// A host asks for the next capture the moment the previous one verified; the agent's capture
+// thread may still be returning from it, which must not make the agent answer "busy".
+TEST(Consecutive, BackToBackCapturesAreNeverRefusedAsBusy) {
+  Device d({"synthetic", 5, 20000, 3, 16}, LoopConfig{0, 1});
+  d.loop.RunHere();
+  LogSink log;
+  auto agent = StartAgent(d.rt, log);
+  ASSERT_TRUE(agent);
+  HostClient client(Opts(*agent));
+  ASSERT_TRUE(Connected(client));
+  uint64_t objects = 0;
+  for (int i = 0; i < 12; ++i) {
+    CaptureResult r = CaptureOnce(client);
+    ASSERT_TRUE(r.ok) << "capture " << i << ": " << r.error;
+    if (i == 0) objects = r.stats.objects;
+    EXPECT_EQ(r.stats.objects, objects) << "the same heap each time";
+  }
+  ASSERT_FALSE(log.WaitFor("capture 12 done", 10000).empty()) << log.All();
+  EXPECT_EQ(agent->stats().captures_completed, 12u);
+}
+
 TEST(Gameplay, CapturesWhileTheGameRunsVerifyAndCountersArrive) {
   Device d({"bubbles", 3}, LoopConfig{60, 0});
   LogSink log;
