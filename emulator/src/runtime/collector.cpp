@@ -170,6 +170,7 @@ void Collector::Compact(GcResult& r) {
   // Pass 1: new addresses, sliding down; pinned objects stay and leave a gap before them.
   std::vector<FreeBlock> gaps;
   Addr dest = heap.base();
+  bool any_moves = false;
   for (Addr a = heap.base(); a < top;) {
     uint32_t* h = heap.Words(a);
     uint32_t size = types.SizeOf(h);
@@ -179,6 +180,7 @@ void Collector::Compact(GcResult& r) {
         h[1] = a;
         dest = a + size;
       } else {
+        any_moves |= dest != a;
         h[1] = dest;
         dest += size;
       }
@@ -189,19 +191,23 @@ void Collector::Compact(GcResult& r) {
     a += size;
   }
 
-  // Pass 2: every reference to a live object now names its new address.
-  ForwardRootsVisitor forward_roots(heap);
-  rt_.roots().Enumerate(forward_roots);
-  for (Addr& a : rt_.finalizers().registered()) a = heap.Words(a)[1];
-  for (Addr a = heap.base(); a < top;) {
-    uint32_t* h = heap.Words(a);
-    uint32_t size = types.SizeOf(h);
-    if (IsLive(h)) {
-      ForEachRefSlot(types, h, [&](uint32_t* slot) {
-        if (*slot != kNull) *slot = heap.Words(*slot)[1];
-      });
+  // Pass 2: every reference to a live object now names its new address. Skipped when no
+  // object moves (a heap with no garbage below its top, e.g. a second collection in a row):
+  // every address stays, so only pass 3's mark clearing remains.
+  if (any_moves) {
+    ForwardRootsVisitor forward_roots(heap);
+    rt_.roots().Enumerate(forward_roots);
+    for (Addr& a : rt_.finalizers().registered()) a = heap.Words(a)[1];
+    for (Addr a = heap.base(); a < top;) {
+      uint32_t* h = heap.Words(a);
+      uint32_t size = types.SizeOf(h);
+      if (IsLive(h)) {
+        ForEachRefSlot(types, h, [&](uint32_t* slot) {
+          if (*slot != kNull) *slot = heap.Words(*slot)[1];
+        });
+      }
+      a += size;
     }
-    a += size;
   }
 
   // Pass 3: move. Destinations never pass their source, so ascending order is safe.

@@ -14,7 +14,8 @@
 //   5b. Compact (sliding, Lisp-2 with pinning): pass 1 computes each live object's new address
 //       (stored in its sync word) sliding objects down in address order; a pinned object stays
 //       and the gap before it becomes a free block. Pass 2 rewrites every root slot, the
-//       finalization lists and every reference field. Pass 3 moves the objects (memmove,
+//       finalization lists and every reference field (skipped when pass 1 found that no object
+//       moves). Pass 3 moves the objects (memmove,
 //       ascending, so sources are never overwritten early). O(heap) per pass.
 // A collection compacts when asked (GC.Collect, a capture) or when more than a quarter of the
 // used heap is garbage.
