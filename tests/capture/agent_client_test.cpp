@@ -129,6 +129,8 @@ TEST(AgentClient, ConsecutiveCapturesAndCancel) {
   }
   ASSERT_TRUE(again.ok) << again.error;
   EXPECT_EQ(FirstDifference(GclogText(*again.snapshot), expected), "");
+  // The agent counts a capture once its network thread retired it, after the host saw its end.
+  ASSERT_FALSE(s.log.WaitFor("capture 5 done", 5000).empty());
   EXPECT_EQ(s.agent->stats().captures_completed + s.agent->stats().captures_aborted, 5u);
 }
 
