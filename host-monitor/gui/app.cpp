@@ -284,7 +284,7 @@ void App::DrawSnapshotList() {
         break;
       default: {
         std::string line = session::FormatShortCount(double(d.snapshot->object_count())) +
-                           " objects, " + FormatBytes(d.snapshot->total_bytes());
+                           " objects, " + FormatBytes(d.overview ? d.overview->bytes : 0);
         if (d.state == DocState::kAnalysing) line += ", analysing...";
         TextMuted(line);
         if (d.unsaved) {

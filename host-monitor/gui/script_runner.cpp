@@ -63,6 +63,10 @@ void ScriptRunner::Start(const ScriptStep& s) {
     awaited_doc_ = ses.OpenFile(arg);
     app_.SetView(View::kSummary);
     wait_ = Wait::kIdle;
+  } else if (s.verb == "drop") {
+    app_.OpenDropped({arg});  // the window's drop handler
+    awaited_doc_ = ses.active_id();
+    wait_ = Wait::kIdle;
   } else if (s.verb == "demo") {
     DemoHeapOptions o;
     o.objects = std::stoull(s.args[0]);
@@ -127,6 +131,12 @@ void ScriptRunner::Start(const ScriptStep& s) {
     wait_ = Wait::kDevice;
   } else if (s.verb == "wait-capture") {
     wait_ = Wait::kDevice;
+  } else if (s.verb == "pause-counters" || s.verb == "resume-counters") {
+    ses.counters().set_paused(s.verb == "pause-counters");
+    Next();
+  } else if (s.verb == "export-counters") {
+    if (!ses.ExportCounters(arg)) return Fail("exporting the counters failed");
+    Next();
   } else if (s.verb == "wait-counters") {
     counter_target_ = std::stoull(arg);
     wait_ = Wait::kDevice;
@@ -185,7 +195,7 @@ void ScriptRunner::Check() {
   if (Clock::now() > deadline_) return Fail("timed out waiting for background work");
   if (!ses.Idle()) return;
   const auto& step = steps_[pc_];
-  if (step.verb == "open" || step.verb == "demo") {
+  if (step.verb == "open" || step.verb == "demo" || step.verb == "drop") {
     SnapshotDoc* d = ses.doc(awaited_doc_);
     if (!d) return Fail("the snapshot was closed while loading");
     if (d->state == DocState::kFailed) return Fail(d->problem);

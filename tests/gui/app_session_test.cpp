@@ -63,6 +63,8 @@ TEST_F(AppSessionTest, UnsavedSnapshotsRefuseToCloseUntilDiscarded) {
 
 TEST_F(AppSessionTest, SaveThenOpenRoundTripsAndUpdatesRecentFiles) {
   const std::string path = dir + "/demo.gclog";
+  // Recent files are kept as normalised absolute paths (they must open from any directory).
+  const std::string recent = std::filesystem::path(path).lexically_normal().string();
   {
     AppSession s(Opts());
     const uint32_t id = s.OpenDemo({.objects = 5'000});
@@ -74,13 +76,13 @@ TEST_F(AppSessionTest, SaveThenOpenRoundTripsAndUpdatesRecentFiles) {
     EXPECT_EQ(s.doc(id)->path, path);
     EXPECT_TRUE(s.Close(id));
     ASSERT_FALSE(s.settings().recent_files.empty());
-    EXPECT_EQ(s.settings().recent_files.front(), path);
+    EXPECT_EQ(s.settings().recent_files.front(), recent);
   }
   // A new session remembers the recent file and can open it.
   AppSession s(Opts());
   ASSERT_FALSE(s.settings().recent_files.empty());
-  EXPECT_EQ(s.settings().recent_files.front(), path);
-  const uint32_t id = s.OpenFile(path);
+  EXPECT_EQ(s.settings().recent_files.front(), recent);
+  const uint32_t id = s.OpenFile(s.settings().recent_files.front());
   ASSERT_TRUE(s.WaitIdle(60s));
   SnapshotDoc* d = s.doc(id);
   ASSERT_EQ(d->state, DocState::kReady) << d->problem;

@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -146,6 +147,22 @@ TEST_F(MonitorE2E, DemoHeapTypesInstancesAndSave) {
 
   ExpectShowsAView(dir + "/types.png");
   ExpectShowsAView(dir + "/instances.png");
+
+  // Settings persist: the next run offers the saved file (by its absolute path) as recent,
+  // and the window layout (Dear ImGui's tables and windows) was written.
+  RunResult again = Monitor("state state2.json\ndrop out.gclog\nstate state3.json\nquit\n");
+  ASSERT_EQ(again.exit_code, 0) << again.output;
+  nlohmann::json st2 = State("state2.json");
+  ASSERT_FALSE(st2["recent_files"].empty());
+  EXPECT_EQ(st2["recent_files"][0].get<std::string>(), fs::canonical(dir + "/out.gclog").string());
+  EXPECT_TRUE(fs::exists(dir + "/config/xrpm/settings.json"));
+  EXPECT_TRUE(fs::exists(dir + "/config/xrpm/imgui.ini"));
+  // A file dropped on the window opens as a snapshot.
+  nlohmann::json st3 = State("state3.json");
+  ASSERT_EQ(st3["docs"].size(), 1u);
+  EXPECT_EQ(st3["docs"][0]["origin"], "opened");
+  EXPECT_EQ(st3["docs"][0]["state"], "ready");
+  EXPECT_EQ(st3["docs"][0]["objects"], 20000);
 }
 
 TEST_F(MonitorE2E, LaunchEmulatorLiveCountersCaptureAndSave) {
@@ -159,6 +176,10 @@ TEST_F(MonitorE2E, LaunchEmulatorLiveCountersCaptureAndSave) {
       "wait-counters 4\n"
       "view counters\n"
       "screenshot counters.png\n"
+      "pause-counters\n"
+      "state paused.json\n"
+      "resume-counters\n"
+      "export-counters counters.csv\n"
       "capture-start\n"
       "wait-capture\n"
       "view summary\n"
@@ -179,6 +200,21 @@ TEST_F(MonitorE2E, LaunchEmulatorLiveCountersCaptureAndSave) {
   std::string first;
   std::getline(saved, first);
   EXPECT_EQ(first.rfind("a ", 0), 0u) << first;
+  // Live counters: grouped by category, paused on request, exported as CSV.
+  nlohmann::json paused = State("paused.json");
+  EXPECT_EQ(paused["connection"]["phase"], "connected");
+  EXPECT_EQ(paused["counters"]["paused"], true);
+  EXPECT_GE(paused["counters"]["samples"].get<int>(), 4);
+  EXPECT_GT(paused["counters"]["counters"].get<int>(), 10);
+  const auto cats = paused["counters"]["categories"].get<std::vector<std::string>>();
+  EXPECT_NE(std::find(cats.begin(), cats.end(), "Garbage Collector"), cats.end());
+  EXPECT_EQ(st["counters"]["paused"], false);
+  std::ifstream csv(dir + "/counters.csv");
+  std::vector<std::string> rows;
+  for (std::string l; std::getline(csv, l);) rows.push_back(l);
+  ASSERT_GE(rows.size(), 5u);  // header + the 4 samples waited for
+  EXPECT_EQ(rows[0].rfind("seq,host_s,device_ms,", 0), 0u) << rows[0];
+  EXPECT_NE(rows[0].find(" mean"), std::string::npos) << rows[0];
   ExpectShowsAView(dir + "/counters.png");
   ExpectShowsAView(dir + "/summary.png");
   // The monitor stopped the emulator it launched.

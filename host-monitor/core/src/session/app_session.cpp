@@ -9,6 +9,13 @@
 
 namespace xrpm::session {
 namespace {
+// Recent files and the last directory must work from any working directory.
+std::string AbsolutePath(const std::string& path) {
+  std::error_code ec;
+  const auto abs = std::filesystem::absolute(path, ec);
+  return ec ? path : abs.lexically_normal().string();
+}
+
 constexpr size_t kMaxLog = 500;
 constexpr size_t kKeptDiagnostics = 20;
 
@@ -128,7 +135,7 @@ uint32_t AppSession::OpenFile(const std::string& path) {
           d->diagnostics_total = total;
           d->diagnostics = std::move(first);
           d->state = DocState::kReady;
-          settings_.AddRecent(path);
+          settings_.AddRecent(AbsolutePath(path));
           Log(total ? LogEntry::kWarning : LogEntry::kInfo,
               "Opened " + path + ": " + FormatCount(d->snapshot->object_count()) + " objects, " +
                   FormatBytes(d->snapshot->total_bytes()) + " in " + FormatDuration(secs) +
@@ -332,8 +339,8 @@ void AppSession::SaveAs(uint32_t id, const std::string& path, const std::string&
         SaveSnapshot(*snap, path, format);
         const double secs = Seconds(t0);
         return [this, id, path, secs] {
-          settings_.AddRecent(path);
-          settings_.last_dir = std::filesystem::path(path).parent_path().string();
+          settings_.AddRecent(AbsolutePath(path));
+          settings_.last_dir = std::filesystem::path(AbsolutePath(path)).parent_path().string();
           Log(LogEntry::kInfo, "Saved " + path + " in " + FormatDuration(secs));
           if (SnapshotDoc* d = doc(id)) {
             d->path = path;
@@ -547,6 +554,13 @@ std::string AppSession::StateJson() const {
       jc["growing"].push_back(compare_->last->index().group_name(g.group));
     j["compare"] = std::move(jc);
   }
+  nlohmann::json jc;
+  jc["samples"] = counters_.samples();
+  jc["paused"] = counters_.paused();
+  jc["categories"] = counters_.categories();
+  jc["counters"] = counters_.counters().size();
+  j["counters"] = std::move(jc);
+  j["connection"] = {{"phase", link_.PhaseName()}, {"status", link_.status_text()}};
   j["recent_files"] = settings_.recent_files;
   j["last_error"] = last_error_;
   j["busy"] = !worker_.Idle();

@@ -97,7 +97,8 @@ void ExportCountersCsv(const client::CounterHistory& h, const std::string& path)
   std::string out = "seq,host_s,device_ms";
   for (const auto& d : desc) {
     const std::string n = d.category + "/" + d.name;
-    out += "," + CsvField(n + " total") + "," + CsvField(n + " last");
+    for (const char* col : {" total", " last", " n", " mean", " min", " max"})
+      out += "," + CsvField(n + col);
   }
   out += "\n";
   char buf[64];
@@ -106,10 +107,15 @@ void ExportCountersCsv(const client::CounterHistory& h, const std::string& path)
                   (unsigned long long)row.boot_ms);
     out += buf;
     for (size_t i = 0; i < desc.size(); ++i) {
-      if (i < row.values.size())
-        out += "," + std::to_string(row.values[i].total) + "," + std::to_string(row.values[i].last);
-      else
-        out += ",,";
+      if (i < row.values.size()) {
+        const client::CounterStat& v = row.values[i];
+        std::snprintf(buf, sizeof buf, ",%lld,%lld,%llu,%.6g,%lld,%lld", (long long)v.total,
+                      (long long)v.last, (unsigned long long)v.n, v.mean, (long long)v.min,
+                      (long long)v.max);
+        out += buf;
+      } else {
+        out += ",,,,,,";
+      }
     }
     out += "\n";
   }

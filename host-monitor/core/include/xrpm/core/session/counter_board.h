@@ -58,8 +58,8 @@ class CounterBoard {
   std::vector<std::string> categories_;
 };
 
-// Writes every sample `h` keeps as CSV (seq, host seconds, device ms, then total and last of
-// each counter), atomically. Throws std::runtime_error on I/O errors.
+// Writes every sample `h` keeps as CSV (seq, host seconds, device ms, then total, last, n, mean,
+// min and max of each counter), atomically. Throws std::runtime_error on I/O errors.
 void ExportCountersCsv(const client::CounterHistory& h, const std::string& path);
 
 }  // namespace xrpm::session

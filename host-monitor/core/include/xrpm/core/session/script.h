@@ -13,6 +13,7 @@
 //                                 screenshot shows the progress bar)
 //   wait-capture                  wait until the capture started by capture-start is in
 //   open FILE                     open a snapshot file (waits until loaded and analysed)
+//   drop FILE                     as if FILE were dropped on the window (then waits as open)
 //   demo OBJECTS [GENERATION]     generate a demo heap
 //   select-doc N                  make the N-th open snapshot (1-based) the active one
 //   select-type NAME              select a type in the active snapshot
@@ -25,6 +26,9 @@
 //   wait-idle [SECONDS]           wait until no background work is left (default 120)
 //   wait-frames N                 draw N frames
 //   wait-counters N               wait until N live counter samples have arrived
+//   pause-counters                freeze the Live counters table and graphs (Pause)
+//   resume-counters               Resume
+//   export-counters FILE          write the kept counter samples as CSV (Export CSV...)
 //   screenshot FILE               write a PNG of the window
 //   state FILE                    write the session state as JSON
 //   quit
