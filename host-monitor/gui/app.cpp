@@ -33,6 +33,10 @@ bool Ctrl(int key) {
   return io.KeyCtrl && !io.KeyShift && !io.KeyAlt && ImGui::IsKeyPressed(key, false);
 }
 
+bool EscapePressed() {
+  return ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape), false);
+}
+
 }  // namespace
 
 App::App(session::AppSession& session) : session_(session) {}
@@ -50,6 +54,14 @@ void App::ShowExportCountersDialog() {
   save_doc_ = 0;
   file_dialog_.Open(FileDialog::Mode::kSave, session_.settings().last_dir, "counters.csv",
                     /*snapshot_formats=*/false);
+}
+
+const char* App::DialogName() const {
+  if (quit_prompt_) return "quit-unsaved";
+  if (close_prompt_doc_) return "close-unsaved";
+  if (!file_dialog_.is_open()) return "none";
+  if (export_counters_) return "export";
+  return file_dialog_.mode() == FileDialog::Mode::kSave ? "save" : "open";
 }
 
 void App::SetView(View v) {
@@ -446,7 +458,7 @@ void App::DrawModals() {
         ImGui::CloseCurrentPopup();
       }
       ImGui::SameLine();
-      if (ImGui::Button("Cancel", ImVec2(100, 0)) || !d) {
+      if (ImGui::Button("Cancel", ImVec2(100, 0)) || !d || EscapePressed()) {
         close_prompt_doc_ = 0;
         ImGui::CloseCurrentPopup();
       }
@@ -468,7 +480,7 @@ void App::DrawModals() {
         ImGui::CloseCurrentPopup();
       }
       ImGui::SameLine();
-      if (ImGui::Button("Cancel", ImVec2(100, 0))) {
+      if (ImGui::Button("Cancel", ImVec2(100, 0)) || EscapePressed()) {
         quit_prompt_ = false;
         ImGui::CloseCurrentPopup();
       }

@@ -38,6 +38,9 @@ class App {
   View view() const { return view_; }
   void FocusTypeFilter() { focus_filter_ = true; }
   void ShowExportCountersDialog();
+  // The dialog the user sees: "none", "open", "save", "export", "close-unsaved" or
+  // "quit-unsaved" (the script's expect-dialog names).
+  const char* DialogName() const;
 
   session::AppSession& session() { return session_; }
   ViewStates& views() { return states_; }

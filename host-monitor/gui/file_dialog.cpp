@@ -167,8 +167,14 @@ std::optional<FileDialog::Result> FileDialog::Draw() {
     } else {
       Result r{p.string(), {}};
       if (mode_ == Mode::kSave && !writable.empty()) {
-        r.format = writable[format_]->name;
-        if (!p.has_extension()) r.path += writable[format_]->extensions.front();
+        // A typed extension of another writable format picks that format ("x.heapsnapshot").
+        const FormatInfo* by_ext = FormatForPath(p.string(), /*for_reading=*/false);
+        if (p.has_extension() && by_ext && by_ext->can_write) {
+          r.format = by_ext->name;
+        } else {
+          r.format = writable[format_]->name;
+          if (!p.has_extension()) r.path += writable[format_]->extensions.front();
+        }
       }
       result = r;
       keep = false;

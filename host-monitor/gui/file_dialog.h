@@ -25,6 +25,7 @@ class FileDialog {
   void Open(Mode mode, const std::string& dir, const std::string& suggested = {},
             bool snapshot_formats = true);
   bool is_open() const { return open_; }
+  Mode mode() const { return mode_; }
   // Draws the dialog when open; returns the chosen path once, when the user confirms.
   std::optional<Result> Draw();
 

@@ -1,5 +1,8 @@
 #include "script_runner.h"
 
+#include <GLFW/glfw3.h>
+#include <imgui.h>
+
 #include <cstdio>
 #include <fstream>
 
@@ -137,6 +140,31 @@ void ScriptRunner::Start(const ScriptStep& s) {
   } else if (s.verb == "export-counters") {
     if (!ses.ExportCounters(arg)) return Fail("exporting the counters failed");
     Next();
+  } else if (s.verb == "key") {
+    // Pressed before this frame's NewFrame, released after it: what the GLFW backend does for a
+    // real key press (Dear ImGui 1.86 indexes KeysDown by GLFW key code).
+    const ScriptKey k = *ParseScriptKey(arg);
+    ImGuiIO& io = ImGui::GetIO();
+    key_down_ = k.key == ScriptKey::kEnter    ? GLFW_KEY_ENTER
+                : k.key == ScriptKey::kEscape ? GLFW_KEY_ESCAPE
+                                              : GLFW_KEY_A + (k.key - 'a');
+    io.KeysDown[key_down_] = true;
+    io.KeyCtrl = k.ctrl;
+    Next();
+  } else if (s.verb == "type") {
+    ImGui::GetIO().AddInputCharactersUTF8(arg.c_str());
+    Next();
+  } else if (s.verb == "close-window") {
+    app_.RequestQuit();
+    Next();
+  } else if (s.verb == "expect-view") {
+    if (ViewName(app_.view()) != arg)
+      return Fail("the view shown is " + std::string(ViewName(app_.view())));
+    Next();
+  } else if (s.verb == "expect-dialog") {
+    if (app_.DialogName() != arg)
+      return Fail("the dialog shown is " + std::string(app_.DialogName()));
+    Next();
   } else if (s.verb == "wait-counters") {
     counter_target_ = std::stoull(arg);
     wait_ = Wait::kDevice;
@@ -243,6 +271,12 @@ std::string ScriptRunner::ScreenshotRequest() const {
 
 void ScriptRunner::AfterFrame(bool ok, const std::string& error) {
   ++frames_;
+  if (key_down_ >= 0) {
+    ImGuiIO& io = ImGui::GetIO();
+    io.KeysDown[key_down_] = false;
+    io.KeyCtrl = false;
+    key_down_ = -1;
+  }
   if (frames_left_) --frames_left_;
   if (shot_pending_) {
     shot_pending_ = false;

@@ -165,6 +165,54 @@ TEST_F(MonitorE2E, DemoHeapTypesInstancesAndSave) {
   EXPECT_EQ(st3["docs"][0]["objects"], 20000);
 }
 
+TEST_F(MonitorE2E, KeyboardShortcutsFileDialogsAndUnsavedPrompts) {
+  if (!HaveXvfb()) GTEST_SKIP() << "xvfb-run is not installed";
+  RunResult r = Monitor(
+      "demo 5000\n"
+      "key ctrl+f\n"  // Find type: the Types view, its filter focused
+      "expect-view types\n"
+      "type Game\n"
+      "state filter.json\n"
+      "key ctrl+s\n"  // never saved: Save As
+      "expect-dialog save\n"
+      "key ctrl+a\n"
+      "type saved.heapsnapshot\n"  // the extension picks the format
+      "key enter\n"
+      "expect-dialog none\n"
+      "wait-idle\n"
+      "state saved.json\n"
+      "key ctrl+o\n"
+      "expect-dialog open\n"
+      "key escape\n"
+      "expect-dialog none\n"
+      "demo 1000\n"
+      "key ctrl+w\n"  // close an unsaved snapshot: asks first
+      "expect-dialog close-unsaved\n"
+      "screenshot close.png\n"
+      "key escape\n"
+      "expect-dialog none\n"
+      "close-window\n"  // quit with unsaved snapshots: asks first
+      "expect-dialog quit-unsaved\n"
+      "screenshot quit.png\n"
+      "state final.json\n"
+      "quit\n");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(State("filter.json")["docs"][0]["type_filter"], "Game");
+  const auto saved = State("saved.json")["docs"][0];
+  EXPECT_EQ(saved["unsaved"], false);
+  const std::string path = saved["path"];
+  EXPECT_EQ(fs::path(path).filename(), "saved.heapsnapshot");
+  std::ifstream in(path);
+  std::string head(16, '\0');
+  in.read(head.data(), 16);
+  EXPECT_EQ(head.rfind("{\"snapshot\"", 0), 0u) << head;  // Chrome's format, not NETCF text
+  const auto final_state = State("final.json");
+  ASSERT_EQ(final_state["docs"].size(), 2u);  // neither prompt closed anything
+  EXPECT_EQ(final_state["docs"][1]["unsaved"], true);
+  ExpectShowsAView(dir + "/close.png");
+  ExpectShowsAView(dir + "/quit.png");
+}
+
 TEST_F(MonitorE2E, LaunchEmulatorLiveCountersCaptureAndSave) {
   if (!HaveXvfb()) GTEST_SKIP() << "xvfb-run is not installed";
   // A port of its own: tests run in parallel and 4510 may be in use.

@@ -42,6 +42,20 @@ TEST(Script, CaptureCanBeSplitToShowItsProgress) {
   ExpectError("wait-capture now\n", "bad-args", 1, "wait-capture");
 }
 
+TEST(Script, KeysAndDialogsAreCheckedWhenParsed) {
+  auto steps = ParseScript("key ctrl+o\nkey enter\nexpect-dialog quit-unsaved\n", "t.script");
+  ASSERT_EQ(steps.size(), 3u);
+  auto k = ParseScriptKey("ctrl+o");
+  ASSERT_TRUE(k);
+  EXPECT_TRUE(k->ctrl);
+  EXPECT_EQ(k->key, 'o');
+  EXPECT_EQ(ParseScriptKey("escape")->key, ScriptKey::kEscape);
+  EXPECT_FALSE(ParseScriptKey("ctrl+O"));
+  ExpectError("key ctrl+shift+o\n", "bad-key", 1, "ctrl+shift+o");
+  ExpectError("expect-dialog save-as\n", "unknown-dialog", 1, "save-as");
+  ExpectError("expect-view typez\n", "unknown-view", 1, "typez");
+}
+
 TEST(Script, RejectsMistakesWithFileAndLine) {
   ExpectError("quit\nscreenshoot x.png\n", "unknown-step", 2, "screenshoot");
   ExpectError("view typez\n", "unknown-view", 1, "typez");

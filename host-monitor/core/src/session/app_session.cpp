@@ -538,6 +538,7 @@ std::string AppSession::StateJson() const {
                               ? nlohmann::json(d->snapshot->types[d->selection.type].name)
                               : nlohmann::json(nullptr);
     jd["selected_object"] = d->selection.object;
+    jd["type_filter"] = d->selection.type_filter;
     jd["analysed"] = d->analysis != nullptr;
     if (d->analysis) {
       jd["reachable_objects"] = d->analysis->totals.reachable_objects;

@@ -50,6 +50,12 @@ constexpr VerbSpec kVerbs[] = {
     {"export-counters", Args::kRest, "export-counters FILE"},
     {"screenshot", Args::kRest, "screenshot FILE"},
     {"state", Args::kRest, "state FILE"},
+    {"key", Args::kRest, "key ctrl+LETTER|LETTER|enter|escape"},
+    {"type", Args::kRest, "type TEXT"},
+    {"close-window", Args::kNone, "close-window"},
+    {"expect-view", Args::kRest, "expect-view NAME"},
+    {"expect-dialog", Args::kRest,
+     "expect-dialog none|open|save|export|close-unsaved|quit-unsaved"},
     {"quit", Args::kNone, "quit"},
 };
 
@@ -86,6 +92,30 @@ const std::vector<std::string>& ScriptViewNames() {
                                                  "types",      "instances",  "inspector",
                                                  "roots",      "dominators", "compare"};
   return names;
+}
+
+const std::vector<std::string>& ScriptDialogNames() {
+  static const std::vector<std::string> names = {"none",   "open",          "save",
+                                                 "export", "close-unsaved", "quit-unsaved"};
+  return names;
+}
+
+std::optional<ScriptKey> ParseScriptKey(std::string_view name) {
+  ScriptKey k;
+  if (name.starts_with("ctrl+")) {
+    k.ctrl = true;
+    name.remove_prefix(5);
+  }
+  if (name == "enter") {
+    k.key = ScriptKey::kEnter;
+  } else if (name == "escape") {
+    k.key = ScriptKey::kEscape;
+  } else if (name.size() == 1 && name[0] >= 'a' && name[0] <= 'z') {
+    k.key = name[0];
+  } else {
+    return std::nullopt;
+  }
+  return k;
 }
 
 std::vector<ScriptStep> ParseScript(std::string_view text, const std::string& name) {
@@ -140,7 +170,14 @@ std::vector<ScriptStep> ParseScript(std::string_view text, const std::string& na
         break;
       }
     }
-    if (verb == "view") {
+    if (verb == "key" && !ParseScriptKey(step.args[0]))
+      fail(usage + ", found '" + step.args[0] + "'", "bad-key");
+    if (verb == "expect-dialog") {
+      const auto& names = ScriptDialogNames();
+      if (std::find(names.begin(), names.end(), step.args[0]) == names.end())
+        fail(usage + ", found '" + step.args[0] + "'", "unknown-dialog");
+    }
+    if (verb == "view" || verb == "expect-view") {
       const auto& names = ScriptViewNames();
       if (std::find(names.begin(), names.end(), step.args[0]) == names.end()) {
         std::string known;

@@ -29,6 +29,12 @@
 //   pause-counters                freeze the Live counters table and graphs (Pause)
 //   resume-counters               Resume
 //   export-counters FILE          write the kept counter samples as CSV (Export CSV...)
+//   key ctrl+LETTER|LETTER|enter|escape   press (and release) a key, as a user would
+//   type TEXT                     type characters into the focused text field
+//   close-window                  as if the window's close button were pressed
+//   expect-view NAME              fail unless NAME is the view shown
+//   expect-dialog NAME            fail unless this dialog is open: none|open|save|export|
+//                                 close-unsaved|quit-unsaved
 //   screenshot FILE               write a PNG of the window
 //   state FILE                    write the session state as JSON
 //   quit
@@ -37,6 +43,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -59,5 +66,15 @@ std::vector<ScriptStep> ParseScriptFile(const std::string& path);
 
 // The view names `view NAME` accepts.
 const std::vector<std::string>& ScriptViewNames();
+// The dialog names `expect-dialog NAME` accepts.
+const std::vector<std::string>& ScriptDialogNames();
+
+// A key of the `key` step: a lower-case letter ('a'..'z') or kEnter / kEscape, with Ctrl or not.
+struct ScriptKey {
+  static constexpr int kEnter = 256, kEscape = 257;
+  int key = 0;
+  bool ctrl = false;
+};
+std::optional<ScriptKey> ParseScriptKey(std::string_view name);
 
 }  // namespace xrpm::session
