@@ -9,7 +9,8 @@
 //   wire bytes           serialized messages of the capture against the .gclog of the same heap
 //   agent memory         peak extra memory of the agent (bytes per object), default mode and a
 //                        streaming mode (capture_memory_limit = 1 MiB)
-// Every timing is the median of `--runs` (default 5) on this shared machine.
+// Each of `--runs` (default 5) runs measures every figure once, baselines next to captures, and
+// the report gives medians and the medians of the per-run ratios (the machine is shared).
 //
 // Run: build/release/bench/capture/capture_bench [--objects N] [--runs R] [--json]
 #include <algorithm>
@@ -146,53 +147,57 @@ class LowerBoundSink final : public agent::HeapInfoCallback {
 };
 
 struct CaptureFigures {
-  double elapsed_ms = 0, pause_ms = 0, gc_ms = 0, walk_ms = 0, stall_ms = 0;
+  std::vector<double> elapsed, pause, gc, walk, stall;  // one entry per run (ms)
   uint64_t peak_bytes = 0, wire_bytes = 0, objects = 0, refs = 0;
   std::shared_ptr<const Snapshot> snapshot;
 };
 
-bool CaptureOverNetwork(emulator::Runtime& rt, size_t memory_limit, int runs, CaptureFigures* out) {
+// An agent on the runtime and a host connected to it over 127.0.0.1.
+struct Link {
+  std::unique_ptr<agent::Agent> agent;
+  std::unique_ptr<client::HostClient> client;
+};
+
+bool Connect(emulator::Runtime& rt, size_t memory_limit, Link* out) {
   agent::AgentOptions opt;
   opt.port = 0;
   opt.capture_memory_limit = memory_limit;
   opt.log = [](const std::string&) {};
-  agent::Agent a(rt, opt);
+  out->agent = std::make_unique<agent::Agent>(rt, opt);
   std::string error;
-  if (!a.Start(&error)) {
+  if (!out->agent->Start(&error)) {
     std::fprintf(stderr, "agent: %s\n", error.c_str());
     return false;
   }
   client::ClientOptions co;
-  co.endpoint = "127.0.0.1:" + std::to_string(a.port());
-  client::HostClient c(co);
-  c.Connect();
-  if (!c.WaitConnected(10000, &error)) {
+  co.endpoint = "127.0.0.1:" + std::to_string(out->agent->port());
+  out->client = std::make_unique<client::HostClient>(co);
+  out->client->Connect();
+  if (!out->client->WaitConnected(10000, &error)) {
     std::fprintf(stderr, "connect: %s\n", error.c_str());
     return false;
   }
-  std::vector<double> elapsed, pause, gc, walk, stall;  // medians of each figure
-  for (int i = 0; i < runs; ++i) {
-    client::CaptureResult r;
-    if (!c.StartCapture(&error) || !c.WaitCapture(600000, &r) || !r.ok) {
-      std::fprintf(stderr, "capture: %s %s\n", error.c_str(), r.error.c_str());
-      return false;
-    }
-    elapsed.push_back(r.stats.elapsed_s * 1000);
-    pause.push_back(r.stats.pause_us / 1000.0);
-    gc.push_back(r.stats.gc_us / 1000.0);
-    walk.push_back(r.stats.walk_us / 1000.0);
-    stall.push_back(r.stats.stall_us / 1000.0);
-    out->peak_bytes = std::max(out->peak_bytes, r.stats.agent_peak_bytes);
-    out->wire_bytes = r.stats.wire_bytes;
-    out->objects = r.stats.objects;
-    out->refs = r.stats.refs;
-    out->snapshot = r.snapshot;
+  return true;
+}
+
+// One capture, request -> verified snapshot, its figures appended to *out.
+bool CaptureOnce(Link& link, CaptureFigures* out) {
+  std::string error;
+  client::CaptureResult r;
+  if (!link.client->StartCapture(&error) || !link.client->WaitCapture(600000, &r) || !r.ok) {
+    std::fprintf(stderr, "capture: %s %s\n", error.c_str(), r.error.c_str());
+    return false;
   }
-  out->elapsed_ms = Median(elapsed);
-  out->pause_ms = Median(pause);
-  out->gc_ms = Median(gc);
-  out->walk_ms = Median(walk);
-  out->stall_ms = Median(stall);
+  out->elapsed.push_back(r.stats.elapsed_s * 1000);
+  out->pause.push_back(r.stats.pause_us / 1000.0);
+  out->gc.push_back(r.stats.gc_us / 1000.0);
+  out->walk.push_back(r.stats.walk_us / 1000.0);
+  out->stall.push_back(r.stats.stall_us / 1000.0);
+  out->peak_bytes = std::max(out->peak_bytes, r.stats.agent_peak_bytes);
+  out->wire_bytes = r.stats.wire_bytes;
+  out->objects = r.stats.objects;
+  out->refs = r.stats.refs;
+  out->snapshot = r.snapshot;
   return true;
 }
 
@@ -228,17 +233,23 @@ int main(int argc, char** argv) {
   }
   rt.InduceFullCollection();  // compact once, as every capture will find it
 
-  // Baselines: one GC mark (and, for reference, a whole compacting collection).
+  // Each run measures every figure once, in this order, so the machine's load (shared, noisy)
+  // weighs on the baselines and the captures alike; the report takes each figure's median.
   std::vector<double> mark, full, lower, mark_cpu, full_cpu, lower_cpu;
-  uint64_t marked = 0;
-  for (int i = 0; i < runs && !lower_only; ++i)
-    mark.push_back(TimeMs([&] { marked = rt.gc().MarkOnly(); }, &mark_cpu));
-  for (int i = 0; i < runs && !lower_only; ++i)
-    full.push_back(TimeMs([&] { rt.gc().Collect(emulator::GcReason::kCapture, true); }, &full_cpu));
-
-  // Lower bound: walk + encode + decode, no network.
-  uint64_t lb_wire = 0;
+  uint64_t marked = 0, lb_wire = 0;
+  Link net_link, streaming_link;
+  if (!lower_only && (!Connect(rt, size_t{256} << 20, &net_link) ||
+                      !Connect(rt, size_t{1} << 20, &streaming_link)))
+    return 1;
+  CaptureFigures net, streaming;
   for (int i = 0; i < runs; ++i) {
+    if (!lower_only) {
+      // Baselines: one GC mark (and, for reference, a whole compacting collection).
+      mark.push_back(TimeMs([&] { marked = rt.gc().MarkOnly(); }, &mark_cpu));
+      full.push_back(
+          TimeMs([&] { rt.gc().Collect(emulator::GcReason::kCapture, true); }, &full_cpu));
+    }
+    // Lower bound: walk + encode + decode, no network.
     LowerBoundSink sink;
     lower.push_back(TimeMs(
         [&] {
@@ -247,64 +258,87 @@ int main(int argc, char** argv) {
         },
         &lower_cpu));
     lb_wire = sink.wire_bytes();
+    if (!lower_only && (!CaptureOnce(net_link, &net) || !CaptureOnce(streaming_link, &streaming)))
+      return 1;
   }
   if (lower_only) {
     std::printf("lower bound walk+enc+dec %.1f ms (CPU %.1f ms), %llu wire bytes\n", Median(lower),
                 Median(lower_cpu), (unsigned long long)lb_wire);
     return 0;
   }
-
-  CaptureFigures net, streaming;
-  if (!CaptureOverNetwork(rt, size_t{256} << 20, runs, &net)) return 1;
-  if (!CaptureOverNetwork(rt, size_t{1} << 20, runs, &streaming)) return 1;
+  net_link = {};
+  streaming_link = {};
   uint64_t gclog_bytes = 0;
   WriteNetcf(*net.snapshot, [&](std::string_view b) { gclog_bytes += b.size(); });
 
+  // Medians of each figure, and medians of the per-run ratios (a capture against the baseline
+  // measured moments before it, which cancels much of the machine's varying load).
+  auto paired = [](const std::vector<double>& a, const std::vector<double>& b) {
+    std::vector<double> r;
+    for (size_t i = 0; i < a.size() && i < b.size(); ++i) r.push_back(a[i] / b[i]);
+    return Median(r);
+  };
   const double gc_mark = Median(mark), gc_full = Median(full), lb = Median(lower);
+  const double capture_ms = Median(net.elapsed), pause_ms = Median(net.pause);
+  const double capture_ratio = paired(net.elapsed, lower);
+  const double pause_ratio = paired(net.pause, mark);
   const double per_object = static_cast<double>(net.peak_bytes) / static_cast<double>(net.objects);
   const double wire_ratio = static_cast<double>(net.wire_bytes) / static_cast<double>(gclog_bytes);
+  const double mib = 1048576.0;
+  auto met = [](bool ok) { return ok ? "met" : "NOT met"; };
   if (json) {
     std::printf(
-        "{\"objects\": %llu, \"refs\": %llu, \"marked\": %llu, \"gc_mark_ms\": %.2f, "
+        "{\"objects\": %llu, \"refs\": %llu, \"marked\": %llu, \"runs\": %d, \"gc_mark_ms\": %.2f, "
         "\"gc_mark_cpu_ms\": %.2f, \"full_gc_ms\": %.2f, \"lower_bound_ms\": %.2f, "
-        "\"lower_bound_cpu_ms\": %.2f, \"capture_ms\": %.2f, \"pause_ms\": %.2f, "
-        "\"pause_gc_ms\": %.2f, \"pause_walk_ms\": %.2f, \"wire_bytes\": %llu, "
-        "\"gclog_bytes\": %llu, \"agent_peak_bytes\": %llu, \"streaming_capture_ms\": %.2f, "
-        "\"streaming_pause_ms\": %.2f, \"streaming_stall_ms\": %.2f, "
-        "\"streaming_peak_bytes\": %llu}\n",
+        "\"lower_bound_cpu_ms\": %.2f, \"capture_ms\": %.2f, \"capture_vs_lower_bound\": %.3f, "
+        "\"pause_ms\": %.2f, \"pause_vs_gc_mark\": %.3f, \"pause_gc_ms\": %.2f, "
+        "\"pause_walk_ms\": %.2f, \"wire_bytes\": %llu, \"gclog_bytes\": %llu, "
+        "\"agent_peak_bytes\": %llu, \"streaming_capture_ms\": %.2f, \"streaming_pause_ms\": %.2f, "
+        "\"streaming_stall_ms\": %.2f, \"streaming_peak_bytes\": %llu}\n",
         (unsigned long long)net.objects, (unsigned long long)net.refs, (unsigned long long)marked,
-        gc_mark, Median(mark_cpu), gc_full, lb, Median(lower_cpu), net.elapsed_ms, net.pause_ms,
-        net.gc_ms, net.walk_ms, (unsigned long long)net.wire_bytes, (unsigned long long)gclog_bytes,
-        (unsigned long long)net.peak_bytes, streaming.elapsed_ms, streaming.pause_ms,
-        streaming.stall_ms, (unsigned long long)streaming.peak_bytes);
+        runs, gc_mark, Median(mark_cpu), gc_full, lb, Median(lower_cpu), capture_ms, capture_ratio,
+        pause_ms, pause_ratio, Median(net.gc), Median(net.walk), (unsigned long long)net.wire_bytes,
+        (unsigned long long)gclog_bytes, (unsigned long long)net.peak_bytes,
+        Median(streaming.elapsed), Median(streaming.pause), Median(streaming.stall),
+        (unsigned long long)streaming.peak_bytes);
     return 0;
   }
   std::printf(
-      "synthetic heap: %llu objects, %llu references (median of %d runs; wall time, "
-      "CPU time of the measuring thread in brackets)\n",
+      "synthetic heap: %llu objects, %llu references; %d runs, each measuring every line once "
+      "(medians; wall time, CPU time of the measuring thread in brackets; ratios are medians "
+      "of the per-run ratios)\n",
       (unsigned long long)net.objects, (unsigned long long)net.refs, runs);
   std::printf("  GC mark (baseline)                %9.1f ms  [%.1f]\n", gc_mark, Median(mark_cpu));
-  std::printf("  full compacting GC                %9.1f ms  [%.1f]\n", gc_full, Median(full_cpu));
+  std::printf("  full compacting GC                %9.1f ms  [%.1f]  %.2fx GC mark\n", gc_full,
+              Median(full_cpu), paired(full, mark));
   std::printf("  lower bound: walk+enc+dec         %9.1f ms  [%.1f]\n", lb, Median(lower_cpu));
   std::printf(
-      "  end-to-end capture                %9.1f ms  %.2fx lower bound; %.2fx (full GC + "
-      "lower bound)\n",
-      net.elapsed_ms, net.elapsed_ms / lb, net.elapsed_ms / (gc_full + lb));
-  std::printf("    of which the induced GC         %9.1f ms; the rest %.2fx lower bound\n",
-              net.gc_ms, (net.elapsed_ms - net.gc_ms) / lb);
-  std::printf("  game pause                        %9.1f ms  %.2fx GC mark\n", net.pause_ms,
-              net.pause_ms / gc_mark);
-  std::printf("    of which the induced GC         %9.1f ms\n", net.gc_ms);
-  std::printf("    of which walk + encode          %9.1f ms  %.2fx GC mark\n", net.walk_ms,
-              net.walk_ms / gc_mark);
-  std::printf("  wire bytes                        %9.2f MiB %.3fx the .gclog (%.2f MiB)\n",
-              net.wire_bytes / 1048576.0, wire_ratio, gclog_bytes / 1048576.0);
-  std::printf("  agent peak memory                 %9.2f MiB %.1f B/object\n",
-              net.peak_bytes / 1048576.0, per_object);
+      "  end-to-end capture                %9.1f ms  %.2fx lower bound (target <= 2x: %s); "
+      "%.2fx (full GC + lower bound)\n",
+      capture_ms, capture_ratio, met(capture_ratio <= 2.0), paired(net.elapsed, [&] {
+        std::vector<double> v;
+        for (size_t i = 0; i < full.size(); ++i) v.push_back(full[i] + lower[i]);
+        return v;
+      }()));
+  std::printf("    of which the induced GC         %9.1f ms\n", Median(net.gc));
+  std::printf("  game pause                        %9.1f ms  %.2fx GC mark (target <= 2x: %s)\n",
+              pause_ms, pause_ratio, met(pause_ratio <= 2.0));
+  std::printf("    of which the induced GC         %9.1f ms  %.2fx GC mark\n", Median(net.gc),
+              paired(net.gc, mark));
+  std::printf("    of which walk + encode          %9.1f ms  %.2fx GC mark\n", Median(net.walk),
+              paired(net.walk, mark));
   std::printf(
-      "  streaming mode (1 MiB bound)      %9.1f ms capture, pause %.1f ms (%.1f ms "
-      "waiting for the network), agent peak %.3f MiB\n",
-      streaming.elapsed_ms, streaming.pause_ms, streaming.stall_ms,
-      streaming.peak_bytes / 1048576.0);
+      "  wire bytes                        %9.2f MiB %.3fx the .gclog of the same heap "
+      "(%.2f MiB; target <= 0.30x: %s)\n",
+      net.wire_bytes / mib, wire_ratio, gclog_bytes / mib, met(wire_ratio <= 0.30));
+  std::printf(
+      "  agent peak extra memory           %9.2f MiB %.1f B/object (target <= 16 B/object: "
+      "%s)\n",
+      net.peak_bytes / mib, per_object, met(per_object <= 16.0));
+  std::printf(
+      "  streaming mode (1 MiB bound)      %9.1f ms capture, pause %.1f ms (%.1f ms waiting "
+      "for the network), agent peak %.3f MiB (target <= 1 MiB: %s)\n",
+      Median(streaming.elapsed), Median(streaming.pause), Median(streaming.stall),
+      streaming.peak_bytes / mib, met(streaming.peak_bytes <= (1u << 20)));
   return 0;
 }
