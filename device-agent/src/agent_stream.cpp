@@ -58,7 +58,11 @@ void Agent::Impl::OnCancel(ENetPeer* peer, const wire::CancelCapture& c) {
 void Agent::Impl::PumpCapture() {
   if (!job) return;
   job->queue.Wake();  // ENet may have released bytes the walk is waiting for
-  if (controller && !job->cancelled()) {
+  // Buffered mode holds the batches while the world is stopped (CaptureJob::hold_sends), up to
+  // half the memory limit, so the walk never waits on a queue nobody drains.
+  const bool hold = job->hold_sends.load(std::memory_order_acquire) &&
+                    job->memory.unacked() < opt.capture_memory_limit / 2;
+  if (controller && !job->cancelled() && !hold) {
     std::string bytes;
     while (flight.unacked() < protocol::kMaxUnackedBytes && job->queue.Pop(&bytes)) {
       if (!protocol::SendOwned(controller, protocol::kChannelHeap, std::move(bytes), true, &flight,

@@ -47,6 +47,11 @@ struct CaptureJob {
   // CaptureAbort): from then on the host may have seen the capture end, and a new request is
   // deferred until this job is finished instead of being refused as busy.
   std::atomic<bool> finishing{false};
+  // Buffered mode (not streaming): true while the world is stopped. The network thread then
+  // sends nothing (unless the queue passes half the memory limit), so the walk and the batch
+  // sealer have the CPU to themselves and the game's pause stays short; the batches stream
+  // once the game runs again.
+  std::atomic<bool> hold_sends{false};
 
   // ---- results (capture thread, before done) ----
   bool completed = false;              // a CaptureEnd was queued

@@ -46,8 +46,10 @@ void Run(RuntimePort& runtime, CaptureJob& job, uint32_t stop_timeout_ms) {
   CaptureSink sink(runtime, job);
   StoppedWork work{&runtime, &sink};
   const int64_t requested_ns = NowNs();
+  job.hold_sends.store(!CaptureSink::Streaming(job), std::memory_order_release);
   const bool stopped = runtime.RunWithWorldStopped(&WithWorldStopped, &work, stop_timeout_ms);
   job.resumed_ns = NowNs();
+  job.hold_sends.store(false, std::memory_order_release);
   job.cancelled_during_walk = sink.aborted_by_cancel();
   job.wire_bytes = sink.wire_bytes();
   job.peak_bytes = job.memory.peak();  // encoded batches held + the encoder's buffers

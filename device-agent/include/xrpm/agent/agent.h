@@ -5,15 +5,16 @@
 //   - the network thread services ENet (never anything slow), samples counters, and moves
 //     sealed heap batches from the capture queue to ENet under a cap on unacknowledged bytes;
 //   - the capture thread runs a capture: RuntimePort::RunWithWorldStopped -> induced full GC ->
-//     WalkHeap into a compact encoding (protocol/heap_batch.h) -> the game resumes -> the
-//     network thread streams the rest. Batches start flowing while the walk is still running.
+//     WalkHeap into a compact encoding (protocol/heap_batch.h; a third, short-lived thread
+//     encodes sealed batches while the walk goes on) -> the game resumes -> the network thread
+//     streams the batches (it holds them while the world is stopped, see PROTOCOL.md).
 //
-// Memory bound: a capture holds the encoder's column buffers (a few hundred KiB) plus the
-// encoded batches not yet acknowledged by the host (the compact encoding is ~10 B per object,
-// and batches leave while the walk runs). When that total would exceed `capture_memory_limit`,
-// the walk waits for the network (the game pause grows instead of memory); so the agent never
-// holds more than the limit (or its buffers plus one batch, if the limit is smaller than that).
-// Set the limit to 1 MiB for a pure streaming mode. Idle, the agent holds a few KiB.
+// Memory bound: a capture holds the encoder's column buffers (a few MiB) plus the encoded
+// batches not yet acknowledged by the host (~8 B per object). When that total would exceed
+// `capture_memory_limit`, the walk waits for the network (the game pause grows instead of
+// memory); so the agent never holds more than the limit (or its buffers plus one batch, if the
+// limit is smaller than that). Below 8 MiB the agent streams (small batches sent while the walk
+// runs); set 1 MiB for a pure streaming mode. Idle, the agent holds a few KiB.
 //
 // Exposure: binds 127.0.0.1 by default. Any other address requires a token, which every Hello
 // must carry. One controlling host at a time; others are refused with BUSY and a reason.
