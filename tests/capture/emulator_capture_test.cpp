@@ -229,6 +229,26 @@ TEST(Consecutive, BackToBackCapturesAreNeverRefusedAsBusy) {
   EXPECT_EQ(agent->stats().captures_completed, 12u);
 }
 
+// Buffered mode holds batches while the world is stopped; a capture larger than half the
+// memory limit must still complete (the agent starts sending instead of letting the walk wait on
+// a queue nobody drains) and stay within the limit.
+TEST(Consecutive, BufferedCaptureLargerThanTheHoldLimitCompletesWithinTheBound) {
+  Device d({"synthetic", 9, 1200000, 3, 64}, LoopConfig{0, 1});
+  d.loop.RunHere();
+  LogSink log;
+  agent::AgentOptions opt;
+  opt.capture_memory_limit = 8u << 20;  // the smallest buffered (non-streaming) limit
+  auto agent = StartAgent(d.rt, log, opt);
+  ASSERT_TRUE(agent);
+  HostClient client(Opts(*agent));
+  ASSERT_TRUE(Connected(client));
+  CaptureResult r = CaptureOnce(client);
+  ASSERT_TRUE(r.ok) << r.error;
+  EXPECT_GE(r.stats.objects, 1200000u);
+  EXPECT_GT(r.stats.wire_bytes, 8u << 20) << "more than the agent may hold";
+  EXPECT_LE(r.stats.agent_peak_bytes, 8u << 20);
+}
+
 TEST(Gameplay, CapturesWhileTheGameRunsVerifyAndCountersArrive) {
   Device d({"bubbles", 3}, LoopConfig{60, 0});
   LogSink log;
