@@ -7,9 +7,11 @@
 //   BM_WalkCounting    WalkHeap into a sink that counts objects and references (depth-first)
 //   BM_WalkFlat        the same walk with every object postponed (flat list)
 //   BM_BuildSynthetic  building the heap (scenario setup)
-// Run: build/release/bench/emulator/emulator_bench [--benchmark_filter=...]
+// Run: [XRPM_BENCH_OBJECTS=3000000] build/release/bench/emulator/emulator_bench
+//      [--benchmark_filter=...]
 #include <benchmark/benchmark.h>
 
+#include <cstdlib>
 #include <memory>
 
 #include "xrpm/emulator/runtime.h"
@@ -20,8 +22,14 @@ using namespace xrpm::emulator;
 using xrpm::agent::ContainerType;
 using xrpm::agent::WalkResult;
 
-constexpr uint64_t kObjects = 1000000;
 constexpr uint32_t kRefs = 3;
+
+// 1 M objects, or XRPM_BENCH_OBJECTS (e.g. 3000000).
+const uint64_t kObjects = [] {
+  const char* env = std::getenv("XRPM_BENCH_OBJECTS");
+  const uint64_t n = env ? std::strtoull(env, nullptr, 10) : 0;
+  return n ? n : uint64_t{1000000};
+}();
 
 ScenarioParams Params() {
   return ScenarioParams{"synthetic", 1, kObjects, kRefs, 64};
