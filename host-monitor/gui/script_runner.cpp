@@ -5,6 +5,7 @@
 
 #include <cstdio>
 #include <fstream>
+#include <sstream>
 
 #include "app.h"
 #include "xrpm/core/atomic_file.h"
@@ -119,7 +120,13 @@ void ScriptRunner::Start(const ScriptStep& s) {
     app_.SetView(*v);
     Next();
   } else if (s.verb == "launch-emulator") {
-    if (!ses.LaunchEmulator(arg)) return Fail("could not start the emulator: " + ses.last_error());
+    std::istringstream words(arg);
+    std::string scenario;
+    words >> scenario;
+    std::vector<std::string> options;
+    for (std::string w; words >> w;) options.push_back(w);
+    if (!ses.LaunchEmulator(scenario, options))
+      return Fail("could not start the emulator: " + ses.last_error());
     app_.SetView(View::kCounters);
     wait_ = Wait::kDevice;
   } else if (s.verb == "connect") {

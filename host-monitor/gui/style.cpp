@@ -23,6 +23,8 @@ void ApplyStyle() {
   c[ImGuiCol_ChildBg] = ImVec4(0.13f, 0.14f, 0.16f, 1.f);
   c[ImGuiCol_TableRowBgAlt] = ImVec4(1.f, 1.f, 1.f, 0.03f);
   c[ImGuiCol_Header] = ImVec4(0.24f, 0.40f, 0.62f, 0.55f);
+  // Progress bars (capture, background work): white overlay text must stay readable on them.
+  c[ImGuiCol_PlotHistogram] = ImVec4(0.22f, 0.46f, 0.78f, 1.f);
   c[ImGuiCol_HeaderHovered] = ImVec4(0.26f, 0.46f, 0.72f, 0.75f);
   c[ImGuiCol_HeaderActive] = ImVec4(0.28f, 0.50f, 0.80f, 0.90f);
 }

@@ -82,7 +82,7 @@ void CaptureSection(App& app) {
     ImGui::EndDisabled();
     if (!connected) TextMuted("Connect to a device to capture its heap.");
   }
-  if (const auto& last = link.last_capture()) {
+  if (const auto& last = link.last_capture(); last && !link.capturing()) {
     ImGui::PushTextWrapPos(0);
     TextMuted("Last capture: " + FormatCount(last->objects) + " objects, " +
               FormatBytes(last->heap_bytes) + " in " + FormatDuration(last->elapsed_s) + ".");

@@ -118,7 +118,8 @@ void DrawSummaryView(App& app, SnapshotDoc& doc) {
         FormatCount(types.rows.size()) + " of " + FormatCount(snap.type_count()));
     Row("Largest object", FormatBytes(h.largest_object));
     Row("State", std::string(DocStateName(doc.state)) + (doc.unsaved ? ", unsaved" : ""));
-    Row("Loaded in", FormatDuration(doc.load_seconds));
+    if (doc.origin == DocOrigin::kOpened) Row("Loaded in", FormatDuration(doc.load_seconds));
+    if (doc.origin == DocOrigin::kGenerated) Row("Generated in", FormatDuration(doc.load_seconds));
     if (doc.analysis_seconds > 0) Row("Analysed in", FormatDuration(doc.analysis_seconds));
     Row("Memory held",
         FormatBytes(snap.MemoryBytes() + (doc.analysis ? doc.analysis->MemoryBytes() : 0)));

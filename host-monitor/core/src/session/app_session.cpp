@@ -427,7 +427,8 @@ void AppSession::Disconnect() {
   Log(LogEntry::kInfo, had_emulator ? "Disconnected and stopped the emulator" : "Disconnected");
 }
 
-bool AppSession::LaunchEmulator(const std::string& scenario) {
+bool AppSession::LaunchEmulator(const std::string& scenario,
+                                const std::vector<std::string>& extra_args) {
   const std::string program =
       FindCompanionProgram("xrpm-emulator", "emulator", settings_.emulator_path);
   if (program.empty()) {
@@ -442,12 +443,12 @@ bool AppSession::LaunchEmulator(const std::string& scenario) {
   std::string error;
   counters_.Reset();
   settings_.emulator_scenario = scenario;
-  if (!link_.LaunchEmulator(program, scenario, settings_.port, log_path, &error)) {
+  if (!link_.LaunchEmulator(program, scenario, settings_.port, log_path, &error, extra_args)) {
     Log(LogEntry::kError, "Could not start the emulator: " + error);
     return false;
   }
-  Log(LogEntry::kInfo,
-      "Started " + program + " --scenario " + scenario + " (output in " + log_path + ")");
+  Log(LogEntry::kInfo, "Started " + program + " --scenario " + scenario +
+                           (extra_args.empty() ? "" : " ...") + " (output in " + log_path + ")");
   return true;
 }
 

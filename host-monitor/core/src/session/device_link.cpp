@@ -78,12 +78,15 @@ void DeviceLink::Disconnect() {
 }
 
 bool DeviceLink::LaunchEmulator(const std::string& program, const std::string& scenario, int port,
-                                const std::string& log_path, std::string* error) {
+                                const std::string& log_path, std::string* error,
+                                const std::vector<std::string>& extra_args) {
   Disconnect();
   const std::string endpoint = "127.0.0.1:" + std::to_string(port);
   auto child = std::make_unique<ChildProcess>();
-  if (!child->Start(program, {"--scenario", scenario, "--port", std::to_string(port), "--quiet"},
-                    log_path, error)) {
+  std::vector<std::string> args = {"--scenario", scenario, "--port", std::to_string(port),
+                                   "--quiet"};
+  args.insert(args.end(), extra_args.begin(), extra_args.end());
+  if (!child->Start(program, args, log_path, error)) {
     phase_ = Phase::kFailed;
     error_ = *error;
     status_ = "Could not start the emulator.";

@@ -25,7 +25,7 @@ struct VerbSpec {
 };
 
 constexpr VerbSpec kVerbs[] = {
-    {"launch-emulator", Args::kRest, "launch-emulator SCENARIO"},
+    {"launch-emulator", Args::kRest, "launch-emulator SCENARIO [OPTION...]"},
     {"connect", Args::kRest, "connect HOST:PORT"},
     {"disconnect", Args::kNone, "disconnect"},
     {"capture", Args::kNone, "capture"},

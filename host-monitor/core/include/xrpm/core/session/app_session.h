@@ -102,8 +102,9 @@ class AppSession {
   // Connects to an agent ("HOST:PORT"); progress and errors show in link() and the log.
   void Connect(const std::string& endpoint, const std::string& token);
   void Disconnect();
-  // Starts xrpm-emulator locally with `scenario` on 127.0.0.1:<settings port> and connects.
-  bool LaunchEmulator(const std::string& scenario);
+  // Starts xrpm-emulator locally with `scenario` on 127.0.0.1:<settings port> and connects;
+  // `extra_args` go to the emulator as they are (e.g. {"--objects", "5000000"}).
+  bool LaunchEmulator(const std::string& scenario, const std::vector<std::string>& extra_args = {});
   // Captures the connected device's heap; the snapshot arrives as a new unsaved document.
   bool Capture();
   void CancelCapture() { link_.CancelCapture(); }

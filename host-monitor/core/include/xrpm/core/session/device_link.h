@@ -35,10 +35,11 @@ class DeviceLink {
 
   void Connect(const std::string& endpoint, const std::string& token);
   void Disconnect();  // also stops the emulator this link launched
-  // Starts `program --scenario S --port PORT` (the agent on 127.0.0.1:PORT; output to
-  // `log_path`) and connects to it.
+  // Starts `program --scenario S --port PORT [extra_args...]` (the agent on 127.0.0.1:PORT;
+  // output to `log_path`) and connects to it.
   bool LaunchEmulator(const std::string& program, const std::string& scenario, int port,
-                      const std::string& log_path, std::string* error);
+                      const std::string& log_path, std::string* error,
+                      const std::vector<std::string>& extra_args = {});
 
   // Applies changes; returns what happened, for the log.
   std::vector<Event> Poll();

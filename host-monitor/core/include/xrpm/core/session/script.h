@@ -5,7 +5,8 @@
 // argument for verbs that take a path or a name); blank lines and lines starting with '#' are
 // ignored. Verbs and their arguments:
 //
-//   launch-emulator SCENARIO      start xrpm-emulator locally and connect to it
+//   launch-emulator SCENARIO [OPTION...]   start xrpm-emulator locally (the options go to it,
+//                                 e.g. --objects 5000000) and connect to it
 //   connect HOST:PORT             connect to a running agent
 //   disconnect
 //   capture                       capture the heap (waits until the snapshot is in)
