@@ -29,7 +29,10 @@ std::string Ms(uint64_t us) {
 // announced the heap size).
 void DrawProgress(const client::CaptureProgress& p, double* receive_start_s) {
   if (p.phase == client::CapturePhase::kRequested || p.objects == 0) {
-    std::fprintf(stderr, "\r\033[Kstopping the game and collecting garbage... %.0fs", p.elapsed_s);
+    // The agent holds the batches while the game is stopped (docs/PROTOCOL.md), so the first
+    // objects arrive when it runs again.
+    std::fprintf(stderr, "\r\033[Kgame stopped: collecting garbage, walking the heap... %.0fs",
+                 p.elapsed_s);
     std::fflush(stderr);
     return;
   }

@@ -18,7 +18,9 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <sstream>
+#include <thread>
 
 #include "raw_peer.h"
 #include "test_util.h"
@@ -28,6 +30,7 @@
 #include "xrpm/emulator/runtime.h"
 #include "xrpm/emulator/scenario.h"
 #include "xrpm/emulator/snapshot_builder_sink.h"
+#include "xrpm/protocol/constants.h"
 
 namespace xrpm::testing {
 namespace {
@@ -288,6 +291,72 @@ TEST(Gameplay, CapturesWhileTheGameRunsVerifyAndCountersArrive) {
   const auto rows = client.counters().Since(0);
   const int allocated = client.counters().Find("Managed Bytes Allocated");
   EXPECT_GT(rows.back().values[allocated].total, rows.front().values[allocated].total);
+  d.loop.RequestStop();
+  d.loop.Join();
+  EXPECT_TRUE(d.loop.error().empty()) << d.loop.error();
+}
+
+// Polls (bounded) until the game has played `frames` frames.
+bool WaitForFrames(const GameLoop& loop, uint64_t frames, uint32_t timeout_ms) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
+  while (loop.frames() < frames) {
+    if (std::chrono::steady_clock::now() > deadline) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  return true;
+}
+
+// Misbehaving peers against the real emulator while its game runs: each gets a clear fatal
+// error and is dropped; the game keeps its frames coming; then a host takes control, a second
+// one is refused, and the first captures.
+TEST(Gameplay, BadPeersAreRefusedWhileTheGameCarriesOn) {
+  Device d({"bubbles", 4}, LoopConfig{60, 0});
+  LogSink log;
+  auto agent = StartAgent(d.rt, log);
+  ASSERT_TRUE(agent);
+  d.loop.Start();
+
+  struct Bad {
+    const char* name;
+    uint32_t version;   // 0: the right one
+    std::string bytes;  // sent instead of a Hello (unless empty)
+    wire::ErrorCode code;
+  };
+  const Bad cases[] = {
+      {"version mismatch", 99, "", wire::VERSION_MISMATCH},
+      {"garbage", 0, std::string("\xff\xff\xff\xff", 4), wire::MALFORMED},
+      {"oversized", 0, std::string(protocol::kMaxHostMessageBytes + 1, '\0'), wire::TOO_LARGE},
+      {"second host", 0, "", wire::BUSY},  // runs with `client` in control
+  };
+  std::unique_ptr<HostClient> client;
+  for (const Bad& c : cases) {
+    SCOPED_TRACE(c.name);
+    if (c.code == wire::BUSY) {
+      client = std::make_unique<HostClient>(Opts(*agent));
+      ASSERT_TRUE(Connected(*client));
+    }
+    const uint64_t frames = d.loop.frames();
+    auto p = RawPeer::Connect(agent->port());
+    ASSERT_TRUE(p);
+    wire::Envelope reply;
+    if (!c.bytes.empty()) {
+      ASSERT_TRUE(p->SendBytes(c.bytes));
+      ASSERT_TRUE(p->ReceiveBody(wire::Envelope::kError, &reply));
+    } else {
+      EXPECT_FALSE(Handshake(*p, &reply, c.version));
+      ASSERT_TRUE(reply.has_error());
+    }
+    EXPECT_EQ(reply.error().code(), c.code) << reply.error().message();
+    EXPECT_TRUE(reply.error().fatal());
+    EXPECT_FALSE(reply.error().message().empty());
+    EXPECT_TRUE(p->WaitDisconnect(3000));
+    EXPECT_TRUE(WaitForFrames(d.loop, frames + 3, 5000)) << "the game kept running";
+  }
+  ASSERT_TRUE(client);
+  EXPECT_EQ(client->state(), client::ConnectionState::kConnected);
+  CaptureResult r = CaptureOnce(*client);
+  ASSERT_TRUE(r.ok) << r.error;
+  ExpectClosed(*r.snapshot);
   d.loop.RequestStop();
   d.loop.Join();
   EXPECT_TRUE(d.loop.error().empty()) << d.loop.error();
