@@ -154,6 +154,23 @@ client::ClientOptions Opts(const agent::Agent& a) {
   return o;
 }
 
+// Starts an agent on the device and its game thread (60 fps); nullptr if the agent fails.
+std::unique_ptr<agent::Agent> StartPlaying(Device& d, LogSink& log, agent::AgentOptions opt = {}) {
+  auto agent = StartAgent(d.rt, log, std::move(opt));
+  if (agent) d.loop.Start();
+  return agent;
+}
+
+// Polls (bounded) until the game has played `frames` frames.
+bool WaitForFrames(const GameLoop& loop, uint64_t frames, uint32_t timeout_ms) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
+  while (loop.frames() < frames) {
+    if (std::chrono::steady_clock::now() > deadline) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  return true;
+}
+
 struct Case {
   const char* name;
   ScenarioParams params;
@@ -255,9 +272,8 @@ TEST(Consecutive, BufferedCaptureLargerThanTheHoldLimitCompletesWithinTheBound) 
 TEST(Gameplay, CapturesWhileTheGameRunsVerifyAndCountersArrive) {
   Device d({"bubbles", 3}, LoopConfig{60, 0});
   LogSink log;
-  auto agent = StartAgent(d.rt, log);
+  auto agent = StartPlaying(d, log);
   ASSERT_TRUE(agent);
-  d.loop.Start();
   HostClient client(Opts(*agent));
   ASSERT_TRUE(Connected(client));
   client.SubscribeCounters(50);
@@ -296,25 +312,14 @@ TEST(Gameplay, CapturesWhileTheGameRunsVerifyAndCountersArrive) {
   EXPECT_TRUE(d.loop.error().empty()) << d.loop.error();
 }
 
-// Polls (bounded) until the game has played `frames` frames.
-bool WaitForFrames(const GameLoop& loop, uint64_t frames, uint32_t timeout_ms) {
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
-  while (loop.frames() < frames) {
-    if (std::chrono::steady_clock::now() > deadline) return false;
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  }
-  return true;
-}
-
 // Misbehaving peers against the real emulator while its game runs: each gets a clear fatal
 // error and is dropped; the game keeps its frames coming; then a host takes control, a second
 // one is refused, and the first captures.
 TEST(Gameplay, BadPeersAreRefusedWhileTheGameCarriesOn) {
   Device d({"bubbles", 4}, LoopConfig{60, 0});
   LogSink log;
-  auto agent = StartAgent(d.rt, log);
+  auto agent = StartPlaying(d, log);
   ASSERT_TRUE(agent);
-  d.loop.Start();
 
   struct Bad {
     const char* name;
@@ -367,9 +372,8 @@ TEST(Gameplay, HostVanishingMidCaptureResumesTheGameAndTheNextCaptureWorks) {
   LogSink log;
   agent::AgentOptions opt;
   opt.capture_memory_limit = 1 << 20;  // a streaming agent: the walk waits for this host
-  auto agent = StartAgent(d.rt, log, opt);
+  auto agent = StartPlaying(d, log, opt);
   ASSERT_TRUE(agent);
-  d.loop.Start();
   auto p = RawPeer::Connect(agent->port());
   ASSERT_TRUE(p);
   ASSERT_TRUE(StartRawCapture(*p));
