@@ -87,6 +87,14 @@ TEST_P(RandomGraphGc, FreesExactlyTheUnreachable) {
   ASSERT_EQ(rt.VerifyHeap(), "");
   CheckHeapMatches(rt, t, g, e.strong);
   EXPECT_TRUE(rt.finalizers().pending().empty());
+
+  // A collection with no garbage left moves nothing (compaction skips its forwarding pass) and
+  // keeps every object and edge.
+  const GcResult again = rt.gc().Collect(GcReason::kInduced, compact);
+  EXPECT_EQ(again.moved_objects, 0u);
+  EXPECT_EQ(again.freed_objects, 0u);
+  ASSERT_EQ(rt.VerifyHeap(), "");
+  CheckHeapMatches(rt, t, g, e.strong);
 }
 
 INSTANTIATE_TEST_SUITE_P(Seeds, RandomGraphGc,
