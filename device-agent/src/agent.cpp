@@ -33,6 +33,13 @@ bool Agent::Impl::Start(std::string* error) {
     *error = "ENet failed to initialise";
     return false;
   }
+  if (!opt.token.empty()) {
+    if (!protocol::AuthInit()) {
+      *error = "libsodium failed to initialise (no entropy source?): cannot check tokens";
+      return false;
+    }
+    auth_key = protocol::DeriveAuthKey(opt.token);
+  }
   ENetAddress addr;
   if (!protocol::ResolveEndpoint({opt.address, opt.port}, &addr, error)) return false;
   const bool loopback = protocol::IsLoopback(addr);

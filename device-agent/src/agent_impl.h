@@ -19,6 +19,7 @@
 
 #include "capture_job.h"
 #include "xrpm/agent/agent.h"
+#include "xrpm/protocol/auth.h"
 #include "xrpm/protocol/enet_io.h"
 #include "xrpm/protocol/wire.pb.h"
 
@@ -26,10 +27,13 @@ namespace xrpm {
 namespace agent {
 
 struct Session {
-  enum class State { kAwaitHello, kActive, kClosing };
+  // kAwaitAuth: the Hello was accepted, the AuthChallenge sent, the answer not yet received.
+  enum class State { kAwaitHello, kAwaitAuth, kActive, kClosing };
   State state = State::kAwaitHello;
   int64_t connected_ns = 0;
   std::string address;  // "127.0.0.1:53211"
+  std::string client_name;
+  std::string client_nonce, agent_nonce;  // of this connection's challenge (auth.h)
 };
 
 struct Agent::Impl {
@@ -49,6 +53,8 @@ struct Agent::Impl {
   void OnDisconnect(ENetPeer* peer);
   void Dispatch(ENetPeer* peer, Session* s, const wire::Envelope& env);
   void OnHello(ENetPeer* peer, Session* s, const wire::Hello& h);
+  void OnAuthResponse(ENetPeer* peer, Session* s, const wire::AuthResponse& r);
+  void GrantControl(ENetPeer* peer, Session* s);  // the host is in control: Welcome
   void Refuse(ENetPeer* peer, wire::ErrorCode code, const std::string& why);
   void DropController(const std::string& why);
   void CheckHandshakeTimeouts();
@@ -66,6 +72,7 @@ struct Agent::Impl {
 
   RuntimePort& runtime;
   const AgentOptions opt;
+  protocol::AuthKey auth_key{};  // derived from opt.token (unused when it is empty)
   ENetHost* host = nullptr;
   std::atomic<uint16_t> port{0};
   std::thread net_thread, worker_thread;

@@ -1,6 +1,6 @@
-// Agent peers: connection, handshake (version, token, one controller), command dispatch and
-// refusals. Every refusal sends a fatal Error with the reason, then disconnects with the
-// ErrorCode as ENet's disconnect data, and is logged on the agent side.
+// Agent peers: connection, handshake (version, token challenge-response, one controller),
+// command dispatch and refusals. Every refusal sends a fatal Error with the reason, then
+// disconnects with the ErrorCode as ENet's disconnect data, and is logged on the agent side.
 #include "agent_impl.h"
 #include "utf8.h"
 #include "xrpm/protocol/constants.h"
@@ -8,19 +8,6 @@
 
 namespace xrpm {
 namespace agent {
-namespace {
-
-// Compares without an early exit, so timing does not reveal how much of a token matched.
-// (A challenge-response replaces the plain token in the hardening work.)
-bool TokenEquals(const std::string& a, const std::string& b) {
-  if (a.size() != b.size()) return false;
-  unsigned diff = 0;
-  for (size_t i = 0; i < a.size(); ++i)
-    diff |= static_cast<unsigned char>(a[i]) ^ static_cast<unsigned char>(b[i]);
-  return diff == 0;
-}
-
-}  // namespace
 
 bool Agent::Impl::SendControl(ENetPeer* peer, const wire::Envelope& env) {
   return protocol::SendEnvelope(peer, protocol::kChannelControl, env, true,
@@ -120,6 +107,12 @@ void Agent::Impl::Dispatch(ENetPeer* peer, Session* s, const wire::Envelope& env
                     std::string("expected hello first, got ") + protocol::BodyName(env));
     return OnHello(peer, s, env.hello());
   }
+  if (s->state == Session::State::kAwaitAuth) {
+    if (!env.has_auth_response())
+      return Refuse(peer, wire::NOT_AUTHENTICATED,
+                    std::string("expected auth_response, got ") + protocol::BodyName(env));
+    return OnAuthResponse(peer, s, env.auth_response());
+  }
   switch (env.body_case()) {
     case wire::Envelope::kSubscribeCounters:
       return OnSubscribe(peer, env.subscribe_counters());
@@ -146,19 +139,43 @@ void Agent::Impl::OnHello(ENetPeer* peer, Session* s, const wire::Hello& h) {
     return Refuse(peer, wire::VERSION_MISMATCH,
                   "this agent speaks xrpm protocol " + std::to_string(protocol::kProtocolVersion) +
                       ", the host speaks " + std::to_string(h.protocol_version()));
-  if (h.client_name().size() > protocol::kMaxShortString ||
-      h.token().size() > protocol::kMaxShortString)
-    return Refuse(peer, wire::MALFORMED, "hello fields over 256 bytes");
-  if (!opt.token.empty() && !TokenEquals(h.token(), opt.token))
-    return Refuse(peer, wire::BAD_TOKEN,
-                  h.token().empty() ? "this agent requires a token (--token)"
-                                    : "the token does not match the agent's");
+  if (h.client_name().size() > protocol::kMaxShortString)
+    return Refuse(peer, wire::MALFORMED, "hello client name over 256 bytes");
+  if (h.client_nonce().size() != protocol::kAuthNonceBytes)
+    return Refuse(peer, wire::MALFORMED,
+                  "hello client nonce of " + std::to_string(h.client_nonce().size()) +
+                      " bytes, expected " + std::to_string(protocol::kAuthNonceBytes));
   if (controller && controller != peer)
     return Refuse(peer, wire::BUSY,
                   "another host (" + static_cast<Session*>(controller->data)->address +
                       ") is connected to this agent; only one host at a time");
+  s->client_name = SanitizeUtf8(h.client_name().c_str(), protocol::kMaxShortString);
+  if (opt.token.empty()) return GrantControl(peer, s);
+  // Challenge: the host must prove it knows the token (auth.h).
+  s->client_nonce = h.client_nonce();
+  s->agent_nonce = protocol::AuthNonce();
+  s->state = Session::State::kAwaitAuth;
+  wire::Envelope env;
+  env.mutable_auth_challenge()->set_agent_nonce(s->agent_nonce);
+  SendControl(peer, env);
+}
+
+void Agent::Impl::OnAuthResponse(ENetPeer* peer, Session* s, const wire::AuthResponse& r) {
+  if (r.answer().empty())
+    return Refuse(peer, wire::BAD_TOKEN, "this agent requires a token (--token)");
+  if (!protocol::AuthVerify(auth_key, s->agent_nonce, s->client_nonce, r.answer()))
+    return Refuse(peer, wire::BAD_TOKEN, "the token does not match the agent's");
+  if (controller && controller != peer)  // another host won the race while this one answered
+    return Refuse(peer, wire::BUSY,
+                  "another host (" + static_cast<Session*>(controller->data)->address +
+                      ") is connected to this agent; only one host at a time");
+  GrantControl(peer, s);
+}
+
+void Agent::Impl::GrantControl(ENetPeer* peer, Session* s) {
   controller = peer;
   s->state = Session::State::kActive;
+  s->agent_nonce.clear();
   {
     std::lock_guard<std::mutex> lock(stats_mu);
     stats.host_connected = true;
@@ -183,8 +200,8 @@ void Agent::Impl::OnHello(ENetPeer* peer, Session* s, const wire::Hello& h) {
   w->set_max_message_bytes(protocol::kMaxAgentMessageBytes);
   w->set_max_host_message_bytes(protocol::kMaxHostMessageBytes);
   SendControl(peer, env);
-  Log("host " + s->address + " (" +
-      SanitizeUtf8(h.client_name().c_str(), protocol::kMaxShortString) + ") is in control");
+  Log("host " + s->address + " (" + s->client_name + ") is in control" +
+      (opt.token.empty() ? "" : " (token verified)"));
 }
 
 void Agent::Impl::CheckHandshakeTimeouts() {
@@ -192,10 +209,12 @@ void Agent::Impl::CheckHandshakeTimeouts() {
   for (size_t i = 0; i < host->peerCount; ++i) {
     ENetPeer* peer = &host->peers[i];
     auto* s = static_cast<Session*>(peer->data);
-    if (s && s->state == Session::State::kAwaitHello &&
+    if (s && (s->state == Session::State::kAwaitHello || s->state == Session::State::kAwaitAuth) &&
         now - s->connected_ns > int64_t{opt.handshake_timeout_ms} * 1000000)
-      Refuse(peer, wire::TIMEOUT,
-             "no hello within " + std::to_string(opt.handshake_timeout_ms) + " ms");
+      Refuse(
+          peer, wire::TIMEOUT,
+          std::string(s->state == Session::State::kAwaitHello ? "no hello" : "no auth_response") +
+              " within " + std::to_string(opt.handshake_timeout_ms) + " ms");
   }
 }
 

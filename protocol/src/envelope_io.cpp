@@ -30,8 +30,12 @@ const char* BodyName(const wire::Envelope& env) {
       return "capture_request";
     case wire::Envelope::kCancelCapture:
       return "cancel_capture";
+    case wire::Envelope::kAuthResponse:
+      return "auth_response";
     case wire::Envelope::kWelcome:
       return "welcome";
+    case wire::Envelope::kAuthChallenge:
+      return "auth_challenge";
     case wire::Envelope::kCounterDescriptors:
       return "counter_descriptors";
     case wire::Envelope::kError:

@@ -2,6 +2,7 @@
 
 #include <chrono>
 
+#include "xrpm/protocol/auth.h"
 #include "xrpm/protocol/constants.h"
 #include "xrpm/protocol/enet_io.h"
 #include "xrpm/protocol/heap_batch_writer.h"
@@ -150,9 +151,19 @@ bool Handshake(RawPeer& p, wire::Envelope* welcome, uint32_t version, const std:
   wire::Envelope hello;
   hello.mutable_hello()->set_protocol_version(version ? version : protocol::kProtocolVersion);
   hello.mutable_hello()->set_client_name("raw test peer");
-  hello.mutable_hello()->set_token(token);
+  const std::string client_nonce = protocol::AuthNonce();
+  hello.mutable_hello()->set_client_nonce(client_nonce);
   if (!p.Send(hello)) return false;
   if (!p.Receive(welcome)) return false;
+  if (welcome->has_auth_challenge()) {
+    wire::Envelope answer;
+    answer.mutable_auth_response()->set_answer(
+        token.empty()
+            ? std::string()
+            : protocol::AuthAnswer(protocol::DeriveAuthKey(token),
+                                   welcome->auth_challenge().agent_nonce(), client_nonce));
+    if (!p.Send(answer) || !p.Receive(welcome)) return false;
+  }
   return welcome->has_welcome();
 }
 

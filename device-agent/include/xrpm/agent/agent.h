@@ -16,8 +16,10 @@
 // limit is smaller than that). Below 8 MiB the agent streams (small batches sent while the walk
 // runs); set 1 MiB for a pure streaming mode. Idle, the agent holds a few KiB.
 //
-// Exposure: binds 127.0.0.1 by default. Any other address requires a token, which every Hello
-// must carry. One controlling host at a time; others are refused with BUSY and a reason.
+// Exposure: binds 127.0.0.1 by default. Any other address requires a token; with a token,
+// every host must prove it knows it by a challenge-response (protocol/auth.h: libsodium MAC
+// over fresh nonces; the token never crosses the wire). One controlling host at a time; others are
+// refused with BUSY and a reason.
 //
 // No exception crosses this API; errors are returned as text. Thread-safety: Start/Stop from
 // one thread; stats() and port() from any thread.

@@ -2,6 +2,7 @@
 #include <algorithm>
 
 #include "host_client_impl.h"
+#include "xrpm/protocol/auth.h"
 #include "xrpm/protocol/constants.h"
 #include "xrpm/protocol/enet_io.h"
 #include "xrpm/protocol/envelope_io.h"
@@ -97,7 +98,9 @@ void HostClient::Impl::Service() {
         wire::Hello* h = env.mutable_hello();
         h->set_protocol_version(protocol::kProtocolVersion);
         h->set_client_name(opt.client_name.substr(0, protocol::kMaxShortString));
-        h->set_token(opt.token);
+        client_nonce = protocol::AuthNonce();
+        challenged = false;
+        h->set_client_nonce(client_nonce);
         SendToAgent(env);
         break;
       }
@@ -178,6 +181,7 @@ void HostClient::Impl::Dispatch(const wire::Envelope& env, size_t bytes) {
     return;
   }
   if (!handshaken) {
+    if (env.has_auth_challenge() && !challenged) return OnChallenge(env.auth_challenge());
     if (!env.has_welcome())
       return ProtocolError(wire::MALFORMED,
                            std::string("expected welcome, got ") + protocol::BodyName(env));
@@ -197,6 +201,22 @@ void HostClient::Impl::Dispatch(const wire::Envelope& env, size_t bytes) {
       return ProtocolError(wire::MALFORMED, std::string("unexpected ") + protocol::BodyName(env) +
                                                 " from the agent");
   }
+}
+
+void HostClient::Impl::OnChallenge(const wire::AuthChallenge& c) {
+  if (c.agent_nonce().size() != protocol::kAuthNonceBytes)
+    return ProtocolError(wire::MALFORMED,
+                         "auth challenge nonce of " + std::to_string(c.agent_nonce().size()) +
+                             " bytes, expected " + std::to_string(protocol::kAuthNonceBytes));
+  challenged = true;
+  // Without a token the answer is empty: the agent refuses with BAD_TOKEN and says why.
+  wire::Envelope env;
+  if (!opt.token.empty())
+    env.mutable_auth_response()->set_answer(
+        protocol::AuthAnswer(protocol::DeriveAuthKey(opt.token), c.agent_nonce(), client_nonce));
+  else
+    env.mutable_auth_response();
+  SendToAgent(env);
 }
 
 void HostClient::Impl::OnWelcome(const wire::Welcome& w) {

@@ -40,6 +40,7 @@ struct HostClient::Impl {
   void Service();
   void OnReceive(ENetPacket* packet, uint8_t channel);
   void Dispatch(const wire::Envelope& env, size_t bytes);
+  void OnChallenge(const wire::AuthChallenge& c);
   void OnWelcome(const wire::Welcome& w);
   void OnDescriptors(const wire::CounterDescriptors& d);
   void OnSample(const wire::CounterSample& s);
@@ -73,6 +74,8 @@ struct HostClient::Impl {
   ENetHost* host = nullptr;
   ENetPeer* peer = nullptr;
   bool handshaken = false;
+  std::string client_nonce;  // this connection's Hello nonce (auth.h)
+  bool challenged = false;   // an AuthChallenge was answered
   Clock::time_point connect_started, capture_started, connected_at;
   uint32_t next_request_id = 1;
   uint32_t request_id = 0;  // of the running capture

@@ -10,7 +10,8 @@ namespace xrpm {
 namespace protocol {
 
 // Bumped only for changes an older peer would misread (see wire.proto).
-constexpr uint32_t kProtocolVersion = 1;
+// 2: the token is proven by a challenge-response (auth.h) instead of sent in the Hello.
+constexpr uint32_t kProtocolVersion = 2;
 constexpr uint16_t kDefaultPort = 4510;
 constexpr const char* kAgentName = "xrpm-agent 0.1.0";
 

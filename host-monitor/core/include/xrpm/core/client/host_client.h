@@ -26,7 +26,7 @@ namespace xrpm::client {
 
 struct ClientOptions {
   std::string endpoint;  // "HOST:PORT" (port defaults to 4510)
-  std::string token;     // sent in the Hello when non-empty
+  std::string token;     // proven by challenge-response when the agent asks; never sent
   std::string client_name = "xrpm 0.1.0";
   uint32_t connect_timeout_ms = 5000;  // connect + handshake
   uint32_t peer_timeout_ms = 5000;     // a silent agent is declared gone after this
