@@ -48,8 +48,9 @@ bool Agent::Impl::Start(std::string* error) {
              " (not loopback) requires a token: pass --token, and give it to the host";
     return false;
   }
-  // Room for peers beyond the one controller, so a second host can be told why it is refused.
-  host = enet_host_create(&addr, 8, protocol::kChannelCount, 0, 0);
+  // Room for peers beyond the one controller, so other hosts can be told why they are refused
+  // (refused peers are dropped after kRefusedLingerMs even if they never acknowledge).
+  host = enet_host_create(&addr, kMaxAgentPeers, protocol::kChannelCount, 0, 0);
   if (!host) {
     *error = "cannot listen on " + protocol::FormatAddress(addr) + " (address in use?)";
     return false;

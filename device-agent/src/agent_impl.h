@@ -26,12 +26,18 @@
 namespace xrpm {
 namespace agent {
 
+// ENet peer slots: the controller plus hosts being refused (each told why).
+constexpr size_t kMaxAgentPeers = 32;
+// A refused peer gets this long to acknowledge its disconnect before its slot is reclaimed.
+constexpr uint32_t kRefusedLingerMs = 500;
+
 struct Session {
   // kAwaitAuth: the Hello was accepted, the AuthChallenge sent, the answer not yet received.
   enum class State { kAwaitHello, kAwaitAuth, kActive, kClosing };
   State state = State::kAwaitHello;
   int64_t connected_ns = 0;
-  std::string address;  // "127.0.0.1:53211"
+  int64_t closing_ns = 0;  // when the agent started cutting it off (kClosing)
+  std::string address;     // "127.0.0.1:53211"
   std::string client_name;
   std::string client_nonce, agent_nonce;  // of this connection's challenge (auth.h)
 };
@@ -57,7 +63,10 @@ struct Agent::Impl {
   void GrantControl(ENetPeer* peer, Session* s);  // the host is in control: Welcome
   void Refuse(ENetPeer* peer, wire::ErrorCode code, const std::string& why);
   void DropController(const std::string& why);
+  // Refuses peers silent past the handshake timeout, and drops refused peers that never
+  // acknowledge their disconnect (so a flood of them cannot hold the peer slots).
   void CheckHandshakeTimeouts();
+  void MarkClosing(Session* s);  // kClosing from now
   bool SendControl(ENetPeer* peer, const wire::Envelope& env);
 
   // agent_stream.cpp

@@ -39,7 +39,7 @@ void Agent::Impl::Refuse(ENetPeer* peer, wire::ErrorCode code, const std::string
   Log("refused " + s->address + ": " + protocol::ErrorCodeName(code) + ": " + why);
   SendControl(peer, protocol::MakeError(code, why, true));
   enet_peer_disconnect_later(peer, code);
-  s->state = Session::State::kClosing;
+  MarkClosing(s);
   {
     std::lock_guard<std::mutex> lock(stats_mu);
     ++stats.refused;
@@ -124,7 +124,7 @@ void Agent::Impl::Dispatch(ENetPeer* peer, Session* s, const wire::Envelope& env
       Log("host " + s->address + " reported: " + SanitizeUtf8(env.error().message().c_str(), 1024));
       if (env.error().fatal()) {
         enet_peer_disconnect_later(peer, 0);
-        s->state = Session::State::kClosing;
+        MarkClosing(s);
         if (peer == controller) DropController("the host reported a fatal error");
       }
       return;
@@ -204,11 +204,27 @@ void Agent::Impl::GrantControl(ENetPeer* peer, Session* s) {
       (opt.token.empty() ? "" : " (token verified)"));
 }
 
+void Agent::Impl::MarkClosing(Session* s) {
+  s->state = Session::State::kClosing;
+  s->closing_ns = NowNs();
+}
+
 void Agent::Impl::CheckHandshakeTimeouts() {
   const int64_t now = NowNs();
   for (size_t i = 0; i < host->peerCount; ++i) {
     ENetPeer* peer = &host->peers[i];
     auto* s = static_cast<Session*>(peer->data);
+    if (s && s->state == Session::State::kClosing &&
+        now - s->closing_ns > int64_t{kRefusedLingerMs} * 1000000) {
+      // It had its error message and disconnect; a peer that does not acknowledge them (gone,
+      // or hostile) would otherwise hold its slot until the peer timeout.
+      Log("host " + s->address + " dropped (did not acknowledge the disconnect within " +
+          std::to_string(kRefusedLingerMs) + " ms)");
+      delete s;
+      peer->data = nullptr;
+      enet_peer_reset(peer);
+      continue;
+    }
     if (s && (s->state == Session::State::kAwaitHello || s->state == Session::State::kAwaitAuth) &&
         now - s->connected_ns > int64_t{opt.handshake_timeout_ms} * 1000000)
       Refuse(

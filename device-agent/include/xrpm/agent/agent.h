@@ -85,6 +85,7 @@ class Agent {
   AgentStats stats() const noexcept;
 
  private:
+  friend class AgentHarness;  // tests/fuzz/agent_messages_fuzz.cpp drives Impl without sockets
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };

@@ -1,0 +1,151 @@
+// Hostile peers against an agent that serves a running game (the emulated runtime, game loop at
+// 60 fps, in process): wrong protocol version, wrong token answers, garbage, oversized
+// messages, commands before the handshake, floods of malformed packets, and connection floods
+// while a legitimate host is in control (by peers that never acknowledge their disconnect). Each is
+// cut off with the right error code (sent to the peer and as the ENet disconnect data) and logged;
+// the world is never stopped for them, the game keeps running, and the legitimate host captures
+// normally afterwards. (The frame rate under attack is a figure in docs/RELIABILITY.md, not a test
+// assertion.)
+#include <gtest/gtest.h>
+
+#include <chrono>
+
+#include "raw_peer.h"
+#include "test_util.h"
+#include "xrpm/emulator/game_loop.h"
+#include "xrpm/emulator/runtime.h"
+#include "xrpm/emulator/scenario.h"
+#include "xrpm/protocol/auth.h"
+#include "xrpm/protocol/constants.h"
+
+namespace xrpm::testing {
+namespace {
+
+using emulator::GameLoop;
+using emulator::LoopConfig;
+using emulator::Runtime;
+using emulator::RuntimeConfig;
+
+constexpr char kToken[] = "0c1d2e3f4a5b6c7d8e9f0a1b2c3d4e5f";
+
+struct Game {
+  Runtime rt;
+  std::unique_ptr<emulator::Scenario> scenario;
+  GameLoop loop;
+  Game()
+      : rt(Config()),
+        scenario(emulator::MakeScenario({"bubbles", 5})),
+        loop(rt, *scenario, {60, 0}) {
+    loop.Setup();
+  }
+  static RuntimeConfig Config() {
+    RuntimeConfig c;
+    c.heap_reserve_bytes = 256u << 20;
+    return c;
+  }
+};
+
+wire::Envelope Hello(uint32_t version) {
+  wire::Envelope h;
+  h.mutable_hello()->set_protocol_version(version);
+  h.mutable_hello()->set_client_name("hostile");
+  h.mutable_hello()->set_client_nonce(protocol::AuthNonce());
+  return h;
+}
+
+// One hostile peer of kind `k`; returns the error code the agent answered with.
+wire::ErrorCode Attack(uint16_t port, int k) {
+  auto p = RawPeer::Connect(port);
+  if (!p) return wire::ERROR_UNSPECIFIED;
+  wire::Envelope m;
+  switch (k) {
+    case 0:  // an old or future host
+      p->Send(Hello(protocol::kProtocolVersion + 7));
+      break;
+    case 1: {  // guesses the answer
+      p->Send(Hello(protocol::kProtocolVersion));
+      if (!p->ReceiveBody(wire::Envelope::kAuthChallenge, &m)) return wire::ERROR_UNSPECIFIED;
+      wire::Envelope a;
+      a.mutable_auth_response()->set_answer(std::string(protocol::kAuthAnswerBytes, '\x42'));
+      p->Send(a);
+      break;
+    }
+    case 2:  // garbage
+      p->SendBytes(std::string("\x12\x34\xff\xff\xff\xff\xff junk", 14));
+      break;
+    case 3:  // oversized
+      p->SendBytes(std::string(protocol::kMaxHostMessageBytes + 1, 'x'));
+      break;
+    case 4:  // commands without a handshake
+      m.mutable_capture_request()->set_request_id(1);
+      p->Send(m);
+      break;
+    case 5:  // a flood of malformed packets, back to back
+      for (int i = 0; i < 300; ++i) p->SendBytes(std::string(1 + i % 64, static_cast<char>(0xff)));
+      break;
+  }
+  wire::Envelope reply;
+  if (!p->ReceiveBody(wire::Envelope::kError, &reply)) return wire::ERROR_UNSPECIFIED;
+  uint32_t data = 0;
+  if (!p->WaitDisconnect(3000, &data) || data != static_cast<uint32_t>(reply.error().code()))
+    return wire::ERROR_UNSPECIFIED;
+  return reply.error().code();
+}
+
+TEST(HostilePeers, AreCutOffAndLoggedWhileTheGameRuns) {
+  Game g;
+  LogSink log;
+  agent::AgentOptions opt;
+  opt.token = kToken;
+  auto agent = StartAgent(g.rt, log, opt);
+  ASSERT_TRUE(agent);
+  g.loop.Start();
+  const wire::ErrorCode expected[] = {wire::VERSION_MISMATCH,  wire::BAD_TOKEN,
+                                      wire::MALFORMED,         wire::TOO_LARGE,
+                                      wire::NOT_AUTHENTICATED, wire::MALFORMED};
+  // Attack in rounds of every kind until the game has played 30 more frames (half a second at
+  // 60 fps): it keeps running under a continuous attack. Bounded by the round count.
+  const uint64_t frames0 = g.loop.frames();
+  const auto t0 = std::chrono::steady_clock::now();
+  int peers = 0;
+  for (int round = 0; round < 3000 && (round < 2 || g.loop.frames() < frames0 + 30); ++round)
+    for (int k = 0; k < 6; ++k, ++peers)
+      EXPECT_EQ(Attack(agent->port(), k), expected[k]) << "kind " << k;
+  const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const uint64_t frames = g.loop.frames() - frames0;
+  const agent::AgentStats st = agent->stats();
+  EXPECT_GE(frames, 30u) << "the game ran during the attack";
+  EXPECT_EQ(st.refused, static_cast<uint64_t>(peers)) << "each hostile peer refused exactly once";
+  EXPECT_EQ(log.WaitCount("refused 127.0.0.1:", peers), static_cast<size_t>(peers)) << log.All();
+  EXPECT_EQ(st.captures_completed + st.captures_aborted, 0u) << "nobody got to stop the world";
+  std::printf(
+      "[ figures  ] %d hostile peers in %.2f s; game: %llu frames (%.1f fps, paced at 60)\n", peers,
+      secs, static_cast<unsigned long long>(frames), frames / secs);
+
+  // A legitimate host takes control; a connection flood meanwhile is refused as BUSY. The
+  // flooders never acknowledge their disconnect: more of them than the agent has peer slots,
+  // so this passes only because refused peers' slots are reclaimed (after 500 ms).
+  client::ClientOptions o;
+  o.endpoint = Endpoint(*agent);
+  o.token = kToken;
+  client::HostClient c(o);
+  ASSERT_TRUE(Connected(c));
+  for (int i = 0; i < 40; ++i) {
+    auto p = RawPeer::Connect(agent->port());
+    ASSERT_TRUE(p) << "flooder " << i << "\n" << log.All();
+    wire::Envelope reply;
+    ASSERT_TRUE(p->ReceiveBody(wire::Envelope::kError, &reply));
+    EXPECT_EQ(reply.error().code(), wire::BUSY);
+  }
+  EXPECT_GE(log.WaitCount("did not acknowledge the disconnect", 1), 1u);
+  const client::CaptureResult r = CaptureOnce(c);
+  ASSERT_TRUE(r.ok) << r.error;
+  EXPECT_GT(r.stats.objects, 50u);
+  c.Disconnect();
+  g.loop.RequestStop();
+  g.loop.Join();
+  EXPECT_TRUE(g.loop.error().empty()) << g.loop.error();
+}
+
+}  // namespace
+}  // namespace xrpm::testing
