@@ -386,20 +386,22 @@ void HostClient::Impl::SendToAgent(const wire::Envelope& env) {
 }
 
 void HostClient::Impl::ProtocolError(wire::ErrorCode code, const std::string& why) {
-  if (!peer) return;
-  SendToAgent(protocol::MakeError(code, why, true));
-  enet_host_flush(host);
-  enet_peer_disconnect_later(peer, code);
-  // Stop reading: the session is over as far as this host is concerned.
-  ENetPeer* p = peer;
-  peer = nullptr;
-  ENetEvent ev;
-  const auto t0 = Clock::now();
-  while (Seconds(t0) < 0.25 && enet_host_service(host, &ev, 10) >= 0) {
-    if (ev.type == ENET_EVENT_TYPE_DISCONNECT) break;
-    if (ev.type == ENET_EVENT_TYPE_RECEIVE) enet_packet_destroy(ev.packet);
+  if (peer) {
+    SendToAgent(protocol::MakeError(code, why, true));
+    enet_host_flush(host);
+    enet_peer_disconnect_later(peer, code);
+    // Stop reading: the session is over as far as this host is concerned.
+    ENetPeer* p = peer;
+    peer = nullptr;
+    ENetEvent ev;
+    const auto t0 = Clock::now();
+    while (Seconds(t0) < 0.25 && enet_host_service(host, &ev, 10) >= 0) {
+      if (ev.type == ENET_EVENT_TYPE_DISCONNECT) break;
+      if (ev.type == ENET_EVENT_TYPE_RECEIVE) enet_packet_destroy(ev.packet);
+    }
+    enet_peer_reset(p);
   }
-  enet_peer_reset(p);
+  // (Without a peer only in the fuzz harness, which has no socket: the session ends the same.)
   Close(ConnectionState::kFailed,
         std::string("protocol error (") + protocol::ErrorCodeName(code) + "): " + why);
 }

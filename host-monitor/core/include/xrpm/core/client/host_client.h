@@ -116,6 +116,7 @@ class HostClient {
   std::optional<CaptureResult> TakeCaptureResult();
 
  private:
+  friend class ClientHarness;  // tests/fuzz/client_messages_fuzz.cpp drives Impl without sockets
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };

@@ -1,0 +1,99 @@
+// Fuzz target `client_messages`: the host client's handling of everything an agent can send
+// (HostClient::Impl::OnReceive / Dispatch: channel rules, handshake and auth challenge, counter
+// descriptors and samples, capture messages into the CaptureAssembler), driven without sockets.
+//
+// Input: tests/fuzz/message_stream.h. config bit 0: the host has a token. Actions: 0 = start a
+// capture (as HostClient::StartCapture does, when connected), 1 = cancel it, 2 = publish
+// progress. Packets on channels 0-2 are agent messages.
+//
+// Checks per operation, beyond no crash/leak/UB: a capture reported complete carries a
+// structurally valid Snapshot (tests/fuzz/fuzz_check.h) whose object/ref/root counts equal the
+// reported statistics; a failed capture carries no snapshot; the client is connected exactly
+// when the handshake completed; after a protocol error the connection is failed with a reason
+// (and, as with a real socket, nothing more is read).
+//
+// Thread-safety: libFuzzer calls it from one thread; the client's thread is never started and
+// it has no socket (its sends are dropped).
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
+#include "../../host-monitor/core/src/client/host_client_impl.h"
+#include "fuzz_check.h"
+#include "message_stream.h"
+
+namespace xrpm::client {
+
+class ClientHarness {
+ public:
+  static void Run(const uint8_t* data, size_t size) {
+    fuzz::MessageStream in(data, size);
+    ClientOptions o;
+    o.endpoint = "127.0.0.1:9";
+    if (in.config() & 1) o.token = "fuzz-token-0123456789abcdef";
+    o.counter_history = 16;
+    o.max_capture_objects = 200000;
+    HostClient::Impl m(o);
+    m.state = ConnectionState::kConnecting;
+    m.client_nonce.assign(32, 'n');
+    m.connected_at = m.connect_started = Clock::now();
+
+    fuzz::StreamOp op;
+    while (m.state != ConnectionState::kFailed && in.Next(&op)) {
+      if (!op.action) {
+        m.OnReceive(enet_packet_create(op.data, op.size, ENET_PACKET_FLAG_RELIABLE), op.code);
+      } else if (op.code == 0) {
+        if (m.state == ConnectionState::kConnected && !m.capture_active) {
+          m.capture_active = true;
+          m.result.reset();
+          m.commands.push_back(CmdCapture{});
+          m.ExecuteCommands();
+        }
+      } else if (op.code == 1) {
+        if (m.capture_active) m.commands.push_back(CmdCancel{});
+        m.ExecuteCommands();
+      } else if (op.code == 2) {
+        m.PublishProgress();
+      }
+      Check(m);
+    }
+  }
+
+ private:
+  static void Check(HostClient::Impl& m) {
+    XRPM_FUZZ_CHECK(m.state != ConnectionState::kFailed || !m.last_error.empty(),
+                    "failed without a reason");
+    XRPM_FUZZ_CHECK(m.state == ConnectionState::kFailed ||
+                        m.handshaken == (m.state == ConnectionState::kConnected),
+                    "connected state and handshake disagree");
+    XRPM_FUZZ_CHECK(m.capture_active || !m.assembler, "an assembler without a capture");
+    if (!m.result) return;
+    const CaptureResult& r = *m.result;
+    static const bool trace = std::getenv("XRPM_FUZZ_TRACE") != nullptr;  // seed debugging
+    if (trace)
+      std::fprintf(stderr, "capture %s: %llu objects%s%s\n", r.ok ? "complete" : "failed",
+                   static_cast<unsigned long long>(r.stats.objects), r.ok ? "" : ": ",
+                   r.error.c_str());
+    XRPM_FUZZ_CHECK(!m.capture_active, "a result while the capture runs");
+    if (r.ok) {
+      XRPM_FUZZ_CHECK(r.snapshot != nullptr, "a complete capture without a snapshot");
+      fuzz::CheckSnapshot(*r.snapshot);
+      XRPM_FUZZ_CHECK(r.snapshot->object_count() == r.stats.objects &&
+                          r.snapshot->ref_count() == r.stats.refs &&
+                          r.snapshot->root_count() == r.stats.roots,
+                      "snapshot and capture statistics disagree");
+    } else {
+      XRPM_FUZZ_CHECK(r.snapshot == nullptr, "a failed capture with a snapshot");
+      XRPM_FUZZ_CHECK(!r.error.empty(), "a failed capture without a reason");
+    }
+    m.result.reset();
+  }
+};
+
+}  // namespace xrpm::client
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  xrpm::client::ClientHarness::Run(data, size);
+  return 0;
+}
