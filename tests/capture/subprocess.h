@@ -28,6 +28,7 @@ class BackgroundProcess {
   explicit BackgroundProcess(const std::vector<std::string>& argv);
   ~BackgroundProcess();  // Stop() if still running
   bool started() const { return pid_ > 0; }
+  pid_t pid() const { return pid_; }  // for fault injection (kill -9 mid-capture)
   LogSink& log() { return log_; }
   // SIGTERM, then waits up to timeout_ms (SIGKILL after); returns the exit code (-1 if killed).
   int Stop(uint32_t timeout_ms = 10000);

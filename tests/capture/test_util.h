@@ -42,6 +42,17 @@ class LogSink {
     });
     return found;
   }
+  // Waits until `count` lines contain `text`; returns how many do (< count on timeout).
+  size_t WaitCount(const std::string& text, size_t count, uint32_t timeout_ms = 5000) {
+    std::unique_lock lock(mu_);
+    size_t n = 0;
+    cv_.wait_for(lock, std::chrono::milliseconds(timeout_ms), [&] {
+      n = 0;
+      for (const auto& l : lines_) n += l.find(text) != std::string::npos;
+      return n >= count;
+    });
+    return n;
+  }
   std::string All() {
     std::lock_guard lock(mu_);
     std::string s;

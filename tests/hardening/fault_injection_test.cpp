@@ -1,0 +1,225 @@
+// Fault injection with real processes over 127.0.0.1 (tests/capture/fault_test.cpp covers the
+// in-process cases: a host that disconnects politely mid-walk, a fake device that vanishes or
+// sends garbage). Here:
+//   - the host process (`xrpm capture`) is killed with SIGKILL mid-capture, 20 times: the agent
+//     detects it by timeout, the game resumes within 100 ms of the detection, the agent keeps
+//     serving and the next capture is complete and correct;
+//   - the device process (`xrpm-emulator`) is killed with SIGKILL mid-capture: the host (library
+//     and CLI) reports an incomplete capture, leaves no file, and reconnects to a new emulator;
+//   - a lossy, slow link (LossyUdpProxy: 5 % loss each way, 25 ms each way): captures complete
+//     and equal the ground truth, with a token handshake over the same link.
+// Every wait is bounded; processes are reaped; nothing sleeps to synchronise.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+
+#include <filesystem>
+#include <thread>
+
+#include "fake_runtime.h"
+#include "lossy_udp_proxy.h"
+#include "subprocess.h"
+#include "test_util.h"
+
+namespace xrpm::testing {
+namespace {
+
+namespace fs = std::filesystem;
+using client::CaptureResult;
+using client::HostClient;
+
+const std::string kXrpm = XRPM_CLI_BIN;
+const std::string kEmulator = XRPM_EMULATOR_BIN;
+
+fs::path TempDir() {
+  const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+  fs::path d =
+      fs::temp_directory_path() / ("xrpm_faults_" + std::to_string(getpid()) + "_" + info->name());
+  fs::remove_all(d);
+  fs::create_directories(d);
+  return d;
+}
+
+size_t FilesIn(const fs::path& d) {
+  return static_cast<size_t>(std::distance(fs::directory_iterator(d), fs::directory_iterator()));
+}
+
+client::ClientOptions Opts(const std::string& endpoint, uint32_t peer_timeout_ms = 5000) {
+  client::ClientOptions o;
+  o.endpoint = endpoint;
+  o.peer_timeout_ms = peer_timeout_ms;
+  return o;
+}
+
+TEST(FaultInjection, HostProcessKilledMidCaptureTwentyTimes) {
+  // 200k objects encode to ~2.4 MB: over the 1 MiB bound, so the walk is still waiting for the
+  // host's acknowledgements when the host dies, and stays stopped until the agent notices.
+  FakeRuntime rt(200000);
+  LogSink log;
+  agent::AgentOptions opt;
+  opt.capture_memory_limit = 1 << 20;
+  opt.peer_timeout_ms = 300;  // how long a silent (killed) host takes to be declared gone
+  auto agent = StartAgent(rt, log, opt);
+  ASSERT_TRUE(agent);
+  const std::string ep = Endpoint(*agent);
+  const fs::path dir = TempDir();
+  const uint64_t expected_objects = rt.Expected().object_count();
+  HostClient verifier(Opts(ep));
+  uint32_t capture_id = 0;
+  uint64_t worst_resume_us = 0;
+  for (int kill = 1; kill <= 20; ++kill) {
+    SCOPED_TRACE("kill " + std::to_string(kill));
+    const std::string out = (dir / "x.gclog").string();
+    BackgroundProcess host({kXrpm, "capture", "--connect", ep, "-o", out});
+    ASSERT_TRUE(host.started());
+    const std::string id = std::to_string(++capture_id);
+    ASSERT_FALSE(log.WaitFor("capture " + id + " requested", 20000).empty()) << log.All();
+    ASSERT_EQ(::kill(host.pid(), SIGKILL), 0);
+    EXPECT_EQ(host.Stop(5000), -1) << "killed";
+    const std::string line = log.WaitFor("capture " + id + " stopped", 10000);
+    ASSERT_FALSE(line.empty()) << log.All();
+    EXPECT_NE(line.find("during the walk"), std::string::npos) << line;
+    const agent::AgentStats st = agent->stats();
+    EXPECT_TRUE(st.last_cancelled_during_walk);
+    EXPECT_LT(st.last_cancel_to_resume_us, 100000u) << "game resumed within 100 ms";
+    worst_resume_us = std::max(worst_resume_us, st.last_cancel_to_resume_us);
+    EXPECT_FALSE(rt.world_stopped());
+    EXPECT_EQ(FilesIn(dir), 0u) << "a killed capture leaves no file";
+
+    // The agent keeps serving: the next capture (another host) is complete and correct.
+    if (verifier.state() != client::ConnectionState::kConnected) {
+      ASSERT_TRUE(Connected(verifier));
+    }
+    const CaptureResult r = CaptureOnce(verifier);
+    ++capture_id;
+    ASSERT_TRUE(r.ok) << r.error;
+    EXPECT_EQ(r.snapshot->object_count(), expected_objects);
+    if (kill == 20) {
+      EXPECT_EQ(FirstDifference(GclogText(*r.snapshot), GclogText(rt.Expected())), "");
+    }
+    // Let the next host take control: wait until the agent has seen this one leave.
+    const size_t left = log.WaitCount(" disconnected", 0, 0) + 1;
+    verifier.Disconnect();
+    ASSERT_GE(log.WaitCount(" disconnected", left), left) << log.All();
+  }
+  const agent::AgentStats st = agent->stats();
+  EXPECT_EQ(st.captures_aborted, 20u);
+  EXPECT_EQ(st.captures_completed, 20u);
+  std::printf("[ figures  ] 20 host kills: worst cancel-to-resume %llu us\n",
+              static_cast<unsigned long long>(worst_resume_us));
+}
+
+// xrpm-emulator on a free (or given) port; the port is read from the agent's "listening" line.
+struct Emulator {
+  explicit Emulator(uint16_t port = 0) {
+    proc = std::make_unique<BackgroundProcess>(
+        std::vector<std::string>{kEmulator, "--port", std::to_string(port), "--fps", "60",
+                                 "--scenario", "synthetic", "--objects", "300000"});
+    const std::string line = proc->log().WaitFor("listening on 127.0.0.1:", 20000);
+    if (line.empty()) return;
+    endpoint = line.substr(line.find("127.0.0.1:"));
+    endpoint = endpoint.substr(0, endpoint.find(' '));
+  }
+  uint16_t port() const { return static_cast<uint16_t>(std::stoi(endpoint.substr(10))); }
+  void KillMidCapture(const std::string& capture_id = "1") {
+    ASSERT_FALSE(proc->log().WaitFor("capture " + capture_id + " requested", 20000).empty())
+        << proc->log().All();
+    ASSERT_EQ(::kill(proc->pid(), SIGKILL), 0);
+    EXPECT_EQ(proc->Stop(5000), -1);
+  }
+  std::unique_ptr<BackgroundProcess> proc;
+  std::string endpoint;
+};
+
+TEST(FaultInjection, EmulatorKilledMidCaptureHostReportsAndReconnects) {
+  auto emu = std::make_unique<Emulator>();
+  ASSERT_FALSE(emu->endpoint.empty()) << emu->proc->log().All();
+  const uint16_t port = emu->port();
+  HostClient c(Opts(emu->endpoint, 500));
+  ASSERT_TRUE(Connected(c, 20000));
+  std::string error;
+  ASSERT_TRUE(c.StartCapture(&error)) << error;
+  emu->KillMidCapture();
+  CaptureResult r;
+  ASSERT_TRUE(c.WaitCapture(10000, &r));
+  EXPECT_FALSE(r.ok);
+  EXPECT_TRUE(r.incomplete);
+  EXPECT_EQ(r.snapshot, nullptr);
+  EXPECT_NE(r.error.find("nothing was saved"), std::string::npos) << r.error;
+  EXPECT_NE(c.state(), client::ConnectionState::kConnected);
+  EXPECT_NE(c.last_error().find("lost"), std::string::npos) << c.last_error();
+
+  // A new emulator on the same port: the same client reconnects and captures.
+  emu = std::make_unique<Emulator>(port);
+  ASSERT_FALSE(emu->endpoint.empty()) << emu->proc->log().All();
+  ASSERT_TRUE(Connected(c, 20000));
+  r = CaptureOnce(c);
+  ASSERT_TRUE(r.ok) << r.error;
+  EXPECT_GE(r.snapshot->object_count(), 300000u);
+  c.Disconnect();
+  EXPECT_EQ(emu->proc->Stop(), 0) << emu->proc->log().All();
+}
+
+TEST(FaultInjection, EmulatorKilledMidCliCaptureLeavesNoFile) {
+  const fs::path dir = TempDir();
+  Emulator emu;
+  ASSERT_FALSE(emu.endpoint.empty()) << emu.proc->log().All();
+  RunResult cli;
+  std::thread host([&] {
+    cli = RunProcess(
+        {kXrpm, "capture", "--connect", emu.endpoint, "-o", (dir / "x.gclog").string()}, 30000);
+  });
+  emu.KillMidCapture();
+  host.join();
+  EXPECT_EQ(cli.exit_code, 1) << cli.err;
+  EXPECT_NE(cli.err.find("incomplete capture"), std::string::npos) << cli.err;
+  EXPECT_EQ(FilesIn(dir), 0u) << "no snapshot, no temporary file";
+}
+
+TEST(FaultInjection, LossySlowLinkCapturesEqualTheGroundTruth) {
+  FakeRuntime rt(20000, 300);
+  LogSink log;
+  agent::AgentOptions opt;
+  opt.token = "5e1f0c9a7b3d2e4f6a8c0b1d3e5f7a9c";
+  // ENet's retransmission backs off (500 ms, 1 s, 2 s...): two lost copies of the Hello take
+  // seconds, so a lossy link needs a more patient handshake than the 5 s default.
+  opt.handshake_timeout_ms = 30000;
+  auto agent = StartAgent(rt, log, opt);
+  ASSERT_TRUE(agent);
+  LossyLinkOptions link;  // 5 % loss each way, 25 ms each way (50 ms round trip)
+  link.loss = 0.05;
+  link.delay_ms = 25;
+  link.seed = 20261121;
+  LossyUdpProxy proxy(agent->port(), link);
+  std::string error;
+  ASSERT_TRUE(proxy.Start(&error)) << error;
+  client::ClientOptions o = Opts("127.0.0.1:" + std::to_string(proxy.port()));
+  o.token = opt.token;
+  o.connect_timeout_ms = 10000;
+  HostClient c(o);
+  // Known issue (docs/RELIABILITY.md, findings): when the ENet handshake's own datagrams are
+  // lost, a connection can stall until ENet times out ("no xrpm agent answered"); the user
+  // retries, and so does this test (at most 3 attempts).
+  int attempts = 0;
+  do {
+    c.Connect();
+  } while (!c.WaitConnected(15000, &error) && ++attempts < 3);
+  ASSERT_EQ(c.state(), client::ConnectionState::kConnected) << error << "\n" << log.All();
+  if (attempts)
+    std::printf("[ figures  ] lossy link: connected after %d stalled attempts\n", attempts);
+  const std::string expected = GclogText(rt.Expected());
+  for (int i = 0; i < 2; ++i) {
+    const CaptureResult r = CaptureOnce(c, 120000);
+    ASSERT_TRUE(r.ok) << r.error;
+    EXPECT_EQ(FirstDifference(GclogText(*r.snapshot), expected), "");
+  }
+  c.Disconnect();
+  const LossyLinkStats st = proxy.stats();
+  EXPECT_GT(st.dropped, 0u) << "the link really lost datagrams";
+  std::printf("[ figures  ] lossy link: %llu datagrams forwarded, %llu dropped\n",
+              static_cast<unsigned long long>(st.forwarded),
+              static_cast<unsigned long long>(st.dropped));
+}
+
+}  // namespace
+}  // namespace xrpm::testing
