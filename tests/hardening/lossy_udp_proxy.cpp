@@ -158,9 +158,10 @@ void LossyUdpProxy::Run() {
     const auto now = Clock::now();
     while (!queue.empty() && queue.top().due <= now) {
       const Pending& p = queue.top();
+      // Counted before it leaves, so a receiver that got it also sees it counted.
+      forwarded_.fetch_add(1, std::memory_order_relaxed);
       sendto(p.fd, p.data.data(), p.data.size(), 0, reinterpret_cast<const sockaddr*>(&p.to),
              sizeof p.to);
-      forwarded_.fetch_add(1, std::memory_order_relaxed);
       pending_bytes -= p.data.size();
       queue.pop();
     }
