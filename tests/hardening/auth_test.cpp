@@ -185,31 +185,28 @@ TEST(Auth, HandshakeRefusesOutOfOrderAndMalformedMessages) {
     ASSERT_TRUE(p->Send(HelloWith("abc")));
     ExpectRefused(*p, wire::MALFORMED, "client nonce of 3 bytes");
   }
-  {
-    SCOPED_TRACE("command instead of the answer");
+  // After the challenge: a command, a second Hello, or silence instead of the answer.
+  struct AfterChallenge {
+    const char* name;
+    bool send;
+    wire::Envelope instead;
+    wire::ErrorCode code;
+    const char* why;
+  };
+  const AfterChallenge cases[] = {
+      {"command", true, capture, wire::NOT_AUTHENTICATED, "expected auth_response"},
+      {"second hello", true, HelloWith(protocol::AuthNonce()), wire::NOT_AUTHENTICATED,
+       "expected auth_response"},
+      {"no answer", false, {}, wire::TIMEOUT, "no auth_response within 300 ms"},
+  };
+  for (const AfterChallenge& c : cases) {
+    SCOPED_TRACE(c.name);
     auto p = RawPeer::Connect(agent->port());
     wire::Envelope m;
     ASSERT_TRUE(p->Send(HelloWith(protocol::AuthNonce())));
     ASSERT_TRUE(p->ReceiveBody(wire::Envelope::kAuthChallenge, &m));
-    ASSERT_TRUE(p->Send(capture));
-    ExpectRefused(*p, wire::NOT_AUTHENTICATED, "expected auth_response");
-  }
-  {
-    SCOPED_TRACE("second hello instead of the answer");
-    auto p = RawPeer::Connect(agent->port());
-    wire::Envelope m;
-    ASSERT_TRUE(p->Send(HelloWith(protocol::AuthNonce())));
-    ASSERT_TRUE(p->ReceiveBody(wire::Envelope::kAuthChallenge, &m));
-    ASSERT_TRUE(p->Send(HelloWith(protocol::AuthNonce())));
-    ExpectRefused(*p, wire::NOT_AUTHENTICATED, "expected auth_response");
-  }
-  {
-    SCOPED_TRACE("no answer");
-    auto p = RawPeer::Connect(agent->port());
-    wire::Envelope m;
-    ASSERT_TRUE(p->Send(HelloWith(protocol::AuthNonce())));
-    ASSERT_TRUE(p->ReceiveBody(wire::Envelope::kAuthChallenge, &m));
-    ExpectRefused(*p, wire::TIMEOUT, "no auth_response within 300 ms");
+    if (c.send) ASSERT_TRUE(p->Send(c.instead));
+    ExpectRefused(*p, c.code, c.why);
   }
   {
     SCOPED_TRACE("answer to an agent without a token");
