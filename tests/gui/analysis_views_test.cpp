@@ -86,7 +86,7 @@ TEST_F(AnalysisViews, DominatorBrowserPagesExpandsAndReveals) {
   uint32_t deep = kNoIndex, depth = 0;
   for (uint32_t v = 0; v < a->dom().node_count(); v += 97) {
     uint32_t dd = 0;
-    for (uint32_t u = v; a->dom().reachable(u) && u != a->dom().virtual_root();
+    for (uint32_t u = v; u != a->dom().virtual_root() && a->dom().reachable(u);
          u = a->dom().idom(u))
       ++dd;
     if (a->dom().reachable(v) && dd > depth) deep = v, depth = dd;

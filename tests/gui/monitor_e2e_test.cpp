@@ -48,8 +48,11 @@ class MonitorE2E : public ::testing::Test {
     const std::string script = dir + "/script.txt";
     std::ofstream(script) << script_text;
     const std::string log = dir + "/log.txt";
+    // Sanitizer builds: Mesa's software driver is unloaded (dlclose) before LeakSanitizer runs,
+    // so its two small allocations at exit cannot be symbolized, let alone suppressed; leak
+    // checks of the monitor's own logic run in xrpm_session_tests (same session code, no GL).
     std::string cmd = "cd " + Quote(dir) + " && XDG_CONFIG_HOME=" + Quote(dir + "/config") +
-                      " LIBGL_ALWAYS_SOFTWARE=1 timeout 180 ";
+                      " LIBGL_ALWAYS_SOFTWARE=1 ASAN_OPTIONS=detect_leaks=0 timeout 180 ";
     if (display) cmd += "xvfb-run -a -s '-screen 0 1600x1000x24' ";
     cmd += Quote(XRPM_MONITOR_BIN) + " --size 1280x800 --script " + Quote(script) + " >" +
            Quote(log) + " 2>&1";
