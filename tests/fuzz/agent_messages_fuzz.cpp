@@ -101,6 +101,10 @@ class AgentHarness {
       } else if (op.code == 2) {
         impl.CheckHandshakeTimeouts();
       }
+      if (!peer->data) {  // a refused peer's slot reclaimed (only if this input ran > 500 ms)
+        XRPM_FUZZ_CHECK(closed && impl.controller != peer, "an open session was dropped");
+        break;
+      }
       const bool active = s->state == Session::State::kActive;
       XRPM_FUZZ_CHECK(active == (impl.controller == peer), "controller and session disagree");
       XRPM_FUZZ_CHECK(!active || o.token.empty() || proved, "in control without the token");
@@ -110,12 +114,12 @@ class AgentHarness {
       XRPM_FUZZ_CHECK(impl.stats.host_connected == active, "stats.host_connected is stale");
     }
     static const bool trace = std::getenv("XRPM_FUZZ_TRACE") != nullptr;  // seed debugging
-    if (trace)
+    if (trace && peer->data)
       std::fprintf(stderr, "session ended in state %d, refused %llu, capture %s\n",
                    static_cast<int>(static_cast<Session*>(peer->data)->state),
                    static_cast<unsigned long long>(impl.stats.refused),
                    impl.job ? "requested" : "none");
-    impl.OnDisconnect(peer);
+    if (peer->data) impl.OnDisconnect(peer);
     XRPM_FUZZ_CHECK(impl.controller == nullptr && !impl.stats.host_connected,
                     "still in control after the disconnect");
     XRPM_FUZZ_CHECK(peer->data == nullptr, "session leaked");
