@@ -407,11 +407,19 @@ void HostClient::Impl::ProtocolError(wire::ErrorCode code, const std::string& wh
 }
 
 void HostClient::Impl::Close(ConnectionState final_state, const std::string& why) {
+  // The connection's state and error first: a thread woken by the capture's end below must
+  // already see the connection closed (and why).
   bool had_capture;
   {
     std::lock_guard lock(mu);
     had_capture = capture_active;
+    state = final_state;
+    if (last_error.empty() && final_state == ConnectionState::kFailed) last_error = why;
+    if (last_error.empty() && final_state == ConnectionState::kClosed && why != "disconnected")
+      last_error = why;
+    ++generation;
   }
+  cv.notify_all();
   if (had_capture) {
     const uint64_t objects = assembler ? assembler->seen().objects : 0;
     FinishCapture({false,
@@ -421,13 +429,6 @@ void HostClient::Impl::Close(ConnectionState final_state, const std::string& why
                    {},
                    {}});
   }
-  std::lock_guard lock(mu);
-  state = final_state;
-  if (last_error.empty() && final_state == ConnectionState::kFailed) last_error = why;
-  if (last_error.empty() && final_state == ConnectionState::kClosed && why != "disconnected")
-    last_error = why;
-  ++generation;
-  cv.notify_all();
 }
 
 void HostClient::Impl::FinishCapture(CaptureResult r) {
