@@ -3,6 +3,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 preset="${1:-release}"; shift || true
+# ccache (when installed) keys paths relative to the checkout, so clones share cached objects.
+export CCACHE_BASEDIR="${CCACHE_BASEDIR:-$PWD}"
 scripts/deps.sh
 cmake --preset "$preset" >/dev/null
 if [ $# -gt 0 ]; then
