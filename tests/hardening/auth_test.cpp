@@ -26,6 +26,13 @@ client::ClientOptions Opts(const agent::Agent& a, std::string token) {
   return o;
 }
 
+// An agent on 127.0.0.1 that requires kToken.
+std::unique_ptr<agent::Agent> TokenAgent(FakeRuntime& rt, LogSink& log,
+                                         agent::AgentOptions opt = {}) {
+  opt.token = kToken;
+  return StartAgent(rt, log, opt);
+}
+
 wire::Envelope HelloWith(const std::string& nonce) {
   wire::Envelope h;
   h.mutable_hello()->set_protocol_version(protocol::kProtocolVersion);
@@ -99,9 +106,7 @@ TEST(Auth, TokenNeverCrossesTheWire) {
 TEST(Auth, ReplayedAnswerIsRefused) {
   FakeRuntime rt(100);
   LogSink log;
-  agent::AgentOptions opt;
-  opt.token = kToken;
-  auto agent = StartAgent(rt, log, opt);
+  auto agent = TokenAgent(rt, log);
   ASSERT_TRUE(agent);
   // An eavesdropper records a whole successful handshake...
   const std::string client_nonce = protocol::AuthNonce();
@@ -136,9 +141,7 @@ TEST(Auth, ReplayedAnswerIsRefused) {
 TEST(Auth, RefusalsSayWhyOnBothSides) {
   FakeRuntime rt(100);
   LogSink log;
-  agent::AgentOptions opt;
-  opt.token = kToken;
-  auto agent = StartAgent(rt, log, opt);
+  auto agent = TokenAgent(rt, log);
   ASSERT_TRUE(agent);
   struct Case {
     const char* token;
@@ -167,9 +170,8 @@ TEST(Auth, HandshakeRefusesOutOfOrderAndMalformedMessages) {
   FakeRuntime rt(100);
   LogSink log;
   agent::AgentOptions opt;
-  opt.token = kToken;
   opt.handshake_timeout_ms = 300;
-  auto agent = StartAgent(rt, log, opt);
+  auto agent = TokenAgent(rt, log, opt);
   ASSERT_TRUE(agent);
   wire::Envelope capture;
   capture.mutable_capture_request()->set_request_id(1);
@@ -205,7 +207,9 @@ TEST(Auth, HandshakeRefusesOutOfOrderAndMalformedMessages) {
     wire::Envelope m;
     ASSERT_TRUE(p->Send(HelloWith(protocol::AuthNonce())));
     ASSERT_TRUE(p->ReceiveBody(wire::Envelope::kAuthChallenge, &m));
-    if (c.send) ASSERT_TRUE(p->Send(c.instead));
+    if (c.send) {
+      ASSERT_TRUE(p->Send(c.instead));
+    }
     ExpectRefused(*p, c.code, c.why);
   }
   {
