@@ -4,7 +4,8 @@
 // The default run is short (XRPM_SOAK_CAPTURES, default 150 captures, reconnecting every 50);
 // `XRPM_SOAK_CAPTURES=1000 xrpm_soak_tests` is the full run recorded in docs/RELIABILITY.md.
 // "Flat": after a warm-up of the first tenth, RSS grows by less than 8 MiB on either side and
-// the descriptor counts do not change at all.
+// the descriptor counts do not change at all. Under AddressSanitizer only the descriptors are
+// checked: its quarantine keeps freed memory resident by design (up to 256 MiB).
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -20,6 +21,18 @@ namespace {
 
 namespace fs = std::filesystem;
 using client::CaptureResult;
+
+#if defined(__SANITIZE_ADDRESS__)
+constexpr bool kAsan = true;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+constexpr bool kAsan = true;
+#else
+constexpr bool kAsan = false;
+#endif
+#else
+constexpr bool kAsan = false;
+#endif
 using client::HostClient;
 
 struct Usage {
@@ -86,8 +99,10 @@ TEST(Soak, ManyCapturesKeepMemoryAndDescriptorsFlat) {
       static_cast<unsigned long long>(agent1.rss_kb), agent0.fds, agent1.fds,
       static_cast<unsigned long long>(host0.rss_kb), static_cast<unsigned long long>(host1.rss_kb),
       host0.fds, host1.fds);
-  EXPECT_LT(agent1.rss_kb, agent0.rss_kb + 8192) << "agent memory grows";
-  EXPECT_LT(host1.rss_kb, host0.rss_kb + 8192) << "host memory grows";
+  if (!kAsan) {
+    EXPECT_LT(agent1.rss_kb, agent0.rss_kb + 8192) << "agent memory grows";
+    EXPECT_LT(host1.rss_kb, host0.rss_kb + 8192) << "host memory grows";
+  }
   EXPECT_EQ(agent1.fds, agent0.fds) << "agent leaks descriptors";
   EXPECT_EQ(host1.fds, host0.fds) << "host leaks descriptors";
   EXPECT_EQ(emu.Stop(), 0) << emu.log().All();
