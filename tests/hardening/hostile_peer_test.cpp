@@ -71,8 +71,11 @@ wire::ErrorCode Attack(uint16_t port, int k) {
       break;
     }
     case 2:  // garbage
-      p->SendBytes(std::string("\x12\x34\xff\xff\xff\xff\xff junk", 14));
+    {
+      static const char kJunk[] = "\x12\x34\xff\xff\xff\xff\xff junk";
+      p->SendBytes(std::string(kJunk, sizeof kJunk - 1));
       break;
+    }
     case 3:  // oversized
       p->SendBytes(std::string(protocol::kMaxHostMessageBytes + 1, 'x'));
       break;
