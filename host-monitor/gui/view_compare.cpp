@@ -81,11 +81,7 @@ void DrawSuspects(App& app, const CompareResult& r) {
   for (size_t i = 0; i < r.growth.size() && i < 5; ++i) {
     const analysis::Suspect& s = r.growth[i];
     ImGui::PushID(int(i));
-    TextColored(kWarn, std::to_string(i + 1) + ".");
-    ImGui::SameLine();
-    ImGui::PushTextWrapPos(0);
-    ImGui::TextUnformatted(s.reason.c_str());
-    ImGui::PopTextWrapPos();
+    NumberedWrapped(i + 1, s.reason);
     if (!s.holders.paths.empty()) {
       ImGui::PushTextWrapPos(0);
       ImGui::Indent(20);

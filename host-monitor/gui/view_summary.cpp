@@ -29,11 +29,7 @@ std::string Ms(const std::optional<uint64_t>& ms) {
 void DrawSuspect(App& app, SnapshotDoc& doc, const analysis::Suspect& s, size_t i) {
   const DocAnalysis& a = *doc.analysis;
   ImGui::PushID(int(i));
-  TextColored(kWarn, std::to_string(i + 1) + ".");
-  ImGui::SameLine();
-  ImGui::PushTextWrapPos(0);
-  ImGui::TextUnformatted(s.reason.c_str());
-  ImGui::PopTextWrapPos();
+  NumberedWrapped(i + 1, s.reason);
   ImGui::Indent(20);
   if (s.kind == analysis::Suspect::Kind::kObject && s.node != kNoIndex) {
     if (ImGui::SmallButton("Inspect")) {

@@ -24,6 +24,14 @@ void TextColored(const ImVec4& c, const std::string& s) {
   ImGui::PopStyleColor();
 }
 
+void NumberedWrapped(size_t number, const std::string& text) {
+  TextColored(kWarn, std::to_string(number) + ".");
+  ImGui::SameLine();
+  ImGui::PushTextWrapPos(0);
+  ImGui::TextUnformatted(text.c_str());
+  ImGui::PopTextWrapPos();
+}
+
 void HelpMarker(const char* text) {
   ImGui::SameLine();
   ImGui::TextDisabled("(?)");

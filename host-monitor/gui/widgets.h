@@ -23,6 +23,8 @@ void TextRight(const std::string& s);  // right-aligned in the current column
 void TextMuted(const std::string& s);
 void TextColored(const ImVec4& c, const std::string& s);
 void HelpMarker(const char* text);  // "(?)" with a tooltip
+// "N." in the warning colour, then `text` wrapped to the window: one entry of a suspect list.
+void NumberedWrapped(size_t number, const std::string& text);
 // A horizontal bar filled to `fraction` with `label` on it, as wide as the column.
 void ShareBar(float fraction, const std::string& label);
 // One line: label, phase, a progress bar (indeterminate when total == 0), elapsed time, and a
