@@ -1,5 +1,5 @@
 // Shared by the verbs that talk to a device agent (`xrpm capture`, `xrpm counters`): the
-// --connect/--token/--timeout options and connecting with a clear error.
+// --connect/--token/--connect-timeout/--peer-timeout options and connecting with a clear error.
 //
 // Thread-safety: none needed (CLI main thread).
 #pragma once
@@ -17,6 +17,7 @@ struct ConnectOptions {
   std::string endpoint;          // --connect HOST:PORT
   std::string token;             // --token T
   double connect_timeout_s = 5;  // --connect-timeout S
+  double peer_timeout_s = 5;     // --peer-timeout S: a silent agent is declared gone after this
 };
 void AddConnectOptions(CLI::App& cmd, ConnectOptions& o);
 

@@ -67,7 +67,8 @@ TEST(CliCapture, CapturesTheEmulatorIntoAReadableGclog) {
       << info.out;
 
   // Text output names the app, the counts and the pause.
-  RunResult text = RunProcess({kXrpm, "capture", "--connect", emu.endpoint, "-o", out});
+  RunResult text =
+      RunProcess({kXrpm, "capture", "--connect", emu.endpoint, "--peer-timeout", "20", "-o", out});
   ASSERT_EQ(text.exit_code, 0) << text.err;
   EXPECT_NE(text.out.find("captured bubbles.exe from " + emu.endpoint), std::string::npos);
   EXPECT_NE(text.out.find("game paused"), std::string::npos) << text.out;
@@ -137,6 +138,10 @@ TEST(CliCapture, UsageErrors) {
   EXPECT_EQ(RunProcess({kXrpm, "capture", "-o", "x.gclog"}).exit_code, 2);
   EXPECT_EQ(
       RunProcess({kXrpm, "counters", "--connect", "127.0.0.1:1", "--interval", "1"}).exit_code, 2);
+  RunResult pt = RunProcess(
+      {kXrpm, "capture", "--connect", "127.0.0.1:1", "--peer-timeout", "0", "-o", "x.gclog"});
+  EXPECT_EQ(pt.exit_code, 2);
+  EXPECT_NE(pt.err.find("--peer-timeout"), std::string::npos) << pt.err;
   RunResult r = RunProcess({kXrpm, "capture", "--connect", "127.0.0.1:99999", "-o", "x.gclog"});
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.err.find("bad port"), std::string::npos) << r.err;
