@@ -9,12 +9,6 @@ namespace xrpm::cli {
 using analysis::GraphIndex;
 using analysis::HeapAnalysis;
 
-void AddFileOptions(CLI::App& cmd, std::string& file, InputOptions& in, bool& json) {
-  cmd.add_option("file", file, "Snapshot file (.gclog or any supported format)")->required();
-  AddInputOptions(cmd, in);
-  AddJsonFlag(cmd, json);
-}
-
 std::unique_ptr<AnalyzedFile> AnalyzeForCli(const std::string& path, const InputOptions& in) {
   auto f = std::make_unique<AnalyzedFile>();
   f->loaded = LoadForCli(path, in);

@@ -21,8 +21,6 @@ struct AnalyzedFile {
   LoadedSnapshot loaded;
   analysis::HeapAnalysis a;
 };
-// The FILE positional, the input options and --json of the single-file analysis verbs.
-void AddFileOptions(CLI::App& cmd, std::string& file, InputOptions& in, bool& json);
 
 // Loads through LoadForCli (diagnostics on stderr; InputError on failure), then analyses.
 std::unique_ptr<AnalyzedFile> AnalyzeForCli(const std::string& path, const InputOptions& in);

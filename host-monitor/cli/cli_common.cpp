@@ -31,6 +31,12 @@ void AddJsonFlag(CLI::App& cmd, bool& json) {
   cmd.add_flag("--json", json, "Print machine-readable JSON on stdout");
 }
 
+void AddFileOptions(CLI::App& cmd, FileVerbOptions& o) {
+  cmd.add_option("file", o.file, "Snapshot file (.gclog or any supported format)")->required();
+  AddInputOptions(cmd, o.in);
+  AddJsonFlag(cmd, o.json);
+}
+
 LoadedSnapshot LoadForCli(const std::string& path, const InputOptions& o) {
   LoadedSnapshot s;
   s.path = path;
@@ -87,9 +93,13 @@ void PrintJson(const nlohmann::json& j) {
   std::fputc('\n', stdout);
 }
 
-std::string HumanBytes(uint64_t bytes) { return session::FormatBytes(bytes); }
+std::string HumanBytes(uint64_t bytes) {
+  return session::FormatBytes(bytes);
+}
 
-std::string Thousands(uint64_t n) { return session::FormatCount(n); }
+std::string Thousands(uint64_t n) {
+  return session::FormatCount(n);
+}
 
 std::string Hex(uint64_t v) {
   char buf[20];

@@ -37,6 +37,15 @@ CLI::Validator FormatValidator(bool for_reading);
 // Adds --json (machine-readable output on stdout).
 void AddJsonFlag(CLI::App& cmd, bool& json);
 
+// What every verb over one snapshot file takes: the FILE argument, the input options and --json.
+// A verb's own options struct derives from it.
+struct FileVerbOptions {
+  std::string file;
+  InputOptions in;
+  bool json = false;
+};
+void AddFileOptions(CLI::App& cmd, FileVerbOptions& o);
+
 struct LoadedSnapshot {
   Snapshot snap;
   Diagnostics diags;

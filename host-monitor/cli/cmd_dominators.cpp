@@ -6,10 +6,7 @@
 namespace xrpm::cli {
 namespace {
 
-struct Opts {
-  std::string file;
-  InputOptions in;
-  bool json = false;
+struct Opts : FileVerbOptions {
   size_t top = 20;
   int depth = 1;
 };
@@ -113,7 +110,7 @@ int Run(const Opts& o) {
 
 VerbRun Setup(CLI::App& cmd) {
   auto o = std::make_shared<Opts>();
-  AddFileOptions(cmd, o->file, o->in, o->json);
+  AddFileOptions(cmd, *o);
   cmd.add_option("--top", o->top, "Entries per level of the tree")
       ->default_val(20)
       ->check(CLI::PositiveNumber);

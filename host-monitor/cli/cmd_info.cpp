@@ -7,11 +7,7 @@
 namespace xrpm::cli {
 namespace {
 
-struct Opts {
-  std::string file;
-  InputOptions in;
-  bool json = false;
-};
+struct Opts : FileVerbOptions {};
 
 struct SectionFigures {
   uint64_t objects = 0, refs = 0, roots = 0, bytes = 0;
@@ -166,15 +162,12 @@ int Run(const Opts& o) {
   return kExitOk;
 }
 
-VerbRegistration reg{
-    "info", "Show a snapshot file's sections, counts, totals and input problems",
-    [](CLI::App& cmd) -> VerbRun {
-      auto o = std::make_shared<Opts>();
-      cmd.add_option("file", o->file, "Snapshot file (.gclog or any supported format)")->required();
-      AddInputOptions(cmd, o->in);
-      AddJsonFlag(cmd, o->json);
-      return [o] { return Run(*o); };
-    }};
+VerbRegistration reg{"info", "Show a snapshot file's sections, counts, totals and input problems",
+                     [](CLI::App& cmd) -> VerbRun {
+                       auto o = std::make_shared<Opts>();
+                       AddFileOptions(cmd, *o);
+                       return [o] { return Run(*o); };
+                     }};
 
 }  // namespace
 }  // namespace xrpm::cli

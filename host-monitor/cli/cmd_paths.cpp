@@ -7,10 +7,7 @@
 namespace xrpm::cli {
 namespace {
 
-struct Opts {
-  std::string file;
-  InputOptions in;
-  bool json = false;
+struct Opts : FileVerbOptions {
   std::string object;
   std::string type;
   size_t max_paths = 10;
@@ -79,7 +76,7 @@ int Run(const Opts& o) {
 
 VerbRun Setup(CLI::App& cmd) {
   auto o = std::make_shared<Opts>();
-  AddFileOptions(cmd, o->file, o->in, o->json);
+  AddFileOptions(cmd, *o);
   auto* obj = cmd.add_option("--object", o->object, "Object id (hex, as in the dump)");
   auto* typ =
       cmd.add_option("--type", o->type, "Type name (exact, or a unique suffix such as 'Enemy')");

@@ -6,10 +6,7 @@
 namespace xrpm::cli {
 namespace {
 
-struct Opts {
-  std::string file;
-  InputOptions in;
-  bool json = false;
+struct Opts : FileVerbOptions {
   size_t top = 15;
   double min_share = 10;  // percent
 };
@@ -86,7 +83,7 @@ int Run(const Opts& o) {
 
 VerbRun Setup(CLI::App& cmd) {
   auto o = std::make_shared<Opts>();
-  AddFileOptions(cmd, o->file, o->in, o->json);
+  AddFileOptions(cmd, *o);
   cmd.add_option("--top", o->top, "How many types to list")
       ->default_val(15)
       ->check(CLI::PositiveNumber);

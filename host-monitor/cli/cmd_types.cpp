@@ -6,10 +6,7 @@
 namespace xrpm::cli {
 namespace {
 
-struct Opts {
-  std::string file;
-  InputOptions in;
-  bool json = false;
+struct Opts : FileVerbOptions {
   std::string sort = "bytes";
   size_t top = 0;
   int section = -1;
@@ -90,7 +87,7 @@ int Run(const Opts& o) {
 VerbRegistration reg{
     "types", "Type histogram: objects and shallow bytes per type", [](CLI::App& cmd) -> VerbRun {
       auto o = std::make_shared<Opts>();
-      cmd.add_option("file", o->file, "Snapshot file")->required();
+      AddFileOptions(cmd, *o);
       cmd.add_option("--sort", o->sort, "Order by count, bytes (default) or name")
           ->check(CLI::IsMember({"count", "bytes", "name"}));
       cmd.add_option("--top", o->top, "Show only the first N types (0: all)");
@@ -98,8 +95,6 @@ VerbRegistration reg{
                      "Only this AppDomain section (index, see `xrpm info`)");
       cmd.add_flag("--by-section", o->by_section,
                    "One row per section's type instead of merging equal names across sections");
-      AddInputOptions(cmd, o->in);
-      AddJsonFlag(cmd, o->json);
       return [o] { return Run(*o); };
     }};
 

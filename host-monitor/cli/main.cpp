@@ -20,7 +20,8 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", "xrpm 0.1.0");
 
   auto& verbs = Verbs();
-  std::sort(verbs.begin(), verbs.end(), [](const Verb& a, const Verb& b) { return a.name < b.name; });
+  std::sort(verbs.begin(), verbs.end(),
+            [](const Verb& a, const Verb& b) { return a.name < b.name; });
   std::vector<std::pair<CLI::App*, VerbRun>> runs;
   for (auto& v : verbs) {
     CLI::App* sub = app.add_subcommand(v.name, v.help);
