@@ -9,6 +9,12 @@
 namespace xrpm::gui {
 using namespace xrpm::session;
 
+bool AnalysisReadyOrNote(const session::SnapshotDoc& doc, const char* waiting) {
+  if (doc.analysis) return true;
+  TextMuted(doc.analysis_note.empty() ? std::string(waiting) : doc.analysis_note);
+  return false;
+}
+
 std::string ObjectLabel(const Snapshot& snap, uint32_t v) {
   if (v >= snap.object_count()) return "?";
   return snap.type_name_of(v) + " " + FormatHex(snap.object_id[v]);

@@ -14,6 +14,9 @@ namespace xrpm::gui {
 
 class App;
 
+// True when the document's analysis is ready; otherwise draws why not (the document's note,
+// e.g. a failed analysis, or `waiting` while it runs) and returns false.
+bool AnalysisReadyOrNote(const session::SnapshotDoc& doc, const char* waiting);
 // "Game.Bubble 0x1ce056".
 std::string ObjectLabel(const Snapshot& snap, uint32_t v);
 // A selectable object label; a click selects it, a double click (or `open_on_click`) opens

@@ -14,11 +14,7 @@ namespace xrpm::gui {
 using namespace xrpm::session;
 
 void DrawDominatorsView(App& app, SnapshotDoc& doc) {
-  if (!doc.analysis) {
-    TextMuted(doc.analysis_note.empty() ? "Analysing... the dominator tree is not ready yet."
-                                        : doc.analysis_note);
-    return;
-  }
+  if (!AnalysisReadyOrNote(doc, "Analysing... the dominator tree is not ready yet.")) return;
   const DocAnalysis& a = *doc.analysis;
   const Snapshot& snap = *doc.snapshot;
   DominatorsViewState& st = app.views().dominators;

@@ -54,11 +54,7 @@ void DrawInspectorView(App& app, SnapshotDoc& doc) {
     TextMuted("Select an object (Instances, Dominator tree, Roots) to inspect it.");
     return;
   }
-  if (!doc.analysis) {
-    TextMuted(doc.analysis_note.empty() ? "Analysing... the inspector needs the object graph."
-                                        : doc.analysis_note);
-    return;
-  }
+  if (!AnalysisReadyOrNote(doc, "Analysing... the inspector needs the object graph.")) return;
   const DocAnalysis& a = *doc.analysis;
   const uint32_t v = static_cast<uint32_t>(doc.selection.object);
   InspectorViewState& st = app.views().inspector;

@@ -59,11 +59,7 @@ void DrawRecords(App& app, SnapshotDoc& doc, const RootGroup& g) {
 }  // namespace
 
 void DrawRootsView(App& app, SnapshotDoc& doc) {
-  if (!doc.analysis) {
-    TextMuted(doc.analysis_note.empty() ? "Analysing... the Roots view needs the object graph."
-                                        : doc.analysis_note);
-    return;
-  }
+  if (!AnalysisReadyOrNote(doc, "Analysing... the Roots view needs the object graph.")) return;
   const DocAnalysis& a = *doc.analysis;
   const Snapshot& snap = *doc.snapshot;
   RootsViewState& st = app.views().roots;

@@ -56,7 +56,9 @@ class MonitorE2E : public ::testing::Test {
     std::string cmd = "cd " + Quote(dir) + " && XDG_CONFIG_HOME=" + Quote(dir + "/config") +
                       " LIBGL_ALWAYS_SOFTWARE=1 ASAN_OPTIONS=\"${ASAN_OPTIONS:-}:detect_leaks=0\""
                       " timeout 180 ";
-    if (display) cmd += "xvfb-run -a -s '-screen 0 1600x1000x24' ";
+    // xvfb-run's own temporary directory (its Xauthority) goes in this test's directory, where
+    // nothing else on the machine cleans up.
+    if (display) cmd += "env TMPDIR=" + Quote(dir) + " xvfb-run -a -s '-screen 0 1600x1000x24' ";
     cmd += Quote(XRPM_MONITOR_BIN) + " --size 1280x800 --script " + Quote(script) + " >" +
            Quote(log) + " 2>&1";
     // xvfb-run itself can fail around the monitor: `-a` picks a free display number by looking
