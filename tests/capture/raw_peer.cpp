@@ -95,6 +95,7 @@ bool RawPeer::Receive(wire::Envelope* out, uint32_t timeout_ms, uint8_t* channel
   while (peer_ && !Expired(deadline)) {
     if (enet_host_service(host_, &ev, 5) <= 0) continue;
     if (ev.type == ENET_EVENT_TYPE_RECEIVE) {
+      received_bytes_.append(reinterpret_cast<const char*>(ev.packet->data), ev.packet->dataLength);
       const bool ok = out->ParseFromArray(ev.packet->data, static_cast<int>(ev.packet->dataLength));
       if (channel) *channel = ev.channelID;
       enet_packet_destroy(ev.packet);
@@ -124,7 +125,10 @@ bool RawPeer::WaitDisconnect(uint32_t timeout_ms, uint32_t* data) {
   ENetEvent ev;
   while (peer_ && !Expired(deadline)) {
     if (enet_host_service(host_, &ev, 5) <= 0) continue;
-    if (ev.type == ENET_EVENT_TYPE_RECEIVE) enet_packet_destroy(ev.packet);
+    if (ev.type == ENET_EVENT_TYPE_RECEIVE) {
+      received_bytes_.append(reinterpret_cast<const char*>(ev.packet->data), ev.packet->dataLength);
+      enet_packet_destroy(ev.packet);
+    }
     if (ev.type == ENET_EVENT_TYPE_DISCONNECT) {
       disconnected_ = true;
       disconnect_data_ = ev.data;

@@ -34,6 +34,8 @@ class RawPeer {
   bool ReceiveBody(wire::Envelope::BodyCase body, wire::Envelope* out, uint32_t timeout_ms = 3000);
   // Services until the other side disconnects; *data = its ENet disconnect data.
   bool WaitDisconnect(uint32_t timeout_ms, uint32_t* data = nullptr);
+  // Every packet received so far, byte for byte, including messages ReceiveBody dropped.
+  const std::string& received_bytes() const { return received_bytes_; }
   bool disconnected() const { return disconnected_; }
   uint32_t disconnect_data() const { return disconnect_data_; }
   // Sends ENet's disconnect at once (the other side learns immediately) and forgets the peer.
@@ -47,6 +49,7 @@ class RawPeer {
   ENetPeer* peer_ = nullptr;
   bool disconnected_ = false;
   uint32_t disconnect_data_ = 0;
+  std::string received_bytes_;
 };
 
 // A device that answers the handshake and starts a capture, then misbehaves (the test decides
