@@ -62,6 +62,8 @@ struct Agent::Impl {
   void OnAuthResponse(ENetPeer* peer, Session* s, const wire::AuthResponse& r);
   void GrantControl(ENetPeer* peer, Session* s);  // the host is in control: Welcome
   void Refuse(ENetPeer* peer, wire::ErrorCode code, const std::string& why);
+  // Refuses `peer` with BUSY when another host is in control; returns true if it did.
+  bool RefuseIfBusy(ENetPeer* peer);
   void DropController(const std::string& why);
   // Refuses peers silent past the handshake timeout, and drops refused peers that never
   // acknowledge their disconnect (so a flood of them cannot hold the peer slots).

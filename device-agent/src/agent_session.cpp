@@ -24,13 +24,16 @@ void Agent::Impl::OnConnect(ENetPeer* peer) {
     std::lock_guard<std::mutex> lock(stats_mu);
     ++stats.connections;
   }
-  if (controller) {
-    Refuse(peer, wire::BUSY,
-           "another host (" + static_cast<Session*>(controller->data)->address +
-               ") is connected to this agent; only one host at a time");
-    return;
-  }
+  if (RefuseIfBusy(peer)) return;
   Log("host " + s->address + " connected");
+}
+
+bool Agent::Impl::RefuseIfBusy(ENetPeer* peer) {
+  if (!controller || controller == peer) return false;
+  Refuse(peer, wire::BUSY,
+         "another host (" + static_cast<Session*>(controller->data)->address +
+             ") is connected to this agent; only one host at a time");
+  return true;
 }
 
 void Agent::Impl::Refuse(ENetPeer* peer, wire::ErrorCode code, const std::string& why) {
@@ -145,10 +148,7 @@ void Agent::Impl::OnHello(ENetPeer* peer, Session* s, const wire::Hello& h) {
     return Refuse(peer, wire::MALFORMED,
                   "hello client nonce of " + std::to_string(h.client_nonce().size()) +
                       " bytes, expected " + std::to_string(protocol::kAuthNonceBytes));
-  if (controller && controller != peer)
-    return Refuse(peer, wire::BUSY,
-                  "another host (" + static_cast<Session*>(controller->data)->address +
-                      ") is connected to this agent; only one host at a time");
+  if (RefuseIfBusy(peer)) return;
   s->client_name = SanitizeUtf8(h.client_name().c_str(), protocol::kMaxShortString);
   if (opt.token.empty()) return GrantControl(peer, s);
   // Challenge: the host must prove it knows the token (auth.h).
@@ -165,10 +165,7 @@ void Agent::Impl::OnAuthResponse(ENetPeer* peer, Session* s, const wire::AuthRes
     return Refuse(peer, wire::BAD_TOKEN, "this agent requires a token (--token)");
   if (!protocol::AuthVerify(auth_key, s->agent_nonce, s->client_nonce, r.answer()))
     return Refuse(peer, wire::BAD_TOKEN, "the token does not match the agent's");
-  if (controller && controller != peer)  // another host won the race while this one answered
-    return Refuse(peer, wire::BUSY,
-                  "another host (" + static_cast<Session*>(controller->data)->address +
-                      ") is connected to this agent; only one host at a time");
+  if (RefuseIfBusy(peer)) return;  // another host may have won the race while this one answered
   GrantControl(peer, s);
 }
 

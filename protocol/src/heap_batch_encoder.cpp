@@ -8,6 +8,19 @@
 namespace xrpm {
 namespace protocol {
 
+template <class V>
+static size_t Bytes(const V& v) {
+  return v.capacity() * sizeof(typename V::value_type);
+}
+
+size_t RawBatch::CapacityBytes() const {
+  size_t b = Bytes(types) + Bytes(containers) + Bytes(root_object) + Bytes(root_flags) +
+             Bytes(root_container) + Bytes(object_id) + Bytes(object_type) + Bytes(object_size) +
+             Bytes(object_ref_count) + Bytes(refs);
+  for (const RawType& t : types) b += t.name.capacity();
+  return b;
+}
+
 void RawBatch::Clear() {
   types.clear();
   containers.clear();
@@ -41,18 +54,8 @@ BatchEncoder::BatchEncoder(size_t batch_bytes)
   raw_.refs.reserve(4096);
 }
 
-template <class V>
-static size_t Bytes(const V& v) {
-  return v.capacity() * sizeof(typename V::value_type);
-}
-
 size_t BatchEncoder::FootprintBytes() const {
-  size_t b = Bytes(raw_.types) + Bytes(raw_.containers) + Bytes(raw_.root_object) +
-             Bytes(raw_.root_flags) + Bytes(raw_.root_container) + Bytes(raw_.object_id) +
-             Bytes(raw_.object_type) + Bytes(raw_.object_size) + Bytes(raw_.object_ref_count) +
-             Bytes(raw_.refs) + Bytes(scratch_.roots);
-  for (const RawType& t : raw_.types) b += t.name.capacity();
-  return b;
+  return raw_.CapacityBytes() + Bytes(scratch_.roots);
 }
 
 bool BatchEncoder::AddType(uint32_t id, const char* name, size_t len) {
@@ -222,9 +225,8 @@ void BatchEncoder::Seal(uint32_t capture_id, uint32_t seq, wire::HeapBatch* out,
 }
 
 void BatchEncoder::TakeBatch(RawBatch* out) {
-  out->Clear();
   std::swap(raw_, *out);
-  Reset();
+  Reset();  // clears what was in `out` (now raw_), keeping its capacity
 }
 
 }  // namespace protocol

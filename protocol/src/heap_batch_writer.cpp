@@ -9,14 +9,6 @@ size_t Cap(const V& v) {
   return v.capacity() * sizeof(typename V::value_type);
 }
 
-size_t RawBytes(const RawBatch& b) {
-  size_t n = Cap(b.types) + Cap(b.containers) + Cap(b.root_object) + Cap(b.root_flags) +
-             Cap(b.root_container) + Cap(b.object_id) + Cap(b.object_type) + Cap(b.object_size) +
-             Cap(b.object_ref_count) + Cap(b.refs);
-  for (const RawType& t : b.types) n += t.name.capacity();
-  return n;
-}
-
 size_t MessageBytes(const wire::HeapBatch& b) {
   return b.root_objects().capacity() + b.root_flags().capacity() + b.root_containers().capacity() +
          b.object_gaps().capacity() + b.object_types().capacity() + b.object_sizes().capacity() +
@@ -67,7 +59,7 @@ void HeapBatchWriter::SealerLoop() {
     cv_.notify_all();  // the walk may hand over the next batch now
     if (!stopped_.load(std::memory_order_acquire)) Emit(sealing_);
     lock.lock();  // handoff_ belongs to the walk thread while the lock is free
-    sealer_bytes_.store(RawBytes(handoff_) + RawBytes(sealing_) + Cap(scratch_.roots) +
+    sealer_bytes_.store(handoff_.CapacityBytes() + sealing_.CapacityBytes() + Cap(scratch_.roots) +
                             MessageBytes(env_.heap_batch()),
                         std::memory_order_relaxed);
     sealer_busy_ = false;

@@ -61,7 +61,8 @@ struct RawBatch {
 
   void Clear();
   bool Empty() const;
-  uint64_t HeapBytes() const;  // sum of object sizes
+  uint64_t HeapBytes() const;    // sum of object sizes
+  size_t CapacityBytes() const;  // memory the columns and type names hold (capacity, not size)
 };
 
 // Reusable buffer of EncodeRawBatch (the root columns).
