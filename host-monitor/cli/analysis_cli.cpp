@@ -97,19 +97,8 @@ nlohmann::json PathJson(const HeapAnalysis& a, const analysis::RootPath& p) {
   return j;
 }
 
-namespace {
-std::string RootKeyText(const GraphIndex& g, const analysis::MergedPath& p) {
-  std::string s(RootKindName(p.root_kind));
-  if (p.root_container != kNoIndex) s += " " + g.snapshot().types[p.root_container].name;
-  return s;
-}
-}  // namespace
-
 std::string MergedPathText(const GraphIndex& g, const analysis::MergedPath& p) {
-  std::string s = RootKeyText(g, p);
-  for (const analysis::MergedStep& st : p.steps)
-    s += " -> " + g.group_name(st.group) + (st.repeated ? "+" : "");
-  return s;
+  return analysis::MergedPathLabel(g, p, " -> ");
 }
 
 void PrintMergedPaths(const HeapAnalysis& a, const analysis::MergedPaths& m, int indent) {

@@ -69,15 +69,7 @@ void DrawRootPath(App& app, SnapshotDoc& doc, const analysis::RootPath& path) {
 }
 
 std::string MergedPathText(const analysis::GraphIndex& g, const analysis::MergedPath& p) {
-  std::string s(RootKindName(p.root_kind));
-  if (p.root_container != kNoIndex && p.root_container < g.snapshot().type_count())
-    s += " " + g.snapshot().types[p.root_container].name;
-  for (const auto& step : p.steps) {
-    s += "  \u2192  ";
-    s += step.group == kNoIndex ? std::string("?") : g.group_name(step.group);
-    if (step.repeated) s += "+";
-  }
-  return s;
+  return analysis::MergedPathLabel(g, p, "  \u2192  ");
 }
 
 }  // namespace xrpm::gui

@@ -116,6 +116,7 @@ TEST(Paths, MergesShortestPathsOfAllInstances) {
   for (const MergedStep& s : top.steps) names.push_back(h.g.group_name(s.group));
   EXPECT_EQ(names, (std::vector<std::string>{"Game", "List", "Enemy[]", "Enemy"}));
   EXPECT_EQ(top.example, h.N(0x400));
+  EXPECT_EQ(MergedPathLabel(h.g, top, " -> "), "static Game -> Game -> List -> Enemy[] -> Enemy");
   EXPECT_EQ(m.paths[1].count, 1u);
   EXPECT_EQ(m.paths[1].root_kind, RootKind::kLocal);
   EXPECT_EQ(m.paths[1].steps.size(), 2u);
@@ -153,6 +154,7 @@ TEST(Paths, LinkedListNodesShareOneCollapsedPath) {
   EXPECT_EQ(g.group_name(m.paths[0].steps[1].group), "Node");
   EXPECT_TRUE(m.paths[0].steps[1].repeated);
   EXPECT_FALSE(m.paths[0].steps[0].repeated);
+  EXPECT_EQ(MergedPathLabel(g, m.paths[0], " > "), "static Holder > Holder > Node+ > Item");
   EXPECT_EQ(forest.PathTo(g.Find(0x10000000 + 16ull * (n - 1))).nodes.size(), n + 2);
 }
 

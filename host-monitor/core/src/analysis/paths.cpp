@@ -35,6 +35,18 @@ std::string RootLabel(const RootDescription& r) {
   return s;
 }
 
+std::string MergedPathLabel(const GraphIndex& g, const MergedPath& p, std::string_view arrow) {
+  std::string s(RootKindName(p.root_kind));
+  if (p.root_container != kNoIndex && p.root_container < g.snapshot().type_count())
+    s += " " + g.snapshot().types[p.root_container].name;
+  for (const MergedStep& st : p.steps) {
+    s += arrow;
+    s += g.group_name(st.group);
+    if (st.repeated) s += "+";
+  }
+  return s;
+}
+
 // ---- PathFinder ----
 
 PathFinder::PathFinder(const GraphIndex& g) : g_(&g), next_(g.node_count(), kNoIndex) {}

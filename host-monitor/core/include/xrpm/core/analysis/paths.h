@@ -18,6 +18,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "xrpm/core/analysis/dominators.h"
@@ -94,6 +95,10 @@ struct MergedPaths {
   uint64_t other_paths = 0;       // distinct paths beyond `paths`
   uint64_t other_instances = 0;   // instances on those
 };
+
+// "static Game.Events -> EventHandler -> Object[] -> Bubble+": the root (descriptor and static
+// container), then the types along the path; "+" marks a run of one type. `arrow` separates.
+std::string MergedPathLabel(const GraphIndex& g, const MergedPath& p, std::string_view arrow);
 
 // `dom` may be null (retained bytes then stay 0). Keeps the `max_paths` largest groups.
 MergedPaths MergeShortestPaths(const GraphIndex& g, const RootPathForest& forest,
