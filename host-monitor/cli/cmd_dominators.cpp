@@ -15,66 +15,59 @@ struct Walker {
   const analysis::HeapAnalysis& a;
   const analysis::DominatorChildren& ch;
   const Opts& o;
-  TextTable* table = nullptr;
 
-  // Iterative over (node, level) so a deep tree needs no deep recursion.
-  nlohmann::json Json(uint32_t root) const {
-    nlohmann::json top = nlohmann::json::array();
+  // Depth-first preorder over the first `o.top` children of each node, down to `o.depth`
+  // levels, iterative (a deep tree needs no deep recursion). `visit(v, level, parent)` handles
+  // a node and returns what its children get as `parent`.
+  template <class P, class Visit>
+  void Walk(uint32_t root, P top, Visit visit) const {
     struct Item {
       uint32_t v;
       int level;
-      nlohmann::json* into;
+      P parent;
     };
     std::vector<Item> stack;
-    auto push_children = [&](uint32_t v, int level, nlohmann::json* into) {
+    auto push_children = [&](uint32_t v, int level, P parent) {
       auto kids = ch.Children(v);
       const size_t k = std::min(o.top, kids.size());
-      for (size_t i = k; i-- > 0;) stack.push_back({kids[i], level, into});
+      for (size_t i = k; i-- > 0;) stack.push_back({kids[i], level, parent});
     };
-    push_children(root, 1, &top);
-    // Depth-first, children in order: an item's `into` points into its parent's entry, which
-    // cannot move any more (every later append goes to a subtree not yet started).
-    while (!stack.empty()) {
-      Item it = stack.back();
-      stack.pop_back();
-      nlohmann::json j = ObjectJson(a, it.v);
-      j["retained_share"] =
-          double(a.dom.retained(it.v)) / double(std::max<uint64_t>(1, a.dom.reachable_bytes()));
-      j["dominated_children"] = ch.Children(it.v).size();
-      it.into->push_back(std::move(j));
-      if (it.level < o.depth) {
-        nlohmann::json& me = it.into->back();
-        me["children"] = nlohmann::json::array();
-        push_children(it.v, it.level + 1, &me["children"]);
-      }
-    }
-    return top;
-  }
-
-  void Rows(uint32_t root) const {
-    struct Item {
-      uint32_t v;
-      int level;
-    };
-    std::vector<Item> stack;
-    auto push_children = [&](uint32_t v, int level) {
-      auto kids = ch.Children(v);
-      const size_t k = std::min(o.top, kids.size());
-      for (size_t i = k; i-- > 0;) stack.push_back({kids[i], level});
-      return kids.size() - k;
-    };
-    push_children(root, 1);
-    const Snapshot& s = *a.snapshot;
+    push_children(root, 1, top);
     while (!stack.empty()) {
       const Item it = stack.back();
       stack.pop_back();
-      const uint32_t v = it.v;
-      table->AddRow({HumanBytes(a.dom.retained(v)),
-                     Percent(double(a.dom.retained(v)), double(a.dom.reachable_bytes())),
-                     HumanBytes(s.object_size[v]), Thousands(ch.Children(v).size()),
-                     std::string(size_t(2 * (it.level - 1)), ' ') + ObjectLabel(a.index, v)});
-      if (it.level < o.depth) push_children(v, it.level + 1);
+      P mine = visit(it.v, it.level, it.parent);
+      if (it.level < o.depth) push_children(it.v, it.level + 1, mine);
     }
+  }
+
+  nlohmann::json Json(uint32_t root) const {
+    nlohmann::json top = nlohmann::json::array();
+    // A node's `parent` points into its parent's entry, which cannot move any more: every
+    // later append goes to a subtree not yet started.
+    Walk(root, &top, [&](uint32_t v, int level, nlohmann::json* into) -> nlohmann::json* {
+      nlohmann::json j = ObjectJson(a, v);
+      j["retained_share"] =
+          double(a.dom.retained(v)) / double(std::max<uint64_t>(1, a.dom.reachable_bytes()));
+      j["dominated_children"] = ch.Children(v).size();
+      into->push_back(std::move(j));
+      if (level >= o.depth) return nullptr;
+      nlohmann::json& me = into->back();
+      me["children"] = nlohmann::json::array();
+      return &me["children"];
+    });
+    return top;
+  }
+
+  void Rows(uint32_t root, TextTable& table) const {
+    const Snapshot& s = *a.snapshot;
+    Walk(root, 0, [&](uint32_t v, int level, int) {
+      table.AddRow({HumanBytes(a.dom.retained(v)),
+                    Percent(double(a.dom.retained(v)), double(a.dom.reachable_bytes())),
+                    HumanBytes(s.object_size[v]), Thousands(ch.Children(v).size()),
+                    std::string(size_t(2 * (level - 1)), ' ') + ObjectLabel(a.index, v)});
+      return 0;
+    });
   }
 };
 
@@ -102,8 +95,7 @@ int Run(const Opts& o) {
                {"shallow", A::kRight},
                {"dominates", A::kRight},
                {"object", A::kLeft}});
-  w.table = &t;
-  w.Rows(root);
+  w.Rows(root, t);
   t.Print();
   return kExitOk;
 }
