@@ -113,12 +113,13 @@ void DrawCountersView(App& app) {
     ImGui::TableSetupColumn("Min", 0, 90);
     ImGui::TableSetupColumn("Max", 0, 90);
     ImGui::TableHeadersRow();
-    for (const std::string& cat : board.categories()) {
+    for (size_t k = 0; k < board.categories().size(); ++k) {
+      const std::string& cat = board.categories()[k];
       ImGui::TableNextRow();
       ImGui::TableNextColumn();
       ImGui::TableNextColumn();
       TextColored(kAccent, cat.empty() ? std::string("(no category)") : cat);
-      for (int i : board.InCategory(cat)) {
+      for (int i : board.InCategory(k)) {
         CounterBoard::Counter& ctr = board.counters()[i];
         const std::string& u = ctr.desc.unit;
         ImGui::TableNextRow();

@@ -50,8 +50,8 @@ TEST_F(CounterBoardTest, KeepsStatsAndRatesGroupedByCategory) {
   EXPECT_TRUE(b.Update(h));
   EXPECT_EQ(b.samples(), 8u);
   EXPECT_EQ(b.categories(), (std::vector<std::string>{"Garbage Collector", "JIT Compiler"}));
-  EXPECT_EQ(b.InCategory("Garbage Collector"), (std::vector<int>{0, 1}));
-  EXPECT_EQ(b.InCategory("JIT Compiler"), (std::vector<int>{2}));
+  EXPECT_EQ(b.InCategory(0), (std::vector<int>{0, 1}));
+  EXPECT_EQ(b.InCategory(1), (std::vector<int>{2}));
   const auto& bytes = b.counters()[0];
   EXPECT_EQ(bytes.stat.total, 8000);
   EXPECT_EQ(bytes.stat.n, 8u);

@@ -27,6 +27,7 @@ void CounterBoard::Reset() {
   prev_boot_ms_ = 0;
   counters_.clear();
   categories_.clear();
+  members_.clear();
 }
 
 bool CounterBoard::Update(const client::CounterHistory& h) {
@@ -48,9 +49,17 @@ bool CounterBoard::Update(const client::CounterHistory& h) {
          {"Managed Bytes Allocated", "Garbage Collections (GC)", "Managed Bytes In Use After GC"})
       if (int i = Find(name); i >= 0 && !any) counters_[size_t(i)].selected = true;
     categories_.clear();
-    for (const auto& c : counters_)
-      if (std::find(categories_.begin(), categories_.end(), c.desc.category) == categories_.end())
-        categories_.push_back(c.desc.category);
+    members_.clear();
+    for (size_t i = 0; i < counters_.size(); ++i) {
+      const std::string& cat = counters_[i].desc.category;
+      const size_t k =
+          size_t(std::find(categories_.begin(), categories_.end(), cat) - categories_.begin());
+      if (k == categories_.size()) {
+        categories_.push_back(cat);
+        members_.emplace_back();
+      }
+      members_[k].push_back(int(i));
+    }
     changed = true;
   }
   for (const auto& row : h.Since(have_seq_ ? last_seq_ : 0)) {
@@ -77,13 +86,6 @@ bool CounterBoard::Update(const client::CounterHistory& h) {
     changed = true;
   }
   return changed;
-}
-
-std::vector<int> CounterBoard::InCategory(const std::string& category) const {
-  std::vector<int> out;
-  for (size_t i = 0; i < counters_.size(); ++i)
-    if (counters_[i].desc.category == category) out.push_back(int(i));
-  return out;
 }
 
 int CounterBoard::Find(const std::string& name) const {

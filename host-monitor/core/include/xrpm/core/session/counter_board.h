@@ -39,9 +39,10 @@ class CounterBoard {
 
   std::vector<Counter>& counters() { return counters_; }
   const std::vector<Counter>& counters() const { return counters_; }
-  // Category names in first-seen order, and the counters of each.
+  // Category names in first-seen order, and the counters of each (by category index); both
+  // are rebuilt only when the descriptor set changes, not per frame.
   const std::vector<std::string>& categories() const { return categories_; }
-  std::vector<int> InCategory(const std::string& category) const;
+  const std::vector<int>& InCategory(size_t category) const { return members_[category]; }
   int Find(const std::string& name) const;
   uint64_t samples() const { return samples_; }
   double last_host_s() const { return last_host_s_; }
@@ -56,6 +57,7 @@ class CounterBoard {
   double last_host_s_ = 0;
   std::vector<Counter> counters_;
   std::vector<std::string> categories_;
+  std::vector<std::vector<int>> members_;  // members_[k]: counters of categories_[k]
 };
 
 // Writes every sample `h` keeps as CSV (seq, host seconds, device ms, then total, last, n, mean,
