@@ -21,6 +21,10 @@ bool ShortString(const std::string& s) {
 }  // namespace
 
 bool HostClient::Impl::Open(std::string* error) {
+  if (!protocol::AuthInit()) {  // every Hello carries a nonce from libsodium's CSPRNG
+    *error = "libsodium failed to initialise (no entropy source?): cannot make a hello nonce";
+    return false;
+  }
   protocol::Endpoint ep;
   if (!protocol::ParseEndpoint(opt.endpoint, protocol::kDefaultPort, &ep, error)) return false;
   ENetAddress addr;
