@@ -113,6 +113,7 @@ void Agent::Impl::NetLoop() {
       }
       PumpCapture();
       PumpCounters();
+      PumpFrames();
       CheckHandshakeTimeouts();
       RetireFreedJobs();
     }
@@ -124,6 +125,7 @@ void Agent::Impl::NetLoop() {
 
 void Agent::Impl::Shutdown() {
   if (job) job->Cancel();
+  StopFrames();
   for (size_t i = 0; i < host->peerCount; ++i) {
     ENetPeer* peer = &host->peers[i];
     auto* s = static_cast<Session*>(peer->data);

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "capture_job.h"
+#include "frame_tracker.h"
 #include "xrpm/agent/agent.h"
 #include "xrpm/protocol/auth.h"
 #include "xrpm/protocol/enet_io.h"
@@ -81,6 +82,11 @@ struct Agent::Impl {
   void PumpCounters();
   void RetireFreedJobs();
 
+  // agent_frames.cpp
+  void OnSubscribeFrames(ENetPeer* peer, const wire::SubscribeFrames& s);
+  void StopFrames();  // the runtime stops calling the tracker before this returns
+  void PumpFrames();
+
   RuntimePort& runtime;
   const AgentOptions opt;
   protocol::AuthKey auth_key{};  // derived from opt.token (unused when it is empty)
@@ -110,6 +116,13 @@ struct Agent::Impl {
   int64_t next_sample_ns = 0;
   uint64_t sample_seq = 1;  // CounterSample.seq starts at 1
   std::vector<CounterValue> counter_values;
+  std::unique_ptr<FrameTracker> frames;  // allocated by the first frames subscription
+  bool frames_on = false;
+  uint32_t frames_sample_bytes = 0;
+  uint32_t frames_subscription = 0;
+  uint64_t frame_batch_seq = 0;
+  int64_t next_frames_ns = 0;
+  protocol::SendAccounting frames_flight;  // frames-channel bytes inside ENet
 
   mutable std::mutex stats_mu;
   AgentStats stats;

@@ -54,6 +54,7 @@ void Agent::Impl::DropController(const std::string& why) {
   controller = nullptr;
   counter_interval_ms = 0;
   deferred_request = false;
+  StopFrames();
   if (job && !job->cancelled()) {
     Log("capture " + std::to_string(job->id) + " cancelled: " + why);
     job->Cancel();
@@ -123,6 +124,8 @@ void Agent::Impl::Dispatch(ENetPeer* peer, Session* s, const wire::Envelope& env
       return OnCaptureRequest(peer, env.capture_request());
     case wire::Envelope::kCancelCapture:
       return OnCancel(peer, env.cancel_capture());
+    case wire::Envelope::kSubscribeFrames:
+      return OnSubscribeFrames(peer, env.subscribe_frames());
     case wire::Envelope::kError:
       Log("host " + s->address + " reported: " + SanitizeUtf8(env.error().message().c_str(), 1024));
       if (env.error().fatal()) {
@@ -192,7 +195,8 @@ void Agent::Impl::GrantControl(ENetPeer* peer, Session* s) {
   ri->set_dump_version(info.dump_version);
   ri->set_app_domain_count(info.app_domain_count);
   ri->set_boot_ms(runtime.BootMillis());
-  w->set_capabilities(wire::CAP_COUNTERS | wire::CAP_HEAP_CAPTURE | wire::CAP_CANCEL);
+  w->set_capabilities(wire::CAP_COUNTERS | wire::CAP_HEAP_CAPTURE | wire::CAP_CANCEL |
+                      (runtime.SupportsFrameEvents() ? wire::CAP_FRAMES : 0));
   w->set_min_counter_interval_ms(protocol::kMinCounterIntervalMs);
   w->set_max_message_bytes(protocol::kMaxAgentMessageBytes);
   w->set_max_host_message_bytes(protocol::kMaxHostMessageBytes);

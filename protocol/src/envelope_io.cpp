@@ -50,6 +50,12 @@ const char* BodyName(const wire::Envelope& env) {
       return "capture_end";
     case wire::Envelope::kCaptureAbort:
       return "capture_abort";
+    case wire::Envelope::kSubscribeFrames:
+      return "subscribe_frames";
+    case wire::Envelope::kFramesStarted:
+      return "frames_started";
+    case wire::Envelope::kFrameBatch:
+      return "frame_batch";
     case wire::Envelope::BODY_NOT_SET:
       return "empty";
   }

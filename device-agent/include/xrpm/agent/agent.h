@@ -2,8 +2,11 @@
 // (protocol/, docs/PROTOCOL.md): handshake, live counters, heap captures, cancel.
 //
 // Threads (both owned by the Agent, started by Start, joined by Stop):
-//   - the network thread services ENet (never anything slow), samples counters, and moves
-//     sealed heap batches from the capture queue to ENet under a cap on unacknowledged bytes;
+//   - the network thread services ENet (never anything slow), samples counters, moves
+//     sealed heap batches from the capture queue to ENet under a cap on unacknowledged bytes,
+//     and drains the frame ring (frames + allocation samples, FrameTracker) into FrameBatch
+//     messages every 100 ms under its own cap; a host that does not keep up loses the oldest
+//     records (counted), the game never waits;
 //   - the capture thread runs a capture: RuntimePort::RunWithWorldStopped -> induced full GC ->
 //     WalkHeap into a compact encoding (protocol/heap_batch.h; a third, short-lived thread
 //     encodes sealed batches while the walk goes on) -> the game resumes -> the network thread
@@ -45,6 +48,10 @@ struct AgentOptions {
   uint32_t peer_timeout_ms = 5000;       // silent peer -> disconnected
   uint32_t handshake_timeout_ms = 5000;  // connected but no Hello -> disconnected
   uint32_t stop_world_timeout_ms = 5000;
+  // Frames and allocation samples: records the ring holds (64 B each; the oldest are dropped
+  // when the host does not keep up) and FrameBatch bytes allowed inside ENet unacknowledged.
+  size_t frame_ring_records = 4096;
+  size_t frames_unacked_limit = 256 * 1024;  // = protocol::kMaxFramesUnackedBytes
   // One line per event worth telling the user (connections, refusals, captures). Called from
   // the agent's threads. Empty: lines go to stderr prefixed "xrpm-agent: ".
   std::function<void(const std::string&)> log;
@@ -66,6 +73,13 @@ struct AgentStats {
   uint64_t last_wire_bytes = 0;
   bool last_cancelled_during_walk = false;  // the walk itself was stopped early
   uint64_t last_cancel_to_resume_us = 0;    // cancel detected -> game resumed (0: not cancelled)
+  // Frames and allocation samples (the current or last subscription).
+  bool frames_subscribed = false;
+  uint64_t frame_records = 0;          // frame + sample records the runtime pushed
+  uint64_t frame_records_dropped = 0;  // overwritten in the ring before the host took them
+  uint64_t frame_batches = 0;
+  uint64_t frame_wire_bytes = 0;     // serialized FrameBatch bytes sent
+  uint64_t frames_unacked_peak = 0;  // frames-channel bytes inside ENet, high-water mark
 };
 
 class Agent {

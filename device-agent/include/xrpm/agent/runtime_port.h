@@ -1,5 +1,6 @@
 // RuntimePort: what a managed runtime (the emulator today, a device runtime later) implements so
-// the device agent can serve a host: identity, counters, stopping the world, GC and the heap walk.
+// the device agent can serve a host: identity, counters, stopping the world, GC and the heap walk,
+// and (optionally) per-frame figures and allocation samples with call stacks (frame_events.h).
 //
 // The agent calls these from its own network thread. The runtime owns its game thread(s).
 // Plain C++17, no exceptions across the interface, no allocation required of the runtime.
@@ -11,6 +12,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "xrpm/agent/frame_events.h"
 #include "xrpm/agent/heap_walker.h"
 
 namespace xrpm {
@@ -64,6 +66,25 @@ class RuntimePort : public HeapWalkable {
   virtual bool RunWithWorldStopped(void (*fn)(void* ctx), void* ctx, uint32_t timeout_ms) = 0;
   // A full, compacting collection, as GC.Collect() would do (world stopped).
   virtual void InduceFullCollection() = 0;
+
+  // ---- frames and allocation samples (optional; frame_events.h) ----
+  // A runtime that does not override these reports no frames: the agent refuses a frames
+  // subscription with BAD_REQUEST ("this runtime does not report frames"), nothing else changes.
+  //
+  // Installs `sink` (nullptr removes it) and the mean sampling interval in bytes (>= 1; the agent
+  // validates the host's value). From then on the runtime calls sink->OnFrame at the end of every
+  // game frame and sink->OnAllocationSample for the allocations its AllocationSampler picks
+  // (one per `sample_bytes` allocated on average). The runtime serialises the calls (never two at
+  // once), and once this returns the previous sink receives no further call, so the agent may
+  // reuse or free it. Called from the agent's network thread while the game runs; a runtime may
+  // apply a new interval at its next frame boundary. Returns false if unsupported.
+  virtual bool SetFrameEventSink(FrameEventSink* sink, uint32_t sample_bytes) {
+    (void)sink;
+    (void)sample_bytes;
+    return false;
+  }
+  // True when SetFrameEventSink is supported (the agent then advertises CAP_FRAMES).
+  virtual bool SupportsFrameEvents() const { return false; }
 };
 
 }  // namespace agent

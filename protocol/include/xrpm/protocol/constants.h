@@ -19,7 +19,8 @@ constexpr const char* kAgentName = "xrpm-agent 0.1.0";
 constexpr uint8_t kChannelControl = 0;   // reliable: handshake, commands, errors
 constexpr uint8_t kChannelHeap = 1;      // reliable: CaptureBegin, HeapBatch, CaptureEnd/Abort
 constexpr uint8_t kChannelCounters = 2;  // unreliable sequenced: CounterSample
-constexpr size_t kChannelCount = 3;
+constexpr uint8_t kChannelFrames = 3;    // reliable: FrameBatch
+constexpr size_t kChannelCount = 4;
 
 // ---- message size limits (checked on the packet length, before parsing) ----
 // Largest Envelope the agent sends (a HeapBatch is sealed well below it; see heap_batch.h).
@@ -47,6 +48,17 @@ constexpr size_t kMaxShortString = 256;  // names, versions, platform, client na
 constexpr size_t kMaxErrorMessage = 1024;
 constexpr size_t kMaxCounters = 1024;
 constexpr uint32_t kMinCounterIntervalMs = 10;  // up to 100 Hz
+
+// ---- frames and allocation samples ----
+constexpr uint32_t kDefaultSampleBytes = 16 * 1024;  // one sample per 16 KiB allocated
+constexpr uint32_t kMinSampleBytes = 64;
+constexpr uint32_t kMaxSampleBytes = 64u * 1024 * 1024;
+constexpr uint32_t kMaxFrameBatchRows = 2048;  // frames + samples per FrameBatch
+constexpr uint32_t kMaxFrameBatchDefs = 4096;  // methods + types + stacks per FrameBatch
+constexpr uint32_t kMaxStackDepth = 32;        // = agent::kMaxSampleStackDepth
+constexpr uint32_t kMaxFrameDefs = 4096;       // methods, types, and stacks (each)
+// Frames-channel bytes inside ENet beyond which the agent stops draining its ring.
+constexpr size_t kMaxFramesUnackedBytes = 256 * 1024;
 
 // ---- flow control ----
 // Bytes the sender hands to ENet and that are not yet acknowledged (reliable heap channel).
