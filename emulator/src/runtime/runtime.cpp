@@ -1,5 +1,6 @@
 #include "xrpm/emulator/runtime.h"
 
+#include <algorithm>
 #include <cstring>
 
 #include "xrpm/emulator/frame_scope.h"
@@ -64,6 +65,15 @@ Addr Runtime::Allocate(TypeIndex t, uint32_t size, uint32_t length) {
   if (d.kind != TypeKind::kClass) h[2] = length;
   bytes_since_gc_ += size;
   frame_bytes_ += size;
+  ++frame_objects_;
+  if (sampler_.Take(size)) ReportSample(t, size);
+  if (ledger_) {
+    const auto& frames = current_thread().frames;
+    MethodId site = kNoMethod;
+    for (auto it = frames.rbegin(); it != frames.rend() && site == kNoMethod; ++it)
+      site = it->method;
+    ledger_->Record(t, site, size);
+  }
   counters_.Add(Counter::kManagedObjectsAllocated, 1);
   counters_.Add(Counter::kManagedBytesAllocated, size);
   if (d.options.finalizable) finalizers_.Register(a);
@@ -197,7 +207,11 @@ size_t Runtime::RunPendingFinalizers(size_t max) {
 }
 
 void Runtime::BeginFrame() {
+  if (sink_generation_.load(std::memory_order_acquire) != sink_applied_) ApplyFrameSink();
   frame_bytes_ = 0;
+  frame_objects_ = 0;
+  in_frame_ = true;
+  frame_begin_ = std::chrono::steady_clock::now();
   RunPendingFinalizers(config_.finalizers_per_frame);
 }
 
@@ -205,6 +219,7 @@ void Runtime::EndFrame() {
   SyncLoaderCounters();
   UpdateMemoryCounters();
   counters_.Publish();
+  if (in_frame_) ReportFrame();
 }
 
 void Runtime::SyncLoaderCounters() {
@@ -234,6 +249,7 @@ void Runtime::UpdateMemoryCounters() {
 
 void Runtime::OnCollectionDone(const GcResult& r) {
   bytes_since_gc_ = 0;
+  gc_pause_us_total_ += static_cast<uint64_t>(r.pause_ms * 1000.0 + 0.5);
   UpdateMemoryCounters();
   int64_t other = counters_.Total(Counter::kJitHeap) + counters_.Total(Counter::kAppDomainHeap) +
                   counters_.Total(Counter::kProcessHeap);
@@ -268,6 +284,85 @@ bool Runtime::RunWithWorldStopped(void (*fn)(void* ctx), void* ctx, uint32_t tim
 
 void Runtime::InduceFullCollection() {
   gc_.Collect(GcReason::kCapture, true);
+}
+
+}  // namespace xrpm::emulator
+
+namespace xrpm::emulator {
+
+// ---- frames and allocation samples (see the class comment) ----
+
+bool Runtime::SetFrameEventSink(agent::FrameEventSink* sink, uint32_t sample_bytes) {
+  std::lock_guard<std::mutex> lock(sink_mu_);
+  sink_ = sink;
+  sink_sample_bytes_ = sink ? sample_bytes : 0;
+  sink_generation_.fetch_add(1, std::memory_order_release);
+  return true;
+}
+
+void Runtime::ApplyFrameSink() {
+  std::lock_guard<std::mutex> lock(sink_mu_);
+  sink_applied_ = sink_generation_.load(std::memory_order_acquire);
+  frames_on_ = sink_ != nullptr;
+  // A fresh, deterministic gap sequence per subscription.
+  sampler_.Reset(sink_sample_bytes_, 0x616c6c6f63ull ^ sink_applied_);
+  // The first reported frame starts a fresh series.
+  gcs_reported_ = gc_.collections();
+  gc_pause_us_reported_ = gc_pause_us_total_;
+  last_frame_end_ = std::chrono::steady_clock::now();
+}
+
+uint64_t Runtime::DeviceMicros(std::chrono::steady_clock::time_point t) const {
+  return config_.boot_offset_ms * 1000 +
+         static_cast<uint64_t>(
+             std::chrono::duration_cast<std::chrono::microseconds>(t - start_).count());
+}
+
+void Runtime::ReportSample(TypeIndex t, uint32_t size) {
+  uint64_t keys[agent::kMaxSampleStackDepth];
+  const char* names[agent::kMaxSampleStackDepth];
+  uint32_t depth = 0;
+  const auto& frames = current_thread().frames;
+  for (auto it = frames.rbegin(); it != frames.rend() && depth < agent::kMaxSampleStackDepth;
+       ++it) {
+    if (it->method == kNoMethod) continue;  // runtime-internal frames have no method
+    keys[depth] = MethodTable::WireId(it->method);
+    names[depth] = methods_[it->method].name.c_str();
+    ++depth;
+  }
+  agent::AllocationSample s{frame_number_, size, t, types_[t].name.c_str(), depth, keys, names};
+  std::lock_guard<std::mutex> lock(sink_mu_);
+  if (sink_) sink_->OnAllocationSample(s);
+}
+
+void Runtime::ReportFrame() {
+  in_frame_ = false;
+  const auto now = std::chrono::steady_clock::now();
+  const uint64_t gcs = gc_.collections();
+  if (frames_on_) {
+    auto us = [](std::chrono::steady_clock::duration d) {
+      return static_cast<uint32_t>(std::min<int64_t>(
+          std::chrono::duration_cast<std::chrono::microseconds>(d).count(), UINT32_MAX));
+    };
+    agent::FrameRecord f{};
+    f.frame = frame_number_;
+    f.end_us = DeviceMicros(now);
+    f.duration_us = us(now - last_frame_end_);
+    f.work_us = us(now - frame_begin_);
+    f.alloc_bytes = frame_bytes_;
+    f.alloc_objects = static_cast<uint32_t>(std::min<uint64_t>(frame_objects_, UINT32_MAX));
+    f.gcs = static_cast<uint32_t>(gcs - gcs_reported_);
+    f.gc_pause_us = static_cast<uint32_t>(
+        std::min<uint64_t>(gc_pause_us_total_ - gc_pause_us_reported_, UINT32_MAX));
+    f.gc_budget_left = static_cast<int64_t>(config_.gc_budget_bytes) -
+                       static_cast<int64_t>(std::min<uint64_t>(bytes_since_gc_, INT64_MAX / 2));
+    std::lock_guard<std::mutex> lock(sink_mu_);
+    if (sink_) sink_->OnFrame(f);
+  }
+  gcs_reported_ = gcs;
+  gc_pause_us_reported_ = gc_pause_us_total_;
+  last_frame_end_ = now;
+  ++frame_number_;
 }
 
 }  // namespace xrpm::emulator

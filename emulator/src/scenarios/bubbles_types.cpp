@@ -205,7 +205,7 @@ BubblesTypes DefineBubblesTypes(Runtime& rt) {
   b.present = m.Intern("Microsoft.Xna.Framework.Graphics.GraphicsDevice.Present");
   b.update = m.Intern("Bubbles.Game1.Update");
   b.draw = m.Intern("Bubbles.Game1.Draw");
-  b.spawn = m.Intern("Bubbles.Game1.SpawnBubble");
+  b.spawn = m.Intern("Bubbles.BubbleField.Spawn");
   b.pop = m.Intern("Bubbles.Game1.PopBubble");
   b.on_popped = m.Intern("Bubbles.Bubble.OnPopped");
   b.update_particles = m.Intern("Bubbles.ParticleSystem.Update");

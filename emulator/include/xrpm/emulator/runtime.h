@@ -9,19 +9,30 @@
 // survive an allocation are kept in GC-visible slots (frame locals via FrameScope, statics,
 // handles, fields of rooted objects) and re-read afterwards.
 //
+// Frames and allocation samples (RuntimePort::SetFrameEventSink): BeginFrame/EndFrame bracket a
+// frame; EndFrame reports its FrameRecord (duration, exact bytes and objects, the collections
+// since the previous frame and their pause, the bytes left in the 1 MB budget). Allocate runs
+// an AllocationSampler (one compare per allocation when idle) and reports each sampled
+// allocation with its type and the allocating thread's managed frames, innermost first. A new
+// sink or interval takes effect at the next BeginFrame; sink calls hold sink_mu_, so after
+// SetFrameEventSink returns the previous sink is never called again.
+//
 // Thread-safety: the RuntimePort methods are thread-safe as runtime_port.h documents (counters
 // are sampled from their last publication; InduceFullCollection and WalkHeap need the world
 // stopped). Everything else belongs to the thread that holds the world.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <cstring>
+#include <mutex>
 #include <stdexcept>
 #include <string>
 #include <string_view>
 
 #include "xrpm/agent/runtime_port.h"
+#include "xrpm/emulator/allocation_ledger.h"
 #include "xrpm/emulator/collector.h"
 #include "xrpm/emulator/core_types.h"
 #include "xrpm/emulator/counters.h"
@@ -168,6 +179,13 @@ class Runtime final : public agent::RuntimePort {
   bool RunWithWorldStopped(void (*fn)(void* ctx), void* ctx, uint32_t timeout_ms) override;
   void InduceFullCollection() override;
   void WalkHeap(agent::HeapInfoCallback& sink) override;
+  bool SetFrameEventSink(agent::FrameEventSink* sink, uint32_t sample_bytes) override;
+  bool SupportsFrameEvents() const override { return true; }
+
+  // Test aid: every allocation from now on is also recorded exactly in `ledger` (nullptr stops).
+  void set_allocation_ledger(AllocationLedger* ledger) { ledger_ = ledger; }
+  // Frames reported so far (BeginFrame..EndFrame pairs).
+  uint64_t frames_ended() const { return frame_number_; }
 
   // Called by the collector when a collection ends (updates memory counters, publishes).
   void OnCollectionDone(const GcResult& r);
@@ -176,6 +194,10 @@ class Runtime final : public agent::RuntimePort {
   Addr Allocate(TypeIndex t, uint32_t size, uint32_t length);
   void UpdateMemoryCounters();
   void SyncLoaderCounters();
+  void ApplyFrameSink();
+  void ReportSample(TypeIndex t, uint32_t size);
+  void ReportFrame();
+  uint64_t DeviceMicros(std::chrono::steady_clock::time_point t) const;
 
   RuntimeConfig config_;
   std::chrono::steady_clock::time_point start_;
@@ -200,6 +222,22 @@ class Runtime final : public agent::RuntimePort {
   size_t methods_counted_ = 0;
   size_t app_domain_slot_ = 0;
   ManagedThread* current_ = nullptr;
+  AllocationLedger* ledger_ = nullptr;
+
+  // ---- frames and allocation samples ----
+  std::mutex sink_mu_;                        // held for every sink call and sink change
+  agent::FrameEventSink* sink_ = nullptr;     // guarded by sink_mu_
+  uint32_t sink_sample_bytes_ = 0;            // guarded by sink_mu_
+  std::atomic<uint64_t> sink_generation_{0};  // bumped by SetFrameEventSink
+  uint64_t sink_applied_ = 0;                 // game thread: generation in force
+  bool frames_on_ = false;                    // game thread: a sink was in force at BeginFrame
+  agent::AllocationSampler sampler_;
+  uint64_t frame_number_ = 0;
+  bool in_frame_ = false;
+  std::chrono::steady_clock::time_point frame_begin_, last_frame_end_;
+  uint64_t frame_objects_ = 0;
+  uint64_t gc_pause_us_total_ = 0, gc_pause_us_reported_ = 0;
+  uint64_t gcs_reported_ = 0;
 };
 
 // RAII: collections suppressed while alive (see Runtime::SuppressCollections).
