@@ -161,7 +161,8 @@ void HostClient::Impl::OnReceive(ENetPacket* packet, uint8_t channel) {
   }
   const bool heap = env.has_capture_begin() || env.has_heap_batch() || env.has_capture_end() ||
                     env.has_capture_abort();
-  if (heap != (channel == protocol::kChannelHeap))
+  if (heap != (channel == protocol::kChannelHeap) ||
+      env.has_frame_batch() != (channel == protocol::kChannelFrames))
     return ProtocolError(wire::MALFORMED, std::string(protocol::BodyName(env)) +
                                               " on the wrong channel (" + std::to_string(channel) +
                                               ")");
@@ -179,6 +180,12 @@ void HostClient::Impl::Dispatch(const wire::Envelope& env, size_t bytes) {
           (handshaken ? "the agent ended the session: " : "the agent refused the connection: ") +
           text;
       ++generation;
+    } else if (e.refused_body() == wire::Envelope::kSubscribeFrames) {
+      std::lock_guard lock(mu);
+      frames.requested = false;
+      frames.error = text;
+      ++generation;
+      cv.notify_all();
     } else if (e.code() == wire::CAPTURE_BUSY || e.code() == wire::BAD_REQUEST) {
       FinishCapture(CaptureResult{false, false, "the agent refused the capture: " + text, {}, {}});
     }
@@ -201,6 +208,19 @@ void HostClient::Impl::Dispatch(const wire::Envelope& env, size_t bytes) {
     case wire::Envelope::kCaptureEnd:
     case wire::Envelope::kCaptureAbort:
       return OnCaptureMessage(env, bytes);
+    case wire::Envelope::kFramesStarted: {
+      std::lock_guard lock(mu);
+      // A late answer to a subscription since stopped or replaced.
+      if (!frames.requested || env.frames_started().subscription() != frame_subscription) return;
+      frames.started = true;
+      frames.sample_bytes = env.frames_started().sample_bytes();
+      frames.ring_records = env.frames_started().ring_records();
+      ++generation;
+      cv.notify_all();
+      return;
+    }
+    case wire::Envelope::kFrameBatch:
+      return OnFrameBatch(env.frame_batch(), bytes);
     default:
       return ProtocolError(wire::MALFORMED, std::string("unexpected ") + protocol::BodyName(env) +
                                                 " from the agent");
@@ -357,6 +377,24 @@ void HostClient::Impl::OnCaptureMessage(const wire::Envelope& env, size_t bytes)
   }
 }
 
+void HostClient::Impl::OnFrameBatch(const wire::FrameBatch& b, size_t bytes) {
+  std::unique_lock lock(mu);
+  // Batches in flight when the host stopped or replaced the subscription.
+  if (!frames.requested || b.subscription() != frame_subscription) return;
+  const uint64_t room =
+      opt.max_frame_rows > frame_rows_kept ? opt.max_frame_rows - frame_rows_kept : 0;
+  const size_t before = frame_delta.frames.size() + frame_delta.samples.size();
+  std::string error;
+  if (!frame_reader.Read(b, bytes, room, &frame_delta, &error)) {
+    lock.unlock();
+    return ProtocolError(wire::MALFORMED, error);
+  }
+  frame_rows_kept += frame_delta.frames.size() + frame_delta.samples.size() - before;
+  frames.frames_received = frame_reader.frames();
+  ++generation;
+  cv.notify_all();
+}
+
 void HostClient::Impl::ExecuteCommands() {
   std::deque<Command> todo;
   {
@@ -367,6 +405,21 @@ void HostClient::Impl::ExecuteCommands() {
     wire::Envelope env;
     if (auto* s = std::get_if<CmdSubscribe>(&c)) {
       env.mutable_subscribe_counters()->set_interval_ms(s->interval_ms);
+    } else if (auto* f = std::get_if<CmdFrames>(&c)) {
+      wire::SubscribeFrames* sf = env.mutable_subscribe_frames();
+      sf->set_enable(f->sample_bytes != 0);
+      sf->set_sample_bytes(f->sample_bytes);
+      sf->set_subscription(f->subscription);
+      if (f->sample_bytes == 0) {  // stop: what arrived stays to be taken
+        SendToAgent(env);
+        continue;
+      }
+      frame_reader.Reset();
+      std::lock_guard lock(mu);
+      frame_delta = frames::FrameRecording{};
+      frame_delta.subscription = f->subscription;
+      frame_delta.app = device.app_name;
+      frame_rows_kept = 0;
     } else if (std::holds_alternative<CmdCapture>(c)) {
       request_id = next_request_id++;
       assembler = std::make_unique<CaptureAssembler>(opt.max_capture_objects);

@@ -106,6 +106,48 @@ bool HostClient::WaitCounterSamples(uint64_t count, uint32_t timeout_ms) {
   }) && m.history.received() >= count;
 }
 
+void HostClient::SubscribeFrames(uint32_t sample_bytes) {
+  std::lock_guard lock(impl_->mu);
+  Impl& m = *impl_;
+  if (sample_bytes != 0) {
+    // From now on only this subscription's messages count (earlier ones may still arrive).
+    ++m.frame_subscription;
+    m.frames.frames_received = 0;
+  }
+  m.commands.push_back(CmdFrames{sample_bytes, m.frame_subscription});
+  m.frames.requested = sample_bytes != 0;
+  m.frames.started = false;
+  m.frames.error.clear();
+}
+
+FramesStatus HostClient::frames_status() const {
+  std::lock_guard lock(impl_->mu);
+  return impl_->frames;
+}
+
+void HostClient::TakeFrames(frames::FrameRecording* into) {
+  frames::FrameRecording delta;
+  {
+    std::lock_guard lock(impl_->mu);
+    delta.subscription = impl_->frame_delta.subscription;
+    std::swap(delta, impl_->frame_delta);
+    impl_->frame_delta.subscription = delta.subscription;
+    impl_->frame_delta.app = delta.app;
+  }
+  into->Append(std::move(delta));
+}
+
+bool HostClient::WaitFrames(uint64_t count, uint32_t timeout_ms) {
+  Impl& m = *impl_;
+  std::unique_lock lock(m.mu);
+  auto done = [&] {
+    return m.frames.frames_received >= count || !m.frames.error.empty() ||
+           m.state == ConnectionState::kClosed || m.state == ConnectionState::kFailed;
+  };
+  return m.cv.wait_for(lock, std::chrono::milliseconds(timeout_ms), done) &&
+         m.frames.frames_received >= count;
+}
+
 bool HostClient::StartCapture(std::string* error) {
   Impl& m = *impl_;
   std::lock_guard lock(m.mu);

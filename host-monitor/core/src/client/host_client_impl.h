@@ -16,6 +16,7 @@
 #include <thread>
 #include <variant>
 
+#include "frame_batch_reader.h"
 #include "xrpm/core/client/capture_assembler.h"
 #include "xrpm/core/client/host_client.h"
 #include "xrpm/protocol/wire.pb.h"
@@ -29,7 +30,11 @@ struct CmdSubscribe {
 };
 struct CmdCapture {};
 struct CmdCancel {};
-using Command = std::variant<CmdSubscribe, CmdCapture, CmdCancel>;
+struct CmdFrames {
+  uint32_t sample_bytes;  // 0: stop
+  uint32_t subscription;  // the new subscription's id (sample_bytes != 0)
+};
+using Command = std::variant<CmdSubscribe, CmdCapture, CmdCancel, CmdFrames>;
 
 struct HostClient::Impl {
   explicit Impl(ClientOptions o) : opt(std::move(o)), history(opt.counter_history) {}
@@ -45,6 +50,7 @@ struct HostClient::Impl {
   void OnDescriptors(const wire::CounterDescriptors& d);
   void OnSample(const wire::CounterSample& s);
   void OnCaptureMessage(const wire::Envelope& env, size_t bytes);
+  void OnFrameBatch(const wire::FrameBatch& b, size_t bytes);
   void ExecuteCommands();
   void SendToAgent(const wire::Envelope& env);
   // Cuts the connection for a protocol violation by the agent: tells it, then fails.
@@ -69,6 +75,10 @@ struct HostClient::Impl {
   CaptureProgress progress;
   bool capture_active = false;  // requested and not finished
   std::optional<CaptureResult> result;
+  FramesStatus frames;
+  frames::FrameRecording frame_delta;  // arrived, not yet taken
+  uint64_t frame_rows_kept = 0;        // of this subscription (ClientOptions::max_frame_rows)
+  uint32_t frame_subscription = 0;     // the current subscription's id (SubscribeFrames)
 
   // ---- network thread only ----
   ENetHost* host = nullptr;
@@ -83,6 +93,7 @@ struct HostClient::Impl {
   uint32_t cancelled_capture = 0;  // late messages of a cancelled capture are ignored
   uint32_t ignored_request = 0;    // the request of the last cancelled capture
   Clock::time_point last_progress;
+  FrameBatchReader frame_reader;
 };
 
 }  // namespace xrpm::client

@@ -20,6 +20,7 @@
 #include <string>
 
 #include "xrpm/core/client/counter_history.h"
+#include "xrpm/core/frames/frame_recording.h"
 #include "xrpm/core/snapshot.h"
 
 namespace xrpm::client {
@@ -32,6 +33,19 @@ struct ClientOptions {
   uint32_t peer_timeout_ms = 5000;     // a silent agent is declared gone after this
   size_t counter_history = 3000;       // samples kept (5 minutes at 10 Hz)
   uint64_t max_capture_objects = 1'000'000'000;
+  // Frame and sample rows kept per frames subscription (about 40 B each); more are counted in
+  // FrameRecording::host_dropped_rows.
+  uint64_t max_frame_rows = 8'000'000;
+};
+
+// The state of the frames subscription (SubscribeFrames).
+struct FramesStatus {
+  bool requested = false;  // SubscribeFrames sent and not stopped
+  bool started = false;    // the agent answered FramesStarted
+  uint32_t sample_bytes = 0;
+  uint32_t ring_records = 0;
+  uint64_t frames_received = 0;  // frame rows of this subscription
+  std::string error;             // the agent's refusal ("BAD_REQUEST: ..."), or ""
 };
 
 enum class ConnectionState { kIdle, kConnecting, kConnected, kClosed, kFailed };
@@ -105,6 +119,17 @@ class HostClient {
   const CounterHistory& counters() const;
   // Waits until at least `count` samples were received in total, or timeout.
   bool WaitCounterSamples(uint64_t count, uint32_t timeout_ms);
+
+  // Frames and allocation samples: starts (or restarts, with a fresh recording) the per-frame
+  // series with one allocation sampled per `sample_bytes` allocated; 0 stops it. The agent
+  // refuses an interval out of range (frames_status().error says why).
+  void SubscribeFrames(uint32_t sample_bytes);
+  FramesStatus frames_status() const;
+  // Moves what arrived since the last call into *into (FrameRecording::Append). One consumer.
+  void TakeFrames(frames::FrameRecording* into);
+  // Waits until `count` frame rows of the current subscription arrived (true), or the agent
+  // refused it, the connection ended, or the timeout passed (false).
+  bool WaitFrames(uint64_t count, uint32_t timeout_ms);
 
   // Starts a capture. False (with *error) when not connected or one is running.
   bool StartCapture(std::string* error);
