@@ -9,7 +9,8 @@ pkgs=(build-essential cmake ninja-build pkg-config ccache git
       libgtest-dev libgmock-dev libbenchmark-dev
       libcli11-dev nlohmann-json3-dev libzstd-dev libboost-graph-dev libsodium-dev
       libimgui-dev libglfw3-dev libstb-dev libgl-dev
-      xvfb xauth libgl1-mesa-dri fonts-dejavu-core nodejs)
+      xvfb xauth libgl1-mesa-dri fonts-dejavu-core nodejs
+      mono-runtime libmono-2.0-dev mono-mcs)  # the Mono port (device-agent/ports/mono)
 # npm (tests/formats installs Chrome DevTools' heap snapshot reader with it): Debian ships it as
 # its own package; nodesource's nodejs bundles it and conflicts with that package.
 command -v npm >/dev/null 2>&1 || pkgs+=(npm)

@@ -8,15 +8,18 @@
 #   4. stops the emulator (always, also on error or Ctrl-C) and reports on the capture
 #      (`xrpm info`, `xrpm types`, and `xrpm report` once that verb exists).
 # Usage: scripts/run.sh [SCENARIO]   (bubbles by default; leak and synthetic work too)
+#        scripts/run.sh mono         the same with a real runtime: the C# sample game XnaBubbles.exe
+#                                    under Mono with the device agent inside it (xrpm-mono)
 # XRPM_HEADLESS=1 forces the headless run; XRPM_MONITOR_ARGS adds options to xrpm-monitor
 # (e.g. "--script FILE" for a bounded, scripted GUI run).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 want_gui=""  # a display and not XRPM_HEADLESS=1: the monitor window takes over (below)
 if [ -n "${DISPLAY:-}${WAYLAND_DISPLAY:-}" ] && [ -z "${XRPM_HEADLESS:-}" ]; then want_gui=1; fi
-scripts/build.sh release xrpm xrpm-emulator ${want_gui:+xrpm-monitor} >/dev/null
-
 scenario="${1:-bubbles}"
+targets=(xrpm xrpm-emulator)
+[ "$scenario" = mono ] && targets+=(xrpm-mono mono-profiler-xrpm xrpm_mono_programs)
+scripts/build.sh release "${targets[@]}" ${want_gui:+xrpm-monitor} >/dev/null
 bin=build/release
 xrpm="$bin/host-monitor/xrpm"
 out=build/run
@@ -35,7 +38,17 @@ stop_emulator() {
 trap stop_emulator EXIT
 trap 'exit 130' INT TERM
 
-"$bin/emulator/xrpm-emulator" --scenario "$scenario" --port 0 2>"$log" &
+if [ "$scenario" = mono ]; then
+  [ -x "$bin/emulator/xrpm-mono" ] || {
+    echo "run.sh: the Mono port was not built: sudo apt-get install mono-runtime libmono-2.0-dev mono-mcs" >&2
+    exit 1
+  }
+  "$bin/emulator/xrpm-mono" --port 0 -- "$bin/emulator/XnaBubbles.exe" 2>"$log" &
+  label="xrpm-mono (XnaBubbles.exe under Mono)"
+else
+  "$bin/emulator/xrpm-emulator" --scenario "$scenario" --port 0 2>"$log" &
+  label="xrpm-emulator ($scenario)"
+fi
 emu_pid=$!
 
 endpoint=""
@@ -47,7 +60,7 @@ for _ in $(seq 100); do  # up to 10 s for the agent to listen
 done
 [ -n "$endpoint" ] || { cat "$log" >&2; echo "run.sh: the emulator's agent did not start" >&2; exit 1; }
 
-echo "== xrpm-emulator ($scenario) serving on $endpoint"
+echo "== $label serving on $endpoint"
 
 # With a display ($DISPLAY or $WAYLAND_DISPLAY), the monitor window takes over, connected to this
 # emulator: live counters, Capture heap, browse, compare, save. Closing the window stops the

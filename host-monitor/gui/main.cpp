@@ -31,6 +31,7 @@ struct Options {
   std::string connect;
   std::string token;
   std::string launch;
+  std::string launch_mono;
 };
 
 // Exit code when no window can be opened (no display): scripts fall back to headless work.
@@ -61,6 +62,11 @@ int main(int argc, char** argv) {
   cli.add_option("--token", o.token, "Token for --connect (agents serving a LAN require one)");
   cli.add_option("--launch-emulator", o.launch,
                  "Start xrpm-emulator with this scenario at start and connect to it");
+  cli.add_option("--launch-mono", o.launch_mono,
+                 "Start this C# program (\"sample\": the sample game XnaBubbles.exe) under Mono "
+                 "with the device agent (xrpm-mono) at start and connect to it")
+      ->expected(0, 1)
+      ->default_str("sample");
   try {
     cli.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -105,6 +111,9 @@ int main(int argc, char** argv) {
     app.SetView(xrpm::gui::View::kCounters);
   } else if (!o.launch.empty()) {
     session.LaunchEmulator(o.launch);
+    app.SetView(xrpm::gui::View::kCounters);
+  } else if (cli.count("--launch-mono")) {
+    session.LaunchMono(o.launch_mono == "sample" ? "" : o.launch_mono);
     app.SetView(xrpm::gui::View::kCounters);
   }
   for (const auto& f : o.files) session.OpenFile(f);

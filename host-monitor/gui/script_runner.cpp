@@ -129,6 +129,16 @@ void ScriptRunner::Start(const ScriptStep& s) {
       return Fail("could not start the emulator: " + ses.last_error());
     app_.SetView(View::kCounters);
     wait_ = Wait::kDevice;
+  } else if (s.verb == "launch-mono") {
+    std::istringstream words(arg);
+    std::string game;
+    words >> game;
+    std::vector<std::string> game_args;
+    for (std::string w; words >> w;) game_args.push_back(w);
+    if (!ses.LaunchMono(game == "sample" ? "" : game, game_args))
+      return Fail("could not start the program under Mono: " + ses.last_error());
+    app_.SetView(View::kCounters);
+    wait_ = Wait::kDevice;
   } else if (s.verb == "connect") {
     ses.Connect(arg, ses.settings().token);
     wait_ = Wait::kDevice;
@@ -249,7 +259,7 @@ void ScriptRunner::CheckDevice() {
   const auto& step = steps_[pc_];
   const DeviceLink& link = ses.link();
   if (Clock::now() > deadline_) return Fail("timed out (" + std::string(link.PhaseName()) + ")");
-  if (step.verb == "launch-emulator" || step.verb == "connect") {
+  if (step.verb == "launch-emulator" || step.verb == "launch-mono" || step.verb == "connect") {
     if (link.phase() == DeviceLink::Phase::kFailed) return Fail(link.error());
     if (link.phase() != DeviceLink::Phase::kConnected) return;
   } else if (step.verb == "capture-start") {

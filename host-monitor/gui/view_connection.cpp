@@ -144,6 +144,11 @@ void DrawConnectionView(App& app) {
     if (ImGui::Button("Launch emulator", ImVec2(-1, 0))) {
       if (ses.LaunchEmulator(set.emulator_scenario)) app.SetView(View::kCounters);
     }
+    if (ImGui::Button("Launch C# sample game under Mono", ImVec2(-1, 0))) {
+      if (ses.LaunchMono("")) app.SetView(View::kCounters);
+    }
+    if (ImGui::IsItemHovered())
+      ImGui::SetTooltip("XnaBubbles.exe with the device agent inside Mono (xrpm-mono)");
   }
 
   // State in plain words.

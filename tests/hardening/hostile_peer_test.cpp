@@ -10,6 +10,7 @@
 
 #include <chrono>
 
+#include "hostile_attacks.h"
 #include "raw_peer.h"
 #include "test_util.h"
 #include "xrpm/emulator/game_loop.h"
@@ -45,56 +46,6 @@ struct Game {
   }
 };
 
-wire::Envelope Hello(uint32_t version) {
-  wire::Envelope h;
-  h.mutable_hello()->set_protocol_version(version);
-  h.mutable_hello()->set_client_name("hostile");
-  h.mutable_hello()->set_client_nonce(protocol::AuthNonce());
-  return h;
-}
-
-// One hostile peer of kind `k`; returns the error code the agent answered with.
-wire::ErrorCode Attack(uint16_t port, int k) {
-  auto p = RawPeer::Connect(port);
-  if (!p) return wire::ERROR_UNSPECIFIED;
-  wire::Envelope m;
-  switch (k) {
-    case 0:  // an old or future host
-      p->Send(Hello(protocol::kProtocolVersion + 7));
-      break;
-    case 1: {  // guesses the answer
-      p->Send(Hello(protocol::kProtocolVersion));
-      if (!p->ReceiveBody(wire::Envelope::kAuthChallenge, &m)) return wire::ERROR_UNSPECIFIED;
-      wire::Envelope a;
-      a.mutable_auth_response()->set_answer(std::string(protocol::kAuthAnswerBytes, '\x42'));
-      p->Send(a);
-      break;
-    }
-    case 2:  // garbage
-    {
-      static const char kJunk[] = "\x12\x34\xff\xff\xff\xff\xff junk";
-      p->SendBytes(std::string(kJunk, sizeof kJunk - 1));
-      break;
-    }
-    case 3:  // oversized
-      p->SendBytes(std::string(protocol::kMaxHostMessageBytes + 1, 'x'));
-      break;
-    case 4:  // commands without a handshake
-      m.mutable_capture_request()->set_request_id(1);
-      p->Send(m);
-      break;
-    case 5:  // a flood of malformed packets, back to back
-      for (int i = 0; i < 300; ++i) p->SendBytes(std::string(1 + i % 64, static_cast<char>(0xff)));
-      break;
-  }
-  wire::Envelope reply;
-  if (!p->ReceiveBody(wire::Envelope::kError, &reply)) return wire::ERROR_UNSPECIFIED;
-  uint32_t data = 0;
-  if (!p->WaitDisconnect(3000, &data) || data != static_cast<uint32_t>(reply.error().code()))
-    return wire::ERROR_UNSPECIFIED;
-  return reply.error().code();
-}
-
 TEST(HostilePeers, AreCutOffAndLoggedWhileTheGameRuns) {
   Game g;
   LogSink log;
@@ -103,17 +54,14 @@ TEST(HostilePeers, AreCutOffAndLoggedWhileTheGameRuns) {
   auto agent = StartAgent(g.rt, log, opt);
   ASSERT_TRUE(agent);
   g.loop.Start();
-  const wire::ErrorCode expected[] = {wire::VERSION_MISMATCH,  wire::BAD_TOKEN,
-                                      wire::MALFORMED,         wire::TOO_LARGE,
-                                      wire::NOT_AUTHENTICATED, wire::MALFORMED};
   // Attack in rounds of every kind until the game has played 30 more frames (half a second at
   // 60 fps): it keeps running under a continuous attack. Bounded by the round count.
   const uint64_t frames0 = g.loop.frames();
   const auto t0 = std::chrono::steady_clock::now();
   int peers = 0;
   for (int round = 0; round < 3000 && (round < 2 || g.loop.frames() < frames0 + 30); ++round)
-    for (int k = 0; k < 6; ++k, ++peers)
-      EXPECT_EQ(Attack(agent->port(), k), expected[k]) << "kind " << k;
+    for (int k = 0; k < kAttackKinds; ++k, ++peers)
+      EXPECT_EQ(Attack(agent->port(), k), kAttackAnswers[k]) << "kind " << k;
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   const uint64_t frames = g.loop.frames() - frames0;
   const agent::AgentStats st = agent->stats();

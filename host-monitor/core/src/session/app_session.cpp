@@ -452,6 +452,29 @@ bool AppSession::LaunchEmulator(const std::string& scenario,
   return true;
 }
 
+bool AppSession::LaunchMono(const std::string& game, const std::vector<std::string>& game_args) {
+  const std::string launcher = FindCompanionProgram("xrpm-mono", "emulator");
+  if (launcher.empty()) {
+    Log(LogEntry::kError,
+        "Cannot find xrpm-mono (next to xrpm-monitor, in the build tree or in PATH); it is built "
+        "when Mono is installed: sudo apt-get install mono-runtime libmono-2.0-dev mono-mcs");
+    return false;
+  }
+  const std::string program =
+      game.empty() ? launcher.substr(0, launcher.find_last_of('/') + 1) + "XnaBubbles.exe" : game;
+  std::error_code ec;
+  std::filesystem::create_directories(config_dir_, ec);
+  const std::string log_path = config_dir_ + "/mono.log";
+  std::string error;
+  counters_.Reset();
+  if (!link_.LaunchMono(launcher, program, settings_.port, log_path, &error, game_args)) {
+    Log(LogEntry::kError, "Could not start " + program + " under Mono: " + error);
+    return false;
+  }
+  Log(LogEntry::kInfo, "Started " + launcher + " -- " + program + " (output in " + log_path + ")");
+  return true;
+}
+
 bool AppSession::Capture() {
   std::string error;
   if (!link_.StartCapture(&error)) {

@@ -80,26 +80,47 @@ void DeviceLink::Disconnect() {
 bool DeviceLink::LaunchEmulator(const std::string& program, const std::string& scenario, int port,
                                 const std::string& log_path, std::string* error,
                                 const std::vector<std::string>& extra_args) {
-  Disconnect();
-  const std::string endpoint = "127.0.0.1:" + std::to_string(port);
-  auto child = std::make_unique<ChildProcess>();
   std::vector<std::string> args = {"--scenario", scenario, "--port", std::to_string(port),
                                    "--quiet"};
   args.insert(args.end(), extra_args.begin(), extra_args.end());
+  if (!LaunchChild(program, args, "the emulator (" + scenario + ")", port, log_path, error))
+    return false;
+  child_what_ = "the emulator";
+  scenario_ = scenario;
+  return true;
+}
+
+bool DeviceLink::LaunchMono(const std::string& launcher, const std::string& game, int port,
+                            const std::string& log_path, std::string* error,
+                            const std::vector<std::string>& game_args) {
+  std::vector<std::string> args = {"--port", std::to_string(port), "--quiet", "--", game};
+  args.insert(args.end(), game_args.begin(), game_args.end());
+  const std::string name = game.substr(game.find_last_of('/') + 1);
+  if (!LaunchChild(launcher, args, name + " under Mono", port, log_path, error)) return false;
+  child_what_ = name + " under Mono";
+  scenario_ = name;
+  return true;
+}
+
+bool DeviceLink::LaunchChild(const std::string& program, const std::vector<std::string>& args,
+                             const std::string& what, int port, const std::string& log_path,
+                             std::string* error) {
+  Disconnect();
+  const std::string endpoint = "127.0.0.1:" + std::to_string(port);
+  auto child = std::make_unique<ChildProcess>();
   if (!child->Start(program, args, log_path, error)) {
     phase_ = Phase::kFailed;
     error_ = *error;
-    status_ = "Could not start the emulator.";
+    status_ = "Could not start " + what + ".";
     return false;
   }
   emulator_pid_ = child->pid();
   emulator_ = std::move(child);
-  scenario_ = scenario;
   endpoint_ = endpoint;
   token_.clear();
   error_.clear();
   phase_ = Phase::kStartingEmulator;
-  status_ = "Starting the emulator (" + scenario + ") and connecting to " + endpoint + "...";
+  status_ = "Starting " + what + " and connecting to " + endpoint + "...";
   launch_deadline_ = std::chrono::steady_clock::now() + kEmulatorStartBudget;
   StartClient(kConnectTimeoutMs);
   return true;
@@ -111,8 +132,8 @@ std::vector<DeviceLink::Event> DeviceLink::Poll() {
     emulator_pid_ = -1;
     std::string tail = TailOfFile(emulator_->log_path(), 600);
     while (!tail.empty() && (tail.back() == '\n' || tail.back() == '\r')) tail.pop_back();
-    const std::string why =
-        "The emulator " + emulator_->exit_text() + (tail.empty() ? std::string(".") : ": " + tail);
+    const std::string why = "The program (" + child_what_ + ") " + emulator_->exit_text() +
+                            (tail.empty() ? std::string(".") : ": " + tail);
     ev.push_back({true, why});
     if (phase_ != Phase::kConnected) {
       phase_ = Phase::kFailed;

@@ -26,6 +26,7 @@ struct VerbSpec {
 
 constexpr VerbSpec kVerbs[] = {
     {"launch-emulator", Args::kRest, "launch-emulator SCENARIO [OPTION...]"},
+    {"launch-mono", Args::kRest, "launch-mono sample|PROGRAM.exe [ARG...]"},
     {"connect", Args::kRest, "connect HOST:PORT"},
     {"disconnect", Args::kNone, "disconnect"},
     {"capture", Args::kNone, "capture"},

@@ -40,6 +40,11 @@ class DeviceLink {
   bool LaunchEmulator(const std::string& program, const std::string& scenario, int port,
                       const std::string& log_path, std::string* error,
                       const std::vector<std::string>& extra_args = {});
+  // Starts `launcher --port PORT --quiet -- game [game_args...]` (xrpm-mono: a C# program under
+  // Mono with the agent inside) and connects to it, as LaunchEmulator does.
+  bool LaunchMono(const std::string& launcher, const std::string& game, int port,
+                  const std::string& log_path, std::string* error,
+                  const std::vector<std::string>& game_args = {});
 
   // Applies changes; returns what happened, for the log.
   std::vector<Event> Poll();
@@ -69,7 +74,12 @@ class DeviceLink {
   void StartClient(uint32_t connect_timeout_ms);
 
   Phase phase_ = Phase::kDisconnected;
+  bool LaunchChild(const std::string& program, const std::vector<std::string>& args,
+                   const std::string& what, int port, const std::string& log_path,
+                   std::string* error);
+
   std::string endpoint_, token_, status_, error_, scenario_;
+  std::string child_what_ = "the emulator";  // "the emulator", "XnaBubbles.exe under Mono"
   std::unique_ptr<client::HostClient> client_;
   std::unique_ptr<ChildProcess> emulator_;
   pid_t emulator_pid_ = -1;

@@ -1,0 +1,251 @@
+// mono_bench: the Mono port's figures (docs/PERFORMANCE.md, "Mono port"), each against its
+// baseline measured in the same run, on a real C# heap under Mono:
+//   1. HeapBench.exe NODES (NODES Node objects, 3 references each) under xrpm-mono; per round,
+//      a plain GC.Collect() of that heap timed inside the program (the baseline), then a capture
+//      by the host client: the game pause (induced full GC + walk + encode), bytes on the wire
+//      vs the .gclog of the captured snapshot, agent peak memory per object;
+//   2. counters: XnaBubbles.exe unthrottled (--fps 0) for FRAMES frames under plain mono, and
+//      under xrpm-mono with a host subscribed to counters every 100 ms; the cost is the relative
+//      growth of the time per frame (rounds alternate the two, ratios are medians).
+//
+//   mono_bench [--nodes N] [--runs R] [--frames F]
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "xrpm/core/client/host_client.h"
+#include "xrpm/core/netcf_writer.h"
+
+namespace {
+
+const std::string kLauncher = XRPM_MONO_LAUNCHER;
+const std::string kDir = XRPM_MONO_PROGRAMS_DIR;
+
+// A child with pipes on stdin, stdout and stderr; lines read with a timeout.
+struct Child {
+  pid_t pid = -1;
+  int in = -1, out = -1, err = -1;
+  std::string out_buf, err_buf;
+
+  explicit Child(const std::vector<std::string>& argv) {
+    int pi[2], po[2], pe[2];
+    if (pipe(pi) || pipe(po) || pipe(pe)) return;
+    pid = fork();
+    if (pid == 0) {
+      dup2(pi[0], 0);
+      dup2(po[1], 1);
+      dup2(pe[1], 2);
+      for (int fd : {pi[0], pi[1], po[0], po[1], pe[0], pe[1]}) close(fd);
+      std::vector<char*> a;
+      for (const auto& s : argv) a.push_back(const_cast<char*>(s.c_str()));
+      a.push_back(nullptr);
+      execvp(a[0], a.data());
+      _exit(127);
+    }
+    close(pi[0]);
+    close(po[1]);
+    close(pe[1]);
+    in = pi[1];
+    out = po[0];
+    err = pe[0];
+    fcntl(out, F_SETFL, O_NONBLOCK);
+    fcntl(err, F_SETFL, O_NONBLOCK);
+  }
+  ~Child() {
+    if (pid > 0) {
+      kill(pid, SIGTERM);
+      waitpid(pid, nullptr, 0);
+    }
+    for (int fd : {in, out, err})
+      if (fd >= 0) close(fd);
+  }
+  static void Pump(int fd, std::string* buf) {
+    char b[4096];
+    ssize_t n;
+    while ((n = read(fd, b, sizeof b)) > 0) buf->append(b, static_cast<size_t>(n));
+  }
+  // Waits until stdout (or stderr) holds a line containing `text`; returns it ("" on timeout).
+  std::string WaitLine(const std::string& text, bool on_err, int timeout_s = 300) {
+    std::string& buf = on_err ? err_buf : out_buf;
+    const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(timeout_s);
+    while (std::chrono::steady_clock::now() < end) {
+      Pump(out, &out_buf);
+      Pump(err, &err_buf);
+      const size_t at = buf.find(text);
+      if (at != std::string::npos) {
+        const size_t eol = buf.find('\n', at);
+        if (eol != std::string::npos) {
+          std::string line = buf.substr(at, eol - at);
+          buf.erase(0, eol + 1);
+          return line;
+        }
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    return "";
+  }
+  void Send(const std::string& line) {
+    const std::string l = line + "\n";
+    if (write(in, l.data(), l.size()) < 0) std::perror("write");
+  }
+  int Wait() {
+    int status = 0;
+    waitpid(pid, &status, 0);
+    pid = -1;
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  }
+};
+
+double Median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0 : v[v.size() / 2];
+}
+
+std::string EndpointOf(const std::string& line) {
+  std::string e = line.substr(line.find("127.0.0.1:"));
+  return e.substr(0, e.find(' '));
+}
+
+double FrameSeconds(Child& c) {  // "XnaBubbles: N frames in S s"
+  const std::string line = c.WaitLine("frames in", true);
+  unsigned long long frames = 0;
+  double secs = 0;
+  if (std::sscanf(line.c_str(), "XnaBubbles: %llu frames in %lf s", &frames, &secs) != 2 ||
+      frames == 0)
+    return 0;
+  return secs / static_cast<double>(frames);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int nodes = 1000000, runs = 5, frames = 3000;
+  for (int i = 1; i + 1 < argc; i += 2) {
+    const std::string a = argv[i];
+    if (a == "--nodes")
+      nodes = std::atoi(argv[i + 1]);
+    else if (a == "--runs")
+      runs = std::atoi(argv[i + 1]);
+    else if (a == "--frames")
+      frames = std::atoi(argv[i + 1]);
+  }
+
+  // ---- 1. capture vs GC.Collect() ----
+  Child heap({kLauncher, "--port", "0", "--frame", "HeapBench.Bench:Tick", "--",
+              kDir + "/HeapBench.exe", std::to_string(nodes)});
+  const std::string listening = heap.WaitLine("listening on 127.0.0.1:", true);
+  if (listening.empty() || heap.WaitLine("ready", false).empty()) {
+    std::fprintf(stderr, "mono_bench: HeapBench did not start:\n%s\n", heap.err_buf.c_str());
+    return 1;
+  }
+  xrpm::client::ClientOptions o;
+  o.endpoint = EndpointOf(listening);
+  o.peer_timeout_ms = 60000;
+  xrpm::client::HostClient client(o);
+  client.Connect();
+  std::string error;
+  if (!client.WaitConnected(30000, &error)) {
+    std::fprintf(stderr, "mono_bench: %s\n", error.c_str());
+    return 1;
+  }
+  std::vector<double> gc_ms, pause_ms, pause_ratio, induced_ms, walk_ms, wire_ratio, peak_per_obj;
+  uint64_t objects = 0, refs = 0, wire = 0, gclog = 0, peak = 0;
+  for (int r = 0; r < runs; ++r) {
+    heap.Send("gc");
+    const std::string gc = heap.WaitLine("gc_us ", false);
+    const double gc_us = gc.empty() ? 0 : std::atof(gc.c_str() + 6);
+    if (!client.StartCapture(&error)) {
+      std::fprintf(stderr, "mono_bench: %s\n", error.c_str());
+      return 1;
+    }
+    xrpm::client::CaptureResult res;
+    if (!client.WaitCapture(600000, &res) || !res.ok) {
+      std::fprintf(stderr, "mono_bench: capture failed: %s\n", res.error.c_str());
+      return 1;
+    }
+    uint64_t bytes = 0;
+    xrpm::WriteNetcf(*res.snapshot, [&](std::string_view b) { bytes += b.size(); });
+    const auto& st = res.stats;
+    objects = st.objects;
+    refs = st.refs;
+    wire = st.wire_bytes;
+    gclog = bytes;
+    peak = st.agent_peak_bytes;
+    gc_ms.push_back(gc_us / 1000);
+    pause_ms.push_back(st.pause_us / 1000.0);
+    induced_ms.push_back(st.gc_us / 1000.0);
+    walk_ms.push_back(st.walk_us / 1000.0);
+    pause_ratio.push_back(gc_us > 0 ? st.pause_us / gc_us : 0);
+    wire_ratio.push_back(bytes ? static_cast<double>(st.wire_bytes) / bytes : 0);
+    peak_per_obj.push_back(st.objects ? static_cast<double>(st.agent_peak_bytes) / st.objects : 0);
+    std::printf(
+        "round %d: GC.Collect %.1f ms; capture pause %.1f ms (GC %.1f, walk %.1f) = %.2fx; "
+        "wire %.2f MiB vs .gclog %.2f MiB = %.3fx; agent peak %.2f MiB = %.1f B/object\n",
+        r + 1, gc_us / 1000, st.pause_us / 1000.0, st.gc_us / 1000.0, st.walk_us / 1000.0,
+        pause_ratio.back(), st.wire_bytes / 1048576.0, bytes / 1048576.0, wire_ratio.back(),
+        st.agent_peak_bytes / 1048576.0, peak_per_obj.back());
+    std::fflush(stdout);
+  }
+  client.Disconnect();
+  heap.Send("quit");
+  heap.Wait();
+
+  // ---- 2. counters: frame time with and without the agent ----
+  std::vector<double> plain_us, agent_us, cost;
+  for (int r = 0; r < runs; ++r) {
+    Child plain(
+        {"mono", kDir + "/XnaBubbles.exe", "--fps", "0", "--frames", std::to_string(frames)});
+    const double p = FrameSeconds(plain);
+    plain.Wait();
+    Child agent({kLauncher, "--port", "0", "--", kDir + "/XnaBubbles.exe", "--fps", "0", "--frames",
+                 std::to_string(frames)});
+    const std::string l = agent.WaitLine("listening on 127.0.0.1:", true);
+    xrpm::client::ClientOptions co;
+    co.endpoint = l.empty() ? "" : EndpointOf(l);
+    xrpm::client::HostClient counters(co);
+    counters.Connect();
+    if (counters.WaitConnected(30000, &error)) counters.SubscribeCounters(100);
+    const double a = FrameSeconds(agent);
+    const uint64_t samples = counters.counters().received();
+    counters.Disconnect();
+    agent.Wait();
+    if (p <= 0 || a <= 0) {
+      std::fprintf(stderr, "mono_bench: a frame-time run failed\n");
+      return 1;
+    }
+    plain_us.push_back(p * 1e6);
+    agent_us.push_back(a * 1e6);
+    cost.push_back(a / p - 1);
+    std::printf(
+        "round %d: frame %.1f us plain mono, %.1f us with the agent and %llu counter "
+        "samples: %+.2f%%\n",
+        r + 1, p * 1e6, a * 1e6, static_cast<unsigned long long>(samples), cost.back() * 100);
+    std::fflush(stdout);
+  }
+
+  std::printf("\nC# heap: %llu objects, %llu references (HeapBench.exe %d), %d rounds; medians:\n",
+              static_cast<unsigned long long>(objects), static_cast<unsigned long long>(refs),
+              nodes, runs);
+  std::printf(
+      "| game pause of a capture | %.1f ms | GC.Collect() of the same heap %.1f ms | %.2fx |\n",
+      Median(pause_ms), Median(gc_ms), Median(pause_ratio));
+  std::printf("| - of which the induced full GC | %.1f ms | | |\n", Median(induced_ms));
+  std::printf("| - of which walk + encode | %.1f ms | | |\n", Median(walk_ms));
+  std::printf("| bytes on the wire | %.2f MiB | .gclog %.2f MiB | %.3fx |\n", wire / 1048576.0,
+              gclog / 1048576.0, Median(wire_ratio));
+  std::printf("| agent peak memory | %.2f MiB | %llu objects | %.1f B/object |\n", peak / 1048576.0,
+              static_cast<unsigned long long>(objects), Median(peak_per_obj));
+  std::printf(
+      "| frame time with the agent and counters | %.1f us | plain mono %.1f us | %+.2f%% |\n",
+      Median(agent_us), Median(plain_us), Median(cost) * 100);
+  return 0;
+}

@@ -1,0 +1,212 @@
+// xrpm-mono: runs a C# program under Mono with the xrpm device agent inside it.
+//
+//   xrpm-mono [--port N | --listen ADDR:PORT --token T] [--frame Namespace.Class:Method]
+//             [--quiet] -- PROGRAM.exe [ARGS...]
+//
+// It starts `mono --profile=xrpm:OPTIONS PROGRAM.exe ARGS` with the profiler module
+// (libmono-profiler-xrpm.so, beside this executable) on the library path, and waits for the
+// module's handshake line on a pipe: Mono silently runs a program without a profiler it cannot
+// load, so no handshake within the time limit means no agent, and the program is stopped.
+// The agent prints "xrpm-agent: listening on ADDR:PORT" itself, as in xrpm-emulator.
+//
+// Exit codes: the program's own exit code once it runs (128+N after signal N); 2 for bad
+// options, a missing program, an unknown profiler option or a port in use; 1 when Mono is
+// missing or the module did not load. SIGINT and SIGTERM are passed on to the program.
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "profiler_options.h"
+#include "xrpm/agent/agent.h"
+
+namespace {
+
+constexpr int kHandshakeTimeoutMs = 30000;
+volatile sig_atomic_t g_child = 0;
+
+void Forward(int sig) {
+  if (g_child > 0) kill(g_child, sig);
+}
+
+std::string SelfDir() {
+  std::vector<char> buf(4096);
+  const ssize_t n = readlink("/proc/self/exe", buf.data(), buf.size() - 1);
+  if (n <= 0) return ".";
+  std::string path(buf.data(), static_cast<size_t>(n));
+  const size_t slash = path.rfind('/');
+  return slash == std::string::npos ? "." : path.substr(0, slash);
+}
+
+bool IsExecutable(const std::string& path) {
+  return access(path.c_str(), X_OK) == 0;
+}
+
+std::string FindOnPath(const std::string& name) {
+  const char* path = std::getenv("PATH");
+  std::string all = path ? path : "/usr/bin:/bin";
+  size_t pos = 0;
+  while (pos <= all.size()) {
+    size_t colon = all.find(':', pos);
+    if (colon == std::string::npos) colon = all.size();
+    std::string dir = all.substr(pos, colon - pos);
+    if (dir.empty()) dir = ".";
+    if (IsExecutable(dir + "/" + name)) return dir + "/" + name;
+    pos = colon + 1;
+  }
+  return "";
+}
+
+int ExitCodeOf(int status) {
+  if (WIFEXITED(status)) return WEXITSTATUS(status);
+  if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
+  return 1;
+}
+
+int Fail(int code, const std::string& message) {
+  std::fprintf(stderr, "xrpm-mono: %s\n", message.c_str());
+  return code;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"xrpm-mono: run a C# program under Mono with the xrpm device agent", "xrpm-mono"};
+  uint16_t port = xrpm::agent::kDefaultAgentPort;
+  std::string listen, token, frame = xrpm::mono::kDefaultFrameMethod;
+  bool quiet = false;
+  std::vector<std::string> program;
+  app.add_option("--port", port, "Device agent port on 127.0.0.1 (0: any free port)")
+      ->capture_default_str();
+  app.add_option("--listen", listen, "Serve hosts on ADDR:PORT instead (off loopback: --token)");
+  app.add_option("--token", token, "Token a host must present to connect");
+  app.add_option("--frame", frame,
+                 "Frame method: captures are served when it returns (Namespace.Class:Method)")
+      ->capture_default_str();
+  app.add_flag("--quiet", quiet, "No agent log lines except errors");
+  app.add_option("program", program, "-- PROGRAM.exe [ARGS...]")->required();
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? 0 : 2;
+  }
+
+  xrpm::mono::ProfilerOptions opts;
+  opts.port = port;
+  opts.quiet = quiet;
+  std::string problem;
+  xrpm::mono::FrameMethod fm;
+  if (!xrpm::mono::ParseFrameMethod(frame, &fm, &problem)) return Fail(2, "--frame: " + problem);
+  opts.frame = frame;
+  if (!listen.empty()) {
+    xrpm::agent::AgentOptions a;
+    a.port = port;
+    if (!xrpm::agent::ParseListenAddress(listen, &a, &problem))
+      return Fail(2, "--listen: " + problem);
+    opts.address = a.address;
+    opts.port = a.port;
+  }
+  struct stat st {};
+  if (stat(program[0].c_str(), &st) != 0 || !S_ISREG(st.st_mode))
+    return Fail(2, "no such program: " + program[0] + " (expected a .NET PROGRAM.exe)");
+
+  const std::string mono = FindOnPath("mono");
+  if (mono.empty())
+    return Fail(1, "Mono is not installed (no 'mono' on PATH): sudo apt-get install mono-runtime");
+  const std::string dir = SelfDir();
+  if (access((dir + "/libmono-profiler-xrpm.so").c_str(), R_OK) != 0)
+    return Fail(1, "the profiler module " + dir +
+                       "/libmono-profiler-xrpm.so is missing (build it: scripts/build.sh "
+                       "release mono-profiler-xrpm)");
+
+  int status_pipe[2];
+  if (pipe2(status_pipe, O_CLOEXEC) != 0)
+    return Fail(1, std::string("pipe: ") + std::strerror(errno));
+  std::vector<std::string> args = {"mono", "--profile=" + xrpm::mono::FormatProfilerOptions(opts)};
+  args.insert(args.end(), program.begin(), program.end());
+
+  struct sigaction sa {};
+  sa.sa_handler = Forward;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, nullptr);
+  sigaction(SIGTERM, &sa, nullptr);
+
+  const pid_t child = fork();
+  if (child < 0) return Fail(1, std::string("fork: ") + std::strerror(errno));
+  if (child == 0) {
+    const int fd = dup(status_pipe[1]);  // without O_CLOEXEC: the module writes to it
+    setenv(xrpm::mono::kStatusFdEnv, std::to_string(fd).c_str(), 1);
+    const char* old = std::getenv("LD_LIBRARY_PATH");
+    setenv("LD_LIBRARY_PATH", (dir + (old && *old ? ":" + std::string(old) : "")).c_str(), 1);
+    if (!token.empty()) setenv(xrpm::mono::kTokenEnv, token.c_str(), 1);
+    std::vector<char*> cargs;
+    for (auto& a : args) cargs.push_back(a.data());
+    cargs.push_back(nullptr);
+    execv(mono.c_str(), cargs.data());
+    std::fprintf(stderr, "xrpm-mono: cannot run %s: %s\n", mono.c_str(), std::strerror(errno));
+    _exit(127);
+  }
+  g_child = child;
+  close(status_pipe[1]);
+
+  // The handshake: one line from the module, or EOF (the process ended), or the time limit.
+  std::string line;
+  const auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::milliseconds(kHandshakeTimeoutMs);
+  bool eof = false;
+  while (line.find('\n') == std::string::npos && !eof) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+                          deadline - std::chrono::steady_clock::now())
+                          .count();
+    if (left <= 0) break;
+    pollfd p{status_pipe[0], POLLIN, 0};
+    const int r = poll(&p, 1, static_cast<int>(left));
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) continue;
+    char buf[512];
+    const ssize_t n = read(status_pipe[0], buf, sizeof buf);
+    if (n > 0)
+      line.append(buf, static_cast<size_t>(n));
+    else if (n == 0 || errno != EINTR)
+      eof = true;
+  }
+  close(status_pipe[0]);
+  int status = 0;
+  if (line.rfind("ok ", 0) != 0) {
+    if (line.rfind("error ", 0) == 0) {  // the module said why on stderr and exits 2
+      while (waitpid(child, &status, 0) < 0 && errno == EINTR) {
+      }
+      return 2;
+    }
+    if (!eof) {
+      kill(child, SIGKILL);
+      while (waitpid(child, &status, 0) < 0 && errno == EINTR) {
+      }
+      return Fail(1, "the xrpm profiler module did not load within " +
+                         std::to_string(kHandshakeTimeoutMs / 1000) +
+                         " s (Mono runs a program "
+                         "without a profiler it cannot load); stopped the program");
+    }
+    while (waitpid(child, &status, 0) < 0 && errno == EINTR) {
+    }
+    const int code = ExitCodeOf(status);
+    if (code == 2) return 2;
+    return Fail(1, "Mono ran the program without the xrpm profiler module (exit code " +
+                       std::to_string(code) + "): is " + dir +
+                       "/libmono-profiler-xrpm.so loadable by this Mono?");
+  }
+  while (waitpid(child, &status, 0) < 0 && errno == EINTR) {
+  }
+  return ExitCodeOf(status);
+}

@@ -1,0 +1,276 @@
+// MonoPort::WalkHeap: the heap as NETCF shows it, from a stopped Mono runtime.
+//
+// Roots: the (slot address, object) pairs Mono reported during the capture's collection
+// (gc_roots), each object mapped through the collection's moves (a root may be reported before
+// its object was copied), each slot matched to the root range registered around it
+// (gc_root_register) for its kind:
+//   stack                          -> thread container + frame container  (1 local)
+//   finalizer queue                -> kFinalized                           (2 finalizer)
+//   GC handle (normal / pinned)    -> kStrongPtr, table 2 / 3 (pinned flag) (3 handle)
+//   weak GC handles (live targets) -> kStrongPtr, table 0, weak flag        (3 handle)
+//   static                         -> kClass, the declaring class          (4 static)
+//   thread / context static        -> kClass, "<thread statics>" / "<context statics>"
+//   domain, reflection, JIT, threading, marshal, thread pool, debugger -> kInternalVm (0)
+//   anything else                  -> kRootTable                           (5 other)
+// Objects: mono_gc_walk_heap, which at PRE_START_WORLD of a full collection reports live
+// objects only; an object with more than 128 references arrives in several calls, merged here.
+//
+// Complexity: O(R log R + R log M) for R roots and M moves, O(objects + references) for the
+// heap; memory: the roots and moves of one collection plus the largest object's references.
+#include <mono/metadata/class.h>
+#include <mono/metadata/metadata.h>
+#include <mono/metadata/mono-gc.h>
+#include <mono/metadata/object.h>
+#include <mono/metadata/profiler.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <exception>
+#include <tuple>
+#include <unordered_set>
+
+#include "mono_port.h"
+
+namespace xrpm {
+namespace mono {
+namespace {
+
+using agent::ContainerType;
+using agent::WalkResult;
+
+// Keys no MonoClass* can have, for the synthetic container types.
+constexpr uintptr_t kThreadStaticsKey = 1;
+constexpr uintptr_t kContextStaticsKey = 2;
+
+constexpr uint64_t kWeakTable = MONO_GC_HANDLE_WEAK;
+constexpr uint64_t kNormalTable = MONO_GC_HANDLE_NORMAL;
+constexpr uint64_t kPinnedTable = MONO_GC_HANDLE_PINNED;
+
+struct Root {
+  ContainerType type;
+  uint64_t id1;   // thread id (stack), type id (class), handle table
+  uint8_t flags;  // NETCF root flags
+  uint64_t object;
+  bool operator<(const Root& o) const {
+    return std::tie(type, id1, flags, object) < std::tie(o.type, o.id1, o.flags, o.object);
+  }
+};
+
+std::string ClassName(MonoClass* klass) {
+  char* n = mono_type_get_name(mono_class_get_type(klass));
+  std::string s = n ? n : "<unnamed class>";
+  if (n) mono_free(n);
+  return s;
+}
+
+// The heap pass: merges Mono's per-128-reference chunks into one ObjectReferences call.
+struct HeapPass {
+  agent::HeapInfoCallback* sink;
+  Registry* registry;
+  bool aborted = false;
+  uint64_t object = 0;
+  uint32_t type_id = 0;
+  uint32_t size = 0;
+  std::vector<uint64_t> refs;
+
+  void Flush() {
+    if (object == 0 || aborted) return;
+    if (sink->ObjectReferences(object, type_id, size, refs.data(), refs.size()) ==
+        WalkResult::kAbort)
+      aborted = true;
+    object = 0;
+    refs.clear();
+  }
+
+  uint32_t TypeOf(MonoClass* klass) {
+    const auto key = reinterpret_cast<uintptr_t>(klass);
+    uint32_t id = registry->TypeId(key);
+    if (id != 0) return id;
+    id = registry->AddClass(key, ClassName(klass));  // a class whose load was not reported
+    const std::string& name = registry->names()[id - 1];
+    if (sink->DescribeType(id, name.data(), name.size()) == WalkResult::kAbort) aborted = true;
+    return id;
+  }
+
+  static int OnObject(MonoObject* obj, MonoClass* klass, uintptr_t size, uintptr_t num,
+                      MonoObject** refs, uintptr_t* /*offsets*/, void* data) {
+    auto* self = static_cast<HeapPass*>(data);
+    if (self->aborted) return 0;
+    const auto id = reinterpret_cast<uint64_t>(obj);
+    if (id != self->object) {  // a new object (continuations repeat the object with size 0)
+      self->Flush();
+      if (self->aborted) return 0;
+      self->object = id;
+      self->type_id = self->TypeOf(klass);
+      self->size = static_cast<uint32_t>((size + 7) & ~uintptr_t{7});
+    }
+    for (uintptr_t i = 0; i < num; ++i)
+      if (refs[i]) self->refs.push_back(reinterpret_cast<uint64_t>(refs[i]));
+    return 0;
+  }
+};
+
+ContainerType ContainerFor(int source) {
+  switch (source) {
+    case MONO_ROOT_SOURCE_STACK:
+      return ContainerType::kJitFrame;
+    case MONO_ROOT_SOURCE_FINALIZER_QUEUE:
+      return ContainerType::kFinalized;
+    case MONO_ROOT_SOURCE_STATIC:
+    case MONO_ROOT_SOURCE_THREAD_STATIC:
+    case MONO_ROOT_SOURCE_CONTEXT_STATIC:
+      return ContainerType::kClass;
+    case MONO_ROOT_SOURCE_GC_HANDLE:
+      return ContainerType::kStrongPtr;
+    case MONO_ROOT_SOURCE_DOMAIN:
+    case MONO_ROOT_SOURCE_REFLECTION:
+    case MONO_ROOT_SOURCE_JIT:
+    case MONO_ROOT_SOURCE_THREADING:
+    case MONO_ROOT_SOURCE_MARSHAL:
+    case MONO_ROOT_SOURCE_THREAD_POOL:
+    case MONO_ROOT_SOURCE_DEBUGGER:
+      return ContainerType::kInternalVm;
+    default:
+      return ContainerType::kRootTable;
+  }
+}
+
+}  // namespace
+
+void MonoPort::WalkHeap(agent::HeapInfoCallback& sink) {
+  std::unique_lock<std::mutex> lock(mu_);
+  if (phase_ != Phase::kWorldStopped) {
+    // Not inside the capture's collection (the collector gave up): walking now would race
+    // the running game. Begin without an end, so the agent reports the walk as failed.
+    lock.unlock();
+    sink.BeginContainer(ContainerType::kBegin, 0, 0);
+    return;
+  }
+  walk_sink_ = &sink;
+  phase_ = Phase::kWalking;
+  cv_.notify_all();
+  cv_.wait(lock, [&] { return phase_ == Phase::kWalked; });
+  walk_sink_ = nullptr;
+}
+
+void MonoPort::WalkOnCollector(agent::HeapInfoCallback& sink) {
+  try {
+    WalkOnCollectorUnguarded(sink);
+  } catch (const std::exception& e) {  // bad_alloc: no end, so the agent fails the capture
+    std::fprintf(stderr, "xrpm-agent: heap walk failed: %s\n", e.what());
+  }
+}
+
+void MonoPort::WalkOnCollectorUnguarded(agent::HeapInfoCallback& sink) {
+  registry_.Drain(events_);
+  std::lock_guard<std::mutex> reg_lock(registry_.mutex());
+  Registry& reg = registry_;
+  if (reg.TypeId(kThreadStaticsKey) == 0) reg.AddClass(kThreadStaticsKey, "<thread statics>");
+  if (reg.TypeId(kContextStaticsKey) == 0) reg.AddClass(kContextStaticsKey, "<context statics>");
+
+  // Moves of this collection, sorted by old address; then every root mapped to its object now.
+  std::vector<std::pair<uintptr_t, uintptr_t>> moves, raw;
+  {
+    std::lock_guard<std::mutex> lock(roots_mu_);
+    moves.swap(moves_);
+    raw.swap(roots_);
+  }
+  std::sort(moves.begin(), moves.end());
+  auto now = [&](uintptr_t obj) {
+    auto it = std::lower_bound(moves.begin(), moves.end(), std::make_pair(obj, uintptr_t{0}));
+    return it != moves.end() && it->first == obj ? it->second : obj;
+  };
+
+  std::unordered_set<uint64_t> pinned;
+  std::vector<Root> roots;
+  roots.reserve(raw.size());
+  for (const auto& h : reg.handles()) {
+    const int type = h.second;
+    if (type != MONO_GC_HANDLE_PINNED && type != MONO_GC_HANDLE_WEAK &&
+        type != MONO_GC_HANDLE_WEAK_TRACK_RESURRECTION)
+      continue;
+    MonoObject* target = mono_gchandle_get_target(h.first);
+    if (!target) continue;
+    const auto id = reinterpret_cast<uint64_t>(target);
+    if (type == MONO_GC_HANDLE_PINNED)
+      pinned.insert(id);
+    else  // weak handles are not roots to the collector; NETCF lists live targets, flagged
+      roots.push_back(Root{ContainerType::kStrongPtr, kWeakTable, 2, id});
+  }
+  for (const auto& r : raw) {
+    const uint64_t obj = now(r.second);
+    const RootRange* range = reg.FindRange(r.first);
+    const int source = range ? range->source : -1;
+    Root root{ContainerFor(source), 0, 0, obj};
+    switch (source) {
+      case MONO_ROOT_SOURCE_STACK:
+        root.id1 = range->key;  // thread id
+        break;
+      case MONO_ROOT_SOURCE_STATIC: {
+        MonoClass* klass =
+            range->key ? mono_vtable_class(reinterpret_cast<MonoVTable*>(range->key)) : nullptr;
+        const auto key = reinterpret_cast<uintptr_t>(klass);
+        uint32_t id = klass ? reg.TypeId(key) : 0;
+        if (klass && id == 0) id = reg.AddClass(key, ClassName(klass));
+        root.id1 = id;
+        break;
+      }
+      case MONO_ROOT_SOURCE_THREAD_STATIC:
+        root.id1 = reg.TypeId(kThreadStaticsKey);
+        break;
+      case MONO_ROOT_SOURCE_CONTEXT_STATIC:
+        root.id1 = reg.TypeId(kContextStaticsKey);
+        break;
+      case MONO_ROOT_SOURCE_GC_HANDLE:
+        if (pinned.count(obj)) {
+          root.id1 = kPinnedTable;
+          root.flags = 1;
+        } else {
+          root.id1 = kNormalTable;
+        }
+        break;
+      default:
+        break;
+    }
+    roots.push_back(root);
+  }
+  std::sort(roots.begin(), roots.end());
+
+  // ---- the walk ----
+  if (sink.BeginContainer(ContainerType::kBegin, 0, 0) == WalkResult::kAbort) {
+    sink.BeginContainer(ContainerType::kEnd, 0, 0);
+    return;
+  }
+  bool aborted = false;
+  for (size_t i = 0; i < reg.names().size() && !aborted; ++i) {
+    const std::string& n = reg.names()[i];
+    aborted =
+        sink.DescribeType(static_cast<uint32_t>(i + 1), n.data(), n.size()) == WalkResult::kAbort;
+  }
+  std::vector<agent::RootRef> batch;
+  for (size_t i = 0; i < roots.size() && !aborted;) {
+    size_t j = i;
+    batch.clear();
+    while (j < roots.size() && roots[j].type == roots[i].type && roots[j].id1 == roots[i].id1 &&
+           roots[j].flags == roots[i].flags) {
+      batch.push_back(agent::RootRef{roots[j].object, roots[j].flags});
+      ++j;
+    }
+    const Root& r = roots[i];
+    if (r.type == ContainerType::kJitFrame)
+      aborted = sink.BeginContainer(ContainerType::kThread, r.id1, 0) == WalkResult::kAbort;
+    if (!aborted) aborted = sink.BeginContainer(r.type, r.id1, 0) == WalkResult::kAbort;
+    if (!aborted) aborted = sink.RootReferences(batch.data(), batch.size()) == WalkResult::kAbort;
+    i = j;
+  }
+  if (!aborted) aborted = sink.BeginContainer(ContainerType::kHeap, 0, 0) == WalkResult::kAbort;
+  if (!aborted) {
+    HeapPass pass{&sink, &reg};
+    mono_gc_walk_heap(0, &HeapPass::OnObject, &pass);
+    pass.Flush();
+  }
+  sink.BeginContainer(ContainerType::kEnd, 0, 0);
+}
+
+}  // namespace mono
+}  // namespace xrpm

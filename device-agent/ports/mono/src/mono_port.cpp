@@ -1,0 +1,240 @@
+// MonoPort: capture hand-over, counters and the bookkeeper (the walk is in heap_walk.cpp).
+#include "mono_port.h"
+
+#include <mono/metadata/mono-gc.h>
+#include <mono/metadata/profiler.h>
+
+#include <algorithm>
+#include <cstdio>
+
+namespace xrpm {
+namespace mono {
+namespace {
+
+int64_t NowNs() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+// A frame method left within this window makes the next capture wait for a frame boundary.
+constexpr int64_t kFrameRecentNs = 1000 * 1000 * 1000;
+constexpr int kMaxCollectAttempts = 3;
+
+}  // namespace
+
+MonoPort::MonoPort(std::string app_name, FrameMethod frame, void (*reporting)(bool on))
+    : app_name_(std::move(app_name)),
+      frame_(std::move(frame)),
+      reporting_(reporting),
+      start_(std::chrono::steady_clock::now()) {
+  bookkeeper_ = std::thread([this] { Bookkeeper(); });
+}
+
+MonoPort::~MonoPort() {
+  {
+    std::lock_guard<std::mutex> lock(book_mu_);
+    book_stop_ = true;
+  }
+  book_cv_.notify_all();
+  if (bookkeeper_.joinable()) bookkeeper_.join();
+}
+
+void MonoPort::Bookkeeper() {
+  std::unique_lock<std::mutex> lock(book_mu_);
+  while (!book_stop_) {
+    book_cv_.wait_for(lock, std::chrono::milliseconds(100));
+    registry_.Drain(events_);
+  }
+}
+
+agent::RuntimeInfo MonoPort::Info() const {
+  return agent::RuntimeInfo{"Mono (SGen) via xrpm-mono",
+                            "6.8",
+                            app_name_.c_str(),
+                            "Linux x86-64 (Mono)",
+                            static_cast<uint32_t>(sizeof(void*)),
+                            false,
+                            2,
+                            1};
+}
+
+uint64_t MonoPort::BootMillis() const {
+  return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::milliseconds>(
+                                   std::chrono::steady_clock::now() - start_)
+                                   .count());
+}
+
+size_t MonoPort::SampleCounters(agent::CounterValue* out, size_t count) const {
+  return counters_.Sample(out, count);
+}
+
+void MonoPort::UpdateMemoryCounters() {
+  if (!memory_stale_.exchange(false, std::memory_order_acq_rel)) return;
+  counters_.Set(MonoCounter::kManagedBytesInUseAfterGc, mono_gc_get_used_size());
+  counters_.Set(MonoCounter::kGcHeap, mono_gc_get_heap_size());
+}
+
+// ---- capture hand-over ----
+
+bool MonoPort::RunWithWorldStopped(void (*fn)(void* ctx), void* ctx, uint32_t timeout_ms) {
+  if (!ready_.load(std::memory_order_acquire)) return false;  // Mono is still starting
+  registry_.Drain(events_);
+  const bool frame_recent =
+      NowNs() - last_frame_leave_ns_.load(std::memory_order_relaxed) < kFrameRecentNs;
+  const StopPoint mode = frame_recent ? StopPoint::kFrameBoundary : StopPoint::kSafePoint;
+  std::unique_lock<std::mutex> lock(mu_);
+  phase_ = Phase::kRequested;
+  mode_ = mode;
+  walked_ = false;
+  request_.store(static_cast<int>(mode), std::memory_order_release);
+  if (mode == StopPoint::kSafePoint) mono_gc_finalize_notify();  // wakes the finalizer thread
+  const bool taken = cv_.wait_for(lock, std::chrono::milliseconds(timeout_ms),
+                                  [&] { return phase_ != Phase::kRequested; });
+  if (!taken) {  // nobody took it: withdraw (under the lock, so no taker can race us)
+    request_.store(0, std::memory_order_release);
+    phase_ = Phase::kIdle;
+    return false;
+  }
+  last_stop_.store(mode);
+  lock.unlock();
+  fn(ctx);  // InduceFullCollection, then WalkHeap (see below)
+  lock.lock();
+  if (phase_ == Phase::kWorldStopped || phase_ == Phase::kWalked) {
+    phase_ = Phase::kWalkDone;
+    cv_.notify_all();
+  }
+  cv_.wait(lock, [&] { return phase_ == Phase::kIdle; });  // the collector finished
+  lock.unlock();
+  const std::string line = "capture: the game was stopped " + LastStopPoint();
+  if (log_)
+    log_(line);
+  else
+    std::fprintf(stderr, "xrpm-agent: %s\n", line.c_str());
+  return true;
+}
+
+std::string MonoPort::LastStopPoint() const {
+  switch (last_stop_.load()) {
+    case StopPoint::kFrameBoundary:
+      return "at the frame boundary (" +
+             (frame_.name_space.empty() ? "" : frame_.name_space + ".") + frame_.class_name + ":" +
+             frame_.method + ")";
+    case StopPoint::kSafePoint:
+      return "at the next safe point (no frame method ran in the last second)";
+    default:
+      return "";
+  }
+}
+
+void MonoPort::InduceFullCollection() {
+  // The collector runs the collection; wait until it stops at PRE_START_WORLD (or gives up).
+  std::unique_lock<std::mutex> lock(mu_);
+  cv_.wait(lock, [&] { return phase_ == Phase::kWorldStopped || phase_ == Phase::kIdle; });
+}
+
+void MonoPort::OnFrameLeave() {
+  last_frame_leave_ns_.store(NowNs(), std::memory_order_relaxed);
+  if (memory_stale_.load(std::memory_order_relaxed)) UpdateMemoryCounters();
+  if (request_.load(std::memory_order_acquire) != static_cast<int>(StopPoint::kFrameBoundary))
+    return;
+  Collect();
+}
+
+void MonoPort::OnFinalizing() {
+  if (memory_stale_.load(std::memory_order_relaxed)) UpdateMemoryCounters();
+  if (request_.load(std::memory_order_acquire) != static_cast<int>(StopPoint::kSafePoint)) return;
+  Collect();
+}
+
+void MonoPort::Collect() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (phase_ != Phase::kRequested) return;  // another thread took it
+    request_.store(0, std::memory_order_release);
+    phase_ = Phase::kCollecting;
+    collector_.store(pthread_self());
+    roots_.clear();
+    moves_.clear();
+  }
+  cv_.notify_all();
+  capture_gc_.store(true, std::memory_order_release);
+  if (reporting_) reporting_(true);
+  for (int attempt = 0; attempt < kMaxCollectAttempts; ++attempt) {
+    mono_gc_collect(mono_gc_max_generation());
+    std::lock_guard<std::mutex> lock(mu_);
+    if (walked_) break;
+  }
+  if (reporting_) reporting_(false);
+  capture_gc_.store(false, std::memory_order_release);
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    phase_ = Phase::kIdle;
+  }
+  cv_.notify_all();
+}
+
+void MonoPort::OnGcEvent(int event, uint32_t generation, bool is_serial) {
+  switch (event) {
+    case MONO_GC_EVENT_PRE_STOP_WORLD:
+      gc_start_ns_ = NowNs();
+      break;
+    case MONO_GC_EVENT_END:
+      counters_.Add(MonoCounter::kGarbageCollections, 1);
+      memory_stale_.store(true, std::memory_order_relaxed);
+      break;
+    case MONO_GC_EVENT_POST_START_WORLD:
+      if (gc_start_ns_ != 0)
+        counters_.Add(MonoCounter::kGcLatencyTime, (NowNs() - gc_start_ns_) / 1000000);
+      gc_start_ns_ = 0;
+      break;
+    default:
+      break;
+  }
+  if (!capture_gc_.load(std::memory_order_acquire) ||
+      !pthread_equal(collector_.load(), pthread_self()))
+    return;
+  if (event == MONO_GC_EVENT_START) {
+    std::lock_guard<std::mutex> lock(roots_mu_);
+    roots_.clear();  // a retry starts afresh
+    moves_.clear();
+    return;
+  }
+  if (event != MONO_GC_EVENT_PRE_START_WORLD) return;
+  if (!is_serial || static_cast<int>(generation) != mono_gc_max_generation()) return;
+  // The world is stopped after a full collection: hand over to the capture thread.
+  std::unique_lock<std::mutex> lock(mu_);
+  if (walked_ || phase_ != Phase::kCollecting) return;
+  phase_ = Phase::kWorldStopped;
+  cv_.notify_all();
+  for (;;) {
+    cv_.wait(lock, [&] { return phase_ == Phase::kWalking || phase_ == Phase::kWalkDone; });
+    if (phase_ == Phase::kWalkDone) break;
+    agent::HeapInfoCallback* sink = walk_sink_;
+    lock.unlock();
+    WalkOnCollector(*sink);
+    lock.lock();
+    phase_ = Phase::kWalked;
+    cv_.notify_all();
+  }
+  walked_ = true;
+  phase_ = Phase::kCollecting;
+}
+
+void MonoPort::OnRoots(uint64_t count, const void* const* addresses, void* const* objects) {
+  std::lock_guard<std::mutex> lock(roots_mu_);
+  for (uint64_t i = 0; i < count; ++i)
+    if (objects[i])
+      roots_.emplace_back(reinterpret_cast<uintptr_t>(addresses[i]),
+                          reinterpret_cast<uintptr_t>(objects[i]));
+}
+
+void MonoPort::OnMoves(void* const* objects, uint64_t count) {
+  std::lock_guard<std::mutex> lock(roots_mu_);
+  for (uint64_t i = 0; i + 1 < count; i += 2)
+    moves_.emplace_back(reinterpret_cast<uintptr_t>(objects[i]),
+                        reinterpret_cast<uintptr_t>(objects[i + 1]));
+}
+
+}  // namespace mono
+}  // namespace xrpm

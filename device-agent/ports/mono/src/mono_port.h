@@ -1,0 +1,158 @@
+// MonoPort: the device agent's RuntimePort over a running Mono (SGen) runtime, driven by the
+// profiler module's callbacks (profiler_entry.cpp wires them).
+//
+// A capture, as the agent runs it (RunWithWorldStopped -> InduceFullCollection -> WalkHeap):
+//   1. The capture thread posts a request and waits for a Mono thread to take it: the game
+//      thread when it leaves the frame method (Microsoft.Xna.Framework.Game:Tick unless
+//      --frame says otherwise; "frame boundary"), or, when no thread has left the frame
+//      method in the last second, the finalizer thread, which Mono wakes for us ("safe
+//      point": the next point where Mono can stop every thread).
+//   2. That thread (the "collector") calls mono_gc_collect(max generation) with root and move
+//      reporting on. At MONO_GC_EVENT_PRE_START_WORLD of that full, serial collection, with
+//      every other thread stopped, it hands over to the capture thread and waits.
+//   3. The capture thread's WalkHeap has the collector walk (mono_gc_walk_heap, which at that
+//      point reports live objects only; roots from the collection's gc_roots reports, mapped
+//      through its moves) into the agent's sink: Mono's queries need a thread attached to the
+//      runtime, which the agent's threads are not. Then the collector goes on: the world
+//      restarts and the game continues.
+// A collection that turns out concurrent (is_serial false) is not walked; the collector
+// collects again (at most three times).
+//
+// Nothing here blocks a Mono thread on a lock another Mono thread may hold while suspended:
+// registries are fed through a lock-free log (event_log.h), counters are atomics, and the
+// capture state is only locked by the collector while it is the one collecting.
+//
+// Thread-safety: RuntimePort methods from the agent's threads; the On* callbacks from Mono's
+// threads as documented on each.
+#pragma once
+
+#include <pthread.h>
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "event_log.h"
+#include "mono_counters.h"
+#include "profiler_options.h"
+#include "registry.h"
+#include "xrpm/agent/runtime_port.h"
+
+namespace xrpm {
+namespace mono {
+
+// Where the last capture stopped the game.
+enum class StopPoint : uint8_t { kNone, kFrameBoundary, kSafePoint };
+
+class MonoPort final : public agent::RuntimePort {
+ public:
+  // `reporting(on)` turns Mono's root and move reports on for the capture's collection only
+  // (they cost every collection something).
+  MonoPort(std::string app_name, FrameMethod frame, void (*reporting)(bool on));
+  ~MonoPort() override;
+  MonoPort(const MonoPort&) = delete;
+  MonoPort& operator=(const MonoPort&) = delete;
+
+  // ---- RuntimePort ----
+  agent::RuntimeInfo Info() const override;
+  uint64_t BootMillis() const override;
+  size_t CounterCount() const override { return kMonoCounterCount; }
+  agent::CounterInfo DescribeCounter(size_t index) const override {
+    return MonoCounters::Describe(index);
+  }
+  size_t SampleCounters(agent::CounterValue* out, size_t count) const override;
+  bool RunWithWorldStopped(void (*fn)(void* ctx), void* ctx, uint32_t timeout_ms) override;
+  void InduceFullCollection() override;
+  void WalkHeap(agent::HeapInfoCallback& sink) override;
+  // Where the last capture stopped the game: "at the frame boundary (NS.Class:Method)" or "at
+  // the next safe point (...)". Also logged with each capture ("xrpm-agent: capture: ...").
+  std::string LastStopPoint() const;
+  // Where the port's lines go (the agent's log function; empty: stderr, "xrpm-agent: " prefix).
+  void set_log(std::function<void(const std::string&)> log) { log_ = std::move(log); }
+
+  const FrameMethod& frame() const { return frame_; }
+  EventLog& events() { return events_; }
+  MonoCounters& counters() { return counters_; }
+  StopPoint last_stop_point() const { return last_stop_.load(); }
+
+  // ---- Mono callbacks (profiler_entry.cpp) ----
+  // The frame method returned (the game thread, at its frame boundary).
+  void OnFrameLeave();
+  // The finalizer thread woke up (gc_finalizing).
+  void OnFinalizing();
+  // gc_event on the collecting thread.
+  void OnGcEvent(int event, uint32_t generation, bool is_serial);
+  // gc_roots / gc_moves during our collection (collector or GC worker threads).
+  void OnRoots(uint64_t count, const void* const* addresses, void* const* objects);
+  void OnMoves(void* const* objects, uint64_t count);
+  bool capture_gc_active() const { return capture_gc_.load(std::memory_order_acquire); }
+  // The runtime finished initialising: captures may be served from now on.
+  void SetRuntimeReady() { ready_.store(true, std::memory_order_release); }
+
+ private:
+  // kWalking: the capture thread asked the collector to walk into walk_sink_; kWalked: done.
+  enum class Phase : uint8_t {
+    kIdle,
+    kRequested,
+    kCollecting,
+    kWorldStopped,
+    kWalking,
+    kWalked,
+    kWalkDone
+  };
+  void Collect();  // on the collector thread
+  // The walk itself, on the collector thread (Mono's heap and handle queries need a thread
+  // attached to the runtime; the agent's threads are not). No exception escapes.
+  void WalkOnCollector(agent::HeapInfoCallback& sink);
+  void WalkOnCollectorUnguarded(agent::HeapInfoCallback& sink);
+  void Bookkeeper();
+
+  const std::string app_name_;
+  const FrameMethod frame_;
+  void (*const reporting_)(bool on);
+  const std::chrono::steady_clock::time_point start_;
+  std::atomic<bool> ready_{false};
+  std::function<void(const std::string&)> log_;
+  EventLog events_;
+  Registry registry_;
+  MonoCounters counters_;
+
+  // Capture hand-over (see the class comment).
+  std::mutex mu_;
+  std::condition_variable cv_;
+  Phase phase_ = Phase::kIdle;
+  StopPoint mode_ = StopPoint::kNone;
+  bool walked_ = false;
+  agent::HeapInfoCallback* walk_sink_ = nullptr;
+  std::atomic<int> request_{0};  // a StopPoint value while a request waits for a taker
+  std::atomic<bool> capture_gc_{false};
+  std::atomic<pthread_t> collector_{};
+  std::atomic<int64_t> last_frame_leave_ns_{0};
+  std::atomic<StopPoint> last_stop_{StopPoint::kNone};
+  std::mutex roots_mu_;                                 // GC threads only, during our collection
+  std::vector<std::pair<uintptr_t, uintptr_t>> roots_;  // (root address, object)
+  std::vector<std::pair<uintptr_t, uintptr_t>> moves_;  // (old address, new address)
+
+  // GC timing for the latency counter (collecting thread only).
+  int64_t gc_start_ns_ = 0;
+  // A collection ended since the memory counters were last read: Mono's heap-size queries take
+  // the GC lock, so they are made at the next frame boundary or finalizer wake-up, outside it.
+  std::atomic<bool> memory_stale_{true};
+  void UpdateMemoryCounters();
+
+  // The bookkeeper drains the event log every 100 ms so it stays small.
+  std::mutex book_mu_;
+  std::condition_variable book_cv_;
+  bool book_stop_ = false;
+  std::thread bookkeeper_;
+};
+
+}  // namespace mono
+}  // namespace xrpm

@@ -1,0 +1,51 @@
+// ProfilerOptions: the options of the xrpm Mono profiler module, as Mono passes them to
+// mono_profiler_init_xrpm ("xrpm" or "xrpm:KEY=VALUE,KEY=VALUE,..."), and the inverse the
+// launcher (xrpm-mono) uses to build that string.
+//
+//   port=N                  serve hosts on 127.0.0.1:N (0: any free port; default 4510)
+//   listen=ADDR:PORT        serve hosts on ADDR:PORT instead (off loopback a token is required)
+//   frame=NS.Class:Method   the frame method (default Microsoft.Xna.Framework.Game:Tick)
+//   quiet                   no agent log lines except errors
+// The token is not an option (a command line is visible to every user of the machine): it is
+// read from the environment variable XRPM_MONO_TOKEN, which the module removes once read.
+//
+// Thread-safety: plain functions on values.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace xrpm {
+namespace mono {
+
+constexpr const char* kDefaultFrameMethod = "Microsoft.Xna.Framework.Game:Tick";
+constexpr const char* kTokenEnv = "XRPM_MONO_TOKEN";
+// The launcher's handshake: a file descriptor the module writes one line to once it has run
+// ("ok ADDR:PORT" or "error MESSAGE"), so a module Mono did not load is noticed.
+constexpr const char* kStatusFdEnv = "XRPM_MONO_STATUS_FD";
+
+struct FrameMethod {
+  std::string name_space;  // "Microsoft.Xna.Framework" ("" for the global namespace)
+  std::string class_name;  // "Game"
+  std::string method;      // "Tick"
+};
+
+struct ProfilerOptions {
+  std::string address = "127.0.0.1";
+  uint16_t port = 4510;
+  std::string frame = kDefaultFrameMethod;
+  bool quiet = false;
+};
+
+// "Namespace.Class:Method" -> parts. False (with *error) when malformed.
+bool ParseFrameMethod(const std::string& text, FrameMethod* out, std::string* error);
+
+// Parses Mono's profiler description ("xrpm", "xrpm:port=0,frame=..."). False (with *error
+// naming the bad option and what was expected) on an unknown or malformed option.
+bool ParseProfilerOptions(const std::string& desc, ProfilerOptions* out, std::string* error);
+
+// The description for `mono --profile=` that ParseProfilerOptions reads back as `opts`.
+std::string FormatProfilerOptions(const ProfilerOptions& opts);
+
+}  // namespace mono
+}  // namespace xrpm

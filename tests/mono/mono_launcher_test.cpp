@@ -1,0 +1,107 @@
+// xrpm-mono as a user runs it with bad input: every mistake is a clear message and exit code 2
+// (never a program silently running without its agent); a missing Mono names the package.
+#include <arpa/inet.h>
+#include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "mono_process.h"
+
+#ifndef XRPM_MONO_MODULE_DIR
+#define XRPM_MONO_MODULE_DIR ""
+#endif
+
+namespace xrpm::testing {
+namespace {
+
+#define SKIP_WITHOUT_MONO()                \
+  do {                                     \
+    const std::string why = MonoMissing(); \
+    if (!why.empty()) GTEST_SKIP() << why; \
+  } while (0)
+
+RunResult Launch(const std::vector<std::string>& args) {
+  std::vector<std::string> argv = {MonoLauncher()};
+  argv.insert(argv.end(), args.begin(), args.end());
+  return RunProcess(argv, 60000);
+}
+
+TEST(MonoLauncher, BadOptionsExitTwoWithAClearMessage) {
+  SKIP_WITHOUT_MONO();
+  const std::string game = MonoProgram("XnaBubbles.exe");
+  struct Case {
+    std::vector<std::string> args;
+    std::string message;
+  } cases[] = {
+      {{"--frame", "Tick", "--", game}, "expected Namespace.Class:Method"},
+      {{"--frame", "A.B:", "--", game}, "expected Namespace.Class:Method"},
+      {{"--port", "70000", "--", game}, "--port"},
+      {{"--listen", "127.0.0.1:notaport", "--", game}, "--listen"},
+      {{"--bogus", "--", game}, "bogus"},
+      {{"--port", "0"}, "program"},
+      {{"--port", "0", "--", "/nonexistent/Game.exe"}, "no such program"},
+      {{"--listen", "0.0.0.0:0", "--", game}, "requires a token"},
+  };
+  for (const Case& c : cases) {
+    const RunResult r = Launch(c.args);
+    std::string cmd;
+    for (const auto& a : c.args) cmd += a + " ";
+    EXPECT_EQ(r.exit_code, 2) << cmd << "\n" << r.err;
+    EXPECT_NE(r.err.find(c.message), std::string::npos) << cmd << "\n" << r.err;
+    EXPECT_EQ(r.err.find("Native Crash"), std::string::npos) << r.err;
+  }
+}
+
+TEST(MonoLauncher, PortInUseExitsTwo) {
+  SKIP_WITHOUT_MONO();
+  // ENet listens on UDP: hold a UDP port on 127.0.0.1.
+  const int s = socket(AF_INET, SOCK_DGRAM, 0);
+  ASSERT_GE(s, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ASSERT_EQ(bind(s, reinterpret_cast<sockaddr*>(&a), sizeof a), 0);
+  socklen_t len = sizeof a;
+  ASSERT_EQ(getsockname(s, reinterpret_cast<sockaddr*>(&a), &len), 0);
+  const std::string port = std::to_string(ntohs(a.sin_port));
+  const RunResult r = Launch({"--port", port, "--", MonoProgram("XnaBubbles.exe")});
+  close(s);
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("cannot listen on 127.0.0.1:" + port), std::string::npos) << r.err;
+}
+
+TEST(MonoLauncher, UnknownProfilerOptionStopsMonoWithExitTwo) {
+  SKIP_WITHOUT_MONO();
+  // The module checks its own options when Mono is run by hand (not through xrpm-mono).
+  const RunResult r =
+      RunProcess({"/usr/bin/env", std::string("LD_LIBRARY_PATH=") + XRPM_MONO_MODULE_DIR, "mono",
+                  "--profile=xrpm:port=0,bogus=1", MonoProgram("XnaBubbles.exe")},
+                 60000);
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("unknown profiler option 'bogus=1'"), std::string::npos) << r.err;
+}
+
+TEST(MonoLauncher, MissingMonoNamesThePackage) {
+  SKIP_WITHOUT_MONO();
+  const RunResult r = RunProcess({"/usr/bin/env", "PATH=/nonexistent", MonoLauncher(), "--port",
+                                  "0", "--", MonoProgram("XnaBubbles.exe")},
+                                 60000);
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.err.find("sudo apt-get install mono-runtime"), std::string::npos) << r.err;
+}
+
+TEST(MonoLauncher, RunsTheProgramToItsEndWithTheAgent) {
+  SKIP_WITHOUT_MONO();
+  const RunResult r =
+      Launch({"--port", "0", "--", MonoProgram("XnaBubbles.exe"), "--frames", "30"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("xrpm-agent: listening on 127.0.0.1:"), std::string::npos) << r.err;
+  // The program's own exit code comes back.
+  const RunResult bad = Launch({"--port", "0", "--", MonoProgram("XnaBubbles.exe"), "--what"});
+  EXPECT_EQ(bad.exit_code, 2) << bad.err;
+  EXPECT_NE(bad.err.find("XnaBubbles: unknown argument '--what'"), std::string::npos) << bad.err;
+}
+
+}  // namespace
+}  // namespace xrpm::testing

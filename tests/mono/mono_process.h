@@ -1,0 +1,30 @@
+// Helpers for the Mono port's tests: where xrpm-mono and the C# programs are, whether Mono is
+// here at all, and a running `xrpm-mono ... -- PROGRAM.exe` whose agent endpoint is read from
+// its "xrpm-agent: listening on" line.
+//
+// Thread-safety: one test thread drives each MonoProgram.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "subprocess.h"
+
+namespace xrpm::testing {
+
+// "" when the Mono port can run here, else why not (for GTEST_SKIP).
+std::string MonoMissing();
+std::string MonoLauncher();
+std::string MonoProgram(const std::string& exe);  // path of a C# program the build compiled
+
+struct MonoRun {
+  // xrpm-mono --port 0 LAUNCHER_ARGS -- PROGRAM ARGS; waits for the listening line.
+  MonoRun(const std::vector<std::string>& launcher_args, const std::string& exe,
+          const std::vector<std::string>& args);
+  std::unique_ptr<BackgroundProcess> proc;
+  std::string endpoint;  // "127.0.0.1:PORT", empty if the agent never listened
+  uint16_t port = 0;
+};
+
+}  // namespace xrpm::testing
