@@ -189,6 +189,8 @@ TEST(MonoCapture, HostilePeersAndTokensAreAnsweredAsByTheEmulator) {
   const std::string token = "0c1d2e3f4a5b6c7d8e9f0a1b2c3d4e5f";
   MonoRun run({"--token", token}, "XnaBubbles.exe", {});
   ASSERT_FALSE(run.endpoint.empty()) << run.proc->log().All();
+  ASSERT_FALSE(run.proc->log().WaitFor("XnaBubbles: running", 30000).empty())
+      << run.proc->log().All();
   for (int round = 0; round < 3; ++round)
     for (int k = 0; k < kAttackKinds; ++k)
       EXPECT_EQ(Attack(run.port, k), kAttackAnswers[k]) << "kind " << k;

@@ -95,6 +95,7 @@ namespace XnaBubbles {
         p.Life -= 1f / 30;
         if (p.Life <= 0) particles.RemoveAt(i);
       }
+      if (FrameCount == 0) Console.Error.WriteLine("XnaBubbles: running");  // the first frame
       if (frames > 0 && FrameCount + 1 >= frames) Exit();
     }
 
