@@ -88,7 +88,8 @@ bool ParseProfilerOptions(const std::string& desc, ProfilerOptions* out, std::st
     pos = comma + 1;
     if (item.empty()) {
       if (comma == args.size()) break;
-      *error = "empty profiler option in '" + desc + "'";
+      *error = "empty profiler option in '" + desc +
+               "' (expected OPTION[,OPTION...] with single commas)";
       return false;
     }
     const size_t eq = item.find('=');
