@@ -73,7 +73,8 @@ struct Child {
     ssize_t n;
     while ((n = read(fd, b, sizeof b)) > 0) buf->append(b, static_cast<size_t>(n));
   }
-  // Waits until stdout (or stderr) holds a line containing `text`; returns it ("" on timeout).
+  // Waits until stdout (or stderr) holds a line containing `text`; returns the whole line and
+  // drops it and everything before it ("" on timeout).
   std::string WaitLine(const std::string& text, bool on_err, int timeout_s = 300) {
     std::string& buf = on_err ? err_buf : out_buf;
     const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(timeout_s);
@@ -84,7 +85,9 @@ struct Child {
       if (at != std::string::npos) {
         const size_t eol = buf.find('\n', at);
         if (eol != std::string::npos) {
-          std::string line = buf.substr(at, eol - at);
+          const size_t bol = buf.rfind('\n', at);
+          const size_t from = bol == std::string::npos ? 0 : bol + 1;
+          std::string line = buf.substr(from, eol - from);
           buf.erase(0, eol + 1);
           return line;
         }
@@ -128,7 +131,7 @@ double FrameSeconds(Child& c) {  // "XnaBubbles: N frames in S s"
 }  // namespace
 
 int main(int argc, char** argv) {
-  int nodes = 1000000, runs = 5, frames = 3000;
+  int nodes = 1000000, runs = 5, frames = 20000;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string a = argv[i];
     if (a == "--nodes")
@@ -162,7 +165,7 @@ int main(int argc, char** argv) {
   for (int r = 0; r < runs; ++r) {
     heap.Send("gc");
     const std::string gc = heap.WaitLine("gc_us ", false);
-    const double gc_us = gc.empty() ? 0 : std::atof(gc.c_str() + 6);
+    const double gc_us = gc.size() > 6 ? std::atof(gc.c_str() + 6) : 0;
     if (!client.StartCapture(&error)) {
       std::fprintf(stderr, "mono_bench: %s\n", error.c_str());
       return 1;
