@@ -44,7 +44,12 @@ uint32_t Snapshot::AddSection(AppDomainSection s) {
 }
 
 uint32_t Snapshot::AddType(TypeId id, std::string name, uint32_t section, bool placeholder) {
-  types.push_back(TypeInfo{id, std::move(name), section, placeholder});
+  TypeInfo t;
+  t.id = id;
+  t.name = std::move(name);
+  t.section = section;
+  t.placeholder = placeholder;
+  types.push_back(std::move(t));
   return static_cast<uint32_t>(types.size() - 1);
 }
 
@@ -78,13 +83,34 @@ uint64_t Snapshot::total_bytes() const {
   return std::accumulate(object_size.begin(), object_size.end(), uint64_t{0});
 }
 
+bool Snapshot::sampled() const {
+  for (const TypeInfo& t : types)
+    if (t.sample_multiplier != 1.0f) return true;
+  return false;
+}
+
+double Snapshot::scaled_object_count() const {
+  if (!sampled()) return static_cast<double>(object_count());
+  double n = 0;
+  for (size_t i = 0; i < object_count(); ++i) n += types[object_type[i]].sample_multiplier;
+  return n;
+}
+
+double Snapshot::scaled_total_bytes() const {
+  if (!sampled()) return static_cast<double>(total_bytes());
+  double b = 0;
+  for (size_t i = 0; i < object_count(); ++i)
+    b += static_cast<double>(object_size[i]) * types[object_type[i]].sample_multiplier;
+  return b;
+}
+
 size_t Snapshot::MemoryBytes() const {
   size_t b = object_id.bytes_reserved() + object_type.bytes_reserved() +
              object_size.bytes_reserved() + ref_end.bytes_reserved() + refs.bytes_reserved() +
              root_object.bytes_reserved() + root_kind.bytes_reserved() +
              root_flags.bytes_reserved() + root_container.bytes_reserved() +
              root_origin.bytes_reserved();
-  for (const auto& t : types) b += sizeof(TypeInfo) + t.name.capacity();
+  for (const auto& t : types) b += sizeof(TypeInfo) + t.name.capacity() + t.module.capacity();
   for (const auto& o : root_origins) b += sizeof(std::string) + o.capacity();
   b += sections.size() * sizeof(AppDomainSection);
   return b;

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cctype>
 
+#include "xrpm/core/formats/gcdump_reader.h"
 #include "xrpm/core/formats/heapsnapshot_writer.h"
 #include "xrpm/core/formats/ibm_classic_reader.h"
 #include "xrpm/core/formats/ibm_classic_writer.h"
@@ -57,6 +58,16 @@ const std::vector<FormatEntry>& Table() {
        nullptr,
        nullptr,
        [](const Snapshot& snap, const std::string& path) { WriteHeapSnapshotFile(snap, path); }},
+      {{"gcdump",
+        ".NET heap snapshot (dotnet-gcdump / PerfView .gcdump, import only)",
+        {".gcdump"},
+        true,
+        false},
+       LooksLikeGcDump,
+       [](const std::string& path, Diagnostics& diags, const ReadOptions& opts) {
+         return ReadGcDumpFile(path, diags, opts);
+       },
+       nullptr},
   };
   return kFormats;
 }

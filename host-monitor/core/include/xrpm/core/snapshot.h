@@ -70,6 +70,11 @@ struct TypeInfo {
   std::string name;
   uint32_t section = 0;      // index into Snapshot::sections
   bool placeholder = false;  // made up by a lenient reader for an id with no `t` record
+  // The module (assembly) that defines the type, when the format records it (.gcdump); "".
+  std::string module;
+  // Sampled dumps (.gcdump written with a node budget): each stored object of this type stands
+  // for this many objects of the heap; counts and sizes scale by it. 1 in complete dumps.
+  float sample_multiplier = 1.0f;
 
   friend bool operator==(const TypeInfo&, const TypeInfo&) = default;
 };
@@ -123,6 +128,12 @@ class Snapshot {
   }
   RootKind root_kind_of(size_t r) const { return static_cast<RootKind>(root_kind[r]); }
   uint64_t total_bytes() const;  // sum of object sizes
+  // Sampled dumps: true when some type's sample_multiplier is not 1. The scaled figures are
+  // the stored ones with each object counted sample_multiplier times (= the stored ones when
+  // not sampled).
+  bool sampled() const;
+  double scaled_object_count() const;
+  double scaled_total_bytes() const;
 
   // Bytes of memory the snapshot holds (capacities), for memory budgets and benchmarks.
   size_t MemoryBytes() const;

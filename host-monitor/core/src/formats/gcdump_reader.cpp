@@ -1,0 +1,250 @@
+// .gcdump -> Snapshot (gcdump_reader.h). Three passes over the nodes after the file is decoded:
+//   1. pseudo-nodes: breadth-first from the root through bracketed, address-less children
+//      (O(pseudo-nodes + their edges));
+//   2. ids: one per node from its address, synthetic ones for missing or duplicate addresses
+//      (O(nodes), one hash insert per address);
+//   3. objects: each real node decoded once and appended to the columns (O(nodes + edges)).
+// Roots are emitted from the pseudo-nodes found in pass 1.
+#include "xrpm/core/formats/gcdump_reader.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "xrpm/core/formats/gcdump_file.h"
+#include "xrpm/core/id_hash.h"
+#include "xrpm/core/mapped_file.h"
+
+namespace xrpm {
+namespace {
+
+using gcdump::GcDumpFile;
+using gcdump::Graph;
+using gcdump::NodeDecoder;
+
+bool Bracketed(const std::string& name) {
+  return name.size() >= 2 && name.front() == '[' && name.back() == ']';
+}
+
+std::string Lower(std::string_view s) {
+  std::string r(s);
+  for (char& c : r) c = static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+  return r;
+}
+
+// What a pseudo-node's name says about the roots below it.
+struct RootClass {
+  RootKind kind = RootKind::kInternal;
+  uint8_t flags = 0;
+};
+
+RootClass Classify(const std::string& name, RootClass parent) {
+  const std::string n = Lower(name);
+  auto has = [&](std::string_view w) { return n.find(w) != std::string::npos; };
+  RootClass c = parent;
+  if (has("local var") || has("stack")) {
+    c.kind = RootKind::kLocal;
+  } else if (has("finaliz")) {
+    c.kind = RootKind::kFinalizer;
+  } else if (has("static var")) {
+    c.kind = RootKind::kStatic;
+  } else if (has("handle") || has("com/winrt") || has("ccw")) {
+    c.kind = RootKind::kHandle;
+  }
+  if (has("pinned")) c.flags |= kRootPinned;
+  if (has("weak")) c.flags |= kRootWeak;
+  return c;
+}
+
+struct Pseudo {
+  uint32_t node;
+  RootClass cls;
+  uint32_t origin;  // index into Snapshot::root_origins
+};
+
+class Mapper {
+ public:
+  Mapper(const GcDumpFile& f, std::string_view name, Diagnostics& diags, GcDumpReadStats& st)
+      : f_(f), g_(f.graph), name_(name), diags_(diags), st_(st), dec_(g_, std::string(name)) {}
+
+  Snapshot Run() {
+    const uint64_t n = g_.node_count();
+    pseudo_.assign(n, 0);
+    AppDomainSection sec;
+    sec.name = !f_.process_name.empty()   ? f_.process_name
+               : !f_.creation_tool.empty() ? f_.creation_tool
+                                           : "gcdump";
+    snap_.AddSection(std::move(sec));
+    if (n) FindPseudoNodes();
+    AssignIds();
+    AddObjects();
+    AddRoots();
+    snap_.CloseSectionRanges();
+    Report();
+    return std::move(snap_);
+  }
+
+ private:
+  uint64_t Address(uint32_t i) const { return g_.addresses.empty() ? 0 : g_.addresses[i]; }
+
+  void FindPseudoNodes() {
+    const uint32_t root = static_cast<uint32_t>(g_.root_index);
+    pseudo_[root] = 1;
+    list_.push_back({root, Classify(g_.types[dec_.TypeOf(root)].name, {}), 0});
+    snap_.root_origins.push_back(g_.types[dec_.TypeOf(root)].name);
+    for (size_t q = 0; q < list_.size(); ++q) {
+      const Pseudo p = list_[q];
+      const gcdump::GraphNode node = dec_.Decode(p.node);
+      std::vector<uint32_t> kids(node.children.begin(), node.children.end());
+      for (uint32_t c : kids) {
+        if (pseudo_[c] || Address(c) != 0) continue;
+        const std::string& tname = g_.types[dec_.TypeOf(c)].name;
+        if (!Bracketed(tname)) continue;
+        pseudo_[c] = 1;
+        snap_.root_origins.push_back(snap_.root_origins[p.origin] + "/" + tname);
+        list_.push_back({c, Classify(tname, p.cls),
+                         static_cast<uint32_t>(snap_.root_origins.size() - 1)});
+      }
+    }
+    st_.pseudo_nodes = list_.size();
+  }
+
+  void AssignIds() {
+    const uint64_t n = g_.node_count();
+    ids_.resize_uninitialized(n);
+    uint64_t max_addr = 0;
+    for (uint64_t i = 0; i < n; ++i) max_addr = std::max(max_addr, Address(static_cast<uint32_t>(i)));
+    const uint64_t base = max_addr < (UINT64_MAX - n) / 2 ? ((max_addr >> 4) + 1) << 4 : 0;
+    IdSet seen(n, 1);
+    for (uint64_t i = 0; i < n; ++i) {
+      const uint64_t a = Address(static_cast<uint32_t>(i));
+      if (a != 0 && !pseudo_[i]) {
+        if (seen.Insert(a, SeededHash(a))) {
+          ids_[i] = a;
+          continue;
+        }
+        ++duplicates_;
+      }
+      ids_[i] = base + i;
+    }
+  }
+
+  void AddObjects() {
+    const uint32_t n = static_cast<uint32_t>(g_.node_count());
+    std::vector<uint32_t> type_map(g_.types.size(), kNoIndex);
+    std::vector<ObjectId> refs;
+    snap_.object_id.reserve(n);
+    snap_.object_type.reserve(n);
+    snap_.object_size.reserve(n);
+    snap_.ref_end.reserve(n);
+    uint64_t size_sum = 0;
+    for (uint32_t i = 0; i < n; ++i) {
+      const gcdump::GraphNode node = dec_.Decode(i);
+      st_.edges += node.children.size();
+      size_sum += node.size;
+      if (pseudo_[i]) continue;
+      if (node.type == 0) {
+        ++st_.undefined_nodes;
+        continue;
+      }
+      refs.clear();
+      for (uint32_t c : node.children) {
+        if (pseudo_[c]) {
+          ++pseudo_refs_;
+          continue;
+        }
+        refs.push_back(ids_[c]);
+      }
+      uint32_t& t = type_map[node.type];
+      if (t == kNoIndex) {
+        const gcdump::GraphType& gt = g_.types[node.type];
+        t = snap_.AddType(node.type, gt.name, 0);
+        snap_.types[t].module = gt.module;
+        if (f_.sampled()) snap_.types[t].sample_multiplier = f_.count_multipliers[node.type];
+      }
+      snap_.AddObject(ids_[i], t, node.size, refs);
+    }
+    size_sum_ = size_sum;
+  }
+
+  void AddRoots() {
+    for (const Pseudo& p : list_) {
+      const gcdump::GraphNode node = dec_.Decode(p.node);
+      for (uint32_t c : node.children) {
+        if (pseudo_[c]) continue;
+        snap_.AddRoot(ids_[c], p.cls.kind, p.cls.flags, 0, p.origin);
+        ++st_.root_edges;
+      }
+    }
+  }
+
+  void Add(std::string code, std::string message) {
+    diags_.Add(std::string(name_), 0, std::move(code), std::move(message));
+  }
+
+  void Report() {
+    if (st_.undefined_nodes)
+      Add("undefined-nodes",
+          std::to_string(st_.undefined_nodes) +
+              " nodes are referenced but were never defined by the dumper (type UNDEFINED); "
+              "references and roots to them do not resolve");
+    if (duplicates_)
+      Add("duplicate-address", std::to_string(duplicates_) +
+                                   " nodes share an address with an earlier node; they were given "
+                                   "synthetic ids");
+    if (pseudo_refs_)
+      Add("pseudo-ref", std::to_string(pseudo_refs_) +
+                            " references from objects to root pseudo-nodes were dropped");
+    if (g_.node_count() && static_cast<int64_t>(size_sum_) != g_.total_size)
+      Add("total-size", "the graph's stored total size " + std::to_string(g_.total_size) +
+                            " differs from the sum of its node sizes " + std::to_string(size_sum_));
+  }
+
+  const GcDumpFile& f_;
+  const Graph& g_;
+  std::string_view name_;
+  Diagnostics& diags_;
+  GcDumpReadStats& st_;
+  NodeDecoder dec_;
+  Snapshot snap_;
+  std::vector<uint8_t> pseudo_;
+  std::vector<Pseudo> list_;
+  PodVector<ObjectId> ids_;
+  uint64_t duplicates_ = 0, pseudo_refs_ = 0, size_sum_ = 0;
+};
+
+}  // namespace
+
+Snapshot ReadGcDump(std::span<const uint8_t> bytes, std::string_view name, Diagnostics& diags,
+                    const ReadOptions& opts, GcDumpReadStats* stats) {
+  Diagnostics strict_sink(true);
+  Diagnostics& sink = opts.strict ? strict_sink : diags;
+  const GcDumpFile f = gcdump::ParseGcDumpFile(bytes, std::string(name));
+  GcDumpReadStats st;
+  st.version = f.version;
+  st.nodes = f.graph.node_count();
+  st.types = f.graph.types.size();
+  st.stored_total_size = f.graph.total_size;
+  st.sampled = f.sampled();
+  st.average_count_multiplier = f.average_count_multiplier;
+  st.average_size_multiplier = f.average_size_multiplier;
+  st.process_name = f.process_name;
+  st.creation_tool = f.creation_tool;
+  Snapshot snap = Mapper(f, name, sink, st).Run();
+  if (stats) *stats = std::move(st);
+  return snap;
+}
+
+Snapshot ReadGcDumpFile(const std::string& path, Diagnostics& diags, const ReadOptions& opts,
+                        GcDumpReadStats* stats) {
+  MappedFile file(path);
+  const std::string_view t = file.text();
+  return ReadGcDump({reinterpret_cast<const uint8_t*>(t.data()), t.size()}, path, diags, opts,
+                    stats);
+}
+
+bool LooksLikeGcDump(std::string_view head) {
+  static constexpr char kSig[] = "\x14\0\0\0!FastSerialization.1";
+  return head.size() >= sizeof kSig - 1 && std::memcmp(head.data(), kSig, sizeof kSig - 1) == 0;
+}
+
+}  // namespace xrpm
