@@ -54,6 +54,9 @@ int Run(const Opts& o) {
   uint32_t placeholders = 0;
   for (const TypeInfo& t : s.types) placeholders += t.placeholder;
   const uint64_t bytes = s.total_bytes();
+  // Sampled dumps (.gcdump): the totals as stored and as scaled to the whole heap.
+  const bool sampled = s.sampled();
+  const double scaled_objects = s.scaled_object_count(), scaled_bytes = s.scaled_total_bytes();
 
   if (o.json) {
     nlohmann::json secs = nlohmann::json::array();
@@ -88,15 +91,18 @@ int Run(const Opts& o) {
                  {"objects", s.object_count()},
                  {"references", s.ref_count()},
                  {"roots", s.root_count()},
-                 {"bytes", bytes}}},
+                 {"bytes", bytes},
+                 {"scaled_objects", scaled_objects},
+                 {"scaled_bytes", scaled_bytes}}},
+               {"sampled", sampled},
                {"roots_by_kind", kinds},
                {"roots_by_flag", {{"pinned", pinned}, {"weak", weak}, {"interior", interior}}},
                {"diagnostics", DiagnosticsJson(l.diags)}});
     return kExitOk;
   }
 
-  std::printf("%s  (%s, %s)\n\n", l.path.c_str(), l.format.c_str(),
-              HumanBytes(l.file_bytes).c_str());
+  std::printf("%s  (%s, %s%s)\n\n", l.path.c_str(), l.format.c_str(),
+              HumanBytes(l.file_bytes).c_str(), sampled ? ", sampled" : "");
   using A = TextTable::Align;
   TextTable secs({{"#", A::kRight},
                   {"appdomain", A::kLeft},
@@ -133,7 +139,17 @@ int Run(const Opts& o) {
   tot.AddRow({"references", Thousands(s.ref_count()), ""});
   tot.AddRow({"roots", Thousands(s.root_count()), ""});
   tot.AddRow({"size", HumanBytes(bytes), "(" + Thousands(bytes) + " bytes)"});
+  if (sampled) {
+    const auto scaled_n = static_cast<uint64_t>(scaled_objects + 0.5);
+    const auto scaled_b = static_cast<uint64_t>(scaled_bytes + 0.5);
+    tot.AddRow({"objects, scaled", Thousands(scaled_n), "(the whole heap, estimated)"});
+    tot.AddRow({"size, scaled", HumanBytes(scaled_b), "(" + Thousands(scaled_b) + " bytes)"});
+  }
   tot.Print(stdout, 2);
+  if (sampled)
+    std::printf(
+        "  sampled dump: the file holds a sample of the heap; the scaled figures apply each\n"
+        "  type's count multiplier to its stored objects and sizes\n");
 
   if (s.root_count()) {
     std::printf("\nRoots\n");
