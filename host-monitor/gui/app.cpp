@@ -10,6 +10,7 @@
 
 #include "widgets.h"
 #include "xrpm/core/session/human_format.h"
+#include "xrpm/core/snapshot_io.h"
 
 namespace xrpm::gui {
 using session::DocState;
@@ -189,6 +190,9 @@ void App::ShowSaveDialog(uint32_t id) {
       d->path.empty() ? d->title : std::filesystem::path(d->path).filename().string();
   for (char& c : name)
     if (c == ' ' || c == '/') c = '_';
+  // Import-only formats (.gcdump) are saved as .gclog by default.
+  const FormatInfo* f = FormatForPath(name, /*for_reading=*/false);
+  if (f && !f->can_write) name = std::filesystem::path(name).replace_extension().string();
   if (std::filesystem::path(name).extension().empty()) name += ".gclog";
   std::string dir = d->path.empty() ? session_.settings().last_dir
                                     : std::filesystem::path(d->path).parent_path().string();
@@ -239,7 +243,7 @@ void App::DrawMenuBar() {
   }
   if (ImGui::BeginMenu("Help")) {
     ImGui::TextUnformatted("xrpm monitor 0.1 — Remote Performance Monitor for NETCF / XNA heaps");
-    TextMuted("Drop .gclog files on the window to open them.");
+    TextMuted("Drop snapshot files (.gclog, IBM classic .txt, .gcdump) on the window to open them.");
     TextMuted("Ctrl+O open, Ctrl+S save, Ctrl+F find type, Ctrl+W close, Ctrl+Q quit.");
     TextMuted("Settings: " + session_.config_dir());
     ImGui::EndMenu();
@@ -263,8 +267,8 @@ void App::DrawSnapshotList() {
   if (docs.empty()) {
     ImGui::PushTextWrapPos(0);
     TextMuted(
-        "No snapshot yet. Capture one from a device, open a .gclog (Ctrl+O) or drop files "
-        "on this window.");
+        "No snapshot yet. Capture one from a device, open a .gclog, IBM classic .txt or .NET "
+        ".gcdump (Ctrl+O) or drop files on this window.");
     ImGui::PopTextWrapPos();
   }
   uint32_t close_id = 0, save_id = 0;

@@ -108,6 +108,13 @@ void DrawSummaryView(App& app, SnapshotDoc& doc) {
     ImGui::TableSetupColumn("v", ImGuiTableColumnFlags_WidthStretch);
     Row("Objects", FormatCount(h.objects));
     Row("Heap size", FormatBytes(h.bytes) + "  (" + FormatCount(h.bytes) + " bytes)");
+    if (h.sampled) {
+      const auto n = static_cast<uint64_t>(h.scaled_objects + 0.5);
+      const auto b = static_cast<uint64_t>(h.scaled_bytes + 0.5);
+      Row("Sampled dump", "figures above as stored; the whole heap, scaled:");
+      Row("  objects, scaled", FormatCount(n));
+      Row("  size, scaled", FormatBytes(b) + "  (" + FormatCount(b) + " bytes)");
+    }
     Row("References", FormatCount(h.refs));
     Row("Roots", FormatCount(h.roots));
     Row("Types with instances",

@@ -100,6 +100,22 @@ TEST_F(AppSessionTest, OpeningABadFileFailsInPlainWordsWithoutCrashing) {
   EXPECT_NE(s.last_error().find("Could not open"), std::string::npos);
 }
 
+// Regression (issue 14): an empty file opened silently as an empty snapshot. The monitor now
+// shows the reader's no-records warning (the document's diagnostics, the log's warning).
+TEST_F(AppSessionTest, OpeningAnEmptyFileShowsTheNoRecordsWarning) {
+  const std::string empty = dir + "/empty.gclog";
+  { std::ofstream(empty) << "\n  \n"; }
+  AppSession s(Opts());
+  const uint32_t id = s.OpenFile(empty);
+  ASSERT_TRUE(s.WaitIdle(60s));
+  SnapshotDoc* d = s.doc(id);
+  ASSERT_EQ(d->state, DocState::kReady) << d->problem;
+  EXPECT_EQ(d->diagnostics_total, 1u);
+  ASSERT_EQ(d->diagnostics.size(), 1u);
+  EXPECT_NE(d->diagnostics[0].find("[no-records]"), std::string::npos) << d->diagnostics[0];
+  EXPECT_EQ(nlohmann::json::parse(s.StateJson())["docs"][0]["diagnostics"], 1);
+}
+
 TEST_F(AppSessionTest, SavingToAnUnwritablePlaceReportsAndKeepsTheSnapshotUnsaved) {
   AppSession s(Opts());
   const uint32_t id = s.OpenDemo({.objects = 1'000});

@@ -181,6 +181,38 @@ TEST_F(MonitorE2E, DemoHeapTypesInstancesAndSave) {
   EXPECT_EQ(st3["docs"][0]["objects"], 20000);
 }
 
+// .NET heaps: a .gcdump dropped on the window and one opened both load; a sampled one says so
+// in the Summary view, with totals stored and scaled.
+TEST_F(MonitorE2E, OpensAndDropsGcDumpFiles) {
+  if (!HaveXvfb()) GTEST_SKIP() << "xvfb-run is not installed";
+  fs::copy_file(std::string(XRPM_TEST_DATA) + "/gcdump/sample-monovm.gcdump",
+                dir + "/monovm.gcdump");
+  fs::copy_file(std::string(XRPM_TEST_DATA) + "/../fuzz/corpus/gcdump/sampled.gcdump",
+                dir + "/sampled.gcdump");
+  RunResult r = Monitor(
+      "drop monovm.gcdump\n"
+      "wait-idle\n"
+      "view summary\n"
+      "screenshot monovm.png\n"
+      "open sampled.gcdump\n"
+      "wait-idle\n"
+      "view summary\n"
+      "screenshot sampled.png\n"
+      "state state.json\n"
+      "quit\n");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const nlohmann::json st = State("state.json");
+  ASSERT_EQ(st["docs"].size(), 2u);
+  EXPECT_EQ(st["docs"][0]["state"], "ready");
+  EXPECT_EQ(st["docs"][0]["objects"], 23909);
+  EXPECT_EQ(st["docs"][0]["roots"], 19053);
+  EXPECT_EQ(st["docs"][0]["sampled"], false);
+  EXPECT_EQ(st["docs"][1]["state"], "ready");
+  EXPECT_EQ(st["docs"][1]["sampled"], true);
+  ExpectShowsAView(dir + "/monovm.png");
+  ExpectShowsAView(dir + "/sampled.png");
+}
+
 TEST_F(MonitorE2E, KeyboardShortcutsFileDialogsAndUnsavedPrompts) {
   if (!HaveXvfb()) GTEST_SKIP() << "xvfb-run is not installed";
   RunResult r = Monitor(

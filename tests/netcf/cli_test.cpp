@@ -88,6 +88,26 @@ TEST(Cli, BadInputExitsWith1AndSaysWhy) {
   std::remove(junk.c_str());
 }
 
+// Regression (issue 14): `info --strict` on an empty or blank file exited 0 with
+// "Diagnostics: none". Now: exit 1 and no-records under --strict; a warning when lenient.
+TEST(Cli, EmptyInputIsNoRecords) {
+  for (const char* text : {"", "  \n\n\t\n"}) {
+    const std::string empty = Temp("empty.gclog");
+    { std::ofstream(empty) << text; }
+    CliRun r = Xrpm("info --strict " + empty, true);
+    EXPECT_EQ(r.code, 1) << r.out;
+    EXPECT_NE(r.out.find("[no-records]"), std::string::npos) << r.out;
+    r = Xrpm("info " + empty, true);
+    EXPECT_EQ(r.code, 0) << r.out;
+    EXPECT_NE(r.out.find("[no-records]"), std::string::npos) << r.out;  // the warning, on stderr
+    EXPECT_NE(r.out.find("Diagnostics: 1 (no-records 1"), std::string::npos) << r.out;
+    r = Xrpm("info --json " + empty);
+    ASSERT_EQ(r.code, 0);
+    EXPECT_NE(r.out.find("no-records"), std::string::npos) << r.out;
+    std::remove(empty.c_str());
+  }
+}
+
 TEST(Cli, InfoHumanOutput) {
   CliRun r = Xrpm("info " + kSample);
   ASSERT_EQ(r.code, 0);

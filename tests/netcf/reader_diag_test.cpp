@@ -185,11 +185,26 @@ TEST(NetcfDiag, NothingValidIsAnInputError) {
   EXPECT_EQ(d.counts().at("unknown-record"), 3u);
 }
 
-TEST(NetcfDiag, EmptyAndBlankInputsAreEmptySnapshots) {
-  for (std::string_view t : {"", "\n\n", "  \r\n\t\n"}) {
+// Regression (issue 14): an empty or blank file used to load silently as an empty snapshot
+// ("Diagnostics: none", exit 0 even under --strict). It is not a heap dump: a no-records
+// warning when lenient, an InputError under strict.
+TEST(NetcfDiag, EmptyAndBlankInputsWarnNoRecordsAndFailStrict) {
+  for (std::string_view t : {"", "\n\n", "  \r\n\t\n", " "}) {
     Result r = Read(t);
-    EXPECT_TRUE(r.diags.empty());
+    ASSERT_EQ(r.diags.total(), 1u) << '"' << t << '"';
+    EXPECT_EQ(r.diags.counts().at("no-records"), 1u);
+    EXPECT_EQ(r.diags.kept()[0].file, "d.gclog");
     EXPECT_EQ(r.snap.sections.size(), 0u);
+    Diagnostics strict_sink;
+    ReadOptions o;
+    o.strict = true;
+    try {
+      ReadNetcf(t, "t.gclog", strict_sink, o);
+      ADD_FAILURE() << "strict read of a blank file loaded";
+    } catch (const InputError& e) {
+      EXPECT_EQ(e.diagnostic().code, "no-records");
+      EXPECT_NE(e.diagnostic().message.find(t.empty() ? "empty" : "blank"), std::string::npos);
+    }
   }
 }
 

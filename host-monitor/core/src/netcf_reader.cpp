@@ -186,6 +186,16 @@ Snapshot ReadImpl(std::string_view text, std::string_view name, Diagnostics& dia
                                 "no valid NETCF heap dump records (a, t, o, r, c) found; " +
                                     std::to_string(diags.total()) + " problem(s) reported"});
   }
+  if (!any_record) {
+    // An empty or blank file is not a heap dump: an error under strict, a warning otherwise
+    // (the empty snapshot still loads, so a lenient caller can show it).
+    Diagnostic d{file, 0, code::kNoRecords,
+                 text.empty() ? "the file is empty: no heap dump records (a, t, o, r, c)"
+                              : "the file holds only blank lines: no heap dump records "
+                                "(a, t, o, r, c)"};
+    if (strict) throw InputError(std::move(d));
+    diags.Add(std::move(d));
+  }
   return snap;
 }
 

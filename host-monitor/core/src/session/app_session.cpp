@@ -556,6 +556,7 @@ std::string AppSession::StateJson() const {
       jd["refs"] = d->snapshot->ref_count();
       jd["roots"] = d->snapshot->root_count();
       jd["bytes"] = d->snapshot->total_bytes();
+      jd["sampled"] = d->snapshot->sampled();
       jd["types"] = d->types ? d->types->rows.size() : 0;
     }
     jd["selected_type"] = d->selection.type >= 0 && d->snapshot

@@ -29,6 +29,9 @@ HeapOverview OverviewOf(const Snapshot& snap) {
   h.refs = snap.ref_count();
   h.roots = snap.root_count();
   for (const auto& s : h.sections) h.bytes += s.bytes;
+  h.sampled = snap.sampled();
+  h.scaled_objects = snap.scaled_object_count();
+  h.scaled_bytes = snap.scaled_total_bytes();
   for (size_t r = 0; r < snap.root_count(); ++r) {
     const uint8_t k = snap.root_kind[r];
     if (k < kRootKindCount) ++h.roots_by_kind[k];

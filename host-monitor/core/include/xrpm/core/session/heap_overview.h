@@ -31,6 +31,10 @@ struct HeapOverview {
   std::array<uint64_t, kRootKindCount> roots_by_kind{};
   uint64_t weak_roots = 0, pinned_roots = 0, interior_roots = 0;
   uint64_t largest_object = 0;  // bytes
+  // Sampled dumps (.gcdump): the file holds a sample; these are the totals scaled to the whole
+  // heap by each type's count multiplier (equal to objects/bytes when not sampled).
+  bool sampled = false;
+  double scaled_objects = 0, scaled_bytes = 0;
 };
 
 HeapOverview OverviewOf(const Snapshot& snap);
