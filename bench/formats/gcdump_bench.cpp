@@ -35,7 +35,7 @@ const Snapshot& Heap() {
 std::string GcDumpImage(const Snapshot& s) {
   testing::GcDumpTestWriter w;
   const uint32_t roots_t = w.AddType("[.NET Roots]", 0);
-  static const char* kKinds[] = {"[other roots]", "[local vars]", "[FinalizerQueue]",
+  static const char* kKinds[] = {"[other roots]",  "[local vars]",  "[FinalizerQueue]",
                                  "[StrongHandle]", "[static vars]", "[gc roots]"};
   uint32_t kind_t[kRootKindCount];
   for (int k = 0; k < kRootKindCount; ++k) kind_t[k] = w.AddType(kKinds[k], 0);
@@ -76,8 +76,8 @@ void BM_ReadGcDump(benchmark::State& state) {
   for (auto _ : state) {
     Diagnostics d;
     GcDumpReadStats st;
-    Snapshot s = ReadGcDump({reinterpret_cast<const uint8_t*>(image.data()), image.size()},
-                            "bench", d, {}, &st);
+    Snapshot s = ReadGcDump({reinterpret_cast<const uint8_t*>(image.data()), image.size()}, "bench",
+                            d, {}, &st);
     benchmark::DoNotOptimize(s.object_count());
     nodes = st.nodes;
     if (s.object_count() != Heap().object_count()) state.SkipWithError("object count differs");

@@ -243,7 +243,8 @@ void App::DrawMenuBar() {
   }
   if (ImGui::BeginMenu("Help")) {
     ImGui::TextUnformatted("xrpm monitor 0.1 — Remote Performance Monitor for NETCF / XNA heaps");
-    TextMuted("Drop snapshot files (.gclog, IBM classic .txt, .gcdump) on the window to open them.");
+    TextMuted(
+        "Drop snapshot files (.gclog, IBM classic .txt, .gcdump) on the window to open them.");
     TextMuted("Ctrl+O open, Ctrl+S save, Ctrl+F find type, Ctrl+W close, Ctrl+Q quit.");
     TextMuted("Settings: " + session_.config_dir());
     ImGui::EndMenu();

@@ -56,7 +56,9 @@ std::string Small() {
   return w.Finish();
 }
 
-void PutI32(std::string& b, size_t at, int32_t v) { std::memcpy(b.data() + at, &v, 4); }
+void PutI32(std::string& b, size_t at, int32_t v) {
+  std::memcpy(b.data() + at, &v, 4);
+}
 
 TEST(GcDumpMalformed, TheHandBuiltSeedLoads) {
   const Snapshot s = Read(Small());

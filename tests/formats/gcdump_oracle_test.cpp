@@ -29,12 +29,18 @@ std::string Unescape(std::string_view s) {
     }
     const size_t semi = s.find(';', i);
     const std::string_view ent = s.substr(i + 1, semi - i - 1);
-    if (ent == "lt") r += '<';
-    else if (ent == "gt") r += '>';
-    else if (ent == "amp") r += '&';
-    else if (ent == "quot") r += '"';
-    else if (ent == "apos") r += '\'';
-    else ADD_FAILURE() << "unknown entity " << ent;
+    if (ent == "lt")
+      r += '<';
+    else if (ent == "gt")
+      r += '>';
+    else if (ent == "amp")
+      r += '&';
+    else if (ent == "quot")
+      r += '"';
+    else if (ent == "apos")
+      r += '\'';
+    else
+      ADD_FAILURE() << "unknown entity " << ent;
     i = semi;
   }
   return r;
@@ -71,7 +77,8 @@ XmlGraph ParseXml(const std::string& xml) {
   g.total_size = std::stoull(Attr(head, "TotalSize"));
   const size_t ri = xml.find("<RootIndex>") + 11;
   g.root = std::stoi(xml.substr(ri, xml.find('<', ri) - ri));
-  for (size_t p = xml.find("<NodeType "); p != std::string::npos; p = xml.find("<NodeType ", p + 1)) {
+  for (size_t p = xml.find("<NodeType "); p != std::string::npos;
+       p = xml.find("<NodeType ", p + 1)) {
     const std::string_view tag(xml.data() + p, xml.find("/>", p) - p);
     EXPECT_EQ(std::stoul(Attr(tag, "Index")), g.type_names.size());
     g.type_names.push_back(Attr(tag, "Name"));

@@ -85,8 +85,8 @@ uint32_t GcDumpTestWriter::AddType(std::string name, int32_t size, std::string m
   return static_cast<uint32_t>(types_.size() - 1);
 }
 
-uint32_t GcDumpTestWriter::AddNode(uint32_t type, int32_t size,
-                                   std::span<const uint32_t> children, uint64_t address) {
+uint32_t GcDumpTestWriter::AddNode(uint32_t type, int32_t size, std::span<const uint32_t> children,
+                                   uint64_t address) {
   const uint32_t index = node_count();
   offsets_.push_back(static_cast<uint32_t>(blob_.size()));
   addresses_.push_back(address);
@@ -128,7 +128,10 @@ std::string GcDumpTestWriter::Finish() const {
   for (const Type& t : types_) {
     o.Str(t.name);
     o.I32(t.size);
-    if (t.module.empty()) o.NullStr(); else o.Str(t.module);
+    if (t.module.empty())
+      o.NullStr();
+    else
+      o.Str(t.module);
   }
   o.I32(static_cast<int32_t>(offsets_.size()));
   for (uint32_t off : offsets_) o.I32(static_cast<int32_t>(off));

@@ -33,8 +33,8 @@ class GcDumpTestWriter {
   std::string process_name = "test.exe", creation_tool = "xrpm-test";
   bool write_addresses = true;
   // Malformed variants:
-  bool unknown_object = false;      // an object of type "Xrpm.Unknown" in the JSHeapInfo slot
-  bool backward_skip_region = false;  // a tagged InteropInfo whose skip region ends before it
+  bool unknown_object = false;          // an object of type "Xrpm.Unknown" in the JSHeapInfo slot
+  bool backward_skip_region = false;    // a tagged InteropInfo whose skip region ends before it
   bool self_forward_reference = false;  // DotNetHeapInfo as a forward reference whose
                                         // definition holds a forward reference to itself
 

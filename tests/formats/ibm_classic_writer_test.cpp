@@ -55,8 +55,11 @@ Snapshot Sample() {
 
 TEST(IbmClassicWriter, WritesTheLayoutJ9Writes) {
   IbmWriteStats st;
-  EXPECT_EQ(Write(Sample(), &st),
-            "// Version: bubbles.exe\n"
+  const std::string text = Write(Sample(), &st);
+  const size_t nl = text.find('\n');
+  EXPECT_EQ(text.substr(0, 34), "// Version: .NET heap, xrpm 0.1.0 ") << text;
+  EXPECT_EQ(text.substr(nl + 1),
+            "// xrpm AppDomain: bubbles.exe\n"
             "0x001CE056 [280] OBJ [LSystem/Object;\n\t0x0000001D 0x001CE11F 0x001CE14C \n"
             "0x001CE11F [28] OBJ System/String\n\t0x00000002 \n"
             "0x001CE14C [32] OBJ System/String\n\t0x00000002 \n"
@@ -147,13 +150,91 @@ TEST(IbmClassicWriter, SeveralSectionsBecomeOneHeapWithDistinctClasses) {
   IbmWriteStats ws;
   std::string text = Write(s, &ws);
   EXPECT_FALSE(ws.type_ids_as_addresses);  // ids repeat across sections
-  EXPECT_EQ(text.substr(0, 27), "// Version: a.exe, b.exe\n0x");
+  EXPECT_NE(text.find("\n// xrpm AppDomain: a.exe\n// xrpm AppDomain: b.exe\n0x"),
+            std::string::npos)
+      << text.substr(0, 200);
   Diagnostics d;
   Snapshot back = ReadIbmClassic(text, "rt", d);
   EXPECT_TRUE(d.empty()) << All(d);
   ASSERT_EQ(back.sections.size(), 1u);
   EXPECT_EQ(back.sections[0].name, "a.exe, b.exe");
   EXPECT_EQ(Canonical(back), Canonical(s));
+}
+
+// Regression (issue 14): System.Byte[] was written `OBJ [LSystem/Byte;` (an object array of a
+// class System/Byte to Java tools) while the Breakdown counted it as a primitive array. .NET
+// primitive arrays are now JVM primitive arrays, and read back under their .NET names, also the
+// ones that share a letter (named by `// xrpm class` comments).
+TEST(IbmClassicWriter, DotNetPrimitiveArraysAreJvmPrimitiveArraysAndReadBack) {
+  struct Case {
+    const char* name;
+    const char* sig;
+  };
+  const Case cases[] = {{"System.Boolean[]", "[Z"},        {"System.Byte[]", "[B"},
+                        {"System.SByte[]", "[B"},          {"System.Char[]", "[C"},
+                        {"System.Int16[]", "[S"},          {"System.UInt16[]", "[S"},
+                        {"System.Int32[]", "[I"},          {"System.UInt32[]", "[I"},
+                        {"System.Int64[]", "[J"},          {"System.UInt64[]", "[J"},
+                        {"System.IntPtr[]", "[J"},         {"System.UIntPtr[]", "[J"},
+                        {"System.Single[]", "[F"},         {"System.Double[]", "[D"},
+                        {"System.Int32[][]", "[[I"},       {"System.Object[]", "[LSystem/Object;"},
+                        {"System.String", "System/String"}};
+  Snapshot s;
+  s.AddSection({.version = 2, .name = "game.exe"});
+  for (size_t i = 0; i < std::size(cases); ++i) {
+    const uint32_t t = s.AddType(static_cast<TypeId>(2 + i), cases[i].name, 0);
+    s.AddObject(0x10000 + 0x100 * i, t, 16, {});
+  }
+  s.CloseSectionRanges();
+  IbmWriteStats st;
+  const std::string text = Write(s, &st);
+  for (size_t i = 0; i < std::size(cases); ++i) {
+    char rec[64];
+    std::snprintf(rec, sizeof rec, "0x%08zX [16] OBJ %s\n", 0x10000 + 0x100 * i, cases[i].sig);
+    EXPECT_NE(text.find(rec), std::string::npos) << cases[i].name << " as " << rec;
+  }
+  EXPECT_EQ(text.find("LSystem/Byte;"), std::string::npos);
+  EXPECT_EQ(st.primitive_arrays, 14u);  // every one-dimensional primitive array, as written
+  EXPECT_EQ(st.object_arrays, 2u);      // [[I and [LSystem/Object;
+  EXPECT_NE(text.find("PrimitiveArrays: 14\n"), std::string::npos);
+  EXPECT_NE(text.find("// xrpm class 0x00000004: System.SByte[]\n"), std::string::npos) << text;
+  // Back: the same names; the reader's own Breakdown check agrees with the records.
+  Diagnostics d;
+  IbmReadStats rs;
+  const Snapshot back = ReadIbmClassic(text, "rt", d, {}, &rs);
+  EXPECT_TRUE(d.empty()) << All(d);
+  EXPECT_EQ(rs.primitive_arrays, 14u);
+  ASSERT_EQ(back.object_count(), std::size(cases));
+  for (size_t i = 0; i < std::size(cases); ++i)
+    EXPECT_EQ(back.type_name_of(i), cases[i].name) << cases[i].sig;
+  // NETCF -> classic -> NETCF keeps the type names.
+  EXPECT_EQ(Canonical(back), Canonical(s));
+}
+
+// Regression (issue 14): `// Version:` carried the application's name. It is the producer's
+// version string now (runtime, xrpm's version, platform); the name goes into `// xrpm
+// AppDomain:` and is read back from there. A Java heap says so; a J9 file keeps its header.
+TEST(IbmClassicWriter, VersionLineNamesTheProducerAndTheAppNameIsKeptApart) {
+  const std::string text = Write(Sample());
+  const std::string first = text.substr(0, text.find('\n'));
+  EXPECT_EQ(first.find("bubbles"), std::string::npos) << first;
+  EXPECT_NE(first.find(".NET heap"), std::string::npos) << first;
+  EXPECT_NE(first.find("xrpm 0.1.0"), std::string::npos) << first;
+  EXPECT_NE(first.find("Linux"), std::string::npos) << first;
+  Diagnostics d;
+  EXPECT_EQ(ReadIbmClassic(text, "rt", d).sections.at(0).name, "bubbles.exe");
+
+  Snapshot java;
+  java.AddSection({.version = 2, .name = "J2RE 6.0 IBM J9 2.5 Linux x86-32 build 1"});
+  java.AddObject(0x1000, java.AddType(1, "java.lang.String", 0), 24, {});
+  java.AddObject(0x1018, java.AddType(2, "byte[]", 0), 24, {});
+  java.CloseSectionRanges();
+  const std::string jt = Write(java);
+  EXPECT_EQ(jt.rfind("// Version: Java heap, xrpm 0.1.0 ", 0), 0u) << jt;
+  EXPECT_NE(jt.find("OBJ [B\n"), std::string::npos);
+  const Snapshot jb = ReadIbmClassic(jt, "rt", d);
+  EXPECT_EQ(jb.type_name_of(1), "byte[]");  // not System.Byte[]: not a .NET heap
+  EXPECT_EQ(jb.sections.at(0).name, "J2RE 6.0 IBM J9 2.5 Linux x86-32 build 1");
 }
 
 TEST(IbmClassicWriter, SixtyFourBitHeapsUseWideAddresses) {

@@ -42,5 +42,25 @@ TEST(JvmNames, ClassifiesArraysForTheTrailer) {
   EXPECT_EQ(ClassifyJvm("[LSystem/String;"), JvmShape::kObjectArray);
 }
 
+TEST(JvmNames, DotNetPrimitiveArraysMapToJvmLettersAndBack) {
+  bool def = false;
+  EXPECT_EQ(JvmFromDotNetPrimitiveArray("System.Byte[]", &def), "[B");
+  EXPECT_TRUE(def);
+  EXPECT_EQ(JvmFromDotNetPrimitiveArray("System.SByte[]", &def), "[B");
+  EXPECT_FALSE(def);
+  EXPECT_EQ(JvmFromDotNetPrimitiveArray("System.Int32[][]", &def), "[[I");
+  EXPECT_TRUE(def);
+  EXPECT_EQ(JvmFromDotNetPrimitiveArray("System.Object[]"), "");
+  EXPECT_EQ(JvmFromDotNetPrimitiveArray("System.Byte"), "");
+  EXPECT_EQ(DotNetFromJvm("[B"), "System.Byte[]");
+  EXPECT_EQ(DotNetFromJvm("[[D"), "System.Double[][]");
+  EXPECT_EQ(DotNetFromJvm("[Z"), "System.Boolean[]");
+  EXPECT_EQ(DotNetFromJvm("[LSystem/Object;"), "System.Object[]");
+  EXPECT_EQ(DotNetFromJvm("System/String"), "System.String");
+  for (const char* n : {"System.Boolean[]", "System.Byte[]", "System.Char[]", "System.Int16[]",
+                        "System.Int32[]", "System.Int64[]", "System.Single[]", "System.Double[]"})
+    EXPECT_EQ(DotNetFromJvm(JvmFromDotNetPrimitiveArray(n)), n);
+}
+
 }  // namespace
 }  // namespace xrpm

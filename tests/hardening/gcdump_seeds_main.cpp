@@ -25,8 +25,7 @@ std::string AllRoots() {
                  var = w.AddType("[static var Game.Instance]", 0),
                  other = w.AddType("[other roots]", 0), strong = w.AddType("[StrongHandle]", 0),
                  pinned = w.AddType("[PinnedHandle]", 0), locals = w.AddType("[local vars]", 0),
-                 fin = w.AddType("[FinalizerQueue]", 0),
-                 game = w.AddType("Game", 64, "Game.dll"),
+                 fin = w.AddType("[FinalizerQueue]", 0), game = w.AddType("Game", 64, "Game.dll"),
                  bytes = w.AddType("System.Byte[]", -1, "System.Private.CoreLib.dll"),
                  str = w.AddType("System.String", -1, "System.Private.CoreLib.dll");
   const uint32_t r0[] = {1, 3, 6, 7}, r1[] = {2}, r2[] = {8}, r3[] = {4, 5}, r4[] = {9},

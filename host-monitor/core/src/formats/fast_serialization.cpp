@@ -43,10 +43,21 @@ void AppendUtf8(std::string& out, uint32_t cp) {
 }  // namespace
 
 std::string_view TagName(uint8_t tag) {
-  static constexpr std::string_view kNames[] = {
-      "Error",       "NullReference", "ObjectReference",   "ForwardReference", "BeginObject",
-      "BeginPrivateObject", "EndObject", "ForwardDefinition", "Byte",         "Int16",
-      "Int32",       "Int64",         "SkipRegion",        "String",           "Blob"};
+  static constexpr std::string_view kNames[] = {"Error",
+                                                "NullReference",
+                                                "ObjectReference",
+                                                "ForwardReference",
+                                                "BeginObject",
+                                                "BeginPrivateObject",
+                                                "EndObject",
+                                                "ForwardDefinition",
+                                                "Byte",
+                                                "Int16",
+                                                "Int32",
+                                                "Int64",
+                                                "SkipRegion",
+                                                "String",
+                                                "Blob"};
   if (tag > 0 && tag < std::size(kNames)) return kNames[tag];
   return "an unknown tag";
 }
@@ -56,8 +67,8 @@ Reader::Reader(std::span<const uint8_t> bytes, std::string name)
 
 void Reader::Fail(uint64_t at, std::string_view code, std::string_view what,
                   std::string_view message) const {
-  std::string m = "byte offset " + std::to_string(at) + " (" + Hex(at) + "): " +
-                  std::string(what) + ": " + std::string(message);
+  std::string m = "byte offset " + std::to_string(at) + " (" + Hex(at) + "): " + std::string(what) +
+                  ": " + std::string(message);
   throw InputError(Diagnostic{name_, 0, std::string(code), std::move(m)});
 }
 
@@ -123,7 +134,8 @@ float Reader::F32(std::string_view what) {
   return f;
 }
 
-static_assert(std::endian::native == std::endian::little, "the reader assumes a little-endian host");
+static_assert(std::endian::native == std::endian::little,
+              "the reader assumes a little-endian host");
 
 std::optional<std::string> Reader::String(std::string_view what) {
   const uint64_t at = pos_;
@@ -179,9 +191,13 @@ uint32_t Reader::Count(std::string_view what, uint64_t min_bytes) {
   return static_cast<uint32_t>(n);
 }
 
-uint8_t Reader::PeekTag() const { return pos_ < bytes_.size() ? bytes_[pos_] : 0; }
+uint8_t Reader::PeekTag() const {
+  return pos_ < bytes_.size() ? bytes_[pos_] : 0;
+}
 
-uint8_t Reader::ReadTag(std::string_view what) { return U8(what); }
+uint8_t Reader::ReadTag(std::string_view what) {
+  return U8(what);
+}
 
 void Reader::ExpectTag(Tag t, std::string_view what) {
   const uint64_t at = pos_;
@@ -201,8 +217,7 @@ void Reader::ReadSignature() {
          "expected length 20 and \"!FastSerialization.1\", found length " + std::to_string(len));
   auto sig = Bytes(kSignature.size(), "the FastSerialization signature");
   if (std::memcmp(sig.data(), kSignature.data(), kSignature.size()) != 0)
-    Fail(4, "not-gcdump", "the FastSerialization signature",
-         "expected \"!FastSerialization.1\"");
+    Fail(4, "not-gcdump", "the FastSerialization signature", "expected \"!FastSerialization.1\"");
 }
 
 const SerializedType& Reader::TypeAt(uint64_t offset, std::string_view what) {
@@ -269,18 +284,35 @@ void Reader::EndObject(std::string_view what) {
     const uint64_t at = pos_;
     const uint8_t tag = ReadTag(what);
     switch (static_cast<Tag>(tag)) {
-      case Tag::kByte: Skip(1, what); break;
-      case Tag::kInt16: Skip(2, what); break;
-      case Tag::kInt32: Skip(4, what); break;
-      case Tag::kInt64: Skip(8, what); break;
-      case Tag::kString: String(what); break;
-      case Tag::kNullReference: break;
+      case Tag::kByte:
+        Skip(1, what);
+        break;
+      case Tag::kInt16:
+        Skip(2, what);
+        break;
+      case Tag::kInt32:
+        Skip(4, what);
+        break;
+      case Tag::kInt64:
+        Skip(8, what);
+        break;
+      case Tag::kString:
+        String(what);
+        break;
+      case Tag::kNullReference:
+        break;
       case Tag::kBeginObject:
-      case Tag::kBeginPrivateObject: ++nesting; break;
+      case Tag::kBeginPrivateObject:
+        ++nesting;
+        break;
       case Tag::kForwardDefinition:
       case Tag::kForwardReference:
-      case Tag::kObjectReference: Skip(4, what); break;
-      case Tag::kSkipRegion: SkipForwardRegion(what); break;
+      case Tag::kObjectReference:
+        Skip(4, what);
+        break;
+      case Tag::kSkipRegion:
+        SkipForwardRegion(what);
+        break;
       case Tag::kBlob: {
         const uint32_t n = Count("a blob's size", 1);
         Skip(n, what);
@@ -304,7 +336,8 @@ Reader::ObjectRef Reader::ReadObjectRef(std::string_view what) {
     const uint64_t at = pos_;
     const uint8_t tag = ReadTag(what);
     switch (static_cast<Tag>(tag)) {
-      case Tag::kNullReference: return {RefKind::kNull, 0};
+      case Tag::kNullReference:
+        return {RefKind::kNull, 0};
       case Tag::kBlob: {
         const uint32_t n = Count("a blob's size", 1);
         Skip(n, what);
@@ -345,9 +378,10 @@ void Reader::LoadForwardTable() {
   const uint64_t trailer = static_cast<uint32_t>(I32("the trailer's label (last 4 bytes)"));
   if (bytes_.size() < 8 || trailer != bytes_.size() - 8)
     Fail(bytes_.size() - 4, "bad-trailer", "the trailer's label (last 4 bytes)",
-         "points at " + std::to_string(trailer) + "; the trailer (4 bytes) must end right before "
-             "it, at offset " + std::to_string(bytes_.size() >= 8 ? bytes_.size() - 8 : 0) +
-             " (a truncated file?)");
+         "points at " + std::to_string(trailer) +
+             "; the trailer (4 bytes) must end right before "
+             "it, at offset " +
+             std::to_string(bytes_.size() >= 8 ? bytes_.size() - 8 : 0) + " (a truncated file?)");
   pos_ = trailer;
   const uint64_t table = static_cast<uint32_t>(I32("the forward-reference table's label"));
   if (table >= trailer)

@@ -28,9 +28,13 @@ void ReadDefinition(Reader& r, std::string_view what, const Body& body) {
 bool ReadObject(Reader& r, std::string_view what, const Body& body) {
   const Reader::ObjectRef ref = r.ReadObjectRef(what);
   switch (ref.kind) {
-    case Reader::RefKind::kNull: return false;
-    case Reader::RefKind::kAlreadyRead: return true;
-    case Reader::RefKind::kDefinitionHere: ReadDefinition(r, what, body); return true;
+    case Reader::RefKind::kNull:
+      return false;
+    case Reader::RefKind::kAlreadyRead:
+      return true;
+    case Reader::RefKind::kDefinitionHere:
+      ReadDefinition(r, what, body);
+      return true;
     case Reader::RefKind::kElsewhere: {
       const uint64_t back = r.pos();
       r.Seek(ref.target, what);
@@ -46,8 +50,8 @@ void ExpectType(const Reader& r, const SerializedType& t, uint64_t at, std::stri
                 std::string_view what) {
   if (t.name == expected) return;
   static constexpr std::string_view kKnown[] = {
-      "GCHeapDump",  "Graphs.MemoryGraph", "Graphs.Module", "DotNetHeapInfo",
-      "GCHeapDumpSegment", "JSHeapInfo", "InteropInfo"};
+      "GCHeapDump",        "Graphs.MemoryGraph", "Graphs.Module", "DotNetHeapInfo",
+      "GCHeapDumpSegment", "JSHeapInfo",         "InteropInfo"};
   const bool known = std::find(std::begin(kKnown), std::end(kKnown), t.name) != std::end(kKnown);
   r.Fail(at, known ? "unexpected-type" : "unknown-type", what,
          std::string(known ? "expected" : "unknown serialized type '" + t.name + "'; expected") +
@@ -55,7 +59,9 @@ void ExpectType(const Reader& r, const SerializedType& t, uint64_t at, std::stri
              (known ? ", found " + t.name : std::string()));
 }
 
-std::string OrEmpty(std::optional<std::string> s) { return s ? std::move(*s) : std::string(); }
+std::string OrEmpty(std::optional<std::string> s) {
+  return s ? std::move(*s) : std::string();
+}
 
 void ReadGraphBody(Reader& r, const SerializedType& t, Graph& g) {
   g.total_size = r.I64("the graph's total size");
@@ -72,8 +78,9 @@ void ReadGraphBody(Reader& r, const SerializedType& t, Graph& g) {
   const uint64_t nodes_at = r.pos();
   const uint32_t nodes = r.Count("the graph's node count", 4);
   g.node_offsets.resize_uninitialized(nodes);
-  if (nodes) std::memcpy(g.node_offsets.data(), r.Bytes(uint64_t{nodes} * 4, "node labels").data(),
-                         uint64_t{nodes} * 4);
+  if (nodes)
+    std::memcpy(g.node_offsets.data(), r.Bytes(uint64_t{nodes} * 4, "node labels").data(),
+                uint64_t{nodes} * 4);
   const uint32_t blob = r.Count("the node blob's size", 1);
   g.blob_file_offset = r.pos();
   g.blob = r.Bytes(blob, "the node blob");

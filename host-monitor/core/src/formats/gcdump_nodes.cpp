@@ -11,9 +11,9 @@ NodeDecoder::NodeDecoder(const Graph& g, std::string name) : g_(g), name_(std::m
 
 void NodeDecoder::Fail(uint64_t blob_pos, uint32_t index, const std::string& msg) const {
   const uint64_t at = g_.blob_file_offset + blob_pos;
-  throw InputError(Diagnostic{name_, 0, "bad-node",
-                              "byte offset " + std::to_string(at) + ": node " +
-                                  std::to_string(index) + ": " + msg});
+  throw InputError(Diagnostic{
+      name_, 0, "bad-node",
+      "byte offset " + std::to_string(at) + ": node " + std::to_string(index) + ": " + msg});
 }
 
 // PerfView's compressed int: the first byte's low 7 bits sign-extended, then up to four more
@@ -24,7 +24,8 @@ int32_t NodeDecoder::Varint(uint64_t& pos, uint32_t index, const char* what) con
   uint8_t c = b[pos++];
   int32_t v = static_cast<int32_t>(static_cast<uint32_t>(c) << 25) >> 25;
   for (int i = 1; (c & 0x80) != 0; ++i) {
-    if (i == 5) Fail(pos - 1, index, std::string("a compressed int longer than 5 bytes in ") + what);
+    if (i == 5)
+      Fail(pos - 1, index, std::string("a compressed int longer than 5 bytes in ") + what);
     if (pos >= b.size()) Fail(pos, index, std::string("the blob ends inside ") + what);
     c = b[pos++];
     v = static_cast<int32_t>(static_cast<uint32_t>(v) << 7) + (c & 0x7F);

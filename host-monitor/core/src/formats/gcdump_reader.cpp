@@ -70,7 +70,7 @@ class Mapper {
     const uint64_t n = g_.node_count();
     pseudo_.assign(n, 0);
     AppDomainSection sec;
-    sec.name = !f_.process_name.empty()   ? f_.process_name
+    sec.name = !f_.process_name.empty()    ? f_.process_name
                : !f_.creation_tool.empty() ? f_.creation_tool
                                            : "gcdump";
     snap_.AddSection(std::move(sec));
@@ -101,8 +101,8 @@ class Mapper {
         if (!Bracketed(tname)) continue;
         pseudo_[c] = 1;
         snap_.root_origins.push_back(snap_.root_origins[p.origin] + "/" + tname);
-        list_.push_back({c, Classify(tname, p.cls),
-                         static_cast<uint32_t>(snap_.root_origins.size() - 1)});
+        list_.push_back(
+            {c, Classify(tname, p.cls), static_cast<uint32_t>(snap_.root_origins.size() - 1)});
       }
     }
     st_.pseudo_nodes = list_.size();
@@ -112,7 +112,8 @@ class Mapper {
     const uint64_t n = g_.node_count();
     ids_.resize_uninitialized(n);
     uint64_t max_addr = 0;
-    for (uint64_t i = 0; i < n; ++i) max_addr = std::max(max_addr, Address(static_cast<uint32_t>(i)));
+    for (uint64_t i = 0; i < n; ++i)
+      max_addr = std::max(max_addr, Address(static_cast<uint32_t>(i)));
     const uint64_t base = max_addr < (UINT64_MAX - n) / 2 ? ((max_addr >> 4) + 1) << 4 : 0;
     IdSet seen(n, 1);
     for (uint64_t i = 0; i < n; ++i) {

@@ -140,6 +140,7 @@ class IbmReader {
     Resolve();
     CheckTrailers();
     AppDomainSection& s = snap_.sections.back();
+    s.name = app_names_.empty() ? version_ : app_names_;
     s.closed = stats_.saw_eof;
     snap_.CloseSectionRanges();
     snap_.source = std::string(name_);
@@ -210,7 +211,21 @@ class IbmReader {
         return;
       }
       saw_header_ = true;
-      snap_.sections.back().name = std::string(Trim(body.substr(8)));
+      version_ = std::string(Trim(body.substr(8)));
+      dotnet_ = version_.rfind(".NET heap, xrpm ", 0) == 0;
+      return;
+    }
+    if (body.substr(0, 15) == "xrpm AppDomain:") {
+      if (!app_names_.empty()) app_names_ += ", ";
+      app_names_ += Trim(body.substr(15));
+      return;
+    }
+    if (body.substr(0, 11) == "xrpm class ") {
+      std::string_view rest = body.substr(11);
+      const size_t colon = rest.find(':');
+      uint64_t addr = 0;
+      if (colon != std::string_view::npos && ParseHex(Trim(rest.substr(0, colon)), &addr))
+        renamed_[addr] = std::string(Trim(rest.substr(colon + 1)));
       return;
     }
     if (body.substr(0, 9) == "Breakdown") {
@@ -219,6 +234,16 @@ class IbmReader {
       StartTrailer(Trailer::kEof, body.substr(4));
     }
     // Any other comment is ignored: writers may add their own.
+  }
+
+  // The readable name of a JVM signature: in a .NET heap written by xrpm, primitive arrays
+  // are .NET ones (`[B` -> System.Byte[]) unless a `// xrpm class` comment names the class.
+  std::string Readable(std::string_view sig, uint64_t class_addr) const {
+    if (class_addr != 0 && !renamed_.empty()) {
+      auto it = renamed_.find(class_addr);
+      if (it != renamed_.end()) return it->second;
+    }
+    return dotnet_ ? DotNetFromJvm(sig) : ReadableFromJvm(sig);
   }
 
   void StartTrailer(Trailer t, std::string_view body) {
@@ -406,7 +431,7 @@ class IbmReader {
              "expected the class block address of " + Quote(rec_type_) + " to open the references");
       if (!tokens_.empty()) ++stats_.null_refs;
       first_ref = tokens_.empty() ? 0 : 1;
-      std::string readable = ReadableFromJvm(rec_type_);
+      std::string readable = Readable(rec_type_, 0);
       auto [it, added] = classless_.try_emplace(readable, 0);
       if (added) it->second = NewType(readable, 0, false);
       type = it->second;
@@ -414,9 +439,9 @@ class IbmReader {
       ++obj_class_tokens_;
       auto [it, added] = class_of_.try_emplace(tokens_[0], 0);
       if (added) {
-        it->second = NewType(ReadableFromJvm(rec_type_), tokens_[0], true);
+        it->second = NewType(Readable(rec_type_, tokens_[0]), tokens_[0], true);
       } else if (it->second != kNoIndex && type_jvm_[it->second] != rec_type_ &&
-                 snap_.types[it->second].name != ReadableFromJvm(rec_type_)) {
+                 snap_.types[it->second].name != Readable(rec_type_, tokens_[0])) {
         Report(rec_line_, "class-name-mismatch",
                "object of type " + Quote(rec_type_) + " uses class block " + Hex(tokens_[0]) +
                    ", which is " + Quote(snap_.types[it->second].name));
@@ -425,8 +450,8 @@ class IbmReader {
       if (type == kNoIndex) {  // a pseudo root class: not a type of objects
         Report(rec_line_, "class-name-mismatch",
                "object uses the class block of a root pseudo class " + Hex(tokens_[0]));
-        auto [c, add2] = classless_.try_emplace(ReadableFromJvm(rec_type_), 0);
-        if (add2) c->second = NewType(ReadableFromJvm(rec_type_), 0, false);
+        auto [c, add2] = classless_.try_emplace(Readable(rec_type_, 0), 0);
+        if (add2) c->second = NewType(Readable(rec_type_, 0), 0, false);
         type = c->second;
       }
     }
@@ -456,7 +481,7 @@ class IbmReader {
       root_classes_.emplace(rec_addr_, RootClass{kind, flags});
       class_of_.emplace(rec_addr_, kNoIndex);
     } else {
-      std::string readable = ReadableFromJvm(rec_type_);
+      std::string readable = Readable(rec_type_, rec_addr_);
       if (it == class_of_.end()) {
         owner = NewType(std::move(readable), rec_addr_, true);
         class_of_.emplace(rec_addr_, owner);
@@ -630,6 +655,10 @@ class IbmReader {
   uint64_t line_ = 0;
 
   bool saw_header_ = false, warned_header_ = false, warned_after_eof_ = false;
+  std::string version_;                                // the `// Version:` string
+  bool dotnet_ = false;                                // a .NET heap written by xrpm (see Readable)
+  std::string app_names_;                              // `// xrpm AppDomain:` names, joined by ", "
+  std::unordered_map<uint64_t, std::string> renamed_;  // `// xrpm class` names by class block
   uint64_t headers_ = 0;  // OBJ/CLS header lines, valid or not
   uint64_t skipped_records_ = 0, bad_tokens_ = 0;
   uint64_t obj_class_tokens_ = 0;

@@ -76,6 +76,41 @@ struct HeapRange {
 };
 
 // Picks n addresses kClassStep apart outside [lo, hi]: above hi, or below lo if that overflows.
+// The runtime whose heap a snapshot holds, judged by its type names (the model does not record
+// it): .NET type names live in System.*, Java ones in java.*.
+std::string_view RuntimeOf(const Snapshot& snap) {
+  for (const TypeInfo& t : snap.types) {
+    if (t.name.rfind("System.", 0) == 0) return ".NET";
+    if (t.name.rfind("java.", 0) == 0) return "Java";
+  }
+  return "unknown runtime";
+}
+
+// The producer's version string for `// Version:`: the runtime, xrpm's version and the
+// platform xrpm runs on (the spec's "SDK level, platform and build").
+std::string ProducerVersion(std::string_view runtime) {
+#if defined(__linux__)
+  constexpr std::string_view os = "Linux";
+#elif defined(__APPLE__)
+  constexpr std::string_view os = "macOS";
+#elif defined(_WIN32)
+  constexpr std::string_view os = "Windows";
+#else
+  constexpr std::string_view os = "unknown OS";
+#endif
+#if defined(__x86_64__) || defined(_M_X64)
+  constexpr std::string_view arch = "x86_64";
+#elif defined(__aarch64__) || defined(_M_ARM64)
+  constexpr std::string_view arch = "aarch64";
+#elif defined(__i386__) || defined(_M_IX86)
+  constexpr std::string_view arch = "x86-32";
+#else
+  constexpr std::string_view arch = "unknown architecture";
+#endif
+  return std::string(runtime) + " heap, xrpm " XRPM_VERSION " " + std::string(os) + " " +
+         std::string(arch);
+}
+
 std::vector<uint64_t> SyntheticAddresses(size_t n, uint64_t lo, uint64_t hi) {
   const uint64_t span = kClassStep * (n + 1);
   std::vector<uint64_t> out(n);
@@ -159,8 +194,16 @@ IbmWriteStats WriteIbmClassic(const Snapshot& snap,
   std::vector<ClassRecord> classes(ntypes + pseudo_key.size());
   std::vector<JvmShape> shape(ntypes);
   std::vector<uint64_t> ids(ntypes);
+  const std::string_view runtime = RuntimeOf(snap);
+  std::vector<uint32_t> renamed;  // types the reader would not name back from the signature
   for (size_t t = 0; t < ntypes; ++t) {
-    classes[t].name = OneLine(JvmFromReadable(snap.types[t].name));
+    const std::string& name = snap.types[t].name;
+    std::string sig = runtime == ".NET" ? JvmFromDotNetPrimitiveArray(name) : std::string();
+    if (sig.empty()) sig = JvmFromReadable(name);
+    classes[t].name = OneLine(std::move(sig));
+    if ((runtime == ".NET" ? DotNetFromJvm(classes[t].name) : ReadableFromJvm(classes[t].name)) !=
+        OneLine(name))
+      renamed.push_back(static_cast<uint32_t>(t));
     shape[t] = ClassifyJvm(classes[t].name);
     ids[t] = snap.types[t].id;
   }
@@ -189,13 +232,20 @@ IbmWriteStats WriteIbmClassic(const Snapshot& snap,
   // ---- write ----
   Output out(sink, wide);
   out.Str("// Version: ");
-  std::string version;
-  for (const AppDomainSection& s : snap.sections) {
-    if (!version.empty()) version += ", ";
-    version += s.name;
-  }
-  out.Str(OneLine(version.empty() ? std::string("xrpm") : version));
+  out.Str(ProducerVersion(runtime));
   out.Char('\n');
+  for (const AppDomainSection& s : snap.sections) {
+    out.Str("// xrpm AppDomain: ");
+    out.Str(OneLine(s.name));
+    out.Char('\n');
+  }
+  for (uint32_t t : renamed) {
+    out.Str("// xrpm class ");
+    out.Addr(classes[t].address);
+    out.Str(": ");
+    out.Str(OneLine(snap.types[t].name));
+    out.Char('\n');
+  }
 
   for (size_t i = 0; i < snap.object_count(); ++i) {
     if (snap.object_id[i] == 0) continue;

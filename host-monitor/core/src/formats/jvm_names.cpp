@@ -25,6 +25,32 @@ constexpr std::array<std::string_view, 14> kDotNetPrimitives{
     "System/UInt16",  "System/Int32",  "System/UInt32", "System/Int64",  "System/UInt64",
     "System/Single",  "System/Double", "System/IntPtr", "System/UIntPtr"};
 
+// .NET primitive element types -> JVM letter; the first type of each letter is its default.
+struct DotNetPrimitive {
+  std::string_view name;
+  char letter;
+};
+constexpr std::array<DotNetPrimitive, 14> kDotNetLetters{{{"System.Boolean", 'Z'},
+                                                          {"System.Byte", 'B'},
+                                                          {"System.SByte", 'B'},
+                                                          {"System.Char", 'C'},
+                                                          {"System.Int16", 'S'},
+                                                          {"System.UInt16", 'S'},
+                                                          {"System.Int32", 'I'},
+                                                          {"System.UInt32", 'I'},
+                                                          {"System.Int64", 'J'},
+                                                          {"System.UInt64", 'J'},
+                                                          {"System.IntPtr", 'J'},
+                                                          {"System.UIntPtr", 'J'},
+                                                          {"System.Single", 'F'},
+                                                          {"System.Double", 'D'}}};
+
+std::string_view DefaultDotNet(char letter) {
+  for (const DotNetPrimitive& p : kDotNetLetters)
+    if (p.letter == letter) return p.name;  // the first of each letter
+  return {};
+}
+
 std::string Replace(std::string_view s, char from, char to) {
   std::string r(s);
   std::replace(r.begin(), r.end(), from, to);
@@ -63,6 +89,36 @@ std::string JvmFromReadable(std::string_view name) {
     if (p.name == base) return sig + p.letter;
   }
   return sig + 'L' + Replace(base, '.', '/') + ';';
+}
+
+std::string JvmFromDotNetPrimitiveArray(std::string_view name, bool* is_default) {
+  size_t dims = 0;
+  std::string_view base = name;
+  while (base.size() > 2 && base.substr(base.size() - 2) == "[]") {
+    base.remove_suffix(2);
+    ++dims;
+  }
+  if (dims == 0) return {};
+  for (const DotNetPrimitive& p : kDotNetLetters) {
+    if (p.name != base) continue;
+    if (is_default) *is_default = DefaultDotNet(p.letter) == base;
+    return std::string(dims, '[') + p.letter;
+  }
+  return {};
+}
+
+std::string DotNetFromJvm(std::string_view sig) {
+  size_t dims = 0;
+  while (dims < sig.size() && sig[dims] == '[') ++dims;
+  if (dims > 0 && sig.size() == dims + 1) {
+    const std::string_view base = DefaultDotNet(sig[dims]);
+    if (!base.empty()) {
+      std::string r(base);
+      for (size_t i = 0; i < dims; ++i) r += "[]";
+      return r;
+    }
+  }
+  return ReadableFromJvm(sig);
 }
 
 JvmShape ClassifyJvm(std::string_view sig) {

@@ -144,7 +144,7 @@ class Reader {
   uint64_t pos_ = 0;
   // Serialized types by the offset of their definition (few: one per .NET class in the file).
   std::vector<std::pair<uint64_t, SerializedType>> types_;
-  std::vector<uint64_t> open_;  // offsets of the objects being read, innermost last
+  std::vector<uint64_t> open_;         // offsets of the objects being read, innermost last
   std::unordered_set<uint64_t> read_;  // offsets of every definition begun
   std::optional<std::vector<uint32_t>> forward_;  // the trailer's table, loaded on first use
 };

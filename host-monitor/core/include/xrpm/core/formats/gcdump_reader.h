@@ -47,14 +47,14 @@ namespace xrpm {
 
 // What the file held beyond the model.
 struct GcDumpReadStats {
-  int32_t version = 0;          // GCHeapDump version
-  uint64_t nodes = 0;           // graph nodes (pseudo and undefined ones included)
-  uint64_t edges = 0;           // graph edges (children of every node)
-  uint64_t types = 0;           // graph types (UNDEFINED and pseudo types included)
+  int32_t version = 0;            // GCHeapDump version
+  uint64_t nodes = 0;             // graph nodes (pseudo and undefined ones included)
+  uint64_t edges = 0;             // graph edges (children of every node)
+  uint64_t types = 0;             // graph types (UNDEFINED and pseudo types included)
   int64_t stored_total_size = 0;  // the graph's total size as stored
-  uint64_t pseudo_nodes = 0;    // nodes mapped to roots, the root node included
-  uint64_t undefined_nodes = 0; // nodes of type 0
-  uint64_t root_edges = 0;      // edges from pseudo-nodes to real nodes (= roots)
+  uint64_t pseudo_nodes = 0;      // nodes mapped to roots, the root node included
+  uint64_t undefined_nodes = 0;   // nodes of type 0
+  uint64_t root_edges = 0;        // edges from pseudo-nodes to real nodes (= roots)
   bool sampled = false;
   float average_count_multiplier = 1, average_size_multiplier = 1;
   std::string process_name, creation_tool;

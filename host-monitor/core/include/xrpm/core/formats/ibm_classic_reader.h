@@ -6,8 +6,11 @@
 //
 // How IBM concepts map to the model:
 //   - `// Version: <string>` -> one AppDomainSection whose name is the version string (the
-//     classic format has no application name). No timestamps. The section is `closed` when the
-//     `// EOF:` trailer was seen; a file that ends without it is reported as truncated.
+//     classic format has no application name), unless the file has `// xrpm AppDomain: <name>`
+//     comments (written by xrpm's IBM writer, the header then being xrpm's producer string):
+//     their names, joined by ", ", name the section. No timestamps. The section is `closed`
+//     when the `// EOF:` trailer was seen; a file that ends without it is reported as
+//     truncated.
 //   - Object record `<addr> [<size>] OBJ <type>` + reference lines -> one object: id = address,
 //     size = the decimal size (clamped to 4 GiB - 1), type = the class record at the class block
 //     address that opens the reference lines. Remaining references become the object's refs, in
@@ -22,6 +25,9 @@
 //     type named from the OBJ line (reported as `missing-class`).
 //   - Type names are shown readable: `[C` -> `char[]`, `[Ljava/util/Hashtable$Entry;` ->
 //     `java.util.Hashtable$Entry[]`, `java/lang/String` -> `java.lang.String` (jvm_names.h).
+//     In a .NET heap written by xrpm (header `.NET heap, xrpm ...`), primitive arrays read back
+//     as .NET ones: `[B` -> `System.Byte[]` (DotNetFromJvm), and a `// xrpm class 0x<addr>:
+//     <name>` comment names the class at that class block address (System.UInt32[], ...).
 //   - Roots: the format has none but the statics. Every heap reference of a class record becomes
 //     a static root (RootKind::kStatic, flags 0, container = the class's TypeId); its class block
 //     references (superclass, interfaces) are dropped and counted. Pseudo class records named
@@ -38,11 +44,12 @@
 // (bad-number, bad-size, bad-record, missing-type, missing-header, duplicate-header,
 // missing-class, missing-class-ref, class-name-mismatch, duplicate-class, duplicate-object (the
 // first is kept), dangling-ref, dangling-root, stray-refs, size-overflow, bad-trailer,
-// trailer-mismatch, duplicate-trailer, missing-trailer, after-eof, not-ibm-classic); with ReadOptions::strict (or a strict sink) the first problem throws
-// InputError. Input that holds no classic heapdump at all (no header and no record) throws
-// InputError. One sequential pass over the text plus O(classes + roots) side tables: memory is
-// the model's plus a bounded temporary line-number column; lines of any length are scanned in
-// place. ReadOptions::threads is ignored (the parse is sequential).
+// trailer-mismatch, duplicate-trailer, missing-trailer, after-eof, not-ibm-classic); with
+// ReadOptions::strict (or a strict sink) the first problem throws InputError. Input that holds no
+// classic heapdump at all (no header and no record) throws InputError. One sequential pass over the
+// text plus O(classes + roots) side tables: memory is the model's plus a bounded temporary
+// line-number column; lines of any length are scanned in place. ReadOptions::threads is ignored
+// (the parse is sequential).
 //
 // Thread-safety: reentrant; separate calls may run concurrently.
 #pragma once

@@ -2,7 +2,9 @@
 // or other dump) as a classic heapdump that IBM's tools and xrpm's IBM reader load.
 // Format: shared/specs/ibm-classic-heapdump-format.txt; layout as the J9 JVM writes it.
 //
-//   // Version: <section name; several sections: their names joined by ", ">
+//   // Version: <runtime> heap, xrpm <version> <OS> <architecture>
+//   // xrpm AppDomain: <section name>             (one line per section)
+//   // xrpm class 0x<class block address>: <name>  (.NET primitive arrays sharing a letter)
 //   0x<object id> [<size>] OBJ <JVM type signature>
 //   \t0x<class block address> 0x<ref> 0x<ref> ... (one line, trailing blank as J9 writes it)
 //   ... every object, in snapshot order ...
@@ -13,6 +15,19 @@
 //   // EOF:  Total 'Objects',Refs(null) : T,R(N)
 //
 // Mapping choices:
+//   - The header is the producer's version string as the spec wants it (SDK level, platform,
+//     build): the runtime (".NET" when type names are in System.*, "Java" for java.*), xrpm's
+//     version, the OS and architecture xrpm runs on: `// Version: .NET heap, xrpm 0.1.0 Linux
+//     x86_64`. The application (the AppDomain sections' names) goes into `// xrpm AppDomain:`
+//     comments, which the IBM reader reads back as the section name (other tools ignore them).
+//   - .NET primitive arrays are written as JVM primitive arrays (`System.Byte[]` -> `[B`,
+//     mapping: JvmFromDotNetPrimitiveArray in jvm_names.h), so records and the Breakdown's
+//     PrimitiveArrays agree and Java tools see primitive arrays. The reader maps them back to
+//     the .NET names when the header says ".NET heap"; the types that share a letter with the
+//     default one (SByte, UInt16, UInt32, UInt64, IntPtr, UIntPtr) are named in
+//     `// xrpm class 0x<class block>: <name>` comments, as is every type whose name the
+//     reader would not get back from its signature (a `/` in a JavaScript name, a Java
+//     `byte[]` in a heap of .NET names), so NETCF -> classic -> NETCF keeps every type name.
 //   - Types -> class records, one per type index (types of several AppDomain sections stay
 //     distinct; all sections are merged into one heap, as the format has one). Names are written
 //     as JVM signatures (JvmFromReadable: `System.Object[]` -> `[LSystem/Object;`) so that the

@@ -29,4 +29,20 @@ std::string JvmFromReadable(std::string_view name);
 enum class JvmShape { kObject, kObjectArray, kPrimitiveArray };
 JvmShape ClassifyJvm(std::string_view sig);
 
+// .NET primitive arrays as JVM primitive array signatures, for classic heapdumps of .NET heaps:
+// the element type's JVM primitive of the same width and kind.
+//   System.Boolean -> Z    System.Byte  -> B (SByte  -> B)   System.Char   -> C
+//   System.Int16   -> S (UInt16 -> S)     System.Int32 -> I (UInt32 -> I)
+//   System.Int64   -> J (UInt64, IntPtr, UIntPtr -> J)       System.Single -> F
+//   System.Double  -> D
+// The types before the parentheses are each letter's default (DotNetFromJvm gives them back);
+// the others share a letter, so a writer must keep their names elsewhere (the IBM writer does,
+// in `// xrpm class` comments). Arrays of arrays keep their dimensions: System.Int32[][] ->
+// [[I. Returns "" when `name` is not an array of a .NET primitive; `*is_default` tells whether
+// DotNetFromJvm maps the signature back to `name`.
+std::string JvmFromDotNetPrimitiveArray(std::string_view name, bool* is_default = nullptr);
+// The inverse for a .NET heap: `[B` -> `System.Byte[]`, `[[I` -> `System.Int32[][]`; any other
+// signature as ReadableFromJvm reads it.
+std::string DotNetFromJvm(std::string_view sig);
+
 }  // namespace xrpm
