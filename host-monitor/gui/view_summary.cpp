@@ -111,7 +111,7 @@ void DrawSummaryView(App& app, SnapshotDoc& doc) {
     if (h.sampled) {
       const auto n = static_cast<uint64_t>(h.scaled_objects + 0.5);
       const auto b = static_cast<uint64_t>(h.scaled_bytes + 0.5);
-      Row("Sampled dump", "figures above as stored; the whole heap, scaled:");
+      Row("Sampled dump", "yes; scaled to the whole heap:");
       Row("  objects, scaled", FormatCount(n));
       Row("  size, scaled", FormatBytes(b) + "  (" + FormatCount(b) + " bytes)");
     }
