@@ -9,6 +9,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "file_bytes.h"
 #include "gcdump_test_writer.h"
 
 namespace xrpm {
@@ -110,8 +111,7 @@ TEST_F(GcDumpCli, InfoFlagsASampledDumpWithStoredAndScaledTotals) {
 }
 
 TEST_F(GcDumpCli, ABrokenGcDumpExitsWith1AndNamesTheOffset) {
-  std::ifstream in(kTest1, std::ios::binary);
-  std::string b((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::string b = test::FileBytes(kTest1);
   b.resize(1000);
   std::ofstream(Path("cut.gcdump"), std::ios::binary) << b;
   const CliRun r = Xrpm("info " + Path("cut.gcdump"));

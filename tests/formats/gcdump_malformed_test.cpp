@@ -7,6 +7,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "file_bytes.h"
 #include "gcdump_test_writer.h"
 #include "xrpm/core/formats/gcdump_reader.h"
 
@@ -16,13 +17,6 @@ namespace {
 using testing::GcDumpTestWriter;
 
 const std::string kDir = std::string(XRPM_TEST_DATA) + "/gcdump";
-
-std::string Slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 Snapshot Read(const std::string& bytes) {
   Diagnostics d;
@@ -72,7 +66,7 @@ TEST(GcDumpMalformed, EveryTruncationFailsWithAnOffset) {
     SCOPED_TRACE(n);
     ErrorOf(full.substr(0, n));
   }
-  const std::string test1 = Slurp(kDir + "/perfview-test1.gcdump");
+  const std::string test1 = test::FileBytes(kDir + "/perfview-test1.gcdump");
   for (size_t n = 0; n < test1.size(); n += 997) ErrorOf(test1.substr(0, n));
   ErrorOf(test1 + "x");  // bytes after the trailer
 }
@@ -91,7 +85,7 @@ TEST(GcDumpMalformed, WrongSignatureAndWrongTags) {
 
 TEST(GcDumpMalformed, CountsLargerThanTheFile) {
   // test1: the graph's type count is at offset 0x60 (after total size and root index).
-  const std::string test1 = Slurp(kDir + "/perfview-test1.gcdump");
+  const std::string test1 = test::FileBytes(kDir + "/perfview-test1.gcdump");
   ASSERT_EQ(static_cast<uint8_t>(test1[0x60]), 0xca);  // 1994
   std::string b = test1;
   PutI32(b, 0x60, 0x7fffffff);

@@ -6,19 +6,13 @@
 #include <fstream>
 #include <sstream>
 
+#include "file_bytes.h"
 #include "xrpm/core/formats/gcdump_file.h"
 
 namespace xrpm {
 namespace {
 
 const std::string kDir = std::string(XRPM_TEST_DATA) + "/gcdump";
-
-std::string Slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 std::string Unescape(std::string_view s) {
   std::string r;
@@ -104,8 +98,8 @@ XmlGraph ParseXml(const std::string& xml) {
 }
 
 TEST(GcDumpOracle, PerfViewTest1MatchesPerfViewsXmlRendering) {
-  const std::string bytes = Slurp(kDir + "/perfview-test1.gcdump");
-  const XmlGraph want = ParseXml(Slurp(kDir + "/perfview-test1_baseline.gcdump.xml"));
+  const std::string bytes = test::FileBytes(kDir + "/perfview-test1.gcdump");
+  const XmlGraph want = ParseXml(test::FileBytes(kDir + "/perfview-test1_baseline.gcdump.xml"));
   ASSERT_EQ(want.nodes.size(), 6482u);
   ASSERT_EQ(want.type_names.size(), 1994u);
 
