@@ -203,6 +203,24 @@ TEST(GcDumpReader, HandBuiltGraphMapsEveryRootCategory) {
   EXPECT_THROW(Read(bytes, strict), InputError);
 }
 
+// Addresses spread too far for a bitmap: the duplicate check falls back to a hash set.
+TEST(GcDumpReader, DuplicateAddressesAreFoundInASparseAddressSpace) {
+  GcDumpTestWriter w;
+  const uint32_t root_t = w.AddType("[.NET Roots]", 0), obj_t = w.AddType("System.Object", 24);
+  const uint32_t kids[] = {1, 2, 3};
+  w.AddNode(root_t, 0, kids, 0);
+  w.AddNode(obj_t, -1, {}, 0x1000);
+  w.AddNode(obj_t, -1, {}, 0x7ff0'0000'0000);
+  w.AddNode(obj_t, -1, {}, 0x1000);
+  Diagnostics d;
+  Snapshot s = Read(w.Finish(), d);
+  ASSERT_EQ(s.object_count(), 3u);
+  EXPECT_EQ(d.counts().at("duplicate-address"), 1u);
+  EXPECT_EQ(s.object_id[0], 0x1000u);
+  EXPECT_GT(s.object_id[2], 0x7ff000000000u);  // synthetic, above every address
+  EXPECT_EQ(s.root_object[2], s.object_id[2]);
+}
+
 TEST(GcDumpReader, SampledDumpScalesCountsAndSizesPerType) {
   GcDumpTestWriter w;
   const uint32_t root_t = w.AddType("[.NET Roots]", 0);

@@ -2,7 +2,7 @@
 //   1. pseudo-nodes: breadth-first from the root through bracketed, address-less children
 //      (O(pseudo-nodes + their edges));
 //   2. ids: one per node from its address, synthetic ones for missing or duplicate addresses
-//      (O(nodes), one hash insert per address);
+//      (O(nodes), one bitmap or hash-set insert per address);
 //   3. objects: each real node decoded once and appended to the columns (O(nodes + edges)).
 // Roots are emitted from the pseudo-nodes found in pass 1.
 #include "xrpm/core/formats/gcdump_reader.h"
@@ -108,18 +108,38 @@ class Mapper {
     st_.pseudo_nodes = list_.size();
   }
 
+  // Duplicate addresses are found with a bitmap over the address span when it is small enough
+  // (heap addresses are dense and aligned: one bit per possible address), else a hash set.
   void AssignIds() {
     const uint64_t n = g_.node_count();
     ids_.resize_uninitialized(n);
-    uint64_t max_addr = 0;
-    for (uint64_t i = 0; i < n; ++i)
-      max_addr = std::max(max_addr, Address(static_cast<uint32_t>(i)));
+    uint64_t max_addr = 0, with_address = 0;
+    IdBitmap::Span span;
+    for (uint64_t i = 0; i < n; ++i) {
+      const uint64_t a = Address(static_cast<uint32_t>(i));
+      max_addr = std::max(max_addr, a);
+      if (a != 0 && !pseudo_[i]) {
+        span.Add(a);
+        ++with_address;
+      }
+    }
     const uint64_t base = max_addr < (UINT64_MAX - n) / 2 ? ((max_addr >> 4) + 1) << 4 : 0;
-    IdSet seen(n, 1);
+    if (IdBitmap::FitsBitmap(span, with_address)) {
+      IdBitmap seen(span, 1);
+      AssignIdsWith(base, [&](uint64_t a) { return seen.Insert(a); });
+    } else {
+      IdSet seen(with_address, 1);
+      AssignIdsWith(base, [&](uint64_t a) { return seen.Insert(a, SeededHash(a)); });
+    }
+  }
+
+  template <class Insert>
+  void AssignIdsWith(uint64_t base, Insert insert) {
+    const uint64_t n = g_.node_count();
     for (uint64_t i = 0; i < n; ++i) {
       const uint64_t a = Address(static_cast<uint32_t>(i));
       if (a != 0 && !pseudo_[i]) {
-        if (seen.Insert(a, SeededHash(a))) {
+        if (insert(a)) {
           ids_[i] = a;
           continue;
         }
@@ -148,6 +168,7 @@ class Mapper {
         continue;
       }
       refs.clear();
+      for (uint32_t c : node.children) __builtin_prefetch(ids_.data() + c);
       for (uint32_t c : node.children) {
         if (pseudo_[c]) {
           ++pseudo_refs_;

@@ -29,7 +29,8 @@
 // findings above are diagnostics: recorded when lenient, thrown under ReadOptions::strict.
 //
 // Cost: O(file bytes + nodes + edges) time; memory is the model's plus 9 bytes per node (ids,
-// pseudo marks) and an id set for the duplicate check. ReadOptions::threads is ignored.
+// pseudo marks) and, for the duplicate check, a bitmap over the address span (IdBitmap, when it
+// costs at most 8 bytes per node) or else a hash set. ReadOptions::threads is ignored.
 //
 // Thread-safety: reentrant; separate calls may run concurrently.
 #pragma once
