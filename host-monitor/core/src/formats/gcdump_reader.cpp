@@ -3,7 +3,8 @@
 //      (O(pseudo-nodes + their edges));
 //   2. ids: one per node from its address, synthetic ones for missing or duplicate addresses
 //      (O(nodes), one bitmap or hash-set insert per address);
-//   3. objects: each real node decoded once and appended to the columns (O(nodes + edges)).
+//   3. objects: each real node decoded once and appended to the columns, references as node
+//      indices first, then turned into ids in one prefetching pass (O(nodes + edges)).
 // Roots are emitted from the pseudo-nodes found in pass 1.
 #include "xrpm/core/formats/gcdump_reader.h"
 
@@ -68,7 +69,7 @@ class Mapper {
 
   Snapshot Run() {
     const uint64_t n = g_.node_count();
-    pseudo_.assign(n, 0);
+    pseudo_.assign(n / 64 + 1, 0);
     AppDomainSection sec;
     sec.name = !f_.process_name.empty()    ? f_.process_name
                : !f_.creation_tool.empty() ? f_.creation_tool
@@ -84,11 +85,14 @@ class Mapper {
   }
 
  private:
+  // Pseudo-nodes are few; one bit per node keeps the check in cache.
+  bool IsPseudo(uint64_t i) const { return (pseudo_[i >> 6] >> (i & 63)) & 1; }
+  void SetPseudo(uint64_t i) { pseudo_[i >> 6] |= uint64_t{1} << (i & 63); }
   uint64_t Address(uint32_t i) const { return g_.addresses.empty() ? 0 : g_.addresses[i]; }
 
   void FindPseudoNodes() {
     const uint32_t root = static_cast<uint32_t>(g_.root_index);
-    pseudo_[root] = 1;
+    SetPseudo(root);
     list_.push_back({root, Classify(g_.types[dec_.TypeOf(root)].name, {}), 0});
     snap_.root_origins.push_back(g_.types[dec_.TypeOf(root)].name);
     for (size_t q = 0; q < list_.size(); ++q) {
@@ -96,10 +100,10 @@ class Mapper {
       const gcdump::GraphNode node = dec_.Decode(p.node);
       std::vector<uint32_t> kids(node.children.begin(), node.children.end());
       for (uint32_t c : kids) {
-        if (pseudo_[c] || Address(c) != 0) continue;
+        if (IsPseudo(c) || Address(c) != 0) continue;
         const std::string& tname = g_.types[dec_.TypeOf(c)].name;
         if (!Bracketed(tname)) continue;
-        pseudo_[c] = 1;
+        SetPseudo(c);
         snap_.root_origins.push_back(snap_.root_origins[p.origin] + "/" + tname);
         list_.push_back(
             {c, Classify(tname, p.cls), static_cast<uint32_t>(snap_.root_origins.size() - 1)});
@@ -118,7 +122,7 @@ class Mapper {
     for (uint64_t i = 0; i < n; ++i) {
       const uint64_t a = Address(static_cast<uint32_t>(i));
       max_addr = std::max(max_addr, a);
-      if (a != 0 && !pseudo_[i]) {
+      if (a != 0 && !IsPseudo(i)) {
         span.Add(a);
         ++with_address;
       }
@@ -138,7 +142,7 @@ class Mapper {
     const uint64_t n = g_.node_count();
     for (uint64_t i = 0; i < n; ++i) {
       const uint64_t a = Address(static_cast<uint32_t>(i));
-      if (a != 0 && !pseudo_[i]) {
+      if (a != 0 && !IsPseudo(i)) {
         if (insert(a)) {
           ids_[i] = a;
           continue;
@@ -149,32 +153,33 @@ class Mapper {
     }
   }
 
+  // Two steps so that the random reads of children's ids overlap: the columns are filled with
+  // each reference's child node index first (sequential), then the references are turned into
+  // ids in one pass over the array that prefetches a few entries ahead.
   void AddObjects() {
     const uint32_t n = static_cast<uint32_t>(g_.node_count());
     std::vector<uint32_t> type_map(g_.types.size(), kNoIndex);
-    std::vector<ObjectId> refs;
     snap_.object_id.reserve(n);
     snap_.object_type.reserve(n);
     snap_.object_size.reserve(n);
     snap_.ref_end.reserve(n);
     uint64_t size_sum = 0;
+    PodVector<ObjectId>& refs = snap_.refs;
     for (uint32_t i = 0; i < n; ++i) {
       const gcdump::GraphNode node = dec_.Decode(i);
       st_.edges += node.children.size();
       size_sum += node.size;
-      if (pseudo_[i]) continue;
+      if (IsPseudo(i)) continue;
       if (node.type == 0) {
         ++st_.undefined_nodes;
         continue;
       }
-      refs.clear();
-      for (uint32_t c : node.children) __builtin_prefetch(ids_.data() + c);
       for (uint32_t c : node.children) {
-        if (pseudo_[c]) {
+        if (IsPseudo(c)) {
           ++pseudo_refs_;
           continue;
         }
-        refs.push_back(ids_[c]);
+        refs.push_back(c);  // a node index for now
       }
       uint32_t& t = type_map[node.type];
       if (t == kNoIndex) {
@@ -183,7 +188,16 @@ class Mapper {
         snap_.types[t].module = gt.module;
         if (f_.sampled()) snap_.types[t].sample_multiplier = f_.count_multipliers[node.type];
       }
-      snap_.AddObject(ids_[i], t, node.size, refs);
+      snap_.object_id.push_back(ids_[i]);
+      snap_.object_type.push_back(t);
+      snap_.object_size.push_back(node.size);
+      snap_.ref_end.push_back(refs.size());
+    }
+    constexpr size_t kAhead = 16;
+    const size_t m = refs.size();
+    for (size_t k = 0; k < m; ++k) {
+      if (k + kAhead < m) __builtin_prefetch(ids_.data() + refs[k + kAhead]);
+      refs[k] = ids_[refs[k]];
     }
     size_sum_ = size_sum;
   }
@@ -192,7 +206,7 @@ class Mapper {
     for (const Pseudo& p : list_) {
       const gcdump::GraphNode node = dec_.Decode(p.node);
       for (uint32_t c : node.children) {
-        if (pseudo_[c]) continue;
+        if (IsPseudo(c)) continue;
         snap_.AddRoot(ids_[c], p.cls.kind, p.cls.flags, 0, p.origin);
         ++st_.root_edges;
       }
@@ -228,7 +242,7 @@ class Mapper {
   GcDumpReadStats& st_;
   NodeDecoder dec_;
   Snapshot snap_;
-  std::vector<uint8_t> pseudo_;
+  std::vector<uint64_t> pseudo_;  // bit per node
   std::vector<Pseudo> list_;
   PodVector<ObjectId> ids_;
   uint64_t duplicates_ = 0, pseudo_refs_ = 0, size_sum_ = 0;

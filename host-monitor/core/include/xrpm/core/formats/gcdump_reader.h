@@ -28,9 +28,10 @@
 // Decoding errors (anything structurally wrong) throw InputError with the byte offset. The
 // findings above are diagnostics: recorded when lenient, thrown under ReadOptions::strict.
 //
-// Cost: O(file bytes + nodes + edges) time; memory is the model's plus 9 bytes per node (ids,
-// pseudo marks) and, for the duplicate check, a bitmap over the address span (IdBitmap, when it
-// costs at most 8 bytes per node) or else a hash set. ReadOptions::threads is ignored.
+// Cost: O(file bytes + nodes + edges) time; memory is the model's plus 8 bytes and a bit per
+// node (ids, pseudo marks) and, for the duplicate check, a bitmap over the address span
+// (IdBitmap, when it costs at most 8 bytes per node) or else a hash set. ReadOptions::threads
+// is ignored.
 //
 // Thread-safety: reentrant; separate calls may run concurrently.
 #pragma once
