@@ -29,7 +29,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     ProfilerOptions back;
     XRPM_FUZZ_CHECK(ParseProfilerOptions(again, &back, &error), again + ": " + error);
     XRPM_FUZZ_CHECK(back.address == o.address && back.port == o.port && back.frame == o.frame &&
-                        back.quiet == o.quiet,
+                        back.quiet == o.quiet && back.allocations == o.allocations,
                     again);
     FrameMethod m;
     XRPM_FUZZ_CHECK(ParseFrameMethod(o.frame, &m, &error), o.frame);

@@ -1,7 +1,7 @@
 // xrpm-mono: runs a C# program under Mono with the xrpm device agent inside it.
 //
 //   xrpm-mono [--port N | --listen ADDR:PORT --token T] [--frame Namespace.Class:Method]
-//             [--quiet] -- PROGRAM.exe [ARGS...]
+//             [--quiet] [--allocations] -- PROGRAM.exe [ARGS...]
 //
 // It starts `mono --profile=xrpm:OPTIONS PROGRAM.exe ARGS` with the profiler module
 // (libmono-profiler-xrpm.so, beside this executable) on the library path, and waits for the
@@ -95,6 +95,10 @@ int main(int argc, char** argv) {
                  "Frame method: captures are served when it returns (Namespace.Class:Method)")
       ->capture_default_str();
   app.add_flag("--quiet", quiet, "No agent log lines except errors");
+  bool allocations = false;
+  app.add_flag("--allocations", allocations,
+               "Report frames and allocation samples with stacks (Mono then reports every "
+               "allocation: slower allocation)");
   app.add_option("program", program, "-- PROGRAM.exe [ARGS...]")->required();
   try {
     app.parse(argc, argv);
@@ -105,6 +109,7 @@ int main(int argc, char** argv) {
   xrpm::mono::ProfilerOptions opts;
   opts.port = port;
   opts.quiet = quiet;
+  opts.allocations = allocations;
   std::string problem;
   xrpm::mono::FrameMethod fm;
   if (!xrpm::mono::ParseFrameMethod(frame, &fm, &problem)) return Fail(2, "--frame: " + problem);

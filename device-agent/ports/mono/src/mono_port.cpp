@@ -23,11 +23,13 @@ constexpr int kMaxCollectAttempts = 3;
 
 }  // namespace
 
-MonoPort::MonoPort(std::string app_name, FrameMethod frame, void (*reporting)(bool on))
+MonoPort::MonoPort(std::string app_name, FrameMethod frame, void (*reporting)(bool on),
+                   bool allocations)
     : app_name_(std::move(app_name)),
       frame_(std::move(frame)),
       reporting_(reporting),
-      start_(std::chrono::steady_clock::now()) {
+      start_(std::chrono::steady_clock::now()),
+      frames_(allocations, start_) {
   bookkeeper_ = std::thread([this] { Bookkeeper(); });
 }
 
@@ -134,6 +136,7 @@ void MonoPort::InduceFullCollection() {
 }
 
 void MonoPort::OnFrameLeave() {
+  frames_.OnFrameLeave();
   last_frame_leave_ns_.store(NowNs(), std::memory_order_relaxed);
   if (memory_stale_.load(std::memory_order_relaxed)) UpdateMemoryCounters();
   if (request_.load(std::memory_order_acquire) != static_cast<int>(StopPoint::kFrameBoundary))
@@ -184,8 +187,11 @@ void MonoPort::OnGcEvent(int event, uint32_t generation, bool is_serial) {
       memory_stale_.store(true, std::memory_order_relaxed);
       break;
     case MONO_GC_EVENT_POST_START_WORLD:
-      if (gc_start_ns_ != 0)
-        counters_.Add(MonoCounter::kGcLatencyTime, (NowNs() - gc_start_ns_) / 1000000);
+      if (gc_start_ns_ != 0) {
+        const int64_t pause_ns = NowNs() - gc_start_ns_;
+        counters_.Add(MonoCounter::kGcLatencyTime, pause_ns / 1000000);
+        frames_.OnGc(static_cast<uint32_t>(pause_ns / 1000));
+      }
       gc_start_ns_ = 0;
       break;
     default:

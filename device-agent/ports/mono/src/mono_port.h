@@ -41,6 +41,7 @@
 
 #include "event_log.h"
 #include "mono_counters.h"
+#include "mono_frames.h"
 #include "profiler_options.h"
 #include "registry.h"
 #include "xrpm/agent/runtime_port.h"
@@ -55,7 +56,10 @@ class MonoPort final : public agent::RuntimePort {
  public:
   // `reporting(on)` turns Mono's root and move reports on for the capture's collection only
   // (they cost every collection something).
-  MonoPort(std::string app_name, FrameMethod frame, void (*reporting)(bool on));
+  // `allocations`: Mono reports allocations (profiler option `allocations`), so frames and
+  // allocation samples can be served (mono_frames.h).
+  MonoPort(std::string app_name, FrameMethod frame, void (*reporting)(bool on),
+           bool allocations = false);
   ~MonoPort() override;
   MonoPort(const MonoPort&) = delete;
   MonoPort& operator=(const MonoPort&) = delete;
@@ -74,6 +78,11 @@ class MonoPort final : public agent::RuntimePort {
   // Where the last capture stopped the game: "at the frame boundary (NS.Class:Method)" or "at
   // the next safe point (...)". Also logged with each capture ("xrpm-agent: capture: ...").
   std::string LastStopPoint() const;
+  bool SetFrameEventSink(agent::FrameEventSink* sink, uint32_t sample_bytes) override {
+    return frames_.SetSink(sink, sample_bytes);
+  }
+  bool SupportsFrameEvents() const override { return frames_.enabled(); }
+  MonoFrames& frames() { return frames_; }
   // Where the port's lines go (the agent's log function; empty: stderr, "xrpm-agent: " prefix).
   void set_log(std::function<void(const std::string&)> log) { log_ = std::move(log); }
 
@@ -120,6 +129,7 @@ class MonoPort final : public agent::RuntimePort {
   const std::chrono::steady_clock::time_point start_;
   std::atomic<bool> ready_{false};
   std::function<void(const std::string&)> log_;
+  MonoFrames frames_;
   EventLog events_;
   Registry registry_;
   MonoCounters counters_;

@@ -102,8 +102,15 @@ bool IsFrameMethod(MonoMethod* method) {
 // ---- callbacks ----
 
 MonoProfilerCallInstrumentationFlags InstrumentFilter(MonoProfiler*, MonoMethod* method) {
-  return IsFrameMethod(method) ? MONO_PROFILER_CALL_INSTRUMENTATION_LEAVE
-                               : MONO_PROFILER_CALL_INSTRUMENTATION_NONE;
+  if (!IsFrameMethod(method)) return MONO_PROFILER_CALL_INSTRUMENTATION_NONE;
+  return static_cast<MonoProfilerCallInstrumentationFlags>(
+      MONO_PROFILER_CALL_INSTRUMENTATION_ENTER | MONO_PROFILER_CALL_INSTRUMENTATION_LEAVE);
+}
+void MethodEnter(MonoProfiler* p, MonoMethod*, MonoProfilerCallContext*) {
+  p->port->frames().OnFrameEnter();
+}
+void Allocation(MonoProfiler* p, MonoObject* object) {
+  p->port->frames().OnAllocation(object);
 }
 void MethodLeave(MonoProfiler* p, MonoMethod*, MonoProfilerCallContext*) {
   p->port->OnFrameLeave();
@@ -220,12 +227,17 @@ extern "C" __attribute__((visibility("default"))) void mono_profiler_init_xrpm(c
   }
   if (opts.quiet) agent_opts.log = [](const std::string&) {};
 
-  g_prof.port = new xrpm::mono::MonoPort(AppName(), g_prof.frame, &SetReporting);
+  g_prof.port = new xrpm::mono::MonoPort(AppName(), g_prof.frame, &SetReporting, opts.allocations);
   g_prof.port->set_log(agent_opts.log);
   MonoProfilerHandle h = mono_profiler_create(&g_prof);
   g_prof.handle = h;
   mono_profiler_set_call_instrumentation_filter_callback(h, InstrumentFilter);
+  mono_profiler_set_method_enter_callback(h, MethodEnter);
   mono_profiler_set_method_leave_callback(h, MethodLeave);
+  if (opts.allocations) {  // must be decided now: Mono compiles its allocators accordingly
+    mono_profiler_enable_allocations();
+    mono_profiler_set_gc_allocation_callback(h, Allocation);
+  }
   mono_profiler_set_gc_event_callback(h, GcEvent);
   mono_profiler_set_class_loaded_callback(h, ClassLoaded);
   mono_profiler_set_gc_root_register_callback(h, RootRegister);

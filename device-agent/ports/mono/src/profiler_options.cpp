@@ -112,9 +112,12 @@ bool ParseProfilerOptions(const std::string& desc, ProfilerOptions* out, std::st
       out->frame = value;
     } else if (key == "quiet" && !has_value) {
       out->quiet = true;
+    } else if (key == "allocations" && !has_value) {
+      out->allocations = true;
     } else {
       *error = "unknown profiler option '" + item +
-               "' (expected port=N, listen=ADDR:PORT, frame=Namespace.Class:Method or quiet)";
+               "' (expected port=N, listen=ADDR:PORT, frame=Namespace.Class:Method, quiet or "
+               "allocations)";
       return false;
     }
     if (comma == args.size()) break;
@@ -127,6 +130,7 @@ std::string FormatProfilerOptions(const ProfilerOptions& opts) {
   if (host.find(':') != std::string::npos) host = "[" + host + "]";
   std::string s = "xrpm:listen=" + host + ":" + std::to_string(opts.port) + ",frame=" + opts.frame;
   if (opts.quiet) s += ",quiet";
+  if (opts.allocations) s += ",allocations";
   return s;
 }
 

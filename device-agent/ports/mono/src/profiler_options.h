@@ -6,6 +6,8 @@
 //   listen=ADDR:PORT        serve hosts on ADDR:PORT instead (off loopback a token is required)
 //   frame=NS.Class:Method   the frame method (default Microsoft.Xna.Framework.Game:Tick)
 //   quiet                   no agent log lines except errors
+//   allocations             Mono reports every allocation: frames and allocation samples with
+//                           stacks can be served (slower allocation; off by default)
 // The token is not an option (a command line is visible to every user of the machine): it is
 // read from the environment variable XRPM_MONO_TOKEN, which the module removes once read.
 //
@@ -35,6 +37,7 @@ struct ProfilerOptions {
   uint16_t port = 4510;
   std::string frame = kDefaultFrameMethod;
   bool quiet = false;
+  bool allocations = false;
 };
 
 // "Namespace.Class:Method" -> parts. False (with *error) when malformed.

@@ -1,0 +1,79 @@
+// Frames and allocation samples from real Mono (xrpm-mono --allocations): LiveSet.exe allocates
+// exactly 2,000 objects a frame (1,000 LiveSet.Garbage, each with a 256-byte array) in
+// LiveSet.Program.MakeGarbage, called from its frame method; the frame records must say so
+// exactly (from frame 2 on: frame 1 also writes the program's "ready" line) and the samples
+// must carry that stack. Without --allocations the agent refuses a
+// frames subscription, as for any runtime that does not report frames.
+#include <gtest/gtest.h>
+
+#include "mono_process.h"
+#include "test_util.h"
+#include "xrpm/core/client/host_client.h"
+
+namespace xrpm::testing {
+namespace {
+
+#define SKIP_WITHOUT_MONO()                \
+  do {                                     \
+    const std::string why = MonoMissing(); \
+    if (!why.empty()) GTEST_SKIP() << why; \
+  } while (0)
+
+TEST(MonoFrames, ExactFrameAllocationsAndSampledStacks) {
+  SKIP_WITHOUT_MONO();
+  MonoRun run({"--frame", "LiveSet.Program:Tick", "--allocations"}, "LiveSet.exe", {"10", "10"});
+  ASSERT_FALSE(run.endpoint.empty()) << run.proc->log().All();
+  client::ClientOptions o;
+  o.endpoint = run.endpoint;
+  client::HostClient c(o);
+  ASSERT_TRUE(Connected(c, 10000));
+  c.SubscribeFrames(16384);
+  ASSERT_TRUE(c.WaitFrames(40, 30000)) << c.frames_status().error << run.proc->log().All();
+  frames::FrameRecording rec;
+  c.TakeFrames(&rec);
+  ASSERT_GE(rec.frames.size(), 40u);
+  for (size_t i = 1; i < rec.frames.size(); ++i) {
+    const auto& f = rec.frames[i];
+    EXPECT_EQ(f.frame, rec.frames[i - 1].frame + 1) << "consecutive";
+    // Frame 1 also holds the "LiveSet: ready" line the program writes after its first frame.
+    if (f.frame >= 2) {
+      EXPECT_EQ(f.alloc_objects, 2000u) << "frame " << f.frame;
+    }
+    EXPECT_GE(f.alloc_bytes, 1000u * 256) << "frame " << f.frame;
+    EXPECT_GE(f.duration_us, 10000u) << "the program sleeps 16 ms between frames";
+    EXPECT_LE(f.work_us, f.duration_us);
+  }
+  ASSERT_FALSE(rec.samples.empty());
+  size_t from_make_garbage = 0;
+  for (const auto& s : rec.samples) {
+    const auto& stack = rec.Stack(s.stack);
+    ASSERT_FALSE(stack.empty());
+    if (rec.MethodName(stack[0]) == "LiveSet.Program.MakeGarbage") {
+      ++from_make_garbage;
+      const std::string& type = rec.TypeName(s.type);
+      EXPECT_TRUE(type == "LiveSet.Garbage" || type == "System.Byte[]") << type;
+      ASSERT_GE(stack.size(), 2u);
+      EXPECT_EQ(rec.MethodName(stack[1]), "LiveSet.Program.Tick");
+    }
+  }
+  EXPECT_EQ(from_make_garbage, rec.samples.size()) << "the game thread allocates nowhere else";
+}
+
+TEST(MonoFrames, WithoutAllocationsTheSubscriptionIsRefused) {
+  SKIP_WITHOUT_MONO();
+  MonoRun run({"--frame", "LiveSet.Program:Tick"}, "LiveSet.exe", {"10", "10"});
+  ASSERT_FALSE(run.endpoint.empty()) << run.proc->log().All();
+  client::ClientOptions o;
+  o.endpoint = run.endpoint;
+  client::HostClient c(o);
+  ASSERT_TRUE(Connected(c, 10000));
+  c.SubscribeFrames(16384);
+  // Bounded: each WaitFrames waits at most 200 ms for frames that must not come.
+  for (int i = 0; i < 50 && c.frames_status().error.empty(); ++i)
+    EXPECT_FALSE(c.WaitFrames(1, 200));
+  EXPECT_NE(c.frames_status().error.find("does not report frames"), std::string::npos)
+      << c.frames_status().error;
+}
+
+}  // namespace
+}  // namespace xrpm::testing
