@@ -31,12 +31,6 @@ constexpr size_t kConservativeSlack = 4;
 constexpr int kStatics = 300;  // N, held by the static list
 constexpr int kLocals = 200;   // M, held by a local of Main
 
-#define SKIP_WITHOUT_MONO()                \
-  do {                                     \
-    const std::string why = MonoMissing(); \
-    if (!why.empty()) GTEST_SKIP() << why; \
-  } while (0)
-
 std::map<std::string, size_t> CountByType(const Snapshot& s) {
   std::map<std::string, size_t> n;
   for (size_t i = 0; i < s.object_count(); ++i) ++n[s.type_name_of(i)];
@@ -56,12 +50,9 @@ std::string TypeNameOfId(const Snapshot& s, TypeId id) {
 }
 
 client::CaptureResult Capture(const std::string& endpoint, const std::string& token = "") {
-  client::ClientOptions o;
-  o.endpoint = endpoint;
-  o.token = token;
-  client::HostClient c(o);
-  if (!Connected(c, 10000)) return {};
-  return CaptureOnce(c, 120000);
+  auto c = ConnectTo(endpoint, token);
+  if (!c) return {};
+  return CaptureOnce(*c, 120000);
 }
 
 // The known live set, whatever stopped the program.
@@ -137,10 +128,9 @@ TEST(MonoCapture, CountersChangeAsTheProgramAllocatesAndCollects) {
   SKIP_WITHOUT_MONO();
   MonoRun run({"--frame", "LiveSet.Program:Tick"}, "LiveSet.exe", {"10", "10"});
   ASSERT_FALSE(run.endpoint.empty()) << run.proc->log().All();
-  client::ClientOptions o;
-  o.endpoint = run.endpoint;
-  client::HostClient c(o);
-  ASSERT_TRUE(Connected(c, 10000));
+  auto client = ConnectTo(run.endpoint);
+  ASSERT_TRUE(client);
+  client::HostClient& c = *client;
   c.SubscribeCounters(100);
   ASSERT_TRUE(c.WaitCounterSamples(2, 10000));
   const client::CounterHistory& h = c.counters();

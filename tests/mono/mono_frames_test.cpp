@@ -13,20 +13,13 @@
 namespace xrpm::testing {
 namespace {
 
-#define SKIP_WITHOUT_MONO()                \
-  do {                                     \
-    const std::string why = MonoMissing(); \
-    if (!why.empty()) GTEST_SKIP() << why; \
-  } while (0)
-
 TEST(MonoFrames, ExactFrameAllocationsAndSampledStacks) {
   SKIP_WITHOUT_MONO();
   MonoRun run({"--frame", "LiveSet.Program:Tick", "--allocations"}, "LiveSet.exe", {"10", "10"});
   ASSERT_FALSE(run.endpoint.empty()) << run.proc->log().All();
-  client::ClientOptions o;
-  o.endpoint = run.endpoint;
-  client::HostClient c(o);
-  ASSERT_TRUE(Connected(c, 10000));
+  auto client = ConnectTo(run.endpoint);
+  ASSERT_TRUE(client);
+  client::HostClient& c = *client;
   c.SubscribeFrames(16384);
   ASSERT_TRUE(c.WaitFrames(40, 30000)) << c.frames_status().error << run.proc->log().All();
   frames::FrameRecording rec;
@@ -63,10 +56,9 @@ TEST(MonoFrames, WithoutAllocationsTheSubscriptionIsRefused) {
   SKIP_WITHOUT_MONO();
   MonoRun run({"--frame", "LiveSet.Program:Tick"}, "LiveSet.exe", {"10", "10"});
   ASSERT_FALSE(run.endpoint.empty()) << run.proc->log().All();
-  client::ClientOptions o;
-  o.endpoint = run.endpoint;
-  client::HostClient c(o);
-  ASSERT_TRUE(Connected(c, 10000));
+  auto client = ConnectTo(run.endpoint);
+  ASSERT_TRUE(client);
+  client::HostClient& c = *client;
   c.SubscribeFrames(16384);
   // Bounded: each WaitFrames waits at most 200 ms for frames that must not come.
   for (int i = 0; i < 50 && c.frames_status().error.empty(); ++i)

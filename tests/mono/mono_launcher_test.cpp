@@ -15,12 +15,6 @@
 namespace xrpm::testing {
 namespace {
 
-#define SKIP_WITHOUT_MONO()                \
-  do {                                     \
-    const std::string why = MonoMissing(); \
-    if (!why.empty()) GTEST_SKIP() << why; \
-  } while (0)
-
 RunResult Launch(const std::vector<std::string>& args) {
   std::vector<std::string> argv = {MonoLauncher()};
   argv.insert(argv.end(), args.begin(), args.end());

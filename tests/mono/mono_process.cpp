@@ -2,6 +2,8 @@
 
 #include <unistd.h>
 
+#include <gtest/gtest.h>
+
 #include <cstdlib>
 
 namespace xrpm::testing {
@@ -47,6 +49,21 @@ MonoRun::MonoRun(const std::vector<std::string>& launcher_args, const std::strin
   endpoint = line.substr(line.find("127.0.0.1:"));
   endpoint = endpoint.substr(0, endpoint.find(' '));
   port = static_cast<uint16_t>(std::atoi(endpoint.substr(endpoint.find(':') + 1).c_str()));
+}
+
+std::unique_ptr<client::HostClient> ConnectTo(const std::string& endpoint,
+                                              const std::string& token) {
+  client::ClientOptions o;
+  o.endpoint = endpoint;
+  o.token = token;
+  auto c = std::make_unique<client::HostClient>(o);
+  c->Connect();
+  std::string error;
+  if (!c->WaitConnected(10000, &error)) {
+    ADD_FAILURE() << "cannot connect to " << endpoint << ": " << error;
+    return nullptr;
+  }
+  return c;
 }
 
 }  // namespace xrpm::testing

@@ -10,6 +10,14 @@
 #include <vector>
 
 #include "subprocess.h"
+#include "xrpm/core/client/host_client.h"
+
+// In a test body: skips the test, saying why, when the Mono port cannot run here.
+#define SKIP_WITHOUT_MONO()                                 \
+  do {                                                      \
+    const std::string why = ::xrpm::testing::MonoMissing(); \
+    if (!why.empty()) GTEST_SKIP() << why;                  \
+  } while (0)
 
 namespace xrpm::testing {
 
@@ -26,5 +34,10 @@ struct MonoRun {
   std::string endpoint;  // "127.0.0.1:PORT", empty if the agent never listened
   uint16_t port = 0;
 };
+
+// A host client connected to `endpoint` (token optional); null, with a test failure, if the
+// handshake did not complete within 10 s.
+std::unique_ptr<client::HostClient> ConnectTo(const std::string& endpoint,
+                                              const std::string& token = "");
 
 }  // namespace xrpm::testing
