@@ -4,7 +4,9 @@
 //
 // Input: tests/fuzz/message_stream.h. config bit 0: the host has a token. Actions: 0 = start a
 // capture (as HostClient::StartCapture does, when connected), 1 = cancel it, 2 = publish
-// progress. Packets on channels 0-2 are agent messages.
+// progress, 3 = subscribe to frames (as HostClient::SubscribeFrames(1024), subscription 1),
+// 4 = the next packet arrives on the frames channel (3). Packets on channels 0-2 are agent
+// messages. Frame batches are decoded by the FrameBatchReader into the frames delta.
 //
 // Checks per operation, beyond no crash/leak/UB: a capture reported complete carries a
 // structurally valid Snapshot (tests/fuzz/fuzz_check.h) whose object/ref/root counts equal the
@@ -40,9 +42,12 @@ class ClientHarness {
     m.connected_at = m.connect_started = Clock::now();
 
     fuzz::StreamOp op;
+    bool frames_channel = false;
     while (m.state != ConnectionState::kFailed && in.Next(&op)) {
       if (!op.action) {
-        m.OnReceive(enet_packet_create(op.data, op.size, ENET_PACKET_FLAG_RELIABLE), op.code);
+        const uint8_t channel = frames_channel ? uint8_t{3} : op.code;
+        frames_channel = false;
+        m.OnReceive(enet_packet_create(op.data, op.size, ENET_PACKET_FLAG_RELIABLE), channel);
       } else if (op.code == 0) {
         if (m.state == ConnectionState::kConnected && !m.capture_active) {
           m.capture_active = true;
@@ -55,6 +60,15 @@ class ClientHarness {
         m.ExecuteCommands();
       } else if (op.code == 2) {
         m.PublishProgress();
+      } else if (op.code == 3) {
+        if (m.state == ConnectionState::kConnected && m.frame_subscription == 0) {
+          m.frame_subscription = 1;
+          m.frames.requested = true;
+          m.commands.push_back(CmdFrames{1024, 1});
+          m.ExecuteCommands();
+        }
+      } else if (op.code == 4) {
+        frames_channel = true;
       }
       Check(m);
     }
@@ -68,6 +82,14 @@ class ClientHarness {
                         m.handshaken == (m.state == ConnectionState::kConnected),
                     "connected state and handshake disagree");
     XRPM_FUZZ_CHECK(m.capture_active || !m.assembler, "an assembler without a capture");
+    // Every kept sample refers to a defined stack and type; every stack to defined methods.
+    const frames::FrameRecording& fr = m.frame_delta;
+    for (const auto& st : fr.stacks)
+      for (uint32_t id : st)
+        XRPM_FUZZ_CHECK(id >= 1 && id <= fr.methods.size(), "a stack names an undefined method");
+    for (const auto& sm : fr.samples)
+      XRPM_FUZZ_CHECK(sm.stack <= fr.stacks.size() && sm.type <= fr.types.size(),
+                      "a sample refers to an undefined stack or type");
     if (!m.result) return;
     const CaptureResult& r = *m.result;
     static const bool trace = std::getenv("XRPM_FUZZ_TRACE") != nullptr;  // seed debugging

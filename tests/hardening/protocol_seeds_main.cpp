@@ -119,6 +119,67 @@ int Main(const fs::path& out) {
     Packet(&s, w);
     ok &= Write(client_dir, "refused.bin", s);
   }
+  {
+    // A frames subscription: FramesStarted, then two batches on the frames channel (action 4
+    // routes the next packet there), the second after the agent dropped records.
+    std::string s(1, '\0');
+    wire::Envelope w;
+    w.mutable_welcome()->set_protocol_version(protocol::kProtocolVersion);
+    w.mutable_welcome()->set_capabilities(wire::CAP_COUNTERS | wire::CAP_FRAMES);
+    Packet(&s, w);
+    MessageStream::AppendAction(&s, 3);  // the harness host subscribes (subscription 1)
+    wire::Envelope st;
+    st.mutable_frames_started()->set_sample_bytes(1024);
+    st.mutable_frames_started()->set_subscription(1);
+    Packet(&s, st);
+    wire::Envelope b;
+    wire::FrameBatch* fb = b.mutable_frame_batch();
+    fb->set_seq(1);
+    fb->set_subscription(1);
+    fb->set_sample_bytes(1024);
+    const char* methods[] = {"Bubbles.BubbleField.Spawn", "Bubbles.Game1.Update",
+                             "Microsoft.Xna.Framework.Game.Tick", "System.String.Concat"};
+    for (uint32_t i = 0; i < 4; ++i) {
+      fb->add_methods()->set_id(i + 1);
+      fb->mutable_methods(int(i))->set_name(methods[i]);
+    }
+    fb->add_types()->set_id(1);
+    fb->mutable_types(0)->set_name("Bubbles.Bubble");
+    fb->add_types()->set_id(2);
+    fb->mutable_types(1)->set_name("System.String");
+    wire::StackDef* st1 = fb->add_stacks();
+    st1->set_id(1);
+    for (uint32_t m : {1u, 2u, 3u}) st1->add_methods(m);
+    wire::StackDef* st2 = fb->add_stacks();
+    st2->set_id(2);
+    for (uint32_t m : {4u, 2u, 3u}) st2->add_methods(m);
+    for (uint64_t f = 0; f < 3; ++f) {
+      wire::FrameRow* r = fb->add_frames();
+      r->set_frame(f);
+      r->set_duration_us(16667);
+      r->set_work_us(1200);
+      r->set_alloc_bytes(2048);
+      r->set_alloc_objects(30);
+      r->set_gcs(f == 2);
+      r->set_gc_pause_us(f == 2 ? 14000 : 0);
+      r->set_gc_budget_left(4096);
+      wire::AllocSampleRow* a = fb->add_samples();
+      a->set_frame(f);
+      a->set_stack(1 + f % 2);
+      a->set_type(1 + f % 2);
+      a->set_size(48);
+    }
+    MessageStream::AppendAction(&s, 4);
+    Packet(&s, b);  // on the frames channel (action 4)
+    fb->clear_methods();
+    fb->clear_types();
+    fb->clear_stacks();
+    fb->set_seq(2);
+    fb->set_dropped_records(7);
+    MessageStream::AppendAction(&s, 4);
+    Packet(&s, b);  // on the frames channel (action 4)
+    ok &= Write(client_dir, "frames.bin", s);
+  }
   // ---- agent_messages: what hosts send ----
   wire::Envelope hello;
   hello.mutable_hello()->set_protocol_version(protocol::kProtocolVersion);
@@ -153,6 +214,21 @@ int Main(const fs::path& out) {
     old.mutable_hello()->set_protocol_version(1);
     Packet(&s, old);
     ok &= Write(agent_dir, "old-version.bin", s);
+  }
+  {
+    // Frames: a zero interval (refused), a good one, a huge one (refused), stop.
+    std::string s(1, '\0');
+    Packet(&s, hello);
+    wire::Envelope f;
+    f.mutable_subscribe_frames()->set_enable(true);
+    f.mutable_subscribe_frames()->set_subscription(1);
+    for (uint32_t n : {0u, 16384u, 0x80000000u}) {
+      f.mutable_subscribe_frames()->set_sample_bytes(n);
+      Packet(&s, f);
+    }
+    f.mutable_subscribe_frames()->set_enable(false);
+    Packet(&s, f);
+    ok &= Write(agent_dir, "frames.bin", s);
   }
   {
     std::string s(1, '\1');
