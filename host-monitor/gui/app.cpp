@@ -355,6 +355,10 @@ void App::DrawMain() {
     ImGui::BeginChild("##view");
     if (v == View::kCounters) {
       DrawCountersView(*this);
+    } else if (v == View::kTimeline) {
+      DrawTimelineView(*this);
+    } else if (v == View::kAllocations) {
+      DrawAllocationsView(*this);
     } else if (v == View::kCompare) {
       DrawCompareView(*this);
     } else if (!d) {

@@ -185,6 +185,29 @@ void ScriptRunner::Start(const ScriptStep& s) {
   } else if (s.verb == "wait-counters") {
     counter_target_ = std::stoull(arg);
     wait_ = Wait::kDevice;
+  } else if (s.verb == "record-frames") {
+    if (!arg.empty()) ses.set_frame_sample_bytes(uint32_t(std::stoul(arg)));
+    if (!ses.StartFrames(ses.frame_sample_bytes()))
+      return Fail("could not record frames: " + ses.last_error());
+    app_.SetView(View::kTimeline);
+    Next();
+  } else if (s.verb == "wait-game-frames") {
+    counter_target_ = std::stoull(arg);
+    wait_ = Wait::kDevice;
+  } else if (s.verb == "select-frames") {
+    const auto& rows = ses.frames().recording().frames;
+    const size_t a = std::stoull(s.args[0]);
+    const size_t b = s.args.size() > 1 ? std::stoull(s.args[1]) : rows.size();
+    if (a == 0 || a > b || b > rows.size())
+      return Fail("select-frames: " + std::to_string(rows.size()) + " frames are recorded");
+    ses.frames().Select(rows[a - 1].frame, rows[b - 1].frame);
+    Next();
+  } else if (s.verb == "allocations-by") {
+    auto g = AllocGroupFromName(arg);
+    if (!g) return Fail("allocations-by: type, method or stack");
+    ses.frames().group = *g;
+    app_.SetView(View::kAllocations);
+    Next();
   } else if (s.verb == "compare") {
     std::vector<uint32_t> ids;
     for (const auto& d : ses.docs()) ids.push_back(d->id);
@@ -278,6 +301,11 @@ void ScriptRunner::CheckDevice() {
       return;
     if (link.phase() != DeviceLink::Phase::kConnected) return Fail("not connected");
     if (ses.counters().samples() < counter_target_) return;
+  } else if (step.verb == "wait-game-frames") {
+    if (link.phase() != DeviceLink::Phase::kConnected) return Fail("not connected");
+    if (const client::HostClient* c = link.client(); c && !c->frames_status().error.empty())
+      return Fail(c->frames_status().error);
+    if (ses.frames().recording().frames.size() < counter_target_) return;
   }
   Next();
 }

@@ -22,6 +22,8 @@ class App;
 enum class View {
   kConnection,
   kCounters,
+  kTimeline,
+  kAllocations,
   kSummary,
   kTypes,
   kInstances,
@@ -30,7 +32,7 @@ enum class View {
   kDominators,
   kCompare,
 };
-inline constexpr int kViewCount = 9;
+inline constexpr int kViewCount = 11;
 
 const char* ViewName(View v);   // script name: "types"
 const char* ViewTitle(View v);  // tab title: "Types"
@@ -99,6 +101,8 @@ void DrawRootsView(App& app, session::SnapshotDoc& doc);
 void DrawDominatorsView(App& app, session::SnapshotDoc& doc);
 void DrawCompareView(App& app);
 void DrawCountersView(App& app);
+void DrawTimelineView(App& app);
+void DrawAllocationsView(App& app);
 void DrawConnectionView(App& app);
 
 }  // namespace xrpm::gui

@@ -7,7 +7,8 @@ struct Names {
   const char* title;
 };
 constexpr Names kNames[kViewCount] = {
-    {"connection", "Connection"}, {"counters", "Live counters"},    {"summary", "Summary"},
+    {"connection", "Connection"}, {"counters", "Live counters"},    {"timeline", "Timeline"},
+    {"allocations", "Allocations"}, {"summary", "Summary"},
     {"types", "Types"},           {"instances", "Instances"},       {"inspector", "Inspector"},
     {"roots", "Roots"},           {"dominators", "Dominator tree"}, {"compare", "Compare"},
 };

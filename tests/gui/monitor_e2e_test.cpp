@@ -319,4 +319,36 @@ TEST_F(MonitorE2E, LaunchEmulatorLiveCountersCaptureAndSave) {
   EXPECT_NE(std::system(probe.c_str()), 0) << "the emulator outlived the monitor";
 }
 
+TEST_F(MonitorE2E, TimelineAndAllocationsOfASelectedRange) {
+  if (!HaveXvfb()) GTEST_SKIP() << "xvfb-run is not installed";
+  const int port = 20000 + int((getpid() + 7919) % 20000);
+  fs::create_directories(dir + "/config/xrpm");
+  std::ofstream(dir + "/config/xrpm/settings.json") << "{\"port\": " << port << "}";
+  RunResult r = Monitor(
+      "launch-emulator bubbles\n"
+      "record-frames 1024\n"
+      "wait-game-frames 90\n"
+      "view timeline\n"
+      "select-frames 20 80\n"
+      "screenshot timeline.png\n"
+      "allocations-by method\n"
+      "screenshot allocations.png\n"
+      "allocations-by stack\n"
+      "state state.json\n"
+      "quit\n");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  nlohmann::json st = State();
+  EXPECT_GE(st["frames"]["frames"].get<int>(), 90);
+  EXPECT_GT(st["frames"]["samples"].get<int>(), 0);
+  EXPECT_GT(st["frames"]["stacks"].get<int>(), 0);
+  EXPECT_EQ(st["frames"]["sample_bytes"], 1024);
+  ASSERT_TRUE(st["frames"].contains("selection"));
+  EXPECT_EQ(
+      st["frames"]["selection"][1].get<uint64_t>() - st["frames"]["selection"][0].get<uint64_t>(),
+      60u);
+  EXPECT_EQ(st["frames"]["group"], "stack");
+  ExpectShowsAView(dir + "/timeline.png");
+  ExpectShowsAView(dir + "/allocations.png");
+}
+
 }  // namespace

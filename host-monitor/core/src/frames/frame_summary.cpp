@@ -26,8 +26,8 @@ FrameSummary SummarizeFrames(const FrameRecording& r, FrameRange range) {
     work_ms += f.work_us / 1000.0;
     s.seconds += d / 1000.0;
     s.max_ms = std::max(s.max_ms, d);
-    if (d > kFrameBudget60Ms) ++s.over_60hz;
-    if (d > kFrameBudget30Ms) ++s.over_30hz;
+    if (d > kFrameBudget60Ms + kFrameJitterMs) ++s.over_60hz;
+    if (d > kFrameBudget30Ms + kFrameJitterMs) ++s.over_30hz;
     s.alloc_bytes += f.alloc_bytes;
     s.alloc_objects += f.alloc_objects;
     s.gcs += f.gcs;

@@ -400,8 +400,9 @@ bool AppSession::SelectObject(uint64_t object_index) {
 bool AppSession::Poll() {
   const bool ran = worker_.RunCompletions() > 0;
   const uint64_t before = counters_.samples();
+  const size_t frames_before = frames_.recording().frames.size();
   PollDevice();
-  return ran || counters_.samples() != before;
+  return ran || counters_.samples() != before || frames_.recording().frames.size() != frames_before;
 }
 
 void AppSession::Connect(const std::string& endpoint, const std::string& token) {
@@ -502,9 +503,35 @@ bool AppSession::ExportCounters(const std::string& path) {
   return true;
 }
 
+bool AppSession::StartFrames(uint32_t sample_bytes) {
+  client::HostClient* c = link_.client();
+  if (!c || c->state() != client::ConnectionState::kConnected) {
+    Log(LogEntry::kError, "Cannot record frames: not connected");
+    return false;
+  }
+  frames_.Reset();
+  c->SubscribeFrames(sample_bytes);
+  Log(LogEntry::kInfo, "Recording frames of " + link_.endpoint() + " (one allocation sampled per " +
+                           FormatBytes(sample_bytes) + ")");
+  return true;
+}
+
+void AppSession::StopFrames() {
+  if (client::HostClient* c = link_.client()) c->SubscribeFrames(0);
+  Log(LogEntry::kInfo, "Stopped recording frames (" +
+                           FormatCount(frames_.recording().frames.size()) + " frames kept)");
+}
+
 void AppSession::PollDevice() {
   for (const auto& e : link_.Poll()) Log(e.error ? LogEntry::kError : LogEntry::kInfo, e.text);
   if (const client::HostClient* c = link_.client()) counters_.Update(c->counters());
+  if (client::HostClient* c = link_.client()) {
+    const std::string before = frames_error_;
+    frames_.Update(*c);
+    frames_error_ = c->frames_status().error;
+    if (!frames_error_.empty() && frames_error_ != before)
+      Log(LogEntry::kError, "The device refused to record frames: " + frames_error_);
+  }
   if (auto r = link_.TakeCaptureResult()) {
     if (!r->ok) {
       Log(LogEntry::kError,
@@ -586,6 +613,19 @@ std::string AppSession::StateJson() const {
   jc["categories"] = counters_.categories();
   jc["counters"] = counters_.counters().size();
   j["counters"] = std::move(jc);
+  {
+    const frames::FrameRecording& r = frames_.recording();
+    nlohmann::json jf;
+    jf["frames"] = r.frames.size();
+    jf["samples"] = r.samples.size();
+    jf["stacks"] = r.stacks.size();
+    jf["dropped_records"] = r.dropped_records;
+    jf["sample_bytes"] = r.sample_bytes;
+    if (frames_.selection())
+      jf["selection"] = {frames_.selection()->first, frames_.selection()->last};
+    jf["group"] = AllocGroupName(frames_.group);
+    j["frames"] = std::move(jf);
+  }
   j["connection"] = {{"phase", link_.PhaseName()}, {"status", link_.status_text()}};
   j["recent_files"] = settings_.recent_files;
   j["last_error"] = last_error_;

@@ -49,6 +49,10 @@ constexpr VerbSpec kVerbs[] = {
     {"pause-counters", Args::kNone, "pause-counters"},
     {"resume-counters", Args::kNone, "resume-counters"},
     {"export-counters", Args::kRest, "export-counters FILE"},
+    {"record-frames", Args::kOptNumber, "record-frames [SAMPLE_BYTES]"},
+    {"wait-game-frames", Args::kNumber, "wait-game-frames N"},
+    {"select-frames", Args::kNumbers12, "select-frames FIRST [LAST]"},
+    {"allocations-by", Args::kRest, "allocations-by type|method|stack"},
     {"screenshot", Args::kRest, "screenshot FILE"},
     {"state", Args::kRest, "state FILE"},
     {"key", Args::kRest, "key ctrl+LETTER|LETTER|enter|escape"},
@@ -89,9 +93,9 @@ std::string ScriptStep::ToString() const {
 }
 
 const std::vector<std::string>& ScriptViewNames() {
-  static const std::vector<std::string> names = {"connection", "counters",   "summary",
-                                                 "types",      "instances",  "inspector",
-                                                 "roots",      "dominators", "compare"};
+  static const std::vector<std::string> names = {
+      "connection", "counters",  "timeline", "allocations", "summary",   "types",
+      "instances",  "inspector", "roots",    "dominators",  "compare"};
   return names;
 }
 

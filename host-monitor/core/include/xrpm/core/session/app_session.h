@@ -23,6 +23,7 @@
 #include "xrpm/core/session/counter_board.h"
 #include "xrpm/core/session/demo_heap.h"
 #include "xrpm/core/session/device_link.h"
+#include "xrpm/core/session/frame_board.h"
 #include "xrpm/core/session/settings.h"
 #include "xrpm/core/session/snapshot_doc.h"
 #include "xrpm/core/session/worker.h"
@@ -119,6 +120,14 @@ class AppSession {
   CounterBoard& counters() { return counters_; }
   // Writes the connected device's kept counter history as CSV (errors go to the log).
   bool ExportCounters(const std::string& path);
+  // Frames and allocation samples (Timeline, Allocations): starts or stops the subscription;
+  // the rows land in frames() (a new subscription starts a new recording).
+  bool StartFrames(uint32_t sample_bytes);
+  void StopFrames();
+  FrameBoard& frames() { return frames_; }
+  const FrameBoard& frames() const { return frames_; }
+  uint32_t frame_sample_bytes() const { return frame_sample_bytes_; }
+  void set_frame_sample_bytes(uint32_t n) { frame_sample_bytes_ = n; }
 
   // ---- work ----
   TaskStatus work() const { return worker_.Status(); }
@@ -162,6 +171,9 @@ class AppSession {
   std::shared_ptr<const CompareResult> compare_;
   DeviceLink link_;
   CounterBoard counters_;
+  FrameBoard frames_;
+  uint32_t frame_sample_bytes_ = 16 * 1024;
+  std::string frames_error_;  // the last refusal logged
   uint32_t last_capture_doc_ = 0;
   void PollDevice();
 };

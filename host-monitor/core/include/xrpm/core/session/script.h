@@ -20,7 +20,8 @@
 //   select-type NAME              select a type in the active snapshot
 //   select-object first|INDEX     select an instance of the selected type / an object index
 //   filter TEXT                   the Types view filter ("" clears)
-//   view NAME counters|summary|types|instances|inspector|roots|dominators|compare|connection
+//   view NAME counters|timeline|allocations|summary|types|instances|inspector|roots|
+//                                 dominators|compare|connection
 //   compare                       compare every open snapshot (oldest first)
 //   save FILE                     save the active snapshot (format by extension)
 //   close                         close the active snapshot, discarding unsaved changes
@@ -30,6 +31,11 @@
 //   pause-counters                freeze the Live counters table and graphs (Pause)
 //   resume-counters               Resume
 //   export-counters FILE          write the kept counter samples as CSV (Export CSV...)
+//   record-frames [SAMPLE_BYTES]  start recording frames and allocation samples (Record frames)
+//   wait-game-frames N            wait until N frames of the game were recorded
+//   select-frames FIRST [LAST]    select frames FIRST..LAST (the 1st..Nth recorded, 1-based;
+//                                 LAST: the newest) in the Timeline
+//   allocations-by type|method|stack   the Allocations view's grouping
 //   key ctrl+LETTER|LETTER|enter|escape   press (and release) a key, as a user would
 //   type TEXT                     type characters into the focused text field
 //   close-window                  as if the window's close button were pressed
