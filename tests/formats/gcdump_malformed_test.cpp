@@ -3,6 +3,7 @@
 // InputError that names the byte offset; none crashes, hangs or allocates beyond the file.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstring>
 #include <fstream>
 #include <sstream>
@@ -111,6 +112,20 @@ TEST(GcDumpMalformed, ForwardReferenceLoopsEndOrFail) {
   w2.AddNode(w2.AddType("[.NET Roots]", 0), 0, {}, 0);
   w2.self_forward_reference = true;
   EXPECT_NO_THROW(Read(w2.Finish()));
+}
+
+// Fuzz finding (fuzz_gcdump, 2026-11-24): a NaN count multiplier made a Snapshot unequal to
+// itself (strict and lenient reads "differed"). Multipliers must be finite and >= 0.
+TEST(GcDumpMalformed, CountMultipliersMustBeFiniteAndNotNegative) {
+  for (float bad : {std::nanf(""), -1.0f, HUGE_VALF}) {
+    GcDumpTestWriter w;
+    const uint32_t root_t = w.AddType("[.NET Roots]", 0);
+    w.AddNode(root_t, 0, {}, 0);
+    w.count_multipliers = {1, bad};
+    const Diagnostic d = ErrorOf(w.Finish());
+    EXPECT_EQ(d.code, "bad-multiplier");
+    EXPECT_NE(d.message.find("count multiplier of type 1"), std::string::npos) << d.message;
+  }
 }
 
 TEST(GcDumpMalformed, UnknownSerializedType) {

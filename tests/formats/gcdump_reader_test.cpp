@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <set>
 #include <sstream>
 
 #include "gcdump_test_writer.h"
@@ -219,6 +220,26 @@ TEST(GcDumpReader, DuplicateAddressesAreFoundInASparseAddressSpace) {
   EXPECT_EQ(s.object_id[0], 0x1000u);
   EXPECT_GT(s.object_id[2], 0x7ff000000000u);  // synthetic, above every address
   EXPECT_EQ(s.root_object[2], s.object_id[2]);
+}
+
+// Fuzz finding (fuzz_gcdump, 2026-11-24): with an address near 2^64 there is no room for
+// synthetic ids above the largest address; they fell back to the node index and could equal a
+// real address (two objects with id 1). They now take the smallest values no address uses.
+TEST(GcDumpReader, SyntheticIdsNeverEqualAnAddressEvenNearTheTopOfTheAddressSpace) {
+  GcDumpTestWriter w;
+  const uint32_t root_t = w.AddType("[.NET Roots]", 0), obj_t = w.AddType("System.Object", 24);
+  const uint32_t kids[] = {1, 2, 3, 4};
+  w.AddNode(root_t, 0, kids, 0);
+  w.AddNode(obj_t, -1, {}, 0xff00'0000'0000'1000);
+  w.AddNode(obj_t, -1, {}, 1);
+  w.AddNode(obj_t, -1, {}, 0);  // no address: synthetic
+  w.AddNode(obj_t, -1, {}, 2);
+  Diagnostics d;
+  Snapshot s = Read(w.Finish(), d);
+  ASSERT_EQ(s.object_count(), 4u);
+  std::set<ObjectId> ids(s.object_id.begin(), s.object_id.end());
+  EXPECT_EQ(ids.size(), 4u);
+  EXPECT_EQ(s.object_id[2], 3u);  // 1 and 2 are taken
 }
 
 TEST(GcDumpReader, SampledDumpScalesCountsAndSizesPerType) {

@@ -3,6 +3,7 @@
 // O(bytes); node offsets and addresses are copied in bulk.
 #include "xrpm/core/formats/gcdump_file.h"
 
+#include <cmath>
 #include <cstring>
 #include <functional>
 
@@ -176,7 +177,14 @@ void ReadHeapDumpBody(Reader& r, const SerializedType& t, uint64_t at, GcDumpFil
   ReadProcessFields(r, f);
   const uint32_t n = r.Count("the count-multiplier count", 4);
   f.count_multipliers.reserve(n);
-  for (uint32_t i = 0; i < n; ++i) f.count_multipliers.push_back(r.F32("a count multiplier"));
+  for (uint32_t i = 0; i < n; ++i) {
+    const uint64_t at = r.pos();
+    const float m = r.F32("a count multiplier");
+    if (!std::isfinite(m) || m < 0)
+      r.Fail(at, "bad-multiplier", "the count multiplier of type " + std::to_string(i),
+             "expected a finite number >= 0, found " + std::to_string(m));
+    f.count_multipliers.push_back(m);
+  }
   if (n && n != f.graph.types.size())
     r.Fail(r.pos(), "bad-count", "the count multipliers",
            "expected one per type (" + std::to_string(f.graph.types.size()) + "), found " +

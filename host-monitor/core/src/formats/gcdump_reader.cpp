@@ -127,29 +127,44 @@ class Mapper {
         ++with_address;
       }
     }
+    // Synthetic ids go above the largest address; when that could overflow, they take the
+    // smallest values no address uses.
     const uint64_t base = max_addr < (UINT64_MAX - n) / 2 ? ((max_addr >> 4) + 1) << 4 : 0;
     if (IdBitmap::FitsBitmap(span, with_address)) {
       IdBitmap seen(span, 1);
-      AssignIdsWith(base, [&](uint64_t a) { return seen.Insert(a); });
+      AssignIdsWith(
+          base, [&](uint64_t a) { return seen.Insert(a); },
+          [&](uint64_t a) { return seen.Contains(a); });
     } else {
-      IdSet seen(with_address, 1);
-      AssignIdsWith(base, [&](uint64_t a) { return seen.Insert(a, SeededHash(a)); });
+      IdSet seen(std::max<uint64_t>(with_address, 1), 1);
+      AssignIdsWith(
+          base, [&](uint64_t a) { return seen.Insert(a, SeededHash(a)); },
+          [&](uint64_t a) { return seen.Contains(a, SeededHash(a)); });
     }
   }
 
-  template <class Insert>
-  void AssignIdsWith(uint64_t base, Insert insert) {
+  // Pass 1: each node's address, the first node of each address keeping it. Pass 2: the other
+  // nodes (no address, a repeated one) get synthetic ids (pseudo-nodes need none: they are
+  // never objects, references or roots).
+  template <class Insert, class Contains>
+  void AssignIdsWith(uint64_t base, Insert insert, Contains contains) {
     const uint64_t n = g_.node_count();
     for (uint64_t i = 0; i < n; ++i) {
       const uint64_t a = Address(static_cast<uint32_t>(i));
+      ids_[i] = 0;
       if (a != 0 && !IsPseudo(i)) {
-        if (insert(a)) {
+        if (insert(a))
           ids_[i] = a;
-          continue;
-        }
-        ++duplicates_;
+        else
+          ++duplicates_;
       }
-      ids_[i] = base + i;
+    }
+    uint64_t next = base ? base : 1;
+    for (uint64_t i = 0; i < n; ++i) {
+      if (ids_[i] != 0 || IsPseudo(i)) continue;
+      if (!base)
+        while (contains(next)) ++next;
+      ids_[i] = next++;
     }
   }
 
