@@ -2,8 +2,10 @@
 // heap) headless, with a real GC heap, live counters and a heap walker.
 //
 //   xrpm-emulator [--scenario bubbles|leak|synthetic] [--fps N] [--frames N | --duration S]
-//                 [--dump FILE.gclog] [--stat FILE.stat] ...      (--help for all options)
+//                 [--dump FILE.gclog] [--stat FILE.stat] ...      (--help for all options;
+//                 --dump and --stat only where the host core is built, not in XRPM_DEVICE_ONLY)
 //                 [--port N | --listen ADDR:PORT --token T]      (the device agent, port 4510)
+//                 [--announce]                                   (discovery beacon, see agent.h)
 //
 // Exit codes: 0 ok (also after SIGINT/SIGTERM), 1 runtime or I/O failure, 2 usage error.
 #include <CLI/CLI.hpp>
@@ -15,9 +17,11 @@
 #include "supervisor.h"
 #include "xrpm/agent/agent.h"
 #include "xrpm/emulator/game_loop.h"
-#include "xrpm/emulator/ground_truth.h"
 #include "xrpm/emulator/runtime.h"
+#if XRPM_EMULATOR_OFFLINE_DUMPS
+#include "xrpm/emulator/ground_truth.h"
 #include "xrpm/emulator/stat_file.h"
+#endif
 
 namespace {
 using namespace xrpm::emulator;
@@ -54,6 +58,7 @@ int Run(const EmulatorOptions& opts, xrpm::agent::AgentOptions agent_opts) {
     return 1;
   }
 
+#if XRPM_EMULATOR_OFFLINE_DUMPS
   if (!opts.dump.empty()) {
     xrpm::Snapshot snap = WriteGroundTruthDump(runtime, opts.dump);
     if (!opts.quiet)
@@ -61,6 +66,7 @@ int Run(const EmulatorOptions& opts, xrpm::agent::AgentOptions agent_opts) {
                    opts.dump.c_str(), snap.object_count(), snap.ref_count(), snap.root_count());
   }
   if (!opts.stat.empty()) WriteStatFile(runtime, opts.stat);
+#endif
   return 0;
 }
 }  // namespace
@@ -76,6 +82,9 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--listen", listen, "Serve hosts on ADDR:PORT instead (off loopback: --token)");
   app.add_option("--token", agent_opts.token, "Token a host must present to connect");
+  app.add_flag("--announce", agent_opts.announce,
+               "Announce this device on the local network (UDP multicast beacon, TTL 1, once a "
+               "second; never the token) so `xrpm devices` and the monitor list it");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

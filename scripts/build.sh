@@ -5,6 +5,8 @@ cd "$(dirname "$0")/.."
 preset="${1:-release}"; shift || true
 # ccache (when installed) keys paths relative to the checkout, so clones share cached objects.
 export CCACHE_BASEDIR="${CCACHE_BASEDIR:-$PWD}"
+# Debug info names the build directory; do not let that split the cache between clones.
+export CCACHE_NOHASHDIR="${CCACHE_NOHASHDIR:-1}"
 scripts/deps.sh
 cmake --preset "$preset" >/dev/null
 if [ $# -gt 0 ]; then

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages xrpm builds against. As root it runs apt-get;
 # otherwise it prints the exact command to run and fails.
-# Usage: scripts/deps.sh [--gui] [--fuzz]
+# Usage: scripts/deps.sh [--gui] [--fuzz] [--big-endian]
 set -euo pipefail
 
 pkgs=(build-essential cmake ninja-build pkg-config ccache git
@@ -10,13 +10,15 @@ pkgs=(build-essential cmake ninja-build pkg-config ccache git
       libcli11-dev nlohmann-json3-dev libzstd-dev libboost-graph-dev libsodium-dev
       libimgui-dev libglfw3-dev libstb-dev libgl-dev
       xvfb xauth libgl1-mesa-dri fonts-dejavu-core nodejs
-      mono-runtime libmono-2.0-dev mono-mcs)  # the Mono port (device-agent/ports/mono)
+      mono-runtime libmono-2.0-dev mono-mcs  # the Mono port (device-agent/ports/mono)
+      iproute2)  # iproute2: the discovery tests set up loopback multicast in their own netns
 # npm (tests/formats installs Chrome DevTools' heap snapshot reader with it): Debian ships it as
 # its own package; nodesource's nodejs bundles it and conflicts with that package.
 command -v npm >/dev/null 2>&1 || pkgs+=(npm)
 for arg in "$@"; do
   case "$arg" in
     --fuzz) pkgs+=(clang-14 libclang-rt-14-dev) ;;
+    --big-endian) pkgs+=(g++-s390x-linux-gnu qemu-user binutils) ;;  # scripts/big_endian.sh
     --gui) ;;  # the GUI packages are always in the list; kept for compatibility
     *) echo "deps.sh: unknown option $arg" >&2; exit 2 ;;
   esac

@@ -24,11 +24,13 @@ void AddEmulatorOptions(CLI::App& app, EmulatorOptions& o) {
   app.add_option("--heap-mb", o.heap_mb, "Address space reserved for the GC heap, MiB")
       ->capture_default_str()
       ->check(CLI::Range(16ull, 3800ull));
+#if XRPM_EMULATOR_OFFLINE_DUMPS
   app.add_option("--dump", o.dump,
                  "At exit, collect and write the heap through the walker to this .gclog "
                  "(ground truth; without --frames/--duration runs 600 frames, unthrottled "
                  "unless --fps is given)");
   app.add_option("--stat", o.stat, "At exit, write the performance counters as a .stat table");
+#endif
   app.add_flag("--quiet", o.quiet, "No status line on stderr");
 }
 

@@ -1,0 +1,115 @@
+#!/usr/bin/env bash
+# The big-endian check (.ci/run big-endian): the device side runs on a big-endian CPU and the
+# native x86-64 host captures from it.
+#
+#   1. Cross-compiles protocol, device-agent, the emulator runtime and xrpm-emulator for s390x
+#      (big-endian, like the Xbox 360's PowerPC) with Debian's g++-s390x-linux-gnu, against the
+#      s390x builds of ENet, protobuf-lite, libsodium, xxHash and CLI11, fetched with
+#      `apt-get download` into build/s390x-debs/ (kept between local runs) and unpacked with
+#      `dpkg -x` into build/s390x/sysroot/ (no multiarch installation on the machine).
+#   2. Runs that xrpm-emulator under qemu-s390x (Debian qemu-user), its agent on 127.0.0.1.
+#   3. Captures the synthetic and the bubbles scenarios with the native `xrpm capture` and requires
+#      the synthetic capture to equal, record for record, the ground truth the native emulator
+#      writes (`--dump`) for the same seed; the bubbles capture must load with no problem.
+#
+# Usage: scripts/big_endian.sh [--no-native-build]   (needs build/release's xrpm and xrpm-emulator;
+#        built here unless --no-native-build)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$PWD
+native_build=1
+[ "${1:-}" = "--no-native-build" ] && native_build=0
+
+scripts/deps.sh --big-endian
+if [ "$native_build" = 1 ]; then scripts/build.sh release xrpm xrpm-emulator; fi
+native=$root/build/release
+out=$root/build/s390x
+sysroot=$out/sysroot
+debs=$root/build/s390x-debs
+mkdir -p "$out" "$debs"
+
+# ---- 1. the s390x packages, downloaded once (their own apt lists, not the machine's)
+pkgs=(libenet7 libenet-dev libprotobuf-lite32 libprotobuf-dev libsodium23 libsodium-dev
+      libxxhash-dev libcli11-dev)
+apt_opts=(-o APT::Architecture=s390x -o APT::Architectures::=s390x
+          -o Dir::State::Lists="$debs/lists" -o Dir::Cache="$debs/cache"
+          -o Dir::State::status=/dev/null -o Debug::NoLocking=1)
+need_download=0
+for p in "${pkgs[@]}"; do ls "$debs/${p}"_*.deb >/dev/null 2>&1 || need_download=1; done
+if [ "$need_download" = 1 ]; then
+  echo "big-endian: downloading s390x packages: ${pkgs[*]}"
+  mkdir -p "$debs/lists/partial" "$debs/cache/archives/partial"
+  apt-get "${apt_opts[@]}" update -qq
+  (cd "$debs" && apt-get "${apt_opts[@]}" download "${pkgs[@]/%/:s390x}" 2>&1 \
+     | grep -v 'Download is performed unsandboxed' || true)
+  for p in "${pkgs[@]}"; do
+    ls "$debs/${p}"_*.deb >/dev/null 2>&1 || { echo "big-endian: could not download $p:s390x" >&2; exit 1; }
+  done
+fi
+if [ ! -f "$sysroot/.complete" ]; then
+  rm -rf "$sysroot"; mkdir -p "$sysroot"
+  for d in "$debs"/*.deb; do dpkg -x "$d" "$sysroot"; done
+  touch "$sysroot/.complete"
+fi
+
+# ---- 2. the cross build of the device side
+export CCACHE_BASEDIR="$root"
+cmake -S . -B "$out/build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DCMAKE_TOOLCHAIN_FILE="$root/scripts/cross/s390x-linux-gnu.cmake" \
+  -DXRPM_S390X_SYSROOT="$sysroot" -DXRPM_DEVICE_ONLY=ON >/dev/null
+cmake --build "$out/build" --target xrpm-emulator
+emu_be=$out/build/emulator/xrpm-emulator
+readelf -h "$emu_be" | grep -q 'big endian' || { echo "big-endian: $emu_be is not big-endian" >&2; exit 1; }
+
+qemu=(qemu-s390x -L /usr/s390x-linux-gnu -E "LD_LIBRARY_PATH=$sysroot/usr/lib/s390x-linux-gnu")
+work=$out/run
+rm -rf "$work"; mkdir -p "$work"
+
+emu_pid=
+cleanup() { [ -n "$emu_pid" ] && kill "$emu_pid" 2>/dev/null; wait 2>/dev/null || true; }
+trap cleanup EXIT
+
+# Starts the s390x emulator with "$@" on a free loopback port; sets emu_pid and port.
+start_be_emulator() {
+  local log=$1; shift
+  : >"$log"
+  "${qemu[@]}" "$emu_be" --port 0 "$@" 2>"$log" &
+  emu_pid=$!
+  port=
+  for _ in $(seq 1 600); do   # the listening line, within 60 s (qemu starts slowly)
+    port=$(sed -n 's/^xrpm-agent: listening on 127\.0\.0\.1:\([0-9]*\).*/\1/p' "$log" | head -1)
+    [ -n "$port" ] && return 0
+    kill -0 "$emu_pid" 2>/dev/null || break
+    sleep 0.1
+  done
+  echo "big-endian: the s390x emulator did not start listening:" >&2; cat "$log" >&2; exit 1
+}
+stop_be_emulator() { kill "$emu_pid" 2>/dev/null || true; wait "$emu_pid" 2>/dev/null || true; emu_pid=; }
+
+# ---- 3a. synthetic: capture from big-endian == native ground truth, record for record
+synth=(--scenario synthetic --seed 7 --objects 20000 --types 40)
+"$native/emulator/xrpm-emulator" "${synth[@]}" --frames 3 --quiet --dump "$work/synthetic-truth.gclog"
+start_be_emulator "$work/synthetic-emulator.log" "${synth[@]}"
+"$native/host-monitor/xrpm" capture --connect "127.0.0.1:$port" --peer-timeout 60 \
+  -o "$work/synthetic-be.gclog" --json >"$work/synthetic-capture.json"
+stop_be_emulator
+# The a/c records carry the device clock; everything else must match exactly.
+if ! diff <(grep -v '^[ac] ' "$work/synthetic-truth.gclog") <(grep -v '^[ac] ' "$work/synthetic-be.gclog") \
+     >"$work/synthetic.diff"; then
+  echo "big-endian: the s390x capture differs from the native ground truth:" >&2
+  head -40 "$work/synthetic.diff" >&2; exit 1
+fi
+records=$(grep -vc '^[ac] ' "$work/synthetic-truth.gclog")
+echo "big-endian: synthetic capture from s390x equals the x86-64 ground truth ($records records)"
+
+# ---- 3b. bubbles: a game with threads, statics, handles and strings
+start_be_emulator "$work/bubbles-emulator.log" --scenario bubbles
+"$native/host-monitor/xrpm" capture --connect "127.0.0.1:$port" --peer-timeout 60 \
+  -o "$work/bubbles-be.gclog" --json >"$work/bubbles-capture.json"
+stop_be_emulator
+"$native/host-monitor/xrpm" info --strict "$work/bubbles-be.gclog" >"$work/bubbles-info.txt"
+"$native/host-monitor/xrpm" types "$work/bubbles-be.gclog" >"$work/bubbles-types.txt"
+grep -q 'Bubbles\.Bubble' "$work/bubbles-types.txt" \
+  || { echo "big-endian: the bubbles capture has no Bubbles.Bubble objects" >&2; exit 1; }
+objects=$(sed -n 's/.*"objects": *\([0-9]*\).*/\1/p' "$work/bubbles-capture.json")
+echo "big-endian: bubbles capture from s390x ($objects objects) loads with no problem (--strict)"
