@@ -3,8 +3,10 @@
 
 #include <cstdio>
 #include <exception>
+#include <random>
 
 #include "agent_impl.h"
+#include "xrpm/protocol/beacon.h"
 #include "xrpm/protocol/constants.h"
 #include "xrpm/protocol/envelope_io.h"
 
@@ -59,13 +61,36 @@ bool Agent::Impl::Start(std::string* error) {
   ENetAddress bound;
   if (enet_socket_get_address(host->socket, &bound) == 0) port = bound.port;
   counter_values.resize(std::min(runtime.CounterCount(), protocol::kMaxCounters));
+  if (opt.announce && !StartAnnouncing(error)) {
+    enet_host_destroy(host);
+    host = nullptr;
+    return false;
+  }
   stopping = false;
   worker_exit = false;
   worker_thread = std::thread([this] { WorkerLoop(); });
   net_thread = std::thread([this] { NetLoop(); });
   Log("listening on " + opt.address + ":" + std::to_string(port.load()) +
-      (opt.token.empty() ? "" : " (token required)"));
+      (opt.token.empty() ? "" : " (token required)") +
+      (opt.announce ? " (announced on " + std::string(protocol::kBeaconGroup) + ":" +
+                          std::to_string(protocol::kBeaconPort) + ")"
+                    : ""));
   return true;
+}
+
+bool Agent::Impl::StartAnnouncing(std::string* error) {
+  const RuntimeInfo info = runtime.Info();
+  protocol::BeaconInfo b;
+  b.protocol_version = protocol::kProtocolVersion;
+  b.agent = protocol::kAgentName;
+  b.app = info.app_name ? info.app_name : "";
+  b.runtime = info.runtime_name ? info.runtime_name : "";
+  b.platform = info.platform ? info.platform : "";
+  b.port = port.load();
+  b.token_required = !opt.token.empty();  // whether, never what
+  b.instance = (uint64_t{std::random_device{}()} << 32) ^ std::random_device{}();
+  b.interval_ms = opt.announce_interval_ms;
+  return beacon.Open(b, opt.address, error);
 }
 
 void Agent::Impl::WorkerLoop() {
@@ -114,6 +139,7 @@ void Agent::Impl::NetLoop() {
       PumpCapture();
       PumpCounters();
       PumpFrames();
+      beacon.MaybeSend(NowNs(), [this](const std::string& line) { Log(line); });
       CheckHandshakeTimeouts();
       RetireFreedJobs();
     }

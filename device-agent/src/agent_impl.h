@@ -17,6 +17,7 @@
 #include <thread>
 #include <vector>
 
+#include "beacon_sender.h"
 #include "capture_job.h"
 #include "frame_tracker.h"
 #include "xrpm/agent/agent.h"
@@ -53,6 +54,7 @@ struct Agent::Impl {
   void WorkerLoop();
   void Shutdown();  // network thread, on exit
   void Log(const std::string& line);
+  bool StartAnnouncing(std::string* error);  // opt.announce: opens `beacon`
 
   // agent_session.cpp
   void OnConnect(ENetPeer* peer);
@@ -123,6 +125,7 @@ struct Agent::Impl {
   uint64_t frame_batch_seq = 0;
   int64_t next_frames_ns = 0;
   protocol::SendAccounting frames_flight;  // frames-channel bytes inside ENet
+  BeaconSender beacon;  // discovery (opt.announce); sends from the network thread
 
   mutable std::mutex stats_mu;
   AgentStats stats;

@@ -1,15 +1,13 @@
-// SanitizeUtf8: makes a runtime-supplied C string safe for a protobuf `string` field: invalid
-// UTF-8 sequences become '?', the result is cut at max_bytes (on a character boundary), and a
-// null pointer becomes "". O(length). Thread-safety: reentrant.
+// The agent's name for protocol::SanitizeUtf8 (protocol/include/xrpm/protocol/utf8.h), which the
+// agent applies to every runtime-supplied string it sends. Thread-safety: reentrant.
 #pragma once
 
-#include <cstddef>
-#include <string>
+#include "xrpm/protocol/utf8.h"
 
 namespace xrpm {
 namespace agent {
 
-std::string SanitizeUtf8(const char* s, size_t max_bytes);
+using protocol::SanitizeUtf8;
 
 }  // namespace agent
 }  // namespace xrpm

@@ -142,6 +142,10 @@ void ScriptRunner::Start(const ScriptStep& s) {
   } else if (s.verb == "connect") {
     ses.Connect(arg, ses.settings().token);
     wait_ = Wait::kDevice;
+  } else if (s.verb == "connect-discovered") {
+    // As a user would: wait for the device to be listed, then click it (CheckDevice).
+    if (!ses.StartDiscovery()) return Fail("device discovery is off: " + ses.discovery_error());
+    wait_ = Wait::kDevice;
   } else if (s.verb == "disconnect") {
     ses.Disconnect();
     Next();
@@ -282,7 +286,16 @@ void ScriptRunner::CheckDevice() {
   const auto& step = steps_[pc_];
   const DeviceLink& link = ses.link();
   if (Clock::now() > deadline_) return Fail("timed out (" + std::string(link.PhaseName()) + ")");
-  if (step.verb == "launch-emulator" || step.verb == "launch-mono" || step.verb == "connect") {
+  if (step.verb == "connect-discovered" && link.phase() == DeviceLink::Phase::kDisconnected) {
+    for (const auto& d : ses.DiscoveredDevices())
+      if (!step.args.empty() && d.beacon.app == step.args[0]) {
+        ses.ConnectDiscovered(d, ses.settings().token);
+        return;
+      }
+    return;  // not heard yet
+  }
+  if (step.verb == "launch-emulator" || step.verb == "launch-mono" || step.verb == "connect" ||
+      step.verb == "connect-discovered") {
     if (link.phase() == DeviceLink::Phase::kFailed) return Fail(link.error());
     if (link.phase() != DeviceLink::Phase::kConnected) return;
   } else if (step.verb == "capture-start") {

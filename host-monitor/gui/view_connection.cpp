@@ -1,6 +1,7 @@
 // Sidebar: the connection (host, port, token, Connect / Disconnect, Launch emulator with a
-// scenario), the device and app it reached, and the Capture heap button with its progress and
-// the game's measured pause. Everything is the session's DeviceLink state in plain words.
+// scenario), the device and app it reached, the devices announcing themselves on the network
+// (one click connects), and the Capture heap button with its progress and the game's measured
+// pause. Everything is the session's DeviceLink and discovery state in plain words.
 #include <imgui.h>
 
 #include <algorithm>
@@ -50,6 +51,69 @@ void DeviceTable(const client::DeviceInfo& d) {
   row("Agent", d.agent_name + " (protocol " + std::to_string(d.protocol_version) + ")");
   row("Up for", d.boot_ms ? FormatDuration(double(d.boot_ms) / 1000.0) : "");
   ImGui::EndTable();
+}
+
+// Devices that announce themselves (agents started with --announce), each with a Connect button.
+// Nothing connects until the user clicks; a device that requires a token asks for it first.
+void DiscoveredSection(App& app, char* token, size_t token_size) {
+  AppSession& ses = app.session();
+  static discovery::DiscoveredDevice asking;  // the device whose token prompt is open
+  static bool ask_open = false;
+  ses.StartDiscovery();
+  const auto devices = ses.DiscoveredDevices();
+  SectionTitle("ON THE NETWORK");
+  if (!ses.discovery_error().empty()) {
+    ImGui::PushTextWrapPos(0);
+    TextMuted("Discovery is off: " + ses.discovery_error());
+    ImGui::PopTextWrapPos();
+  } else if (devices.empty()) {
+    ImGui::PushTextWrapPos(0);
+    TextMuted("No devices announcing themselves (start an agent with --announce).");
+    ImGui::PopTextWrapPos();
+  }
+  for (size_t i = 0; i < devices.size(); ++i) {
+    const auto& d = devices[i];
+    ImGui::PushID(static_cast<int>(i));
+    if (ImGui::Button("Connect")) {
+      if (d.beacon.token_required && token[0] == 0) {
+        asking = d;
+        ask_open = true;
+        ImGui::OpenPopup("Token");
+      } else {
+        ses.ConnectDiscovered(d, d.beacon.token_required ? std::string(token) : std::string());
+      }
+    }
+    ImGui::SameLine();
+    ImGui::BeginGroup();
+    ImGui::TextUnformatted((d.beacon.app + (d.beacon.token_required ? "  (token)" : "")).c_str());
+    TextMuted(d.endpoint() + "  ·  " + d.beacon.platform);
+    ImGui::EndGroup();
+    if (ImGui::IsItemHovered())
+      ImGui::SetTooltip("%s\n%s\nprotocol %u%s", d.beacon.runtime.c_str(), d.beacon.agent.c_str(),
+                        d.beacon.protocol_version,
+                        d.beacon.token_required ? "\ntoken required" : "");
+    if (ImGui::BeginPopupModal("Token", &ask_open, ImGuiWindowFlags_AlwaysAutoResize)) {
+      ImGui::Text("%s at %s requires a token.", asking.beacon.app.c_str(),
+                  asking.endpoint().c_str());
+      ImGui::SetNextItemWidth(240);
+      if (ImGui::IsWindowAppearing()) ImGui::SetKeyboardFocusHere();
+      const bool enter = ImGui::InputTextWithHint("##asktoken", "token", token, token_size,
+                                                  ImGuiInputTextFlags_Password |
+                                                      ImGuiInputTextFlags_EnterReturnsTrue);
+      if ((ImGui::Button("Connect") || enter) && token[0] != 0) {
+        ses.ConnectDiscovered(asking, token);
+        ask_open = false;
+        ImGui::CloseCurrentPopup();
+      }
+      ImGui::SameLine();
+      if (ImGui::Button("Cancel")) {
+        ask_open = false;
+        ImGui::CloseCurrentPopup();
+      }
+      ImGui::EndPopup();
+    }
+    ImGui::PopID();
+  }
 }
 
 void CaptureSection(App& app) {
@@ -160,6 +224,7 @@ void DrawConnectionView(App& app) {
   if (!link.error().empty()) TextColored(kBad, link.error());
   ImGui::PopTextWrapPos();
   if (connected && link.client()) DeviceTable(link.client()->device());
+  if (!connected && !busy) DiscoveredSection(app, token, sizeof token);
 
   CaptureSection(app);
 }

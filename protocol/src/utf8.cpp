@@ -1,10 +1,10 @@
-#include "utf8.h"
+#include "xrpm/protocol/utf8.h"
 
 #include <cstdint>
 #include <cstring>
 
 namespace xrpm {
-namespace agent {
+namespace protocol {
 
 std::string SanitizeUtf8(const char* s, size_t max_bytes) {
   std::string out;
@@ -42,5 +42,9 @@ std::string SanitizeUtf8(const char* s, size_t max_bytes) {
   return out;
 }
 
-}  // namespace agent
+bool IsValidUtf8(const std::string& s) {
+  return s.find('\0') == std::string::npos && SanitizeUtf8(s.c_str(), s.size()) == s;
+}
+
+}  // namespace protocol
 }  // namespace xrpm

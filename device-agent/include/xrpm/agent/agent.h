@@ -52,6 +52,11 @@ struct AgentOptions {
   // when the host does not keep up) and FrameBatch bytes allowed inside ENet unacknowledged.
   size_t frame_ring_records = 4096;
   size_t frames_unacked_limit = 256 * 1024;  // = protocol::kMaxFramesUnackedBytes
+  // Discovery (--announce): a small UDP multicast beacon (TTL 1) every announce_interval_ms
+  // (at least 500) naming the app, runtime, platform, agent version, port and whether a token is
+  // required; never the token (protocol/include/xrpm/protocol/beacon.h).
+  bool announce = false;
+  uint32_t announce_interval_ms = 1000;
   // One line per event worth telling the user (connections, refusals, captures). Called from
   // the agent's threads. Empty: lines go to stderr prefixed "xrpm-agent: ".
   std::function<void(const std::string&)> log;

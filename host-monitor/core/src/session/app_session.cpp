@@ -428,6 +428,29 @@ void AppSession::Disconnect() {
   Log(LogEntry::kInfo, had_emulator ? "Disconnected and stopped the emulator" : "Disconnected");
 }
 
+bool AppSession::StartDiscovery() {
+  if (discovery_ && discovery_->running()) return true;
+  auto d = std::make_unique<discovery::DeviceDiscovery>();
+  d->on_new_device = opts_.wake;
+  if (!d->Start(&discovery_error_)) {
+    Log(LogEntry::kWarning, "Device discovery is off: " + discovery_error_);
+    return false;
+  }
+  discovery_error_.clear();
+  discovery_ = std::move(d);
+  return true;
+}
+
+std::vector<discovery::DiscoveredDevice> AppSession::DiscoveredDevices() const {
+  return discovery_ ? discovery_->Devices() : std::vector<discovery::DiscoveredDevice>{};
+}
+
+void AppSession::ConnectDiscovered(const discovery::DiscoveredDevice& d, const std::string& token) {
+  Log(LogEntry::kInfo, "Picked " + d.beacon.app + " (" + d.beacon.platform + ") at " +
+                           d.endpoint() + " from the devices on the network");
+  Connect(d.endpoint(), token);
+}
+
 bool AppSession::LaunchEmulator(const std::string& scenario,
                                 const std::vector<std::string>& extra_args) {
   const std::string program =
@@ -627,6 +650,13 @@ std::string AppSession::StateJson() const {
     j["frames"] = std::move(jf);
   }
   j["connection"] = {{"phase", link_.PhaseName()}, {"status", link_.status_text()}};
+  nlohmann::json found = nlohmann::json::array();
+  for (const auto& d : DiscoveredDevices())
+    found.push_back({{"app", d.beacon.app},
+                     {"address", d.address},
+                     {"port", d.beacon.port},
+                     {"token_required", d.beacon.token_required}});
+  j["discovered"] = std::move(found);
   j["recent_files"] = settings_.recent_files;
   j["last_error"] = last_error_;
   j["busy"] = !worker_.Idle();

@@ -22,6 +22,7 @@
 #include "xrpm/core/analysis/diff.h"
 #include "xrpm/core/session/counter_board.h"
 #include "xrpm/core/session/demo_heap.h"
+#include "xrpm/core/discovery/device_discovery.h"
 #include "xrpm/core/session/device_link.h"
 #include "xrpm/core/session/frame_board.h"
 #include "xrpm/core/session/settings.h"
@@ -129,6 +130,16 @@ class AppSession {
   uint32_t frame_sample_bytes() const { return frame_sample_bytes_; }
   void set_frame_sample_bytes(uint32_t n) { frame_sample_bytes_ = n; }
 
+  // ---- discovery: devices that announce themselves (agents started with --announce) ----
+  // Starts listening for their beacons (idempotent). It only listens: nothing connects until
+  // the user picks a device. False where no socket could listen (reason: discovery_error()).
+  bool StartDiscovery();
+  std::vector<discovery::DiscoveredDevice> DiscoveredDevices() const;
+  const std::string& discovery_error() const { return discovery_error_; }
+  // Connects to a listed device at its beacon's source address (the user's click); `token`
+  // for a device that requires one.
+  void ConnectDiscovered(const discovery::DiscoveredDevice& d, const std::string& token);
+
   // ---- work ----
   TaskStatus work() const { return worker_.Status(); }
   void CancelWork() { worker_.CancelAll(); }
@@ -170,6 +181,8 @@ class AppSession {
   uint32_t captures_ = 0;
   std::shared_ptr<const CompareResult> compare_;
   DeviceLink link_;
+  std::unique_ptr<discovery::DeviceDiscovery> discovery_;
+  std::string discovery_error_;
   CounterBoard counters_;
   FrameBoard frames_;
   uint32_t frame_sample_bytes_ = 16 * 1024;
