@@ -142,6 +142,10 @@ void ScriptRunner::Start(const ScriptStep& s) {
   } else if (s.verb == "connect") {
     ses.Connect(arg, ses.settings().token);
     wait_ = Wait::kDevice;
+  } else if (s.verb == "wait-discovered") {
+    if (!ses.StartDiscovery()) return Fail("device discovery is off: " + ses.discovery_error());
+    counter_target_ = std::stoull(arg);
+    wait_ = Wait::kDevice;
   } else if (s.verb == "connect-discovered") {
     // As a user would: wait for the device to be listed, then click it (CheckDevice).
     if (!ses.StartDiscovery()) return Fail("device discovery is off: " + ses.discovery_error());
@@ -286,6 +290,10 @@ void ScriptRunner::CheckDevice() {
   const auto& step = steps_[pc_];
   const DeviceLink& link = ses.link();
   if (Clock::now() > deadline_) return Fail("timed out (" + std::string(link.PhaseName()) + ")");
+  if (step.verb == "wait-discovered") {
+    if (ses.DiscoveredDevices().size() < counter_target_) return;
+    return Next();
+  }
   if (step.verb == "connect-discovered" && link.phase() == DeviceLink::Phase::kDisconnected) {
     for (const auto& d : ses.DiscoveredDevices())
       if (!step.args.empty() && d.beacon.app == step.args[0]) {

@@ -85,13 +85,13 @@ void DiscoveredSection(App& app, char* token, size_t token_size) {
     }
     ImGui::SameLine();
     ImGui::BeginGroup();
-    ImGui::TextUnformatted((d.beacon.app + (d.beacon.token_required ? "  (token)" : "")).c_str());
-    TextMuted(d.endpoint() + "  ·  " + d.beacon.platform);
+    ImGui::TextUnformatted(d.beacon.app.c_str());
+    TextMuted(d.endpoint() + (d.beacon.token_required ? "  ·  token required" : ""));
     ImGui::EndGroup();
     if (ImGui::IsItemHovered())
-      ImGui::SetTooltip("%s\n%s\nprotocol %u%s", d.beacon.runtime.c_str(), d.beacon.agent.c_str(),
-                        d.beacon.protocol_version,
-                        d.beacon.token_required ? "\ntoken required" : "");
+      ImGui::SetTooltip("%s\n%s\n%s, protocol %u", d.beacon.platform.c_str(),
+                        d.beacon.runtime.c_str(), d.beacon.agent.c_str(),
+                        d.beacon.protocol_version);
     if (ImGui::BeginPopupModal("Token", &ask_open, ImGuiWindowFlags_AlwaysAutoResize)) {
       ImGui::Text("%s at %s requires a token.", asking.beacon.app.c_str(),
                   asking.endpoint().c_str());

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -206,6 +207,47 @@ TEST(DiscoveryNetns, XrpmDevicesListsAnAnnouncingEmulator) {
   EXPECT_NE(text.out.find("127.0.0.1:" + port), std::string::npos) << text.out;
   emu.Stop();
 }
+
+#ifdef XRPM_MONITOR_BIN
+// The monitor lists the announcing emulator and connects to it when the script clicks it (the
+// script's connect-discovered step is the click; nothing connects before it).
+TEST(DiscoveryNetns, TheMonitorListsDevicesAndConnectsWithOneClick) {
+  if (!InsideNetns()) {
+    if (std::system("command -v xvfb-run >/dev/null 2>&1") != 0) GTEST_SKIP() << "no xvfb-run";
+    return RunInsideNetns();
+  }
+  const std::string dir = ::testing::TempDir() + "/xrpm_discovery_monitor_" +
+                          std::to_string(::getpid());
+  ASSERT_EQ(std::system(("rm -rf '" + dir + "' && mkdir -p '" + dir + "/config'").c_str()), 0);
+  testing::BackgroundProcess emu(
+      {XRPM_EMULATOR_BIN, "--scenario", "bubbles", "--port", "0", "--announce"});
+  ASSERT_FALSE(emu.log().WaitFor("listening on 127.0.0.1:", 20000).empty());
+  {
+    std::ofstream script(dir + "/s.script");
+    script << "wait-discovered 1\nstate " << dir << "/before.json\n"
+           << "connect-discovered bubbles.exe\nwait-counters 3\nstate " << dir
+           << "/after.json\nquit\n";
+  }
+  const std::string cmd = "cd '" + dir + "' && XDG_CONFIG_HOME='" + dir +
+                          "/config' LIBGL_ALWAYS_SOFTWARE=1 "
+                          "ASAN_OPTIONS=\"${ASAN_OPTIONS:-}:detect_leaks=0\" TMPDIR='" +
+                          dir + "' timeout 120 xvfb-run -a -s '-screen 0 1280x800x24' '" +
+                          XRPM_MONITOR_BIN + "' --size 1024x700 --script '" + dir +
+                          "/s.script' >'" + dir + "/monitor.log' 2>&1";
+  ASSERT_EQ(std::system(cmd.c_str()), 0) << "see " << dir << "/monitor.log";
+  auto read = [&](const std::string& f) {
+    std::ifstream in(dir + "/" + f);
+    return nlohmann::json::parse(in);
+  };
+  const auto before = read("before.json"), after = read("after.json");
+  EXPECT_EQ(before["connection"]["phase"], "disconnected");  // listed, not connected
+  ASSERT_EQ(before["discovered"].size(), 1u);
+  EXPECT_EQ(before["discovered"][0]["app"], "bubbles.exe");
+  EXPECT_EQ(after["connection"]["phase"], "connected");
+  EXPECT_GE(after["counters"]["samples"].get<int>(), 3);
+  emu.Stop();
+}
+#endif
 
 TEST(Discovery, XrpmDevicesRefusesABadTimeout) {
   for (const char* t : {"0", "-1", "100000", "soon"}) {

@@ -28,6 +28,7 @@ constexpr VerbSpec kVerbs[] = {
     {"launch-emulator", Args::kRest, "launch-emulator SCENARIO [OPTION...]"},
     {"launch-mono", Args::kRest, "launch-mono sample|PROGRAM.exe [ARG...]"},
     {"connect", Args::kRest, "connect HOST:PORT"},
+    {"wait-discovered", Args::kNumber, "wait-discovered DEVICES"},
     {"connect-discovered", Args::kRest, "connect-discovered APP"},
     {"disconnect", Args::kNone, "disconnect"},
     {"capture", Args::kNone, "capture"},
