@@ -249,6 +249,33 @@ TEST(DiscoveryNetns, TheMonitorListsDevicesAndConnectsWithOneClick) {
 }
 #endif
 
+#ifdef XRPM_MONO_LAUNCHER
+// A C# game under xrpm-mono --announce is listed like the emulator.
+TEST(DiscoveryNetns, XrpmDevicesListsAnAnnouncingMonoGame) {
+  if (!InsideNetns()) {
+    if (std::system("command -v mono >/dev/null 2>&1") != 0)
+      GTEST_SKIP() << "Mono is not installed (apt-get install mono-runtime)";
+    return RunInsideNetns();
+  }
+  testing::BackgroundProcess game(
+      {XRPM_MONO_LAUNCHER, "--port", "0", "--announce", "--", XRPM_MONO_GAME});
+  ASSERT_TRUE(game.started());
+  const std::string line = game.log().WaitFor("listening on 127.0.0.1:", 60000);
+  ASSERT_FALSE(line.empty()) << "xrpm-mono did not start";
+  std::string port = line.substr(line.find("127.0.0.1:") + 10);
+  port = port.substr(0, port.find_first_not_of("0123456789"));
+  discovery::DeviceDiscovery d;
+  std::string error;
+  ASSERT_TRUE(d.Start(&error)) << error;
+  ASSERT_TRUE(d.WaitFor(HasPort(static_cast<uint16_t>(std::stoi(port))), 10000));
+  const auto devices = d.Devices();
+  ASSERT_EQ(devices.size(), 1u);
+  EXPECT_EQ(devices[0].beacon.app, "XnaBubbles.exe");
+  EXPECT_NE(devices[0].beacon.runtime.find("Mono"), std::string::npos) << devices[0].beacon.runtime;
+  game.Stop();
+}
+#endif
+
 TEST(Discovery, XrpmDevicesRefusesABadTimeout) {
   for (const char* t : {"0", "-1", "100000", "soon"}) {
     const RunResult r = RunProcess({XRPM_CLI_BIN, "devices", "--timeout", t}, 30000);

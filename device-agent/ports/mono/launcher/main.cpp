@@ -1,7 +1,7 @@
 // xrpm-mono: runs a C# program under Mono with the xrpm device agent inside it.
 //
 //   xrpm-mono [--port N | --listen ADDR:PORT --token T] [--frame Namespace.Class:Method]
-//             [--quiet] [--allocations] -- PROGRAM.exe [ARGS...]
+//             [--quiet] [--allocations] [--announce] -- PROGRAM.exe [ARGS...]
 //
 // It starts `mono --profile=xrpm:OPTIONS PROGRAM.exe ARGS` with the profiler module
 // (libmono-profiler-xrpm.so, beside this executable) on the library path, and waits for the
@@ -99,6 +99,10 @@ int main(int argc, char** argv) {
   app.add_flag("--allocations", allocations,
                "Report frames and allocation samples with stacks (Mono then reports every "
                "allocation: slower allocation)");
+  bool announce = false;
+  app.add_flag("--announce", announce,
+               "Announce this device on the local network (UDP multicast beacon, TTL 1, once a "
+               "second; never the token) so `xrpm devices` and the monitor list it");
   app.add_option("program", program, "-- PROGRAM.exe [ARGS...]")->required();
   try {
     app.parse(argc, argv);
@@ -110,6 +114,7 @@ int main(int argc, char** argv) {
   opts.port = port;
   opts.quiet = quiet;
   opts.allocations = allocations;
+  opts.announce = announce;
   std::string problem;
   xrpm::mono::FrameMethod fm;
   if (!xrpm::mono::ParseFrameMethod(frame, &fm, &problem)) return Fail(2, "--frame: " + problem);

@@ -220,6 +220,7 @@ extern "C" __attribute__((visibility("default"))) void mono_profiler_init_xrpm(c
 
   xrpm::agent::AgentOptions agent_opts;
   agent_opts.address = opts.address;
+  agent_opts.announce = opts.announce;
   agent_opts.port = opts.port;
   if (const char* token = std::getenv(xrpm::mono::kTokenEnv)) {
     agent_opts.token = token;

@@ -114,10 +114,12 @@ bool ParseProfilerOptions(const std::string& desc, ProfilerOptions* out, std::st
       out->quiet = true;
     } else if (key == "allocations" && !has_value) {
       out->allocations = true;
+    } else if (key == "announce" && !has_value) {
+      out->announce = true;
     } else {
       *error = "unknown profiler option '" + item +
-               "' (expected port=N, listen=ADDR:PORT, frame=Namespace.Class:Method, quiet or "
-               "allocations)";
+               "' (expected port=N, listen=ADDR:PORT, frame=Namespace.Class:Method, quiet, "
+               "allocations or announce)";
       return false;
     }
     if (comma == args.size()) break;
@@ -131,6 +133,7 @@ std::string FormatProfilerOptions(const ProfilerOptions& opts) {
   std::string s = "xrpm:listen=" + host + ":" + std::to_string(opts.port) + ",frame=" + opts.frame;
   if (opts.quiet) s += ",quiet";
   if (opts.allocations) s += ",allocations";
+  if (opts.announce) s += ",announce";
   return s;
 }
 

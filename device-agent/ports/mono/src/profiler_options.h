@@ -8,6 +8,7 @@
 //   quiet                   no agent log lines except errors
 //   allocations             Mono reports every allocation: frames and allocation samples with
 //                           stacks can be served (slower allocation; off by default)
+//   announce                discovery beacon on the local network (AgentOptions::announce)
 // The token is not an option (a command line is visible to every user of the machine): it is
 // read from the environment variable XRPM_MONO_TOKEN, which the module removes once read.
 //
@@ -38,6 +39,7 @@ struct ProfilerOptions {
   std::string frame = kDefaultFrameMethod;
   bool quiet = false;
   bool allocations = false;
+  bool announce = false;
 };
 
 // "Namespace.Class:Method" -> parts. False (with *error) when malformed.
