@@ -17,14 +17,19 @@
 // (every reference and root names a captured object) and leave the game running.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
+#include <cstdlib>
 #include <sstream>
 #include <thread>
 
 #include "raw_peer.h"
 #include "test_util.h"
 #include "xrpm/core/client/host_client.h"
+#include "xrpm/core/snapshot_io.h"
 #include "xrpm/emulator/game_loop.h"
 #include "xrpm/emulator/ground_truth.h"
 #include "xrpm/emulator/runtime.h"
@@ -227,6 +232,58 @@ INSTANTIATE_TEST_SUITE_P(Scenarios, GroundTruth,
                          [](const ::testing::TestParamInfo<Case>& i) {
                            return std::string(i.param.name);
                          });
+
+// A capture saved as .xrpm and read back is the captured Snapshot in every field, including
+// what a .gclog cannot hold: root origins and the capture's metadata (device, cost, time).
+TEST(XrpmFile, CaptureToXrpmAndBackIsEqualInEveryField) {
+  Device d({"bubbles", 1}, LoopConfig{0, 600});
+  d.loop.RunHere();
+  LogSink log;
+  auto agent = StartAgent(d.rt, log);
+  ASSERT_TRUE(agent);
+  HostClient client(Opts(*agent));
+  ASSERT_TRUE(Connected(client));
+  const CaptureResult r = CaptureOnce(client);
+  ASSERT_TRUE(r.ok) << r.error;
+  const Snapshot& captured = *r.snapshot;
+  ASSERT_TRUE(captured.capture.has_value());
+  const CaptureInfo& c = *captured.capture;
+  const client::DeviceInfo dev = client.device();
+  EXPECT_EQ(c.app_name, dev.app_name);
+  EXPECT_EQ(c.endpoint, dev.endpoint);
+  EXPECT_EQ(c.runtime_version, dev.runtime_version);
+  EXPECT_EQ(c.pointer_bytes, dev.pointer_bytes);
+  EXPECT_EQ(c.capture_id, r.stats.capture_id);
+  EXPECT_EQ(c.wire_bytes, r.stats.wire_bytes);
+  EXPECT_EQ(c.pause_us, r.stats.pause_us);
+  EXPECT_EQ(c.walk_us, r.stats.walk_us);
+  EXPECT_EQ(c.agent_peak_bytes, r.stats.agent_peak_bytes);
+  EXPECT_GT(c.wire_bytes, 0u);
+  EXPECT_GT(c.captured_at_unix_ms, 1'600'000'000'000);  // after 2020
+  ASSERT_FALSE(captured.root_origins.empty());
+
+  char tmpl[] = "/tmp/xrpm-capture-XXXXXX";
+  ASSERT_NE(mkdtemp(tmpl), nullptr);
+  const std::string path = std::string(tmpl) + "/capture.xrpm";
+  SaveSnapshot(captured, path);  // .xrpm by extension
+  Diagnostics diags;
+  const Snapshot back = LoadSnapshot(path, diags);
+  EXPECT_TRUE(diags.empty());
+  EXPECT_TRUE(back == captured);
+  ASSERT_TRUE(back.capture.has_value());
+  EXPECT_EQ(*back.capture, c);
+  EXPECT_EQ(back.root_origins, captured.root_origins);
+  EXPECT_EQ(back.root_origin, captured.root_origin);
+  // A .gclog of the same capture keeps the records and drops what only .xrpm holds.
+  SaveSnapshot(captured, std::string(tmpl) + "/capture.gclog");
+  const Snapshot gclog = LoadSnapshot(std::string(tmpl) + "/capture.gclog", diags);
+  EXPECT_FALSE(gclog.capture.has_value());
+  EXPECT_TRUE(gclog.root_origins.empty());
+  EXPECT_EQ(gclog.object_id, captured.object_id);
+  std::remove(path.c_str());
+  std::remove((std::string(tmpl) + "/capture.gclog").c_str());
+  rmdir(tmpl);
+}
 
 // A host asks for the next capture the moment the previous one verified; the agent's capture
 // thread may still be returning from it, which must not make the agent answer "busy".

@@ -55,6 +55,25 @@ void AtomicFile::Flush() {
   buf_.clear();
 }
 
+void AtomicFile::Overwrite(uint64_t offset, std::string_view bytes) {
+  if (fd_ < 0) throw std::logic_error("AtomicFile::Overwrite after Commit/Abort: " + path_);
+  if (offset > written_ || bytes.size() > written_ - offset)
+    throw std::out_of_range("AtomicFile::Overwrite past the written bytes of " + path_);
+  Flush();
+  const char* p = bytes.data();
+  size_t n = bytes.size();
+  while (n) {
+    ssize_t w = ::pwrite(fd_, p, n, static_cast<off_t>(offset));
+    if (w < 0) {
+      if (errno == EINTR) continue;
+      Fail("cannot write", tmp_path_);
+    }
+    p += w;
+    n -= static_cast<size_t>(w);
+    offset += static_cast<uint64_t>(w);
+  }
+}
+
 void AtomicFile::Commit() {
   if (fd_ < 0) throw std::logic_error("AtomicFile::Commit twice: " + path_);
   Flush();

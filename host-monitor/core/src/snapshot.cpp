@@ -136,7 +136,7 @@ bool operator==(const Snapshot& a, const Snapshot& b) {
          a.ref_end == b.ref_end && a.refs == b.refs && a.root_object == b.root_object &&
          a.root_kind == b.root_kind && a.root_flags == b.root_flags &&
          a.root_container == b.root_container && a.root_origin == b.root_origin &&
-         a.root_origins == b.root_origins;
+         a.root_origins == b.root_origins && a.capture == b.capture;
 }
 
 }  // namespace xrpm

@@ -12,6 +12,7 @@
 #include "xrpm/core/formats/heapsnapshot_writer.h"
 #include "xrpm/core/formats/ibm_classic_reader.h"
 #include "xrpm/core/formats/ibm_classic_writer.h"
+#include "xrpm/core/formats/xrpm_file.h"
 #include "xrpm/core/netcf_writer.h"
 
 namespace xrpm {
@@ -40,6 +41,12 @@ bool SniffNetcf(std::string_view head) {
 
 const std::vector<FormatEntry>& Table() {
   static const std::vector<FormatEntry> kFormats = {
+      {{"xrpm", "xrpm snapshot (lossless: root origins, capture metadata)", {".xrpm"}, true, true},
+       LooksLikeXrpm,
+       [](const std::string& path, Diagnostics& diags, const ReadOptions&) {
+         return ReadXrpmSnapshotFile(path, diags);
+       },
+       [](const Snapshot& snap, const std::string& path) { WriteXrpmFile(snap, path); }},
       {{"netcf", "NETCF text heap dump (RPM .gclog)", {".gclog"}, true, true},
        SniffNetcf,
        ReadNetcfFile,
@@ -152,7 +159,7 @@ Snapshot LoadSnapshot(const std::string& path, Diagnostics& diags, const ReadOpt
   } else {
     if (::access(path.c_str(), R_OK) != 0) {
       // Let the reader produce the precise open error.
-      e = &Table().front();
+      e = EntryByName("netcf");
     } else {
       e = EntryForReading(path);
     }

@@ -366,6 +366,7 @@ void HostClient::Impl::OnCaptureMessage(const wire::Envelope& env, size_t bytes)
       {
         std::lock_guard lock(mu);
         snap->source = "capture of " + device.app_name + " from " + device.endpoint;
+        snap->capture = MakeCaptureInfo(device, r.stats);
       }
       r.ok = true;
       r.snapshot = std::move(snap);

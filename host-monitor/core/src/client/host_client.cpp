@@ -1,6 +1,8 @@
 // HostClient public API: thread-safe accessors and commands posted to the network thread.
 #include "xrpm/core/client/host_client.h"
 
+#include <chrono>
+
 #include "host_client_impl.h"
 
 namespace xrpm::client {
@@ -19,6 +21,37 @@ const char* ConnectionStateName(ConnectionState s) {
       return "failed";
   }
   return "?";
+}
+
+CaptureInfo MakeCaptureInfo(const DeviceInfo& d, const CaptureStats& s) {
+  CaptureInfo c;
+  c.endpoint = d.endpoint;
+  c.agent_name = d.agent_name;
+  c.protocol_version = d.protocol_version;
+  c.capabilities = d.capabilities;
+  c.runtime_name = d.runtime_name;
+  c.runtime_version = d.runtime_version;
+  c.app_name = d.app_name;
+  c.platform = d.platform;
+  c.pointer_bytes = d.pointer_bytes;
+  c.big_endian = d.big_endian;
+  c.dump_version = d.dump_version;
+  c.app_domain_count = d.app_domain_count;
+  c.boot_ms = d.boot_ms;
+  c.capture_id = s.capture_id;
+  c.captured_at_unix_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                              std::chrono::system_clock::now().time_since_epoch())
+                              .count();
+  c.batches = s.batches;
+  c.wire_bytes = s.wire_bytes;
+  c.pause_us = s.pause_us;
+  c.gc_us = s.gc_us;
+  c.walk_us = s.walk_us;
+  c.stop_wait_us = s.stop_wait_us;
+  c.stall_us = s.stall_us;
+  c.agent_peak_bytes = s.agent_peak_bytes;
+  c.elapsed_us = static_cast<uint64_t>(s.elapsed_s * 1e6);
+  return c;
 }
 
 HostClient::HostClient(ClientOptions options) : impl_(std::make_unique<Impl>(std::move(options))) {}

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -23,6 +24,9 @@ class AtomicFile {
 
   void Write(std::string_view bytes);
   void Write(const void* data, size_t n) { Write(std::string_view(static_cast<const char*>(data), n)); }
+  // Replaces bytes already written at [offset, offset + size) (a header whose content is known
+  // only once the rest is written). Throws std::out_of_range past bytes_written().
+  void Overwrite(uint64_t offset, std::string_view bytes);
   // Flushes, fsyncs and renames the temporary file over the target path.
   void Commit();
   // Removes the temporary file; the target path is left untouched.

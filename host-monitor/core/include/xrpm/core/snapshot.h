@@ -20,6 +20,7 @@
 #include <string_view>
 #include <vector>
 
+#include "xrpm/core/capture_info.h"
 #include "xrpm/core/pod_vector.h"
 
 namespace xrpm {
@@ -105,6 +106,11 @@ class Snapshot {
   // Provenance for display: the file path, or "capture of bubbles.exe from 127.0.0.1:4510".
   std::string source;
 
+  // ---- capture metadata ----
+  // Device, timing and cost of the live capture this snapshot came from; absent for snapshots
+  // read from formats that cannot hold it (.gclog, IBM classic). Kept by .xrpm files.
+  std::optional<CaptureInfo> capture;
+
   // ---- building ----
   uint32_t AddSection(AppDomainSection s);                    // returns its index
   uint32_t AddType(TypeId id, std::string name, uint32_t section, bool placeholder = false);
@@ -140,7 +146,7 @@ class Snapshot {
   // Releases spare capacity in every column.
   void ShrinkToFit();
 
-  friend bool operator==(const Snapshot& a, const Snapshot& b);  // ignores `source`
+  friend bool operator==(const Snapshot& a, const Snapshot& b);  // all but `source`
 };
 
 }  // namespace xrpm

@@ -95,6 +95,10 @@ struct CaptureResult {
   CaptureStats stats;
 };
 
+// The model's capture metadata (Snapshot::capture) for a capture from `device` with `stats`,
+// stamped with the host's wall clock now.
+CaptureInfo MakeCaptureInfo(const DeviceInfo& device, const CaptureStats& stats);
+
 class HostClient {
  public:
   explicit HostClient(ClientOptions options);

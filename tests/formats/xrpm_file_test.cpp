@@ -1,0 +1,450 @@
+// .xrpm files: lossless round trips (random models with capture metadata and root origins, the
+// realistic game heap, extra parts), .gclog -> .xrpm -> .gclog byte identity, and every kind of
+// corruption the reader documents (docs/FORMAT.md): truncation at each part boundary, a flipped
+// byte in each part and in its block table, absurd counts, unknown parts, a newer version.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <random>
+#include <sstream>
+#include <string>
+
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
+#include "netcf_gen.h"
+#include "xrpm/core/formats/xrpm_file.h"
+#include "xrpm/core/netcf_reader.h"
+#include "xrpm/core/netcf_writer.h"
+#include "xrpm/core/snapshot_io.h"
+
+namespace xrpm {
+namespace {
+
+class TempDir {
+ public:
+  TempDir() {
+    char tmpl[] = "/tmp/xrpm-file-test-XXXXXX";
+    dir_ = mkdtemp(tmpl);
+  }
+  ~TempDir() { std::system(("rm -rf '" + dir_ + "'").c_str()); }
+  std::string Path(const std::string& name) const { return dir_ + "/" + name; }
+
+ private:
+  std::string dir_;
+};
+
+std::string ReadAll(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+void WriteAll(const std::string& path, const std::string& bytes) {
+  std::ofstream(path, std::ios::binary | std::ios::trunc) << bytes;
+}
+
+CaptureInfo SampleCapture(uint64_t seed) {
+  CaptureInfo c;
+  c.endpoint = "127.0.0.1:" + std::to_string(4510 + seed % 7);
+  c.agent_name = "xrpm-agent 0.1.0";
+  c.protocol_version = 3;
+  c.capabilities = 0x1f;
+  c.runtime_name = "NETCF emulator";
+  c.runtime_version = "3.5.7283";
+  c.app_name = "bubbles.exe";
+  c.platform = "Xbox 360 (emulated) ünïcode";
+  c.pointer_bytes = 4;
+  c.big_endian = seed & 1;
+  c.dump_version = 2;
+  c.app_domain_count = 1 + seed % 3;
+  c.boot_ms = 123456789 + seed;
+  c.capture_id = static_cast<uint32_t>(seed + 1);
+  c.captured_at_unix_ms = -5 + static_cast<int64_t>(seed) * 1000;  // negative survives too
+  c.batches = 17;
+  c.wire_bytes = 1234567;
+  c.pause_us = 35210;
+  c.gc_us = 1200;
+  c.walk_us = 30000;
+  c.stop_wait_us = 10;
+  c.stall_us = 4000;
+  c.agent_peak_bytes = 1 << 20;
+  c.elapsed_us = 99999;
+  return c;
+}
+
+// A random model plus what only .xrpm keeps: root origins and capture metadata.
+Snapshot RichModel(uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  Snapshot s = testgen::RandomModel(rng);
+  if (seed % 3) {
+    s.root_origins = {"thread 3 / Game1.Update", "GCHandle table", "statics of Game1", ""};
+    for (size_t i = 0; i < s.root_count(); ++i)
+      s.root_origin[i] = (i % 5 == 4) ? kNoIndex : static_cast<uint32_t>(rng() % 4);
+  }
+  if (seed % 2) s.capture = SampleCapture(seed);
+  return s;
+}
+
+Snapshot GameHeap(uint64_t objects) {
+  std::string text;
+  testgen::WriteGameHeap(objects, 7, [&](std::string_view b) { text.append(b); });
+  Diagnostics d;
+  return ReadNetcf(text, "game", d);
+}
+
+TEST(XrpmFile, RandomModelsRoundTripInEveryField) {
+  TempDir t;
+  for (uint64_t seed = 0; seed < 60; ++seed) {
+    const Snapshot s = RichModel(seed);
+    const std::string path = t.Path("m.xrpm");
+    WriteXrpmFile(s, path);
+    XrpmContents c = ReadXrpmFile(path);
+    ASSERT_TRUE(c.snapshot == s) << "seed " << seed;
+    EXPECT_EQ(c.snapshot.capture.has_value(), s.capture.has_value());
+    EXPECT_TRUE(c.skipped.empty());
+    EXPECT_EQ(c.major, kXrpmMajorVersion);
+  }
+}
+
+TEST(XrpmFile, OperatorEqualsSeesCaptureMetadataAndOrigins) {
+  Snapshot a = RichModel(1), b = a;
+  ASSERT_TRUE(a == b);
+  b.capture->pause_us += 1;
+  EXPECT_FALSE(a == b);
+  b = a;
+  b.capture.reset();
+  EXPECT_FALSE(a == b);
+  b = a;
+  b.root_origins.push_back("x");
+  EXPECT_FALSE(a == b);
+}
+
+TEST(XrpmFile, MultiBlockHeapRoundTripsOnAnyThreadCount) {
+  TempDir t;
+  Snapshot s = GameHeap(300000);  // > 131072 objects: several blocks per column
+  s.capture = SampleCapture(3);
+  const std::string path = t.Path("g.xrpm");
+  WriteXrpmFile(s, path, {.threads = 3});
+  for (unsigned threads : {1u, 2u, 5u}) {
+    XrpmContents c = ReadXrpmFile(path, {.threads = threads});
+    EXPECT_TRUE(c.snapshot == s) << threads << " threads";
+  }
+  bool multi = false;
+  for (const XrpmPartInfo& p : ListXrpmParts(path)) multi |= p.tag == "OBID" && p.blocks > 1;
+  EXPECT_TRUE(multi);
+}
+
+TEST(XrpmFile, GclogToXrpmToGclogIsByteIdentical) {
+  TempDir t;
+  std::string text;
+  testgen::WriteGameHeap(50000, 3, [&](std::string_view b) { text.append(b); });
+  std::mt19937_64 rng(11);
+  for (int k = 0; k < 12; ++k) {
+    const std::string gclog = t.Path("in.gclog"), xrpm = t.Path("mid.xrpm"),
+                      back = t.Path("back.gclog");
+    if (k > 0) {  // random models in canonical form (several sections, placeholders, ...)
+      text.clear();
+      WriteNetcf(testgen::RandomModel(rng), [&](std::string_view b) { text.append(b); });
+    }
+    WriteAll(gclog, text);
+    Diagnostics d1, d2;
+    SaveSnapshot(LoadSnapshot(gclog, d1), xrpm);  // format by extension
+    EXPECT_EQ(FormatForPath(xrpm, true)->name, "xrpm");
+    SaveSnapshot(LoadSnapshot(xrpm, d2), back);
+    ASSERT_EQ(ReadAll(back), text) << "case " << k;
+  }
+}
+
+TEST(XrpmFile, DetectedByContentWhateverTheExtension) {
+  TempDir t;
+  const std::string path = t.Path("looks-like.gclog");
+  WriteXrpmFile(RichModel(5), path);
+  EXPECT_EQ(FormatForPath(path, true)->name, "xrpm");
+  Diagnostics d;
+  EXPECT_TRUE(LoadSnapshot(path, d) == RichModel(5));
+}
+
+TEST(XrpmFile, ExtraPartsRoundTripAndUnknownOptionalOnesAreSkippedWithANotice) {
+  TempDir t;
+  const Snapshot s = GameHeap(2000);
+  std::vector<uint64_t> seq(s.object_count());
+  std::vector<uint32_t> site(s.object_count());
+  for (size_t i = 0; i < seq.size(); ++i) {
+    seq[i] = 1000 + i * 3;
+    site[i] = static_cast<uint32_t>(i % 17);
+  }
+  XrpmWriteOptions w;
+  w.extra_parts.push_back(XrpmPart::Column<uint64_t>("aseq", seq, false, XrpmTransform::kDelta));
+  w.extra_parts.push_back(XrpmPart::Column<uint32_t>("asit", site));
+  w.extra_parts.push_back(XrpmPart::Blob("rfrm", std::string(100000, 'x') + "end"));
+  const std::string path = t.Path("x.xrpm");
+  WriteXrpmFile(s, path, w);
+
+  // A reader that knows none of them: the snapshot, and a notice per skipped part.
+  XrpmContents plain = ReadXrpmFile(path);
+  EXPECT_TRUE(plain.snapshot == s);
+  ASSERT_EQ(plain.skipped.size(), 3u);
+  EXPECT_NE(plain.skipped[0].find("skipped optional part 'aseq'"), std::string::npos)
+      << plain.skipped[0];
+  Diagnostics d;
+  EXPECT_TRUE(LoadSnapshot(path, d) == s);
+  ASSERT_EQ(d.total(), 3u);
+  EXPECT_EQ(d.kept()[2].code, "skipped-part");
+
+  // A reader that asks for two of them.
+  XrpmContents c = ReadXrpmFile(path, {.wanted = {"asit", "rfrm"}});
+  ASSERT_EQ(c.parts.size(), 2u);
+  EXPECT_EQ(c.parts[0].tag, "asit");
+  ASSERT_EQ(c.parts[0].values<uint32_t>().size(), site.size());
+  EXPECT_TRUE(std::equal(site.begin(), site.end(), c.parts[0].values<uint32_t>().begin()));
+  EXPECT_EQ(c.parts[1].tag, "rfrm");
+  EXPECT_EQ(std::string(c.parts[1].data.begin(), c.parts[1].data.end()),
+            std::string(100000, 'x') + "end");
+  ASSERT_EQ(c.skipped.size(), 1u);
+  XrpmContents all = ReadXrpmFile(path, {.wanted = {"aseq"}});
+  ASSERT_EQ(all.parts.size(), 1u);
+  EXPECT_TRUE(std::equal(seq.begin(), seq.end(), all.parts[0].values<uint64_t>().begin()));
+}
+
+TEST(XrpmFile, MalformedExtraPartsAreRefusedBeforeWriting) {
+  TempDir t;
+  const std::string path = t.Path("bad.xrpm");
+  auto write_with = [&](XrpmPart p) {
+    XrpmWriteOptions w;
+    w.extra_parts.push_back(std::move(p));
+    WriteXrpmFile(RichModel(1), path, w);
+  };
+  EXPECT_THROW(write_with(XrpmPart::Blob("toolong", "x")), std::invalid_argument);
+  EXPECT_THROW(write_with(XrpmPart::Blob("OBID", "x")), std::invalid_argument);  // duplicate
+  XrpmPart odd = XrpmPart::Blob("odd1", "abc");
+  odd.width = 2;
+  EXPECT_THROW(write_with(std::move(odd)), std::invalid_argument);
+  EXPECT_EQ(access(path.c_str(), F_OK), -1) << "no file, not even a half-written one";
+}
+
+// ---- corruption ----
+
+struct Part {
+  std::string tag;
+  uint64_t toc_at, offset, stored;
+  uint32_t blocks;
+};
+
+uint64_t U64(const std::string& b, size_t at) {
+  uint64_t v;
+  std::memcpy(&v, b.data() + at, 8);
+  return v;
+}
+uint32_t U32(const std::string& b, size_t at) {
+  uint32_t v;
+  std::memcpy(&v, b.data() + at, 4);
+  return v;
+}
+void Put64(std::string& b, size_t at, uint64_t v) {
+  std::memcpy(b.data() + at, &v, 8);
+}
+void Put32(std::string& b, size_t at, uint32_t v) {
+  std::memcpy(b.data() + at, &v, 4);
+}
+
+std::vector<Part> Parts(const std::string& b) {
+  std::vector<Part> v;
+  const uint32_t n = U32(b, 12);
+  for (uint32_t i = 0; i < n; ++i) {
+    const size_t at = 64 + 64 * i;
+    v.push_back({b.substr(at, 4), at, U64(b, at + 16), U64(b, at + 24), U32(b, at + 32)});
+  }
+  return v;
+}
+
+// Recomputes the TOC and header checksums after an edit of the TOC.
+void Reseal(std::string& b) {
+  const uint32_t n = U32(b, 12);
+  Put64(b, 24, XXH3_64bits(b.data() + 64, 64 * n));
+  Put64(b, 56, XXH3_64bits(b.data(), 56));
+}
+
+// The InputError a read of `bytes` throws ("" if none).
+std::string ErrorOf(const TempDir& t, const std::string& bytes, std::string* code = nullptr) {
+  const std::string path = t.Path("bad.xrpm");
+  WriteAll(path, bytes);
+  try {
+    ReadXrpmFile(path);
+  } catch (const InputError& e) {
+    if (code) *code = e.diagnostic().code;
+    return e.what();
+  }
+  return "";
+}
+
+class XrpmCorruption : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    Snapshot s = GameHeap(150000);  // two blocks in the 8-byte columns
+    s.capture = SampleCapture(2);
+    s.root_origins = {"thread 1 / Game1.Draw"};
+    for (size_t i = 0; i < s.root_count(); i += 2) s.root_origin[i] = 0;
+    WriteXrpmFile(s, t_.Path("good.xrpm"));
+    good_ = ReadAll(t_.Path("good.xrpm"));
+    parts_ = Parts(good_);
+    ASSERT_GE(parts_.size(), 14u);
+  }
+  TempDir t_;
+  std::string good_;
+  std::vector<Part> parts_;
+};
+
+TEST_F(XrpmCorruption, TruncationAtEveryPartBoundaryNamesThePartCutOff) {
+  for (size_t i = 0; i < parts_.size(); ++i) {
+    const Part& p = parts_[i];
+    for (uint64_t cut : {p.offset, p.offset + p.stored / 2, p.offset + p.stored - 1}) {
+      if (cut >= good_.size() || (p.stored == 0 && cut != p.offset)) continue;
+      std::string code;
+      const std::string e = ErrorOf(t_, good_.substr(0, cut), &code);
+      EXPECT_EQ(code, "truncated") << e;
+      // The first part that does not fit is named: the one starting at the cut, unless it is
+      // empty and an earlier one is cut.
+      EXPECT_NE(e.find("truncated"), std::string::npos) << e;
+      EXPECT_NE(e.find("at byte offset " + std::to_string(cut)), std::string::npos) << e;
+      if (p.stored) {
+        EXPECT_NE(e.find("part '" + p.tag + "'"), std::string::npos) << e;
+      }
+    }
+  }
+  std::string code;
+  EXPECT_NE(ErrorOf(t_, good_.substr(0, 100), &code).find("table of contents"), std::string::npos);
+  EXPECT_EQ(code, "truncated");
+  EXPECT_NE(ErrorOf(t_, good_.substr(0, 20), &code).find("header"), std::string::npos);
+  EXPECT_EQ(code, "truncated");
+  EXPECT_NE(ErrorOf(t_, good_ + "x", &code).find("1 unexpected bytes after the end"),
+            std::string::npos);
+  EXPECT_EQ(code, "trailing-bytes");
+}
+
+TEST_F(XrpmCorruption, AFlippedByteInEachPartIsAChecksumErrorNamingThePart) {
+  for (const Part& p : parts_) {
+    if (p.stored == 0) continue;
+    // In the first block's data, and in the block table at the end of the part.
+    for (uint64_t at : {p.offset, p.offset + p.stored - 1}) {
+      std::string b = good_;
+      b[at] = static_cast<char>(b[at] ^ 0x20);
+      std::string code;
+      const std::string e = ErrorOf(t_, b, &code);
+      EXPECT_EQ(code, "checksum") << e;
+      EXPECT_NE(e.find("part '" + p.tag + "'"), std::string::npos) << e;
+      EXPECT_NE(e.find("checksum mismatch"), std::string::npos) << e;
+    }
+  }
+  for (uint64_t at : {uint64_t{20}, uint64_t{64 + 3}, uint64_t{64 + 64 * 5 + 10}}) {
+    std::string b = good_;
+    b[at] = static_cast<char>(b[at] ^ 1);
+    std::string code;
+    const std::string e = ErrorOf(t_, b, &code);
+    EXPECT_EQ(code, "checksum") << e;
+    EXPECT_NE(e.find(at < 64 ? "header checksum" : "table of contents checksum"), std::string::npos)
+        << e;
+  }
+}
+
+TEST_F(XrpmCorruption, AbsurdCountsAreRefusedBeforeAllocating) {
+  for (const Part& p : parts_) {
+    std::string b = good_;
+    Put64(b, p.toc_at + 8, uint64_t{1} << 40);  // 2^40 values in the same blocks
+    Reseal(b);
+    std::string code;
+    const std::string e = ErrorOf(t_, b, &code);
+    EXPECT_EQ(code, "bad-count") << e;
+    EXPECT_NE(e.find("part '" + p.tag + "'"), std::string::npos) << e;
+    EXPECT_NE(e.find("absurd count"), std::string::npos) << e;
+  }
+  // Blocks claiming a huge block table.
+  std::string b = good_;
+  const Part& refs = parts_[8];
+  ASSERT_EQ(refs.tag, "REFS");
+  Put32(b, refs.toc_at + 32, 0x7fffffff);
+  Put32(b, refs.toc_at + 36, 1);
+  Reseal(b);
+  std::string code;
+  EXPECT_NE(ErrorOf(t_, b, &code).find("absurd count"), std::string::npos);
+  EXPECT_EQ(code, "bad-count");
+  // Object columns that disagree.
+  b = good_;
+  const Part& types = parts_[5];
+  ASSERT_EQ(types.tag, "OTYP");
+  Put64(b, types.toc_at + 8, U64(b, types.toc_at + 8) - 1);
+  Reseal(b);
+  const std::string e = ErrorOf(t_, b, &code);
+  EXPECT_EQ(code, "bad-count") << e;
+}
+
+TEST_F(XrpmCorruption, AbsurdCountInsideAMetadataPartNamesIt) {
+  // A snapshot without origins: RORG is the 4-byte count 0, stored raw. Claim 2^32-1 origins
+  // and re-seal every checksum, so only the count check can catch it.
+  WriteXrpmFile(GameHeap(100), t_.Path("small.xrpm"));
+  std::string b = ReadAll(t_.Path("small.xrpm"));
+  const std::vector<Part> ps = Parts(b);
+  const Part& rorg = ps[2];
+  ASSERT_EQ(rorg.tag, "RORG");
+  ASSERT_EQ(rorg.stored, 4u + 16u);
+  Put32(b, rorg.offset, 0xffffffffu);
+  Put64(b, rorg.offset + 4 + 8, XXH3_64bits(b.data() + rorg.offset, 4));    // block checksum
+  Put64(b, rorg.toc_at + 40, XXH3_64bits(b.data() + rorg.offset + 4, 16));  // table checksum
+  Reseal(b);
+  std::string code;
+  const std::string e = ErrorOf(t_, b, &code);
+  EXPECT_EQ(code, "bad-part") << e;
+  EXPECT_NE(e.find("part 'RORG'"), std::string::npos) << e;
+  EXPECT_NE(e.find("a count of 4294967295 records"), std::string::npos) << e;
+}
+
+TEST_F(XrpmCorruption, NewerMajorVersionNamesBothVersions) {
+  std::string b = good_;
+  b[8] = 2;  // major 2
+  b[10] = 7;
+  std::string code;
+  std::string e = ErrorOf(t_, b, &code);
+  EXPECT_EQ(code, "newer-version");
+  EXPECT_NE(e.find("format version 2.7, newer than this reader's 1.0"), std::string::npos) << e;
+  // A newer minor version of the same major reads.
+  b = good_;
+  b[10] = 9;
+  Reseal(b);
+  EXPECT_EQ(ErrorOf(t_, b), "");
+}
+
+TEST_F(XrpmCorruption, UnknownRequiredPartIsRefusedUnknownOptionalSkipped) {
+  XrpmWriteOptions w;
+  w.extra_parts.push_back(XrpmPart::Blob("futr", "from a newer xrpm", true));
+  WriteXrpmFile(GameHeap(10), t_.Path("req.xrpm"), w);
+  std::string code;
+  const std::string e = ErrorOf(t_, ReadAll(t_.Path("req.xrpm")), &code);
+  EXPECT_EQ(code, "unknown-part");
+  EXPECT_NE(e.find("part 'futr'"), std::string::npos) << e;
+  EXPECT_NE(e.find("needs a newer xrpm"), std::string::npos) << e;
+  // The same part marked optional (flag byte cleared, re-sealed) is skipped with a notice.
+  std::string b = ReadAll(t_.Path("req.xrpm"));
+  const std::vector<Part> ps = Parts(b);
+  b[ps.back().toc_at + 4] = 0;
+  Reseal(b);
+  WriteAll(t_.Path("opt.xrpm"), b);
+  XrpmContents c = ReadXrpmFile(t_.Path("opt.xrpm"));
+  ASSERT_EQ(c.skipped.size(), 1u);
+  EXPECT_NE(c.skipped[0].find("'futr'"), std::string::npos);
+  EXPECT_TRUE(c.snapshot == GameHeap(10));
+}
+
+TEST_F(XrpmCorruption, NotAnXrpmFile) {
+  std::string code;
+  EXPECT_NE(ErrorOf(t_, "a 2 bubbles.exe\n" + std::string(100, ' '), &code).find("not an .xrpm"),
+            std::string::npos);
+  EXPECT_EQ(code, "bad-magic");
+  EXPECT_NE(ErrorOf(t_, "", &code).find("not an .xrpm"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace xrpm
