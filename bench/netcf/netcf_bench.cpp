@@ -4,6 +4,9 @@
 //   netcf_bench gen N SEED OUT         write a realistic canonical dump of N objects
 //   netcf_bench parse FILE [THREADS]   load it; print time, MB/s, objects/s, peak RSS
 //   netcf_bench write FILE OUT         load it, then time writing it back (atomic file)
+//   netcf_bench xrpm-write FILE X G    load the .gclog FILE, then time writing it as .xrpm (X) and
+//                                      as .gclog (G), one after the other: the same-run ratio
+//   netcf_bench xrpm-open X [THREADS]  open the .xrpm X; print time, peak RSS against the model
 //
 // Output is one line of key=value pairs for run_bench.sh to collect.
 #include <sys/resource.h>
@@ -15,6 +18,7 @@
 
 #include "netcf_gen.h"
 #include "xrpm/core/atomic_file.h"
+#include "xrpm/core/formats/xrpm_file.h"
 #include "xrpm/core/netcf_reader.h"
 #include "xrpm/core/netcf_writer.h"
 
@@ -39,9 +43,20 @@ long MaxRssKb() {
   return ru.ru_maxrss;
 }
 
+uint64_t FileBytes(const char* path) {
+  uint64_t bytes = 0;
+  if (FILE* f = std::fopen(path, "rb")) {
+    std::fseek(f, 0, SEEK_END);
+    bytes = static_cast<uint64_t>(std::ftell(f));
+    std::fclose(f);
+  }
+  return bytes;
+}
+
 int Usage() {
   std::fprintf(stderr,
-               "usage: netcf_bench gen N SEED OUT | parse FILE [THREADS] | write FILE OUT\n");
+               "usage: netcf_bench gen N SEED OUT | parse FILE [THREADS] | write FILE OUT |\n"
+               "       xrpm-write FILE OUT.xrpm OUT.gclog | xrpm-open FILE.xrpm [THREADS]\n");
   return 2;
 }
 
@@ -122,6 +137,44 @@ int main(int argc, char** argv) {
       std::printf("write_s=%.3f write_cpu_s=%.3f bytes=%llu MBps=%.0f Mobjps=%.2f\n", w, wcpu,
                   static_cast<unsigned long long>(bytes), static_cast<double>(bytes) / w / 1e6,
                   static_cast<double>(s.object_count()) / w / 1e6);
+      return 0;
+    }
+    if (mode == "xrpm-write" && argc == 5) {
+      double secs, cpu;
+      long before, after;
+      Snapshot s = Load(argv[2], 0, secs, cpu, before, after);
+      auto timed = [&](auto&& write, const char* path, const char* key) {
+        const double c0 = CpuSeconds();
+        const double t0 = Now();
+        write(path);
+        const double w = Now() - t0;
+        std::printf("%s_s=%.3f %s_cpu_s=%.3f %s_bytes=%llu ", key, w, key, CpuSeconds() - c0, key,
+                    static_cast<unsigned long long>(FileBytes(path)));
+        return w;
+      };
+      const double x = timed([&](const char* p) { WriteXrpmFile(s, p); }, argv[3], "xrpm_write");
+      const double g = timed([&](const char* p) { WriteNetcfFile(s, p); }, argv[4], "gclog_write");
+      std::printf("write_ratio=%.3f size_ratio=%.3f\n", x / g,
+                  static_cast<double>(FileBytes(argv[3])) / static_cast<double>(FileBytes(argv[4])));
+      return 0;
+    }
+    if (mode == "xrpm-open" && (argc == 3 || argc == 4)) {
+      XrpmReadOptions o;
+      o.threads = argc == 4 ? static_cast<unsigned>(std::atoi(argv[3])) : 0;
+      const long before = MaxRssKb();
+      const double c0 = CpuSeconds();
+      const double t0 = Now();
+      XrpmContents c = ReadXrpmFile(argv[2], o);
+      const double secs = Now() - t0;
+      const double cpu = CpuSeconds() - c0;
+      const double peak = static_cast<double>(MaxRssKb() - before) * 1024.0;
+      const double model = static_cast<double>(c.snapshot.MemoryBytes());
+      std::printf(
+          "open_s=%.3f open_cpu_s=%.3f bytes=%llu objects=%zu refs=%zu peak_rss_delta_MB=%.1f "
+          "model_MB=%.1f peak_vs_model=%.3f\n",
+          secs, cpu, static_cast<unsigned long long>(FileBytes(argv[2])),
+          c.snapshot.object_count(), c.snapshot.ref_count(), peak / 1e6, model / 1e6,
+          peak / model);
       return 0;
     }
   } catch (const std::exception& e) {

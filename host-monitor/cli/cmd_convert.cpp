@@ -1,5 +1,7 @@
 // `xrpm convert IN OUT`: reads a snapshot in any readable format and writes it in canonical
-// form (atomically), choosing formats by --from/--to or by content/extension.
+// form (atomically), choosing formats by --from/--to or by content/extension. What the output
+// format cannot keep (root origins, capture metadata: see docs/FORMAT.md) is said on stderr
+// and listed in the JSON's "dropped".
 #include "cli_common.h"
 #include "verb.h"
 #include "xrpm/core/snapshot_io.h"
@@ -20,6 +22,9 @@ int Run(const Opts& o) {
     const FormatInfo* f = FormatForPath(o.out, false);
     to = f ? f->name : "netcf";
   }
+  const std::vector<std::string> lost = FormatLosses(l.snap, to);
+  for (const std::string& x : lost)
+    std::fprintf(stderr, "note: %s does not keep %s\n", to.c_str(), x.c_str());
   SaveSnapshot(l.snap, o.out, to);
   const Snapshot& s = l.snap;
   if (o.json) {
@@ -32,6 +37,7 @@ int Run(const Opts& o) {
                {"objects", s.object_count()},
                {"references", s.ref_count()},
                {"roots", s.root_count()},
+               {"dropped", lost},
                {"diagnostics", DiagnosticsJson(l.diags)}});
   } else {
     std::printf("wrote %s (%s): %s section(s), %s objects, %s references, %s roots\n",

@@ -1,5 +1,6 @@
 // `xrpm info FILE`: what a snapshot file holds: its sections, counts, totals and problems.
 #include <array>
+#include <ctime>
 
 #include "cli_common.h"
 #include "verb.h"
@@ -37,6 +38,53 @@ std::string Duration(const AppDomainSection& s) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.3f s", static_cast<double>(*s.end_ms - *s.start_ms) / 1000.0);
   return buf;
+}
+
+nlohmann::json CaptureJson(const CaptureInfo& c) {
+  return {{"endpoint", c.endpoint},
+          {"agent", c.agent_name},
+          {"protocol_version", c.protocol_version},
+          {"runtime", c.runtime_name},
+          {"runtime_version", c.runtime_version},
+          {"app", c.app_name},
+          {"platform", c.platform},
+          {"pointer_bytes", c.pointer_bytes},
+          {"big_endian", c.big_endian},
+          {"capture_id", c.capture_id},
+          {"captured_at_unix_ms", c.captured_at_unix_ms},
+          {"batches", c.batches},
+          {"wire_bytes", c.wire_bytes},
+          {"pause_us", c.pause_us},
+          {"gc_us", c.gc_us},
+          {"walk_us", c.walk_us},
+          {"stop_wait_us", c.stop_wait_us},
+          {"stall_us", c.stall_us},
+          {"agent_peak_bytes", c.agent_peak_bytes},
+          {"elapsed_us", c.elapsed_us}};
+}
+
+// The capture's metadata as a short text block (files that keep it: .xrpm).
+void PrintCapture(const CaptureInfo& c) {
+  const std::time_t t = static_cast<std::time_t>(c.captured_at_unix_ms / 1000);
+  char when[32] = "-";
+  if (std::tm tm{}; gmtime_r(&t, &tm)) std::strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S UTC", &tm);
+  auto ms = [](uint64_t us) {
+    char b[32];
+    std::snprintf(b, sizeof b, "%.1f ms", static_cast<double>(us) / 1000.0);
+    return std::string(b);
+  };
+  std::printf("\nCapture\n");
+  using A = TextTable::Align;
+  TextTable t2({{"", A::kLeft}, {"", A::kLeft}});
+  t2.AddRow({"device", c.app_name + " on " + c.runtime_name + " " + c.runtime_version + " (" +
+                           c.platform + ", " + std::to_string(c.pointer_bytes * 8) + "-bit)"});
+  t2.AddRow({"from", c.endpoint + ", " + c.agent_name});
+  t2.AddRow({"taken", std::string(when) + ", capture " + std::to_string(c.capture_id)});
+  t2.AddRow({"game paused", ms(c.pause_us) + " (GC " + ms(c.gc_us) + ", walk " + ms(c.walk_us) + ")"});
+  t2.AddRow({"transfer", HumanBytes(c.wire_bytes) + " in " + Thousands(c.batches) + " batches, " +
+                             ms(c.elapsed_us) + " in all"});
+  t2.AddRow({"agent memory", HumanBytes(c.agent_peak_bytes) + " at the peak"});
+  t2.Print(stdout, 2);
 }
 
 int Run(const Opts& o) {
@@ -97,6 +145,8 @@ int Run(const Opts& o) {
                {"sampled", sampled},
                {"roots_by_kind", kinds},
                {"roots_by_flag", {{"pinned", pinned}, {"weak", weak}, {"interior", interior}}},
+               {"root_origins", s.root_origins.size()},
+               {"capture", s.capture ? CaptureJson(*s.capture) : nlohmann::json()},
                {"diagnostics", DiagnosticsJson(l.diags)}});
     return kExitOk;
   }
@@ -130,6 +180,8 @@ int Run(const Opts& o) {
   }
   std::printf("Sections: %zu\n", s.sections.size());
   if (secs.rows()) secs.Print(stdout, 2);
+
+  if (s.capture) PrintCapture(*s.capture);
 
   std::printf("\nTotals\n");
   TextTable tot({{"", A::kLeft}, {"", A::kRight}, {"", A::kLeft}});

@@ -188,15 +188,25 @@ void App::ShowSaveDialog(uint32_t id) {
   save_doc_ = id;
   std::string name =
       d->path.empty() ? d->title : std::filesystem::path(d->path).filename().string();
+  if (d->path.empty()) {
+    // "Capture 1 — bubbles.exe" -> "Capture_1-bubbles": a file name without the app's ".exe".
+    if (size_t dash = name.find(" — "); dash != std::string::npos) name.replace(dash, 5, "-");
+    if (name.size() > 4 && name.compare(name.size() - 4, 4, ".exe") == 0) name.resize(name.size() - 4);
+  }
   for (char& c : name)
     if (c == ' ' || c == '/') c = '_';
-  // Import-only formats (.gcdump) are saved as .gclog by default.
+  // Import-only formats (.gcdump) cannot be written: their extension goes.
   const FormatInfo* f = FormatForPath(name, /*for_reading=*/false);
   if (f && !f->can_write) name = std::filesystem::path(name).replace_extension().string();
-  if (std::filesystem::path(name).extension().empty()) name += ".gclog";
+  // Never saved (a capture), or no writable extension: the lossless .xrpm unless the user picks
+  // another format.
+  if (d->path.empty() || !FormatForPath(name, /*for_reading=*/false)) name += ".xrpm";
   std::string dir = d->path.empty() ? session_.settings().last_dir
                                     : std::filesystem::path(d->path).parent_path().string();
-  file_dialog_.Open(FileDialog::Mode::kSave, dir, name);
+  file_dialog_.Open(FileDialog::Mode::kSave, dir, name, true,
+                    [snap = d->snapshot](const std::string& format) {
+                      return FormatLosses(*snap, format);
+                    });
 }
 
 void App::AskClose(uint32_t id) {
@@ -244,7 +254,8 @@ void App::DrawMenuBar() {
   if (ImGui::BeginMenu("Help")) {
     ImGui::TextUnformatted("xrpm monitor 0.1 — Remote Performance Monitor for NETCF / XNA heaps");
     TextMuted(
-        "Drop snapshot files (.gclog, IBM classic .txt, .gcdump) on the window to open them.");
+        "Drop snapshot files (.xrpm, .gclog, IBM classic .txt, .gcdump) on the window to open "
+        "them.");
     TextMuted("Ctrl+O open, Ctrl+S save, Ctrl+F find type, Ctrl+W close, Ctrl+Q quit.");
     TextMuted("Settings: " + session_.config_dir());
     ImGui::EndMenu();
@@ -268,8 +279,8 @@ void App::DrawSnapshotList() {
   if (docs.empty()) {
     ImGui::PushTextWrapPos(0);
     TextMuted(
-        "No snapshot yet. Capture one from a device, open a .gclog, IBM classic .txt or .NET "
-        ".gcdump (Ctrl+O) or drop files on this window.");
+        "No snapshot yet. Capture one from a device, open a .xrpm, .gclog, IBM classic .txt or "
+        ".NET .gcdump (Ctrl+O) or drop files on this window.");
     ImGui::PopTextWrapPos();
   }
   uint32_t close_id = 0, save_id = 0;

@@ -30,9 +30,17 @@ bool KnownExtension(const std::string& file) {
 }  // namespace
 
 void FileDialog::Open(Mode mode, const std::string& dir, const std::string& suggested,
-                      bool snapshot_formats) {
+                      bool snapshot_formats, LossesFn losses) {
   mode_ = mode;
   snapshot_formats_ = snapshot_formats;
+  losses_ = std::move(losses);
+  // The suggested name's extension picks the format; else the first (lossless .xrpm).
+  format_ = 0;
+  if (const FormatInfo* f = FormatForPath(suggested, /*for_reading=*/false)) {
+    const auto writable = Writable();
+    for (int i = 0; i < int(writable.size()); ++i)
+      if (writable[i] == f) format_ = i;
+  }
   all_files_ = !snapshot_formats;
   open_ = true;
   just_opened_ = true;
@@ -96,7 +104,7 @@ std::optional<FileDialog::Result> FileDialog::Draw() {
   ImGui::SameLine();
   ImGui::TextUnformatted(dir_.string().c_str());
 
-  const float footer = ImGui::GetFrameHeightWithSpacing() * (mode_ == Mode::kSave ? 3.2f : 2.2f);
+  const float footer = ImGui::GetFrameHeightWithSpacing() * (mode_ == Mode::kSave ? 6.2f : 2.2f);
   bool confirm = false;
   if (ImGui::BeginChild("##list", ImVec2(0, -footer), true)) {
     for (const auto& d : dirs_) {
@@ -145,6 +153,19 @@ std::optional<FileDialog::Result> FileDialog::Draw() {
         }
       }
       ImGui::EndCombo();
+    }
+  }
+  if (mode_ == Mode::kSave && !writable.empty() && losses_) {
+    // The format the file will get: a typed extension of a writable format, else the choice.
+    const FormatInfo* f = writable[format_];
+    if (const FormatInfo* by_ext = FormatForPath(name_, false); by_ext && by_ext->can_write)
+      f = by_ext;
+    const std::vector<std::string> lost = losses_(f->name);
+    if (lost.empty()) {
+      TextMuted("Keeps everything this snapshot holds.");
+    } else {
+      TextColored(kWarn, f->extensions.front() + " does not keep:");
+      for (const std::string& l : lost) TextColored(kWarn, "  - " + l);
     }
   }
   if (!error_.empty()) TextColored(kBad, error_);

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -20,10 +21,15 @@ class FileDialog {
     std::string format;  // save: the chosen format name ("" = by extension)
   };
 
-  // Opens the dialog in `dir`; for saving, `suggested` is the proposed file name.
+  // What saving in a format would lose (snapshot_io's FormatLosses for the document).
+  using LossesFn = std::function<std::vector<std::string>(const std::string& format)>;
+
+  // Opens the dialog in `dir`; for saving, `suggested` is the proposed file name (its extension
+  // picks the initial format) and `losses`, when given, is shown under the format choice so the
+  // user reads what a lossy format drops before writing it.
   // `snapshot_formats` false: a plain file (CSV export): no format choice, all files listed.
   void Open(Mode mode, const std::string& dir, const std::string& suggested = {},
-            bool snapshot_formats = true);
+            bool snapshot_formats = true, LossesFn losses = {});
   bool is_open() const { return open_; }
   Mode mode() const { return mode_; }
   // Draws the dialog when open; returns the chosen path once, when the user confirms.
@@ -43,6 +49,7 @@ class FileDialog {
   int format_ = 0;  // index into the writable formats (save)
   bool all_files_ = false;
   bool snapshot_formats_ = true;
+  LossesFn losses_;
 };
 
 }  // namespace xrpm::gui

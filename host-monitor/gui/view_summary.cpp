@@ -1,8 +1,10 @@
-// Summary view: where the snapshot came from, totals per AppDomain section, roots by
+// Summary view: where the snapshot came from (for a capture: the device and what the capture
+// cost, also when reopened from .xrpm), totals per AppDomain section, roots by
 // descriptor, the largest types at a glance, and the reader's problems with the file.
 #include <imgui.h>
 
 #include <algorithm>
+#include <ctime>
 
 #include "app.h"
 #include "view_common.h"
@@ -90,6 +92,29 @@ void DrawAnalysisSummary(App& app, SnapshotDoc& doc) {
   for (size_t i = 0; i < a.suspects.size(); ++i) DrawSuspect(app, doc, a.suspects[i], i);
 }
 
+// What the capture cost and where it came from: live, and again when reopened from .xrpm.
+void DrawCaptureInfo(const CaptureInfo& c, float width) {
+  ImGui::Spacing();
+  TextMuted("Capture");
+  if (!ImGui::BeginTable("capture", 2, ImGuiTableFlags_SizingFixedFit, ImVec2(width, 0))) return;
+  ImGui::TableSetupColumn("k", ImGuiTableColumnFlags_WidthFixed, 150);
+  ImGui::TableSetupColumn("v", ImGuiTableColumnFlags_WidthStretch);
+  const std::time_t t = static_cast<std::time_t>(c.captured_at_unix_ms / 1000);
+  char when[40] = "-";
+  if (std::tm tm{}; localtime_r(&t, &tm)) std::strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S", &tm);
+  Row("Device", c.app_name + " on " + c.runtime_name + " " + c.runtime_version);
+  Row("Platform", c.platform + ", " + std::to_string(c.pointer_bytes * 8) + "-bit");
+  Row("From", c.endpoint);
+  Row("Captured", std::string(when));
+  Row("Game paused", FormatDuration(double(c.pause_us) / 1e6) + " (GC " +
+                         FormatDuration(double(c.gc_us) / 1e6) + ", walk " +
+                         FormatDuration(double(c.walk_us) / 1e6) + ")");
+  Row("Transfer", FormatBytes(c.wire_bytes) + " in " + FormatCount(c.batches) + " batches, " +
+                      FormatDuration(double(c.elapsed_us) / 1e6));
+  Row("Agent memory", FormatBytes(c.agent_peak_bytes) + " at the peak");
+  ImGui::EndTable();
+}
+
 }  // namespace
 
 void DrawSummaryView(App& app, SnapshotDoc& doc) {
@@ -128,6 +153,7 @@ void DrawSummaryView(App& app, SnapshotDoc& doc) {
         FormatBytes(snap.MemoryBytes() + (doc.analysis ? doc.analysis->MemoryBytes() : 0)));
     ImGui::EndTable();
   }
+  if (snap.capture) DrawCaptureInfo(*snap.capture, half);
   ImGui::EndGroup();
   ImGui::SameLine(0, 16);
   ImGui::BeginGroup();

@@ -91,6 +91,44 @@ TEST_F(AppSessionTest, SaveThenOpenRoundTripsAndUpdatesRecentFiles) {
   EXPECT_EQ(d->title, "demo.gclog");
 }
 
+// A capture saved as .xrpm keeps its origins and capture metadata; saved as .gclog, the log says
+// what the file does not keep (the save dialog shows the same list before writing).
+TEST_F(AppSessionTest, CaptureSavedAsXrpmKeepsEverythingAndGclogSaysWhatItDrops) {
+  Snapshot snap;
+  snap.AddSection({.name = "bubbles.exe"});
+  snap.AddType(1, "Game.Bubble", 0);
+  snap.AddObject(0x10, 0, 12, {});
+  snap.root_origins = {"thread 1 / Game1.Update"};
+  snap.AddRoot(0x10, RootKind::kLocal, 0, 0, 0);
+  snap.CloseSectionRanges();
+  snap.capture = CaptureInfo{};
+  snap.capture->app_name = "bubbles.exe";
+  snap.capture->pause_us = 4321;
+  const Snapshot original = snap;
+  AppSession s(Opts());
+  const uint32_t id = s.AddSnapshot(std::move(snap), DocOrigin::kCaptured, "");
+  ASSERT_TRUE(s.WaitIdle(60s));
+  s.SaveAs(id, dir + "/c.gclog");
+  ASSERT_TRUE(s.WaitIdle(60s));
+  std::string warnings;
+  for (const LogEntry& e : s.log())
+    if (e.level == LogEntry::kWarning) warnings += e.text + "\n";
+  EXPECT_NE(warnings.find("does not keep root origins of 1 roots"), std::string::npos) << warnings;
+  EXPECT_NE(warnings.find("does not keep the capture's metadata"), std::string::npos) << warnings;
+
+  const size_t before = s.log().size();
+  s.SaveAs(id, dir + "/c.xrpm");
+  ASSERT_TRUE(s.WaitIdle(60s));
+  for (size_t i = before; i < s.log().size(); ++i)
+    EXPECT_NE(s.log()[i].level, LogEntry::kWarning) << s.log()[i].text;
+  const uint32_t back = s.OpenFile(dir + "/c.xrpm");
+  ASSERT_TRUE(s.WaitIdle(60s));
+  ASSERT_EQ(s.doc(back)->state, DocState::kReady) << s.doc(back)->problem;
+  EXPECT_TRUE(*s.doc(back)->snapshot == original);
+  EXPECT_EQ(s.settings().recent_files.front(),
+            std::filesystem::path(dir + "/c.xrpm").lexically_normal().string());
+}
+
 TEST_F(AppSessionTest, OpeningABadFileFailsInPlainWordsWithoutCrashing) {
   AppSession s(Opts());
   const uint32_t missing = s.OpenFile(dir + "/nope.gclog");

@@ -261,6 +261,63 @@ TEST_F(MonitorE2E, KeyboardShortcutsFileDialogsAndUnsavedPrompts) {
   ExpectShowsAView(dir + "/quit.png");
 }
 
+// A capture is saved as lossless .xrpm unless the user picks another format; choosing .gclog,
+// the dialog lists what that format drops before anything is written; the .xrpm reopens (as a
+// dropped file) with the capture's metadata.
+TEST_F(MonitorE2E, CaptureSavesAsXrpmByDefaultAndTheDialogSaysWhatGclogDrops) {
+  if (!HaveXvfb()) GTEST_SKIP() << "xvfb-run is not installed";
+  const int port = 20000 + int((getpid() + 7919) % 20000);
+  fs::create_directories(dir + "/config/xrpm");
+  std::ofstream(dir + "/config/xrpm/settings.json") << "{\"port\": " << port << "}";
+  RunResult r = Monitor(
+      "launch-emulator bubbles\n"
+      "wait-counters 2\n"
+      "capture\n"
+      "key ctrl+s\n"  // never saved: Save As, .xrpm proposed
+      "expect-dialog save\n"
+      "screenshot save-xrpm.png\n"
+      "key enter\n"
+      "expect-dialog none\n"
+      "wait-idle\n"
+      "state xrpm.json\n"
+      "key ctrl+s\n"  // saved and unchanged: Save As again, now as .gclog
+      "expect-dialog save\n"
+      "key ctrl+a\n"
+      "type cap.gclog\n"
+      "screenshot save-gclog.png\n"
+      "key enter\n"
+      "expect-dialog none\n"
+      "wait-idle\n"
+      "state gclog.json\n"
+      "disconnect\n"
+      "drop Capture_1-bubbles.xrpm\n"
+      "view summary\n"
+      "screenshot reopened.png\n"
+      "state reopened.json\n"
+      "quit\n");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const auto x = State("xrpm.json")["docs"][0];
+  EXPECT_EQ(x["unsaved"], false);
+  EXPECT_EQ(fs::path(x["path"].get<std::string>()).filename(), "Capture_1-bubbles.xrpm");
+  std::ifstream in(dir + "/Capture_1-bubbles.xrpm", std::ios::binary);
+  std::string magic(4, '\0');
+  in.read(magic.data(), 4);
+  EXPECT_EQ(magic, "XRPM");
+  EXPECT_EQ(fs::path(State("gclog.json")["docs"][0]["path"].get<std::string>()).filename(),
+            "cap.gclog");
+  std::ifstream gclog(dir + "/cap.gclog");
+  std::string first;
+  std::getline(gclog, first);
+  EXPECT_EQ(first.rfind("a ", 0), 0u) << first;
+  const auto reopened = State("reopened.json")["docs"];
+  ASSERT_EQ(reopened.size(), 2u);
+  EXPECT_EQ(reopened[1]["origin"], "opened");
+  EXPECT_EQ(reopened[1]["objects"], reopened[0]["objects"]);
+  ExpectShowsAView(dir + "/save-xrpm.png");
+  ExpectShowsAView(dir + "/save-gclog.png");
+  ExpectShowsAView(dir + "/reopened.png");
+}
+
 TEST_F(MonitorE2E, LaunchEmulatorLiveCountersCaptureAndSave) {
   if (!HaveXvfb()) GTEST_SKIP() << "xvfb-run is not installed";
   // A port of its own: tests run in parallel and 4510 may be in use.

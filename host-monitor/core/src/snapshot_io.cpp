@@ -177,6 +177,25 @@ Snapshot LoadSnapshot(const std::string& path, Diagnostics& diags, const ReadOpt
   return snap;
 }
 
+std::vector<std::string> FormatLosses(const Snapshot& snap, std::string_view format) {
+  const std::string f = Lower(format);
+  std::vector<std::string> lost;
+  if (f == "xrpm") return lost;
+  uint64_t with_origin = 0;
+  for (uint32_t o : snap.root_origin) with_origin += o != kNoIndex;
+  if (with_origin && f != "heapsnapshot")
+    lost.push_back("root origins of " + std::to_string(with_origin) +
+                   " roots (which thread, frame or handle table holds each root)");
+  if (snap.capture)
+    lost.push_back("the capture's metadata (device " + snap.capture->app_name + " on " +
+                   snap.capture->runtime_name + ", time, pause, GC and walk times, wire bytes, "
+                   "agent memory)");
+  if (snap.sections.size() > 1 && f != "netcf")
+    lost.push_back("the " + std::to_string(snap.sections.size()) +
+                   " AppDomain sections (merged into one heap)");
+  return lost;
+}
+
 void SaveSnapshot(const Snapshot& snap, const std::string& path, std::string_view format) {
   const FormatEntry* e = format.empty() ? EntryByExtension(path) : EntryByName(format);
   if (!e && format.empty()) e = EntryByName("netcf");

@@ -25,8 +25,6 @@ inline constexpr size_t kBlockEntryBytes = 16;
 inline constexpr uint32_t kMaxParts = 4096;
 // A block decodes to at most this many bytes (columns: 1 + values * packed width).
 inline constexpr uint32_t kMaxBlockRawBytes = 4u << 20;
-// What the writer aims for per block: big enough for zstd, small enough for many per thread.
-inline constexpr uint32_t kWriterBlockRawBytes = 1u << 20;
 
 inline constexpr uint8_t kFlagRequired = 1;
 inline constexpr uint8_t kCodecZstdBlocks = 1;

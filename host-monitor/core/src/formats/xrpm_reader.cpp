@@ -75,6 +75,9 @@ class FileReader {
     if (!S_ISREG(st.st_mode)) Fail(0, "open-failed", "not a regular file");
     size_ = static_cast<uint64_t>(st.st_size);
   }
+  // Reads from memory instead (ReadXrpm); `bytes` must outlive the reader.
+  FileReader(std::string_view bytes, std::string name)
+      : path_(std::move(name)), mem_(bytes), size_(bytes.size()) {}
   ~FileReader() {
     if (fd_ >= 0) ::close(fd_);
   }
@@ -92,6 +95,11 @@ class FileReader {
 
   // Reads exactly n bytes at `offset` (callers checked the range against size()).
   void Read(uint64_t offset, void* dst, size_t n) const {
+    if (fd_ < 0) {
+      if (offset > size_ || n > size_ - offset) Fail(offset, "read-failed", "read past the end");
+      if (n) std::memcpy(dst, mem_.data() + offset, n);
+      return;
+    }
     char* p = static_cast<char*>(dst);
     while (n) {
       const ssize_t r = ::pread(fd_, p, n, static_cast<off_t>(offset));
@@ -108,10 +116,20 @@ class FileReader {
 
   uint64_t size() const { return size_; }
   const std::string& path() const { return path_; }
+  // False only for fuzzing (XrpmReadOptions::verify_checksums).
+  bool verify = true;
+  // Fails with a checksum error unless the sums agree (or checks are off).
+  void CheckSum(uint64_t stored, uint64_t computed, uint64_t offset, const std::string& what) const {
+    if (verify && stored != computed)
+      Fail(offset, "checksum",
+           what + " checksum mismatch (stored " + Hex(stored) + ", computed " + Hex(computed) +
+               ")");
+  }
 
  private:
   std::string path_;
   int fd_ = -1;
+  std::string_view mem_;
   uint64_t size_ = 0;
 };
 
@@ -157,11 +175,7 @@ Layout ReadLayout(const FileReader& f) {
                std::to_string(kXrpmMinorVersion) + "; open it with a newer xrpm");
   if (h.major == 0)
     f.Fail(8, "bad-header", "format version 0." + std::to_string(h.minor) + " does not exist");
-  const uint64_t stored_sum = GetU64(head + 56), header_sum = Xxh3(head, 56);
-  if (stored_sum != header_sum)
-    f.Fail(0, "checksum",
-           "header checksum mismatch (stored " + Hex(stored_sum) + ", computed " + Hex(header_sum) +
-               ")");
+  f.CheckSum(GetU64(head + 56), Xxh3(head, 56), 0, "header");
   h.part_count = GetU32(head + 12);
   h.file_bytes = GetU64(head + 16);
   h.toc_xxh3 = GetU64(head + 24);
@@ -181,11 +195,7 @@ Layout ReadLayout(const FileReader& f) {
 
   std::string toc(static_cast<size_t>(front - kHeaderBytes), '\0');
   f.Read(kHeaderBytes, toc.data(), toc.size());
-  const uint64_t toc_sum = Xxh3(toc.data(), toc.size());
-  if (toc_sum != h.toc_xxh3)
-    f.Fail(kHeaderBytes, "checksum",
-           "table of contents checksum mismatch (stored " + Hex(h.toc_xxh3) + ", computed " +
-               Hex(toc_sum) + ")");
+  f.CheckSum(h.toc_xxh3, Xxh3(toc.data(), toc.size()), kHeaderBytes, "table of contents");
 
   uint64_t expect_offset = front;
   std::set<std::string> seen;
@@ -265,11 +275,8 @@ void ReadBlockTable(const FileReader& f, PartState& p) {
   const uint64_t table_at = e.offset + e.stored_bytes - table_bytes;
   std::string t(static_cast<size_t>(table_bytes), '\0');
   if (table_bytes) f.Read(table_at, t.data(), t.size());
-  const uint64_t sum = Xxh3(t.data(), t.size());
-  if (sum != e.block_table_xxh3)
-    f.FailPart(e, table_at, "checksum",
-               "block table checksum mismatch (stored " + Hex(e.block_table_xxh3) + ", computed " +
-                   Hex(sum) + ")");
+  f.CheckSum(e.block_table_xxh3, Xxh3(t.data(), t.size()), table_at,
+             "part '" + e.tag_string() + "': block table");
   p.blocks.resize(e.block_count);
   p.block_offset.resize(e.block_count);
   uint64_t at = e.offset;
@@ -319,11 +326,8 @@ void LoadBlock(const FileReader& f, const PartState& p, uint32_t b, Worker& w, c
   const uint64_t at = p.block_offset[b];
   w.stored.resize(be.stored_bytes);
   f.Read(at, w.stored.data(), be.stored_bytes);
-  const uint64_t sum = Xxh3(w.stored.data(), be.stored_bytes);
-  if (sum != be.xxh3)
-    f.FailPart(p.e, at, "checksum",
-               "block " + std::to_string(b) + " checksum mismatch (stored " + Hex(be.xxh3) +
-                   ", computed " + Hex(sum) + ")");
+  f.CheckSum(be.xxh3, Xxh3(w.stored.data(), be.stored_bytes), at,
+             "part '" + p.e.tag_string() + "': block " + std::to_string(b));
   if (be.stored_bytes == be.decoded_bytes) {
     std::memcpy(dst, w.stored.data(), be.stored_bytes);
     return;
@@ -470,22 +474,40 @@ class SnapshotLoader {
                   "absurd count: " + std::to_string(refs_) + " references without objects");
   }
 
+  // Sections follow each other and cover the columns; each owns its own types.
   void CheckSections(const Snapshot& s) {
     const PartState& sec = Need(kTagSections);
+    uint64_t ob = 0, rb = 0;
+    uint32_t tb = 0;
     for (size_t i = 0; i < s.sections.size(); ++i) {
       const AppDomainSection& a = s.sections[i];
-      if (a.types_begin > a.types_end || a.types_end > s.types.size() ||
-          a.objects_begin > a.objects_end || a.objects_end > objects_ ||
-          a.roots_begin > a.roots_end || a.roots_end > roots_)
+      if (a.types_begin != tb || a.types_end < a.types_begin || a.types_end > s.types.size() ||
+          a.objects_begin != ob || a.objects_end < a.objects_begin || a.objects_end > objects_ ||
+          a.roots_begin != rb || a.roots_end < a.roots_begin || a.roots_end > roots_)
         f_.FailPart(sec.e, sec.e.offset, "bad-part",
                     "section " + std::to_string(i) + " ranges (types " +
                         std::to_string(a.types_begin) + ".." + std::to_string(a.types_end) +
                         ", objects " + std::to_string(a.objects_begin) + ".." +
                         std::to_string(a.objects_end) + ", roots " + std::to_string(a.roots_begin) +
-                        ".." + std::to_string(a.roots_end) + ") exceed the file's " +
+                        ".." + std::to_string(a.roots_end) +
+                        ") do not follow the previous section's or exceed the file's " +
                         std::to_string(s.types.size()) + " types, " + std::to_string(objects_) +
                         " objects, " + std::to_string(roots_) + " roots");
+      for (uint32_t t = a.types_begin; t < a.types_end; ++t)
+        if (s.types[t].section != i)
+          f_.FailPart(sec.e, sec.e.offset, "bad-part",
+                      "type " + std::to_string(t) + " lies in section " + std::to_string(i) +
+                          "'s range but names section " + std::to_string(s.types[t].section));
+      ob = a.objects_end;
+      rb = a.roots_end;
+      tb = a.types_end;
     }
+    if (!s.sections.empty() && (ob != objects_ || rb != roots_ || tb != s.types.size()))
+      f_.FailPart(sec.e, sec.e.offset, "bad-part",
+                  "the sections cover " + std::to_string(tb) + " types, " + std::to_string(ob) +
+                      " objects and " + std::to_string(rb) + " roots of " +
+                      std::to_string(s.types.size()) + ", " + std::to_string(objects_) + " and " +
+                      std::to_string(roots_));
   }
 
   void Allocate(Snapshot& s, XrpmContents& out) {
@@ -521,7 +543,7 @@ class SnapshotLoader {
     struct Job {
       PartState* part;
       ColumnView col;
-      int check;  // 0 none, 1 type index, 2 origin index, 3 ref ends monotone
+      int check;  // 0 none, 1 type index, 2 origin index, 3 ref ends monotone, 4 root kind
     };
     std::vector<Job> jobs = {
         {&Need(kTagObjectId), View(s.object_id, XrpmTransform::kDelta), 0},
@@ -529,7 +551,7 @@ class SnapshotLoader {
         {&Need(kTagObjectSize), View(s.object_size, XrpmTransform::kNone), 0},
         {&Need(kTagRefEnd), View(s.ref_end, XrpmTransform::kDelta), 3},
         {&Need(kTagRootObject), View(s.root_object, XrpmTransform::kDelta), 0},
-        {&Need(kTagRootKind), View(s.root_kind, XrpmTransform::kNone), 0},
+        {&Need(kTagRootKind), View(s.root_kind, XrpmTransform::kNone), 4},
         {&Need(kTagRootFlags), View(s.root_flags, XrpmTransform::kNone), 0},
         {&Need(kTagRootContainer), View(s.root_container, XrpmTransform::kNone), 0},
         {&Need(kTagRootOrigin), View(s.root_origin, XrpmTransform::kDelta), 2},
@@ -586,15 +608,32 @@ class SnapshotLoader {
   void Check(const Snapshot& s, int check, const PartState& p, uint32_t b) const {
     const auto [begin, end] = BlockRange(p.e, b);
     switch (check) {
-      case 1: {
-        uint32_t m = 0;
-        for (uint64_t i = begin; i < end; ++i) m = std::max(m, s.object_type[i]);
-        if (end > begin && m >= s.types.size())
-          f_.FailPart(p.e, p.block_offset[b], "bad-part",
-                      "block " + std::to_string(b) + ": type index " + std::to_string(m) +
-                          " is beyond the " + std::to_string(s.types.size()) + " types");
+      case 1: {  // type indices in range, and of the object's own section
+        size_t k = static_cast<size_t>(
+            std::upper_bound(s.sections.begin(), s.sections.end(), begin,
+                             [](uint64_t i, const AppDomainSection& a) { return i < a.objects_end; }) -
+            s.sections.begin());
+        for (uint64_t i = begin; i < end; ++i) {
+          while (k < s.sections.size() && i >= s.sections[k].objects_end) ++k;
+          const uint32_t t = s.object_type[i];
+          const bool ok = k < s.sections.size()
+                              ? t >= s.sections[k].types_begin && t < s.sections[k].types_end
+                              : t < s.types.size();
+          if (!ok)
+            f_.FailPart(p.e, p.block_offset[b], "bad-part",
+                        "block " + std::to_string(b) + ": object " + std::to_string(i) +
+                            " has type index " + std::to_string(t) + ", not a type of its section (" +
+                            std::to_string(s.types.size()) + " types)");
+        }
         break;
       }
+      case 4:
+        for (uint64_t i = begin; i < end; ++i)
+          if (s.root_kind[i] >= kRootKindCount)
+            f_.FailPart(p.e, p.block_offset[b], "bad-part",
+                        "block " + std::to_string(b) + ": root " + std::to_string(i) +
+                            " has kind " + std::to_string(s.root_kind[i]) + " (0-5 allowed)");
+        break;
       case 2:
         for (uint64_t i = begin; i < end; ++i)
           if (s.root_origin[i] != kNoIndex && s.root_origin[i] >= s.root_origins.size())
@@ -630,6 +669,15 @@ class SnapshotLoader {
 
 XrpmContents ReadXrpmFile(const std::string& path, const XrpmReadOptions& opts) {
   FileReader f(path);
+  f.verify = opts.verify_checksums;
+  Layout L = ReadLayout(f);
+  return SnapshotLoader(f, L, opts).Load();
+}
+
+XrpmContents ReadXrpm(std::string_view bytes, const std::string& name,
+                      const XrpmReadOptions& opts) {
+  FileReader f(bytes, name);
+  f.verify = opts.verify_checksums;
   Layout L = ReadLayout(f);
   return SnapshotLoader(f, L, opts).Load();
 }

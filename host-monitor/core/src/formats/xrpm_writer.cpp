@@ -10,6 +10,7 @@
 #include <zstd.h>
 
 #include <algorithm>
+#include <cstring>
 #include <memory>
 #include <set>
 #include <stdexcept>
@@ -126,23 +127,29 @@ std::vector<PartPlan> Plan(const Snapshot& s, const XrpmWriteOptions& opts) {
     parts.push_back(std::move(p));
   }
   for (PartPlan& p : parts) {
-    p.e.block_values = p.e.width ? kWriterBlockRawBytes / p.e.width : kWriterBlockRawBytes;
+    const uint32_t bytes = std::clamp<uint32_t>(opts.block_bytes, 8, kMaxBlockRawBytes - 9);
+    p.e.block_values = p.e.width ? bytes / p.e.width : bytes;
     p.e.block_count = static_cast<uint32_t>((p.e.count + p.e.block_values - 1) / p.e.block_values);
   }
   return parts;
 }
 
-}  // namespace
+// An in-memory output with AtomicFile's Write/Overwrite.
+struct StringOut {
+  std::string bytes;
+  void Write(std::string_view b) { bytes.append(b); }
+  void Overwrite(uint64_t offset, std::string_view b) {
+    std::memcpy(bytes.data() + offset, b.data(), b.size());
+  }
+};
 
-void WriteXrpmFile(const Snapshot& snap, const std::string& path, const XrpmWriteOptions& opts) {
-  std::vector<PartPlan> parts = Plan(snap, opts);
-  if (parts.size() > kMaxParts)
-    throw std::invalid_argument("too many .xrpm parts: " + std::to_string(parts.size()));
+// Writes the planned parts to `out` (AtomicFile or StringOut).
+template <class Out>
+void WriteParts(std::vector<PartPlan>& parts, const XrpmWriteOptions& opts, Out& out) {
   std::vector<BlockTask> tasks;
   for (size_t i = 0; i < parts.size(); ++i)
     for (uint32_t b = 0; b < parts[i].e.block_count; ++b) tasks.push_back({i, b});
 
-  AtomicFile out(path);
   const size_t front = kHeaderBytes + parts.size() * kTocEntryBytes;
   out.Write(std::string(front, '\0'));
 
@@ -245,7 +252,29 @@ void WriteXrpmFile(const Snapshot& snap, const std::string& path, const XrpmWrit
   h.toc_xxh3 = Xxh3(front_bytes.data() + kHeaderBytes, parts.size() * kTocEntryBytes);
   EncodeHeader(h, front_bytes.data());
   out.Overwrite(0, front_bytes);
+}
+
+std::vector<PartPlan> CheckedPlan(const Snapshot& snap, const XrpmWriteOptions& opts) {
+  std::vector<PartPlan> parts = Plan(snap, opts);
+  if (parts.size() > kMaxParts)
+    throw std::invalid_argument("too many .xrpm parts: " + std::to_string(parts.size()));
+  return parts;
+}
+
+}  // namespace
+
+void WriteXrpmFile(const Snapshot& snap, const std::string& path, const XrpmWriteOptions& opts) {
+  std::vector<PartPlan> parts = CheckedPlan(snap, opts);
+  AtomicFile out(path);
+  WriteParts(parts, opts, out);
   out.Commit();
+}
+
+std::string WriteXrpm(const Snapshot& snap, const XrpmWriteOptions& opts) {
+  std::vector<PartPlan> parts = CheckedPlan(snap, opts);
+  StringOut out;
+  WriteParts(parts, opts, out);
+  return std::move(out.bytes);
 }
 
 }  // namespace xrpm

@@ -336,12 +336,16 @@ void AppSession::SaveAs(uint32_t id, const std::string& path, const std::string&
       [this, id, path, format, snap = d->snapshot](TaskContext& ctx) -> Completion {
         const auto t0 = std::chrono::steady_clock::now();
         ctx.SetPhase("Writing " + path);
+        const FormatInfo* f = format.empty() ? FormatForPath(path, false) : FindFormat(format);
+        std::vector<std::string> lost = FormatLosses(*snap, f ? f->name : "netcf");
         SaveSnapshot(*snap, path, format);
         const double secs = Seconds(t0);
-        return [this, id, path, secs] {
+        return [this, id, path, secs, lost = std::move(lost)] {
           settings_.AddRecent(AbsolutePath(path));
           settings_.last_dir = std::filesystem::path(AbsolutePath(path)).parent_path().string();
           Log(LogEntry::kInfo, "Saved " + path + " in " + FormatDuration(secs));
+          for (const std::string& l : lost)
+            Log(LogEntry::kWarning, "The saved file does not keep " + l);
           if (SnapshotDoc* d = doc(id)) {
             d->path = path;
             d->unsaved = false;

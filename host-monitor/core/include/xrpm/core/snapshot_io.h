@@ -32,6 +32,11 @@ const FormatInfo* FormatForPath(const std::string& path, bool for_reading);
 // Loads any readable format; `format` empty means detect. Throws InputError.
 Snapshot LoadSnapshot(const std::string& path, Diagnostics& diags, const ReadOptions& opts = {},
                       std::string_view format = {});
+// What writing `snap` in `format` would lose, in plain words, one line per kind of loss
+// ("root origins of 1,234 roots (where each root came from)"); empty when nothing is lost.
+// The monitor shows it before a lossy save, `xrpm convert` prints it.
+std::vector<std::string> FormatLosses(const Snapshot& snap, std::string_view format);
+
 // Saves atomically; `format` empty means by extension (default netcf). Throws on errors.
 void SaveSnapshot(const Snapshot& snap, const std::string& path, std::string_view format = {});
 

@@ -76,12 +76,17 @@ struct XrpmPart {
 struct XrpmWriteOptions {
   unsigned threads = 0;               // compression threads; 0: one per core (at most 8)
   int zstd_level = 1;                 // 1 is ~3x faster than 3 and within a few % of its size here
+  // Raw bytes of column values (or blob bytes) per block, at most 4 MiB - 9. Tests and fuzz
+  // seeds use small blocks so that small files have several.
+  uint32_t block_bytes = 1u << 20;
   std::vector<XrpmPart> extra_parts;  // written after the snapshot's parts, in this order
 };
 
 struct XrpmReadOptions {
   unsigned threads = 0;             // decompression threads; 0: one per core (at most 8)
   std::vector<std::string> wanted;  // tags of extra parts the caller understands
+  // Off only in the fuzz target, so that mutated inputs reach the checks behind the checksums.
+  bool verify_checksums = true;
 };
 
 // One entry of the table of contents, as listed by ListXrpmParts.
@@ -112,6 +117,11 @@ void WriteXrpmFile(const Snapshot& snap, const std::string& path,
 
 // Reads a whole file. Throws InputError naming the part and the byte offset on any corruption.
 XrpmContents ReadXrpmFile(const std::string& path, const XrpmReadOptions& opts = {});
+// The same from bytes in memory (`name` appears in errors).
+XrpmContents ReadXrpm(std::string_view bytes, const std::string& name,
+                      const XrpmReadOptions& opts = {});
+// Writes to memory instead of a file (tests, fuzzing).
+std::string WriteXrpm(const Snapshot& snap, const XrpmWriteOptions& opts = {});
 // The table of contents only (validated), for `xrpm info` and tests.
 std::vector<XrpmPartInfo> ListXrpmParts(const std::string& path);
 
