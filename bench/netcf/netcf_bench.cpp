@@ -154,8 +154,9 @@ int main(int argc, char** argv) {
       };
       const double x = timed([&](const char* p) { WriteXrpmFile(s, p); }, argv[3], "xrpm_write");
       const double g = timed([&](const char* p) { WriteNetcfFile(s, p); }, argv[4], "gclog_write");
-      std::printf("write_ratio=%.3f size_ratio=%.3f\n", x / g,
-                  static_cast<double>(FileBytes(argv[3])) / static_cast<double>(FileBytes(argv[4])));
+      std::printf(
+          "write_ratio=%.3f size_ratio=%.3f\n", x / g,
+          static_cast<double>(FileBytes(argv[3])) / static_cast<double>(FileBytes(argv[4])));
       return 0;
     }
     if (mode == "xrpm-open" && (argc == 3 || argc == 4)) {
@@ -172,9 +173,8 @@ int main(int argc, char** argv) {
       std::printf(
           "open_s=%.3f open_cpu_s=%.3f bytes=%llu objects=%zu refs=%zu peak_rss_delta_MB=%.1f "
           "model_MB=%.1f peak_vs_model=%.3f\n",
-          secs, cpu, static_cast<unsigned long long>(FileBytes(argv[2])),
-          c.snapshot.object_count(), c.snapshot.ref_count(), peak / 1e6, model / 1e6,
-          peak / model);
+          secs, cpu, static_cast<unsigned long long>(FileBytes(argv[2])), c.snapshot.object_count(),
+          c.snapshot.ref_count(), peak / 1e6, model / 1e6, peak / model);
       return 0;
     }
   } catch (const std::exception& e) {

@@ -41,15 +41,15 @@ std::string Duration(const AppDomainSection& s) {
 }
 
 nlohmann::json CaptureJson(const CaptureInfo& c) {
-  return {{"endpoint", c.endpoint},
-          {"agent", c.agent_name},
-          {"protocol_version", c.protocol_version},
-          {"runtime", c.runtime_name},
-          {"runtime_version", c.runtime_version},
-          {"app", c.app_name},
-          {"platform", c.platform},
-          {"pointer_bytes", c.pointer_bytes},
-          {"big_endian", c.big_endian},
+  return {{"endpoint", c.device.endpoint},
+          {"agent", c.device.agent_name},
+          {"protocol_version", c.device.protocol_version},
+          {"runtime", c.device.runtime_name},
+          {"runtime_version", c.device.runtime_version},
+          {"app", c.device.app_name},
+          {"platform", c.device.platform},
+          {"pointer_bytes", c.device.pointer_bytes},
+          {"big_endian", c.device.big_endian},
           {"capture_id", c.capture_id},
           {"captured_at_unix_ms", c.captured_at_unix_ms},
           {"batches", c.batches},
@@ -67,7 +67,8 @@ nlohmann::json CaptureJson(const CaptureInfo& c) {
 void PrintCapture(const CaptureInfo& c) {
   const std::time_t t = static_cast<std::time_t>(c.captured_at_unix_ms / 1000);
   char when[32] = "-";
-  if (std::tm tm{}; gmtime_r(&t, &tm)) std::strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S UTC", &tm);
+  if (std::tm tm{}; gmtime_r(&t, &tm))
+    std::strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S UTC", &tm);
   auto ms = [](uint64_t us) {
     char b[32];
     std::snprintf(b, sizeof b, "%.1f ms", static_cast<double>(us) / 1000.0);
@@ -76,11 +77,13 @@ void PrintCapture(const CaptureInfo& c) {
   std::printf("\nCapture\n");
   using A = TextTable::Align;
   TextTable t2({{"", A::kLeft}, {"", A::kLeft}});
-  t2.AddRow({"device", c.app_name + " on " + c.runtime_name + " " + c.runtime_version + " (" +
-                           c.platform + ", " + std::to_string(c.pointer_bytes * 8) + "-bit)"});
-  t2.AddRow({"from", c.endpoint + ", " + c.agent_name});
+  t2.AddRow({"device", c.device.app_name + " on " + c.device.runtime_name + " " +
+                           c.device.runtime_version + " (" + c.device.platform + ", " +
+                           std::to_string(c.device.pointer_bytes * 8) + "-bit)"});
+  t2.AddRow({"from", c.device.endpoint + ", " + c.device.agent_name});
   t2.AddRow({"taken", std::string(when) + ", capture " + std::to_string(c.capture_id)});
-  t2.AddRow({"game paused", ms(c.pause_us) + " (GC " + ms(c.gc_us) + ", walk " + ms(c.walk_us) + ")"});
+  t2.AddRow(
+      {"game paused", ms(c.pause_us) + " (GC " + ms(c.gc_us) + ", walk " + ms(c.walk_us) + ")"});
   t2.AddRow({"transfer", HumanBytes(c.wire_bytes) + " in " + Thousands(c.batches) + " batches, " +
                              ms(c.elapsed_us) + " in all"});
   t2.AddRow({"agent memory", HumanBytes(c.agent_peak_bytes) + " at the peak"});

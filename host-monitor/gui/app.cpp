@@ -191,7 +191,8 @@ void App::ShowSaveDialog(uint32_t id) {
   if (d->path.empty()) {
     // "Capture 1 — bubbles.exe" -> "Capture_1-bubbles": a file name without the app's ".exe".
     if (size_t dash = name.find(" — "); dash != std::string::npos) name.replace(dash, 5, "-");
-    if (name.size() > 4 && name.compare(name.size() - 4, 4, ".exe") == 0) name.resize(name.size() - 4);
+    if (name.size() > 4 && name.compare(name.size() - 4, 4, ".exe") == 0)
+      name.resize(name.size() - 4);
   }
   for (char& c : name)
     if (c == ' ' || c == '/') c = '_';
@@ -203,10 +204,9 @@ void App::ShowSaveDialog(uint32_t id) {
   if (d->path.empty() || !FormatForPath(name, /*for_reading=*/false)) name += ".xrpm";
   std::string dir = d->path.empty() ? session_.settings().last_dir
                                     : std::filesystem::path(d->path).parent_path().string();
-  file_dialog_.Open(FileDialog::Mode::kSave, dir, name, true,
-                    [snap = d->snapshot](const std::string& format) {
-                      return FormatLosses(*snap, format);
-                    });
+  file_dialog_.Open(
+      FileDialog::Mode::kSave, dir, name, true,
+      [snap = d->snapshot](const std::string& format) { return FormatLosses(*snap, format); });
 }
 
 void App::AskClose(uint32_t id) {

@@ -101,10 +101,12 @@ void DrawCaptureInfo(const CaptureInfo& c, float width) {
   ImGui::TableSetupColumn("v", ImGuiTableColumnFlags_WidthStretch);
   const std::time_t t = static_cast<std::time_t>(c.captured_at_unix_ms / 1000);
   char when[40] = "-";
-  if (std::tm tm{}; localtime_r(&t, &tm)) std::strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S", &tm);
-  Row("Device", c.app_name + " on " + c.runtime_name + " " + c.runtime_version);
-  Row("Platform", c.platform + ", " + std::to_string(c.pointer_bytes * 8) + "-bit");
-  Row("From", c.endpoint);
+  if (std::tm tm{}; localtime_r(&t, &tm))
+    std::strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S", &tm);
+  Row("Device",
+      c.device.app_name + " on " + c.device.runtime_name + " " + c.device.runtime_version);
+  Row("Platform", c.device.platform + ", " + std::to_string(c.device.pointer_bytes * 8) + "-bit");
+  Row("From", c.device.endpoint);
   Row("Captured", std::string(when));
   Row("Game paused", FormatDuration(double(c.pause_us) / 1e6) + " (GC " +
                          FormatDuration(double(c.gc_us) / 1e6) + ", walk " +

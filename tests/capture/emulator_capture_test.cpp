@@ -249,10 +249,8 @@ TEST(XrpmFile, CaptureToXrpmAndBackIsEqualInEveryField) {
   ASSERT_TRUE(captured.capture.has_value());
   const CaptureInfo& c = *captured.capture;
   const client::DeviceInfo dev = client.device();
-  EXPECT_EQ(c.app_name, dev.app_name);
-  EXPECT_EQ(c.endpoint, dev.endpoint);
-  EXPECT_EQ(c.runtime_version, dev.runtime_version);
-  EXPECT_EQ(c.pointer_bytes, dev.pointer_bytes);
+  EXPECT_EQ(c.device, dev);
+  EXPECT_FALSE(c.device.app_name.empty());
   EXPECT_EQ(c.capture_id, r.stats.capture_id);
   EXPECT_EQ(c.wire_bytes, r.stats.wire_bytes);
   EXPECT_EQ(c.pause_us, r.stats.pause_us);

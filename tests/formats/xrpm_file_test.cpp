@@ -50,19 +50,19 @@ void WriteAll(const std::string& path, const std::string& bytes) {
 
 CaptureInfo SampleCapture(uint64_t seed) {
   CaptureInfo c;
-  c.endpoint = "127.0.0.1:" + std::to_string(4510 + seed % 7);
-  c.agent_name = "xrpm-agent 0.1.0";
-  c.protocol_version = 3;
-  c.capabilities = 0x1f;
-  c.runtime_name = "NETCF emulator";
-  c.runtime_version = "3.5.7283";
-  c.app_name = "bubbles.exe";
-  c.platform = "Xbox 360 (emulated) ünïcode";
-  c.pointer_bytes = 4;
-  c.big_endian = seed & 1;
-  c.dump_version = 2;
-  c.app_domain_count = 1 + seed % 3;
-  c.boot_ms = 123456789 + seed;
+  c.device.endpoint = "127.0.0.1:" + std::to_string(4510 + seed % 7);
+  c.device.agent_name = "xrpm-agent 0.1.0";
+  c.device.protocol_version = 3;
+  c.device.capabilities = 0x1f;
+  c.device.runtime_name = "NETCF emulator";
+  c.device.runtime_version = "3.5.7283";
+  c.device.app_name = "bubbles.exe";
+  c.device.platform = "Xbox 360 (emulated) ünïcode";
+  c.device.pointer_bytes = 4;
+  c.device.big_endian = seed & 1;
+  c.device.dump_version = 2;
+  c.device.app_domain_count = 1 + seed % 3;
+  c.device.boot_ms = 123456789 + seed;
   c.capture_id = static_cast<uint32_t>(seed + 1);
   c.captured_at_unix_ms = -5 + static_cast<int64_t>(seed) * 1000;  // negative survives too
   c.batches = 17;

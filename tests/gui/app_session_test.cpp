@@ -102,7 +102,7 @@ TEST_F(AppSessionTest, CaptureSavedAsXrpmKeepsEverythingAndGclogSaysWhatItDrops)
   snap.AddRoot(0x10, RootKind::kLocal, 0, 0, 0);
   snap.CloseSectionRanges();
   snap.capture = CaptureInfo{};
-  snap.capture->app_name = "bubbles.exe";
+  snap.capture->device.app_name = "bubbles.exe";
   snap.capture->pause_us = 4321;
   const Snapshot original = snap;
   AppSession s(Opts());

@@ -187,8 +187,9 @@ std::vector<std::string> FormatLosses(const Snapshot& snap, std::string_view for
     lost.push_back("root origins of " + std::to_string(with_origin) +
                    " roots (which thread, frame or handle table holds each root)");
   if (snap.capture)
-    lost.push_back("the capture's metadata (device " + snap.capture->app_name + " on " +
-                   snap.capture->runtime_name + ", time, pause, GC and walk times, wire bytes, "
+    lost.push_back("the capture's metadata (device " + snap.capture->device.app_name + " on " +
+                   snap.capture->device.runtime_name +
+                   ", time, pause, GC and walk times, wire bytes, "
                    "agent memory)");
   if (snap.sections.size() > 1 && f != "netcf")
     lost.push_back("the " + std::to_string(snap.sections.size()) +

@@ -25,19 +25,7 @@ const char* ConnectionStateName(ConnectionState s) {
 
 CaptureInfo MakeCaptureInfo(const DeviceInfo& d, const CaptureStats& s) {
   CaptureInfo c;
-  c.endpoint = d.endpoint;
-  c.agent_name = d.agent_name;
-  c.protocol_version = d.protocol_version;
-  c.capabilities = d.capabilities;
-  c.runtime_name = d.runtime_name;
-  c.runtime_version = d.runtime_version;
-  c.app_name = d.app_name;
-  c.platform = d.platform;
-  c.pointer_bytes = d.pointer_bytes;
-  c.big_endian = d.big_endian;
-  c.dump_version = d.dump_version;
-  c.app_domain_count = d.app_domain_count;
-  c.boot_ms = d.boot_ms;
+  c.device = d;
   c.capture_id = s.capture_id;
   c.captured_at_unix_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
                               std::chrono::system_clock::now().time_since_epoch())

@@ -155,19 +155,19 @@ std::string EncodeCapture(const CaptureInfo& c) {
     w.U32(8);
     w.U64(v);
   };
-  str(kEndpoint, c.endpoint);
-  str(kAgentName, c.agent_name);
-  num(kProtocolVersion, c.protocol_version);
-  num(kCapabilities, c.capabilities);
-  str(kRuntimeName, c.runtime_name);
-  str(kRuntimeVersion, c.runtime_version);
-  str(kAppName, c.app_name);
-  str(kPlatform, c.platform);
-  num(kPointerBytes, c.pointer_bytes);
-  num(kBigEndian, c.big_endian);
-  num(kDumpVersion, c.dump_version);
-  num(kAppDomainCount, c.app_domain_count);
-  num(kBootMs, c.boot_ms);
+  str(kEndpoint, c.device.endpoint);
+  str(kAgentName, c.device.agent_name);
+  num(kProtocolVersion, c.device.protocol_version);
+  num(kCapabilities, c.device.capabilities);
+  str(kRuntimeName, c.device.runtime_name);
+  str(kRuntimeVersion, c.device.runtime_version);
+  str(kAppName, c.device.app_name);
+  str(kPlatform, c.device.platform);
+  num(kPointerBytes, c.device.pointer_bytes);
+  num(kBigEndian, c.device.big_endian);
+  num(kDumpVersion, c.device.dump_version);
+  num(kAppDomainCount, c.device.app_domain_count);
+  num(kBootMs, c.device.boot_ms);
   num(kCaptureId, c.capture_id);
   num(kCapturedAt, static_cast<uint64_t>(c.captured_at_unix_ms));
   num(kBatches, c.batches);
@@ -210,43 +210,43 @@ CaptureInfo DecodeCapture(std::string_view blob) {
     };
     switch (field) {
       case kEndpoint:
-        c.endpoint = value;
+        c.device.endpoint = value;
         break;
       case kAgentName:
-        c.agent_name = value;
+        c.device.agent_name = value;
         break;
       case kProtocolVersion:
-        c.protocol_version = u32();
+        c.device.protocol_version = u32();
         break;
       case kCapabilities:
-        c.capabilities = u32();
+        c.device.capabilities = u32();
         break;
       case kRuntimeName:
-        c.runtime_name = value;
+        c.device.runtime_name = value;
         break;
       case kRuntimeVersion:
-        c.runtime_version = value;
+        c.device.runtime_version = value;
         break;
       case kAppName:
-        c.app_name = value;
+        c.device.app_name = value;
         break;
       case kPlatform:
-        c.platform = value;
+        c.device.platform = value;
         break;
       case kPointerBytes:
-        c.pointer_bytes = u32();
+        c.device.pointer_bytes = u32();
         break;
       case kBigEndian:
-        c.big_endian = num() != 0;
+        c.device.big_endian = num() != 0;
         break;
       case kDumpVersion:
-        c.dump_version = u32();
+        c.device.dump_version = u32();
         break;
       case kAppDomainCount:
-        c.app_domain_count = u32();
+        c.device.app_domain_count = u32();
         break;
       case kBootMs:
-        c.boot_ms = num();
+        c.device.boot_ms = num();
         break;
       case kCaptureId:
         c.capture_id = u32();

@@ -119,11 +119,12 @@ class FileReader {
   // False only for fuzzing (XrpmReadOptions::verify_checksums).
   bool verify = true;
   // Fails with a checksum error unless the sums agree (or checks are off).
-  void CheckSum(uint64_t stored, uint64_t computed, uint64_t offset, const std::string& what) const {
+  void CheckSum(uint64_t stored, uint64_t computed, uint64_t offset,
+                const std::string& what) const {
     if (verify && stored != computed)
-      Fail(offset, "checksum",
-           what + " checksum mismatch (stored " + Hex(stored) + ", computed " + Hex(computed) +
-               ")");
+      Fail(
+          offset, "checksum",
+          what + " checksum mismatch (stored " + Hex(stored) + ", computed " + Hex(computed) + ")");
   }
 
  private:
@@ -609,10 +610,11 @@ class SnapshotLoader {
     const auto [begin, end] = BlockRange(p.e, b);
     switch (check) {
       case 1: {  // type indices in range, and of the object's own section
-        size_t k = static_cast<size_t>(
-            std::upper_bound(s.sections.begin(), s.sections.end(), begin,
-                             [](uint64_t i, const AppDomainSection& a) { return i < a.objects_end; }) -
-            s.sections.begin());
+        size_t k = static_cast<size_t>(std::upper_bound(s.sections.begin(), s.sections.end(), begin,
+                                                        [](uint64_t i, const AppDomainSection& a) {
+                                                          return i < a.objects_end;
+                                                        }) -
+                                       s.sections.begin());
         for (uint64_t i = begin; i < end; ++i) {
           while (k < s.sections.size() && i >= s.sections[k].objects_end) ++k;
           const uint32_t t = s.object_type[i];
@@ -622,8 +624,9 @@ class SnapshotLoader {
           if (!ok)
             f_.FailPart(p.e, p.block_offset[b], "bad-part",
                         "block " + std::to_string(b) + ": object " + std::to_string(i) +
-                            " has type index " + std::to_string(t) + ", not a type of its section (" +
-                            std::to_string(s.types.size()) + " types)");
+                            " has type index " + std::to_string(t) +
+                            ", not a type of its section (" + std::to_string(s.types.size()) +
+                            " types)");
         }
         break;
       }

@@ -13,10 +13,10 @@
 
 namespace xrpm {
 
-struct CaptureInfo {
-  // ---- the device (from the agent's hello) ----
-  std::string endpoint;    // "127.0.0.1:4510"
-  std::string agent_name;  // "xrpm-agent 0.1.0"
+// The device a host is connected to, as its agent described itself in the handshake.
+struct DeviceInfo {
+  std::string endpoint;  // "127.0.0.1:4510"
+  std::string agent_name;
   uint32_t protocol_version = 0;
   uint32_t capabilities = 0;
   std::string runtime_name, runtime_version, app_name, platform;
@@ -25,6 +25,12 @@ struct CaptureInfo {
   uint32_t dump_version = 0;
   uint32_t app_domain_count = 0;
   uint64_t boot_ms = 0;  // the device's boot-relative clock at the hello
+
+  friend bool operator==(const DeviceInfo&, const DeviceInfo&) = default;
+};
+
+struct CaptureInfo {
+  DeviceInfo device;
 
   // ---- the capture ----
   uint32_t capture_id = 0;

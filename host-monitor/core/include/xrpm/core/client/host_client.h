@@ -51,18 +51,7 @@ struct FramesStatus {
 enum class ConnectionState { kIdle, kConnecting, kConnected, kClosed, kFailed };
 const char* ConnectionStateName(ConnectionState s);
 
-struct DeviceInfo {
-  std::string endpoint;  // "127.0.0.1:4510"
-  std::string agent_name;
-  uint32_t protocol_version = 0;
-  uint32_t capabilities = 0;
-  std::string runtime_name, runtime_version, app_name, platform;
-  uint32_t pointer_bytes = 0;
-  bool big_endian = false;
-  uint32_t dump_version = 0;
-  uint32_t app_domain_count = 0;
-  uint64_t boot_ms = 0;
-};
+using DeviceInfo = xrpm::DeviceInfo;  // capture_info.h: also kept in each captured Snapshot
 
 enum class CapturePhase { kNone, kRequested, kReceiving, kDone, kFailed };
 
