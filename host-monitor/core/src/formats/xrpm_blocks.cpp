@@ -59,39 +59,84 @@ inline unsigned BytesFor(uint64_t v) {
   return w;
 }
 
-template <class T>
-void Unpack(const uint8_t* in, unsigned w, T base, const ColumnView& col, size_t begin,
-            size_t end) {
+// Byte k of value i is planes[k * n + i]; W planes, known at compile time so that the gather is
+// one pass over the block (and vectorised for kNone).
+template <unsigned W>
+inline uint64_t Gather(const uint8_t* planes, size_t n, size_t i) {
+  uint64_t x = 0;
+  if constexpr (W > 0) x = planes[i];
+  if constexpr (W > 1) x |= uint64_t{planes[n + i]} << 8;
+  if constexpr (W > 2) x |= uint64_t{planes[2 * n + i]} << 16;
+  if constexpr (W > 3) x |= uint64_t{planes[3 * n + i]} << 24;
+  if constexpr (W > 4) x |= uint64_t{planes[4 * n + i]} << 32;
+  if constexpr (W > 5) x |= uint64_t{planes[5 * n + i]} << 40;
+  if constexpr (W > 6) x |= uint64_t{planes[6 * n + i]} << 48;
+  if constexpr (W > 7) x |= uint64_t{planes[7 * n + i]} << 56;
+  return x;
+}
+
+// Gathers and undoes the transform in one pass over the block.
+template <class T, unsigned W>
+void UnpackPlanes(const uint8_t* in, T base, const ColumnView& col, size_t begin, size_t end) {
   T* v = reinterpret_cast<T*>(col.data) + begin;
   const size_t n = end - begin;
-  if (w == 0) {
-    std::fill(v, v + n, T{0});
-  } else {
-    for (size_t i = 0; i < n; ++i) v[i] = in[i];
-    for (unsigned k = 1; k < w; ++k) {
-      const uint8_t* p = in + k * n;
-      for (size_t i = 0; i < n; ++i) v[i] |= static_cast<T>(static_cast<T>(p[i]) << (8 * k));
-    }
-  }
   switch (col.transform) {
     case XrpmTransform::kNone:
+      for (size_t i = 0; i < n; ++i) v[i] = static_cast<T>(Gather<W>(in, n, i));
       break;
     case XrpmTransform::kDelta: {
       T prev = base;
-      for (size_t i = 0; i < n; ++i) v[i] = prev = static_cast<T>(prev + UnZigZag(v[i]));
+      for (size_t i = 0; i < n; ++i)
+        v[i] = prev = static_cast<T>(prev + UnZigZag(Gather<W>(in, n, i)));
       break;
     }
     case XrpmTransform::kOwnerDelta: {
       if constexpr (sizeof(T) == 8) {
+        // Object by object (not a comparison per reference): the references of object o in this
+        // block are [ref_end[o-1], ref_end[o]) clipped to it. The reader checked that the ends
+        // never decrease and the last one is the reference count, so o stays in range.
         size_t o = static_cast<size_t>(
             std::upper_bound(col.ref_end, col.ref_end + col.owners, uint64_t{begin}) - col.ref_end);
-        for (size_t i = 0; i < n; ++i) {
-          while (col.ref_end[o] <= begin + i) ++o;  // the reader checked ref_end's last == count
-          v[i] = col.owner_id[o] + UnZigZag(v[i]);
+        for (size_t i = 0; i < n; ++o) {
+          const size_t stop = static_cast<size_t>(std::min<uint64_t>(col.ref_end[o], end) - begin);
+          const uint64_t id = col.owner_id[o];
+          for (; i < stop; ++i) v[i] = id + UnZigZag(Gather<W>(in, n, i));
         }
       }
       break;
     }
+  }
+}
+
+template <class T>
+void Unpack(const uint8_t* in, unsigned w, T base, const ColumnView& col, size_t begin,
+            size_t end) {
+  switch (w) {  // w <= sizeof(T), checked by the caller
+    case 0:
+      return UnpackPlanes<T, 0>(in, base, col, begin, end);
+    case 1:
+      return UnpackPlanes<T, 1>(in, base, col, begin, end);
+    case 2:
+      if constexpr (sizeof(T) >= 2) return UnpackPlanes<T, 2>(in, base, col, begin, end);
+      break;
+    case 3:
+      if constexpr (sizeof(T) >= 4) return UnpackPlanes<T, 3>(in, base, col, begin, end);
+      break;
+    case 4:
+      if constexpr (sizeof(T) >= 4) return UnpackPlanes<T, 4>(in, base, col, begin, end);
+      break;
+    case 5:
+      if constexpr (sizeof(T) >= 8) return UnpackPlanes<T, 5>(in, base, col, begin, end);
+      break;
+    case 6:
+      if constexpr (sizeof(T) >= 8) return UnpackPlanes<T, 6>(in, base, col, begin, end);
+      break;
+    case 7:
+      if constexpr (sizeof(T) >= 8) return UnpackPlanes<T, 7>(in, base, col, begin, end);
+      break;
+    case 8:
+      if constexpr (sizeof(T) >= 8) return UnpackPlanes<T, 8>(in, base, col, begin, end);
+      break;
   }
 }
 
