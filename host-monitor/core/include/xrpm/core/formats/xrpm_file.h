@@ -75,7 +75,7 @@ struct XrpmPart {
 
 struct XrpmWriteOptions {
   unsigned threads = 0;  // compression threads; 0: one per core (at most 8)
-  int zstd_level = 1;    // 1 is ~3x faster than 3 and within a few % of its size here
+  int zstd_level = 1;    // 1: faster and smaller than 2-3 here (docs/PERFORMANCE.md)
   // Raw bytes of column values (or blob bytes) per block, at most 4 MiB - 9. Tests and fuzz
   // seeds use small blocks so that small files have several.
   uint32_t block_bytes = 1u << 20;
