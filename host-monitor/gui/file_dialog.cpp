@@ -104,7 +104,7 @@ std::optional<FileDialog::Result> FileDialog::Draw() {
   ImGui::SameLine();
   ImGui::TextUnformatted(dir_.string().c_str());
 
-  const float footer = ImGui::GetFrameHeightWithSpacing() * (mode_ == Mode::kSave ? 6.2f : 2.2f);
+  const float footer = ImGui::GetFrameHeightWithSpacing() * (mode_ == Mode::kSave ? 7.2f : 2.2f);
   bool confirm = false;
   if (ImGui::BeginChild("##list", ImVec2(0, -footer), true)) {
     for (const auto& d : dirs_) {
@@ -164,8 +164,10 @@ std::optional<FileDialog::Result> FileDialog::Draw() {
     if (lost.empty()) {
       TextMuted("Keeps everything this snapshot holds.");
     } else {
-      TextColored(kWarn, f->extensions.front() + " does not keep:");
-      for (const std::string& l : lost) TextColored(kWarn, "  - " + l);
+      ImGui::PushStyleColor(ImGuiCol_Text, kWarn);
+      ImGui::TextUnformatted((f->extensions.front() + " does not keep:").c_str());
+      for (const std::string& l : lost) ImGui::TextWrapped("- %s", l.c_str());
+      ImGui::PopStyleColor();
     }
   }
   if (!error_.empty()) TextColored(kBad, error_);
