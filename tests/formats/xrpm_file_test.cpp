@@ -87,6 +87,10 @@ Snapshot RichModel(uint64_t seed) {
       s.root_origin[i] = (i % 5 == 4) ? kNoIndex : static_cast<uint32_t>(rng() % 4);
   }
   if (seed % 2) s.capture = SampleCapture(seed);
+  if (seed % 4 == 1 && !s.types.empty()) {  // what a .gcdump adds: modules, sampled types
+    s.types[0].module = "System.Private.CoreLib";
+    s.types.back().sample_multiplier = 12.5f;
+  }
   return s;
 }
 
@@ -158,6 +162,27 @@ TEST(XrpmFile, GclogToXrpmToGclogIsByteIdentical) {
     SaveSnapshot(LoadSnapshot(xrpm, d2), back);
     ASSERT_EQ(ReadAll(back), text) << "case " << k;
   }
+}
+
+// .NET heaps keep what only .gcdump says: each type's module and, for sampled dumps, its
+// sample multiplier.
+TEST(XrpmFile, GcdumpHeapsRoundTripWithModulesAndSampleMultipliers) {
+  TempDir t;
+  const std::string dir = XRPM_TEST_DATA;
+  bool sampled = false;
+  for (const std::string& in : {dir + "/gcdump/perfview-test1.gcdump",
+                                dir + "/gcdump/sample-monovm.gcdump",
+                                dir + "/../fuzz/corpus/gcdump/sampled.gcdump"}) {
+    Diagnostics d;
+    const Snapshot s = LoadSnapshot(in, d);
+    ASSERT_GT(s.object_count(), 0u) << in;
+    sampled |= s.sampled();
+    const std::string path = t.Path("n.xrpm");
+    SaveSnapshot(s, path);
+    Diagnostics d2;
+    EXPECT_TRUE(LoadSnapshot(path, d2) == s) << in;
+  }
+  EXPECT_TRUE(sampled);
 }
 
 TEST(XrpmFile, DetectedByContentWhateverTheExtension) {

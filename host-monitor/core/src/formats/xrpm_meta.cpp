@@ -3,6 +3,7 @@
 // versions can add fields an older reader skips.
 #include "xrpm_meta.h"
 
+#include <cstring>
 #include <stdexcept>
 
 #include "xrpm_layout.h"
@@ -12,7 +13,7 @@ namespace {
 
 // Smallest encoded record sizes, to bound counts by the bytes left before allocating.
 constexpr size_t kMinSectionBytes = 4 + 4 + 1 + 8 + 1 + 8 + 4 + 1 + 4 * 2 + 8 * 4;
-constexpr size_t kMinTypeBytes = 4 + 4 + 1 + 4;
+constexpr size_t kMinTypeBytes = 4 + 4 + 1 + 4 + 4 + 4;
 constexpr size_t kMinStringBytes = 4;
 
 [[noreturn]] void Bad(const std::string& what) {
@@ -106,6 +107,10 @@ std::string EncodeTypes(const Snapshot& s) {
     w.U32(t.section);
     w.U8(t.placeholder);
     w.Str(t.name);
+    w.Str(t.module);
+    uint32_t bits;
+    std::memcpy(&bits, &t.sample_multiplier, 4);
+    w.U32(bits);
   }
   return std::move(w.bytes());
 }
@@ -121,6 +126,9 @@ void DecodeTypes(std::string_view blob, Snapshot& s) {
     const uint8_t placeholder = r.U8();
     t.placeholder = placeholder != 0;
     t.name = r.Str();
+    t.module = r.Str();
+    const uint32_t bits = r.U32();
+    std::memcpy(&t.sample_multiplier, &bits, 4);
     if (t.section >= s.sections.size())
       Bad("type " + std::to_string(i) + " names section " + std::to_string(t.section) + " of " +
           std::to_string(s.sections.size()));
