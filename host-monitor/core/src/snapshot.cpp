@@ -109,10 +109,16 @@ size_t Snapshot::MemoryBytes() const {
              object_size.bytes_reserved() + ref_end.bytes_reserved() + refs.bytes_reserved() +
              root_object.bytes_reserved() + root_kind.bytes_reserved() +
              root_flags.bytes_reserved() + root_container.bytes_reserved() +
-             root_origin.bytes_reserved();
+             root_origin.bytes_reserved() + object_alloc_frame.bytes_reserved() +
+             object_alloc_site.bytes_reserved();
   for (const auto& t : types) b += sizeof(TypeInfo) + t.name.capacity() + t.module.capacity();
   for (const auto& o : root_origins) b += sizeof(std::string) + o.capacity();
   b += sections.size() * sizeof(AppDomainSection);
+  if (origins) {
+    for (const auto& m : origins->methods) b += sizeof(std::string) + m.capacity();
+    for (const auto& site : origins->sites)
+      b += sizeof(AllocationSite) + site.methods.capacity() * sizeof(uint32_t);
+  }
   return b;
 }
 
@@ -127,6 +133,8 @@ void Snapshot::ShrinkToFit() {
   root_flags.shrink_to_fit();
   root_container.shrink_to_fit();
   root_origin.shrink_to_fit();
+  object_alloc_frame.shrink_to_fit();
+  object_alloc_site.shrink_to_fit();
   types.shrink_to_fit();
 }
 
@@ -136,7 +144,9 @@ bool operator==(const Snapshot& a, const Snapshot& b) {
          a.ref_end == b.ref_end && a.refs == b.refs && a.root_object == b.root_object &&
          a.root_kind == b.root_kind && a.root_flags == b.root_flags &&
          a.root_container == b.root_container && a.root_origin == b.root_origin &&
-         a.root_origins == b.root_origins && a.capture == b.capture;
+         a.root_origins == b.root_origins && a.capture == b.capture &&
+         a.origins == b.origins && a.object_alloc_frame == b.object_alloc_frame &&
+         a.object_alloc_site == b.object_alloc_site;
 }
 
 }  // namespace xrpm

@@ -36,6 +36,23 @@
 //   kHeap                                           objects only, never roots
 // RootRef::flags carries the NETCF flag bits (1 pinned, 2 weak, 4 interior) as they arise.
 //
+// Allocation origins (optional): a runtime that records where and when objects were allocated
+// tells the sink, inside the heap container:
+//   AllocationClock(frame, sample_bytes)
+//                                     once, before any ObjectOrigin: its frame counter now (the
+//                                     frames completed when the world stopped), and 0 if it
+//                                     records every object or the mean sampling interval in
+//                                     bytes if it records only sampled allocations
+//   DescribeSite(site, names, depth)  an interned allocation site, once per walk, before the first
+//                                     ObjectOrigin that names it: a managed stack, innermost
+//                                     (allocating) method first; site ids are >= 1, depth may be
+//                                     0 (allocated outside any managed frame)
+//   ObjectOrigin(object, frame, site) right before the ObjectReferences call of `object`, when
+//                                     the runtime knows it: the frame counter at its allocation
+//                                     (which survives compaction, unlike the address) and its site
+// Objects without an ObjectOrigin have an unknown origin (a sampling runtime records only the
+// objects it sampled). Sinks that do not override these ignore them.
+//
 // Everything is plain C++17 with no exceptions crossing the API; pointers passed to a callback
 // are valid only during that call. Ids are 64-bit so one API serves 32- and 64-bit devices.
 //
@@ -95,6 +112,28 @@ class HeapInfoCallback {
   // One live object and the ids of the objects it references (non-null reference fields).
   virtual WalkResult ObjectReferences(uint64_t object, uint32_t type_id, uint32_t size,
                                       const uint64_t* refs, size_t ref_count) = 0;
+
+  // ---- allocation origins (optional, see the header comment) ----
+  virtual WalkResult AllocationClock(uint64_t frame, uint32_t sample_bytes) {
+    (void)frame;
+    (void)sample_bytes;
+    return WalkResult::kOk;
+  }
+  // method_names[i] is UTF-8, name_lens[i] bytes, not NUL-terminated.
+  virtual WalkResult DescribeSite(uint32_t site_id, const char* const* method_names,
+                                  const size_t* name_lens, uint32_t depth) {
+    (void)site_id;
+    (void)method_names;
+    (void)name_lens;
+    (void)depth;
+    return WalkResult::kOk;
+  }
+  virtual WalkResult ObjectOrigin(uint64_t object, uint64_t alloc_frame, uint32_t site_id) {
+    (void)object;
+    (void)alloc_frame;
+    (void)site_id;
+    return WalkResult::kOk;
+  }
 };
 
 // What a runtime exposes to be walked.

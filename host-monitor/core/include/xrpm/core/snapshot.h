@@ -7,7 +7,8 @@
 // engine's job (GraphIndex), not the model's.
 //
 // Storage is columnar (one PodVector per field, references in one CSR array), never one heap
-// allocation per object: 24 bytes per object + 8 per reference, plus the type table.
+// allocation per object: 24 bytes per object + 8 per reference, plus the type table (and 8 per
+// object more when the capture recorded allocation origins).
 //
 // Thread-safety: a Snapshot is a value. Build it on one thread; once built, any number of
 // threads may read it concurrently.
@@ -80,6 +81,33 @@ struct TypeInfo {
   friend bool operator==(const TypeInfo&, const TypeInfo&) = default;
 };
 
+// An allocation site: the managed stack that allocated an object, interned per snapshot.
+struct AllocationSite {
+  std::vector<uint32_t> methods;  // indices into AllocationOrigins::methods, innermost first;
+                                  // empty: allocated outside any managed frame
+  friend bool operator==(const AllocationSite&, const AllocationSite&) = default;
+};
+
+// What a snapshot knows about where and when its objects were allocated, when the runtime
+// recorded it (the emulator for every object, Mono for its sampled allocations).
+struct AllocationOrigins {
+  // The runtime's frame counter when the world stopped for this capture (frames completed).
+  // An object allocated at frame f is capture_frame - f frames old; objects allocated after
+  // capture X have f >= X.capture_frame.
+  uint64_t capture_frame = 0;
+  // 0: the runtime recorded every object. Otherwise it recorded only the objects its allocation
+  // sampler picked (one per sample_bytes allocated on average, frame_events.h); the origin of
+  // the others is unknown.
+  uint32_t sample_bytes = 0;
+  std::vector<std::string> methods;  // "Bubbles.BubbleField.Spawn"
+  std::vector<AllocationSite> sites;
+
+  friend bool operator==(const AllocationOrigins&, const AllocationOrigins&) = default;
+};
+
+// Sentinel of Snapshot::object_alloc_site: the object's origin was not recorded.
+inline constexpr uint32_t kUnknownSite = kNoIndex;
+
 class Snapshot {
  public:
   // ---- sections and types ----
@@ -111,6 +139,17 @@ class Snapshot {
   // read from formats that cannot hold it (.gclog, IBM classic). Kept by .xrpm files.
   std::optional<CaptureInfo> capture;
 
+  // ---- allocation origins (optional) ----
+  // Present when the runtime recorded where objects were allocated. Absent, with both columns
+  // empty, for snapshots whose source had no such data (.gclog, IBM classic, .gcdump, older
+  // agents): never made up. When present the columns have one entry per object (8 B/object).
+  std::optional<AllocationOrigins> origins;
+  // The runtime's frame counter when the object was allocated (saturates at 2^32 - 2: over two
+  // years of frames at 60 fps); meaningless when the site is kUnknownSite.
+  PodVector<uint32_t> object_alloc_frame;
+  // Index into origins->sites, or kUnknownSite.
+  PodVector<uint32_t> object_alloc_site;
+
   // ---- building ----
   uint32_t AddSection(AppDomainSection s);                    // returns its index
   uint32_t AddType(TypeId id, std::string name, uint32_t section, bool placeholder = false);
@@ -119,6 +158,12 @@ class Snapshot {
                uint32_t origin = kNoIndex);
   // Closes the current ranges of the last section (sets *_end to the column sizes).
   void CloseSectionRanges();
+  // Appends the origin of the object added last (origins present): site kUnknownSite when the
+  // runtime did not record it. Call once per object, in object order, or never.
+  void AddObjectOrigin(uint32_t alloc_frame, uint32_t site) {
+    object_alloc_frame.push_back(alloc_frame);
+    object_alloc_site.push_back(site);
+  }
 
   // ---- reading ----
   size_t object_count() const { return object_id.size(); }
@@ -133,6 +178,16 @@ class Snapshot {
     return types[object_type[object_index]].name;
   }
   RootKind root_kind_of(size_t r) const { return static_cast<RootKind>(root_kind[r]); }
+  bool has_origins() const { return origins.has_value(); }
+  // True when object i's allocation site and frame are known.
+  bool origin_known(size_t i) const {
+    return origins && i < object_alloc_site.size() && object_alloc_site[i] != kUnknownSite;
+  }
+  // Object i's age in frames at the capture (origin_known(i) required).
+  uint64_t age_frames(size_t i) const {
+    const uint64_t f = object_alloc_frame[i];
+    return origins->capture_frame > f ? origins->capture_frame - f : 0;
+  }
   uint64_t total_bytes() const;  // sum of object sizes
   // Sampled dumps: true when some type's sample_multiplier is not 1. The scaled figures are
   // the stored ones with each object counted sample_multiplier times (= the stored ones when
