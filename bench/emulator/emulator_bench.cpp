@@ -6,7 +6,10 @@
 //   BM_FullCollection  a whole compacting collection as a capture induces it
 //   BM_WalkCounting    WalkHeap into a sink that counts objects and references (depth-first)
 //   BM_WalkFlat        the same walk with every object postponed (flat list)
-//   BM_BuildSynthetic  building the heap (scenario setup)
+//   BM_BuildSynthetic  building the heap (scenario setup): 1 M allocations
+// Each runs with the allocation origins the runtime records for every object (/origins:1, the
+// default) and without them (/origins:0, RuntimeConfig::record_origins off), the baseline of
+// what recording them costs the allocation path, the collection and the walk (issue 16).
 // Run: [XRPM_BENCH_OBJECTS=3000000] build/release/bench/emulator/emulator_bench
 //      [--benchmark_filter=...]
 #include <benchmark/benchmark.h>
@@ -35,19 +38,30 @@ ScenarioParams Params() {
   return ScenarioParams{"synthetic", 1, kObjects, kRefs, 64};
 }
 
+RuntimeConfig Config(bool origins) {
+  RuntimeConfig c;
+  c.record_origins = origins;
+  return c;
+}
+
 struct Heap {
   Runtime rt;
   std::unique_ptr<Scenario> scenario = MakeScenario(Params());
-  Heap() {
+  explicit Heap(bool origins) : rt(Config(origins)) {
     MutatorScope m(rt.world());
     scenario->Setup(rt);
     rt.InduceFullCollection();
   }
 };
 
-Heap& SharedHeap() {
-  static Heap heap;
-  return heap;
+// One heap with origins recorded and one without, built on first use.
+Heap& SharedHeap(const benchmark::State& state) {
+  if (state.range(0)) {
+    static Heap with(true);
+    return with;
+  }
+  static Heap without(false);
+  return without;
 }
 
 class CountingSink final : public xrpm::agent::HeapInfoCallback {
@@ -66,7 +80,12 @@ class CountingSink final : public xrpm::agent::HeapInfoCallback {
     bytes += size;
     return postpone_ ? WalkResult::kPostponeReferences : WalkResult::kOk;
   }
-  uint64_t objects = 0, refs = 0, roots = 0, bytes = 0;
+  WalkResult ObjectOrigin(uint64_t, uint64_t frame, uint32_t site) override {
+    ++origins;
+    frames += frame + site;
+    return WalkResult::kOk;
+  }
+  uint64_t objects = 0, refs = 0, roots = 0, bytes = 0, origins = 0, frames = 0;
 
  private:
   bool postpone_;
@@ -80,7 +99,7 @@ void Report(benchmark::State& state, uint64_t objects) {
 }
 
 void BM_HeapScan(benchmark::State& state) {
-  Heap& h = SharedHeap();
+  Heap& h = SharedHeap(state);
   uint64_t n = 0;
   for (auto _ : state) {
     uint64_t bytes = 0;
@@ -93,35 +112,37 @@ void BM_HeapScan(benchmark::State& state) {
   }
   Report(state, n);
 }
-BENCHMARK(BM_HeapScan)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_HeapScan)->ArgName("origins")->Arg(1)->Unit(benchmark::kMillisecond);
 
 void BM_GcMark(benchmark::State& state) {
-  Heap& h = SharedHeap();
+  Heap& h = SharedHeap(state);
   uint64_t marked = 0;
   for (auto _ : state) marked = h.rt.gc().MarkOnly();
   if (marked < kObjects) state.SkipWithError("not every object was marked");
   Report(state, marked);
 }
-BENCHMARK(BM_GcMark)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_GcMark)->ArgName("origins")->Arg(1)->Unit(benchmark::kMillisecond);
 
 void BM_FullCollection(benchmark::State& state) {
-  Heap& h = SharedHeap();
+  Heap& h = SharedHeap(state);
   uint64_t live = 0;
   for (auto _ : state) live = h.rt.gc().Collect(GcReason::kCapture, true).live_objects;
   Report(state, live);
 }
-BENCHMARK(BM_FullCollection)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_FullCollection)->ArgName("origins")->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
 
 void Walk(benchmark::State& state, bool postpone) {
-  Heap& h = SharedHeap();
-  uint64_t objects = 0, refs = 0;
+  Heap& h = SharedHeap(state);
+  uint64_t objects = 0, refs = 0, origins = 0;
   for (auto _ : state) {
     CountingSink sink(postpone);
     h.rt.WalkHeap(sink);
     objects = sink.objects;
     refs = sink.refs;
+    origins = sink.origins;
   }
   if (refs < kObjects * kRefs) state.SkipWithError("references missing from the walk");
+  if (state.range(0) && origins != objects) state.SkipWithError("objects without an origin");
   state.counters["refs"] = static_cast<double>(refs);
   Report(state, objects);
 }
@@ -131,12 +152,12 @@ void BM_WalkCounting(benchmark::State& state) {
 void BM_WalkFlat(benchmark::State& state) {
   Walk(state, true);
 }
-BENCHMARK(BM_WalkCounting)->Unit(benchmark::kMillisecond);
-BENCHMARK(BM_WalkFlat)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_WalkCounting)->ArgName("origins")->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_WalkFlat)->ArgName("origins")->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
 
 void BM_BuildSynthetic(benchmark::State& state) {
   for (auto _ : state) {
-    Runtime rt;
+    Runtime rt(Config(state.range(0) != 0));
     auto s = MakeScenario(Params());
     MutatorScope m(rt.world());
     s->Setup(rt);
@@ -144,7 +165,12 @@ void BM_BuildSynthetic(benchmark::State& state) {
   }
   Report(state, kObjects);
 }
-BENCHMARK(BM_BuildSynthetic)->Unit(benchmark::kMillisecond)->Iterations(3);
+BENCHMARK(BM_BuildSynthetic)
+    ->ArgName("origins")
+    ->Arg(0)
+    ->Arg(1)
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(3);
 
 }  // namespace
 

@@ -120,6 +120,50 @@ WalkResult SnapshotBuilderSink::RootReferences(const agent::RootRef* roots, size
 WalkResult SnapshotBuilderSink::ObjectReferences(uint64_t object, uint32_t type_id, uint32_t size,
                                                  const uint64_t* refs, size_t ref_count) {
   out_.AddObject(object, TypeIndexOf(type_id), size, {refs, ref_count});
+  if (out_.origins) {
+    const bool known = has_pending_origin_ && pending_object_ == object;
+    out_.AddObjectOrigin(known ? pending_frame_ : 0, known ? pending_site_ : kUnknownSite);
+  }
+  has_pending_origin_ = false;
+  return WalkResult::kOk;
+}
+
+WalkResult SnapshotBuilderSink::AllocationClock(uint64_t frame, uint32_t sample_bytes) {
+  if (out_.origins) return WalkResult::kOk;  // once per walk
+  out_.origins.emplace();
+  out_.origins->capture_frame = frame;
+  out_.origins->sample_bytes = sample_bytes;
+  // Objects reported before the clock (not in a well-formed walk) have unknown origins.
+  while (out_.object_alloc_site.size() < out_.object_count()) out_.AddObjectOrigin(0, kUnknownSite);
+  return WalkResult::kOk;
+}
+
+WalkResult SnapshotBuilderSink::DescribeSite(uint32_t site_id, const char* const* method_names,
+                                             const size_t* name_lens, uint32_t depth) {
+  if (!out_.origins || site_index_.count(site_id)) return WalkResult::kOk;
+  AllocationSite site;
+  site.methods.reserve(depth);
+  for (uint32_t k = 0; k < depth; ++k) {
+    std::string name(method_names[k], name_lens[k]);
+    auto [it, added] =
+        method_index_.emplace(name, static_cast<uint32_t>(out_.origins->methods.size()));
+    if (added) out_.origins->methods.push_back(std::move(name));
+    site.methods.push_back(it->second);
+  }
+  site_index_.emplace(site_id, static_cast<uint32_t>(out_.origins->sites.size()));
+  out_.origins->sites.push_back(std::move(site));
+  return WalkResult::kOk;
+}
+
+WalkResult SnapshotBuilderSink::ObjectOrigin(uint64_t object, uint64_t alloc_frame,
+                                             uint32_t site_id) {
+  auto it = site_index_.find(site_id);
+  has_pending_origin_ = out_.origins && it != site_index_.end();
+  if (!has_pending_origin_) return WalkResult::kOk;
+  constexpr uint64_t kMaxFrame = 0xFFFFFFFEull;  // Snapshot::object_alloc_frame saturates here
+  pending_object_ = object;
+  pending_frame_ = static_cast<uint32_t>(alloc_frame < kMaxFrame ? alloc_frame : kMaxFrame);
+  pending_site_ = it->second;
   return WalkResult::kOk;
 }
 

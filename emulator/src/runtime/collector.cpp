@@ -127,6 +127,8 @@ void Collector::Sweep(GcResult& r) {
   ManagedHeap& heap = rt_.heap();
   const TypeTable& types = rt_.types();
   const bool poison = rt_.config().gc_stress;
+  // The origins of dead objects go while their marks still tell which ones died.
+  rt_.origins().Collect(heap, false);
   std::vector<FreeBlock> blocks;
   const Addr top = heap.top();
   Addr run = kNull;
@@ -191,6 +193,9 @@ void Collector::Compact(GcResult& r) {
     a += size;
   }
 
+  // The origin table follows: dead entries go, moved ones take their new address (sync word).
+  rt_.origins().Collect(heap, true);
+
   // Pass 2: every reference to a live object now names its new address. Skipped when no
   // object moves (a heap with no garbage below its top, e.g. a second collection in a row):
   // every address stays, so only pass 3's mark clearing remains.
@@ -253,6 +258,7 @@ GcResult Collector::Collect(GcReason reason, bool force_compact) {
     Compact(r);
   else
     Sweep(r);
+  rt_.origins().SetBumpFloor(rt_.heap().top());
   r.compacted = compact;
   r.pinned_objects = pinned_;
   r.pause_ms =

@@ -1,6 +1,8 @@
 // Runtime::VerifyHeap: a consistency check of the whole heap for tests and GC stress runs.
 // Two linear passes, O(heap): the first records object starts in a bitmap (one bit per 4-byte
-// word), the second checks every reference field against it; then every root is checked.
+// word), the second checks every reference field against it; then every root is checked, and
+// the allocation-origin table against the objects (one entry per object, in address order, each
+// naming an interned site).
 #include <cstdio>
 #include <vector>
 
@@ -85,7 +87,27 @@ std::string Runtime::VerifyHeap() {
   if (!roots.problem.empty()) return roots.problem;
   for (Addr f : finalizers_.registered())
     if (!starts.Test(f, top)) return "finalization entry " + Hex(f) + " is not an object";
-  return "";
+  return config_.record_origins ? VerifyOrigins() : "";
+}
+
+std::string Runtime::VerifyOrigins() {
+  origins_.Normalize();
+  const std::vector<ObjectOrigin>& e = origins_.entries();
+  size_t i = 0;
+  std::string problem;
+  heap_.ForEachObject(types_, [&](Addr obj, uint32_t*, uint32_t) {
+    if (!problem.empty()) return;
+    if (i >= e.size() || e[i].addr != obj)
+      problem = "object at " + Hex(obj) + " has no allocation origin (table has " +
+                (i < e.size() ? Hex(e[i].addr) : std::string("nothing")) + " there)";
+    else if (e[i].site == kNoSite || e[i].site > sites_.size())
+      problem = "object at " + Hex(obj) + " names allocation site " + Hex(e[i].site);
+    ++i;
+  });
+  if (problem.empty() && i != e.size())
+    problem =
+        "the origin table has " + std::to_string(e.size() - i) + " entries beyond the objects";
+  return problem;
 }
 
 }  // namespace xrpm::emulator

@@ -10,6 +10,14 @@
 // flat list in address order. kAbort stops every callback except the final C_END, which is always
 // sent. The visited bits are cleared before returning. O(objects + references); memory: the
 // bounded stack and one reference buffer (the largest object's reference count).
+//
+// Allocation origins (when the runtime records them): on entering C_HEAP, AllocationClock(frames
+// completed, 0); one linear pass in address order, in step with the address-ordered origin table,
+// stores each object's table index + 1 in its sync word (free while no collection runs; cleared
+// with the visited bits), so Report finds an object's origin in O(1) whatever order the
+// traversal takes; before an object's ObjectReferences come its site's DescribeSite (the first
+// time the walk uses the site: a bitmap over the site ids) and its ObjectOrigin. Extra cost: one
+// linear pass plus O(1) per object and O(depth) per distinct site; memory: one byte per site.
 #include <vector>
 
 #include "xrpm/emulator/object_refs.h"
@@ -50,10 +58,29 @@ class RootReporter final : public RootVisitor {
   std::vector<RootRef> batch_;
 };
 
+// What Report needs to send allocation origins; null when the runtime does not record them.
+struct OriginSource {
+  const std::vector<ObjectOrigin>& entries;  // indexed by sync word - 1
+  const SiteTable& sites;
+  const MethodTable& methods;
+  std::vector<uint8_t> described;  // per site id: DescribeSite sent in this walk
+};
+
+// Stores each object's index in the (address-ordered) origin table + 1 in its sync word.
+void IndexOrigins(ManagedHeap& heap, const TypeTable& types,
+                  const std::vector<ObjectOrigin>& entries) {
+  size_t i = 0;
+  heap.ForEachObject(types, [&](Addr a, uint32_t* h, uint32_t) {
+    while (i < entries.size() && entries[i].addr < a) ++i;
+    if (i < entries.size() && entries[i].addr == a) h[1] = static_cast<uint32_t>(i + 1);
+  });
+}
+
 class HeapReporter {
  public:
-  HeapReporter(ManagedHeap& heap, const TypeTable& types, HeapInfoCallback& sink)
-      : heap_(heap), types_(types), sink_(sink) {}
+  HeapReporter(ManagedHeap& heap, const TypeTable& types, HeapInfoCallback& sink,
+               OriginSource* origins)
+      : heap_(heap), types_(types), sink_(sink), origins_(origins) {}
 
   // Returns false when the sink aborted.
   bool Run() {
@@ -74,9 +101,29 @@ class HeapReporter {
     uint32_t next;
   };
 
+  WalkResult ReportOrigin(const ObjectOrigin& o) {
+    if (!origins_->described[o.site]) {
+      origins_->described[o.site] = 1;
+      const uint32_t depth = origins_->sites.depth(o.site);
+      const MethodId* m = origins_->sites.methods(o.site);
+      const char* names[agent::kMaxSampleStackDepth];
+      size_t lens[agent::kMaxSampleStackDepth];
+      for (uint32_t k = 0; k < depth; ++k) {
+        const std::string& n = origins_->methods[m[k]].name;
+        names[k] = n.data();
+        lens[k] = n.size();
+      }
+      if (sink_.DescribeSite(o.site, names, lens, depth) == WalkResult::kAbort)
+        return WalkResult::kAbort;
+    }
+    return sink_.ObjectOrigin(o.addr, o.frame, o.site);
+  }
+
   WalkResult Report(Addr a) {
     uint32_t* h = heap_.Words(a);
     h[0] |= kVisitedBit;
+    if (origins_ && h[1] != 0 && ReportOrigin(origins_->entries[h[1] - 1]) == WalkResult::kAbort)
+      return WalkResult::kAbort;
     refs_.clear();
     ForEachRefSlot(types_, h, [&](uint32_t* slot) {
       if (*slot != kNull) refs_.push_back(*slot);
@@ -113,6 +160,7 @@ class HeapReporter {
   ManagedHeap& heap_;
   const TypeTable& types_;
   HeapInfoCallback& sink_;
+  OriginSource* origins_;
   std::vector<uint64_t> refs_;
   std::vector<Pending> stack_;
 };
@@ -135,11 +183,22 @@ void Runtime::WalkHeap(HeapInfoCallback& sink) {
     root_set_.Enumerate(roots);
     if (roots.Flush() && sink.BeginContainer(ContainerType::kHeap, 0, 0) != WalkResult::kAbort) {
       heap_touched = true;
-      HeapReporter(heap_, types_, sink).Run();
+      if (!config_.record_origins) {
+        HeapReporter(heap_, types_, sink, nullptr).Run();
+      } else if (sink.AllocationClock(frame_number_, 0) != WalkResult::kAbort) {
+        origins_.Normalize();
+        IndexOrigins(heap_, types_, origins_.entries());
+        OriginSource source{origins_.entries(), sites_, methods_,
+                            std::vector<uint8_t>(sites_.size() + 1, 0)};
+        HeapReporter(heap_, types_, sink, &source).Run();
+      }
     }
   }
   if (heap_touched)
-    heap_.ForEachObject(types_, [](Addr, uint32_t* h, uint32_t) { h[0] &= ~kVisitedBit; });
+    heap_.ForEachObject(types_, [](Addr, uint32_t* h, uint32_t) {
+      h[0] &= ~kVisitedBit;
+      h[1] = 0;  // the origin index (live objects' sync words are 0 outside a collection)
+    });
   sink.BeginContainer(ContainerType::kEnd, 0, 0);
 }
 

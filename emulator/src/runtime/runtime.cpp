@@ -59,6 +59,7 @@ Addr Runtime::Allocate(TypeIndex t, uint32_t size, uint32_t length) {
                                "-byte object does not fit in the " +
                                std::to_string(heap_.reserved_bytes() >> 20) + " MiB GC heap");
   }
+  if (config_.record_origins) origins_.Record(a, frame_number_, CurrentSite());
   uint32_t* h = heap_.Words(a);
   h[0] = t;
   const TypeDesc& d = types_[t];
@@ -79,6 +80,20 @@ Addr Runtime::Allocate(TypeIndex t, uint32_t size, uint32_t length) {
   if (d.options.finalizable) finalizers_.Register(a);
   if (d.options.value_type) counters_.Add(Counter::kBoxedValueTypes, 1);
   return a;
+}
+
+SiteId Runtime::CurrentSite() {
+  if (threads_.all().empty()) return kOutsideManagedCode;  // the runtime's own startup
+  std::deque<Frame>& frames = current_thread().frames;
+  if (frames.empty()) return kOutsideManagedCode;
+  Frame& top = frames.back();
+  if (top.alloc_site != kNoSite) return top.alloc_site;
+  MethodId stack[agent::kMaxSampleStackDepth];
+  uint32_t depth = 0;
+  for (auto it = frames.rbegin(); it != frames.rend() && depth < agent::kMaxSampleStackDepth; ++it)
+    if (it->method != kNoMethod) stack[depth++] = it->method;  // internal frames have none
+  top.alloc_site = sites_.Intern(stack, depth);
+  return top.alloc_site;
 }
 
 Addr Runtime::New(TypeIndex t) {

@@ -24,24 +24,30 @@ void BubblesScenario::SpawnBubble(Runtime& rt) {
   rt.SetF32(b, t_.bubble_f.velocity + 4, -rng_.Range(60, 140));
   rt.SetF32(b, t_.bubble_f.radius, radius);
   rt.SetI32(b, t_.bubble_f.color, static_cast<int32_t>(0xFF000000u | rng_.Below(0xFFFFFF)));
-  const auto points = static_cast<int32_t>(64 - radius);
-  rt.SetI32(b, t_.bubble_f.points, points);
-
-  s.set(1, rt.Intern("+{0}"));
-  Addr label = StringFormatInt(rt, s.slot(1), points);
-  rt.SetRef(s.get(0), t_.bubble_f.label, label);
-  Addr trail = rt.NewArray(t_.vector2_array, kTrailLength);
-  rt.SetRef(s.get(0), t_.bubble_f.trail, trail);
-
-  // GameEvents.BubblePopped += bubble.OnPopped;
-  s.set(1, DelegateNew(rt, t_.popped_handler, s.slot(0), t_.on_popped));
-  rt.SetRef(s.get(0), t_.bubble_f.handler, s.get(1));
-  rt.counters().Add(Counter::kUncontestedMonitorEnter, 1);  // event accessors lock
-  Addr combined = DelegateCombine(rt, rt.statics().Slot(t_.events_popped), s.slot(1));
-  rt.statics().Set(t_.events_popped, combined);
+  rt.SetI32(b, t_.bubble_f.points, static_cast<int32_t>(64 - radius));
+  OnSpawn(rt, s.slot(0));
 
   s.set(1, field(rt, t_.game1_f.bubbles));
   ListAdd(rt, t_.bubble_list, s.slot(1), s.slot(0));
+}
+
+void BubblesScenario::OnSpawn(Runtime& rt, Addr* bubble) {
+  // Bubble.OnSpawn: the label, the trail and the BubblePopped subscription, so everything the
+  // leak scenario leaks per bubble besides the Bubble itself has this method as its site.
+  FrameScope o(rt, rt.main_thread(), t_.on_spawn, 2);
+  o.set(0, *bubble);
+  o.set(1, rt.Intern("+{0}"));
+  Addr label = StringFormatInt(rt, o.slot(1), rt.I32(o.get(0), t_.bubble_f.points));
+  rt.SetRef(o.get(0), t_.bubble_f.label, label);
+  Addr trail = rt.NewArray(t_.vector2_array, kTrailLength);
+  rt.SetRef(o.get(0), t_.bubble_f.trail, trail);
+
+  // GameEvents.BubblePopped += this.OnPopped;
+  o.set(1, DelegateNew(rt, t_.popped_handler, o.slot(0), t_.on_popped));
+  rt.SetRef(o.get(0), t_.bubble_f.handler, o.get(1));
+  rt.counters().Add(Counter::kUncontestedMonitorEnter, 1);  // event accessors lock
+  Addr combined = DelegateCombine(rt, rt.statics().Slot(t_.events_popped), o.slot(1));
+  rt.statics().Set(t_.events_popped, combined);
 }
 
 void BubblesScenario::MoveBubbles(Runtime& rt, FrameScope& update, uint64_t frame, double dt) {

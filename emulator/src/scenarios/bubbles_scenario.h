@@ -19,6 +19,9 @@
 //
 // `leak` is the same game with one bug: a bubble that leaves the game never unsubscribes from
 // BubblePopped, so the event's invocation list keeps every bubble (its label and trail) alive.
+// Allocation sites: the Bubble is allocated in Bubbles.BubbleField.Spawn, its handler, label and
+// trail in Bubbles.Bubble.OnSpawn (called from Spawn); the per-frame garbage comes from Update,
+// Draw, the particle system and the score board, never from those two methods.
 //
 // Thread-safety: see Scenario.
 #pragma once
@@ -58,6 +61,7 @@ class BubblesScenario final : public Scenario {
   void RenderBanner(Runtime& rt, uint64_t frame);
   // bubbles_entities.cpp
   void SpawnBubble(Runtime& rt);
+  void OnSpawn(Runtime& rt, Addr* bubble);
   void MoveBubbles(Runtime& rt, FrameScope& update, uint64_t frame, double dt);
   void RemoveBubble(Runtime& rt, uint32_t index, bool hit);
   void RaisePopped(Runtime& rt, Addr* args);

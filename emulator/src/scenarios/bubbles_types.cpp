@@ -222,6 +222,7 @@ BubblesTypes DefineBubblesTypes(Runtime& rt) {
   b.audio_run = m.Intern("Bubbles.AudioStreamer.Run");
   b.audio_submit = m.Intern("Bubbles.NativeMethods.XAudioSubmitBuffer");
   b.content_load = m.Intern("Microsoft.Xna.Framework.Content.ContentManager.Load");
+  b.on_spawn = m.Intern("Bubbles.Bubble.OnSpawn");  // last: the other methods keep their ids
   return b;
 }
 

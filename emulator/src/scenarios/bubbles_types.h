@@ -83,7 +83,7 @@ struct BubblesTypes {
   MethodId program_main, game_run, game_tick, present, update, draw, spawn, pop, on_popped,
       update_particles, spawn_particles, emit_smoke, check_collisions, draw_particles, draw_bubbles,
       draw_user_primitives, rebuild_text, make_banner, parse_scores, audio_run, audio_submit,
-      content_load;
+      content_load, on_spawn;
 };
 
 BubblesTypes DefineBubblesTypes(Runtime& rt);

@@ -17,6 +17,8 @@
 //       finalization lists and every reference field (skipped when pass 1 found that no object
 //       moves). Pass 3 moves the objects (memmove,
 //       ascending, so sources are never overwritten early). O(heap) per pass.
+//   In 5a before the sweep and in 5b after pass 1, the allocation-origin side table
+//   (object_origins.h) drops dead objects' entries and takes the new addresses: O(entries).
 // A collection compacts when asked (GC.Collect, a capture) or when more than a quarter of the
 // used heap is garbage.
 //

@@ -4,7 +4,8 @@
 // 8-byte header, as on a 32-bit NETCF device:
 //   word 0: type index (bits 0-23) | GC bits: mark (31), pinned (30), walker-visited (29)
 //   word 1: sync block word; the compactor stores the forwarding address here while it runs,
-//           a free block stores its size here
+//           the heap walker the object's index in the origin table (object_origins.h), a free
+//           block stores its size here
 //   word 2: element count, for arrays and strings only
 // Instance fields follow the header (4-byte aligned); array elements follow the count. Object
 // ids in heap dumps are these addresses, so a compacting collection changes them.

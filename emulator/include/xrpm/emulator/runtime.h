@@ -17,6 +17,12 @@
 // sink or interval takes effect at the next BeginFrame; sink calls hold sink_mu_, so after
 // SetFrameEventSink returns the previous sink is never called again.
 //
+// Allocation origins: every allocation records the frame counter (frames completed) and the
+// allocating thread's interned stack (sites(), allocation_sites.h) in a side table the collector
+// keeps current across compaction and sweeps (origins(), object_origins.h); the heap walk reports
+// them (AllocationClock, DescribeSite, ObjectOrigin). Cost on the allocation path: one cached
+// site read and one 12-byte vector push (see docs/PERFORMANCE.md); 12 B per live object.
+//
 // Thread-safety: the RuntimePort methods are thread-safe as runtime_port.h documents (counters
 // are sampled from their last publication; InduceFullCollection and WalkHeap need the world
 // stopped). Everything else belongs to the thread that holds the world.
@@ -33,6 +39,7 @@
 
 #include "xrpm/agent/runtime_port.h"
 #include "xrpm/emulator/allocation_ledger.h"
+#include "xrpm/emulator/allocation_sites.h"
 #include "xrpm/emulator/collector.h"
 #include "xrpm/emulator/core_types.h"
 #include "xrpm/emulator/counters.h"
@@ -40,6 +47,7 @@
 #include "xrpm/emulator/handle_table.h"
 #include "xrpm/emulator/managed_heap.h"
 #include "xrpm/emulator/method_table.h"
+#include "xrpm/emulator/object_origins.h"
 #include "xrpm/emulator/root_set.h"
 #include "xrpm/emulator/runtime_roots.h"
 #include "xrpm/emulator/statics.h"
@@ -58,6 +66,9 @@ struct RuntimeConfig {
   // Test aid: collect and compact before every allocation, and fill freed memory with 0xCD,
   // so that a stale address held across an allocation is caught by VerifyHeap().
   bool gc_stress = false;
+  // Record every object's allocation frame and site (object_origins.h) and report them in heap
+  // walks. Off only for the benchmark's baseline.
+  bool record_origins = true;
 };
 
 // Thrown when the managed heap's reservation is exhausted even after a full collection.
@@ -92,6 +103,8 @@ class Runtime final : public agent::RuntimePort {
   Collector& gc() { return gc_; }
   WorldLock& world() { return world_; }
   const CoreTypes& core() const { return core_; }
+  const SiteTable& sites() const { return sites_; }
+  ObjectOrigins& origins() { return origins_; }
   ManagedThread& main_thread() { return threads_.all()[0]; }
   ManagedThread& finalizer_thread() { return threads_.all()[1]; }
   // The managed thread whose code runs now: the main thread, or the finalizer thread while it
@@ -165,6 +178,8 @@ class Runtime final : public agent::RuntimePort {
   // Checks heap consistency: the heap parses exactly up to top(); every reference field and every
   // root points at an object start; no GC bit is left set. Returns "" or the first problem.
   std::string VerifyHeap();
+  // The origin table against the heap (part of VerifyHeap): one entry per object, in order.
+  std::string VerifyOrigins();
 
   // ---- RuntimePort ----
   agent::RuntimeInfo Info() const override;
@@ -184,8 +199,11 @@ class Runtime final : public agent::RuntimePort {
 
   // Test aid: every allocation from now on is also recorded exactly in `ledger` (nullptr stops).
   void set_allocation_ledger(AllocationLedger* ledger) { ledger_ = ledger; }
-  // Frames reported so far (BeginFrame..EndFrame pairs).
+  // Frames reported so far (BeginFrame..EndFrame pairs): the frame counter that allocation
+  // origins record.
   uint64_t frames_ended() const { return frame_number_; }
+  // The allocation site of the current thread's stack now (interned on first use).
+  SiteId CurrentSite();
 
   // Called by the collector when a collection ends (updates memory counters, publishes).
   void OnCollectionDone(const GcResult& r);
@@ -214,6 +232,8 @@ class Runtime final : public agent::RuntimePort {
   Collector gc_;
   WorldLock world_;
   CoreTypes core_;
+  SiteTable sites_;
+  ObjectOrigins origins_;
 
   uint64_t bytes_since_gc_ = 0;
   uint64_t frame_bytes_ = 0;

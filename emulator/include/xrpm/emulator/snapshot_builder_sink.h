@@ -9,6 +9,13 @@
 // "GC handle table"); ObjectReferences adds an object (an unknown type id gets a placeholder
 // type); C_END closes the section with the end time. Ids stay raw, exactly as reported.
 //
+// Allocation origins: AllocationClock creates Snapshot::origins (capture_frame, sample_bytes);
+// DescribeSite appends a site (sites in the order described, methods interned by name in order of
+// first appearance, innermost first); ObjectOrigin is held for the next ObjectReferences of the
+// same object, which then gets its frame (saturating at 2^32 - 2) and site index, and every other
+// object kUnknownSite. Without AllocationClock the snapshot has no origins. A site id that was
+// never described, or an origin before the clock, is kept as unknown.
+//
 // The sink never aborts or postpones. A ContainerNamer, when given, names threads and methods
 // for the origins; without one they read "thread 3" and "method 0x6000012".
 //
@@ -48,6 +55,10 @@ class SnapshotBuilderSink final : public agent::HeapInfoCallback {
   agent::WalkResult RootReferences(const agent::RootRef* roots, size_t count) override;
   agent::WalkResult ObjectReferences(uint64_t object, uint32_t type_id, uint32_t size,
                                      const uint64_t* refs, size_t ref_count) override;
+  agent::WalkResult AllocationClock(uint64_t frame, uint32_t sample_bytes) override;
+  agent::WalkResult DescribeSite(uint32_t site_id, const char* const* method_names,
+                                 const size_t* name_lens, uint32_t depth) override;
+  agent::WalkResult ObjectOrigin(uint64_t object, uint64_t alloc_frame, uint32_t site_id) override;
 
   bool began() const { return began_; }
   bool ended() const { return ended_; }
@@ -70,6 +81,13 @@ class SnapshotBuilderSink final : public agent::HeapInfoCallback {
   bool roots_allowed_ = false;
   uint32_t container_class_ = 0;
   uint32_t origin_ = kNoIndex;
+  // Allocation origins: site id -> index into out_.origins->sites; method name -> index.
+  std::unordered_map<uint32_t, uint32_t> site_index_;
+  std::unordered_map<std::string, uint32_t> method_index_;
+  bool has_pending_origin_ = false;
+  uint64_t pending_object_ = 0;
+  uint32_t pending_frame_ = 0;
+  uint32_t pending_site_ = kUnknownSite;
 };
 
 }  // namespace xrpm::emulator

@@ -33,6 +33,10 @@ struct Frame {
   agent::ContainerType kind = agent::ContainerType::kJitFrame;
   MethodId method = kNoMethod;
   std::vector<Local> locals;
+  // The allocation site (SiteTable id) of the stack whose innermost frame this is, or 0 until
+  // an allocation here first needs it. Frames nest LIFO, so the frames below never change while
+  // this one lives and the cached id stays right.
+  uint32_t alloc_site = 0;
 };
 
 struct ManagedThread {

@@ -1,0 +1,449 @@
+// Allocation origins (issue 16): every object's allocation frame and site, kept by the runtime
+// across compaction and sweeps and reported by the heap walk (AllocationClock, DescribeSite,
+// ObjectOrigin) in the order heap_walker.h prescribes; the ground-truth Snapshot's origins; the
+// site table's bound; the leak scenario's sites.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "test_graph.h"
+#include "xrpm/emulator/frame_scope.h"
+#include "xrpm/emulator/game_loop.h"
+#include "xrpm/emulator/ground_truth.h"
+#include "xrpm/emulator/runtime.h"
+#include "xrpm/emulator/scenario.h"
+
+namespace xrpm::emulator {
+namespace {
+using agent::ContainerType;
+using agent::WalkResult;
+
+RuntimeConfig SmallConfig() {
+  RuntimeConfig c;
+  c.heap_reserve_bytes = 256u << 20;
+  return c;
+}
+
+struct Origin {
+  uint64_t frame = 0;
+  uint32_t site = 0;
+};
+
+// Records the origin callbacks and checks their protocol as they come: the clock once, inside
+// the heap container, before any origin; each site described once, before its first use; each
+// origin immediately followed by the same object's ObjectReferences.
+class OriginSink : public agent::HeapInfoCallback {
+ public:
+  explicit OriginSink(bool postpone = false) : postpone_(postpone) {}
+
+  WalkResult BeginContainer(ContainerType t, uint64_t, uint64_t) override {
+    in_heap_ = t == ContainerType::kHeap;
+    return WalkResult::kOk;
+  }
+  WalkResult DescribeType(uint32_t, const char*, size_t) override { return WalkResult::kOk; }
+  WalkResult RootReferences(const agent::RootRef*, size_t) override { return WalkResult::kOk; }
+  WalkResult AllocationClock(uint64_t frame, uint32_t sample_bytes) override {
+    if (!in_heap_) Problem("clock outside the heap container");
+    if (clocks_++) Problem("clock twice");
+    if (!objects.empty()) Problem("clock after the first object");
+    clock = frame;
+    sample = sample_bytes;
+    return WalkResult::kOk;
+  }
+  WalkResult DescribeSite(uint32_t id, const char* const* names, const size_t* lens,
+                          uint32_t depth) override {
+    if (id == 0) Problem("site id 0");
+    if (depth > agent::kMaxSampleStackDepth) Problem("site deeper than 32");
+    std::vector<std::string> m;
+    for (uint32_t k = 0; k < depth; ++k) m.emplace_back(names[k], lens[k]);
+    if (!sites.emplace(id, std::move(m)).second) Problem("site described twice");
+    site_order.push_back(id);
+    return WalkResult::kOk;
+  }
+  WalkResult ObjectOrigin(uint64_t object, uint64_t frame, uint32_t site) override {
+    if (clocks_ == 0) Problem("origin before the clock");
+    if (!sites.count(site)) Problem("origin names a site not described yet");
+    if (pending_) Problem("two origins in a row");
+    pending_ = true;
+    pending_object_ = object;
+    pending_origin_ = Origin{frame, site};
+    return WalkResult::kOk;
+  }
+  WalkResult ObjectReferences(uint64_t o, uint32_t, uint32_t, const uint64_t*, size_t) override {
+    objects.push_back(o);
+    if (pending_ && pending_object_ == o)
+      origins.emplace(o, pending_origin_);
+    else if (pending_)
+      Problem("origin of another object");
+    pending_ = false;
+    return postpone_ ? WalkResult::kPostponeReferences : WalkResult::kOk;
+  }
+
+  const std::vector<std::string>& SiteOf(uint64_t object) const {
+    return sites.at(origins.at(object).site);
+  }
+
+  uint64_t clock = 0;
+  uint32_t sample = 1;
+  std::map<uint32_t, std::vector<std::string>> sites;
+  std::vector<uint32_t> site_order;
+  std::vector<uint64_t> objects;
+  std::map<uint64_t, Origin> origins;
+  std::vector<std::string> problems;
+
+ private:
+  void Problem(std::string p) { problems.push_back(std::move(p)); }
+  bool postpone_;
+  bool in_heap_ = false;
+  int clocks_ = 0;
+  bool pending_ = false;
+  uint64_t pending_object_ = 0;
+  Origin pending_origin_;
+};
+
+// A walk of `rt` into a fresh OriginSink; fails the test on a protocol problem.
+OriginSink Walk(Runtime& rt, bool postpone = false) {
+  OriginSink sink(postpone);
+  rt.WalkHeap(sink);
+  EXPECT_EQ(sink.problems, std::vector<std::string>{});
+  return sink;
+}
+
+struct Device {
+  Runtime rt;
+  std::unique_ptr<Scenario> scenario;
+  GameLoop loop;
+  Device(ScenarioParams p, uint64_t frames)
+      : rt(SmallConfig()), scenario(MakeScenario(p)), loop(rt, *scenario, LoopConfig{0, frames}) {
+    loop.Setup();
+  }
+};
+
+TEST(Origins, EveryObjectOfAWalkHasOneInBothWalkOrders) {
+  Device d({"bubbles", 3}, 300);
+  d.loop.RunHere();
+  d.rt.InduceFullCollection();
+  for (bool postpone : {false, true}) {
+    OriginSink s = Walk(d.rt, postpone);
+    ASSERT_GT(s.objects.size(), 200u);
+    EXPECT_EQ(s.origins.size(), s.objects.size()) << "postpone " << postpone;
+    EXPECT_EQ(s.clock, 300u);
+    EXPECT_EQ(s.sample, 0u) << "the emulator records every object";
+    // Each described site is used, and ids name distinct stacks.
+    std::set<uint32_t> used;
+    for (auto& [o, origin] : s.origins) used.insert(origin.site);
+    EXPECT_EQ(used.size(), s.sites.size());
+    std::set<std::vector<std::string>> stacks;
+    for (auto& [id, m] : s.sites) stacks.insert(m);
+    EXPECT_EQ(stacks.size(), s.sites.size());
+  }
+  EXPECT_EQ(d.rt.VerifyHeap(), "");
+}
+
+TEST(Origins, ObjectsAllocatedInFrameNCarryN) {
+  Runtime rt(SmallConfig());
+  test::TestTypes t(rt);
+  std::vector<uint32_t> handles;  // one rooted leaf per frame
+  for (int frame = 0; frame < 5; ++frame) {
+    rt.BeginFrame();
+    handles.push_back(rt.handles().Alloc(rt.New(t.leaf), HandleType::kNormal));
+    rt.New(t.leaf);  // garbage
+    rt.EndFrame();
+  }
+  ASSERT_EQ(rt.frames_ended(), 5u);
+  rt.GcCollect();
+  OriginSink s = Walk(rt);
+  EXPECT_EQ(s.clock, 5u);
+  for (size_t f = 0; f < handles.size(); ++f) {
+    const Addr a = rt.handles().Target(handles[f]);
+    ASSERT_TRUE(s.origins.count(a));
+    EXPECT_EQ(s.origins.at(a).frame, f);
+    const ObjectOrigin* o = rt.origins().Find(a);
+    ASSERT_NE(o, nullptr);
+    EXPECT_EQ(o->frame, f);
+  }
+  // Objects the runtime made while starting up are from frame 0 too.
+  for (auto& [obj, origin] : s.origins) EXPECT_LT(origin.frame, 5u);
+}
+
+TEST(Origins, SiteStacksMatchTheFrameScopeNesting) {
+  Runtime rt(SmallConfig());
+  test::TestTypes t(rt);
+  ManagedThread& main = rt.main_thread();
+  ASSERT_TRUE(main.frames.empty());
+  const uint32_t outside = rt.handles().Alloc(rt.New(t.leaf), HandleType::kNormal);
+  uint32_t inner = 0, outer = 0, after = 0, internal = 0;
+  {
+    FrameScope a(rt, main, "Game.Outer", 0);
+    outer = rt.handles().Alloc(rt.New(t.leaf), HandleType::kNormal);
+    {
+      FrameScope b(rt, main, "Game.Inner", 0);
+      inner = rt.handles().Alloc(rt.New(t.leaf), HandleType::kNormal);
+      // A runtime-internal frame (no method) is not part of the site.
+      FrameScope c(rt, main, kNoMethod, 0, ContainerType::kInternalFrame);
+      internal = rt.handles().Alloc(rt.New(t.leaf), HandleType::kNormal);
+    }
+    after = rt.handles().Alloc(rt.New(t.leaf), HandleType::kNormal);
+  }
+  OriginSink s = Walk(rt);
+  auto site = [&](uint32_t h) { return s.SiteOf(rt.handles().Target(h)); };
+  using V = std::vector<std::string>;
+  EXPECT_EQ(site(outside), V{}) << "depth 0: outside any managed frame";
+  EXPECT_EQ(site(outer), V{"Game.Outer"});
+  EXPECT_EQ(site(inner), (V{"Game.Inner", "Game.Outer"})) << "innermost first";
+  EXPECT_EQ(site(internal), (V{"Game.Inner", "Game.Outer"}));
+  EXPECT_EQ(site(after), V{"Game.Outer"}) << "the popped frame is gone";
+  EXPECT_EQ(s.origins.at(rt.handles().Target(after)).site,
+            s.origins.at(rt.handles().Target(outer)).site)
+      << "one stack, one site id";
+}
+
+TEST(Origins, DeepStacksKeepTheirInnermost32Frames) {
+  Runtime rt(SmallConfig());
+  test::TestTypes t(rt);
+  ManagedThread& main = rt.main_thread();
+  for (int i = 0; i < 40; ++i) rt.PushFrame(main, rt.methods().Intern("M" + std::to_string(i)), 0);
+  const uint32_t h = rt.handles().Alloc(rt.New(t.leaf), HandleType::kNormal);
+  OriginSink s = Walk(rt);
+  const auto& m = s.SiteOf(rt.handles().Target(h));
+  ASSERT_EQ(m.size(), agent::kMaxSampleStackDepth);
+  EXPECT_EQ(m.front(), "M39");
+  EXPECT_EQ(m.back(), "M8");
+}
+
+TEST(Origins, ACompactionMovesAnObjectButNotItsFrameOrSite) {
+  Runtime rt(SmallConfig());
+  test::TestTypes t(rt);
+  ManagedThread& main = rt.main_thread();
+  for (int f = 0; f < 3; ++f) {
+    rt.BeginFrame();
+    rt.EndFrame();
+  }
+  uint32_t h = 0;
+  {
+    FrameScope g(rt, main, "Game.MakeGarbage", 0);
+    for (int i = 0; i < 2000; ++i) rt.New(t.leaf);
+  }
+  rt.BeginFrame();
+  {
+    FrameScope k(rt, main, "Game.Keep", 1);
+    k.set(0, rt.New(t.node));
+    h = rt.handles().Alloc(k.get(0), HandleType::kNormal);
+  }
+  rt.EndFrame();
+  for (int f = 0; f < 4; ++f) {
+    rt.BeginFrame();
+    rt.EndFrame();
+  }
+  const Addr before = rt.handles().Target(h);
+  const ObjectOrigin o = *rt.origins().Find(before);
+  EXPECT_EQ(o.frame, 3u);
+
+  GcResult r = rt.gc().Collect(GcReason::kInduced, true);
+  ASSERT_TRUE(r.compacted);
+  const Addr after = rt.handles().Target(h);
+  ASSERT_NE(after, before) << "the compactor moved it (the garbage below is gone)";
+  ASSERT_GT(r.moved_objects, 0u);
+  const ObjectOrigin* moved = rt.origins().Find(after);
+  ASSERT_NE(moved, nullptr);
+  EXPECT_EQ(moved->frame, 3u);
+  EXPECT_EQ(moved->site, o.site);
+  EXPECT_EQ(rt.origins().Find(before), nullptr) << "nothing left under the old address";
+  EXPECT_EQ(rt.VerifyHeap(), "");
+
+  OriginSink s = Walk(rt);
+  EXPECT_EQ(s.clock, 8u);
+  EXPECT_EQ(s.origins.at(after).frame, 3u);
+  EXPECT_EQ(s.SiteOf(after), std::vector<std::string>{"Game.Keep"});
+}
+
+TEST(Origins, ASweepKeepsTheSurvivorsAndDropsTheDead) {
+  Runtime rt(SmallConfig());
+  test::TestTypes t(rt);
+  std::vector<uint32_t> keep;
+  for (int f = 0; f < 10; ++f) {
+    rt.BeginFrame();
+    for (int i = 0; i < 100; ++i)
+      keep.push_back(rt.handles().Alloc(rt.New(t.leaf), HandleType::kNormal));
+    rt.New(t.leaf);  // a little garbage: too little to compact
+    rt.EndFrame();
+  }
+  std::vector<Addr> addr_before;
+  for (uint32_t h : keep) addr_before.push_back(rt.handles().Target(h));
+  GcResult r = rt.gc().Collect(GcReason::kBudget, false);
+  ASSERT_FALSE(r.compacted);
+  ASSERT_EQ(r.freed_objects, 10u);
+  EXPECT_EQ(rt.origins().size(), r.live_objects);
+  for (size_t i = 0; i < keep.size(); ++i) {
+    ASSERT_EQ(rt.handles().Target(keep[i]), addr_before[i]) << "a sweep moves nothing";
+    const ObjectOrigin* o = rt.origins().Find(addr_before[i]);
+    ASSERT_NE(o, nullptr);
+    EXPECT_EQ(o->frame, i / 100);
+  }
+  EXPECT_EQ(rt.VerifyHeap(), "");
+  // New objects fill the swept holes; their entries merge in address order.
+  rt.BeginFrame();
+  for (int i = 0; i < 50; ++i) rt.New(t.leaf);
+  rt.EndFrame();
+  EXPECT_EQ(rt.VerifyHeap(), "");
+}
+
+struct ManyFrames {
+  const char* name;
+  ScenarioParams params;
+  uint32_t budget;
+  bool sweeps;  // most collections sweep (a large live heap, little garbage) or compact
+};
+
+class OriginsOverManyFrames : public ::testing::TestWithParam<ManyFrames> {};
+
+TEST_P(OriginsOverManyFrames, TheTableStaysTheSizeOfTheHeap) {
+  const ManyFrames& p = GetParam();
+  RuntimeConfig c = SmallConfig();
+  c.gc_budget_bytes = p.budget;
+  Runtime rt(c);
+  auto scenario = MakeScenario(p.params);
+  {
+    GameLoop setup(rt, *scenario, LoopConfig{0, 0});
+    setup.Setup();
+  }
+  size_t max_entries = 0;
+  uint64_t sweeps = 0, compactions = 0;
+  for (uint64_t f = 0; f < 3000; ++f) {
+    const uint64_t gcs = rt.gc().collections();
+    rt.BeginFrame();
+    scenario->Frame(rt, f, 1.0 / 60);
+    rt.EndFrame();
+    if (rt.gc().collections() != gcs) ++(rt.gc().last().compacted ? compactions : sweeps);
+    max_entries = std::max(max_entries, rt.origins().size());
+    if (f % 250 == 0) {
+      ASSERT_EQ(rt.VerifyHeap(), "") << "frame " << f;
+    }
+  }
+  if (p.sweeps)
+    EXPECT_GT(sweeps, 50u);
+  else
+    EXPECT_GT(compactions, 50u);
+  rt.InduceFullCollection();
+  const uint64_t live = rt.gc().last().live_objects;
+  EXPECT_EQ(rt.origins().size(), live);
+  // Over 3000 frames the game allocates far more than this; a table that kept dead entries
+  // would pass the bound many times over.
+  EXPECT_LE(max_entries, 2 * live + p.budget / 8);
+  EXPECT_LE(rt.origins().MemoryBytes(), sizeof(ObjectOrigin) * (2 * live + 3 * (size_t{1} << 16)));
+  EXPECT_LT(rt.sites().size(), 100u) << "a game has few distinct allocating stacks";
+  EXPECT_EQ(rt.sites().truncated(), 0u);
+  EXPECT_EQ(rt.VerifyHeap(), "");
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Scenarios, OriginsOverManyFrames,
+    ::testing::Values(ManyFrames{"bubbles", {"bubbles", 5}, 64u << 10, false},
+                      ManyFrames{"synthetic", {"synthetic", 5, 20000, 3, 16}, 16u << 10, true}),
+    [](const ::testing::TestParamInfo<ManyFrames>& i) { return std::string(i.param.name); });
+
+TEST(SiteTable, IdsAreStableAndAFullTableFallsBackToTheAllocatingMethod) {
+  SiteTable sites(3);  // the empty stack + 2
+  const MethodId ab[] = {1, 2}, ac[] = {1, 3}, b[] = {2};
+  EXPECT_EQ(sites.Intern(nullptr, 0), kOutsideManagedCode);
+  const SiteId s1 = sites.Intern(ab, 2);
+  const SiteId s2 = sites.Intern(b, 1);
+  EXPECT_EQ(s1, 2u);
+  EXPECT_EQ(s2, 3u);
+  EXPECT_EQ(sites.Intern(ab, 2), s1);
+  EXPECT_EQ(sites.size(), 3u);
+  // Full: {1, 3} becomes {1}, interned past the bound, once.
+  const SiteId s3 = sites.Intern(ac, 2);
+  EXPECT_EQ(sites.depth(s3), 1u);
+  EXPECT_EQ(sites.methods(s3)[0], 1u);
+  EXPECT_EQ(sites.truncated(), 1u);
+  EXPECT_EQ(sites.Intern(ac, 2), s3);
+  EXPECT_EQ(sites.size(), 4u);
+  EXPECT_EQ(sites.Intern(ab, 2), s1) << "known stacks keep their ids";
+}
+
+// The ground truth (DumpToSnapshot) carries the origins: capture frame, one entry per object,
+// sites in the order the walk first used them.
+TEST(Origins, TheGroundTruthSnapshotHasThem) {
+  Device d({"bubbles", 2}, 240);
+  d.loop.RunHere();
+  const Snapshot s = DumpToSnapshot(d.rt);
+  ASSERT_TRUE(s.has_origins());
+  EXPECT_EQ(s.origins->capture_frame, 240u);
+  EXPECT_EQ(s.origins->sample_bytes, 0u);
+  ASSERT_EQ(s.object_alloc_frame.size(), s.object_count());
+  ASSERT_EQ(s.object_alloc_site.size(), s.object_count());
+  // First-use order: scanning objects, each new site index is the next one.
+  uint32_t next = 0;
+  for (size_t i = 0; i < s.object_count(); ++i) {
+    ASSERT_TRUE(s.origin_known(i));
+    ASSERT_LE(s.object_alloc_site[i], next);
+    if (s.object_alloc_site[i] == next) ++next;
+    EXPECT_LE(s.object_alloc_frame[i], 240u);
+  }
+  EXPECT_EQ(next, s.origins->sites.size());
+  // Methods by first appearance, innermost first within each site.
+  uint32_t next_method = 0;
+  for (const AllocationSite& site : s.origins->sites)
+    for (uint32_t m : site.methods) {
+      ASSERT_LE(m, next_method);
+      if (m == next_method) ++next_method;
+    }
+  EXPECT_EQ(next_method, s.origins->methods.size());
+  // The game's scene graph was built at setup (frame 0) and Game1.Update ran in every frame.
+  bool update_site = false;
+  for (const AllocationSite& site : s.origins->sites)
+    for (uint32_t m : site.methods) update_site |= s.origins->methods[m] == "Bubbles.Game1.Update";
+  EXPECT_TRUE(update_site);
+}
+
+// The leak scenario's leaked objects come from Bubble.OnSpawn / BubbleField.Spawn; what it
+// allocates and drops every frame comes from elsewhere, so a three-capture filter names them.
+TEST(Origins, TheLeakScenarioLeaksFromOnSpawnAndNothingPerFrame) {
+  Device d({"leak", 1}, 1200);
+  d.loop.RunHere();
+  const Snapshot s = DumpToSnapshot(d.rt);
+  ASSERT_TRUE(s.has_origins());
+  auto innermost = [&](size_t i) {
+    const AllocationSite& site = s.origins->sites[s.object_alloc_site[i]];
+    std::string stack;
+    for (uint32_t m : site.methods) stack += s.origins->methods[m] + " <- ";
+    return stack;
+  };
+  // Objects allocated in the middle window (frames 300..900) and still alive at 1200.
+  std::map<std::string, size_t> by_type_site;
+  for (size_t i = 0; i < s.object_count(); ++i) {
+    const uint32_t f = s.object_alloc_frame[i];
+    if (f >= 300 && f < 900) ++by_type_site[s.type_name_of(i) + " @ " + innermost(i)];
+  }
+  size_t handlers = 0, bubbles = 0;
+  for (auto& [key, n] : by_type_site) {
+    SCOPED_TRACE(key);
+    const bool on_spawn =
+        key.find("Bubbles.Bubble.OnSpawn <- Bubbles.BubbleField.Spawn <- ") != std::string::npos;
+    const bool spawn = key.find("@ Bubbles.BubbleField.Spawn <- ") != std::string::npos;
+    if (key.rfind("System.EventHandler`1[Bubbles.PoppedEventArgs] @ ", 0) == 0) {
+      EXPECT_TRUE(on_spawn);
+      handlers += n;
+    }
+    if (key.rfind("Bubbles.Bubble @ ", 0) == 0) {
+      EXPECT_TRUE(spawn);
+      bubbles += n;
+    }
+    // Per-frame garbage does not survive: nothing from these sites is in the window.
+    for (const char* per_frame :
+         {"@ Bubbles.Game1.DrawBubbles", "@ Bubbles.Game1.CheckCollisions",
+          "@ Bubbles.ParticleSystem.EmitSmoke", "@ Bubbles.ParticleSystem.Burst",
+          "@ System.String.Concat <- Bubbles.ScoreBoard.RebuildText"})
+      EXPECT_EQ(key.find(per_frame), std::string::npos);
+  }
+  EXPECT_GT(handlers, 20u) << "the leak holds bubbles spawned in the window";
+  EXPECT_EQ(handlers, bubbles);
+}
+
+}  // namespace
+}  // namespace xrpm::emulator
