@@ -7,6 +7,7 @@
 //   BM_WalkCounting    WalkHeap into a sink that counts objects and references (depth-first)
 //   BM_WalkFlat        the same walk with every object postponed (flat list)
 //   BM_BuildSynthetic  building the heap (scenario setup): 1 M allocations
+//   BM_BubblesFrame    one frame of the bubbles game (its allocations in nested method frames)
 // Each runs with the allocation origins the runtime records for every object (/origins:1, the
 // default) and without them (/origins:0, RuntimeConfig::record_origins off), the baseline of
 // what recording them costs the allocation path, the collection and the walk (issue 16).
@@ -128,6 +129,12 @@ void BM_FullCollection(benchmark::State& state) {
   uint64_t live = 0;
   for (auto _ : state) live = h.rt.gc().Collect(GcReason::kCapture, true).live_objects;
   Report(state, live);
+  // What the origins take beside the heap, per live object (the side table; the site table is
+  // a few sites here), and the heap itself for scale.
+  state.counters["origin_B_per_object"] =
+      static_cast<double>(h.rt.origins().MemoryBytes()) / static_cast<double>(live);
+  state.counters["heap_B_per_object"] =
+      static_cast<double>(h.rt.heap().used_bytes()) / static_cast<double>(live);
 }
 BENCHMARK(BM_FullCollection)->ArgName("origins")->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
 
@@ -171,6 +178,29 @@ BENCHMARK(BM_BuildSynthetic)
     ->Arg(1)
     ->Unit(benchmark::kMillisecond)
     ->Iterations(3);
+
+void BM_BubblesFrame(benchmark::State& state) {
+  RuntimeConfig c = Config(state.range(0) != 0);
+  c.heap_reserve_bytes = 256u << 20;
+  Runtime rt(c);
+  auto s = MakeScenario(ScenarioParams{"bubbles", 1});
+  {
+    MutatorScope m(rt.world());
+    s->Setup(rt);
+    rt.EndFrame();
+  }
+  const int64_t objects0 = rt.counters().Total(Counter::kManagedObjectsAllocated);
+  uint64_t frame = 0;
+  for (auto _ : state) {
+    rt.BeginFrame();
+    s->Frame(rt, frame++, 1.0 / 60);
+    rt.EndFrame();
+  }
+  state.counters["objects_per_frame"] =
+      static_cast<double>(rt.counters().Total(Counter::kManagedObjectsAllocated) - objects0) /
+      static_cast<double>(frame);
+}
+BENCHMARK(BM_BubblesFrame)->ArgName("origins")->Arg(0)->Arg(1)->Unit(benchmark::kMicrosecond);
 
 }  // namespace
 
