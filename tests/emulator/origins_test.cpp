@@ -144,6 +144,55 @@ TEST(Origins, EveryObjectOfAWalkHasOneInBothWalkOrders) {
   EXPECT_EQ(d.rt.VerifyHeap(), "");
 }
 
+// A sink that aborts in DescribeSite or ObjectOrigin gets nothing more but the final C_END.
+class AbortingSink final : public OriginSink {
+ public:
+  explicit AbortingSink(bool in_describe) : in_describe_(in_describe) {}
+  WalkResult BeginContainer(ContainerType t, uint64_t a, uint64_t b) override {
+    if (aborted) after += t != ContainerType::kEnd;
+    ended |= t == ContainerType::kEnd;
+    return OriginSink::BeginContainer(t, a, b);
+  }
+  WalkResult DescribeSite(uint32_t id, const char* const* n, const size_t* l, uint32_t d) override {
+    after += aborted;
+    OriginSink::DescribeSite(id, n, l, d);
+    return Abort(in_describe_);
+  }
+  WalkResult ObjectOrigin(uint64_t o, uint64_t f, uint32_t s) override {
+    after += aborted;
+    OriginSink::ObjectOrigin(o, f, s);
+    return Abort(!in_describe_);
+  }
+  WalkResult ObjectReferences(uint64_t o, uint32_t t, uint32_t s, const uint64_t* r,
+                              size_t n) override {
+    after += aborted;
+    return OriginSink::ObjectReferences(o, t, s, r, n);
+  }
+  bool aborted = false, ended = false;
+  int after = 0;
+
+ private:
+  WalkResult Abort(bool now) {
+    aborted |= now;
+    return now ? WalkResult::kAbort : WalkResult::kOk;
+  }
+  bool in_describe_;
+};
+
+TEST(Origins, AnAbortInTheOriginCallbacksEndsTheWalk) {
+  Runtime rt(SmallConfig());
+  test::TestTypes t(rt);
+  for (bool in_describe : {true, false}) {
+    AbortingSink sink(in_describe);
+    rt.WalkHeap(sink);
+    EXPECT_TRUE(sink.aborted);
+    EXPECT_TRUE(sink.ended) << "C_END is always sent";
+    EXPECT_EQ(sink.after, 0) << "no callback after the abort but C_END";
+    EXPECT_TRUE(sink.objects.empty());
+  }
+  EXPECT_EQ(rt.VerifyHeap(), "") << "the walk's marks and sync words are cleared";
+}
+
 TEST(Origins, ObjectsAllocatedInFrameNCarryN) {
   Runtime rt(SmallConfig());
   test::TestTypes t(rt);
