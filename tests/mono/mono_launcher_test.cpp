@@ -36,6 +36,8 @@ TEST(MonoLauncher, BadOptionsExitTwoWithAClearMessage) {
       {{"--port", "0"}, "program"},
       {{"--port", "0", "--", "/nonexistent/Game.exe"}, "no such program"},
       {{"--listen", "0.0.0.0:0", "--", game}, "requires a token"},
+      {{"--sample-bytes", "64", "--", game}, "--allocations"},
+      {{"--allocations", "--sample-bytes", "99999999999", "--", game}, "--sample-bytes"},
   };
   for (const Case& c : cases) {
     const RunResult r = Launch(c.args);
@@ -74,6 +76,14 @@ TEST(MonoLauncher, UnknownProfilerOptionStopsMonoWithExitTwo) {
                  60000);
   EXPECT_EQ(r.exit_code, 2) << r.err;
   EXPECT_NE(r.err.find("unknown profiler option 'bogus=1'"), std::string::npos) << r.err;
+  const RunResult bad = RunProcess(
+      {"/usr/bin/env", std::string("LD_LIBRARY_PATH=") + XRPM_MONO_MODULE_DIR, "mono",
+       "--profile=xrpm:port=0,allocations,sample_bytes=lots", MonoProgram("XnaBubbles.exe")},
+      60000);
+  EXPECT_EQ(bad.exit_code, 2) << bad.err;
+  EXPECT_NE(bad.err.find("profiler option sample_bytes='lots': expected bytes 0-67108864"),
+            std::string::npos)
+      << bad.err;
 }
 
 TEST(MonoLauncher, MissingMonoNamesThePackage) {

@@ -1,7 +1,7 @@
 // xrpm-mono: runs a C# program under Mono with the xrpm device agent inside it.
 //
 //   xrpm-mono [--port N | --listen ADDR:PORT --token T] [--frame Namespace.Class:Method]
-//             [--quiet] [--allocations] [--announce] -- PROGRAM.exe [ARGS...]
+//             [--quiet] [--allocations [--sample-bytes N]] [--announce] -- PROGRAM.exe [ARGS...]
 //
 // It starts `mono --profile=xrpm:OPTIONS PROGRAM.exe ARGS` with the profiler module
 // (libmono-profiler-xrpm.so, beside this executable) on the library path, and waits for the
@@ -96,9 +96,17 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_flag("--quiet", quiet, "No agent log lines except errors");
   bool allocations = false;
-  app.add_flag("--allocations", allocations,
-               "Report frames and allocation samples with stacks (Mono then reports every "
-               "allocation: slower allocation)");
+  CLI::Option* allocations_flag =
+      app.add_flag("--allocations", allocations,
+                   "Report frames and allocation samples with stacks (Mono then reports every "
+                   "allocation: slower allocation)");
+  uint32_t sample_bytes = xrpm::mono::kDefaultOriginSampleBytes;
+  app.add_option("--sample-bytes", sample_bytes,
+                 "With --allocations: captures carry allocation origins (site and frame) of the "
+                 "objects whose allocation was sampled, one per N bytes on average (0: none)")
+      ->check(CLI::Range(uint32_t{0}, xrpm::mono::kMaxOriginSampleBytes))
+      ->needs(allocations_flag)
+      ->capture_default_str();
   bool announce = false;
   app.add_flag("--announce", announce,
                "Announce this device on the local network (UDP multicast beacon, TTL 1, once a "
@@ -114,6 +122,7 @@ int main(int argc, char** argv) {
   opts.port = port;
   opts.quiet = quiet;
   opts.allocations = allocations;
+  opts.sample_bytes = sample_bytes;
   opts.announce = announce;
   std::string problem;
   xrpm::mono::FrameMethod fm;

@@ -14,6 +14,10 @@
 //   anything else                  -> kRootTable                           (5 other)
 // Objects: mono_gc_walk_heap, which at PRE_START_WORLD of a full collection reports live
 // objects only; an object with more than 128 references arrives in several calls, merged here.
+// Allocation origins (when recorded, origin_tracker.h): AllocationClock(frames completed, the
+// sample interval in force) right after the heap container begins, then for each object whose
+// allocation was sampled DescribeSite (first use in this walk) and ObjectOrigin right before
+// its ObjectReferences; a walk that saw every object prunes the origins of the rest (dead).
 //
 // Complexity: O(R log R + R log M) for R roots and M moves, O(objects + references) for the
 // heap; memory: the roots and moves of one collection plus the largest object's references.
@@ -67,6 +71,7 @@ std::string ClassName(MonoClass* klass) {
 struct HeapPass {
   agent::HeapInfoCallback* sink;
   Registry* registry;
+  OriginTracker* origins;  // null: no origins
   bool aborted = false;
   uint64_t object = 0;
   uint32_t type_id = 0;
@@ -75,6 +80,10 @@ struct HeapPass {
 
   void Flush() {
     if (object == 0 || aborted) return;
+    if (origins && origins->ReportObject(*sink, object) == WalkResult::kAbort) {
+      aborted = true;
+      return;
+    }
     if (sink->ObjectReferences(object, type_id, size, refs.data(), refs.size()) ==
         WalkResult::kAbort)
       aborted = true;
@@ -265,9 +274,17 @@ void MonoPort::WalkOnCollectorUnguarded(agent::HeapInfoCallback& sink) {
   }
   if (!aborted) aborted = sink.BeginContainer(ContainerType::kHeap, 0, 0) == WalkResult::kAbort;
   if (!aborted) {
-    HeapPass pass{&sink, &reg};
-    mono_gc_walk_heap(0, &HeapPass::OnObject, &pass);
-    pass.Flush();
+    OriginTracker* origins = origins_.get();
+    if (origins)
+      aborted = origins->BeginWalk(sink, frames_.completed(), interval_.mean_bytes()) ==
+                WalkResult::kAbort;
+    HeapPass pass{&sink, &reg, origins};
+    pass.aborted = aborted;
+    if (!aborted) {
+      mono_gc_walk_heap(0, &HeapPass::OnObject, &pass);
+      pass.Flush();
+    }
+    if (origins) origins->EndWalk(!pass.aborted);
   }
   sink.BeginContainer(ContainerType::kEnd, 0, 0);
 }

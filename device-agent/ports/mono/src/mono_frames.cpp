@@ -5,32 +5,13 @@
 #include <mono/metadata/loader.h>
 #include <mono/metadata/object.h>
 
-#include <exception>
-#include <vector>
-
 namespace xrpm {
 namespace mono {
-namespace {
 
-struct StackWalk {
-  MonoMethod* methods[agent::kMaxSampleStackDepth];
-  uint32_t depth = 0;
-};
-
-mono_bool CollectFrame(MonoMethod* method, int32_t, int32_t, mono_bool managed, void* data) {
-  auto* w = static_cast<StackWalk*>(data);
-  if (managed && method) w->methods[w->depth++] = method;
-  return w->depth >= agent::kMaxSampleStackDepth;  // true stops the walk
-}
-
-}  // namespace
-
-bool MonoFrames::SetSink(agent::FrameEventSink* sink, uint32_t sample_bytes) {
+bool MonoFrames::SetSink(agent::FrameEventSink* sink) {
   if (!enabled_) return false;
   std::lock_guard<std::mutex> lock(sink_mu_);
   sink_ = sink;
-  pending_mean_.store(sample_bytes, std::memory_order_relaxed);
-  mean_changed_.store(true, std::memory_order_release);
   sink_active_.store(sink != nullptr, std::memory_order_release);
   return true;
 }
@@ -62,35 +43,23 @@ void MonoFrames::OnFrameLeave() {
     if (sink_) sink_->OnFrame(r);
   }
   ++frame_;
+  completed_.store(frame_, std::memory_order_relaxed);
   last_end_ns_ = now;
   bytes_ = 0;
   objects_ = 0;
-  if (mean_changed_.exchange(false, std::memory_order_acq_rel))
-    sampler_.Reset(pending_mean_.load(std::memory_order_relaxed), 0x5eed0000ull + frame_);
 }
 
-void MonoFrames::OnAllocation(void* object) {
-  if (!enabled_ || !OnGameThread()) return;
-  const auto size = static_cast<uint32_t>(mono_object_get_size(static_cast<MonoObject*>(object)));
+bool MonoFrames::CountAllocation(uint32_t size) {
+  if (!enabled_ || !OnGameThread()) return false;
   bytes_ += size;
   ++objects_;
-  if (sink_active_.load(std::memory_order_relaxed) && sampler_.Take(size)) {
-    try {
-      Sample(object, size);
-    } catch (const std::exception&) {  // bad_alloc caching a name: the sample is lost
-    }
-  }
+  return true;
 }
 
-void MonoFrames::Sample(void* object, uint32_t size) {
-  StackWalk walk;
-  mono_stack_walk_no_il(&CollectFrame, &walk);
-  uint64_t keys[agent::kMaxSampleStackDepth];
+void MonoFrames::Sample(void* object, uint32_t size, const StackWalk& walk) {
+  if (!sink_active()) return;
   const char* names[agent::kMaxSampleStackDepth];
-  for (uint32_t i = 0; i < walk.depth; ++i) {
-    keys[i] = reinterpret_cast<uint64_t>(walk.methods[i]);
-    names[i] = MethodName(walk.methods[i]).c_str();
-  }
+  for (uint32_t i = 0; i < walk.depth; ++i) names[i] = CachedMethodName(walk.methods[i]).c_str();
   MonoClass* klass = mono_object_get_class(static_cast<MonoObject*>(object));
   agent::AllocationSample s{};
   s.frame = frame_;
@@ -98,21 +67,16 @@ void MonoFrames::Sample(void* object, uint32_t size) {
   s.type_key = reinterpret_cast<uint64_t>(klass);
   s.type_name = TypeName(klass).c_str();
   s.depth = walk.depth;
-  s.method_keys = keys;
+  s.method_keys = walk.keys;
   s.method_names = names;
   std::lock_guard<std::mutex> lock(sink_mu_);
   if (sink_) sink_->OnAllocationSample(s);
 }
 
-const std::string& MonoFrames::MethodName(void* method) {
+const std::string& MonoFrames::CachedMethodName(void* method) {
   auto it = method_names_.find(method);
   if (it != method_names_.end()) return it->second;
-  char* n = mono_method_full_name(static_cast<MonoMethod*>(method), 0);
-  std::string name = n ? n : "<unknown method>";
-  if (n) mono_free(n);
-  for (char& c : name)  // "Namespace.Class:Method" -> "Namespace.Class.Method", as NETCF names it
-    if (c == ':') c = '.';
-  return method_names_.emplace(method, std::move(name)).first->second;
+  return method_names_.emplace(method, MethodName(method)).first->second;
 }
 
 const std::string& MonoFrames::TypeName(void* klass) {

@@ -8,14 +8,17 @@
 // returns: duration = previous end -> this end, work = the frame method's entry -> return,
 // allocations = what the game thread allocated since the previous end (exact, from Mono's
 // allocation events; other threads' allocations are not in the frame), collections = those
-// that ended since the previous end and their pause. Allocation samples (AllocationSampler on the
-// game thread) carry the type and up to 32 managed frames (mono_stack_walk_no_il, innermost
-// first; method names "Namespace.Class.Method", cached per method).
+// that ended since the previous end and their pause. The port samples allocations
+// (SampleInterval, sample_interval.h) and walks the stack of a sampled one (stack_walk.h);
+// a sample on the game thread is passed here and carries the type and up to 32 managed frames
+// (innermost first; method names "Namespace.Class.Method", cached per method).
+// completed() is the port's frame counter: frames completed by the game thread.
 //
-// Thread-safety: SetSink from the agent's thread; OnFrameEnter/OnFrameLeave/OnAllocation on Mono
-// threads (only the game thread's are used); OnGc from the collecting thread. Sink calls happen
-// under sink_mu_, on the game thread only, so they are serialised, and SetSink returns only once
-// the previous sink can receive no further call.
+// Thread-safety: SetSink from the agent's thread; OnFrameEnter/OnFrameLeave/CountAllocation on
+// Mono threads (only the game thread's are used); Sample on the game thread; OnGc from the
+// collecting thread; completed() anywhere. Sink calls happen under sink_mu_, on the game thread
+// only, so they are serialised, and SetSink returns only once the previous sink can receive no
+// further call.
 #pragma once
 
 #include <pthread.h>
@@ -27,6 +30,7 @@
 #include <string>
 #include <unordered_map>
 
+#include "stack_walk.h"
 #include "xrpm/agent/frame_events.h"
 
 namespace xrpm {
@@ -38,11 +42,17 @@ class MonoFrames {
       : enabled_(enabled), start_(start) {}
 
   bool enabled() const { return enabled_; }
-  bool SetSink(agent::FrameEventSink* sink, uint32_t sample_bytes);
+  bool SetSink(agent::FrameEventSink* sink);
+  bool sink_active() const { return sink_active_.load(std::memory_order_acquire); }
+  // Frames completed by the game thread (the frame in progress).
+  uint64_t completed() const { return completed_.load(std::memory_order_relaxed); }
 
   void OnFrameEnter();
   void OnFrameLeave();
-  void OnAllocation(void* object);  // MonoObject*
+  // Counts an allocation of `size` bytes; true when the calling thread is the game thread.
+  bool CountAllocation(uint32_t size);
+  // A sampled allocation of the game thread (MonoObject*), its stack walked.
+  void Sample(void* object, uint32_t size, const StackWalk& walk);
   void OnGc(uint32_t pause_us) {
     gcs_.fetch_add(1, std::memory_order_relaxed);
     gc_pause_us_.fetch_add(pause_us, std::memory_order_relaxed);
@@ -52,8 +62,7 @@ class MonoFrames {
   bool OnGameThread() const {
     return have_game_.load(std::memory_order_acquire) && pthread_equal(game_, pthread_self());
   }
-  void Sample(void* object, uint32_t size);
-  const std::string& MethodName(void* method);
+  const std::string& CachedMethodName(void* method);
   const std::string& TypeName(void* klass);
   int64_t NowNs() const {
     return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() -
@@ -69,11 +78,9 @@ class MonoFrames {
   std::mutex sink_mu_;
   agent::FrameEventSink* sink_ = nullptr;  // guarded by sink_mu_
   std::atomic<bool> sink_active_{false};
-  std::atomic<uint32_t> pending_mean_{0};
-  std::atomic<bool> mean_changed_{false};
+  std::atomic<uint64_t> completed_{0};
 
   // Game thread only.
-  agent::AllocationSampler sampler_;
   uint64_t frame_ = 0;
   int64_t last_end_ns_ = -1;
   int64_t enter_ns_ = -1;

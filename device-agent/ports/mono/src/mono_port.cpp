@@ -2,10 +2,12 @@
 #include "mono_port.h"
 
 #include <mono/metadata/mono-gc.h>
+#include <mono/metadata/object.h>
 #include <mono/metadata/profiler.h>
 
 #include <algorithm>
 #include <cstdio>
+#include <exception>
 
 namespace xrpm {
 namespace mono {
@@ -21,15 +23,20 @@ int64_t NowNs() {
 constexpr int64_t kFrameRecentNs = 1000 * 1000 * 1000;
 constexpr int kMaxCollectAttempts = 3;
 
+// Each allocating thread's sampler (SampleInterval).
+thread_local ThreadSampler t_sampler;
+
 }  // namespace
 
 MonoPort::MonoPort(std::string app_name, FrameMethod frame, void (*reporting)(bool on),
-                   bool allocations)
+                   bool allocations, uint32_t origin_sample_bytes)
     : app_name_(std::move(app_name)),
       frame_(std::move(frame)),
       reporting_(reporting),
       start_(std::chrono::steady_clock::now()),
-      frames_(allocations, start_) {
+      frames_(allocations, start_),
+      interval_(allocations ? origin_sample_bytes : 0) {
+  if (allocations && origin_sample_bytes > 0) origins_ = std::make_unique<OriginTracker>();
   bookkeeper_ = std::thread([this] { Bookkeeper(); });
 }
 
@@ -108,12 +115,32 @@ bool MonoPort::RunWithWorldStopped(void (*fn)(void* ctx), void* ctx, uint32_t ti
   }
   cv_.wait(lock, [&] { return phase_ == Phase::kIdle; });  // the collector finished
   lock.unlock();
-  const std::string line = "capture: the game was stopped " + LastStopPoint();
-  if (log_)
-    log_(line);
-  else
-    std::fprintf(stderr, "xrpm-agent: %s\n", line.c_str());
+  for (const std::string& line :
+       {"capture: the game was stopped " + LastStopPoint(), OriginsLine()}) {
+    if (line.empty()) continue;
+    if (log_)
+      log_(line);
+    else
+      std::fprintf(stderr, "xrpm-agent: %s\n", line.c_str());
+  }
   return true;
+}
+
+std::string MonoPort::OriginsLine() const {
+  if (!origins_) return "";
+  const OriginTracker::Stats s = origins_->stats();
+  std::string line = "capture: allocation origins: " + std::to_string(s.tracked) +
+                     " sampled objects tracked (capacity " + std::to_string(s.capacity) + ", " +
+                     std::to_string(s.table_bytes >> 10) + " KiB), " + std::to_string(s.sites) +
+                     " sites, one sample per " + std::to_string(interval_.mean_bytes()) +
+                     " bytes; " + std::to_string(s.recorded) + " recorded, " +
+                     std::to_string(s.pruned) + " pruned as dead";
+  const uint64_t lost = s.table_full + s.sites_full + s.lost_on_move;
+  if (lost)
+    line += "; " + std::to_string(lost) + " not kept (table full " + std::to_string(s.table_full) +
+            ", sites full " + std::to_string(s.sites_full) + ", moved into a full bucket " +
+            std::to_string(s.lost_on_move) + ")";
+  return line;
 }
 
 std::string MonoPort::LastStopPoint() const {
@@ -236,10 +263,37 @@ void MonoPort::OnRoots(uint64_t count, const void* const* addresses, void* const
 }
 
 void MonoPort::OnMoves(void* const* objects, uint64_t count) {
+  if (origins_)
+    for (uint64_t i = 0; i + 1 < count; i += 2)
+      origins_->Move(reinterpret_cast<uintptr_t>(objects[i]),
+                     reinterpret_cast<uintptr_t>(objects[i + 1]));
+  if (!capture_gc_active()) return;
   std::lock_guard<std::mutex> lock(roots_mu_);
   for (uint64_t i = 0; i + 1 < count; i += 2)
     moves_.emplace_back(reinterpret_cast<uintptr_t>(objects[i]),
                         reinterpret_cast<uintptr_t>(objects[i + 1]));
+}
+
+void MonoPort::OnAllocation(void* object) {
+  if (origins_) origins_->Forget(reinterpret_cast<uintptr_t>(object));
+  const auto size = static_cast<uint32_t>(mono_object_get_size(static_cast<MonoObject*>(object)));
+  const bool game = frames_.CountAllocation(size);
+  // Without origins only the game thread's samples are used (by a frames subscription).
+  if (!origins_ && !game) return;
+  if (!interval_.Take(t_sampler, size, static_cast<uint64_t>(pthread_self()))) return;
+  try {
+    SampleAllocation(object, size, game);
+  } catch (const std::exception&) {  // bad_alloc interning a site or a name: the sample is lost
+  }
+}
+
+void MonoPort::SampleAllocation(void* object, uint32_t size, bool game_thread) {
+  StackWalk walk;
+  WalkManagedStack(&walk);
+  if (origins_)
+    origins_->Record(reinterpret_cast<uintptr_t>(object), frames_.completed(), walk.keys,
+                     walk.depth, &MethodNameOfKey);
+  if (game_thread) frames_.Sample(object, size, walk);
 }
 
 }  // namespace mono

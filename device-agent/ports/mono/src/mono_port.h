@@ -18,6 +18,12 @@
 // A collection that turns out concurrent (is_serial false) is not walked; the collector
 // collects again (at most three times).
 //
+// Allocation origins (origin_tracker.h): with `allocations` and a start-up sample interval > 0,
+// every thread's allocations are sampled (SampleInterval) from start-up; a sampled object is
+// recorded with the frame counter (MonoFrames::completed) and its stack's site, its address is
+// kept current through Mono's move reports (gc_moves, on for every collection then), and the
+// capture's walk reports the origins (heap_walk.cpp) and prunes what it did not see.
+//
 // Nothing here blocks a Mono thread on a lock another Mono thread may hold while suspended:
 // registries are fed through a lock-free log (event_log.h), counters are atomics, and the
 // capture state is only locked by the collector while it is the one collecting.
@@ -33,6 +39,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -42,8 +49,10 @@
 #include "event_log.h"
 #include "mono_counters.h"
 #include "mono_frames.h"
+#include "origin_tracker.h"
 #include "profiler_options.h"
 #include "registry.h"
+#include "sample_interval.h"
 #include "xrpm/agent/runtime_port.h"
 
 namespace xrpm {
@@ -57,9 +66,10 @@ class MonoPort final : public agent::RuntimePort {
   // `reporting(on)` turns Mono's root and move reports on for the capture's collection only
   // (they cost every collection something).
   // `allocations`: Mono reports allocations (profiler option `allocations`), so frames and
-  // allocation samples can be served (mono_frames.h).
+  // allocation samples can be served (mono_frames.h). `origin_sample_bytes` (with
+  // `allocations`): the start-up sample interval of allocation origins; 0 records none.
   MonoPort(std::string app_name, FrameMethod frame, void (*reporting)(bool on),
-           bool allocations = false);
+           bool allocations = false, uint32_t origin_sample_bytes = 0);
   ~MonoPort() override;
   MonoPort(const MonoPort&) = delete;
   MonoPort& operator=(const MonoPort&) = delete;
@@ -79,10 +89,17 @@ class MonoPort final : public agent::RuntimePort {
   // the next safe point (...)". Also logged with each capture ("xrpm-agent: capture: ...").
   std::string LastStopPoint() const;
   bool SetFrameEventSink(agent::FrameEventSink* sink, uint32_t sample_bytes) override {
-    return frames_.SetSink(sink, sample_bytes);
+    if (!frames_.SetSink(sink)) return false;
+    interval_.SetSubscription(sink ? sample_bytes : 0);
+    return true;
   }
   bool SupportsFrameEvents() const override { return frames_.enabled(); }
   MonoFrames& frames() { return frames_; }
+  // Allocation origins are recorded (Mono must then report every move).
+  bool origins_enabled() const { return origins_ != nullptr; }
+  OriginTracker::Stats origin_stats() const {
+    return origins_ ? origins_->stats() : OriginTracker::Stats{};
+  }
   // Where the port's lines go (the agent's log function; empty: stderr, "xrpm-agent: " prefix).
   void set_log(std::function<void(const std::string&)> log) { log_ = std::move(log); }
 
@@ -98,7 +115,10 @@ class MonoPort final : public agent::RuntimePort {
   void OnFinalizing();
   // gc_event on the collecting thread.
   void OnGcEvent(int event, uint32_t generation, bool is_serial);
-  // gc_roots / gc_moves during our collection (collector or GC worker threads).
+  // An object was allocated (gc_allocation; any thread; MonoObject*).
+  void OnAllocation(void* object);
+  // gc_roots during our collection; gc_moves during our collection and, with origins, during
+  // every collection (the GC thread, world stopped).
   void OnRoots(uint64_t count, const void* const* addresses, void* const* objects);
   void OnMoves(void* const* objects, uint64_t count);
   bool capture_gc_active() const { return capture_gc_.load(std::memory_order_acquire); }
@@ -122,6 +142,8 @@ class MonoPort final : public agent::RuntimePort {
   void WalkOnCollector(agent::HeapInfoCallback& sink);
   void WalkOnCollectorUnguarded(agent::HeapInfoCallback& sink);
   void Bookkeeper();
+  void SampleAllocation(void* object, uint32_t size, bool game_thread);
+  std::string OriginsLine() const;
 
   const std::string app_name_;
   const FrameMethod frame_;
@@ -130,6 +152,8 @@ class MonoPort final : public agent::RuntimePort {
   std::atomic<bool> ready_{false};
   std::function<void(const std::string&)> log_;
   MonoFrames frames_;
+  SampleInterval interval_;
+  std::unique_ptr<OriginTracker> origins_;  // null: origins off
   EventLog events_;
   Registry registry_;
   MonoCounters counters_;

@@ -51,6 +51,18 @@ bool ParseListen(const std::string& text, ProfilerOptions* out) {
   return true;
 }
 
+bool ParseSampleBytes(const std::string& text, uint32_t* out) {
+  if (text.empty() || text.size() > 10) return false;
+  uint64_t v = 0;
+  for (char c : text) {
+    if (c < '0' || c > '9') return false;
+    v = v * 10 + static_cast<uint64_t>(c - '0');
+  }
+  if (v > kMaxOriginSampleBytes) return false;
+  *out = static_cast<uint32_t>(v);
+  return true;
+}
+
 }  // namespace
 
 bool ParseFrameMethod(const std::string& text, FrameMethod* out, std::string* error) {
@@ -110,6 +122,12 @@ bool ParseProfilerOptions(const std::string& desc, ProfilerOptions* out, std::st
       FrameMethod m;
       if (!ParseFrameMethod(value, &m, error)) return false;
       out->frame = value;
+    } else if (key == "sample_bytes" && has_value) {
+      if (!ParseSampleBytes(value, &out->sample_bytes)) {
+        *error = "profiler option sample_bytes='" + value + "': expected bytes 0-" +
+                 std::to_string(kMaxOriginSampleBytes) + " (0: no allocation origins)";
+        return false;
+      }
     } else if (key == "quiet" && !has_value) {
       out->quiet = true;
     } else if (key == "allocations" && !has_value) {
@@ -133,6 +151,8 @@ std::string FormatProfilerOptions(const ProfilerOptions& opts) {
   std::string s = "xrpm:listen=" + host + ":" + std::to_string(opts.port) + ",frame=" + opts.frame;
   if (opts.quiet) s += ",quiet";
   if (opts.allocations) s += ",allocations";
+  if (opts.sample_bytes != kDefaultOriginSampleBytes)
+    s += ",sample_bytes=" + std::to_string(opts.sample_bytes);
   if (opts.announce) s += ",announce";
   return s;
 }

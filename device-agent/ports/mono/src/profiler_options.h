@@ -9,6 +9,10 @@
 //   allocations             Mono reports every allocation: frames and allocation samples with
 //                           stacks can be served (slower allocation; off by default)
 //   announce                discovery beacon on the local network (AgentOptions::announce)
+//   sample_bytes=N          with `allocations`: allocation origins in captures, one sampled
+//                           allocation per N bytes on average from start-up (default 16384;
+//                           0..67108864; 0 records no origins); a frames subscription's
+//                           interval replaces it while the subscription lasts
 // The token is not an option (a command line is visible to every user of the machine): it is
 // read from the environment variable XRPM_MONO_TOKEN, which the module removes once read.
 //
@@ -27,6 +31,10 @@ constexpr const char* kTokenEnv = "XRPM_MONO_TOKEN";
 // ("ok ADDR:PORT" or "error MESSAGE"), so a module Mono did not load is noticed.
 constexpr const char* kStatusFdEnv = "XRPM_MONO_STATUS_FD";
 
+// The default start-up interval of allocation origins (the protocol's default frames interval).
+constexpr uint32_t kDefaultOriginSampleBytes = 16 * 1024;
+constexpr uint32_t kMaxOriginSampleBytes = 64u * 1024 * 1024;
+
 struct FrameMethod {
   std::string name_space;  // "Microsoft.Xna.Framework" ("" for the global namespace)
   std::string class_name;  // "Game"
@@ -40,6 +48,7 @@ struct ProfilerOptions {
   bool quiet = false;
   bool allocations = false;
   bool announce = false;
+  uint32_t sample_bytes = kDefaultOriginSampleBytes;
 };
 
 // "Namespace.Class:Method" -> parts. False (with *error) when malformed.

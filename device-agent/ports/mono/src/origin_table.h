@@ -1,0 +1,100 @@
+// OriginTable: where and when each sampled object was allocated, by object address, for the Mono
+// port's allocation origins (origin_tracker.h). Mono moves objects (nursery -> major heap,
+// compaction), so the address is a key that the GC's move reports keep current; it is never
+// exposed as an identity beyond one capture.
+//
+// Layout: a fixed array of `slots` 16-byte slots (key 8 B, alloc frame 4 B, site 4 B), grouped
+// in 4-way buckets (one 64-byte cache line); an address hashes (Fibonacci hashing of addr >> 3)
+// to one bucket and lives in one of its 4 slots or nowhere. Every operation is O(1): at most 4
+// compares in one cache line, no probe chains, no tombstones, no rehash, no allocation after
+// construction. The array is zeroed by calloc, so only touched pages are committed.
+//
+// When full: a Record into a bucket whose 4 slots are taken fails (the object's origin stays
+// unknown; the caller counts it); so does a Move whose destination bucket is full (counted).
+// Entries of dead objects are erased (a) when their address is reused: every allocation calls
+// Forget(address) and every move Forget(destination) first, so a new object never inherits a
+// stale origin, and (b) by PruneUnmarked after a walk that saw every live object (the capture's).
+//
+// Keys: 0 empty, 1 busy (a slot being filled); object addresses are 8-aligned and never 0 or 1.
+//
+// Thread-safety: Forget and Record from any number of mutator threads at once, lock-free (CAS
+// on the key; a slot is claimed empty -> busy, filled, then published with its address).
+// Move, FindAndMark, PruneUnmarked and ClearMarks run on one thread while the world is stopped
+// (the GC thread: the only time objects move). A mutator that Mono suspended in the middle of a
+// Record leaves a busy slot, which those skip; its object is pinned by the conservative scan of
+// that thread's stack, so it does not move meanwhile.
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+
+namespace xrpm {
+namespace mono {
+
+struct ObjectOrigin {
+  uint32_t frame = 0;  // frames completed when the object was allocated (saturating)
+  uint32_t site = 0;   // SiteTable id, >= 1
+};
+
+class OriginTable {
+ public:
+  static constexpr size_t kWays = 4;
+  static constexpr size_t kSlotBytes = 16;
+
+  // `slots` is rounded up to a power of two >= kWays; 0 makes an empty table (nothing recorded).
+  explicit OriginTable(size_t slots);
+  OriginTable(const OriginTable&) = delete;
+  OriginTable& operator=(const OriginTable&) = delete;
+
+  size_t capacity() const { return slots_; }
+  size_t bytes() const { return slots_ * kSlotBytes; }
+  // Entries now (approximate while mutators run).
+  size_t size() const { return static_cast<size_t>(live_.load(std::memory_order_relaxed)); }
+
+  // ---- mutators (any thread, lock-free) ----
+  // Erases the entry of `object`'s address if there is one (a dead object's).
+  void Forget(uintptr_t object);
+  // Records a new object; false when its bucket is full (not recorded).
+  bool Record(uintptr_t object, ObjectOrigin origin);
+
+  // ---- world stopped, one thread ----
+  // The GC moved an object from `from` to `to` (whatever was recorded at `to` was dead):
+  // kNotRecorded (nothing recorded at `from`), kMoved, or kLost (`to`'s bucket was full).
+  enum class MoveResult : uint8_t { kNotRecorded, kMoved, kLost };
+  MoveResult Move(uintptr_t from, uintptr_t to);
+  // The origin of the object at `object`, marking the entry as seen live.
+  bool FindAndMark(uintptr_t object, ObjectOrigin* out);
+  // Erases every published entry not marked since the last prune and clears the marks; returns
+  // how many were erased. O(capacity).
+  size_t PruneUnmarked();
+  // Clears the marks only (a walk that did not see every object). O(capacity).
+  void ClearMarks();
+
+ private:
+  static constexpr uint64_t kEmpty = 0;
+  static constexpr uint64_t kBusy = 1;
+  static constexpr uint32_t kMark = 1u << 31;  // in Slot::site
+  struct alignas(16) Slot {
+    std::atomic<uint64_t> key;
+    std::atomic<uint32_t> frame;
+    std::atomic<uint32_t> site;  // bit 31: seen live by the current walk
+  };
+  static_assert(sizeof(Slot) == kSlotBytes, "16-byte slots");
+  struct FreeDeleter {
+    void operator()(Slot* p) const;
+  };
+
+  Slot* Bucket(uintptr_t object) const;
+  Slot* Find(uintptr_t object) const;
+  void Clear(Slot* s);
+
+  size_t slots_ = 0;
+  unsigned shift_ = 64;  // 64 - log2(buckets)
+  std::unique_ptr<Slot[], FreeDeleter> table_;
+  std::atomic<int64_t> live_{0};
+};
+
+}  // namespace mono
+}  // namespace xrpm

@@ -1,0 +1,65 @@
+// SiteTable: the interned allocation sites of the Mono port's allocation origins: a managed stack
+// (up to agent::kMaxSampleStackDepth methods, innermost first) -> a site id >= 1, and each
+// method's name ("Namespace.Class.Method", UTF-8) for DescribeSite.
+//
+// Interning is O(depth) expected (a hash of the stack's method keys); names are computed by the
+// caller's function, outside the table's lock, once per method. Sites are immutable once
+// published and never removed: at most kMaxSites of them (a stack first seen when the table is
+// full gets no id: the sample is not recorded, and the caller counts it). Memory: 128 KiB of
+// site pointers, then per site 264 B plus its map entry (8 B per method), per method its name.
+//
+// Thread-safety: Intern from any mutator thread (a mutex only mutators take, never held while
+// calling into Mono, so a mutator Mono suspends while holding it blocks nobody the GC waits
+// for). count() and site() read published sites lock-free, from any thread, including the GC
+// thread while the world is stopped (a site is published with a release store after it is
+// complete).
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "xrpm/agent/frame_events.h"
+
+namespace xrpm {
+namespace mono {
+
+class SiteTable {
+ public:
+  static constexpr uint32_t kMaxSites = 16384;
+
+  struct Site {
+    uint32_t depth = 0;
+    const std::string* names[agent::kMaxSampleStackDepth] = {};
+  };
+  // The name of a method key (called without the table's lock held).
+  using NameOf = std::string (*)(uint64_t method_key);
+
+  SiteTable();
+  SiteTable(const SiteTable&) = delete;
+  SiteTable& operator=(const SiteTable&) = delete;
+
+  // The id (>= 1) of the stack `keys[0..depth)` (innermost first; depth is clamped to
+  // kMaxSampleStackDepth), interning it; 0 when the table is full.
+  uint32_t Intern(const uint64_t* keys, uint32_t depth, NameOf name_of);
+
+  // Published sites are 1..count().
+  uint32_t count() const { return count_.load(std::memory_order_acquire); }
+  const Site& site(uint32_t id) const { return *sites_[id - 1].load(std::memory_order_acquire); }
+
+ private:
+  std::mutex mu_;                                      // Intern only
+  std::unordered_map<std::string, uint32_t> ids_;      // stack bytes -> id
+  std::unordered_map<uint64_t, std::string> methods_;  // nodes are stable: Site points in
+  std::vector<std::unique_ptr<Site>> owned_;           // Intern only
+  std::unique_ptr<std::atomic<const Site*>[]> sites_;  // kMaxSites
+  std::atomic<uint32_t> count_{0};
+};
+
+}  // namespace mono
+}  // namespace xrpm

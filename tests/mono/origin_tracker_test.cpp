@@ -1,0 +1,236 @@
+// The Mono port's allocation-origin tables without Mono (device-agent/ports/mono/src:
+// OriginTable, SiteTable, OriginTracker): recording, address reuse, moves, full buckets, the
+// prune after a walk, and the exact walker-API calls a walk makes (a recording
+// HeapInfoCallback), so these run in every configuration, sanitizers included. The same code
+// inside real Mono is tested end to end in mono_origins_test.cpp.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "origin_table.h"
+#include "origin_tracker.h"
+#include "site_table.h"
+
+namespace xrpm::mono {
+namespace {
+
+using agent::WalkResult;
+
+std::atomic<int> g_name_calls{0};
+std::string NameOf(uint64_t key) {
+  ++g_name_calls;
+  return "NS.C.M" + std::to_string(key);
+}
+
+// Records the origin calls of a walk, in order.
+struct RecordingSink : agent::HeapInfoCallback {
+  std::vector<std::string> calls;
+  WalkResult abort_on_site = WalkResult::kOk;
+  WalkResult BeginContainer(agent::ContainerType, uint64_t, uint64_t) override {
+    return WalkResult::kOk;
+  }
+  WalkResult DescribeType(uint32_t, const char*, size_t) override { return WalkResult::kOk; }
+  WalkResult RootReferences(const agent::RootRef*, size_t) override { return WalkResult::kOk; }
+  WalkResult ObjectReferences(uint64_t, uint32_t, uint32_t, const uint64_t*, size_t) override {
+    return WalkResult::kOk;
+  }
+  WalkResult AllocationClock(uint64_t frame, uint32_t sample_bytes) override {
+    calls.push_back("clock " + std::to_string(frame) + " " + std::to_string(sample_bytes));
+    return WalkResult::kOk;
+  }
+  WalkResult DescribeSite(uint32_t site, const char* const* names, const size_t* lens,
+                          uint32_t depth) override {
+    std::string c = "site " + std::to_string(site) + ":";
+    for (uint32_t i = 0; i < depth; ++i) c += " " + std::string(names[i], lens[i]);
+    calls.push_back(c);
+    return abort_on_site;
+  }
+  WalkResult ObjectOrigin(uint64_t object, uint64_t frame, uint32_t site) override {
+    calls.push_back("origin " + std::to_string(object) + " " + std::to_string(frame) + " " +
+                    std::to_string(site));
+    return WalkResult::kOk;
+  }
+};
+
+TEST(OriginTable, RecordsFindsAndForgetsAReusedAddress) {
+  OriginTable t(64);
+  EXPECT_EQ(t.capacity(), 64u);
+  EXPECT_EQ(t.bytes(), 64u * 16);
+  ASSERT_TRUE(t.Record(0x1000, {7, 3}));
+  ObjectOrigin o;
+  ASSERT_TRUE(t.FindAndMark(0x1000, &o));
+  EXPECT_EQ(o.frame, 7u);
+  EXPECT_EQ(o.site, 3u);
+  EXPECT_FALSE(t.FindAndMark(0x1008, &o));
+  // A new (unsampled) object allocated at the dead object's address: its origin is unknown.
+  t.Forget(0x1000);
+  EXPECT_FALSE(t.FindAndMark(0x1000, &o));
+  EXPECT_EQ(t.size(), 0u);
+}
+
+TEST(OriginTable, MoveKeepsTheOriginAndDropsADeadEntryAtTheDestination) {
+  OriginTable t(64);
+  ASSERT_TRUE(t.Record(0x2000, {1, 1}));  // dead object's stale entry at the destination
+  ASSERT_TRUE(t.Record(0x1000, {5, 2}));
+  ASSERT_EQ(t.Move(0x1000, 0x2000), OriginTable::MoveResult::kMoved);
+  ObjectOrigin o;
+  EXPECT_FALSE(t.FindAndMark(0x1000, &o));
+  ASSERT_TRUE(t.FindAndMark(0x2000, &o));
+  EXPECT_EQ(o.frame, 5u);
+  EXPECT_EQ(o.site, 2u);
+  EXPECT_EQ(t.size(), 1u);
+  // An unsampled object moved onto a stale entry: the stale entry goes, nothing comes.
+  ASSERT_TRUE(t.Record(0x3000, {9, 9}));
+  ASSERT_EQ(t.Move(0x4000, 0x3000), OriginTable::MoveResult::kNotRecorded);
+  EXPECT_FALSE(t.FindAndMark(0x3000, &o));
+}
+
+TEST(OriginTable, AFullBucketRefusesAndSaysSo) {
+  OriginTable t(4);  // one 4-way bucket: every address lands in it
+  for (uintptr_t a = 1; a <= 4; ++a) ASSERT_TRUE(t.Record(a * 8, {0, 1}));
+  EXPECT_FALSE(t.Record(5 * 8, {0, 1}));
+  EXPECT_EQ(t.size(), 4u);
+  t.Forget(8);  // a dead object's address reused: room again
+  EXPECT_TRUE(t.Record(5 * 8, {0, 1}));
+  OriginTable none(0);  // no table (allocation failed): nothing is recorded, nothing breaks
+  EXPECT_FALSE(none.Record(8, {0, 1}));
+  ObjectOrigin o;
+  EXPECT_FALSE(none.FindAndMark(8, &o));
+  EXPECT_EQ(none.PruneUnmarked(), 0u);
+}
+
+TEST(OriginTable, PruneErasesWhatTheWalkDidNotSee) {
+  OriginTable t(64);
+  ASSERT_TRUE(t.Record(0x100, {1, 1}));
+  ASSERT_TRUE(t.Record(0x200, {2, 1}));
+  ObjectOrigin o;
+  ASSERT_TRUE(t.FindAndMark(0x100, &o));
+  EXPECT_EQ(t.PruneUnmarked(), 1u);
+  EXPECT_TRUE(t.FindAndMark(0x100, &o));
+  EXPECT_FALSE(t.FindAndMark(0x200, &o));
+  // Marks do not outlive a prune: an object not seen by the next walk goes too.
+  t.ClearMarks();
+  EXPECT_EQ(t.PruneUnmarked(), 1u);
+  EXPECT_EQ(t.size(), 0u);
+}
+
+TEST(OriginTable, ConcurrentMutatorsRecordAndForgetWithoutLosingEntries) {
+  OriginTable t(size_t{1} << 16);
+  constexpr int kThreads = 4, kPer = 2000;
+  std::vector<std::thread> threads;
+  for (int k = 0; k < kThreads; ++k)
+    threads.emplace_back([&t, k] {
+      for (int i = 0; i < kPer; ++i) {
+        const uintptr_t a = (static_cast<uintptr_t>(k) << 32) + 16 * (i + 1);
+        t.Forget(a);
+        t.Record(a, {static_cast<uint32_t>(i), static_cast<uint32_t>(k + 1)});
+        if (i % 2) t.Forget(a);  // odd ones reused by an unsampled object
+      }
+    });
+  for (auto& th : threads) th.join();
+  size_t found = 0, right = 0;
+  for (int k = 0; k < kThreads; ++k)
+    for (int i = 0; i < kPer; i += 2) {
+      ObjectOrigin o;
+      if (t.FindAndMark((static_cast<uintptr_t>(k) << 32) + 16 * (i + 1), &o)) {
+        ++found;
+        right += o.frame == static_cast<uint32_t>(i) && o.site == static_cast<uint32_t>(k + 1);
+      }
+    }
+  EXPECT_EQ(t.size(), found);
+  EXPECT_EQ(right, found);
+  // 4,000 entries in 16,384 4-way buckets: a full bucket is possible but rare.
+  EXPECT_GE(found, static_cast<size_t>(kThreads * kPer / 2 * 99 / 100));
+}
+
+TEST(SiteTable, InternsStacksAndNamesEachMethodOnce) {
+  SiteTable s;
+  g_name_calls = 0;
+  const uint64_t a[] = {10, 20, 30};
+  const uint64_t b[] = {10, 20};
+  EXPECT_EQ(s.Intern(a, 3, &NameOf), 1u);
+  EXPECT_EQ(s.Intern(b, 2, &NameOf), 2u);
+  EXPECT_EQ(s.Intern(a, 3, &NameOf), 1u);
+  EXPECT_EQ(s.Intern(nullptr, 0, &NameOf), 3u) << "no managed frame is a site too";
+  EXPECT_EQ(g_name_calls.load(), 3);
+  ASSERT_EQ(s.count(), 3u);
+  EXPECT_EQ(s.site(1).depth, 3u);
+  EXPECT_EQ(*s.site(1).names[0], "NS.C.M10");
+  EXPECT_EQ(*s.site(1).names[2], "NS.C.M30");
+  EXPECT_EQ(s.site(3).depth, 0u);
+  std::vector<uint64_t> deep(agent::kMaxSampleStackDepth + 5, 7);
+  const uint32_t id = s.Intern(deep.data(), static_cast<uint32_t>(deep.size()), &NameOf);
+  EXPECT_EQ(s.site(id).depth, agent::kMaxSampleStackDepth);
+}
+
+TEST(OriginTracker, AWalkDescribesEachSiteOnceBeforeItsFirstOrigin) {
+  OriginTracker t(64);
+  const uint64_t make[] = {1, 2};  // MakeTracked <- Tick
+  const uint64_t other[] = {3};    // MakeEarly
+  t.Record(0x100, 5, make, 2, &NameOf);
+  t.Record(0x200, 5, make, 2, &NameOf);
+  t.Record(0x300, 0, other, 1, &NameOf);
+  t.Record(0x400, 1, other, 1, &NameOf);  // dies before the capture
+  t.Move(0x100, 0x900);                   // the collection moves one
+
+  RecordingSink sink;
+  ASSERT_EQ(t.BeginWalk(sink, 12, 16384), WalkResult::kOk);
+  for (uint64_t obj : {0x200u, 0x900u, 0x500u, 0x300u}) t.ReportObject(sink, obj);
+  t.EndWalk(true);
+  const std::vector<std::string> want = {"clock 12 16384",  "site 1: NS.C.M1 NS.C.M2",
+                                         "origin 512 5 1",   // 0x200
+                                         "origin 2304 5 1",  // 0x900: moved, same frame and site
+                                         "site 2: NS.C.M3",  // 0x500 has no origin: nothing
+                                         "origin 768 0 2"};  // 0x300
+  EXPECT_EQ(sink.calls, want);
+  const OriginTracker::Stats s = t.stats();
+  EXPECT_EQ(s.recorded, 4u);
+  EXPECT_EQ(s.pruned, 1u) << "0x400 was not seen live";
+  EXPECT_EQ(s.moved, 1u);
+  EXPECT_EQ(s.tracked, 3u);
+  EXPECT_EQ(s.sites, 2u);
+
+  // The next walk describes its sites again (ids stay the same).
+  RecordingSink again;
+  t.BeginWalk(again, 13, 16384);
+  t.ReportObject(again, 0x300);
+  t.EndWalk(true);
+  EXPECT_EQ(again.calls,
+            (std::vector<std::string>{"clock 13 16384", "site 2: NS.C.M3", "origin 768 0 2"}));
+  EXPECT_EQ(t.stats().tracked, 1u);
+}
+
+TEST(OriginTracker, AnAbortedWalkPrunesNothing) {
+  OriginTracker t(64);
+  const uint64_t k[] = {1};
+  t.Record(0x100, 1, k, 1, &NameOf);
+  t.Record(0x200, 1, k, 1, &NameOf);
+  RecordingSink sink;
+  sink.abort_on_site = WalkResult::kAbort;
+  t.BeginWalk(sink, 2, 64);
+  EXPECT_EQ(t.ReportObject(sink, 0x100), WalkResult::kAbort);
+  t.EndWalk(false);
+  EXPECT_EQ(t.stats().tracked, 2u);
+  EXPECT_EQ(t.stats().pruned, 0u);
+}
+
+TEST(OriginTracker, FramesSaturateAndFullTablesAreCounted) {
+  OriginTracker t(4);
+  const uint64_t k[] = {1};
+  t.Record(8, uint64_t{1} << 40, k, 1, &NameOf);
+  for (uintptr_t a = 2; a <= 6; ++a) t.Record(a * 8, 1, k, 1, &NameOf);
+  RecordingSink sink;
+  t.BeginWalk(sink, 3, 1);
+  t.ReportObject(sink, 8);
+  t.EndWalk(false);
+  ASSERT_EQ(sink.calls.size(), 3u);
+  EXPECT_EQ(sink.calls[2], "origin 8 4294967295 1");
+  EXPECT_EQ(t.stats().recorded, 4u);
+  EXPECT_EQ(t.stats().table_full, 2u);
+}
+
+}  // namespace
+}  // namespace xrpm::mono
