@@ -6,9 +6,16 @@
 //      vs the .gclog of the captured snapshot, agent peak memory per object;
 //   2. counters: XnaBubbles.exe unthrottled (--fps 0) for FRAMES frames under plain mono, and
 //      under xrpm-mono with a host subscribed to counters every 100 ms; the cost is the relative
-//      growth of the time per frame (rounds alternate the two, ratios are medians).
+//      growth of the time per frame (rounds alternate the two, ratios are medians);
+//   3. the allocation path with allocation origins (issue #16): AllocBench.exe COUNT ROUNDS
+//      (32-byte objects in a loop, collections included) under xrpm-mono --allocations with
+//      origins off (--sample-bytes 0: Mono's allocation events only, the baseline), on at the
+//      default interval (16 KiB) and on at 256 bytes, and under plain mono; configurations
+//      alternate within each round, each figure is the median over rounds of a process's median
+//      ns/allocation (its first AllocBench round, the JIT's, dropped); then the origin
+//      tracker's own figures from the agent's capture log line.
 //
-//   mono_bench [--nodes N] [--runs R] [--frames F]
+//   mono_bench [--nodes N] [--runs R] [--frames F] [--allocs N] [--only alloc]
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -118,6 +125,90 @@ std::string EndpointOf(const std::string& line) {
   return e.substr(0, e.find(' '));
 }
 
+// The median ns/allocation of AllocBench.exe's rounds after the first, run as `argv`.
+double AllocNs(const std::vector<std::string>& argv, int rounds) {
+  Child c(argv);
+  std::vector<double> ns;
+  for (int r = 0; r < rounds; ++r) {
+    const std::string line = c.WaitLine("alloc_ns ", false);
+    if (line.empty()) break;
+    if (r > 0) ns.push_back(std::atof(line.c_str() + 9));
+  }
+  c.Wait();
+  return static_cast<int>(ns.size()) == rounds - 1 ? Median(ns) : 0;
+}
+
+// Section 3 (see the header comment). Returns the process exit code.
+int AllocationPath(int runs, int allocs) {
+  constexpr int kRounds = 6;  // AllocBench rounds per process; the first (JIT) is dropped
+  const std::vector<std::string> prog = {kDir + "/AllocBench.exe", std::to_string(allocs),
+                                         std::to_string(kRounds)};
+  auto with = [&](std::vector<std::string> pre) {
+    pre.insert(pre.end(), prog.begin(), prog.end());
+    return pre;
+  };
+  const std::vector<std::string> agent = {kLauncher, "--port", "0", "--quiet", "--allocations"};
+  auto agent_with = [&](const std::string& sample_bytes) {
+    std::vector<std::string> a = agent;
+    if (!sample_bytes.empty()) {
+      a.push_back("--sample-bytes");
+      a.push_back(sample_bytes);
+    }
+    a.push_back("--");
+    return with(a);
+  };
+  const std::vector<std::vector<std::string>> configs = {
+      with({"mono"}), agent_with("0"), agent_with(""), agent_with("256")};
+  std::vector<std::vector<double>> ns(configs.size());
+  std::vector<double> on_ratio, dense_ratio;
+  for (int r = 0; r < runs; ++r) {
+    std::vector<double> v;
+    for (const auto& c : configs) v.push_back(AllocNs(c, kRounds));
+    for (double x : v)
+      if (x <= 0) {
+        std::fprintf(stderr, "mono_bench: an AllocBench run failed\n");
+        return 1;
+      }
+    for (size_t i = 0; i < v.size(); ++i) ns[i].push_back(v[i]);
+    on_ratio.push_back(v[2] / v[1]);
+    dense_ratio.push_back(v[3] / v[1]);
+    std::printf(
+        "round %d: ns/allocation plain mono %.2f, --allocations origins off %.2f, origins on "
+        "(16 KiB) %.2f = %.3fx, origins on (256 B) %.2f = %.3fx\n",
+        r + 1, v[0], v[1], v[2], on_ratio.back(), v[3], dense_ratio.back());
+    std::fflush(stdout);
+  }
+
+  // The tracker's own figures, from the agent's log line after a capture of the sample game.
+  Child game({kLauncher, "--port", "0", "--allocations", "--", kDir + "/XnaBubbles.exe"});
+  const std::string l = game.WaitLine("listening on 127.0.0.1:", true);
+  std::string origins_line;
+  if (!l.empty() && !game.WaitLine("XnaBubbles: running", true).empty()) {
+    std::this_thread::sleep_for(std::chrono::seconds(5));  // let it run a little
+    xrpm::client::ClientOptions co;
+    co.endpoint = EndpointOf(l);
+    xrpm::client::HostClient c(co);
+    c.Connect();
+    std::string error;
+    xrpm::client::CaptureResult res;
+    if (c.WaitConnected(30000, &error) && c.StartCapture(&error) && c.WaitCapture(120000, &res) &&
+        res.ok)
+      origins_line = game.WaitLine("allocation origins:", true, 30);
+    c.Disconnect();
+  }
+
+  std::printf("\nAllocBench.exe %d %d, %d rounds; medians:\n", allocs, kRounds, runs);
+  std::printf("| allocation, origins on (16 KiB) | %.2f ns | origins off %.2f ns | %.3fx |\n",
+              Median(ns[2]), Median(ns[1]), Median(on_ratio));
+  std::printf("| allocation, origins on (256 B) | %.2f ns | origins off %.2f ns | %.3fx |\n",
+              Median(ns[3]), Median(ns[1]), Median(dense_ratio));
+  std::printf("| allocation, --allocations, origins off | %.2f ns | plain mono %.2f ns | %.3fx |\n",
+              Median(ns[1]), Median(ns[0]), Median(ns[1]) / Median(ns[0]));
+  std::printf("XnaBubbles.exe after 5 s: %s\n",
+              origins_line.empty() ? "(no origins line)" : origins_line.c_str());
+  return origins_line.empty() ? 1 : 0;
+}
+
 double FrameSeconds(Child& c) {  // "XnaBubbles: N frames in S s"
   const std::string line = c.WaitLine("frames in", true);
   unsigned long long frames = 0;
@@ -131,17 +222,23 @@ double FrameSeconds(Child& c) {  // "XnaBubbles: N frames in S s"
 }  // namespace
 
 int main(int argc, char** argv) {
-  int nodes = 1000000, runs = 5, frames = 20000;
+  int nodes = 1000000, runs = 5, frames = 20000, allocs = 5000000;
+  std::string only;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string a = argv[i];
     if (a == "--nodes")
       nodes = std::atoi(argv[i + 1]);
+    else if (a == "--allocs")
+      allocs = std::atoi(argv[i + 1]);
+    else if (a == "--only")
+      only = argv[i + 1];
     else if (a == "--runs")
       runs = std::atoi(argv[i + 1]);
     else if (a == "--frames")
       frames = std::atoi(argv[i + 1]);
   }
 
+  if (only == "alloc") return AllocationPath(runs, allocs);
   // ---- 1. capture vs GC.Collect() ----
   Child heap({kLauncher, "--port", "0", "--frame", "HeapBench.Bench:Tick", "--",
               kDir + "/HeapBench.exe", std::to_string(nodes)});
@@ -250,5 +347,5 @@ int main(int argc, char** argv) {
   std::printf(
       "| frame time with the agent and counters | %.1f us | plain mono %.1f us | %+.2f%% |\n",
       Median(agent_us), Median(plain_us), Median(cost) * 100);
-  return 0;
+  return AllocationPath(runs, allocs);
 }
