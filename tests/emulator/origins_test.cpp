@@ -413,6 +413,27 @@ TEST(SiteTable, IdsAreStableAndAFullTableFallsBackToTheAllocatingMethod) {
   EXPECT_EQ(sites.Intern(ac, 2), s3);
   EXPECT_EQ(sites.size(), 4u);
   EXPECT_EQ(sites.Intern(ab, 2), s1) << "known stacks keep their ids";
+  // Push from a caller's site: known pairs give the known stack, a new one while full keeps
+  // the innermost method.
+  EXPECT_EQ(sites.Push(s2, 1), s1) << "{1} called from {2} is {1, 2}";
+  const SiteId s4 = sites.Push(s1, 7);
+  EXPECT_EQ(sites.depth(s4), 1u);
+  EXPECT_EQ(sites.methods(s4)[0], 7u);
+}
+
+TEST(SiteTable, PushBuildsTheCallersStackAndCutsItAt32) {
+  SiteTable sites;
+  SiteId s = kOutsideManagedCode;
+  for (MethodId m = 0; m < 40; ++m) s = sites.Push(s, m);
+  ASSERT_EQ(sites.depth(s), agent::kMaxSampleStackDepth);
+  EXPECT_EQ(sites.methods(s)[0], 39u);
+  EXPECT_EQ(sites.methods(s)[31], 8u);
+  std::vector<MethodId> inner;
+  for (MethodId m = 40; m-- > 8;) inner.push_back(m);
+  EXPECT_EQ(sites.Intern(inner.data(), 32), s) << "the same stack by either path, one id";
+  const MethodId one[] = {5};
+  EXPECT_EQ(sites.Push(kOutsideManagedCode, 5), sites.Intern(one, 1));
+  EXPECT_EQ(sites.truncated(), 0u);
 }
 
 // The ground truth (DumpToSnapshot) carries the origins: capture frame, one entry per object,

@@ -36,9 +36,22 @@ SiteId SiteTable::Intern(const MethodId* methods, uint32_t depth) {
   return Add(std::move(one), methods, 1);
 }
 
+SiteId SiteTable::Push(SiteId caller, MethodId method) {
+  const uint64_t key = (uint64_t{caller} << 32) | method;
+  if (auto it = by_caller_.find(key); it != by_caller_.end()) return it->second;
+  MethodId stack[agent::kMaxSampleStackDepth];
+  stack[0] = method;
+  const uint32_t outer = std::min<uint32_t>(depth(caller), agent::kMaxSampleStackDepth - 1);
+  std::copy_n(methods(caller), outer, stack + 1);
+  const SiteId id = Intern(stack, outer + 1);
+  by_caller_.emplace(key, id);
+  return id;
+}
+
 size_t SiteTable::MemoryBytes() const {
   size_t b = pool_.capacity() * sizeof(MethodId) + offsets_.capacity() * sizeof(uint32_t) +
-             by_stack_.bucket_count() * sizeof(void*);
+             by_stack_.bucket_count() * sizeof(void*) + by_caller_.bucket_count() * sizeof(void*) +
+             by_caller_.size() * (sizeof(uint64_t) + sizeof(SiteId) + 2 * sizeof(void*));
   for (const auto& [key, id] : by_stack_)
     b += sizeof(std::string) + sizeof(SiteId) + 2 * sizeof(void*) +
          (key.size() > 15 ? key.capacity() : 0);

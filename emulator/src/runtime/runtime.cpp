@@ -86,14 +86,17 @@ SiteId Runtime::CurrentSite() {
   if (threads_.all().empty()) return kOutsideManagedCode;  // the runtime's own startup
   std::deque<Frame>& frames = current_thread().frames;
   if (frames.empty()) return kOutsideManagedCode;
-  Frame& top = frames.back();
-  if (top.alloc_site != kNoSite) return top.alloc_site;
-  MethodId stack[agent::kMaxSampleStackDepth];
-  uint32_t depth = 0;
-  for (auto it = frames.rbegin(); it != frames.rend() && depth < agent::kMaxSampleStackDepth; ++it)
-    if (it->method != kNoMethod) stack[depth++] = it->method;  // internal frames have none
-  top.alloc_site = sites_.Intern(stack, depth);
-  return top.alloc_site;
+  if (frames.back().alloc_site != kNoSite) return frames.back().alloc_site;
+  // From the innermost frame whose site is known (or the bottom), each frame above takes its
+  // caller's site plus its method; runtime-internal frames (no method) add nothing.
+  size_t i = frames.size() - 1;
+  while (i > 0 && frames[i - 1].alloc_site == kNoSite) --i;
+  SiteId site = i == 0 ? kOutsideManagedCode : frames[i - 1].alloc_site;
+  for (; i < frames.size(); ++i) {
+    if (frames[i].method != kNoMethod) site = sites_.Push(site, frames[i].method);
+    frames[i].alloc_site = site;
+  }
+  return site;
 }
 
 Addr Runtime::New(TypeIndex t) {
