@@ -2,7 +2,7 @@
 // heap) headless, with a real GC heap, live counters and a heap walker.
 //
 //   xrpm-emulator [--scenario bubbles|leak|synthetic] [--fps N] [--frames N | --duration S]
-//                 [--dump FILE.gclog] [--stat FILE.stat] ...      (--help for all options;
+//                 [--dump FILE.gclog|.xrpm] [--stat FILE.stat] ... (--help for all options;
 //                 --dump and --stat only where the host core is built, not in XRPM_DEVICE_ONLY)
 //                 [--port N | --listen ADDR:PORT --token T]      (the device agent, port 4510)
 //                 [--announce]                                   (discovery beacon, see agent.h)

@@ -17,10 +17,16 @@
 #include <string>
 #include <vector>
 
+#include "xrpm/core/snapshot_io.h"
+
 extern char** environ;
 
 namespace {
 namespace fs = std::filesystem;
+using xrpm::Diagnostics;
+using xrpm::FormatForPath;
+using xrpm::LoadSnapshot;
+using xrpm::Snapshot;
 
 struct Child {
   pid_t pid = -1;
@@ -147,6 +153,25 @@ TEST(Cli, SyntheticDumpWithOwnAppName) {
             0);
   ExpectValidGclog(dump, "heap.exe");
   fs::remove_all(fs::path(dump).parent_path());
+}
+
+// --dump by extension: .xrpm is the same heap as the .gclog the same run would write.
+TEST(Cli, DumpToXrpmByExtension) {
+  std::string dump = TempPath("leak.xrpm");
+  std::string err;
+  ASSERT_EQ(RunEmulator({"--scenario", "leak", "--frames", "300", "--dump", dump, "--quiet"}, &err),
+            0)
+      << err;
+  Diagnostics diags;
+  const Snapshot s = LoadSnapshot(dump, diags);
+  EXPECT_EQ(FormatForPath(dump, true)->name, "xrpm");
+  EXPECT_GT(s.object_count(), 100u);
+  ASSERT_EQ(s.sections.size(), 1u);
+  EXPECT_EQ(s.sections[0].name, "bubbles.exe");
+  fs::remove_all(fs::path(dump).parent_path());
+  // A format that cannot be written is a usage error, before the game runs.
+  EXPECT_EQ(RunEmulator({"--frames", "1", "--dump", TempPath("x.gcdump")}, &err), 2);
+  EXPECT_NE(err.find("cannot be written"), std::string::npos) << err;
 }
 
 TEST(Cli, UsageErrorsExitTwo) {

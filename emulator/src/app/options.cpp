@@ -1,5 +1,9 @@
 #include "options.h"
 
+#if XRPM_EMULATOR_OFFLINE_DUMPS
+#include "xrpm/core/snapshot_io.h"
+#endif
+
 namespace xrpm::emulator {
 
 void AddEmulatorOptions(CLI::App& app, EmulatorOptions& o) {
@@ -26,9 +30,10 @@ void AddEmulatorOptions(CLI::App& app, EmulatorOptions& o) {
       ->check(CLI::Range(16ull, 3800ull));
 #if XRPM_EMULATOR_OFFLINE_DUMPS
   app.add_option("--dump", o.dump,
-                 "At exit, collect and write the heap through the walker to this .gclog "
-                 "(ground truth; without --frames/--duration runs 600 frames, unthrottled "
-                 "unless --fps is given)");
+                 "At exit, collect and write the heap through the walker to this file: .gclog "
+                 "(the default for other extensions) or .xrpm (also keeps root origins and each "
+                 "object's allocation frame and site) (ground truth; without --frames/--duration "
+                 "runs 600 frames, unthrottled unless --fps is given)");
   app.add_option("--stat", o.stat, "At exit, write the performance counters as a .stat table");
 #endif
   app.add_flag("--quiet", o.quiet, "No status line on stderr");
@@ -42,6 +47,12 @@ std::string FinishOptions(const CLI::App& app, EmulatorOptions& o) {
     return "--app-name must not contain whitespace (it is a field of the heap dump's records)";
   if (o.scenario == "synthetic" && o.objects == 0) return "--objects must be at least 1";
   if (!o.dump.empty()) {
+#if XRPM_EMULATOR_OFFLINE_DUMPS
+    const xrpm::FormatInfo* f = xrpm::FormatForPath(o.dump, false);
+    if (f && !f->can_write)
+      return "--dump " + o.dump + ": the " + f->name +
+             " format cannot be written (use .gclog or .xrpm)";
+#endif
     if (app.count("--frames") == 0 && app.count("--duration") == 0) o.frames = 600;
     if (app.count("--fps") == 0) o.fps = 0;
   }

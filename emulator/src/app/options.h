@@ -26,7 +26,7 @@ struct EmulatorOptions {
   uint32_t refs_per_object = 3;
   uint32_t types = 64;
   uint64_t heap_mb = 3072;
-  std::string dump;  // ground-truth .gclog written at exit
+  std::string dump;  // ground-truth dump written at exit (.gclog, or .xrpm by extension)
   std::string stat;  // .stat table written at exit
   bool quiet = false;
 };

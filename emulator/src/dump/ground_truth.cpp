@@ -2,7 +2,7 @@
 
 #include <stdexcept>
 
-#include "xrpm/core/netcf_writer.h"
+#include "xrpm/core/snapshot_io.h"
 
 namespace xrpm::emulator {
 
@@ -44,7 +44,7 @@ Snapshot DumpToSnapshot(Runtime& rt, uint32_t timeout_ms) {
 
 Snapshot WriteGroundTruthDump(Runtime& rt, const std::string& path, uint32_t timeout_ms) {
   Snapshot snap = DumpToSnapshot(rt, timeout_ms);
-  WriteNetcfFile(snap, path);
+  SaveSnapshot(snap, path);  // by extension: .xrpm keeps everything, .gclog (default) the heap
   return snap;
 }
 

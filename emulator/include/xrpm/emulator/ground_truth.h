@@ -1,7 +1,7 @@
 // Ground truth: a heap dump taken inside the emulator through the heap walker API, with no
 // network, against which every capture is checked. The world is stopped at the game's frame
 // boundary, a full compacting collection runs (so only live objects are dumped), and the walk
-// feeds a SnapshotBuilderSink; the .gclog is written atomically.
+// feeds a SnapshotBuilderSink; the file is written atomically.
 //
 // Thread-safety: call from any thread except the game thread while it is inside a frame.
 #pragma once
@@ -29,7 +29,10 @@ class RuntimeNamer final : public ContainerNamer {
 // Stops the world, collects, walks. Throws std::runtime_error when the game cannot be stopped
 // within timeout_ms.
 Snapshot DumpToSnapshot(Runtime& rt, uint32_t timeout_ms = 10000);
-// DumpToSnapshot, then the NETCF .gclog at `path` (atomic). Returns the snapshot written.
+// DumpToSnapshot, then the file at `path` (atomic) in the format its extension names (.xrpm
+// keeps root origins, capture data and allocation origins; .gclog, the default for other
+// extensions, keeps the heap). Returns the snapshot written. Throws when the format cannot be
+// written.
 Snapshot WriteGroundTruthDump(Runtime& rt, const std::string& path, uint32_t timeout_ms = 10000);
 
 }  // namespace xrpm::emulator
