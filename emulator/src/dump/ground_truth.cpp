@@ -44,7 +44,7 @@ Snapshot DumpToSnapshot(Runtime& rt, uint32_t timeout_ms) {
 
 Snapshot WriteGroundTruthDump(Runtime& rt, const std::string& path, uint32_t timeout_ms) {
   Snapshot snap = DumpToSnapshot(rt, timeout_ms);
-  SaveSnapshot(snap, path);  // by extension: .xrpm keeps everything, .gclog (default) the heap
+  SaveSnapshot(snap, path);  // by extension; .gclog by default
   return snap;
 }
 
