@@ -23,8 +23,10 @@ int64_t NowNs() {
 constexpr int64_t kFrameRecentNs = 1000 * 1000 * 1000;
 constexpr int kMaxCollectAttempts = 3;
 
-// Each allocating thread's sampler (SampleInterval).
-thread_local ThreadSampler t_sampler;
+// Each allocating thread's sampler (SampleInterval). initial-exec: read at a fixed offset from
+// the thread pointer on every allocation, instead of through __tls_get_addr (the module is
+// dlopen'ed; its 32 bytes fit the static TLS surplus glibc keeps for that).
+thread_local ThreadSampler t_sampler __attribute__((tls_model("initial-exec")));
 
 }  // namespace
 

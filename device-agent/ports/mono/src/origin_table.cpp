@@ -1,7 +1,6 @@
 #include "origin_table.h"
 
 #include <cstdlib>
-#include <new>
 
 namespace xrpm {
 namespace mono {
@@ -9,49 +8,61 @@ namespace mono {
 void OriginTable::FreeDeleter::operator()(Slot* p) const {
   std::free(p);
 }
+void OriginTable::FreeCounts::operator()(std::atomic<uint8_t>* p) const {
+  std::free(p);
+}
 
 OriginTable::OriginTable(size_t slots) {
   if (slots == 0) return;
   size_t n = kWays;
   while (n < slots) n <<= 1;
-  size_t buckets = n / kWays;
-  unsigned bits = 0;
-  while ((size_t{1} << bits) < buckets) ++bits;
-  // calloc: zero pages are committed on first touch; all-zero bytes are valid empty slots
-  // (std::atomic of an integer is a standard-layout wrapper of it).
+  // calloc: zero pages are committed on first touch; all-zero bytes are valid empty slots and
+  // counts (std::atomic of an integer is a standard-layout wrapper of it).
   void* mem = std::calloc(n, sizeof(Slot));
-  if (!mem) return;  // no table: nothing is recorded
+  void* counts = std::calloc(n / kWays, sizeof(std::atomic<uint8_t>));
+  if (!mem || !counts) {  // no table: nothing is recorded
+    std::free(mem);
+    std::free(counts);
+    return;
+  }
   table_.reset(static_cast<Slot*>(mem));
+  counts_.reset(static_cast<std::atomic<uint8_t>*>(counts));
   slots_ = n;
-  shift_ = 64 - bits;
+  bucket_mask_ = n / kWays - 1;
 }
 
-OriginTable::Slot* OriginTable::Bucket(uintptr_t object) const {
-  const uint64_t h = (static_cast<uint64_t>(object) >> 3) * 0x9E3779B97F4A7C15ull;
-  const size_t bucket = shift_ >= 64 ? 0 : static_cast<size_t>(h >> shift_);
-  return table_.get() + bucket * kWays;
+size_t OriginTable::BucketOf(uintptr_t object) const {
+  const uint64_t a = static_cast<uint64_t>(object);
+  return static_cast<size_t>((a >> 6) + (a >> 22) * 0x9E3779B97F4A7C15ull) & bucket_mask_;
 }
 
 OriginTable::Slot* OriginTable::Find(uintptr_t object) const {
   if (!table_) return nullptr;
-  Slot* b = Bucket(object);
+  const size_t b = BucketOf(object);
+  if (counts_[b].load(std::memory_order_acquire) == 0) return nullptr;
+  Slot* s = table_.get() + b * kWays;
   for (size_t i = 0; i < kWays; ++i)
-    if (b[i].key.load(std::memory_order_acquire) == object) return &b[i];
+    if (s[i].key.load(std::memory_order_acquire) == object) return &s[i];
   return nullptr;
 }
 
 void OriginTable::Clear(Slot* s) {
+  const uint64_t object = s->key.load(std::memory_order_relaxed);
   s->key.store(kEmpty, std::memory_order_release);
+  counts_[BucketOf(static_cast<uintptr_t>(object))].fetch_sub(1, std::memory_order_acq_rel);
   live_.fetch_sub(1, std::memory_order_relaxed);
 }
 
 void OriginTable::Forget(uintptr_t object) {
   if (!table_) return;
-  Slot* b = Bucket(object);
+  const size_t b = BucketOf(object);
+  if (counts_[b].load(std::memory_order_acquire) == 0) return;  // the common case
+  Slot* s = table_.get() + b * kWays;
   for (size_t i = 0; i < kWays; ++i) {
     uint64_t expected = object;
-    if (b[i].key.load(std::memory_order_relaxed) == object &&
-        b[i].key.compare_exchange_strong(expected, kEmpty, std::memory_order_acq_rel)) {
+    if (s[i].key.load(std::memory_order_relaxed) == object &&
+        s[i].key.compare_exchange_strong(expected, kEmpty, std::memory_order_acq_rel)) {
+      counts_[b].fetch_sub(1, std::memory_order_acq_rel);
       live_.fetch_sub(1, std::memory_order_relaxed);
       return;
     }
@@ -60,18 +71,22 @@ void OriginTable::Forget(uintptr_t object) {
 
 bool OriginTable::Record(uintptr_t object, ObjectOrigin origin) {
   if (!table_ || object <= kBusy) return false;
-  Slot* b = Bucket(object);
+  const size_t b = BucketOf(object);
+  // Counted before a slot is claimed, so a Forget never sees 0 while the key is published.
+  counts_[b].fetch_add(1, std::memory_order_acq_rel);
+  Slot* s = table_.get() + b * kWays;
   for (size_t i = 0; i < kWays; ++i) {
     uint64_t expected = kEmpty;
-    if (b[i].key.load(std::memory_order_relaxed) != kEmpty ||
-        !b[i].key.compare_exchange_strong(expected, kBusy, std::memory_order_acq_rel))
+    if (s[i].key.load(std::memory_order_relaxed) != kEmpty ||
+        !s[i].key.compare_exchange_strong(expected, kBusy, std::memory_order_acq_rel))
       continue;
-    b[i].frame.store(origin.frame, std::memory_order_relaxed);
-    b[i].site.store(origin.site & ~kMark, std::memory_order_relaxed);
-    b[i].key.store(object, std::memory_order_release);
+    s[i].frame.store(origin.frame, std::memory_order_relaxed);
+    s[i].site.store(origin.site & ~kMark, std::memory_order_relaxed);
+    s[i].key.store(object, std::memory_order_release);
     live_.fetch_add(1, std::memory_order_relaxed);
     return true;
   }
+  counts_[b].fetch_sub(1, std::memory_order_acq_rel);
   return false;
 }
 

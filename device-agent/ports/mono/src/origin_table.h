@@ -4,10 +4,16 @@
 // exposed as an identity beyond one capture.
 //
 // Layout: a fixed array of `slots` 16-byte slots (key 8 B, alloc frame 4 B, site 4 B), grouped
-// in 4-way buckets (one 64-byte cache line); an address hashes (Fibonacci hashing of addr >> 3)
-// to one bucket and lives in one of its 4 slots or nowhere. Every operation is O(1): at most 4
-// compares in one cache line, no probe chains, no tombstones, no rehash, no allocation after
-// construction. The array is zeroed by calloc, so only touched pages are committed.
+// in 4-way buckets (one 64-byte cache line), and one count byte per bucket (how many of its
+// slots are taken or being filled). An address maps to one bucket and lives in one of its 4
+// slots or nowhere: bucket = (addr / 64 + (addr / 4 MiB) * odd constant) mod buckets, so the
+// object starts of one 64-byte heap line share a bucket (at most 4: Mono objects are >= 16 B),
+// consecutive heap lines use consecutive buckets (allocation is sequential, so the table is
+// walked sequentially too), and 4 MiB heap regions land at scattered offsets. Every operation
+// is O(1): a count byte, then at most 4 compares in one cache line; no probe chains, no
+// tombstones, no rehash, no allocation after construction. Forget, which every allocation
+// calls, reads only the count byte when the bucket is empty (the common case: the table holds
+// sampled objects only). Both arrays are zeroed by calloc, so only touched pages are committed.
 //
 // When full: a Record into a bucket whose 4 slots are taken fails (the object's origin stays
 // unknown; the caller counts it); so does a Move whose destination bucket is full (counted).
@@ -41,7 +47,7 @@ struct ObjectOrigin {
 class OriginTable {
  public:
   static constexpr size_t kWays = 4;
-  static constexpr size_t kSlotBytes = 16;
+  static constexpr size_t kSlotBytes = 16;  // plus 1 count byte per 4 slots
 
   // `slots` is rounded up to a power of two >= kWays; 0 makes an empty table (nothing recorded).
   explicit OriginTable(size_t slots);
@@ -49,7 +55,7 @@ class OriginTable {
   OriginTable& operator=(const OriginTable&) = delete;
 
   size_t capacity() const { return slots_; }
-  size_t bytes() const { return slots_ * kSlotBytes; }
+  size_t bytes() const { return slots_ * kSlotBytes + slots_ / kWays; }
   // Entries now (approximate while mutators run).
   size_t size() const { return static_cast<size_t>(live_.load(std::memory_order_relaxed)); }
 
@@ -86,13 +92,18 @@ class OriginTable {
     void operator()(Slot* p) const;
   };
 
-  Slot* Bucket(uintptr_t object) const;
+  struct FreeCounts {
+    void operator()(std::atomic<uint8_t>* p) const;
+  };
+
+  size_t BucketOf(uintptr_t object) const;
   Slot* Find(uintptr_t object) const;
   void Clear(Slot* s);
 
   size_t slots_ = 0;
-  unsigned shift_ = 64;  // 64 - log2(buckets)
+  size_t bucket_mask_ = 0;
   std::unique_ptr<Slot[], FreeDeleter> table_;
+  std::unique_ptr<std::atomic<uint8_t>[], FreeCounts> counts_;  // per bucket
   std::atomic<int64_t> live_{0};
 };
 
