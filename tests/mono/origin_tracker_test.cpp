@@ -102,6 +102,28 @@ TEST(OriginTable, AFullBucketRefusesAndSaysSo) {
   EXPECT_EQ(none.PruneUnmarked(), 0u);
 }
 
+TEST(OriginTable, AFullHomeBucketOverflowsAndTheEntriesStayFindable) {
+  OriginTable t(64);  // 16 buckets: addresses 1 KiB apart share a home bucket
+  std::vector<uintptr_t> recorded;
+  for (uintptr_t k = 0; k < 8; ++k) {
+    const uintptr_t a = 0x100000 + k * 1024;
+    if (t.Record(a, {static_cast<uint32_t>(k), 1})) recorded.push_back(a);
+  }
+  EXPECT_GT(recorded.size(), 4u) << "beyond the home bucket's 4 ways";
+  ObjectOrigin o;
+  for (size_t i = 0; i < recorded.size(); ++i) {
+    ASSERT_TRUE(t.FindAndMark(recorded[i], &o)) << i;
+    EXPECT_EQ(o.frame, (recorded[i] - 0x100000) / 1024);
+  }
+  // Reused addresses forget overflowed entries too; a move carries one out.
+  EXPECT_EQ(t.Move(recorded.back(), 0x900000), OriginTable::MoveResult::kMoved);
+  for (uintptr_t a : recorded) t.Forget(a);
+  EXPECT_EQ(t.size(), 1u);
+  EXPECT_TRUE(t.FindAndMark(0x900000, &o));
+  t.Forget(0x900000);
+  EXPECT_EQ(t.size(), 0u);
+}
+
 TEST(OriginTable, PruneErasesWhatTheWalkDidNotSee) {
   OriginTable t(64);
   ASSERT_TRUE(t.Record(0x100, {1, 1}));

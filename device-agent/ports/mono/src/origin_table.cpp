@@ -31,50 +31,67 @@ OriginTable::OriginTable(size_t slots) {
   bucket_mask_ = n / kWays - 1;
 }
 
-size_t OriginTable::BucketOf(uintptr_t object) const {
+size_t OriginTable::HomeOf(uintptr_t object) const {
   const uint64_t a = static_cast<uint64_t>(object);
   return static_cast<size_t>((a >> 6) + (a >> 22) * 0x9E3779B97F4A7C15ull) & bucket_mask_;
 }
 
-OriginTable::Slot* OriginTable::Find(uintptr_t object) const {
-  if (!table_) return nullptr;
-  const size_t b = BucketOf(object);
-  if (counts_[b].load(std::memory_order_acquire) == 0) return nullptr;
-  Slot* s = table_.get() + b * kWays;
+size_t OriginTable::OverflowOf(uintptr_t object) const {
+  const uint64_t h = (static_cast<uint64_t>(object) >> 3) * 0x9E3779B97F4A7C15ull;
+  return static_cast<size_t>(h >> 32) & bucket_mask_;
+}
+
+OriginTable::Slot* OriginTable::FindIn(size_t bucket, uintptr_t object) const {
+  if (counts_[bucket].load(std::memory_order_acquire) == 0) return nullptr;
+  Slot* s = table_.get() + bucket * kWays;
   for (size_t i = 0; i < kWays; ++i)
     if (s[i].key.load(std::memory_order_acquire) == object) return &s[i];
   return nullptr;
 }
 
-void OriginTable::Clear(Slot* s) {
-  const uint64_t object = s->key.load(std::memory_order_relaxed);
-  s->key.store(kEmpty, std::memory_order_release);
-  counts_[BucketOf(static_cast<uintptr_t>(object))].fetch_sub(1, std::memory_order_acq_rel);
-  live_.fetch_sub(1, std::memory_order_relaxed);
+OriginTable::Slot* OriginTable::Find(uintptr_t object) const {
+  if (!table_) return nullptr;
+  Slot* s = FindIn(HomeOf(object), object);
+  if (!s && overflowed_.load(std::memory_order_acquire) > 0) s = FindIn(OverflowOf(object), object);
+  return s;
 }
 
-void OriginTable::Forget(uintptr_t object) {
-  if (!table_) return;
-  const size_t b = BucketOf(object);
-  if (counts_[b].load(std::memory_order_acquire) == 0) return;  // the common case
-  Slot* s = table_.get() + b * kWays;
+void OriginTable::Clear(Slot* s) {
+  const size_t bucket = static_cast<size_t>(s - table_.get()) / kWays;
+  const uint64_t object = s->key.load(std::memory_order_relaxed);
+  s->key.store(kEmpty, std::memory_order_release);
+  counts_[bucket].fetch_sub(1, std::memory_order_acq_rel);
+  live_.fetch_sub(1, std::memory_order_relaxed);
+  if (bucket != HomeOf(static_cast<uintptr_t>(object)))
+    overflowed_.fetch_sub(1, std::memory_order_relaxed);
+}
+
+bool OriginTable::ForgetIn(size_t bucket, uintptr_t object) {
+  if (counts_[bucket].load(std::memory_order_acquire) == 0) return false;  // the common case
+  Slot* s = table_.get() + bucket * kWays;
   for (size_t i = 0; i < kWays; ++i) {
     uint64_t expected = object;
     if (s[i].key.load(std::memory_order_relaxed) == object &&
         s[i].key.compare_exchange_strong(expected, kEmpty, std::memory_order_acq_rel)) {
-      counts_[b].fetch_sub(1, std::memory_order_acq_rel);
+      counts_[bucket].fetch_sub(1, std::memory_order_acq_rel);
       live_.fetch_sub(1, std::memory_order_relaxed);
-      return;
+      return true;
     }
   }
+  return false;
 }
 
-bool OriginTable::Record(uintptr_t object, ObjectOrigin origin) {
-  if (!table_ || object <= kBusy) return false;
-  const size_t b = BucketOf(object);
+void OriginTable::Forget(uintptr_t object) {
+  if (!table_) return;
+  if (ForgetIn(HomeOf(object), object)) return;
+  if (overflowed_.load(std::memory_order_acquire) > 0 && ForgetIn(OverflowOf(object), object))
+    overflowed_.fetch_sub(1, std::memory_order_relaxed);
+}
+
+bool OriginTable::RecordIn(size_t bucket, uintptr_t object, ObjectOrigin origin) {
   // Counted before a slot is claimed, so a Forget never sees 0 while the key is published.
-  counts_[b].fetch_add(1, std::memory_order_acq_rel);
-  Slot* s = table_.get() + b * kWays;
+  counts_[bucket].fetch_add(1, std::memory_order_acq_rel);
+  Slot* s = table_.get() + bucket * kWays;
   for (size_t i = 0; i < kWays; ++i) {
     uint64_t expected = kEmpty;
     if (s[i].key.load(std::memory_order_relaxed) != kEmpty ||
@@ -86,7 +103,21 @@ bool OriginTable::Record(uintptr_t object, ObjectOrigin origin) {
     live_.fetch_add(1, std::memory_order_relaxed);
     return true;
   }
-  counts_[b].fetch_sub(1, std::memory_order_acq_rel);
+  counts_[bucket].fetch_sub(1, std::memory_order_acq_rel);
+  return false;
+}
+
+bool OriginTable::Record(uintptr_t object, ObjectOrigin origin) {
+  if (!table_ || object <= kBusy) return false;
+  const size_t home = HomeOf(object);
+  if (RecordIn(home, object, origin)) return true;
+  const size_t overflow = OverflowOf(object);
+  if (overflow == home) return false;
+  // Announced before the key is published, so a Forget never skips the overflow bucket while
+  // the entry is in it.
+  overflowed_.fetch_add(1, std::memory_order_acq_rel);
+  if (RecordIn(overflow, object, origin)) return true;
+  overflowed_.fetch_sub(1, std::memory_order_relaxed);
   return false;
 }
 

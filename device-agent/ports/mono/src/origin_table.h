@@ -5,18 +5,21 @@
 //
 // Layout: a fixed array of `slots` 16-byte slots (key 8 B, alloc frame 4 B, site 4 B), grouped
 // in 4-way buckets (one 64-byte cache line), and one count byte per bucket (how many of its
-// slots are taken or being filled). An address maps to one bucket and lives in one of its 4
-// slots or nowhere: bucket = (addr / 64 + (addr / 4 MiB) * odd constant) mod buckets, so the
-// object starts of one 64-byte heap line share a bucket (at most 4: Mono objects are >= 16 B),
-// consecutive heap lines use consecutive buckets (allocation is sequential, so the table is
-// walked sequentially too), and 4 MiB heap regions land at scattered offsets. Every operation
-// is O(1): a count byte, then at most 4 compares in one cache line; no probe chains, no
+// slots are taken or being filled). An address lives in its home bucket or, when that is full,
+// in its overflow bucket, or nowhere:
+//   home     = (addr / 64 + (addr / 4 MiB) * odd constant) mod buckets: the object starts of one
+//              64-byte heap line share a bucket (at most 4: Mono objects are >= 16 B),
+//              consecutive heap lines use consecutive buckets (allocation is sequential, so the
+//              table is walked sequentially too), 4 MiB heap regions land at scattered offsets;
+//   overflow = Fibonacci hash of addr / 8: anywhere, for lines that alias a full bucket.
+// Every operation is O(1): a count byte, then at most 4 compares in one cache line, and the
+// same in the overflow bucket only while some entry lives in one; no probe chains, no
 // tombstones, no rehash, no allocation after construction. Forget, which every allocation
-// calls, reads only the count byte when the bucket is empty (the common case: the table holds
-// sampled objects only). Both arrays are zeroed by calloc, so only touched pages are committed.
+// calls, usually reads one zero count byte (the table holds sampled objects only). Both arrays
+// are zeroed by calloc, so only touched pages are committed.
 //
-// When full: a Record into a bucket whose 4 slots are taken fails (the object's origin stays
-// unknown; the caller counts it); so does a Move whose destination bucket is full (counted).
+// When full: a Record whose home and overflow buckets are both full fails (the object's origin
+// stays unknown; the caller counts it); so does such a Move (counted).
 // Entries of dead objects are erased (a) when their address is reused: every allocation calls
 // Forget(address) and every move Forget(destination) first, so a new object never inherits a
 // stale origin, and (b) by PruneUnmarked after a walk that saw every live object (the capture's).
@@ -96,8 +99,12 @@ class OriginTable {
     void operator()(std::atomic<uint8_t>* p) const;
   };
 
-  size_t BucketOf(uintptr_t object) const;
+  size_t HomeOf(uintptr_t object) const;
+  size_t OverflowOf(uintptr_t object) const;
+  Slot* FindIn(size_t bucket, uintptr_t object) const;
   Slot* Find(uintptr_t object) const;
+  bool ForgetIn(size_t bucket, uintptr_t object);
+  bool RecordIn(size_t bucket, uintptr_t object, ObjectOrigin origin);
   void Clear(Slot* s);
 
   size_t slots_ = 0;
@@ -105,6 +112,7 @@ class OriginTable {
   std::unique_ptr<Slot[], FreeDeleter> table_;
   std::unique_ptr<std::atomic<uint8_t>[], FreeCounts> counts_;  // per bucket
   std::atomic<int64_t> live_{0};
+  std::atomic<int64_t> overflowed_{0};  // entries living in their overflow bucket
 };
 
 }  // namespace mono
