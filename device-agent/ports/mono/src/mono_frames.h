@@ -49,6 +49,8 @@ class MonoFrames {
 
   void OnFrameEnter();
   void OnFrameLeave();
+  // The calling thread is the game thread (frames enabled).
+  bool on_game_thread() const { return enabled_ && OnGameThread(); }
   // Counts an allocation of `size` bytes; true when the calling thread is the game thread.
   bool CountAllocation(uint32_t size);
   // A sampled allocation of the game thread (MonoObject*), its stack walked.

@@ -277,11 +277,13 @@ void MonoPort::OnMoves(void* const* objects, uint64_t count) {
 }
 
 void MonoPort::OnAllocation(void* object) {
-  if (origins_) origins_->Forget(reinterpret_cast<uintptr_t>(object));
+  if (origins_) {
+    origins_->Forget(reinterpret_cast<uintptr_t>(object));
+  } else if (!frames_.on_game_thread()) {
+    return;  // without origins only the game thread's allocations are counted and sampled
+  }
   const auto size = static_cast<uint32_t>(mono_object_get_size(static_cast<MonoObject*>(object)));
   const bool game = frames_.CountAllocation(size);
-  // Without origins only the game thread's samples are used (by a frames subscription).
-  if (!origins_ && !game) return;
   if (!interval_.Take(t_sampler, size, static_cast<uint64_t>(pthread_self()))) return;
   try {
     SampleAllocation(object, size, game);

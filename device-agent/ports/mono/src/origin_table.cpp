@@ -31,11 +31,6 @@ OriginTable::OriginTable(size_t slots) {
   bucket_mask_ = n / kWays - 1;
 }
 
-size_t OriginTable::HomeOf(uintptr_t object) const {
-  const uint64_t a = static_cast<uint64_t>(object);
-  return static_cast<size_t>((a >> 6) + (a >> 22) * 0x9E3779B97F4A7C15ull) & bucket_mask_;
-}
-
 size_t OriginTable::OverflowOf(uintptr_t object) const {
   const uint64_t h = (static_cast<uint64_t>(object) >> 3) * 0x9E3779B97F4A7C15ull;
   return static_cast<size_t>(h >> 32) & bucket_mask_;
@@ -81,9 +76,8 @@ bool OriginTable::ForgetIn(size_t bucket, uintptr_t object) {
   return false;
 }
 
-void OriginTable::Forget(uintptr_t object) {
-  if (!table_) return;
-  if (ForgetIn(HomeOf(object), object)) return;
+void OriginTable::ForgetSlow(size_t home, uintptr_t object) {
+  if (ForgetIn(home, object)) return;
   if (overflowed_.load(std::memory_order_acquire) > 0 && ForgetIn(OverflowOf(object), object))
     overflowed_.fetch_sub(1, std::memory_order_relaxed);
 }
