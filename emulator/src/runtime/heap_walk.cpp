@@ -12,12 +12,14 @@
 // bounded stack and one reference buffer (the largest object's reference count).
 //
 // Allocation origins (when the runtime records them): on entering C_HEAP, AllocationClock(frames
-// completed, 0); one linear pass in address order, in step with the address-ordered origin table,
-// stores each object's table index + 1 in its sync word (free while no collection runs; cleared
-// with the visited bits), so Report finds an object's origin in O(1) whatever order the
-// traversal takes; before an object's ObjectReferences come its site's DescribeSite (the first
-// time the walk uses the site: a bitmap over the site ids) and its ObjectOrigin. Extra cost: one
-// linear pass plus O(1) per object and O(depth) per distinct site; memory: one byte per site.
+// completed, 0); before an object's ObjectReferences come its site's DescribeSite (the first
+// time the walk uses the site: a byte per site id) and its ObjectOrigin. The origin table is in
+// address order, so a cursor finds the origin of each object a flat walk reports (address order)
+// in O(1). The first object reported out of address order (a sink that lets the walk descend)
+// makes one linear pass store every object's table index + 1 in its sync word (free while no
+// collection runs; cleared with the visited bits), and from then on the origin is one indexed
+// read whatever order the traversal takes. Extra cost: O(1) per object (a random read of the
+// table in the depth-first order), at most one linear pass, O(depth) per distinct site.
 #include <vector>
 
 #include "xrpm/emulator/object_refs.h"
@@ -60,10 +62,12 @@ class RootReporter final : public RootVisitor {
 
 // What Report needs to send allocation origins; null when the runtime does not record them.
 struct OriginSource {
-  const std::vector<ObjectOrigin>& entries;  // indexed by sync word - 1
+  const std::vector<ObjectOrigin>& entries;  // address order; indexed by sync word - 1
   const SiteTable& sites;
   const MethodTable& methods;
   std::vector<uint8_t> described;  // per site id: DescribeSite sent in this walk
+  size_t cursor = 0;               // the next entry in address order
+  bool indexed = false;            // the sync words hold the entries' indices
 };
 
 // Stores each object's index in the (address-ordered) origin table + 1 in its sync word.
@@ -101,6 +105,17 @@ class HeapReporter {
     uint32_t next;
   };
 
+  const ObjectOrigin* FindOrigin(Addr a, const uint32_t* h) {
+    OriginSource& src = *origins_;
+    if (src.cursor < src.entries.size() && src.entries[src.cursor].addr == a)
+      return &src.entries[src.cursor++];
+    if (!src.indexed) {
+      IndexOrigins(heap_, types_, src.entries);
+      src.indexed = true;
+    }
+    return h[1] != 0 ? &src.entries[h[1] - 1] : nullptr;
+  }
+
   WalkResult ReportOrigin(const ObjectOrigin& o) {
     if (!origins_->described[o.site]) {
       origins_->described[o.site] = 1;
@@ -122,8 +137,10 @@ class HeapReporter {
   WalkResult Report(Addr a) {
     uint32_t* h = heap_.Words(a);
     h[0] |= kVisitedBit;
-    if (origins_ && h[1] != 0 && ReportOrigin(origins_->entries[h[1] - 1]) == WalkResult::kAbort)
-      return WalkResult::kAbort;
+    if (origins_) {
+      const ObjectOrigin* o = FindOrigin(a, h);
+      if (o && ReportOrigin(*o) == WalkResult::kAbort) return WalkResult::kAbort;
+    }
     refs_.clear();
     ForEachRefSlot(types_, h, [&](uint32_t* slot) {
       if (*slot != kNull) refs_.push_back(*slot);
@@ -187,7 +204,6 @@ void Runtime::WalkHeap(HeapInfoCallback& sink) {
         HeapReporter(heap_, types_, sink, nullptr).Run();
       } else if (sink.AllocationClock(frame_number_, 0) != WalkResult::kAbort) {
         origins_.Normalize();
-        IndexOrigins(heap_, types_, origins_.entries());
         OriginSource source{origins_.entries(), sites_, methods_,
                             std::vector<uint8_t>(sites_.size() + 1, 0)};
         HeapReporter(heap_, types_, sink, &source).Run();
