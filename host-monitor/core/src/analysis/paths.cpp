@@ -169,49 +169,61 @@ class PathTrie {
 
 }  // namespace
 
-MergedPaths MergeShortestPaths(const GraphIndex& g, const RootPathForest& forest,
-                               const DominatorTree* dom, uint32_t group, size_t max_paths) {
-  MergedPaths out;
-  if (group >= g.group_count()) return out;
-  const Snapshot& s = g.snapshot();
+struct PathMerger::State {
+  const GraphIndex* g;
+  const RootPathForest* forest;
   PathTrie trie;
-  PodVector<uint32_t> memo(g.node_count(), kNoIndex);  // node -> trie node, once computed
+  PodVector<uint32_t> memo;  // node -> trie node, once computed
   std::vector<uint32_t> stack;
-  auto path_id = [&](uint32_t x) {
+
+  // The trie node of x's path, memoising every node on the way.
+  uint32_t PathId(uint32_t x) {
     stack.clear();
     uint32_t y = x;
     while (memo[y] == kNoIndex) {
       stack.push_back(y);
-      const uint32_t par = forest.parent(y);
+      const uint32_t par = forest->parent(y);
       if (par == RootPathForest::kSource) break;
       y = par;
     }
     while (!stack.empty()) {
       const uint32_t z = stack.back();
       stack.pop_back();
-      const uint32_t par = forest.parent(z);
+      const uint32_t par = forest->parent(z);
       uint32_t base;
       if (par == RootPathForest::kSource) {
-        const uint32_t rec = g.StrongRootRecord(z);
-        const uint32_t container = g.root_container_type(rec);
-        base = trie.Root(s.root_kind_of(rec), container,
-                         container == kNoIndex ? kNoIndex : g.group_of_type(container));
+        const uint32_t rec = g->StrongRootRecord(z);
+        const uint32_t container = g->root_container_type(rec);
+        base = trie.Root(g->snapshot().root_kind_of(rec), container,
+                         container == kNoIndex ? kNoIndex : g->group_of_type(container));
       } else {
         base = memo[par];
       }
-      memo[z] = trie.Child(base, g.group_of(z));
+      memo[z] = trie.Child(base, g->group_of(z));
     }
     return memo[x];
-  };
+  }
+};
 
+PathMerger::PathMerger(const GraphIndex& g, const RootPathForest& forest)
+    : st_(new State{&g, &forest, {}, PodVector<uint32_t>(g.node_count(), kNoIndex), {}}) {}
+PathMerger::~PathMerger() = default;
+PathMerger::PathMerger(PathMerger&&) noexcept = default;
+PathMerger& PathMerger::operator=(PathMerger&&) noexcept = default;
+
+MergedPaths PathMerger::Merge(std::span<const uint32_t> instances, const DominatorTree* dom,
+                              size_t max_paths) {
+  MergedPaths out;
+  State& st = *st_;
+  const Snapshot& s = st.g->snapshot();
   std::unordered_map<uint32_t, MergedPath> by_path;
-  for (const uint32_t x : g.Instances(group)) {
+  for (const uint32_t x : instances) {
     ++out.instances;
-    if (!forest.reachable(x)) {
+    if (!st.forest->reachable(x)) {
       ++out.unreachable;
       continue;
     }
-    MergedPath& m = by_path[path_id(x)];
+    MergedPath& m = by_path[st.PathId(x)];
     ++m.count;
     m.shallow_bytes += s.object_size[x];
     if (dom) m.retained_bytes += dom->retained(x);
@@ -225,6 +237,7 @@ MergedPaths MergeShortestPaths(const GraphIndex& g, const RootPathForest& forest
     if (x.retained_bytes != y.retained_bytes) return x.retained_bytes > y.retained_bytes;
     return x.example < y.example;
   });
+  const PathTrie& trie = st.trie;
   for (size_t i = 0; i < order.size(); ++i) {
     if (i >= max_paths) {
       ++out.other_paths;
@@ -241,6 +254,12 @@ MergedPaths MergeShortestPaths(const GraphIndex& g, const RootPathForest& forest
     out.paths.push_back(std::move(m));
   }
   return out;
+}
+
+MergedPaths MergeShortestPaths(const GraphIndex& g, const RootPathForest& forest,
+                               const DominatorTree* dom, uint32_t group, size_t max_paths) {
+  if (group >= g.group_count()) return {};
+  return PathMerger(g, forest).Merge(g.Instances(group), dom, max_paths);
 }
 
 }  // namespace xrpm::analysis

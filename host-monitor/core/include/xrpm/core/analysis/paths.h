@@ -11,12 +11,16 @@
 //    container) and the sequence of types along them, with runs of one type collapsed into one
 //    step ("Node+"), so the thousand nodes of one linked list share one path. Memoised per
 //    object in a trie of path prefixes: O(N + E) for any number of instances.
+//  - PathMerger: the same for any sets of instances (the leak filter's (type, site) groups),
+//    keeping the memo between sets, so any number of sets cost O(N + E) in all plus their sizes.
 //
-// Thread-safety: PathFinder keeps scratch state (one per thread); RootPathForest is immutable
-// after Build; the free functions are reentrant.
+// Thread-safety: PathFinder and PathMerger keep scratch state (one per thread); RootPathForest
+// is immutable after Build; the free functions are reentrant.
 #pragma once
 
 #include <cstdint>
+#include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -99,6 +103,23 @@ struct MergedPaths {
 // "static Game.Events -> EventHandler -> Object[] -> Bubble+": the root (descriptor and static
 // container), then the types along the path; "+" marks a run of one type. `arrow` separates.
 std::string MergedPathLabel(const GraphIndex& g, const MergedPath& p, std::string_view arrow);
+
+// Merges the root paths of sets of instances against one forest (which, like g, must outlive
+// the merger). Memory: 4 bytes per node plus the trie of path prefixes seen so far.
+class PathMerger {
+ public:
+  PathMerger(const GraphIndex& g, const RootPathForest& forest);
+  ~PathMerger();
+  PathMerger(PathMerger&&) noexcept;
+  PathMerger& operator=(PathMerger&&) noexcept;
+  // As MergeShortestPaths, for the nodes in `instances` (listed once each).
+  MergedPaths Merge(std::span<const uint32_t> instances, const DominatorTree* dom,
+                    size_t max_paths = 10);
+
+ private:
+  struct State;
+  std::unique_ptr<State> st_;
+};
 
 // `dom` may be null (retained bytes then stay 0). Keeps the `max_paths` largest groups.
 MergedPaths MergeShortestPaths(const GraphIndex& g, const RootPathForest& forest,
