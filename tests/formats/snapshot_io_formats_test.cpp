@@ -102,5 +102,41 @@ TEST_F(SnapshotIoFiles, SampleCaptureRoundTripsThroughClassic) {
   EXPECT_FALSE(back.sections[0].start_ms.has_value());
 }
 
+// Allocation origins exist only in captures and .xrpm: every other format drops them, says so
+// before saving, and reads back with them absent (never made up).
+TEST_F(SnapshotIoFiles, LossyFormatsDropAllocationOriginsAndSaySo) {
+  Snapshot heap = test::MakeHeap({.objects = 200});
+  heap.origins.emplace();
+  heap.origins->capture_frame = 900;
+  heap.origins->methods = {"Bubbles.Bubble.OnSpawn"};
+  heap.origins->sites = {{{0}}};
+  for (size_t i = 0; i < heap.object_count(); ++i)
+    heap.AddObjectOrigin(static_cast<uint32_t>(i), i % 4 ? 0 : kUnknownSite);
+  EXPECT_TRUE(FormatLosses(heap, "xrpm").empty());
+  for (const char* format : {"netcf", "ibm-classic", "heapsnapshot"}) {
+    const std::vector<std::string> lost = FormatLosses(heap, format);
+    bool named = false;
+    for (const std::string& l : lost)
+      named |= l ==
+               "allocation sites and ages of 150 objects (where and in which frame each "
+               "object was allocated)";
+    EXPECT_TRUE(named) << format;
+  }
+  for (const char* name : {"r.gclog", "r.txt"}) {
+    SaveSnapshot(heap, Path(name));
+    Diagnostics d;
+    const Snapshot back = LoadSnapshot(Path(name), d);
+    EXPECT_EQ(back.object_count(), heap.object_count()) << name;
+    EXPECT_FALSE(back.has_origins()) << name;
+    EXPECT_TRUE(back.object_alloc_frame.empty()) << name;
+    EXPECT_TRUE(back.object_alloc_site.empty()) << name;
+    for (const std::string& l : FormatLosses(back, "ibm-classic"))
+      EXPECT_EQ(l.find("allocation"), std::string::npos) << l;
+  }
+  SaveSnapshot(heap, Path("r.xrpm"));
+  Diagnostics d;
+  EXPECT_TRUE(LoadSnapshot(Path("r.xrpm"), d) == heap);
+}
+
 }  // namespace
 }  // namespace xrpm

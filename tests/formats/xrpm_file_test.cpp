@@ -77,7 +77,25 @@ CaptureInfo SampleCapture(uint64_t seed) {
   return c;
 }
 
-// A random model plus what only .xrpm keeps: root origins and capture metadata.
+// Allocation origins as the emulator records them (every object) or Mono (a sample of them).
+void AddOrigins(Snapshot& s, std::mt19937_64& rng, bool sampled) {
+  AllocationOrigins o;
+  o.capture_frame = 5000 + rng() % 1000;
+  o.sample_bytes = sampled ? 16384 : 0;
+  o.methods = {"Game1.Update", "Bubbles.BubbleField.Spawn", "Bubbles.Bubble.OnSpawn",
+               "Game1.LoadContent", "Ünïcode.Méthod"};
+  o.sites = {{{2, 1, 0}}, {{3}}, {{}}, {{4, 0}}};
+  s.origins = o;
+  s.object_alloc_frame.clear();
+  s.object_alloc_site.clear();
+  for (size_t i = 0; i < s.object_count(); ++i) {
+    const bool known = !sampled || rng() % 8 == 0;
+    s.AddObjectOrigin(known ? static_cast<uint32_t>(rng() % o.capture_frame) : 0,
+                      known ? static_cast<uint32_t>(rng() % o.sites.size()) : kUnknownSite);
+  }
+}
+
+// A random model plus what only .xrpm keeps: root origins, capture metadata, allocation origins.
 Snapshot RichModel(uint64_t seed) {
   std::mt19937_64 rng(seed);
   Snapshot s = testgen::RandomModel(rng);
@@ -91,6 +109,7 @@ Snapshot RichModel(uint64_t seed) {
     s.types[0].module = "System.Private.CoreLib";
     s.types.back().sample_multiplier = 12.5f;
   }
+  if (seed % 5) AddOrigins(s, rng, seed % 5 == 3);
   return s;
 }
 
@@ -115,6 +134,59 @@ TEST(XrpmFile, RandomModelsRoundTripInEveryField) {
   }
 }
 
+TEST(XrpmFile, AllocationOriginsRoundTripAcrossBlocksAndAreOptionalParts) {
+  TempDir t;
+  for (const bool sampled : {false, true}) {
+    Snapshot s = GameHeap(300000);  // several blocks per column
+    std::mt19937_64 rng(sampled);
+    AddOrigins(s, rng, sampled);
+    const std::string path = t.Path("o.xrpm");
+    WriteXrpmFile(s, path, {.threads = 3});
+    const XrpmContents c = ReadXrpmFile(path, {.threads = 2});
+    ASSERT_TRUE(c.snapshot == s);
+    ASSERT_TRUE(c.snapshot.has_origins());
+    EXPECT_EQ(c.snapshot.origins->sample_bytes, sampled ? 16384u : 0u);
+    EXPECT_EQ(c.snapshot.object_alloc_site, s.object_alloc_site);
+    EXPECT_EQ(c.snapshot.object_alloc_frame, s.object_alloc_frame);
+    EXPECT_EQ(c.minor, 1);
+    int found = 0;
+    for (const XrpmPartInfo& p : ListXrpmParts(path)) {
+      if (p.tag != "ASIT" && p.tag != "OAFR" && p.tag != "OASI") continue;
+      ++found;
+      EXPECT_FALSE(p.required) << p.tag;  // older readers skip them
+      EXPECT_TRUE(p.known) << p.tag;
+      if (p.tag != "ASIT") {
+        EXPECT_EQ(p.count, s.object_count());
+        EXPECT_GT(p.blocks, 1u);
+      }
+    }
+    EXPECT_EQ(found, 3);
+  }
+}
+
+TEST(XrpmFile, FilesWithoutOriginsReadWithOriginsAbsent) {
+  TempDir t;
+  const Snapshot s = GameHeap(1000);
+  const std::string path = t.Path("plain.xrpm");
+  WriteXrpmFile(s, path);
+  const XrpmContents c = ReadXrpmFile(path);
+  EXPECT_FALSE(c.snapshot.has_origins());
+  EXPECT_TRUE(c.snapshot.object_alloc_frame.empty());
+  EXPECT_TRUE(c.snapshot.object_alloc_site.empty());
+  for (const XrpmPartInfo& p : ListXrpmParts(path)) EXPECT_NE(p.tag, "OASI");
+}
+
+TEST(XrpmFile, OriginColumnsOfTheWrongLengthAreRefusedBeforeWriting) {
+  TempDir t;
+  Snapshot s = GameHeap(100);
+  std::mt19937_64 rng(1);
+  AddOrigins(s, rng, false);
+  s.object_alloc_site.pop_back();
+  const std::string path = t.Path("bad.xrpm");
+  EXPECT_THROW(WriteXrpmFile(s, path), std::invalid_argument);
+  EXPECT_EQ(access(path.c_str(), F_OK), -1);
+}
+
 TEST(XrpmFile, OperatorEqualsSeesCaptureMetadataAndOrigins) {
   Snapshot a = RichModel(1), b = a;
   ASSERT_TRUE(a == b);
@@ -125,6 +197,13 @@ TEST(XrpmFile, OperatorEqualsSeesCaptureMetadataAndOrigins) {
   EXPECT_FALSE(a == b);
   b = a;
   b.root_origins.push_back("x");
+  EXPECT_FALSE(a == b);
+  ASSERT_TRUE(a.has_origins());
+  b = a;
+  b.object_alloc_frame[0] ^= 1;
+  EXPECT_FALSE(a == b);
+  b = a;
+  b.origins->capture_frame += 1;
   EXPECT_FALSE(a == b);
 }
 
@@ -170,9 +249,9 @@ TEST(XrpmFile, GcdumpHeapsRoundTripWithModulesAndSampleMultipliers) {
   TempDir t;
   const std::string dir = XRPM_TEST_DATA;
   bool sampled = false;
-  for (const std::string& in : {dir + "/gcdump/perfview-test1.gcdump",
-                                dir + "/gcdump/sample-monovm.gcdump",
-                                dir + "/../fuzz/corpus/gcdump/sampled.gcdump"}) {
+  for (const std::string& in :
+       {dir + "/gcdump/perfview-test1.gcdump", dir + "/gcdump/sample-monovm.gcdump",
+        dir + "/../fuzz/corpus/gcdump/sampled.gcdump"}) {
     Diagnostics d;
     const Snapshot s = LoadSnapshot(in, d);
     ASSERT_GT(s.object_count(), 0u) << in;
@@ -314,10 +393,13 @@ class XrpmCorruption : public ::testing::Test {
     s.capture = SampleCapture(2);
     s.root_origins = {"thread 1 / Game1.Draw"};
     for (size_t i = 0; i < s.root_count(); i += 2) s.root_origin[i] = 0;
+    std::mt19937_64 rng(4);
+    AddOrigins(s, rng, false);
     WriteXrpmFile(s, t_.Path("good.xrpm"));
     good_ = ReadAll(t_.Path("good.xrpm"));
     parts_ = Parts(good_);
-    ASSERT_GE(parts_.size(), 14u);
+    ASSERT_EQ(parts_.size(), 17u);
+    ASSERT_EQ(parts_[16].tag, "OASI");
   }
   TempDir t_;
   std::string good_;
@@ -434,7 +516,7 @@ TEST_F(XrpmCorruption, NewerMajorVersionNamesBothVersions) {
   std::string code;
   std::string e = ErrorOf(t_, b, &code);
   EXPECT_EQ(code, "newer-version");
-  EXPECT_NE(e.find("format version 2.7, newer than this reader's 1.0"), std::string::npos) << e;
+  EXPECT_NE(e.find("format version 2.7, newer than this reader's 1.1"), std::string::npos) << e;
   // A newer minor version of the same major reads.
   b = good_;
   b[10] = 9;
@@ -469,6 +551,80 @@ TEST_F(XrpmCorruption, NotAnXrpmFile) {
             std::string::npos);
   EXPECT_EQ(code, "bad-magic");
   EXPECT_NE(ErrorOf(t_, "", &code).find("not an .xrpm"), std::string::npos);
+}
+
+// A reader of format 1.0 does not know ASIT, OAFR and OASI: renamed to tags this reader does not
+// know either, they are skipped as optional parts and the snapshot reads without origins.
+TEST_F(XrpmCorruption, AReaderThatDoesNotKnowTheOriginPartsSkipsThem) {
+  std::string b = good_;
+  for (size_t i = 14; i < 17; ++i) b[parts_[i].toc_at] = 'x';
+  Reseal(b);
+  WriteAll(t_.Path("old.xrpm"), b);
+  const XrpmContents c = ReadXrpmFile(t_.Path("old.xrpm"));
+  ASSERT_EQ(c.skipped.size(), 3u);
+  EXPECT_NE(c.skipped[0].find("skipped optional part 'xSIT'"), std::string::npos) << c.skipped[0];
+  EXPECT_FALSE(c.snapshot.has_origins());
+  EXPECT_TRUE(c.snapshot.object_alloc_site.empty());
+  const XrpmContents full = ReadXrpmFile(t_.Path("good.xrpm"));
+  Snapshot without = full.snapshot;
+  without.origins.reset();
+  without.object_alloc_frame.clear();
+  without.object_alloc_site.clear();
+  EXPECT_TRUE(c.snapshot == without);
+}
+
+// An ASIT blob (docs/FORMAT.md): version 1, capture frame 77, complete, no methods, no sites.
+std::string EmptySites() {
+  std::string b(1 + 8 + 4 + 4 + 4, '\0');
+  b[0] = 1;
+  Put64(b, 1, 77);
+  return b;
+}
+
+TEST_F(XrpmCorruption, OriginPartsAreValidated) {
+  std::string code;
+  auto error_of = [&](const Snapshot& s, const XrpmWriteOptions& w = {}) {
+    WriteXrpmFile(s, t_.Path("o.xrpm"), w);
+    return ErrorOf(t_, ReadAll(t_.Path("o.xrpm")), &code);
+  };
+  Snapshot s = GameHeap(500);
+  std::mt19937_64 rng(9);
+  AddOrigins(s, rng, false);
+  s.object_alloc_site[321] = 4;  // of 4 sites
+  std::string e = error_of(s);
+  EXPECT_EQ(code, "bad-part") << e;
+  EXPECT_NE(e.find("part 'OASI'"), std::string::npos) << e;
+  EXPECT_NE(e.find("object 321 names allocation site 4 of 4"), std::string::npos) << e;
+
+  s.object_alloc_site[321] = kUnknownSite;
+  s.origins->sites[3].methods[1] = 5;  // of 5 methods
+  e = error_of(s);
+  EXPECT_EQ(code, "bad-part") << e;
+  EXPECT_NE(e.find("part 'ASIT'"), std::string::npos) << e;
+  EXPECT_NE(e.find("site 3"), std::string::npos) << e;
+  EXPECT_NE(e.find("names method 5 of 5"), std::string::npos) << e;
+
+  // Some of the three parts without the others, or columns of another length.
+  const Snapshot plain = GameHeap(500);
+  XrpmWriteOptions w;
+  w.extra_parts.push_back(XrpmPart::Blob("ASIT", EmptySites()));
+  e = error_of(plain, w);
+  EXPECT_EQ(code, "missing-part") << e;
+  EXPECT_NE(e.find("'ASIT', 'OAFR', 'OASI' but not all three"), std::string::npos) << e;
+  std::vector<uint32_t> frames(plain.object_count() - 1), sites(plain.object_count(), kUnknownSite);
+  w.extra_parts.push_back(XrpmPart::Column<uint32_t>("OAFR", frames, false, XrpmTransform::kDelta));
+  w.extra_parts.push_back(XrpmPart::Column<uint32_t>("OASI", sites));
+  e = error_of(plain, w);
+  EXPECT_EQ(code, "bad-count") << e;
+  EXPECT_NE(e.find("part 'OAFR'"), std::string::npos) << e;
+  // The same parts with the right length read as origins that are all unknown.
+  frames.push_back(0);
+  w.extra_parts[1] = XrpmPart::Column<uint32_t>("OAFR", frames, false, XrpmTransform::kDelta);
+  EXPECT_EQ(error_of(plain, w), "");
+  const Snapshot back = ReadXrpmFile(t_.Path("o.xrpm")).snapshot;
+  ASSERT_TRUE(back.has_origins());
+  EXPECT_EQ(back.origins->capture_frame, 77u);
+  EXPECT_FALSE(back.origin_known(0));
 }
 
 }  // namespace

@@ -191,6 +191,12 @@ std::vector<std::string> FormatLosses(const Snapshot& snap, std::string_view for
                    snap.capture->device.runtime_name +
                    ", time, pause, GC and walk times, wire bytes, "
                    "agent memory)");
+  if (snap.has_origins()) {
+    uint64_t known = 0;
+    for (size_t i = 0; i < snap.object_count(); ++i) known += snap.origin_known(i);
+    lost.push_back("allocation sites and ages of " + std::to_string(known) +
+                   " objects (where and in which frame each object was allocated)");
+  }
   if (snap.sections.size() > 1 && f != "netcf")
     lost.push_back("the " + std::to_string(snap.sections.size()) +
                    " AppDomain sections (merged into one heap)");

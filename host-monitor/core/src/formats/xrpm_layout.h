@@ -80,6 +80,10 @@ inline constexpr std::string_view kTagRootKind = "RTKD";       // u8
 inline constexpr std::string_view kTagRootFlags = "RTFL";      // u8
 inline constexpr std::string_view kTagRootContainer = "RTCT";  // u32
 inline constexpr std::string_view kTagRootOrigin = "RTOR";     // u32, delta
+// Allocation origins (format 1.1, optional: all three or none).
+inline constexpr std::string_view kTagAllocSites = "ASIT";  // blob: frame, sampling, sites
+inline constexpr std::string_view kTagAllocFrame = "OAFR";  // u32, delta
+inline constexpr std::string_view kTagAllocSite = "OASI";   // u32
 
 // Reserved for xrpm: tags made only of upper-case letters and digits.
 inline bool IsReservedTag(std::string_view t) {

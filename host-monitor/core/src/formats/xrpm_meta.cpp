@@ -296,4 +296,54 @@ CaptureInfo DecodeCapture(std::string_view blob) {
   return c;
 }
 
+// ASIT: u8 version (1), u64 capture frame, u32 sample bytes, u32 method count + str each,
+// u32 site count + per site u32 depth and depth u32 method indices (innermost first). Later
+// versions append fields, which this reader ignores.
+constexpr uint8_t kAllocSitesVersion = 1;
+
+std::string EncodeAllocSites(const AllocationOrigins& o) {
+  BlobWriter w;
+  w.U8(kAllocSitesVersion);
+  w.U64(o.capture_frame);
+  w.U32(o.sample_bytes);
+  w.U32(static_cast<uint32_t>(o.methods.size()));
+  for (const std::string& m : o.methods) w.Str(m);
+  w.U32(static_cast<uint32_t>(o.sites.size()));
+  for (const AllocationSite& site : o.sites) {
+    w.U32(static_cast<uint32_t>(site.methods.size()));
+    for (const uint32_t m : site.methods) w.U32(m);
+  }
+  return std::move(w.bytes());
+}
+
+AllocationOrigins DecodeAllocSites(std::string_view blob) {
+  AllocationOrigins o;
+  BlobReader r(blob);
+  const uint8_t version = r.U8();
+  if (version == 0) Bad("allocation sites version 0 does not exist");
+  o.capture_frame = r.U64();
+  o.sample_bytes = r.U32();
+  const uint32_t methods = r.Count(kMinStringBytes);
+  o.methods.reserve(methods);
+  for (uint32_t i = 0; i < methods; ++i) o.methods.push_back(r.Str());
+  const uint32_t sites = r.Count(4);
+  o.sites.reserve(sites);
+  for (uint32_t i = 0; i < sites; ++i) {
+    const size_t at = r.pos();
+    const uint32_t depth = r.Count(4);
+    AllocationSite& site = o.sites.emplace_back();
+    site.methods.reserve(depth);
+    for (uint32_t k = 0; k < depth; ++k) {
+      const uint32_t m = r.U32();
+      if (m >= methods)
+        Bad("site " + std::to_string(i) + " (blob offset " + std::to_string(at) +
+            ") names method " + std::to_string(m) + " of " + std::to_string(methods));
+      site.methods.push_back(m);
+    }
+  }
+  if (version == kAllocSitesVersion && r.left())
+    Bad(std::to_string(r.left()) + " unexpected bytes after the allocation sites");
+  return o;
+}
+
 }  // namespace xrpm::xrpmfile

@@ -7,7 +7,8 @@
 //      inside the file, parts contiguous and in order;
 //   3. block tables (16 B per block, inside the part): checksum, each block's stored and decoded
 //      sizes against the block geometry (a block decodes to at most 4 MiB);
-//   4. metadata blobs (sections, types, origins, capture), then counts across parts;
+//   4. metadata blobs (sections, types, origins, capture, allocation sites), then counts across
+//      parts (the allocation origin parts are optional, but all three or none);
 //   5. the model's columns allocated at their final sizes, blocks decoded on several threads
 //      (references last: they are stored relative to their object's id), each block's checksum
 //      verified before it is decompressed, values range-checked (type indices, origins, CSR ends).
@@ -57,6 +58,8 @@ constexpr KnownPart kKnown[] = {
     {kTagRefs, 8, XrpmTransform::kOwnerDelta},    {kTagRootObject, 8, XrpmTransform::kDelta},
     {kTagRootKind, 1, XrpmTransform::kNone},      {kTagRootFlags, 1, XrpmTransform::kNone},
     {kTagRootContainer, 4, XrpmTransform::kNone}, {kTagRootOrigin, 4, XrpmTransform::kDelta},
+    {kTagAllocSites, 0, XrpmTransform::kNone},    {kTagAllocFrame, 4, XrpmTransform::kDelta},
+    {kTagAllocSite, 4, XrpmTransform::kNone},
 };
 
 const KnownPart* FindKnown(std::string_view tag) {
@@ -453,6 +456,8 @@ class SnapshotLoader {
     Blob(kTagOrigins, [&](std::string_view b) { DecodeOrigins(b, s); });
     if (Part(kTagCapture))
       Blob(kTagCapture, [&](std::string_view b) { s.capture = DecodeCapture(b); });
+    if (has_alloc_)
+      Blob(kTagAllocSites, [&](std::string_view b) { s.origins = DecodeAllocSites(b); });
   }
 
   void SameCount(std::string_view tag, std::string_view like) {
@@ -474,6 +479,18 @@ class SnapshotLoader {
     if (objects_ == 0 && refs_ != 0)
       f_.FailPart(Need(kTagRefs).e, Need(kTagRefs).toc_offset + 8, "bad-count",
                   "absurd count: " + std::to_string(refs_) + " references without objects");
+    // Allocation origins: the sites blob and both per-object columns, or none of them.
+    const PartState* alloc[] = {Part(kTagAllocSites), Part(kTagAllocFrame), Part(kTagAllocSite)};
+    has_alloc_ = alloc[0] || alloc[1] || alloc[2];
+    if (has_alloc_) {
+      for (const PartState* p : alloc)
+        if (!p)
+          f_.Fail(kHeaderBytes, "missing-part",
+                  "the file has some of the allocation origin parts 'ASIT', 'OAFR', 'OASI' "
+                  "but not all three");
+      SameCount(kTagAllocFrame, kTagObjectId);
+      SameCount(kTagAllocSite, kTagObjectId);
+    }
   }
 
   // Sections follow each other and cover the columns; each owns its own types.
@@ -532,6 +549,10 @@ class SnapshotLoader {
     Size(s.root_flags, roots_);
     Size(s.root_container, roots_);
     Size(s.root_origin, roots_);
+    if (has_alloc_) {
+      Size(s.object_alloc_frame, objects_);
+      Size(s.object_alloc_site, objects_);
+    }
     for (PartState& p : L_.parts) {
       if (!p.wanted) continue;
       XrpmPart x;
@@ -554,7 +575,8 @@ class SnapshotLoader {
     struct Job {
       PartState* part;
       ColumnView col;
-      int check;  // 0 none, 1 type index, 2 origin index, 3 ref ends monotone, 4 root kind
+      int check;  // 0 none, 1 type index, 2 origin index, 3 ref ends monotone, 4 root kind,
+                  // 5 allocation site index
     };
     std::vector<Job> jobs = {
         {&Need(kTagObjectId), View(s.object_id, XrpmTransform::kDelta), 0},
@@ -567,6 +589,10 @@ class SnapshotLoader {
         {&Need(kTagRootContainer), View(s.root_container, XrpmTransform::kNone), 0},
         {&Need(kTagRootOrigin), View(s.root_origin, XrpmTransform::kDelta), 2},
     };
+    if (has_alloc_) {
+      jobs.push_back({&Need(kTagAllocFrame), View(s.object_alloc_frame, XrpmTransform::kDelta), 0});
+      jobs.push_back({&Need(kTagAllocSite), View(s.object_alloc_site, XrpmTransform::kNone), 5});
+    }
     for (size_t k = 0; k < extra_index_.size(); ++k) {
       PartState& p = L_.parts[extra_index_[k]];
       XrpmPart& x = out.parts[k];
@@ -664,6 +690,16 @@ class SnapshotLoader {
                           std::to_string(s.ref_end[end - 1]) + " is beyond the " +
                           std::to_string(refs_) + " references");
         break;
+      case 5: {
+        const size_t sites = s.origins ? s.origins->sites.size() : 0;
+        for (uint64_t i = begin; i < end; ++i)
+          if (s.object_alloc_site[i] != kUnknownSite && s.object_alloc_site[i] >= sites)
+            f_.FailPart(p.e, p.block_offset[b], "bad-part",
+                        "block " + std::to_string(b) + ": object " + std::to_string(i) +
+                            " names allocation site " + std::to_string(s.object_alloc_site[i]) +
+                            " of " + std::to_string(sites));
+        break;
+      }
       default:
         break;
     }
@@ -676,6 +712,7 @@ class SnapshotLoader {
   std::vector<Worker> workers_;
   std::vector<size_t> extra_index_;
   uint64_t objects_ = 0, refs_ = 0, roots_ = 0;
+  bool has_alloc_ = false;  // the file has allocation origins (ASIT, OAFR, OASI)
 };
 
 }  // namespace

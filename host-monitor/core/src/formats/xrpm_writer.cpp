@@ -60,10 +60,11 @@ PartPlan Blob(std::string_view tag, std::string bytes, bool required) {
 }
 
 template <class T>
-PartPlan Column(std::string_view tag, const PodVector<T>& v, XrpmTransform t) {
+PartPlan Column(std::string_view tag, const PodVector<T>& v, XrpmTransform t,
+                bool required = true) {
   PartPlan p;
   SetTag(p.e, tag);
-  p.e.flags = kFlagRequired;
+  p.e.flags = required ? kFlagRequired : 0;
   p.e.width = sizeof(T);
   p.e.transform = static_cast<uint8_t>(t);
   p.e.count = v.size();
@@ -91,6 +92,17 @@ std::vector<PartPlan> Plan(const Snapshot& s, const XrpmWriteOptions& opts) {
   parts.push_back(Column(kTagRootFlags, s.root_flags, XrpmTransform::kNone));
   parts.push_back(Column(kTagRootContainer, s.root_container, XrpmTransform::kNone));
   parts.push_back(Column(kTagRootOrigin, s.root_origin, XrpmTransform::kDelta));
+  if (s.origins) {  // optional: readers of format 1.0 skip them and see no origins
+    if (s.object_alloc_frame.size() != s.object_count() ||
+        s.object_alloc_site.size() != s.object_count())
+      throw std::invalid_argument(
+          "snapshot has allocation origins but " + std::to_string(s.object_alloc_frame.size()) +
+          " / " + std::to_string(s.object_alloc_site.size()) + " origin entries for " +
+          std::to_string(s.object_count()) + " objects");
+    parts.push_back(Blob(kTagAllocSites, EncodeAllocSites(*s.origins), false));
+    parts.push_back(Column(kTagAllocFrame, s.object_alloc_frame, XrpmTransform::kDelta, false));
+    parts.push_back(Column(kTagAllocSite, s.object_alloc_site, XrpmTransform::kNone, false));
+  }
 
   std::set<std::string> tags;
   for (const PartPlan& p : parts) tags.insert(p.e.tag_string());
