@@ -53,6 +53,20 @@ void CheckSnapshot(const Snapshot& s) {
     XRPM_FUZZ_CHECK(ob == n && rb == r && tb == s.types.size(),
                     "sections do not cover the columns");
   }
+  // Allocation origins: both columns per object when present, empty when absent; sites and
+  // their methods in range.
+  const uint64_t with = s.has_origins() ? n : 0;
+  XRPM_FUZZ_CHECK(s.object_alloc_frame.size() == with && s.object_alloc_site.size() == with,
+                  "allocation origin columns do not match the objects");
+  if (s.origins) {
+    for (const AllocationSite& site : s.origins->sites)
+      for (const uint32_t m : site.methods)
+        XRPM_FUZZ_CHECK(m < s.origins->methods.size(), "site method out of range");
+    for (uint64_t i = 0; i < n; ++i)
+      XRPM_FUZZ_CHECK(s.object_alloc_site[i] == kUnknownSite ||
+                          s.object_alloc_site[i] < s.origins->sites.size(),
+                      "object " + std::to_string(i) + " has an allocation site out of range");
+  }
 }
 
 std::string DiagSummary(const Diagnostics& d) {
