@@ -6,6 +6,7 @@
 
 #include "heap_builder.h"
 #include "xrpm/core/analysis/age_histogram.h"
+#include "xrpm/core/analysis/dominators.h"
 #include "xrpm/core/analysis/graph_index.h"
 #include "xrpm/core/analysis/site_stats.h"
 
@@ -146,6 +147,21 @@ TEST(SiteStats, SampledOriginsCarryAnEstimate) {
   EXPECT_NEAR(rows[1].est_bytes, 96 * w, 1e-9);
   EXPECT_GT(rows[1].est_count, 3.0);
   EXPECT_DOUBLE_EQ(rows.back().est_bytes, 20.0);  // the unknown row is not scaled
+}
+
+// Game (site 1, the only root) holds the three bubbles of site 0: site 1 retains everything
+// Game retains, site 0 its bubbles; the Texture (site 1), Bubble 0x70 (site 2) and the String
+// (unknown) are unreachable.
+TEST(SiteStats, RetainedBySiteCountsNestedObjectsOnce) {
+  const Snapshot s = SiteHeap();
+  const GraphIndex g = GraphIndex::Build(s);
+  const DominatorTree dom = DominatorTree::Compute(g);
+  const std::vector<uint64_t> r = SiteRetained(g, dom);
+  ASSERT_EQ(r.size(), 4u);  // three sites + unknown
+  EXPECT_EQ(r[1], 40u + 96u);
+  EXPECT_EQ(r[0], 96u);
+  EXPECT_EQ(r[2], 0u);
+  EXPECT_EQ(r[3], 0u);
 }
 
 TEST(AgeHistogram, Log2BinsAndUnknownApart) {

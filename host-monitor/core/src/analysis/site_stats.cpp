@@ -5,6 +5,8 @@
 #include <numeric>
 #include <unordered_map>
 
+#include "retained_by_key.h"
+
 namespace xrpm::analysis {
 namespace {
 
@@ -115,6 +117,21 @@ std::vector<TypeSiteRow> TypeSiteStats(const Snapshot& s) {
 
 std::vector<TypeSiteRow> TypeSiteStatsOf(const Snapshot& s, std::span<const uint32_t> objects) {
   return CountTypeSites(s, Listed(objects));
+}
+
+std::vector<uint64_t> SiteRetained(const GraphIndex& g, const DominatorTree& dom,
+                                   const Progress& progress) {
+  const Snapshot& s = g.snapshot();
+  const uint32_t unknown = s.origins ? static_cast<uint32_t>(s.origins->sites.size()) : 0;
+  std::vector<uint64_t> retained;
+  AddRetainedByKey(
+      dom, g.node_count(), unknown + 1,
+      [&](uint32_t v) {
+        const uint32_t site = SiteOf(s, v);
+        return site == kUnknownSite ? unknown : site;
+      },
+      retained, progress, "sites: retained sizes");
+  return retained;
 }
 
 std::vector<std::string> SiteMethods(const Snapshot& s, uint32_t site) {

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <numeric>
 
+#include "retained_by_key.h"
+
 namespace xrpm::analysis {
 
 TypeStats TypeStats::Compute(const GraphIndex& g, const DominatorTree& dom,
@@ -18,42 +20,11 @@ TypeStats TypeStats::Compute(const GraphIndex& g, const DominatorTree& dom,
     s.reachable_count += dom.reachable(v);
   }
   progress.Report("types: retained sizes", 0);
-
-  // Dominator tree as first-child / next-sibling lists; the virtual root is n.
-  const uint32_t root = dom.virtual_root();
-  PodVector<uint32_t> first(size_t{n} + 1, kNoIndex), next(n, kNoIndex);
-  for (uint32_t v = n; v-- > 0;) {
-    if (!dom.reachable(v)) continue;
-    const uint32_t p = dom.idom(v);
-    next[v] = first[p];
-    first[p] = v;
-  }
-  // Depth-first over the tree; on_path[g] = instances of g on the path from the root to here.
-  std::vector<uint32_t> on_path(g.group_count(), 0);
-  uint64_t visited = 0;
-  uint32_t v = first[root];
-  while (v != kNoIndex) {
-    if ((++visited & 0xFFFFF) == 0)
-      progress.Report("types: retained sizes", double(visited) / dom.reachable_count());
-    const uint32_t grp = g.group_of(v);
-    if (on_path[grp]++ == 0) t.stats_[grp].retained_bytes += dom.retained(v);
-    if (first[v] != kNoIndex) {
-      v = first[v];
-      continue;
-    }
-    while (true) {  // leave v and every ancestor whose children are all done
-      --on_path[g.group_of(v)];
-      if (next[v] != kNoIndex) {
-        v = next[v];
-        break;
-      }
-      v = dom.idom(v);
-      if (v == root) {
-        v = kNoIndex;
-        break;
-      }
-    }
-  }
+  std::vector<uint64_t> retained;
+  AddRetainedByKey(
+      dom, n, g.group_count(), [&g](uint32_t v) { return g.group_of(v); }, retained, progress,
+      "types: retained sizes");
+  for (uint32_t k = 0; k < g.group_count(); ++k) t.stats_[k].retained_bytes = retained[k];
   return t;
 }
 

@@ -23,7 +23,9 @@
 #include <string_view>
 #include <vector>
 
+#include "xrpm/core/analysis/dominators.h"
 #include "xrpm/core/analysis/graph_index.h"
+#include "xrpm/core/analysis/progress.h"
 #include "xrpm/core/snapshot.h"
 
 namespace xrpm::analysis {
@@ -56,6 +58,13 @@ struct TypeSiteRow {
 // SiteStats (ties: by type name).
 std::vector<TypeSiteRow> TypeSiteStats(const Snapshot& s);
 std::vector<TypeSiteRow> TypeSiteStatsOf(const Snapshot& s, std::span<const uint32_t> objects);
+
+// Retained bytes per allocation site: entry k for site k, the last entry (origins->sites.size(),
+// 0 without origins) for objects of unknown origin. A site's retained size counts its objects
+// that no other object of the same site dominates (as TypeStats does per type): what the GC
+// would free if every object allocated there went away. One dominator tree walk, O(N).
+std::vector<uint64_t> SiteRetained(const GraphIndex& g, const DominatorTree& dom,
+                                   const Progress& progress = {});
 
 // The estimator weight 1/p(size) of an object with a known origin in s (1 when complete).
 double OriginWeight(const Snapshot& s, uint32_t size);
