@@ -1,7 +1,10 @@
 // `xrpm report FILE`: the one-page answer for a heap dump: totals, the types that retain the
-// most, and leak suspects with the paths that hold them.
+// most (with --by-site: the allocation sites that retain the most), and leak suspects with the
+// paths that hold them.
 #include "analysis_cli.h"
+#include "cli_origins.h"
 #include "verb.h"
+#include "xrpm/core/analysis/site_stats.h"
 
 namespace xrpm::cli {
 namespace {
@@ -9,10 +12,31 @@ namespace {
 struct Opts : FileVerbOptions {
   size_t top = 15;
   double min_share = 10;  // percent
+  bool by_site = false;
+  size_t site_depth = 3;
 };
+
+struct SiteRetainedRow {
+  analysis::SiteRow row;
+  uint64_t retained = 0;
+};
+
+// Sites by retained bytes (then shallow), largest first, the unknown origin as one row.
+std::vector<SiteRetainedRow> SitesByRetained(const analysis::HeapAnalysis& a) {
+  const Snapshot& s = *a.snapshot;
+  const std::vector<uint64_t> retained = analysis::SiteRetained(a.index, a.dom);
+  std::vector<SiteRetainedRow> rows;
+  for (const analysis::SiteRow& r : analysis::SiteStats(s))
+    rows.push_back({r, retained[r.site == kUnknownSite ? retained.size() - 1 : r.site]});
+  std::stable_sort(rows.begin(), rows.end(), [](const auto& x, const auto& y) {
+    return x.retained != y.retained ? x.retained > y.retained : x.row.bytes > y.row.bytes;
+  });
+  return rows;
+}
 
 int Run(const Opts& o) {
   auto f = AnalyzeForCli(o.file, o.in);
+  if (o.by_site) RequireOrigins(f->loaded);
   const analysis::HeapAnalysis& a = f->a;
   const analysis::HeapTotals t = analysis::Totals(a);
   analysis::SuspectOptions so;
@@ -33,12 +57,27 @@ int Run(const Opts& o) {
                        {"shallow_bytes", st.shallow_bytes},
                        {"retained_bytes", st.retained_bytes}});
     }
-    PrintJson({{"file", f->loaded.path},
-               {"format", f->loaded.format},
-               {"totals", TotalsJson(t)},
-               {"top_types_by_retained", types},
-               {"suspects", SuspectsJson(a, sus)},
-               {"diagnostics", DiagnosticsJson(f->loaded.diags)}});
+    nlohmann::json j = {
+        {"file", f->loaded.path},           {"format", f->loaded.format},
+        {"totals", TotalsJson(t)},          {"top_types_by_retained", types},
+        {"suspects", SuspectsJson(a, sus)}, {"diagnostics", DiagnosticsJson(f->loaded.diags)}};
+    if (o.by_site) {
+      const Snapshot& s = f->loaded.snap;
+      const std::vector<SiteRetainedRow> rows = SitesByRetained(a);
+      nlohmann::json sites = nlohmann::json::array();
+      for (size_t i = 0; i < std::min(o.top, rows.size()); ++i) {
+        const analysis::SiteRow& r = rows[i].row;
+        nlohmann::json row = {
+            {"site", SiteJson(s, r.site)},     {"site_label", SiteText(s, r.site, 0)},
+            {"known", r.site != kUnknownSite}, {"count", r.count},
+            {"shallow_bytes", r.bytes},        {"retained_bytes", rows[i].retained}};
+        if (s.origins->sample_bytes) row["est_bytes"] = r.est_bytes;
+        sites.push_back(std::move(row));
+      }
+      j["origins"] = OriginsJson(s);
+      j["top_sites_by_retained"] = std::move(sites);
+    }
+    PrintJson(j);
     return kExitOk;
   }
 
@@ -60,6 +99,30 @@ int Run(const Opts& o) {
                   (t.dangling_roots ? ", " + Thousands(t.dangling_roots) + " dangling" : "")});
   if (t.duplicate_ids) sum.AddRow({"duplicate ids", Thousands(t.duplicate_ids), "(first kept)"});
   sum.Print(stdout, 2);
+
+  if (o.by_site) {
+    const Snapshot& s = f->loaded.snap;
+    const std::vector<SiteRetainedRow> rows = SitesByRetained(a);
+    const size_t n = std::min(o.top, rows.size());
+    std::printf("\nTop %zu allocation sites by retained size (capture frame %s)\n", n,
+                Thousands(s.origins->capture_frame).c_str());
+    if (const std::string note = SampledNote(s); !note.empty()) std::printf("  %s\n", note.c_str());
+    TextTable sites({{"allocated at", A::kLeft},
+                     {"objects", A::kRight},
+                     {"shallow", A::kRight},
+                     {"retained", A::kRight},
+                     {"of heap", A::kRight}});
+    for (size_t i = 0; i < n; ++i) {
+      const analysis::SiteRow& r = rows[i].row;
+      sites.AddRow({SiteText(s, r.site, o.site_depth), Thousands(r.count), HumanBytes(r.bytes),
+                    HumanBytes(rows[i].retained),
+                    Percent(double(rows[i].retained), double(t.reachable_bytes))});
+    }
+    sites.Print(stdout, 2);
+    std::printf("\nLeak suspects (retaining >= %.3g%% of the reachable heap)\n", o.min_share);
+    PrintSuspects(a, sus);
+    return kExitOk;
+  }
 
   std::printf("\nTop %zu types by retained size\n", shown);
   TextTable types({{"type", A::kLeft},
@@ -91,6 +154,12 @@ VerbRun Setup(CLI::App& cmd) {
                  "Suspects retain at least this percentage of the reachable heap")
       ->default_val(10)
       ->check(CLI::Range(0.001, 100.0));
+  cmd.add_flag("--by-site", o->by_site,
+               "Allocation sites instead of types by retained size (captures that recorded "
+               "origins)");
+  cmd.add_option("--site-depth", o->site_depth, "Methods of each site shown (--by-site)")
+      ->default_val(3)
+      ->check(CLI::Range(1, 64));
   return [o] { return Run(*o); };
 }
 

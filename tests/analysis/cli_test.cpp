@@ -1,5 +1,7 @@
 // The analysis verbs end to end: `xrpm report|dominators|paths|diff` on .gclog files written by
-// the canonical writer, checking their JSON, their text and their exit codes (0/1/2).
+// the canonical writer, and `xrpm leaks`, `types --by-site`, `report --by-site` on .xrpm
+// captures of a simulated leaking game (leak_game.h), checking their JSON, their text and their
+// exit codes (0/1/2).
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -11,6 +13,7 @@
 #include <string>
 
 #include "game_heap.h"
+#include "leak_game.h"
 #include "xrpm/core/snapshot_io.h"
 
 namespace xrpm {
@@ -39,10 +42,10 @@ class AnalysisCli : public ::testing::Test {
 
   std::string File(const std::string& name) const { return (dir_ / name).string(); }
 
-  // Runs xrpm with `args` (stdout captured, stderr dropped).
-  Result Xrpm(const std::string& args) const {
-    const std::string cmd =
-        std::string(XRPM_BINARY_DIR) + "/host-monitor/xrpm " + args + " 2>/dev/null";
+  // Runs xrpm with `args` (stdout captured; stderr dropped, or captured too).
+  Result Xrpm(const std::string& args, bool with_stderr = false) const {
+    const std::string cmd = std::string(XRPM_BINARY_DIR) + "/host-monitor/xrpm " + args +
+                            (with_stderr ? " 2>&1" : " 2>/dev/null");
     Result r;
     FILE* p = popen(cmd.c_str(), "r");
     if (!p) return r;
@@ -168,6 +171,129 @@ TEST_F(AnalysisCli, StrictRejectsDanglingReferences) {
   std::ofstream(path) << "a 2 x.exe 1\nt 1 A\no 10 1 8 20\nr 10 1 0\nc x.exe 2\n";
   EXPECT_EQ(Xrpm("report " + path).rc, 0);
   EXPECT_EQ(Xrpm("report --strict " + path).rc, 1);
+}
+
+// Three captures of the leaking game at frames 600, 900 and 1200 (a spawn every 10 frames).
+class LeaksCli : public AnalysisCli {
+ protected:
+  void SetUp() override {
+    AnalysisCli::SetUp();
+    for (const uint64_t f : {600, 900, 1200})
+      SaveSnapshot(testing::LeakGameCapture(f), File("leak-" + std::to_string(f) + ".xrpm"));
+  }
+  std::string Caps(const char* a, const char* b, const char* c) const {
+    return File(std::string("leak-") + a + ".xrpm") + " " +
+           File(std::string("leak-") + b + ".xrpm") + " " +
+           File(std::string("leak-") + c + ".xrpm");
+  }
+};
+
+TEST_F(LeaksCli, NamesTheLeakingTypesAndSitesAndWhatHoldsThem) {
+  const json j = XrpmJson("leaks " + Caps("600", "900", "1200"));
+  ASSERT_FALSE(j.is_discarded());
+  EXPECT_EQ(j["window"]["first_frame"], 600);
+  EXPECT_EQ(j["window"]["end_frame"], 900);
+  EXPECT_EQ(j["window"]["c_frame"], 1200);
+  EXPECT_EQ(j["sampled"], false);
+  // Spawns at frames 600, 610, ..., 890: 30 Bubbles and their 30 EventHandlers; nothing else
+  // (not the particles the game frees every frame, not what LoadContent keeps).
+  const json& g = j["groups"];
+  ASSERT_EQ(g.size(), 2u) << g.dump(1);
+  EXPECT_EQ(g[0]["type"], "Bubbles.Bubble");
+  EXPECT_EQ(g[0]["site"], json({"Bubbles.BubbleField.Spawn", "Game1.Update"}));
+  EXPECT_EQ(g[0]["count"], 30);
+  EXPECT_EQ(g[0]["bytes"], 30 * 48);
+  EXPECT_EQ(g[0]["path"],
+            "static Game1 -> Game1 -> System.Collections.Generic.List`1 -> System.EventHandler[] "
+            "-> System.EventHandler -> Bubbles.Bubble");
+  EXPECT_EQ(g[1]["type"], "System.EventHandler");
+  EXPECT_EQ(g[1]["site"],
+            json({"Bubbles.Bubble.OnSpawn", "Bubbles.BubbleField.Spawn", "Game1.Update"}));
+  EXPECT_EQ(g[1]["count"], 30);
+  EXPECT_EQ(g[1]["bytes"], 30 * 32);
+  for (const json& x : g)
+    for (const char* key : {"type", "site", "count", "bytes", "path"})
+      EXPECT_TRUE(x.contains(key)) << key;
+  EXPECT_EQ(j["count"], 60);
+  EXPECT_EQ(j["bytes"], 30 * 48 + 30 * 32);
+
+  const Result text = Xrpm("leaks " + Caps("600", "900", "1200"));
+  EXPECT_EQ(text.rc, 0);
+  EXPECT_NE(text.out.find("Bubbles.Bubble.OnSpawn <- Bubbles.BubbleField.Spawn <- Game1.Update"),
+            std::string::npos)
+      << text.out;
+  EXPECT_NE(text.out.find("held by static Game1 -> Game1"), std::string::npos) << text.out;
+  EXPECT_EQ(text.out.find("Particle"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("60 objects, 2.34 KiB in 2 group(s)."), std::string::npos) << text.out;
+}
+
+TEST_F(LeaksCli, AnEmptyWindowFindsNothingAndTopLimitsTheGroups) {
+  json j = XrpmJson("leaks " + Caps("900", "900", "1200"));
+  EXPECT_TRUE(j["groups"].empty());
+  j = XrpmJson("leaks --top 1 " + Caps("600", "900", "1200"));
+  ASSERT_EQ(j["groups"].size(), 1u);
+  EXPECT_EQ(j["other_groups"], 1);
+  const Result text = Xrpm("leaks " + Caps("900", "900", "1200"));
+  EXPECT_NE(text.out.find("no leak in this window"), std::string::npos) << text.out;
+}
+
+TEST_F(LeaksCli, RefusesCapturesOutOfOrderOrWithoutOrigins) {
+  Result r = Xrpm("leaks " + Caps("900", "600", "1200"), true);
+  EXPECT_EQ(r.rc, 1);
+  EXPECT_NE(r.out.find("the captures are not in order"), std::string::npos) << r.out;
+  r = Xrpm("leaks " + Caps("600", "1200", "900"), true);
+  EXPECT_EQ(r.rc, 1);
+  EXPECT_NE(r.out.find("leak-1200.xrpm was captured at frame 1200, after"), std::string::npos)
+      << r.out;
+  // A .gclog round trip drops the origins: the leak filter and --by-site say so.
+  ASSERT_EQ(Xrpm("convert " + File("leak-900.xrpm") + " " + File("leak-900.gclog"), true).rc, 0);
+  r = Xrpm("leaks " + File("leak-600.xrpm") + " " + File("leak-900.gclog") + " " +
+               File("leak-1200.xrpm"),
+           true);
+  EXPECT_EQ(r.rc, 1);
+  EXPECT_NE(r.out.find("leak-900.gclog has no allocation sites and ages"), std::string::npos)
+      << r.out;
+  for (const char* verb : {"types --by-site ", "report --by-site "}) {
+    r = Xrpm(verb + File("leak-900.gclog"), true);
+    EXPECT_EQ(r.rc, 1) << verb;
+    EXPECT_NE(r.out.find("no allocation sites and ages in this file"), std::string::npos) << r.out;
+  }
+  EXPECT_EQ(Xrpm("leaks " + File("leak-600.xrpm")).rc, 2);  // usage
+}
+
+TEST_F(LeaksCli, ConvertToALossyFormatNamesTheOriginsItDrops) {
+  const Result r = Xrpm("convert " + File("leak-900.xrpm") + " " + File("x.gclog"), true);
+  EXPECT_EQ(r.rc, 0);
+  EXPECT_NE(r.out.find("allocation sites and ages of 275 objects"), std::string::npos) << r.out;
+  const Result same = Xrpm("convert " + File("leak-900.xrpm") + " " + File("y.xrpm"), true);
+  EXPECT_EQ(same.out.find("allocation sites"), std::string::npos) << same.out;
+}
+
+TEST_F(LeaksCli, TypesAndReportBySite) {
+  json j = XrpmJson("types --by-site " + File("leak-1200.xrpm"));
+  ASSERT_FALSE(j.is_discarded());
+  EXPECT_EQ(j["origins"]["capture_frame"], 1200);
+  const json& rows = j["rows"];
+  ASSERT_GE(rows.size(), 4u);
+  EXPECT_EQ(rows[0]["name"], "Microsoft.Xna.Framework.Graphics.Texture2D");
+  EXPECT_EQ(rows[0]["site"], json({"Game1.LoadContent"}));
+  EXPECT_EQ(rows[1]["name"], "Bubbles.Bubble");
+  EXPECT_EQ(rows[1]["count"], 120);
+  EXPECT_EQ(j["objects"], 335);
+
+  j = XrpmJson("report --by-site " + File("leak-1200.xrpm"));
+  ASSERT_FALSE(j.is_discarded());
+  const json& sites = j["top_sites_by_retained"];
+  ASSERT_EQ(sites.size(), 4u);
+  EXPECT_EQ(sites[0]["site"], json({"Game1.LoadContent"}));
+  EXPECT_EQ(sites[1]["site"],
+            json({"Bubbles.Bubble.OnSpawn", "Bubbles.BubbleField.Spawn", "Game1.Update"}));
+  // The handlers retain their bubbles: 120 x 32 + 120 x 48 + the handler array.
+  EXPECT_EQ(sites[1]["retained_bytes"], 120 * 32 + 120 * 48 + 16 + 4 * 120);
+  const Result text = Xrpm("report --by-site " + File("leak-1200.xrpm"));
+  EXPECT_NE(text.out.find("Top 4 allocation sites by retained size (capture frame 1,200)"),
+            std::string::npos)
+      << text.out;
 }
 
 }  // namespace
