@@ -515,5 +515,69 @@ TEST(Origins, TheLeakScenarioLeaksFromOnSpawnAndNothingPerFrame) {
   EXPECT_EQ(handlers, bubbles);
 }
 
+// Three captures of one leak run (frames 300, 900, 1200), as `xrpm leaks A B C` takes them: the
+// handlers Bubble.OnSpawn allocated between A and B are all still in C with the same frame and
+// site, although the collections in between (each capture's own, and the game's) moved them.
+TEST(Origins, LeakedObjectsKeepFrameAndSiteAcrossCapturesWhileTheirAddressesMove) {
+  Runtime rt(SmallConfig());
+  auto scenario = MakeScenario({"leak", 1});
+  {
+    GameLoop setup(rt, *scenario, LoopConfig{0, 0});
+    setup.Setup();
+  }
+  uint64_t frame = 0;
+  auto play_to = [&](uint64_t end) {
+    for (; frame < end; ++frame) {
+      rt.BeginFrame();
+      scenario->Frame(rt, frame, 1.0 / 60);
+      rt.EndFrame();
+    }
+  };
+  play_to(300);
+  const Snapshot a = DumpToSnapshot(rt);
+  play_to(900);
+  const Snapshot b = DumpToSnapshot(rt);
+  play_to(1200);
+  const Snapshot c = DumpToSnapshot(rt);
+  ASSERT_TRUE(a.has_origins() && b.has_origins() && c.has_origins());
+  EXPECT_EQ(a.origins->capture_frame, 300u);
+  EXPECT_EQ(b.origins->capture_frame, 900u);
+  EXPECT_EQ(c.origins->capture_frame, 1200u);
+
+  // (frame, innermost-first stack) -> count, and the addresses, of the window's handlers.
+  const std::string handler = "System.EventHandler`1[Bubbles.PoppedEventArgs]";
+  struct Window {
+    std::multiset<std::pair<uint32_t, std::vector<std::string>>> origins;
+    std::set<ObjectId> addresses;
+  };
+  auto window = [&](const Snapshot& s) {
+    Window w;
+    for (size_t i = 0; i < s.object_count(); ++i) {
+      const uint32_t f = s.object_alloc_frame[i];
+      if (s.type_name_of(i) != handler || f < a.origins->capture_frame ||
+          f >= b.origins->capture_frame)
+        continue;
+      std::vector<std::string> stack;
+      for (uint32_t m : s.origins->sites[s.object_alloc_site[i]].methods)
+        stack.push_back(s.origins->methods[m]);
+      // The subscribed handlers, not the event's combined delegate (System.Delegate.Combine
+      // makes a new one per subscription and drops the old).
+      if (stack.empty() || stack[0] != "Bubbles.Bubble.OnSpawn") continue;
+      w.origins.emplace(f, std::move(stack));
+      w.addresses.insert(s.object_id[i]);
+    }
+    return w;
+  };
+  const Window in_b = window(b), in_c = window(c);
+  ASSERT_GT(in_b.origins.size(), 20u);
+  EXPECT_EQ(in_c.origins, in_b.origins) << "every one is still there, frame and site unchanged";
+  EXPECT_NE(in_c.addresses, in_b.addresses) << "the collections moved them";
+  for (const auto& [f, stack] : in_c.origins) {
+    ASSERT_GE(stack.size(), 3u);
+    EXPECT_EQ(stack[1], "Bubbles.BubbleField.Spawn");
+    EXPECT_EQ(stack[2], "Bubbles.Game1.Update");
+  }
+}
+
 }  // namespace
 }  // namespace xrpm::emulator
