@@ -155,7 +155,7 @@ TEST(Cli, SyntheticDumpWithOwnAppName) {
   fs::remove_all(fs::path(dump).parent_path());
 }
 
-// --dump by extension: .xrpm is the same heap as the .gclog the same run would write.
+// --dump by extension: .xrpm, with the allocation origins a .gclog cannot hold.
 TEST(Cli, DumpToXrpmByExtension) {
   std::string dump = TempPath("leak.xrpm");
   std::string err;
@@ -168,6 +168,11 @@ TEST(Cli, DumpToXrpmByExtension) {
   EXPECT_GT(s.object_count(), 100u);
   ASSERT_EQ(s.sections.size(), 1u);
   EXPECT_EQ(s.sections[0].name, "bubbles.exe");
+  // Unlike a .gclog, it keeps every object's allocation frame and site.
+  ASSERT_TRUE(s.has_origins());
+  EXPECT_EQ(s.origins->capture_frame, 300u);
+  ASSERT_EQ(s.object_alloc_site.size(), s.object_count());
+  for (size_t i = 0; i < s.object_count(); ++i) ASSERT_TRUE(s.origin_known(i)) << i;
   fs::remove_all(fs::path(dump).parent_path());
   // A format that cannot be written is a usage error, before the game runs.
   EXPECT_EQ(RunEmulator({"--frames", "1", "--dump", TempPath("x.gcdump")}, &err), 2);

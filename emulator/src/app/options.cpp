@@ -31,8 +31,8 @@ void AddEmulatorOptions(CLI::App& app, EmulatorOptions& o) {
 #if XRPM_EMULATOR_OFFLINE_DUMPS
   app.add_option("--dump", o.dump,
                  "At exit, collect and write the heap through the walker to this file: .gclog "
-                 "(the default for other extensions) or .xrpm (also keeps what a .gclog cannot, "
-                 "such as root origins) (ground truth; without --frames/--duration "
+                 "(the default for other extensions) or .xrpm (also keeps root origins and every "
+                 "object's allocation frame and site) (ground truth; without --frames/--duration "
                  "runs 600 frames, unthrottled unless --fps is given)");
   app.add_option("--stat", o.stat, "At exit, write the performance counters as a .stat table");
 #endif

@@ -30,8 +30,8 @@ class RuntimeNamer final : public ContainerNamer {
 // within timeout_ms.
 Snapshot DumpToSnapshot(Runtime& rt, uint32_t timeout_ms = 10000);
 // DumpToSnapshot, then the file at `path` (atomic) in the format its extension names (.xrpm
-// keeps what the .gclog cannot, such as root origins; .gclog is the default for other
-// extensions). Returns the snapshot written. Throws when the format cannot be
+// keeps what the .gclog cannot: root origins, allocation origins; .gclog is the default for
+// other extensions). Returns the snapshot written. Throws when the format cannot be
 // written.
 Snapshot WriteGroundTruthDump(Runtime& rt, const std::string& path, uint32_t timeout_ms = 10000);
 
