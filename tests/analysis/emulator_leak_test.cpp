@@ -1,15 +1,26 @@
 // The emulator's `leak` scenario end to end through the analysis engine: dumps of the same
 // deterministic game after more and more frames (ids differ between dumps, like a device's),
 // diffed by type; the leaking type must come out as a growth suspect held by the static event
-// it was never unsubscribed from.
+// it was never unsubscribed from. And three captures of one run through the leak filter: it
+// names the leaking types and the leaking site, nothing the game frees every frame.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
 #include <memory>
+#include <nlohmann/json.hpp>
+#include <thread>
 
 #include "xrpm/core/analysis/diff.h"
 #include "xrpm/core/analysis/heap_analysis.h"
+#include "xrpm/core/analysis/leak_filter.h"
+#include "xrpm/core/analysis/site_stats.h"
 #include "xrpm/core/analysis/suspects.h"
+#include "xrpm/core/snapshot_io.h"
 #include "xrpm/emulator/game_loop.h"
 #include "xrpm/emulator/ground_truth.h"
 #include "xrpm/emulator/runtime.h"
@@ -71,6 +82,134 @@ TEST(EmulatorLeak, TheFixedGameDoesNotAccumulateBubbles) {
     if (r.name != "Bubbles.Bubble") continue;
     EXPECT_LT(r.count_delta, 30) << "bubbles come and go";
   }
+}
+
+// ---- the three-capture leak filter on one run of the game ----
+
+// One run of `scenario`, captured while it runs each time the runtime has completed at least
+// the given number of frames (the world stopped at a frame boundary, a full collection, a
+// walk: what a device capture does), with the allocation origins the emulator records.
+std::vector<Snapshot> CapturesOfOneRun(const std::string& scenario,
+                                       std::initializer_list<uint64_t> frames) {
+  emulator::RuntimeConfig c;
+  c.heap_reserve_bytes = 512u << 20;
+  emulator::Runtime rt(c);
+  std::unique_ptr<emulator::Scenario> s = emulator::MakeScenario({.name = scenario, .seed = 1});
+  emulator::GameLoop loop(rt, *s, emulator::LoopConfig{0, 0});  // unthrottled, until stopped
+  loop.Setup();
+  loop.Start();
+  std::vector<Snapshot> out;
+  for (const uint64_t f : frames) {
+    // Bounded wait for the frame counter (not a sleep standing in for it).
+    const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+    while (loop.frames() < f && !loop.finished() && std::chrono::steady_clock::now() < end)
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    EXPECT_GE(loop.frames(), f) << loop.error();
+    out.push_back(emulator::DumpToSnapshot(rt));
+  }
+  loop.RequestStop();
+  loop.Join();
+  return out;
+}
+
+bool HasMethod(const Snapshot& s, uint32_t site, const std::string& method) {
+  for (const std::string& m : SiteMethods(s, site))
+    if (m == method) return true;
+  return false;
+}
+
+// `xrpm leaks A B C --json --top 0` on the three captures saved as .xrpm (stderr dropped).
+nlohmann::json LeaksCli(const std::vector<Snapshot>& caps) {
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("xrpm_emu_leaks_" + std::to_string(getpid()));
+  std::filesystem::create_directories(dir);
+  std::string args;
+  for (size_t i = 0; i < caps.size(); ++i) {
+    const std::string path = (dir / ("cap" + std::to_string(i) + ".xrpm")).string();
+    SaveSnapshot(caps[i], path);
+    args += " " + path;
+  }
+  const std::string cmd = std::string(XRPM_BINARY_DIR) + "/host-monitor/xrpm leaks --json --top 0" +
+                          args + " 2>/dev/null";
+  std::string out;
+  if (FILE* p = popen(cmd.c_str(), "r")) {
+    char buf[4096];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
+    EXPECT_EQ(pclose(p), 0) << cmd;
+  }
+  std::filesystem::remove_all(dir);
+  return nlohmann::json::parse(out, nullptr, false);
+}
+
+// Captures at frames 300, 900 and 1800: a bubble lives at most ~14 s (840 frames) before it
+// escapes the screen, so nothing spawned between A and B is still alive in C unless it leaked.
+TEST(EmulatorLeak, LeakFilterNamesTheLeakingTypesAndSiteAndNothingFreedEveryFrame) {
+  const std::vector<Snapshot> caps = CapturesOfOneRun("leak", {300, 900, 1800});
+  for (const Snapshot& s : caps) ASSERT_TRUE(s.has_origins());
+  const GraphIndex g = GraphIndex::Build(caps[2]);
+  const RootPathForest forest = RootPathForest::Build(g);
+  const LeakReport r = FindLeaks(caps[0], caps[1], g, forest);
+  EXPECT_GE(r.window_first, 300u);
+  EXPECT_GE(r.window_end, 900u);
+  EXPECT_FALSE(r.sampled);
+  ASSERT_FALSE(r.groups.empty());
+
+  std::string listing;
+  for (const LeakGroup& lg : r.groups)
+    listing += std::string(lg.type) + " @ " + SiteLabel(caps[2], lg.site, 0, " <- ") + " x" +
+               std::to_string(lg.count) + "\n";
+  const LeakGroup* bubbles = nullptr;
+  const LeakGroup* handlers = nullptr;
+  uint64_t spawned_bytes = 0;
+  for (const LeakGroup& lg : r.groups) {
+    const std::vector<std::string> site = SiteMethods(caps[2], lg.site);
+    if (lg.type == "Bubbles.Bubble" && !site.empty() && site[0] == "Bubbles.BubbleField.Spawn")
+      bubbles = &lg;
+    if (lg.type.starts_with("System.EventHandler") && !site.empty() &&
+        site[0] == "Bubbles.Bubble.OnSpawn")
+      handlers = &lg;
+    if (HasMethod(caps[2], lg.site, "Bubbles.BubbleField.Spawn")) spawned_bytes += lg.bytes;
+    // Nothing the game allocates and drops every frame or every pop.
+    for (const char* transient : {"Bubbles.Particle", "Bubbles.PoppedEventArgs",
+                                  "Microsoft.Xna.Framework.Graphics.VertexPositionColor[]"})
+      EXPECT_NE(lg.type, transient) << listing;
+  }
+  ASSERT_TRUE(bubbles) << listing;
+  ASSERT_TRUE(handlers) << listing;
+  EXPECT_GT(bubbles->count, 10u) << listing;              // a spawn every ~40 frames
+  EXPECT_EQ(handlers->count, bubbles->count) << listing;  // one handler per leaked bubble
+  EXPECT_GT(spawned_bytes * 10, r.bytes * 9) << listing;  // the leak is nearly all of it
+  // What holds them: the static event's invocation list.
+  ASSERT_FALSE(bubbles->paths.paths.empty());
+  const MergedPath& top = bubbles->paths.paths[0];
+  EXPECT_EQ(top.root_kind, RootKind::kStatic);
+  ASSERT_NE(top.root_container, kNoIndex);
+  EXPECT_EQ(caps[2].types[top.root_container].name, "Bubbles.GameEvents");
+  EXPECT_EQ(top.count, bubbles->count);
+
+  // The same through the CLI, from the captures saved as .xrpm.
+  const nlohmann::json j = LeaksCli(caps);
+  ASSERT_TRUE(j.is_object());
+  ASSERT_EQ(j["groups"].size(), r.groups.size());
+  bool bubble_row = false, handler_row = false;
+  for (const nlohmann::json& x : j["groups"]) {
+    EXPECT_NE(x["type"], "Bubbles.Particle");
+    bubble_row |= x["type"] == "Bubbles.Bubble" && x["site"][0] == "Bubbles.BubbleField.Spawn" &&
+                  x["count"] == bubbles->count &&
+                  x["path"].get<std::string>().starts_with("static Bubbles.GameEvents");
+    handler_row |= x["site"][0] == "Bubbles.Bubble.OnSpawn" && x["count"] == handlers->count;
+  }
+  EXPECT_TRUE(bubble_row) << j.dump(1);
+  EXPECT_TRUE(handler_row) << j.dump(1);
+
+  // The fixed game: the same window leaves nothing allocated by BubbleField.Spawn alive.
+  const std::vector<Snapshot> fixed = CapturesOfOneRun("bubbles", {300, 900, 1800});
+  const GraphIndex fg = GraphIndex::Build(fixed[2]);
+  const RootPathForest ff = RootPathForest::Build(fg);
+  for (const LeakGroup& lg : FindLeaks(fixed[0], fixed[1], fg, ff).groups)
+    EXPECT_FALSE(HasMethod(fixed[2], lg.site, "Bubbles.BubbleField.Spawn"))
+        << lg.type << " @ " << SiteLabel(fixed[2], lg.site, 0, " <- ");
 }
 
 }  // namespace
