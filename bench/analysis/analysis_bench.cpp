@@ -22,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "bench_clock.h"
 #include "xrpm/core/analysis/dominators.h"
 #include "xrpm/core/analysis/graph_index.h"
 #include "xrpm/core/analysis/type_stats.h"
@@ -42,24 +43,7 @@ namespace {
 
 using namespace xrpm;
 using namespace xrpm::analysis;
-using Clock = std::chrono::steady_clock;
-
-double Seconds(Clock::time_point since) {
-  return std::chrono::duration<double>(Clock::now() - since).count();
-}
-double PeakRssMiB() {
-  rusage u{};
-  getrusage(RUSAGE_SELF, &u);
-  return double(u.ru_maxrss) / 1024.0;
-}
-double CurrentRssMiB() {
-  long pages = 0, resident = 0;
-  if (FILE* f = std::fopen("/proc/self/statm", "r")) {
-    if (std::fscanf(f, "%ld %ld", &pages, &resident) != 2) resident = 0;
-    std::fclose(f);
-  }
-  return double(resident) * 4096.0 / (1 << 20);
-}
+using namespace xrpm::bench;
 
 struct Args {
   uint64_t objects = 10'000'000;

@@ -13,8 +13,6 @@
 //      histogram of C (`xrpm types`, one pass over the objects) and GraphIndex::Build alone,
 //      same run.
 // Figures go in docs/PERFORMANCE.md.
-#include <sys/resource.h>
-
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -23,6 +21,7 @@
 #include <random>
 #include <string>
 
+#include "bench_clock.h"
 #include "leak_game.h"
 #include "xrpm/core/analysis/graph_index.h"
 #include "xrpm/core/analysis/leak_filter.h"
@@ -33,16 +32,7 @@ namespace {
 
 using namespace xrpm;
 using namespace xrpm::analysis;
-using Clock = std::chrono::steady_clock;
-
-double Seconds(Clock::time_point since) {
-  return std::chrono::duration<double>(Clock::now() - since).count();
-}
-double PeakRssMiB() {
-  rusage u{};
-  getrusage(RUSAGE_SELF, &u);
-  return double(u.ru_maxrss) / 1024.0;
-}
+using namespace xrpm::bench;
 
 Snapshot WithoutOrigins(Snapshot s) {
   s.origins.reset();
