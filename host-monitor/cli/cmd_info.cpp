@@ -3,6 +3,7 @@
 #include <ctime>
 
 #include "cli_common.h"
+#include "cli_origins.h"
 #include "verb.h"
 
 namespace xrpm::cli {
@@ -90,6 +91,35 @@ void PrintCapture(const CaptureInfo& c) {
   t2.Print(stdout, 2);
 }
 
+// Allocation origins: which objects have a site and frame, or why none do.
+uint64_t KnownOrigins(const Snapshot& s) {
+  uint64_t known = 0;
+  for (size_t i = 0; i < s.object_count(); ++i) known += s.origin_known(i);
+  return known;
+}
+
+nlohmann::json AllocationOriginsJson(const Snapshot& s) {
+  nlohmann::json j = OriginsJson(s);
+  if (!j.is_null()) j["objects_with_origin"] = KnownOrigins(s);
+  return j;
+}
+
+void PrintAllocationOrigins(const Snapshot& s) {
+  std::printf("\nAllocation origins: ");
+  if (!s.origins) {
+    std::printf("none (%s)\n", NoOriginsMessage().substr(NoOriginsMessage().find(':') + 2).c_str());
+    return;
+  }
+  const uint64_t known = KnownOrigins(s);
+  std::printf(
+      "captured at frame %s; %s of %s objects have a site and frame, %s sites of %s "
+      "methods\n",
+      Thousands(s.origins->capture_frame).c_str(), Thousands(known).c_str(),
+      Thousands(s.object_count()).c_str(), Thousands(s.origins->sites.size()).c_str(),
+      Thousands(s.origins->methods.size()).c_str());
+  if (const std::string note = SampledNote(s); !note.empty()) std::printf("  %s\n", note.c_str());
+}
+
 int Run(const Opts& o) {
   LoadedSnapshot l = LoadForCli(o.file, o.in);
   const Snapshot& s = l.snap;
@@ -150,6 +180,7 @@ int Run(const Opts& o) {
                {"roots_by_flag", {{"pinned", pinned}, {"weak", weak}, {"interior", interior}}},
                {"root_origins", s.root_origins.size()},
                {"capture", s.capture ? CaptureJson(*s.capture) : nlohmann::json()},
+               {"allocation_origins", AllocationOriginsJson(s)},
                {"diagnostics", DiagnosticsJson(l.diags)}});
     return kExitOk;
   }
@@ -185,6 +216,7 @@ int Run(const Opts& o) {
   if (secs.rows()) secs.Print(stdout, 2);
 
   if (s.capture) PrintCapture(*s.capture);
+  PrintAllocationOrigins(s);
 
   std::printf("\nTotals\n");
   TextTable tot({{"", A::kLeft}, {"", A::kRight}, {"", A::kLeft}});

@@ -269,6 +269,18 @@ TEST_F(LeaksCli, ConvertToALossyFormatNamesTheOriginsItDrops) {
   EXPECT_EQ(same.out.find("allocation sites"), std::string::npos) << same.out;
 }
 
+TEST_F(LeaksCli, InfoSaysWhetherAFileHasOrigins) {
+  json j = XrpmJson("info " + File("leak-1200.xrpm"));
+  EXPECT_EQ(j["allocation_origins"]["capture_frame"], 1200);
+  EXPECT_EQ(j["allocation_origins"]["objects_with_origin"], 335);
+  EXPECT_EQ(j["allocation_origins"]["sites"], 4);
+  ASSERT_EQ(Xrpm("convert " + File("leak-1200.xrpm") + " " + File("c.gclog")).rc, 0);
+  j = XrpmJson("info " + File("c.gclog"));
+  EXPECT_TRUE(j["allocation_origins"].is_null());
+  const Result text = Xrpm("info " + File("c.gclog"));
+  EXPECT_NE(text.out.find("Allocation origins: none"), std::string::npos) << text.out;
+}
+
 TEST_F(LeaksCli, TypesAndReportBySite) {
   json j = XrpmJson("types --by-site " + File("leak-1200.xrpm"));
   ASSERT_FALSE(j.is_discarded());
