@@ -32,6 +32,66 @@ bool Column(const std::string& bytes, size_t n, std::vector<T>* out, const char*
   return true;
 }
 
+// The optional origin fields (heap_batch.h). Checks what one batch can check: counts against
+// the batch limits, depths, method ids >= 1, column lengths; the capture-wide checks (ids
+// defined before use, capture limits) are the assembler's. O(objects + sites).
+bool DecodeOrigins(const wire::HeapBatch& in, RawBatch* out, std::string* error) {
+  if (in.has_origin_clock()) {
+    out->has_clock = true;
+    out->capture_frame = in.origin_clock().capture_frame();
+    out->sample_bytes = in.origin_clock().sample_bytes();
+  }
+  if (static_cast<size_t>(in.origin_methods_size()) > kMaxBatchOriginMethods)
+    return Fail(error, std::to_string(in.origin_methods_size()) +
+                           " origin method definitions, over the batch limit of " +
+                           std::to_string(kMaxBatchOriginMethods));
+  out->origin_methods.reserve(in.origin_methods_size());
+  for (const std::string& m : in.origin_methods()) {
+    if (m.size() > kMaxMethodNameBytes)
+      return Fail(error, "origin method " + std::to_string(out->origin_methods.size()) + " is " +
+                             std::to_string(m.size()) + " bytes, over the limit of " +
+                             std::to_string(kMaxMethodNameBytes));
+    out->origin_methods.push_back(m);
+  }
+  if (in.site_count() > kMaxBatchSites)
+    return Fail(error, std::to_string(in.site_count()) +
+                           " site definitions, over the batch limit of " +
+                           std::to_string(kMaxBatchSites));
+  if (!Column(in.site_depths(), in.site_count(), &out->site_depth, "site depths", error))
+    return false;
+  size_t total = 0;
+  for (size_t i = 0; i < out->site_depth.size(); ++i) {
+    if (out->site_depth[i] > kMaxStackDepth)
+      return Fail(error, "site " + std::to_string(i) + " of the batch has depth " +
+                             std::to_string(out->site_depth[i]) + ", over the limit of " +
+                             std::to_string(kMaxStackDepth));
+    total += out->site_depth[i];
+  }
+  if (!Column(in.site_methods(), total, &out->site_method, "site methods", error)) return false;
+  for (uint32_t m : out->site_method)
+    if (m == 0) return Fail(error, "site methods: method id 0 (ids start at 1)");
+
+  const size_t nobj = out->object_id.size();
+  if (in.object_sites().empty()) {
+    if (!in.object_frames().empty() || in.frame_base() != 0)
+      return Fail(error, "object frames without object sites");
+    return true;
+  }
+  if (!Column(in.object_sites(), nobj, &out->object_site, "object sites", error)) return false;
+  size_t known = 0;
+  for (uint32_t site : out->object_site) known += site != 0;
+  std::vector<uint64_t> deltas;
+  if (!Column(in.object_frames(), known, &deltas, "object frames", error)) return false;
+  out->object_frame.assign(nobj, 0);
+  uint64_t prev = in.frame_base();
+  for (size_t i = 0, k = 0; i < nobj; ++i) {
+    if (out->object_site[i] == 0) continue;
+    prev += static_cast<uint64_t>(UnZigZag(deltas[k++]));
+    out->object_frame[i] = prev;
+  }
+  return true;
+}
+
 }  // namespace
 
 bool DecodeHeapBatch(const wire::HeapBatch& in, RawBatch* out, std::string* error_out) {
@@ -133,6 +193,10 @@ bool DecodeHeapBatch(const wire::HeapBatch& in, RawBatch* out, std::string* erro
     for (; r < end; ++r)
       out->refs[r] = owner + (static_cast<uint64_t>(UnZigZag(out->refs[r])) << shift);
   }
+  if (!DecodeOrigins(in, out, error)) {
+    *error = where + *error;
+    return false;
+  }
   return true;
 }
 
@@ -191,6 +255,31 @@ uint64_t ChecksumBatch(const RawBatch& b, uint64_t seed) {
   Feed(&st, b.object_size.data(), b.object_size.size());
   Feed(&st, b.object_ref_count.data(), b.object_ref_count.size());
   Feed(&st, b.refs.data(), b.refs.size());
+  // Allocation origins, each part only when present: a batch without them hashes exactly as
+  // before origins existed (an old agent's checksum still verifies).
+  if (b.has_clock) {
+    const uint64_t v[] = {0x434c4f434bull /* "CLOCK" */, b.capture_frame, b.sample_bytes};
+    Feed(&st, v, 3);
+  }
+  if (!b.origin_methods.empty()) {
+    Feed64(&st, 0x4d4554484f44ull);  // "METHOD"
+    Feed64(&st, b.origin_methods.size());
+    for (const std::string& m : b.origin_methods) {
+      Feed64(&st, m.size());
+      XXH3_64bits_update(&st, m.data(), m.size());
+    }
+  }
+  if (!b.site_depth.empty()) {
+    const uint64_t v[] = {0x53495445ull /* "SITE" */, b.site_depth.size(), b.site_method.size()};
+    Feed(&st, v, 3);
+    Feed(&st, b.site_depth.data(), b.site_depth.size());
+    Feed(&st, b.site_method.data(), b.site_method.size());
+  }
+  if (!b.object_site.empty()) {
+    Feed64(&st, 0x4f524947494eull);  // "ORIGIN"
+    Feed(&st, b.object_site.data(), b.object_site.size());
+    Feed(&st, b.object_frame.data(), b.object_frame.size());
+  }
   return XXH3_64bits_digest(&st);
 }
 

@@ -16,8 +16,10 @@ static size_t Bytes(const V& v) {
 size_t RawBatch::CapacityBytes() const {
   size_t b = Bytes(types) + Bytes(containers) + Bytes(root_object) + Bytes(root_flags) +
              Bytes(root_container) + Bytes(object_id) + Bytes(object_type) + Bytes(object_size) +
-             Bytes(object_ref_count) + Bytes(refs);
+             Bytes(object_ref_count) + Bytes(refs) + Bytes(origin_methods) + Bytes(site_depth) +
+             Bytes(site_method) + Bytes(object_site) + Bytes(object_frame);
   for (const RawType& t : types) b += t.name.capacity();
+  for (const std::string& m : origin_methods) b += m.capacity();
   return b;
 }
 
@@ -34,11 +36,19 @@ void RawBatch::Clear() {
   object_size.clear();
   object_ref_count.clear();
   refs.clear();
+  has_clock = false;
+  capture_frame = 0;
+  sample_bytes = 0;
+  origin_methods.clear();
+  site_depth.clear();
+  site_method.clear();
+  object_site.clear();
+  object_frame.clear();
 }
 
 bool RawBatch::Empty() const {
   return types.empty() && containers.empty() && root_object.empty() && object_id.empty() &&
-         refs.empty();
+         refs.empty() && !has_clock && origin_methods.empty() && site_depth.empty();
 }
 
 uint64_t RawBatch::HeapBytes() const {
@@ -55,7 +65,7 @@ BatchEncoder::BatchEncoder(size_t batch_bytes)
 }
 
 size_t BatchEncoder::FootprintBytes() const {
-  return raw_.CapacityBytes() + Bytes(scratch_.roots);
+  return raw_.CapacityBytes() + Bytes(scratch_.roots) + Bytes(scratch_.frames);
 }
 
 bool BatchEncoder::AddType(uint32_t id, const char* name, size_t len) {
@@ -88,16 +98,64 @@ bool BatchEncoder::AddRoot(uint64_t object, uint32_t flags, uint32_t container_i
   return true;
 }
 
-bool BatchEncoder::AddObject(uint64_t id, uint32_t type, uint32_t size, uint32_t ref_count) {
+bool BatchEncoder::AddClock(uint64_t capture_frame, uint32_t sample_bytes) {
+  if (origins_on_) return true;  // once per capture
+  const size_t cost = 24;
+  if (!Fits(cost)) return false;
+  raw_.has_clock = true;
+  raw_.capture_frame = capture_frame;
+  raw_.sample_bytes = sample_bytes;
+  // Objects already in this batch get unknown origins, so the columns cover every object.
+  raw_.object_site.assign(raw_.object_id.size(), 0);
+  raw_.object_frame.assign(raw_.object_id.size(), 0);
+  origins_on_ = true;
+  estimate_ += cost + 2 * raw_.object_id.size();
+  return true;
+}
+
+bool BatchEncoder::AddOriginMethod(const std::string& name) {
+  const size_t cost = name.size() + 8;
+  if (raw_.origin_methods.size() >= kMaxBatchOriginMethods || !Fits(cost)) return false;
+  raw_.origin_methods.push_back(name);
+  estimate_ += cost;
+  return true;
+}
+
+bool BatchEncoder::AddSite(const uint32_t* method_ids, uint32_t depth) {
+  size_t cost = 1 + 2;  // depth varint, and the column tags
+  for (uint32_t i = 0; i < depth; ++i) cost += VarintLength(method_ids[i]);
+  if (raw_.site_depth.size() >= kMaxBatchSites || !Fits(cost)) return false;
+  raw_.site_depth.push_back(depth);
+  raw_.site_method.insert(raw_.site_method.end(), method_ids, method_ids + depth);
+  estimate_ += cost;
+  return true;
+}
+
+bool BatchEncoder::AddObject(uint64_t id, uint32_t type, uint32_t size, uint32_t ref_count,
+                             uint32_t site, uint64_t frame) {
   if (pending_refs_ != 0) return false;  // the previous object's refs are not complete
   const uint64_t prev_end = raw_.object_id.empty() ? id : prev_end_;
-  const size_t cost = VarintLength(ZigZag(static_cast<int64_t>(id - prev_end))) +
-                      VarintLength(type) + VarintLength(size) + VarintLength(ref_count);
+  size_t cost = VarintLength(ZigZag(static_cast<int64_t>(id - prev_end))) + VarintLength(type) +
+                VarintLength(size) + VarintLength(ref_count);
+  if (origins_on_) {
+    cost += VarintLength(site);
+    if (site != 0)
+      cost += frame_started_ ? VarintLength(ZigZag(static_cast<int64_t>(frame - prev_frame_)))
+                             : 10 + 1;  // frame_base, and the first delta (0)
+  }
   if (raw_.object_id.size() >= kMaxBatchObjects || !Fits(cost)) return false;
   raw_.object_id.push_back(id);
   raw_.object_type.push_back(type);
   raw_.object_size.push_back(size);
   raw_.object_ref_count.push_back(ref_count);
+  if (origins_on_) {
+    raw_.object_site.push_back(site);
+    raw_.object_frame.push_back(site != 0 ? frame : 0);
+    if (site != 0) {
+      frame_started_ = true;
+      prev_frame_ = frame;
+    }
+  }
   prev_end_ = id + size;
   owner_ = id;
   pending_refs_ = ref_count;
@@ -119,6 +177,32 @@ size_t BatchEncoder::AddRefs(const uint64_t* refs, size_t n) {
   pending_refs_ -= taken;
   if (continuation) raw_.cont_refs += static_cast<uint32_t>(taken);
   return taken;
+}
+
+// The optional origin fields (definitions, then the two object columns). O(objects + sites).
+static void EncodeOrigins(const RawBatch& b, wire::HeapBatch* out, std::vector<uint64_t>* deltas) {
+  if (b.has_clock) {
+    out->mutable_origin_clock()->set_capture_frame(b.capture_frame);
+    out->mutable_origin_clock()->set_sample_bytes(b.sample_bytes);
+  }
+  for (const std::string& m : b.origin_methods) out->add_origin_methods(m);
+  if (!b.site_depth.empty()) {
+    out->set_site_count(static_cast<uint32_t>(b.site_depth.size()));
+    EncodeColumn(b.site_depth.data(), b.site_depth.size(), out->mutable_site_depths());
+    if (!b.site_method.empty())
+      EncodeColumn(b.site_method.data(), b.site_method.size(), out->mutable_site_methods());
+  }
+  if (b.object_site.empty()) return;
+  EncodeColumn(b.object_site.data(), b.object_site.size(), out->mutable_object_sites());
+  deltas->clear();
+  uint64_t prev = 0;
+  for (size_t i = 0; i < b.object_site.size(); ++i) {
+    if (b.object_site[i] == 0) continue;
+    if (deltas->empty()) out->set_frame_base(prev = b.object_frame[i]);
+    deltas->push_back(ZigZag(static_cast<int64_t>(b.object_frame[i] - prev)));
+    prev = b.object_frame[i];
+  }
+  if (!deltas->empty()) EncodeColumn(deltas->data(), deltas->size(), out->mutable_object_frames());
 }
 
 void EncodeRawBatch(RawBatch& b, uint32_t capture_id, uint32_t seq, wire::HeapBatch* out,
@@ -206,6 +290,7 @@ void EncodeRawBatch(RawBatch& b, uint32_t capture_id, uint32_t seq, wire::HeapBa
     EncodeColumn(b.object_ref_count.data(), nobj, out->mutable_object_ref_counts());
   }
   if (nrefs) EncodeColumn(b.refs.data(), nrefs, out->mutable_refs());
+  EncodeOrigins(b, out, &scratch->frames);
 }
 
 void BatchEncoder::Reset() {
@@ -214,6 +299,8 @@ void BatchEncoder::Reset() {
   prev_end_ = 0;
   prev_root_ = 0;
   prev_container_ = 0;
+  frame_started_ = false;
+  prev_frame_ = 0;
   if (pending_refs_ != 0) raw_.cont_object = owner_;  // the next batch continues this object
 }
 

@@ -12,7 +12,8 @@ size_t Cap(const V& v) {
 size_t MessageBytes(const wire::HeapBatch& b) {
   return b.root_objects().capacity() + b.root_flags().capacity() + b.root_containers().capacity() +
          b.object_gaps().capacity() + b.object_types().capacity() + b.object_sizes().capacity() +
-         b.object_ref_counts().capacity() + b.refs().capacity();
+         b.object_ref_counts().capacity() + b.refs().capacity() + b.site_depths().capacity() +
+         b.site_methods().capacity() + b.object_sites().capacity() + b.object_frames().capacity();
 }
 
 }  // namespace
@@ -60,6 +61,7 @@ void HeapBatchWriter::SealerLoop() {
     if (!stopped_.load(std::memory_order_acquire)) Emit(sealing_);
     lock.lock();  // handoff_ belongs to the walk thread while the lock is free
     sealer_bytes_.store(handoff_.CapacityBytes() + sealing_.CapacityBytes() + Cap(scratch_.roots) +
+                            Cap(scratch_.frames) +
                             MessageBytes(env_.heap_batch()),
                         std::memory_order_relaxed);
     sealer_busy_ = false;
@@ -112,13 +114,36 @@ bool HeapBatchWriter::Root(uint64_t object, uint32_t flags, uint32_t container_i
   return true;
 }
 
+bool HeapBatchWriter::Clock(uint64_t capture_frame, uint32_t sample_bytes) {
+  if (stopped_.load(std::memory_order_relaxed)) return false;
+  return enc_.AddClock(capture_frame, sample_bytes) ||
+         (Seal() && enc_.AddClock(capture_frame, sample_bytes));
+}
+
+bool HeapBatchWriter::OriginMethod(const std::string& name) {
+  if (stopped_.load(std::memory_order_relaxed)) return false;
+  if (!enc_.AddOriginMethod(name) && (!Seal() || !enc_.AddOriginMethod(name))) return false;
+  ++totals_.origin_methods;
+  return true;
+}
+
+bool HeapBatchWriter::Site(const uint32_t* method_ids, uint32_t depth) {
+  if (stopped_.load(std::memory_order_relaxed)) return false;
+  if (!enc_.AddSite(method_ids, depth) && (!Seal() || !enc_.AddSite(method_ids, depth)))
+    return false;
+  ++totals_.sites;
+  return true;
+}
+
 bool HeapBatchWriter::Object(uint64_t id, uint32_t type, uint32_t size, const uint64_t* refs,
-                             size_t n) {
+                             size_t n, uint32_t site, uint64_t frame) {
   if (stopped_.load(std::memory_order_relaxed)) return false;
   if (n > 0xFFFFFFFFu) return false;
   const uint32_t count = static_cast<uint32_t>(n);
-  if (!enc_.AddObject(id, type, size, count) && (!Seal() || !enc_.AddObject(id, type, size, count)))
+  if (!enc_.AddObject(id, type, size, count, site, frame) &&
+      (!Seal() || !enc_.AddObject(id, type, size, count, site, frame)))
     return false;
+  totals_.known_origins += site != 0;
   size_t done = 0;
   while (done < n) {
     const size_t k = enc_.AddRefs(refs + done, n - done);

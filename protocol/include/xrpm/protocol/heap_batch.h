@@ -14,6 +14,9 @@
 //   ids     = ZigZag(id - end of the previous object): 0 for a compacted heap walked in order;
 //   refs    = ZigZag(ref - id of the referencing object);
 //   roots   = ZigZag deltas of root objects and of container indices;
+//   origins = (optional) site id per object, and for objects with a known site the ZigZag
+//             delta of the allocation frame against the previous such object's (the first
+//             against frame_base): a compacted heap is walked in allocation order, so ~0;
 //   each column then goes through the column codec (varint or bit-packed, whichever is smaller).
 //
 // Thread-safety: BatchEncoder is single-threaded (the walk thread). The free functions are
@@ -59,8 +62,21 @@ struct RawBatch {
   std::vector<uint32_t> object_ref_count;  // total refs of each object (the last may continue)
   std::vector<uint64_t> refs;              // cont_refs continued refs, then each object's refs
 
+  // ---- allocation origins (optional; all empty / false in batches without them) ----
+  bool has_clock = false;  // this batch announces the capture's clock
+  uint64_t capture_frame = 0;
+  uint32_t sample_bytes = 0;
+  std::vector<std::string> origin_methods;  // new methods (capture-wide ids continue: 1, 2, ...)
+  std::vector<uint32_t> site_depth;         // new sites (capture-wide ids continue: 1, 2, ...)
+  std::vector<uint32_t> site_method;        // their method ids, concatenated, innermost first
+  // Either empty (no origin columns) or one entry per object: site id (0 unknown) and the
+  // allocation frame (0 where the site is unknown).
+  std::vector<uint32_t> object_site;
+  std::vector<uint64_t> object_frame;
+
   void Clear();
   bool Empty() const;
+  bool HasOriginColumns() const { return !object_site.empty(); }
   uint64_t HeapBytes() const;    // sum of object sizes
   size_t CapacityBytes() const;  // memory the columns and type names hold (capacity, not size)
 };
@@ -68,6 +84,7 @@ struct RawBatch {
 // Reusable buffer of EncodeRawBatch (the root columns).
 struct EncodeScratch {
   std::vector<uint64_t> roots;
+  std::vector<uint64_t> frames;  // the origin frame deltas
 };
 
 // Encodes one batch (the per-batch shift, deltas, columns) into *out. O(values). The object and
@@ -87,8 +104,17 @@ class BatchEncoder {
   bool AddType(uint32_t id, const char* name, size_t len);
   bool AddContainer(const RawContainer& c);
   bool AddRoot(uint64_t object, uint32_t flags, uint32_t container_index);
-  // Begins an object that owns `ref_count` references, to be given with AddRefs.
-  bool AddObject(uint64_t id, uint32_t type, uint32_t size, uint32_t ref_count);
+  // Allocation origins. AddClock once per capture: from then on every object carries a site
+  // (0 unknown) and a frame, and this batch and every later one with objects has the origin
+  // columns. Methods and sites get the next capture-wide id (1, 2, ...) in the order added;
+  // the caller defines them before use and keeps to the capture limits (constants.h).
+  bool AddClock(uint64_t capture_frame, uint32_t sample_bytes);
+  bool AddOriginMethod(const std::string& name);
+  bool AddSite(const uint32_t* method_ids, uint32_t depth);
+  // Begins an object that owns `ref_count` references, to be given with AddRefs; site and
+  // frame are its origin (ignored before AddClock; site 0 = unknown).
+  bool AddObject(uint64_t id, uint32_t type, uint32_t size, uint32_t ref_count,
+                 uint32_t site = 0, uint64_t frame = 0);
   // Adds up to n references of the current object; returns how many were taken (0 means seal
   // and call again: the next batch continues the object).
   size_t AddRefs(const uint64_t* refs, size_t n);
@@ -114,6 +140,9 @@ class BatchEncoder {
   uint64_t prev_end_ = 0;  // end of the previous object in this batch
   uint64_t prev_root_ = 0;
   uint32_t prev_container_ = 0;
+  bool origins_on_ = false;     // AddClock was called (capture-wide)
+  bool frame_started_ = false;  // a known-site object is in this batch (frame_base set)
+  uint64_t prev_frame_ = 0;
   uint64_t owner_ = 0;         // the object whose refs AddRefs appends
   uint64_t pending_refs_ = 0;  // refs the current object still expects
   EncodeScratch scratch_;
