@@ -44,7 +44,8 @@ CaptureSink::~CaptureSink() {
 }
 
 void CaptureSink::AccountBuffers() {
-  const size_t now = writer_.FootprintBytes();  // sealed messages are charged by the queue
+  // Sealed messages are charged by the queue.
+  const size_t now = writer_.FootprintBytes() + origin_bytes_.load(std::memory_order_relaxed);
   std::lock_guard<std::mutex> lock(charge_mu_);
   if (now > charged_) {
     job_.memory.Add(now - charged_);
@@ -102,6 +103,8 @@ WalkResult CaptureSink::Stopped() {
 WalkResult CaptureSink::DoBeginContainer(ContainerType type, uint64_t id1, uint64_t id2) {
   if (type == ContainerType::kEnd) {  // always delivered, even after an abort
     end_ms_ = runtime_.BootMillis();
+    if (origin_pending_) ++origins_dropped_;  // no object followed the last origin
+    origin_pending_ = false;
     if (error_.empty() && !aborted_by_cancel_ && !job_.cancelled())
       ended_ = EnsureBegun() && writer_.Flush();
     return WalkResult::kOk;
@@ -168,8 +171,39 @@ WalkResult CaptureSink::DoObjectReferences(uint64_t object, uint32_t type_id, ui
                                            const uint64_t* refs, size_t ref_count) {
   // One relaxed load per object: a cancel stops the walk within one object.
   if (job_.cancelled() || !EnsureBegun()) return Stopped();
-  if (!writer_.Object(object, type_id, size, refs, ref_count)) return Stopped();
+  uint32_t site = 0;
+  uint64_t frame = 0;
+  if (origin_pending_) {
+    origin_pending_ = false;
+    if (pending_object_ == object) {
+      site = pending_site_;
+      frame = pending_frame_;
+    } else {
+      ++origins_dropped_;  // the origin named another object: trust neither
+    }
+  }
+  if (!writer_.Object(object, type_id, size, refs, ref_count, site, frame)) return Stopped();
   return WalkResult::kPostponeReferences;
+}
+
+WalkResult CaptureSink::DoAllocationClock(uint64_t frame, uint32_t sample_bytes) {
+  if (job_.cancelled() || !EnsureBegun()) return Stopped();
+  if (clock_seen_) return WalkResult::kOk;  // once per walk: keep the first
+  clock_seen_ = true;
+  return writer_.Clock(frame, sample_bytes) ? WalkResult::kOk : Stopped();
+}
+
+WalkResult CaptureSink::DoDescribeSite(uint32_t site_id, const char* const* method_names,
+                                       const size_t* name_lens, uint32_t depth) {
+  if (job_.cancelled() || !EnsureBegun()) return Stopped();
+  const char* why = nullptr;
+  const uint32_t wire =
+      origins_.Intern(site_id, method_names, name_lens, depth, &new_methods_, &site_methods_, &why);
+  origin_bytes_.store(origins_.FootprintBytes(), std::memory_order_relaxed);
+  if (wire == 0) return WalkResult::kOk;  // its objects' origins are dropped (counted there)
+  for (const std::string& m : new_methods_)
+    if (!writer_.OriginMethod(m)) return Stopped();
+  return writer_.Site(site_methods_.data(), depth) ? WalkResult::kOk : Stopped();
 }
 
 // The callbacks run inside the runtime's walk: no exception may escape into it.
@@ -204,6 +238,39 @@ WalkResult CaptureSink::ObjectReferences(uint64_t object, uint32_t type_id, uint
   } catch (const std::exception& e) {
     return Fail(std::string("agent error: ") + e.what());
   }
+}
+
+WalkResult CaptureSink::AllocationClock(uint64_t frame, uint32_t sample_bytes) {
+  try {
+    return DoAllocationClock(frame, sample_bytes);
+  } catch (const std::exception& e) {
+    return Fail(std::string("agent error: ") + e.what());
+  }
+}
+
+WalkResult CaptureSink::DescribeSite(uint32_t site_id, const char* const* method_names,
+                                     const size_t* name_lens, uint32_t depth) {
+  try {
+    return DoDescribeSite(site_id, method_names, name_lens, depth);
+  } catch (const std::exception& e) {
+    return Fail(std::string("agent error: ") + e.what());
+  }
+}
+
+// Cheap and allocation-free: it only remembers the origin for the next ObjectReferences.
+WalkResult CaptureSink::ObjectOrigin(uint64_t object, uint64_t alloc_frame, uint32_t site_id) {
+  if (job_.cancelled()) return Stopped();
+  if (origin_pending_) ++origins_dropped_;  // two origins in a row: the first had no object
+  const uint32_t wire = clock_seen_ ? origins_.WireSite(site_id) : 0;
+  origin_pending_ = wire != 0;
+  if (wire == 0) {
+    ++origins_dropped_;  // before the clock, or a site never (validly) described
+    return WalkResult::kOk;
+  }
+  pending_object_ = object;
+  pending_frame_ = alloc_frame;
+  pending_site_ = wire;
+  return WalkResult::kOk;
 }
 
 }  // namespace agent

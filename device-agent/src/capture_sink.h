@@ -7,6 +7,13 @@
 // game's pause holds only the walk and the appending; below it (streaming) they are smaller
 // and encoded inline.
 //
+// Allocation origins (optional): AllocationClock, DescribeSite and ObjectOrigin become the
+// batches' origin fields (wire.proto HeapBatch 20-27) through an OriginInterner (bounded,
+// charged to the job's memory). What the runtime gets wrong costs the origin, never the
+// capture: an invalid or undefined site, an origin before the clock, or an ObjectOrigin not
+// followed by the ObjectReferences of the same object leaves that object's origin unknown and
+// counts it in origins_dropped() (CaptureEnd.origins_dropped).
+//
 // Any cancel makes the next callback return kAbort; so does a runtime that breaks the walker
 // contract (roots outside a root container, an oversized type name), recorded in error().
 //
@@ -22,6 +29,7 @@
 #include <unordered_map>
 
 #include "capture_job.h"
+#include "origin_interner.h"
 #include "xrpm/agent/heap_walker.h"
 #include "xrpm/protocol/heap_batch_writer.h"
 
@@ -45,6 +53,10 @@ class CaptureSink : public HeapInfoCallback {
   WalkResult RootReferences(const RootRef* roots, size_t count) override;
   WalkResult ObjectReferences(uint64_t object, uint32_t type_id, uint32_t size,
                               const uint64_t* refs, size_t ref_count) override;
+  WalkResult AllocationClock(uint64_t frame, uint32_t sample_bytes) override;
+  WalkResult DescribeSite(uint32_t site_id, const char* const* method_names,
+                          const size_t* name_lens, uint32_t depth) override;
+  WalkResult ObjectOrigin(uint64_t object, uint64_t alloc_frame, uint32_t site_id) override;
 
   bool ended() const { return ended_; }  // kEnd seen and the last batch flushed
   const std::string& error() const { return error_; }
@@ -54,6 +66,7 @@ class CaptureSink : public HeapInfoCallback {
   uint64_t end_ms() const { return end_ms_; }
   uint64_t wire_bytes() const { return wire_bytes_.load(); }
   uint64_t stalled_us() const { return stalled_us_.load(); }
+  uint64_t origins_dropped() const { return origins_dropped_; }
 
  private:
   WalkResult DoBeginContainer(ContainerType type, uint64_t id1, uint64_t id2);
@@ -64,6 +77,9 @@ class CaptureSink : public HeapInfoCallback {
   bool Emit(const wire::Envelope& env);
   void AccountBuffers();  // charges growth of the encoder's buffers to the job's memory
   bool EnsureBegun();
+  WalkResult DoAllocationClock(uint64_t frame, uint32_t sample_bytes);
+  WalkResult DoDescribeSite(uint32_t site_id, const char* const* method_names,
+                            const size_t* name_lens, uint32_t depth);
   WalkResult Fail(const std::string& why);
   WalkResult Stopped();
 
@@ -91,6 +107,16 @@ class CaptureSink : public HeapInfoCallback {
   // Frame (stack id) -> its thread, from the frame's first container: a frame container may be
   // reported again later, after other threads' containers. One entry per frame with roots.
   std::unordered_map<uint64_t, uint64_t> frame_thread_;
+  // ---- allocation origins (walk thread) ----
+  OriginInterner origins_;
+  std::atomic<size_t> origin_bytes_{0};  // origins_.FootprintBytes(), read by AccountBuffers
+  bool clock_seen_ = false;
+  bool origin_pending_ = false;  // an ObjectOrigin waits for its ObjectReferences
+  uint64_t pending_object_ = 0, pending_frame_ = 0;
+  uint32_t pending_site_ = 0;  // wire id
+  uint64_t origins_dropped_ = 0;
+  std::vector<std::string> new_methods_;  // scratch of DescribeSite
+  std::vector<uint32_t> site_methods_;
 };
 
 }  // namespace agent
