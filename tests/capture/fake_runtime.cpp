@@ -9,6 +9,68 @@ using agent::ContainerType;
 using agent::RootRef;
 using agent::WalkResult;
 
+namespace {
+
+// The origins mode's sites (runtime ids deliberately sparse and unordered).
+struct SiteDef {
+  uint32_t id;
+  std::vector<std::string> methods;  // innermost first
+};
+const std::vector<SiteDef>& Sites() {
+  static const std::vector<SiteDef> kSites = {
+      {7, {"Game.Bubble.OnSpawn", "Game.Field.Spawn", "Game1.Update"}},
+      {3, {"Game.Field.Spawn", "Game1.Update"}},
+      {9, {}},  // allocated outside any managed frame
+      {12, {"Bad\xff\xfeName", "Game1.Update"}},
+      {5, {"System.String.Concat", "Game.Hud.Draw", "Game1.Draw"}},
+  };
+  return kSites;
+}
+constexpr uint64_t kCaptureFrame = 90000;
+uint64_t FrameOf(size_t i) { return 1000 + i / 64; }
+
+WalkResult Describe(agent::HeapInfoCallback& sink, uint32_t id,
+                    const std::vector<std::string>& methods, uint32_t depth) {
+  std::vector<const char*> names;
+  std::vector<size_t> lens;
+  for (const auto& m : methods) {
+    names.push_back(m.data());
+    lens.push_back(m.size());
+  }
+  return sink.DescribeSite(id, names.data(), lens.data(), depth);
+}
+
+}  // namespace
+
+int FakeRuntime::SiteOf(size_t i) const {
+  if (!origins_ || i % 7 == 6) return -1;
+  return static_cast<int>(i % Sites().size());
+}
+
+uint64_t FakeRuntime::expected_dropped_origins() const {
+  return hostile_origins_ ? 3 : 0;  // the wrong object, the undefined site, the deep site
+}
+
+// The origin calls before object i's ObjectReferences (hostile extras at fixed objects).
+void FakeRuntime::WalkOrigins(agent::HeapInfoCallback& sink, size_t i, bool* abort) const {
+  if (!origins_) return;
+  auto ok = [&](WalkResult r) { return !(*abort = r == WalkResult::kAbort); };
+  if (hostile_origins_ && i == 100) {  // an origin that names another object
+    ok(sink.ObjectOrigin(objs_[i].id + 4, FrameOf(i), Sites()[0].id));
+    return;
+  }
+  if (hostile_origins_ && i == 101) {  // a site never described
+    ok(sink.ObjectOrigin(objs_[i].id, FrameOf(i), 99));
+    return;
+  }
+  if (hostile_origins_ && i == 102) {  // the too-deep site
+    ok(sink.ObjectOrigin(objs_[i].id, FrameOf(i), 40));
+    return;
+  }
+  const int site = SiteOf(i);
+  if (site >= 0) ok(sink.ObjectOrigin(objs_[i].id, FrameOf(i), Sites()[site].id));
+}
+
 FakeRuntime::FakeRuntime(size_t objects, size_t big_refs, uint64_t seed) {
   std::mt19937_64 rng(seed);
   for (uint32_t t = 1; t <= 12; ++t)
@@ -105,10 +167,29 @@ void FakeRuntime::WalkHeap(agent::HeapInfoCallback& sink) {
         return;
     }
     if (sink.BeginContainer(ContainerType::kHeap, 0, 0) != WalkResult::kOk) return;
-    for (const Obj& o : objs_)
-      if (sink.ObjectReferences(o.id, o.type, o.size, o.refs.data(), o.refs.size()) ==
-          WalkResult::kAbort)
+    if (origins_) {
+      if (sink.AllocationClock(kCaptureFrame, 0) != WalkResult::kOk) return;
+      if (hostile_origins_) {
+        const std::vector<std::string> deep(33, "Game.Recurse");
+        if (Describe(sink, 0, {"Game.Zero"}, 1) != WalkResult::kOk ||
+            Describe(sink, 40, deep, 33) != WalkResult::kOk)
+          return;
+      }
+      for (const SiteDef& d : Sites())
+        if (Describe(sink, d.id, d.methods, static_cast<uint32_t>(d.methods.size())) !=
+            WalkResult::kOk)
+          return;
+      if (hostile_origins_ && Describe(sink, 7, {"Game.Other"}, 1) != WalkResult::kOk) return;
+    }
+    bool abort = false;
+    for (size_t i = 0; i < objs_.size(); ++i) {
+      const Obj& o = objs_[i];
+      WalkOrigins(sink, i, &abort);
+      if (abort ||
+          sink.ObjectReferences(o.id, o.type, o.size, o.refs.data(), o.refs.size()) ==
+              WalkResult::kAbort)
         return;
+    }
   };
   walk();
   sink.BeginContainer(ContainerType::kEnd, 0, 0);  // always, even after an abort
@@ -139,6 +220,22 @@ Snapshot FakeRuntime::Expected() const {
                {12, RootKind::kLocal, 0, 0}};
   for (const auto& r : roots) s.AddRoot(obj(r.i), r.kind, r.flags, r.container);
   for (const Obj& o : objs_) s.AddObject(o.id, o.type - 1, o.size, o.refs);
+  if (origins_) {
+    AllocationOrigins a;
+    a.capture_frame = kCaptureFrame;
+    a.methods = {"Game.Bubble.OnSpawn", "Game.Field.Spawn",   "Game1.Update", "Bad??Name",
+                 "System.String.Concat", "Game.Hud.Draw", "Game1.Draw"};
+    a.sites = {{{0, 1, 2}}, {{1, 2}}, {{}}, {{3, 2}}, {{4, 5, 6}}};
+    s.origins = std::move(a);
+    for (size_t i = 0; i < objs_.size(); ++i) {
+      const int site = SiteOf(i);
+      const bool dropped = hostile_origins_ && i >= 100 && i <= 102;
+      if (site < 0 || dropped)
+        s.AddObjectOrigin(0, kUnknownSite);
+      else
+        s.AddObjectOrigin(static_cast<uint32_t>(FrameOf(i)), static_cast<uint32_t>(site));
+    }
+  }
   s.CloseSectionRanges();
   return s;
 }

@@ -9,7 +9,8 @@
 // messages. Frame batches are decoded by the FrameBatchReader into the frames delta.
 //
 // Checks per operation, beyond no crash/leak/UB: a capture reported complete carries a
-// structurally valid Snapshot (tests/fuzz/fuzz_check.h) whose object/ref/root counts equal the
+// structurally valid Snapshot (tests/fuzz/fuzz_check.h; allocation origins, when present, one per
+// object with every site and method index in range) whose object/ref/root counts equal the
 // reported statistics; a failed capture carries no snapshot; the client is connected exactly
 // when the handshake completed; after a protocol error the connection is failed with a reason
 // (and, as with a real socket, nothing more is read).
@@ -26,6 +27,24 @@
 #include "message_stream.h"
 
 namespace xrpm::client {
+
+// Allocation origins of an assembled capture: absent with empty columns, or one frame and site
+// per object with every site and method index in range.
+void CheckOrigins(const Snapshot& s) {
+  if (!s.has_origins()) {
+    XRPM_FUZZ_CHECK(s.object_alloc_site.empty() && s.object_alloc_frame.empty(),
+                    "origin columns without origins");
+    return;
+  }
+  XRPM_FUZZ_CHECK(s.object_alloc_site.size() == s.object_count() &&
+                      s.object_alloc_frame.size() == s.object_count(),
+                  "origin columns differ in length from the objects");
+  for (uint32_t site : s.object_alloc_site)
+    XRPM_FUZZ_CHECK(site == kUnknownSite || site < s.origins->sites.size(), "site out of range");
+  for (const AllocationSite& site : s.origins->sites)
+    for (uint32_t m : site.methods)
+      XRPM_FUZZ_CHECK(m < s.origins->methods.size(), "site method out of range");
+}
 
 class ClientHarness {
  public:
@@ -101,6 +120,7 @@ class ClientHarness {
     if (r.ok) {
       XRPM_FUZZ_CHECK(r.snapshot != nullptr, "a complete capture without a snapshot");
       fuzz::CheckSnapshot(*r.snapshot);
+      CheckOrigins(*r.snapshot);
       XRPM_FUZZ_CHECK(r.snapshot->object_count() == r.stats.objects &&
                           r.snapshot->ref_count() == r.stats.refs &&
                           r.snapshot->root_count() == r.stats.roots,

@@ -40,8 +40,9 @@ void Packet(std::string* s, const wire::Envelope& env, uint8_t channel = 0) {
 }
 
 // A real agent's side of a session: handshake, counters, one capture (or a cancelled one).
-bool RecordAgentSession(bool token, bool cancel, std::string* out) {
+bool RecordAgentSession(bool token, bool cancel, std::string* out, bool origins = false) {
   FakeRuntime rt(40, 6);
+  rt.set_origins(origins);  // allocation-origin fields in the heap batches
   agent::AgentOptions opt;
   opt.port = 0;
   opt.token = token ? kToken : "";
@@ -110,6 +111,11 @@ int Main(const fs::path& out) {
   {
     std::string s;
     ok &= RecordAgentSession(false, true, &s) && Write(client_dir, "session-cancel.bin", s);
+  }
+  {
+    std::string s;
+    ok &= RecordAgentSession(false, false, &s, true) &&
+          Write(client_dir, "session-origins.bin", s);
   }
   {
     std::string s(1, '\0');

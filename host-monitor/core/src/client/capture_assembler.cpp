@@ -1,5 +1,6 @@
 #include "xrpm/core/client/capture_assembler.h"
 
+#include <algorithm>
 #include <cstdio>
 
 #include "xrpm/protocol/constants.h"
@@ -197,6 +198,7 @@ bool CaptureAssembler::AppendBatch(const protocol::RawBatch& b, std::string* err
   pending_refs_ -= b.cont_refs;
   if (b.cont_refs && pending_refs_ == 0) snap_.ref_end.push_back(snap_.refs.size());
 
+  const size_t first_object = snap_.object_id.size();
   const uint64_t* refs_end = b.refs.data() + b.refs.size();
   for (size_t i = 0; i < b.object_id.size(); ++i) {
     snap_.object_id.push_back(b.object_id[i]);
@@ -214,6 +216,63 @@ bool CaptureAssembler::AppendBatch(const protocol::RawBatch& b, std::string* err
   }
   seen_.objects += b.object_id.size();
   seen_.refs += b.refs.size();
+  return AppendOrigins(b, first_object, where, error);
+}
+
+// O(objects of the batch + its site definitions).
+bool CaptureAssembler::AppendOrigins(const protocol::RawBatch& b, size_t first_object,
+                                     const std::string& where, std::string* error) {
+  if (b.has_clock) {
+    if (clock_seen_) return Fail(error, where + "a second allocation clock in one capture");
+    clock_seen_ = true;
+    alloc_.capture_frame = b.capture_frame;
+    alloc_.sample_bytes = b.sample_bytes;
+    // Objects reported before the clock have unknown origins.
+    snap_.object_alloc_frame.resize(first_object, 0);
+    snap_.object_alloc_site.resize(first_object, kUnknownSite);
+  }
+  if (alloc_.methods.size() + b.origin_methods.size() > protocol::kMaxCaptureOriginMethods)
+    return Fail(error, where + "more than " +
+                           std::to_string(protocol::kMaxCaptureOriginMethods) +
+                           " origin methods in one capture");
+  for (const std::string& m : b.origin_methods) alloc_.methods.push_back(m);
+  if (alloc_.sites.size() + b.site_depth.size() > protocol::kMaxCaptureSites)
+    return Fail(error, where + "more than " + std::to_string(protocol::kMaxCaptureSites) +
+                           " allocation sites in one capture");
+  const uint32_t* m = b.site_method.data();
+  for (uint32_t depth : b.site_depth) {
+    AllocationSite site;
+    site.methods.reserve(depth);
+    for (uint32_t k = 0; k < depth; ++k, ++m) {
+      if (*m > alloc_.methods.size())
+        return Fail(error, where + "site " + std::to_string(alloc_.sites.size() + 1) +
+                               " names method " + std::to_string(*m) + ", but only " +
+                               std::to_string(alloc_.methods.size()) + " are defined");
+      site.methods.push_back(*m - 1);
+    }
+    alloc_.sites.push_back(std::move(site));
+  }
+
+  const size_t n = b.object_id.size();
+  if (!clock_seen_) {
+    if (b.HasOriginColumns())
+      return Fail(error, where + "object origins before the capture's allocation clock");
+    return true;
+  }
+  if (n != 0 && !b.HasOriginColumns())
+    return Fail(error, where + "objects without origin columns after the allocation clock");
+  const uint32_t defined = static_cast<uint32_t>(alloc_.sites.size());
+  for (size_t i = 0; i < n; ++i) {
+    const uint32_t site = b.object_site[i];
+    if (site > defined)
+      return Fail(error, where + "object " + Hex(b.object_id[i]) + " names site " +
+                             std::to_string(site) + ", but only " + std::to_string(defined) +
+                             " are defined");
+    // The model's frame column saturates at 2^32 - 2 (snapshot.h).
+    const uint32_t frame =
+        static_cast<uint32_t>(std::min<uint64_t>(b.object_frame[i], 0xFFFFFFFEull));
+    snap_.AddObjectOrigin(site == 0 ? 0 : frame, site == 0 ? kUnknownSite : site - 1);
+  }
   return true;
 }
 
@@ -244,6 +303,7 @@ bool CaptureAssembler::End(const wire::CaptureEnd& m, std::string* error) {
                            " failed verification: checksum " + Hex(checksum_) +
                            " of the received batches differs from the agent's " +
                            Hex(m.checksum()));
+  if (clock_seen_) snap_.origins = std::move(alloc_);  // else absent, as from an old agent
   AppDomainSection& s = snap_.sections.back();
   s.end_ms = m.end_ms();
   s.closed = true;

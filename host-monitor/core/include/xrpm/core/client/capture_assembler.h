@@ -5,6 +5,13 @@
 // Roots get their origin ("thread 3 / JIT frame (stack 0x2, method 0x6001)", "statics of
 // Game1") in Snapshot::root_origins, one string per distinct container.
 //
+// Allocation origins (optional batch fields, docs/PROTOCOL.md): when the capture announces the
+// runtime's clock, Snapshot::origins gets the capture frame, sample_bytes, the methods and the
+// sites in the order the wire defines them (site index = wire site id - 1, method index = wire
+// method id - 1), and every object a frame and site (kUnknownSite where unknown, also for
+// objects before the clock). Without a clock origins stays absent, as from an old agent.
+// Ids are checked against what was defined before use; counts against the capture limits.
+//
 // Cost: O(objects + refs) time; memory is the Snapshot itself (24 B/object + 8 B/ref) plus one
 // decoded batch. Incoming counts are checked against the batch limits before decoding and
 // against max_objects before the snapshot grows.
@@ -49,6 +56,8 @@ class CaptureAssembler {
   uint32_t TypeIndex(uint32_t type_id);
   void Remember(uint32_t type_id, uint32_t index);
   uint32_t OriginOf(const protocol::RawContainer& c);
+  bool AppendOrigins(const protocol::RawBatch& b, size_t first_object, const std::string& where,
+                     std::string* error);
 
   uint64_t max_objects_;
   uint32_t capture_id_ = 0;
@@ -66,6 +75,9 @@ class CaptureAssembler {
   std::vector<protocol::RawContainer> containers_;
   std::vector<uint32_t> container_origin_;
   std::unordered_map<std::string, uint32_t> origin_index_;
+  // Allocation origins as defined so far; moved into the snapshot at End when clock_seen_.
+  AllocationOrigins alloc_;
+  bool clock_seen_ = false;
 };
 
 // "JIT frame", "statics", ... for a heap_walker.h ContainerType value.

@@ -74,6 +74,8 @@ struct CaptureStats {
   uint64_t gc_us = 0, walk_us = 0, stop_wait_us = 0, stall_us = 0;
   uint64_t agent_peak_bytes = 0;
   double elapsed_s = 0;  // request sent -> snapshot verified
+  // Allocation origins the agent could not send (CaptureEnd.origins_dropped; 0 without origins).
+  uint64_t origins_dropped = 0;
 };
 
 struct CaptureResult {
