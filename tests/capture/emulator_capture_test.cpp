@@ -13,6 +13,11 @@
 // The section timestamps are the device clock at each walk and differ by the time between the
 // two walks; the ground truth's are copied into the capture before comparing.
 //
+// Allocation origins: the emulator records every object's allocation frame and site; the
+// capture (agent -> optional HeapBatch fields -> CaptureAssembler) must carry exactly the
+// ground truth's origins (same sites, methods, indices and per-object columns), also for a
+// capture taken after compactions moved the surviving objects.
+//
 // Gameplay: captures while the game thread runs at 60 fps must verify (checksum), be closed
 // (every reference and root names a captured object) and leave the game running.
 #include <gtest/gtest.h>
@@ -23,7 +28,9 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <map>
 #include <sstream>
+#include <tuple>
 #include <thread>
 
 #include "raw_peer.h"
@@ -81,6 +88,16 @@ class FlatWalk final : public agent::HeapInfoCallback {
                                      size_t n) override {
     const auto res = inner_.ObjectReferences(o, t, s, r, n);
     return res == agent::WalkResult::kOk ? agent::WalkResult::kPostponeReferences : res;
+  }
+  agent::WalkResult AllocationClock(uint64_t frame, uint32_t sample_bytes) override {
+    return inner_.AllocationClock(frame, sample_bytes);
+  }
+  agent::WalkResult DescribeSite(uint32_t site, const char* const* names, const size_t* lens,
+                                 uint32_t depth) override {
+    return inner_.DescribeSite(site, names, lens, depth);
+  }
+  agent::WalkResult ObjectOrigin(uint64_t o, uint64_t frame, uint32_t site) override {
+    return inner_.ObjectOrigin(o, frame, site);
   }
 
  private:
@@ -153,6 +170,23 @@ void ExpectClosed(const Snapshot& s) {
   for (uint32_t o : s.root_origin) ASSERT_LT(o, s.root_origins.size());
 }
 
+// The capture's origins equal the ground truth's: tables, and every object's frame and site.
+void ExpectSameOrigins(const Snapshot& got, const Snapshot& want) {
+  ASSERT_TRUE(want.has_origins()) << "the emulator records origins";
+  ASSERT_TRUE(got.has_origins()) << "the capture carries them";
+  EXPECT_EQ(got.origins->capture_frame, want.origins->capture_frame);
+  EXPECT_EQ(got.origins->sample_bytes, 0u);
+  EXPECT_EQ(got.origins->methods, want.origins->methods);
+  EXPECT_TRUE(got.origins->sites == want.origins->sites)
+      << got.origins->sites.size() << " sites vs " << want.origins->sites.size();
+  ASSERT_EQ(got.object_alloc_site.size(), want.object_alloc_site.size());
+  ASSERT_EQ(got.object_alloc_frame.size(), want.object_alloc_frame.size());
+  for (size_t i = 0; i < want.object_alloc_site.size(); ++i) {
+    ASSERT_EQ(got.object_alloc_site[i], want.object_alloc_site[i]) << "object " << i;
+    ASSERT_EQ(got.object_alloc_frame[i], want.object_alloc_frame[i]) << "object " << i;
+  }
+}
+
 client::ClientOptions Opts(const agent::Agent& a) {
   client::ClientOptions o;
   o.endpoint = Endpoint(a);
@@ -212,6 +246,9 @@ TEST_P(GroundTruth, CaptureEqualsTheDumpRecordForRecord) {
   EXPECT_EQ(r.stats.objects, dump.object_count());
   EXPECT_EQ(r.stats.refs, dump.ref_count());
   EXPECT_EQ(r.stats.roots, dump.root_count());
+  ExpectSameOrigins(captured, flat);
+  EXPECT_EQ(r.stats.origins_dropped, 0u);
+  EXPECT_EQ(captured.origins->capture_frame, c.frames);
 
   // The capture names where roots come from, as the emulator's own dump does.
   size_t frame_roots = 0;
@@ -281,6 +318,64 @@ TEST(XrpmFile, CaptureToXrpmAndBackIsEqualInEveryField) {
   std::remove(path.c_str());
   std::remove((std::string(tmpl) + "/capture.gclog").c_str());
   rmdir(tmpl);
+}
+
+// The leak scenario captured twice, 600 frames apart (the game frees bubbles every frame and
+// every capture induces a compacting collection, so survivors move between the captures): each
+// capture equals its ground truth including origins, and an object allocated before the first
+// capture and still alive at the second keeps its frame and site although its address changed.
+TEST(Origins, LeakOriginsSurviveCompactionAcrossCaptures) {
+  Device d({"leak", 1}, LoopConfig{0, 600});
+  d.loop.RunHere();
+  LogSink log;
+  auto agent = StartAgent(d.rt, log);
+  ASSERT_TRUE(agent);
+  HostClient client(Opts(*agent));
+  ASSERT_TRUE(Connected(client));
+  const CaptureResult first = CaptureOnce(client);
+  ASSERT_TRUE(first.ok) << first.error;
+  ExpectSameOrigins(*first.snapshot, FlatGroundTruth(d.rt));
+
+  GameLoop more(d.rt, *d.scenario, LoopConfig{0, 600});
+  more.RunHere();
+  const CaptureResult second = CaptureOnce(client);
+  ASSERT_TRUE(second.ok) << second.error;
+  ExpectSameOrigins(*second.snapshot, FlatGroundTruth(d.rt));
+  const Snapshot& a = *first.snapshot;
+  const Snapshot& b = *second.snapshot;
+  EXPECT_EQ(b.origins->capture_frame, a.origins->capture_frame + 600);
+
+  // Key = (type name, site methods, frame): for objects of b allocated before a was taken, every
+  // key of b is in a at least as often (they were alive then), and some of them moved.
+  using Key = std::tuple<std::string, std::vector<std::string>, uint32_t>;
+  auto key = [](const Snapshot& s, size_t i) {
+    std::vector<std::string> methods;
+    for (uint32_t m : s.origins->sites[s.object_alloc_site[i]].methods)
+      methods.push_back(s.origins->methods[m]);
+    return Key{s.type_name_of(i), methods, s.object_alloc_frame[i]};
+  };
+  std::map<Key, std::vector<ObjectId>> in_a;
+  for (size_t i = 0; i < a.object_count(); ++i)
+    if (a.origin_known(i)) in_a[key(a, i)].push_back(a.object_id[i]);
+  size_t survivors = 0, moved = 0, unmatched = 0;
+  std::map<Key, std::vector<ObjectId>> in_b;
+  for (size_t i = 0; i < b.object_count(); ++i) {
+    ASSERT_TRUE(b.origin_known(i)) << "the emulator knows every object's origin";
+    if (b.object_alloc_frame[i] >= a.origins->capture_frame) continue;  // allocated later
+    in_b[key(b, i)].push_back(b.object_id[i]);
+    ++survivors;
+  }
+  for (auto& [k, ids] : in_b) {
+    auto it = in_a.find(k);
+    if (it == in_a.end() || it->second.size() < ids.size()) {
+      ++unmatched;
+      continue;
+    }
+    if (ids.size() == 1 && it->second.size() == 1 && ids[0] != it->second[0]) ++moved;
+  }
+  EXPECT_EQ(unmatched, 0u) << "an object older than capture A that A did not have";
+  EXPECT_GT(survivors, 100u);
+  EXPECT_GT(moved, 0u) << "compaction moved survivors with a unique origin";
 }
 
 // A host asks for the next capture the moment the previous one verified; the agent's capture
