@@ -20,7 +20,9 @@
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <random>
 #include <string>
+#include <vector>
 
 #include "../../device-agent/src/capture_job.h"
 #include "xrpm/emulator/game_loop.h"
@@ -28,9 +30,6 @@
 #include "xrpm/emulator/scenario.h"
 #include "xrpm/protocol/envelope_io.h"
 #include "xrpm/protocol/heap_batch_writer.h"
-
-#include <random>
-#include <vector>
 
 namespace {
 
@@ -137,8 +136,8 @@ Wire Adversarial(uint64_t objects, bool origins) {
     if (rng() % 16 == 0) frame += 1 + rng() % 3;
     const uint32_t site = 1 + static_cast<uint32_t>(rng() % kSites);
     const uint64_t f = rng() % 50 == 0 ? rng() % frame : frame;
-    writer.Object(addr, 1 + static_cast<uint32_t>(rng() % 64), size, &ref, 1,
-                  origins ? site : 0, origins ? f : 0);
+    writer.Object(addr, 1 + static_cast<uint32_t>(rng() % 64), size, &ref, 1, origins ? site : 0,
+                  origins ? f : 0);
     addr += size;
   }
   writer.Flush();
@@ -156,11 +155,10 @@ void Print(const char* name, const Wire& on, const Wire& off) {
   std::printf(
       "%-11s objects %9llu  sites %5llu methods %5llu | columns %.3f B/object | defs %llu B | "
       "total %.3f B/object vs %.3f without: +%.3f B/object, ratio %.3fx\n",
-      name, static_cast<unsigned long long>(on.objects),
-      static_cast<unsigned long long>(on.sites), static_cast<unsigned long long>(on.methods),
-      on.columns / n, static_cast<unsigned long long>(on.defs), on.total / n, off.total / n,
-      (static_cast<double>(on.total) - off.total) / n,
-      static_cast<double>(on.total) / off.total);
+      name, static_cast<unsigned long long>(on.objects), static_cast<unsigned long long>(on.sites),
+      static_cast<unsigned long long>(on.methods), on.columns / n,
+      static_cast<unsigned long long>(on.defs), on.total / n, off.total / n,
+      (static_cast<double>(on.total) - off.total) / n, static_cast<double>(on.total) / off.total);
 }
 
 void Report(const char* name, const emulator::ScenarioParams& p, uint64_t frames) {

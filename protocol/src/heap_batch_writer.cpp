@@ -61,8 +61,7 @@ void HeapBatchWriter::SealerLoop() {
     if (!stopped_.load(std::memory_order_acquire)) Emit(sealing_);
     lock.lock();  // handoff_ belongs to the walk thread while the lock is free
     sealer_bytes_.store(handoff_.CapacityBytes() + sealing_.CapacityBytes() + Cap(scratch_.roots) +
-                            Cap(scratch_.frames) +
-                            MessageBytes(env_.heap_batch()),
+                            Cap(scratch_.frames) + MessageBytes(env_.heap_batch()),
                         std::memory_order_relaxed);
     sealer_busy_ = false;
     cv_.notify_all();

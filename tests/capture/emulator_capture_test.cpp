@@ -30,8 +30,8 @@
 #include <cstdlib>
 #include <map>
 #include <sstream>
-#include <tuple>
 #include <thread>
+#include <tuple>
 
 #include "raw_peer.h"
 #include "test_util.h"

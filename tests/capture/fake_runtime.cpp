@@ -27,7 +27,9 @@ const std::vector<SiteDef>& Sites() {
   return kSites;
 }
 constexpr uint64_t kCaptureFrame = 90000;
-uint64_t FrameOf(size_t i) { return 1000 + i / 64; }
+uint64_t FrameOf(size_t i) {
+  return 1000 + i / 64;
+}
 
 WalkResult Describe(agent::HeapInfoCallback& sink, uint32_t id,
                     const std::vector<std::string>& methods, uint32_t depth) {
@@ -185,9 +187,8 @@ void FakeRuntime::WalkHeap(agent::HeapInfoCallback& sink) {
     for (size_t i = 0; i < objs_.size(); ++i) {
       const Obj& o = objs_[i];
       WalkOrigins(sink, i, &abort);
-      if (abort ||
-          sink.ObjectReferences(o.id, o.type, o.size, o.refs.data(), o.refs.size()) ==
-              WalkResult::kAbort)
+      if (abort || sink.ObjectReferences(o.id, o.type, o.size, o.refs.data(), o.refs.size()) ==
+                       WalkResult::kAbort)
         return;
     }
   };
@@ -223,8 +224,8 @@ Snapshot FakeRuntime::Expected() const {
   if (origins_) {
     AllocationOrigins a;
     a.capture_frame = kCaptureFrame;
-    a.methods = {"Game.Bubble.OnSpawn", "Game.Field.Spawn",   "Game1.Update", "Bad??Name",
-                 "System.String.Concat", "Game.Hud.Draw", "Game1.Draw"};
+    a.methods = {"Game.Bubble.OnSpawn",  "Game.Field.Spawn", "Game1.Update", "Bad??Name",
+                 "System.String.Concat", "Game.Hud.Draw",    "Game1.Draw"};
     a.sites = {{{0, 1, 2}}, {{1, 2}}, {{}}, {{3, 2}}, {{4, 5, 6}}};
     s.origins = std::move(a);
     for (size_t i = 0; i < objs_.size(); ++i) {

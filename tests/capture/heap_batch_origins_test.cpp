@@ -97,8 +97,8 @@ bool DecodeAll(const std::vector<std::string>& bytes, Decoded* d, std::string* e
   RawBatch b;
   for (const std::string& m : bytes) {
     wire::Envelope env;
-    if (ParseEnvelope(reinterpret_cast<const uint8_t*>(m.data()), m.size(),
-                      kMaxAgentMessageBytes, &env) != ParseStatus::kOk)
+    if (ParseEnvelope(reinterpret_cast<const uint8_t*>(m.data()), m.size(), kMaxAgentMessageBytes,
+                      &env) != ParseStatus::kOk)
       return *error = "parse", false;
     if (!DecodeHeapBatch(env.heap_batch(), &b, error)) return false;
     d->checksum = ChecksumBatch(b, d->checksum);
@@ -178,12 +178,10 @@ TEST(HeapBatchOrigins, WalkWithoutOriginsIsByteForByteTheOldEncoding) {
 
   // And such a batch decodes with no origin data at all.
   wire::Envelope env;
-  HeapBatchWriter one(
-      1,
-      [&](wire::Envelope* e) {
-        env = *e;
-        return true;
-      });
+  HeapBatchWriter one(1, [&](wire::Envelope* e) {
+    env = *e;
+    return true;
+  });
   const uint64_t ref = 0x2000;
   ASSERT_TRUE(one.Object(0x2000, 1, 16, &ref, 1));
   ASSERT_TRUE(one.Flush());

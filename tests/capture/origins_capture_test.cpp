@@ -21,8 +21,7 @@ using client::ClientOptions;
 using client::HostClient;
 
 struct Served {
-  Served(size_t objects, bool origins, bool hostile, agent::AgentOptions opt = {})
-      : rt(objects) {
+  Served(size_t objects, bool origins, bool hostile, agent::AgentOptions opt = {}) : rt(objects) {
     rt.set_origins(origins);
     rt.set_hostile_origins(hostile);
     agent = StartAgent(rt, log, std::move(opt));
@@ -199,8 +198,8 @@ TEST(OriginsAssembler, ObjectsBeforeTheClockAreUnknownAndIdsFollowTheWireOrder) 
   EXPECT_TRUE(s.origins->sites[1].methods.empty());
   EXPECT_EQ(s.origins->sites[2].methods, (std::vector<uint32_t>{1}));
   EXPECT_EQ(s.origins->sites[3].methods, (std::vector<uint32_t>{2, 0}));
-  const std::vector<uint32_t> sites = {kUnknownSite, kUnknownSite, kUnknownSite, 2, kUnknownSite,
-                                       0, 3};
+  const std::vector<uint32_t> sites = {
+      kUnknownSite, kUnknownSite, kUnknownSite, 2, kUnknownSite, 0, 3};
   const std::vector<uint32_t> frames = {0, 0, 0, 400, 0, 390, 0xFFFFFFFEu};
   ASSERT_EQ(s.object_alloc_site.size(), 7u);
   for (size_t i = 0; i < 7; ++i) {
@@ -232,7 +231,10 @@ TEST(OriginsAssembler, RefusesOriginsThatDoNotAddUp) {
     const char* expect;
   };
   const std::vector<Case> cases = {
-      {"undefined site", [](wire::HeapBatch* m) { m->set_object_sites(Col({1, 0, 4})); },
+      {"undefined site",
+       [](wire::HeapBatch* m) {
+         m->set_object_sites(Col({1, 0, 4}));
+       },
        "names site 4, but only 3 are defined"},
       {"undefined method",
        [](wire::HeapBatch* m) {
@@ -240,7 +242,10 @@ TEST(OriginsAssembler, RefusesOriginsThatDoNotAddUp) {
          m->add_origin_methods("A.Inner");
        },
        "names method 2, but only 1 are defined"},
-      {"method id 0", [](wire::HeapBatch* m) { m->set_site_methods(Col({1, 0, 2})); },
+      {"method id 0",
+       [](wire::HeapBatch* m) {
+         m->set_site_methods(Col({1, 0, 2}));
+       },
        "method id 0"},
       {"too deep",
        [](wire::HeapBatch* m) {
@@ -256,15 +261,17 @@ TEST(OriginsAssembler, RefusesOriginsThatDoNotAddUp) {
          m->add_origin_methods(std::string(protocol::kMaxMethodNameBytes + 1, 'x'));
        },
        "over the limit of 1024"},
-      {"site column short", [](wire::HeapBatch* m) { m->set_object_sites(Col({1, 0})); },
+      {"site column short",
+       [](wire::HeapBatch* m) {
+         m->set_object_sites(Col({1, 0}));
+       },
        "object sites: not a valid column of 3 values"},
       {"frames column long",
-       [](wire::HeapBatch* m) { m->set_object_frames(Col({1000, 1000, 1000})); },
-       "object frames: not a valid column of 2 values"},
-      {"frames without sites",
        [](wire::HeapBatch* m) {
-         m->clear_object_sites();
+         m->set_object_frames(Col({1000, 1000, 1000}));
        },
+       "object frames: not a valid column of 2 values"},
+      {"frames without sites", [](wire::HeapBatch* m) { m->clear_object_sites(); },
        "object frames without object sites"},
       {"sites column without a count", [](wire::HeapBatch* m) { m->clear_site_count(); },
        "site depths: bytes present for 0 values"},

@@ -114,8 +114,7 @@ int Main(const fs::path& out) {
   }
   {
     std::string s;
-    ok &= RecordAgentSession(false, false, &s, true) &&
-          Write(client_dir, "session-origins.bin", s);
+    ok &= RecordAgentSession(false, false, &s, true) && Write(client_dir, "session-origins.bin", s);
   }
   {
     std::string s(1, '\0');

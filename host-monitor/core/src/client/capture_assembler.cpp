@@ -232,8 +232,7 @@ bool CaptureAssembler::AppendOrigins(const protocol::RawBatch& b, size_t first_o
     snap_.object_alloc_site.resize(first_object, kUnknownSite);
   }
   if (alloc_.methods.size() + b.origin_methods.size() > protocol::kMaxCaptureOriginMethods)
-    return Fail(error, where + "more than " +
-                           std::to_string(protocol::kMaxCaptureOriginMethods) +
+    return Fail(error, where + "more than " + std::to_string(protocol::kMaxCaptureOriginMethods) +
                            " origin methods in one capture");
   for (const std::string& m : b.origin_methods) alloc_.methods.push_back(m);
   if (alloc_.sites.size() + b.site_depth.size() > protocol::kMaxCaptureSites)

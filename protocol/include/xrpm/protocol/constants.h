@@ -44,11 +44,11 @@ constexpr uint32_t kMaxTypeNameBytes = 4096;
 constexpr uint32_t kMaxShift = 16;
 
 // ---- allocation origins in heap batches (optional columns) ----
-constexpr uint32_t kMaxBatchOriginMethods = 4096;  // method definitions per batch
-constexpr uint32_t kMaxBatchSites = 4096;          // site definitions per batch
-constexpr uint32_t kMaxMethodNameBytes = 1024;     // the agent cuts longer names
-constexpr uint32_t kMaxCaptureOriginMethods = 16384;  // per capture (agent table; host check)
-constexpr uint32_t kMaxCaptureSites = 16384;          // per capture (agent table; host check)
+constexpr uint32_t kMaxBatchOriginMethods = 4096;           // method definitions per batch
+constexpr uint32_t kMaxBatchSites = 4096;                   // site definitions per batch
+constexpr uint32_t kMaxMethodNameBytes = 1024;              // the agent cuts longer names
+constexpr uint32_t kMaxCaptureOriginMethods = 16384;        // per capture (agent table; host check)
+constexpr uint32_t kMaxCaptureSites = 16384;                // per capture (agent table; host check)
 constexpr size_t kMaxCaptureMethodNameBytes = 1024 * 1024;  // all method names of a capture
 
 // ---- strings and counters ----

@@ -113,8 +113,8 @@ class BatchEncoder {
   bool AddSite(const uint32_t* method_ids, uint32_t depth);
   // Begins an object that owns `ref_count` references, to be given with AddRefs; site and
   // frame are its origin (ignored before AddClock; site 0 = unknown).
-  bool AddObject(uint64_t id, uint32_t type, uint32_t size, uint32_t ref_count,
-                 uint32_t site = 0, uint64_t frame = 0);
+  bool AddObject(uint64_t id, uint32_t type, uint32_t size, uint32_t ref_count, uint32_t site = 0,
+                 uint64_t frame = 0);
   // Adds up to n references of the current object; returns how many were taken (0 means seal
   // and call again: the next batch continues the object).
   size_t AddRefs(const uint64_t* refs, size_t n);
