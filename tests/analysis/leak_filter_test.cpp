@@ -178,6 +178,12 @@ TEST(LeakFilter, RefusesCapturesOfDifferentRuns) {
             std::string::npos);
   h.b.capture->device.app_name = "bubbles.exe";
   EXPECT_EQ(CheckLeakCaptures(h.a, h.b, h.c), "");
+  h.b.capture->device.runtime_name = "Mono 6.12";
+  EXPECT_NE(CheckLeakCaptures(h.a, h.b, h.c).find("their runtime differs ('' vs 'Mono 6.12')"),
+            std::string::npos);
+  h.b.capture->device.runtime_name = "";
+  h.b.capture->device.endpoint = "localhost:4510";  // another spelling of the same device
+  EXPECT_EQ(CheckLeakCaptures(h.a, h.b, h.c), "");
   h.a.sections[0].start_ms = 9000;  // a later clock, but an earlier frame: another run
   h.b.sections[0].start_ms = 1000;
   EXPECT_NE(CheckLeakCaptures(h.a, h.b, h.c).find("the device clock went backwards"),

@@ -13,7 +13,7 @@
 // Requirements (else LeakFilterError with a message naming the capture): all three snapshots
 // have allocation origins; A.capture_frame <= B.capture_frame <= C.capture_frame (the frame
 // counter only grows within one run); and, when the captures say so, they come from one run of
-// the game: the same app, runtime and device endpoint (CaptureInfo) and capture clocks
+// the game: the same app and runtime (CaptureInfo) and capture clocks
 // (section start_ms, boot-relative) that do not go backwards.
 //
 // Sampled origins (Mono, origins->sample_bytes > 0): only sampled objects have an origin, so
