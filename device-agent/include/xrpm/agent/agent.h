@@ -13,7 +13,10 @@
 //     streams the batches (it holds them while the world is stopped, see PROTOCOL.md).
 //
 // Memory bound: a capture holds the encoder's column buffers (a few MiB) plus the encoded
-// batches not yet acknowledged by the host (~8 B per object). When that total would exceed
+// batches not yet acknowledged by the host (~8 B per object), plus, when the runtime reports
+// allocation origins, the capture's site and method tables (OriginInterner: at most 16384 of
+// each and 1 MiB of names, ~3.6 MiB at the very worst, typically a few KiB); all of it is one
+// account. When that total would exceed
 // `capture_memory_limit`, the walk waits for the network (the game pause grows instead of
 // memory); so the agent never holds more than the limit (or its buffers plus one batch, if the
 // limit is smaller than that). Below 8 MiB the agent streams (small batches sent while the walk
