@@ -1,0 +1,232 @@
+// Allocation origins end to end (issue #16): Origins.exe under xrpm-mono --allocations, captured
+// by the host client over the wire into a Snapshot. Origins.exe N PAD 5 M makes N
+// Origins.Tracked objects (each with a PAD-byte payload) in Origins.Maker.MakeTracked inside the
+// frame method when 5 frames have completed, then moves them out of the nursery with
+// GC.Collect(); M Origins.Early objects come from Origins.Program.MakeEarly before any frame.
+//   - sample interval 1 byte: every object is sampled, so every Tracked object and its payload
+//     show MakeTracked <- Tick and frame 5, before and after further collections;
+//   - the default interval (16 KiB): only a fraction of them has an origin, the rest unknown;
+//   - a frames subscription's interval is the one in force (and reported) while it lasts;
+//   - origins off (--sample-bytes 0, or no --allocations): the capture has none;
+//   - the sample game's leak (XnaBubbles.exe, every allocation sampled): three captures saved as
+//     .xrpm, `xrpm leaks A B C --json` names the leaking Bubble and its site
+//     (XnaBubbles.BubblesGame.Spawn) and not the particles the game frees.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "mono_process.h"
+#include "subprocess.h"
+#include "test_util.h"
+#include "xrpm/core/client/host_client.h"
+#include "xrpm/core/snapshot_io.h"
+
+#ifndef XRPM_CLI_BIN
+#define XRPM_CLI_BIN ""
+#endif
+
+namespace xrpm::testing {
+namespace {
+
+constexpr uint32_t kMakeFrame = 5;
+
+std::vector<std::string> Methods(const Snapshot& s, size_t i) {
+  std::vector<std::string> m;
+  for (uint32_t k : s.origins->sites[s.object_alloc_site[i]].methods)
+    m.push_back(s.origins->methods[k]);
+  return m;
+}
+
+std::shared_ptr<const Snapshot> CaptureOf(MonoRun& run) {
+  auto c = ConnectTo(run.endpoint);
+  if (!c) return nullptr;
+  const client::CaptureResult r = CaptureOnce(*c, 120000);
+  EXPECT_TRUE(r.ok) << r.error << "\n" << run.proc->log().All();
+  return r.ok ? r.snapshot : nullptr;
+}
+
+struct Counts {
+  size_t tracked = 0, tracked_known = 0, payloads = 0, payloads_known = 0, early_known = 0;
+};
+
+// Counts the Tracked objects and their payloads, checking every known origin among them.
+Counts CheckTracked(const Snapshot& s) {
+  Counts n;
+  std::unordered_map<ObjectId, size_t> index;
+  for (size_t i = 0; i < s.object_count(); ++i) index[s.object_id[i]] = i;
+  auto check = [&](size_t i, const std::string& what) {
+    const std::vector<std::string> m = Methods(s, i);
+    EXPECT_GE(m.size(), 2u) << what;
+    if (m.size() < 2) return;
+    EXPECT_EQ(m[0], "Origins.Maker.MakeTracked") << what;
+    EXPECT_EQ(m[1], "Origins.Program.Tick") << what;
+    EXPECT_EQ(s.object_alloc_frame[i], kMakeFrame) << what;
+    EXPECT_EQ(s.age_frames(i), s.origins->capture_frame - kMakeFrame) << what;
+  };
+  for (size_t i = 0; i < s.object_count(); ++i) {
+    const std::string type = s.type_name_of(i);
+    if (type == "Origins.Early" && s.origin_known(i)) {
+      ++n.early_known;
+      EXPECT_EQ(s.object_alloc_frame[i], 0u);
+      EXPECT_EQ(Methods(s, i).front(), "Origins.Program.MakeEarly");
+    }
+    if (type != "Origins.Tracked") continue;
+    ++n.tracked;
+    if (s.origin_known(i)) {
+      ++n.tracked_known;
+      check(i, "Tracked");
+    }
+    for (ObjectId r : s.object_refs(i)) {
+      auto it = index.find(r);
+      if (it == index.end() || s.type_name_of(it->second) != "System.Byte[]") continue;
+      ++n.payloads;
+      if (s.origin_known(it->second)) {
+        ++n.payloads_known;
+        check(it->second, "payload");
+      }
+    }
+  }
+  return n;
+}
+
+TEST(MonoOrigins, EverySampledObjectKeepsItsSiteAndFrameAcrossCollections) {
+  SKIP_WITHOUT_MONO();
+  MonoRun run({"--frame", "Origins.Program:Tick", "--allocations", "--sample-bytes", "1"},
+              "Origins.exe", {"400", "64", std::to_string(kMakeFrame), "30"});
+  ASSERT_FALSE(run.endpoint.empty()) << run.proc->log().All();
+  ASSERT_FALSE(run.proc->log().WaitFor("Origins: made", 30000).empty()) << run.proc->log().All();
+  const auto first = CaptureOf(run);
+  ASSERT_TRUE(first);
+  ASSERT_TRUE(first->has_origins());
+  EXPECT_EQ(first->origins->sample_bytes, 1u);
+  EXPECT_GT(first->origins->capture_frame, kMakeFrame);
+  const Counts a = CheckTracked(*first);
+  EXPECT_EQ(a.tracked, 400u);
+  EXPECT_EQ(a.tracked_known, 400u) << "every allocation was sampled";
+  EXPECT_EQ(a.payloads_known, 400u);
+  EXPECT_EQ(a.early_known, 30u);
+  size_t known = 0;
+  for (size_t i = 0; i < first->object_count(); ++i) known += first->origin_known(i);
+  EXPECT_EQ(known, first->object_count()) << "every object was sampled";
+
+  // Later, after more collections (the capture's own moved them too): unchanged, older.
+  const auto second = CaptureOf(run);
+  ASSERT_TRUE(second);
+  ASSERT_TRUE(second->has_origins());
+  EXPECT_GT(second->origins->capture_frame, first->origins->capture_frame);
+  const Counts b = CheckTracked(*second);
+  EXPECT_EQ(b.tracked_known, 400u);
+  EXPECT_EQ(b.payloads_known, 400u);
+}
+
+TEST(MonoOrigins, AtTheDefaultIntervalOnlySampledObjectsHaveAnOrigin) {
+  SKIP_WITHOUT_MONO();
+  // 2,000 1 KiB payloads: each sampled with p = 1 - e^(-1040/16384) ~ 6% (about 120 expected).
+  MonoRun run({"--frame", "Origins.Program:Tick", "--allocations"}, "Origins.exe",
+              {"2000", "1024", std::to_string(kMakeFrame), "0"});
+  ASSERT_FALSE(run.endpoint.empty()) << run.proc->log().All();
+  ASSERT_FALSE(run.proc->log().WaitFor("Origins: made", 30000).empty()) << run.proc->log().All();
+  const auto s = CaptureOf(run);
+  ASSERT_TRUE(s);
+  ASSERT_TRUE(s->has_origins());
+  EXPECT_EQ(s->origins->sample_bytes, 16384u) << "the default interval, in force";
+  const Counts n = CheckTracked(*s);  // every known one names MakeTracked and frame 5
+  EXPECT_EQ(n.payloads, 2000u);
+  EXPECT_GT(n.payloads_known, 0u);
+  EXPECT_LT(n.payloads_known, 600u) << "a sample, not every object";
+  EXPECT_LT(n.tracked_known, 100u) << "32-byte objects: p ~ 0.2%";
+  size_t unknown = 0;
+  for (size_t i = 0; i < s->object_count(); ++i) unknown += !s->origin_known(i);
+  EXPECT_GT(unknown, s->object_count() / 2);
+  EXPECT_NE(run.proc->log().WaitFor("allocation origins:"), "") << run.proc->log().All();
+}
+
+TEST(MonoOrigins, AFramesSubscriptionSetsTheIntervalWhileItLasts) {
+  SKIP_WITHOUT_MONO();
+  MonoRun run({"--frame", "Origins.Program:Tick", "--allocations"}, "Origins.exe",
+              {"10", "16", "1", "0"});
+  ASSERT_FALSE(run.endpoint.empty()) << run.proc->log().All();
+  ASSERT_FALSE(run.proc->log().WaitFor("Origins: made", 30000).empty());
+  {
+    auto c = ConnectTo(run.endpoint);
+    ASSERT_TRUE(c);
+    c->SubscribeFrames(1024);
+    ASSERT_TRUE(c->WaitFrames(2, 30000)) << c->frames_status().error;
+    const client::CaptureResult r = CaptureOnce(*c, 120000);
+    ASSERT_TRUE(r.ok) << r.error;
+    ASSERT_TRUE(r.snapshot->has_origins());
+    EXPECT_EQ(r.snapshot->origins->sample_bytes, 1024u);
+  }
+  // The host left (its subscription with it): the start-up interval again.
+  ASSERT_FALSE(run.proc->log().WaitFor("disconnected", 30000).empty());
+  const auto s = CaptureOf(run);
+  ASSERT_TRUE(s);
+  ASSERT_TRUE(s->has_origins());
+  EXPECT_EQ(s->origins->sample_bytes, 16384u);
+}
+
+TEST(MonoOrigins, WithoutOriginsACaptureHasNone) {
+  SKIP_WITHOUT_MONO();
+  for (const std::vector<std::string>& opts :
+       {std::vector<std::string>{"--frame", "Origins.Program:Tick", "--allocations",
+                                 "--sample-bytes", "0"},
+        std::vector<std::string>{"--frame", "Origins.Program:Tick"}}) {
+    MonoRun run(opts, "Origins.exe", {"10", "16", "1", "0"});
+    ASSERT_FALSE(run.endpoint.empty()) << run.proc->log().All();
+    ASSERT_FALSE(run.proc->log().WaitFor("Origins: made", 30000).empty());
+    const auto s = CaptureOf(run);
+    ASSERT_TRUE(s);
+    EXPECT_FALSE(s->has_origins()) << "absent, not made up";
+    EXPECT_TRUE(s->object_alloc_site.empty());
+  }
+}
+
+TEST(MonoOrigins, TheLeakFilterNamesTheSampleGamesLeakAndItsSite) {
+  SKIP_WITHOUT_MONO();
+  MonoRun run({"--allocations", "--sample-bytes", "1"}, "XnaBubbles.exe", {});
+  ASSERT_FALSE(run.endpoint.empty()) << run.proc->log().All();
+  ASSERT_FALSE(run.proc->log().WaitFor("XnaBubbles: running", 30000).empty());
+  auto c = ConnectTo(run.endpoint);
+  ASSERT_TRUE(c);
+  c->SubscribeCounters(100);  // its samples (every 100 ms) pace the captures
+  const std::string dir = "/tmp/xrpm_mono_leaks_" + std::to_string(getpid());
+  ASSERT_EQ(RunProcess({"/bin/mkdir", "-p", dir}).exit_code, 0);
+  std::vector<std::string> files;
+  for (const char* name : {"a", "b", "c"}) {
+    // A second and a half of the game between captures: about 90 frames, dozens of bubbles
+    // spawned, every particle of the previous interval gone (they live 30 frames).
+    ASSERT_TRUE(c->WaitCounterSamples(c->counters().received() + 15, 30000));
+    const client::CaptureResult cap = CaptureOnce(*c, 120000);
+    ASSERT_TRUE(cap.ok) << cap.error << run.proc->log().All();
+    ASSERT_TRUE(cap.snapshot->has_origins());
+    files.push_back(dir + "/" + name + ".xrpm");
+    SaveSnapshot(*cap.snapshot, files.back());
+  }
+  const RunResult r =
+      RunProcess({XRPM_CLI_BIN, "leaks", files[0], files[1], files[2], "--json"}, 120000);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  ASSERT_TRUE(j.contains("groups")) << r.out;
+  bool bubble = false;
+  size_t particles = 0;
+  for (const auto& g : j["groups"]) {
+    const std::string type = g["type"];
+    if (type == "XnaBubbles.Particle") particles += g["count"].get<size_t>();
+    if (type == "XnaBubbles.Bubble" && !g["site"].empty() &&
+        g["site"][0] == "XnaBubbles.BubblesGame.Spawn") {
+      bubble = true;
+      EXPECT_GT(g["count"].get<size_t>(), 0u);
+    }
+  }
+  EXPECT_TRUE(bubble) << r.out;
+  EXPECT_LE(particles, 4u) << "freed by the game (up to what conservative stack scanning keeps)";
+  for (const std::string& f : files) unlink(f.c_str());
+  rmdir(dir.c_str());
+}
+
+}  // namespace
+}  // namespace xrpm::testing
