@@ -9,8 +9,9 @@
 #      `dpkg -x` into build/s390x/sysroot/ (no multiarch installation on the machine).
 #   2. Runs that xrpm-emulator under qemu-s390x (Debian qemu-user), its agent on 127.0.0.1.
 #   3. Captures the synthetic and the bubbles scenarios with the native `xrpm capture` and requires
-#      the synthetic capture to equal, record for record, the ground truth the native emulator
-#      writes (`--dump`) for the same seed; the bubbles capture must load with no problem.
+#      the synthetic capture to equal, record for record and in its allocation sites per type, the
+#      ground truth the native emulator writes (`--dump`) for the same seed; the bubbles capture
+#      must load with no problem and name the methods that allocated its objects.
 #
 # Usage: scripts/big_endian.sh [--no-native-build]   (needs build/release's xrpm and xrpm-emulator;
 #        built here unless --no-native-build)
@@ -86,30 +87,44 @@ start_be_emulator() {
 }
 stop_be_emulator() { kill "$emu_pid" 2>/dev/null || true; wait "$emu_pid" 2>/dev/null || true; emu_pid=; }
 
-# ---- 3a. synthetic: capture from big-endian == native ground truth, record for record
+# ---- 3a. synthetic: capture from big-endian == native ground truth, record for record, and the
+#          same allocation sites per type (the allocation-origin columns of the wire, #16)
 synth=(--scenario synthetic --seed 7 --objects 20000 --types 40)
-"$native/emulator/xrpm-emulator" "${synth[@]}" --frames 3 --quiet --dump "$work/synthetic-truth.gclog"
+xrpm=$native/host-monitor/xrpm
+"$native/emulator/xrpm-emulator" "${synth[@]}" --frames 3 --quiet --dump "$work/synthetic-truth.xrpm"
 start_be_emulator "$work/synthetic-emulator.log" "${synth[@]}"
-"$native/host-monitor/xrpm" capture --connect "127.0.0.1:$port" --peer-timeout 60 \
-  -o "$work/synthetic-be.gclog" --json >"$work/synthetic-capture.json"
+"$xrpm" capture --connect "127.0.0.1:$port" --peer-timeout 60 \
+  -o "$work/synthetic-be.xrpm" --json >"$work/synthetic-capture.json"
 stop_be_emulator
+for f in truth be; do
+  "$xrpm" convert "$work/synthetic-$f.xrpm" "$work/synthetic-$f.gclog" 2>/dev/null >/dev/null
+  "$xrpm" types --by-site --top 0 "$work/synthetic-$f.xrpm" >"$work/synthetic-$f-sites.txt"
+done
 # The a/c records carry the device clock; everything else must match exactly.
 if ! diff <(grep -v '^[ac] ' "$work/synthetic-truth.gclog") <(grep -v '^[ac] ' "$work/synthetic-be.gclog") \
      >"$work/synthetic.diff"; then
   echo "big-endian: the s390x capture differs from the native ground truth:" >&2
   head -40 "$work/synthetic.diff" >&2; exit 1
 fi
+if ! diff "$work/synthetic-truth-sites.txt" "$work/synthetic-be-sites.txt" >"$work/sites.diff"; then
+  echo "big-endian: the s390x capture's allocation sites differ from the native ground truth:" >&2
+  head -40 "$work/sites.diff" >&2; exit 1
+fi
 records=$(grep -vc '^[ac] ' "$work/synthetic-truth.gclog")
-echo "big-endian: synthetic capture from s390x equals the x86-64 ground truth ($records records)"
+echo "big-endian: synthetic capture from s390x equals the x86-64 ground truth ($records records, same sites)"
 
 # ---- 3b. bubbles: a game with threads, statics, handles and strings
 start_be_emulator "$work/bubbles-emulator.log" --scenario bubbles
 "$native/host-monitor/xrpm" capture --connect "127.0.0.1:$port" --peer-timeout 60 \
-  -o "$work/bubbles-be.gclog" --json >"$work/bubbles-capture.json"
+  -o "$work/bubbles-be.xrpm" --json >"$work/bubbles-capture.json"
 stop_be_emulator
-"$native/host-monitor/xrpm" info --strict "$work/bubbles-be.gclog" >"$work/bubbles-info.txt"
-"$native/host-monitor/xrpm" types "$work/bubbles-be.gclog" >"$work/bubbles-types.txt"
+"$xrpm" info --strict "$work/bubbles-be.xrpm" >"$work/bubbles-info.txt"
+"$xrpm" types --by-site --top 0 "$work/bubbles-be.xrpm" >"$work/bubbles-types.txt"
 grep -q 'Bubbles\.Bubble' "$work/bubbles-types.txt" \
   || { echo "big-endian: the bubbles capture has no Bubbles.Bubble objects" >&2; exit 1; }
+# Sites travel as names and stacks: the game object was allocated by Main, whenever the capture ran.
+grep -q 'Bubbles\.Game1  *Bubbles\.Program\.Main$' "$work/bubbles-types.txt" \
+  || { echo "big-endian: the bubbles capture does not say Bubbles.Program.Main allocated Game1" >&2
+       exit 1; }
 objects=$(sed -n 's/.*"objects": *\([0-9]*\).*/\1/p' "$work/bubbles-capture.json")
-echo "big-endian: bubbles capture from s390x ($objects objects) loads with no problem (--strict)"
+echo "big-endian: bubbles capture from s390x ($objects objects) loads with no problem (--strict), sites named"
