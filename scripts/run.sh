@@ -4,9 +4,12 @@
 #   1. starts xrpm-emulator (scenario bubbles, 60 fps) with its device agent on 127.0.0.1 (a free
 #      port, read from the agent's "listening on" line);
 #   2. samples its live counters for 2 s while the game plays (`xrpm counters`);
-#   3. captures its heap over the network into build/run/bubbles.gclog (`xrpm capture`);
-#   4. stops the emulator (always, also on error or Ctrl-C) and reports on the capture
-#      (`xrpm info`, `xrpm types`, and `xrpm report` once that verb exists).
+#   3. captures its heap over the network three times, 2 s of play apart, into
+#      build/run/SCENARIO-{1,2,3}.xrpm (`xrpm capture`; .xrpm keeps where and in which frame every
+#      object was allocated);
+#   4. stops the emulator (always, also on error or Ctrl-C) and reports on the last capture
+#      (`xrpm info`, `xrpm types --by-site`, `xrpm report`) and on what the game allocated between
+#      the first two captures and still holds in the third (`xrpm leaks`).
 # Usage: scripts/run.sh [SCENARIO]   (bubbles by default; leak and synthetic work too)
 #        scripts/run.sh mono         the same with a real runtime: the C# sample game XnaBubbles.exe
 #                                    under Mono with the device agent inside it (xrpm-mono)
@@ -25,7 +28,7 @@ xrpm="$bin/host-monitor/xrpm"
 out=build/run
 mkdir -p "$out"
 log="$out/emulator.log"
-snap="$out/$scenario.gclog"
+snap="$out/$scenario-3.xrpm"
 
 emu_pid=""
 stop_emulator() {
@@ -43,7 +46,8 @@ if [ "$scenario" = mono ]; then
     echo "run.sh: the Mono port was not built: sudo apt-get install mono-runtime libmono-2.0-dev mono-mcs" >&2
     exit 1
   }
-  "$bin/emulator/xrpm-mono" --port 0 -- "$bin/emulator/XnaBubbles.exe" 2>"$log" &
+  # --allocations: sampled allocations carry their site and frame into captures.
+  "$bin/emulator/xrpm-mono" --port 0 --allocations -- "$bin/emulator/XnaBubbles.exe" 2>"$log" &
   label="xrpm-mono (XnaBubbles.exe under Mono)"
 else
   "$bin/emulator/xrpm-emulator" --scenario "$scenario" --port 0 2>"$log" &
@@ -77,14 +81,18 @@ echo
 echo "== live counters (2 s)"
 "$xrpm" counters --connect "$endpoint" --interval 100 --duration 2
 echo
-echo "== heap capture"
-"$xrpm" capture --connect "$endpoint" -o "$snap"
+echo "== heap captures (three, 2 s of play apart)"
+for n in 1 2 3; do
+  [ "$n" = 1 ] || sleep 2  # let the game play between captures
+  "$xrpm" capture --connect "$endpoint" -o "$out/$scenario-$n.xrpm"
+done
 stop_emulator
 echo
 "$xrpm" info "$snap"
 echo
-"$xrpm" types --top 15 "$snap"
-if "$xrpm" --help | grep -q '^  report '; then
-  echo
-  "$xrpm" report "$snap"
-fi
+"$xrpm" types --by-site --top 15 "$snap"
+echo
+"$xrpm" report "$snap"
+echo
+echo "== allocated between capture 1 and capture 2, still alive in capture 3"
+"$xrpm" leaks "$out/$scenario-1.xrpm" "$out/$scenario-2.xrpm" "$snap"
