@@ -407,6 +407,9 @@ void App::DrawMain() {
         case View::kDominators:
           DrawDominatorsView(*this, *d);
           break;
+        case View::kAge:
+          DrawAgeView(*this, *d);
+          break;
         default:
           break;
       }

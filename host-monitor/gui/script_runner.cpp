@@ -114,6 +114,20 @@ void ScriptRunner::Start(const ScriptStep& s) {
     if (!d) return Fail("no snapshot is open");
     d->selection.type_filter = arg;
     Next();
+  } else if (s.verb == "group-by") {
+    SnapshotDoc* d = ses.active();
+    if (!d) return Fail("no snapshot is open");
+    d->selection.grouping = *SiteGroupingFromName(arg);
+    Next();
+  } else if (s.verb == "select-site") {
+    if (!ses.SelectSite(arg))
+      return Fail("no allocation site matching '" + arg +
+                  "' (the snapshot has no origins, or none of the sites matches)");
+    Next();
+  } else if (s.verb == "select-age") {
+    if (!ses.SelectAgeBin(arg))
+      return Fail("no age bin '" + arg + "' (the snapshot has no ages, or that bin is empty)");
+    Next();
   } else if (s.verb == "view") {
     auto v = ViewFromName(arg);
     if (!v) return Fail("unknown view");

@@ -68,6 +68,33 @@ void DrawRootPath(App& app, SnapshotDoc& doc, const analysis::RootPath& path) {
   ImGui::Unindent(14.f);
 }
 
+bool OriginsOrNote(const SnapshotDoc& doc) {
+  if (doc.snapshot->has_origins()) return true;
+  ImGui::PushTextWrapPos(0);
+  TextColored(kWarn, NoOriginsNote(*doc.snapshot, doc.path));
+  ImGui::PopTextWrapPos();
+  return false;
+}
+
+void GroupingCombo(SnapshotDoc& doc) {
+  static constexpr const char* kLabels[] = {"Type", "Allocation site", "Type and site"};
+  const bool has = doc.snapshot->has_origins();
+  ImGui::BeginDisabled(!has);
+  ImGui::SetNextItemWidth(150);
+  int g = has ? int(doc.selection.grouping) : 0;
+  if (ImGui::Combo("Group by", &g, kLabels, 3)) {
+    doc.selection.grouping = SiteGrouping(g);
+    doc.selection.site.reset();
+  }
+  ImGui::EndDisabled();
+  if (!has && ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
+    ImGui::SetTooltip("%s", NoOriginsNote(*doc.snapshot, doc.path).c_str());
+}
+
+std::string SiteText(const Snapshot& snap, uint32_t site) {
+  return analysis::SiteLabel(snap, site, 3);
+}
+
 std::string MergedPathText(const analysis::GraphIndex& g, const analysis::MergedPath& p) {
   return analysis::MergedPathLabel(g, p, "  \u2192  ");
 }

@@ -26,6 +26,14 @@ bool ObjectLink(App& app, session::SnapshotDoc& doc, uint32_t v, bool open_on_cl
 std::string RootText(const analysis::GraphIndex& g, uint32_t record);
 // Draws "root → A → B → object", each hop a link. Shows a note when no strong root reaches it.
 void DrawRootPath(App& app, session::SnapshotDoc& doc, const analysis::RootPath& path);
+// When the snapshot has no allocation origins, draws why (NoOriginsNote, wrapped) and returns
+// false; true when it has them.
+bool OriginsOrNote(const session::SnapshotDoc& doc);
+// The "Group by" combo (type / allocation site / type and site) shared by Types, Instances and
+// the Dominator tree; disabled, with the reason as tooltip, when the snapshot has no origins.
+void GroupingCombo(session::SnapshotDoc& doc);
+// One-line label of an allocation site (innermost methods first, "…" when deeper).
+std::string SiteText(const Snapshot& snap, uint32_t site);
 // Draws a merged path (root descriptor, then the types along it; "Type+" for runs).
 std::string MergedPathText(const analysis::GraphIndex& g, const analysis::MergedPath& p);
 

@@ -46,6 +46,32 @@ void RefTable(App& app, SnapshotDoc& doc, const char* id, std::span<const uint32
   ImGui::EndTable();
 }
 
+// Where and when the object was allocated: its age and its site's methods, innermost first.
+void DrawOrigin(App& app, SnapshotDoc& doc, uint32_t v) {
+  const Snapshot& snap = *doc.snapshot;
+  ImGui::Spacing();
+  SectionTitle("Allocated at (innermost method first)");
+  if (!OriginsOrNote(doc)) return;
+  if (!snap.origin_known(v)) {
+    TextColored(kWarn, UnknownOriginNote(snap, v));
+    return;
+  }
+  TextMuted(AgeText(snap, v));
+  const uint32_t site = SiteOfObject(snap, v);
+  const auto methods = analysis::SiteMethods(snap, site);
+  if (methods.empty()) ImGui::BulletText("%s", SiteText(snap, site).c_str());
+  constexpr size_t kShown = 12;
+  for (size_t i = 0; i < methods.size() && i < kShown; ++i)
+    ImGui::BulletText("%s", methods[i].c_str());
+  if (methods.size() > kShown)
+    TextMuted("… " + std::to_string(methods.size() - kShown) + " outer frames");
+  if (ImGui::SmallButton("Instances of this type from this site")) {
+    doc.selection.type = snap.object_type[v];
+    doc.selection.site = site;
+    app.SetView(View::kInstances);
+  }
+}
+
 }  // namespace
 
 void DrawInspectorView(App& app, SnapshotDoc& doc) {
@@ -89,6 +115,8 @@ void DrawInspectorView(App& app, SnapshotDoc& doc) {
     ImGui::SameLine();
     ObjectLink(app, doc, idom);
   }
+
+  DrawOrigin(app, doc, v);
 
   ImGui::Spacing();
   SectionTitle("Shortest path from a GC root");

@@ -1,6 +1,8 @@
 // Instances view: every object of the selected type (ImGuiListClipper: millions are fine),
 // sortable by retained size (default), size and reference count; a click selects an object, a
-// double click opens it in the Inspector. Below: the few root paths that hold most of the
+// double click opens it in the Inspector. With allocation origins it shows each instance's age
+// and site, and grouped by site (Group by) a table of the type's sites above the list: a click
+// narrows the list to that site. Below: the few root paths that hold most of the
 // instances (merged shortest paths, computed on the worker when the type is first shown).
 #include <imgui.h>
 
@@ -16,7 +18,47 @@ namespace xrpm::gui {
 using namespace xrpm::session;
 
 namespace {
-enum Col { kColObject, kColSize, kColRetained, kColRefs };
+enum Col { kColObject, kColSize, kColRetained, kColRefs, kColAge, kColSite };
+
+// The type's instances by allocation site; a click narrows the list (doc.selection.site).
+void DrawSites(SnapshotDoc& doc, const InstancesViewState& st, float height) {
+  const Snapshot& snap = *doc.snapshot;
+  const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV |
+                                ImGuiTableFlags_ScrollY | ImGuiTableFlags_SizingFixedFit |
+                                ImGuiTableFlags_Resizable;
+  if (!ImGui::BeginTable("sites", 3, flags, ImVec2(0, height))) return;
+  ImGui::TableSetupScrollFreeze(0, 1);
+  ImGui::TableSetupColumn(snap.origins->sample_bytes ? "Allocation site (sampled objects)"
+                                                     : "Allocation site",
+                          ImGuiTableColumnFlags_WidthStretch);
+  ImGui::TableSetupColumn("Instances", 0, 100);
+  ImGui::TableSetupColumn("Shallow", 0, 100);
+  ImGui::TableHeadersRow();
+  uint64_t all_count = 0, all_bytes = 0;
+  for (const auto& r : st.sites) all_count += r.count, all_bytes += r.bytes;
+  auto row = [&](const std::string& label, bool selected, uint64_t count, uint64_t bytes,
+                 std::optional<uint32_t> site) {
+    ImGui::TableNextRow();
+    ImGui::TableNextColumn();
+    if (ImGui::Selectable(label.c_str(), selected, ImGuiSelectableFlags_SpanAllColumns))
+      doc.selection.site = site;
+    if (site && ImGui::IsItemHovered())
+      ImGui::SetTooltip("%s", analysis::SiteLabel(snap, *site, 0, "\n").c_str());
+    ImGui::TableNextColumn();
+    TextRight(FormatCount(count));
+    ImGui::TableNextColumn();
+    TextRight(FormatBytes(bytes));
+  };
+  row("All sites (" + FormatCount(st.sites.size()) + ")", !doc.selection.site, all_count,
+      all_bytes, std::nullopt);
+  for (size_t i = 0; i < st.sites.size(); ++i) {
+    const auto& r = st.sites[i];
+    ImGui::PushID(int(i));
+    row(SiteText(snap, r.site), doc.selection.site == r.site, r.count, r.bytes, r.site);
+    ImGui::PopID();
+  }
+  ImGui::EndTable();
+}
 
 void DrawHolders(App& app, SnapshotDoc& doc, uint32_t type) {
   const DocAnalysis& a = *doc.analysis;
@@ -75,29 +117,51 @@ void DrawInstancesView(App& app, SnapshotDoc& doc) {
   InstancesViewState& st = app.views().instances;
   const uint32_t type = static_cast<uint32_t>(doc.selection.type);
   const DocAnalysis* a = doc.analysis.get();
-  if (st.doc != doc.id || st.type != doc.selection.type || st.analysis != a) {
+  const bool origins = snap.has_origins();
+  if (st.doc != doc.id || st.type != doc.selection.type || st.analysis != a ||
+      st.site != doc.selection.site) {
+    if (st.doc != doc.id || st.type != doc.selection.type || st.analysis != a)
+      st.sites = a && origins ? analysis::SiteStatsOfGroup(a->index(), a->index().group_of_type(type))
+                              : std::vector<analysis::SiteRow>{};
     st.doc = doc.id;
     st.type = doc.selection.type;
     st.analysis = a;
+    st.site = doc.selection.site;
     if (a) {
       auto nodes = a->index().Instances(a->index().group_of_type(type));
       st.objects.assign(nodes.begin(), nodes.end());
     } else {
       st.objects = InstancesOfType(snap, type);
     }
+    if (st.site)
+      std::erase_if(st.objects, [&](uint64_t o) { return SiteOfObject(snap, uint32_t(o)) != *st.site; });
     st.sort_column = -1;  // re-sort below
   }
 
   TextColored(kAccent, snap.types[type].name);
   ImGui::SameLine();
   TextMuted(FormatCount(st.objects.size()) + " instances");
+  if (st.site && origins) {
+    ImGui::SameLine();
+    TextMuted("allocated at");
+    ImGui::SameLine();
+    TextColored(kWarn, SiteText(snap, *st.site));
+    ImGui::SameLine();
+    if (ImGui::SmallButton("All sites")) doc.selection.site.reset();
+  }
+  ImGui::SameLine(ImGui::GetContentRegionAvail().x + ImGui::GetCursorPosX() - 230);
+  GroupingCombo(doc);
+  const bool by_site = origins && a && doc.selection.grouping != SiteGrouping::kType;
+  if (by_site)
+    DrawSites(doc, st, std::min(ImGui::GetContentRegionAvail().y * 0.3f,
+                                ImGui::GetTextLineHeightWithSpacing() * (st.sites.size() + 2.5f)));
 
   const bool holders = a != nullptr;
   const float table_h = holders ? ImGui::GetContentRegionAvail().y * 0.62f : 0.f;
   const ImGuiTableFlags flags = ImGuiTableFlags_Resizable | ImGuiTableFlags_Sortable |
                                 ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV |
                                 ImGuiTableFlags_ScrollY | ImGuiTableFlags_SizingFixedFit;
-  if (ImGui::BeginTable("instances", 4, flags, ImVec2(0, table_h))) {
+  if (ImGui::BeginTable("instances", origins ? 6 : 4, flags, ImVec2(0, table_h))) {
     ImGui::TableSetupScrollFreeze(0, 1);
     ImGui::TableSetupColumn(
         "Object", ImGuiTableColumnFlags_WidthStretch | ImGuiTableColumnFlags_NoSort, 0, kColObject);
@@ -107,6 +171,10 @@ void DrawInstancesView(App& app, SnapshotDoc& doc) {
         110, kColRetained);
     ImGui::TableSetupColumn("References out", ImGuiTableColumnFlags_PreferSortDescending, 130,
                             kColRefs);
+    if (origins) {
+      ImGui::TableSetupColumn("Age (frames)", ImGuiTableColumnFlags_NoSort, 110, kColAge);
+      ImGui::TableSetupColumn("Allocation site", ImGuiTableColumnFlags_NoSort, 360, kColSite);
+    }
     ImGui::TableHeadersRow();
     if (ImGuiTableSortSpecs* sort = ImGui::TableGetSortSpecs()) {
       const int col = sort->SpecsCount ? int(sort->Specs[0].ColumnUserID) : kColRetained;
@@ -146,6 +214,16 @@ void DrawInstancesView(App& app, SnapshotDoc& doc) {
         TextRight(a ? FormatBytes(a->dom().retained(uint32_t(o))) : "\u2026");
         ImGui::TableNextColumn();
         TextRight(FormatCount(snap.object_refs(o).size()));
+        if (origins) {
+          const bool known = snap.origin_known(o);
+          ImGui::TableNextColumn();
+          TextRight(known ? FormatCount(snap.age_frames(o)) : "?");
+          ImGui::TableNextColumn();
+          if (known)
+            ImGui::TextUnformatted(SiteText(snap, SiteOfObject(snap, uint32_t(o))).c_str());
+          else
+            TextMuted(std::string(analysis::kUnknownSiteLabel));
+        }
       }
     }
     ImGui::EndTable();

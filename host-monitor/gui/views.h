@@ -30,9 +30,10 @@ enum class View {
   kInspector,
   kRoots,
   kDominators,
+  kAge,
   kCompare,
 };
-inline constexpr int kViewCount = 11;
+inline constexpr int kViewCount = 12;
 
 const char* ViewName(View v);   // script name: "types"
 const char* ViewTitle(View v);  // tab title: "Types"
@@ -44,6 +45,11 @@ struct TypesViewState {
   uint32_t doc = 0;  // the document `filter` was loaded from
   session::TypeColumn column = session::TypeColumn::kRetained;
   bool descending = true;
+  // Grouped by site or (type, site): the rows of DocOrigins that pass the filter, cached.
+  const session::DocAnalysis* site_analysis = nullptr;
+  session::SiteGrouping site_grouping = session::SiteGrouping::kType;
+  std::string site_filter;
+  std::vector<uint32_t> site_rows;
 };
 
 struct InstancesViewState {
@@ -51,6 +57,8 @@ struct InstancesViewState {
   int64_t type = -1;
   const session::DocAnalysis* analysis = nullptr;  // the instances came from this analysis
   std::vector<uint64_t> objects;                   // object indices of the type, sorted for display
+  std::optional<uint32_t> site;                    // the list is narrowed to this site
+  std::vector<analysis::SiteRow> sites;            // the type's instances by allocation site
   int sort_column = -1;
   bool sort_descending = true;
 };
@@ -66,6 +74,13 @@ struct DominatorsViewState {
   session::DominatorBrowser browser;
   uint32_t reveal = kNoIndex;  // an object to expand to and scroll to, once
   int64_t scroll_to_row = -1;
+};
+
+struct AgeViewState {
+  bool counts = false;  // bars show objects instead of bytes
+  const session::DocAnalysis* analysis = nullptr;
+  int64_t bin = -1;                   // the bin `contents` describes
+  session::AgeRangeContents contents;  // what the chosen bar holds
 };
 
 struct RootsViewState {
@@ -90,6 +105,7 @@ struct ViewStates {
   InspectorViewState inspector;
   DominatorsViewState dominators;
   RootsViewState roots;
+  AgeViewState age;
   CompareViewState compare;
 };
 
@@ -99,6 +115,7 @@ void DrawInstancesView(App& app, session::SnapshotDoc& doc);
 void DrawInspectorView(App& app, session::SnapshotDoc& doc);
 void DrawRootsView(App& app, session::SnapshotDoc& doc);
 void DrawDominatorsView(App& app, session::SnapshotDoc& doc);
+void DrawAgeView(App& app, session::SnapshotDoc& doc);
 void DrawCompareView(App& app);
 void DrawCountersView(App& app);
 void DrawTimelineView(App& app);

@@ -10,7 +10,8 @@ constexpr Names kNames[kViewCount] = {
     {"connection", "Connection"}, {"counters", "Live counters"},    {"timeline", "Timeline"},
     {"allocations", "Allocations"}, {"summary", "Summary"},
     {"types", "Types"},           {"instances", "Instances"},       {"inspector", "Inspector"},
-    {"roots", "Roots"},           {"dominators", "Dominator tree"}, {"compare", "Compare"},
+    {"roots", "Roots"},           {"dominators", "Dominator tree"}, {"age", "Age"},
+    {"compare", "Compare"},
 };
 }  // namespace
 

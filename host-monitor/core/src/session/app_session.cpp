@@ -391,6 +391,7 @@ bool AppSession::SelectType(const std::string& name) {
   if (found < 0) return false;
   d->selection.type = found;
   d->selection.object = -1;
+  d->selection.site.reset();
   return true;
 }
 
@@ -407,6 +408,56 @@ bool AppSession::Poll() {
   const size_t frames_before = frames_.recording().frames.size();
   PollDevice();
   return ran || counters_.samples() != before || frames_.recording().frames.size() != frames_before;
+}
+
+bool AppSession::SelectSite(const std::string& text) {
+  SnapshotDoc* d = active();
+  if (!d || !d->snapshot || !d->snapshot->has_origins()) return false;
+  if (text == "all") {
+    d->selection.site.reset();
+    return true;
+  }
+  if (text == "unknown") {
+    d->selection.site = kUnknownSite;
+    return true;
+  }
+  const Snapshot& s = *d->snapshot;
+  std::vector<analysis::SiteRow> rows;
+  if (d->selection.type >= 0 && d->analysis)
+    rows = analysis::SiteStatsOfGroup(d->analysis->index(),
+                                      d->analysis->index().group_of_type(d->selection.type));
+  else if (d->analysis)
+    rows = d->analysis->origins.sites;
+  for (const auto& r : rows)
+    if (r.site != kUnknownSite && analysis::SiteLabel(s, r.site, 0).find(text) != std::string::npos) {
+      d->selection.site = r.site;
+      return true;
+    }
+  return false;
+}
+
+bool AppSession::SelectAgeBin(const std::string& what) {
+  SnapshotDoc* d = active();
+  if (!d || !d->analysis || !d->analysis->origins.present) return false;
+  const auto& bins = d->analysis->origins.ages.bins;
+  int64_t pick = -1;
+  for (size_t i = 0; i < bins.size(); ++i) {
+    if (bins[i].count == 0) continue;
+    if (what == "oldest" || (what == "largest" && (pick < 0 || bins[i].bytes > bins[pick].bytes)))
+      pick = int64_t(i);
+    else if (what != "largest" && what != "oldest") {
+      uint64_t age = 0;
+      try {
+        age = std::stoull(what);
+      } catch (const std::exception&) {
+        return false;
+      }
+      if (bins[i].first <= age && age <= bins[i].last) pick = int64_t(i);
+    }
+  }
+  if (pick < 0) return false;
+  d->selection.age_bin = pick;
+  return true;
 }
 
 void AppSession::Connect(const std::string& endpoint, const std::string& token) {
@@ -592,6 +643,44 @@ bool AppSession::WaitIdle(std::chrono::milliseconds timeout) {
   }
 }
 
+namespace {
+// What the views show about a document's allocation origins (the scripted tests assert on it).
+nlohmann::json OriginsJson(const SnapshotDoc& d) {
+  const Snapshot& s = *d.snapshot;
+  nlohmann::json j;
+  j["present"] = s.has_origins();
+  if (!s.has_origins()) {
+    j["note"] = NoOriginsNote(s, d.path);
+    return j;
+  }
+  j["sampled"] = s.origins->sample_bytes > 0;
+  j["capture_frame"] = s.origins->capture_frame;
+  j["site_count"] = s.origins->sites.size();
+  j["selected_site"] = d.selection.site ? nlohmann::json(analysis::SiteLabel(s, *d.selection.site, 0))
+                                        : nlohmann::json(nullptr);
+  if (!d.analysis) return j;
+  const DocOrigins& o = d.analysis->origins;
+  j["known_objects"] = o.known_objects;
+  j["unknown_objects"] = o.ages.unknown_count;
+  j["unknown_bytes"] = o.ages.unknown_bytes;
+  nlohmann::json sites = nlohmann::json::array();
+  for (size_t i = 0; i < o.sites.size() && i < 10; ++i)
+    sites.push_back({{"site", analysis::SiteLabel(s, o.sites[i].site, 0)},
+                     {"count", o.sites[i].count},
+                     {"bytes", o.sites[i].bytes}});
+  j["top_sites"] = std::move(sites);
+  nlohmann::json bins = nlohmann::json::array();
+  for (const auto& b : o.ages.bins)
+    bins.push_back({{"first", b.first}, {"last", b.last}, {"count", b.count}, {"bytes", b.bytes}});
+  j["age_bins"] = std::move(bins);
+  if (d.selection.age_bin >= 0 && size_t(d.selection.age_bin) < o.ages.bins.size()) {
+    const auto& b = o.ages.bins[d.selection.age_bin];
+    j["selected_age"] = {b.first, b.last};
+  }
+  return j;
+}
+}  // namespace
+
 std::string AppSession::StateJson() const {
   nlohmann::json j;
   j["active"] = active_id_;
@@ -623,6 +712,8 @@ std::string AppSession::StateJson() const {
       jd["reachable_objects"] = d->analysis->totals.reachable_objects;
       jd["suspects"] = d->analysis->suspects.size();
     }
+    jd["grouping"] = SiteGroupingName(d->selection.grouping);
+    if (d->snapshot) jd["origins"] = OriginsJson(*d);
     j["docs"].push_back(std::move(jd));
   }
   if (compare_) {

@@ -99,6 +99,9 @@ std::shared_ptr<const DocAnalysis> AnalyseDoc(std::shared_ptr<const Snapshot> sn
   progress.ThrowIfCancelled();
   a->roots = GroupRoots(s, g, a->heap.dom);
   a->summary = analysis::Summarize(a->heap);
+  ctx.SetPhase("Allocation sites and ages");
+  progress.ThrowIfCancelled();
+  a->origins = ComputeDocOrigins(s);
   a->seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return a;
 }

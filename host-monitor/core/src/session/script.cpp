@@ -1,5 +1,7 @@
 #include "xrpm/core/session/script.h"
 
+#include "xrpm/core/session/doc_origins.h"
+
 #include <algorithm>
 #include <charconv>
 #include <fstream>
@@ -41,6 +43,9 @@ constexpr VerbSpec kVerbs[] = {
     {"select-type", Args::kRest, "select-type NAME"},
     {"select-object", Args::kRest, "select-object first|INDEX"},
     {"filter", Args::kOptRest, "filter TEXT"},
+    {"group-by", Args::kRest, "group-by type|site|type-site"},
+    {"select-site", Args::kRest, "select-site all|unknown|TEXT"},
+    {"select-age", Args::kRest, "select-age largest|oldest|FRAMES"},
     {"view", Args::kRest, "view NAME"},
     {"compare", Args::kNone, "compare"},
     {"save", Args::kRest, "save FILE"},
@@ -97,7 +102,7 @@ std::string ScriptStep::ToString() const {
 const std::vector<std::string>& ScriptViewNames() {
   static const std::vector<std::string> names = {
       "connection", "counters",  "timeline", "allocations", "summary",   "types",
-      "instances",  "inspector", "roots",    "dominators",  "compare"};
+      "instances",  "inspector", "roots",    "dominators",  "age",      "compare"};
   return names;
 }
 
@@ -192,6 +197,11 @@ std::vector<ScriptStep> ParseScript(std::string_view text, const std::string& na
         fail("unknown view '" + step.args[0] + "'; expected " + known, "unknown-view");
       }
     }
+    if (verb == "group-by" && !SiteGroupingFromName(step.args[0]))
+      fail(usage + ", found '" + step.args[0] + "'", "bad-args");
+    if (verb == "select-age" && step.args[0] != "largest" && step.args[0] != "oldest" &&
+        !IsNumber(step.args[0]))
+      fail(usage + ", found '" + step.args[0] + "'", "bad-args");
     if (verb == "select-object" && step.args[0] != "first" && !IsNumber(step.args[0]))
       fail(usage + ", found '" + step.args[0] + "'", "bad-args");
     steps.push_back(std::move(step));

@@ -99,6 +99,14 @@ class AppSession {
   void Compare(std::vector<uint32_t> ids);
   const std::shared_ptr<const CompareResult>& compare() const { return compare_; }
   bool SelectObject(uint64_t object_index);
+  // Narrows the Instances list of the active snapshot to one allocation site: the largest site
+  // of the selected type's instances (of all objects when no type is selected) whose label
+  // contains `text`; "unknown": the objects of unknown origin; "all": no narrowing. False when
+  // nothing matches or the snapshot has no origins.
+  bool SelectSite(const std::string& text);
+  // Picks the Age view's bin holding objects `age_frames` old, or "largest" (most bytes) /
+  // "oldest" non-empty bin. False when the snapshot has no ages or no such bin.
+  bool SelectAgeBin(const std::string& what);
 
   // ---- device ----
   // Connects to an agent ("HOST:PORT"); progress and errors show in link() and the log.

@@ -2,7 +2,8 @@
 // computed once on the worker thread and immutable afterwards: the graph index, dominator tree
 // and retained sizes (analysis::HeapAnalysis), the dominator tree's sorted child lists, a
 // shortest-path-to-root forest (any object's path in O(path length)), the leak suspects, the
-// per-type summary Compare diffs, and the Roots view's groupings.
+// per-type summary Compare diffs, the Roots view's groupings, and the allocation-origin rows
+// and age histogram (DocOrigins; empty when the snapshot has no origins).
 //
 // It owns a reference to its snapshot, so the snapshot lives as long as the analysis does.
 // Memory: the engine's (≈ 8 B/reference + 12 B/object index, 12 B/object dominators) plus
@@ -20,6 +21,7 @@
 #include "xrpm/core/analysis/heap_analysis.h"
 #include "xrpm/core/analysis/paths.h"
 #include "xrpm/core/analysis/suspects.h"
+#include "xrpm/core/session/doc_origins.h"
 #include "xrpm/core/session/worker.h"
 
 namespace xrpm::session {
@@ -50,6 +52,7 @@ struct DocAnalysis {
   analysis::HeapSummary summary;           // what Compare needs
   std::vector<uint64_t> retained_by_type;  // per type index: its name group's retained bytes
   RootsOverview roots;
+  DocOrigins origins;  // sites and ages (present == false when the snapshot has none)
   double seconds = 0;
 
   const analysis::GraphIndex& index() const { return heap.index; }

@@ -20,8 +20,13 @@
 //   select-type NAME              select a type in the active snapshot
 //   select-object first|INDEX     select an instance of the selected type / an object index
 //   filter TEXT                   the Types view filter ("" clears)
+//   group-by type|site|type-site  how Types, Instances and the Dominator tree group (allocation
+//                                 site, or type and site)
+//   select-site all|unknown|TEXT  narrow Instances to the selected type's largest site whose
+//                                 label contains TEXT (unknown: objects of unknown origin)
+//   select-age largest|oldest|FRAMES  pick the Age view's bar (the one holding FRAMES-old objects)
 //   view NAME counters|timeline|allocations|summary|types|instances|inspector|roots|
-//                                 dominators|compare|connection
+//                                 dominators|age|compare|connection
 //   compare                       compare every open snapshot (oldest first)
 //   save FILE                     save the active snapshot (format by extension)
 //   close                         close the active snapshot, discarding unsaved changes

@@ -13,7 +13,10 @@
 #include <string>
 #include <vector>
 
+#include <optional>
+
 #include "xrpm/core/session/doc_analysis.h"
+#include "xrpm/core/session/doc_origins.h"
 #include "xrpm/core/session/heap_overview.h"
 #include "xrpm/core/session/type_table.h"
 #include "xrpm/core/snapshot.h"
@@ -31,6 +34,12 @@ struct DocSelection {
   int64_t type = -1;    // type index, -1: none
   int64_t object = -1;  // object index, -1: none
   std::string type_filter;
+  // Allocation origins: how Types, Instances and the Dominator tree group, the site the
+  // Instances list is narrowed to (kUnknownSite: objects of unknown origin; none: all), and the
+  // Age view's chosen bin (index into DocOrigins::ages.bins, -1: none).
+  SiteGrouping grouping = SiteGrouping::kType;
+  std::optional<uint32_t> site;
+  int64_t age_bin = -1;
 };
 
 // "Which paths hold the instances of this type" (merged shortest paths), computed on demand.
