@@ -45,9 +45,17 @@ int64_t DrawHistogram(const analysis::AgeHistogram& h, bool counts, int64_t sele
   int64_t clicked = -1;
   auto draw_bar = [&](float x, double v, ImU32 col, const std::string& label,
                       const std::string& tip, int id) -> bool {
-    const float bh = float(v / top) * (plot_h - 4);
+    const float bh = float(v / top) * (plot_h - ImGui::GetTextLineHeight() - 6);
     dl->AddRectFilled(ImVec2(x, origin.y + plot_h - bh), ImVec2(x + bar_w, origin.y + plot_h),
                       col);
+    if (v > 0) {  // the bar's value on top of it, when it fits
+      const std::string vs =
+          counts ? FormatShortCount(v) : FormatBytes(static_cast<uint64_t>(v));
+      const ImVec2 sz = ImGui::CalcTextSize(vs.c_str());
+      if (sz.x <= slot_w)
+        dl->AddText(ImVec2(x + bar_w / 2 - sz.x / 2, origin.y + plot_h - bh - sz.y - 2), muted,
+                    vs.c_str());
+    }
     const ImVec2 ls = ImGui::CalcTextSize(label.c_str());
     if (ls.x <= slot_w * 1.9f || n < 12)
       dl->AddText(ImVec2(x + bar_w / 2 - ls.x / 2, origin.y + plot_h + 3 + (id % 2) * (ls.y + 1)),
@@ -139,14 +147,16 @@ void DrawAgeView(App& app, SnapshotDoc& doc) {
   const analysis::AgeHistogram& h = a.origins.ages;
   AgeViewState& st = app.views().age;
 
+  ImGui::Checkbox("Objects instead of bytes", &st.counts);
+  ImGui::SameLine(0, 16);
+  ImGui::PushTextWrapPos(0);
   TextMuted("Live objects by age in frames at the capture (frame " +
             FormatCount(h.capture_frame) + "), log2 bins  \u00b7  " +
             FormatCount(h.known_count) + " objects, " + FormatBytes(h.known_bytes) +
             " with an age" + (h.sampled ? " (sampled objects)" : "") + "  \u00b7  " +
             FormatCount(h.unknown_count) + " objects, " + FormatBytes(h.unknown_bytes) +
             " of unknown origin, shown apart");
-  ImGui::SameLine();
-  ImGui::Checkbox("Objects instead of bytes", &st.counts);
+  ImGui::PopTextWrapPos();
   if (h.known_count == 0) {
     TextColored(kWarn, "No object of this capture has a recorded allocation.");
     return;

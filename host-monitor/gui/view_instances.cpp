@@ -138,6 +138,8 @@ void DrawInstancesView(App& app, SnapshotDoc& doc) {
     st.sort_column = -1;  // re-sort below
   }
 
+  GroupingCombo(doc);
+  ImGui::SameLine(0, 16);
   TextColored(kAccent, snap.types[type].name);
   ImGui::SameLine();
   TextMuted(FormatCount(st.objects.size()) + " instances");
@@ -149,8 +151,6 @@ void DrawInstancesView(App& app, SnapshotDoc& doc) {
     ImGui::SameLine();
     if (ImGui::SmallButton("All sites")) doc.selection.site.reset();
   }
-  ImGui::SameLine(ImGui::GetContentRegionAvail().x + ImGui::GetCursorPosX() - 230);
-  GroupingCombo(doc);
   const bool by_site = origins && a && doc.selection.grouping != SiteGrouping::kType;
   if (by_site)
     DrawSites(doc, st, std::min(ImGui::GetContentRegionAvail().y * 0.3f,
@@ -163,17 +163,21 @@ void DrawInstancesView(App& app, SnapshotDoc& doc) {
                                 ImGuiTableFlags_ScrollY | ImGuiTableFlags_SizingFixedFit;
   if (ImGui::BeginTable("instances", origins ? 6 : 4, flags, ImVec2(0, table_h))) {
     ImGui::TableSetupScrollFreeze(0, 1);
-    ImGui::TableSetupColumn(
-        "Object", ImGuiTableColumnFlags_WidthStretch | ImGuiTableColumnFlags_NoSort, 0, kColObject);
+    ImGui::TableSetupColumn("Object",
+                            ImGuiTableColumnFlags_WidthStretch | ImGuiTableColumnFlags_NoSort,
+                            origins ? 0.5f : 1.f, kColObject);
     ImGui::TableSetupColumn("Size", ImGuiTableColumnFlags_PreferSortDescending, 100, kColSize);
     ImGui::TableSetupColumn(
         "Retained", ImGuiTableColumnFlags_DefaultSort | ImGuiTableColumnFlags_PreferSortDescending,
         110, kColRetained);
-    ImGui::TableSetupColumn("References out", ImGuiTableColumnFlags_PreferSortDescending, 130,
+    ImGui::TableSetupColumn(origins ? "Refs out" : "References out",
+                            ImGuiTableColumnFlags_PreferSortDescending, origins ? 80 : 130,
                             kColRefs);
     if (origins) {
-      ImGui::TableSetupColumn("Age (frames)", ImGuiTableColumnFlags_NoSort, 110, kColAge);
-      ImGui::TableSetupColumn("Allocation site", ImGuiTableColumnFlags_NoSort, 360, kColSite);
+      ImGui::TableSetupColumn("Age (frames)", ImGuiTableColumnFlags_NoSort, 100, kColAge);
+      ImGui::TableSetupColumn("Allocation site",
+                              ImGuiTableColumnFlags_NoSort | ImGuiTableColumnFlags_WidthStretch,
+                              1.f, kColSite);
     }
     ImGui::TableHeadersRow();
     if (ImGuiTableSortSpecs* sort = ImGui::TableGetSortSpecs()) {

@@ -102,12 +102,12 @@ void DrawSiteRows(App& app, SnapshotDoc& doc, TypesViewState& st) {
   const int ncols = by_type ? 5 : 4;
   if (!ImGui::BeginTable("type_sites", ncols, flags, ImVec2(0, h))) return;
   ImGui::TableSetupScrollFreeze(0, 1);
-  if (by_type) ImGui::TableSetupColumn("Type", 0, 300);
+  if (by_type) ImGui::TableSetupColumn("Type", ImGuiTableColumnFlags_WidthStretch, 0.8f);
   ImGui::TableSetupColumn("Allocation site (innermost method first)",
-                          ImGuiTableColumnFlags_WidthStretch);
+                          ImGuiTableColumnFlags_WidthStretch, 1.f);
   ImGui::TableSetupColumn("Instances", 0, 110);
   ImGui::TableSetupColumn("Shallow", 0, 100);
-  ImGui::TableSetupColumn("% of heap", 0, 150);
+  ImGui::TableSetupColumn("% of heap", 0, 120);
   ImGui::TableHeadersRow();
   const double heap = snap.total_bytes() ? double(snap.total_bytes()) : 1.0;
   ImGuiListClipper clipper;
@@ -186,8 +186,10 @@ void DrawTypesView(App& app, SnapshotDoc& doc) {
 
   ImGui::SameLine();
   GroupingCombo(doc);
-  if (doc.selection.grouping != SiteGrouping::kType)
-    return DrawSiteRows(app, doc, st);
+  if (doc.selection.grouping != SiteGrouping::kType) {
+    if (snap.has_origins()) return DrawSiteRows(app, doc, st);
+    OriginsOrNote(doc);  // says why, then the types as usual
+  }
 
   const auto& rows = st.list.rows();
   ImGui::SameLine();

@@ -9,6 +9,7 @@
 
 #include "xrpm/core/session/app_session.h"
 #include "xrpm/core/session/doc_origins.h"
+#include "xrpm/core/session/dominator_browser.h"
 #include "xrpm/core/session/script.h"
 
 namespace xrpm::session {
@@ -158,6 +159,40 @@ TEST_F(OriginViews, UnsampledObjectsAreUnknownNotGuessed) {
   EXPECT_EQ(UnknownOriginNote(snap, 1), "");
   EXPECT_EQ(SiteOfObject(snap, unknown), kUnknownSite);
   EXPECT_EQ(analysis::SiteLabel(snap, SiteOfObject(snap, 0)), "(no managed frame)");
+}
+
+TEST_F(OriginViews, DominatorTreeGroupsChildrenBySite) {
+  SnapshotDoc& d = Add(LeakHeap());
+  DominatorBrowser b;
+  b.SetGroupBySite(true);
+  b.Reset(d.analysis);
+  // Top level: the static list (site "no managed frame") alone, its group open and the list
+  // itself open (the largest retainer, as ungrouped): its children's sites, the handlers'
+  // first (1280 B), then the unknown object (1000 B) and the strings (640 B).
+  const auto rows = b.Rows();
+  ASSERT_GE(rows.size(), 2u);
+  EXPECT_TRUE(rows[0].group);
+  EXPECT_EQ(rows[0].site, 2u);
+  EXPECT_EQ(rows[1].node, 0u);
+  ASSERT_EQ(rows.size(), 2u + 3u);
+  EXPECT_TRUE(rows[2].group);
+  EXPECT_EQ(rows[2].site, 0u);
+  EXPECT_EQ(rows[2].hidden, 40u);
+  EXPECT_EQ(rows[2].hidden_bytes, 40u * 32);
+  EXPECT_EQ(rows[3].site, kUnknownSite);  // the 1000 B string
+  EXPECT_EQ(rows[4].site, 1u);            // ten 64 B strings
+  // Open the handlers' site: a page of them, each tagged with the site.
+  b.ToggleGroup(0, 0);
+  const auto open = b.Rows();
+  ASSERT_EQ(open.size(), 5u + 40u);
+  EXPECT_TRUE(open[3].in_group);
+  EXPECT_EQ(d.snapshot->type_name_of(open[3].node), "Bubbles.Handler");
+  // Reveal of a string of the third group opens that group.
+  const int64_t at = b.Reveal(uint32_t(d.snapshot->object_count() - 2));
+  ASSERT_GE(at, 0);
+  EXPECT_TRUE(b.GroupExpanded(0, 1));
+  b.SetGroupBySite(false);
+  EXPECT_FALSE(b.Rows()[0].group);
 }
 
 TEST(OriginScript, NewVerbsParseAndRejectBadArguments) {
