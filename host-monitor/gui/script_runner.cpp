@@ -237,6 +237,19 @@ void ScriptRunner::Start(const ScriptStep& s) {
     ses.Compare(ids);
     app_.SetView(View::kCompare);
     wait_ = Wait::kIdle;
+  } else if (s.verb == "leaks") {
+    uint32_t ids[3];
+    for (size_t k = 0; k < 3; ++k) {
+      const size_t n = std::stoull(s.args[k]);
+      if (n == 0 || n > ses.docs().size())
+        return Fail("there are " + std::to_string(ses.docs().size()) + " snapshots open");
+      ids[k] = ses.docs()[n - 1]->id;
+    }
+    ses.FindLeaks(ids[0], ids[1], ids[2]);
+    app_.views().compare.mode = CompareMode::kLeaks;
+    app_.views().compare.leak_docs = {ids[0], ids[1], ids[2]};
+    app_.SetView(View::kCompare);
+    wait_ = Wait::kIdle;
   } else if (s.verb == "save") {
     SnapshotDoc* d = ses.active();
     if (!d || !d->snapshot) return Fail("no snapshot to save");
@@ -291,6 +304,8 @@ void ScriptRunner::Check() {
     if (d->state == DocState::kFailed) return Fail(d->problem);
   } else if (step.verb == "compare") {
     if (!ses.compare()) return Fail("comparing failed: " + ses.last_error());
+  } else if (step.verb == "leaks") {
+    if (!ses.leaks()) return Fail("the leak filter failed: " + ses.last_error());
   } else if (step.verb == "save") {
     SnapshotDoc* d = ses.doc(awaited_doc_);
     if (!d || d->path != awaited_save_ || d->unsaved)

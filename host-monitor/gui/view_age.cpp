@@ -46,11 +46,9 @@ int64_t DrawHistogram(const analysis::AgeHistogram& h, bool counts, int64_t sele
   auto draw_bar = [&](float x, double v, ImU32 col, const std::string& label,
                       const std::string& tip, int id) -> bool {
     const float bh = float(v / top) * (plot_h - ImGui::GetTextLineHeight() - 6);
-    dl->AddRectFilled(ImVec2(x, origin.y + plot_h - bh), ImVec2(x + bar_w, origin.y + plot_h),
-                      col);
+    dl->AddRectFilled(ImVec2(x, origin.y + plot_h - bh), ImVec2(x + bar_w, origin.y + plot_h), col);
     if (v > 0) {  // the bar's value on top of it, when it fits
-      const std::string vs =
-          counts ? FormatShortCount(v) : FormatBytes(static_cast<uint64_t>(v));
+      const std::string vs = counts ? FormatShortCount(v) : FormatBytes(static_cast<uint64_t>(v));
       const ImVec2 sz = ImGui::CalcTextSize(vs.c_str());
       if (sz.x <= slot_w)
         dl->AddText(ImVec2(x + bar_w / 2 - sz.x / 2, origin.y + plot_h - bh - sz.y - 2), muted,
@@ -71,8 +69,7 @@ int64_t DrawHistogram(const analysis::AgeHistogram& h, bool counts, int64_t sele
     const auto& b = h.bins[i];
     const float x = origin.x + slot_w * float(i) + (slot_w - bar_w) / 2;
     const std::string range = AgeRangeText(b);
-    std::string tip = range + " old\n" + FormatCount(b.count) + " objects, " +
-                      FormatBytes(b.bytes);
+    std::string tip = range + " old\n" + FormatCount(b.count) + " objects, " + FormatBytes(b.bytes);
     if (h.sampled) tip += "\n(sampled; estimate " + FormatBytes(uint64_t(b.est_bytes)) + ")";
     tip += "\nClick: what these are";
     std::string label = range.substr(0, range.find(' '));  // "4–7" without " frames"
@@ -116,10 +113,10 @@ void DrawContents(App& app, SnapshotDoc& doc, const AgeRangeContents& c) {
       ImGui::TableNextRow();
       ImGui::TableNextColumn();
       ImGui::PushID(i);
-      if (ImGui::Selectable(std::string(r.type).c_str(),
-                            doc.selection.type == r.type_index && doc.selection.site == r.site,
-                            ImGuiSelectableFlags_SpanAllColumns |
-                                ImGuiSelectableFlags_AllowDoubleClick)) {
+      if (ImGui::Selectable(
+              std::string(r.type).c_str(),
+              doc.selection.type == r.type_index && doc.selection.site == r.site,
+              ImGuiSelectableFlags_SpanAllColumns | ImGuiSelectableFlags_AllowDoubleClick)) {
         doc.selection.type = r.type_index;
         doc.selection.site = r.site;
         doc.selection.object = -1;
@@ -150,12 +147,11 @@ void DrawAgeView(App& app, SnapshotDoc& doc) {
   ImGui::Checkbox("Objects instead of bytes", &st.counts);
   ImGui::SameLine(0, 16);
   ImGui::PushTextWrapPos(0);
-  TextMuted("Live objects by age in frames at the capture (frame " +
-            FormatCount(h.capture_frame) + "), log2 bins  \u00b7  " +
-            FormatCount(h.known_count) + " objects, " + FormatBytes(h.known_bytes) +
-            " with an age" + (h.sampled ? " (sampled objects)" : "") + "  \u00b7  " +
-            FormatCount(h.unknown_count) + " objects, " + FormatBytes(h.unknown_bytes) +
-            " of unknown origin, shown apart");
+  TextMuted("Live objects by age in frames at the capture (frame " + FormatCount(h.capture_frame) +
+            "), log2 bins  \u00b7  " + FormatCount(h.known_count) + " objects, " +
+            FormatBytes(h.known_bytes) + " with an age" + (h.sampled ? " (sampled objects)" : "") +
+            "  \u00b7  " + FormatCount(h.unknown_count) + " objects, " +
+            FormatBytes(h.unknown_bytes) + " of unknown origin, shown apart");
   ImGui::PopTextWrapPos();
   if (h.known_count == 0) {
     TextColored(kWarn, "No object of this capture has a recorded allocation.");

@@ -1,6 +1,7 @@
 // Compare view: pick two or more analysed snapshots of the same app (oldest first), compare them
 // per type name on the worker, and browse the result: growing types (leak suspects) first with
-// the paths that hold them, then every type sorted by the chosen delta; filterable.
+// the paths that hold them, then every type sorted by the chosen delta; filterable. Its second
+// mode, the leak filter over three captures, is view_leaks.cpp.
 #include <imgui.h>
 
 #include <algorithm>
@@ -100,6 +101,14 @@ void DrawSuspects(App& app, const CompareResult& r) {
 void DrawCompareView(App& app) {
   CompareViewState& st = app.views().compare;
   AppSession& ses = app.session();
+  int mode = int(st.mode);
+  ImGui::RadioButton("By type over time", &mode, int(CompareMode::kByType));
+  ImGui::SameLine();
+  ImGui::RadioButton("Leaks: allocated between A and B, alive in C", &mode,
+                     int(CompareMode::kLeaks));
+  st.mode = CompareMode(mode);
+  ImGui::Separator();
+  if (st.mode == CompareMode::kLeaks) return DrawLeaksPanel(app);
   if (st.chosen.empty())
     for (const auto& d : ses.docs())
       if (d->analysis) st.chosen.push_back(d->id);

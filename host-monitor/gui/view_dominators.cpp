@@ -90,8 +90,8 @@ void DrawDominatorsView(App& app, SnapshotDoc& doc) {
         ImGui::TextDisabled(open ? "\u25bc" : "\u25b6");
         ImGui::SameLine();
         ImGui::PushStyleColor(ImGuiCol_Text, kWarn);
-        if (ImGui::Selectable((SiteText(snap, r.site) + "  \u2014  " + FormatCount(r.hidden) +
-                               (r.hidden == 1 ? " object" : " objects"))
+        if (ImGui::Selectable((FormatCount(r.hidden) + (r.hidden == 1 ? " object" : " objects") +
+                               " from " + SiteText(snap, r.site))
                                   .c_str(),
                               false, ImGuiSelectableFlags_SpanAllColumns))
           group_toggle = &r;
@@ -103,7 +103,8 @@ void DrawDominatorsView(App& app, SnapshotDoc& doc) {
         ImGui::TableNextColumn();
         TextRight(FormatBytes(r.hidden_bytes));
         ImGui::TableNextColumn();
-        ShareBar(float(double(r.hidden_bytes) / heap), FormatPercent(double(r.hidden_bytes) / heap));
+        ShareBar(float(double(r.hidden_bytes) / heap),
+                 FormatPercent(double(r.hidden_bytes) / heap));
         continue;
       }
       const bool has_kids = b.HasChildren(r.node);

@@ -28,9 +28,9 @@ void DrawSites(SnapshotDoc& doc, const InstancesViewState& st, float height) {
                                 ImGuiTableFlags_Resizable;
   if (!ImGui::BeginTable("sites", 3, flags, ImVec2(0, height))) return;
   ImGui::TableSetupScrollFreeze(0, 1);
-  ImGui::TableSetupColumn(snap.origins->sample_bytes ? "Allocation site (sampled objects)"
-                                                     : "Allocation site",
-                          ImGuiTableColumnFlags_WidthStretch);
+  ImGui::TableSetupColumn(
+      snap.origins->sample_bytes ? "Allocation site (sampled objects)" : "Allocation site",
+      ImGuiTableColumnFlags_WidthStretch);
   ImGui::TableSetupColumn("Instances", 0, 100);
   ImGui::TableSetupColumn("Shallow", 0, 100);
   ImGui::TableHeadersRow();
@@ -49,8 +49,8 @@ void DrawSites(SnapshotDoc& doc, const InstancesViewState& st, float height) {
     ImGui::TableNextColumn();
     TextRight(FormatBytes(bytes));
   };
-  row("All sites (" + FormatCount(st.sites.size()) + ")", !doc.selection.site, all_count,
-      all_bytes, std::nullopt);
+  row("All sites (" + FormatCount(st.sites.size()) + ")", !doc.selection.site, all_count, all_bytes,
+      std::nullopt);
   for (size_t i = 0; i < st.sites.size(); ++i) {
     const auto& r = st.sites[i];
     ImGui::PushID(int(i));
@@ -121,8 +121,9 @@ void DrawInstancesView(App& app, SnapshotDoc& doc) {
   if (st.doc != doc.id || st.type != doc.selection.type || st.analysis != a ||
       st.site != doc.selection.site) {
     if (st.doc != doc.id || st.type != doc.selection.type || st.analysis != a)
-      st.sites = a && origins ? analysis::SiteStatsOfGroup(a->index(), a->index().group_of_type(type))
-                              : std::vector<analysis::SiteRow>{};
+      st.sites = a && origins
+                     ? analysis::SiteStatsOfGroup(a->index(), a->index().group_of_type(type))
+                     : std::vector<analysis::SiteRow>{};
     st.doc = doc.id;
     st.type = doc.selection.type;
     st.analysis = a;
@@ -134,7 +135,8 @@ void DrawInstancesView(App& app, SnapshotDoc& doc) {
       st.objects = InstancesOfType(snap, type);
     }
     if (st.site)
-      std::erase_if(st.objects, [&](uint64_t o) { return SiteOfObject(snap, uint32_t(o)) != *st.site; });
+      std::erase_if(st.objects,
+                    [&](uint64_t o) { return SiteOfObject(snap, uint32_t(o)) != *st.site; });
     st.sort_column = -1;  // re-sort below
   }
 
@@ -153,8 +155,9 @@ void DrawInstancesView(App& app, SnapshotDoc& doc) {
   }
   const bool by_site = origins && a && doc.selection.grouping != SiteGrouping::kType;
   if (by_site)
-    DrawSites(doc, st, std::min(ImGui::GetContentRegionAvail().y * 0.3f,
-                                ImGui::GetTextLineHeightWithSpacing() * (st.sites.size() + 2.5f)));
+    DrawSites(doc, st,
+              std::min(ImGui::GetContentRegionAvail().y * 0.3f,
+                       ImGui::GetTextLineHeightWithSpacing() * (st.sites.size() + 2.5f)));
 
   const bool holders = a != nullptr;
   const float table_h = holders ? ImGui::GetContentRegionAvail().y * 0.62f : 0.f;

@@ -52,9 +52,9 @@ void DrawTypesOfSite(App& app, SnapshotDoc& doc, const DocOrigins& o, uint32_t s
     ImGui::TableNextRow();
     ImGui::TableNextColumn();
     ImGui::PushID(int(i));
-    if (ImGui::Selectable(std::string(r.type).c_str(), doc.selection.type == r.type_index,
-                          ImGuiSelectableFlags_SpanAllColumns |
-                              ImGuiSelectableFlags_AllowDoubleClick)) {
+    if (ImGui::Selectable(
+            std::string(r.type).c_str(), doc.selection.type == r.type_index,
+            ImGuiSelectableFlags_SpanAllColumns | ImGuiSelectableFlags_AllowDoubleClick)) {
       doc.selection.type = r.type_index;
       doc.selection.object = -1;
       if (ImGui::IsMouseDoubleClicked(0)) app.SetView(View::kInstances);
@@ -84,9 +84,9 @@ void DrawSiteRows(App& app, SnapshotDoc& doc, TypesViewState& st) {
     st.site_filter = st.filter;
     st.site_rows.clear();
     for (size_t i = 0; i < total; ++i) {
-      const bool match = by_type ? SiteRowMatches(snap, o.type_sites[i].type, o.type_sites[i].site,
-                                                  st.filter)
-                                 : SiteRowMatches(snap, {}, o.sites[i].site, st.filter);
+      const bool match =
+          by_type ? SiteRowMatches(snap, o.type_sites[i].type, o.type_sites[i].site, st.filter)
+                  : SiteRowMatches(snap, {}, o.sites[i].site, st.filter);
       if (match) st.site_rows.push_back(uint32_t(i));
     }
   }
@@ -126,9 +126,9 @@ void DrawSiteRows(App& app, SnapshotDoc& doc, TypesViewState& st) {
       const bool selected =
           by_type ? doc.selection.type == o.type_sites[k].type_index && doc.selection.site == site
                   : doc.selection.site == site;
-      if (ImGui::Selectable(label.c_str(), selected,
-                            ImGuiSelectableFlags_SpanAllColumns |
-                                ImGuiSelectableFlags_AllowDoubleClick)) {
+      if (ImGui::Selectable(
+              label.c_str(), selected,
+              ImGuiSelectableFlags_SpanAllColumns | ImGuiSelectableFlags_AllowDoubleClick)) {
         doc.selection.site = site;
         if (by_type) {
           doc.selection.type = o.type_sites[k].type_index;

@@ -5,6 +5,7 @@
 // Thread-safety: UI thread only.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -79,7 +80,7 @@ struct DominatorsViewState {
 struct AgeViewState {
   bool counts = false;  // bars show objects instead of bytes
   const session::DocAnalysis* analysis = nullptr;
-  int64_t bin = -1;                   // the bin `contents` describes
+  int64_t bin = -1;                    // the bin `contents` describes
   session::AgeRangeContents contents;  // what the chosen bar holds
 };
 
@@ -89,7 +90,17 @@ struct RootsViewState {
   int64_t open_group = -1;
 };
 
+enum class CompareMode { kByType, kLeaks };
+
 struct CompareViewState {
+  CompareMode mode = CompareMode::kByType;
+  // Leaks: the three captures chosen (A, B, C document ids; 0: not chosen yet) and the rows
+  // of the shown result for its grouping, cached.
+  std::array<uint32_t, 3> leak_docs{};
+  session::SiteGrouping leak_grouping = session::SiteGrouping::kTypeSite;
+  const session::LeaksResult* leak_result = nullptr;
+  session::SiteGrouping rows_grouping = session::SiteGrouping::kTypeSite;
+  std::vector<session::LeakRow> leak_rows;
   std::vector<uint32_t> chosen;  // documents ticked for the next comparison
   char filter[256] = {};
   const session::CompareResult* result = nullptr;
@@ -117,6 +128,7 @@ void DrawRootsView(App& app, session::SnapshotDoc& doc);
 void DrawDominatorsView(App& app, session::SnapshotDoc& doc);
 void DrawAgeView(App& app, session::SnapshotDoc& doc);
 void DrawCompareView(App& app);
+void DrawLeaksPanel(App& app);  // Compare's "allocated between A and B, alive in C" mode
 void DrawCountersView(App& app);
 void DrawTimelineView(App& app);
 void DrawAllocationsView(App& app);

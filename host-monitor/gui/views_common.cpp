@@ -7,10 +7,17 @@ struct Names {
   const char* title;
 };
 constexpr Names kNames[kViewCount] = {
-    {"connection", "Connection"}, {"counters", "Live counters"},    {"timeline", "Timeline"},
-    {"allocations", "Allocations"}, {"summary", "Summary"},
-    {"types", "Types"},           {"instances", "Instances"},       {"inspector", "Inspector"},
-    {"roots", "Roots"},           {"dominators", "Dominator tree"}, {"age", "Age"},
+    {"connection", "Connection"},
+    {"counters", "Live counters"},
+    {"timeline", "Timeline"},
+    {"allocations", "Allocations"},
+    {"summary", "Summary"},
+    {"types", "Types"},
+    {"instances", "Instances"},
+    {"inspector", "Inspector"},
+    {"roots", "Roots"},
+    {"dominators", "Dominator tree"},
+    {"age", "Age"},
     {"compare", "Compare"},
 };
 }  // namespace

@@ -55,8 +55,8 @@ Snapshot LeakHeap(bool sampled = false) {
 
 class OriginViews : public ::testing::Test {
  protected:
-  std::string dir = ::testing::TempDir() + "/xrpm_origin_views_" + std::to_string(getpid()) +
-                    "_" + ::testing::UnitTest::GetInstance()->current_test_info()->name();
+  std::string dir = ::testing::TempDir() + "/xrpm_origin_views_" + std::to_string(getpid()) + "_" +
+                    ::testing::UnitTest::GetInstance()->current_test_info()->name();
   AppSession s{{dir, /*persist=*/false, {}}};
 
   SnapshotDoc& Add(Snapshot snap) {
@@ -166,27 +166,27 @@ TEST_F(OriginViews, DominatorTreeGroupsChildrenBySite) {
   DominatorBrowser b;
   b.SetGroupBySite(true);
   b.Reset(d.analysis);
-  // Top level: the static list (site "no managed frame") alone, its group open and the list
-  // itself open (the largest retainer, as ungrouped): its children's sites, the handlers'
-  // first (1280 B), then the unknown object (1000 B) and the strings (640 B).
-  const auto rows = b.Rows();
-  ASSERT_GE(rows.size(), 2u);
-  EXPECT_TRUE(rows[0].group);
-  EXPECT_EQ(rows[0].site, 2u);
-  EXPECT_EQ(rows[1].node, 0u);
-  ASSERT_EQ(rows.size(), 2u + 3u);
-  EXPECT_TRUE(rows[2].group);
-  EXPECT_EQ(rows[2].site, 0u);
-  EXPECT_EQ(rows[2].hidden, 40u);
-  EXPECT_EQ(rows[2].hidden_bytes, 40u * 32);
-  EXPECT_EQ(rows[3].site, kUnknownSite);  // the 1000 B string
-  EXPECT_EQ(rows[4].site, 1u);            // ten 64 B strings
-  // Open the handlers' site: a page of them, each tagged with the site.
-  b.ToggleGroup(0, 0);
+  // Top level: the static list (site "no managed frame") alone, its group open, the list open
+  // (the largest retainer) and its largest site open: the handlers' (1280 B, a page of 40
+  // members), then the unknown object's (1000 B) and the strings' (640 B).
   const auto open = b.Rows();
-  ASSERT_EQ(open.size(), 5u + 40u);
+  ASSERT_EQ(open.size(), 2u + 1u + 40u + 2u);
+  EXPECT_TRUE(open[0].group);
+  EXPECT_EQ(open[0].site, 2u);
+  EXPECT_EQ(open[1].node, 0u);
+  EXPECT_TRUE(open[2].group);
+  EXPECT_EQ(open[2].site, 0u);
+  EXPECT_EQ(open[2].hidden, 40u);
+  EXPECT_EQ(open[2].hidden_bytes, 40u * 32);
   EXPECT_TRUE(open[3].in_group);
   EXPECT_EQ(d.snapshot->type_name_of(open[3].node), "Bubbles.Handler");
+  EXPECT_EQ(open[43].site, kUnknownSite);  // the 1000 B string
+  EXPECT_EQ(open[44].site, 1u);            // ten 64 B strings
+  // Close the handlers' site: the three site rows of the list remain.
+  b.ToggleGroup(0, 0);
+  const auto rows = b.Rows();
+  ASSERT_EQ(rows.size(), 2u + 3u);
+  EXPECT_FALSE(rows[3].in_group);
   // Reveal of a string of the third group opens that group.
   const int64_t at = b.Reveal(uint32_t(d.snapshot->object_count() - 2));
   ASSERT_GE(at, 0);
@@ -198,12 +198,14 @@ TEST_F(OriginViews, DominatorTreeGroupsChildrenBySite) {
 TEST(OriginScript, NewVerbsParseAndRejectBadArguments) {
   auto steps = ParseScript(
       "group-by type-site\nselect-site Bubble.OnSpawn\nselect-age largest\nselect-age 64\n"
-      "view age\n",
+      "view age\nleaks 1 2 3\n",
       "t.script");
-  ASSERT_EQ(steps.size(), 5u);
+  ASSERT_EQ(steps.size(), 6u);
+  EXPECT_EQ(steps[5].args, (std::vector<std::string>{"1", "2", "3"}));
   EXPECT_EQ(steps[0].args[0], "type-site");
   EXPECT_EQ(steps[1].args[0], "Bubble.OnSpawn");
-  for (const char* bad : {"group-by method\n", "select-age newest\n", "select-site\n"})
+  for (const char* bad : {"group-by method\n", "select-age newest\n", "select-site\n",
+                          "leaks 1 2\n", "leaks 1 2 x\n"})
     EXPECT_THROW(ParseScript(bad, "t.script"), InputError) << bad;
 }
 

@@ -324,6 +324,55 @@ void AppSession::Compare(std::vector<uint32_t> ids) {
       [this](const std::string& m) { Log(LogEntry::kError, "Could not compare: " + m); });
 }
 
+void AppSession::FindLeaks(uint32_t a, uint32_t b, uint32_t c) {
+  auto r = std::make_shared<LeaksResult>();
+  r->docs = {a, b, c};
+  std::array<std::shared_ptr<const DocAnalysis>, 3> parts;
+  for (size_t k = 0; k < 3; ++k) {
+    SnapshotDoc* d = doc(r->docs[k]);
+    r->titles[k] = d ? d->title : "(closed)";
+    if (d) parts[k] = d->analysis;
+    if (!parts[k] && r->error.empty())
+      r->error = "Capture " + std::string(1, char('A' + k)) + " (" + r->titles[k] + ") " +
+                 (d ? "is not analysed yet." : "was closed.");
+  }
+  if (!r->error.empty()) {
+    leaks_ = r;
+    return;
+  }
+  const analysis::LeakNames names = {r->titles[0], r->titles[1], r->titles[2]};
+  r->error = analysis::CheckLeakCaptures(*parts[0]->snapshot, *parts[1]->snapshot,
+                                         *parts[2]->snapshot, names);
+  if (!r->error.empty()) {
+    leaks_ = r;
+    Log(LogEntry::kWarning, "Leak filter: " + r->error);
+    return;
+  }
+  worker_.Post(
+      "Finding leaks in " + r->titles[2],
+      [this, r, parts](TaskContext& ctx) -> Completion {
+        analysis::Progress progress;
+        progress.cancel = ctx.cancel_flag();
+        ctx.SetPhase("Allocated between A and B, alive in C");
+        const analysis::LeakNames names = {r->titles[0], r->titles[1], r->titles[2]};
+        try {
+          r->report = analysis::FindLeaks(*parts[0]->snapshot, *parts[1]->snapshot,
+                                          parts[2]->index(), parts[2]->forest, {}, names, progress);
+          r->c = parts[2];
+        } catch (const analysis::LeakFilterError& e) {
+          r->error = e.what();
+        }
+        return [this, r] {
+          leaks_ = r;
+          if (r->error.empty())
+            Log(LogEntry::kInfo, "Leak filter: " + std::to_string(r->report.groups.size()) +
+                                     " groups allocated between " + r->titles[0] + " and " +
+                                     r->titles[1] + " still alive in " + r->titles[2]);
+        };
+      },
+      [this](const std::string& m) { Log(LogEntry::kError, "Could not find leaks: " + m); });
+}
+
 void AppSession::SaveAs(uint32_t id, const std::string& path, const std::string& format) {
   SnapshotDoc* d = doc(id);
   if (!d || !d->snapshot) {
@@ -429,7 +478,8 @@ bool AppSession::SelectSite(const std::string& text) {
   else if (d->analysis)
     rows = d->analysis->origins.sites;
   for (const auto& r : rows)
-    if (r.site != kUnknownSite && analysis::SiteLabel(s, r.site, 0).find(text) != std::string::npos) {
+    if (r.site != kUnknownSite &&
+        analysis::SiteLabel(s, r.site, 0).find(text) != std::string::npos) {
       d->selection.site = r.site;
       return true;
     }
@@ -656,8 +706,9 @@ nlohmann::json OriginsJson(const SnapshotDoc& d) {
   j["sampled"] = s.origins->sample_bytes > 0;
   j["capture_frame"] = s.origins->capture_frame;
   j["site_count"] = s.origins->sites.size();
-  j["selected_site"] = d.selection.site ? nlohmann::json(analysis::SiteLabel(s, *d.selection.site, 0))
-                                        : nlohmann::json(nullptr);
+  j["selected_site"] = d.selection.site
+                           ? nlohmann::json(analysis::SiteLabel(s, *d.selection.site, 0))
+                           : nlohmann::json(nullptr);
   if (!d.analysis) return j;
   const DocOrigins& o = d.analysis->origins;
   j["known_objects"] = o.known_objects;
@@ -677,6 +728,34 @@ nlohmann::json OriginsJson(const SnapshotDoc& d) {
     const auto& b = o.ages.bins[d.selection.age_bin];
     j["selected_age"] = {b.first, b.last};
   }
+  return j;
+}
+}  // namespace
+
+namespace {
+// Compare's leak filter as shown: the captures, why not, and the (type, site) groups.
+nlohmann::json LeaksJson(const LeaksResult& r) {
+  nlohmann::json j;
+  j["docs"] = r.docs;
+  j["titles"] = r.titles;
+  j["error"] = r.error;
+  if (!r.error.empty() || !r.c) return j;
+  const Snapshot& c = *r.c->snapshot;
+  j["window"] = {r.report.window_first, r.report.window_end};
+  j["sampled"] = r.report.sampled;
+  j["count"] = r.report.count;
+  j["bytes"] = r.report.bytes;
+  nlohmann::json groups = nlohmann::json::array();
+  for (const auto& g : r.report.groups) {
+    nlohmann::json jg = {{"type", g.type},
+                         {"site", analysis::SiteMethods(c, g.site)},
+                         {"count", g.count},
+                         {"bytes", g.bytes}};
+    if (!g.paths.paths.empty())
+      jg["path"] = analysis::MergedPathLabel(r.c->index(), g.paths.paths.front(), " -> ");
+    groups.push_back(std::move(jg));
+  }
+  j["groups"] = std::move(groups);
   return j;
 }
 }  // namespace
@@ -725,6 +804,7 @@ std::string AppSession::StateJson() const {
       jc["growing"].push_back(compare_->last->index().group_name(g.group));
     j["compare"] = std::move(jc);
   }
+  if (leaks_) j["leaks"] = LeaksJson(*leaks_);
   nlohmann::json jc;
   jc["samples"] = counters_.samples();
   jc["paused"] = counters_.paused();

@@ -16,7 +16,7 @@ void DominatorBrowser::Reset(std::shared_ptr<const DocAnalysis> a) {
   if (a_) {
     const uint32_t root = a_->dom().virtual_root();
     shown_[root] = kPage;
-    if (by_site_ && !GroupsOf(root).empty()) shown_groups_[Key(root, GroupsOf(root)[0].site)] = kPage;
+    if (by_site_) OpenLargestGroups();
     // Open the biggest retainer one level: the first thing a user looks at.
     const auto top = a_->children.Children(root);
     if (!top.empty() && !a_->children.Children(top[0]).empty()) shown_[top[0]] = kPage;
@@ -44,11 +44,21 @@ void DominatorBrowser::ShowMore(uint32_t parent) {
 void DominatorBrowser::SetGroupBySite(bool on) {
   if (on == by_site_) return;
   by_site_ = on;
-  if (on && a_) {  // open the largest site of the top level, as Reset opens the largest node
-    const uint32_t root = a_->dom().virtual_root();
-    if (!GroupsOf(root).empty()) shown_groups_[Key(root, GroupsOf(root)[0].site)] = kPage;
-  }
+  if (on && a_) OpenLargestGroups();
   dirty_ = true;
+}
+
+void DominatorBrowser::OpenLargestGroups() {
+  // The top level's largest site, its largest object, and that object's largest site: the
+  // first thing a user looks at, as Reset opens the largest node when not grouped.
+  const uint32_t root = a_->dom().virtual_root();
+  const auto& top = GroupsOf(root);
+  if (top.empty()) return;
+  shown_groups_[Key(root, top[0].site)] = kPage;
+  const uint32_t v = top[0].members[0];
+  if (a_->children.Children(v).empty()) return;
+  shown_[v] = kPage;
+  shown_groups_[Key(v, GroupsOf(v)[0].site)] = kPage;
 }
 
 void DominatorBrowser::ToggleGroup(uint32_t parent, uint32_t site) {

@@ -18,6 +18,7 @@ enum class Args {
   kNumbers12,  // one or two unsigned numbers
   kOptNumber,  // zero or one unsigned number
   kNumber,     // exactly one unsigned number
+  kNumbers3,   // exactly three unsigned numbers
 };
 
 struct VerbSpec {
@@ -48,6 +49,7 @@ constexpr VerbSpec kVerbs[] = {
     {"select-age", Args::kRest, "select-age largest|oldest|FRAMES"},
     {"view", Args::kRest, "view NAME"},
     {"compare", Args::kNone, "compare"},
+    {"leaks", Args::kNumbers3, "leaks A B C"},
     {"save", Args::kRest, "save FILE"},
     {"close", Args::kNone, "close"},
     {"wait-idle", Args::kOptNumber, "wait-idle [SECONDS]"},
@@ -101,8 +103,8 @@ std::string ScriptStep::ToString() const {
 
 const std::vector<std::string>& ScriptViewNames() {
   static const std::vector<std::string> names = {
-      "connection", "counters",  "timeline", "allocations", "summary",   "types",
-      "instances",  "inspector", "roots",    "dominators",  "age",      "compare"};
+      "connection", "counters",  "timeline", "allocations", "summary", "types",
+      "instances",  "inspector", "roots",    "dominators",  "age",     "compare"};
   return names;
 }
 
@@ -170,11 +172,16 @@ std::vector<ScriptStep> ParseScript(std::string_view text, const std::string& na
         if (!rest.empty()) step.args.emplace_back(rest);
         break;
       case Args::kNumbers12:
+      case Args::kNumbers3:
       case Args::kOptNumber:
       case Args::kNumber: {
         step.args = Words(rest);
-        const size_t lo = spec->args == Args::kOptNumber ? 0 : 1;
-        const size_t hi = spec->args == Args::kNumbers12 ? 2 : 1;
+        const size_t lo = spec->args == Args::kOptNumber  ? 0
+                          : spec->args == Args::kNumbers3 ? 3
+                                                          : 1;
+        const size_t hi = spec->args == Args::kNumbers12  ? 2
+                          : spec->args == Args::kNumbers3 ? 3
+                                                          : 1;
         if (step.args.size() < lo || step.args.size() > hi)
           fail(usage + ", found " + std::to_string(step.args.size()) + " arguments", "bad-args");
         for (const auto& a : step.args)

@@ -20,11 +20,12 @@
 #include <vector>
 
 #include "xrpm/core/analysis/diff.h"
+#include "xrpm/core/discovery/device_discovery.h"
 #include "xrpm/core/session/counter_board.h"
 #include "xrpm/core/session/demo_heap.h"
-#include "xrpm/core/discovery/device_discovery.h"
 #include "xrpm/core/session/device_link.h"
 #include "xrpm/core/session/frame_board.h"
+#include "xrpm/core/session/leak_view.h"
 #include "xrpm/core/session/settings.h"
 #include "xrpm/core/session/snapshot_doc.h"
 #include "xrpm/core/session/worker.h"
@@ -98,6 +99,10 @@ class AppSession {
   // Compares analysed snapshots in the background (oldest first); the result replaces compare().
   void Compare(std::vector<uint32_t> ids);
   const std::shared_ptr<const CompareResult>& compare() const { return compare_; }
+  // Compare's leak filter: the objects of capture c allocated between captures a and b and
+  // still held in c, on the worker; the result (or why it cannot run) replaces leaks().
+  void FindLeaks(uint32_t a, uint32_t b, uint32_t c);
+  const std::shared_ptr<const LeaksResult>& leaks() const { return leaks_; }
   bool SelectObject(uint64_t object_index);
   // Narrows the Instances list of the active snapshot to one allocation site: the largest site
   // of the selected type's instances (of all objects when no type is selected) whose label
@@ -188,6 +193,7 @@ class AppSession {
   std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
   uint32_t captures_ = 0;
   std::shared_ptr<const CompareResult> compare_;
+  std::shared_ptr<const LeaksResult> leaks_;
   DeviceLink link_;
   std::unique_ptr<discovery::DeviceDiscovery> discovery_;
   std::string discovery_error_;

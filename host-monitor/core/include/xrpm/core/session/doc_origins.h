@@ -35,9 +35,9 @@ struct DocOrigins {
   bool present = false;  // the snapshot recorded origins
   bool sampled = false;  // only sampled objects have one (origins->sample_bytes > 0)
   uint64_t known_objects = 0;
-  std::vector<analysis::SiteRow> sites;          // all objects by site, largest first
+  std::vector<analysis::SiteRow> sites;           // all objects by site, largest first
   std::vector<analysis::TypeSiteRow> type_sites;  // by (type, site), largest first
-  analysis::AgeHistogram ages;                   // log2 bins
+  analysis::AgeHistogram ages;                    // log2 bins
 };
 
 DocOrigins ComputeDocOrigins(const Snapshot& s);

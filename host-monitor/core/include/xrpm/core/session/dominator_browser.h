@@ -72,11 +72,12 @@ class DominatorBrowser {
     std::vector<uint32_t> members;  // children of the parent from this site, largest first
   };
   const std::vector<SiteGroup>& GroupsOf(uint32_t parent);
+  void OpenLargestGroups();
   static uint64_t Key(uint32_t parent, uint32_t site) { return uint64_t(parent) << 32 | site; }
 
   bool by_site_ = false;
   std::unordered_map<uint32_t, std::vector<SiteGroup>> groups_;  // parent -> its site groups
-  std::unordered_map<uint64_t, uint64_t> shown_groups_;         // expanded group -> shown
+  std::unordered_map<uint64_t, uint64_t> shown_groups_;          // expanded group -> shown
 
   std::shared_ptr<const DocAnalysis> a_;
   std::unordered_map<uint32_t, uint64_t> shown_;  // expanded node -> children shown

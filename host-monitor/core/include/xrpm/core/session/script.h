@@ -28,6 +28,8 @@
 //   view NAME counters|timeline|allocations|summary|types|instances|inspector|roots|
 //                                 dominators|age|compare|connection
 //   compare                       compare every open snapshot (oldest first)
+//   leaks A B C                   Compare's leak filter: objects of snapshot C (1-based, as in
+//                                 select-doc) allocated between A and B and still alive in C
 //   save FILE                     save the active snapshot (format by extension)
 //   close                         close the active snapshot, discarding unsaved changes
 //   wait-idle [SECONDS]           wait until no background work is left (default 120)
