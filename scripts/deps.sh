@@ -11,6 +11,7 @@ pkgs=(build-essential cmake ninja-build pkg-config ccache git
       libimgui-dev libglfw3-dev libstb-dev libgl-dev
       xvfb xauth libgl1-mesa-dri fonts-dejavu-core nodejs
       mono-runtime libmono-2.0-dev mono-mcs  # the Mono port (device-agent/ports/mono)
+      pngquant  # docs/monitor-*.png (tests/gui/docs_screenshots.script)
       iproute2)  # iproute2: the discovery tests set up loopback multicast in their own netns
 # npm (tests/formats installs Chrome DevTools' heap snapshot reader with it): Debian ships it as
 # its own package; nodesource's nodejs bundles it and conflicts with that package.

@@ -409,3 +409,85 @@ TEST_F(MonitorE2E, TimelineAndAllocationsOfASelectedRange) {
 }
 
 }  // namespace
+
+TEST_F(MonitorE2E, AllocationSitesAgesAndLeaksFromThreeEmulatorCaptures) {
+  if (!HaveXvfb()) GTEST_SKIP() << "xvfb-run is not installed";
+  const int port = 20000 + int(getpid() % 20000);
+  fs::create_directories(dir + "/config/xrpm");
+  std::ofstream(dir + "/config/xrpm/settings.json") << "{\"port\": " << port << "}";
+  // Three captures of the leak scenario a few seconds apart, then every origin view, then a
+  // .gclog round trip, which cannot keep origins: the views must say so.
+  RunResult r = Monitor(
+      "launch-emulator leak\n"
+      "wait-counters 4\n"
+      "capture\n"
+      "wait-counters 16\n"
+      "capture\n"
+      "wait-counters 22\n"
+      "capture\n"
+      "group-by type-site\n"
+      "view types\n"
+      "screenshot types.png\n"
+      "select-type Bubbles.Bubble\n"
+      "select-site Bubbles.BubbleField.Spawn\n"
+      "view instances\n"
+      "select-object first\n"
+      "view inspector\n"
+      "screenshot inspector.png\n"
+      "select-age largest\n"
+      "view age\n"
+      "screenshot age.png\n"
+      "view dominators\n"
+      "screenshot dominators.png\n"
+      "leaks 1 2 3\n"
+      "screenshot leaks.png\n"
+      "state state.json\n"
+      "leaks 3 2 1\n"
+      "state wrong_order.json\n"
+      "save cap.gclog\n"
+      "close\n"
+      "open cap.gclog\n"
+      "group-by site\n"
+      "view age\n"
+      "screenshot gclog.png\n"
+      "state gclog.json\n"
+      "quit\n");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  nlohmann::json st = State();
+  ASSERT_EQ(st["docs"].size(), 3u);
+  const auto& o = st["docs"][2]["origins"];
+  ASSERT_TRUE(o["present"].get<bool>()) << o;
+  EXPECT_FALSE(o["sampled"].get<bool>());
+  EXPECT_EQ(o["unknown_objects"], 0);  // the emulator records every object
+  EXPECT_NE(o["selected_site"].get<std::string>().find("Bubbles.BubbleField.Spawn"),
+            std::string::npos);
+  EXPECT_TRUE(o.contains("selected_age"));
+  EXPECT_GT(st["docs"][2]["origins"]["capture_frame"].get<uint64_t>(),
+            st["docs"][0]["origins"]["capture_frame"].get<uint64_t>());
+  // The leak filter names the bubbles' OnSpawn site, and nothing the game frees every frame
+  // (the boxed List enumerator of Game1.Update).
+  const auto& leaks = st["leaks"];
+  ASSERT_EQ(leaks["error"], "") << leaks;
+  ASSERT_FALSE(leaks["groups"].empty()) << leaks;
+  bool on_spawn = false;
+  for (const auto& g : leaks["groups"]) {
+    const auto site = g["site"].get<std::vector<std::string>>();
+    if (!site.empty() && site[0] == "Bubbles.Bubble.OnSpawn") on_spawn = true;
+    EXPECT_EQ(g["type"].get<std::string>().find("Enumerator"), std::string::npos) << g;
+    EXPECT_TRUE(g.contains("path")) << g;
+  }
+  EXPECT_TRUE(on_spawn) << leaks;
+  // Out of order: a clear message, no groups.
+  const auto wrong = State("wrong_order.json")["leaks"];
+  EXPECT_NE(wrong["error"].get<std::string>(), "");
+  EXPECT_FALSE(wrong.contains("groups"));
+  // The .gclog round trip drops the columns; the views say so.
+  const auto g = State("gclog.json")["docs"].back();
+  EXPECT_EQ(g["path"], "cap.gclog");
+  EXPECT_FALSE(g["origins"]["present"].get<bool>());
+  EXPECT_NE(g["origins"]["note"].get<std::string>().find(".gclog files cannot hold them"),
+            std::string::npos);
+  for (const char* png :
+       {"types.png", "inspector.png", "age.png", "dominators.png", "leaks.png", "gclog.png"})
+    ExpectShowsAView(dir + "/" + png);
+}

@@ -116,7 +116,6 @@ AgeRangeContents ContentsOfAge(const Snapshot& s, uint64_t first, uint64_t last)
   }
   c.count = objects.size();
   c.rows = analysis::TypeSiteStatsOf(s, objects);
-  c.sites = analysis::SiteStatsOf(s, objects);
   return c;
 }
 

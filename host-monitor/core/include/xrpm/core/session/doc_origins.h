@@ -62,7 +62,6 @@ struct AgeRangeContents {
   uint64_t first = 0, last = 0;
   uint64_t count = 0, bytes = 0;
   std::vector<analysis::TypeSiteRow> rows;  // largest first
-  std::vector<analysis::SiteRow> sites;     // largest first
 };
 AgeRangeContents ContentsOfAge(const Snapshot& s, uint64_t first, uint64_t last);
 
