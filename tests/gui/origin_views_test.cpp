@@ -195,6 +195,39 @@ TEST_F(OriginViews, DominatorTreeGroupsChildrenBySite) {
   EXPECT_FALSE(b.Rows()[0].group);
 }
 
+TEST_F(OriginViews, LeakFilterOfThreeCapturesOnTheWorkerOrWhyNot) {
+  auto at = [](uint64_t frame) {
+    Snapshot snap = LeakHeap();
+    snap.origins->capture_frame = frame;
+    return snap;
+  };
+  const uint32_t a = s.AddSnapshot(at(100), DocOrigin::kCaptured, "A");
+  const uint32_t b = s.AddSnapshot(at(150), DocOrigin::kCaptured, "B");
+  const uint32_t c = s.AddSnapshot(at(200), DocOrigin::kCaptured, "C");
+  ASSERT_TRUE(s.WaitIdle(60s));
+  s.FindLeaks(a, b, c);
+  ASSERT_TRUE(s.WaitIdle(60s));
+  ASSERT_TRUE(s.leaks());
+  ASSERT_EQ(s.leaks()->error, "");
+  const auto& groups = s.leaks()->report.groups;
+  ASSERT_EQ(groups.size(), 1u);  // the handlers of frames 100..139; not the strings of frame 5
+  EXPECT_EQ(groups[0].type, "Bubbles.Handler");
+  EXPECT_EQ(groups[0].count, 40u);
+  const auto by_site = LeakRollup(s.leaks()->report, SiteGrouping::kSite);
+  ASSERT_EQ(by_site.size(), 1u);
+  EXPECT_EQ(by_site[0].site, 0u);
+  EXPECT_EQ(by_site[0].bytes, 40u * 32);
+  const auto state = nlohmann::json::parse(s.StateJson());
+  EXPECT_EQ(state["leaks"]["groups"][0]["site"][0], "Bubbles.Bubble.OnSpawn");
+  EXPECT_NE(state["leaks"]["groups"][0]["path"].get<std::string>().find("System.Object[]"),
+            std::string::npos);
+
+  s.FindLeaks(c, b, a);  // out of order: said at once, nothing run
+  ASSERT_TRUE(s.leaks());
+  EXPECT_NE(s.leaks()->error, "");
+  EXPECT_TRUE(s.leaks()->report.groups.empty());
+}
+
 TEST(OriginScript, NewVerbsParseAndRejectBadArguments) {
   auto steps = ParseScript(
       "group-by type-site\nselect-site Bubble.OnSpawn\nselect-age largest\nselect-age 64\n"
