@@ -46,8 +46,10 @@ if [ "$scenario" = mono ]; then
     echo "run.sh: the Mono port was not built: sudo apt-get install mono-runtime libmono-2.0-dev mono-mcs" >&2
     exit 1
   }
-  # --allocations: sampled allocations carry their site and frame into captures.
-  "$bin/emulator/xrpm-mono" --port 0 --allocations -- "$bin/emulator/XnaBubbles.exe" 2>"$log" &
+  # --allocations: sampled allocations carry their site and frame into captures; one sample per
+  # 1 KiB (not the default 16 KiB) so the small sample game's leak shows within a few seconds.
+  "$bin/emulator/xrpm-mono" --port 0 --allocations --sample-bytes 1024 \
+    -- "$bin/emulator/XnaBubbles.exe" 2>"$log" &
   label="xrpm-mono (XnaBubbles.exe under Mono)"
 else
   "$bin/emulator/xrpm-emulator" --scenario "$scenario" --port 0 2>"$log" &
