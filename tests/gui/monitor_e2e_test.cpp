@@ -44,6 +44,16 @@ class MonitorE2E : public ::testing::Test {
     fs::create_directories(dir);
   }
 
+  // Gives the monitor a port of its own (tests run in parallel and 4510 may be in use) through
+  // its settings file, so `launch-emulator` starts the emulator there; `salt` keeps two tests
+  // of one process apart. Returns the port.
+  int UseOwnPort(int salt = 0) {
+    const int port = 20000 + int((getpid() + salt) % 20000);
+    fs::create_directories(dir + "/config/xrpm");
+    std::ofstream(dir + "/config/xrpm/settings.json") << "{\"port\": " << port << "}";
+    return port;
+  }
+
   RunResult Monitor(const std::string& script_text, bool display = true) {
     const std::string script = dir + "/script.txt";
     std::ofstream(script) << script_text;
@@ -266,9 +276,7 @@ TEST_F(MonitorE2E, KeyboardShortcutsFileDialogsAndUnsavedPrompts) {
 // dropped file) with the capture's metadata.
 TEST_F(MonitorE2E, CaptureSavesAsXrpmByDefaultAndTheDialogSaysWhatGclogDrops) {
   if (!HaveXvfb()) GTEST_SKIP() << "xvfb-run is not installed";
-  const int port = 20000 + int((getpid() + 7919) % 20000);
-  fs::create_directories(dir + "/config/xrpm");
-  std::ofstream(dir + "/config/xrpm/settings.json") << "{\"port\": " << port << "}";
+  UseOwnPort(7919);
   RunResult r = Monitor(
       "launch-emulator bubbles\n"
       "wait-counters 2\n"
@@ -320,10 +328,7 @@ TEST_F(MonitorE2E, CaptureSavesAsXrpmByDefaultAndTheDialogSaysWhatGclogDrops) {
 
 TEST_F(MonitorE2E, LaunchEmulatorLiveCountersCaptureAndSave) {
   if (!HaveXvfb()) GTEST_SKIP() << "xvfb-run is not installed";
-  // A port of its own: tests run in parallel and 4510 may be in use.
-  const int port = 20000 + int(getpid() % 20000);
-  fs::create_directories(dir + "/config/xrpm");
-  std::ofstream(dir + "/config/xrpm/settings.json") << "{\"port\": " << port << "}";
+  const int port = UseOwnPort();
   RunResult r = Monitor(
       "launch-emulator leak\n"
       "wait-counters 4\n"
@@ -378,9 +383,7 @@ TEST_F(MonitorE2E, LaunchEmulatorLiveCountersCaptureAndSave) {
 
 TEST_F(MonitorE2E, TimelineAndAllocationsOfASelectedRange) {
   if (!HaveXvfb()) GTEST_SKIP() << "xvfb-run is not installed";
-  const int port = 20000 + int((getpid() + 7919) % 20000);
-  fs::create_directories(dir + "/config/xrpm");
-  std::ofstream(dir + "/config/xrpm/settings.json") << "{\"port\": " << port << "}";
+  UseOwnPort(7919);
   RunResult r = Monitor(
       "launch-emulator bubbles\n"
       "record-frames 1024\n"
@@ -412,9 +415,7 @@ TEST_F(MonitorE2E, TimelineAndAllocationsOfASelectedRange) {
 
 TEST_F(MonitorE2E, AllocationSitesAgesAndLeaksFromThreeEmulatorCaptures) {
   if (!HaveXvfb()) GTEST_SKIP() << "xvfb-run is not installed";
-  const int port = 20000 + int(getpid() % 20000);
-  fs::create_directories(dir + "/config/xrpm");
-  std::ofstream(dir + "/config/xrpm/settings.json") << "{\"port\": " << port << "}";
+  UseOwnPort();
   // Three captures of the leak scenario a few seconds apart, then every origin view, then a
   // .gclog round trip, which cannot keep origins: the views must say so.
   RunResult r = Monitor(
