@@ -28,6 +28,11 @@ void GameLoop::RunHere() {
   Loop();
 }
 
+void GameLoop::RunHereUntil(uint64_t frames) {
+  config_.max_frames = frames;
+  Loop();
+}
+
 void GameLoop::RequestStop() {
   {
     std::lock_guard<std::mutex> lock(m_);

@@ -41,6 +41,10 @@ class GameLoop {
   void Start(std::function<void()> on_finished = {});
   // Runs the loop on the calling thread until it ends (tests, benchmarks).
   void RunHere();
+  // Runs on the calling thread until frames() reaches `frames` (or the loop stops or fails),
+  // then returns with the game at that frame boundary; call again to go on. For captures at
+  // exact frames (tests); not with Start.
+  void RunHereUntil(uint64_t frames);
   void RequestStop();
   void Join();
 
