@@ -51,7 +51,7 @@ bool Agent::Impl::Start(std::string* error) {
     return false;
   }
   // Room for peers beyond the one controller, so other hosts can be told why they are refused
-  // (refused peers are dropped after kRefusedLingerMs even if they never acknowledge).
+  // (refused peers are dropped even if they never acknowledge: see CheckHandshakeTimeouts).
   host = enet_host_create(&addr, kMaxAgentPeers, protocol::kChannelCount, 0, 0);
   if (!host) {
     *error = "cannot listen on " + protocol::FormatAddress(addr) + " (address in use?)";

@@ -30,8 +30,12 @@ namespace agent {
 
 // ENet peer slots: the controller plus hosts being refused (each told why).
 constexpr size_t kMaxAgentPeers = 32;
-// A refused peer gets this long to acknowledge its disconnect before its slot is reclaimed.
-constexpr uint32_t kRefusedLingerMs = 500;
+// A refused peer gets this long to acknowledge its DISCONNECT, counted from when the agent sent
+// it, before its slot is reclaimed. The DISCONNECT (carrying the ErrorCode) leaves only after
+// the peer acknowledged the Error message before it (enet_peer_disconnect_later); that wait is
+// bounded separately by AgentOptions::refused_ack_timeout_ms. Resetting earlier would cut off a
+// slow but honest peer before it learned the code.
+constexpr uint32_t kRefusedLingerMs = 1000;
 
 struct Session {
   // kAwaitAuth: the Hello was accepted, the AuthChallenge sent, the answer not yet received.
@@ -39,6 +43,9 @@ struct Session {
   State state = State::kAwaitHello;
   int64_t connected_ns = 0;
   int64_t closing_ns = 0;  // when the agent started cutting it off (kClosing)
+  // kClosing: when the agent first saw ENet sending the DISCONNECT (0 while ENet still waits
+  // for the peer to acknowledge the Error before it).
+  int64_t disconnect_sent_ns = 0;
   std::string address;     // "127.0.0.1:53211"
   std::string client_name;
   std::string client_nonce, agent_nonce;  // of this connection's challenge (auth.h)
@@ -69,7 +76,8 @@ struct Agent::Impl {
   bool RefuseIfBusy(ENetPeer* peer);
   void DropController(const std::string& why);
   // Refuses peers silent past the handshake timeout, and drops refused peers that never
-  // acknowledge their disconnect (so a flood of them cannot hold the peer slots).
+  // acknowledge their Error (refused_ack_timeout_ms) or their DISCONNECT (kRefusedLingerMs
+  // after it was sent), so a flood of them cannot hold the peer slots.
   void CheckHandshakeTimeouts();
   void MarkClosing(Session* s);  // kClosing from now
   bool SendControl(ENetPeer* peer, const wire::Envelope& env);

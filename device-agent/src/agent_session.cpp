@@ -215,15 +215,23 @@ void Agent::Impl::CheckHandshakeTimeouts() {
   for (size_t i = 0; i < host->peerCount; ++i) {
     ENetPeer* peer = &host->peers[i];
     auto* s = static_cast<Session*>(peer->data);
-    if (s && s->state == Session::State::kClosing &&
-        now - s->closing_ns > int64_t{kRefusedLingerMs} * 1000000) {
-      // It had its error message and disconnect; a peer that does not acknowledge them (gone,
-      // or hostile) would otherwise hold its slot until the peer timeout.
-      Log("host " + s->address + " dropped (did not acknowledge the disconnect within " +
-          std::to_string(kRefusedLingerMs) + " ms)");
-      delete s;
-      peer->data = nullptr;
-      enet_peer_reset(peer);
+    if (s && s->state == Session::State::kClosing) {
+      // ENet sends the DISCONNECT once the peer acknowledged everything before it (the Error):
+      // the peer leaves DISCONNECT_LATER then. Until that, the peer has the refused-ack bound;
+      // after it, kRefusedLingerMs to acknowledge the DISCONNECT itself. A peer that does not
+      // acknowledge (gone, stalled or hostile) would otherwise hold its slot until the peer
+      // timeout; a slow one still gets the DISCONNECT with the code before its slot goes.
+      if (!s->disconnect_sent_ns && peer->state != ENET_PEER_STATE_DISCONNECT_LATER)
+        s->disconnect_sent_ns = now;
+      const bool sent = s->disconnect_sent_ns != 0;
+      const uint32_t limit_ms = sent ? kRefusedLingerMs : opt.refused_ack_timeout_ms;
+      if (now - (sent ? s->disconnect_sent_ns : s->closing_ns) > int64_t{limit_ms} * 1000000) {
+        Log("host " + s->address + " dropped (did not acknowledge the " +
+            (sent ? "disconnect" : "error") + " within " + std::to_string(limit_ms) + " ms)");
+        delete s;
+        peer->data = nullptr;
+        enet_peer_reset(peer);
+      }
       continue;
     }
     if (s && (s->state == Session::State::kAwaitHello || s->state == Session::State::kAwaitAuth) &&

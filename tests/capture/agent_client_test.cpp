@@ -21,7 +21,7 @@ ClientOptions Opts(const std::string& endpoint, std::string token = "") {
   ClientOptions o;
   o.endpoint = endpoint;
   o.token = std::move(token);
-  o.connect_timeout_ms = 3000;
+  o.connect_timeout_ms = 20000;
   return o;
 }
 
@@ -45,7 +45,7 @@ TEST(AgentClient, HandshakeReportsDevice) {
   HostClient c(Opts(Endpoint(*agent)));
   c.Connect();
   std::string error;
-  ASSERT_TRUE(c.WaitConnected(5000, &error)) << error;
+  ASSERT_TRUE(c.WaitConnected(20000, &error)) << error;
   const client::DeviceInfo d = c.device();
   EXPECT_EQ(d.app_name, "fake.exe");
   EXPECT_EQ(d.runtime_name, "fake runtime");
@@ -163,7 +163,7 @@ TEST(AgentClient, VersionMismatchIsRefusedWithAReason) {
   EXPECT_TRUE(reply.error().fatal());
   EXPECT_NE(reply.error().message().find("speaks 99"), std::string::npos);
   uint32_t data = 0;
-  EXPECT_TRUE(p->WaitDisconnect(3000, &data));
+  EXPECT_TRUE(p->WaitDisconnect(20000, &data));
   EXPECT_EQ(data, static_cast<uint32_t>(wire::VERSION_MISMATCH));
   EXPECT_FALSE(log.WaitFor("version mismatch").empty()) << log.All();
   // The agent keeps serving.
@@ -182,7 +182,7 @@ TEST(AgentClient, TokenIsRequiredAndChecked) {
     HostClient c(Opts(Endpoint(*agent), bad));
     c.Connect();
     std::string error;
-    EXPECT_FALSE(c.WaitConnected(5000, &error));
+    EXPECT_FALSE(c.WaitConnected(20000, &error));
     EXPECT_NE(error.find("bad token"), std::string::npos) << error;
     EXPECT_EQ(c.state(), ConnectionState::kFailed);
   }
@@ -190,7 +190,7 @@ TEST(AgentClient, TokenIsRequiredAndChecked) {
   HostClient good(Opts(Endpoint(*agent), "s3cret"));
   good.Connect();
   std::string error;
-  EXPECT_TRUE(good.WaitConnected(5000, &error)) << error;
+  EXPECT_TRUE(good.WaitConnected(20000, &error)) << error;
 }
 
 TEST(AgentClient, NonLoopbackAddressNeedsAToken) {
@@ -221,7 +221,7 @@ TEST(AgentClient, SecondHostIsRefusedFirstKeepsWorking) {
   HostClient b(Opts(Endpoint(*agent)));
   b.Connect();
   std::string error;
-  EXPECT_FALSE(b.WaitConnected(5000, &error));
+  EXPECT_FALSE(b.WaitConnected(20000, &error));
   EXPECT_NE(error.find("busy"), std::string::npos) << error;
   EXPECT_NE(error.find("another host"), std::string::npos) << error;
   const CaptureResult r = CaptureOnce(a);
@@ -267,7 +267,7 @@ TEST(AgentClient, MalformedOversizedAndPrematureMessagesAreRefused) {
     EXPECT_EQ(reply.error().code(), c.code) << reply.error().message();
     EXPECT_TRUE(reply.error().fatal());
     uint32_t data = 0;
-    EXPECT_TRUE(p->WaitDisconnect(3000, &data));
+    EXPECT_TRUE(p->WaitDisconnect(20000, &data));
     EXPECT_EQ(data, static_cast<uint32_t>(c.code));
   }
   EXPECT_FALSE(log.WaitFor("too large").empty()) << log.All();

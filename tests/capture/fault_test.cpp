@@ -65,7 +65,7 @@ CaptureResult CaptureFrom(FakeDevice& dev, int batches, const std::function<void
   std::thread device([&] {
     if (dev.StartCapture(batches)) then();
   });
-  if (c.WaitConnected(5000, &error) && c.StartCapture(&error)) {
+  if (c.WaitConnected(20000, &error) && c.StartCapture(&error)) {
     EXPECT_TRUE(c.WaitCapture(10000, &r));
   } else {
     r.error = error;
@@ -134,7 +134,7 @@ TEST(Faults, NoAgentListeningFailsClearly) {
   HostClient c(o);
   c.Connect();
   std::string error;
-  EXPECT_FALSE(c.WaitConnected(5000, &error));
+  EXPECT_FALSE(c.WaitConnected(20000, &error));
   EXPECT_NE(error.find("no xrpm agent answered"), std::string::npos) << error;
 }
 

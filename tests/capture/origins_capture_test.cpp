@@ -27,7 +27,7 @@ struct Served {
     agent = StartAgent(rt, log, std::move(opt));
     ClientOptions o;
     o.endpoint = agent ? Endpoint(*agent) : "127.0.0.1:1";
-    o.connect_timeout_ms = 3000;
+    o.connect_timeout_ms = 20000;
     client = std::make_unique<HostClient>(o);
   }
   FakeRuntime rt;

@@ -20,18 +20,18 @@ class RawPeer {
  public:
   ~RawPeer();
   // A client connected to 127.0.0.1:port (nullptr if no connection within timeout).
-  static std::unique_ptr<RawPeer> Connect(uint16_t port, uint32_t timeout_ms = 3000);
+  static std::unique_ptr<RawPeer> Connect(uint16_t port, uint32_t timeout_ms = 20000);
   // A server on 127.0.0.1, any free port; call Accept.
   static std::unique_ptr<RawPeer> Listen();
-  bool Accept(uint32_t timeout_ms = 3000);
+  bool Accept(uint32_t timeout_ms = 20000);
   uint16_t port() const;
 
   bool Send(const wire::Envelope& env, uint8_t channel = 0);
   bool SendBytes(const std::string& bytes, uint8_t channel = 0, bool reliable = true);
   // Services until a message arrives (true), the other side disconnects or timeout (false).
-  bool Receive(wire::Envelope* out, uint32_t timeout_ms = 3000, uint8_t* channel = nullptr);
+  bool Receive(wire::Envelope* out, uint32_t timeout_ms = 20000, uint8_t* channel = nullptr);
   // Receives until a message of the given body case arrives, dropping others.
-  bool ReceiveBody(wire::Envelope::BodyCase body, wire::Envelope* out, uint32_t timeout_ms = 3000);
+  bool ReceiveBody(wire::Envelope::BodyCase body, wire::Envelope* out, uint32_t timeout_ms = 20000);
   // Services until the other side disconnects; *data = its ENet disconnect data.
   bool WaitDisconnect(uint32_t timeout_ms, uint32_t* data = nullptr);
   // Every packet received so far, byte for byte, including messages ReceiveBody dropped.

@@ -29,7 +29,7 @@ class LogSink {
     };
   }
   // Waits for a line containing `text`; returns it ("" on timeout).
-  std::string WaitFor(const std::string& text, uint32_t timeout_ms = 5000) {
+  std::string WaitFor(const std::string& text, uint32_t timeout_ms = 20000) {
     std::unique_lock lock(mu_);
     std::string found;
     cv_.wait_for(lock, std::chrono::milliseconds(timeout_ms), [&] {
@@ -43,7 +43,7 @@ class LogSink {
     return found;
   }
   // Waits until `count` lines contain `text`; returns how many do (< count on timeout).
-  size_t WaitCount(const std::string& text, size_t count, uint32_t timeout_ms = 5000) {
+  size_t WaitCount(const std::string& text, size_t count, uint32_t timeout_ms = 20000) {
     std::unique_lock lock(mu_);
     size_t n = 0;
     cv_.wait_for(lock, std::chrono::milliseconds(timeout_ms), [&] {
@@ -106,7 +106,7 @@ inline std::string Endpoint(const agent::Agent& a) {
 }
 
 // Connects and waits for the handshake; false (with the reason in the test log) otherwise.
-inline bool Connected(client::HostClient& c, uint32_t timeout_ms = 5000) {
+inline bool Connected(client::HostClient& c, uint32_t timeout_ms = 20000) {
   c.Connect();
   std::string error;
   const bool ok = c.WaitConnected(timeout_ms, &error);

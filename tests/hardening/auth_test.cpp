@@ -55,7 +55,7 @@ void ExpectRefused(RawPeer& p, wire::ErrorCode code, const std::string& text) {
   EXPECT_TRUE(reply.error().fatal());
   EXPECT_NE(reply.error().message().find(text), std::string::npos) << reply.error().message();
   uint32_t data = 0;
-  EXPECT_TRUE(p.WaitDisconnect(3000, &data));
+  EXPECT_TRUE(p.WaitDisconnect(20000, &data));
   EXPECT_EQ(data, static_cast<uint32_t>(code));
 }
 
@@ -153,7 +153,7 @@ TEST(Auth, RefusalsSayWhyOnBothSides) {
     HostClient c(Opts(*agent, k.token));
     c.Connect();
     std::string error;
-    EXPECT_FALSE(c.WaitConnected(5000, &error));
+    EXPECT_FALSE(c.WaitConnected(20000, &error));
     EXPECT_EQ(c.state(), ConnectionState::kFailed);
     EXPECT_NE(error.find("refused the connection: bad token: "), std::string::npos) << error;
     EXPECT_NE(error.find(k.why), std::string::npos) << error;
@@ -246,7 +246,7 @@ TEST(Auth, LanFacingAgentServesOnlyTokenHolders) {
   {
     HostClient stranger(o);
     stranger.Connect();
-    EXPECT_FALSE(stranger.WaitConnected(5000, &error));
+    EXPECT_FALSE(stranger.WaitConnected(20000, &error));
     EXPECT_NE(error.find("requires a token"), std::string::npos) << error;
   }
   o.token = kToken;

@@ -55,7 +55,7 @@ wire::ErrorCode Attack(uint16_t port, int k) {
   wire::Envelope reply;
   if (!p->ReceiveBody(wire::Envelope::kError, &reply)) return wire::ERROR_UNSPECIFIED;
   uint32_t data = 0;
-  if (!p->WaitDisconnect(3000, &data) || data != static_cast<uint32_t>(reply.error().code()))
+  if (!p->WaitDisconnect(20000, &data) || data != static_cast<uint32_t>(reply.error().code()))
     return wire::ERROR_UNSPECIFIED;
   return reply.error().code();
 }

@@ -5,10 +5,12 @@
 // cut off with the right error code (sent to the peer and as the ENet disconnect data) and logged;
 // the world is never stopped for them, the game keeps running, and the legitimate host captures
 // normally afterwards. (The frame rate under attack is a figure in docs/RELIABILITY.md, not a test
-// assertion.)
+// assertion.) A refused peer that stalls still gets its DISCONNECT with the code; one that never
+// acknowledges loses its slot within a bound.
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <thread>
 
 #include "hostile_attacks.h"
 #include "raw_peer.h"
@@ -75,7 +77,8 @@ TEST(HostilePeers, AreCutOffAndLoggedWhileTheGameRuns) {
 
   // A legitimate host takes control; a connection flood meanwhile is refused as BUSY. The
   // flooders never acknowledge their disconnect: more of them than the agent has peer slots,
-  // so this passes only because refused peers' slots are reclaimed (after 500 ms).
+  // so this passes only because refused peers' slots are reclaimed (kRefusedLingerMs after the
+  // DISCONNECT left).
   client::ClientOptions o;
   o.endpoint = Endpoint(*agent);
   o.token = kToken;
@@ -96,6 +99,58 @@ TEST(HostilePeers, AreCutOffAndLoggedWhileTheGameRuns) {
   g.loop.RequestStop();
   g.loop.Join();
   EXPECT_TRUE(g.loop.error().empty()) << g.loop.error();
+}
+
+// An agent (peer timeout 60 s, out of the way) and a raw peer that has just sent it garbage
+// and been refused; the peer has not serviced its socket since (acknowledged nothing).
+struct Refused {
+  Game g;
+  LogSink log;
+  std::unique_ptr<agent::Agent> agent;
+  std::unique_ptr<RawPeer> peer;
+  std::chrono::steady_clock::time_point sent;
+  explicit Refused(uint32_t refused_ack_timeout_ms) {
+    agent::AgentOptions opt;
+    opt.peer_timeout_ms = 60000;
+    opt.refused_ack_timeout_ms = refused_ack_timeout_ms;
+    agent = StartAgent(g.rt, log, opt);
+    if (agent) peer = RawPeer::Connect(agent->port());
+    sent = std::chrono::steady_clock::now();
+    if (peer && peer->SendBytes("\x12\x34\xff junk")) log.WaitFor("refused 127.0.0.1");
+  }
+};
+
+// The agent sends the DISCONNECT (with the code) only once the peer acknowledged the Error. A
+// peer whose network thread stalls past the agent's old refusal linger (500 ms from the
+// refusal, which reset such peers silently) still gets the code: the linger now counts from
+// the DISCONNECT leaving. The refused-ack bound is raised so only that is under test.
+TEST(RefusedPeers, AStalledPeerStillGetsTheDisconnectWithTheCode) {
+  Refused r(60000);
+  ASSERT_TRUE(r.peer);
+  ASSERT_FALSE(r.log.WaitFor("refused 127.0.0.1", 0).empty()) << r.log.All();
+  // The injected fault: the peer reads (so acknowledges) nothing for three times the old linger.
+  std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+  wire::Envelope reply;
+  ASSERT_TRUE(r.peer->ReceiveBody(wire::Envelope::kError, &reply));
+  EXPECT_EQ(reply.error().code(), wire::MALFORMED);
+  uint32_t data = 0;
+  EXPECT_TRUE(r.peer->WaitDisconnect(20000, &data)) << r.log.All();
+  EXPECT_EQ(data, static_cast<uint32_t>(wire::MALFORMED));
+  EXPECT_FALSE(r.log.WaitFor("disconnected").empty()) << r.log.All();
+  EXPECT_EQ(r.log.All().find("dropped"), std::string::npos) << r.log.All();
+}
+
+// A refused peer that never acknowledges its Error (never services its socket) is reset once
+// refused_ack_timeout_ms has passed, not only by the (here much longer) peer timeout.
+TEST(RefusedPeers, APeerThatNeverAcknowledgesTheErrorLosesItsSlot) {
+  Refused r(1000);
+  ASSERT_TRUE(r.peer);
+  EXPECT_FALSE(r.log.WaitFor("did not acknowledge the error within 1000 ms", 30000).empty())
+      << r.log.All();
+  const double secs =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - r.sent).count();
+  EXPECT_GE(secs, 1.0) << "reset before its refused-ack bound";
+  EXPECT_EQ(r.log.All().find("disconnected"), std::string::npos) << "ENet's timeout, not the bound";
 }
 
 }  // namespace

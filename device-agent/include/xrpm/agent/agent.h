@@ -50,6 +50,10 @@ struct AgentOptions {
   size_t capture_memory_limit = size_t{256} << 20;
   uint32_t peer_timeout_ms = 5000;       // silent peer -> disconnected
   uint32_t handshake_timeout_ms = 5000;  // connected but no Hello -> disconnected
+  // A refused peer is sent an Error, then ENet's DISCONNECT with the code once it acknowledged
+  // the Error; a peer that acknowledges neither within this long has its slot reclaimed
+  // silently (no longer than a peer that never says hello holds one).
+  uint32_t refused_ack_timeout_ms = 5000;
   uint32_t stop_world_timeout_ms = 5000;
   // Frames and allocation samples: records the ring holds (64 B each; the oldest are dropped
   // when the host does not keep up) and FrameBatch bytes allowed inside ENet unacknowledged.
