@@ -1,4 +1,5 @@
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <fstream>
@@ -69,7 +70,8 @@ TEST(Snapshot, ColumnsAndTotals) {
 }
 
 TEST(AtomicFile, UncommittedWriteLeavesNoFileAndKeepsTheOldOne) {
-  std::string path = ::testing::TempDir() + "/atomic_test.gclog";
+  std::string path =
+      ::testing::TempDir() + "/xrpm_atomic_test_" + std::to_string(getpid()) + ".gclog";
   {
     AtomicFile f(path);
     f.Write("old\n");

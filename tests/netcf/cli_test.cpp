@@ -2,6 +2,7 @@
 // the info/types/convert verbs on real files.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <fstream>
@@ -34,7 +35,7 @@ const std::string kSample = XRPM_TEST_DATA "/netcf/bubbles.gclog";
 const std::string kSpec = XRPM_TEST_DATA "/netcf/spec-format-sample.gclog";
 
 std::string Temp(const std::string& n) {
-  return ::testing::TempDir() + "/" + n;
+  return ::testing::TempDir() + "/xrpm_" + std::to_string(getpid()) + "_" + n;
 }
 
 std::string Slurp(const std::string& path) {

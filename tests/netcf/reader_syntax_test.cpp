@@ -1,6 +1,7 @@
 // What the format allows, read without complaint: CRLF, odd spacing, names with spaces, late
 // types, roots first, several sections, missing timestamps, no final newline, any extension.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <fstream>
@@ -111,7 +112,8 @@ TEST(NetcfSyntax, ObjectIdZeroIsAnOrdinaryId) {
 }
 
 TEST(NetcfSyntax, AnyFileExtension) {
-  const std::string path = ::testing::TempDir() + "/heap dump.TXT";
+  const std::string path =
+      ::testing::TempDir() + "/xrpm_heap dump_" + std::to_string(getpid()) + ".TXT";
   {
     std::ofstream f(path, std::ios::binary);
     f << kSample;

@@ -1,5 +1,6 @@
 // read(write(x)) == x for random models, and write(read(f)) == f for canonical files.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <fstream>
 #include <random>
@@ -77,7 +78,8 @@ TEST(RoundTripFile, CanonicalSampleIsByteIdentical) {
 TEST(RoundTripFile, WriteFileThenReadFile) {
   std::mt19937_64 rng(42);
   Snapshot x = testgen::RandomModel(rng);
-  const std::string path = ::testing::TempDir() + "/netcf_rt.gclog";
+  const std::string path =
+      ::testing::TempDir() + "/xrpm_netcf_rt_" + std::to_string(getpid()) + ".gclog";
   WriteNetcfFile(x, path);
   Diagnostics d;
   Snapshot y = ReadNetcfFile(path, d);

@@ -1,5 +1,6 @@
 // The format table: detection by content and extension, load/save through it.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <fstream>
@@ -11,7 +12,7 @@ namespace xrpm {
 namespace {
 
 std::string Temp(const std::string& name) {
-  return ::testing::TempDir() + "/" + name;
+  return ::testing::TempDir() + "/xrpm_" + std::to_string(getpid()) + "_" + name;
 }
 
 void Put(const std::string& path, const std::string& text) {
