@@ -38,6 +38,10 @@ int BoundSocket(std::string* error) {
     *error = std::string("socket: ") + std::strerror(errno);
     return -1;
   }
+  // A burst must not overflow the kernel's queue while the relay thread waits for a core: the
+  // only losses on this link are the ones the relay decides (the kernel caps this at rmem_max).
+  const int rcvbuf = 4 << 20;
+  setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof rcvbuf);
   const sockaddr_in a = Loopback(0);
   if (bind(fd, reinterpret_cast<const sockaddr*>(&a), sizeof a) != 0) {
     *error = std::string("bind 127.0.0.1: ") + std::strerror(errno);
