@@ -17,9 +17,14 @@ namespace xrpm::cli {
 struct FramesRecordOptions {
   ConnectOptions connect;
   double duration_s = 10;
+  bool duration_given = false;        // --duration on the command line
+  uint64_t count = 0;                 // --count N: stop after N frames (0: by duration only)
   uint32_t sample_bytes = 16 * 1024;  // protocol::kDefaultSampleBytes
+  // The recording's time limit: --duration when given; with --count alone, none (the recording
+  // ends with the N-th frame, or when the connection is lost).
+  bool TimeLimited() const { return duration_given || count == 0; }
 };
-// --connect..., --duration S (and --sample-bytes N when `sampling`).
+// --connect..., --duration S, --count N (and --sample-bytes N when `sampling`).
 void AddFramesRecordOptions(CLI::App& cmd, FramesRecordOptions& o, bool sampling);
 
 struct FramesRecorded {

@@ -1,9 +1,10 @@
-// `xrpm allocations --connect HOST:PORT --duration S [--by type|method|stack] [--sample-bytes N]
-// [--json]`: records allocation samples with call stacks for a while and shows which code
-// allocates during gameplay: estimated bytes and objects (frames/allocation_profile.h states the
-// estimator) by type, by allocating method (bottom-up: self, and total through the method) or as
-// a top-down call tree (--by stack), with shares and per-frame figures. The JSON always carries
-// `stacks` (frames innermost first, type, estimated bytes and count).
+// `xrpm allocations --connect HOST:PORT [--duration S] [--count N] [--by type|method|stack]
+// [--sample-bytes N] [--json]`: records allocation samples with call stacks for S seconds or N
+// frames and shows which code allocates during gameplay: estimated bytes and objects
+// (frames/allocation_profile.h states the estimator) by type, by allocating method (bottom-up:
+// self, and total through the method) or as a top-down call tree (--by stack), with shares and
+// per-frame figures. The JSON always carries `stacks` (frames innermost first, type, estimated
+// bytes and count).
 #include <algorithm>
 #include <cmath>
 #include <cstdio>

@@ -1,8 +1,9 @@
-// `xrpm frames --connect HOST:PORT --duration S [--csv FILE] [--json]`: records the device's
-// per-frame series (duration, bytes and objects allocated, collections and their pause, bytes
-// left before the next collection) and prints what an XNA developer asks first: how many frames
-// missed 16.7 / 33.3 ms, how much each frame allocates, how often the GC runs and what share of
-// the time it takes. --csv writes one row per frame (atomically); --json has a `frames` array.
+// `xrpm frames --connect HOST:PORT [--duration S] [--count N] [--csv FILE] [--json]`: records the
+// device's per-frame series (duration, bytes and objects allocated, collections and their pause,
+// bytes left before the next collection) for S seconds or N frames and prints what an XNA
+// developer asks first: how many frames missed 16.7 / 33.3 ms, how much each frame allocates, how
+// often the GC runs and what share of the time it takes. --csv writes one row per frame
+// (atomically); --json has a `frames` array.
 #include <cstdio>
 
 #include "cli_common.h"

@@ -43,12 +43,15 @@ TEST(FramesCli, FramesJsonAndCsv) {
   Emulator emu("bubbles");
   ASSERT_FALSE(emu.endpoint.empty()) << emu.proc->log().All();
   const std::string csv = (dir / "frames.csv").string();
-  RunResult r = RunProcess(
-      {kXrpm, "frames", "--connect", emu.endpoint, "--duration", "2", "--csv", csv, "--json"});
+  // --count ends the recording by frames, not by the clock (a loaded machine only makes it
+  // take longer); --duration is then the bound on a broken run.
+  RunResult r = RunProcess({kXrpm, "frames", "--connect", emu.endpoint, "--count", "31",
+                            "--duration", "30", "--csv", csv, "--json"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j["app"], "bubbles.exe");
-  ASSERT_GT(j["frames"].size(), 30u);
+  ASSERT_EQ(j["frames"].size(), 31u);
+  EXPECT_EQ(j["summary"]["frames"], 31);
   for (const char* k : {"frame", "ms", "alloc_bytes", "alloc_objects", "gcs", "gc_ms"})
     EXPECT_TRUE(j["frames"][0].contains(k)) << k;
   EXPECT_GT(j["frames"][0]["alloc_bytes"].get<uint64_t>(), 0u);
@@ -61,23 +64,28 @@ TEST(FramesCli, FramesJsonAndCsv) {
   for (std::string l; std::getline(in, l);) ++lines;
   EXPECT_EQ(lines, j["frames"].size());
 
-  RunResult text = RunProcess({kXrpm, "frames", "--connect", emu.endpoint, "--duration", "1"});
+  RunResult text = RunProcess({kXrpm, "frames", "--connect", emu.endpoint, "--count", "10"});
   ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_NE(text.out.find(": 10 frames over "), std::string::npos) << text.out;
   EXPECT_NE(text.out.find("frames over 16.7 ms"), std::string::npos) << text.out;
   EXPECT_NE(text.out.find("time in GC"), std::string::npos) << text.out;
+  RunResult zero = RunProcess({kXrpm, "frames", "--connect", emu.endpoint, "--count", "0"});
+  EXPECT_EQ(zero.exit_code, 2) << zero.err;
   EXPECT_EQ(emu.proc->Stop(), 0) << emu.proc->log().All();
 }
 
 TEST(FramesCli, AllocationsJsonNamesTheLeakingSite) {
   Emulator emu("leak");
   ASSERT_FALSE(emu.endpoint.empty()) << emu.proc->log().All();
-  RunResult r = RunProcess({kXrpm, "allocations", "--connect", emu.endpoint, "--duration", "3",
-                            "--by", "method", "--sample-bytes", "64", "--json"});
+  RunResult r =
+      RunProcess({kXrpm, "allocations", "--connect", emu.endpoint, "--count", "180", "--duration",
+                  "60", "--by", "method", "--sample-bytes", "64", "--json"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto j = nlohmann::json::parse(r.out);
   for (const char* k : {"estimated_bytes", "sampled_bytes", "samples", "stacks"})
     EXPECT_TRUE(j.contains(k)) << k;
   EXPECT_EQ(j["sample_bytes"], 64);
+  EXPECT_EQ(j["frames"], 180);
   EXPECT_GT(j["samples"].get<uint64_t>(), 10u);
   ASSERT_GT(j["stacks"].size(), 0u);
   for (const char* k : {"frames", "type", "bytes", "count"})
@@ -92,8 +100,8 @@ TEST(FramesCli, AllocationsJsonNamesTheLeakingSite) {
   EXPECT_TRUE(found) << r.out.substr(0, 4000);
   ASSERT_TRUE(j.contains("methods"));
 
-  RunResult tree = RunProcess({kXrpm, "allocations", "--connect", emu.endpoint, "--duration", "1",
-                               "--by", "stack", "--sample-bytes", "256"});
+  RunResult tree = RunProcess({kXrpm, "allocations", "--connect", emu.endpoint, "--count", "60",
+                               "--duration", "30", "--by", "stack", "--sample-bytes", "256"});
   ASSERT_EQ(tree.exit_code, 0) << tree.err;
   EXPECT_NE(tree.out.find("Bubbles.Game1.Update"), std::string::npos) << tree.out;
   EXPECT_EQ(emu.proc->Stop(), 0) << emu.proc->log().All();
@@ -102,7 +110,8 @@ TEST(FramesCli, AllocationsJsonNamesTheLeakingSite) {
 TEST(FramesCli, ARefusedSampleIntervalIsAClearError) {
   Emulator emu("bubbles");
   ASSERT_FALSE(emu.endpoint.empty()) << emu.proc->log().All();
-  RunResult r = RunProcess({kXrpm, "allocations", "--connect", emu.endpoint, "--duration", "1",
+  // The refusal ends the run at once; the duration only bounds a run that never hears it.
+  RunResult r = RunProcess({kXrpm, "allocations", "--connect", emu.endpoint, "--duration", "30",
                             "--sample-bytes", "4000000000"});
   EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
   EXPECT_NE(r.err.find("the agent refused: bad request: sample interval of 4000000000 bytes"),
