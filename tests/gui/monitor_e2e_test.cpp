@@ -46,12 +46,23 @@ class MonitorE2E : public ::testing::Test {
 
   // Gives the monitor a port of its own (tests run in parallel and 4510 may be in use) through
   // its settings file, so `launch-emulator` starts the emulator there; `salt` keeps two tests
-  // of one process apart. Returns the port.
+  // of one process apart. The port lies below the kernel's ephemeral range, where the sockets
+  // of every other test (ENet hosts and listeners on port 0) get theirs. Returns the port.
   int UseOwnPort(int salt = 0) {
-    const int port = 20000 + int((getpid() + salt) % 20000);
+    salt_ = salt;
+    own_port = 10000 + int((getpid() + salt) % (EphemeralLow() - 10000));
     fs::create_directories(dir + "/config/xrpm");
-    std::ofstream(dir + "/config/xrpm/settings.json") << "{\"port\": " << port << "}";
-    return port;
+    std::ofstream(dir + "/config/xrpm/settings.json") << "{\"port\": " << own_port << "}";
+    return own_port;
+  }
+  int own_port = 0;
+  int salt_ = 0;
+
+  // The first port of /proc/sys/net/ipv4/ip_local_port_range (32768 when unreadable).
+  static int EphemeralLow() {
+    int low = 0;
+    std::ifstream("/proc/sys/net/ipv4/ip_local_port_range") >> low;
+    return low > 11000 ? low : 32768;
   }
 
   RunResult Monitor(const std::string& script_text, bool display = true) {
@@ -84,6 +95,13 @@ class MonitorE2E : public ::testing::Test {
       std::stringstream ss;
       ss << in.rdbuf();
       r.output = ss.str();
+      // Our port may be taken after all (by a program outside the tests): the emulator says
+      // "cannot listen on"; the next port, then.
+      if (own_port && r.output.find("cannot listen on 127.0.0.1:" + std::to_string(own_port)) !=
+                          std::string::npos) {
+        UseOwnPort(salt_ + 1);
+        continue;
+      }
       if (!display || r.output.find("xvfb-run: error:") == std::string::npos) break;
     }
     return r;
@@ -328,7 +346,7 @@ TEST_F(MonitorE2E, CaptureSavesAsXrpmByDefaultAndTheDialogSaysWhatGclogDrops) {
 
 TEST_F(MonitorE2E, LaunchEmulatorLiveCountersCaptureAndSave) {
   if (!HaveXvfb()) GTEST_SKIP() << "xvfb-run is not installed";
-  const int port = UseOwnPort();
+  UseOwnPort();
   RunResult r = Monitor(
       "launch-emulator leak\n"
       "wait-counters 4\n"
@@ -376,8 +394,8 @@ TEST_F(MonitorE2E, LaunchEmulatorLiveCountersCaptureAndSave) {
   ExpectShowsAView(dir + "/counters.png");
   ExpectShowsAView(dir + "/summary.png");
   // The monitor stopped the emulator it launched.
-  const std::string probe =
-      "pgrep -f '[x]rpm-emulator --scenario leak --port " + std::to_string(port) + "' >/dev/null";
+  const std::string probe = "pgrep -f '[x]rpm-emulator --scenario leak --port " +
+                            std::to_string(own_port) + "' >/dev/null";
   EXPECT_NE(std::system(probe.c_str()), 0) << "the emulator outlived the monitor";
 }
 
@@ -416,15 +434,20 @@ TEST_F(MonitorE2E, TimelineAndAllocationsOfASelectedRange) {
 TEST_F(MonitorE2E, AllocationSitesAgesAndLeaksFromThreeEmulatorCaptures) {
   if (!HaveXvfb()) GTEST_SKIP() << "xvfb-run is not installed";
   UseOwnPort();
-  // Three captures of the leak scenario a few seconds apart, then every origin view, then a
-  // .gclog round trip, which cannot keep origins: the views must say so.
+  // Three captures of the leak scenario, then every origin view, then a .gclog round trip,
+  // which cannot keep origins: the views must say so. The captures are paced by the game's own
+  // frames (the recorded series), not by counter samples, which arrive by the wall clock: on a
+  // loaded machine the game may play far fewer frames in that time. A bubble spawns every 15
+  // frames, so A (at about frame 30 of the series) and B (at frame 150 or later) are several
+  // leaked handlers apart.
   RunResult r = Monitor(
       "launch-emulator leak\n"
-      "wait-counters 4\n"
+      "record-frames\n"
+      "wait-game-frames 30\n"
       "capture\n"
-      "wait-counters 16\n"
+      "wait-game-frames 150\n"
       "capture\n"
-      "wait-counters 22\n"
+      "wait-game-frames 210\n"
       "capture\n"
       "group-by type-site\n"
       "view types\n"
