@@ -52,7 +52,7 @@ void RunInsideNetns() {
       {kUnshare, "-rn", "sh", "-c",
        std::string(kNetnsSetup) + " && exec env XRPM_DISCOVERY_NETNS=1 \"$0\" --gtest_filter=\"$1\"",
        self, filter},
-      60000);
+      280000);  // the inner run may start an emulator, Xvfb and a (TSan-built) monitor
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
   EXPECT_NE(r.out.find("[  PASSED  ] 1 test"), std::string::npos) << r.out;
 }
