@@ -78,7 +78,9 @@ FramesRecorded RecordFrames(const FramesRecordOptions& o, const char* verb) {
   if (out.rec.frames.empty()) {
     if (c->state() != client::ConnectionState::kConnected)
       fail("connection lost: " + c->last_error());
-    fail("no frames received in " + std::to_string(o.duration_s) + " s");
+    char secs[32];
+    std::snprintf(secs, sizeof secs, "%g", o.duration_s);
+    fail("no frames received in " + std::string(secs) + " s");
   }
   out.rec.app = c->device().app_name;
   return out;
