@@ -125,7 +125,7 @@ TEST(FramesWire, RefusesZeroAndHugeSampleIntervalsWithAClearError) {
             std::string::npos)
       << err.error().message();
   raw->DisconnectNow();
-  ASSERT_TRUE(WaitUntil([&] { return !agent->stats().host_connected; }, 5000));
+  ASSERT_TRUE(WaitUntil([&] { return !agent->stats().host_connected; }, 20000));
 
   // Huge, through the host client: refused, said why, and the session goes on.
   client::HostClient c({Endpoint(*agent)});
