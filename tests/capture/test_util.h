@@ -66,6 +66,24 @@ class LogSink {
   std::vector<std::string> lines_;
 };
 
+// Waits (bounded) for the agent's outcome line of capture `id`, logged after its stats took the
+// capture in and the job was retired: "capture N stopped ...", "... done ..." or
+// "... failed ..."; returns it ("" on timeout).
+inline std::string WaitCaptureOutcome(LogSink& log, const std::string& id,
+                                      uint32_t timeout_ms = 30000) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
+  for (size_t lines = log.WaitCount("", 0, 0);;) {
+    for (const char* outcome : {" stopped", " done", " failed"}) {
+      std::string line = log.WaitFor("capture " + id + outcome, 0);
+      if (!line.empty()) return line;
+    }
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        deadline - std::chrono::steady_clock::now());
+    if (left.count() <= 0) return "";
+    lines = log.WaitCount("", lines + 1, static_cast<uint32_t>(left.count()));  // the next line
+  }
+}
+
 // "" when equal, else the first differing line of each ("line 12: 'o 1 2 3' vs 'o 1 2 4'").
 // (gtest's own string diff is quadratic: far too slow for whole dumps.)
 inline std::string FirstDifference(const std::string& a, const std::string& b) {
