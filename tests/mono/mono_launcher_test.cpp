@@ -38,6 +38,8 @@ TEST(MonoLauncher, BadOptionsExitTwoWithAClearMessage) {
       {{"--listen", "0.0.0.0:0", "--", game}, "requires a token"},
       {{"--sample-bytes", "64", "--", game}, "--allocations"},
       {{"--allocations", "--sample-bytes", "99999999999", "--", game}, "--sample-bytes"},
+      {{"--frame-window-ms", "0", "--", game}, "--frame-window-ms"},
+      {{"--frame-window-ms", "600001", "--", game}, "--frame-window-ms"},
   };
   for (const Case& c : cases) {
     const RunResult r = Launch(c.args);
@@ -70,20 +72,23 @@ TEST(MonoLauncher, PortInUseExitsTwo) {
 TEST(MonoLauncher, UnknownProfilerOptionStopsMonoWithExitTwo) {
   SKIP_WITHOUT_MONO();
   // The module checks its own options when Mono is run by hand (not through xrpm-mono).
-  const RunResult r =
-      RunProcess({"/usr/bin/env", std::string("LD_LIBRARY_PATH=") + XRPM_MONO_MODULE_DIR, "mono",
-                  "--profile=xrpm:port=0,bogus=1", MonoProgram("XnaBubbles.exe")},
-                 60000);
-  EXPECT_EQ(r.exit_code, 2) << r.err;
-  EXPECT_NE(r.err.find("unknown profiler option 'bogus=1'"), std::string::npos) << r.err;
-  const RunResult bad = RunProcess(
-      {"/usr/bin/env", std::string("LD_LIBRARY_PATH=") + XRPM_MONO_MODULE_DIR, "mono",
-       "--profile=xrpm:port=0,allocations,sample_bytes=lots", MonoProgram("XnaBubbles.exe")},
-      60000);
-  EXPECT_EQ(bad.exit_code, 2) << bad.err;
-  EXPECT_NE(bad.err.find("profiler option sample_bytes='lots': expected bytes 0-67108864"),
-            std::string::npos)
-      << bad.err;
+  const struct {
+    std::string options, message;
+  } cases[] = {
+      {"port=0,bogus=1", "unknown profiler option 'bogus=1'"},
+      {"port=0,allocations,sample_bytes=lots",
+       "profiler option sample_bytes='lots': expected bytes 0-67108864"},
+      {"port=0,frame_window_ms=0",
+       "profiler option frame_window_ms='0': expected milliseconds 1-600000"},
+  };
+  for (const auto& c : cases) {
+    const RunResult r =
+        RunProcess({"/usr/bin/env", std::string("LD_LIBRARY_PATH=") + XRPM_MONO_MODULE_DIR, "mono",
+                    "--profile=xrpm:" + c.options, MonoProgram("XnaBubbles.exe")},
+                   60000);
+    EXPECT_EQ(r.exit_code, 2) << c.options << "\n" << r.err;
+    EXPECT_NE(r.err.find(c.message), std::string::npos) << c.options << "\n" << r.err;
+  }
 }
 
 TEST(MonoLauncher, MissingMonoNamesThePackage) {

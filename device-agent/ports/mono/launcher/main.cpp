@@ -1,7 +1,8 @@
 // xrpm-mono: runs a C# program under Mono with the xrpm device agent inside it.
 //
 //   xrpm-mono [--port N | --listen ADDR:PORT --token T] [--frame Namespace.Class:Method]
-//             [--quiet] [--allocations [--sample-bytes N]] [--announce] -- PROGRAM.exe [ARGS...]
+//             [--frame-window-ms N] [--quiet] [--allocations [--sample-bytes N]] [--announce]
+//             -- PROGRAM.exe [ARGS...]
 //
 // It starts `mono --profile=xrpm:OPTIONS PROGRAM.exe ARGS` with the profiler module
 // (libmono-profiler-xrpm.so, beside this executable) on the library path, and waits for the
@@ -94,6 +95,13 @@ int main(int argc, char** argv) {
   app.add_option("--frame", frame,
                  "Frame method: captures are served when it returns (Namespace.Class:Method)")
       ->capture_default_str();
+  uint32_t frame_window_ms = xrpm::mono::kDefaultFrameWindowMs;
+  app.add_option("--frame-window-ms", frame_window_ms,
+                 "A capture waits for the frame method to return when it returned within the "
+                 "last N ms; otherwise (no frames running, or stalled) it stops the program at "
+                 "the next safe point")
+      ->check(CLI::Range(uint32_t{1}, xrpm::mono::kMaxFrameWindowMs))
+      ->capture_default_str();
   app.add_flag("--quiet", quiet, "No agent log lines except errors");
   bool allocations = false;
   CLI::Option* allocations_flag =
@@ -123,6 +131,7 @@ int main(int argc, char** argv) {
   opts.quiet = quiet;
   opts.allocations = allocations;
   opts.sample_bytes = sample_bytes;
+  opts.frame_window_ms = frame_window_ms;
   opts.announce = announce;
   std::string problem;
   xrpm::mono::FrameMethod fm;

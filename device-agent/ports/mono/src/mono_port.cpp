@@ -19,8 +19,6 @@ int64_t NowNs() {
       .count();
 }
 
-// A frame method left within this window makes the next capture wait for a frame boundary.
-constexpr int64_t kFrameRecentNs = 1000 * 1000 * 1000;
 constexpr int kMaxCollectAttempts = 3;
 
 // Each allocating thread's sampler (SampleInterval). initial-exec: read at a fixed offset from
@@ -31,10 +29,11 @@ thread_local ThreadSampler t_sampler __attribute__((tls_model("initial-exec")));
 }  // namespace
 
 MonoPort::MonoPort(std::string app_name, FrameMethod frame, void (*reporting)(bool on),
-                   bool allocations, uint32_t origin_sample_bytes)
+                   bool allocations, uint32_t origin_sample_bytes, uint32_t frame_window_ms)
     : app_name_(std::move(app_name)),
       frame_(std::move(frame)),
       reporting_(reporting),
+      frame_window_ms_(frame_window_ms),
       start_(std::chrono::steady_clock::now()),
       frames_(allocations, start_),
       interval_(allocations ? origin_sample_bytes : 0) {
@@ -91,8 +90,11 @@ void MonoPort::UpdateMemoryCounters() {
 bool MonoPort::RunWithWorldStopped(void (*fn)(void* ctx), void* ctx, uint32_t timeout_ms) {
   if (!ready_.load(std::memory_order_acquire)) return false;  // Mono is still starting
   registry_.Drain(events_);
+  // A frame method left within the window makes the capture wait for a frame boundary
+  // (0: none ever left; the steady clock may count from a boot less than a window ago).
+  const int64_t last_leave = last_frame_leave_ns_.load(std::memory_order_relaxed);
   const bool frame_recent =
-      NowNs() - last_frame_leave_ns_.load(std::memory_order_relaxed) < kFrameRecentNs;
+      last_leave != 0 && NowNs() - last_leave < int64_t{frame_window_ms_} * 1000 * 1000;
   const StopPoint mode = frame_recent ? StopPoint::kFrameBoundary : StopPoint::kSafePoint;
   std::unique_lock<std::mutex> lock(mu_);
   phase_ = Phase::kRequested;
@@ -152,7 +154,10 @@ std::string MonoPort::LastStopPoint() const {
              (frame_.name_space.empty() ? "" : frame_.name_space + ".") + frame_.class_name + ":" +
              frame_.method + ")";
     case StopPoint::kSafePoint:
-      return "at the next safe point (no frame method ran in the last second)";
+      return "at the next safe point (no frame method ran in the last " +
+             (frame_window_ms_ == 1000 ? std::string("second")
+                                       : std::to_string(frame_window_ms_) + " ms") +
+             ")";
     default:
       return "";
   }

@@ -5,8 +5,9 @@
 //   1. The capture thread posts a request and waits for a Mono thread to take it: the game
 //      thread when it leaves the frame method (Microsoft.Xna.Framework.Game:Tick unless
 //      --frame says otherwise; "frame boundary"), or, when no thread has left the frame
-//      method in the last second, the finalizer thread, which Mono wakes for us ("safe
-//      point": the next point where Mono can stop every thread).
+//      method within the frame window (1 s unless --frame-window-ms says otherwise), the
+//      finalizer thread, which Mono wakes for us ("safe point": the next point where Mono can
+//      stop every thread).
 //   2. That thread (the "collector") calls mono_gc_collect(max generation) with root and move
 //      reporting on. At MONO_GC_EVENT_PRE_START_WORLD of that full, serial collection, with
 //      every other thread stopped, it hands over to the capture thread and waits.
@@ -68,8 +69,11 @@ class MonoPort final : public agent::RuntimePort {
   // `allocations`: Mono reports allocations (profiler option `allocations`), so frames and
   // allocation samples can be served (mono_frames.h). `origin_sample_bytes` (with
   // `allocations`): the start-up sample interval of allocation origins; 0 records none.
+  // `frame_window_ms`: a capture waits for the frame boundary when the frame method returned
+  // within this window, else for the next safe point.
   MonoPort(std::string app_name, FrameMethod frame, void (*reporting)(bool on),
-           bool allocations = false, uint32_t origin_sample_bytes = 0);
+           bool allocations = false, uint32_t origin_sample_bytes = 0,
+           uint32_t frame_window_ms = kDefaultFrameWindowMs);
   ~MonoPort() override;
   MonoPort(const MonoPort&) = delete;
   MonoPort& operator=(const MonoPort&) = delete;
@@ -148,6 +152,7 @@ class MonoPort final : public agent::RuntimePort {
   const std::string app_name_;
   const FrameMethod frame_;
   void (*const reporting_)(bool on);
+  const uint32_t frame_window_ms_;
   const std::chrono::steady_clock::time_point start_;
   std::atomic<bool> ready_{false};
   std::function<void(const std::string&)> log_;

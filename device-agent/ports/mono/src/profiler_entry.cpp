@@ -99,7 +99,7 @@ extern "C" __attribute__((visibility("default"))) void mono_profiler_init_xrpm(c
   xrpm::mono::FrameMethod frame;
   if (!xrpm::mono::ParseFrameMethod(opts.frame, &frame, &error)) FailStartup(error);
   g_port = new xrpm::mono::MonoPort(AppName(), frame, &xrpm::mono::SetReporting, opts.allocations,
-                                    opts.sample_bytes);
+                                    opts.sample_bytes, opts.frame_window_ms);
   g_port->set_log(agent_opts.log);
   xrpm::mono::InstallProfiler(g_port, frame, opts.allocations, &StopAgent);
 

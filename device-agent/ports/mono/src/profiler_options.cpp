@@ -51,14 +51,15 @@ bool ParseListen(const std::string& text, ProfilerOptions* out) {
   return true;
 }
 
-bool ParseSampleBytes(const std::string& text, uint32_t* out) {
+// A decimal number in [lo, hi] (digits only).
+bool ParseBounded(const std::string& text, uint32_t lo, uint32_t hi, uint32_t* out) {
   if (text.empty() || text.size() > 10) return false;
   uint64_t v = 0;
   for (char c : text) {
     if (c < '0' || c > '9') return false;
     v = v * 10 + static_cast<uint64_t>(c - '0');
   }
-  if (v > kMaxOriginSampleBytes) return false;
+  if (v < lo || v > hi) return false;
   *out = static_cast<uint32_t>(v);
   return true;
 }
@@ -123,9 +124,15 @@ bool ParseProfilerOptions(const std::string& desc, ProfilerOptions* out, std::st
       if (!ParseFrameMethod(value, &m, error)) return false;
       out->frame = value;
     } else if (key == "sample_bytes" && has_value) {
-      if (!ParseSampleBytes(value, &out->sample_bytes)) {
+      if (!ParseBounded(value, 0, kMaxOriginSampleBytes, &out->sample_bytes)) {
         *error = "profiler option sample_bytes='" + value + "': expected bytes 0-" +
                  std::to_string(kMaxOriginSampleBytes) + " (0: no allocation origins)";
+        return false;
+      }
+    } else if (key == "frame_window_ms" && has_value) {
+      if (!ParseBounded(value, 1, kMaxFrameWindowMs, &out->frame_window_ms)) {
+        *error = "profiler option frame_window_ms='" + value + "': expected milliseconds 1-" +
+                 std::to_string(kMaxFrameWindowMs);
         return false;
       }
     } else if (key == "quiet" && !has_value) {
@@ -136,8 +143,8 @@ bool ParseProfilerOptions(const std::string& desc, ProfilerOptions* out, std::st
       out->announce = true;
     } else {
       *error = "unknown profiler option '" + item +
-               "' (expected port=N, listen=ADDR:PORT, frame=Namespace.Class:Method, quiet, "
-               "allocations or announce)";
+               "' (expected port=N, listen=ADDR:PORT, frame=Namespace.Class:Method, "
+               "frame_window_ms=N, quiet, allocations, sample_bytes=N or announce)";
       return false;
     }
     if (comma == args.size()) break;
@@ -153,6 +160,8 @@ std::string FormatProfilerOptions(const ProfilerOptions& opts) {
   if (opts.allocations) s += ",allocations";
   if (opts.sample_bytes != kDefaultOriginSampleBytes)
     s += ",sample_bytes=" + std::to_string(opts.sample_bytes);
+  if (opts.frame_window_ms != kDefaultFrameWindowMs)
+    s += ",frame_window_ms=" + std::to_string(opts.frame_window_ms);
   if (opts.announce) s += ",announce";
   return s;
 }

@@ -13,6 +13,10 @@
 //                           allocation per N bytes on average from start-up (default 16384;
 //                           0..67108864; 0 records no origins); a frames subscription's
 //                           interval replaces it while the subscription lasts
+//   frame_window_ms=N       a capture waits for the frame method to return when it returned
+//                           within the last N ms; otherwise (a program not running frames,
+//                           or stalled) it stops the program at the next safe point
+//                           (default 1000; 1..600000)
 // The token is not an option (a command line is visible to every user of the machine): it is
 // read from the environment variable XRPM_MONO_TOKEN, which the module removes once read.
 //
@@ -34,6 +38,9 @@ constexpr const char* kStatusFdEnv = "XRPM_MONO_STATUS_FD";
 // The default start-up interval of allocation origins (the protocol's default frames interval).
 constexpr uint32_t kDefaultOriginSampleBytes = 16 * 1024;
 constexpr uint32_t kMaxOriginSampleBytes = 64u * 1024 * 1024;
+// The frame-boundary window (frame_window_ms): its default and its largest value.
+constexpr uint32_t kDefaultFrameWindowMs = 1000;
+constexpr uint32_t kMaxFrameWindowMs = 600000;
 
 struct FrameMethod {
   std::string name_space;  // "Microsoft.Xna.Framework" ("" for the global namespace)
@@ -49,6 +56,7 @@ struct ProfilerOptions {
   bool allocations = false;
   bool announce = false;
   uint32_t sample_bytes = kDefaultOriginSampleBytes;
+  uint32_t frame_window_ms = kDefaultFrameWindowMs;
 };
 
 // "Namespace.Class:Method" -> parts. False (with *error) when malformed.
