@@ -69,9 +69,13 @@ namespace LiveSet {
       Holder.Pinned = GCHandle.Alloc(new Blit[16], GCHandleType.Pinned);
       MakeWeak();
       GC.Collect();
+      // The console's first use (encoder, stream, JIT) happens here, before any frame, so that
+      // "ready" follows a frame boundary closely.
+      Console.Error.WriteLine("LiveSet: " + n + " static, " + m + " local");
       for (long f = 0; frames == 0 || f < frames; f++) {
         if (useFrame) Tick(); else Frame();
-        if (f == 0) Console.Error.WriteLine("LiveSet: ready");  // after the first frame
+        // After the second frame: the frame method is compiled and has returned twice.
+        if (f == 1) Console.Error.WriteLine("LiveSet: ready");
         Thread.Sleep(16);
       }
       GC.KeepAlive(local);
