@@ -11,9 +11,11 @@
 #include <signal.h>
 #include <sys/wait.h>
 
+#include <chrono>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <unordered_set>
+#include <vector>
 
 #include "hostile_attacks.h"
 #include "mono_process.h"
@@ -28,6 +30,10 @@ namespace xrpm::testing {
 namespace {
 
 constexpr size_t kConservativeSlack = 4;
+// The frame-boundary window these tests run with: a capture waits for the frame method's return
+// if it returned within the last 30 s (default 1 s), so a loaded machine that stalls the program
+// for a second does not turn a frame-boundary capture into a safe-point one.
+const std::vector<std::string> kFrameWindow = {"--frame-window-ms", "30000"};
 constexpr int kStatics = 300;  // N, held by the static list
 constexpr int kLocals = 200;   // M, held by a local of Main
 
@@ -95,7 +101,7 @@ void ExpectKnownLiveSet(const Snapshot& s) {
 
 TEST(MonoCapture, KnownLiveSetAtTheFrameBoundary) {
   SKIP_WITHOUT_MONO();
-  MonoRun run({"--frame", "LiveSet.Program:Tick"}, "LiveSet.exe",
+  MonoRun run({"--frame", "LiveSet.Program:Tick", kFrameWindow[0], kFrameWindow[1]}, "LiveSet.exe",
               {std::to_string(kStatics), std::to_string(kLocals)});
   ASSERT_FALSE(run.endpoint.empty()) << run.proc->log().All();
   ASSERT_FALSE(run.proc->log().WaitFor("LiveSet: ready", 30000).empty()) << run.proc->log().All();
@@ -103,36 +109,43 @@ TEST(MonoCapture, KnownLiveSetAtTheFrameBoundary) {
   ASSERT_TRUE(r.ok) << r.error << "\n" << run.proc->log().All();
   ExpectKnownLiveSet(*r.snapshot);
   EXPECT_GT(r.stats.pause_us, 0u);
-  EXPECT_NE(run.proc->log().WaitFor("at the frame boundary (LiveSet.Program:Tick)"), "")
+  EXPECT_NE(run.proc->log().WaitFor("at the frame boundary (LiveSet.Program:Tick)", 30000), "")
       << run.proc->log().All();
 
   // A second capture in a row: the same live set (the objects may have moved).
   const client::CaptureResult again = Capture(run.endpoint);
   ASSERT_TRUE(again.ok) << again.error;
   ExpectKnownLiveSet(*again.snapshot);
-  EXPECT_EQ(run.proc->Stop(), 128 + SIGTERM) << "the program ran until stopped";
+  EXPECT_EQ(run.proc->Stop(30000), 128 + SIGTERM) << "the program ran until stopped";
 }
 
 TEST(MonoCapture, WithoutTheFrameMethodAtTheNextSafePoint) {
   SKIP_WITHOUT_MONO();
-  MonoRun run({}, "LiveSet.exe", {std::to_string(kStatics), std::to_string(kLocals), "--no-frame"});
+  // The default frame method never runs: even a frame window of 30 s does not wait for it.
+  MonoRun run(kFrameWindow, "LiveSet.exe",
+              {std::to_string(kStatics), std::to_string(kLocals), "--no-frame"});
   ASSERT_FALSE(run.endpoint.empty()) << run.proc->log().All();
   ASSERT_FALSE(run.proc->log().WaitFor("LiveSet: ready", 30000).empty());
   const client::CaptureResult r = Capture(run.endpoint);
   ASSERT_TRUE(r.ok) << r.error << "\n" << run.proc->log().All();
   ExpectKnownLiveSet(*r.snapshot);
-  EXPECT_NE(run.proc->log().WaitFor("at the next safe point"), "") << run.proc->log().All();
+  EXPECT_NE(run.proc->log().WaitFor(
+                "at the next safe point (no frame method ran in the last 30000 ms)", 30000),
+            "")
+      << run.proc->log().All();
 }
 
 TEST(MonoCapture, CountersChangeAsTheProgramAllocatesAndCollects) {
   SKIP_WITHOUT_MONO();
   MonoRun run({"--frame", "LiveSet.Program:Tick"}, "LiveSet.exe", {"10", "10"});
   ASSERT_FALSE(run.endpoint.empty()) << run.proc->log().All();
+  // Frames have run: the first collection's memory counters are in.
+  ASSERT_FALSE(run.proc->log().WaitFor("LiveSet: ready", 30000).empty()) << run.proc->log().All();
   auto client = ConnectTo(run.endpoint);
   ASSERT_TRUE(client);
   client::HostClient& c = *client;
   c.SubscribeCounters(100);
-  ASSERT_TRUE(c.WaitCounterSamples(2, 10000));
+  ASSERT_TRUE(c.WaitCounterSamples(2, 30000));
   const client::CounterHistory& h = c.counters();
   const int gcs = h.Find("Garbage Collections (GC)");
   const int in_use = h.Find("Managed Bytes In Use After GC");
@@ -143,10 +156,16 @@ TEST(MonoCapture, CountersChangeAsTheProgramAllocatesAndCollects) {
   EXPECT_EQ(h.Find("Managed Objects Allocated"), -1) << "not reported by Mono: not sent";
   client::CounterSampleRow first;
   ASSERT_TRUE(h.Latest(&first));
-  // ~300 KB of garbage per frame: several collections a second. Wait for 20 more samples.
-  ASSERT_TRUE(c.WaitCounterSamples(h.received() + 20, 20000));
+  // ~300 KB of garbage per frame: several collections a second while the program runs. Wait
+  // sample by sample until the count rises (bounded: 30 s), however slowly a loaded machine
+  // lets the program run its frames.
   client::CounterSampleRow later;
-  ASSERT_TRUE(h.Latest(&later));
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  do {
+    ASSERT_TRUE(c.WaitCounterSamples(h.received() + 1, 30000));
+    ASSERT_TRUE(h.Latest(&later));
+  } while (later.values[gcs].total <= first.values[gcs].total &&
+           std::chrono::steady_clock::now() < deadline);
   EXPECT_GT(later.values[gcs].total, first.values[gcs].total);
   EXPECT_GT(later.values[in_use].last, 0);
   EXPECT_GT(later.values[jitted].total, 0);
@@ -177,14 +196,14 @@ TEST(MonoCapture, HostKilledMidCaptureLeavesTheProgramRunning) {
 TEST(MonoCapture, HostilePeersAndTokensAreAnsweredAsByTheEmulator) {
   SKIP_WITHOUT_MONO();
   const std::string token = "0c1d2e3f4a5b6c7d8e9f0a1b2c3d4e5f";
-  MonoRun run({"--token", token}, "XnaBubbles.exe", {});
+  MonoRun run({"--token", token, kFrameWindow[0], kFrameWindow[1]}, "XnaBubbles.exe", {});
   ASSERT_FALSE(run.endpoint.empty()) << run.proc->log().All();
   ASSERT_FALSE(run.proc->log().WaitFor("XnaBubbles: running", 30000).empty())
       << run.proc->log().All();
   for (int round = 0; round < 3; ++round)
     for (int k = 0; k < kAttackKinds; ++k)
       EXPECT_EQ(Attack(run.port, k), kAttackAnswers[k]) << "kind " << k;
-  EXPECT_EQ(run.proc->log().WaitCount("refused 127.0.0.1:", 3 * kAttackKinds),
+  EXPECT_EQ(run.proc->log().WaitCount("refused 127.0.0.1:", 3 * kAttackKinds, 30000),
             static_cast<size_t>(3 * kAttackKinds));
   // A host without the token is refused; with it, it captures the game.
   client::ClientOptions o;
@@ -198,8 +217,10 @@ TEST(MonoCapture, HostilePeersAndTokensAreAnsweredAsByTheEmulator) {
   ASSERT_TRUE(r.ok) << r.error;
   const auto n = CountByType(*r.snapshot);
   EXPECT_GT(n.count("XnaBubbles.Bubble") ? n.at("XnaBubbles.Bubble") : 0, 100u);
-  EXPECT_NE(run.proc->log().WaitFor("at the frame boundary (Microsoft.Xna.Framework.Game:Tick)"),
-            "");
+  EXPECT_NE(
+      run.proc->log().WaitFor("at the frame boundary (Microsoft.Xna.Framework.Game:Tick)", 30000),
+      "")
+      << run.proc->log().All();
 }
 
 }  // namespace

@@ -4,7 +4,10 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cstdlib>
+
+#include "test_util.h"
 
 namespace xrpm::testing {
 
@@ -56,14 +59,37 @@ std::unique_ptr<client::HostClient> ConnectTo(const std::string& endpoint,
   client::ClientOptions o;
   o.endpoint = endpoint;
   o.token = token;
+  o.connect_timeout_ms = 30000;  // a loaded machine may take seconds; only failures wait
   auto c = std::make_unique<client::HostClient>(o);
   c->Connect();
   std::string error;
-  if (!c->WaitConnected(10000, &error)) {
+  if (!c->WaitConnected(o.connect_timeout_ms + 1000, &error)) {
     ADD_FAILURE() << "cannot connect to " << endpoint << ": " << error;
     return nullptr;
   }
   return c;
+}
+
+client::CaptureResult CaptureAtOrAfterFrame(client::HostClient& c, uint64_t frame) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  for (;;) {
+    client::CaptureResult r = CaptureOnce(c, 120000);
+    if (!r.ok) return r;
+    if (!r.snapshot->has_origins()) {
+      r.ok = false;
+      r.error = "the capture carries no allocation origins (no capture frame)";
+      return r;
+    }
+    const uint64_t at = r.snapshot->origins->capture_frame;
+    if (at >= frame) return r;
+    if (std::chrono::steady_clock::now() > deadline) {
+      r.ok = false;
+      r.error = "the program did not reach frame " + std::to_string(frame) +
+                " within 60 s (last capture at frame " + std::to_string(at) + ")";
+      return r;
+    }
+    c.WaitCounterSamples(c.counters().received() + 5, 30000);
+  }
 }
 
 }  // namespace xrpm::testing

@@ -36,8 +36,16 @@ struct MonoRun {
 };
 
 // A host client connected to `endpoint` (token optional); null, with a test failure, if the
-// handshake did not complete within 10 s.
+// handshake did not complete within 30 s.
 std::unique_ptr<client::HostClient> ConnectTo(const std::string& endpoint,
                                               const std::string& token = "");
+
+// Captures over `c` until the capture's frame (frames the program's frame method completed,
+// carried with allocation origins) is at least `frame`, so the program's own frames, not the
+// wall clock, space captures apart however slowly a loaded machine runs it. `c` must be
+// subscribed to counters: between tries it waits for 5 more samples (half a second at 100 ms)
+// so that it does not capture back to back. Bounded: fails (r.ok false, r.error says why)
+// after 60 s or a capture without origins.
+client::CaptureResult CaptureAtOrAfterFrame(client::HostClient& c, uint64_t frame);
 
 }  // namespace xrpm::testing
