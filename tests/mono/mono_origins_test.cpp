@@ -95,7 +95,10 @@ Counts CheckTracked(const Snapshot& s) {
 
 TEST(MonoOrigins, EverySampledObjectKeepsItsSiteAndFrameAcrossCollections) {
   SKIP_WITHOUT_MONO();
-  MonoRun run({"--frame", "Origins.Program:Tick", "--allocations", "--sample-bytes", "1"},
+  // Every capture at a frame boundary (a 30 s window, so a stalled program is waited for, not
+  // stopped at a safe point): each one follows a frame of its own, so capture frames increase.
+  MonoRun run({"--frame", "Origins.Program:Tick", "--frame-window-ms", "30000", "--allocations",
+               "--sample-bytes", "1"},
               "Origins.exe", {"400", "64", std::to_string(kMakeFrame), "30"});
   ASSERT_FALSE(run.endpoint.empty()) << run.proc->log().All();
   ASSERT_FALSE(run.proc->log().WaitFor("Origins: made", 30000).empty()) << run.proc->log().All();
@@ -192,17 +195,18 @@ TEST(MonoOrigins, TheLeakFilterNamesTheSampleGamesLeakAndItsSite) {
   ASSERT_FALSE(run.proc->log().WaitFor("XnaBubbles: running", 30000).empty());
   auto c = ConnectTo(run.endpoint);
   ASSERT_TRUE(c);
-  c->SubscribeCounters(100);  // its samples (every 100 ms) pace the captures
+  c->SubscribeCounters(100);  // its samples (every 100 ms) space the tries of a capture
   const std::string dir = "/tmp/xrpm_mono_leaks_" + std::to_string(getpid());
   ASSERT_EQ(RunProcess({"/bin/mkdir", "-p", dir}).exit_code, 0);
   std::vector<std::string> files;
+  uint64_t frame = 0;
   for (const char* name : {"a", "b", "c"}) {
-    // A second and a half of the game between captures: about 90 frames, dozens of bubbles
-    // spawned, every particle of the previous interval gone (they live 30 frames).
-    ASSERT_TRUE(c->WaitCounterSamples(c->counters().received() + 15, 30000));
-    const client::CaptureResult cap = CaptureOnce(*c, 120000);
+    // At least 90 game frames between captures (the capture frame says how many ran, however
+    // slowly): dozens of bubbles spawned, every particle of the previous interval gone (they
+    // live 30 frames).
+    const client::CaptureResult cap = CaptureAtOrAfterFrame(*c, frame + 90);
     ASSERT_TRUE(cap.ok) << cap.error << run.proc->log().All();
-    ASSERT_TRUE(cap.snapshot->has_origins());
+    frame = cap.snapshot->origins->capture_frame;
     files.push_back(dir + "/" + name + ".xrpm");
     SaveSnapshot(*cap.snapshot, files.back());
   }
