@@ -62,7 +62,7 @@ TEST(AgentClient, CountersArriveWithNamesAtTheRequestedRate) {
   ASSERT_TRUE(s.agent);
   ASSERT_TRUE(Connected(s.client));
   s.client.SubscribeCounters(20);
-  ASSERT_TRUE(s.client.WaitCounterSamples(5, 5000));
+  ASSERT_TRUE(s.client.WaitCounterSamples(5, 20000));
   const auto d = s.client.counters().descriptors();
   ASSERT_EQ(d.size(), 3u);
   EXPECT_EQ(d[0].category, "Garbage Collector");

@@ -453,7 +453,10 @@ TEST(Gameplay, CapturesWhileTheGameRunsVerifyAndCountersArrive) {
     samples += 3;
     ASSERT_TRUE(client.WaitCounterSamples(samples, 20000));
   }
-  EXPECT_GT(d.loop.frames(), frames_before) << "the game kept running";
+  // The game keeps running (bounded wait: a starved game thread may not have played a frame
+  // yet), and a sample taken after that frame shows its allocations.
+  EXPECT_TRUE(WaitForFrames(d.loop, frames_before + 1, 20000)) << "the game kept running";
+  ASSERT_TRUE(client.WaitCounterSamples(client.counters().received() + 1, 20000));
   const auto rows = client.counters().Since(0);
   const int allocated = client.counters().Find("Managed Bytes Allocated");
   EXPECT_GT(rows.back().values[allocated].total, rows.front().values[allocated].total);
