@@ -136,8 +136,9 @@ TEST(RefusedPeers, AStalledPeerStillGetsTheDisconnectWithTheCode) {
   uint32_t data = 0;
   EXPECT_TRUE(r.peer->WaitDisconnect(20000, &data)) << r.log.All();
   EXPECT_EQ(data, static_cast<uint32_t>(wire::MALFORMED));
-  EXPECT_FALSE(r.log.WaitFor("disconnected").empty()) << r.log.All();
-  EXPECT_EQ(r.log.All().find("dropped"), std::string::npos) << r.log.All();
+  // Once the peer has its DISCONNECT, the agent's slot ends by the peer's acknowledgement or,
+  // if that is slow, by the linger; never by the refused-ack bound.
+  EXPECT_EQ(r.log.All().find("did not acknowledge the error"), std::string::npos) << r.log.All();
 }
 
 // A refused peer that never acknowledges its Error (never services its socket) is reset once
