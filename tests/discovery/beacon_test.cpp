@@ -128,6 +128,17 @@ TEST(DeviceDiscovery, TheAddressIsTheSenderNeverAClaimAndBadDatagramsAreCounted)
   EXPECT_NE(st.last_ignored_reason.find("192.0.2.9"), std::string::npos);
 }
 
+TEST(DeviceDiscovery, WaitForReturnsWhenThePredicateHoldsOrTheTimeRunsOut) {
+  discovery::DeviceDiscovery d;  // not started: OnDatagram as the listening thread calls it
+  const std::string beacon = protocol::EncodeBeacon(Sample());
+  d.OnDatagram(beacon.data(), beacon.size(), "192.0.2.7", discovery::DeviceDiscovery::NowMs());
+  const auto at_least = [](size_t n) { return [n](const auto& devs) { return devs.size() >= n; }; };
+  EXPECT_TRUE(d.WaitFor(at_least(1), 60000));  // holds already: no wait
+  // Never holds: false once the time runs out (this path deadlocked on its own mutex; `xrpm
+  // devices --count N` waits on it when fewer than N devices announce themselves).
+  EXPECT_FALSE(d.WaitFor(at_least(2), 50));
+}
+
 TEST(DeviceDiscovery, AFloodOfFakeInstancesIsBoundedAndSilentDevicesExpire) {
   discovery::DeviceDiscovery d;
   const int64_t now = discovery::DeviceDiscovery::NowMs();

@@ -192,17 +192,22 @@ TEST(DiscoveryNetns, XrpmDevicesListsAnAnnouncingEmulator) {
   std::string port = line.substr(line.find("127.0.0.1:") + 10);
   port = port.substr(0, port.find(' '));
 
-  const RunResult r = RunProcess({XRPM_CLI_BIN, "devices", "--timeout", "3", "--json"}, 30000);
+  // --count 1: stops at the first device heard; the 60 s window only bounds a broken run (the
+  // emulator announces once a second, and a slow machine may miss a few).
+  const RunResult r =
+      RunProcess({XRPM_CLI_BIN, "devices", "--timeout", "60", "--count", "1", "--json"}, 90000);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto j = nlohmann::json::parse(r.out);
   ASSERT_EQ(j["devices"].size(), 1u) << r.out;
+  EXPECT_LT(j["listened_s"].get<double>(), 60.0) << "stopped at the first device, not the window";
   const auto& dev = j["devices"][0];
   EXPECT_EQ(dev["app"], "bubbles.exe");
   EXPECT_EQ(dev["address"], "127.0.0.1");
   EXPECT_EQ(std::to_string(dev["port"].get<int>()), port);
   EXPECT_EQ(dev["token_required"], false);
 
-  const RunResult text = RunProcess({XRPM_CLI_BIN, "devices", "--timeout", "2"}, 30000);
+  const RunResult text =
+      RunProcess({XRPM_CLI_BIN, "devices", "--timeout", "60", "--count", "1"}, 90000);
   ASSERT_EQ(text.exit_code, 0) << text.err;
   EXPECT_NE(text.out.find("127.0.0.1:" + port), std::string::npos) << text.out;
   emu.Stop();
@@ -276,10 +281,15 @@ TEST(DiscoveryNetns, XrpmDevicesListsAnAnnouncingMonoGame) {
 }
 #endif
 
-TEST(Discovery, XrpmDevicesRefusesABadTimeout) {
+TEST(Discovery, XrpmDevicesRefusesABadTimeoutOrCount) {
   for (const char* t : {"0", "-1", "100000", "soon"}) {
     const RunResult r = RunProcess({XRPM_CLI_BIN, "devices", "--timeout", t}, 30000);
     EXPECT_EQ(r.exit_code, 2) << t << ": " << r.err;
+  }
+  for (const char* n : {"0", "-1", "257", "some"}) {
+    const RunResult r = RunProcess({XRPM_CLI_BIN, "devices", "--count", n}, 30000);
+    EXPECT_EQ(r.exit_code, 2) << n << ": " << r.err;
+    EXPECT_NE(r.err.find("--count"), std::string::npos) << r.err;
   }
 }
 

@@ -76,7 +76,10 @@ class DeviceDiscovery {
     for (;;) {
       if (pred(Devices())) return true;
       std::unique_lock<std::mutex> lock(mu_);
-      if (changed_.wait_until(lock, deadline) == std::cv_status::timeout) return pred(Devices());
+      if (changed_.wait_until(lock, deadline) == std::cv_status::timeout) {
+        lock.unlock();  // Devices() takes mu_
+        return pred(Devices());
+      }
     }
   }
 
