@@ -5,10 +5,12 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <limits>
 #include <random>
 #include <sstream>
 #include <string>
@@ -625,6 +627,26 @@ TEST_F(XrpmCorruption, OriginPartsAreValidated) {
   ASSERT_TRUE(back.has_origins());
   EXPECT_EQ(back.origins->capture_frame, 77u);
   EXPECT_FALSE(back.origin_known(0));
+}
+
+// A type's sample multiplier must be a finite number >= 0 (as .gcdump's): a NaN one read from a
+// file made the snapshot unequal to itself (found by fuzz_xrpm; its input is in
+// tests/data/fuzz/xrpm).
+TEST_F(XrpmCorruption, ASampleMultiplierThatIsNotAFiniteNumberIsRefused) {
+  std::string code;
+  Snapshot s = GameHeap(500);
+  for (const float bad : {std::nanf(""), -1.0f, std::numeric_limits<float>::infinity()}) {
+    s.types[3].sample_multiplier = bad;
+    WriteXrpmFile(s, t_.Path("m.xrpm"));
+    const std::string e = ErrorOf(t_, ReadAll(t_.Path("m.xrpm")), &code);
+    EXPECT_EQ(code, "bad-part") << e;
+    EXPECT_NE(e.find("part 'TYPE'"), std::string::npos) << e;
+    EXPECT_NE(e.find("type 3 has sample multiplier"), std::string::npos) << e;
+    EXPECT_NE(e.find("expected a finite number >= 0"), std::string::npos) << e;
+  }
+  s.types[3].sample_multiplier = 0.5f;
+  WriteXrpmFile(s, t_.Path("m.xrpm"));
+  EXPECT_EQ(ErrorOf(t_, ReadAll(t_.Path("m.xrpm")), &code), "");
 }
 
 }  // namespace

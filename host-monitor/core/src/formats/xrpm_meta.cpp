@@ -3,6 +3,8 @@
 // versions can add fields an older reader skips.
 #include "xrpm_meta.h"
 
+#include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <stdexcept>
 
@@ -15,6 +17,12 @@ namespace {
 constexpr size_t kMinSectionBytes = 4 + 4 + 1 + 8 + 1 + 8 + 4 + 1 + 4 * 2 + 8 * 4;
 constexpr size_t kMinTypeBytes = 4 + 4 + 1 + 4 + 4 + 4;
 constexpr size_t kMinStringBytes = 4;
+
+std::string HexBits(uint32_t bits) {
+  char buf[9];
+  std::snprintf(buf, sizeof buf, "%08x", bits);
+  return buf;
+}
 
 [[noreturn]] void Bad(const std::string& what) {
   throw std::runtime_error(what);
@@ -129,6 +137,11 @@ void DecodeTypes(std::string_view blob, Snapshot& s) {
     t.module = r.Str();
     const uint32_t bits = r.U32();
     std::memcpy(&t.sample_multiplier, &bits, 4);
+    // NaN would make a snapshot unequal to itself; counts scale by it (as .gcdump's check).
+    if (!std::isfinite(t.sample_multiplier) || t.sample_multiplier < 0)
+      Bad("type " + std::to_string(i) + " has sample multiplier " +
+          std::to_string(t.sample_multiplier) + " (bits 0x" + HexBits(bits) +
+          "): expected a finite number >= 0");
     if (t.section >= s.sections.size())
       Bad("type " + std::to_string(i) + " names section " + std::to_string(t.section) + " of " +
           std::to_string(s.sections.size()));
