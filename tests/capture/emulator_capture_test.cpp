@@ -200,6 +200,21 @@ std::unique_ptr<agent::Agent> StartPlaying(Device& d, LogSink& log, agent::Agent
   return agent;
 }
 
+// A device whose game has played its `lc.max_frames` frames (the world then still), served by
+// an agent, and a host client for it; Connect() waits for the handshake.
+struct ServedDevice {
+  Device d;
+  LogSink log;
+  std::unique_ptr<agent::Agent> agent;
+  std::unique_ptr<HostClient> client;
+  ServedDevice(ScenarioParams p, LoopConfig lc, agent::AgentOptions opt = {}) : d(p, lc) {
+    d.loop.RunHere();
+    agent = StartAgent(d.rt, log, std::move(opt));
+    if (agent) client = std::make_unique<HostClient>(Opts(*agent));
+  }
+  bool Connect() { return client && Connected(*client); }
+};
+
 // Polls (bounded) until the game has played `frames` frames.
 bool WaitForFrames(const GameLoop& loop, uint64_t frames, uint32_t timeout_ms) {
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
@@ -220,14 +235,11 @@ class GroundTruth : public ::testing::TestWithParam<Case> {};
 
 TEST_P(GroundTruth, CaptureEqualsTheDumpRecordForRecord) {
   const Case& c = GetParam();
-  Device d(c.params, LoopConfig{0, c.frames});
-  d.loop.RunHere();
-  ASSERT_EQ(d.loop.frames(), c.frames);
-  LogSink log;
-  auto agent = StartAgent(d.rt, log);
-  ASSERT_TRUE(agent);
-  HostClient client(Opts(*agent));
-  ASSERT_TRUE(Connected(client));
+  ServedDevice served(c.params, LoopConfig{0, c.frames});
+  ASSERT_EQ(served.d.loop.frames(), c.frames);
+  ASSERT_TRUE(served.Connect());
+  Device& d = served.d;
+  HostClient& client = *served.client;
   CaptureResult r = CaptureOnce(client);
   ASSERT_TRUE(r.ok) << r.error;
   Snapshot captured = *r.snapshot;
@@ -273,13 +285,9 @@ INSTANTIATE_TEST_SUITE_P(Scenarios, GroundTruth,
 // A capture saved as .xrpm and read back is the captured Snapshot in every field, including
 // what a .gclog cannot hold: root origins and the capture's metadata (device, cost, time).
 TEST(XrpmFile, CaptureToXrpmAndBackIsEqualInEveryField) {
-  Device d({"bubbles", 1}, LoopConfig{0, 600});
-  d.loop.RunHere();
-  LogSink log;
-  auto agent = StartAgent(d.rt, log);
-  ASSERT_TRUE(agent);
-  HostClient client(Opts(*agent));
-  ASSERT_TRUE(Connected(client));
+  ServedDevice served({"bubbles", 1}, LoopConfig{0, 600});
+  ASSERT_TRUE(served.Connect());
+  HostClient& client = *served.client;
   const CaptureResult r = CaptureOnce(client);
   ASSERT_TRUE(r.ok) << r.error;
   const Snapshot& captured = *r.snapshot;
@@ -325,13 +333,10 @@ TEST(XrpmFile, CaptureToXrpmAndBackIsEqualInEveryField) {
 // capture equals its ground truth including origins, and an object allocated before the first
 // capture and still alive at the second keeps its frame and site although its address changed.
 TEST(Origins, LeakOriginsSurviveCompactionAcrossCaptures) {
-  Device d({"leak", 1}, LoopConfig{0, 600});
-  d.loop.RunHere();
-  LogSink log;
-  auto agent = StartAgent(d.rt, log);
-  ASSERT_TRUE(agent);
-  HostClient client(Opts(*agent));
-  ASSERT_TRUE(Connected(client));
+  ServedDevice served({"leak", 1}, LoopConfig{0, 600});
+  ASSERT_TRUE(served.Connect());
+  Device& d = served.d;
+  HostClient& client = *served.client;
   const CaptureResult first = CaptureOnce(client);
   ASSERT_TRUE(first.ok) << first.error;
   ExpectSameOrigins(*first.snapshot, FlatGroundTruth(d.rt));
@@ -381,38 +386,28 @@ TEST(Origins, LeakOriginsSurviveCompactionAcrossCaptures) {
 // A host asks for the next capture the moment the previous one verified; the agent's capture
 // thread may still be returning from it, which must not make the agent answer "busy".
 TEST(Consecutive, BackToBackCapturesAreNeverRefusedAsBusy) {
-  Device d({"synthetic", 5, 20000, 3, 16}, LoopConfig{0, 1});
-  d.loop.RunHere();
-  LogSink log;
-  auto agent = StartAgent(d.rt, log);
-  ASSERT_TRUE(agent);
-  HostClient client(Opts(*agent));
-  ASSERT_TRUE(Connected(client));
+  ServedDevice served({"synthetic", 5, 20000, 3, 16}, LoopConfig{0, 1});
+  ASSERT_TRUE(served.Connect());
   uint64_t objects = 0;
   for (int i = 0; i < 12; ++i) {
-    CaptureResult r = CaptureOnce(client);
+    CaptureResult r = CaptureOnce(*served.client);
     ASSERT_TRUE(r.ok) << "capture " << i << ": " << r.error;
     if (i == 0) objects = r.stats.objects;
     EXPECT_EQ(r.stats.objects, objects) << "the same heap each time";
   }
-  ASSERT_FALSE(log.WaitFor("capture 12 done", 30000).empty()) << log.All();
-  EXPECT_EQ(agent->stats().captures_completed, 12u);
+  ASSERT_FALSE(served.log.WaitFor("capture 12 done", 30000).empty()) << served.log.All();
+  EXPECT_EQ(served.agent->stats().captures_completed, 12u);
 }
 
 // Buffered mode holds batches while the world is stopped; a capture larger than half the
 // memory limit must still complete (the agent starts sending instead of letting the walk wait on
 // a queue nobody drains) and stay within the limit.
 TEST(Consecutive, BufferedCaptureLargerThanTheHoldLimitCompletesWithinTheBound) {
-  Device d({"synthetic", 9, 1200000, 3, 64}, LoopConfig{0, 1});
-  d.loop.RunHere();
-  LogSink log;
   agent::AgentOptions opt;
   opt.capture_memory_limit = 8u << 20;  // the smallest buffered (non-streaming) limit
-  auto agent = StartAgent(d.rt, log, opt);
-  ASSERT_TRUE(agent);
-  HostClient client(Opts(*agent));
-  ASSERT_TRUE(Connected(client));
-  CaptureResult r = CaptureOnce(client);
+  ServedDevice served({"synthetic", 9, 1200000, 3, 64}, LoopConfig{0, 1}, opt);
+  ASSERT_TRUE(served.Connect());
+  CaptureResult r = CaptureOnce(*served.client);
   ASSERT_TRUE(r.ok) << r.error;
   EXPECT_GE(r.stats.objects, 1200000u);
   EXPECT_GT(r.stats.wire_bytes, 8u << 20) << "more than the agent may hold";
