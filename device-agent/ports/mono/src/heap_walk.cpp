@@ -19,6 +19,11 @@
 // allocation was sampled DescribeSite (first use in this walk) and ObjectOrigin right before
 // its ObjectReferences; a walk that saw every object prunes the origins of the rest (dead).
 //
+// Fields and values (when the sink's Detail() asks; field_layouts.h): the layouts Prepare
+// computed before the collection, after the types; a static root's field from its offset in
+// the class's static data; per object its values and ObjectReferencesWithSlots, each slot from
+// the offset Mono reports with the reference.
+//
 // Complexity: O(R log R + R log M) for R roots and M moves, O(objects + references) for the
 // heap; memory: the roots and moves of one collection plus the largest object's references.
 #include <mono/metadata/class.h>
@@ -55,6 +60,7 @@ struct Root {
   uint64_t id1;   // thread id (stack), type id (class), handle table
   uint8_t flags;  // NETCF root flags
   uint64_t object;
+  uint32_t slot = agent::kNoSlot;  // a static's field index (not part of the order)
   bool operator<(const Root& o) const {
     return std::tie(type, id1, flags, object) < std::tie(o.type, o.id1, o.flags, o.object);
   }
@@ -72,11 +78,14 @@ struct HeapPass {
   agent::HeapInfoCallback* sink;
   Registry* registry;
   OriginTracker* origins;  // null: no origins
+  FieldLayouts* layouts;   // null: no fields
+  agent::WalkDetail detail;
   bool aborted = false;
   uint64_t object = 0;
   uint32_t type_id = 0;
   uint32_t size = 0;
   std::vector<uint64_t> refs;
+  std::vector<uintptr_t> offsets;  // with fields: each reference's offset in the object
 
   void Flush() {
     if (object == 0 || aborted) return;
@@ -84,11 +93,21 @@ struct HeapPass {
       aborted = true;
       return;
     }
-    if (sink->ObjectReferences(object, type_id, size, refs.data(), refs.size()) ==
-        WalkResult::kAbort)
-      aborted = true;
+    if (!layouts) {
+      aborted = sink->ObjectReferences(object, type_id, size, refs.data(), refs.size()) ==
+                WalkResult::kAbort;
+    } else {
+      const void* obj = reinterpret_cast<const void*>(object);
+      aborted = (detail.values && layouts->ReportValues(*sink, type_id, obj, detail.string_cap) ==
+                                      WalkResult::kAbort) ||
+                sink->ObjectReferencesWithSlots(
+                    object, type_id, size, refs.data(),
+                    layouts->Slots(type_id, obj, offsets.data(), offsets.size()),
+                    refs.size()) == WalkResult::kAbort;
+    }
     object = 0;
     refs.clear();
+    offsets.clear();
   }
 
   uint32_t TypeOf(MonoClass* klass) {
@@ -102,7 +121,7 @@ struct HeapPass {
   }
 
   static int OnObject(MonoObject* obj, MonoClass* klass, uintptr_t size, uintptr_t num,
-                      MonoObject** refs, uintptr_t* /*offsets*/, void* data) {
+                      MonoObject** refs, uintptr_t* offsets, void* data) {
     auto* self = static_cast<HeapPass*>(data);
     if (self->aborted) return 0;
     const auto id = reinterpret_cast<uint64_t>(obj);
@@ -114,7 +133,10 @@ struct HeapPass {
       self->size = static_cast<uint32_t>((size + 7) & ~uintptr_t{7});
     }
     for (uintptr_t i = 0; i < num; ++i)
-      if (refs[i]) self->refs.push_back(reinterpret_cast<uint64_t>(refs[i]));
+      if (refs[i]) {
+        self->refs.push_back(reinterpret_cast<uint64_t>(refs[i]));
+        if (self->layouts) self->offsets.push_back(offsets ? offsets[i] : ~uintptr_t{0});
+      }
     return 0;
   }
 };
@@ -190,6 +212,7 @@ void MonoPort::WalkOnCollectorUnguarded(agent::HeapInfoCallback& sink) {
     return it != moves.end() && it->first == obj ? it->second : obj;
   };
 
+  const agent::WalkDetail detail = sink.Detail();
   std::unordered_set<uint64_t> pinned;
   std::vector<Root> roots;
   roots.reserve(raw.size());
@@ -222,6 +245,7 @@ void MonoPort::WalkOnCollectorUnguarded(agent::HeapInfoCallback& sink) {
         uint32_t id = klass ? reg.TypeId(key) : 0;
         if (klass && id == 0) id = reg.AddClass(key, ClassName(klass));
         root.id1 = id;
+        if (detail.fields) root.slot = layouts_.StaticSlot(id, r.first - range->start);
         break;
       }
       case MONO_ROOT_SOURCE_THREAD_STATIC:
@@ -256,13 +280,14 @@ void MonoPort::WalkOnCollectorUnguarded(agent::HeapInfoCallback& sink) {
     aborted =
         sink.DescribeType(static_cast<uint32_t>(i + 1), n.data(), n.size()) == WalkResult::kAbort;
   }
+  if (detail.fields && !aborted) aborted = !layouts_.Describe(sink);
   std::vector<agent::RootRef> batch;
   for (size_t i = 0; i < roots.size() && !aborted;) {
     size_t j = i;
     batch.clear();
     while (j < roots.size() && roots[j].type == roots[i].type && roots[j].id1 == roots[i].id1 &&
            roots[j].flags == roots[i].flags) {
-      batch.push_back(agent::RootRef{roots[j].object, roots[j].flags});
+      batch.push_back(agent::RootRef{roots[j].object, roots[j].flags, roots[j].slot});
       ++j;
     }
     const Root& r = roots[i];
@@ -278,7 +303,7 @@ void MonoPort::WalkOnCollectorUnguarded(agent::HeapInfoCallback& sink) {
     if (origins)
       aborted = origins->BeginWalk(sink, frames_.completed(), interval_.mean_bytes()) ==
                 WalkResult::kAbort;
-    HeapPass pass{&sink, &reg, origins};
+    HeapPass pass{&sink, &reg, origins, detail.fields ? &layouts_ : nullptr, detail};
     pass.aborted = aborted;
     if (!aborted) {
       mono_gc_walk_heap(0, &HeapPass::OnObject, &pass);

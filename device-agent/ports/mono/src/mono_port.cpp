@@ -195,6 +195,9 @@ void MonoPort::Collect() {
     moves_.clear();
   }
   cv_.notify_all();
+  // Layouts of the classes loaded so far, while this thread may still take Mono's locks.
+  registry_.Drain(events_);
+  layouts_.Prepare(registry_);
   capture_gc_.store(true, std::memory_order_release);
   if (reporting_) reporting_(true);
   for (int attempt = 0; attempt < kMaxCollectAttempts; ++attempt) {

@@ -48,6 +48,7 @@
 #include <vector>
 
 #include "event_log.h"
+#include "field_layouts.h"
 #include "mono_counters.h"
 #include "mono_frames.h"
 #include "origin_tracker.h"
@@ -98,6 +99,9 @@ class MonoPort final : public agent::RuntimePort {
     return true;
   }
   bool SupportsFrameEvents() const override { return frames_.enabled(); }
+  // Layouts, slots, static labels and values (field_layouts.h).
+  bool ReportsFields() const override { return true; }
+  bool ReportsValues() const override { return true; }
   MonoFrames& frames() { return frames_; }
   // Allocation origins are recorded (Mono must then report every move).
   bool origins_enabled() const { return origins_ != nullptr; }
@@ -161,6 +165,7 @@ class MonoPort final : public agent::RuntimePort {
   std::unique_ptr<OriginTracker> origins_;  // null: origins off
   EventLog events_;
   Registry registry_;
+  FieldLayouts layouts_;  // the collector thread of a capture (field_layouts.h)
   MonoCounters counters_;
 
   // Capture hand-over (see the class comment).

@@ -11,7 +11,7 @@ void Registry::Drain(EventLog& log) {
         if (class_ids_.find(e.a) == class_ids_.end()) AddClass(e.a, e.name);
         break;
       case EventKind::kRootRegister:
-        ranges_[e.a] = RootRange{e.b, static_cast<int>(e.c), e.d};
+        ranges_[e.a] = RootRange{e.b, static_cast<int>(e.c), e.d, e.a};
         break;
       case EventKind::kRootUnregister:
         ranges_.erase(e.a);
@@ -28,6 +28,7 @@ void Registry::Drain(EventLog& log) {
 
 uint32_t Registry::AddClass(uintptr_t klass, std::string name) {
   names_.push_back(std::move(name));
+  keys_.push_back(klass);
   const auto id = static_cast<uint32_t>(names_.size());
   class_ids_[klass] = id;
   return id;

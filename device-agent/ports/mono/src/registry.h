@@ -23,6 +23,7 @@ struct RootRange {
   uintptr_t size;
   int source;  // MonoGCRootSource
   uintptr_t key;
+  uintptr_t start = 0;  // the range's first address
 };
 
 class Registry {
@@ -40,8 +41,11 @@ class Registry {
   }
   // Registers a class the walk met without a load event (name computed by the caller).
   uint32_t AddClass(uintptr_t klass, std::string name);
-  // Type ids are 1..names().size(); names()[id - 1].
+  // Type ids are 1..names().size(); names()[id - 1], keys()[id - 1] (a MonoClass*, or a
+  // synthetic key <= kMaxSyntheticKey for the walk's made-up containers).
   const std::vector<std::string>& names() const { return names_; }
+  const std::vector<uintptr_t>& keys() const { return keys_; }
+  static constexpr uintptr_t kMaxSyntheticKey = 15;
   // The registered range holding `address`, or null. O(log ranges).
   const RootRange* FindRange(uintptr_t address) const;
   const std::unordered_map<uint32_t, int>& handles() const { return handles_; }
@@ -50,6 +54,7 @@ class Registry {
   std::mutex mu_;
   std::unordered_map<uintptr_t, uint32_t> class_ids_;
   std::vector<std::string> names_;
+  std::vector<uintptr_t> keys_;
   std::map<uintptr_t, RootRange> ranges_;  // by start
   std::unordered_map<uint32_t, int> handles_;
 };

@@ -1,0 +1,359 @@
+#include "field_layouts.h"
+
+#include <mono/metadata/appdomain.h>
+#include <mono/metadata/attrdefs.h>
+#include <mono/metadata/blob.h>
+#include <mono/metadata/class.h>
+#include <mono/metadata/metadata.h>
+#include <mono/metadata/object.h>
+
+#include <algorithm>
+#include <cstring>
+
+namespace xrpm {
+namespace mono {
+namespace {
+
+using agent::FieldKind;
+using agent::WalkResult;
+
+constexpr int kMaxStructDepth = 8;   // nesting of embedded structs flattened
+constexpr size_t kMaxFields = 4096;  // per class, flattened (the agent cuts at its limit)
+constexpr uint32_t kBoxHeader = 2 * sizeof(void*);  // MonoObject: vtable + sync
+
+std::string TypeName(MonoType* t) {
+  char* n = mono_type_get_name(t);
+  std::string s = n ? n : "?";
+  if (n) mono_free(n);
+  return s;
+}
+
+// The primitive kind of a type code, or kUnknown.
+FieldKind Primitive(int code) {
+  switch (code) {
+    case MONO_TYPE_BOOLEAN:
+      return FieldKind::kBoolean;
+    case MONO_TYPE_CHAR:
+      return FieldKind::kChar;
+    case MONO_TYPE_I1:
+      return FieldKind::kSByte;
+    case MONO_TYPE_U1:
+      return FieldKind::kByte;
+    case MONO_TYPE_I2:
+      return FieldKind::kInt16;
+    case MONO_TYPE_U2:
+      return FieldKind::kUInt16;
+    case MONO_TYPE_I4:
+      return FieldKind::kInt32;
+    case MONO_TYPE_U4:
+      return FieldKind::kUInt32;
+    case MONO_TYPE_I8:
+      return FieldKind::kInt64;
+    case MONO_TYPE_U8:
+      return FieldKind::kUInt64;
+    case MONO_TYPE_I:
+      return FieldKind::kIntPtr;
+    case MONO_TYPE_U:
+    case MONO_TYPE_PTR:
+    case MONO_TYPE_FNPTR:
+      return FieldKind::kUIntPtr;
+    case MONO_TYPE_R4:
+      return FieldKind::kSingle;
+    case MONO_TYPE_R8:
+      return FieldKind::kDouble;
+    default:
+      return FieldKind::kUnknown;
+  }
+}
+
+// A value type's class (a struct or an enum), or null for reference and primitive types.
+MonoClass* ValueClass(MonoType* t) {
+  const int code = mono_type_get_type(t);
+  if (code != MONO_TYPE_VALUETYPE && code != MONO_TYPE_GENERICINST) return nullptr;
+  MonoClass* k = mono_class_from_mono_type(t);
+  return k && mono_class_is_valuetype(k) ? k : nullptr;
+}
+
+bool IsReference(MonoType* t) {
+  switch (mono_type_get_type(t)) {
+    case MONO_TYPE_STRING:
+    case MONO_TYPE_CLASS:
+    case MONO_TYPE_OBJECT:
+    case MONO_TYPE_SZARRAY:
+    case MONO_TYPE_ARRAY:
+    case MONO_TYPE_VAR:
+    case MONO_TYPE_MVAR:
+      return true;
+    case MONO_TYPE_GENERICINST:
+      return ValueClass(t) == nullptr;
+    default:
+      return false;
+  }
+}
+
+// The field's kind: reference, primitive, or an enum's underlying primitive (*enum_class set).
+FieldKind KindOf(MonoType* t, MonoClass** enum_class) {
+  *enum_class = nullptr;
+  if (IsReference(t)) return FieldKind::kReference;
+  MonoClass* vc = ValueClass(t);
+  if (vc && mono_class_is_enum(vc)) {
+    *enum_class = vc;
+    return Primitive(mono_type_get_type(mono_class_enum_basetype(vc)));
+  }
+  return Primitive(mono_type_get_type(t));
+}
+
+uint64_t ReadBits(const char* p, FieldKind k) {
+  switch (k) {
+    case FieldKind::kBoolean:
+      return *reinterpret_cast<const uint8_t*>(p) != 0;
+    case FieldKind::kSByte:
+      return static_cast<uint64_t>(int64_t{*reinterpret_cast<const int8_t*>(p)});
+    case FieldKind::kByte:
+      return *reinterpret_cast<const uint8_t*>(p);
+    default:
+      break;
+  }
+  if (k == FieldKind::kInt16) {
+    int16_t v;
+    std::memcpy(&v, p, 2);
+    return static_cast<uint64_t>(int64_t{v});
+  }
+  if (k == FieldKind::kChar || k == FieldKind::kUInt16) {
+    uint16_t v;
+    std::memcpy(&v, p, 2);
+    return v;
+  }
+  if (k == FieldKind::kInt32 || (k == FieldKind::kIntPtr && sizeof(void*) == 4)) {
+    int32_t v;
+    std::memcpy(&v, p, 4);
+    return static_cast<uint64_t>(int64_t{v});
+  }
+  if (k == FieldKind::kUInt32 || k == FieldKind::kSingle ||
+      (k == FieldKind::kUIntPtr && sizeof(void*) == 4)) {
+    uint32_t v;
+    std::memcpy(&v, p, 4);
+    return v;
+  }
+  uint64_t v;  // 64-bit kinds
+  std::memcpy(&v, p, 8);
+  return v;
+}
+
+}  // namespace
+
+uint32_t FieldLayouts::EnumId(void* klass_ptr) {
+  auto* klass = static_cast<MonoClass*>(klass_ptr);
+  const auto key = reinterpret_cast<uintptr_t>(klass);
+  auto it = enum_ids_.find(key);
+  if (it != enum_ids_.end()) return it->second;
+  Enum e;
+  e.name = TypeName(mono_class_get_type(klass));
+  e.underlying = Primitive(mono_type_get_type(mono_class_enum_basetype(klass)));
+  // Members are the enum's constants: their values are metadata blobs (a compressed length,
+  // then the value's little-endian bytes), read without a vtable or any managed call.
+  const uint32_t width =
+      e.underlying == FieldKind::kByte || e.underlying == FieldKind::kSByte ? 1
+      : e.underlying == FieldKind::kInt16 || e.underlying == FieldKind::kUInt16 ||
+              e.underlying == FieldKind::kChar
+          ? 2
+      : e.underlying == FieldKind::kInt64 || e.underlying == FieldKind::kUInt64 ? 8
+                                                                                : 4;
+  void* iter = nullptr;
+  while (MonoClassField* f = mono_class_get_fields(klass, &iter)) {
+    const uint32_t flags = mono_field_get_flags(f);
+    if (!(flags & MONO_FIELD_ATTR_STATIC) || !(flags & MONO_FIELD_ATTR_LITERAL)) continue;
+    const char* blob = mono_field_get_data(f);
+    if (!blob) continue;
+    const char* data = blob;
+    if (mono_metadata_decode_blob_size(blob, &data) < width) continue;
+    char raw[8] = {};
+    for (uint32_t b = 0; b < width; ++b) raw[b] = data[b];  // little-endian, as on this host
+    e.names.push_back(mono_field_get_name(f));
+    e.values.push_back(ReadBits(raw, e.underlying));
+  }
+  enums_.push_back(std::move(e));
+  const auto id = static_cast<uint32_t>(enums_.size());
+  enum_ids_.emplace(key, id);
+  return id;
+}
+
+void FieldLayouts::AddField(const std::string& prefix, void* type_ptr, uint32_t offset, int depth,
+                            Layout* out) {
+  auto* t = static_cast<MonoType*>(type_ptr);
+  if (out->fields.size() >= kMaxFields) return;
+  MonoClass* vc = ValueClass(t);
+  if (vc && !mono_class_is_enum(vc) && depth < kMaxStructDepth) {
+    // An embedded struct: its instance fields, flattened (their offsets are a boxed one's).
+    void* iter = nullptr;
+    while (MonoClassField* f = mono_class_get_fields(vc, &iter)) {
+      if (mono_field_get_flags(f) & MONO_FIELD_ATTR_STATIC) continue;
+      AddField(prefix + "." + mono_field_get_name(f), mono_field_get_type(f),
+               offset + mono_field_get_offset(f) - kBoxHeader, depth + 1, out);
+    }
+    return;
+  }
+  MonoClass* enum_class = nullptr;
+  const FieldKind k = KindOf(t, &enum_class);
+  const auto index = static_cast<uint32_t>(out->fields.size());
+  out->fields.push_back(Field{prefix, TypeName(t), offset, k, enum_class != nullptr,
+                              enum_class ? EnumId(enum_class) : 0});
+  if (k == FieldKind::kReference)
+    out->ref_offsets.emplace_back(offset, index);
+  else if (k != FieldKind::kUnknown)
+    out->values.emplace_back(offset, k);
+}
+
+void FieldLayouts::Compute(void* klass_ptr, Layout* out) {
+  auto* klass = static_cast<MonoClass*>(klass_ptr);
+  if (mono_class_get_rank(klass) > 0) {
+    out->shape = agent::TypeShape::kArray;
+    MonoClass* elem = mono_class_get_element_class(klass);
+    MonoClass* enum_class = nullptr;
+    MonoType* et = mono_class_get_type(elem);
+    out->element_kind = KindOf(et, &enum_class);
+    out->element_type_name = TypeName(et);
+    out->element_size = static_cast<uint32_t>(mono_array_element_size(klass));
+    return;
+  }
+  if (klass == mono_get_string_class()) {
+    out->shape = agent::TypeShape::kString;
+    return;
+  }
+  out->shape =
+      mono_class_is_valuetype(klass) ? agent::TypeShape::kValueType : agent::TypeShape::kClass;
+  std::vector<MonoClass*> chain;  // the class and its parents, base first
+  for (MonoClass* c = klass; c; c = mono_class_get_parent(c)) chain.push_back(c);
+  std::reverse(chain.begin(), chain.end());
+  for (MonoClass* c : chain) {
+    void* iter = nullptr;
+    while (MonoClassField* f = mono_class_get_fields(c, &iter)) {
+      const uint32_t flags = mono_field_get_flags(f);
+      if (!(flags & MONO_FIELD_ATTR_STATIC)) {
+        AddField(mono_field_get_name(f), mono_field_get_type(f), mono_field_get_offset(f), 0, out);
+        continue;
+      }
+      // Statics of the class itself (inherited ones are its bases'); constants are not stored.
+      if (c != klass || (flags & MONO_FIELD_ATTR_LITERAL)) continue;
+      MonoType* t = mono_field_get_type(f);
+      MonoClass* enum_class = nullptr;
+      const FieldKind k = KindOf(t, &enum_class);
+      if (k == FieldKind::kUnknown) continue;  // struct statics: not modelled
+      const auto index = static_cast<uint32_t>(out->statics.size());
+      out->statics.push_back(Field{mono_field_get_name(f), TypeName(t), 0, k, false, 0});
+      if (k == FieldKind::kReference)
+        out->static_refs.emplace_back(static_cast<uint32_t>(mono_field_get_offset(f)), index);
+    }
+  }
+  std::sort(out->ref_offsets.begin(), out->ref_offsets.end());
+  std::sort(out->static_refs.begin(), out->static_refs.end());
+}
+
+void FieldLayouts::Prepare(Registry& registry) {
+  std::lock_guard<std::mutex> lock(registry.mutex());
+  const std::vector<uintptr_t>& keys = registry.keys();
+  for (size_t i = 0; i < keys.size(); ++i) {
+    const auto id = static_cast<uint32_t>(i + 1);
+    if (keys[i] <= Registry::kMaxSyntheticKey || layouts_.count(id)) continue;
+    Layout l;
+    Compute(reinterpret_cast<void*>(keys[i]), &l);
+    layouts_.emplace(id, std::move(l));
+  }
+}
+
+bool FieldLayouts::Describe(agent::HeapInfoCallback& sink) const {
+  std::vector<agent::EnumMemberInfo> members;
+  for (size_t i = 0; i < enums_.size(); ++i) {
+    const Enum& e = enums_[i];
+    members.clear();
+    for (size_t k = 0; k < e.names.size(); ++k)
+      members.push_back({e.names[k].data(), e.names[k].size(), e.values[k]});
+    if (sink.DescribeEnum(static_cast<uint32_t>(i + 1), e.name.data(), e.name.size(), e.underlying,
+                          members.data(), members.size()) == WalkResult::kAbort)
+      return false;
+  }
+  std::vector<agent::FieldInfo> fields;
+  std::vector<agent::StaticFieldInfo> statics;
+  for (const auto& [id, l] : layouts_) {
+    fields.clear();
+    statics.clear();
+    for (const Field& f : l.fields)
+      fields.push_back({f.name.data(), f.name.size(), f.type_name.data(), f.type_name.size(),
+                        f.offset, f.kind, f.is_enum, f.enum_id});
+    for (const Field& f : l.statics)
+      statics.push_back(
+          {f.name.data(), f.name.size(), f.type_name.data(), f.type_name.size(), f.kind});
+    agent::TypeLayoutInfo info{l.shape,
+                               fields.data(),
+                               fields.size(),
+                               statics.data(),
+                               statics.size(),
+                               l.element_kind,
+                               l.element_type_name.data(),
+                               l.element_type_name.size()};
+    if (sink.DescribeLayout(id, info) == WalkResult::kAbort) return false;
+  }
+  return true;
+}
+
+uint32_t FieldLayouts::StaticSlot(uint32_t type_id, uintptr_t offset) const {
+  auto it = layouts_.find(type_id);
+  if (it == layouts_.end()) return agent::kNoSlot;
+  const auto& v = it->second.static_refs;
+  auto s = std::lower_bound(v.begin(), v.end(), std::make_pair(static_cast<uint32_t>(offset), 0u));
+  return s != v.end() && s->first == offset ? s->second : agent::kNoSlot;
+}
+
+const uint32_t* FieldLayouts::Slots(uint32_t type_id, const void* object, const uintptr_t* offsets,
+                                    size_t n) {
+  slots_.assign(n, agent::kNoSlot);
+  auto it = layouts_.find(type_id);
+  if (it == layouts_.end()) return slots_.data();
+  const Layout& l = it->second;
+  if (l.shape == agent::TypeShape::kArray) {
+    if (l.element_size == 0) return slots_.data();
+    auto* array = static_cast<MonoArray*>(const_cast<void*>(object));
+    const uintptr_t data = static_cast<uintptr_t>(
+        mono_array_addr_with_size(array, static_cast<int>(l.element_size), 0) -
+        static_cast<char*>(const_cast<void*>(object)));
+    for (size_t i = 0; i < n; ++i)
+      if (offsets[i] >= data)
+        slots_[i] = static_cast<uint32_t>((offsets[i] - data) / l.element_size);
+    return slots_.data();
+  }
+  for (size_t i = 0; i < n; ++i) {
+    auto s = std::lower_bound(l.ref_offsets.begin(), l.ref_offsets.end(),
+                              std::make_pair(static_cast<uint32_t>(offsets[i]), 0u));
+    if (s != l.ref_offsets.end() && s->first == offsets[i]) slots_[i] = s->second;
+  }
+  return slots_.data();
+}
+
+WalkResult FieldLayouts::ReportValues(agent::HeapInfoCallback& sink, uint32_t type_id,
+                                      const void* object, uint32_t string_cap) {
+  auto it = layouts_.find(type_id);
+  if (it == layouts_.end()) return WalkResult::kOk;
+  const Layout& l = it->second;
+  switch (l.shape) {
+    case agent::TypeShape::kString: {
+      auto* s = static_cast<MonoString*>(const_cast<void*>(object));
+      const auto length = static_cast<uint32_t>(mono_string_length(s));
+      return sink.StringValue(reinterpret_cast<uint64_t>(object), length,
+                              reinterpret_cast<const uint16_t*>(mono_string_chars(s)),
+                              std::min(length, string_cap));
+    }
+    case agent::TypeShape::kArray: {
+      const uint64_t length = mono_array_length(static_cast<MonoArray*>(const_cast<void*>(object)));
+      return sink.ObjectValues(reinterpret_cast<uint64_t>(object), &length, 1);
+    }
+    default:
+      break;
+  }
+  bits_.clear();
+  const char* base = static_cast<const char*>(object);
+  for (const auto& [offset, kind] : l.values) bits_.push_back(ReadBits(base + offset, kind));
+  return sink.ObjectValues(reinterpret_cast<uint64_t>(object), bits_.data(), bits_.size());
+}
+
+}  // namespace mono
+}  // namespace xrpm

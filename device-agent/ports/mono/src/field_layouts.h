@@ -1,0 +1,94 @@
+// FieldLayouts: the Mono port's fields and values (issue 22; heap_walker.h "Fields and
+// values"). Layouts come from Mono's metadata (mono_class_get_fields, mono_field_get_offset,
+// mono_field_get_type, parents first; embedded structs flattened to `field.sub`; enums with
+// their underlying primitive and their members), computed by Prepare on the collector thread
+// *before* its collection (a thread attached to Mono, world running: metadata queries may take
+// the loader lock there) and cached per class for later captures. During the walk (world
+// stopped, same thread) the cache only answers lookups:
+//   - the slot of each reference from the offsets mono_gc_walk_heap reports (a field index
+//     through the class's sorted reference offsets, an element index from the array's data
+//     offset and element size);
+//   - a static root's slot from its address within the class's static data (the root range
+//     Mono registered for it);
+//   - each object's values read from its memory (primitives, enums, string length and text,
+//     array length).
+// A class loaded after Prepare (during the collection) has no layout in that capture: its
+// objects go out without slots and values.
+//
+// Memory: per class its fields (names, declared type names, offsets), O(classes + fields),
+// cached for the process's life (classes are never unloaded in the port's model); per walk one
+// object's values (<= the cap). Prepare: O(new classes * fields); per object O(references)
+// for slots (a binary search each) and O(fields) for values.
+//
+// Thread-safety: Prepare and the walk calls from the collector thread of one capture at a time
+// (the capture hand-over in mono_port.h orders them); no locks.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "registry.h"
+#include "xrpm/agent/heap_walker.h"
+
+namespace xrpm {
+namespace mono {
+
+class FieldLayouts {
+ public:
+  // Computes the layouts of the registry's classes that have none yet (Drain it first).
+  // Needs a thread attached to Mono, outside a collection. Takes the registry's mutex.
+  void Prepare(Registry& registry);
+
+  // ---- during the walk (world stopped) ----
+  // DescribeEnum for every enum the layouts name, then DescribeLayout for every type id with
+  // a layout. False when the sink aborted.
+  bool Describe(agent::HeapInfoCallback& sink) const;
+  // The static field index of the reference static at `offset` in type_id's static data.
+  uint32_t StaticSlot(uint32_t type_id, uintptr_t offset) const;
+  // slots[i] for the reference at offsets[i] of `object` (type_id); valid until the next call.
+  const uint32_t* Slots(uint32_t type_id, const void* object, const uintptr_t* offsets, size_t n);
+  // ObjectValues / StringValue for `object` before its references (nothing without a layout).
+  agent::WalkResult ReportValues(agent::HeapInfoCallback& sink, uint32_t type_id,
+                                 const void* object, uint32_t string_cap);
+
+ private:
+  struct Field {
+    std::string name, type_name;
+    uint32_t offset;
+    agent::FieldKind kind;
+    bool is_enum;
+    uint32_t enum_id;
+  };
+  struct Layout {
+    agent::TypeShape shape = agent::TypeShape::kClass;
+    std::vector<Field> fields;
+    std::vector<Field> statics;                                 // kind, name, type_name used
+    std::vector<std::pair<uint32_t, uint32_t>> ref_offsets;     // offset -> field index, sorted
+    std::vector<std::pair<uint32_t, uint32_t>> static_refs;     // offset -> static index, sorted
+    std::vector<std::pair<uint32_t, agent::FieldKind>> values;  // offset, kind (layout order)
+    agent::FieldKind element_kind = agent::FieldKind::kUnknown;
+    std::string element_type_name;
+    uint32_t element_size = 0;
+  };
+  struct Enum {
+    std::string name;
+    agent::FieldKind underlying;
+    std::vector<std::string> names;
+    std::vector<uint64_t> values;
+  };
+  void Compute(void* klass, Layout* out);
+  void AddField(const std::string& prefix, void* type, uint32_t offset, int depth, Layout* out);
+  uint32_t EnumId(void* klass);
+
+  std::unordered_map<uint32_t, Layout> layouts_;      // by type id
+  std::unordered_map<uintptr_t, uint32_t> enum_ids_;  // MonoClass* -> enum id
+  std::vector<Enum> enums_;                           // enum id - 1
+  std::vector<uint32_t> slots_;
+  std::vector<uint64_t> bits_;
+};
+
+}  // namespace mono
+}  // namespace xrpm
