@@ -122,13 +122,13 @@ bool HandshakeFields(RawPeer& peer, wire::Welcome* welcome, std::string* error) 
 }
 
 bool CaptureFields(RawPeer& peer, const wire::Welcome& welcome, bool values, uint32_t string_cap,
-                   FieldCapture* out, std::string* error, uint32_t timeout_ms) {
+                   FieldCapture* out, std::string* error, uint32_t timeout_ms, bool fields) {
   wire::Envelope m;
   out->welcome = welcome;
   wire::Envelope req;
   req.mutable_capture_request()->set_request_id(1);
-  req.mutable_capture_request()->set_fields(true);
-  req.mutable_capture_request()->set_values(values);
+  req.mutable_capture_request()->set_fields(fields);
+  req.mutable_capture_request()->set_values(fields && values);
   req.mutable_capture_request()->set_string_cap(string_cap);
   if (!peer.Send(req)) return *error = "cannot send the request", false;
   std::unique_ptr<protocol::FieldChecker> checker;

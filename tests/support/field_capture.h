@@ -55,9 +55,10 @@ struct FieldCapture {
 bool HandshakeFields(RawPeer& peer, wire::Welcome* welcome, std::string* error);
 // A CaptureRequest with fields / values / string_cap and every heap message until CaptureEnd,
 // each batch decoded and checked. False with *error set on any failure (refusal, abort, decode
-// or check error, timeout).
+// or check error, timeout). `fields` false: today's capture (neither fields nor values).
 bool CaptureFields(RawPeer& peer, const wire::Welcome& welcome, bool values, uint32_t string_cap,
-                   FieldCapture* out, std::string* error, uint32_t timeout_ms = 60000);
+                   FieldCapture* out, std::string* error, uint32_t timeout_ms = 60000,
+                   bool fields = true);
 
 // One line per layout, per root (its container and label) and per object (type, size, values
 // decoded by kind, strings as text, each reference's field or index and target): equal for two

@@ -249,8 +249,18 @@ void FieldLayouts::Compute(void* klass_ptr, Layout* out) {
   std::sort(out->static_refs.begin(), out->static_refs.end());
 }
 
+const FieldLayouts::Layout* FieldLayouts::Find(uint32_t type_id) {
+  if (type_id != last_type_ || !last_) {
+    auto it = layouts_.find(type_id);
+    last_type_ = type_id;
+    last_ = it == layouts_.end() ? nullptr : &it->second;
+  }
+  return last_;
+}
+
 void FieldLayouts::Prepare(Registry& registry) {
   std::lock_guard<std::mutex> lock(registry.mutex());
+  last_ = nullptr;  // the map may rehash
   const std::vector<uintptr_t>& keys = registry.keys();
   for (size_t i = 0; i < keys.size(); ++i) {
     const auto id = static_cast<uint32_t>(i + 1);
@@ -307,9 +317,9 @@ uint32_t FieldLayouts::StaticSlot(uint32_t type_id, uintptr_t offset) const {
 const uint32_t* FieldLayouts::Slots(uint32_t type_id, const void* object, const uintptr_t* offsets,
                                     size_t n) {
   slots_.assign(n, agent::kNoSlot);
-  auto it = layouts_.find(type_id);
-  if (it == layouts_.end()) return slots_.data();
-  const Layout& l = it->second;
+  const Layout* found = Find(type_id);
+  if (!found) return slots_.data();
+  const Layout& l = *found;
   if (l.shape == agent::TypeShape::kArray) {
     if (l.element_size == 0) return slots_.data();
     auto* array = static_cast<MonoArray*>(const_cast<void*>(object));
@@ -331,9 +341,9 @@ const uint32_t* FieldLayouts::Slots(uint32_t type_id, const void* object, const 
 
 WalkResult FieldLayouts::ReportValues(agent::HeapInfoCallback& sink, uint32_t type_id,
                                       const void* object, uint32_t string_cap) {
-  auto it = layouts_.find(type_id);
-  if (it == layouts_.end()) return WalkResult::kOk;
-  const Layout& l = it->second;
+  const Layout* found = Find(type_id);
+  if (!found) return WalkResult::kOk;
+  const Layout& l = *found;
   switch (l.shape) {
     case agent::TypeShape::kString: {
       auto* s = static_cast<MonoString*>(const_cast<void*>(object));

@@ -79,6 +79,8 @@ class FieldLayouts {
     std::vector<std::string> names;
     std::vector<uint64_t> values;
   };
+  // The layout of type_id (null: none); remembers the last one (objects of a type come in runs).
+  const Layout* Find(uint32_t type_id);
   void Compute(void* klass, Layout* out);
   void AddField(const std::string& prefix, void* type, uint32_t offset, int depth, Layout* out);
   uint32_t EnumId(void* klass);
@@ -86,6 +88,8 @@ class FieldLayouts {
   std::unordered_map<uint32_t, Layout> layouts_;      // by type id
   std::unordered_map<uintptr_t, uint32_t> enum_ids_;  // MonoClass* -> enum id
   std::vector<Enum> enums_;                           // enum id - 1
+  uint32_t last_type_ = 0;
+  const Layout* last_ = nullptr;
   std::vector<uint32_t> slots_;
   std::vector<uint64_t> bits_;
 };
