@@ -193,6 +193,9 @@ int Main(const fs::path& out) {
   wire::Envelope sub, req, cancel, answer;
   sub.mutable_subscribe_counters()->set_interval_ms(100);
   req.mutable_capture_request()->set_request_id(7);
+  req.mutable_capture_request()->set_fields(true);  // a host that asks for fields and values
+  req.mutable_capture_request()->set_values(true);
+  req.mutable_capture_request()->set_string_cap(64);
   cancel.mutable_cancel_capture()->set_capture_id(0);
   answer.mutable_auth_response()->set_answer(std::string(protocol::kAuthAnswerBytes, 'a'));
   for (int token = 0; token < 2; ++token) {
