@@ -17,10 +17,9 @@ std::string Name(const char* p, size_t n) {
   return std::string(p, std::min<size_t>(n, kMaxFieldNameBytes));
 }
 
-protocol::FieldKind Wire(FieldKind k) {
-  const auto v = static_cast<uint32_t>(k);
-  return v <= protocol::kMaxFieldKind ? static_cast<protocol::FieldKind>(v)
-                                      : protocol::FieldKind::kUnknown;
+// A runtime's kind, kUnknown when out of range.
+FieldKind Wire(FieldKind k) {
+  return static_cast<uint32_t>(k) <= protocol::kMaxFieldKind ? k : FieldKind::kUnknown;
 }
 
 bool ValueKind(FieldKind k) {
@@ -73,7 +72,7 @@ bool FieldMapper::MapLayout(uint32_t type_id, const TypeLayoutInfo& l, protocol:
   t.element_kind = l.element_kind;
   *out = protocol::RawLayout{};
   out->type_id = type_id;
-  out->shape = static_cast<protocol::TypeShape>(l.shape);
+  out->shape = l.shape;
   out->element_kind = Wire(l.element_kind);
   out->element_type_name = Name(l.element_type_name, l.element_type_name_len);
   size_t bytes = out->element_type_name.size();

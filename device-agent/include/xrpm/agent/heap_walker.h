@@ -96,6 +96,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "xrpm/protocol/fields.h"
+
 namespace xrpm {
 namespace agent {
 
@@ -129,7 +131,10 @@ enum class WalkResult : uint8_t {
 int RootDescriptorFor(ContainerType c);
 const char* ContainerTypeName(ContainerType c);
 
-constexpr uint32_t kNoSlot = 0xFFFFFFFFu;  // a slot that is not known
+// Slots, field kinds and type shapes are the wire's (xrpm/protocol/fields.h, plain C++17).
+constexpr uint32_t kNoSlot = protocol::kNoSlot;  // a slot that is not known
+using FieldKind = protocol::FieldKind;           // an enum field: its underlying primitive's
+using TypeShape = protocol::TypeShape;           // what a type's instances are
 
 struct RootRef {
   uint64_t object;          // the rooted object's id (address)
@@ -138,29 +143,6 @@ struct RootRef {
 };
 
 // ---- fields and values (optional, see the header comment) ----
-
-// The kind of a field; an enum field has its underlying primitive's kind. (= wire FieldKind.)
-enum class FieldKind : uint8_t {
-  kUnknown = 0,  // array elements of a value type
-  kReference = 1,
-  kBoolean = 2,
-  kChar = 3,
-  kSByte = 4,
-  kByte = 5,
-  kInt16 = 6,
-  kUInt16 = 7,
-  kInt32 = 8,
-  kUInt32 = 9,
-  kInt64 = 10,
-  kUInt64 = 11,
-  kIntPtr = 12,
-  kUIntPtr = 13,
-  kSingle = 14,
-  kDouble = 15,
-};
-
-// What a type's instances are. (= wire TypeShape.)
-enum class TypeShape : uint8_t { kClass = 0, kValueType = 1, kString = 2, kArray = 3 };
 
 // Value bits (ObjectValues): the field's value widened to 64 bits: unsigned kinds (Boolean 0/1,
 // Char, Byte, UInt*) zero-extended, signed kinds sign-extended, Single the 32 IEEE-754 bits,
