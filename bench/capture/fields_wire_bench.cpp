@@ -18,7 +18,7 @@
 // Heaps: the synthetic heap (--objects, 3 refs, 64 types, seed 1), bubbles and leak after
 // --frames frames.
 //
-// Run: build/release/bench/capture/fields_wire_bench [--objects N] [--frames F] [--repeat R]
+// Run: build/release/bin/fields_wire_bench [--objects N] [--frames F] [--repeat R]
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
