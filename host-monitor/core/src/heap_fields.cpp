@@ -23,6 +23,7 @@ uint32_t FieldKindWidth(FieldKind k) {
     case FieldKind::kInt64:
     case FieldKind::kUInt64:
     case FieldKind::kIntPtr:
+    case FieldKind::kUIntPtr:
     case FieldKind::kDouble:
       return 8;
     case FieldKind::kEnum:
@@ -63,6 +64,8 @@ std::string_view FieldKindName(FieldKind k) {
       return "Double";
     case FieldKind::kEnum:
       return "enum";
+    case FieldKind::kUIntPtr:
+      return "UIntPtr";
   }
   return "unknown";
 }
@@ -79,6 +82,7 @@ bool IsIntegerKind(FieldKind k) {
     case FieldKind::kInt64:
     case FieldKind::kUInt64:
     case FieldKind::kIntPtr:
+    case FieldKind::kUIntPtr:
       return true;
     default:
       return false;

@@ -111,6 +111,7 @@ FieldValue ReadField(const Snapshot& s, size_t object, uint32_t field) {
       v.kind = K::kSigned, v.i = Load<int64_t>(p);
       break;
     case FieldKind::kUInt64:
+    case FieldKind::kUIntPtr:
       v.kind = K::kUnsigned, v.u = Load<uint64_t>(p);
       break;
     case FieldKind::kSingle:
@@ -331,7 +332,7 @@ std::string CheckFields(const Snapshot& s, FieldsPart* part) {
       const std::string where =
           "type " + std::to_string(t) + " field " + std::to_string(k) + " '" + fl.name + "': ";
       if (static_cast<uint8_t>(fl.kind) >= kFieldKindCount)
-        return where + "kind " + std::to_string(int(fl.kind)) + ", expected 0-14";
+        return where + "kind " + std::to_string(int(fl.kind)) + ", expected 0-15";
       if (fl.kind == FieldKind::kEnum && !IsIntegerKind(fl.underlying))
         return where + "an enum of kind " + std::to_string(int(fl.underlying)) +
                ", expected an integer kind";

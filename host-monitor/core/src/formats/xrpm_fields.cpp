@@ -105,7 +105,7 @@ void DecodeFieldLayouts(std::string_view blob, size_t type_count, HeapFields& f)
       if (kind >= kFieldKindCount || underlying >= kFieldKindCount)
         Bad("type " + std::to_string(t) + " field '" + fl.name + "' (blob offset " +
             std::to_string(field_at) + "): kind " + std::to_string(kind) + " / " +
-            std::to_string(underlying) + ", expected 0-14");
+            std::to_string(underlying) + ", expected 0-15");
       fl.kind = static_cast<FieldKind>(kind);
       fl.underlying = static_cast<FieldKind>(underlying);
       if (fl.kind == FieldKind::kEnum && !IsIntegerKind(fl.underlying))

@@ -50,15 +50,16 @@ enum class FieldKind : uint8_t {
   kIntPtr = 11,  // stored as 8 bytes whatever the device's pointer size
   kSingle = 12,
   kDouble = 13,
-  kEnum = 14,  // FieldLayout::underlying says which integer
+  kEnum = 14,     // FieldLayout::underlying says which integer
+  kUIntPtr = 15,  // stored as 8 bytes
 };
-inline constexpr uint8_t kFieldKindCount = 15;
+inline constexpr uint8_t kFieldKindCount = 16;
 
 // Bytes a value of this kind takes in the packed values (0 for references; enums: see
 // FieldLayoutWidth).
 uint32_t FieldKindWidth(FieldKind k);
 std::string_view FieldKindName(FieldKind k);  // "reference", "Int32", "enum", ...
-bool IsIntegerKind(FieldKind k);              // SByte..UInt64, IntPtr, Char
+bool IsIntegerKind(FieldKind k);              // SByte..UInt64, IntPtr, UIntPtr, Char
 
 // How a type's objects are laid out.
 enum class TypeShape : uint8_t {
