@@ -114,6 +114,11 @@ void ScriptRunner::Start(const ScriptStep& s) {
     if (!d) return Fail("no snapshot is open");
     d->selection.type_filter = arg;
     Next();
+  } else if (s.verb == "field-filter") {  // the Instances view's field filter (issue 22)
+    InstancesViewState& st = app_.views().instances;
+    st.filter = arg;
+    std::snprintf(st.filter_input.data(), st.filter_input.size(), "%s", arg.c_str());
+    Next();
   } else if (s.verb == "group-by") {
     SnapshotDoc* d = ses.active();
     if (!d) return Fail("no snapshot is open");

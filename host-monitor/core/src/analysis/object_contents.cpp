@@ -110,6 +110,48 @@ bool FieldMatches(const GraphIndex& g, uint32_t v, uint32_t field, std::string_v
   return false;
 }
 
+void SortByField(const GraphIndex& g, std::vector<uint64_t>& objects, std::string_view name,
+                 bool descending) {
+  const Snapshot& s = g.snapshot();
+  struct Key {
+    int cls;  // 0 number, 1 text, 2 missing
+    double num;
+    std::string text;
+    uint64_t object;
+  };
+  std::vector<Key> keys;
+  keys.reserve(objects.size());
+  using K = FieldValue::Kind;
+  for (const uint64_t o : objects) {
+    const FieldValue v = ReadFieldByName(s, o, name);
+    Key k{2, 0, {}, o};
+    switch (v.kind) {
+      case K::kBool: k = {0, v.b ? 1.0 : 0.0, {}, o}; break;
+      case K::kSigned:
+      case K::kEnum: k = {0, static_cast<double>(v.i), {}, o}; break;
+      case K::kUnsigned:
+      case K::kChar: k = {0, static_cast<double>(v.u), {}, o}; break;
+      case K::kFloat: k = {0, v.d, {}, o}; break;
+      case K::kNull: k = {1, 0, {}, o}; break;
+      case K::kRef: {
+        const uint32_t n = g.Find(v.ref);
+        const std::optional<StringValue> t = n == kNoIndex ? std::nullopt : StringOf(s, n);
+        k = t ? Key{1, 0, std::string(t->text), o} : Key{0, static_cast<double>(v.ref), {}, o};
+        break;
+      }
+      case K::kMissing: break;
+    }
+    keys.push_back(std::move(k));
+  }
+  std::stable_sort(keys.begin(), keys.end(), [descending](const Key& a, const Key& b) {
+    if (a.cls != b.cls) return a.cls < b.cls;  // missing values last either way
+    if (a.cls == 0 && a.num != b.num) return descending ? a.num > b.num : a.num < b.num;
+    if (a.cls == 1 && a.text != b.text) return descending ? a.text > b.text : a.text < b.text;
+    return false;
+  });
+  for (size_t i = 0; i < keys.size(); ++i) objects[i] = keys[i].object;
+}
+
 std::vector<std::string> GroupFieldNames(const GraphIndex& g, uint32_t group) {
   const Snapshot& s = g.snapshot();
   std::vector<std::string> names;

@@ -44,6 +44,7 @@ constexpr VerbSpec kVerbs[] = {
     {"select-type", Args::kRest, "select-type NAME"},
     {"select-object", Args::kRest, "select-object first|INDEX"},
     {"filter", Args::kOptRest, "filter TEXT"},
+    {"field-filter", Args::kOptRest, "field-filter FIELD=VALUE"},
     {"group-by", Args::kRest, "group-by type|site|type-site"},
     {"select-site", Args::kRest, "select-site all|unknown|TEXT"},
     {"select-age", Args::kRest, "select-age largest|oldest|FRAMES"},

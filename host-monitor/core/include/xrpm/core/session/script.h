@@ -20,6 +20,7 @@
 //   select-type NAME              select a type in the active snapshot
 //   select-object first|INDEX     select an instance of the selected type / an object index
 //   filter TEXT                   the Types view filter ("" clears)
+//   field-filter FIELD=VALUE      the Instances view's field filter ("" clears; issue 22)
 //   group-by type|site|type-site  how Types, Instances and the Dominator tree group (allocation
 //                                 site, or type and site)
 //   select-site all|unknown|TEXT  narrow Instances to the selected type's largest site whose
