@@ -33,6 +33,19 @@ std::optional<ObjectId> ParseObjectId(const std::string& text) {
   return v;
 }
 
+uint32_t FindObjectForCli(const GraphIndex& g, const std::string& text, const std::string& what,
+                          const std::string& file) {
+  const std::optional<ObjectId> id = ParseObjectId(text);
+  if (!id)
+    throw InputError(Diagnostic{
+        what, 0, "bad-number", "expected an object id in hex (like 1ce056), found '" + text + "'"});
+  const uint32_t v = g.Find(*id);
+  if (v == kNoIndex)
+    throw InputError(
+        Diagnostic{file, 0, "unknown-object", "no object with id " + Hex(*id) + " in the snapshot"});
+  return v;
+}
+
 std::string ObjectLabel(const GraphIndex& g, uint32_t v) {
   return g.group_name(g.group_of(v)) + "@" + Hex(g.snapshot().object_id[v]);
 }

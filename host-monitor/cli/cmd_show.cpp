@@ -28,15 +28,7 @@ int Run(const Opts& o) {
   auto f = AnalyzeForCli(o.file, o.in);
   const analysis::HeapAnalysis& a = f->a;
   const Snapshot& s = *a.snapshot;
-  const std::optional<ObjectId> id = ParseObjectId(o.object);
-  if (!id)
-    throw InputError(
-        Diagnostic{"OBJECT", 0, "bad-number",
-                   "expected an object id in hex (like 1ce056), found '" + o.object + "'"});
-  const uint32_t v = a.index.Find(*id);
-  if (v == kNoIndex)
-    throw InputError(Diagnostic{f->loaded.path, 0, "unknown-object",
-                                "no object with id " + Hex(*id) + " in the snapshot"});
+  const uint32_t v = FindObjectForCli(a.index, o.object, "OBJECT", f->loaded.path);
   const analysis::ObjectContents c = analysis::DescribeContents(a.index, v);
   if (o.json) {
     nlohmann::json j = ObjectJson(a, v);

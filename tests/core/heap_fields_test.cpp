@@ -148,51 +148,22 @@ TEST(HeapFields, CheckRefusesEachInconsistency) {
   // A string length beyond its object.
   refused(
       [](Snapshot& s) {
-        s.fields = test::MakeFieldsGame().fields;
-        const auto b = HeapFields::EncodeString("Bubble 0", 100, true);
-        // Object 6 is the first string: rebuild the value columns with a longer length.
-        HeapFields f = s.fields;
-        f.value_end.clear();
-        f.value_data.clear();
-        for (size_t i = 0; i < s.object_count(); ++i) {
-          auto v = s.fields.values_of(i);
-          if (i == 6)
-            f.AddValues(b);
-          else
-            f.AddValues(std::vector<uint8_t>(v.begin(), v.end()));
-        }
-        s.fields = std::move(f);
+        test::ReplaceValues(s, 6, HeapFields::EncodeString("Bubble 0", 100, true));
       },
       "string length 100 beyond the object's 32 bytes", FieldsPart::kValues);
   // A value of the wrong width.
   refused(
       [](Snapshot& s) {
-        HeapFields f = s.fields;
-        f.value_end.clear();
-        f.value_data.clear();
-        for (size_t i = 0; i < s.object_count(); ++i) {
-          auto v = s.fields.values_of(i);
-          std::vector<uint8_t> b(v.begin(), v.end());
-          if (i == 0) b.push_back(0);
-          f.AddValues(b);
-        }
-        s.fields = std::move(f);
+        auto v = s.fields.values_of(0);
+        std::vector<uint8_t> b(v.begin(), v.end());
+        b.push_back(0);
+        test::ReplaceValues(s, 0, b);
       },
       "6 value bytes, expected 5", FieldsPart::kValues);
   // Text that is not UTF-8 (what invalid UTF-16 must never become).
   refused(
       [](Snapshot& s) {
-        HeapFields f = s.fields;
-        f.value_end.clear();
-        f.value_data.clear();
-        for (size_t i = 0; i < s.object_count(); ++i) {
-          auto v = s.fields.values_of(i);
-          if (i == 6)
-            f.AddValues(HeapFields::EncodeString("\xed\xa0\x80", 1, false));
-          else
-            f.AddValues(std::vector<uint8_t>(v.begin(), v.end()));
-        }
-        s.fields = std::move(f);
+        test::ReplaceValues(s, 6, HeapFields::EncodeString("\xed\xa0\x80", 1, false));
       },
       "not UTF-8", FieldsPart::kValues);
   refused([](Snapshot& s) { s.fields.layouts.pop_back(); }, "expected 7", FieldsPart::kLayouts);

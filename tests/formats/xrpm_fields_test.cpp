@@ -88,17 +88,7 @@ TEST(XrpmFields, BadContentIsRefusedNamingThePartAndObject) {
   refused([](Snapshot& s) { s.fields.root_label[1] = 7; }, "RTLB", "names label 7 of 2");
   refused(
       [](Snapshot& s) {
-        HeapFields f = s.fields;
-        f.value_end.clear();
-        f.value_data.clear();
-        for (size_t i = 0; i < s.object_count(); ++i) {
-          auto v = s.fields.values_of(i);
-          if (i == 7)
-            f.AddValues(HeapFields::EncodeString("Bubble 1", 300, false));
-          else
-            f.AddValues(std::vector<uint8_t>(v.begin(), v.end()));
-        }
-        s.fields = std::move(f);
+        test::ReplaceValues(s, 7, HeapFields::EncodeString("Bubble 1", 300, false));
       },
       "OVAL", "object 0x1540 (type 4): string length 300 beyond the object's 32 bytes");
   refused([](Snapshot& s) { s.fields.layouts[3].fields[5].underlying = FieldKind::kDouble; },

@@ -16,6 +16,7 @@
 #include <string_view>
 
 #include "xrpm/core/snapshot.h"
+#include "xrpm/core/utf16.h"
 
 namespace xrpm {
 
@@ -80,10 +81,5 @@ std::string QuoteString(std::string_view utf8, size_t max_chars, bool cut);
 // O(objects + refs). `part`, when given, receives which of the four the problem is in.
 enum class FieldsPart : uint8_t { kLayouts, kSlots, kLabels, kValues };
 std::string CheckFields(const Snapshot& s, FieldsPart* part = nullptr);
-
-// Converts UTF-16 units to UTF-8; unpaired surrogates become U+FFFD.
-std::string Utf16ToUtf8(std::u16string_view units);
-// Is `s` well-formed UTF-8 (NUL allowed, no surrogates, shortest forms)?
-bool IsWellFormedUtf8(std::string_view s);
 
 }  // namespace xrpm
