@@ -246,7 +246,7 @@ class HeapInfoCallback {
   }
 
   // ---- fields and values (optional, see the header comment) ----
-  // Asked once, at BeginContainer(kBegin) or later; constant for the walk.
+  // What the runtime is to report; constant for a walk (a runtime may ask before kBegin).
   virtual WalkDetail Detail() const { return WalkDetail{}; }
   virtual WalkResult DescribeEnum(uint32_t enum_id, const char* name, size_t name_len,
                                   FieldKind underlying, const EnumMemberInfo* members,
