@@ -216,12 +216,18 @@ bool DecodeFields(const wire::HeapBatch& in, RawBatch* out, std::string* error) 
       out->root_slot[i] = words[i] == 0 ? kNoSlot : static_cast<uint32_t>(words[i] - 1);
     }
   }
+  if (in.ref_slots().empty() && in.cont_slot() != 0)
+    return Fail(error, "cont_slot without reference slots");
   if (!in.ref_slots().empty()) {
     const size_t nrefs = out->refs.size();
     if (!Column(in.ref_slots(), nrefs, &words, "reference slots", error)) return false;
     out->ref_slot.resize(nrefs);
     size_t r = 0;
-    uint32_t prev = kNoSlot;
+    if (in.cont_slot() != 0 && out->cont_refs == 0)
+      return Fail(error,
+                  "cont_slot " + std::to_string(in.cont_slot()) + " without continued references");
+    out->cont_prev_slot = in.cont_slot() == 0 ? kNoSlot : in.cont_slot() - 1;
+    uint32_t prev = out->cont_prev_slot;
     const auto one = [&](size_t i) {
       if (WordToSlot(words[i], &prev, &out->ref_slot[i])) return true;
       return Fail(error, "reference slots: reference " + std::to_string(i) + " has slot word " +
@@ -503,6 +509,7 @@ uint64_t ChecksumBatch(const RawBatch& b, uint64_t seed) {
   }
   if (!b.ref_slot.empty()) {
     Feed64(&st, 0x534c4f54ull);  // "SLOT"
+    Feed64(&st, b.cont_prev_slot);
     Feed(&st, b.ref_slot.data(), b.ref_slot.size());
   }
   if (!b.object_value_count.empty()) {

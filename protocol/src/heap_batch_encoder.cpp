@@ -60,6 +60,7 @@ void RawBatch::Clear() {
   enums.clear();
   root_slot.clear();
   ref_slot.clear();
+  cont_prev_slot = kNoSlot;
   object_value_count.clear();
   values.clear();
 }
@@ -336,7 +337,8 @@ static void EncodeFields(const RawBatch& b, wire::HeapBatch* out, std::vector<ui
     // The objects' reference lists, as the refs are transformed in EncodeRawBatch.
     words->resize(b.ref_slot.size());
     size_t r = 0;
-    uint32_t prev = kNoSlot;
+    uint32_t prev = b.cont_prev_slot;
+    if (b.cont_prev_slot != kNoSlot) out->set_cont_slot(b.cont_prev_slot + 1);
     for (; r < b.cont_refs && r < b.ref_slot.size(); ++r)
       (*words)[r] = SlotToWord(b.ref_slot[r], &prev);
     for (size_t i = 0; i < b.object_id.size() && r < b.ref_slot.size(); ++i) {
@@ -452,8 +454,12 @@ void BatchEncoder::Reset() {
   prev_container_ = 0;
   frame_started_ = false;
   prev_frame_ = 0;
-  prev_slot_ = kNoSlot;  // a continued object's slots restart against 0
-  if (pending_refs_ != 0) raw_.cont_object = owner_;  // the next batch continues this object
+  if (pending_refs_ != 0) {
+    raw_.cont_object = owner_;  // the next batch continues this object, and its slots
+    if (fields_on_) raw_.cont_prev_slot = prev_slot_;
+  } else {
+    prev_slot_ = kNoSlot;
+  }  // the next batch continues this object
 }
 
 void BatchEncoder::Seal(uint32_t capture_id, uint32_t seq, wire::HeapBatch* out,

@@ -87,6 +87,9 @@ struct RawBatch {
   // index (roots of a kClass container) or field / element index (refs); kNoSlot unknown.
   std::vector<uint32_t> root_slot;
   std::vector<uint32_t> ref_slot;
+  // With ref_slot: cont_object's last known slot in the earlier batches (kNoSlot: none), what
+  // its continued slots are coded against.
+  uint32_t cont_prev_slot = kNoSlot;
   // Either empty (no values) or one per object: how many of `values` are its words (0 none).
   std::vector<uint32_t> object_value_count;
   std::vector<uint64_t> values;  // wire words (fields.h WordToValue), objects in order
