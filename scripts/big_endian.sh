@@ -10,11 +10,13 @@
 #   2. Runs that xrpm-emulator under qemu-s390x (Debian qemu-user), its agent on 127.0.0.1.
 #   3. Captures the synthetic and the bubbles scenarios with the native `xrpm capture` and requires
 #      the synthetic capture to equal, record for record and in its allocation sites per type, the
-#      ground truth the native emulator writes (`--dump`) for the same seed; the bubbles capture
-#      must load with no problem and name the methods that allocated its objects.
+#      ground truth the native emulator writes (`--dump`) for the same seed, and its fields and
+#      values (layouts, reference fields, Int32 values, string text; xrpm_fields_dump) to equal
+#      the native emulator's; the bubbles capture must load with no problem and name the methods
+#      that allocated its objects.
 #
-# Usage: scripts/big_endian.sh [--no-native-build]   (needs build/release's xrpm and xrpm-emulator;
-#        built here unless --no-native-build)
+# Usage: scripts/big_endian.sh [--no-native-build]   (needs build/release's xrpm, xrpm-emulator
+#        and xrpm_fields_dump; built here unless --no-native-build)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -22,7 +24,7 @@ native_build=1
 [ "${1:-}" = "--no-native-build" ] && native_build=0
 
 scripts/deps.sh --big-endian
-if [ "$native_build" = 1 ]; then scripts/build.sh release xrpm xrpm-emulator; fi
+if [ "$native_build" = 1 ]; then scripts/build.sh release xrpm xrpm-emulator xrpm_fields_dump; fi
 native=$root/build/release
 out=$root/build/s390x
 sysroot=$out/sysroot
@@ -76,6 +78,11 @@ start_be_emulator() {
   : >"$log"
   "${qemu[@]}" "$emu_be" --port 0 "$@" 2>"$log" &
   emu_pid=$!
+  wait_listening "$log"
+}
+# Waits for the emulator emu_pid to log its agent's port; sets port.
+wait_listening() {
+  local log=$1
   port=
   for _ in $(seq 1 600); do   # the listening line, within 60 s (qemu starts slowly)
     port=$(sed -n 's/^xrpm-agent: listening on 127\.0\.0\.1:\([0-9]*\).*/\1/p' "$log" | head -1)
@@ -83,9 +90,20 @@ start_be_emulator() {
     kill -0 "$emu_pid" 2>/dev/null || break
     sleep 0.1
   done
-  echo "big-endian: the s390x emulator did not start listening:" >&2; cat "$log" >&2; exit 1
+  echo "big-endian: the emulator did not start listening:" >&2; cat "$log" >&2; exit 1
 }
 stop_be_emulator() { kill "$emu_pid" 2>/dev/null || true; wait "$emu_pid" 2>/dev/null || true; emu_pid=; }
+# The canonical text of a fields + values capture from the emulator on $port, to "$1". The
+# agent serves one host: a previous one may still be leaving, so a refused handshake is retried.
+fields_dump() {
+  for _ in 1 2 3 4 5 6 7 8 9 10; do
+    "$native/tests/capture/xrpm_fields_dump" --connect "127.0.0.1:$port" --timeout-ms 60000 \
+      >"$1" 2>"$1.err" && return 0
+    grep -q 'handshake refused' "$1.err" || break
+    sleep 1
+  done
+  echo "big-endian: no fields capture from 127.0.0.1:$port:" >&2; cat "$1.err" >&2; exit 1
+}
 
 # ---- 3a. synthetic: capture from big-endian == native ground truth, record for record, and the
 #          same allocation sites per type (the allocation-origin columns of the wire, #16)
@@ -95,7 +113,20 @@ xrpm=$native/host-monitor/xrpm
 start_be_emulator "$work/synthetic-emulator.log" "${synth[@]}"
 "$xrpm" capture --connect "127.0.0.1:$port" --peer-timeout 60 \
   -o "$work/synthetic-be.xrpm" --json >"$work/synthetic-capture.json"
+# Fields and values (issue 22): the s390x emulator's layouts, reference fields, values and
+# string text, as the native one reports them for the same heap.
+fields_dump "$work/synthetic-fields-be.txt"
 stop_be_emulator
+"$native/emulator/xrpm-emulator" --port 0 "${synth[@]}" 2>"$work/synthetic-native.log" &
+emu_pid=$!
+wait_listening "$work/synthetic-native.log"
+fields_dump "$work/synthetic-fields-native.txt"
+stop_be_emulator
+if ! diff "$work/synthetic-fields-native.txt" "$work/synthetic-fields-be.txt" >"$work/fields.diff"; then
+  echo "big-endian: the s390x capture's fields and values differ from the x86-64 ones:" >&2
+  head -40 "$work/fields.diff" >&2; exit 1
+fi
+echo "big-endian: synthetic fields and values from s390x equal x86-64's ($(wc -l <"$work/synthetic-fields-be.txt") lines)"
 for f in truth be; do
   "$xrpm" convert "$work/synthetic-$f.xrpm" "$work/synthetic-$f.gclog" 2>/dev/null >/dev/null
   "$xrpm" types --by-site --top 0 "$work/synthetic-$f.xrpm" >"$work/synthetic-$f-sites.txt"

@@ -46,7 +46,7 @@ struct Session {
   // kClosing: when the agent first saw ENet sending the DISCONNECT (0 while ENet still waits
   // for the peer to acknowledge the Error before it).
   int64_t disconnect_sent_ns = 0;
-  std::string address;     // "127.0.0.1:53211"
+  std::string address;  // "127.0.0.1:53211"
   std::string client_name;
   std::string client_nonce, agent_nonce;  // of this connection's challenge (auth.h)
 };
@@ -84,7 +84,7 @@ struct Agent::Impl {
 
   // agent_stream.cpp
   void OnCaptureRequest(ENetPeer* peer, const wire::CaptureRequest& r);
-  void StartJob(uint32_t request_id);
+  void StartJob(const wire::CaptureRequest& r);
   void OnCancel(ENetPeer* peer, const wire::CancelCapture& c);
   void OnSubscribe(ENetPeer* peer, const wire::SubscribeCounters& s);
   void PumpCapture();
@@ -118,7 +118,7 @@ struct Agent::Impl {
   // A request that arrived while `job` was sending its final message (see
   // CaptureJob::finishing); started as soon as that job is finished.
   bool deferred_request = false;
-  uint32_t deferred_request_id = 0;
+  wire::CaptureRequest deferred_request_msg;
   std::vector<std::shared_ptr<CaptureJob>> retired;  // finished; bytes still inside ENet
   uint32_t next_capture_id = 1;
   protocol::SendAccounting flight;  // heap-channel bytes inside ENet (flow control)

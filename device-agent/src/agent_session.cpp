@@ -196,7 +196,9 @@ void Agent::Impl::GrantControl(ENetPeer* peer, Session* s) {
   ri->set_app_domain_count(info.app_domain_count);
   ri->set_boot_ms(runtime.BootMillis());
   w->set_capabilities(wire::CAP_COUNTERS | wire::CAP_HEAP_CAPTURE | wire::CAP_CANCEL |
-                      (runtime.SupportsFrameEvents() ? wire::CAP_FRAMES : 0));
+                      (runtime.SupportsFrameEvents() ? wire::CAP_FRAMES : 0) |
+                      (runtime.ReportsFields() ? wire::CAP_FIELDS : 0) |
+                      (runtime.ReportsFields() && runtime.ReportsValues() ? wire::CAP_VALUES : 0));
   w->set_min_counter_interval_ms(protocol::kMinCounterIntervalMs);
   w->set_max_message_bytes(protocol::kMaxAgentMessageBytes);
   w->set_max_host_message_bytes(protocol::kMaxHostMessageBytes);

@@ -14,7 +14,7 @@ void Agent::Impl::OnCaptureRequest(ENetPeer* peer, const wire::CaptureRequest& r
     // The host has seen (or is about to see) the end of `job` while its capture thread is
     // still returning: not busy from the host's point of view.
     deferred_request = true;
-    deferred_request_id = r.request_id();
+    deferred_request_msg = r;
     return;
   }
   if (job) {
@@ -23,11 +23,25 @@ void Agent::Impl::OnCaptureRequest(ENetPeer* peer, const wire::CaptureRequest& r
                           "capture " + std::to_string(job->id) + " is still running", false));
     return;
   }
-  StartJob(r.request_id());
+  if (r.string_cap() > protocol::kMaxStringCap || (r.values() && !r.fields())) {
+    SendControl(peer, protocol::MakeError(wire::BAD_REQUEST,
+                                          r.values() && !r.fields()
+                                              ? std::string("capture values need fields")
+                                              : "string cap " + std::to_string(r.string_cap()) +
+                                                    " over the limit of " +
+                                                    std::to_string(protocol::kMaxStringCap),
+                                          false));
+    return;
+  }
+  StartJob(r);
 }
 
-void Agent::Impl::StartJob(uint32_t request_id) {
-  job = std::make_shared<CaptureJob>(next_capture_id++, request_id, opt.capture_memory_limit);
+void Agent::Impl::StartJob(const wire::CaptureRequest& r) {
+  job = std::make_shared<CaptureJob>(next_capture_id++, r.request_id(), opt.capture_memory_limit);
+  // What this capture carries: what the host asked for, as far as the runtime reports it.
+  job->detail.fields = r.fields() && runtime.ReportsFields();
+  job->detail.values = job->detail.fields && r.values() && runtime.ReportsValues();
+  job->detail.string_cap = r.string_cap() ? r.string_cap() : protocol::kDefaultStringCap;
   abort_on_finish = false;
   {
     std::lock_guard<std::mutex> lock(stats_mu);
@@ -75,7 +89,7 @@ void Agent::Impl::PumpCapture() {
   }
   if (job->done.load(std::memory_order_acquire) && job->queue.closed_and_empty()) {
     FinishJob();
-    if (deferred_request && controller) StartJob(deferred_request_id);
+    if (deferred_request && controller) StartJob(deferred_request_msg);
     deferred_request = false;
   }
 }

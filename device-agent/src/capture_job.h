@@ -39,6 +39,9 @@ struct CaptureJob {
 
   const uint32_t id;
   const uint32_t request_id;
+  // Fields and values (heap_walker.h): set when the job is created, before the capture thread
+  // sees it; constant afterwards.
+  WalkDetail detail;
   protocol::SendAccounting memory;  // encoded bytes held (queue + ENet); declared before queue
   BatchQueue queue;
   std::atomic<int64_t> cancel_ns{0};

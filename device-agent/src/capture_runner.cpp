@@ -87,6 +87,7 @@ void Run(RuntimePort& runtime, CaptureJob& job, uint32_t stop_timeout_ms) {
   e->set_wire_bytes(job.wire_bytes);
   e->set_stall_us(sink.stalled_us());
   e->set_origins_dropped(sink.origins_dropped());
+  e->set_fields_dropped(sink.fields_dropped());
   std::string bytes;
   job.finishing.store(true, std::memory_order_release);
   job.completed = protocol::SerializeEnvelope(env, protocol::kMaxAgentMessageBytes, &bytes) &&

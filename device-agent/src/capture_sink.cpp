@@ -1,5 +1,6 @@
 #include "capture_sink.h"
 
+#include <algorithm>
 #include <cstring>
 #include <exception>
 #include <vector>
@@ -35,7 +36,10 @@ CaptureSink::CaptureSink(RuntimePort& runtime, CaptureJob& job)
       writer_(
           job.id, [this](wire::Envelope* env) { return Emit(*env); },
           /*background_sealing=*/!Streaming(job),
-          Streaming(job) ? kStreamingBatchBytes : protocol::kTargetBatchBytes) {}
+          Streaming(job) ? kStreamingBatchBytes : protocol::kTargetBatchBytes),
+      fields_(job.detail, runtime.Info().pointer_bytes) {
+  if (job.detail.fields) writer_.EnableFields(job.detail.values);
+}
 
 CaptureSink::~CaptureSink() {
   writer_.Stop();  // no Emit may run after this
@@ -45,7 +49,8 @@ CaptureSink::~CaptureSink() {
 
 void CaptureSink::AccountBuffers() {
   // Sealed messages are charged by the queue.
-  const size_t now = writer_.FootprintBytes() + origin_bytes_.load(std::memory_order_relaxed);
+  const size_t now = writer_.FootprintBytes() + origin_bytes_.load(std::memory_order_relaxed) +
+                     field_bytes_.load(std::memory_order_relaxed);
   std::lock_guard<std::mutex> lock(charge_mu_);
   if (now > charged_) {
     job_.memory.Add(now - charged_);
@@ -83,6 +88,9 @@ bool CaptureSink::EnsureBegun() {
   b->set_section_name(SanitizeUtf8(info.app_name, protocol::kMaxShortString));
   b->set_start_ms(start_ms_);
   b->set_expected_heap_bytes(HeapBytesAfterGc(runtime_));
+  b->set_fields(job_.detail.fields);
+  b->set_values(job_.detail.values);
+  if (job_.detail.values) b->set_string_cap(job_.detail.string_cap);
   return Emit(env);
 }
 
@@ -111,6 +119,7 @@ WalkResult CaptureSink::DoBeginContainer(ContainerType type, uint64_t id1, uint6
   }
   if (job_.cancelled() || !EnsureBegun()) return Stopped();
   container_sent_ = false;
+  container_type_ = type;
   descriptor_ = RootDescriptorFor(type);
   switch (type) {
     case ContainerType::kBegin:
@@ -149,7 +158,35 @@ WalkResult CaptureSink::DoDescribeType(uint32_t type_id, const char* name, size_
     return Fail("the runtime described type " + std::to_string(type_id) + " with a " +
                 std::to_string(name_len) + "-byte name (limit " +
                 std::to_string(protocol::kMaxTypeNameBytes) + ")");
+  if (job_.detail.fields) fields_.NoteType(type_id);
   return writer_.Type(type_id, name, name_len) ? WalkResult::kOk : Stopped();
+}
+
+WalkResult CaptureSink::DoDescribeEnum(uint32_t enum_id, const char* name, size_t name_len,
+                                       FieldKind underlying, const EnumMemberInfo* members,
+                                       size_t count) {
+  if (job_.cancelled() || !EnsureBegun()) return Stopped();
+  if (!job_.detail.fields ||
+      !fields_.MapEnum(enum_id, name, name_len, underlying, members, count, &enum_scratch_))
+    return WalkResult::kOk;
+  field_bytes_.store(fields_.FootprintBytes(), std::memory_order_relaxed);
+  return writer_.Enum(enum_scratch_) ? WalkResult::kOk : Stopped();
+}
+
+WalkResult CaptureSink::DoDescribeLayout(uint32_t type_id, const TypeLayoutInfo& layout) {
+  if (job_.cancelled() || !EnsureBegun()) return Stopped();
+  if (!job_.detail.fields || !fields_.MapLayout(type_id, layout, &layout_scratch_))
+    return WalkResult::kOk;
+  field_bytes_.store(fields_.FootprintBytes(), std::memory_order_relaxed);
+  return writer_.Layout(layout_scratch_) ? WalkResult::kOk : Stopped();
+}
+
+WalkResult CaptureSink::DoContainerLabel(const char* label, size_t len) {
+  if (job_.cancelled()) return Stopped();
+  // Only a frame's label (its method) is sent, with the container's entry.
+  if (job_.detail.fields && descriptor_ == 1 && !container_sent_ && label)
+    container_.label.assign(label, std::min<size_t>(len, protocol::kMaxMethodNameBytes));
+  return WalkResult::kOk;
 }
 
 WalkResult CaptureSink::DoRootReferences(const RootRef* roots, size_t count) {
@@ -162,13 +199,18 @@ WalkResult CaptureSink::DoRootReferences(const RootRef* roots, size_t count) {
     if (!writer_.Container(container_)) return Stopped();
     container_sent_ = true;
   }
-  for (size_t i = 0; i < count; ++i)
-    if (!writer_.Root(roots[i].object, roots[i].flags, container_index_)) return Stopped();
+  const bool fields = job_.detail.fields;
+  for (size_t i = 0; i < count; ++i) {
+    const uint32_t slot =
+        fields ? fields_.RootSlot(container_type_, container_.id1, roots[i].slot) : kNoSlot;
+    if (!writer_.Root(roots[i].object, roots[i].flags, container_index_, slot)) return Stopped();
+  }
   return WalkResult::kOk;
 }
 
 WalkResult CaptureSink::DoObjectReferences(uint64_t object, uint32_t type_id, uint32_t size,
-                                           const uint64_t* refs, size_t ref_count) {
+                                           const uint64_t* refs, const uint32_t* slots,
+                                           size_t ref_count) {
   // One relaxed load per object: a cancel stops the walk within one object.
   if (job_.cancelled() || !EnsureBegun()) return Stopped();
   uint32_t site = 0;
@@ -182,7 +224,10 @@ WalkResult CaptureSink::DoObjectReferences(uint64_t object, uint32_t type_id, ui
       ++origins_dropped_;  // the origin named another object: trust neither
     }
   }
-  if (!writer_.Object(object, type_id, size, refs, ref_count, site, frame)) return Stopped();
+  protocol::ObjectDetail detail;
+  if (job_.detail.fields) detail = fields_.Take(object, type_id, size, slots, ref_count);
+  if (!writer_.Object(object, type_id, size, refs, ref_count, site, frame, detail))
+    return Stopped();
   return WalkResult::kPostponeReferences;
 }
 
@@ -234,7 +279,7 @@ WalkResult CaptureSink::RootReferences(const RootRef* roots, size_t count) {
 WalkResult CaptureSink::ObjectReferences(uint64_t object, uint32_t type_id, uint32_t size,
                                          const uint64_t* refs, size_t ref_count) {
   try {
-    return DoObjectReferences(object, type_id, size, refs, ref_count);
+    return DoObjectReferences(object, type_id, size, refs, nullptr, ref_count);
   } catch (const std::exception& e) {
     return Fail(std::string("agent error: ") + e.what());
   }
@@ -255,6 +300,68 @@ WalkResult CaptureSink::DescribeSite(uint32_t site_id, const char* const* method
   } catch (const std::exception& e) {
     return Fail(std::string("agent error: ") + e.what());
   }
+}
+
+WalkResult CaptureSink::ObjectReferencesWithSlots(uint64_t object, uint32_t type_id, uint32_t size,
+                                                  const uint64_t* refs, const uint32_t* slots,
+                                                  size_t ref_count) {
+  try {
+    return DoObjectReferences(object, type_id, size, refs, slots, ref_count);
+  } catch (const std::exception& e) {
+    return Fail(std::string("agent error: ") + e.what());
+  }
+}
+
+WalkResult CaptureSink::DescribeEnum(uint32_t enum_id, const char* name, size_t name_len,
+                                     FieldKind underlying, const EnumMemberInfo* members,
+                                     size_t count) {
+  try {
+    return DoDescribeEnum(enum_id, name, name_len, underlying, members, count);
+  } catch (const std::exception& e) {
+    return Fail(std::string("agent error: ") + e.what());
+  }
+}
+
+WalkResult CaptureSink::DescribeLayout(uint32_t type_id, const TypeLayoutInfo& layout) {
+  try {
+    return DoDescribeLayout(type_id, layout);
+  } catch (const std::exception& e) {
+    return Fail(std::string("agent error: ") + e.what());
+  }
+}
+
+WalkResult CaptureSink::ContainerLabel(const char* label, size_t len) {
+  try {
+    return DoContainerLabel(label, len);
+  } catch (const std::exception& e) {
+    return Fail(std::string("agent error: ") + e.what());
+  }
+}
+
+// Values are copied (bounded: kMaxObjectValues words) for the next ObjectReferences.
+WalkResult CaptureSink::ObjectValues(uint64_t object, const uint64_t* bits, size_t count) {
+  if (job_.cancelled()) return Stopped();
+  if (!job_.detail.values) return WalkResult::kOk;
+  try {
+    fields_.SetValues(object, bits, count);
+    field_bytes_.store(fields_.FootprintBytes(), std::memory_order_relaxed);
+  } catch (const std::exception& e) {
+    return Fail(std::string("agent error: ") + e.what());
+  }
+  return WalkResult::kOk;
+}
+
+WalkResult CaptureSink::StringValue(uint64_t object, uint32_t length, const uint16_t* units,
+                                    size_t count) {
+  if (job_.cancelled()) return Stopped();
+  if (!job_.detail.values) return WalkResult::kOk;
+  try {
+    fields_.SetString(object, length, units, count);
+    field_bytes_.store(fields_.FootprintBytes(), std::memory_order_relaxed);
+  } catch (const std::exception& e) {
+    return Fail(std::string("agent error: ") + e.what());
+  }
+  return WalkResult::kOk;
 }
 
 // Cheap and allocation-free: it only remembers the origin for the next ObjectReferences.

@@ -14,6 +14,11 @@
 // followed by the ObjectReferences of the same object leaves that object's origin unknown and
 // counts it in origins_dropped() (CaptureEnd.origins_dropped).
 //
+// Fields and values (optional): with job.detail.fields the sink asks the runtime for them
+// (Detail()) and turns layouts, enums, labels, slots and values into the batches' field columns
+// through a FieldMapper (bounded, charged to the job's memory); what the runtime gets wrong
+// costs that detail, never the capture (fields_dropped(), CaptureEnd.fields_dropped).
+//
 // Any cancel makes the next callback return kAbort; so does a runtime that breaks the walker
 // contract (roots outside a root container, an oversized type name), recorded in error().
 //
@@ -29,6 +34,7 @@
 #include <unordered_map>
 
 #include "capture_job.h"
+#include "field_mapper.h"
 #include "origin_interner.h"
 #include "xrpm/agent/heap_walker.h"
 #include "xrpm/protocol/heap_batch_writer.h"
@@ -57,6 +63,17 @@ class CaptureSink : public HeapInfoCallback {
   WalkResult DescribeSite(uint32_t site_id, const char* const* method_names,
                           const size_t* name_lens, uint32_t depth) override;
   WalkResult ObjectOrigin(uint64_t object, uint64_t alloc_frame, uint32_t site_id) override;
+  WalkDetail Detail() const override { return job_.detail; }
+  WalkResult DescribeEnum(uint32_t enum_id, const char* name, size_t name_len, FieldKind underlying,
+                          const EnumMemberInfo* members, size_t count) override;
+  WalkResult DescribeLayout(uint32_t type_id, const TypeLayoutInfo& layout) override;
+  WalkResult ContainerLabel(const char* label, size_t len) override;
+  WalkResult ObjectReferencesWithSlots(uint64_t object, uint32_t type_id, uint32_t size,
+                                       const uint64_t* refs, const uint32_t* slots,
+                                       size_t ref_count) override;
+  WalkResult ObjectValues(uint64_t object, const uint64_t* bits, size_t count) override;
+  WalkResult StringValue(uint64_t object, uint32_t length, const uint16_t* units,
+                         size_t count) override;
 
   bool ended() const { return ended_; }  // kEnd seen and the last batch flushed
   const std::string& error() const { return error_; }
@@ -67,13 +84,18 @@ class CaptureSink : public HeapInfoCallback {
   uint64_t wire_bytes() const { return wire_bytes_.load(); }
   uint64_t stalled_us() const { return stalled_us_.load(); }
   uint64_t origins_dropped() const { return origins_dropped_; }
+  uint64_t fields_dropped() const { return fields_.dropped(); }
 
  private:
   WalkResult DoBeginContainer(ContainerType type, uint64_t id1, uint64_t id2);
   WalkResult DoDescribeType(uint32_t type_id, const char* name, size_t name_len);
   WalkResult DoRootReferences(const RootRef* roots, size_t count);
   WalkResult DoObjectReferences(uint64_t object, uint32_t type_id, uint32_t size,
-                                const uint64_t* refs, size_t ref_count);
+                                const uint64_t* refs, const uint32_t* slots, size_t ref_count);
+  WalkResult DoDescribeEnum(uint32_t enum_id, const char* name, size_t name_len,
+                            FieldKind underlying, const EnumMemberInfo* members, size_t count);
+  WalkResult DoDescribeLayout(uint32_t type_id, const TypeLayoutInfo& layout);
+  WalkResult DoContainerLabel(const char* label, size_t len);
   bool Emit(const wire::Envelope& env);
   void AccountBuffers();  // charges growth of the encoder's buffers to the job's memory
   bool EnsureBegun();
@@ -117,6 +139,12 @@ class CaptureSink : public HeapInfoCallback {
   uint64_t origins_dropped_ = 0;
   std::vector<std::string> new_methods_;  // scratch of DescribeSite
   std::vector<uint32_t> site_methods_;
+  // ---- fields and values (walk thread) ----
+  FieldMapper fields_;
+  std::atomic<size_t> field_bytes_{0};  // fields_.FootprintBytes(), read by AccountBuffers
+  ContainerType container_type_ = ContainerType::kBegin;
+  protocol::RawLayout layout_scratch_;
+  protocol::RawEnum enum_scratch_;
 };
 
 }  // namespace agent

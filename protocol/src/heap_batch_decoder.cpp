@@ -1,5 +1,6 @@
 // DecodeHeapBatch and ChecksumBatch (see heap_batch.h). Every count is checked against the
 // limits in constants.h before anything is allocated for it.
+#include <algorithm>
 #include <cstring>
 
 #define XXH_INLINE_ALL
@@ -92,6 +93,182 @@ bool DecodeOrigins(const wire::HeapBatch& in, RawBatch* out, std::string* error)
   return true;
 }
 
+bool KindInRange(int k, bool allow_unknown) {
+  return (allow_unknown || k != 0) && k >= 0 && static_cast<uint32_t>(k) <= kMaxFieldKind;
+}
+
+bool IsIntegralKind(FieldKind k) {
+  return IsValueKind(k) && k != FieldKind::kBoolean && k != FieldKind::kSingle &&
+         k != FieldKind::kDouble;
+}
+
+bool NameOk(const std::string& name, size_t limit, const std::string& what, std::string* error) {
+  if (name.size() <= limit) return true;
+  return Fail(error, what + " is " + std::to_string(name.size()) + " bytes, over the limit of " +
+                         std::to_string(limit));
+}
+
+// One layout: counts, name lengths, kinds (what one message can check; the capture-wide
+// checks, types and enums defined and slots and values consistent, are FieldChecker's).
+bool DecodeLayout(const wire::TypeLayout& in, RawLayout* out, std::string* error) {
+  const std::string where = "layout of type " + std::to_string(in.type_id()) + ": ";
+  if (in.shape() < 0 || static_cast<uint32_t>(in.shape()) > kMaxTypeShape)
+    return Fail(error, where + "shape " + std::to_string(in.shape()) + " out of range");
+  if (static_cast<size_t>(in.fields_size()) > kMaxLayoutFields ||
+      static_cast<size_t>(in.statics_size()) > kMaxLayoutFields)
+    return Fail(error, where + std::to_string(in.fields_size()) + " fields and " +
+                           std::to_string(in.statics_size()) + " statics, over the limit of " +
+                           std::to_string(kMaxLayoutFields));
+  out->type_id = in.type_id();
+  out->shape = static_cast<TypeShape>(in.shape());
+  out->cut = in.cut();
+  if (!KindInRange(in.element_kind(), true))
+    return Fail(error,
+                where + "element kind " + std::to_string(in.element_kind()) + " out of range");
+  out->element_kind = static_cast<FieldKind>(in.element_kind());
+  if (!NameOk(in.element_type_name(), kMaxFieldNameBytes, where + "element type name", error))
+    return false;
+  out->element_type_name = in.element_type_name();
+  out->fields.resize(in.fields_size());
+  for (int i = 0; i < in.fields_size(); ++i) {
+    const wire::FieldDef& f = in.fields(i);
+    RawField& r = out->fields[i];
+    const std::string what = where + "field " + std::to_string(i);
+    if (!NameOk(f.name(), kMaxFieldNameBytes, what + " name", error) ||
+        !NameOk(f.type_name(), kMaxFieldNameBytes, what + " type name", error))
+      return false;
+    if (!KindInRange(f.kind(), false))
+      return Fail(error, what + ": kind " + std::to_string(f.kind()) + " out of range");
+    r.name = f.name();
+    r.type_name = f.type_name();
+    r.offset = f.offset();
+    r.kind = static_cast<FieldKind>(f.kind());
+    r.is_enum = f.is_enum();
+    r.enum_id = f.enum_id();
+    if ((r.is_enum && !IsIntegralKind(r.kind)) || (r.enum_id != 0 && !r.is_enum))
+      return Fail(error, what + ": an enum of kind " + FieldKindName(r.kind) + " (enum id " +
+                             std::to_string(r.enum_id) + ")");
+  }
+  out->statics.resize(in.statics_size());
+  for (int i = 0; i < in.statics_size(); ++i) {
+    const wire::StaticFieldDef& f = in.statics(i);
+    const std::string what = where + "static field " + std::to_string(i);
+    if (!NameOk(f.name(), kMaxFieldNameBytes, what + " name", error) ||
+        !NameOk(f.type_name(), kMaxFieldNameBytes, what + " type name", error))
+      return false;
+    if (!KindInRange(f.kind(), false))
+      return Fail(error, what + ": kind " + std::to_string(f.kind()) + " out of range");
+    out->statics[i] = RawStaticField{f.name(), f.type_name(), static_cast<FieldKind>(f.kind())};
+  }
+  return true;
+}
+
+bool DecodeEnum(const wire::EnumDef& in, RawEnum* out, std::string* error) {
+  const std::string where = "enum " + std::to_string(in.id()) + ": ";
+  if (in.id() == 0) return Fail(error, "enum id 0 (ids start at 1)");
+  if (!NameOk(in.name(), kMaxTypeNameBytes, where + "name", error)) return false;
+  if (!KindInRange(in.underlying(), false) ||
+      !IsIntegralKind(static_cast<FieldKind>(in.underlying())))
+    return Fail(error, where + "underlying kind " + std::to_string(in.underlying()) +
+                           " is not an integral primitive");
+  if (in.member_names_size() != in.member_values_size() ||
+      static_cast<size_t>(in.member_names_size()) > kMaxEnumMembers)
+    return Fail(error, where + std::to_string(in.member_names_size()) + " member names and " +
+                           std::to_string(in.member_values_size()) +
+                           " values (equal counts, at most " + std::to_string(kMaxEnumMembers) +
+                           ")");
+  out->id = in.id();
+  out->name = in.name();
+  out->underlying = static_cast<FieldKind>(in.underlying());
+  out->member_names.reserve(in.member_names_size());
+  for (const std::string& m : in.member_names()) {
+    if (!NameOk(m, kMaxFieldNameBytes, where + "member name", error)) return false;
+    out->member_names.push_back(m);
+  }
+  out->member_values.assign(in.member_values().begin(), in.member_values().end());
+  return true;
+}
+
+// Layouts, enums, slot and value columns (heap_batch.h). O(fields + roots + refs + values).
+bool DecodeFields(const wire::HeapBatch& in, RawBatch* out, std::string* error) {
+  if (static_cast<size_t>(in.layouts_size()) > kMaxBatchLayouts ||
+      static_cast<size_t>(in.enums_size()) > kMaxBatchEnums)
+    return Fail(error, std::to_string(in.layouts_size()) + " layouts and " +
+                           std::to_string(in.enums_size()) + " enums, over the batch limits (" +
+                           std::to_string(kMaxBatchLayouts) + ", " +
+                           std::to_string(kMaxBatchEnums) + ")");
+  out->layouts.resize(in.layouts_size());
+  for (int i = 0; i < in.layouts_size(); ++i)
+    if (!DecodeLayout(in.layouts(i), &out->layouts[i], error)) return false;
+  out->enums.resize(in.enums_size());
+  for (int i = 0; i < in.enums_size(); ++i)
+    if (!DecodeEnum(in.enums(i), &out->enums[i], error)) return false;
+
+  std::vector<uint64_t> words;
+  if (!in.root_slots().empty()) {
+    const size_t n = out->root_object.size();
+    if (!Column(in.root_slots(), n, &words, "root slots", error)) return false;
+    out->root_slot.resize(n);
+    for (size_t i = 0; i < n; ++i) {
+      if (words[i] > kNoSlot)
+        return Fail(error, "root slots: root " + std::to_string(i) + " has slot word " +
+                               std::to_string(words[i]) + ", over 32 bits");
+      out->root_slot[i] = words[i] == 0 ? kNoSlot : static_cast<uint32_t>(words[i] - 1);
+    }
+  }
+  if (in.ref_slots().empty() && in.cont_slot() != 0)
+    return Fail(error, "cont_slot without reference slots");
+  if (!in.ref_slots().empty()) {
+    const size_t nrefs = out->refs.size();
+    if (!Column(in.ref_slots(), nrefs, &words, "reference slots", error)) return false;
+    out->ref_slot.resize(nrefs);
+    size_t r = 0;
+    if (in.cont_slot() != 0 && out->cont_refs == 0)
+      return Fail(error,
+                  "cont_slot " + std::to_string(in.cont_slot()) + " without continued references");
+    out->cont_prev_slot = in.cont_slot() == 0 ? kNoSlot : in.cont_slot() - 1;
+    uint32_t prev = out->cont_prev_slot;
+    const auto one = [&](size_t i) {
+      if (WordToSlot(words[i], &prev, &out->ref_slot[i])) return true;
+      return Fail(error, "reference slots: reference " + std::to_string(i) + " has slot word " +
+                             std::to_string(words[i]) + ", which is not a slot of 0.." +
+                             std::to_string(kNoSlot - 1));
+    };
+    for (; r < out->cont_refs; ++r)
+      if (!one(r)) return false;
+    for (size_t i = 0; i < out->object_id.size() && r < nrefs; ++i) {
+      prev = kNoSlot;
+      const size_t end = std::min<size_t>(nrefs, r + out->object_ref_count[i]);
+      for (; r < end; ++r)
+        if (!one(r)) return false;
+    }
+  }
+  if (in.object_value_counts().empty()) {
+    if (in.value_count() != 0 || !in.values().empty())
+      return Fail(error, "values without object value counts");
+    return true;
+  }
+  const size_t nobj = out->object_id.size();
+  if (in.value_count() > kMaxBatchValues)
+    return Fail(error, std::to_string(in.value_count()) + " value words, over the batch limit of " +
+                           std::to_string(kMaxBatchValues));
+  if (!Column(in.object_value_counts(), nobj, &out->object_value_count, "object value counts",
+              error))
+    return false;
+  uint64_t total = 0;
+  for (size_t i = 0; i < nobj; ++i) {
+    if (out->object_value_count[i] > kMaxObjectValues)
+      return Fail(error, "object " + std::to_string(i) + " of the batch has " +
+                             std::to_string(out->object_value_count[i]) +
+                             " value words, over the limit of " + std::to_string(kMaxObjectValues));
+    total += out->object_value_count[i];
+  }
+  if (total != in.value_count())
+    return Fail(error, "object value counts add up to " + std::to_string(total) +
+                           " words, value_count says " + std::to_string(in.value_count()));
+  return Column(in.values(), total, &out->values, "values", error);
+}
+
 }  // namespace
 
 bool DecodeHeapBatch(const wire::HeapBatch& in, RawBatch* out, std::string* error_out) {
@@ -123,8 +300,11 @@ bool DecodeHeapBatch(const wire::HeapBatch& in, RawBatch* out, std::string* erro
     if (c.kind() < 1 || c.kind() > 16 || c.descriptor() > 5)
       return Fail(error, where + "container kind " + std::to_string(c.kind()) + " / descriptor " +
                              std::to_string(c.descriptor()) + " out of range");
-    out->containers.push_back(
-        RawContainer{c.kind(), c.id1(), c.id2(), c.descriptor(), c.has_thread(), c.thread_id()});
+    if (c.label().size() > kMaxMethodNameBytes)
+      return Fail(error, where + "container label of " + std::to_string(c.label().size()) +
+                             " bytes, over the limit of " + std::to_string(kMaxMethodNameBytes));
+    out->containers.push_back(RawContainer{c.kind(), c.id1(), c.id2(), c.descriptor(),
+                                           c.has_thread(), c.thread_id(), c.label()});
   }
 
   // Roots.
@@ -193,7 +373,7 @@ bool DecodeHeapBatch(const wire::HeapBatch& in, RawBatch* out, std::string* erro
     for (; r < end; ++r)
       out->refs[r] = owner + (static_cast<uint64_t>(UnZigZag(out->refs[r])) << shift);
   }
-  if (!DecodeOrigins(in, out, error)) {
+  if (!DecodeOrigins(in, out, error) || !DecodeFields(in, out, error)) {
     *error = where + *error;
     return false;
   }
@@ -226,6 +406,11 @@ void Feed(XXH3_state_t* st, const T* p, size_t n) {
 
 void Feed64(XXH3_state_t* st, uint64_t v) {
   Feed(st, &v, 1);
+}
+
+void FeedString(XXH3_state_t* st, const std::string& s) {
+  Feed64(st, s.size());
+  XXH3_64bits_update(st, s.data(), s.size());
 }
 
 }  // namespace
@@ -279,6 +464,59 @@ uint64_t ChecksumBatch(const RawBatch& b, uint64_t seed) {
     Feed64(&st, 0x4f524947494eull);  // "ORIGIN"
     Feed(&st, b.object_site.data(), b.object_site.size());
     Feed(&st, b.object_frame.data(), b.object_frame.size());
+  }
+  // Fields and values, likewise only when present.
+  bool labels = false;
+  for (const RawContainer& c : b.containers) labels |= !c.label.empty();
+  if (labels) {
+    Feed64(&st, 0x4c4142454cull);  // "LABEL"
+    for (const RawContainer& c : b.containers) FeedString(&st, c.label);
+  }
+  for (const RawLayout& l : b.layouts) {
+    const uint64_t v[] = {0x4c41594f5554ull /* "LAYOUT" */,
+                          l.type_id,
+                          static_cast<uint64_t>(l.shape),
+                          l.fields.size(),
+                          l.statics.size(),
+                          static_cast<uint64_t>(l.element_kind),
+                          l.cut ? 1u : 0u};
+    Feed(&st, v, sizeof v / sizeof v[0]);
+    FeedString(&st, l.element_type_name);
+    for (const RawField& f : l.fields) {
+      FeedString(&st, f.name);
+      FeedString(&st, f.type_name);
+      const uint64_t w[] = {f.offset, static_cast<uint64_t>(f.kind), f.is_enum ? 1u : 0u,
+                            f.enum_id};
+      Feed(&st, w, 4);
+    }
+    for (const RawStaticField& f : l.statics) {
+      FeedString(&st, f.name);
+      FeedString(&st, f.type_name);
+      Feed64(&st, static_cast<uint64_t>(f.kind));
+    }
+  }
+  for (const RawEnum& e : b.enums) {
+    const uint64_t v[] = {0x454e554dull /* "ENUM" */, e.id, static_cast<uint64_t>(e.underlying),
+                          e.member_names.size()};
+    Feed(&st, v, 4);
+    FeedString(&st, e.name);
+    for (const std::string& m : e.member_names) FeedString(&st, m);
+    Feed(&st, e.member_values.data(), e.member_values.size());
+  }
+  if (!b.root_slot.empty()) {
+    Feed64(&st, 0x524f4f54534cull);  // "ROOTSL"
+    Feed(&st, b.root_slot.data(), b.root_slot.size());
+  }
+  if (!b.ref_slot.empty()) {
+    Feed64(&st, 0x534c4f54ull);  // "SLOT"
+    Feed64(&st, b.cont_prev_slot);
+    Feed(&st, b.ref_slot.data(), b.ref_slot.size());
+  }
+  if (!b.object_value_count.empty()) {
+    Feed64(&st, 0x56414c554553ull);  // "VALUES"
+    Feed64(&st, b.values.size());
+    Feed(&st, b.object_value_count.data(), b.object_value_count.size());
+    Feed(&st, b.values.data(), b.values.size());
   }
   return XXH3_64bits_digest(&st);
 }

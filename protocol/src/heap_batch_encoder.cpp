@@ -17,9 +17,21 @@ size_t RawBatch::CapacityBytes() const {
   size_t b = Bytes(types) + Bytes(containers) + Bytes(root_object) + Bytes(root_flags) +
              Bytes(root_container) + Bytes(object_id) + Bytes(object_type) + Bytes(object_size) +
              Bytes(object_ref_count) + Bytes(refs) + Bytes(origin_methods) + Bytes(site_depth) +
-             Bytes(site_method) + Bytes(object_site) + Bytes(object_frame);
+             Bytes(site_method) + Bytes(object_site) + Bytes(object_frame) + Bytes(layouts) +
+             Bytes(enums) + Bytes(root_slot) + Bytes(ref_slot) + Bytes(object_value_count) +
+             Bytes(values);
   for (const RawType& t : types) b += t.name.capacity();
+  for (const RawContainer& c : containers) b += c.label.capacity();
   for (const std::string& m : origin_methods) b += m.capacity();
+  for (const RawLayout& l : layouts) {
+    b += Bytes(l.fields) + Bytes(l.statics) + l.element_type_name.capacity();
+    for (const RawField& f : l.fields) b += f.name.capacity() + f.type_name.capacity();
+    for (const RawStaticField& f : l.statics) b += f.name.capacity() + f.type_name.capacity();
+  }
+  for (const RawEnum& e : enums) {
+    b += e.name.capacity() + Bytes(e.member_names) + Bytes(e.member_values);
+    for (const std::string& m : e.member_names) b += m.capacity();
+  }
   return b;
 }
 
@@ -44,11 +56,19 @@ void RawBatch::Clear() {
   site_method.clear();
   object_site.clear();
   object_frame.clear();
+  layouts.clear();
+  enums.clear();
+  root_slot.clear();
+  ref_slot.clear();
+  cont_prev_slot = kNoSlot;
+  object_value_count.clear();
+  values.clear();
 }
 
 bool RawBatch::Empty() const {
   return types.empty() && containers.empty() && root_object.empty() && object_id.empty() &&
-         refs.empty() && !has_clock && origin_methods.empty() && site_depth.empty();
+         refs.empty() && !has_clock && origin_methods.empty() && site_depth.empty() &&
+         layouts.empty() && enums.empty();
 }
 
 uint64_t RawBatch::HeapBytes() const {
@@ -65,7 +85,8 @@ BatchEncoder::BatchEncoder(size_t batch_bytes)
 }
 
 size_t BatchEncoder::FootprintBytes() const {
-  return raw_.CapacityBytes() + Bytes(scratch_.roots) + Bytes(scratch_.frames);
+  return raw_.CapacityBytes() + Bytes(scratch_.roots) + Bytes(scratch_.frames) +
+         Bytes(scratch_.slots);
 }
 
 bool BatchEncoder::AddType(uint32_t id, const char* name, size_t len) {
@@ -77,21 +98,24 @@ bool BatchEncoder::AddType(uint32_t id, const char* name, size_t len) {
 }
 
 bool BatchEncoder::AddContainer(const RawContainer& c) {
-  const size_t cost = 48;
+  const size_t cost = 48 + c.label.size();
   if (raw_.containers.size() >= kMaxBatchContainers || !Fits(cost)) return false;
   raw_.containers.push_back(c);
   estimate_ += cost;
   return true;
 }
 
-bool BatchEncoder::AddRoot(uint64_t object, uint32_t flags, uint32_t container_index) {
-  const size_t cost = VarintLength(ZigZag(static_cast<int64_t>(object - prev_root_))) +
-                      VarintLength(flags) +
-                      VarintLength(ZigZag(static_cast<int64_t>(container_index) - prev_container_));
+bool BatchEncoder::AddRoot(uint64_t object, uint32_t flags, uint32_t container_index,
+                           uint32_t slot) {
+  size_t cost = VarintLength(ZigZag(static_cast<int64_t>(object - prev_root_))) +
+                VarintLength(flags) +
+                VarintLength(ZigZag(static_cast<int64_t>(container_index) - prev_container_));
+  if (fields_on_) cost += slot == kNoSlot ? 1 : VarintLength(uint64_t{slot} + 1);
   if (raw_.root_object.size() >= kMaxBatchRoots || !Fits(cost)) return false;
   raw_.root_object.push_back(object);
   raw_.root_flags.push_back(flags);
   raw_.root_container.push_back(container_index);
+  if (fields_on_) raw_.root_slot.push_back(slot);
   prev_root_ = object;
   prev_container_ = container_index;
   estimate_ += cost;
@@ -131,8 +155,39 @@ bool BatchEncoder::AddSite(const uint32_t* method_ids, uint32_t depth) {
   return true;
 }
 
+void BatchEncoder::EnableFields(bool values) {
+  fields_on_ = true;
+  values_on_ = values;
+}
+
+// Upper bound of a layout's encoded size: names, and a few varints and tags per field.
+static size_t LayoutCost(const RawLayout& l) {
+  size_t c = 24 + l.element_type_name.size();
+  for (const RawField& f : l.fields) c += f.name.size() + f.type_name.size() + 24;
+  for (const RawStaticField& f : l.statics) c += f.name.size() + f.type_name.size() + 12;
+  return c;
+}
+
+bool BatchEncoder::AddLayout(const RawLayout& layout) {
+  const size_t cost = LayoutCost(layout);
+  if (raw_.layouts.size() >= kMaxBatchLayouts || !FitsOrFirst(cost)) return false;
+  raw_.layouts.push_back(layout);
+  estimate_ += cost;
+  return true;
+}
+
+bool BatchEncoder::AddEnum(const RawEnum& e) {
+  size_t cost = 16 + e.name.size();
+  for (const std::string& m : e.member_names) cost += m.size() + 14;
+  if (raw_.enums.size() >= kMaxBatchEnums || !FitsOrFirst(cost)) return false;
+  raw_.enums.push_back(e);
+  estimate_ += cost;
+  return true;
+}
+
 bool BatchEncoder::AddObject(uint64_t id, uint32_t type, uint32_t size, uint32_t ref_count,
-                             uint32_t site, uint64_t frame) {
+                             uint32_t site, uint64_t frame, const uint64_t* values,
+                             uint32_t value_count) {
   if (pending_refs_ != 0) return false;  // the previous object's refs are not complete
   const uint64_t prev_end = raw_.object_id.empty() ? id : prev_end_;
   size_t cost = VarintLength(ZigZag(static_cast<int64_t>(id - prev_end))) + VarintLength(type) +
@@ -143,7 +198,14 @@ bool BatchEncoder::AddObject(uint64_t id, uint32_t type, uint32_t size, uint32_t
       cost += frame_started_ ? VarintLength(ZigZag(static_cast<int64_t>(frame - prev_frame_)))
                              : 10 + 1;  // frame_base, and the first delta (0)
   }
-  if (raw_.object_id.size() >= kMaxBatchObjects || !Fits(cost)) return false;
+  if (!values_on_ || values == nullptr) value_count = 0;
+  if (values_on_) {
+    cost += VarintLength(value_count);
+    for (uint32_t i = 0; i < value_count; ++i) cost += VarintLength(values[i]);
+  }
+  if (raw_.object_id.size() >= kMaxBatchObjects ||
+      raw_.values.size() + value_count > kMaxBatchValues || !FitsOrFirst(cost))
+    return false;
   raw_.object_id.push_back(id);
   raw_.object_type.push_back(type);
   raw_.object_size.push_back(size);
@@ -156,23 +218,38 @@ bool BatchEncoder::AddObject(uint64_t id, uint32_t type, uint32_t size, uint32_t
       prev_frame_ = frame;
     }
   }
+  if (values_on_) {
+    raw_.object_value_count.push_back(value_count);
+    raw_.values.insert(raw_.values.end(), values, values + value_count);
+  }
   prev_end_ = id + size;
   owner_ = id;
   pending_refs_ = ref_count;
+  prev_slot_ = kNoSlot;
   estimate_ += cost;
   return true;
 }
 
-size_t BatchEncoder::AddRefs(const uint64_t* refs, size_t n) {
+size_t BatchEncoder::AddRefs(const uint64_t* refs, size_t n, const uint32_t* slots) {
   n = static_cast<size_t>(std::min<uint64_t>(n, pending_refs_));
   n = std::min(n, kMaxBatchRefs - raw_.refs.size());
   const bool continuation = raw_.object_id.empty();
   size_t taken = 0;
   for (; taken < n; ++taken) {
-    const size_t cost = VarintLength(ZigZag(static_cast<int64_t>(refs[taken] - owner_)));
+    size_t cost = VarintLength(ZigZag(static_cast<int64_t>(refs[taken] - owner_)));
+    uint32_t slot = kNoSlot;
+    uint32_t prev = prev_slot_;
+    if (fields_on_) {
+      slot = slots ? slots[taken] : kNoSlot;
+      cost += VarintLength(SlotToWord(slot, &prev));
+    }
     if (!Fits(cost)) break;
     estimate_ += cost;
     raw_.refs.push_back(refs[taken]);
+    if (fields_on_) {
+      raw_.ref_slot.push_back(slot);
+      prev_slot_ = prev;
+    }
   }
   pending_refs_ -= taken;
   if (continuation) raw_.cont_refs += static_cast<uint32_t>(taken);
@@ -205,6 +282,80 @@ static void EncodeOrigins(const RawBatch& b, wire::HeapBatch* out, std::vector<u
   if (!deltas->empty()) EncodeColumn(deltas->data(), deltas->size(), out->mutable_object_frames());
 }
 
+static void SetKind(FieldKind k, wire::FieldKind* out) {
+  *out = static_cast<wire::FieldKind>(static_cast<int>(k));
+}
+
+// Layouts, enums, and the slot and value columns. O(fields + roots + refs + values).
+static void EncodeFields(const RawBatch& b, wire::HeapBatch* out, std::vector<uint64_t>* words) {
+  for (const RawLayout& l : b.layouts) {
+    wire::TypeLayout* w = out->add_layouts();
+    w->set_type_id(l.type_id);
+    w->set_shape(static_cast<wire::TypeShape>(static_cast<int>(l.shape)));
+    for (const RawField& f : l.fields) {
+      wire::FieldDef* d = w->add_fields();
+      d->set_name(f.name);
+      d->set_type_name(f.type_name);
+      d->set_offset(f.offset);
+      wire::FieldKind k;
+      SetKind(f.kind, &k);
+      d->set_kind(k);
+      d->set_is_enum(f.is_enum);
+      d->set_enum_id(f.enum_id);
+    }
+    for (const RawStaticField& f : l.statics) {
+      wire::StaticFieldDef* d = w->add_statics();
+      d->set_name(f.name);
+      d->set_type_name(f.type_name);
+      wire::FieldKind k;
+      SetKind(f.kind, &k);
+      d->set_kind(k);
+    }
+    wire::FieldKind ek;
+    SetKind(l.element_kind, &ek);
+    w->set_element_kind(ek);
+    w->set_element_type_name(l.element_type_name);
+    w->set_cut(l.cut);
+  }
+  for (const RawEnum& e : b.enums) {
+    wire::EnumDef* w = out->add_enums();
+    w->set_id(e.id);
+    w->set_name(e.name);
+    wire::FieldKind k;
+    SetKind(e.underlying, &k);
+    w->set_underlying(k);
+    for (const std::string& m : e.member_names) w->add_member_names(m);
+    for (uint64_t v : e.member_values) w->add_member_values(v);
+  }
+  if (!b.root_slot.empty()) {
+    words->resize(b.root_slot.size());
+    for (size_t i = 0; i < b.root_slot.size(); ++i)
+      (*words)[i] = b.root_slot[i] == kNoSlot ? 0 : uint64_t{b.root_slot[i]} + 1;
+    EncodeColumn(words->data(), words->size(), out->mutable_root_slots());
+  }
+  if (!b.ref_slot.empty()) {
+    // The objects' reference lists, as the refs are transformed in EncodeRawBatch.
+    words->resize(b.ref_slot.size());
+    size_t r = 0;
+    uint32_t prev = b.cont_prev_slot;
+    if (b.cont_prev_slot != kNoSlot) out->set_cont_slot(b.cont_prev_slot + 1);
+    for (; r < b.cont_refs && r < b.ref_slot.size(); ++r)
+      (*words)[r] = SlotToWord(b.ref_slot[r], &prev);
+    for (size_t i = 0; i < b.object_id.size() && r < b.ref_slot.size(); ++i) {
+      prev = kNoSlot;
+      const size_t end = std::min<size_t>(b.ref_slot.size(), r + b.object_ref_count[i]);
+      for (; r < end; ++r) (*words)[r] = SlotToWord(b.ref_slot[r], &prev);
+    }
+    EncodeColumn(words->data(), words->size(), out->mutable_ref_slots());
+  }
+  if (!b.object_value_count.empty()) {
+    EncodeColumn(b.object_value_count.data(), b.object_value_count.size(),
+                 out->mutable_object_value_counts());
+    out->set_value_count(static_cast<uint32_t>(b.values.size()));
+    if (!b.values.empty()) EncodeColumn(b.values.data(), b.values.size(), out->mutable_values());
+  }
+}
+
 void EncodeRawBatch(RawBatch& b, uint32_t capture_id, uint32_t seq, wire::HeapBatch* out,
                     EncodeScratch* scratch) {
   std::vector<uint64_t>& roots = scratch->roots;
@@ -234,6 +385,7 @@ void EncodeRawBatch(RawBatch& b, uint32_t capture_id, uint32_t seq, wire::HeapBa
     e->set_descriptor(c.descriptor);
     e->set_has_thread(c.has_thread);
     e->set_thread_id(c.thread_id);
+    if (!c.label.empty()) e->set_label(c.label);
   }
 
   // Roots (few): through a scratch column, so the roots keep their values.
@@ -291,6 +443,7 @@ void EncodeRawBatch(RawBatch& b, uint32_t capture_id, uint32_t seq, wire::HeapBa
   }
   if (nrefs) EncodeColumn(b.refs.data(), nrefs, out->mutable_refs());
   EncodeOrigins(b, out, &scratch->frames);
+  EncodeFields(b, out, &scratch->slots);
 }
 
 void BatchEncoder::Reset() {
@@ -301,7 +454,12 @@ void BatchEncoder::Reset() {
   prev_container_ = 0;
   frame_started_ = false;
   prev_frame_ = 0;
-  if (pending_refs_ != 0) raw_.cont_object = owner_;  // the next batch continues this object
+  if (pending_refs_ != 0) {
+    raw_.cont_object = owner_;  // the next batch continues this object, and its slots
+    if (fields_on_) raw_.cont_prev_slot = prev_slot_;
+  } else {
+    prev_slot_ = kNoSlot;
+  }  // the next batch continues this object
 }
 
 void BatchEncoder::Seal(uint32_t capture_id, uint32_t seq, wire::HeapBatch* out,

@@ -13,7 +13,9 @@ size_t MessageBytes(const wire::HeapBatch& b) {
   return b.root_objects().capacity() + b.root_flags().capacity() + b.root_containers().capacity() +
          b.object_gaps().capacity() + b.object_types().capacity() + b.object_sizes().capacity() +
          b.object_ref_counts().capacity() + b.refs().capacity() + b.site_depths().capacity() +
-         b.site_methods().capacity() + b.object_sites().capacity() + b.object_frames().capacity();
+         b.site_methods().capacity() + b.object_sites().capacity() + b.object_frames().capacity() +
+         b.root_slots().capacity() + b.ref_slots().capacity() + b.object_value_counts().capacity() +
+         b.values().capacity();
 }
 
 }  // namespace
@@ -61,7 +63,8 @@ void HeapBatchWriter::SealerLoop() {
     if (!stopped_.load(std::memory_order_acquire)) Emit(sealing_);
     lock.lock();  // handoff_ belongs to the walk thread while the lock is free
     sealer_bytes_.store(handoff_.CapacityBytes() + sealing_.CapacityBytes() + Cap(scratch_.roots) +
-                            Cap(scratch_.frames) + MessageBytes(env_.heap_batch()),
+                            Cap(scratch_.frames) + Cap(scratch_.slots) +
+                            MessageBytes(env_.heap_batch()),
                         std::memory_order_relaxed);
     sealer_busy_ = false;
     cv_.notify_all();
@@ -104,12 +107,27 @@ bool HeapBatchWriter::Container(const RawContainer& c) {
   return true;
 }
 
-bool HeapBatchWriter::Root(uint64_t object, uint32_t flags, uint32_t container_index) {
+bool HeapBatchWriter::Root(uint64_t object, uint32_t flags, uint32_t container_index,
+                           uint32_t slot) {
   if (stopped_.load(std::memory_order_relaxed)) return false;
-  if (!enc_.AddRoot(object, flags, container_index) &&
-      (!Seal() || !enc_.AddRoot(object, flags, container_index)))
+  if (!enc_.AddRoot(object, flags, container_index, slot) &&
+      (!Seal() || !enc_.AddRoot(object, flags, container_index, slot)))
     return false;
   ++totals_.roots;
+  return true;
+}
+
+bool HeapBatchWriter::Layout(const RawLayout& layout) {
+  if (stopped_.load(std::memory_order_relaxed)) return false;
+  if (!enc_.AddLayout(layout) && (!Seal() || !enc_.AddLayout(layout))) return false;
+  ++totals_.layouts;
+  return true;
+}
+
+bool HeapBatchWriter::Enum(const RawEnum& e) {
+  if (stopped_.load(std::memory_order_relaxed)) return false;
+  if (!enc_.AddEnum(e) && (!Seal() || !enc_.AddEnum(e))) return false;
+  ++totals_.enums;
   return true;
 }
 
@@ -135,17 +153,20 @@ bool HeapBatchWriter::Site(const uint32_t* method_ids, uint32_t depth) {
 }
 
 bool HeapBatchWriter::Object(uint64_t id, uint32_t type, uint32_t size, const uint64_t* refs,
-                             size_t n, uint32_t site, uint64_t frame) {
+                             size_t n, uint32_t site, uint64_t frame, const ObjectDetail& detail) {
   if (stopped_.load(std::memory_order_relaxed)) return false;
-  if (n > 0xFFFFFFFFu) return false;
+  if (n > 0xFFFFFFFFu || detail.value_count > kMaxObjectValues) return false;
   const uint32_t count = static_cast<uint32_t>(n);
-  if (!enc_.AddObject(id, type, size, count, site, frame) &&
-      (!Seal() || !enc_.AddObject(id, type, size, count, site, frame)))
+  if (!enc_.AddObject(id, type, size, count, site, frame, detail.values, detail.value_count) &&
+      (!Seal() ||
+       !enc_.AddObject(id, type, size, count, site, frame, detail.values, detail.value_count)))
     return false;
   totals_.known_origins += site != 0;
+  if (enc_.values_enabled() && detail.values) totals_.value_words += detail.value_count;
   size_t done = 0;
   while (done < n) {
-    const size_t k = enc_.AddRefs(refs + done, n - done);
+    const size_t k =
+        enc_.AddRefs(refs + done, n - done, detail.slots ? detail.slots + done : nullptr);
     done += k;
     if (done < n && !Seal()) return false;
   }

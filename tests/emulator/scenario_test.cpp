@@ -110,7 +110,8 @@ TEST(Bubbles, SizesFollowTheNetcfLayout) {
     } else if (t == "Microsoft.Xna.Framework.Vector2") {
       EXPECT_EQ(size, 16u);
     } else if (t == "Bubbles.Bubble") {
-      EXPECT_EQ(size, 8u + 8 + 8 + 4 * 4 + 3 * 4);  // header, 2 Vector2, 4 scalars, 3 refs
+      EXPECT_EQ(size,
+                8u + 8 + 8 + 4 * 4 + 4 * 4 + 4);  // header, 2 Vector2, 4 scalars, 4 refs, a bool
     } else if (t == "System.String") {
       EXPECT_GE(size, 16u);
     }

@@ -20,7 +20,13 @@
 // collection runs; cleared with the visited bits), and from then on the origin is one indexed
 // read whatever order the traversal takes. Extra cost: O(1) per object (a random read of the
 // table in the depth-first order), at most one linear pass, O(depth) per distinct site.
+//
+// Fields and values (when the sink's Detail() asks): after the types, DescribeLayout for each;
+// a frame container's method name; each static root's field index; per object its values (a
+// FieldReporter reads them) and ObjectReferencesWithSlots instead of ObjectReferences.
 #include <vector>
+
+#include "field_reporter.h"
 
 #include "xrpm/emulator/object_refs.h"
 #include "xrpm/emulator/runtime.h"
@@ -37,14 +43,22 @@ constexpr size_t kRootBatch = 4096;
 
 class RootReporter final : public RootVisitor {
  public:
-  explicit RootReporter(HeapInfoCallback& sink) : sink_(sink) { batch_.reserve(kRootBatch); }
+  RootReporter(HeapInfoCallback& sink, const FieldReporter& fields) : sink_(sink), fields_(fields) {
+    batch_.reserve(kRootBatch);
+  }
   bool Container(const RootContainer& c) override {
     if (!Flush()) return false;
-    aborted = sink_.BeginContainer(c.type, c.id1, c.id2) == WalkResult::kAbort;
+    aborted =
+        sink_.BeginContainer(c.type, c.id1, c.id2) == WalkResult::kAbort ||
+        (fields_.fields() && fields_.LabelContainer(sink_, c.type, c.id2) == WalkResult::kAbort);
     return !aborted;
   }
   bool Root(Addr* slot, uint8_t flags) override {
     batch_.push_back(RootRef{*slot, flags});
+    return batch_.size() < kRootBatch || Flush();
+  }
+  bool StaticRoot(Addr* slot, uint32_t index) override {
+    batch_.push_back(RootRef{*slot, 0, fields_.fields() ? index : agent::kNoSlot});
     return batch_.size() < kRootBatch || Flush();
   }
   bool Flush() {
@@ -57,6 +71,7 @@ class RootReporter final : public RootVisitor {
 
  private:
   HeapInfoCallback& sink_;
+  const FieldReporter& fields_;
   std::vector<RootRef> batch_;
 };
 
@@ -83,8 +98,8 @@ void IndexOrigins(ManagedHeap& heap, const TypeTable& types,
 class HeapReporter {
  public:
   HeapReporter(ManagedHeap& heap, const TypeTable& types, HeapInfoCallback& sink,
-               OriginSource* origins)
-      : heap_(heap), types_(types), sink_(sink), origins_(origins) {}
+               OriginSource* origins, FieldReporter& fields)
+      : heap_(heap), types_(types), sink_(sink), origins_(origins), fields_(fields) {}
 
   // Returns false when the sink aborted.
   bool Run() {
@@ -142,11 +157,26 @@ class HeapReporter {
       if (o && ReportOrigin(*o) == WalkResult::kAbort) return WalkResult::kAbort;
     }
     refs_.clear();
+    if (!fields_.fields()) {
+      ForEachRefSlot(types_, h, [&](uint32_t* slot) {
+        if (*slot != kNull) refs_.push_back(*slot);
+      });
+      return sink_.ObjectReferences(a, h[0] & kTypeMask, types_.SizeOf(h), refs_.data(),
+                                    refs_.size());
+    }
+    if (fields_.ReportValues(sink_, heap_, a, h) == WalkResult::kAbort) return WalkResult::kAbort;
+    slot_numbers_.clear();
+    uint32_t i = 0;
     ForEachRefSlot(types_, h, [&](uint32_t* slot) {
-      if (*slot != kNull) refs_.push_back(*slot);
+      if (*slot != kNull) {
+        refs_.push_back(*slot);
+        slot_numbers_.push_back(i);
+      }
+      ++i;
     });
-    return sink_.ObjectReferences(a, h[0] & kTypeMask, types_.SizeOf(h), refs_.data(),
-                                  refs_.size());
+    const TypeDesc& t = types_[h[0] & kTypeMask];
+    return sink_.ObjectReferencesWithSlots(a, h[0] & kTypeMask, types_.SizeOf(h), refs_.data(),
+                                           fields_.Slots(t, slot_numbers_), refs_.size());
   }
 
   bool Traverse(Addr root) {
@@ -178,7 +208,9 @@ class HeapReporter {
   const TypeTable& types_;
   HeapInfoCallback& sink_;
   OriginSource* origins_;
+  FieldReporter& fields_;
   std::vector<uint64_t> refs_;
+  std::vector<uint32_t> slot_numbers_;
   std::vector<Pending> stack_;
 };
 
@@ -194,19 +226,20 @@ bool DescribeTypes(const TypeTable& types, HeapInfoCallback& sink) {
 
 void Runtime::WalkHeap(HeapInfoCallback& sink) {
   bool heap_touched = false;
+  FieldReporter fields(types_, statics_, methods_, sink.Detail());
   if (sink.BeginContainer(ContainerType::kBegin, 0, 0) != WalkResult::kAbort &&
-      DescribeTypes(types_, sink)) {
-    RootReporter roots(sink);
+      DescribeTypes(types_, sink) && (!fields.fields() || fields.DescribeLayouts(sink))) {
+    RootReporter roots(sink, fields);
     root_set_.Enumerate(roots);
     if (roots.Flush() && sink.BeginContainer(ContainerType::kHeap, 0, 0) != WalkResult::kAbort) {
       heap_touched = true;
       if (!config_.record_origins) {
-        HeapReporter(heap_, types_, sink, nullptr).Run();
+        HeapReporter(heap_, types_, sink, nullptr, fields).Run();
       } else if (sink.AllocationClock(frame_number_, 0) != WalkResult::kAbort) {
         origins_.Normalize();
         OriginSource source{origins_.entries(), sites_, methods_,
                             std::vector<uint8_t>(sites_.size() + 1, 0)};
-        HeapReporter(heap_, types_, sink, &source).Run();
+        HeapReporter(heap_, types_, sink, &source, fields).Run();
       }
     }
   }

@@ -34,7 +34,7 @@ bool RootSet::Enumerate(RootVisitor& v) {
       open_class = s.owner;
       if (!v.Container({ContainerType::kClass, s.owner, 0})) return false;
     }
-    if (!v.Root(&s.value, 0)) return false;
+    if (!v.StaticRoot(&s.value, s.index)) return false;
   }
 
   if (!v.Container({ContainerType::kStrongPtr, kHandleTableId, 0})) return false;

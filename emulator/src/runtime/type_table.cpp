@@ -19,6 +19,25 @@ uint32_t FieldSize(FieldType t) {
   return 4;
 }
 
+const char* DeclaredTypeName(const FieldDesc& f) {
+  if (!f.type_name.empty()) return f.type_name.c_str();
+  switch (f.type) {
+    case FieldType::kInt32:
+      return "System.Int32";
+    case FieldType::kFloat:
+      return "System.Single";
+    case FieldType::kBool:
+      return "System.Boolean";
+    case FieldType::kInt64:
+      return "System.Int64";
+    case FieldType::kVector2:
+      return "Microsoft.Xna.Framework.Vector2";
+    case FieldType::kRef:
+      break;
+  }
+  return "System.Object";
+}
+
 TypeTable::TypeTable() {
   TypeDesc free_block;
   free_block.name = "<free>";
@@ -65,7 +84,8 @@ TypeIndex TypeTable::DefineClass(std::string name, std::string_view assembly, Ty
     }
   }
   for (const FieldSpec& f : fields) {
-    d.fields.push_back(FieldDesc{f.name, f.type, static_cast<uint16_t>(offset)});
+    d.fields.push_back(
+        FieldDesc{f.name, f.type, static_cast<uint16_t>(offset), f.type_name ? f.type_name : ""});
     if (f.type == FieldType::kRef) d.ref_offsets.push_back(static_cast<uint16_t>(offset));
     offset += FieldSize(f.type);
   }
@@ -74,7 +94,7 @@ TypeIndex TypeTable::DefineClass(std::string name, std::string_view assembly, Ty
 }
 
 TypeIndex TypeTable::DefineVariableSize(std::string name, std::string_view assembly, TypeKind kind,
-                                       uint32_t element_size, bool element_is_ref) {
+                                        uint32_t element_size, bool element_is_ref) {
   TypeDesc d;
   d.name = std::move(name);
   d.assembly = std::string(assembly);
@@ -85,8 +105,8 @@ TypeIndex TypeTable::DefineVariableSize(std::string name, std::string_view assem
   return Add(std::move(d));
 }
 
-TypeIndex TypeTable::DefineArray(std::string name, std::string_view assembly,
-                                 uint32_t element_size, bool element_is_ref) {
+TypeIndex TypeTable::DefineArray(std::string name, std::string_view assembly, uint32_t element_size,
+                                 bool element_is_ref) {
   return DefineVariableSize(std::move(name), assembly, TypeKind::kArray, element_size,
                             element_is_ref);
 }

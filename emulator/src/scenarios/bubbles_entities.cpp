@@ -32,10 +32,18 @@ void BubblesScenario::SpawnBubble(Runtime& rt) {
 }
 
 void BubblesScenario::OnSpawn(Runtime& rt, Addr* bubble) {
-  // Bubble.OnSpawn: the label, the trail and the BubblePopped subscription, so everything the
-  // leak scenario leaks per bubble besides the Bubble itself has this method as its site.
-  FrameScope o(rt, rt.main_thread(), t_.on_spawn, 2);
+  // Bubble.OnSpawn: the name, the label, the trail and the BubblePopped subscription, so
+  // everything the leak scenario leaks per bubble besides the Bubble itself has this method as
+  // its site.
+  FrameScope o(rt, rt.main_thread(), t_.on_spawn, 3);
   o.set(0, *bubble);
+  // Name = "Bubble " + (++spawned);  IsAlive = true;
+  o.set(1, rt.Intern("Bubble "));
+  o.set(2, Int32ToString(rt, ++bubbles_spawned_));
+  Addr name = StringConcat(rt, o.slot(1), o.slot(2));
+  rt.SetRef(o.get(0), t_.bubble_f.name, name);
+  rt.SetI32(o.get(0), t_.bubble_f.is_alive, 1);
+  o.set(2, kNull);
   o.set(1, rt.Intern("+{0}"));
   Addr label = StringFormatInt(rt, o.slot(1), rt.I32(o.get(0), t_.bubble_f.points));
   rt.SetRef(o.get(0), t_.bubble_f.label, label);
@@ -83,6 +91,7 @@ void BubblesScenario::RemoveBubble(Runtime& rt, uint32_t index, bool hit) {
   FrameScope p(rt, rt.main_thread(), t_.pop, 2);
   p.set(0, ListGet(rt, field(rt, t_.game1_f.bubbles), index));
   ListRemoveAt(rt, field(rt, t_.game1_f.bubbles), index);
+  rt.SetI32(p.get(0), t_.bubble_f.is_alive, 0);
   if (hit) {
     const int32_t points = rt.I32(p.get(0), t_.bubble_f.points);
     Addr board = field(rt, t_.game1_f.score_board);

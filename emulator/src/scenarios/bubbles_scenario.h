@@ -78,6 +78,7 @@ class BubblesScenario final : public Scenario {
   DeterministicRandom rng_;
   bool leak_;
   size_t tick_depth_ = 0;
+  int32_t bubbles_spawned_ = 0;  // names them "Bubble 1", "Bubble 2", ... (game thread)
   std::atomic<uint32_t> bubbles_{0}, particles_{0}, handlers_{0};
   std::atomic<int32_t> score_{0};
 };

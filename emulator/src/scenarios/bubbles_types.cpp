@@ -103,14 +103,16 @@ BubblesTypes DefineBubblesTypes(Runtime& rt) {
                             {"Color", F::kInt32},
                             {"Points", F::kInt32},
                             {"Age", F::kFloat},
-                            {"Label", F::kRef},
-                            {"Trail", F::kRef},
-                            {"Handler", F::kRef}});
-  b.bubble_f = {t.Offset(b.bubble, "Position"), t.Offset(b.bubble, "Velocity"),
-                t.Offset(b.bubble, "Radius"),   t.Offset(b.bubble, "Color"),
-                t.Offset(b.bubble, "Points"),   t.Offset(b.bubble, "Age"),
-                t.Offset(b.bubble, "Label"),    t.Offset(b.bubble, "Trail"),
-                t.Offset(b.bubble, "Handler")};
+                            {"Label", F::kRef, "System.String"},
+                            {"Trail", F::kRef, "Microsoft.Xna.Framework.Vector2[]"},
+                            {"Handler", F::kRef, "System.EventHandler`1[Bubbles.PoppedEventArgs]"},
+                            {"Name", F::kRef, "System.String"},
+                            {"IsAlive", F::kBool}});
+  b.bubble_f = {
+      t.Offset(b.bubble, "Position"), t.Offset(b.bubble, "Velocity"), t.Offset(b.bubble, "Radius"),
+      t.Offset(b.bubble, "Color"),    t.Offset(b.bubble, "Points"),   t.Offset(b.bubble, "Age"),
+      t.Offset(b.bubble, "Label"),    t.Offset(b.bubble, "Trail"),    t.Offset(b.bubble, "Handler"),
+      t.Offset(b.bubble, "Name"),     t.Offset(b.bubble, "IsAlive")};
   b.bubble_array = t.DefineRefArray(b.bubble, kGame);
   b.bubble_list = DefineListType(t, "Bubbles.Bubble", b.bubble_array, true);
   b.bubble_enumerator = t.DefineClass(
@@ -192,8 +194,9 @@ BubblesTypes DefineBubblesTypes(Runtime& rt) {
   Statics& s = rt.statics();
   b.vector2_zero = s.Define(b.vector2, "zeroVector");
   b.vector2_one = s.Define(b.vector2, "unitVector");
-  b.game1_instance = s.Define(b.game1, "Instance");
-  b.events_popped = s.Define(b.game_events, "BubblePopped");
+  b.game1_instance = s.Define(b.game1, "Instance", "Bubbles.Game1");
+  b.events_popped =
+      s.Define(b.game_events, "BubblePopped", "System.EventHandler`1[Bubbles.PoppedEventArgs]");
   b.score_prefix = s.Define(b.score_board, "Prefix");
   b.storage_instance = s.Define(b.high_score_storage, "s_instance");
 

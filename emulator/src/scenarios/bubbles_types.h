@@ -34,7 +34,7 @@ struct BubblesTypes {
         frame_count, spawn_timer;
   } game1_f;
   struct {
-    uint16_t position, velocity, radius, color, points, age, label, trail, handler;
+    uint16_t position, velocity, radius, color, points, age, label, trail, handler, name, is_alive;
   } bubble_f;
   struct {
     uint16_t position, velocity, life, color;

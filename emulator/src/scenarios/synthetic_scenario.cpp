@@ -86,6 +86,10 @@ void SyntheticScenario::Setup(Runtime& rt) {
     for (uint32_t k = 0; k < p_.refs_per_object; ++k) {
       rt.SetRef(addr[i], t.ref_offsets[k], addr[RefTarget(i, k)]);
     }
+    // Small signed values, a function of the object and the field (captures with values, and
+    // the big-endian check that reads them back, compare them).
+    for (size_t k = p_.refs_per_object; k < t.fields.size(); ++k)
+      rt.SetI32(addr[i], t.fields[k].offset, static_cast<int32_t>((i * 7 + k * 13) % 1000) - 500);
   }
   if (n > 0) {
     rt.statics().Set(head, addr[0]);

@@ -53,6 +53,40 @@
 // Objects without an ObjectOrigin have an unknown origin (a sampling runtime records only the
 // objects it sampled). Sinks that do not override these ignore them.
 //
+// Fields and values (optional, issue 22): the sink says what it wants in Detail() (a runtime
+// that does not override the calls below, or sees detail.fields false, reports none of it):
+//   DescribeEnum(id, name, underlying, members)
+//                                     an enum's members, once per walk, before a layout names
+//                                     it (ids >= 1, chosen by the runtime)
+//   DescribeLayout(type_id, layout)   after DescribeType(type_id), before any root or object
+//                                     uses it, once per type: instance fields (inherited first,
+//                                     embedded value types flattened with dotted names), static
+//                                     fields, array element kind
+//   ContainerLabel(label)             right after BeginContainer of a frame container: its
+//                                     method ("Bubbles.Game1.Update")
+//   RootRef::slot                     a kClass container's root: the index of its static field
+//                                     in that type's layout
+//   ObjectReferencesWithSlots(object, type, size, refs, slots, n)
+//                                     instead of ObjectReferences: the same, with per reference
+//                                     its slot: its field's index in the type's layout (class
+//                                     instances, boxed value types) or its element index
+//                                     (arrays); kNoSlot when not known
+//   ObjectValues(object, bits, n)     with detail.values, right before ObjectReferences: one
+//                                     value per non-reference field in layout order (see
+//                                     ValueBits), or an array's length (n = 1)
+//   StringValue(object, length, units, n)
+//                                     with detail.values, a string's length in UTF-16 code
+//                                     units and its first n = min(length, detail.string_cap)
+//                                     units, right before its ObjectReferences
+// Pointers passed to these calls are valid only during the call. What the runtime gets wrong
+// costs the detail, never the capture: the agent sends unknown slots or no values for an object
+// whose report does not match its layout.
+//
+// Memory: the agent keeps, per type with a layout, one byte per field (its kind) to map values
+// (O(sum of fields), <= kMaxLayoutFields each, charged to the capture's memory bound), and one
+// object's values (<= kMaxStringCap + 1 words); slots are not copied, and slots and values go
+// straight into the batch being filled (bounded by the batch size).
+//
 // Everything is plain C++17 with no exceptions crossing the API; pointers passed to a callback
 // are valid only during that call. Ids are 64-bit so one API serves 32- and 64-bit devices.
 //
@@ -95,9 +129,85 @@ enum class WalkResult : uint8_t {
 int RootDescriptorFor(ContainerType c);
 const char* ContainerTypeName(ContainerType c);
 
+constexpr uint32_t kNoSlot = 0xFFFFFFFFu;  // a slot that is not known
+
 struct RootRef {
-  uint64_t object;  // the rooted object's id (address)
-  uint8_t flags;    // NETCF root flags: 1 pinned, 2 weak, 4 interior
+  uint64_t object;          // the rooted object's id (address)
+  uint8_t flags;            // NETCF root flags: 1 pinned, 2 weak, 4 interior
+  uint32_t slot = kNoSlot;  // kClass container: the static field's index in the type's layout
+};
+
+// ---- fields and values (optional, see the header comment) ----
+
+// The kind of a field; an enum field has its underlying primitive's kind. (= wire FieldKind.)
+enum class FieldKind : uint8_t {
+  kUnknown = 0,  // array elements of a value type
+  kReference = 1,
+  kBoolean = 2,
+  kChar = 3,
+  kSByte = 4,
+  kByte = 5,
+  kInt16 = 6,
+  kUInt16 = 7,
+  kInt32 = 8,
+  kUInt32 = 9,
+  kInt64 = 10,
+  kUInt64 = 11,
+  kIntPtr = 12,
+  kUIntPtr = 13,
+  kSingle = 14,
+  kDouble = 15,
+};
+
+// What a type's instances are. (= wire TypeShape.)
+enum class TypeShape : uint8_t { kClass = 0, kValueType = 1, kString = 2, kArray = 3 };
+
+// Value bits (ObjectValues): the field's value widened to 64 bits: unsigned kinds (Boolean 0/1,
+// Char, Byte, UInt*) zero-extended, signed kinds sign-extended, Single the 32 IEEE-754 bits,
+// Double the 64, pointer kinds as 64-bit integers. Read in the device's byte order: a
+// big-endian runtime swaps before it reports.
+
+struct FieldInfo {
+  const char* name;  // UTF-8, name_len bytes: "bubbles", "position.X"
+  size_t name_len;
+  const char* type_name;  // the declared type: "System.Single", "Bubbles.Bubble"
+  size_t type_name_len;
+  uint32_t offset;  // bytes from the start of the object (its id/address)
+  FieldKind kind;
+  bool is_enum;      // the declared type is an enum (kind: its underlying primitive)
+  uint32_t enum_id;  // its DescribeEnum id, 0 when the members are not known
+};
+
+struct StaticFieldInfo {
+  const char* name;
+  size_t name_len;
+  const char* type_name;
+  size_t type_name_len;
+  FieldKind kind;
+};
+
+struct TypeLayoutInfo {
+  TypeShape shape;
+  const FieldInfo* fields;  // instance fields, inherited first; a slot is an index here
+  size_t field_count;
+  const StaticFieldInfo* statics;  // a static root's slot is an index here
+  size_t static_count;
+  FieldKind element_kind;         // arrays
+  const char* element_type_name;  // arrays: the declared element type (may be null)
+  size_t element_type_name_len;
+};
+
+struct EnumMemberInfo {
+  const char* name;
+  size_t name_len;
+  uint64_t value;  // value bits of the underlying kind (see ValueBits above)
+};
+
+// What the sink wants beyond the heap's shape (HeapInfoCallback::Detail).
+struct WalkDetail {
+  bool fields = false;      // layouts, slots, root labels
+  bool values = false;      // ObjectValues / StringValue (only with fields)
+  uint32_t string_cap = 0;  // code units of text per string
 };
 
 class HeapInfoCallback {
@@ -132,6 +242,52 @@ class HeapInfoCallback {
     (void)object;
     (void)alloc_frame;
     (void)site_id;
+    return WalkResult::kOk;
+  }
+
+  // ---- fields and values (optional, see the header comment) ----
+  // What the runtime is to report; constant for a walk (a runtime may ask before kBegin).
+  virtual WalkDetail Detail() const { return WalkDetail{}; }
+  virtual WalkResult DescribeEnum(uint32_t enum_id, const char* name, size_t name_len,
+                                  FieldKind underlying, const EnumMemberInfo* members,
+                                  size_t count) {
+    (void)enum_id;
+    (void)name;
+    (void)name_len;
+    (void)underlying;
+    (void)members;
+    (void)count;
+    return WalkResult::kOk;
+  }
+  virtual WalkResult DescribeLayout(uint32_t type_id, const TypeLayoutInfo& layout) {
+    (void)type_id;
+    (void)layout;
+    return WalkResult::kOk;
+  }
+  virtual WalkResult ContainerLabel(const char* label, size_t len) {
+    (void)label;
+    (void)len;
+    return WalkResult::kOk;
+  }
+  // Sinks that do not override it get ObjectReferences (the slots are dropped).
+  virtual WalkResult ObjectReferencesWithSlots(uint64_t object, uint32_t type_id, uint32_t size,
+                                               const uint64_t* refs, const uint32_t* slots,
+                                               size_t ref_count) {
+    (void)slots;
+    return ObjectReferences(object, type_id, size, refs, ref_count);
+  }
+  virtual WalkResult ObjectValues(uint64_t object, const uint64_t* bits, size_t count) {
+    (void)object;
+    (void)bits;
+    (void)count;
+    return WalkResult::kOk;
+  }
+  virtual WalkResult StringValue(uint64_t object, uint32_t length, const uint16_t* units,
+                                 size_t count) {
+    (void)object;
+    (void)length;
+    (void)units;
+    (void)count;
     return WalkResult::kOk;
   }
 };

@@ -85,6 +85,12 @@ class RuntimePort : public HeapWalkable {
   }
   // True when SetFrameEventSink is supported (the agent then advertises CAP_FRAMES).
   virtual bool SupportsFrameEvents() const { return false; }
+
+  // ---- fields and values (optional; heap_walker.h) ----
+  // What WalkHeap reports when the sink's Detail() asks for it: layouts, slots and root labels
+  // (the agent then advertises CAP_FIELDS), and values (CAP_VALUES).
+  virtual bool ReportsFields() const { return false; }
+  virtual bool ReportsValues() const { return false; }
 };
 
 }  // namespace agent

@@ -40,6 +40,11 @@ class RootVisitor {
   virtual bool Container(const RootContainer& c) = 0;
   // A non-null root of the current container. Returning false stops the enumeration.
   virtual bool Root(Addr* slot, uint8_t flags) = 0;
+  // A static root (C_RT_CLASS): `index` is the field's StaticSlot::index. Default: Root.
+  virtual bool StaticRoot(Addr* slot, uint32_t index) {
+    (void)index;
+    return Root(slot, 0);
+  }
 };
 
 inline constexpr uint64_t kHandleTableId = 1;

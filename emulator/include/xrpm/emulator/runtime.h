@@ -196,6 +196,9 @@ class Runtime final : public agent::RuntimePort {
   void WalkHeap(agent::HeapInfoCallback& sink) override;
   bool SetFrameEventSink(agent::FrameEventSink* sink, uint32_t sample_bytes) override;
   bool SupportsFrameEvents() const override { return true; }
+  // Layouts, slots, labels and values (heap_walk.cpp, field_reporter.h).
+  bool ReportsFields() const override { return true; }
+  bool ReportsValues() const override { return true; }
 
   // Test aid: every allocation from now on is also recorded exactly in `ledger` (nullptr stops).
   void set_allocation_ledger(AllocationLedger* ledger) { ledger_ = ledger; }

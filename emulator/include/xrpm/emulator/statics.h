@@ -20,11 +20,14 @@ struct StaticSlot {
   TypeIndex owner;  // the declaring class
   std::string name;
   Addr value = kNull;
+  uint32_t index = 0;     // among the owner's statics, in definition order (the layout's slot)
+  std::string type_name;  // the declared type; empty: "System.Object"
 };
 
 class Statics {
  public:
-  StaticId Define(TypeIndex owner, std::string name);
+  // O(statics defined so far) for the index; done at type setup.
+  StaticId Define(TypeIndex owner, std::string name, std::string type_name = "");
   Addr Get(StaticId s) const { return slots_[s].value; }
   void Set(StaticId s, Addr v) { slots_[s].value = v; }
   Addr* Slot(StaticId s) { return &slots_[s].value; }

@@ -35,13 +35,20 @@ enum class TypeKind : uint8_t { kFree, kClass, kString, kArray };
 struct FieldDesc {
   std::string name;
   FieldType type;
-  uint16_t offset;  // from the object's address
+  uint16_t offset;        // from the object's address
+  std::string type_name;  // the declared type; empty: the FieldType's own (DeclaredTypeName)
 };
 
 struct FieldSpec {
   const char* name;
   FieldType type;
+  const char* type_name = nullptr;  // the declared type when it says more than `type` does
 };
+
+// The declared type of a field: its own name, else "System.Int32", "System.Single",
+// "System.Boolean", "System.Int64", "Microsoft.Xna.Framework.Vector2", or "System.Object" for a
+// reference.
+const char* DeclaredTypeName(const FieldDesc& f);
 
 struct ClassOptions {
   bool finalizable = false;         // instances are registered for finalization when allocated

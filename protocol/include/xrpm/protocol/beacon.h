@@ -28,7 +28,7 @@ constexpr size_t kBeaconMagicBytes = 8;
 constexpr const char kBeaconMagic[kBeaconMagicBytes + 1] = "XRPMBCN1";
 constexpr size_t kMaxBeaconBytes = 512;
 constexpr size_t kMaxBeaconString = 96;  // app, runtime, platform, agent: longer ones are cut
-constexpr uint32_t kMinBeaconIntervalMs = 500;   // the rate limit: at most 2 beacons a second
+constexpr uint32_t kMinBeaconIntervalMs = 500;  // the rate limit: at most 2 beacons a second
 constexpr uint32_t kMaxBeaconIntervalMs = 60000;
 constexpr uint32_t kDefaultBeaconIntervalMs = 1000;
 

@@ -51,6 +51,20 @@ constexpr uint32_t kMaxCaptureOriginMethods = 16384;        // per capture (agen
 constexpr uint32_t kMaxCaptureSites = 16384;                // per capture (agent table; host check)
 constexpr size_t kMaxCaptureMethodNameBytes = 1024 * 1024;  // all method names of a capture
 
+// ---- fields and values in heap batches (optional; fields.h, docs/PROTOCOL.md) ----
+constexpr uint32_t kMaxLayoutFields = 1024;    // instance fields (flattened), and statics, per type
+constexpr uint32_t kMaxFieldNameBytes = 512;   // field names and declared type names
+constexpr size_t kMaxLayoutBytes = 12 * 1024;  // names of one layout or enum: the agent cuts there
+constexpr uint32_t kMaxEnumMembers = 1024;
+constexpr uint32_t kMaxBatchLayouts = 4096;
+constexpr uint32_t kMaxBatchEnums = 4096;
+constexpr uint32_t kMaxBatchValues = 256 * 1024;  // value words per batch (each >= 1 wire byte)
+constexpr uint32_t kDefaultStringCap = 1024;      // UTF-16 code units of text per string
+constexpr uint32_t kMaxStringCap = 4096;
+// Value words of one object: a string's length and text, or one per field.
+constexpr uint32_t kMaxObjectValues =
+    kMaxStringCap + 1 > kMaxLayoutFields ? kMaxStringCap + 1 : kMaxLayoutFields;
+
 // ---- strings and counters ----
 constexpr size_t kMaxShortString = 256;  // names, versions, platform, client name, token
 constexpr size_t kMaxErrorMessage = 1024;

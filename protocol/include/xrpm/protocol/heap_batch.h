@@ -17,6 +17,10 @@
 //   origins = (optional) site id per object, and for objects with a known site the ZigZag
 //             delta of the allocation frame against the previous such object's (the first
 //             against frame_base): a compacted heap is walked in allocation order, so ~0;
+//   slots   = (optional, fields captures) per root and per reference, 0 unknown, else 1 +
+//             ZigZag(slot - expected) with expected = the object's previous known slot + 1:
+//             fields reported in layout order cost 1 bit each once bit-packed;
+//   values  = (optional, values captures) per object its word count, and the words (fields.h);
 //   each column then goes through the column codec (varint or bit-packed, whichever is smaller).
 //
 // Thread-safety: BatchEncoder is single-threaded (the walk thread). The free functions are
@@ -29,6 +33,7 @@
 #include <vector>
 
 #include "xrpm/protocol/constants.h"
+#include "xrpm/protocol/fields.h"
 #include "xrpm/protocol/wire.pb.h"
 
 namespace xrpm {
@@ -46,6 +51,7 @@ struct RawContainer {
   uint32_t descriptor = 0;  // NETCF root descriptor 0..5
   bool has_thread = false;
   uint64_t thread_id = 0;
+  std::string label;  // fields captures: a frame's method ("Bubbles.Game1.Update"), or empty
 };
 
 struct RawBatch {
@@ -74,9 +80,24 @@ struct RawBatch {
   std::vector<uint32_t> object_site;
   std::vector<uint64_t> object_frame;
 
+  // ---- fields and values (optional; fields.h; all empty in batches without them) ----
+  std::vector<RawLayout> layouts;
+  std::vector<RawEnum> enums;
+  // Either empty (no slot column) or one per root / per entry of `refs`: the static field
+  // index (roots of a kClass container) or field / element index (refs); kNoSlot unknown.
+  std::vector<uint32_t> root_slot;
+  std::vector<uint32_t> ref_slot;
+  // With ref_slot: cont_object's last known slot in the earlier batches (kNoSlot: none), what
+  // its continued slots are coded against.
+  uint32_t cont_prev_slot = kNoSlot;
+  // Either empty (no values) or one per object: how many of `values` are its words (0 none).
+  std::vector<uint32_t> object_value_count;
+  std::vector<uint64_t> values;  // wire words (fields.h WordToValue), objects in order
+
   void Clear();
   bool Empty() const;
   bool HasOriginColumns() const { return !object_site.empty(); }
+  bool HasValueColumns() const { return !object_value_count.empty(); }
   uint64_t HeapBytes() const;    // sum of object sizes
   size_t CapacityBytes() const;  // memory the columns and type names hold (capacity, not size)
 };
@@ -85,6 +106,14 @@ struct RawBatch {
 struct EncodeScratch {
   std::vector<uint64_t> roots;
   std::vector<uint64_t> frames;  // the origin frame deltas
+  std::vector<uint64_t> slots;   // the slot words
+};
+
+// Per-object extras of a fields / values capture (BatchEncoder::AddObject).
+struct ObjectDetail {
+  const uint32_t* slots = nullptr;   // one per reference (kNoSlot unknown), or null: all unknown
+  const uint64_t* values = nullptr;  // value words (fields.h), or null
+  uint32_t value_count = 0;          // <= kMaxObjectValues
 };
 
 // Encodes one batch (the per-batch shift, deltas, columns) into *out. O(values). The object and
@@ -103,7 +132,8 @@ class BatchEncoder {
 
   bool AddType(uint32_t id, const char* name, size_t len);
   bool AddContainer(const RawContainer& c);
-  bool AddRoot(uint64_t object, uint32_t flags, uint32_t container_index);
+  // `slot`: a static root's static field index (fields captures), kNoSlot unknown.
+  bool AddRoot(uint64_t object, uint32_t flags, uint32_t container_index, uint32_t slot = kNoSlot);
   // Allocation origins. AddClock once per capture: from then on every object carries a site
   // (0 unknown) and a frame, and this batch and every later one with objects has the origin
   // columns. Methods and sites get the next capture-wide id (1, 2, ...) in the order added;
@@ -111,13 +141,23 @@ class BatchEncoder {
   bool AddClock(uint64_t capture_frame, uint32_t sample_bytes);
   bool AddOriginMethod(const std::string& name);
   bool AddSite(const uint32_t* method_ids, uint32_t depth);
+  // Fields and values: EnableFields once, before anything is added, makes every batch carry the
+  // slot columns (and, with values, the value columns). Layouts and enums are capture-wide
+  // definitions: the caller keeps to the limits (constants.h; at most kMaxLayoutBytes of names).
+  void EnableFields(bool values);
+  bool fields_enabled() const { return fields_on_; }
+  bool values_enabled() const { return values_on_; }
+  bool AddLayout(const RawLayout& layout);
+  bool AddEnum(const RawEnum& e);
   // Begins an object that owns `ref_count` references, to be given with AddRefs; site and
-  // frame are its origin (ignored before AddClock; site 0 = unknown).
+  // frame are its origin (ignored before AddClock; site 0 = unknown). `values` is ignored
+  // unless values are enabled.
   bool AddObject(uint64_t id, uint32_t type, uint32_t size, uint32_t ref_count, uint32_t site = 0,
-                 uint64_t frame = 0);
+                 uint64_t frame = 0, const uint64_t* values = nullptr, uint32_t value_count = 0);
   // Adds up to n references of the current object; returns how many were taken (0 means seal
-  // and call again: the next batch continues the object).
-  size_t AddRefs(const uint64_t* refs, size_t n);
+  // and call again: the next batch continues the object). `slots` (fields captures; null: all
+  // unknown) goes with `refs`.
+  size_t AddRefs(const uint64_t* refs, size_t n, const uint32_t* slots = nullptr);
 
   bool empty() const { return raw_.Empty() && pending_refs_ == 0; }
   size_t estimated_bytes() const { return estimate_; }
@@ -133,6 +173,9 @@ class BatchEncoder {
 
  private:
   bool Fits(size_t more_bytes) const { return estimate_ + more_bytes <= budget_; }
+  // An item larger than a small batch (a layout, an object with many values: at most ~40 KiB,
+  // far below kMaxAgentMessageBytes) still goes alone into an empty one.
+  bool FitsOrFirst(size_t more_bytes) const { return estimate_ == 0 || Fits(more_bytes); }
 
   const size_t budget_;  // batch_bytes minus the message's framing
   RawBatch raw_;
@@ -145,6 +188,9 @@ class BatchEncoder {
   uint64_t prev_frame_ = 0;
   uint64_t owner_ = 0;         // the object whose refs AddRefs appends
   uint64_t pending_refs_ = 0;  // refs the current object still expects
+  bool fields_on_ = false;     // EnableFields (capture-wide)
+  bool values_on_ = false;
+  uint32_t prev_slot_ = kNoSlot;  // the current object's last known slot in this batch
   EncodeScratch scratch_;
 
   void Reset();

@@ -47,6 +47,10 @@ struct CaptureTotals {
   uint64_t origin_methods = 0;
   uint64_t sites = 0;
   uint64_t known_origins = 0;  // objects sent with a site
+  // Fields and values (0 without them).
+  uint64_t layouts = 0;
+  uint64_t enums = 0;
+  uint64_t value_words = 0;
 };
 
 class HeapBatchWriter {
@@ -64,15 +68,21 @@ class HeapBatchWriter {
 
   bool Type(uint32_t id, const char* name, size_t len);
   bool Container(const RawContainer& c);  // gets the next container index
-  bool Root(uint64_t object, uint32_t flags, uint32_t container_index);
+  bool Root(uint64_t object, uint32_t flags, uint32_t container_index, uint32_t slot = kNoSlot);
+  // Fields and values (heap_batch.h BatchEncoder): EnableFields before anything else; layouts
+  // and enums before the objects and roots that use them.
+  void EnableFields(bool values) { enc_.EnableFields(values); }
+  bool Layout(const RawLayout& layout);
+  bool Enum(const RawEnum& e);
   // Allocation origins (heap_batch.h BatchEncoder): the clock once, before any origin; a
   // method or a site gets the next capture-wide id (totals().origin_methods / .sites after it).
   bool Clock(uint64_t capture_frame, uint32_t sample_bytes);
   bool OriginMethod(const std::string& name);
   bool Site(const uint32_t* method_ids, uint32_t depth);
-  // An object; `site` (0 unknown) and `frame` are its origin once the clock was sent.
+  // An object; `site` (0 unknown) and `frame` are its origin once the clock was sent;
+  // `detail` its slots and value words in a fields / values capture.
   bool Object(uint64_t id, uint32_t type, uint32_t size, const uint64_t* refs, size_t n,
-              uint32_t site = 0, uint64_t frame = 0);
+              uint32_t site = 0, uint64_t frame = 0, const ObjectDetail& detail = {});
   // Seals the last, partial batch and waits until the sink has every batch. Call once at the
   // end of the walk.
   bool Flush();

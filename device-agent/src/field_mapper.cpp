@@ -1,0 +1,262 @@
+#include "field_mapper.h"
+
+#include <algorithm>
+#include <string>
+
+#include "xrpm/protocol/constants.h"
+#include "xrpm/protocol/fields.h"
+
+namespace xrpm {
+namespace agent {
+namespace {
+
+using protocol::kMaxFieldNameBytes;
+
+std::string Name(const char* p, size_t n) {
+  if (!p) return std::string();
+  return std::string(p, std::min<size_t>(n, kMaxFieldNameBytes));
+}
+
+protocol::FieldKind Wire(FieldKind k) {
+  const auto v = static_cast<uint32_t>(k);
+  return v <= protocol::kMaxFieldKind ? static_cast<protocol::FieldKind>(v)
+                                      : protocol::FieldKind::kUnknown;
+}
+
+bool ValueKind(FieldKind k) {
+  return protocol::IsValueKind(Wire(k));
+}
+
+}  // namespace
+
+FieldMapper::FieldMapper(const WalkDetail& detail, uint32_t pointer_bytes)
+    : detail_(detail), pointer_bytes_(pointer_bytes == 4 ? 4 : 8) {}
+
+void FieldMapper::NoteType(uint32_t type_id) {
+  types_.emplace(type_id, TypeFields{});
+}
+
+bool FieldMapper::MapEnum(uint32_t enum_id, const char* name, size_t name_len, FieldKind underlying,
+                          const EnumMemberInfo* members, size_t count, protocol::RawEnum* out) {
+  const protocol::FieldKind k = Wire(underlying);
+  if (enum_id == 0 || enums_.count(enum_id) || !protocol::IsValueKind(k) ||
+      k == protocol::FieldKind::kBoolean || k == protocol::FieldKind::kSingle ||
+      k == protocol::FieldKind::kDouble)
+    return false;
+  enums_.emplace(enum_id, true);
+  out->id = enum_id;
+  out->name.assign(name ? name : "",
+                   name ? std::min<size_t>(name_len, protocol::kMaxTypeNameBytes) : 0);
+  out->underlying = k;
+  out->member_names.clear();
+  out->member_values.clear();
+  size_t bytes = 0;
+  for (size_t i = 0; i < count && i < protocol::kMaxEnumMembers; ++i) {
+    std::string m = Name(members[i].name, members[i].name_len);
+    bytes += m.size();
+    if (bytes > protocol::kMaxLayoutBytes) break;
+    out->member_names.push_back(std::move(m));
+    out->member_values.push_back(members[i].value);
+  }
+  return true;
+}
+
+bool FieldMapper::MapLayout(uint32_t type_id, const TypeLayoutInfo& l, protocol::RawLayout* out) {
+  auto it = types_.find(type_id);
+  if (it == types_.end() || it->second.has_layout ||
+      static_cast<uint32_t>(l.shape) > protocol::kMaxTypeShape)
+    return false;
+  TypeFields& t = it->second;
+  t.has_layout = true;
+  t.shape = l.shape;
+  t.runtime_fields = static_cast<uint32_t>(std::min<size_t>(l.field_count, UINT32_MAX));
+  t.element_kind = l.element_kind;
+  *out = protocol::RawLayout{};
+  out->type_id = type_id;
+  out->shape = static_cast<protocol::TypeShape>(l.shape);
+  out->element_kind = Wire(l.element_kind);
+  out->element_type_name = Name(l.element_type_name, l.element_type_name_len);
+  size_t bytes = out->element_type_name.size();
+  for (size_t i = 0; i < l.field_count; ++i) {
+    const FieldInfo& f = l.fields[i];
+    t.runtime_values += ValueKind(f.kind);
+    const protocol::FieldKind k = Wire(f.kind);
+    if (out->cut) continue;
+    protocol::RawField r;
+    r.name = Name(f.name, f.name_len);
+    r.type_name = Name(f.type_name, f.type_name_len);
+    bytes += r.name.size() + r.type_name.size();
+    if (i >= protocol::kMaxLayoutFields || bytes > protocol::kMaxLayoutBytes ||
+        k == protocol::FieldKind::kUnknown) {
+      out->cut = true;  // an unknown kind cannot be skipped: the slots after it would shift
+      continue;
+    }
+    r.offset = f.offset;
+    r.kind = k;
+    const bool integral = protocol::IsValueKind(k) && k != protocol::FieldKind::kBoolean &&
+                          k != protocol::FieldKind::kSingle && k != protocol::FieldKind::kDouble;
+    r.is_enum = f.is_enum && integral;
+    r.enum_id = r.is_enum && enums_.count(f.enum_id) ? f.enum_id : 0;
+    out->fields.push_back(std::move(r));
+    t.kinds.push_back(static_cast<uint8_t>(k));
+  }
+  for (size_t i = 0; i < l.static_count && !out->cut; ++i) {
+    const StaticFieldInfo& f = l.statics[i];
+    protocol::RawStaticField r{Name(f.name, f.name_len), Name(f.type_name, f.type_name_len),
+                               Wire(f.kind)};
+    bytes += r.name.size() + r.type_name.size();
+    if (i >= protocol::kMaxLayoutFields || bytes > protocol::kMaxLayoutBytes ||
+        r.kind == protocol::FieldKind::kUnknown) {
+      out->cut = true;
+      break;
+    }
+    out->statics.push_back(std::move(r));
+  }
+  // Statics after a cut in the instance fields are not sent: their slots are unknown.
+  t.kept_statics = static_cast<uint32_t>(out->statics.size());
+  kinds_bytes_ += t.kinds.capacity();
+  return true;
+}
+
+uint32_t FieldMapper::RootSlot(ContainerType container, uint64_t id1, uint32_t slot) const {
+  if (container != ContainerType::kClass || slot == kNoSlot || id1 > UINT32_MAX) return kNoSlot;
+  auto it = types_.find(static_cast<uint32_t>(id1));
+  if (it == types_.end() || !it->second.has_layout || slot >= it->second.kept_statics)
+    return kNoSlot;
+  return slot;
+}
+
+void FieldMapper::SetValues(uint64_t object, const uint64_t* bits, size_t count) {
+  if (pending_) ++dropped_;  // the previous values had no object
+  pending_ = count <= protocol::kMaxObjectValues;
+  if (!pending_) {
+    ++dropped_;
+    return;
+  }
+  pending_string_ = false;
+  pending_object_ = object;
+  pending_values_.assign(bits, bits + count);
+}
+
+void FieldMapper::SetString(uint64_t object, uint32_t length, const uint16_t* units, size_t count) {
+  if (pending_) ++dropped_;
+  pending_ = count == std::min<uint64_t>(length, detail_.string_cap);
+  if (!pending_) {
+    ++dropped_;
+    return;
+  }
+  pending_string_ = true;
+  pending_object_ = object;
+  pending_length_ = length;
+  pending_values_.assign(units, units + count);
+}
+
+// words_ <- the pending values mapped by the layout; false when they do not match it.
+bool FieldMapper::MapValues(const TypeFields& t, uint32_t size, uint64_t* array_length) {
+  words_.clear();
+  switch (t.shape) {
+    case TypeShape::kString:
+      if (!pending_string_ || pending_length_ > size / 2) return false;
+      words_.push_back(pending_length_);
+      words_.insert(words_.end(), pending_values_.begin(), pending_values_.end());
+      return true;
+    case TypeShape::kArray: {
+      if (pending_string_ || pending_values_.size() != 1) return false;
+      const uint32_t elem = t.element_kind == FieldKind::kReference
+                                ? pointer_bytes_
+                                : protocol::FieldKindBytes(Wire(t.element_kind), pointer_bytes_);
+      if (pending_values_[0] > size || (elem && pending_values_[0] > size / elem)) return false;
+      *array_length = pending_values_[0];
+      words_.push_back(pending_values_[0]);
+      return true;
+    }
+    default: {
+      if (pending_string_ || pending_values_.size() != t.runtime_values) return false;
+      size_t k = 0;
+      for (uint8_t kind : t.kinds) {
+        const auto wk = static_cast<protocol::FieldKind>(kind);
+        if (protocol::IsValueKind(wk))
+          words_.push_back(protocol::ValueToWord(wk, pending_values_[k++]));
+      }
+      return true;
+    }
+  }
+}
+
+const uint32_t* FieldMapper::MapSlots(const TypeFields& t, const uint32_t* slots, size_t n,
+                                      uint64_t array_length, bool* bad) {
+  if (!slots) return nullptr;
+  bool copy = false;
+  for (size_t i = 0; i < n; ++i) {
+    const uint32_t s = slots[i];
+    if (s == kNoSlot) continue;
+    switch (t.shape) {
+      case TypeShape::kString:
+        *bad = true;
+        return nullptr;
+      case TypeShape::kArray:
+        if (array_length != UINT64_MAX && s >= array_length) {
+          *bad = true;
+          return nullptr;
+        }
+        break;
+      default:
+        if (s >= t.runtime_fields) {
+          *bad = true;
+          return nullptr;
+        }
+        if (s >= t.kinds.size()) {
+          copy = true;  // past a cut: unknown
+        } else if (t.kinds[s] != static_cast<uint8_t>(protocol::FieldKind::kReference)) {
+          *bad = true;
+          return nullptr;
+        }
+    }
+  }
+  if (!copy) return slots;
+  slots_.assign(slots, slots + n);
+  for (uint32_t& s : slots_)
+    if (s != kNoSlot && s >= t.kinds.size()) s = kNoSlot;
+  return slots_.data();
+}
+
+protocol::ObjectDetail FieldMapper::Take(uint64_t object, uint32_t type_id, uint32_t size,
+                                         const uint32_t* slots, size_t ref_count) {
+  protocol::ObjectDetail d;
+  const bool had_values = pending_;
+  const bool mine = pending_ && pending_object_ == object;
+  pending_ = false;
+  auto it = types_.find(type_id);
+  if (it == types_.end() || !it->second.has_layout) {
+    if (had_values || slots) {
+      // Values or slots for a type without a layout: nothing to check them against.
+      bool any = had_values;
+      for (size_t i = 0; slots && i < ref_count && !any; ++i) any = slots[i] != kNoSlot;
+      dropped_ += any;
+    }
+    return d;
+  }
+  const TypeFields& t = it->second;
+  bool bad = had_values && !mine;
+  uint64_t array_length = UINT64_MAX;
+  if (mine && detail_.values) {
+    if (MapValues(t, size, &array_length)) {
+      d.values = words_.data();
+      d.value_count = static_cast<uint32_t>(words_.size());
+    } else {
+      bad = true;
+    }
+  }
+  d.slots = MapSlots(t, slots, ref_count, array_length, &bad);
+  dropped_ += bad;
+  return d;
+}
+
+size_t FieldMapper::FootprintBytes() const {
+  return types_.size() * (sizeof(TypeFields) + 32) + kinds_bytes_ + enums_.size() * 32 +
+         (pending_values_.capacity() + words_.capacity()) * sizeof(uint64_t) +
+         slots_.capacity() * sizeof(uint32_t);
+}
+
+}  // namespace agent
+}  // namespace xrpm

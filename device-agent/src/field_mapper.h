@@ -1,0 +1,93 @@
+// FieldMapper: the per-capture tables behind the fields and values of a capture (heap_walker.h
+// DescribeEnum / DescribeLayout / ObjectReferencesWithSlots / ObjectValues / StringValue ->
+// wire.proto layouts, enums, slot and value columns). It cuts what the runtime describes to the
+// wire's limits and checks what it reports against it, so the host never refuses a capture for
+// a runtime's slip:
+//   - names cut at kMaxFieldNameBytes; a layout keeps its first kMaxLayoutFields fields and
+//     statics within kMaxLayoutBytes of names (`cut`); an enum its first kMaxEnumMembers
+//     members within kMaxLayoutBytes; a layout for an undescribed type, a second layout or
+//     enum, an enum id 0 are ignored; a field naming an unknown enum keeps is_enum only;
+//   - slots: a field index past the layout or on a non-reference field, an element index past
+//     a known array length, any slot on a string: the object's slots all travel as unknown;
+//     slots past a cut layout travel as unknown;
+//   - values: a count other than the layout's value fields (arrays: 1; strings: min(length,
+//     string_cap) code units, length <= size / 2), or values for another object than the
+//     next ObjectReferences: the object travels without values.
+// Each such object counts once in dropped() (CaptureEnd.fields_dropped).
+//
+// Memory: per described type ~64 B plus one byte per kept field (its kind), i.e. O(types +
+// fields); one object's pending values (<= kMaxStringCap + 1 words); a slot copy only for an
+// object of a cut layout (<= its reference count). FootprintBytes() reports it so the agent
+// charges it to the capture's memory account. Every call is O(its input).
+//
+// Thread-safety: none; the walk thread owns it.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <unordered_map>
+#include <vector>
+
+#include "xrpm/agent/heap_walker.h"
+#include "xrpm/protocol/heap_batch.h"
+
+namespace xrpm {
+namespace agent {
+
+class FieldMapper {
+ public:
+  FieldMapper(const WalkDetail& detail, uint32_t pointer_bytes);
+
+  const WalkDetail& detail() const { return detail_; }
+  void NoteType(uint32_t type_id);
+  // False: nothing to send (ignored, see above).
+  bool MapEnum(uint32_t enum_id, const char* name, size_t name_len, FieldKind underlying,
+               const EnumMemberInfo* members, size_t count, protocol::RawEnum* out);
+  bool MapLayout(uint32_t type_id, const TypeLayoutInfo& layout, protocol::RawLayout* out);
+  // A root's slot on the wire: kNoSlot unless `container` is kClass of a type with a layout
+  // and `slot` is one of its kept statics.
+  uint32_t RootSlot(ContainerType container, uint64_t id1, uint32_t slot) const;
+
+  // Pending values of the next object (copied; the runtime's buffers are only valid during its
+  // call).
+  void SetValues(uint64_t object, const uint64_t* bits, size_t count);
+  void SetString(uint64_t object, uint32_t length, const uint16_t* units, size_t count);
+  // The slots and value words to send for `object` (valid until the next call).
+  protocol::ObjectDetail Take(uint64_t object, uint32_t type_id, uint32_t size,
+                              const uint32_t* slots, size_t ref_count);
+
+  uint64_t dropped() const { return dropped_; }
+  size_t FootprintBytes() const;
+
+ private:
+  struct TypeFields {
+    bool has_layout = false;
+    TypeShape shape = TypeShape::kClass;
+    uint32_t runtime_fields = 0;  // as described (before the cut)
+    uint32_t runtime_values = 0;  // value fields as described
+    uint32_t kept_statics = 0;
+    std::vector<uint8_t> kinds;  // FieldKind of each kept field
+    FieldKind element_kind = FieldKind::kUnknown;
+  };
+  const uint32_t* MapSlots(const TypeFields& t, const uint32_t* slots, size_t n,
+                           uint64_t array_length, bool* bad);
+  bool MapValues(const TypeFields& t, uint32_t size, uint64_t* array_length);
+
+  const WalkDetail detail_;
+  const uint32_t pointer_bytes_;
+  std::unordered_map<uint32_t, TypeFields> types_;
+  std::unordered_map<uint32_t, bool> enums_;  // defined enum ids
+  // Pending values (raw bits, or a string's length and units) of pending_object_.
+  bool pending_ = false;
+  bool pending_string_ = false;
+  uint64_t pending_object_ = 0;
+  uint32_t pending_length_ = 0;
+  std::vector<uint64_t> pending_values_;
+  std::vector<uint64_t> words_;  // the mapped value words
+  std::vector<uint32_t> slots_;  // slot copy for a cut layout
+  size_t kinds_bytes_ = 0;
+  uint64_t dropped_ = 0;
+};
+
+}  // namespace agent
+}  // namespace xrpm
