@@ -18,7 +18,8 @@ nlohmann::json ValueJson(const FieldValue& v) {
     case K::kFloat:
       if (std::isnan(v.d)) return "NaN";
       if (std::isinf(v.d)) return v.d > 0 ? "Infinity" : "-Infinity";
-      return v.d;
+      // A Single as the double its shortest text names (591.8129, not 591.81292724609375).
+      return v.single ? std::stod(FormatValue(v)) : v.d;
     case K::kChar: {
       const std::string s = FormatValue(v);  // 'A'
       return s.substr(1, s.size() - 2);

@@ -1,6 +1,7 @@
 #include "xrpm/core/object_fields.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cinttypes>
 #include <cstdio>
 #include <cstring>
@@ -97,7 +98,7 @@ FieldValue ReadField(const Snapshot& s, size_t object, uint32_t field) {
       v.kind = K::kUnsigned, v.u = Load<uint64_t>(p);
       break;
     case FieldKind::kSingle:
-      v.kind = K::kFloat, v.d = Load<float>(p);
+      v.kind = K::kFloat, v.d = Load<float>(p), v.single = true;
       break;
     case FieldKind::kDouble:
       v.kind = K::kFloat, v.d = Load<double>(p);
@@ -141,8 +142,9 @@ std::string FormatValue(const FieldValue& v) {
     }
     case K::kFloat: {
       char b[40];
-      std::snprintf(b, sizeof b, "%.9g", v.d);
-      return b;
+      const auto r = v.single ? std::to_chars(b, b + sizeof b, static_cast<float>(v.d))
+                              : std::to_chars(b, b + sizeof b, v.d);
+      return std::string(b, r.ptr);
     }
     case K::kRef:
       return Hex(v.ref);

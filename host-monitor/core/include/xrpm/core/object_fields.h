@@ -37,6 +37,7 @@ struct FieldValue {
   int64_t i = 0;
   uint64_t u = 0;
   double d = 0;
+  bool single = false;  // kFloat: a Single (shown with the shortest text that reads back)
   std::string_view enum_name;  // kEnum: the member's name, "" when unknown
   ObjectId ref = 0;
 };
@@ -47,7 +48,8 @@ const TypeLayout* LayoutOf(const Snapshot& s, size_t object);
 // Field `field` (index into the layout's fields) of object i.
 FieldValue ReadField(const Snapshot& s, size_t object, uint32_t field);
 
-// Display text: "true", "-3", "42", "3.5", "'A'", "Popped" (or "7" for an unnamed enum value),
+// Display text: "true", "-3", "42", "3.5" (the shortest text that reads back as the same
+// Single or Double), "'A'", "Popped" (or "7" for an unnamed enum value),
 // "0x1ce056", "null", "?" (missing).
 std::string FormatValue(const FieldValue& v);
 
