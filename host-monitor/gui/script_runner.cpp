@@ -105,6 +105,11 @@ void ScriptRunner::Start(const ScriptStep& s) {
           *d->snapshot, objs, InstanceOrder::kRetained, true,
           d->analysis ? d->analysis->dom().retained_sizes() : std::span<const uint64_t>());
       ses.SelectObject(objs.front());
+    } else if (arg == "shown") {  // the Instances view's first row (as filtered and sorted)
+      const InstancesViewState& st = app_.views().instances;
+      if (st.doc != d->id || st.objects.empty())
+        return Fail("select-object shown needs the Instances view drawn with rows");
+      ses.SelectObject(st.objects.front());
     } else if (!ses.SelectObject(std::stoull(arg))) {
       return Fail("no object with index " + arg);
     }

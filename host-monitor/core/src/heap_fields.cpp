@@ -131,6 +131,17 @@ bool DecodeArrayLength(std::span<const uint8_t> bytes, uint32_t* length) {
   return true;
 }
 
+HeapFieldsSummary Summarize(const HeapFields& f) {
+  HeapFieldsSummary s;
+  for (const TypeLayout& t : f.layouts) s.type_layouts += t.shape != TypeShape::kUnknown;
+  for (const uint32_t slot : f.ref_slot) s.known_slots += slot != kNoSlot;
+  for (const uint32_t l : f.root_label) s.labelled_roots += l != kNoSlot;
+  for (size_t i = 0; i < f.value_end.size(); ++i) s.objects_with_values += !f.values_of(i).empty();
+  s.value_bytes = f.value_data.size();
+  s.model_bytes = f.MemoryBytes();
+  return s;
+}
+
 size_t HeapFields::MemoryBytes() const {
   size_t b = ref_slot.bytes_reserved() + root_label.bytes_reserved() + value_end.bytes_reserved() +
              value_data.bytes_reserved();

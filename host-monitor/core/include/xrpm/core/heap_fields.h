@@ -177,6 +177,17 @@ struct HeapFields {
   friend bool operator==(const HeapFields&, const HeapFields&) = default;
 };
 
+// What a snapshot's object contents amount to (`xrpm info`). O(types + refs + roots + objects).
+struct HeapFieldsSummary {
+  uint64_t type_layouts = 0;         // types with a known layout
+  uint64_t known_slots = 0;          // references whose field or element is known
+  uint64_t labelled_roots = 0;
+  uint64_t objects_with_values = 0;
+  uint64_t value_bytes = 0;          // the values' own bytes
+  uint64_t model_bytes = 0;          // memory the contents take (HeapFields::MemoryBytes)
+};
+HeapFieldsSummary Summarize(const HeapFields& f);
+
 // Decodes a string object's value bytes; false when they are not a well-formed string value.
 bool DecodeStringValue(std::span<const uint8_t> bytes, StringValue* out);
 // Decodes an array's value bytes; false when absent or malformed.
