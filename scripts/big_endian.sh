@@ -61,7 +61,7 @@ cmake -S . -B "$out/build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DCMAKE_TOOLCHAIN_FILE="$root/scripts/cross/s390x-linux-gnu.cmake" \
   -DXRPM_S390X_SYSROOT="$sysroot" -DXRPM_DEVICE_ONLY=ON >/dev/null
 cmake --build "$out/build" --target xrpm-emulator
-emu_be=$out/build/emulator/xrpm-emulator
+emu_be=$out/build/bin/xrpm-emulator
 readelf -h "$emu_be" | grep -q 'big endian' || { echo "big-endian: $emu_be is not big-endian" >&2; exit 1; }
 
 qemu=(qemu-s390x -L /usr/s390x-linux-gnu -E "LD_LIBRARY_PATH=$sysroot/usr/lib/s390x-linux-gnu")
@@ -97,7 +97,7 @@ stop_be_emulator() { kill "$emu_pid" 2>/dev/null || true; wait "$emu_pid" 2>/dev
 # agent serves one host: a previous one may still be leaving, so a refused handshake is retried.
 fields_dump() {
   for _ in 1 2 3 4 5 6 7 8 9 10; do
-    "$native/tests/capture/xrpm_fields_dump" --connect "127.0.0.1:$port" --timeout-ms 60000 \
+    "$native/bin/xrpm_fields_dump" --connect "127.0.0.1:$port" --timeout-ms 60000 \
       >"$1" 2>"$1.err" && return 0
     grep -q 'handshake refused' "$1.err" || break
     sleep 1
@@ -108,8 +108,8 @@ fields_dump() {
 # ---- 3a. synthetic: capture from big-endian == native ground truth, record for record, and the
 #          same allocation sites per type (the allocation-origin columns of the wire, #16)
 synth=(--scenario synthetic --seed 7 --objects 20000 --types 40)
-xrpm=$native/host-monitor/xrpm
-"$native/emulator/xrpm-emulator" "${synth[@]}" --frames 3 --quiet --dump "$work/synthetic-truth.xrpm"
+xrpm=$native/bin/xrpm
+"$native/bin/xrpm-emulator" "${synth[@]}" --frames 3 --quiet --dump "$work/synthetic-truth.xrpm"
 start_be_emulator "$work/synthetic-emulator.log" "${synth[@]}"
 "$xrpm" capture --connect "127.0.0.1:$port" --peer-timeout 60 \
   -o "$work/synthetic-be.xrpm" --json >"$work/synthetic-capture.json"
@@ -146,7 +146,7 @@ echo "big-endian: synthetic capture from s390x equals the x86-64 ground truth ($
 
 # ---- 3b. bubbles: a game with threads, statics, handles and strings
 start_be_emulator "$work/bubbles-emulator.log" --scenario bubbles
-"$native/host-monitor/xrpm" capture --connect "127.0.0.1:$port" --peer-timeout 60 \
+"$native/bin/xrpm" capture --connect "127.0.0.1:$port" --peer-timeout 60 \
   -o "$work/bubbles-be.xrpm" --json >"$work/bubbles-capture.json"
 stop_be_emulator
 "$xrpm" info --strict "$work/bubbles-be.xrpm" >"$work/bubbles-info.txt"

@@ -32,7 +32,7 @@ if [ "$build" = 1 ]; then
   cmake --preset fuzz >/dev/null
   cmake --build --preset fuzz
 fi
-bin=build/fuzz/tests/fuzz
+bin=build/fuzz/bin
 if [ ${#targets[@]} -eq 0 ]; then
   for f in "$bin"/fuzz_*; do [ -x "$f" ] && targets+=("${f##*/fuzz_}"); done
 fi

@@ -23,8 +23,8 @@ scenario="${1:-bubbles}"
 targets=(xrpm xrpm-emulator)
 [ "$scenario" = mono ] && targets+=(xrpm-mono mono-profiler-xrpm xrpm_mono_programs)
 scripts/build.sh release "${targets[@]}" ${want_gui:+xrpm-monitor} >/dev/null
-bin=build/release
-xrpm="$bin/host-monitor/xrpm"
+bin=build/release/bin
+xrpm="$bin/xrpm"
 out=build/run
 mkdir -p "$out"
 log="$out/emulator.log"
@@ -42,17 +42,17 @@ trap stop_emulator EXIT
 trap 'exit 130' INT TERM
 
 if [ "$scenario" = mono ]; then
-  [ -x "$bin/emulator/xrpm-mono" ] || {
+  [ -x "$bin/xrpm-mono" ] || {
     echo "run.sh: the Mono port was not built: sudo apt-get install mono-runtime libmono-2.0-dev mono-mcs" >&2
     exit 1
   }
   # --allocations: sampled allocations carry their site and frame into captures; one sample per
   # 1 KiB (not the default 16 KiB) so the small sample game's leak shows within a few seconds.
-  "$bin/emulator/xrpm-mono" --port 0 --allocations --sample-bytes 1024 \
-    -- "$bin/emulator/XnaBubbles.exe" 2>"$log" &
+  "$bin/xrpm-mono" --port 0 --allocations --sample-bytes 1024 \
+    -- "$bin/XnaBubbles.exe" 2>"$log" &
   label="xrpm-mono (XnaBubbles.exe under Mono)"
 else
-  "$bin/emulator/xrpm-emulator" --scenario "$scenario" --port 0 2>"$log" &
+  "$bin/xrpm-emulator" --scenario "$scenario" --port 0 2>"$log" &
   label="xrpm-emulator ($scenario)"
 fi
 emu_pid=$!
@@ -75,7 +75,7 @@ if [ -n "$want_gui" ]; then
   echo "== xrpm-monitor connected to $endpoint (close the window to stop the emulator)"
   rc=0
   # shellcheck disable=SC2086  # XRPM_MONITOR_ARGS is a list of options
-  "$bin/host-monitor/gui/xrpm-monitor" --connect "$endpoint" ${XRPM_MONITOR_ARGS:-} || rc=$?
+  "$bin/xrpm-monitor" --connect "$endpoint" ${XRPM_MONITOR_ARGS:-} || rc=$?
   [ "$rc" -eq 3 ] || exit "$rc"  # 3: no window could be opened; go on headless
   echo "run.sh: no window could be opened; continuing headless" >&2
 fi

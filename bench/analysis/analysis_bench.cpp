@@ -23,10 +23,10 @@
 #include <vector>
 
 #include "bench_clock.h"
-#include "xrpm/core/analysis/dominators.h"
-#include "xrpm/core/analysis/graph_index.h"
-#include "xrpm/core/analysis/type_stats.h"
-#include "xrpm/core/snapshot.h"
+#include "xrpm/analysis/dominators.h"
+#include "xrpm/analysis/graph_index.h"
+#include "xrpm/analysis/type_stats.h"
+#include "xrpm/model/snapshot.h"
 
 // Boost 1.74's bidirectional CSR graph lacks degree(), which the BidirectionalGraph concept
 // check of lengauer_tarjan_dominator_tree asks for (it never calls it).

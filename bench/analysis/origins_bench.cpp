@@ -3,7 +3,7 @@
 //
 //   xrpm_origins_bench [--objects N] [--repeat K] [--threads T]
 //
-// Builds three captures of the simulated leaking game (tests/analysis/leak_game.h) at frames
+// Builds three captures of the simulated leaking game (tests/support/leak_game.h) at frames
 // 3000, 6000 and 9000, each of about N objects (mostly long-lived textures, a leak of N/20
 // objects per 3000 frames, 1,000 particles a frame), then reports
 //   1. model: Snapshot::MemoryBytes with and without the origins (columns + site tables), per
@@ -23,10 +23,10 @@
 
 #include "bench_clock.h"
 #include "leak_game.h"
-#include "xrpm/core/analysis/graph_index.h"
-#include "xrpm/core/analysis/leak_filter.h"
-#include "xrpm/core/analysis/paths.h"
-#include "xrpm/core/type_histogram.h"
+#include "xrpm/analysis/graph_index.h"
+#include "xrpm/analysis/leak_filter.h"
+#include "xrpm/analysis/paths.h"
+#include "xrpm/model/type_histogram.h"
 
 namespace {
 

@@ -15,7 +15,7 @@
 // Each iteration is one capture. Thread-safety: the agent and client run their own threads; the
 // log sink is guarded by its mutex.
 //
-// Run: build/release/bench/capture/cancel_resume_bench [--benchmark_filter=...]
+// Run: build/release/bin/cancel_resume_bench [--benchmark_filter=...]
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
@@ -27,7 +27,7 @@
 #include <thread>
 
 #include "xrpm/agent/agent.h"
-#include "xrpm/core/client/host_client.h"
+#include "xrpm/client/host_client.h"
 #include "xrpm/emulator/runtime.h"
 #include "xrpm/emulator/scenario.h"
 #include "xrpm/emulator/world_lock.h"

@@ -12,7 +12,7 @@
 // Each of `--runs` (default 5) runs measures every figure once, baselines next to captures, and
 // the report gives medians and the medians of the per-run ratios (the machine is shared).
 //
-// Run: build/release/bench/capture/capture_bench [--objects N] [--runs R] [--json]
+// Run: build/release/bin/capture_bench [--objects N] [--runs R] [--json]
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -24,9 +24,9 @@
 #include <vector>
 
 #include "xrpm/agent/agent.h"
-#include "xrpm/core/client/capture_assembler.h"
-#include "xrpm/core/client/host_client.h"
-#include "xrpm/core/netcf_writer.h"
+#include "xrpm/client/capture_assembler.h"
+#include "xrpm/client/host_client.h"
+#include "xrpm/formats/netcf_writer.h"
 #include "xrpm/emulator/runtime.h"
 #include "xrpm/emulator/scenario.h"
 #include "xrpm/emulator/world_lock.h"
@@ -269,7 +269,7 @@ int main(int argc, char** argv) {
   net_link = {};
   streaming_link = {};
   uint64_t gclog_bytes = 0;
-  WriteNetcf(*net.snapshot, [&](std::string_view b) { gclog_bytes += b.size(); });
+  formats::WriteNetcf(*net.snapshot, [&](std::string_view b) { gclog_bytes += b.size(); });
 
   // Medians of each figure, and medians of the per-run ratios (a capture against the baseline
   // measured moments before it, which cancels much of the machine's varying load).

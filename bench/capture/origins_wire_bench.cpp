@@ -15,7 +15,7 @@
 // objects much older (a fragmented, long-lived heap); its baseline is the same walk without
 // the origin calls.
 //
-// Run: build/release/bench/capture/origins_wire_bench [--objects N] [--frames F]
+// Run: build/release/bin/origins_wire_bench [--objects N] [--frames F]
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>

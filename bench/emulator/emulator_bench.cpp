@@ -11,7 +11,7 @@
 // Each runs with the allocation origins the runtime records for every object (/origins:1, the
 // default) and without them (/origins:0, RuntimeConfig::record_origins off), the baseline of
 // what recording them costs the allocation path, the collection and the walk (issue 16).
-// Run: [XRPM_BENCH_OBJECTS=3000000] build/release/bench/emulator/emulator_bench
+// Run: [XRPM_BENCH_OBJECTS=3000000] build/release/bin/emulator_bench
 //      [--benchmark_filter=...]
 #include <benchmark/benchmark.h>
 

@@ -2,17 +2,17 @@
 // XRPM_BENCH_OBJECTS to change), each next to its NETCF baseline from the same run:
 //   BM_WriteNetcf / BM_WriteIbmClassic / BM_WriteHeapSnapshot: whole snapshot to a byte sink.
 //   BM_ReadNetcf (1 thread) / BM_ReadIbmClassic: text already in memory -> Snapshot.
-// Run: build/release/bench/formats/xrpm_formats_bench --benchmark_min_time=2
+// Run: build/release/bin/xrpm_formats_bench --benchmark_min_time=2
 #include <benchmark/benchmark.h>
 
 #include <cstdlib>
 
 #include "test_heaps.h"
-#include "xrpm/core/formats/heapsnapshot_writer.h"
-#include "xrpm/core/formats/ibm_classic_reader.h"
-#include "xrpm/core/formats/ibm_classic_writer.h"
-#include "xrpm/core/netcf_reader.h"
-#include "xrpm/core/netcf_writer.h"
+#include "xrpm/formats/heapsnapshot_writer.h"
+#include "xrpm/formats/ibm_classic_reader.h"
+#include "xrpm/formats/ibm_classic_writer.h"
+#include "xrpm/formats/netcf_reader.h"
+#include "xrpm/formats/netcf_writer.h"
 
 namespace xrpm {
 namespace {
@@ -38,13 +38,13 @@ void WriteBench(benchmark::State& state, Write write) {
 }
 
 void BM_WriteNetcf(benchmark::State& state) {
-  WriteBench(state, [](const Snapshot& s, auto sink) { WriteNetcf(s, sink); });
+  WriteBench(state, [](const Snapshot& s, auto sink) { formats::WriteNetcf(s, sink); });
 }
 void BM_WriteIbmClassic(benchmark::State& state) {
-  WriteBench(state, [](const Snapshot& s, auto sink) { WriteIbmClassic(s, sink); });
+  WriteBench(state, [](const Snapshot& s, auto sink) { formats::WriteIbmClassic(s, sink); });
 }
 void BM_WriteHeapSnapshot(benchmark::State& state) {
-  WriteBench(state, [](const Snapshot& s, auto sink) { WriteHeapSnapshot(s, sink); });
+  WriteBench(state, [](const Snapshot& s, auto sink) { formats::WriteHeapSnapshot(s, sink); });
 }
 
 template <class Write, class Read>
@@ -62,15 +62,15 @@ void ReadBench(benchmark::State& state, Write write, Read read) {
 
 void BM_ReadNetcf(benchmark::State& state) {
   ReadBench(
-      state, [](const Snapshot& s, auto sink) { WriteNetcf(s, sink); },
+      state, [](const Snapshot& s, auto sink) { formats::WriteNetcf(s, sink); },
       [](std::string_view t, Diagnostics& d) {
-        return ReadNetcf(t, "bench", d, ReadOptions{.threads = 1});
+        return formats::ReadNetcf(t, "bench", d, formats::ReadOptions{.threads = 1});
       });
 }
 void BM_ReadIbmClassic(benchmark::State& state) {
   ReadBench(
-      state, [](const Snapshot& s, auto sink) { WriteIbmClassic(s, sink); },
-      [](std::string_view t, Diagnostics& d) { return ReadIbmClassic(t, "bench", d); });
+      state, [](const Snapshot& s, auto sink) { formats::WriteIbmClassic(s, sink); },
+      [](std::string_view t, Diagnostics& d) { return formats::ReadIbmClassic(t, "bench", d); });
 }
 
 BENCHMARK(BM_WriteNetcf)->Unit(benchmark::kMillisecond);

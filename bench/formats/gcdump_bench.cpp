@@ -2,11 +2,11 @@
 // by default, XRPM_BENCH_OBJECTS to change; the issue asks for >= 5 M nodes), both measured in
 // the same run, both single-threaded:
 //   BM_ReadGcDump: a .gcdump image in memory (written by the test-only writer,
-//     tests/formats/gcdump_test_writer.h, from the heap below plus the [.NET Roots] pseudo-node
+//     tests/support/gcdump_test_writer.h, from the heap below plus the [.NET Roots] pseudo-node
 //     tree) -> Snapshot.
-//   BM_ReadNetcf: the same heap as .gclog text in memory -> Snapshot (ReadOptions::threads = 1).
+//   BM_ReadNetcf: the same heap as .gclog text in memory -> Snapshot (formats::ReadOptions::threads = 1).
 // items_per_second is objects per second; the ratio of the two times is the figure in
-// docs/PERFORMANCE.md. Run: build/release/bench/formats/xrpm_gcdump_bench --benchmark_min_time=2
+// docs/PERFORMANCE.md. Run: build/release/bin/xrpm_gcdump_bench --benchmark_min_time=2
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
@@ -14,9 +14,9 @@
 
 #include "gcdump_test_writer.h"
 #include "test_heaps.h"
-#include "xrpm/core/formats/gcdump_reader.h"
-#include "xrpm/core/netcf_reader.h"
-#include "xrpm/core/netcf_writer.h"
+#include "xrpm/formats/gcdump_reader.h"
+#include "xrpm/formats/netcf_reader.h"
+#include "xrpm/formats/netcf_writer.h"
 
 namespace xrpm {
 namespace {
@@ -75,8 +75,8 @@ void BM_ReadGcDump(benchmark::State& state) {
   uint64_t nodes = 0;
   for (auto _ : state) {
     Diagnostics d;
-    GcDumpReadStats st;
-    Snapshot s = ReadGcDump({reinterpret_cast<const uint8_t*>(image.data()), image.size()}, "bench",
+    formats::GcDumpReadStats st;
+    Snapshot s = formats::ReadGcDump({reinterpret_cast<const uint8_t*>(image.data()), image.size()}, "bench",
                             d, {}, &st);
     benchmark::DoNotOptimize(s.object_count());
     nodes = st.nodes;
@@ -90,10 +90,10 @@ void BM_ReadGcDump(benchmark::State& state) {
 
 void BM_ReadNetcf(benchmark::State& state) {
   std::string text;
-  WriteNetcf(Heap(), [&](std::string_view b) { text.append(b); });
+  formats::WriteNetcf(Heap(), [&](std::string_view b) { text.append(b); });
   for (auto _ : state) {
     Diagnostics d;
-    Snapshot s = ReadNetcf(text, "bench", d, ReadOptions{.threads = 1});
+    Snapshot s = formats::ReadNetcf(text, "bench", d, formats::ReadOptions{.threads = 1});
     benchmark::DoNotOptimize(s.object_count());
   }
   state.SetBytesProcessed(static_cast<int64_t>(text.size() * state.iterations()));

@@ -11,7 +11,7 @@
 //                      emulator's exact ledger: err_mean / err_max = |estimate - exact| / exact of
 //                      the total, sites_found = share of runs in which every site with >= 1 %
 //                      of the bytes had a sample
-// Run: build/release/bench/frames/frames_bench [--benchmark_filter=...]
+// Run: build/release/bin/frames_bench [--benchmark_filter=...]
 #include <benchmark/benchmark.h>
 
 #include <atomic>
@@ -23,7 +23,7 @@
 
 #include "frame_tracker.h"
 #include "xrpm/agent/agent.h"
-#include "xrpm/core/client/host_client.h"
+#include "xrpm/client/host_client.h"
 #include "xrpm/emulator/game_loop.h"
 #include "xrpm/emulator/runtime.h"
 #include "xrpm/emulator/scenario.h"

@@ -26,8 +26,8 @@
 
 #include "app.h"
 #include "style.h"
-#include "xrpm/core/session/app_session.h"
-#include "xrpm/core/session/human_format.h"
+#include "xrpm/app/app_session.h"
+#include "xrpm/model/human_format.h"
 
 namespace {
 using namespace xrpm;
@@ -87,14 +87,14 @@ struct Result {
   double generate_s = 0, analysis_s = 0;
 };
 
-Result Measure(session::AppSession& ses, gui::App& app, const session::DemoHeapOptions& opts,
+Result Measure(app::AppSession& ses, gui::App& app, const app::DemoHeapOptions& opts,
                const std::string& filter, int frames) {
   Result r;
   const uint64_t rss0 = ResidentBytes();
   const auto t0 = std::chrono::steady_clock::now();
   const uint32_t id = ses.OpenDemo(opts);
   if (!ses.WaitIdle(std::chrono::hours(4))) std::exit(1);
-  session::SnapshotDoc* d = ses.doc(id);
+  app::SnapshotDoc* d = ses.doc(id);
   if (!d || !d->analysis) {
     std::fprintf(stderr, "demo heap failed: %s\n", d ? d->problem.c_str() : "closed");
     std::exit(1);
@@ -136,7 +136,7 @@ void Print(const char* what, const Stats& s, const Stats& base) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  session::DemoHeapOptions big;
+  app::DemoHeapOptions big;
   big.objects = 1'000'000;
   big.extra_refs_per_object = 2.0;
   int frames = 300;
@@ -169,10 +169,10 @@ int main(int argc, char** argv) {
 
   char cfg[] = "/tmp/xrpm_gui_bench_XXXXXX";
   if (!mkdtemp(cfg)) return 1;
-  session::AppSession ses({cfg, /*persist=*/false, {}});
+  app::AppSession ses({cfg, /*persist=*/false, {}});
   gui::App app(ses);
 
-  session::DemoHeapOptions small = big;
+  app::DemoHeapOptions small = big;
   small.objects = 10'000;
   const Result base = Measure(ses, app, small, filter, frames);
   const Result r = Measure(ses, app, big, filter, frames);
@@ -182,19 +182,19 @@ int main(int argc, char** argv) {
   std::printf(
       "heap: %s objects, %s references (%.2f per object); generated in %.2f s, "
       "analysed in %.2f s\n",
-      session::FormatCount(r.objects).c_str(), session::FormatCount(r.refs).c_str(),
+      xrpm::FormatCount(r.objects).c_str(), xrpm::FormatCount(r.refs).c_str(),
       double(r.refs) / double(r.objects), r.generate_s, r.analysis_s);
   std::printf("baseline: the same views with a %s-object heap of the same shape\n",
-              session::FormatCount(base.objects).c_str());
+              xrpm::FormatCount(base.objects).c_str());
   Print(("Types, sorted, filter \"" + filter + "\"").c_str(), r.types, base.types);
   std::printf("  (a Types frame draws %d vertices; the baseline's %d)\n", r.types_vertices,
               base.types_vertices);
   Print("Types, frame after a filter change", r.filter_change, base.filter_change);
-  Print(("Instances (" + session::FormatCount(r.instances_count) + ")").c_str(), r.instances,
+  Print(("Instances (" + xrpm::FormatCount(r.instances_count) + ")").c_str(), r.instances,
         base.instances);
   Print("Dominator tree", r.dominators, base.dominators);
   std::printf("resident memory of the open snapshot + analysis: %s = %.1f bytes/object\n",
-              session::FormatBytes(r.rss).c_str(), double(r.rss) / double(r.objects));
+              xrpm::FormatBytes(r.rss).c_str(), double(r.rss) / double(r.objects));
   ImGui::DestroyContext();
   return 0;
 }

@@ -29,8 +29,8 @@
 #include <thread>
 #include <vector>
 
-#include "xrpm/core/client/host_client.h"
-#include "xrpm/core/netcf_writer.h"
+#include "xrpm/client/host_client.h"
+#include "xrpm/formats/netcf_writer.h"
 
 namespace {
 
@@ -273,7 +273,7 @@ int main(int argc, char** argv) {
       return 1;
     }
     uint64_t bytes = 0;
-    xrpm::WriteNetcf(*res.snapshot, [&](std::string_view b) { bytes += b.size(); });
+    xrpm::formats::WriteNetcf(*res.snapshot, [&](std::string_view b) { bytes += b.size(); });
     const auto& st = res.stats;
     objects = st.objects;
     refs = st.refs;

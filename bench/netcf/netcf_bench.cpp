@@ -17,10 +17,10 @@
 #include <string>
 
 #include "netcf_gen.h"
-#include "xrpm/core/atomic_file.h"
-#include "xrpm/core/formats/xrpm_file.h"
-#include "xrpm/core/netcf_reader.h"
-#include "xrpm/core/netcf_writer.h"
+#include "xrpm/model/atomic_file.h"
+#include "xrpm/formats/xrpm_file.h"
+#include "xrpm/formats/netcf_reader.h"
+#include "xrpm/formats/netcf_writer.h"
 
 using namespace xrpm;
 
@@ -63,12 +63,12 @@ int Usage() {
 Snapshot Load(const char* path, unsigned threads, double& seconds, double& cpu, long& rss_before,
               long& rss_after) {
   Diagnostics d;
-  ReadOptions ro;
+  formats::ReadOptions ro;
   ro.threads = threads;
   rss_before = MaxRssKb();
   const double c0 = CpuSeconds();
   const double t0 = Now();
-  Snapshot s = ReadNetcfFile(path, d, ro);
+  Snapshot s = formats::ReadNetcfFile(path, d, ro);
   seconds = Now() - t0;
   cpu = CpuSeconds() - c0;
   rss_after = MaxRssKb();
@@ -125,7 +125,7 @@ int main(int argc, char** argv) {
       Snapshot s = Load(argv[2], 0, secs, cpu, before, after);
       const double c0 = CpuSeconds();
       const double t0 = Now();
-      WriteNetcfFile(s, argv[3]);
+      formats::WriteNetcfFile(s, argv[3]);
       const double w = Now() - t0;
       const double wcpu = CpuSeconds() - c0;
       uint64_t bytes = 0;
@@ -152,20 +152,20 @@ int main(int argc, char** argv) {
                     static_cast<unsigned long long>(FileBytes(path)));
         return w;
       };
-      const double x = timed([&](const char* p) { WriteXrpmFile(s, p); }, argv[3], "xrpm_write");
-      const double g = timed([&](const char* p) { WriteNetcfFile(s, p); }, argv[4], "gclog_write");
+      const double x = timed([&](const char* p) { formats::WriteXrpmFile(s, p); }, argv[3], "xrpm_write");
+      const double g = timed([&](const char* p) { formats::WriteNetcfFile(s, p); }, argv[4], "gclog_write");
       std::printf(
           "write_ratio=%.3f size_ratio=%.3f\n", x / g,
           static_cast<double>(FileBytes(argv[3])) / static_cast<double>(FileBytes(argv[4])));
       return 0;
     }
     if (mode == "xrpm-open" && (argc == 3 || argc == 4)) {
-      XrpmReadOptions o;
+      formats::XrpmReadOptions o;
       o.threads = argc == 4 ? static_cast<unsigned>(std::atoi(argv[3])) : 0;
       const long before = MaxRssKb();
       const double c0 = CpuSeconds();
       const double t0 = Now();
-      XrpmContents c = ReadXrpmFile(argv[2], o);
+      formats::XrpmContents c = formats::ReadXrpmFile(argv[2], o);
       const double secs = Now() - t0;
       const double cpu = CpuSeconds() - c0;
       const double peak = static_cast<double>(MaxRssKb() - before) * 1024.0;

@@ -8,7 +8,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 objects="${1:-10000000}"; runs="${2:-5}"; threads="${3:-0}"
 cmake --build --preset release --target netcf_bench >/dev/null
-bench=build/release/bench/netcf/netcf_bench
+bench=build/release/bin/netcf_bench
 dir="${TMPDIR:-/tmp}/xrpm-netcf-bench"; mkdir -p "$dir"
 file="$dir/heap-$objects.gclog"
 [ -s "$file" ] || "$bench" gen "$objects" 1 "$file" >/dev/null

@@ -1,10 +1,10 @@
-// xrpm: the headless command-line front end of the host monitor. Each verb is in cmd_*.cpp.
+// xrpm: the headless command-line front end of the host monitor. Each verb is in verbs/<verb>.cpp.
 #include <algorithm>
 #include <cstdio>
 #include <exception>
 
-#include "verb.h"
-#include "xrpm/core/diagnostics.h"
+#include "shared/verb.h"
+#include "xrpm/model/diagnostics.h"
 
 namespace xrpm::cli {
 std::vector<Verb>& Verbs() {

@@ -9,14 +9,14 @@
 #include <filesystem>
 
 #include "widgets.h"
-#include "xrpm/core/session/human_format.h"
-#include "xrpm/core/snapshot_io.h"
+#include "xrpm/model/human_format.h"
+#include "xrpm/formats/snapshot_io.h"
 
 namespace xrpm::gui {
-using session::DocState;
-using session::FormatBytes;
-using session::FormatCount;
-using session::SnapshotDoc;
+using app::DocState;
+using xrpm::FormatBytes;
+using xrpm::FormatCount;
+using app::SnapshotDoc;
 
 namespace {
 
@@ -40,14 +40,14 @@ bool EscapePressed() {
 
 }  // namespace
 
-App::App(session::AppSession& session) : session_(session) {}
+App::App(app::AppSession& session) : session_(session) {}
 
 bool App::Animating() const {
   const auto& link = session_.link();
   return !session_.Idle() || link.capturing() ||
-         link.phase() == session::DeviceLink::Phase::kConnecting ||
-         link.phase() == session::DeviceLink::Phase::kStartingEmulator ||
-         (link.phase() == session::DeviceLink::Phase::kConnected && !session_.counters().paused());
+         link.phase() == app::DeviceLink::Phase::kConnecting ||
+         link.phase() == app::DeviceLink::Phase::kStartingEmulator ||
+         (link.phase() == app::DeviceLink::Phase::kConnected && !session_.counters().paused());
 }
 
 void App::ShowExportCountersDialog() {
@@ -125,8 +125,8 @@ void App::Frame() {
         std::snprintf(t, sizeof t, "%8.1f s  ", e.time_s);
         TextMuted(t);
         ImGui::SameLine();
-        const ImVec4 c = e.level == session::LogEntry::kError ? kBad
-                         : e.level == session::LogEntry::kWarning
+        const ImVec4 c = e.level == app::LogEntry::kError ? kBad
+                         : e.level == app::LogEntry::kWarning
                              ? kWarn
                              : ImGui::GetStyle().Colors[ImGuiCol_Text];
         ImGui::PushTextWrapPos(0);
@@ -149,7 +149,7 @@ void App::OpenDropped(const std::vector<std::string>& paths) {
   for (const auto& path : paths) {
     std::error_code ec;
     if (std::filesystem::is_directory(path, ec)) {
-      session_.Log(session::LogEntry::kWarning,
+      session_.Log(app::LogEntry::kWarning,
                    "Dropped a folder; drop snapshot files instead: " + path);
       continue;
     }
@@ -197,16 +197,16 @@ void App::ShowSaveDialog(uint32_t id) {
   for (char& c : name)
     if (c == ' ' || c == '/') c = '_';
   // Import-only formats (.gcdump) cannot be written: their extension goes.
-  const FormatInfo* f = FormatForPath(name, /*for_reading=*/false);
+  const formats::FormatInfo* f = formats::FormatForPath(name, /*for_reading=*/false);
   if (f && !f->can_write) name = std::filesystem::path(name).replace_extension().string();
   // Never saved (a capture), or no writable extension: the lossless .xrpm unless the user picks
   // another format.
-  if (d->path.empty() || !FormatForPath(name, /*for_reading=*/false)) name += ".xrpm";
+  if (d->path.empty() || !formats::FormatForPath(name, /*for_reading=*/false)) name += ".xrpm";
   std::string dir = d->path.empty() ? session_.settings().last_dir
                                     : std::filesystem::path(d->path).parent_path().string();
   file_dialog_.Open(
       FileDialog::Mode::kSave, dir, name, true,
-      [snap = d->snapshot](const std::string& format) { return FormatLosses(*snap, format); });
+      [snap = d->snapshot](const std::string& format) { return formats::FormatLosses(*snap, format); });
 }
 
 void App::AskClose(uint32_t id) {
@@ -288,8 +288,8 @@ void App::DrawSnapshotList() {
     SnapshotDoc& d = *dp;
     ImGui::PushID(static_cast<int>(d.id));
     const bool active = d.id == session_.active_id();
-    const char* badge = d.origin == session::DocOrigin::kCaptured    ? "[capture]"
-                        : d.origin == session::DocOrigin::kGenerated ? "[demo]"
+    const char* badge = d.origin == app::DocOrigin::kCaptured    ? "[capture]"
+                        : d.origin == app::DocOrigin::kGenerated ? "[demo]"
                                                                      : "[file]";
     std::string label = std::string(badge) + " " + d.title + (d.unsaved ? "  *" : "");
     if (ImGui::Selectable(label.c_str(), active, ImGuiSelectableFlags_AllowItemOverlap))
@@ -311,7 +311,7 @@ void App::DrawSnapshotList() {
         ImGui::PopTextWrapPos();
         break;
       default: {
-        std::string line = session::FormatShortCount(double(d.snapshot->object_count())) +
+        std::string line = xrpm::FormatShortCount(double(d.snapshot->object_count())) +
                            " objects, " + FormatBytes(d.overview ? d.overview->bytes : 0);
         if (d.state == DocState::kAnalysing) line += ", analysing...";
         TextMuted(line);
@@ -424,7 +424,7 @@ void App::DrawMain() {
 void App::DrawStatusBar() {
   ImGui::Separator();
   ImGui::SetCursorPosX(ImGui::GetCursorPosX() + 10);
-  const session::TaskStatus st = session_.work();
+  const app::TaskStatus st = session_.work();
   if (st.busy) {
     if (WorkProgress(st)) session_.CancelWork();
   } else if (!session_.last_error().empty()) {

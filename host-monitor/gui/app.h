@@ -11,14 +11,14 @@
 #include <vector>
 
 #include "file_dialog.h"
-#include "views.h"
-#include "xrpm/core/session/app_session.h"
+#include "view_registry.h"
+#include "xrpm/app/app_session.h"
 
 namespace xrpm::gui {
 
 class App {
  public:
-  explicit App(session::AppSession& session);
+  explicit App(app::AppSession& session);
 
   // Draws one frame's UI (between Platform::BeginFrame and EndFrame).
   void Frame();
@@ -42,7 +42,7 @@ class App {
   // "quit-unsaved" (the script's expect-dialog names).
   const char* DialogName() const;
 
-  session::AppSession& session() { return session_; }
+  app::AppSession& session() { return session_; }
   ViewStates& views() { return states_; }
 
  private:
@@ -57,7 +57,7 @@ class App {
   void ShowSaveDialog(uint32_t doc);
   void AskClose(uint32_t doc);
 
-  session::AppSession& session_;
+  app::AppSession& session_;
   ViewStates states_;
   View view_ = View::kSummary;
   bool view_requested_ = true;  // select view_'s tab on the next frame

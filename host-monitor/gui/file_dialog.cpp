@@ -6,15 +6,15 @@
 #include <cstring>
 
 #include "widgets.h"
-#include "xrpm/core/snapshot_io.h"
+#include "xrpm/formats/snapshot_io.h"
 
 namespace xrpm::gui {
 namespace fs = std::filesystem;
 
 namespace {
-std::vector<const FormatInfo*> Writable() {
-  std::vector<const FormatInfo*> out;
-  for (const auto& f : Formats())
+std::vector<const formats::FormatInfo*> Writable() {
+  std::vector<const formats::FormatInfo*> out;
+  for (const auto& f : formats::Formats())
     if (f.can_write) out.push_back(&f);
   return out;
 }
@@ -22,7 +22,7 @@ std::vector<const FormatInfo*> Writable() {
 bool KnownExtension(const std::string& file) {
   std::string ext = fs::path(file).extension().string();
   std::transform(ext.begin(), ext.end(), ext.begin(), ::tolower);
-  for (const auto& f : Formats())
+  for (const auto& f : formats::Formats())
     for (const auto& e : f.extensions)
       if (e == ext) return true;
   return false;
@@ -36,7 +36,7 @@ void FileDialog::Open(Mode mode, const std::string& dir, const std::string& sugg
   losses_ = std::move(losses);
   // The suggested name's extension picks the format; else the first (lossless .xrpm).
   format_ = 0;
-  if (const FormatInfo* f = FormatForPath(suggested, /*for_reading=*/false)) {
+  if (const formats::FormatInfo* f = formats::FormatForPath(suggested, /*for_reading=*/false)) {
     const auto writable = Writable();
     for (int i = 0; i < int(writable.size()); ++i)
       if (writable[i] == f) format_ = i;
@@ -133,11 +133,11 @@ std::optional<FileDialog::Result> FileDialog::Draw() {
   ImGui::SameLine();
   if (ImGui::Checkbox("All files", &all_files_)) Refresh();
 
-  auto writable = snapshot_formats_ ? Writable() : std::vector<const FormatInfo*>{};
+  auto writable = snapshot_formats_ ? Writable() : std::vector<const formats::FormatInfo*>{};
   if (mode_ == Mode::kSave && !writable.empty()) {
     format_ = std::clamp(format_, 0, int(writable.size()) - 1);
     ImGui::SetNextItemWidth(320);
-    const FormatInfo* cur = writable[format_];
+    const formats::FormatInfo* cur = writable[format_];
     std::string label = cur->description + " (" + cur->extensions.front() + ")";
     if (ImGui::BeginCombo("Format", label.c_str())) {
       for (int i = 0; i < int(writable.size()); ++i) {
@@ -157,8 +157,8 @@ std::optional<FileDialog::Result> FileDialog::Draw() {
   }
   if (mode_ == Mode::kSave && !writable.empty() && losses_) {
     // The format the file will get: a typed extension of a writable format, else the choice.
-    const FormatInfo* f = writable[format_];
-    if (const FormatInfo* by_ext = FormatForPath(name_, false); by_ext && by_ext->can_write)
+    const formats::FormatInfo* f = writable[format_];
+    if (const formats::FormatInfo* by_ext = formats::FormatForPath(name_, false); by_ext && by_ext->can_write)
       f = by_ext;
     const std::vector<std::string> lost = losses_(f->name);
     if (lost.empty()) {
@@ -191,7 +191,7 @@ std::optional<FileDialog::Result> FileDialog::Draw() {
       Result r{p.string(), {}};
       if (mode_ == Mode::kSave && !writable.empty()) {
         // A typed extension of another writable format picks that format ("x.heapsnapshot").
-        const FormatInfo* by_ext = FormatForPath(p.string(), /*for_reading=*/false);
+        const formats::FormatInfo* by_ext = formats::FormatForPath(p.string(), /*for_reading=*/false);
         if (p.has_extension() && by_ext && by_ext->can_write) {
           r.format = by_ext->name;
         } else {

@@ -1,6 +1,6 @@
 // FileDialog: an in-window Open / Save As dialog (Dear ImGui has none and Debian ships none for
 // it): a path field, the current directory's folders and matching files, and for saving a
-// format choice from snapshot_io's Formats(). Drawn as a modal popup.
+// format choice from snapshot_io's formats::Formats(). Drawn as a modal popup.
 //
 // Thread-safety: UI thread only.
 #pragma once
@@ -21,7 +21,7 @@ class FileDialog {
     std::string format;  // save: the chosen format name ("" = by extension)
   };
 
-  // What saving in a format would lose (snapshot_io's FormatLosses for the document).
+  // What saving in a format would lose (snapshot_io's formats::FormatLosses for the document).
   using LossesFn = std::function<std::vector<std::string>(const std::string& format)>;
 
   // Opens the dialog in `dir`; for saving, `suggested` is the proposed file name (its extension

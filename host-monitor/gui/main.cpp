@@ -14,8 +14,8 @@
 #include "app.h"
 #include "platform.h"
 #include "script_runner.h"
-#include "xrpm/core/atomic_file.h"
-#include "xrpm/core/diagnostics.h"
+#include "xrpm/model/atomic_file.h"
+#include "xrpm/model/diagnostics.h"
 
 namespace {
 
@@ -73,10 +73,10 @@ int main(int argc, char** argv) {
     return cli.exit(e) == 0 ? 0 : 2;
   }
 
-  std::optional<std::vector<xrpm::session::ScriptStep>> steps;
+  std::optional<std::vector<xrpm::app::ScriptStep>> steps;
   if (!o.script.empty()) {
     try {
-      steps = xrpm::session::ParseScriptFile(o.script);
+      steps = xrpm::app::ParseScriptFile(o.script);
     } catch (const xrpm::InputError& e) {
       std::fprintf(stderr, "xrpm-monitor: %s\n", e.what());
       return 1;
@@ -84,9 +84,9 @@ int main(int argc, char** argv) {
   }
 
   // The session (and its worker threads, which call Platform::Wake) must end before GLFW does.
-  auto session_owner = std::make_unique<xrpm::session::AppSession>(
-      xrpm::session::AppSession::Options{o.config_dir, true, &xrpm::gui::Platform::Wake});
-  xrpm::session::AppSession& session = *session_owner;
+  auto session_owner = std::make_unique<xrpm::app::AppSession>(
+      xrpm::app::AppSession::Options{o.config_dir, true, &xrpm::gui::Platform::Wake});
+  xrpm::app::AppSession& session = *session_owner;
   auto& settings = session.settings();
   xrpm::gui::PlatformOptions popts;
   popts.width = settings.window_width;

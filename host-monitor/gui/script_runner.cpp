@@ -8,10 +8,10 @@
 #include <sstream>
 
 #include "app.h"
-#include "xrpm/core/atomic_file.h"
+#include "xrpm/model/atomic_file.h"
 
 namespace xrpm::gui {
-using namespace xrpm::session;
+using namespace xrpm::app;
 using Clock = std::chrono::steady_clock;
 
 namespace {

@@ -1,4 +1,4 @@
-// ScriptRunner: plays a parsed script (session/script.h) against the running window, one step
+// ScriptRunner: plays a parsed script (xrpm/app/script.h) against the running window, one step
 // at a time between frames, so tests drive the real GUI: the same App, session, worker threads
 // and client a user gets. Steps that start work (open, capture, save, ...) wait for it to
 // finish, each with a deadline; any failure stops the script with "line N: what went wrong"
@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "xrpm/core/session/script.h"
+#include "xrpm/app/script.h"
 
 namespace xrpm::gui {
 
@@ -19,7 +19,7 @@ class App;
 
 class ScriptRunner {
  public:
-  ScriptRunner(std::vector<session::ScriptStep> steps, App& app);
+  ScriptRunner(std::vector<app::ScriptStep> steps, App& app);
 
   // Before drawing a frame: runs steps until one needs frames drawn or work to finish.
   void BeforeFrame();
@@ -34,14 +34,14 @@ class ScriptRunner {
 
  private:
   enum class Wait { kNone, kFrames, kIdle, kScreenshot, kDevice };
-  void Start(const session::ScriptStep& s);
+  void Start(const app::ScriptStep& s);
   void Check();  // while waiting: done yet?
   void CheckDevice();
   void Fail(const std::string& why);
   void Finish(int code);
   void Next();
 
-  std::vector<session::ScriptStep> steps_;
+  std::vector<app::ScriptStep> steps_;
   App& app_;
   size_t pc_ = 0;
   Wait wait_ = Wait::kNone;

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "xrpm/core/session/human_format.h"
+#include "xrpm/model/human_format.h"
 
 namespace xrpm::gui {
 
@@ -59,7 +59,7 @@ void ShareBar(float fraction, const std::string& label) {
   ImGui::Dummy(ImVec2(w, h));
 }
 
-bool WorkProgress(const session::TaskStatus& st) {
+bool WorkProgress(const app::TaskStatus& st) {
   ImGui::TextUnformatted(st.label.c_str());
   if (!st.phase.empty()) {
     ImGui::SameLine();
@@ -67,8 +67,8 @@ bool WorkProgress(const session::TaskStatus& st) {
   }
   ImGui::SameLine();
   const float frac = st.fraction();
-  std::string overlay = session::FormatDuration(st.elapsed_s);
-  if (frac >= 0) overlay = session::FormatPercent(frac) + "  " + overlay;
+  std::string overlay = xrpm::FormatDuration(st.elapsed_s);
+  if (frac >= 0) overlay = xrpm::FormatPercent(frac) + "  " + overlay;
   // Indeterminate: a sliding fill, so the user sees it is alive.
   const float shown = frac >= 0 ? frac : 0.5f + 0.5f * std::sin(float(ImGui::GetTime()) * 3.f);
   ImGui::ProgressBar(shown, ImVec2(220, 0), overlay.c_str());

@@ -9,7 +9,7 @@
 #include <cstdint>
 #include <string>
 
-#include "xrpm/core/session/worker.h"
+#include "xrpm/app/worker.h"
 
 namespace xrpm::gui {
 
@@ -29,7 +29,7 @@ void NumberedWrapped(size_t number, const std::string& text);
 void ShareBar(float fraction, const std::string& label);
 // One line: label, phase, a progress bar (indeterminate when total == 0), elapsed time, and a
 // Cancel button. Returns true when Cancel was pressed.
-bool WorkProgress(const session::TaskStatus& st);
+bool WorkProgress(const app::TaskStatus& st);
 // A section title in the sidebar.
 void SectionTitle(const char* text);
 

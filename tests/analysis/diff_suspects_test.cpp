@@ -3,9 +3,9 @@
 
 #include "game_heap.h"
 #include "heap_builder.h"
-#include "xrpm/core/analysis/diff.h"
-#include "xrpm/core/analysis/heap_analysis.h"
-#include "xrpm/core/analysis/suspects.h"
+#include "xrpm/analysis/diff.h"
+#include "xrpm/analysis/heap_analysis.h"
+#include "xrpm/analysis/suspects.h"
 
 namespace xrpm::analysis {
 namespace {

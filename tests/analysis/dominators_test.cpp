@@ -8,9 +8,9 @@
 #include <random>
 
 #include "heap_builder.h"
-#include "xrpm/core/analysis/dominators.h"
-#include "xrpm/core/analysis/graph_index.h"
-#include "xrpm/core/analysis/type_stats.h"
+#include "xrpm/analysis/dominators.h"
+#include "xrpm/analysis/graph_index.h"
+#include "xrpm/analysis/type_stats.h"
 
 namespace xrpm::analysis {
 namespace {

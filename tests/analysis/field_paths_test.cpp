@@ -4,10 +4,10 @@
 
 #include <set>
 
-#include "../core/fields_game.h"
-#include "xrpm/core/analysis/dominators.h"
-#include "xrpm/core/analysis/graph_index.h"
-#include "xrpm/core/analysis/paths.h"
+#include "fields_game.h"
+#include "xrpm/analysis/dominators.h"
+#include "xrpm/analysis/graph_index.h"
+#include "xrpm/analysis/paths.h"
 
 namespace xrpm::analysis {
 namespace {

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "heap_builder.h"
-#include "xrpm/core/analysis/graph_index.h"
+#include "xrpm/analysis/graph_index.h"
 
 namespace xrpm::analysis {
 namespace {

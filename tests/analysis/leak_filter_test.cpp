@@ -5,9 +5,9 @@
 #include <cmath>
 
 #include "heap_builder.h"
-#include "xrpm/core/analysis/graph_index.h"
-#include "xrpm/core/analysis/leak_filter.h"
-#include "xrpm/core/analysis/paths.h"
+#include "xrpm/analysis/graph_index.h"
+#include "xrpm/analysis/leak_filter.h"
+#include "xrpm/analysis/paths.h"
 
 namespace xrpm::analysis {
 namespace {

@@ -2,9 +2,9 @@
 // on the synthetic game heap of tests/core/fields_game.h.
 #include <gtest/gtest.h>
 
-#include "../core/fields_game.h"
-#include "xrpm/core/analysis/graph_index.h"
-#include "xrpm/core/analysis/object_contents.h"
+#include "fields_game.h"
+#include "xrpm/analysis/graph_index.h"
+#include "xrpm/analysis/object_contents.h"
 
 namespace xrpm::analysis {
 namespace {

@@ -2,9 +2,9 @@
 #include <gtest/gtest.h>
 
 #include "heap_builder.h"
-#include "xrpm/core/analysis/dominators.h"
-#include "xrpm/core/analysis/graph_index.h"
-#include "xrpm/core/analysis/paths.h"
+#include "xrpm/analysis/dominators.h"
+#include "xrpm/analysis/graph_index.h"
+#include "xrpm/analysis/paths.h"
 
 namespace xrpm::analysis {
 namespace {

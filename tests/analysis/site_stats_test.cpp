@@ -5,10 +5,10 @@
 #include <cmath>
 
 #include "heap_builder.h"
-#include "xrpm/core/analysis/age_histogram.h"
-#include "xrpm/core/analysis/dominators.h"
-#include "xrpm/core/analysis/graph_index.h"
-#include "xrpm/core/analysis/site_stats.h"
+#include "xrpm/analysis/age_histogram.h"
+#include "xrpm/analysis/dominators.h"
+#include "xrpm/analysis/graph_index.h"
+#include "xrpm/analysis/site_stats.h"
 
 namespace xrpm::analysis {
 namespace {

@@ -1,3 +1,4 @@
+// ctest-labels: threaded
 // xrpm-emulator as a program: --dump writes a valid .gclog, --stat a table, usage errors exit 2,
 // SIGTERM stops it cleanly (and still writes the dump).
 #include <fcntl.h>
@@ -17,15 +18,15 @@
 #include <string>
 #include <vector>
 
-#include "xrpm/core/snapshot_io.h"
+#include "xrpm/formats/snapshot_io.h"
 
 extern char** environ;
 
 namespace {
 namespace fs = std::filesystem;
 using xrpm::Diagnostics;
-using xrpm::FormatForPath;
-using xrpm::LoadSnapshot;
+using xrpm::formats::FormatForPath;
+using xrpm::formats::LoadSnapshot;
 using xrpm::Snapshot;
 
 struct Child {

@@ -1,3 +1,4 @@
+// ctest-labels: cpu_timing threaded
 // Live counters: real NETCF names and categories, plausible movement, consistent .stat
 // columns, thread-safe sampling while the game runs.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// ctest-labels: threaded
 // The collector against a reference reachability model on random graphs, with every root kind,
 // pinning, weak handles and finalization; compaction moving objects; long chains; budget.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// ctest-labels: threaded
 // The scenarios as a user sees them through the ground-truth dump: every root descriptor and
 // flag in a bubbles dump, realistic types, the leak growing, synthetic determinism, and a GC
 // stress run that would catch any address held across an allocation.

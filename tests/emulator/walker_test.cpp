@@ -1,3 +1,4 @@
+// ctest-labels: threaded
 // The heap walker's protocol (heap_walker.h): container order, thread before frames, heap last,
 // C_END always; depth-first reporting; postpone gives a flat list; abort semantics.
 #include <gtest/gtest.h>

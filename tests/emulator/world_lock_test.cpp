@@ -1,3 +1,4 @@
+// ctest-labels: cpu_timing threaded
 // Stopping the world: the game parks at its frame boundary, stoppers are serialised, a game that
 // never reaches its safe point makes RunWithWorldStopped time out cleanly.
 #include <gtest/gtest.h>

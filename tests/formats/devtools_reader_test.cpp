@@ -13,12 +13,13 @@
 #include <nlohmann/json.hpp>
 #include <unordered_map>
 
-#include "../core/fields_game.h"
+#include "fields_game.h"
+#include "subprocess.h"
 #include "test_heaps.h"
-#include "xrpm/core/formats/heapsnapshot_writer.h"
-#include "xrpm/core/formats/ibm_classic_reader.h"
-#include "xrpm/core/object_fields.h"
-#include "xrpm/core/snapshot_io.h"
+#include "xrpm/formats/heapsnapshot_writer.h"
+#include "xrpm/formats/ibm_classic_reader.h"
+#include "xrpm/formats/snapshot_io.h"
+#include "xrpm/model/object_fields.h"
 
 namespace xrpm {
 namespace {
@@ -48,27 +49,22 @@ class DevToolsReader : public ::testing::Test {
   }
 
   // Exports `s`, runs DevTools' reader on the file and returns what it printed.
-  json Check(const Snapshot& s, HeapSnapshotStats* stats) {
+  json Check(const Snapshot& s, formats::HeapSnapshotStats* stats) {
     const fs::path file = dir_ / "heap.heapsnapshot";
-    *stats = WriteHeapSnapshotFile(s, file.string());
+    *stats = formats::WriteHeapSnapshotFile(s, file.string());
     const std::string cmd = "node '" + std::string(DEVTOOLS_CHECK_SCRIPT) + "' '" +
                             kPrefix.string() + "' '" + file.string() + "' 2>'" +
                             (dir_ / "stderr.txt").string() + "'";
-    FILE* p = popen(cmd.c_str(), "r");
-    EXPECT_NE(p, nullptr);
-    std::string out;
-    char buf[65536];
-    for (size_t n; p && (n = fread(buf, 1, sizeof buf, p)) > 0;) out.append(buf, n);
-    int rc = p ? pclose(p) : -1;
-    EXPECT_EQ(rc, 0) << "node failed; see " << (dir_ / "stderr.txt");
-    return json::parse(out);
+    const xrpm::testing::RunResult run = xrpm::testing::RunShell(cmd, 300000);
+    EXPECT_EQ(run.exit_code, 0) << "node failed; see " << (dir_ / "stderr.txt");
+    return json::parse(run.out);
   }
 
   fs::path dir_;
 };
 
 // Compares DevTools' view with the snapshot that was exported.
-void ExpectSameHeap(const Snapshot& s, const HeapSnapshotStats& st, const json& got) {
+void ExpectSameHeap(const Snapshot& s, const formats::HeapSnapshotStats& st, const json& got) {
   EXPECT_EQ(got["nodeCount"].get<uint64_t>(), st.node_count);
   EXPECT_EQ(got["nodeCount"].get<uint64_t>(), 1 + st.root_groups + s.object_count());
   EXPECT_EQ(got["edgeCount"].get<uint64_t>(), st.edge_count);
@@ -135,7 +131,7 @@ void ExpectSameHeap(const Snapshot& s, const HeapSnapshotStats& st, const json& 
 
 TEST_F(DevToolsReader, ReadsANetcfHeapWithEveryRootKind) {
   Snapshot s = test::MakeHeap({.seed = 11, .objects = 3000, .dangling = 0.05});
-  HeapSnapshotStats st;
+  formats::HeapSnapshotStats st;
   json got = Check(s, &st);
   EXPECT_TRUE(st.ids_are_addresses);
   EXPECT_EQ(st.root_groups, static_cast<uint64_t>(kRootKindCount));
@@ -145,9 +141,9 @@ TEST_F(DevToolsReader, ReadsANetcfHeapWithEveryRootKind) {
 
 TEST_F(DevToolsReader, ReadsAJavaHeapFromAClassicDump) {
   Diagnostics d;
-  Snapshot s = ReadIbmClassicFile(std::string(FORMATS_TEST_DATA) + "/j9_native_style.txt", d);
+  Snapshot s = formats::ReadIbmClassicFile(std::string(FORMATS_TEST_DATA) + "/j9_native_style.txt", d);
   ASSERT_TRUE(d.empty());
-  HeapSnapshotStats st;
+  formats::HeapSnapshotStats st;
   json got = Check(s, &st);
   ExpectSameHeap(s, st, got);
   EXPECT_EQ(got["classes"]["char[]"]["self"], 48);
@@ -155,9 +151,9 @@ TEST_F(DevToolsReader, ReadsAJavaHeapFromAClassicDump) {
 
 TEST_F(DevToolsReader, ReadsTheSampleCapture) {
   Diagnostics d;
-  Snapshot s = LoadSnapshot(std::string(XRPM_TEST_DATA) + "/netcf/bubbles.gclog", d);
+  Snapshot s = formats::LoadSnapshot(std::string(XRPM_TEST_DATA) + "/netcf/bubbles.gclog", d);
   ASSERT_TRUE(d.empty());
-  HeapSnapshotStats st;
+  formats::HeapSnapshotStats st;
   json got = Check(s, &st);
   ExpectSameHeap(s, st, got);
 }
@@ -166,7 +162,7 @@ TEST_F(DevToolsReader, ReadsOrdinalIdsWhenAddressesRepeat) {
   Snapshot s = test::MakeHeap({.seed = 12, .objects = 500});
   s.AddObject(s.object_id[7], 0, 64, {});  // duplicate address
   s.CloseSectionRanges();
-  HeapSnapshotStats st;
+  formats::HeapSnapshotStats st;
   json got = Check(s, &st);
   EXPECT_FALSE(st.ids_are_addresses);
   ExpectSameHeap(s, st, got);
@@ -176,7 +172,7 @@ TEST_F(DevToolsReader, ReadsOrdinalIdsWhenAddressesRepeat) {
 // the roots' labels.
 TEST_F(DevToolsReader, ShowsFieldNamesElementIndexesAndStringText) {
   const Snapshot s = test::MakeFieldsGame();
-  HeapSnapshotStats st;
+  formats::HeapSnapshotStats st;
   json got = Check(s, &st);
   ExpectSameHeap(s, st, got);
   std::map<uint64_t, json> by_id;

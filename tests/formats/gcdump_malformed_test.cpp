@@ -10,7 +10,7 @@
 
 #include "file_bytes.h"
 #include "gcdump_test_writer.h"
-#include "xrpm/core/formats/gcdump_reader.h"
+#include "xrpm/formats/gcdump_reader.h"
 
 namespace xrpm {
 namespace {
@@ -21,7 +21,7 @@ const std::string kDir = std::string(XRPM_TEST_DATA) + "/gcdump";
 
 Snapshot Read(const std::string& bytes) {
   Diagnostics d;
-  return ReadGcDump({reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()}, "bad.gcdump",
+  return formats::ReadGcDump({reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()}, "bad.gcdump",
                     d);
 }
 

@@ -7,7 +7,7 @@
 #include <sstream>
 
 #include "file_bytes.h"
-#include "xrpm/core/formats/gcdump_file.h"
+#include "xrpm/formats/gcdump_file.h"
 
 namespace xrpm {
 namespace {
@@ -103,9 +103,9 @@ TEST(GcDumpOracle, PerfViewTest1MatchesPerfViewsXmlRendering) {
   ASSERT_EQ(want.nodes.size(), 6482u);
   ASSERT_EQ(want.type_names.size(), 1994u);
 
-  const gcdump::GcDumpFile f = gcdump::ParseGcDumpFile(
+  const formats::GcDumpFile f = formats::ParseGcDumpFile(
       {reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()}, "test1.gcdump");
-  const gcdump::Graph& g = f.graph;
+  const formats::Graph& g = f.graph;
   EXPECT_EQ(f.version, 10);
   EXPECT_EQ(g.root_index, want.root);
   EXPECT_EQ(static_cast<uint64_t>(g.total_size), want.total_size);
@@ -115,10 +115,10 @@ TEST(GcDumpOracle, PerfViewTest1MatchesPerfViewsXmlRendering) {
   ASSERT_EQ(g.node_count(), want.num_nodes);
   ASSERT_EQ(g.addresses.size(), want.num_nodes);
 
-  gcdump::NodeDecoder dec(g, "test1.gcdump");
+  formats::NodeDecoder dec(g, "test1.gcdump");
   uint64_t edges = 0, size = 0;
   for (uint32_t i = 0; i < g.node_count(); ++i) {
-    const gcdump::GraphNode n = dec.Decode(i);
+    const formats::GraphNode n = dec.Decode(i);
     const XmlNode& x = want.nodes[i];
     ASSERT_EQ(n.type, x.type) << "node " << i;
     ASSERT_EQ(n.size, x.size) << "node " << i;

@@ -12,8 +12,8 @@
 
 #include "gcdump_test_writer.h"
 #include "test_heaps.h"
-#include "xrpm/core/formats/gcdump_reader.h"
-#include "xrpm/core/snapshot_io.h"
+#include "xrpm/formats/gcdump_reader.h"
+#include "xrpm/formats/snapshot_io.h"
 
 namespace xrpm {
 namespace {
@@ -25,11 +25,11 @@ const std::string kDir = std::string(XRPM_TEST_DATA) + "/gcdump";
 const std::string kMono = kDir + "/sample-monovm.gcdump";
 const std::string kTest1 = kDir + "/perfview-test1.gcdump";
 
-Snapshot Read(const std::string& bytes, Diagnostics& d, GcDumpReadStats* st = nullptr,
+Snapshot Read(const std::string& bytes, Diagnostics& d, formats::GcDumpReadStats* st = nullptr,
               bool strict = false) {
-  ReadOptions o;
+  formats::ReadOptions o;
   o.strict = strict;
-  return ReadGcDump({reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()}, "mem.gcdump", d,
+  return formats::ReadGcDump({reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()}, "mem.gcdump", d,
                     o, st);
 }
 
@@ -41,8 +41,8 @@ std::map<std::string, uint64_t> RootsByKind(const Snapshot& s) {
 
 TEST(GcDumpReader, MonoVmSampleHasTheReadmeCountsAndMapsPseudoNodesToRoots) {
   Diagnostics d;
-  GcDumpReadStats st;
-  Snapshot s = ReadGcDumpFile(kMono, d, {}, &st);
+  formats::GcDumpReadStats st;
+  Snapshot s = formats::ReadGcDumpFile(kMono, d, {}, &st);
   EXPECT_TRUE(d.empty()) << d.kept().front().ToString();
   // The graph as stored (tests/data/gcdump/README.md).
   EXPECT_EQ(st.nodes, 24062u);
@@ -84,8 +84,8 @@ TEST(GcDumpReader, MonoVmSampleHasTheReadmeCountsAndMapsPseudoNodesToRoots) {
 
 TEST(GcDumpReader, PerfViewJsHeapHasOneRootPseudoNode) {
   Diagnostics d;
-  GcDumpReadStats st;
-  Snapshot s = ReadGcDumpFile(kTest1, d, {}, &st);
+  formats::GcDumpReadStats st;
+  Snapshot s = formats::ReadGcDumpFile(kTest1, d, {}, &st);
   EXPECT_TRUE(d.empty());
   EXPECT_EQ(st.nodes, 6482u);
   EXPECT_EQ(st.types, 1994u);
@@ -147,7 +147,7 @@ TEST(GcDumpReader, HandBuiltGraphMapsEveryRootCategory) {
   GcDumpTestWriter w;
   const std::string bytes = HandBuiltDump(w);
   Diagnostics d;
-  GcDumpReadStats st;
+  formats::GcDumpReadStats st;
   Snapshot s = Read(bytes, d, &st);
   EXPECT_EQ(st.pseudo_nodes, 8u);
   EXPECT_EQ(st.undefined_nodes, 1u);
@@ -255,7 +255,7 @@ TEST(GcDumpReader, SampledDumpScalesCountsAndSizesPerType) {
   w.count_multipliers = {1, 1, 10, 2.5f};
   w.average_count_multiplier = 7;
   Diagnostics d;
-  GcDumpReadStats st;
+  formats::GcDumpReadStats st;
   Snapshot s = Read(w.Finish(), d, &st);
   EXPECT_TRUE(d.empty());
   EXPECT_TRUE(st.sampled);
@@ -283,13 +283,13 @@ class GcDumpRoundTrip : public ::testing::Test {
 TEST_F(GcDumpRoundTrip, ThroughNetcfAndIbmClassicKeepsObjectsSizesRefsAndRoots) {
   for (const std::string& src : {kMono, kTest1}) {
     Diagnostics d;
-    const Snapshot s = LoadSnapshot(src, d);
+    const Snapshot s = formats::LoadSnapshot(src, d);
     ASSERT_TRUE(d.empty());
     const test::Canon want = test::Canonical(s);
     for (const char* out : {"heap.gclog", "heap.txt"}) {
-      SaveSnapshot(s, Path(out));
+      formats::SaveSnapshot(s, Path(out));
       Diagnostics d2;
-      const Snapshot back = LoadSnapshot(Path(out), d2);
+      const Snapshot back = formats::LoadSnapshot(Path(out), d2);
       EXPECT_TRUE(d2.empty()) << out << ": " << d2.kept().front().ToString();
       const test::Canon got = test::Canonical(back);
       ASSERT_EQ(got.objects.size(), want.objects.size()) << src << " via " << out;
@@ -302,7 +302,7 @@ TEST_F(GcDumpRoundTrip, ThroughNetcfAndIbmClassicKeepsObjectsSizesRefsAndRoots) 
       EXPECT_EQ(back.root_count(), s.root_count()) << src << " via " << out;
     }
     const std::string hs = Path("heap.heapsnapshot");
-    SaveSnapshot(s, hs);
+    formats::SaveSnapshot(s, hs);
     std::ifstream in(hs);
     std::string head(16, '\0');
     in.read(head.data(), 16);
@@ -311,17 +311,17 @@ TEST_F(GcDumpRoundTrip, ThroughNetcfAndIbmClassicKeepsObjectsSizesRefsAndRoots) 
 }
 
 TEST_F(GcDumpRoundTrip, FormatTableDetectsGcDumpByContentAndRefusesToWriteIt) {
-  const FormatInfo* gc = FindFormat("gcdump");
+  const formats::FormatInfo* gc = formats::FindFormat("gcdump");
   ASSERT_NE(gc, nullptr);
   EXPECT_TRUE(gc->can_read);
   EXPECT_FALSE(gc->can_write);
   fs::copy_file(kTest1, Path("heap.bin"));
-  EXPECT_EQ(FormatForPath(Path("heap.bin"), true), gc);
-  EXPECT_EQ(FormatForPath("x.gcdump", false), gc);
+  EXPECT_EQ(formats::FormatForPath(Path("heap.bin"), true), gc);
+  EXPECT_EQ(formats::FormatForPath("x.gcdump", false), gc);
   Diagnostics d;
-  EXPECT_EQ(LoadSnapshot(Path("heap.bin"), d).object_count(), 6481u);
+  EXPECT_EQ(formats::LoadSnapshot(Path("heap.bin"), d).object_count(), 6481u);
   Snapshot empty;
-  EXPECT_THROW(SaveSnapshot(empty, Path("out.gcdump")), std::runtime_error);
+  EXPECT_THROW(formats::SaveSnapshot(empty, Path("out.gcdump")), std::runtime_error);
 }
 
 }  // namespace

@@ -11,7 +11,7 @@
 #include <sstream>
 
 #include "test_heaps.h"
-#include "xrpm/core/formats/heapsnapshot_writer.h"
+#include "xrpm/formats/heapsnapshot_writer.h"
 
 namespace xrpm {
 namespace {
@@ -20,14 +20,14 @@ using json = nlohmann::json;
 
 struct Exported {
   json doc;
-  HeapSnapshotStats stats;
+  formats::HeapSnapshotStats stats;
   size_t chunks = 0, largest_chunk = 0;
   std::string text;
 };
 
 Exported Export(const Snapshot& s) {
   Exported e;
-  e.stats = WriteHeapSnapshot(s, [&](std::string_view b) {
+  e.stats = formats::WriteHeapSnapshot(s, [&](std::string_view b) {
     ++e.chunks;
     e.largest_chunk = std::max(e.largest_chunk, b.size());
     e.text.append(b);
@@ -223,13 +223,13 @@ TEST(HeapSnapshotWriter, SavesAtomically) {
       std::filesystem::temp_directory_path() / ("xrpm_hs_" + std::to_string(getpid()));
   std::filesystem::create_directories(dir);
   const std::string path = (dir / "heap.heapsnapshot").string();
-  WriteHeapSnapshotFile(Sample(), path);
+  formats::WriteHeapSnapshotFile(Sample(), path);
   std::ifstream f(path, std::ios::binary);
   std::stringstream ss;
   ss << f.rdbuf();
   EXPECT_EQ(ss.str(), Export(Sample()).text);
   EXPECT_EQ(std::distance(std::filesystem::directory_iterator(dir), {}), 1);
-  EXPECT_THROW(WriteHeapSnapshotFile(Sample(), (dir / "no" / "x.heapsnapshot").string()),
+  EXPECT_THROW(formats::WriteHeapSnapshotFile(Sample(), (dir / "no" / "x.heapsnapshot").string()),
                std::runtime_error);
   std::filesystem::remove_all(dir);
 }

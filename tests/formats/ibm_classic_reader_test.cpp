@@ -4,7 +4,7 @@
 #include <random>
 #include <sstream>
 
-#include "xrpm/core/formats/ibm_classic_reader.h"
+#include "xrpm/formats/ibm_classic_reader.h"
 
 namespace xrpm {
 namespace {
@@ -46,8 +46,8 @@ std::vector<ObjectId> Refs(const Snapshot& s, ObjectId id) {
 
 TEST(IbmClassicReader, ReadsTheSpecExamples) {
   Diagnostics d;
-  IbmReadStats st;
-  Snapshot s = ReadIbmClassicFile(Data("spec_examples.txt"), d, {}, &st);
+  formats::IbmReadStats st;
+  Snapshot s = formats::ReadIbmClassicFile(Data("spec_examples.txt"), d, {}, &st);
   ASSERT_EQ(s.sections.size(), 1u);
   EXPECT_EQ(s.sections[0].name, "J2RE 6.0 IBM J9 2.5 Linux x86-32 build 20081016_024574_lHdRSr");
   EXPECT_TRUE(s.sections[0].closed);
@@ -102,8 +102,8 @@ TEST(IbmClassicReader, ReadsTheSpecExamples) {
 
 TEST(IbmClassicReader, ReadsJ9NativeStyleExactly) {
   Diagnostics d;
-  IbmReadStats st;
-  Snapshot s = ReadIbmClassicFile(Data("j9_native_style.txt"), d, {}, &st);
+  formats::IbmReadStats st;
+  Snapshot s = formats::ReadIbmClassicFile(Data("j9_native_style.txt"), d, {}, &st);
   EXPECT_TRUE(d.empty()) << All(d);
   ASSERT_EQ(s.object_count(), 5u);
   ASSERT_EQ(s.type_count(), 5u);
@@ -137,8 +137,8 @@ TEST(IbmClassicReader, ReadsJ9NativeStyleExactly) {
 
 TEST(IbmClassicReader, ReadsDtfjStyleWithCrlfCompactColonsAndShortNulls) {
   Diagnostics d;
-  IbmReadStats st;
-  Snapshot s = ReadIbmClassicFile(Data("dtfj_style.txt"), d, {}, &st);
+  formats::IbmReadStats st;
+  Snapshot s = formats::ReadIbmClassicFile(Data("dtfj_style.txt"), d, {}, &st);
   EXPECT_TRUE(d.empty()) << All(d);
   EXPECT_EQ(s.sections[0].name,
             "JRE 1.8.0 IBM J9 2.9 Windows 7 amd64-64 build pwa6480sr6-20171231_01");
@@ -178,8 +178,8 @@ TEST(IbmClassicReader, AcceptsEveryTrailerSpelling) {
   for (const auto& b : breakdowns) {
     for (const auto& e : eofs) {
       Diagnostics d;
-      IbmReadStats st;
-      Snapshot s = ReadIbmClassic(WithTrailers(b, e), "t", d, {}, &st);
+      formats::IbmReadStats st;
+      Snapshot s = formats::ReadIbmClassic(WithTrailers(b, e), "t", d, {}, &st);
       EXPECT_TRUE(d.empty()) << b << " / " << e << "\n" << All(d);
       EXPECT_EQ(s.object_count(), 2u);
       EXPECT_TRUE(st.saw_breakdown && st.saw_eof);
@@ -189,7 +189,7 @@ TEST(IbmClassicReader, AcceptsEveryTrailerSpelling) {
 
 TEST(IbmClassicReader, ReportsWrongTrailerCounts) {
   Diagnostics d;
-  ReadIbmClassic(WithTrailers("// Breakdown - Classes: 3, Objects: 1, ObjectArrays: 0, "
+  formats::ReadIbmClassic(WithTrailers("// Breakdown - Classes: 3, Objects: 1, ObjectArrays: 0, "
                               "PrimitiveArrays: 1",
                               "// EOF:  Total 'Objects',Refs(null) : 4,7(1)"),
                  "t", d);
@@ -233,7 +233,7 @@ TEST(IbmClassicReader, MalformedCorpusGetsDiagnosticsWithLines) {
     SCOPED_TRACE(e.file);
     Diagnostics d;
     const std::string path = Data(std::string("malformed/") + e.file);
-    ReadIbmClassicFile(path, d);
+    formats::ReadIbmClassicFile(path, d);
     std::vector<std::pair<std::string, uint64_t>> got;
     for (const Diagnostic& x : d.kept()) {
       got.emplace_back(x.code, x.line);
@@ -243,7 +243,7 @@ TEST(IbmClassicReader, MalformedCorpusGetsDiagnosticsWithLines) {
     EXPECT_EQ(got, e.diags) << All(d);
     // Strict mode stops at the first problem with the same diagnostic.
     try {
-      ReadIbmClassicFile(path, d, ReadOptions{.strict = true});
+      formats::ReadIbmClassicFile(path, d, formats::ReadOptions{.strict = true});
       ADD_FAILURE() << "strict read did not throw";
     } catch (const InputError& err) {
       EXPECT_EQ(err.diagnostic().code, e.diags.front().first);
@@ -255,16 +255,16 @@ TEST(IbmClassicReader, MalformedCorpusGetsDiagnosticsWithLines) {
 
 TEST(IbmClassicReader, LenientReadKeepsWhatIsValid) {
   Diagnostics d;
-  Snapshot s = ReadIbmClassicFile(Data("malformed/bad_ref_token.txt"), d);
+  Snapshot s = formats::ReadIbmClassicFile(Data("malformed/bad_ref_token.txt"), d);
   ASSERT_EQ(s.object_count(), 1u);
   EXPECT_TRUE(s.object_refs(0).empty());  // 0xGG dropped, the class ref is no edge
-  Snapshot t = ReadIbmClassicFile(Data("malformed/missing_class.txt"), d);
+  Snapshot t = formats::ReadIbmClassicFile(Data("malformed/missing_class.txt"), d);
   ASSERT_EQ(t.type_count(), 1u);
   EXPECT_EQ(t.types[0].name, "java.lang.Object");  // named from the OBJ line
-  Snapshot dup = ReadIbmClassicFile(Data("malformed/duplicate_object.txt"), d);
+  Snapshot dup = formats::ReadIbmClassicFile(Data("malformed/duplicate_object.txt"), d);
   EXPECT_EQ(dup.object_count(), 1u);  // the first is kept
   EXPECT_EQ(dup.ref_count(), 0u);
-  Snapshot u = ReadIbmClassicFile(Data("malformed/truncated.txt"), d);
+  Snapshot u = formats::ReadIbmClassicFile(Data("malformed/truncated.txt"), d);
   EXPECT_FALSE(u.sections[0].closed);
   EXPECT_EQ(u.object_count(), 1u);
 }
@@ -272,18 +272,18 @@ TEST(IbmClassicReader, LenientReadKeepsWhatIsValid) {
 TEST(IbmClassicReader, InputWithoutAnyHeapdumpIsAnError) {
   for (const char* f : {"malformed/not_ibm.txt", "malformed/empty.txt"}) {
     Diagnostics d;
-    EXPECT_THROW(ReadIbmClassicFile(Data(f), d), InputError) << f;
+    EXPECT_THROW(formats::ReadIbmClassicFile(Data(f), d), InputError) << f;
   }
   Diagnostics d;
-  EXPECT_THROW(ReadIbmClassicFile(Data("no/such/file.txt"), d), InputError);
+  EXPECT_THROW(formats::ReadIbmClassicFile(Data("no/such/file.txt"), d), InputError);
 }
 
 TEST(IbmClassicReader, SniffsTheFormat) {
-  EXPECT_TRUE(LooksLikeIbmClassic(Slurp(Data("spec_examples.txt"))));
-  EXPECT_TRUE(LooksLikeIbmClassic("\n\n0x00001000 [16] OBJ java/lang/Object\n"));
-  EXPECT_FALSE(LooksLikeIbmClassic(Slurp(Data("malformed/not_ibm.txt"))));
-  EXPECT_FALSE(LooksLikeIbmClassic(""));
-  EXPECT_FALSE(LooksLikeIbmClassic("{\"snapshot\":"));
+  EXPECT_TRUE(formats::LooksLikeIbmClassic(Slurp(Data("spec_examples.txt"))));
+  EXPECT_TRUE(formats::LooksLikeIbmClassic("\n\n0x00001000 [16] OBJ java/lang/Object\n"));
+  EXPECT_FALSE(formats::LooksLikeIbmClassic(Slurp(Data("malformed/not_ibm.txt"))));
+  EXPECT_FALSE(formats::LooksLikeIbmClassic(""));
+  EXPECT_FALSE(formats::LooksLikeIbmClassic("{\"snapshot\":"));
 }
 
 // Hostile input: random bytes and every truncation / corruption of a valid file must load
@@ -297,7 +297,7 @@ TEST(IbmClassicReader, SurvivesGarbageAndCorruption) {
       c = static_cast<char>(rng() % 4 == 0 ? kAlphabet[rng() % kAlphabet.size()] : rng());
     Diagnostics d(false, 50);
     try {
-      ReadIbmClassic(junk, "junk", d);
+      formats::ReadIbmClassic(junk, "junk", d);
     } catch (const InputError&) {
     }
     EXPECT_LE(d.kept().size(), 50u);
@@ -306,7 +306,7 @@ TEST(IbmClassicReader, SurvivesGarbageAndCorruption) {
   for (size_t cut = 0; cut <= good.size(); ++cut) {
     Diagnostics d;
     try {
-      Snapshot s = ReadIbmClassic(good.substr(0, cut), "cut", d);
+      Snapshot s = formats::ReadIbmClassic(good.substr(0, cut), "cut", d);
       EXPECT_LE(s.object_count(), 5u);
     } catch (const InputError&) {
     }
@@ -316,7 +316,7 @@ TEST(IbmClassicReader, SurvivesGarbageAndCorruption) {
     for (int k = 0; k < 3; ++k) bad[rng() % bad.size()] = static_cast<char>(rng());
     Diagnostics d;
     try {
-      ReadIbmClassic(bad, "flip", d);
+      formats::ReadIbmClassic(bad, "flip", d);
     } catch (const InputError&) {
     }
   }
@@ -331,7 +331,7 @@ TEST(IbmClassicReader, SixtyFourBitClassAddressesGetOrdinalTypeIds) {
       "// Breakdown - Classes: 1, Objects: 2, ObjectArrays: 0, PrimitiveArrays: 0\n"
       "// EOF:  Total 'Objects',Refs(null) : 3,4(0)\n";
   Diagnostics d;
-  Snapshot s = ReadIbmClassic(text, "t", d);
+  Snapshot s = formats::ReadIbmClassic(text, "t", d);
   EXPECT_TRUE(d.empty()) << All(d);
   ASSERT_EQ(s.type_count(), 1u);
   EXPECT_EQ(s.types[0].id, 1u);

@@ -8,8 +8,8 @@
 #include <sstream>
 
 #include "test_heaps.h"
-#include "xrpm/core/formats/ibm_classic_reader.h"
-#include "xrpm/core/formats/ibm_classic_writer.h"
+#include "xrpm/formats/ibm_classic_reader.h"
+#include "xrpm/formats/ibm_classic_writer.h"
 
 namespace xrpm {
 namespace {
@@ -18,9 +18,9 @@ using test::Canonical;
 using test::HeapShape;
 using test::MakeHeap;
 
-std::string Write(const Snapshot& s, IbmWriteStats* st = nullptr) {
+std::string Write(const Snapshot& s, formats::IbmWriteStats* st = nullptr) {
   std::string out;
-  IbmWriteStats w = WriteIbmClassic(s, [&](std::string_view b) { out.append(b); });
+  formats::IbmWriteStats w = formats::WriteIbmClassic(s, [&](std::string_view b) { out.append(b); });
   if (st) *st = w;
   return out;
 }
@@ -54,7 +54,7 @@ Snapshot Sample() {
 }
 
 TEST(IbmClassicWriter, WritesTheLayoutJ9Writes) {
-  IbmWriteStats st;
+  formats::IbmWriteStats st;
   const std::string text = Write(Sample(), &st);
   const size_t nl = text.find('\n');
   EXPECT_EQ(text.substr(0, 34), "// Version: .NET heap, xrpm 0.1.0 ") << text;
@@ -82,11 +82,11 @@ TEST(IbmClassicWriter, RoundTripKeepsObjectsSizesReferencesAndRoots) {
     shape.seed = seed;
     shape.objects = seed == 3 ? 20000 : 300;
     Snapshot original = MakeHeap(shape);
-    IbmWriteStats ws;
+    formats::IbmWriteStats ws;
     std::string text = Write(original, &ws);
     Diagnostics d;
-    IbmReadStats rs;
-    Snapshot back = ReadIbmClassic(text, "rt", d, {}, &rs);
+    formats::IbmReadStats rs;
+    Snapshot back = formats::ReadIbmClassic(text, "rt", d, {}, &rs);
     EXPECT_TRUE(d.empty()) << All(d);
     EXPECT_EQ(Canonical(back), Canonical(original)) << "seed " << seed;
     EXPECT_EQ(UsedTypes(back), UsedTypes(original));
@@ -109,7 +109,7 @@ TEST(IbmClassicWriter, DanglingReferencesSurviveAndAreReported) {
   shape.dangling = 0.2;
   Snapshot original = MakeHeap(shape);
   Diagnostics d;
-  Snapshot back = ReadIbmClassic(Write(original), "rt", d);
+  Snapshot back = formats::ReadIbmClassic(Write(original), "rt", d);
   EXPECT_EQ(Canonical(back), Canonical(original));
   ASSERT_FALSE(d.empty());
   for (const Diagnostic& x : d.kept()) EXPECT_EQ(x.code, "dangling-ref") << x.ToString();
@@ -119,11 +119,11 @@ TEST(IbmClassicWriter, TypeIdsInsideTheHeapGetSyntheticClassAddresses) {
   HeapShape shape;
   shape.first_type_id = 0x1ce100;  // collides with the object address range
   Snapshot original = MakeHeap(shape);
-  IbmWriteStats ws;
+  formats::IbmWriteStats ws;
   std::string text = Write(original, &ws);
   EXPECT_FALSE(ws.type_ids_as_addresses);
   Diagnostics d;
-  Snapshot back = ReadIbmClassic(text, "rt", d);
+  Snapshot back = formats::ReadIbmClassic(text, "rt", d);
   EXPECT_TRUE(d.empty()) << All(d);
   EXPECT_EQ(Canonical(back), Canonical(original));  // statics keep their class (by name)
   ObjectId max_end = 0;
@@ -147,14 +147,14 @@ TEST(IbmClassicWriter, SeveralSectionsBecomeOneHeapWithDistinctClasses) {
     s.AddRoot(b.root_object[r], b.root_kind_of(r), b.root_flags[r], b.root_container[r]);
   s.CloseSectionRanges();
 
-  IbmWriteStats ws;
+  formats::IbmWriteStats ws;
   std::string text = Write(s, &ws);
   EXPECT_FALSE(ws.type_ids_as_addresses);  // ids repeat across sections
   EXPECT_NE(text.find("\n// xrpm AppDomain: a.exe\n// xrpm AppDomain: b.exe\n0x"),
             std::string::npos)
       << text.substr(0, 200);
   Diagnostics d;
-  Snapshot back = ReadIbmClassic(text, "rt", d);
+  Snapshot back = formats::ReadIbmClassic(text, "rt", d);
   EXPECT_TRUE(d.empty()) << All(d);
   ASSERT_EQ(back.sections.size(), 1u);
   EXPECT_EQ(back.sections[0].name, "a.exe, b.exe");
@@ -186,7 +186,7 @@ TEST(IbmClassicWriter, DotNetPrimitiveArraysAreJvmPrimitiveArraysAndReadBack) {
     s.AddObject(0x10000 + 0x100 * i, t, 16, {});
   }
   s.CloseSectionRanges();
-  IbmWriteStats st;
+  formats::IbmWriteStats st;
   const std::string text = Write(s, &st);
   for (size_t i = 0; i < std::size(cases); ++i) {
     char rec[64];
@@ -200,8 +200,8 @@ TEST(IbmClassicWriter, DotNetPrimitiveArraysAreJvmPrimitiveArraysAndReadBack) {
   EXPECT_NE(text.find("// xrpm class 0x00000004: System.SByte[]\n"), std::string::npos) << text;
   // Back: the same names; the reader's own Breakdown check agrees with the records.
   Diagnostics d;
-  IbmReadStats rs;
-  const Snapshot back = ReadIbmClassic(text, "rt", d, {}, &rs);
+  formats::IbmReadStats rs;
+  const Snapshot back = formats::ReadIbmClassic(text, "rt", d, {}, &rs);
   EXPECT_TRUE(d.empty()) << All(d);
   EXPECT_EQ(rs.primitive_arrays, 14u);
   ASSERT_EQ(back.object_count(), std::size(cases));
@@ -222,7 +222,7 @@ TEST(IbmClassicWriter, VersionLineNamesTheProducerAndTheAppNameIsKeptApart) {
   EXPECT_NE(first.find("xrpm 0.1.0"), std::string::npos) << first;
   EXPECT_NE(first.find("Linux"), std::string::npos) << first;
   Diagnostics d;
-  EXPECT_EQ(ReadIbmClassic(text, "rt", d).sections.at(0).name, "bubbles.exe");
+  EXPECT_EQ(formats::ReadIbmClassic(text, "rt", d).sections.at(0).name, "bubbles.exe");
 
   Snapshot java;
   java.AddSection({.version = 2, .name = "J2RE 6.0 IBM J9 2.5 Linux x86-32 build 1"});
@@ -232,7 +232,7 @@ TEST(IbmClassicWriter, VersionLineNamesTheProducerAndTheAppNameIsKeptApart) {
   const std::string jt = Write(java);
   EXPECT_EQ(jt.rfind("// Version: Java heap, xrpm 0.1.0 ", 0), 0u) << jt;
   EXPECT_NE(jt.find("OBJ [B\n"), std::string::npos);
-  const Snapshot jb = ReadIbmClassic(jt, "rt", d);
+  const Snapshot jb = formats::ReadIbmClassic(jt, "rt", d);
   EXPECT_EQ(jb.type_name_of(1), "byte[]");  // not System.Byte[]: not a .NET heap
   EXPECT_EQ(jb.sections.at(0).name, "J2RE 6.0 IBM J9 2.5 Linux x86-32 build 1");
 }
@@ -244,7 +244,7 @@ TEST(IbmClassicWriter, SixtyFourBitHeapsUseWideAddresses) {
   std::string text = Write(original);
   EXPECT_NE(text.find("0x00007F0000000000 ["), std::string::npos);
   Diagnostics d;
-  Snapshot back = ReadIbmClassic(text, "rt", d);
+  Snapshot back = formats::ReadIbmClassic(text, "rt", d);
   EXPECT_TRUE(d.empty()) << All(d);
   EXPECT_EQ(Canonical(back), Canonical(original));
 }
@@ -254,7 +254,7 @@ TEST(IbmClassicWriter, FlaggedStaticKeepsKindAndFlagsButNotItsContainer) {
   s.AddRoot(0x1ce14c, RootKind::kStatic, kRootWeak, 0x2);
   s.CloseSectionRanges();
   Diagnostics d;
-  Snapshot back = ReadIbmClassic(Write(s), "rt", d);
+  Snapshot back = formats::ReadIbmClassic(Write(s), "rt", d);
   EXPECT_TRUE(d.empty()) << All(d);
   bool found = false;
   for (size_t r = 0; r < back.root_count(); ++r) {
@@ -272,13 +272,13 @@ TEST(IbmClassicWriter, NullReferencesAreCountedInTheTrailer) {
   const ObjectId refs[] = {0x1ce056, 0, 0x1ce11f};
   s.AddObject(0x1ce200, 0, 0x10, refs);
   s.CloseSectionRanges();
-  IbmWriteStats ws;
+  formats::IbmWriteStats ws;
   std::string text = Write(s, &ws);
   EXPECT_EQ(ws.null_refs, 1u);
   EXPECT_NE(text.find("Refs(null) : 7,11(1)"), std::string::npos) << text;
   Diagnostics d;
-  IbmReadStats rs;
-  Snapshot back = ReadIbmClassic(text, "rt", d, {}, &rs);
+  formats::IbmReadStats rs;
+  Snapshot back = formats::ReadIbmClassic(text, "rt", d, {}, &rs);
   EXPECT_TRUE(d.empty()) << All(d);
   EXPECT_EQ(rs.null_refs, 1u);
   auto r = back.object_refs(3);
@@ -290,16 +290,16 @@ TEST(IbmClassicWriter, SavesAtomically) {
       std::filesystem::temp_directory_path() / ("xrpm_ibm_" + std::to_string(getpid()));
   std::filesystem::create_directories(dir);
   const std::string path = (dir / "heap.txt").string();
-  WriteIbmClassicFile(Sample(), path);
+  formats::WriteIbmClassicFile(Sample(), path);
   std::ifstream f(path, std::ios::binary);
   std::stringstream ss;
   ss << f.rdbuf();
   EXPECT_EQ(ss.str(), Write(Sample()));
   EXPECT_EQ(std::distance(std::filesystem::directory_iterator(dir), {}), 1);  // no temp left
-  EXPECT_THROW(WriteIbmClassicFile(Sample(), (dir / "missing" / "heap.txt").string()),
+  EXPECT_THROW(formats::WriteIbmClassicFile(Sample(), (dir / "missing" / "heap.txt").string()),
                std::runtime_error);
   Diagnostics d;
-  Snapshot back = ReadIbmClassicFile(path, d);
+  Snapshot back = formats::ReadIbmClassicFile(path, d);
   EXPECT_EQ(Canonical(back), Canonical(Sample()));
   std::filesystem::remove_all(dir);
 }

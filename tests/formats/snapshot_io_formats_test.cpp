@@ -8,8 +8,8 @@
 #include <set>
 
 #include "test_heaps.h"
-#include "xrpm/core/formats/ibm_classic_reader.h"
-#include "xrpm/core/snapshot_io.h"
+#include "xrpm/formats/ibm_classic_reader.h"
+#include "xrpm/formats/snapshot_io.h"
 
 namespace xrpm {
 namespace {
@@ -19,20 +19,20 @@ namespace fs = std::filesystem;
 const std::string kJ9 = std::string(FORMATS_TEST_DATA) + "/j9_native_style.txt";
 
 TEST(SnapshotIoFormats, TableDescribesTheFormats) {
-  const FormatInfo* ibm = FindFormat("ibm-classic");
+  const formats::FormatInfo* ibm = formats::FindFormat("ibm-classic");
   ASSERT_NE(ibm, nullptr);
   EXPECT_TRUE(ibm->can_read);
   EXPECT_TRUE(ibm->can_write);
   EXPECT_EQ(ibm->extensions.front(), ".txt");
   EXPECT_NE(ibm->description.find("IBM"), std::string::npos);
-  const FormatInfo* hs = FindFormat("heapsnapshot");
+  const formats::FormatInfo* hs = formats::FindFormat("heapsnapshot");
   ASSERT_NE(hs, nullptr);
   EXPECT_FALSE(hs->can_read);
   EXPECT_TRUE(hs->can_write);
   EXPECT_EQ(hs->extensions.front(), ".heapsnapshot");
-  EXPECT_EQ(FormatForPath("out/heap.heapsnapshot", false), hs);
-  EXPECT_EQ(FormatForPath("heapdump.20240101.0001.txt", false), ibm);
-  EXPECT_EQ(FormatForPath(kJ9, true), ibm);
+  EXPECT_EQ(formats::FormatForPath("out/heap.heapsnapshot", false), hs);
+  EXPECT_EQ(formats::FormatForPath("heapdump.20240101.0001.txt", false), ibm);
+  EXPECT_EQ(formats::FormatForPath(kJ9, true), ibm);
 }
 
 class SnapshotIoFiles : public ::testing::Test {
@@ -52,33 +52,33 @@ TEST_F(SnapshotIoFiles, LoadsAClassicDumpByContentWhateverItsName) {
   fs::copy_file(kJ9, Path("java-heap.dump"));
   for (std::string path : {kJ9, Path("java-heap.dump")}) {
     Diagnostics d;
-    Snapshot s = LoadSnapshot(path, d);
+    Snapshot s = formats::LoadSnapshot(path, d);
     EXPECT_TRUE(d.empty());
     EXPECT_EQ(s.object_count(), 5u);
     EXPECT_EQ(s.source, path);
   }
   Diagnostics d;
-  EXPECT_EQ(LoadSnapshot(kJ9, d, {}, "ibm-classic").object_count(), 5u);
-  EXPECT_THROW(LoadSnapshot(kJ9, d, {}, "heapsnapshot"), InputError);  // export only
+  EXPECT_EQ(formats::LoadSnapshot(kJ9, d, {}, "ibm-classic").object_count(), 5u);
+  EXPECT_THROW(formats::LoadSnapshot(kJ9, d, {}, "heapsnapshot"), InputError);  // export only
 }
 
 TEST_F(SnapshotIoFiles, SavesByExtensionOrName) {
   Snapshot heap = test::MakeHeap({.objects = 100});
-  SaveSnapshot(heap, Path("a.txt"));
-  SaveSnapshot(heap, Path("b.heapsnapshot"));
-  SaveSnapshot(heap, Path("c.out"), "ibm-classic");
+  formats::SaveSnapshot(heap, Path("a.txt"));
+  formats::SaveSnapshot(heap, Path("b.heapsnapshot"));
+  formats::SaveSnapshot(heap, Path("c.out"), "ibm-classic");
   Diagnostics d;
-  EXPECT_EQ(test::Canonical(LoadSnapshot(Path("a.txt"), d)), test::Canonical(heap));
-  EXPECT_EQ(test::Canonical(LoadSnapshot(Path("c.out"), d)), test::Canonical(heap));
+  EXPECT_EQ(test::Canonical(formats::LoadSnapshot(Path("a.txt"), d)), test::Canonical(heap));
+  EXPECT_EQ(test::Canonical(formats::LoadSnapshot(Path("c.out"), d)), test::Canonical(heap));
   EXPECT_TRUE(d.empty());
   std::ifstream f(Path("b.heapsnapshot"));
   std::string head(12, '\0');
   f.read(head.data(), 12);
   EXPECT_EQ(head, "{\"snapshot\":");
   // A classic dump converts to the NETCF format and back with the same objects.
-  Snapshot java = LoadSnapshot(kJ9, d);
-  SaveSnapshot(java, Path("java.gclog"));
-  EXPECT_EQ(test::Canonical(LoadSnapshot(Path("java.gclog"), d)), test::Canonical(java));
+  Snapshot java = formats::LoadSnapshot(kJ9, d);
+  formats::SaveSnapshot(java, Path("java.gclog"));
+  EXPECT_EQ(test::Canonical(formats::LoadSnapshot(Path("java.gclog"), d)), test::Canonical(java));
   EXPECT_TRUE(d.empty());
 }
 
@@ -87,11 +87,11 @@ TEST_F(SnapshotIoFiles, SavesByExtensionOrName) {
 // every root; only the section's timestamps are lost (the classic format has none).
 TEST_F(SnapshotIoFiles, SampleCaptureRoundTripsThroughClassic) {
   Diagnostics d;
-  Snapshot netcf = LoadSnapshot(std::string(XRPM_TEST_DATA) + "/netcf/bubbles.gclog", d);
+  Snapshot netcf = formats::LoadSnapshot(std::string(XRPM_TEST_DATA) + "/netcf/bubbles.gclog", d);
   ASSERT_TRUE(d.empty());
   ASSERT_GT(netcf.object_count(), 1000u);
-  SaveSnapshot(netcf, Path("bubbles.txt"));
-  Snapshot back = LoadSnapshot(Path("bubbles.txt"), d);
+  formats::SaveSnapshot(netcf, Path("bubbles.txt"));
+  Snapshot back = formats::LoadSnapshot(Path("bubbles.txt"), d);
   EXPECT_TRUE(d.empty());
   EXPECT_EQ(test::Canonical(back), test::Canonical(netcf));
   std::set<std::pair<TypeId, std::string>> a, b;
@@ -112,9 +112,9 @@ TEST_F(SnapshotIoFiles, LossyFormatsDropAllocationOriginsAndSaySo) {
   heap.origins->sites = {{{0}}};
   for (size_t i = 0; i < heap.object_count(); ++i)
     heap.AddObjectOrigin(static_cast<uint32_t>(i), i % 4 ? 0 : kUnknownSite);
-  EXPECT_TRUE(FormatLosses(heap, "xrpm").empty());
+  EXPECT_TRUE(formats::FormatLosses(heap, "xrpm").empty());
   for (const char* format : {"netcf", "ibm-classic", "heapsnapshot"}) {
-    const std::vector<std::string> lost = FormatLosses(heap, format);
+    const std::vector<std::string> lost = formats::FormatLosses(heap, format);
     bool named = false;
     for (const std::string& l : lost)
       named |= l ==
@@ -123,19 +123,19 @@ TEST_F(SnapshotIoFiles, LossyFormatsDropAllocationOriginsAndSaySo) {
     EXPECT_TRUE(named) << format;
   }
   for (const char* name : {"r.gclog", "r.txt"}) {
-    SaveSnapshot(heap, Path(name));
+    formats::SaveSnapshot(heap, Path(name));
     Diagnostics d;
-    const Snapshot back = LoadSnapshot(Path(name), d);
+    const Snapshot back = formats::LoadSnapshot(Path(name), d);
     EXPECT_EQ(back.object_count(), heap.object_count()) << name;
     EXPECT_FALSE(back.has_origins()) << name;
     EXPECT_TRUE(back.object_alloc_frame.empty()) << name;
     EXPECT_TRUE(back.object_alloc_site.empty()) << name;
-    for (const std::string& l : FormatLosses(back, "ibm-classic"))
+    for (const std::string& l : formats::FormatLosses(back, "ibm-classic"))
       EXPECT_EQ(l.find("allocation"), std::string::npos) << l;
   }
-  SaveSnapshot(heap, Path("r.xrpm"));
+  formats::SaveSnapshot(heap, Path("r.xrpm"));
   Diagnostics d;
-  EXPECT_TRUE(LoadSnapshot(Path("r.xrpm"), d) == heap);
+  EXPECT_TRUE(formats::LoadSnapshot(Path("r.xrpm"), d) == heap);
 }
 
 }  // namespace

@@ -5,13 +5,15 @@
 
 #include <string>
 
-#include "../core/fields_game.h"
-#include "xrpm/core/diagnostics.h"
-#include "xrpm/core/formats/xrpm_file.h"
-#include "xrpm/core/object_fields.h"
+#include "fields_game.h"
+#include "xrpm/model/diagnostics.h"
+#include "xrpm/formats/xrpm_file.h"
+#include "xrpm/model/object_fields.h"
 
 namespace xrpm {
 namespace {
+
+using namespace formats;
 
 // Small blocks so that every part has several.
 std::string Write(const Snapshot& s, std::vector<XrpmPart> extra = {}) {

@@ -19,26 +19,16 @@
 #include <xxhash.h>
 
 #include "netcf_gen.h"
-#include "xrpm/core/formats/xrpm_file.h"
-#include "xrpm/core/netcf_reader.h"
-#include "xrpm/core/netcf_writer.h"
-#include "xrpm/core/snapshot_io.h"
+#include "xrpm/formats/xrpm_file.h"
+#include "xrpm/formats/netcf_reader.h"
+#include "xrpm/formats/netcf_writer.h"
+#include "xrpm/formats/snapshot_io.h"
+#include "temp_dir.h"
 
 namespace xrpm {
 namespace {
 
-class TempDir {
- public:
-  TempDir() {
-    char tmpl[] = "/tmp/xrpm-file-test-XXXXXX";
-    dir_ = mkdtemp(tmpl);
-  }
-  ~TempDir() { std::system(("rm -rf '" + dir_ + "'").c_str()); }
-  std::string Path(const std::string& name) const { return dir_ + "/" + name; }
-
- private:
-  std::string dir_;
-};
+using testing::TempDir;
 
 std::string ReadAll(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -119,7 +109,7 @@ Snapshot GameHeap(uint64_t objects) {
   std::string text;
   testgen::WriteGameHeap(objects, 7, [&](std::string_view b) { text.append(b); });
   Diagnostics d;
-  return ReadNetcf(text, "game", d);
+  return formats::ReadNetcf(text, "game", d);
 }
 
 TEST(XrpmFile, RandomModelsRoundTripInEveryField) {
@@ -127,12 +117,12 @@ TEST(XrpmFile, RandomModelsRoundTripInEveryField) {
   for (uint64_t seed = 0; seed < 60; ++seed) {
     const Snapshot s = RichModel(seed);
     const std::string path = t.Path("m.xrpm");
-    WriteXrpmFile(s, path);
-    XrpmContents c = ReadXrpmFile(path);
+    formats::WriteXrpmFile(s, path);
+    formats::XrpmContents c = formats::ReadXrpmFile(path);
     ASSERT_TRUE(c.snapshot == s) << "seed " << seed;
     EXPECT_EQ(c.snapshot.capture.has_value(), s.capture.has_value());
     EXPECT_TRUE(c.skipped.empty());
-    EXPECT_EQ(c.major, kXrpmMajorVersion);
+    EXPECT_EQ(c.major, formats::kXrpmMajorVersion);
   }
 }
 
@@ -143,8 +133,8 @@ TEST(XrpmFile, AllocationOriginsRoundTripAcrossBlocksAndAreOptionalParts) {
     std::mt19937_64 rng(sampled);
     AddOrigins(s, rng, sampled);
     const std::string path = t.Path("o.xrpm");
-    WriteXrpmFile(s, path, {.threads = 3});
-    const XrpmContents c = ReadXrpmFile(path, {.threads = 2});
+    formats::WriteXrpmFile(s, path, {.threads = 3});
+    const formats::XrpmContents c = formats::ReadXrpmFile(path, {.threads = 2});
     ASSERT_TRUE(c.snapshot == s);
     ASSERT_TRUE(c.snapshot.has_origins());
     EXPECT_EQ(c.snapshot.origins->sample_bytes, sampled ? 16384u : 0u);
@@ -152,7 +142,7 @@ TEST(XrpmFile, AllocationOriginsRoundTripAcrossBlocksAndAreOptionalParts) {
     EXPECT_EQ(c.snapshot.object_alloc_frame, s.object_alloc_frame);
     EXPECT_EQ(c.minor, 2);
     int found = 0;
-    for (const XrpmPartInfo& p : ListXrpmParts(path)) {
+    for (const formats::XrpmPartInfo& p : formats::ListXrpmParts(path)) {
       if (p.tag != "ASIT" && p.tag != "OAFR" && p.tag != "OASI") continue;
       ++found;
       EXPECT_FALSE(p.required) << p.tag;  // older readers skip them
@@ -170,12 +160,12 @@ TEST(XrpmFile, FilesWithoutOriginsReadWithOriginsAbsent) {
   TempDir t;
   const Snapshot s = GameHeap(1000);
   const std::string path = t.Path("plain.xrpm");
-  WriteXrpmFile(s, path);
-  const XrpmContents c = ReadXrpmFile(path);
+  formats::WriteXrpmFile(s, path);
+  const formats::XrpmContents c = formats::ReadXrpmFile(path);
   EXPECT_FALSE(c.snapshot.has_origins());
   EXPECT_TRUE(c.snapshot.object_alloc_frame.empty());
   EXPECT_TRUE(c.snapshot.object_alloc_site.empty());
-  for (const XrpmPartInfo& p : ListXrpmParts(path)) EXPECT_NE(p.tag, "OASI");
+  for (const formats::XrpmPartInfo& p : formats::ListXrpmParts(path)) EXPECT_NE(p.tag, "OASI");
 }
 
 TEST(XrpmFile, OriginColumnsOfTheWrongLengthAreRefusedBeforeWriting) {
@@ -185,7 +175,7 @@ TEST(XrpmFile, OriginColumnsOfTheWrongLengthAreRefusedBeforeWriting) {
   AddOrigins(s, rng, false);
   s.object_alloc_site.pop_back();
   const std::string path = t.Path("bad.xrpm");
-  EXPECT_THROW(WriteXrpmFile(s, path), std::invalid_argument);
+  EXPECT_THROW(formats::WriteXrpmFile(s, path), std::invalid_argument);
   EXPECT_EQ(access(path.c_str(), F_OK), -1);
 }
 
@@ -214,13 +204,13 @@ TEST(XrpmFile, MultiBlockHeapRoundTripsOnAnyThreadCount) {
   Snapshot s = GameHeap(300000);  // > 131072 objects: several blocks per column
   s.capture = SampleCapture(3);
   const std::string path = t.Path("g.xrpm");
-  WriteXrpmFile(s, path, {.threads = 3});
+  formats::WriteXrpmFile(s, path, {.threads = 3});
   for (unsigned threads : {1u, 2u, 5u}) {
-    XrpmContents c = ReadXrpmFile(path, {.threads = threads});
+    formats::XrpmContents c = formats::ReadXrpmFile(path, {.threads = threads});
     EXPECT_TRUE(c.snapshot == s) << threads << " threads";
   }
   bool multi = false;
-  for (const XrpmPartInfo& p : ListXrpmParts(path)) multi |= p.tag == "OBID" && p.blocks > 1;
+  for (const formats::XrpmPartInfo& p : formats::ListXrpmParts(path)) multi |= p.tag == "OBID" && p.blocks > 1;
   EXPECT_TRUE(multi);
 }
 
@@ -234,13 +224,13 @@ TEST(XrpmFile, GclogToXrpmToGclogIsByteIdentical) {
                       back = t.Path("back.gclog");
     if (k > 0) {  // random models in canonical form (several sections, placeholders, ...)
       text.clear();
-      WriteNetcf(testgen::RandomModel(rng), [&](std::string_view b) { text.append(b); });
+      formats::WriteNetcf(testgen::RandomModel(rng), [&](std::string_view b) { text.append(b); });
     }
     WriteAll(gclog, text);
     Diagnostics d1, d2;
-    SaveSnapshot(LoadSnapshot(gclog, d1), xrpm);  // format by extension
-    EXPECT_EQ(FormatForPath(xrpm, true)->name, "xrpm");
-    SaveSnapshot(LoadSnapshot(xrpm, d2), back);
+    formats::SaveSnapshot(formats::LoadSnapshot(gclog, d1), xrpm);  // format by extension
+    EXPECT_EQ(formats::FormatForPath(xrpm, true)->name, "xrpm");
+    formats::SaveSnapshot(formats::LoadSnapshot(xrpm, d2), back);
     ASSERT_EQ(ReadAll(back), text) << "case " << k;
   }
 }
@@ -255,13 +245,13 @@ TEST(XrpmFile, GcdumpHeapsRoundTripWithModulesAndSampleMultipliers) {
        {dir + "/gcdump/perfview-test1.gcdump", dir + "/gcdump/sample-monovm.gcdump",
         dir + "/../fuzz/corpus/gcdump/sampled.gcdump"}) {
     Diagnostics d;
-    const Snapshot s = LoadSnapshot(in, d);
+    const Snapshot s = formats::LoadSnapshot(in, d);
     ASSERT_GT(s.object_count(), 0u) << in;
     sampled |= s.sampled();
     const std::string path = t.Path("n.xrpm");
-    SaveSnapshot(s, path);
+    formats::SaveSnapshot(s, path);
     Diagnostics d2;
-    EXPECT_TRUE(LoadSnapshot(path, d2) == s) << in;
+    EXPECT_TRUE(formats::LoadSnapshot(path, d2) == s) << in;
   }
   EXPECT_TRUE(sampled);
 }
@@ -269,10 +259,10 @@ TEST(XrpmFile, GcdumpHeapsRoundTripWithModulesAndSampleMultipliers) {
 TEST(XrpmFile, DetectedByContentWhateverTheExtension) {
   TempDir t;
   const std::string path = t.Path("looks-like.gclog");
-  WriteXrpmFile(RichModel(5), path);
-  EXPECT_EQ(FormatForPath(path, true)->name, "xrpm");
+  formats::WriteXrpmFile(RichModel(5), path);
+  EXPECT_EQ(formats::FormatForPath(path, true)->name, "xrpm");
   Diagnostics d;
-  EXPECT_TRUE(LoadSnapshot(path, d) == RichModel(5));
+  EXPECT_TRUE(formats::LoadSnapshot(path, d) == RichModel(5));
 }
 
 TEST(XrpmFile, ExtraPartsRoundTripAndUnknownOptionalOnesAreSkippedWithANotice) {
@@ -284,26 +274,26 @@ TEST(XrpmFile, ExtraPartsRoundTripAndUnknownOptionalOnesAreSkippedWithANotice) {
     seq[i] = 1000 + i * 3;
     site[i] = static_cast<uint32_t>(i % 17);
   }
-  XrpmWriteOptions w;
-  w.extra_parts.push_back(XrpmPart::Column<uint64_t>("aseq", seq, false, XrpmTransform::kDelta));
-  w.extra_parts.push_back(XrpmPart::Column<uint32_t>("asit", site));
-  w.extra_parts.push_back(XrpmPart::Blob("rfrm", std::string(100000, 'x') + "end"));
+  formats::XrpmWriteOptions w;
+  w.extra_parts.push_back(formats::XrpmPart::Column<uint64_t>("aseq", seq, false, formats::XrpmTransform::kDelta));
+  w.extra_parts.push_back(formats::XrpmPart::Column<uint32_t>("asit", site));
+  w.extra_parts.push_back(formats::XrpmPart::Blob("rfrm", std::string(100000, 'x') + "end"));
   const std::string path = t.Path("x.xrpm");
-  WriteXrpmFile(s, path, w);
+  formats::WriteXrpmFile(s, path, w);
 
   // A reader that knows none of them: the snapshot, and a notice per skipped part.
-  XrpmContents plain = ReadXrpmFile(path);
+  formats::XrpmContents plain = formats::ReadXrpmFile(path);
   EXPECT_TRUE(plain.snapshot == s);
   ASSERT_EQ(plain.skipped.size(), 3u);
   EXPECT_NE(plain.skipped[0].find("skipped optional part 'aseq'"), std::string::npos)
       << plain.skipped[0];
   Diagnostics d;
-  EXPECT_TRUE(LoadSnapshot(path, d) == s);
+  EXPECT_TRUE(formats::LoadSnapshot(path, d) == s);
   ASSERT_EQ(d.total(), 3u);
   EXPECT_EQ(d.kept()[2].code, "skipped-part");
 
   // A reader that asks for two of them.
-  XrpmContents c = ReadXrpmFile(path, {.wanted = {"asit", "rfrm"}});
+  formats::XrpmContents c = formats::ReadXrpmFile(path, {.wanted = {"asit", "rfrm"}});
   ASSERT_EQ(c.parts.size(), 2u);
   EXPECT_EQ(c.parts[0].tag, "asit");
   ASSERT_EQ(c.parts[0].values<uint32_t>().size(), site.size());
@@ -312,7 +302,7 @@ TEST(XrpmFile, ExtraPartsRoundTripAndUnknownOptionalOnesAreSkippedWithANotice) {
   EXPECT_EQ(std::string(c.parts[1].data.begin(), c.parts[1].data.end()),
             std::string(100000, 'x') + "end");
   ASSERT_EQ(c.skipped.size(), 1u);
-  XrpmContents all = ReadXrpmFile(path, {.wanted = {"aseq"}});
+  formats::XrpmContents all = formats::ReadXrpmFile(path, {.wanted = {"aseq"}});
   ASSERT_EQ(all.parts.size(), 1u);
   EXPECT_TRUE(std::equal(seq.begin(), seq.end(), all.parts[0].values<uint64_t>().begin()));
 }
@@ -320,14 +310,14 @@ TEST(XrpmFile, ExtraPartsRoundTripAndUnknownOptionalOnesAreSkippedWithANotice) {
 TEST(XrpmFile, MalformedExtraPartsAreRefusedBeforeWriting) {
   TempDir t;
   const std::string path = t.Path("bad.xrpm");
-  auto write_with = [&](XrpmPart p) {
-    XrpmWriteOptions w;
+  auto write_with = [&](formats::XrpmPart p) {
+    formats::XrpmWriteOptions w;
     w.extra_parts.push_back(std::move(p));
-    WriteXrpmFile(RichModel(1), path, w);
+    formats::WriteXrpmFile(RichModel(1), path, w);
   };
-  EXPECT_THROW(write_with(XrpmPart::Blob("toolong", "x")), std::invalid_argument);
-  EXPECT_THROW(write_with(XrpmPart::Blob("OBID", "x")), std::invalid_argument);  // duplicate
-  XrpmPart odd = XrpmPart::Blob("odd1", "abc");
+  EXPECT_THROW(write_with(formats::XrpmPart::Blob("toolong", "x")), std::invalid_argument);
+  EXPECT_THROW(write_with(formats::XrpmPart::Blob("OBID", "x")), std::invalid_argument);  // duplicate
+  formats::XrpmPart odd = formats::XrpmPart::Blob("odd1", "abc");
   odd.width = 2;
   EXPECT_THROW(write_with(std::move(odd)), std::invalid_argument);
   EXPECT_EQ(access(path.c_str(), F_OK), -1) << "no file, not even a half-written one";
@@ -380,7 +370,7 @@ std::string ErrorOf(const TempDir& t, const std::string& bytes, std::string* cod
   const std::string path = t.Path("bad.xrpm");
   WriteAll(path, bytes);
   try {
-    ReadXrpmFile(path);
+    formats::ReadXrpmFile(path);
   } catch (const InputError& e) {
     if (code) *code = e.diagnostic().code;
     return e.what();
@@ -397,7 +387,7 @@ class XrpmCorruption : public ::testing::Test {
     for (size_t i = 0; i < s.root_count(); i += 2) s.root_origin[i] = 0;
     std::mt19937_64 rng(4);
     AddOrigins(s, rng, false);
-    WriteXrpmFile(s, t_.Path("good.xrpm"));
+    formats::WriteXrpmFile(s, t_.Path("good.xrpm"));
     good_ = ReadAll(t_.Path("good.xrpm"));
     parts_ = Parts(good_);
     ASSERT_EQ(parts_.size(), 17u);
@@ -494,7 +484,7 @@ TEST_F(XrpmCorruption, AbsurdCountsAreRefusedBeforeAllocating) {
 TEST_F(XrpmCorruption, AbsurdCountInsideAMetadataPartNamesIt) {
   // A snapshot without origins: RORG is the 4-byte count 0, stored raw. Claim 2^32-1 origins
   // and re-seal every checksum, so only the count check can catch it.
-  WriteXrpmFile(GameHeap(100), t_.Path("small.xrpm"));
+  formats::WriteXrpmFile(GameHeap(100), t_.Path("small.xrpm"));
   std::string b = ReadAll(t_.Path("small.xrpm"));
   const std::vector<Part> ps = Parts(b);
   const Part& rorg = ps[2];
@@ -527,9 +517,9 @@ TEST_F(XrpmCorruption, NewerMajorVersionNamesBothVersions) {
 }
 
 TEST_F(XrpmCorruption, UnknownRequiredPartIsRefusedUnknownOptionalSkipped) {
-  XrpmWriteOptions w;
-  w.extra_parts.push_back(XrpmPart::Blob("futr", "from a newer xrpm", true));
-  WriteXrpmFile(GameHeap(10), t_.Path("req.xrpm"), w);
+  formats::XrpmWriteOptions w;
+  w.extra_parts.push_back(formats::XrpmPart::Blob("futr", "from a newer xrpm", true));
+  formats::WriteXrpmFile(GameHeap(10), t_.Path("req.xrpm"), w);
   std::string code;
   const std::string e = ErrorOf(t_, ReadAll(t_.Path("req.xrpm")), &code);
   EXPECT_EQ(code, "unknown-part");
@@ -541,7 +531,7 @@ TEST_F(XrpmCorruption, UnknownRequiredPartIsRefusedUnknownOptionalSkipped) {
   b[ps.back().toc_at + 4] = 0;
   Reseal(b);
   WriteAll(t_.Path("opt.xrpm"), b);
-  XrpmContents c = ReadXrpmFile(t_.Path("opt.xrpm"));
+  formats::XrpmContents c = formats::ReadXrpmFile(t_.Path("opt.xrpm"));
   ASSERT_EQ(c.skipped.size(), 1u);
   EXPECT_NE(c.skipped[0].find("'futr'"), std::string::npos);
   EXPECT_TRUE(c.snapshot == GameHeap(10));
@@ -562,12 +552,12 @@ TEST_F(XrpmCorruption, AReaderThatDoesNotKnowTheOriginPartsSkipsThem) {
   for (size_t i = 14; i < 17; ++i) b[parts_[i].toc_at] = 'x';
   Reseal(b);
   WriteAll(t_.Path("old.xrpm"), b);
-  const XrpmContents c = ReadXrpmFile(t_.Path("old.xrpm"));
+  const formats::XrpmContents c = formats::ReadXrpmFile(t_.Path("old.xrpm"));
   ASSERT_EQ(c.skipped.size(), 3u);
   EXPECT_NE(c.skipped[0].find("skipped optional part 'xSIT'"), std::string::npos) << c.skipped[0];
   EXPECT_FALSE(c.snapshot.has_origins());
   EXPECT_TRUE(c.snapshot.object_alloc_site.empty());
-  const XrpmContents full = ReadXrpmFile(t_.Path("good.xrpm"));
+  const formats::XrpmContents full = formats::ReadXrpmFile(t_.Path("good.xrpm"));
   Snapshot without = full.snapshot;
   without.origins.reset();
   without.object_alloc_frame.clear();
@@ -585,8 +575,8 @@ std::string EmptySites() {
 
 TEST_F(XrpmCorruption, OriginPartsAreValidated) {
   std::string code;
-  auto error_of = [&](const Snapshot& s, const XrpmWriteOptions& w = {}) {
-    WriteXrpmFile(s, t_.Path("o.xrpm"), w);
+  auto error_of = [&](const Snapshot& s, const formats::XrpmWriteOptions& w = {}) {
+    formats::WriteXrpmFile(s, t_.Path("o.xrpm"), w);
     return ErrorOf(t_, ReadAll(t_.Path("o.xrpm")), &code);
   };
   Snapshot s = GameHeap(500);
@@ -608,22 +598,22 @@ TEST_F(XrpmCorruption, OriginPartsAreValidated) {
 
   // Some of the three parts without the others, or columns of another length.
   const Snapshot plain = GameHeap(500);
-  XrpmWriteOptions w;
-  w.extra_parts.push_back(XrpmPart::Blob("ASIT", EmptySites()));
+  formats::XrpmWriteOptions w;
+  w.extra_parts.push_back(formats::XrpmPart::Blob("ASIT", EmptySites()));
   e = error_of(plain, w);
   EXPECT_EQ(code, "missing-part") << e;
   EXPECT_NE(e.find("'ASIT', 'OAFR', 'OASI' but not all three"), std::string::npos) << e;
   std::vector<uint32_t> frames(plain.object_count() - 1), sites(plain.object_count(), kUnknownSite);
-  w.extra_parts.push_back(XrpmPart::Column<uint32_t>("OAFR", frames, false, XrpmTransform::kDelta));
-  w.extra_parts.push_back(XrpmPart::Column<uint32_t>("OASI", sites));
+  w.extra_parts.push_back(formats::XrpmPart::Column<uint32_t>("OAFR", frames, false, formats::XrpmTransform::kDelta));
+  w.extra_parts.push_back(formats::XrpmPart::Column<uint32_t>("OASI", sites));
   e = error_of(plain, w);
   EXPECT_EQ(code, "bad-count") << e;
   EXPECT_NE(e.find("part 'OAFR'"), std::string::npos) << e;
   // The same parts with the right length read as origins that are all unknown.
   frames.push_back(0);
-  w.extra_parts[1] = XrpmPart::Column<uint32_t>("OAFR", frames, false, XrpmTransform::kDelta);
+  w.extra_parts[1] = formats::XrpmPart::Column<uint32_t>("OAFR", frames, false, formats::XrpmTransform::kDelta);
   EXPECT_EQ(error_of(plain, w), "");
-  const Snapshot back = ReadXrpmFile(t_.Path("o.xrpm")).snapshot;
+  const Snapshot back = formats::ReadXrpmFile(t_.Path("o.xrpm")).snapshot;
   ASSERT_TRUE(back.has_origins());
   EXPECT_EQ(back.origins->capture_frame, 77u);
   EXPECT_FALSE(back.origin_known(0));
@@ -637,7 +627,7 @@ TEST_F(XrpmCorruption, ASampleMultiplierThatIsNotAFiniteNumberIsRefused) {
   Snapshot s = GameHeap(500);
   for (const float bad : {std::nanf(""), -1.0f, std::numeric_limits<float>::infinity()}) {
     s.types[3].sample_multiplier = bad;
-    WriteXrpmFile(s, t_.Path("m.xrpm"));
+    formats::WriteXrpmFile(s, t_.Path("m.xrpm"));
     const std::string e = ErrorOf(t_, ReadAll(t_.Path("m.xrpm")), &code);
     EXPECT_EQ(code, "bad-part") << e;
     EXPECT_NE(e.find("part 'TYPE'"), std::string::npos) << e;
@@ -645,7 +635,7 @@ TEST_F(XrpmCorruption, ASampleMultiplierThatIsNotAFiniteNumberIsRefused) {
     EXPECT_NE(e.find("expected a finite number >= 0"), std::string::npos) << e;
   }
   s.types[3].sample_multiplier = 0.5f;
-  WriteXrpmFile(s, t_.Path("m.xrpm"));
+  formats::WriteXrpmFile(s, t_.Path("m.xrpm"));
   EXPECT_EQ(ErrorOf(t_, ReadAll(t_.Path("m.xrpm")), &code), "");
 }
 

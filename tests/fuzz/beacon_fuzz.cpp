@@ -14,7 +14,7 @@
 #include <cstdlib>
 #include <string>
 
-#include "xrpm/core/discovery/device_discovery.h"
+#include "xrpm/client/device_discovery.h"
 #include "xrpm/protocol/beacon.h"
 
 namespace {
@@ -44,8 +44,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
           c.token_required == b.token_required && c.interval_ms == b.interval_ms &&
           c.protocol_version == b.protocol_version);
   }
-  discovery::DeviceDiscovery d;
-  d.OnDatagram(data, size, "192.0.2.1", discovery::DeviceDiscovery::NowMs());
+  client::DeviceDiscovery d;
+  d.OnDatagram(data, size, "192.0.2.1", client::DeviceDiscovery::NowMs());
   const auto st = d.stats();
   Check(st.datagrams == 1 && st.accepted + st.ignored == 1);
   Check(st.accepted == (ok ? 1u : 0u));

@@ -1,7 +1,7 @@
 // Structural snapshot invariants for the fuzz targets; see fuzz_check.h. O(objects + refs + roots).
 #include "fuzz_check.h"
 
-#include "xrpm/core/object_fields.h"
+#include "xrpm/model/object_fields.h"
 
 namespace xrpm::fuzz {
 

@@ -14,8 +14,8 @@
 #include <cstdlib>
 #include <string>
 
-#include "xrpm/core/diagnostics.h"
-#include "xrpm/core/snapshot.h"
+#include "xrpm/model/diagnostics.h"
+#include "xrpm/model/snapshot.h"
 
 namespace xrpm::fuzz {
 

@@ -1,9 +1,9 @@
-// libFuzzer target: the .gcdump reader (ReadGcDump) on arbitrary bytes.
+// libFuzzer target: the .gcdump reader (formats::ReadGcDump) on arbitrary bytes.
 //
 // Per input, beyond "no crash, hang, leak or sanitizer report":
 //   1. lenient read: a structurally valid Snapshot (one section) or InputError whose message
-//      names a byte offset; consistent GcDumpReadStats (every node is an object, a pseudo-node
-//      or undefined; every root is an edge of a pseudo-node); LooksLikeGcDump does not crash;
+//      names a byte offset; consistent formats::GcDumpReadStats (every node is an object, a pseudo-node
+//      or undefined; every root is an edge of a pseudo-node); formats::LooksLikeGcDump does not crash;
 //   2. strict read: throws InputError exactly when the lenient read reported a problem (or
 //      threw), otherwise returns the same Snapshot;
 //   3. round trip of a clean read whose type names are printable through the NETCF writer and
@@ -16,9 +16,9 @@
 #include <string_view>
 
 #include "fuzz_check.h"
-#include "xrpm/core/formats/gcdump_reader.h"
-#include "xrpm/core/netcf_reader.h"
-#include "xrpm/core/netcf_writer.h"
+#include "xrpm/formats/gcdump_reader.h"
+#include "xrpm/formats/netcf_reader.h"
+#include "xrpm/formats/netcf_writer.h"
 
 namespace xrpm::fuzz {
 namespace {
@@ -27,14 +27,14 @@ struct Read {
   std::optional<Snapshot> snap;
   std::string error;
   Diagnostics diags;
-  GcDumpReadStats stats;
+  formats::GcDumpReadStats stats;
 };
 
 void ReadInto(Read& r, const uint8_t* data, size_t size, bool strict) {
-  ReadOptions o;
+  formats::ReadOptions o;
   o.strict = strict;
   try {
-    r.snap = ReadGcDump({data, size}, "fuzz", r.diags, o, &r.stats);
+    r.snap = formats::ReadGcDump({data, size}, "fuzz", r.diags, o, &r.stats);
   } catch (const InputError& e) {
     r.error = e.what();
     XRPM_FUZZ_CHECK(r.error.find("byte offset ") != std::string::npos ||
@@ -60,7 +60,7 @@ bool Printable(const Snapshot& s) {
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace xrpm;
   using namespace xrpm::fuzz;
-  (void)LooksLikeGcDump({reinterpret_cast<const char*>(data), size < 4096 ? size : 4096});
+  (void)formats::LooksLikeGcDump({reinterpret_cast<const char*>(data), size < 4096 ? size : 4096});
 
   Read lenient;
   ReadInto(lenient, data, size, false);
@@ -68,7 +68,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const bool clean = lenient.snap && lenient.diags.empty();
   if (lenient.snap) {
     const Snapshot& s = *lenient.snap;
-    const GcDumpReadStats& st = lenient.stats;
+    const formats::GcDumpReadStats& st = lenient.stats;
     CheckSnapshot(s);
     XRPM_FUZZ_CHECK(s.sections.size() == 1, "");
     XRPM_FUZZ_CHECK(s.object_count() + st.pseudo_nodes + st.undefined_nodes == st.nodes, "");
@@ -85,11 +85,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (clean && Printable(*lenient.snap)) {
     const Snapshot& s = *lenient.snap;
     std::string out;
-    WriteNetcf(s, [&](std::string_view b) { out.append(b); });
+    formats::WriteNetcf(s, [&](std::string_view b) { out.append(b); });
     Diagnostics d;
     std::optional<Snapshot> t;
     try {
-      t = ReadNetcf(out, "rewrite", d);
+      t = formats::ReadNetcf(out, "rewrite", d);
     } catch (const InputError& e) {
       XRPM_FUZZ_CHECK(false, std::string(e.what()) + "\n--- rewrite:\n" + out);
     }

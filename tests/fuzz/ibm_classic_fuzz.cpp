@@ -1,8 +1,8 @@
-// libFuzzer target: the IBM classic heapdump reader (ReadIbmClassic) on arbitrary bytes.
+// libFuzzer target: the IBM classic heapdump reader (formats::ReadIbmClassic) on arbitrary bytes.
 //
 // Per input, beyond "no crash, hang, leak or sanitizer report":
 //   1. lenient read: a structurally valid Snapshot (one section) or InputError; consistent
-//      IbmReadStats; diagnostics within the sink's cap; LooksLikeIbmClassic does not crash;
+//      formats::IbmReadStats; diagnostics within the sink's cap; formats::LooksLikeIbmClassic does not crash;
 //   2. strict read: throws InputError exactly when the lenient read reported a problem (or
 //      threw), otherwise returns the same Snapshot;
 //   3. round trip of a clean read through the IBM writer: re-reads without a diagnostic to the
@@ -15,8 +15,8 @@
 #include <string_view>
 
 #include "fuzz_check.h"
-#include "xrpm/core/formats/ibm_classic_reader.h"
-#include "xrpm/core/formats/ibm_classic_writer.h"
+#include "xrpm/formats/ibm_classic_reader.h"
+#include "xrpm/formats/ibm_classic_writer.h"
 
 namespace xrpm::fuzz {
 namespace {
@@ -25,14 +25,14 @@ struct Read {
   std::optional<Snapshot> snap;
   std::string error;
   Diagnostics diags;
-  IbmReadStats stats;
+  formats::IbmReadStats stats;
 };
 
 void ReadInto(Read& r, std::string_view text, bool strict) {
-  ReadOptions o;
+  formats::ReadOptions o;
   o.strict = strict;
   try {
-    r.snap = ReadIbmClassic(text, "fuzz", r.diags, o, &r.stats);
+    r.snap = formats::ReadIbmClassic(text, "fuzz", r.diags, o, &r.stats);
   } catch (const InputError& e) {
     r.error = e.what();
   }
@@ -45,7 +45,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace xrpm;
   using namespace xrpm::fuzz;
   const std::string_view text(reinterpret_cast<const char*>(data), size);
-  (void)LooksLikeIbmClassic(text.substr(0, 4096));
+  (void)formats::LooksLikeIbmClassic(text.substr(0, 4096));
 
   Read lenient;
   ReadInto(lenient, text, false);
@@ -67,7 +67,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (clean) {
     const Snapshot& s = *lenient.snap;
     std::string out;
-    WriteIbmClassic(s, [&](std::string_view b) { out.append(b); });
+    formats::WriteIbmClassic(s, [&](std::string_view b) { out.append(b); });
     Read again;
     ReadInto(again, out, false);
     XRPM_FUZZ_CHECK(again.snap.has_value(), again.error + "\n--- rewrite:\n" + out);

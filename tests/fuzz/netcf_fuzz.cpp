@@ -1,4 +1,4 @@
-// libFuzzer target: the NETCF .gclog reader (ReadNetcf) on arbitrary bytes.
+// libFuzzer target: the NETCF .gclog reader (formats::ReadNetcf) on arbitrary bytes.
 //
 // Per input, beyond "no crash, hang, leak or sanitizer report":
 //   1. lenient read (one chunk): returns a structurally valid Snapshot or throws InputError;
@@ -20,9 +20,9 @@
 #include <string_view>
 
 #include "fuzz_check.h"
-#include "xrpm/core/netcf_reader.h"
-#include "xrpm/core/netcf_reader_chunk.h"  // HexString
-#include "xrpm/core/netcf_writer.h"
+#include "xrpm/formats/netcf_reader.h"
+#include "netcf_reader_chunk.h"  // HexString
+#include "xrpm/formats/netcf_writer.h"
 
 namespace xrpm::fuzz {
 namespace {
@@ -33,9 +33,9 @@ struct Read {
   Diagnostics diags;
 };
 
-void ReadInto(Read& r, std::string_view text, const ReadOptions& o) {
+void ReadInto(Read& r, std::string_view text, const formats::ReadOptions& o) {
   try {
-    r.snap = ReadNetcf(text, "fuzz", r.diags, o);
+    r.snap = formats::ReadNetcf(text, "fuzz", r.diags, o);
   } catch (const InputError& e) {
     r.error = e.what();
   }
@@ -94,9 +94,9 @@ const std::string& LongPrefix(bool roots) {
   static const std::array<std::string, 2> prefixes = [] {
     std::string o = "a 2 prefix 1\nt 1 T\n", r = o;
     for (int i = 1; i <= 0x480; ++i)
-      o += "o " + netcf::HexString(i) + " 1 8 " + netcf::HexString(i / 2 + 1) + "\n";
-    for (int i = 1; i <= 8; ++i) r += "o " + netcf::HexString(i) + " 1 8\n";
-    for (int i = 1; i <= 0x480; ++i) r += "r " + netcf::HexString(i % 8 + 1) + " 1 0\n";
+      o += "o " + formats::HexString(i) + " 1 8 " + formats::HexString(i / 2 + 1) + "\n";
+    for (int i = 1; i <= 8; ++i) r += "o " + formats::HexString(i) + " 1 8\n";
+    for (int i = 1; i <= 0x480; ++i) r += "r " + formats::HexString(i % 8 + 1) + " 1 0\n";
     return std::array<std::string, 2>{o, r};
   }();
   return prefixes[roots];
@@ -104,7 +104,7 @@ const std::string& LongPrefix(bool roots) {
 
 std::string Write(const Snapshot& s) {
   std::string out;
-  WriteNetcf(s, [&](std::string_view b) { out.append(b); });
+  formats::WriteNetcf(s, [&](std::string_view b) { out.append(b); });
   return out;
 }
 
@@ -125,7 +125,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     text = prefixed;
   }
 
-  ReadOptions one;
+  formats::ReadOptions one;
   one.threads = 1;
   Read lenient;
   ReadInto(lenient, text, one);
@@ -133,7 +133,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (lenient.snap) CheckSnapshot(*lenient.snap);
   const bool clean = lenient.snap && lenient.diags.empty();
 
-  ReadOptions strict = one;
+  formats::ReadOptions strict = one;
   strict.strict = true;
   Read st;
   ReadInto(st, text, strict);
@@ -145,7 +145,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
 
   // Chunked reads start threads, which costs more than the rest of the checks under ASan.
   if (last % 4 == 0) {
-    ReadOptions chunked;
+    formats::ReadOptions chunked;
     chunked.threads = 2 + last / 4 % 2;
     chunked.min_chunk_bytes = 1;
     Read ch;

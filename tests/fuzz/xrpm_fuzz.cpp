@@ -1,4 +1,4 @@
-// libFuzzer target: the .xrpm reader (ReadXrpm) on arbitrary bytes.
+// libFuzzer target: the .xrpm reader (formats::ReadXrpm) on arbitrary bytes.
 //
 // Per input, beyond "no crash, hang, leak or sanitizer report":
 //   1. a read with checksums verified and one without (mutated inputs otherwise stop at the
@@ -16,25 +16,25 @@
 #include <string_view>
 
 #include "fuzz_check.h"
-#include "xrpm/core/formats/xrpm_file.h"
-#include "xrpm/core/netcf_writer.h"
+#include "xrpm/formats/xrpm_file.h"
+#include "xrpm/formats/netcf_writer.h"
 
 namespace xrpm::fuzz {
 namespace {
 
-std::optional<XrpmContents> TryRead(std::string_view bytes, bool verify, unsigned threads) {
-  XrpmReadOptions o;
+std::optional<formats::XrpmContents> TryRead(std::string_view bytes, bool verify, unsigned threads) {
+  formats::XrpmReadOptions o;
   o.verify_checksums = verify;
   o.threads = threads;
   o.wanted = {"aseq", "rfrm"};  // the seeds' extra parts: decoded, not skipped
   try {
-    return ReadXrpm(bytes, "fuzz", o);
+    return formats::ReadXrpm(bytes, "fuzz", o);
   } catch (const InputError&) {
     return std::nullopt;
   }
 }
 
-bool SameParts(const XrpmContents& a, const XrpmContents& b) {
+bool SameParts(const formats::XrpmContents& a, const formats::XrpmContents& b) {
   if (a.parts.size() != b.parts.size()) return false;
   for (size_t i = 0; i < a.parts.size(); ++i)
     if (a.parts[i].tag != b.parts[i].tag || a.parts[i].width != b.parts[i].width ||
@@ -53,30 +53,30 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   // The last byte picks the thread count (threads cost more than the rest under ASan).
   const unsigned threads = size && data[size - 1] % 8 == 0 ? 2 : 1;
 
-  const std::optional<XrpmContents> checked = TryRead(bytes, true, threads);
-  const std::optional<XrpmContents> unchecked = TryRead(bytes, false, 1);
+  const std::optional<formats::XrpmContents> checked = TryRead(bytes, true, threads);
+  const std::optional<formats::XrpmContents> unchecked = TryRead(bytes, false, 1);
   for (const auto* r : {&checked, &unchecked}) {
     if (!*r) continue;
-    const XrpmContents& c = **r;
+    const formats::XrpmContents& c = **r;
     CheckSnapshot(c.snapshot);
-    for (const XrpmPart& p : c.parts)
+    for (const formats::XrpmPart& p : c.parts)
       XRPM_FUZZ_CHECK(p.data.size() == (p.width ? p.count() * p.width : p.count()), p.tag);
     // Lossless: write what was read, read it back.
-    XrpmWriteOptions w;
+    formats::XrpmWriteOptions w;
     w.threads = 1;
-    for (const XrpmPart& p : c.parts) {
-      XrpmPart copy{p.tag, p.required, p.width, p.transform, {}};
+    for (const formats::XrpmPart& p : c.parts) {
+      formats::XrpmPart copy{p.tag, p.required, p.width, p.transform, {}};
       copy.data = p.data;
       w.extra_parts.push_back(std::move(copy));
     }
-    const std::string out = WriteXrpm(c.snapshot, w);
-    const std::optional<XrpmContents> again = TryRead(out, true, 1);
+    const std::string out = formats::WriteXrpm(c.snapshot, w);
+    const std::optional<formats::XrpmContents> again = TryRead(out, true, 1);
     XRPM_FUZZ_CHECK(again.has_value(), "the rewrite does not read back");
     XRPM_FUZZ_CHECK(again->snapshot == c.snapshot, "the rewrite reads back differently");
     XRPM_FUZZ_CHECK(SameParts(*again, c), "extra parts differ after the rewrite");
-    XRPM_FUZZ_CHECK(WriteXrpm(again->snapshot, w) == out, "the rewrite is not a fixed point");
+    XRPM_FUZZ_CHECK(formats::WriteXrpm(again->snapshot, w) == out, "the rewrite is not a fixed point");
     size_t text = 0;
-    WriteNetcf(c.snapshot, [&](std::string_view b) { text += b.size(); });
+    formats::WriteNetcf(c.snapshot, [&](std::string_view b) { text += b.size(); });
     XRPM_FUZZ_CHECK(c.snapshot.object_count() == 0 || text > 0, "empty .gclog");
   }
   if (checked) {

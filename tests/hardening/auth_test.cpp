@@ -1,7 +1,8 @@
+// ctest-labels: cpu_timing threaded
 // Token authentication (protocol 2, protocol/auth.h): the token never crosses the wire, a
 // recorded answer cannot be replayed, refusals are clear on both sides, the handshake state
 // machine refuses out-of-order messages, and a LAN-facing agent serves only token holders.
-// (tests/capture/agent_client_test.cpp already covers right/wrong/missing token through
+// (tests/agent/agent_client_test.cpp already covers right/wrong/missing token through
 // HostClient and the start-time refusal of a LAN address without a token.)
 #include <gtest/gtest.h>
 

@@ -1,4 +1,5 @@
-// Fault injection with real processes over 127.0.0.1 (tests/capture/fault_test.cpp covers the
+// ctest-labels: cpu_timing
+// Fault injection with real processes over 127.0.0.1 (tests/agent/fault_test.cpp covers the
 // in-process cases: a host that disconnects politely mid-walk, a fake device that vanishes or
 // sends garbage). Here:
 //   - the host process (`xrpm capture`) is killed with SIGKILL mid-capture, 20 times: the agent

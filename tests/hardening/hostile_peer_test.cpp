@@ -1,3 +1,4 @@
+// ctest-labels: cpu_timing threaded
 // Hostile peers against an agent that serves a running game (the emulated runtime, game loop at
 // 60 fps, in process): wrong protocol version, wrong token answers, garbage, oversized
 // messages, commands before the handshake, floods of malformed packets, and connection floods

@@ -1,3 +1,4 @@
+// ctest-labels: cpu_timing
 // Captures of real C# programs running under Mono with the xrpm agent inside (xrpm-mono):
 // a live set known by construction (LiveSet.exe), at the frame boundary and at a safe point;
 // counters that move; captures in a row; a host killed mid-capture; hostile peers and tokens
@@ -20,7 +21,7 @@
 #include "hostile_attacks.h"
 #include "mono_process.h"
 #include "test_util.h"
-#include "xrpm/core/client/host_client.h"
+#include "xrpm/client/host_client.h"
 
 #ifndef XRPM_CLI_BIN
 #define XRPM_CLI_BIN ""

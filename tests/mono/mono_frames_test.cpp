@@ -8,7 +8,7 @@
 
 #include "mono_process.h"
 #include "test_util.h"
-#include "xrpm/core/client/host_client.h"
+#include "xrpm/client/host_client.h"
 
 namespace xrpm::testing {
 namespace {
@@ -22,7 +22,7 @@ TEST(MonoFrames, ExactFrameAllocationsAndSampledStacks) {
   client::HostClient& c = *client;
   c.SubscribeFrames(16384);
   ASSERT_TRUE(c.WaitFrames(40, 30000)) << c.frames_status().error << run.proc->log().All();
-  frames::FrameRecording rec;
+  client::FrameRecording rec;
   c.TakeFrames(&rec);
   ASSERT_GE(rec.frames.size(), 40u);
   for (size_t i = 1; i < rec.frames.size(); ++i) {

@@ -22,8 +22,8 @@
 #include "mono_process.h"
 #include "subprocess.h"
 #include "test_util.h"
-#include "xrpm/core/client/host_client.h"
-#include "xrpm/core/snapshot_io.h"
+#include "xrpm/client/host_client.h"
+#include "xrpm/formats/snapshot_io.h"
 
 #ifndef XRPM_CLI_BIN
 #define XRPM_CLI_BIN ""
@@ -208,7 +208,7 @@ TEST(MonoOrigins, TheLeakFilterNamesTheSampleGamesLeakAndItsSite) {
     ASSERT_TRUE(cap.ok) << cap.error << run.proc->log().All();
     frame = cap.snapshot->origins->capture_frame;
     files.push_back(dir + "/" + name + ".xrpm");
-    SaveSnapshot(*cap.snapshot, files.back());
+    formats::SaveSnapshot(*cap.snapshot, files.back());
   }
   const RunResult r =
       RunProcess({XRPM_CLI_BIN, "leaks", files[0], files[1], files[2], "--json"}, 120000);

@@ -1,3 +1,4 @@
+// ctest-labels: threaded
 // The Mono port's allocation-origin tables without Mono (device-agent/ports/mono/src:
 // OriginTable, SiteTable, OriginTracker): recording, address reuse, moves, full buckets, the
 // prune after a walk, and the exact walker-API calls a walk makes (a recording

@@ -1,7 +1,7 @@
 #include "options.h"
 
 #if XRPM_EMULATOR_OFFLINE_DUMPS
-#include "xrpm/core/snapshot_io.h"
+#include "xrpm/formats/snapshot_io.h"
 #endif
 
 namespace xrpm::emulator {
@@ -48,7 +48,7 @@ std::string FinishOptions(const CLI::App& app, EmulatorOptions& o) {
   if (o.scenario == "synthetic" && o.objects == 0) return "--objects must be at least 1";
   if (!o.dump.empty()) {
 #if XRPM_EMULATOR_OFFLINE_DUMPS
-    const xrpm::FormatInfo* f = xrpm::FormatForPath(o.dump, false);
+    const xrpm::formats::FormatInfo* f = xrpm::formats::FormatForPath(o.dump, false);
     if (f && !f->can_write)
       return "--dump " + o.dump + ": the " + f->name +
              " format cannot be written (use .gclog or .xrpm)";

@@ -2,7 +2,7 @@
 
 #include <stdexcept>
 
-#include "xrpm/core/snapshot_io.h"
+#include "xrpm/formats/snapshot_io.h"
 
 namespace xrpm::emulator {
 
@@ -44,7 +44,7 @@ Snapshot DumpToSnapshot(Runtime& rt, uint32_t timeout_ms) {
 
 Snapshot WriteGroundTruthDump(Runtime& rt, const std::string& path, uint32_t timeout_ms) {
   Snapshot snap = DumpToSnapshot(rt, timeout_ms);
-  SaveSnapshot(snap, path);  // by extension; .gclog by default
+  formats::SaveSnapshot(snap, path);  // by extension; .gclog by default
   return snap;
 }
 

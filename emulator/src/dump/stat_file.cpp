@@ -3,7 +3,7 @@
 #include <cstdio>
 #include <vector>
 
-#include "xrpm/core/atomic_file.h"
+#include "xrpm/model/atomic_file.h"
 
 namespace xrpm::emulator {
 

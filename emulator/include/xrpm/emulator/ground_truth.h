@@ -9,7 +9,7 @@
 #include <cstdint>
 #include <string>
 
-#include "xrpm/core/snapshot.h"
+#include "xrpm/model/snapshot.h"
 #include "xrpm/emulator/runtime.h"
 #include "xrpm/emulator/snapshot_builder_sink.h"
 

@@ -28,7 +28,7 @@
 #include <unordered_map>
 
 #include "xrpm/agent/heap_walker.h"
-#include "xrpm/core/snapshot.h"
+#include "xrpm/model/snapshot.h"
 
 namespace xrpm::emulator {
 

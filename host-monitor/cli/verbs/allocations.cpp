@@ -1,0 +1,176 @@
+// `xrpm allocations --connect HOST:PORT [--duration S] [--count N] [--by type|method|stack]
+// [--sample-bytes N] [--json]`: records allocation samples with call stacks for S seconds or N
+// frames and shows which code allocates during gameplay: estimated bytes and objects
+// (frames/allocation_profile.h states the estimator) by type, by allocating method (bottom-up:
+// self, and total through the method) or as a top-down call tree (--by stack), with shares and
+// per-frame figures. The JSON always carries `stacks` (frames innermost first, type, estimated
+// bytes and count).
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include "shared/common.h"
+#include "shared/record_frames.h"
+#include "shared/verb.h"
+#include "xrpm/client/allocation_profile.h"
+
+namespace xrpm::cli {
+namespace {
+
+struct Opts {
+  FramesRecordOptions rec;
+  std::string by = "type";
+  size_t top = 25;
+  bool json = false;
+};
+
+uint64_t Round(double v) {
+  return static_cast<uint64_t>(std::llround(v));
+}
+
+nlohmann::json EstimateJson(const client::Estimate& e) {
+  return {{"bytes", Round(e.bytes)},
+          {"count", Round(e.objects)},
+          {"samples", e.samples},
+          {"sampled_bytes", e.sampled_bytes}};
+}
+
+nlohmann::json TreeJson(const client::AllocationProfile& p, uint32_t node) {
+  const client::CallTreeNode& n = p.tree[node];
+  nlohmann::json j = {{"method", n.method},
+                      {"bytes", Round(n.total.bytes)},
+                      {"count", Round(n.total.objects)},
+                      {"self_bytes", Round(n.self.bytes)},
+                      {"children", nlohmann::json::array()}};
+  for (uint32_t c : n.children) j["children"].push_back(TreeJson(p, c));
+  return j;
+}
+
+void PrintTree(const client::AllocationProfile& p, uint32_t node, double min_bytes, TextTable& t) {
+  for (uint32_t c : p.tree[node].children) {
+    const client::CallTreeNode& n = p.tree[c];
+    if (n.total.bytes < min_bytes) continue;
+    t.AddRow({std::string(2 * (n.depth - 1), ' ') + n.method, HumanBytes(Round(n.total.bytes)),
+              Percent(n.total.bytes, p.total.bytes), HumanBytes(Round(n.self.bytes))});
+    PrintTree(p, c, min_bytes, t);
+  }
+}
+
+int Run(const Opts& o) {
+  const FramesRecorded got = RecordFrames(o.rec, "allocations");
+  const client::FrameRecording& r = got.rec;
+  const client::AllocationProfile p = client::BuildAllocationProfile(r);
+  const double per_frame = p.frames ? 1.0 / double(p.frames) : 0;
+  if (o.json) {
+    nlohmann::json stacks = nlohmann::json::array();
+    for (const auto& s : p.by_stack) {
+      nlohmann::json e = EstimateJson(s.est);
+      e["frames"] = s.frames;
+      e["type"] = s.type;
+      e["share"] = s.share;
+      stacks.push_back(std::move(e));
+    }
+    nlohmann::json j = {{"endpoint", got.endpoint},
+                        {"app", r.app},
+                        {"by", o.by},
+                        {"sample_bytes", p.sample_bytes},
+                        {"frames", p.frames},
+                        {"estimated_bytes", Round(p.total.bytes)},
+                        {"estimated_objects", Round(p.total.objects)},
+                        {"exact_bytes", p.exact_bytes},
+                        {"exact_objects", p.exact_objects},
+                        {"sampled_bytes", p.total.sampled_bytes},
+                        {"samples", p.total.samples},
+                        {"estimated_bytes_per_frame", p.EstimatedBytesPerFrame()},
+                        {"exact_bytes_per_frame", p.ExactBytesPerFrame()},
+                        {"dropped_records", r.dropped_records},
+                        {"wire_bytes", r.wire_bytes},
+                        {"stacks", stacks}};
+    if (o.by == "type") {
+      nlohmann::json rows = nlohmann::json::array();
+      for (const auto& t : p.by_type) {
+        nlohmann::json e = EstimateJson(t.est);
+        e["type"] = t.type;
+        e["share"] = t.share;
+        e["bytes_per_frame"] = t.est.bytes * per_frame;
+        rows.push_back(std::move(e));
+      }
+      j["types"] = rows;
+    } else if (o.by == "method") {
+      nlohmann::json rows = nlohmann::json::array();
+      for (const auto& m : p.by_method) {
+        nlohmann::json e = EstimateJson(m.self);
+        e["method"] = m.method;
+        e["share"] = m.share;
+        e["total_bytes"] = Round(m.total.bytes);
+        e["total_count"] = Round(m.total.objects);
+        e["bytes_per_frame"] = m.self.bytes * per_frame;
+        rows.push_back(std::move(e));
+      }
+      j["methods"] = rows;
+    } else {
+      j["tree"] = TreeJson(p, 0);
+    }
+    PrintJson(j);
+    return kExitOk;
+  }
+  std::printf(
+      "%s on %s: %s frames, %s samples (one per %s); estimated %s allocated (%s per frame), "
+      "exact %s\n",
+      r.app.c_str(), got.endpoint.c_str(), Thousands(p.frames).c_str(),
+      Thousands(p.total.samples).c_str(), HumanBytes(p.sample_bytes).c_str(),
+      HumanBytes(Round(p.total.bytes)).c_str(),
+      HumanBytes(Round(p.EstimatedBytesPerFrame())).c_str(), HumanBytes(p.exact_bytes).c_str());
+  if (r.dropped_records)
+    std::printf("  (the device dropped %s records the host did not take in time)\n",
+                Thousands(r.dropped_records).c_str());
+  if (o.by == "stack") {
+    TextTable t({{"call tree (top-down)"},
+                 {"bytes", TextTable::Align::kRight},
+                 {"share", TextTable::Align::kRight},
+                 {"self", TextTable::Align::kRight}});
+    PrintTree(p, 0, p.total.bytes * 0.005, t);  // nodes under 0.5 % are left out
+    t.Print();
+    return kExitOk;
+  }
+  const bool by_type = o.by == "type";
+  TextTable t({{by_type ? "type" : "allocating method"},
+               {"bytes", TextTable::Align::kRight},
+               {"share", TextTable::Align::kRight},
+               {"objects", TextTable::Align::kRight},
+               {"per frame", TextTable::Align::kRight},
+               {by_type ? "samples" : "total", TextTable::Align::kRight}});
+  size_t n = 0;
+  if (by_type)
+    for (const auto& x : p.by_type) {
+      if (n++ == o.top) break;
+      t.AddRow({x.type, HumanBytes(Round(x.est.bytes)), Percent(x.est.bytes, p.total.bytes),
+                Thousands(Round(x.est.objects)), HumanBytes(Round(x.est.bytes * per_frame)),
+                Thousands(x.est.samples)});
+    }
+  else
+    for (const auto& x : p.by_method) {
+      if (n++ == o.top) break;
+      t.AddRow({x.method, HumanBytes(Round(x.self.bytes)), Percent(x.self.bytes, p.total.bytes),
+                Thousands(Round(x.self.objects)), HumanBytes(Round(x.self.bytes * per_frame)),
+                HumanBytes(Round(x.total.bytes))});
+    }
+  t.Print();
+  return kExitOk;
+}
+
+VerbRegistration reg{
+    "allocations", "Sample allocations with call stacks: which code makes the garbage",
+    [](CLI::App& cmd) -> VerbRun {
+      auto o = std::make_shared<Opts>();
+      AddFramesRecordOptions(cmd, o->rec, true);
+      cmd.add_option("--by", o->by, "Group by type, allocating method, or call stack (tree)")
+          ->check(CLI::IsMember({"type", "method", "stack"}))
+          ->capture_default_str();
+      cmd.add_option("--top", o->top, "Rows to print (text output)")->capture_default_str();
+      AddJsonFlag(cmd, o->json);
+      return [o] { return Run(*o); };
+    }};
+
+}  // namespace
+}  // namespace xrpm::cli

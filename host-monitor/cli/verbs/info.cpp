@@ -1,0 +1,312 @@
+// `xrpm info FILE`: what a snapshot file holds: its sections, counts, totals and problems.
+#include <array>
+#include <ctime>
+
+#include "shared/common.h"
+#include "shared/origins.h"
+#include "shared/verb.h"
+
+namespace xrpm::cli {
+namespace {
+
+struct Opts : FileVerbOptions {};
+
+struct SectionFigures {
+  uint64_t objects = 0, refs = 0, roots = 0, bytes = 0;
+  uint32_t types = 0, placeholders = 0;
+};
+
+SectionFigures Figures(const Snapshot& s, const AppDomainSection& sec) {
+  SectionFigures f;
+  f.objects = sec.objects_end - sec.objects_begin;
+  f.roots = sec.roots_end - sec.roots_begin;
+  f.refs = sec.objects_end > sec.objects_begin
+               ? s.ref_end[sec.objects_end - 1] - s.ref_begin(sec.objects_begin)
+               : 0;
+  for (uint64_t i = sec.objects_begin; i < sec.objects_end; ++i) f.bytes += s.object_size[i];
+  f.types = sec.types_end - sec.types_begin;
+  for (uint32_t t = sec.types_begin; t < sec.types_end; ++t)
+    f.placeholders += s.types[t].placeholder;
+  return f;
+}
+
+std::string Stamp(const std::optional<uint64_t>& ms) {
+  return ms ? Hex(*ms) : "-";
+}
+
+std::string Duration(const AppDomainSection& s) {
+  if (!s.start_ms || !s.end_ms || *s.end_ms < *s.start_ms) return "-";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3f s", static_cast<double>(*s.end_ms - *s.start_ms) / 1000.0);
+  return buf;
+}
+
+nlohmann::json CaptureJson(const CaptureInfo& c) {
+  return {{"endpoint", c.device.endpoint},
+          {"agent", c.device.agent_name},
+          {"protocol_version", c.device.protocol_version},
+          {"runtime", c.device.runtime_name},
+          {"runtime_version", c.device.runtime_version},
+          {"app", c.device.app_name},
+          {"platform", c.device.platform},
+          {"pointer_bytes", c.device.pointer_bytes},
+          {"big_endian", c.device.big_endian},
+          {"capture_id", c.capture_id},
+          {"captured_at_unix_ms", c.captured_at_unix_ms},
+          {"batches", c.batches},
+          {"wire_bytes", c.wire_bytes},
+          {"pause_us", c.pause_us},
+          {"gc_us", c.gc_us},
+          {"walk_us", c.walk_us},
+          {"stop_wait_us", c.stop_wait_us},
+          {"stall_us", c.stall_us},
+          {"agent_peak_bytes", c.agent_peak_bytes},
+          {"elapsed_us", c.elapsed_us}};
+}
+
+// The capture's metadata as a short text block (files that keep it: .xrpm).
+void PrintCapture(const CaptureInfo& c) {
+  const std::time_t t = static_cast<std::time_t>(c.captured_at_unix_ms / 1000);
+  char when[32] = "-";
+  if (std::tm tm{}; gmtime_r(&t, &tm))
+    std::strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S UTC", &tm);
+  auto ms = [](uint64_t us) {
+    char b[32];
+    std::snprintf(b, sizeof b, "%.1f ms", static_cast<double>(us) / 1000.0);
+    return std::string(b);
+  };
+  std::printf("\nCapture\n");
+  using A = TextTable::Align;
+  TextTable t2({{"", A::kLeft}, {"", A::kLeft}});
+  t2.AddRow({"device", c.device.app_name + " on " + c.device.runtime_name + " " +
+                           c.device.runtime_version + " (" + c.device.platform + ", " +
+                           std::to_string(c.device.pointer_bytes * 8) + "-bit)"});
+  t2.AddRow({"from", c.device.endpoint + ", " + c.device.agent_name});
+  t2.AddRow({"taken", std::string(when) + ", capture " + std::to_string(c.capture_id)});
+  t2.AddRow(
+      {"game paused", ms(c.pause_us) + " (GC " + ms(c.gc_us) + ", walk " + ms(c.walk_us) + ")"});
+  t2.AddRow({"transfer", HumanBytes(c.wire_bytes) + " in " + Thousands(c.batches) + " batches, " +
+                             ms(c.elapsed_us) + " in all"});
+  t2.AddRow({"agent memory", HumanBytes(c.agent_peak_bytes) + " at the peak"});
+  t2.Print(stdout, 2);
+}
+
+// Allocation origins: which objects have a site and frame, or why none do.
+uint64_t KnownOrigins(const Snapshot& s) {
+  uint64_t known = 0;
+  for (size_t i = 0; i < s.object_count(); ++i) known += s.origin_known(i);
+  return known;
+}
+
+nlohmann::json AllocationOriginsJson(const Snapshot& s) {
+  nlohmann::json j = OriginsJson(s);
+  if (!j.is_null()) j["objects_with_origin"] = KnownOrigins(s);
+  return j;
+}
+
+void PrintAllocationOrigins(const Snapshot& s) {
+  std::printf("\nAllocation origins: ");
+  if (!s.origins) {
+    std::printf("none (%s)\n", NoOriginsMessage().substr(NoOriginsMessage().find(':') + 2).c_str());
+    return;
+  }
+  const uint64_t known = KnownOrigins(s);
+  std::printf(
+      "captured at frame %s; %s of %s objects have a site and frame, %s sites of %s "
+      "methods\n",
+      Thousands(s.origins->capture_frame).c_str(), Thousands(known).c_str(),
+      Thousands(s.object_count()).c_str(), Thousands(s.origins->sites.size()).c_str(),
+      Thousands(s.origins->methods.size()).c_str());
+  if (const std::string note = SampledNote(s); !note.empty()) std::printf("  %s\n", note.c_str());
+}
+
+// Object contents (issue 22): layouts, field identities, labels, values, or why none.
+nlohmann::json ObjectContentsJson(const Snapshot& s) {
+  if (!s.fields.present()) return nullptr;
+  const HeapFieldsSummary f = Summarize(s.fields);
+  return {{"type_layouts", f.type_layouts},
+          {"references_with_field", f.known_slots},
+          {"labelled_roots", f.labelled_roots},
+          {"values_captured", s.fields.values_captured},
+          {"objects_with_values", f.objects_with_values},
+          {"value_bytes", f.value_bytes},
+          {"string_cap", s.fields.string_cap},
+          {"model_bytes", f.model_bytes}};
+}
+
+void PrintObjectContents(const Snapshot& s) {
+  std::printf("\nObject contents: ");
+  if (!s.fields.present()) {
+    std::printf("none (the source has no field layouts or values)\n");
+    return;
+  }
+  const HeapFieldsSummary f = Summarize(s.fields);
+  std::printf("%s type layouts; the field of %s of %s references; %s of %s roots labelled\n",
+              Thousands(f.type_layouts).c_str(), Thousands(f.known_slots).c_str(),
+              Thousands(s.ref_count()).c_str(), Thousands(f.labelled_roots).c_str(),
+              Thousands(s.root_count()).c_str());
+  if (s.fields.values_captured)
+    std::printf("  values of %s objects (%s; strings cut at %s characters); %s in memory\n",
+                Thousands(f.objects_with_values).c_str(), HumanBytes(f.value_bytes).c_str(),
+                Thousands(s.fields.string_cap).c_str(), HumanBytes(f.model_bytes).c_str());
+  else
+    std::printf("  captured without values (--no-values); %s in memory\n",
+                HumanBytes(f.model_bytes).c_str());
+}
+
+int Run(const Opts& o) {
+  LoadedSnapshot l = LoadForCli(o.file, o.in);
+  const Snapshot& s = l.snap;
+
+  std::array<uint64_t, kRootKindCount> by_kind{};
+  uint64_t pinned = 0, weak = 0, interior = 0;
+  for (size_t r = 0; r < s.root_count(); ++r) {
+    if (s.root_kind[r] < kRootKindCount) ++by_kind[s.root_kind[r]];
+    pinned += (s.root_flags[r] & kRootPinned) != 0;
+    weak += (s.root_flags[r] & kRootWeak) != 0;
+    interior += (s.root_flags[r] & kRootInterior) != 0;
+  }
+  uint32_t placeholders = 0;
+  for (const TypeInfo& t : s.types) placeholders += t.placeholder;
+  const uint64_t bytes = s.total_bytes();
+  // Sampled dumps (.gcdump): the totals as stored and as scaled to the whole heap.
+  const bool sampled = s.sampled();
+  const double scaled_objects = s.scaled_object_count(), scaled_bytes = s.scaled_total_bytes();
+
+  if (o.json) {
+    nlohmann::json secs = nlohmann::json::array();
+    for (size_t i = 0; i < s.sections.size(); ++i) {
+      const AppDomainSection& sec = s.sections[i];
+      SectionFigures f = Figures(s, sec);
+      secs.push_back({{"index", i},
+                      {"name", sec.name},
+                      {"end_name", sec.end_name},
+                      {"version", sec.version},
+                      {"start_ms", sec.start_ms ? nlohmann::json(*sec.start_ms) : nlohmann::json()},
+                      {"end_ms", sec.end_ms ? nlohmann::json(*sec.end_ms) : nlohmann::json()},
+                      {"closed", sec.closed},
+                      {"types", f.types},
+                      {"placeholder_types", f.placeholders},
+                      {"objects", f.objects},
+                      {"references", f.refs},
+                      {"roots", f.roots},
+                      {"bytes", f.bytes}});
+    }
+    nlohmann::json kinds = nlohmann::json::object();
+    for (int k = 0; k < kRootKindCount; ++k)
+      kinds[std::string(RootKindName(static_cast<RootKind>(k)))] = by_kind[static_cast<size_t>(k)];
+    PrintJson({{"file", l.path},
+               {"format", l.format},
+               {"file_bytes", l.file_bytes},
+               {"sections", secs},
+               {"totals",
+                {{"sections", s.sections.size()},
+                 {"types", s.type_count()},
+                 {"placeholder_types", placeholders},
+                 {"objects", s.object_count()},
+                 {"references", s.ref_count()},
+                 {"roots", s.root_count()},
+                 {"bytes", bytes},
+                 {"scaled_objects", scaled_objects},
+                 {"scaled_bytes", scaled_bytes}}},
+               {"sampled", sampled},
+               {"roots_by_kind", kinds},
+               {"roots_by_flag", {{"pinned", pinned}, {"weak", weak}, {"interior", interior}}},
+               {"root_origins", s.root_origins.size()},
+               {"capture", s.capture ? CaptureJson(*s.capture) : nlohmann::json()},
+               {"allocation_origins", AllocationOriginsJson(s)},
+               {"object_contents", ObjectContentsJson(s)},
+               {"diagnostics", DiagnosticsJson(l.diags)}});
+    return kExitOk;
+  }
+
+  std::printf("%s  (%s, %s%s)\n\n", l.path.c_str(), l.format.c_str(),
+              HumanBytes(l.file_bytes).c_str(), sampled ? ", sampled" : "");
+  using A = TextTable::Align;
+  TextTable secs({{"#", A::kRight},
+                  {"appdomain", A::kLeft},
+                  {"ver", A::kRight},
+                  {"start", A::kRight},
+                  {"end", A::kRight},
+                  {"duration", A::kRight},
+                  {"types", A::kRight},
+                  {"objects", A::kRight},
+                  {"refs", A::kRight},
+                  {"roots", A::kRight},
+                  {"size", A::kRight},
+                  {"note", A::kLeft}});
+  for (size_t i = 0; i < s.sections.size(); ++i) {
+    const AppDomainSection& sec = s.sections[i];
+    SectionFigures f = Figures(s, sec);
+    std::string note;
+    if (!sec.closed) note = "unclosed";
+    if (!sec.end_name.empty())
+      note += (note.empty() ? "" : ", ") + ("ends as '" + sec.end_name + "'");
+    secs.AddRow({std::to_string(i), sec.name.empty() ? "(unnamed)" : sec.name,
+                 std::to_string(sec.version), Stamp(sec.start_ms), Stamp(sec.end_ms), Duration(sec),
+                 Thousands(f.types), Thousands(f.objects), Thousands(f.refs), Thousands(f.roots),
+                 HumanBytes(f.bytes), note});
+  }
+  std::printf("Sections: %zu\n", s.sections.size());
+  if (secs.rows()) secs.Print(stdout, 2);
+
+  if (s.capture) PrintCapture(*s.capture);
+  PrintAllocationOrigins(s);
+  PrintObjectContents(s);
+
+  std::printf("\nTotals\n");
+  TextTable tot({{"", A::kLeft}, {"", A::kRight}, {"", A::kLeft}});
+  tot.AddRow({"types", Thousands(s.type_count()),
+              placeholders ? "(" + Thousands(placeholders) + " without a type record)" : ""});
+  tot.AddRow({"objects", Thousands(s.object_count()), ""});
+  tot.AddRow({"references", Thousands(s.ref_count()), ""});
+  tot.AddRow({"roots", Thousands(s.root_count()), ""});
+  tot.AddRow({"size", HumanBytes(bytes), "(" + Thousands(bytes) + " bytes)"});
+  if (sampled) {
+    const auto scaled_n = static_cast<uint64_t>(scaled_objects + 0.5);
+    const auto scaled_b = static_cast<uint64_t>(scaled_bytes + 0.5);
+    tot.AddRow({"objects, scaled", Thousands(scaled_n), "(the whole heap, estimated)"});
+    tot.AddRow({"size, scaled", HumanBytes(scaled_b), "(" + Thousands(scaled_b) + " bytes)"});
+  }
+  tot.Print(stdout, 2);
+  if (sampled)
+    std::printf(
+        "  sampled dump: the file holds a sample of the heap; the scaled figures apply each\n"
+        "  type's count multiplier to its stored objects and sizes\n");
+
+  if (s.root_count()) {
+    std::printf("\nRoots\n");
+    TextTable roots({{"kind", A::kLeft}, {"count", A::kRight}, {"share", A::kRight}});
+    for (int k = 0; k < kRootKindCount; ++k) {
+      uint64_t n = by_kind[static_cast<size_t>(k)];
+      if (n)
+        roots.AddRow({std::string(RootKindName(static_cast<RootKind>(k))), Thousands(n),
+                      Percent(static_cast<double>(n), static_cast<double>(s.root_count()))});
+    }
+    roots.Print(stdout, 2);
+    if (pinned || weak || interior)
+      std::printf("  flags: %s pinned, %s weak, %s interior\n", Thousands(pinned).c_str(),
+                  Thousands(weak).c_str(), Thousands(interior).c_str());
+  }
+
+  std::printf("\nDiagnostics: ");
+  if (l.diags.empty()) {
+    std::printf("none\n");
+  } else {
+    std::string by;
+    for (const auto& [code, n] : l.diags.counts())
+      by += (by.empty() ? "" : ", ") + code + " " + Thousands(n);
+    std::printf("%s (%s; listed on stderr)\n", Thousands(l.diags.total()).c_str(), by.c_str());
+  }
+  return kExitOk;
+}
+
+VerbRegistration reg{"info", "Show a snapshot file's sections, counts, totals and input problems",
+                     [](CLI::App& cmd) -> VerbRun {
+                       auto o = std::make_shared<Opts>();
+                       AddFileOptions(cmd, *o);
+                       return [o] { return Run(*o); };
+                     }};
+
+}  // namespace
+}  // namespace xrpm::cli

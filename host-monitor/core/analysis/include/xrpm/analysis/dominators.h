@@ -1,0 +1,82 @@
+// DominatorTree: who keeps whom alive. Object d dominates object v when every path from a GC
+// root to v passes through d; the retained size of d is the total size of the objects it
+// dominates (itself included): what the GC would free if d became unreachable.
+//
+// The flow graph is the GraphIndex plus a virtual root (node id == node_count()) with an edge to
+// every strong root; weak-only roots (kRootWeak) do not retain, so objects reachable only
+// through them are unreachable here (idom kNoIndex, retained 0), like all garbage in the dump.
+//
+// Algorithm: Lengauer–Tarjan, "simple" version (path compression without balanced linking),
+// over the DFS preorder numbering:
+//   1. iterative DFS from the virtual root (an edge cursor per vertex instead of a call stack,
+//      so chains millions deep are fine) numbering vertices in preorder;
+//   2. reverse preorder: semidominators via eval() with iterative path compression, buckets of
+//      vertices by semidominator, relative dominators when a bucket is flushed;
+//   3. preorder: immediate dominators from relative dominators.
+// Time O(E log N) worst case (O(E α) in practice); no recursion anywhere. Retained sizes are
+// then summed in reverse preorder (children before their dominator), O(N).
+// Working memory: six 32-bit arrays (node->preorder, preorder->node, ancestor/parent, label,
+// semidominator/bucket head, idom/bucket link) = 24 bytes per object; the buckets are threaded
+// through the semidominator and idom arrays, so they cost nothing extra. The result keeps 12
+// bytes per object (idom 4 + retained 8).
+//
+// Thread-safety: immutable after Compute; any number of threads may read it.
+#pragma once
+
+#include <cstdint>
+#include <span>
+
+#include "xrpm/analysis/graph_index.h"
+#include "xrpm/analysis/progress.h"
+#include "xrpm/model/pod_vector.h"
+
+namespace xrpm::analysis {
+
+class DominatorTree {
+ public:
+  DominatorTree() = default;
+  // Throws Cancelled on cancel.
+  static DominatorTree Compute(const GraphIndex& g, const Progress& progress = {});
+
+  uint32_t node_count() const { return n_; }
+  uint32_t virtual_root() const { return n_; }
+  // The immediate dominator of v: a node, virtual_root() for objects held by more than one root
+  // path (or roots themselves), kNoIndex for unreachable objects.
+  uint32_t idom(uint32_t v) const { return idom_[v]; }
+  bool reachable(uint32_t v) const { return idom_[v] != kNoIndex; }
+  uint64_t retained(uint32_t v) const { return retained_[v]; }  // 0 when unreachable
+  std::span<const uint32_t> idoms() const { return idom_.span(); }
+  std::span<const uint64_t> retained_sizes() const { return retained_.span(); }
+
+  uint64_t reachable_count() const { return reachable_count_; }
+  uint64_t reachable_bytes() const { return reachable_bytes_; }  // retained by the virtual root
+
+  size_t MemoryBytes() const { return idom_.bytes_reserved() + retained_.bytes_reserved(); }
+  // Peak bytes of the working arrays of Compute (beyond the index), for benchmarks.
+  size_t work_peak_bytes() const { return work_peak_bytes_; }
+
+ private:
+  uint32_t n_ = 0;
+  PodVector<uint32_t> idom_;
+  PodVector<uint64_t> retained_;
+  uint64_t reachable_count_ = 0, reachable_bytes_ = 0;
+  size_t work_peak_bytes_ = 0;
+};
+
+// The dominator tree's child lists (CSR), each sorted by retained size, largest first: for
+// browsing the tree top-down. O(N log N) to build, 8 bytes per object.
+// Thread-safety: immutable after Build.
+class DominatorChildren {
+ public:
+  DominatorChildren() = default;
+  static DominatorChildren Build(const DominatorTree& dom);
+  // Children of v, where v is a node or the virtual root.
+  std::span<const uint32_t> Children(uint32_t v) const {
+    return {child_.data() + off_[v], child_.data() + off_[v + 1]};
+  }
+
+ private:
+  PodVector<uint32_t> off_, child_;
+};
+
+}  // namespace xrpm::analysis

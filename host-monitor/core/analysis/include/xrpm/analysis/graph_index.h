@@ -1,0 +1,121 @@
+// GraphIndex: the object graph of one Snapshot in the form the analyses need.
+//
+//  - Node v is object index v of the snapshot (32-bit; at most 2^32 - 2 objects, so kNoIndex
+//    and the dominator tree's virtual root (= node_count()) stay free).
+//  - Forward and reverse edges in CSR with 32-bit offsets (at most 2^32 - 1 resolved
+//    references). Out(v) keeps the record order of v's references; In(v) is sorted by source.
+//    References to ids that no object has (dangling) are skipped and counted; a reference
+//    listed twice is kept twice (it is harmless to every analysis).
+//  - Roots: each root record resolved to its node (kNoIndex when dangling). A node is a strong
+//    root when at least one of its records lacks the weak flag (kRootWeak); weak-only roots do
+//    not keep anything alive. StrongRoots() lists each strong root node once, in record order.
+//  - Type groups: types with the same name (from several AppDomain sections, or listed twice)
+//    form one group; a group's instances are listed contiguously (Instances(g)).
+//
+// Building is O(N + E) time and memory: id resolution (IdResolver), reference resolution and
+// the reverse CSR run in parallel chunks (the reverse CSR partitions by target range, so each
+// in-list comes out sorted without atomics). Memory: 8 bytes per resolved reference (both
+// directions) + ~12 bytes per object (two offset arrays, the type grouping) + the resolver
+// (2 bytes/object for address-ordered ids, else 8).
+//
+// The index refers to the snapshot, which must outlive it and stay unchanged.
+// Thread-safety: immutable after Build; any number of threads may read it.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "xrpm/analysis/id_resolver.h"
+#include "xrpm/analysis/progress.h"
+#include "xrpm/model/pod_vector.h"
+#include "xrpm/model/snapshot.h"
+
+namespace xrpm::analysis {
+
+struct GraphIndexOptions {
+  unsigned threads = 0;  // 0: as many as the machine has
+};
+
+class GraphIndex {
+ public:
+  GraphIndex() = default;
+  GraphIndex(GraphIndex&&) noexcept = default;
+  GraphIndex& operator=(GraphIndex&&) noexcept = default;
+  GraphIndex(const GraphIndex&) = delete;
+  GraphIndex& operator=(const GraphIndex&) = delete;
+
+  // Throws std::length_error when the snapshot exceeds the 32-bit limits, Cancelled on cancel.
+  static GraphIndex Build(const Snapshot& snap, const GraphIndexOptions& opts = {},
+                          const Progress& progress = {});
+
+  const Snapshot& snapshot() const { return *snap_; }
+  uint32_t node_count() const { return n_; }
+  uint64_t edge_count() const { return out_.size(); }
+
+  std::span<const uint32_t> Out(uint32_t v) const {
+    return {out_.data() + out_off_[v], out_.data() + out_off_[v + 1]};
+  }
+  std::span<const uint32_t> In(uint32_t v) const {
+    return {in_.data() + in_off_[v], in_.data() + in_off_[v + 1]};
+  }
+  // The raw CSR arrays (offsets have node_count() + 1 entries), for hot loops that prefetch.
+  const uint32_t* out_offsets() const { return out_off_.data(); }
+  const uint32_t* out_edges() const { return out_.data(); }
+  const uint32_t* in_offsets() const { return in_off_.data(); }
+  const uint32_t* in_edges() const { return in_.data(); }
+
+  // The node of an object id, or kNoIndex. Duplicate ids resolve to the first object.
+  uint32_t Find(ObjectId id) const { return resolver_.Find(id); }
+
+  // ---- roots ----
+  // Per root record of the snapshot: its node, or kNoIndex when the id is dangling.
+  uint32_t root_node(size_t record) const { return root_node_[record]; }
+  // Per root record: the type index of the static's containing class (kind 4), else kNoIndex.
+  uint32_t root_container_type(size_t record) const { return root_container_[record]; }
+  std::span<const uint32_t> StrongRoots() const { return strong_roots_.span(); }
+  bool IsStrongRoot(uint32_t v) const { return (strong_bits_[v >> 6] >> (v & 63)) & 1; }
+  // The first non-weak root record naming v, or kNoIndex.
+  uint32_t StrongRootRecord(uint32_t v) const;
+
+  // ---- type groups (types by name) ----
+  uint32_t group_count() const { return static_cast<uint32_t>(group_names_.size()); }
+  const std::string& group_name(uint32_t g) const { return *group_names_[g]; }
+  uint32_t group_of_type(uint32_t type_index) const { return group_of_type_[type_index]; }
+  uint32_t group_of(uint32_t v) const { return group_of_type_[snap_->object_type[v]]; }
+  // The group with this exact type name, or kNoIndex.
+  uint32_t FindGroup(std::string_view name) const;
+  std::span<const uint32_t> Instances(uint32_t g) const {
+    return {by_group_.data() + group_off_[g], by_group_.data() + group_off_[g + 1]};
+  }
+
+  // ---- what was skipped ----
+  uint64_t dangling_refs() const { return dangling_refs_; }
+  uint64_t dangling_roots() const { return dangling_roots_; }
+  uint64_t duplicate_ids() const { return resolver_.duplicate_ids(); }
+  uint64_t weak_only_roots() const { return weak_only_roots_; }  // nodes rooted only weakly
+
+  size_t MemoryBytes() const;  // everything the index holds beyond the snapshot
+
+ private:
+  void ResolveEdges(unsigned threads, const Progress& progress);
+  void BuildReverse(unsigned threads, const Progress& progress);
+  void ResolveRoots();
+  void GroupTypes();
+
+  const Snapshot* snap_ = nullptr;
+  uint32_t n_ = 0;
+  IdResolver resolver_;
+  PodVector<uint32_t> out_off_, out_;
+  PodVector<uint32_t> in_off_, in_;
+  PodVector<uint32_t> root_node_, root_container_;
+  PodVector<uint32_t> strong_roots_;
+  PodVector<uint64_t> strong_bits_;
+  PodVector<uint64_t> strong_record_;            // (node << 32 | record), sorted
+  std::vector<const std::string*> group_names_;  // point into snapshot types
+  PodVector<uint32_t> group_of_type_, group_off_, by_group_;
+  uint64_t dangling_refs_ = 0, dangling_roots_ = 0, weak_only_roots_ = 0;
+};
+
+}  // namespace xrpm::analysis

@@ -1,0 +1,88 @@
+#include "xrpm/analysis/id_resolver.h"
+
+#include <atomic>
+
+#include "huge_pages.h"
+#include "parallel.h"
+
+namespace xrpm::analysis {
+
+IdResolver IdResolver::Build(std::span<const ObjectId> ids, unsigned threads,
+                             const Progress& progress) {
+  IdResolver r;
+  r.ids_ = ids;
+  for (size_t i = 1; i < ids.size(); ++i) {
+    if (ids[i] <= ids[i - 1]) {
+      r.sorted_ = false;
+      break;
+    }
+  }
+  if (r.sorted_)
+    r.BuildSorted();
+  else
+    r.BuildHashed(detail::ResolveThreads(threads), progress);
+  return r;
+}
+
+void IdResolver::BuildSorted() {
+  if (ids_.empty()) return;  // min_ > max_: every lookup misses
+  min_ = ids_.front();
+  max_ = ids_.back();
+  const uint64_t range = max_ - min_;
+  const uint64_t want = std::max<uint64_t>(1, ids_.size() / 2);  // buckets
+  shift_ = 0;
+  while ((range >> shift_) + 1 > want) ++shift_;
+  const uint64_t buckets = (range >> shift_) + 1;
+  detail::ResizeHuge(table_, buckets + 1);
+  uint64_t b = 0;
+  for (size_t i = 0; i < ids_.size(); ++i) {
+    const uint64_t bi = (ids_[i] - min_) >> shift_;
+    while (b <= bi) table_[b++] = static_cast<uint32_t>(i);
+  }
+  while (b <= buckets) table_[b++] = static_cast<uint32_t>(ids_.size());
+}
+
+void IdResolver::BuildHashed(unsigned threads, const Progress& progress) {
+  const size_t n = ids_.size();
+  detail::ResizeHuge(table_, std::max<size_t>(16, 2 * n), kNoIndex);
+  std::atomic<uint64_t> dups{0};
+  std::atomic<bool> stop{false};
+  detail::RunChunks(detail::EvenBounds(n, threads), [&](size_t, size_t begin, size_t end) {
+    uint64_t local_dups = 0;
+    for (size_t i = begin; i < end; ++i) {
+      if ((i & 0xFFFF) == 0 && (stop.load(std::memory_order_relaxed) || progress.cancelled())) {
+        stop = true;
+        return;
+      }
+      const ObjectId id = ids_[i];
+      const uint32_t mine = static_cast<uint32_t>(i);
+      for (uint64_t s = Slot(id);; s = s + 1 == table_.size() ? 0 : s + 1) {
+        std::atomic_ref<uint32_t> slot(table_[s]);
+        uint32_t cur = slot.load(std::memory_order_relaxed);
+        bool done = false;
+        while (true) {
+          if (cur == kNoIndex) {
+            if (slot.compare_exchange_weak(cur, mine, std::memory_order_relaxed)) {
+              done = true;
+              break;
+            }
+            continue;  // cur reloaded
+          }
+          if (ids_[cur] != id) break;  // another id: probe on
+          // Same id: the lowest index wins, whichever thread inserts first.
+          ++local_dups;
+          while (cur > mine && !slot.compare_exchange_weak(cur, mine, std::memory_order_relaxed)) {
+          }
+          done = true;
+          break;
+        }
+        if (done) break;
+      }
+    }
+    dups += local_dups;
+  });
+  progress.ThrowIfCancelled();
+  duplicates_ = dups;
+}
+
+}  // namespace xrpm::analysis

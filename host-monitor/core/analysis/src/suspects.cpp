@@ -1,0 +1,188 @@
+#include "xrpm/analysis/suspects.h"
+
+#include <algorithm>
+#include <cinttypes>
+#include <cmath>
+#include <cstdio>
+#include <optional>
+#include <queue>
+#include <unordered_map>
+
+#include "xrpm/model/human_format.h"
+
+namespace xrpm::analysis {
+
+namespace {
+
+std::string Percent(double share) {
+  char buf[16];
+  std::snprintf(buf, sizeof buf, "%.1f%%", share * 100);
+  return buf;
+}
+
+std::string ObjectName(const GraphIndex& g, uint32_t v) {  // "Enemy@1ce056", as the CLI prints
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "@%" PRIx64, g.snapshot().object_id[v]);
+  return g.group_name(g.group_of(v)) + buf;
+}
+
+std::string Count(uint64_t n, const char* what) {
+  return std::to_string(n) + " " + what + (n == 1 ? "" : "s");
+}
+
+// Objects in the dominator subtree of v (v included), each marked in `in_suspect`. Iterative.
+uint64_t MarkSubtree(const DominatorChildren& ch, uint32_t v, std::vector<bool>& in_suspect) {
+  uint64_t count = 0;
+  std::vector<uint32_t> stack{v};
+  while (!stack.empty()) {
+    const uint32_t x = stack.back();
+    stack.pop_back();
+    ++count;
+    in_suspect[x] = true;
+    for (uint32_t c : ch.Children(x)) stack.push_back(c);
+  }
+  return count;
+}
+
+}  // namespace
+
+std::vector<Suspect> FindSuspects(const HeapAnalysis& a, const SuspectOptions& opts,
+                                  const Progress& progress) {
+  std::vector<Suspect> out;
+  const GraphIndex& g = a.index;
+  const DominatorTree& dom = a.dom;
+  const uint64_t total = dom.reachable_bytes();
+  if (total == 0) return out;
+  const uint64_t threshold =
+      std::max<uint64_t>(1, static_cast<uint64_t>(std::ceil(opts.min_share * double(total))));
+  progress.Report("suspects: dominator tree", 0);
+  const DominatorChildren ch = DominatorChildren::Build(dom);
+
+  // ---- big objects ----
+  auto bigger = [&](uint32_t x, uint32_t y) {  // heap order: largest retained first
+    return dom.retained(x) != dom.retained(y) ? dom.retained(x) < dom.retained(y) : x > y;
+  };
+  std::priority_queue<uint32_t, std::vector<uint32_t>, decltype(bigger)> starts(bigger);
+  auto push_big = [&](uint32_t parent, uint32_t except, uint32_t skip_group) {
+    for (uint32_t c : ch.Children(parent)) {
+      if (dom.retained(c) < threshold) break;  // children are sorted, largest first
+      if (c != except && g.group_of(c) != skip_group) starts.push(c);
+    }
+  };
+  push_big(dom.virtual_root(), kNoIndex, kNoIndex);
+  PathFinder finder(g);
+  std::vector<bool> in_suspect(g.node_count(), false);  // retained by an object suspect
+  while (!starts.empty() && out.size() < opts.max_suspects) {
+    uint32_t v = starts.top();
+    starts.pop();
+    while (true) {  // descend to the accumulation point
+      auto kids = ch.Children(v);
+      if (kids.empty()) break;
+      const uint32_t c = kids[0];
+      const bool keeps_most =
+          double(dom.retained(c)) >= opts.accumulation_share * double(dom.retained(v));
+      if (!keeps_most || dom.retained(c) < threshold || g.group_of(c) == g.group_of(v)) break;
+      push_big(v, c, kNoIndex);
+      v = c;
+    }
+    push_big(v, kNoIndex, g.group_of(v));  // a run of v's own type belongs to this suspect
+
+    Suspect s;
+    s.kind = Suspect::Kind::kObject;
+    s.group = g.group_of(v);
+    s.node = v;
+    s.retained_bytes = dom.retained(v);
+    s.share = double(s.retained_bytes) / double(total);
+    s.count = MarkSubtree(ch, v, in_suspect);
+    std::unordered_map<uint32_t, std::pair<uint64_t, uint64_t>> by_group;  // count, bytes
+    for (uint32_t c : ch.Children(v)) {
+      auto& [n, b] = by_group[g.group_of(c)];
+      ++n;
+      b += dom.retained(c);
+    }
+    for (auto& [grp, nb] : by_group) {
+      if (nb.second > s.top_child_bytes ||
+          (nb.second == s.top_child_bytes && grp < s.top_child_group)) {
+        s.top_child_group = grp;
+        s.top_child_count = nb.first;
+        s.top_child_bytes = nb.second;
+      }
+    }
+    s.reason = "one " + ObjectName(g, v) + " retains " + Percent(s.share) +
+               " of the reachable heap (" + xrpm::FormatBytes(s.retained_bytes) + " in " +
+               Count(s.count, "object") + ")";
+    if (s.top_child_group != kNoIndex)
+      s.reason += "; most of it in " + std::to_string(s.top_child_count) + " " +
+                  g.group_name(s.top_child_group) + " (" + xrpm::FormatBytes(s.top_child_bytes) +
+                  ")";
+    s.path = finder.ShortestPathToRoot(v, progress);
+    out.push_back(std::move(s));
+  }
+
+  // ---- big types made of small objects ----
+  std::optional<RootPathForest> forest;
+  size_t type_suspects = 0;
+  for (const uint32_t grp : a.types.ByRetained()) {
+    const TypeStat& st = a.types[grp];
+    if (st.retained_bytes < threshold || type_suspects >= opts.max_suspects) break;
+    if (st.reachable_count < 2) continue;
+    uint64_t biggest = 0, explained = 0;
+    for (uint32_t v : g.Instances(grp)) {
+      biggest = std::max(biggest, dom.retained(v));
+      explained += in_suspect[v];
+    }
+    if (biggest >= threshold) continue;  // one instance explains it: an object suspect
+    // Mostly kept alive by one of the object suspects (the elements of its array): said already.
+    if (double(explained) >= opts.accumulation_share * double(st.reachable_count)) continue;
+    if (!forest) forest = RootPathForest::Build(g, progress);
+    Suspect s;
+    s.kind = Suspect::Kind::kType;
+    s.group = grp;
+    s.count = st.reachable_count;
+    s.retained_bytes = st.retained_bytes;
+    s.share = double(st.retained_bytes) / double(total);
+    s.holders = MergeShortestPaths(g, *forest, &dom, grp, opts.max_paths);
+    s.reason = std::to_string(st.reachable_count) + " " + g.group_name(grp) + " retain " +
+               Percent(s.share) + " of the reachable heap (" +
+               xrpm::FormatBytes(st.retained_bytes) + "), none more than " +
+               xrpm::FormatBytes(biggest) + " alone";
+    out.push_back(std::move(s));
+    ++type_suspects;
+  }
+  return out;
+}
+
+std::vector<Suspect> FindGrowthSuspects(const HeapDiff& diff, const HeapAnalysis& last,
+                                        const SuspectOptions& opts, const Progress& progress) {
+  std::vector<Suspect> out;
+  if (diff.sources.size() < 2) return out;
+  std::optional<RootPathForest> forest;
+  const uint64_t total = last.dom.reachable_bytes();
+  for (const TypeSeries& r : diff.rows) {
+    if (out.size() >= opts.max_suspects) break;
+    if (!r.grows_steadily || (r.retained_delta <= 0 && r.shallow_delta <= 0)) continue;
+    const uint32_t grp = last.index.FindGroup(r.name);
+    if (grp == kNoIndex) continue;
+    if (!forest) forest = RootPathForest::Build(last.index, progress);
+    Suspect s;
+    s.kind = Suspect::Kind::kGrowingType;
+    s.group = grp;
+    s.count = r.at.back().count;
+    s.retained_bytes = r.at.back().retained_bytes;
+    s.share = total ? double(s.retained_bytes) / double(total) : 0;
+    s.count_growth = r.count_delta;
+    s.retained_growth = r.retained_delta;
+    s.shallow_growth = r.shallow_delta;
+    s.holders = MergeShortestPaths(last.index, *forest, &last.dom, grp, opts.max_paths);
+    s.reason = r.name + " grew from " + std::to_string(r.at.front().count) + " to " +
+               Count(r.at.back().count, "instance") + " over " +
+               std::to_string(diff.sources.size()) + " snapshots (retained " +
+               (r.retained_delta >= 0 ? "+" : "-") +
+               xrpm::FormatBytes(static_cast<uint64_t>(std::llabs(r.retained_delta))) +
+               ", now " + xrpm::FormatBytes(s.retained_bytes) + ")";
+    out.push_back(std::move(s));
+  }
+  return out;
+}
+
+}  // namespace xrpm::analysis

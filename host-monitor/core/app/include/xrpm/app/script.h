@@ -1,0 +1,96 @@
+// Script: the steps of `xrpm-monitor --script FILE`, parsed and checked before anything runs,
+// so a typo fails at once with file:line instead of halfway through a test.
+//
+// One step per line: a verb and its arguments separated by spaces (the rest of the line is one
+// argument for verbs that take a path or a name); blank lines and lines starting with '#' are
+// ignored. Verbs and their arguments:
+//
+//   launch-emulator SCENARIO [OPTION...]   start xrpm-emulator locally (the options go to it,
+//                                 e.g. --objects 5000000) and connect to it
+//   connect HOST:PORT             connect to a running agent
+//   disconnect
+//   capture                       capture the heap (waits until the snapshot is in)
+//   capture-start                 start a capture; waits only until objects arrive (so a
+//                                 screenshot shows the progress bar)
+//   wait-capture                  wait until the capture started by capture-start is in
+//   open FILE                     open a snapshot file (waits until loaded and analysed)
+//   drop FILE                     as if FILE were dropped on the window (then waits as open)
+//   demo OBJECTS [GENERATION]     generate a demo heap
+//   select-doc N                  make the N-th open snapshot (1-based) the active one
+//   select-type NAME              select a type in the active snapshot
+//   select-object first|shown|INDEX  select an instance of the selected type (the largest /
+//                                 the Instances view's first row) or an object index
+//   filter TEXT                   the Types view filter ("" clears)
+//   field-filter FIELD=VALUE      the Instances view's field filter ("" clears; issue 22)
+//   group-by type|site|type-site  how Types, Instances and the Dominator tree group (allocation
+//                                 site, or type and site)
+//   select-site all|unknown|TEXT  narrow Instances to the selected type's largest site whose
+//                                 label contains TEXT (unknown: objects of unknown origin)
+//   select-age largest|oldest|FRAMES  pick the Age view's bar (the one holding FRAMES-old objects)
+//   view NAME counters|timeline|allocations|summary|types|instances|inspector|roots|
+//                                 dominators|age|compare|connection
+//   compare                       compare every open snapshot (oldest first)
+//   leaks A B C                   Compare's leak filter: objects of snapshot C (1-based, as in
+//                                 select-doc) allocated between A and B and still alive in C
+//   save FILE                     save the active snapshot (format by extension)
+//   close                         close the active snapshot, discarding unsaved changes
+//   wait-idle [SECONDS]           wait until no background work is left (default 120)
+//   wait-frames N                 draw N frames
+//   wait-counters N               wait until N live counter samples have arrived
+//   pause-counters                freeze the Live counters table and graphs (Pause)
+//   resume-counters               Resume
+//   export-counters FILE          write the kept counter samples as CSV (Export CSV...)
+//   record-frames [SAMPLE_BYTES]  start recording frames and allocation samples (Record frames)
+//   wait-game-frames N            wait until N frames of the game were recorded
+//   select-frames FIRST [LAST]    select frames FIRST..LAST (the 1st..Nth recorded, 1-based;
+//                                 LAST: the newest) in the Timeline
+//   allocations-by type|method|stack   the Allocations view's grouping
+//   key ctrl+LETTER|LETTER|enter|escape   press (and release) a key, as a user would
+//   type TEXT                     type characters into the focused text field
+//   close-window                  as if the window's close button were pressed
+//   expect-view NAME              fail unless NAME is the view shown
+//   expect-dialog NAME            fail unless this dialog is open: none|open|save|export|
+//                                 close-unsaved|quit-unsaved
+//   screenshot FILE               write a PNG of the window
+//   state FILE                    write the session state as JSON
+//   quit
+//
+// Thread-safety: pure functions and values.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "xrpm/model/diagnostics.h"
+
+namespace xrpm::app {
+
+struct ScriptStep {
+  std::string verb;
+  std::vector<std::string> args;
+  uint64_t line = 0;
+  std::string ToString() const;  // "line 3: select-type System.String"
+};
+
+// Parses script text; throws InputError ("file:line: ...") on an unknown verb or wrong
+// arguments.
+std::vector<ScriptStep> ParseScript(std::string_view text, const std::string& name);
+std::vector<ScriptStep> ParseScriptFile(const std::string& path);
+
+// The view names `view NAME` accepts.
+const std::vector<std::string>& ScriptViewNames();
+// The dialog names `expect-dialog NAME` accepts.
+const std::vector<std::string>& ScriptDialogNames();
+
+// A key of the `key` step: a lower-case letter ('a'..'z') or kEnter / kEscape, with Ctrl or not.
+struct ScriptKey {
+  static constexpr int kEnter = 256, kEscape = 257;
+  int key = 0;
+  bool ctrl = false;
+};
+std::optional<ScriptKey> ParseScriptKey(std::string_view name);
+
+}  // namespace xrpm::app

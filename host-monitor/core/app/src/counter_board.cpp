@@ -1,0 +1,129 @@
+#include "xrpm/app/counter_board.h"
+
+#include <algorithm>
+#include <cstdio>
+
+#include "xrpm/model/atomic_file.h"
+
+namespace xrpm::app {
+namespace {
+void Push(std::vector<float>& v, float x, size_t cap) {
+  if (v.size() >= 2 * cap) v.erase(v.begin(), v.begin() + static_cast<ptrdiff_t>(v.size() - cap));
+  v.push_back(x);
+}
+
+std::string CsvField(const std::string& s) {
+  if (s.find_first_of(",\"\n") == std::string::npos) return s;
+  std::string q = "\"";
+  for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return q + "\"";
+}
+}  // namespace
+
+void CounterBoard::Reset() {
+  last_seq_ = 0;
+  have_seq_ = false;
+  samples_ = 0;
+  prev_boot_ms_ = 0;
+  counters_.clear();
+  categories_.clear();
+  members_.clear();
+}
+
+bool CounterBoard::Update(const client::CounterHistory& h) {
+  if (paused_) return false;
+  const auto desc = h.descriptors();
+  bool changed = false;
+  if (desc.size() != counters_.size()) {  // (re)subscribed: new descriptor set
+    std::vector<Counter> fresh(desc.size());
+    for (size_t i = 0; i < desc.size(); ++i) {
+      fresh[i].desc = desc[i];
+      if (i < counters_.size() && counters_[i].desc.name == desc[i].name)
+        fresh[i].selected = counters_[i].selected;
+    }
+    counters_ = std::move(fresh);
+    // Graph a few telling counters from the start, so the graphs are never empty.
+    bool any = false;
+    for (const auto& c : counters_) any = any || c.selected;
+    for (const char* name :
+         {"Managed Bytes Allocated", "Garbage Collections (GC)", "Managed Bytes In Use After GC"})
+      if (int i = Find(name); i >= 0 && !any) counters_[size_t(i)].selected = true;
+    categories_.clear();
+    members_.clear();
+    for (size_t i = 0; i < counters_.size(); ++i) {
+      const std::string& cat = counters_[i].desc.category;
+      const size_t k =
+          size_t(std::find(categories_.begin(), categories_.end(), cat) - categories_.begin());
+      if (k == categories_.size()) {
+        categories_.push_back(cat);
+        members_.emplace_back();
+      }
+      members_[k].push_back(int(i));
+    }
+    changed = true;
+  }
+  for (const auto& row : h.Since(have_seq_ ? last_seq_ : 0)) {
+    if (have_seq_ && row.seq <= last_seq_) continue;
+    const double dt = samples_ && row.boot_ms > prev_boot_ms_
+                          ? double(row.boot_ms - prev_boot_ms_) / 1000.0
+                          : 0.0;
+    for (size_t i = 0; i < counters_.size() && i < row.values.size(); ++i) {
+      Counter& c = counters_[i];
+      const client::CounterStat& s = row.values[i];
+      if (dt > 0) {
+        c.per_second = double(s.total - c.stat.total) / dt;
+        c.has_rate = true;
+      }
+      c.stat = s;
+      Push(c.rate, float(c.has_rate ? c.per_second : 0.0), capacity_);
+      Push(c.value, float(s.last), capacity_);
+    }
+    prev_boot_ms_ = row.boot_ms;
+    last_host_s_ = row.host_s;
+    last_seq_ = row.seq;
+    have_seq_ = true;
+    ++samples_;
+    changed = true;
+  }
+  return changed;
+}
+
+int CounterBoard::Find(const std::string& name) const {
+  for (size_t i = 0; i < counters_.size(); ++i)
+    if (counters_[i].desc.name == name) return int(i);
+  return -1;
+}
+
+void ExportCountersCsv(const client::CounterHistory& h, const std::string& path) {
+  const auto desc = h.descriptors();
+  std::string out = "seq,host_s,device_ms";
+  for (const auto& d : desc) {
+    const std::string n = d.category + "/" + d.name;
+    for (const char* col : {" total", " last", " n", " mean", " min", " max"})
+      out += "," + CsvField(n + col);
+  }
+  out += "\n";
+  char buf[64];
+  for (const auto& row : h.Since(0)) {
+    std::snprintf(buf, sizeof buf, "%llu,%.3f,%llu", (unsigned long long)row.seq, row.host_s,
+                  (unsigned long long)row.boot_ms);
+    out += buf;
+    for (size_t i = 0; i < desc.size(); ++i) {
+      if (i < row.values.size()) {
+        const client::CounterStat& v = row.values[i];
+        std::snprintf(buf, sizeof buf, ",%lld,%lld,%llu,%.6g,%lld,%lld", (long long)v.total,
+                      (long long)v.last, (unsigned long long)v.n, v.mean, (long long)v.min,
+                      (long long)v.max);
+        out += buf;
+      } else {
+        out += ",,,,,,";
+      }
+    }
+    out += "\n";
+  }
+  AtomicFile f(path);
+  f.Write(out);
+  f.Commit();
+}
+
+}  // namespace xrpm::app

@@ -1,0 +1,123 @@
+#include "xrpm/app/doc_analysis.h"
+
+#include <algorithm>
+#include <chrono>
+#include <map>
+
+namespace xrpm::app {
+namespace {
+
+// Bridges the engine's Progress (phase name + fraction) to the worker's TaskContext.
+analysis::Progress MakeProgress(TaskContext& ctx, std::string* phase) {
+  analysis::Progress p;
+  p.cancel = ctx.cancel_flag();
+  p.on_progress = [&ctx, phase](std::string_view name, double fraction) {
+    if (name != *phase) {
+      *phase = std::string(name);
+      ctx.SetPhase(*phase, 1000);
+    }
+    ctx.SetProgress(static_cast<uint64_t>(std::clamp(fraction, 0.0, 1.0) * 1000));
+  };
+  return p;
+}
+
+void Finish(std::vector<RootGroup>& groups, const analysis::DominatorTree& dom,
+            const analysis::GraphIndex& g) {
+  for (auto& grp : groups) {
+    std::vector<uint32_t> nodes;
+    nodes.reserve(grp.records.size());
+    for (uint32_t r : grp.records) {
+      const uint32_t v = g.root_node(r);
+      if (v != kNoIndex) nodes.push_back(v);
+    }
+    std::sort(nodes.begin(), nodes.end());
+    nodes.erase(std::unique(nodes.begin(), nodes.end()), nodes.end());
+    grp.objects = nodes.size();
+    for (uint32_t v : nodes) grp.retained += dom.retained(v);
+    auto retained_of = [&](uint32_t r) {
+      const uint32_t v = g.root_node(r);
+      return v == kNoIndex ? uint64_t{0} : dom.retained(v);
+    };
+    std::stable_sort(grp.records.begin(), grp.records.end(),
+                     [&](uint32_t a, uint32_t b) { return retained_of(a) > retained_of(b); });
+  }
+  std::stable_sort(groups.begin(), groups.end(), [](const RootGroup& a, const RootGroup& b) {
+    return a.retained != b.retained ? a.retained > b.retained : a.records.size() > b.records.size();
+  });
+}
+
+RootsOverview GroupRoots(const Snapshot& s, const analysis::GraphIndex& g,
+                         const analysis::DominatorTree& dom) {
+  RootsOverview o;
+  std::map<std::pair<uint8_t, uint8_t>, size_t> kind_at;
+  std::map<uint32_t, size_t> static_at;
+  for (uint32_t r = 0; r < s.root_count(); ++r) {
+    if (g.root_node(r) == kNoIndex) ++o.dangling;
+    const auto key = std::make_pair(s.root_kind[r], s.root_flags[r]);
+    auto [it, fresh] = kind_at.try_emplace(key, o.by_kind.size());
+    if (fresh) o.by_kind.push_back({RootKind(key.first), key.second, kNoIndex, {}, 0, 0});
+    o.by_kind[it->second].records.push_back(r);
+    if (s.root_kind_of(r) == RootKind::kStatic) {
+      const uint32_t c = g.root_container_type(r);
+      auto [st, f2] = static_at.try_emplace(c, o.statics.size());
+      if (f2) o.statics.push_back({RootKind::kStatic, 0, c, {}, 0, 0});
+      o.statics[st->second].records.push_back(r);
+    }
+  }
+  Finish(o.by_kind, dom, g);
+  Finish(o.statics, dom, g);
+  return o;
+}
+
+}  // namespace
+
+std::shared_ptr<const DocAnalysis> AnalyseDoc(std::shared_ptr<const Snapshot> snap,
+                                              TaskContext& ctx) {
+  const auto t0 = std::chrono::steady_clock::now();
+  auto a = std::make_shared<DocAnalysis>();  // members are built in place: the forest and the
+  a->snapshot = std::move(snap);             // summaries point into the index
+  std::string phase;
+  const analysis::Progress progress = MakeProgress(ctx, &phase);
+  const Snapshot& s = *a->snapshot;
+
+  a->heap = analysis::HeapAnalysis::Run(s, {}, progress);
+  a->totals = analysis::Totals(a->heap);
+  const analysis::GraphIndex& g = a->heap.index;
+
+  a->retained_by_type.resize(s.type_count());
+  for (uint32_t t = 0; t < s.type_count(); ++t)
+    a->retained_by_type[t] = a->heap.types[g.group_of_type(t)].retained_bytes;
+
+  ctx.SetPhase("Dominator tree children");
+  progress.ThrowIfCancelled();
+  a->children = analysis::DominatorChildren::Build(a->heap.dom);
+  ctx.SetPhase("Paths to roots");
+  a->forest = analysis::RootPathForest::Build(g, progress);
+  ctx.SetPhase("Leak suspects");
+  a->suspects = analysis::FindSuspects(a->heap, {}, progress);
+  ctx.SetPhase("Roots");
+  progress.ThrowIfCancelled();
+  a->roots = GroupRoots(s, g, a->heap.dom);
+  a->summary = analysis::Summarize(a->heap);
+  ctx.SetPhase("Allocation sites and ages");
+  progress.ThrowIfCancelled();
+  a->origins = ComputeDocOrigins(s);
+  a->seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return a;
+}
+
+std::vector<uint32_t> RootRecordsOf(const DocAnalysis& a, uint32_t v) {
+  std::vector<uint32_t> out;
+  const Snapshot& s = *a.snapshot;
+  for (uint32_t r = 0; r < s.root_count(); ++r)
+    if (a.index().root_node(r) == v) out.push_back(r);
+  return out;
+}
+
+size_t DocAnalysis::MemoryBytes() const {
+  const size_t n = heap.index.node_count();
+  return heap.index.MemoryBytes() + heap.dom.MemoryBytes() + n * 8 /* children */ +
+         n * 4 /* forest */ + retained_by_type.size() * 8;
+}
+
+}  // namespace xrpm::app

@@ -1,0 +1,90 @@
+// AllocationProfile: who allocated, estimated from a FrameRecording's samples over a range of
+// frames: by type, by allocating method (bottom-up), by stack, and as a top-down call tree, each
+// with estimated bytes and objects and their share, plus per-frame figures.
+//
+// Estimator (frame_events.h): the device samples an allocation of s bytes with probability
+// p(s) = 1 - exp(-s / N) (N = the mean sampling interval), independently of the others, so
+//   estimated bytes   = sum over samples of s / p(s)
+//   estimated objects = sum over samples of 1 / p(s)
+// are unbiased (Horvitz-Thompson). For s << N this is about N bytes per sample; an object larger
+// than N is always sampled and counts its own size. The relative error of the byte estimate
+// over B bytes is about sqrt(N / B) (1.3 % for 100 MB at N = 16 KiB).
+//
+// Algorithm: one pass over the samples in the range: O(samples x stack depth) with hash maps
+// keyed by type, method, (stack, type) and call-tree edge; then each list is sorted by
+// estimated bytes (descending), O(k log k).
+//
+// Thread-safety: pure functions over an immutable recording.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "xrpm/client/frame_recording.h"
+
+namespace xrpm::client {
+
+// Frames first..last (inclusive frame numbers); the default is the whole recording.
+struct FrameRange {
+  uint64_t first = 0;
+  uint64_t last = UINT64_MAX;
+  bool Contains(uint64_t f) const { return f >= first && f <= last; }
+};
+
+struct Estimate {
+  double bytes = 0;    // estimated bytes allocated
+  double objects = 0;  // estimated objects allocated
+  uint64_t samples = 0;
+  uint64_t sampled_bytes = 0;  // sum of the sampled objects' sizes
+  void Add(uint32_t size, double sample_bytes);
+};
+
+struct TypeAlloc {
+  std::string type;
+  Estimate est;
+  double share = 0;  // of the range's estimated bytes
+};
+
+struct MethodAlloc {
+  std::string method;
+  Estimate self;     // samples whose allocating (innermost) method this is
+  Estimate total;    // samples with this method anywhere on the stack (once per sample)
+  double share = 0;  // self bytes / the range's estimated bytes
+};
+
+struct StackAlloc {
+  uint32_t stack = 0;
+  std::vector<std::string> frames;  // innermost first
+  std::string type;
+  Estimate est;
+  double share = 0;
+};
+
+// Top-down call tree: nodes[0] is the root (all samples); children in descending total bytes.
+struct CallTreeNode {
+  std::string method;  // "" for the root
+  Estimate total;      // samples through this node
+  Estimate self;       // samples allocated by this method itself
+  std::vector<uint32_t> children;
+  uint32_t depth = 0;
+};
+
+struct AllocationProfile {
+  FrameRange range;
+  uint32_t sample_bytes = 0;
+  uint64_t frames = 0;       // frame rows in the range
+  uint64_t exact_bytes = 0;  // sum of the frame rows' exact alloc_bytes
+  uint64_t exact_objects = 0;
+  Estimate total;
+  double EstimatedBytesPerFrame() const { return frames ? total.bytes / frames : 0; }
+  double ExactBytesPerFrame() const { return frames ? double(exact_bytes) / frames : 0; }
+  std::vector<TypeAlloc> by_type;
+  std::vector<MethodAlloc> by_method;
+  std::vector<StackAlloc> by_stack;
+  std::vector<CallTreeNode> tree;
+};
+
+AllocationProfile BuildAllocationProfile(const FrameRecording& r, FrameRange range = {});
+
+}  // namespace xrpm::client

@@ -1,0 +1,97 @@
+// CaptureAssembler: turns one capture's messages (CaptureBegin, HeapBatch..., CaptureEnd) into
+// an xrpm::Snapshot and proves it complete: batches arrive in sequence, every count matches the
+// CaptureEnd totals and the chained checksum of the decoded batches matches the agent's.
+//
+// Roots get their origin ("thread 3 / JIT frame (stack 0x2, method 0x6001)", "statics of
+// Game1") in Snapshot::root_origins, one string per distinct container.
+//
+// Allocation origins (optional batch fields, docs/PROTOCOL.md): when the capture announces the
+// runtime's clock, Snapshot::origins gets the capture frame, sample_bytes, the methods and the
+// sites in the order the wire defines them (site index = wire site id - 1, method index = wire
+// method id - 1), and every object a frame and site (kUnknownSite where unknown, also for
+// objects before the clock). Without a clock origins stays absent, as from an old agent.
+// Ids are checked against what was defined before use; counts against the capture limits.
+//
+// Object contents (issue 22, optional batch fields): every batch first passes the capture-wide
+// field checks (protocol::FieldChecker, via CaptureFields), then its layouts, reference slots,
+// root labels and values go into Snapshot::fields (client/capture_fields.h).
+//
+// Cost: O(objects + refs) time; memory is the Snapshot itself (24 B/object + 8 B/ref) plus one
+// decoded batch. Incoming counts are checked against the batch limits before decoding and
+// against max_objects before the snapshot grows.
+//
+// Thread-safety: none; the host client's network thread owns it.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "xrpm/model/snapshot.h"
+#include "xrpm/protocol/heap_batch.h"
+#include "xrpm/protocol/wire.pb.h"
+
+namespace xrpm::client {
+
+class CaptureFields;
+
+struct CaptureTotalsSeen {
+  uint32_t batches = 0;
+  uint64_t objects = 0, refs = 0, roots = 0, types = 0, containers = 0, heap_bytes = 0;
+  uint64_t wire_bytes = 0;  // serialized bytes of CaptureBegin and the batches
+};
+
+class CaptureAssembler {
+ public:
+  // pointer_bytes: the device's (RuntimeInfo), for IntPtr values.
+  explicit CaptureAssembler(uint64_t max_objects = 1'000'000'000, uint32_t pointer_bytes = 4);
+  ~CaptureAssembler();
+
+  // Each returns false with *error ("batch 12: ...") when the capture cannot be completed.
+  bool Begin(const wire::CaptureBegin& m, size_t wire_bytes, std::string* error);
+  bool Batch(const wire::HeapBatch& m, size_t wire_bytes, std::string* error);
+  bool End(const wire::CaptureEnd& m, std::string* error);
+
+  uint32_t capture_id() const { return capture_id_; }
+  uint64_t expected_heap_bytes() const { return expected_heap_bytes_; }
+  const CaptureTotalsSeen& seen() const { return seen_; }
+  // The verified snapshot (after End returned true).
+  Snapshot Take() { return std::move(snap_); }
+
+ private:
+  bool AppendBatch(const protocol::RawBatch& b, std::string* error);
+  uint32_t TypeIndex(uint32_t type_id);
+  void Remember(uint32_t type_id, uint32_t index);
+  uint32_t OriginOf(const protocol::RawContainer& c);
+  bool AppendOrigins(const protocol::RawBatch& b, size_t first_object, const std::string& where,
+                     std::string* error);
+
+  uint64_t max_objects_;
+  uint32_t pointer_bytes_;
+  std::unique_ptr<CaptureFields> fields_;  // from Begin
+  uint32_t capture_id_ = 0;
+  uint64_t expected_heap_bytes_ = 0;
+  bool begun_ = false;
+  Snapshot snap_;
+  protocol::RawBatch raw_;
+  uint64_t checksum_ = 0;
+  uint64_t pending_refs_ = 0;  // references the last object still owes
+  CaptureTotalsSeen seen_;
+  std::unordered_map<uint32_t, uint32_t> type_index_;
+  // type id -> type index for small ids (the usual case), kNoIndex where unknown.
+  static constexpr uint32_t kDenseTypeIds = 1u << 16;
+  std::vector<uint32_t> dense_type_;
+  std::vector<protocol::RawContainer> containers_;
+  std::vector<uint32_t> container_origin_;
+  std::unordered_map<std::string, uint32_t> origin_index_;
+  // Allocation origins as defined so far; moved into the snapshot at End when clock_seen_.
+  AllocationOrigins alloc_;
+  bool clock_seen_ = false;
+};
+
+// "JIT frame", "statics", ... for a heap_walker.h ContainerType value.
+const char* ContainerKindName(uint32_t kind);
+
+}  // namespace xrpm::client

@@ -1,0 +1,63 @@
+// FrameRecording: what a frames subscription received from a device (docs/PROTOCOL.md, "Frames
+// and allocation samples"): one row per game frame (duration, exact allocated bytes and objects,
+// collections and their pause, bytes left in the GC budget) and one row per sampled allocation
+// (frame, stack, type, size), with the interned method, type and stack tables they refer to.
+// It is the input of every frames analysis (frame_summary.h, allocation_profile.h) in the CLI
+// and the monitor, and what a recording file stores.
+//
+// Ids are 1-based indexes into methods / types / stacks; id 0 means "unknown" (the device's
+// table was full) and has a fixed name.
+//
+// Thread-safety: a plain value; HostClient hands out copies.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace xrpm::client {
+
+struct FrameRow {
+  uint64_t frame = 0;
+  uint64_t end_us = 0;  // device clock
+  uint32_t duration_us = 0;
+  uint32_t work_us = 0;
+  uint64_t alloc_bytes = 0;
+  uint32_t alloc_objects = 0;
+  uint32_t gcs = 0;
+  uint32_t gc_pause_us = 0;
+  int64_t gc_budget_left = -1;  // -1: the runtime has no byte budget
+};
+
+struct SampleRow {
+  uint64_t frame = 0;
+  uint32_t stack = 0;
+  uint32_t type = 0;
+  uint32_t size = 0;
+};
+
+struct FrameRecording {
+  std::string app;                            // the device's application ("bubbles.exe")
+  uint32_t sample_bytes = 0;                  // the mean sampling interval in force
+  std::vector<std::string> methods;           // id - 1 -> name
+  std::vector<std::string> types;             // id - 1 -> name
+  std::vector<std::vector<uint32_t>> stacks;  // id - 1 -> method ids, innermost first
+  std::vector<FrameRow> frames;               // in frame order
+  std::vector<SampleRow> samples;             // in arrival order (frame order)
+  uint64_t dropped_records = 0;  // the device's ring overwrote these before they were sent
+  uint64_t batches = 0;
+  uint64_t wire_bytes = 0;  // serialized FrameBatch bytes received
+  // Rows the host did not keep because its own limit (ClientOptions::max_frame_rows) was reached.
+  uint64_t host_dropped_rows = 0;
+  uint64_t subscription = 0;  // which subscription of the connection these rows belong to
+
+  // Appends `delta` (the rows and definitions that followed this recording's) to this one.
+  void Append(FrameRecording&& delta);
+
+  const std::string& MethodName(uint32_t id) const;
+  const std::string& TypeName(uint32_t id) const;
+  // The method ids of stack `id` (empty for 0 or an unknown id).
+  const std::vector<uint32_t>& Stack(uint32_t id) const;
+};
+
+}  // namespace xrpm::client

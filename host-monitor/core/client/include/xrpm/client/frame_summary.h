@@ -1,0 +1,42 @@
+// FrameSummary: the figures of a range of frames that an XNA developer computes by hand: frame
+// times against the 16.7 / 33.3 ms lines, allocation per frame, collections per second and the
+// share of time spent in GC (sum of GC pauses / sum of frame durations).
+//
+// Algorithm: one pass over the frame rows in the range, then a sort of the durations for the
+// percentiles: O(n log n). Thread-safety: pure function.
+#pragma once
+
+#include <cstdint>
+
+#include "xrpm/client/allocation_profile.h"
+#include "xrpm/client/frame_recording.h"
+
+namespace xrpm::client {
+
+constexpr double kFrameBudget60Ms = 1000.0 / 60.0;  // 16.7 ms
+constexpr double kFrameBudget30Ms = 1000.0 / 30.0;  // 33.3 ms
+// A frame counts as over a budget when it is longer by more than this: a game paced at 60 Hz
+// measures 16.6-16.9 ms frames from timer jitter alone, which are not missed frames.
+constexpr double kFrameJitterMs = 0.5;
+
+struct FrameSummary {
+  uint64_t frames = 0;
+  uint64_t first_frame = 0, last_frame = 0;
+  uint64_t missing_frames = 0;  // gaps in the frame numbers (dropped by the device's ring)
+  double seconds = 0;           // sum of frame durations
+  double mean_ms = 0, p50_ms = 0, p95_ms = 0, max_ms = 0;
+  double mean_work_ms = 0;
+  uint64_t over_60hz = 0;  // frames longer than 16.7 ms (+ kFrameJitterMs)
+  uint64_t over_30hz = 0;  // frames longer than 33.3 ms (+ kFrameJitterMs)
+  uint64_t alloc_bytes = 0, alloc_objects = 0;
+  double alloc_bytes_per_frame = 0;
+  uint64_t gcs = 0;
+  double gc_ms = 0, max_gc_ms = 0;
+  double gcs_per_second = 0;
+  double gc_share = 0;  // of the frame time spent in collections
+  uint64_t frames_with_gc = 0;
+};
+
+FrameSummary SummarizeFrames(const FrameRecording& r, FrameRange range = {});
+
+}  // namespace xrpm::client

@@ -1,0 +1,97 @@
+#include "frame_batch_reader.h"
+
+#include "xrpm/protocol/constants.h"
+
+namespace xrpm::client {
+namespace {
+constexpr size_t kMaxNameBytes = 1024;
+}
+
+void FrameBatchReader::Reset() {
+  seq_ = 0;
+  methods_ = types_ = stacks_ = 0;
+  frames_ = 0;
+  dropped_ = 0;
+}
+
+bool FrameBatchReader::Read(const wire::FrameBatch& b, size_t wire_bytes, uint64_t room,
+                            client::FrameRecording* d, std::string* error) {
+  auto fail = [&](const std::string& why) {
+    *error = "frame batch " + std::to_string(b.seq()) + ": " + why;
+    return false;
+  };
+  if (b.seq() != seq_ + 1)
+    return fail("out of sequence (expected " + std::to_string(seq_ + 1) + ")");
+  const size_t defs = size_t(b.methods_size()) + b.types_size() + b.stacks_size();
+  if (defs > protocol::kMaxFrameBatchDefs)
+    return fail(std::to_string(defs) + " definitions, over the limit of " +
+                std::to_string(protocol::kMaxFrameBatchDefs));
+  const size_t rows = size_t(b.frames_size()) + b.samples_size();
+  if (rows > protocol::kMaxFrameBatchRows)
+    return fail(std::to_string(rows) + " rows, over the limit of " +
+                std::to_string(protocol::kMaxFrameBatchRows));
+  if (b.sample_bytes() < protocol::kMinSampleBytes || b.sample_bytes() > protocol::kMaxSampleBytes)
+    return fail("sample interval " + std::to_string(b.sample_bytes()) + " out of range");
+  if (b.dropped_records() < dropped_) return fail("dropped_records went backwards");
+  // Validate everything before changing any state.
+  uint32_t m = methods_, t = types_, s = stacks_;
+  for (const auto& x : b.methods()) {
+    if (x.id() != m + 1) return fail("method id " + std::to_string(x.id()) + " out of order");
+    if (x.name().size() > kMaxNameBytes) return fail("method name over 1024 bytes");
+    if (++m > protocol::kMaxFrameDefs) return fail("more than 4096 methods");
+  }
+  for (const auto& x : b.types()) {
+    if (x.id() != t + 1) return fail("type id " + std::to_string(x.id()) + " out of order");
+    if (x.name().size() > kMaxNameBytes) return fail("type name over 1024 bytes");
+    if (++t > protocol::kMaxFrameDefs) return fail("more than 4096 types");
+  }
+  for (const auto& x : b.stacks()) {
+    if (x.id() != s + 1) return fail("stack id " + std::to_string(x.id()) + " out of order");
+    if (static_cast<uint32_t>(x.methods_size()) > protocol::kMaxStackDepth)
+      return fail("stack " + std::to_string(x.id()) + " deeper than " +
+                  std::to_string(protocol::kMaxStackDepth));
+    for (uint32_t id : x.methods())
+      if (id == 0 || id > m)
+        return fail("stack " + std::to_string(x.id()) + " names undefined method " +
+                    std::to_string(id));
+    if (++s > protocol::kMaxFrameDefs) return fail("more than 4096 stacks");
+  }
+  for (const auto& x : b.samples())
+    if (x.stack() > s || x.type() > t)
+      return fail("sample refers to undefined stack " + std::to_string(x.stack()) + " or type " +
+                  std::to_string(x.type()));
+
+  seq_ = b.seq();
+  methods_ = m;
+  types_ = t;
+  stacks_ = s;
+  dropped_ = b.dropped_records();
+  d->sample_bytes = b.sample_bytes();
+  d->dropped_records = b.dropped_records();
+  ++d->batches;
+  d->wire_bytes += wire_bytes;
+  for (const auto& x : b.methods()) d->methods.push_back(x.name());
+  for (const auto& x : b.types()) d->types.push_back(x.name());
+  for (const auto& x : b.stacks()) d->stacks.emplace_back(x.methods().begin(), x.methods().end());
+  for (const auto& x : b.frames()) {
+    ++frames_;
+    if (room == 0) {
+      ++d->host_dropped_rows;
+      continue;
+    }
+    --room;
+    d->frames.push_back({x.frame(), x.end_us(), x.duration_us(), x.work_us(), x.alloc_bytes(),
+                         x.alloc_objects(), x.gcs(), x.gc_pause_us(), x.gc_budget_left()});
+  }
+  for (const auto& x : b.samples()) {
+    if (room == 0) {
+      ++d->host_dropped_rows;
+      continue;
+    }
+    --room;
+    d->samples.push_back({x.frame(), x.stack(), x.type(), x.size()});
+  }
+  return true;
+}
+
+}  // namespace xrpm::client

@@ -1,0 +1,305 @@
+// ctest-labels: threaded
+// The device agent and the host client over 127.0.0.1, against FakeRuntime: handshake, device
+// info, counters, captures equal to the heap, consecutive captures, cancel, and the refusals
+// (version, token, second host, malformed, oversized, command before hello).
+#include <gtest/gtest.h>
+
+#include "fake_runtime.h"
+#include "raw_peer.h"
+#include "test_util.h"
+#include "xrpm/client/host_client.h"
+#include "xrpm/protocol/constants.h"
+
+namespace xrpm::testing {
+namespace {
+
+using client::CaptureResult;
+using client::ClientOptions;
+using client::ConnectionState;
+using client::HostClient;
+
+ClientOptions Opts(const std::string& endpoint, std::string token = "") {
+  ClientOptions o;
+  o.endpoint = endpoint;
+  o.token = std::move(token);
+  o.connect_timeout_ms = 20000;
+  return o;
+}
+
+// A FakeRuntime served by an agent on a free port, and a host client for it (not connected).
+struct Served {
+  explicit Served(size_t objects, size_t big_refs = 0, agent::AgentOptions opt = {})
+      : rt(objects, big_refs),
+        agent(StartAgent(rt, log, std::move(opt))),
+        client(Opts(agent ? Endpoint(*agent) : "127.0.0.1:1")) {}
+  FakeRuntime rt;
+  LogSink log;  // before `agent`, which logs into it
+  std::unique_ptr<agent::Agent> agent;
+  HostClient client;
+};
+
+TEST(AgentClient, HandshakeReportsDevice) {
+  FakeRuntime rt(100);
+  LogSink log;
+  auto agent = StartAgent(rt, log);
+  ASSERT_TRUE(agent);
+  HostClient c(Opts(Endpoint(*agent)));
+  c.Connect();
+  std::string error;
+  ASSERT_TRUE(c.WaitConnected(20000, &error)) << error;
+  const client::DeviceInfo d = c.device();
+  EXPECT_EQ(d.app_name, "fake.exe");
+  EXPECT_EQ(d.runtime_name, "fake runtime");
+  EXPECT_EQ(d.pointer_bytes, 4u);
+  EXPECT_TRUE(d.big_endian);
+  EXPECT_EQ(d.protocol_version, protocol::kProtocolVersion);
+  EXPECT_NE(d.capabilities & wire::CAP_HEAP_CAPTURE, 0u);
+  EXPECT_FALSE(log.WaitFor("is in control").empty());
+  EXPECT_TRUE(agent->stats().host_connected);
+}
+
+TEST(AgentClient, CountersArriveWithNamesAtTheRequestedRate) {
+  Served s(100);
+  ASSERT_TRUE(s.agent);
+  ASSERT_TRUE(Connected(s.client));
+  s.client.SubscribeCounters(20);
+  ASSERT_TRUE(s.client.WaitCounterSamples(5, 20000));
+  const auto d = s.client.counters().descriptors();
+  ASSERT_EQ(d.size(), 3u);
+  EXPECT_EQ(d[0].category, "Garbage Collector");
+  EXPECT_EQ(d[0].name, "Managed Objects Allocated");
+  EXPECT_EQ(s.client.counters().interval_ms(), 20u);
+  const auto rows = s.client.counters().Since(0);
+  ASSERT_GE(rows.size(), 5u);
+  EXPECT_GT(rows.back().values[0].total, rows.front().values[0].total);
+  EXPECT_GT(rows.back().seq, rows.front().seq);
+  EXPECT_EQ(s.client.counters().Find("Classes Loaded"), 2);
+}
+
+TEST(AgentClient, CaptureEqualsTheHeapRecordForRecord) {
+  Served s(30000, 150000);  // one object's 150k references span several batches
+  ASSERT_TRUE(s.agent);
+  ASSERT_TRUE(Connected(s.client));
+  const CaptureResult r = CaptureOnce(s.client);
+  ASSERT_TRUE(r.ok) << r.error;
+  const Snapshot expected = s.rt.Expected();
+  EXPECT_EQ(FirstDifference(GclogText(*r.snapshot), GclogText(expected)), "");
+  EXPECT_EQ(r.stats.objects, 30000u);
+  EXPECT_EQ(r.stats.roots, 13u);
+  EXPECT_GT(r.stats.batches, 3u);
+  EXPECT_GT(r.stats.agent_peak_bytes, 0u);
+  EXPECT_EQ(s.rt.collections(), 1) << "a capture induces one full collection";
+  EXPECT_FALSE(s.rt.world_stopped());
+  EXPECT_EQ(r.snapshot->source, "capture of fake.exe from " + Endpoint(*s.agent));
+
+  // Root origins: frames name their thread; the repeated frame container shares its origin.
+  const Snapshot& snap = *r.snapshot;
+  ASSERT_EQ(snap.root_origin.size(), 13u);
+  EXPECT_EQ(snap.root_origins[snap.root_origin[1]],
+            "thread 0x1 / JIT frame (stack 0x10, method 0x6001)");
+  EXPECT_EQ(snap.root_origins[snap.root_origin[4]],
+            "thread 0x2 / JIT frame (stack 0x20, method 0x6003)");
+  EXPECT_EQ(snap.root_origins[snap.root_origin[5]], "statics of Game.Bubble3");
+  EXPECT_EQ(snap.root_origins[snap.root_origin[7]], "GC handle table 0x1");
+  EXPECT_EQ(snap.root_origin[12], snap.root_origin[1]);
+}
+
+TEST(AgentClient, ConsecutiveCapturesAndCancel) {
+  Served s(5000);
+  ASSERT_TRUE(s.agent);
+  ASSERT_TRUE(Connected(s.client));
+  const std::string expected = GclogText(s.rt.Expected());
+  for (int i = 0; i < 3; ++i) {
+    const CaptureResult r = CaptureOnce(s.client);
+    ASSERT_TRUE(r.ok) << r.error;
+    EXPECT_EQ(FirstDifference(GclogText(*r.snapshot), expected), "");
+  }
+  // A cancelled capture ends at once on the host; the agent drops it and serves the next one.
+  std::string error;
+  ASSERT_TRUE(s.client.StartCapture(&error)) << error;
+  s.client.CancelCapture();
+  CaptureResult cancelled;
+  ASSERT_TRUE(s.client.WaitCapture(20000, &cancelled));
+  EXPECT_FALSE(cancelled.ok);
+  EXPECT_EQ(cancelled.error, "capture cancelled");
+  // The agent is busy (CAPTURE_BUSY) until it retired capture 4 and logged its outcome
+  // ("stopped", or "done" if the cancel came after the last batch left).
+  ASSERT_FALSE(WaitCaptureOutcome(s.log, "4").empty()) << s.log.All();
+  const CaptureResult again = CaptureOnce(s.client);
+  ASSERT_TRUE(again.ok) << again.error;
+  EXPECT_EQ(FirstDifference(GclogText(*again.snapshot), expected), "");
+  // The agent counts a capture once its network thread retired it, after the host saw its end.
+  ASSERT_FALSE(s.log.WaitFor("capture 5 done", 20000).empty());
+  EXPECT_EQ(s.agent->stats().captures_completed + s.agent->stats().captures_aborted, 5u);
+}
+
+TEST(AgentClient, WorldThatCannotStopAbortsTheCapture) {
+  FakeRuntime rt(100);
+  rt.set_fail_stop(true);
+  LogSink log;
+  auto agent = StartAgent(rt, log);
+  ASSERT_TRUE(agent);
+  HostClient c(Opts(Endpoint(*agent)));
+  ASSERT_TRUE(Connected(c));
+  const CaptureResult r = CaptureOnce(c);
+  EXPECT_FALSE(r.ok);
+  EXPECT_FALSE(r.incomplete);
+  EXPECT_NE(r.error.find("safe point"), std::string::npos) << r.error;
+  EXPECT_EQ(c.state(), ConnectionState::kConnected);
+}
+
+TEST(AgentClient, VersionMismatchIsRefusedWithAReason) {
+  FakeRuntime rt(100);
+  LogSink log;
+  auto agent = StartAgent(rt, log);
+  ASSERT_TRUE(agent);
+  auto p = RawPeer::Connect(agent->port());
+  ASSERT_TRUE(p);
+  wire::Envelope reply;
+  EXPECT_FALSE(Handshake(*p, &reply, 99));
+  ASSERT_TRUE(reply.has_error());
+  EXPECT_EQ(reply.error().code(), wire::VERSION_MISMATCH);
+  EXPECT_TRUE(reply.error().fatal());
+  EXPECT_NE(reply.error().message().find("speaks 99"), std::string::npos);
+  uint32_t data = 0;
+  EXPECT_TRUE(p->WaitDisconnect(20000, &data));
+  EXPECT_EQ(data, static_cast<uint32_t>(wire::VERSION_MISMATCH));
+  EXPECT_FALSE(log.WaitFor("version mismatch").empty()) << log.All();
+  // The agent keeps serving.
+  HostClient c(Opts(Endpoint(*agent)));
+  ASSERT_TRUE(Connected(c));
+}
+
+TEST(AgentClient, TokenIsRequiredAndChecked) {
+  FakeRuntime rt(100);
+  LogSink log;
+  agent::AgentOptions opt;
+  opt.token = "s3cret";
+  auto agent = StartAgent(rt, log, opt);
+  ASSERT_TRUE(agent);
+  for (const std::string bad : {"", "wrong"}) {
+    HostClient c(Opts(Endpoint(*agent), bad));
+    c.Connect();
+    std::string error;
+    EXPECT_FALSE(c.WaitConnected(20000, &error));
+    EXPECT_NE(error.find("bad token"), std::string::npos) << error;
+    EXPECT_EQ(c.state(), ConnectionState::kFailed);
+  }
+  EXPECT_FALSE(log.WaitFor("bad token").empty());
+  HostClient good(Opts(Endpoint(*agent), "s3cret"));
+  good.Connect();
+  std::string error;
+  EXPECT_TRUE(good.WaitConnected(20000, &error)) << error;
+}
+
+TEST(AgentClient, NonLoopbackAddressNeedsAToken) {
+  FakeRuntime rt(10);
+  agent::AgentOptions opt;
+  opt.address = "0.0.0.0";
+  opt.port = 0;
+  agent::Agent a(rt, opt);
+  std::string error;
+  EXPECT_FALSE(a.Start(&error));
+  EXPECT_NE(error.find("requires a token"), std::string::npos) << error;
+
+  agent::AgentOptions parsed;
+  EXPECT_TRUE(agent::ParseListenAddress("0.0.0.0:4600", &parsed, &error));
+  EXPECT_EQ(parsed.address, "0.0.0.0");
+  EXPECT_EQ(parsed.port, 4600);
+  EXPECT_FALSE(agent::ParseListenAddress("host:99999", &parsed, &error));
+  EXPECT_NE(error.find("bad port"), std::string::npos) << error;
+}
+
+TEST(AgentClient, SecondHostIsRefusedFirstKeepsWorking) {
+  FakeRuntime rt(1000);
+  LogSink log;
+  auto agent = StartAgent(rt, log);
+  ASSERT_TRUE(agent);
+  HostClient a(Opts(Endpoint(*agent)));
+  ASSERT_TRUE(Connected(a));
+  HostClient b(Opts(Endpoint(*agent)));
+  b.Connect();
+  std::string error;
+  EXPECT_FALSE(b.WaitConnected(20000, &error));
+  EXPECT_NE(error.find("busy"), std::string::npos) << error;
+  EXPECT_NE(error.find("another host"), std::string::npos) << error;
+  const CaptureResult r = CaptureOnce(a);
+  EXPECT_TRUE(r.ok) << r.error;
+  // Once the first host leaves, another may take control.
+  a.Disconnect();
+  EXPECT_FALSE(log.WaitFor("disconnected").empty());
+  HostClient c(Opts(Endpoint(*agent)));
+  ASSERT_TRUE(Connected(c));
+}
+
+struct BadInput {
+  const char* name;
+  bool hello_first;
+  std::string bytes;
+  wire::ErrorCode code;
+};
+
+TEST(AgentClient, MalformedOversizedAndPrematureMessagesAreRefused) {
+  FakeRuntime rt(1000);
+  LogSink log;
+  auto agent = StartAgent(rt, log);
+  ASSERT_TRUE(agent);
+  wire::Envelope capture;
+  capture.mutable_capture_request()->set_request_id(1);
+  const BadInput cases[] = {
+      {"garbage", false, std::string("\xff\xff\xff\xff garbage", 13), wire::MALFORMED},
+      {"garbage after hello", true, std::string("\x0a\xff\xff\xff\xff\x0f", 6), wire::MALFORMED},
+      {"oversized", true, std::string(protocol::kMaxHostMessageBytes + 1, '\0'), wire::TOO_LARGE},
+      {"command before hello", false, capture.SerializeAsString(), wire::NOT_AUTHENTICATED},
+      {"empty", true, std::string(), wire::MALFORMED},
+  };
+  for (const BadInput& c : cases) {
+    SCOPED_TRACE(c.name);
+    auto p = RawPeer::Connect(agent->port());
+    ASSERT_TRUE(p);
+    wire::Envelope reply;
+    if (c.hello_first) {
+      ASSERT_TRUE(Handshake(*p, &reply));
+    }
+    ASSERT_TRUE(p->SendBytes(c.bytes));
+    ASSERT_TRUE(p->ReceiveBody(wire::Envelope::kError, &reply));
+    EXPECT_EQ(reply.error().code(), c.code) << reply.error().message();
+    EXPECT_TRUE(reply.error().fatal());
+    uint32_t data = 0;
+    EXPECT_TRUE(p->WaitDisconnect(20000, &data));
+    EXPECT_EQ(data, static_cast<uint32_t>(c.code));
+  }
+  EXPECT_FALSE(log.WaitFor("too large").empty()) << log.All();
+  // The agent (and its runtime) keep going.
+  HostClient ok(Opts(Endpoint(*agent)));
+  ASSERT_TRUE(Connected(ok));
+  EXPECT_TRUE(CaptureOnce(ok).ok);
+}
+
+TEST(AgentClient, SecondCaptureRequestWhileRunningIsBusyNotFatal) {
+  FakeRuntime rt(200000);
+  LogSink log;
+  agent::AgentOptions opt;
+  opt.capture_memory_limit = 1 << 20;  // the walk waits for this peer, which reads slowly
+  auto agent = StartAgent(rt, log, opt);
+  ASSERT_TRUE(agent);
+  auto p = RawPeer::Connect(agent->port());
+  ASSERT_TRUE(p);
+  wire::Envelope reply;
+  ASSERT_TRUE(Handshake(*p, &reply));
+  wire::Envelope req;
+  req.mutable_capture_request()->set_request_id(1);
+  ASSERT_TRUE(p->Send(req));
+  ASSERT_TRUE(p->ReceiveBody(wire::Envelope::kCaptureBegin, &reply));
+  req.mutable_capture_request()->set_request_id(2);
+  ASSERT_TRUE(p->Send(req));
+  ASSERT_TRUE(p->ReceiveBody(wire::Envelope::kError, &reply, 10000));
+  EXPECT_EQ(reply.error().code(), wire::CAPTURE_BUSY);
+  EXPECT_FALSE(reply.error().fatal());
+  ASSERT_TRUE(p->ReceiveBody(wire::Envelope::kCaptureEnd, &reply, 20000));
+  EXPECT_EQ(reply.capture_end().object_count(), 200000u);
+  EXPECT_FALSE(p->disconnected());
+}
+
+}  // namespace
+}  // namespace xrpm::testing

@@ -1,0 +1,169 @@
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "xrpm/formats/netcf_writer.h"
+#include "xrpm/app/app_session.h"
+
+namespace xrpm::app {
+namespace {
+using namespace std::chrono_literals;
+namespace fs = std::filesystem;
+
+class AppSessionTest : public ::testing::Test {
+ protected:
+  std::string dir = ::testing::TempDir() + "/xrpm_session_test_" + std::to_string(getpid()) + "_" +
+                    ::testing::UnitTest::GetInstance()->current_test_info()->name();
+  void SetUp() override {
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+  }
+  AppSession::Options Opts() { return {dir + "/config", true, {}}; }
+};
+
+TEST_F(AppSessionTest, DemoHeapLoadsInTheBackgroundAndBecomesReady) {
+  AppSession s(Opts());
+  const uint32_t id = s.OpenDemo({.objects = 50'000});
+  ASSERT_NE(s.doc(id), nullptr);
+  EXPECT_EQ(s.active_id(), id);
+  ASSERT_TRUE(s.WaitIdle(60s));
+  SnapshotDoc* d = s.doc(id);
+  EXPECT_EQ(d->state, DocState::kReady);
+  EXPECT_TRUE(d->unsaved);
+  EXPECT_EQ(d->snapshot->object_count(), 50'000u);
+  ASSERT_TRUE(d->types);
+  ASSERT_TRUE(d->overview);
+  EXPECT_EQ(d->overview->objects, 50'000u);
+  EXPECT_TRUE(s.SelectType("Game.Bubble"));
+  EXPECT_FALSE(s.SelectType("No.Such.Type"));
+  auto j = nlohmann::json::parse(s.StateJson());
+  EXPECT_EQ(j["docs"][0]["selected_type"], "Game.Bubble");
+  EXPECT_EQ(j["docs"][0]["state"], "ready");
+}
+
+TEST_F(AppSessionTest, UnsavedSnapshotsRefuseToCloseUntilDiscarded) {
+  AppSession s(Opts());
+  Snapshot snap;
+  snap.AddSection({.name = "a.exe"});
+  snap.AddType(1, "T", 0);
+  snap.AddObject(0x10, 0, 12, {});
+  snap.CloseSectionRanges();
+  const uint32_t id = s.AddSnapshot(std::move(snap), DocOrigin::kCaptured, "");
+  EXPECT_EQ(s.doc(id)->title, "Capture 1");
+  EXPECT_TRUE(s.HasUnsaved());
+  EXPECT_FALSE(s.Close(id));
+  EXPECT_NE(s.doc(id), nullptr);
+  EXPECT_TRUE(s.Close(id, /*discard=*/true));
+  EXPECT_EQ(s.doc(id), nullptr);
+  EXPECT_EQ(s.active_id(), 0u);
+}
+
+TEST_F(AppSessionTest, SaveThenOpenRoundTripsAndUpdatesRecentFiles) {
+  const std::string path = dir + "/demo.gclog";
+  // Recent files are kept as normalised absolute paths (they must open from any directory).
+  const std::string recent = std::filesystem::path(path).lexically_normal().string();
+  {
+    AppSession s(Opts());
+    const uint32_t id = s.OpenDemo({.objects = 5'000});
+    ASSERT_TRUE(s.WaitIdle(60s));
+    s.SaveAs(id, path);
+    ASSERT_TRUE(s.WaitIdle(60s));
+    EXPECT_TRUE(s.last_error().empty()) << s.last_error();
+    EXPECT_FALSE(s.doc(id)->unsaved);
+    EXPECT_EQ(s.doc(id)->path, path);
+    EXPECT_TRUE(s.Close(id));
+    ASSERT_FALSE(s.settings().recent_files.empty());
+    EXPECT_EQ(s.settings().recent_files.front(), recent);
+  }
+  // A new session remembers the recent file and can open it.
+  AppSession s(Opts());
+  ASSERT_FALSE(s.settings().recent_files.empty());
+  EXPECT_EQ(s.settings().recent_files.front(), recent);
+  const uint32_t id = s.OpenFile(s.settings().recent_files.front());
+  ASSERT_TRUE(s.WaitIdle(60s));
+  SnapshotDoc* d = s.doc(id);
+  ASSERT_EQ(d->state, DocState::kReady) << d->problem;
+  EXPECT_EQ(d->snapshot->object_count(), 5'000u);
+  EXPECT_FALSE(d->unsaved);
+  EXPECT_EQ(d->title, "demo.gclog");
+}
+
+// A capture saved as .xrpm keeps its origins and capture metadata; saved as .gclog, the log says
+// what the file does not keep (the save dialog shows the same list before writing).
+TEST_F(AppSessionTest, CaptureSavedAsXrpmKeepsEverythingAndGclogSaysWhatItDrops) {
+  Snapshot snap;
+  snap.AddSection({.name = "bubbles.exe"});
+  snap.AddType(1, "Game.Bubble", 0);
+  snap.AddObject(0x10, 0, 12, {});
+  snap.root_origins = {"thread 1 / Game1.Update"};
+  snap.AddRoot(0x10, RootKind::kLocal, 0, 0, 0);
+  snap.CloseSectionRanges();
+  snap.capture = CaptureInfo{};
+  snap.capture->device.app_name = "bubbles.exe";
+  snap.capture->pause_us = 4321;
+  const Snapshot original = snap;
+  AppSession s(Opts());
+  const uint32_t id = s.AddSnapshot(std::move(snap), DocOrigin::kCaptured, "");
+  ASSERT_TRUE(s.WaitIdle(60s));
+  s.SaveAs(id, dir + "/c.gclog");
+  ASSERT_TRUE(s.WaitIdle(60s));
+  std::string warnings;
+  for (const LogEntry& e : s.log())
+    if (e.level == LogEntry::kWarning) warnings += e.text + "\n";
+  EXPECT_NE(warnings.find("does not keep root origins of 1 roots"), std::string::npos) << warnings;
+  EXPECT_NE(warnings.find("does not keep the capture's metadata"), std::string::npos) << warnings;
+
+  const size_t before = s.log().size();
+  s.SaveAs(id, dir + "/c.xrpm");
+  ASSERT_TRUE(s.WaitIdle(60s));
+  for (size_t i = before; i < s.log().size(); ++i)
+    EXPECT_NE(s.log()[i].level, LogEntry::kWarning) << s.log()[i].text;
+  const uint32_t back = s.OpenFile(dir + "/c.xrpm");
+  ASSERT_TRUE(s.WaitIdle(60s));
+  ASSERT_EQ(s.doc(back)->state, DocState::kReady) << s.doc(back)->problem;
+  EXPECT_TRUE(*s.doc(back)->snapshot == original);
+  EXPECT_EQ(s.settings().recent_files.front(),
+            std::filesystem::path(dir + "/c.xrpm").lexically_normal().string());
+}
+
+TEST_F(AppSessionTest, OpeningABadFileFailsInPlainWordsWithoutCrashing) {
+  AppSession s(Opts());
+  const uint32_t missing = s.OpenFile(dir + "/nope.gclog");
+  ASSERT_TRUE(s.WaitIdle(60s));
+  EXPECT_EQ(s.doc(missing)->state, DocState::kFailed);
+  EXPECT_NE(s.doc(missing)->problem.find("nope.gclog"), std::string::npos);
+  EXPECT_NE(s.last_error().find("Could not open"), std::string::npos);
+}
+
+// Regression (issue 14): an empty file opened silently as an empty snapshot. The monitor now
+// shows the reader's no-records warning (the document's diagnostics, the log's warning).
+TEST_F(AppSessionTest, OpeningAnEmptyFileShowsTheNoRecordsWarning) {
+  const std::string empty = dir + "/empty.gclog";
+  { std::ofstream(empty) << "\n  \n"; }
+  AppSession s(Opts());
+  const uint32_t id = s.OpenFile(empty);
+  ASSERT_TRUE(s.WaitIdle(60s));
+  SnapshotDoc* d = s.doc(id);
+  ASSERT_EQ(d->state, DocState::kReady) << d->problem;
+  EXPECT_EQ(d->diagnostics_total, 1u);
+  ASSERT_EQ(d->diagnostics.size(), 1u);
+  EXPECT_NE(d->diagnostics[0].find("[no-records]"), std::string::npos) << d->diagnostics[0];
+  EXPECT_EQ(nlohmann::json::parse(s.StateJson())["docs"][0]["diagnostics"], 1);
+}
+
+TEST_F(AppSessionTest, SavingToAnUnwritablePlaceReportsAndKeepsTheSnapshotUnsaved) {
+  AppSession s(Opts());
+  const uint32_t id = s.OpenDemo({.objects = 1'000});
+  ASSERT_TRUE(s.WaitIdle(60s));
+  s.SaveAs(id, dir + "/no/such/dir/x.gclog");
+  ASSERT_TRUE(s.WaitIdle(60s));
+  EXPECT_TRUE(s.doc(id)->unsaved);
+  EXPECT_NE(s.last_error().find("Could not save"), std::string::npos);
+  EXPECT_FALSE(fs::exists(dir + "/no/such/dir/x.gclog"));
+}
+
+}  // namespace
+}  // namespace xrpm::app

@@ -1,0 +1,127 @@
+// ctest-labels: threaded
+// `xrpm frames` and `xrpm allocations` as a user runs them: real processes (xrpm-emulator with
+// its agent, the xrpm CLI) over 127.0.0.1: the JSON fields the issue names, the CSV file, and a
+// clear error (exit 1) when the agent refuses the sampling interval.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "subprocess.h"
+
+namespace xrpm::testing {
+namespace {
+
+namespace fs = std::filesystem;
+
+const std::string kXrpm = XRPM_CLI_BIN;
+const std::string kEmulator = XRPM_EMULATOR_BIN;
+
+fs::path TempDir() {
+  const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+  fs::path d = fs::temp_directory_path() /
+               ("xrpm_frames_cli_" + std::to_string(getpid()) + "_" + info->name());
+  fs::remove_all(d);
+  fs::create_directories(d);
+  return d;
+}
+
+struct Emulator {
+  explicit Emulator(const std::string& scenario) {
+    proc = std::make_unique<BackgroundProcess>(
+        std::vector<std::string>{kEmulator, "--port", "0", "--fps", "60", "--scenario", scenario});
+    const std::string line = proc->log().WaitFor("listening on 127.0.0.1:", 20000);
+    if (!line.empty()) endpoint = line.substr(line.find("127.0.0.1:"));
+    endpoint = endpoint.substr(0, endpoint.find(' '));
+  }
+  std::unique_ptr<BackgroundProcess> proc;
+  std::string endpoint;
+};
+
+TEST(FramesCli, FramesJsonAndCsv) {
+  const fs::path dir = TempDir();
+  Emulator emu("bubbles");
+  ASSERT_FALSE(emu.endpoint.empty()) << emu.proc->log().All();
+  const std::string csv = (dir / "frames.csv").string();
+  // --count ends the recording by frames, not by the clock (a loaded machine only makes it
+  // take longer); --duration is then the bound on a broken run.
+  RunResult r = RunProcess({kXrpm, "frames", "--connect", emu.endpoint, "--count", "31",
+                            "--duration", "30", "--csv", csv, "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["app"], "bubbles.exe");
+  ASSERT_EQ(j["frames"].size(), 31u);
+  EXPECT_EQ(j["summary"]["frames"], 31);
+  for (const char* k : {"frame", "ms", "alloc_bytes", "alloc_objects", "gcs", "gc_ms"})
+    EXPECT_TRUE(j["frames"][0].contains(k)) << k;
+  EXPECT_GT(j["frames"][0]["alloc_bytes"].get<uint64_t>(), 0u);
+  EXPECT_GT(j["summary"]["mean_ms"].get<double>(), 5.0);
+  std::ifstream in(csv);
+  std::string header;
+  ASSERT_TRUE(std::getline(in, header));
+  EXPECT_EQ(header.rfind("frame,ms,work_ms,alloc_bytes,alloc_objects,gcs,gc_ms", 0), 0u) << header;
+  size_t lines = 0;
+  for (std::string l; std::getline(in, l);) ++lines;
+  EXPECT_EQ(lines, j["frames"].size());
+
+  RunResult text = RunProcess({kXrpm, "frames", "--connect", emu.endpoint, "--count", "10"});
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_NE(text.out.find(": 10 frames over "), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("frames over 16.7 ms"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("time in GC"), std::string::npos) << text.out;
+  RunResult zero = RunProcess({kXrpm, "frames", "--connect", emu.endpoint, "--count", "0"});
+  EXPECT_EQ(zero.exit_code, 2) << zero.err;
+  EXPECT_EQ(emu.proc->Stop(), 0) << emu.proc->log().All();
+}
+
+TEST(FramesCli, AllocationsJsonNamesTheLeakingSite) {
+  Emulator emu("leak");
+  ASSERT_FALSE(emu.endpoint.empty()) << emu.proc->log().All();
+  RunResult r =
+      RunProcess({kXrpm, "allocations", "--connect", emu.endpoint, "--count", "180", "--duration",
+                  "60", "--by", "method", "--sample-bytes", "64", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  for (const char* k : {"estimated_bytes", "sampled_bytes", "samples", "stacks"})
+    EXPECT_TRUE(j.contains(k)) << k;
+  EXPECT_EQ(j["sample_bytes"], 64);
+  EXPECT_EQ(j["frames"], 180);
+  EXPECT_GT(j["samples"].get<uint64_t>(), 10u);
+  ASSERT_GT(j["stacks"].size(), 0u);
+  for (const char* k : {"frames", "type", "bytes", "count"})
+    EXPECT_TRUE(j["stacks"][0].contains(k)) << k;
+  // The leaking bubbles are allocated by BubbleField.Spawn, under Game1.Update.
+  bool found = false;
+  for (const auto& s : j["stacks"]) {
+    const auto& f = s["frames"];
+    if (f.size() >= 2 && f[0] == "Bubbles.BubbleField.Spawn" && f[1] == "Bubbles.Game1.Update")
+      found = true;
+  }
+  EXPECT_TRUE(found) << r.out.substr(0, 4000);
+  ASSERT_TRUE(j.contains("methods"));
+
+  RunResult tree = RunProcess({kXrpm, "allocations", "--connect", emu.endpoint, "--count", "60",
+                               "--duration", "30", "--by", "stack", "--sample-bytes", "256"});
+  ASSERT_EQ(tree.exit_code, 0) << tree.err;
+  EXPECT_NE(tree.out.find("Bubbles.Game1.Update"), std::string::npos) << tree.out;
+  EXPECT_EQ(emu.proc->Stop(), 0) << emu.proc->log().All();
+}
+
+TEST(FramesCli, ARefusedSampleIntervalIsAClearError) {
+  Emulator emu("bubbles");
+  ASSERT_FALSE(emu.endpoint.empty()) << emu.proc->log().All();
+  // The refusal ends the run at once; the duration only bounds a run that never hears it.
+  RunResult r = RunProcess({kXrpm, "allocations", "--connect", emu.endpoint, "--duration", "30",
+                            "--sample-bytes", "4000000000"});
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_NE(r.err.find("the agent refused: bad request: sample interval of 4000000000 bytes"),
+            std::string::npos)
+      << r.err;
+  RunResult usage = RunProcess({kXrpm, "allocations", "--connect", emu.endpoint, "--by", "x"});
+  EXPECT_EQ(usage.exit_code, 2) << usage.err;
+  EXPECT_EQ(emu.proc->Stop(), 0) << emu.proc->log().All();
+}
+
+}  // namespace
+}  // namespace xrpm::testing

@@ -1,0 +1,75 @@
+// FakeRuntime: a small in-test RuntimePort for the agent/client unit tests (the emulator is the
+// real runtime; these tests need a heap they fully control). A deterministic heap of `objects`
+// objects with 0-4 references each (one object with `big_refs` references), every container
+// kind with roots, two threads with frames, and a few counters. The world is "stopped" by a
+// mutex the fake game thread would take; WaitResumed lets tests wait for the resume.
+// With set_origins(true) the walk also reports allocation origins (a clock, five sites, one of
+// them depth 0 and one with a name that is not UTF-8; every 7th object without an origin);
+// with set_hostile_origins(true) it adds what a broken runtime might send (site id 0, a site
+// deeper than 32, a site described twice, an origin for the wrong object, an undefined site),
+// all of which must cost only those objects' origins.
+//
+// Thread-safety: all methods may be called from any thread.
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "xrpm/agent/runtime_port.h"
+#include "xrpm/model/snapshot.h"
+
+namespace xrpm::testing {
+
+class FakeRuntime : public agent::RuntimePort {
+ public:
+  FakeRuntime(size_t objects, size_t big_refs = 0, uint64_t seed = 1);
+
+  agent::RuntimeInfo Info() const override;
+  uint64_t BootMillis() const override { return 0x763f9d2; }
+  size_t CounterCount() const override { return 3; }
+  agent::CounterInfo DescribeCounter(size_t i) const override;
+  size_t SampleCounters(agent::CounterValue* out, size_t count) const override;
+  bool RunWithWorldStopped(void (*fn)(void*), void* ctx, uint32_t timeout_ms) override;
+  void InduceFullCollection() override { ++collections_; }
+  void WalkHeap(agent::HeapInfoCallback& sink) override;
+
+  // The snapshot a faithful capture must produce (built from the same heap, no network).
+  Snapshot Expected() const;
+
+  bool world_stopped() const { return stopped_.load(); }
+  uint64_t resumes() const;
+  bool WaitResumed(uint64_t count, uint32_t timeout_ms) const;
+  void set_fail_stop(bool v) { fail_stop_ = v; }
+  void set_origins(bool v) { origins_ = v; }
+  void set_hostile_origins(bool v) { hostile_origins_ = v; }
+  // Origins the agent must drop in hostile mode (CaptureEnd.origins_dropped).
+  uint64_t expected_dropped_origins() const;
+  int collections() const { return collections_.load(); }
+
+ private:
+  struct Obj {
+    uint64_t id;
+    uint32_t type;
+    uint32_t size;
+    std::vector<uint64_t> refs;
+  };
+  std::vector<std::pair<uint32_t, std::string>> types_;
+  std::vector<Obj> objs_;
+  std::atomic<bool> stopped_{false};
+  std::atomic<bool> fail_stop_{false};
+  std::atomic<bool> origins_{false}, hostile_origins_{false};
+  // The origin of object i in origins mode: site index into kSites (-1 none) and frame.
+  int SiteOf(size_t i) const;
+  void WalkOrigins(agent::HeapInfoCallback& sink, size_t i, bool* abort) const;
+  std::atomic<int> collections_{0};
+  mutable std::mutex mu_;
+  mutable std::condition_variable cv_;
+  uint64_t resumes_ = 0;
+  mutable std::atomic<int64_t> samples_{0};
+};
+
+}  // namespace xrpm::testing

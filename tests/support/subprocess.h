@@ -1,0 +1,45 @@
+// Child processes for the CLI tests: run `xrpm` to completion (with a timeout) capturing its
+// output, or keep `xrpm-emulator` running in the background with its stderr in a LogSink so a
+// test can wait for "listening on 127.0.0.1:PORT". No shell; argv is passed as is.
+//
+// Thread-safety: one test thread drives each object; reader threads are internal.
+#pragma once
+
+#include <sys/types.h>
+
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "test_util.h"
+
+namespace xrpm::testing {
+
+struct RunResult {
+  int exit_code = -1;  // -1: killed (timeout or signal)
+  std::string out, err;
+};
+
+// Runs argv to completion; kills it after timeout_ms.
+RunResult RunProcess(const std::vector<std::string>& argv, uint32_t timeout_ms = 60000);
+// Runs a shell command line (`/bin/sh -c command`, for redirections such as 2>&1) the same way.
+RunResult RunShell(const std::string& command, uint32_t timeout_ms = 60000);
+
+class BackgroundProcess {
+ public:
+  explicit BackgroundProcess(const std::vector<std::string>& argv);
+  ~BackgroundProcess();  // Stop() if still running
+  bool started() const { return pid_ > 0; }
+  pid_t pid() const { return pid_; }  // for fault injection (kill -9 mid-capture)
+  LogSink& log() { return log_; }
+  // SIGTERM, then waits up to timeout_ms (SIGKILL after); returns the exit code (-1 if killed).
+  int Stop(uint32_t timeout_ms = 10000);
+
+ private:
+  pid_t pid_ = -1;
+  int err_fd_ = -1;
+  std::thread reader_;
+  LogSink log_;
+};
+
+}  // namespace xrpm::testing
