@@ -4,6 +4,7 @@
 
 #include "app.h"
 #include "widgets.h"
+#include "xrpm/model/object_fields.h"
 #include "xrpm/model/human_format.h"
 
 namespace xrpm::gui {
@@ -17,7 +18,25 @@ bool AnalysisReadyOrNote(const app::SnapshotDoc& doc, const char* waiting) {
 
 std::string ObjectLabel(const Snapshot& snap, uint32_t v) {
   if (v >= snap.object_count()) return "?";
-  return snap.type_name_of(v) + " " + FormatHex(snap.object_id[v]);
+  std::string s = snap.type_name_of(v) + " " + FormatHex(snap.object_id[v]);
+  if (const auto text = StringOf(snap, v)) s += "  " + QuoteString(text->text, 40, text->cut);
+  return s;
+}
+
+void StringTextTooltip(const Snapshot& snap, uint32_t v) {
+  const auto text = StringOf(snap, v);
+  if (!text) return;
+  if (ImGui::IsItemHovered()) {
+    ImGui::BeginTooltip();
+    ImGui::PushTextWrapPos(ImGui::GetFontSize() * 40);
+    ImGui::TextUnformatted(QuoteString(text->text, size_t{1} << 20, text->cut).c_str());
+    ImGui::PopTextWrapPos();
+    TextMuted(FormatCount(text->full_length) + " characters" +
+              (text->cut ? " (cut at the capture's cap)" : "") + " · right-click copies the text");
+    ImGui::EndTooltip();
+  }
+  if (ImGui::IsItemClicked(ImGuiMouseButton_Right))
+    ImGui::SetClipboardText(std::string(text->text).c_str());
 }
 
 bool ObjectLink(App& app, SnapshotDoc& doc, uint32_t v, bool open_on_click) {
@@ -30,7 +49,10 @@ bool ObjectLink(App& app, SnapshotDoc& doc, uint32_t v, bool open_on_click) {
     doc.selection.type = doc.snapshot->object_type[v];
     if (open_on_click || ImGui::IsMouseDoubleClicked(0)) app.SetView(View::kInspector);
   }
-  if (ImGui::IsItemHovered()) ImGui::SetTooltip("Double-click to inspect");
+  if (StringOf(*doc.snapshot, v))
+    StringTextTooltip(*doc.snapshot, v);
+  else if (ImGui::IsItemHovered())
+    ImGui::SetTooltip("Double-click to inspect");
   ImGui::PopID();
   return clicked;
 }
@@ -61,6 +83,14 @@ void DrawRootPath(App& app, SnapshotDoc& doc, const analysis::RootPath& path) {
     const uint32_t v = path.nodes[n - 1 - k];
     ImGui::TextDisabled("→");
     ImGui::SameLine();
+    // The field of the previous hop that holds this one ("._items", "[12]").
+    if (k > 0) {
+      const std::string field = analysis::HoldingField(a.index(), path.nodes[n - k], v);
+      if (!field.empty()) {
+        TextColored(kAccent, field.front() == '[' ? field : "." + field);
+        ImGui::SameLine();
+      }
+    }
     ObjectLink(app, doc, v, /*open_on_click=*/true);
     ImGui::SameLine();
     TextMuted(FormatBytes(a.dom().retained(v)) + " retained");

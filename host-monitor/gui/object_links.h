@@ -17,14 +17,19 @@ class App;
 // True when the document's analysis is ready; otherwise draws why not (the document's note,
 // e.g. a failed analysis, or `waiting` while it runs) and returns false.
 bool AnalysisReadyOrNote(const app::SnapshotDoc& doc, const char* waiting);
-// "Game.Bubble 0x1ce056".
+// "Game.Bubble 0x1ce056"; a string with captured text adds it, shortened:
+// "System.String 0x1ce0a0  \"Bubble 42\"".
 std::string ObjectLabel(const Snapshot& snap, uint32_t v);
+// For the item drawn last: when v is a string with captured text, its full text as tooltip and
+// a right click copies it to the clipboard.
+void StringTextTooltip(const Snapshot& snap, uint32_t v);
 // A selectable object label; a click selects it, a double click (or `open_on_click`) opens
 // the Inspector. Returns true when clicked.
 bool ObjectLink(App& app, app::SnapshotDoc& doc, uint32_t v, bool open_on_click = false);
 // "static Game.Program", "handle (weak)", "local [thread 1 / Game1.Update]".
 std::string RootText(const analysis::GraphIndex& g, uint32_t record);
-// Draws "root → A → B → object", each hop a link. Shows a note when no strong root reaches it.
+// Draws "root → A → ._items B → object", each hop a link with the field of the previous hop
+// holding it. Shows a note when no strong root reaches it.
 void DrawRootPath(App& app, app::SnapshotDoc& doc, const analysis::RootPath& path);
 // When the snapshot has no allocation origins, draws why (NoOriginsNote, wrapped) and returns
 // false; true when it has them.

@@ -105,6 +105,11 @@ void ScriptRunner::Start(const ScriptStep& s) {
           *d->snapshot, objs, InstanceOrder::kRetained, true,
           d->analysis ? d->analysis->dom().retained_sizes() : std::span<const uint64_t>());
       ses.SelectObject(objs.front());
+    } else if (arg == "shown") {  // the Instances view's first row (as filtered and sorted)
+      const InstancesViewState& st = app_.views().instances;
+      if (st.doc != d->id || st.objects.empty())
+        return Fail("select-object shown needs the Instances view drawn with rows");
+      ses.SelectObject(st.objects.front());
     } else if (!ses.SelectObject(std::stoull(arg))) {
       return Fail("no object with index " + arg);
     }
@@ -113,6 +118,11 @@ void ScriptRunner::Start(const ScriptStep& s) {
     SnapshotDoc* d = ses.active();
     if (!d) return Fail("no snapshot is open");
     d->selection.type_filter = arg;
+    Next();
+  } else if (s.verb == "field-filter") {  // the Instances view's field filter (issue 22)
+    InstancesViewState& st = app_.views().instances;
+    st.filter = arg;
+    std::snprintf(st.filter_input.data(), st.filter_input.size(), "%s", arg.c_str());
     Next();
   } else if (s.verb == "group-by") {
     SnapshotDoc* d = ses.active();

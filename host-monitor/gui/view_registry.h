@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "xrpm/analysis/object_contents.h"
 #include "xrpm/app/app_session.h"
 #include "xrpm/app/dominator_browser.h"
 #include "xrpm/app/snapshot_doc.h"
@@ -62,6 +63,13 @@ struct InstancesViewState {
   std::vector<analysis::SiteRow> sites;            // the type's instances by allocation site
   int sort_column = -1;
   bool sort_descending = true;
+  // Field columns and a field filter (issue 22).
+  std::vector<std::string> field_names;    // the type's instance fields
+  std::vector<std::string> field_columns;  // the ones shown as columns
+  std::array<char, 256> filter_input{};    // "IsAlive=false", as typed
+  std::string filter;                      // the applied filter ("" none)
+  std::string built_filter;                // the filter `objects` was built with
+  std::string filter_error;
 };
 
 struct InspectorViewState {
@@ -69,6 +77,7 @@ struct InspectorViewState {
   uint32_t object = kNoIndex;
   analysis::RootPath path;      // cached for `object`
   std::vector<uint32_t> roots;  // root records naming `object`
+  analysis::ObjectContents contents;  // its fields, text and referrers (issue 22)
 };
 
 struct DominatorsViewState {

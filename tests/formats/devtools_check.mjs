@@ -24,9 +24,10 @@ for (const aggregate of Object.values(snap.aggregatesWithFilter({}))) {
 }
 for (let it = snap.rootNode().edges(); it.hasNext(); it.next()) {
   const group = it.edge.node();
-  const root = { name: group.name(), edges: 0, weak: 0, named: 0 };
+  const root = { name: group.name(), edges: 0, weak: 0, named: 0, names: [] };
   for (let e = group.edges(); e.hasNext(); e.next()) {
     root.edges++;
+    root.names.push(String(e.edge.name()));
     if (e.edge.isWeak()) root.weak++;
     if (e.edge.type() === 'property') root.named++;
   }
@@ -36,7 +37,11 @@ for (let it = snap.allNodes(); it.hasNext(); it.next()) {
   const node = it.node;
   if (node.type() === 'synthetic') continue;
   let edges = 0;
-  for (let e = node.edges(); e.hasNext(); e.next()) edges++;
-  out.objects.push([node.id(), node.name(), node.selfSize(), edges]);
+  const named = [];  // [edge type, name] of each edge, as DevTools shows them
+  for (let e = node.edges(); e.hasNext(); e.next()) {
+    edges++;
+    named.push([e.edge.type(), String(e.edge.name())]);
+  }
+  out.objects.push([node.id(), node.name(), node.selfSize(), edges, node.type(), named]);
 }
 process.stdout.write(JSON.stringify(out));

@@ -13,11 +13,13 @@
 #include <nlohmann/json.hpp>
 #include <unordered_map>
 
+#include "fields_game.h"
 #include "subprocess.h"
 #include "test_heaps.h"
 #include "xrpm/formats/heapsnapshot_writer.h"
 #include "xrpm/formats/ibm_classic_reader.h"
 #include "xrpm/formats/snapshot_io.h"
+#include "xrpm/model/object_fields.h"
 
 namespace xrpm {
 namespace {
@@ -72,8 +74,13 @@ void ExpectSameHeap(const Snapshot& s, const formats::HeapSnapshotStats& st, con
   for (size_t i = 0; i < s.object_count(); ++i) index.try_emplace(s.object_id[i], i);
   std::map<std::string, std::pair<uint64_t, uint64_t>> classes;  // name -> (count, bytes)
   uint64_t edges = st.root_groups;
+  // Strings with captured text are string nodes named by their text (DevTools: "(string)").
+  auto name_of = [&](size_t i) {
+    const std::optional<StringValue> t = StringOf(s, i);
+    return t ? std::string(t->text) + (t->cut ? "…" : "") : s.type_name_of(i);
+  };
   for (size_t i = 0; i < s.object_count(); ++i) {
-    auto& c = classes[s.type_name_of(i)];
+    auto& c = classes[StringOf(s, i) ? "(string)" : s.type_name_of(i)];
     ++c.first;
     c.second += s.object_size[i];
   }
@@ -89,7 +96,7 @@ void ExpectSameHeap(const Snapshot& s, const formats::HeapSnapshotStats& st, con
     size_t i = st.ids_are_addresses ? index.at(o[0].get<uint64_t>())
                                     : (o[0].get<uint64_t>() - 1) / 2 - 1 - st.root_groups;
     ASSERT_LT(i, s.object_count());
-    EXPECT_EQ(o[1].get<std::string>(), s.type_name_of(i));
+    EXPECT_EQ(o[1].get<std::string>(), name_of(i));
     EXPECT_EQ(o[2].get<uint64_t>(), s.object_size[i]);
     uint64_t resolved = 0;
     for (ObjectId r : s.object_refs(i)) resolved += index.count(r);
@@ -104,7 +111,8 @@ void ExpectSameHeap(const Snapshot& s, const formats::HeapSnapshotStats& st, con
     ++n;
     if (s.root_flags[r] & kRootWeak)
       ++weak;
-    else if (s.root_flags[r] || s.root_kind_of(r) == RootKind::kStatic)
+    else if (s.root_flags[r] || s.root_kind_of(r) == RootKind::kStatic ||
+             !s.fields.label_of_root(r).empty())
       ++named;
   }
   ASSERT_EQ(got["roots"].size(), roots.size());
@@ -158,6 +166,28 @@ TEST_F(DevToolsReader, ReadsOrdinalIdsWhenAddressesRepeat) {
   json got = Check(s, &st);
   EXPECT_FALSE(st.ids_are_addresses);
   ExpectSameHeap(s, st, got);
+}
+
+// Issue 22: DevTools shows the fields holding each reference, element indexes, string text and
+// the roots' labels.
+TEST_F(DevToolsReader, ShowsFieldNamesElementIndexesAndStringText) {
+  const Snapshot s = test::MakeFieldsGame();
+  formats::HeapSnapshotStats st;
+  json got = Check(s, &st);
+  ExpectSameHeap(s, st, got);
+  std::map<uint64_t, json> by_id;
+  for (const json& o : got["objects"]) by_id[o[0].get<uint64_t>()] = o;
+  ASSERT_TRUE(st.ids_are_addresses);
+  EXPECT_EQ(by_id[0x1000][5], json::parse(R"([["property", "bubbles"]])"));
+  EXPECT_EQ(by_id[0x1100][5], json::parse(R"([["property", "_items"]])"));
+  EXPECT_EQ(by_id[0x1200][5], json::parse(R"([["element", "0"], ["element", "2"]])"));
+  EXPECT_EQ(by_id[0x1600][5], json::parse(R"([["property", "_target"]])"));
+  EXPECT_EQ(by_id[0x1540][4], "string");
+  EXPECT_EQ(by_id[0x1540][1], "Bubble 1");
+  EXPECT_EQ(by_id[0x1580][1], "Blase \xc3\xbc\xe2\x82\xac\xef\xbf\xbd…");
+  EXPECT_EQ(got["classes"]["(string)"]["count"], 3);
+  EXPECT_EQ(got["roots"][1]["names"], json::parse(R"(["Bubbles.GameEvents.Popped"])"));
+  EXPECT_EQ(got["roots"][0]["names"], json::parse(R"(["in Bubbles.Game1.Update, thread 1"])"));
 }
 
 }  // namespace

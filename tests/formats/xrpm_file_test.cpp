@@ -140,7 +140,7 @@ TEST(XrpmFile, AllocationOriginsRoundTripAcrossBlocksAndAreOptionalParts) {
     EXPECT_EQ(c.snapshot.origins->sample_bytes, sampled ? 16384u : 0u);
     EXPECT_EQ(c.snapshot.object_alloc_site, s.object_alloc_site);
     EXPECT_EQ(c.snapshot.object_alloc_frame, s.object_alloc_frame);
-    EXPECT_EQ(c.minor, 1);
+    EXPECT_EQ(c.minor, 2);
     int found = 0;
     for (const formats::XrpmPartInfo& p : formats::ListXrpmParts(path)) {
       if (p.tag != "ASIT" && p.tag != "OAFR" && p.tag != "OASI") continue;
@@ -508,7 +508,7 @@ TEST_F(XrpmCorruption, NewerMajorVersionNamesBothVersions) {
   std::string code;
   std::string e = ErrorOf(t_, b, &code);
   EXPECT_EQ(code, "newer-version");
-  EXPECT_NE(e.find("format version 2.7, newer than this reader's 1.1"), std::string::npos) << e;
+  EXPECT_NE(e.find("format version 2.7, newer than this reader's 1.2"), std::string::npos) << e;
   // A newer minor version of the same major reads.
   b = good_;
   b[10] = 9;

@@ -1,6 +1,8 @@
 // Structural snapshot invariants for the fuzz targets; see fuzz_check.h. O(objects + refs + roots).
 #include "fuzz_check.h"
 
+#include "xrpm/model/object_fields.h"
+
 namespace xrpm::fuzz {
 
 void CheckSnapshot(const Snapshot& s) {
@@ -67,6 +69,9 @@ void CheckSnapshot(const Snapshot& s) {
                           s.object_alloc_site[i] < s.origins->sites.size(),
                       "object " + std::to_string(i) + " has an allocation site out of range");
   }
+  // Object contents (issue 22): what the readers accept is consistent.
+  const std::string fields = CheckFields(s);
+  XRPM_FUZZ_CHECK(fields.empty(), "object contents: " + fields);
 }
 
 std::string DiagSummary(const Diagnostics& d) {

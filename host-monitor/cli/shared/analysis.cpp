@@ -33,6 +33,19 @@ std::optional<ObjectId> ParseObjectId(const std::string& text) {
   return v;
 }
 
+uint32_t FindObjectForCli(const GraphIndex& g, const std::string& text, const std::string& what,
+                          const std::string& file) {
+  const std::optional<ObjectId> id = ParseObjectId(text);
+  if (!id)
+    throw InputError(Diagnostic{
+        what, 0, "bad-number", "expected an object id in hex (like 1ce056), found '" + text + "'"});
+  const uint32_t v = g.Find(*id);
+  if (v == kNoIndex)
+    throw InputError(
+        Diagnostic{file, 0, "unknown-object", "no object with id " + Hex(*id) + " in the snapshot"});
+  return v;
+}
+
 std::string ObjectLabel(const GraphIndex& g, uint32_t v) {
   return g.group_name(g.group_of(v)) + "@" + Hex(g.snapshot().object_id[v]);
 }
@@ -53,6 +66,7 @@ nlohmann::json RootJson(const analysis::RootDescription& r) {
                    {"flags_text", RootFlagsName(r.flags)}};
   if (!r.container.empty()) j["container"] = r.container;
   if (!r.origin.empty()) j["origin"] = r.origin;
+  if (!r.label.empty()) j["label"] = r.label;
   return j;
 }
 
@@ -73,13 +87,27 @@ nlohmann::json TotalsJson(const analysis::HeapTotals& t) {
           {"duplicate_ids", t.duplicate_ids}};
 }
 
+namespace {
+// The field of hop i's holder (hop i + 1) that holds it; for the root-held hop the root's label.
+std::string HopField(const HeapAnalysis& a, const analysis::RootPath& p, size_t i) {
+  if (i + 1 < p.nodes.size()) return analysis::HoldingField(a.index, p.nodes[i + 1], p.nodes[i]);
+  return p.found() ? std::string(a.snapshot->fields.label_of_root(p.root_record)) : std::string();
+}
+}  // namespace
+
 void PrintPath(const HeapAnalysis& a, const analysis::RootPath& p, int indent) {
   const Snapshot& s = *a.snapshot;
+  if (p.found() && p.nodes.size() > 1 && s.fields.has_slots())
+    std::printf("%*s%s\n", indent, "", analysis::RootPathText(a.index, p, " -> ").c_str());
   using A = TextTable::Align;
   TextTable t({{"", A::kLeft}, {"", A::kLeft}, {"", A::kRight}, {"", A::kRight}});
   for (size_t i = 0; i < p.nodes.size(); ++i) {
     const uint32_t v = p.nodes[i];
-    t.AddRow({i == 0 ? "" : "<-", ObjectLabel(a.index, v), HumanBytes(s.object_size[v]),
+    std::string label = ObjectLabel(a.index, v);
+    // A holder names the field that holds the hop before it: "List@1100._items".
+    const std::string field = i > 0 ? analysis::HoldingField(a.index, v, p.nodes[i - 1]) : "";
+    if (!field.empty()) label += (field.front() == '[' ? " " : ".") + field;
+    t.AddRow({i == 0 ? "" : "<-", label, HumanBytes(s.object_size[v]),
               "retains " + HumanBytes(a.dom.retained(v))});
   }
   t.Print(stdout, indent);
@@ -90,7 +118,12 @@ void PrintPath(const HeapAnalysis& a, const analysis::RootPath& p, int indent) {
 
 nlohmann::json PathJson(const HeapAnalysis& a, const analysis::RootPath& p) {
   nlohmann::json hops = nlohmann::json::array();
-  for (uint32_t v : p.nodes) hops.push_back(ObjectJson(a, v));
+  for (size_t i = 0; i < p.nodes.size(); ++i) {
+    nlohmann::json hop = ObjectJson(a, p.nodes[i]);
+    const std::string field = HopField(a, p, i);
+    hop["field"] = field.empty() ? nlohmann::json() : nlohmann::json(field);
+    hops.push_back(std::move(hop));
+  }
   nlohmann::json j{{"found", p.found()}, {"hops", hops}};
   j["root"] =
       p.found() ? RootJson(analysis::DescribeRoot(a.index, p.root_record)) : nlohmann::json();
@@ -123,10 +156,18 @@ nlohmann::json MergedPathsJson(const HeapAnalysis& a, const analysis::MergedPath
   nlohmann::json paths = nlohmann::json::array();
   for (const auto& p : m.paths) {
     nlohmann::json steps = nlohmann::json::array();
-    for (const auto& st : p.steps)
-      steps.push_back({{"type", a.index.group_name(st.group)}, {"repeated", st.repeated}});
+    for (size_t k = 0; k < p.steps.size(); ++k) {
+      const auto& st = p.steps[k];
+      // "field": what holds this step — the previous step's field ("[]": an array element), the
+      // root's label for the first step; null when unknown.
+      const std::string& field = k == 0 ? p.root_label : st.field;
+      steps.push_back({{"type", a.index.group_name(st.group)},
+                       {"repeated", st.repeated},
+                       {"field", field.empty() ? nlohmann::json() : nlohmann::json(field)}});
+    }
     nlohmann::json root{{"kind", std::string(RootKindName(p.root_kind))}};
     if (p.root_container != kNoIndex) root["container"] = a.snapshot->types[p.root_container].name;
+    if (!p.root_label.empty()) root["label"] = p.root_label;
     paths.push_back({{"root", root},
                      {"steps", steps},
                      {"instances", p.count},

@@ -28,6 +28,11 @@ std::unique_ptr<AnalyzedFile> AnalyzeForCli(const std::string& path, const Input
 // Parses an object id as the dumps write it: hex, with or without 0x. nullopt if malformed.
 std::optional<ObjectId> ParseObjectId(const std::string& text);
 
+// The node of the object whose id `text` names (hex); throws InputError "bad-number" naming
+// `what` (the option or argument) when malformed, "unknown-object" when no object has it.
+uint32_t FindObjectForCli(const analysis::GraphIndex& g, const std::string& text,
+                          const std::string& what, const std::string& file);
+
 // "Enemy@1ce056".
 std::string ObjectLabel(const analysis::GraphIndex& g, uint32_t v);
 // {"id": "1ce056", "type": "Enemy", "size": 32, "retained": 132}

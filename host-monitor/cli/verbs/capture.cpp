@@ -17,6 +17,7 @@ struct Opts {
   std::string out;
   double timeout_s = 600;
   bool json = false;
+  client::CaptureOptions capture;  // --no-values, --string-cap
 };
 
 std::string Ms(uint64_t us) {
@@ -58,7 +59,7 @@ int Run(const Opts& o) {
   auto c = ConnectForCli(o.connect);
   const client::DeviceInfo dev = c->device();
   std::string error;
-  if (!c->StartCapture(&error)) {
+  if (!c->StartCapture(&error, o.capture)) {
     std::fprintf(stderr, "xrpm capture: %s\n", error.c_str());
     return kExitBadInput;
   }
@@ -131,6 +132,13 @@ VerbRegistration reg{
       cmd.add_option("--timeout", o->timeout_s, "Give up after S seconds")
           ->check(CLI::PositiveNumber)
           ->capture_default_str();
+      cmd.add_flag_callback(
+          "--no-values", [o] { o->capture.values = false; },
+          "Capture without values (field values, string text, array lengths): the smallest "
+          "capture; type layouts and the field of each reference are still captured");
+      cmd.add_option("--string-cap", o->capture.string_cap,
+                     "Characters of text kept per string (default: the agent's, 1024)")
+          ->check(CLI::Range(1, 4096));
       AddJsonFlag(cmd, o->json);
       return [o] { return Run(*o); };
     }};

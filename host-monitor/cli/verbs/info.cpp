@@ -120,6 +120,40 @@ void PrintAllocationOrigins(const Snapshot& s) {
   if (const std::string note = SampledNote(s); !note.empty()) std::printf("  %s\n", note.c_str());
 }
 
+// Object contents (issue 22): layouts, field identities, labels, values, or why none.
+nlohmann::json ObjectContentsJson(const Snapshot& s) {
+  if (!s.fields.present()) return nullptr;
+  const HeapFieldsSummary f = Summarize(s.fields);
+  return {{"type_layouts", f.type_layouts},
+          {"references_with_field", f.known_slots},
+          {"labelled_roots", f.labelled_roots},
+          {"values_captured", s.fields.values_captured},
+          {"objects_with_values", f.objects_with_values},
+          {"value_bytes", f.value_bytes},
+          {"string_cap", s.fields.string_cap},
+          {"model_bytes", f.model_bytes}};
+}
+
+void PrintObjectContents(const Snapshot& s) {
+  std::printf("\nObject contents: ");
+  if (!s.fields.present()) {
+    std::printf("none (the source has no field layouts or values)\n");
+    return;
+  }
+  const HeapFieldsSummary f = Summarize(s.fields);
+  std::printf("%s type layouts; the field of %s of %s references; %s of %s roots labelled\n",
+              Thousands(f.type_layouts).c_str(), Thousands(f.known_slots).c_str(),
+              Thousands(s.ref_count()).c_str(), Thousands(f.labelled_roots).c_str(),
+              Thousands(s.root_count()).c_str());
+  if (s.fields.values_captured)
+    std::printf("  values of %s objects (%s; strings cut at %s characters); %s in memory\n",
+                Thousands(f.objects_with_values).c_str(), HumanBytes(f.value_bytes).c_str(),
+                Thousands(s.fields.string_cap).c_str(), HumanBytes(f.model_bytes).c_str());
+  else
+    std::printf("  captured without values (--no-values); %s in memory\n",
+                HumanBytes(f.model_bytes).c_str());
+}
+
 int Run(const Opts& o) {
   LoadedSnapshot l = LoadForCli(o.file, o.in);
   const Snapshot& s = l.snap;
@@ -181,6 +215,7 @@ int Run(const Opts& o) {
                {"root_origins", s.root_origins.size()},
                {"capture", s.capture ? CaptureJson(*s.capture) : nlohmann::json()},
                {"allocation_origins", AllocationOriginsJson(s)},
+               {"object_contents", ObjectContentsJson(s)},
                {"diagnostics", DiagnosticsJson(l.diags)}});
     return kExitOk;
   }
@@ -217,6 +252,7 @@ int Run(const Opts& o) {
 
   if (s.capture) PrintCapture(*s.capture);
   PrintAllocationOrigins(s);
+  PrintObjectContents(s);
 
   std::printf("\nTotals\n");
   TextTable tot({{"", A::kLeft}, {"", A::kRight}, {"", A::kLeft}});

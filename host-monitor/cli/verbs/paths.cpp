@@ -15,15 +15,7 @@ struct Opts : FileVerbOptions {
 
 int RunObject(const Opts& o, const AnalyzedFile& f) {
   const analysis::HeapAnalysis& a = f.a;
-  const std::optional<ObjectId> id = ParseObjectId(o.object);
-  if (!id)
-    throw InputError(
-        Diagnostic{"--object", 0, "bad-number",
-                   "expected an object id in hex (like 1ce056), found '" + o.object + "'"});
-  const uint32_t v = a.index.Find(*id);
-  if (v == kNoIndex)
-    throw InputError(Diagnostic{f.loaded.path, 0, "unknown-object",
-                                "no object with id " + Hex(*id) + " in the snapshot"});
+  const uint32_t v = FindObjectForCli(a.index, o.object, "--object", f.loaded.path);
   analysis::PathFinder finder(a.index);
   const analysis::RootPath p = finder.ShortestPathToRoot(v);
   if (o.json) {

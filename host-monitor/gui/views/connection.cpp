@@ -144,6 +144,12 @@ void CaptureSection(App& app) {
       if (ses.Capture()) app.SetView(View::kSummary);
     }
     ImGui::EndDisabled();
+    bool values = link.capture_values();
+    if (ImGui::Checkbox("Values (field values, string text)", &values))
+      link.set_capture_values(values);
+    if (ImGui::IsItemHovered())
+      ImGui::SetTooltip("Off: the smallest capture, with type layouts and the field of each "
+                        "reference but without field values, string text or array lengths.");
     if (!connected) TextMuted("Connect to a device to capture its heap.");
   }
   if (const auto& last = link.last_capture(); last && !link.capturing()) {

@@ -8,6 +8,7 @@
 #include "object_links.h"
 #include "view_registry.h"
 #include "widgets.h"
+#include "xrpm/model/object_fields.h"
 #include "xrpm/model/human_format.h"
 
 namespace xrpm::gui {
@@ -15,15 +16,18 @@ using namespace xrpm::app;
 
 namespace {
 
+// `self` references each of `nodes` (out) or each of them references `self` (in); the Field
+// column names the field or element holding the reference.
 void RefTable(App& app, SnapshotDoc& doc, const char* id, std::span<const uint32_t> nodes,
-              float height) {
+              float height, uint32_t self, bool out) {
   const DocAnalysis& a = *doc.analysis;
   const Snapshot& snap = *doc.snapshot;
   const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV |
                                 ImGuiTableFlags_ScrollY | ImGuiTableFlags_SizingFixedFit |
                                 ImGuiTableFlags_Resizable;
-  if (!ImGui::BeginTable(id, 3, flags, ImVec2(0, height))) return;
+  if (!ImGui::BeginTable(id, 4, flags, ImVec2(0, height))) return;
   ImGui::TableSetupScrollFreeze(0, 1);
+  ImGui::TableSetupColumn("Field", 0, 110);
   ImGui::TableSetupColumn("Object", ImGuiTableColumnFlags_WidthStretch);
   ImGui::TableSetupColumn("Size", 0, 80);
   ImGui::TableSetupColumn("Retained", 0, 90);
@@ -34,6 +38,13 @@ void RefTable(App& app, SnapshotDoc& doc, const char* id, std::span<const uint32
     for (int i = clipper.DisplayStart; i < clipper.DisplayEnd; ++i) {
       const uint32_t v = nodes[i];
       ImGui::TableNextRow();
+      ImGui::TableNextColumn();
+      const std::string field =
+          out ? analysis::HoldingField(a.index(), self, v) : analysis::HoldingField(a.index(), v, self);
+      if (field.empty())
+        ImGui::TextDisabled("?");
+      else
+        TextColored(kAccent, field);
       ImGui::TableNextColumn();
       ImGui::PushID(i);
       ObjectLink(app, doc, v);
@@ -72,6 +83,69 @@ void DrawOrigin(App& app, SnapshotDoc& doc, uint32_t v) {
   }
 }
 
+// The object's contents (issue 22): a string's text, an array's length, the fields with their
+// values or links to the objects they reference, the type's static fields.
+void DrawContents(App& app, SnapshotDoc& doc, const analysis::ObjectContents& c) {
+  const Snapshot& snap = *doc.snapshot;
+  if (c.text) {
+    ImGui::Spacing();
+    SectionTitle(("Text (" + FormatCount(c.text->full_length) + " characters" +
+                  (c.text->cut ? ", cut at the capture's cap" : "") + ")")
+                     .c_str());
+    ImGui::PushTextWrapPos(0);
+    ImGui::TextUnformatted(QuoteString(c.text->text, 4000, c.text->cut).c_str());
+    ImGui::PopTextWrapPos();
+    if (ImGui::SmallButton("Copy text")) ImGui::SetClipboardText(std::string(c.text->text).c_str());
+  }
+  if (c.length) TextMuted("Array of " + FormatCount(*c.length) + " elements");
+  if (!c.has_layout && !c.text) {
+    if (!snap.fields.has_layouts()) TextMuted("No field layouts in this snapshot (an older capture or a format without them).");
+    return;
+  }
+  if (!c.fields.empty()) {
+    ImGui::Spacing();
+    SectionTitle(("Fields (" + FormatCount(c.fields.size()) + ")").c_str());
+    const float rows = static_cast<float>(std::min<size_t>(c.fields.size(), 14) + 1);
+    const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV |
+                                  ImGuiTableFlags_ScrollY | ImGuiTableFlags_SizingFixedFit |
+                                  ImGuiTableFlags_Resizable;
+    if (ImGui::BeginTable("fields", 3, flags,
+                          ImVec2(0, rows * ImGui::GetFrameHeightWithSpacing()))) {
+      ImGui::TableSetupScrollFreeze(0, 1);
+      ImGui::TableSetupColumn("Name", 0, 160);
+      ImGui::TableSetupColumn("Declared type", 0, 220);
+      ImGui::TableSetupColumn("Value", ImGuiTableColumnFlags_WidthStretch);
+      ImGui::TableHeadersRow();
+      for (size_t i = 0; i < c.fields.size(); ++i) {
+        const analysis::FieldRow& f = c.fields[i];
+        ImGui::TableNextRow();
+        ImGui::TableNextColumn();
+        ImGui::TextUnformatted(f.name.c_str());
+        ImGui::TableNextColumn();
+        TextMuted(f.type);
+        ImGui::TableNextColumn();
+        ImGui::PushID(static_cast<int>(i));
+        if (f.ref_node != kNoIndex)
+          ObjectLink(app, doc, f.ref_node);
+        else if (f.value.kind == FieldValue::Kind::kRef)
+          TextMuted(FormatHex(f.value.ref) + " (not in the snapshot)");
+        else if (f.value.kind == FieldValue::Kind::kMissing)
+          ImGui::TextDisabled("not captured");
+        else
+          ImGui::TextUnformatted(FormatValue(f.value).c_str());
+        ImGui::PopID();
+      }
+      ImGui::EndTable();
+    }
+  }
+  if (!c.statics.empty()) {
+    ImGui::Spacing();
+    SectionTitle(("Static fields of " + snap.type_name_of(c.node)).c_str());
+    for (const StaticFieldLayout& s : c.statics)
+      ImGui::BulletText("%s  %s", s.name.c_str(), s.type_name.c_str());
+  }
+}
+
 }  // namespace
 
 void DrawInspectorView(App& app, SnapshotDoc& doc) {
@@ -89,6 +163,7 @@ void DrawInspectorView(App& app, SnapshotDoc& doc) {
     st.object = v;
     st.path = a.forest.PathTo(v);
     st.roots = RootRecordsOf(a, v);
+    st.contents = analysis::DescribeContents(a.index(), v);
   }
 
   TextColored(kAccent, snap.type_name_of(v));
@@ -116,6 +191,7 @@ void DrawInspectorView(App& app, SnapshotDoc& doc) {
     ObjectLink(app, doc, idom);
   }
 
+  DrawContents(app, doc, st.contents);
   DrawOrigin(app, doc, v);
 
   ImGui::Spacing();
@@ -137,14 +213,14 @@ void DrawInspectorView(App& app, SnapshotDoc& doc) {
   SectionTitle(("References out (" + FormatCount(a.index().Out(v).size()) + ")").c_str());
   ImGui::PushItemWidth(w);
   ImGui::BeginChild("##out", ImVec2(w, h));
-  RefTable(app, doc, "out", a.index().Out(v), 0);
+  RefTable(app, doc, "out", a.index().Out(v), 0, v, true);
   ImGui::EndChild();
   ImGui::EndGroup();
   ImGui::SameLine(0, 12);
   ImGui::BeginGroup();
   SectionTitle(("Referenced by (" + FormatCount(a.index().In(v).size()) + ")").c_str());
   ImGui::BeginChild("##in", ImVec2(0, h));
-  RefTable(app, doc, "in", a.index().In(v), 0);
+  RefTable(app, doc, "in", a.index().In(v), 0, v, false);
   ImGui::EndChild();
   ImGui::EndGroup();
   ImGui::PopItemWidth();

@@ -12,13 +12,61 @@
 #include "object_links.h"
 #include "view_registry.h"
 #include "widgets.h"
+#include "xrpm/analysis/object_contents.h"
 #include "xrpm/model/human_format.h"
 
 namespace xrpm::gui {
 using namespace xrpm::app;
 
 namespace {
-enum Col { kColObject, kColSize, kColRetained, kColRefs, kColAge, kColSite };
+enum Col { kColObject, kColSize, kColRetained, kColRefs, kColAge, kColSite, kColField0 };
+
+// A field's value in a cell: the referenced object's label (with a string's text) or the value.
+void FieldCell(const Snapshot& snap, const analysis::GraphIndex* g, uint64_t o,
+               const std::string& field) {
+  const FieldValue v = analysis::ReadFieldByName(snap, o, field);
+  if (v.kind == FieldValue::Kind::kRef) {
+    const uint32_t n = g ? g->Find(v.ref) : kNoIndex;
+    ImGui::TextUnformatted(n != kNoIndex ? ObjectLabel(snap, n).c_str()
+                                         : FormatHex(v.ref).c_str());
+    if (n != kNoIndex) StringTextTooltip(snap, n);
+  } else if (v.kind == FieldValue::Kind::kMissing) {
+    ImGui::TextDisabled("?");
+  } else {
+    ImGui::TextUnformatted(FormatValue(v).c_str());
+  }
+}
+
+// The filter box and the field-columns chooser (the type's fields as checkboxes).
+void DrawFieldControls(InstancesViewState& st) {
+  if (st.field_names.empty()) return;
+  ImGui::SetNextItemWidth(260);
+  if (ImGui::InputTextWithHint("##filter", "Filter: FIELD=VALUE (e.g. IsAlive=false)",
+                               st.filter_input.data(), st.filter_input.size(),
+                               ImGuiInputTextFlags_EnterReturnsTrue))
+    st.filter = st.filter_input.data();
+  ImGui::SameLine();
+  if (!st.filter.empty() && ImGui::SmallButton("Clear filter")) {
+    st.filter_input[0] = 0;
+    st.filter.clear();
+  }
+  ImGui::SameLine();
+  if (ImGui::SmallButton("Field columns...")) ImGui::OpenPopup("field_columns");
+  if (ImGui::BeginPopup("field_columns")) {
+    for (const std::string& f : st.field_names) {
+      auto it = std::find(st.field_columns.begin(), st.field_columns.end(), f);
+      bool on = it != st.field_columns.end();
+      if (ImGui::Checkbox(f.c_str(), &on)) {
+        if (on)
+          st.field_columns.push_back(f);
+        else
+          st.field_columns.erase(it);
+      }
+    }
+    ImGui::EndPopup();
+  }
+  if (!st.filter_error.empty()) TextColored(kWarn, st.filter_error);
+}
 
 // The type's instances by allocation site; a click narrows the list (doc.selection.site).
 void DrawSites(SnapshotDoc& doc, const InstancesViewState& st, float height) {
@@ -118,19 +166,44 @@ void DrawInstancesView(App& app, SnapshotDoc& doc) {
   const uint32_t type = static_cast<uint32_t>(doc.selection.type);
   const DocAnalysis* a = doc.analysis.get();
   const bool origins = snap.has_origins();
+  const std::string filter = st.filter;
   if (st.doc != doc.id || st.type != doc.selection.type || st.analysis != a ||
-      st.site != doc.selection.site) {
-    if (st.doc != doc.id || st.type != doc.selection.type || st.analysis != a)
+      st.site != doc.selection.site || filter != st.built_filter) {
+    if (st.doc != doc.id || st.type != doc.selection.type || st.analysis != a) {
       st.sites = a && origins
                      ? analysis::SiteStatsOfGroup(a->index(), a->index().group_of_type(type))
                      : std::vector<analysis::SiteRow>{};
+      const std::vector<std::string> names =
+          a ? analysis::GroupFieldNames(a->index(), a->index().group_of_type(type))
+            : std::vector<std::string>{};
+      if (names != st.field_names) {  // another type: its first few fields as columns
+        st.field_names = names;
+        st.field_columns.assign(names.begin(), names.begin() + std::min<size_t>(names.size(), 4));
+      }
+    }
     st.doc = doc.id;
     st.type = doc.selection.type;
     st.analysis = a;
     st.site = doc.selection.site;
+    st.filter_error.clear();
+    st.built_filter = filter;
     if (a) {
       auto nodes = a->index().Instances(a->index().group_of_type(type));
       st.objects.assign(nodes.begin(), nodes.end());
+      if (!filter.empty()) {
+        const auto f = analysis::ParseFieldFilter(filter);
+        if (!f) {
+          st.filter_error = "expected FIELD=VALUE, found '" + filter + "'";
+        } else {
+          try {
+            const analysis::InstanceList l = analysis::ListInstances(
+                a->index(), a->index().group_of_type(type), std::span(&*f, 1), SIZE_MAX);
+            st.objects.assign(l.rows.begin(), l.rows.end());
+          } catch (const std::invalid_argument& e) {
+            st.filter_error = e.what();
+          }
+        }
+      }
     } else {
       st.objects = InstancesOfType(snap, type);
     }
@@ -153,6 +226,7 @@ void DrawInstancesView(App& app, SnapshotDoc& doc) {
     ImGui::SameLine();
     if (ImGui::SmallButton("All sites")) doc.selection.site.reset();
   }
+  DrawFieldControls(st);
   const bool by_site = origins && a && doc.selection.grouping != SiteGrouping::kType;
   if (by_site)
     DrawSites(doc, st,
@@ -164,7 +238,8 @@ void DrawInstancesView(App& app, SnapshotDoc& doc) {
   const ImGuiTableFlags flags = ImGuiTableFlags_Resizable | ImGuiTableFlags_Sortable |
                                 ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV |
                                 ImGuiTableFlags_ScrollY | ImGuiTableFlags_SizingFixedFit;
-  if (ImGui::BeginTable("instances", origins ? 6 : 4, flags, ImVec2(0, table_h))) {
+  const int fields = a ? static_cast<int>(std::min<size_t>(st.field_columns.size(), 32)) : 0;
+  if (ImGui::BeginTable("instances", (origins ? 6 : 4) + fields, flags, ImVec2(0, table_h))) {
     ImGui::TableSetupScrollFreeze(0, 1);
     ImGui::TableSetupColumn("Object",
                             ImGuiTableColumnFlags_WidthStretch | ImGuiTableColumnFlags_NoSort,
@@ -182,6 +257,8 @@ void DrawInstancesView(App& app, SnapshotDoc& doc) {
                               ImGuiTableColumnFlags_NoSort | ImGuiTableColumnFlags_WidthStretch,
                               1.f, kColSite);
     }
+    for (int k = 0; k < fields; ++k)
+      ImGui::TableSetupColumn(st.field_columns[k].c_str(), 0, 120, kColField0 + k);
     ImGui::TableHeadersRow();
     if (ImGuiTableSortSpecs* sort = ImGui::TableGetSortSpecs()) {
       const int col = sort->SpecsCount ? int(sort->Specs[0].ColumnUserID) : kColRetained;
@@ -190,12 +267,17 @@ void DrawInstancesView(App& app, SnapshotDoc& doc) {
       if (sort->SpecsDirty || col != st.sort_column || desc != st.sort_descending) {
         st.sort_column = col;
         st.sort_descending = desc;
+        if (col >= kColField0 && col - kColField0 < fields) {
+          analysis::SortByField(a->index(), st.objects, st.field_columns[col - kColField0], desc);
+          sort->SpecsDirty = false;
+        } else {
         const InstanceOrder order = col == kColRefs   ? InstanceOrder::kRefs
                                     : col == kColSize ? InstanceOrder::kSize
                                                       : InstanceOrder::kRetained;
         SortInstances(snap, st.objects, order, desc,
                       a ? a->dom().retained_sizes() : std::span<const uint64_t>());
         sort->SpecsDirty = false;
+        }
       }
     }
 
@@ -230,6 +312,12 @@ void DrawInstancesView(App& app, SnapshotDoc& doc) {
             ImGui::TextUnformatted(SiteText(snap, SiteOfObject(snap, uint32_t(o))).c_str());
           else
             TextMuted(std::string(analysis::kUnknownSiteLabel));
+        }
+        for (int k = 0; k < fields; ++k) {
+          ImGui::TableNextColumn();
+          ImGui::PushID(k);
+          FieldCell(snap, &a->index(), o, st.field_columns[k]);
+          ImGui::PopID();
         }
       }
     }

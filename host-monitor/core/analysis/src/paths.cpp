@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <unordered_map>
 
+#include "xrpm/model/object_fields.h"
+
 namespace xrpm::analysis {
 
 RootDescription DescribeRoot(const GraphIndex& g, uint32_t record) {
@@ -24,25 +26,59 @@ RootDescription DescribeRoot(const GraphIndex& g, uint32_t record) {
   }
   const uint32_t o = record < s.root_origin.size() ? s.root_origin[record] : kNoIndex;
   if (o < s.root_origins.size()) d.origin = s.root_origins[o];
+  d.label = s.fields.label_of_root(record);
   return d;
 }
 
 std::string RootLabel(const RootDescription& r) {
   std::string s(RootKindName(r.kind));
-  if (!r.container.empty()) s += " " + r.container;
+  if (!r.label.empty())
+    s += " " + r.label;  // names the static's class or the frame itself: no origin needed
+  else if (!r.container.empty())
+    s += " " + r.container;
   if (r.flags) s += " (" + RootFlagsName(r.flags) + ")";
-  if (!r.origin.empty()) s += " [" + r.origin + "]";
+  if (!r.origin.empty() && r.label.empty()) s += " [" + r.origin + "]";
+  return s;
+}
+
+std::string HoldingField(const GraphIndex& g, uint32_t holder, uint32_t target) {
+  const Snapshot& s = g.snapshot();
+  return EdgeName(s, holder, s.object_id[target]);
+}
+
+namespace {
+// "Type.field", "Type[] [12]", or "Type" when the field is unknown.
+void AppendStep(std::string& out, const std::string& type, bool repeated, std::string_view field) {
+  out += type;
+  if (repeated) out += "+";
+  if (field.empty()) return;
+  out += field.front() == '[' ? " " : ".";
+  out += field;
+}
+}  // namespace
+
+std::string RootPathText(const GraphIndex& g, const RootPath& p, std::string_view arrow) {
+  if (!p.found()) return {};
+  std::string s = RootLabel(DescribeRoot(g, p.root_record));
+  for (size_t k = p.nodes.size(); k-- > 0;) {
+    s += arrow;
+    AppendStep(s, g.group_name(g.group_of(p.nodes[k])), false,
+               k > 0 ? HoldingField(g, p.nodes[k], p.nodes[k - 1]) : std::string());
+  }
   return s;
 }
 
 std::string MergedPathLabel(const GraphIndex& g, const MergedPath& p, std::string_view arrow) {
   std::string s(RootKindName(p.root_kind));
-  if (p.root_container != kNoIndex && p.root_container < g.snapshot().type_count())
+  if (!p.root_label.empty())
+    s += " " + p.root_label;
+  else if (p.root_container != kNoIndex && p.root_container < g.snapshot().type_count())
     s += " " + g.snapshot().types[p.root_container].name;
-  for (const MergedStep& st : p.steps) {
+  for (size_t k = 0; k < p.steps.size(); ++k) {
+    const MergedStep& st = p.steps[k];
     s += arrow;
-    s += g.group_name(st.group);
-    if (st.repeated) s += "+";
+    AppendStep(s, g.group_name(st.group), st.repeated,
+               k + 1 < p.steps.size() ? std::string_view(p.steps[k + 1].field) : "");
   }
   return s;
 }
@@ -102,13 +138,27 @@ RootPathForest RootPathForest::Build(const GraphIndex& g, const Progress& progre
     f.parent_[r] = kSource;
     queue.push_back(r);
   }
+  const Snapshot& s = g.snapshot();
+  const bool slots = s.fields.has_slots();
+  if (slots) f.parent_slot_.resize(g.node_count(), kNoSlot);
   for (size_t head = 0; head < queue.size(); ++head) {
     if ((head & 0xFFFFF) == 0xFFFFF)
       progress.Report("paths: shortest paths from roots", double(head) / g.node_count());
     const uint32_t x = queue[head];
-    for (const uint32_t w : g.Out(x)) {
+    const std::span<const uint32_t> out = g.Out(x);
+    // Out(x) lists x's references in record order without the dangling ones: when none is
+    // dangling (the usual case) edge j is reference ref_begin(x) + j, else walk to match.
+    const uint64_t rb = s.ref_begin(x);
+    const bool aligned = !slots || out.size() == s.ref_end[x] - rb;
+    uint64_t r = rb;
+    for (size_t j = 0; j < out.size(); ++j) {
+      const uint32_t w = out[j];
+      if (slots && !aligned)
+        while (r < s.ref_end[x] && g.Find(s.refs[r]) == kNoIndex) ++r;
+      const uint64_t ref = aligned ? rb + j : r++;
       if (f.parent_[w] != kNoIndex) continue;
       f.parent_[w] = x;
+      if (slots) f.parent_slot_[w] = s.fields.ref_slot[ref];
       queue.push_back(w);
     }
   }
@@ -142,29 +192,43 @@ class PathTrie {
     bool repeated = false;
     RootKind kind = RootKind::kInternal;  // root nodes
     uint32_t container = kNoIndex;        // root nodes: type index of the static's class
+    uint32_t label = kNoSlot;             // root nodes: index into root_labels, or kNoSlot
+    uint32_t field = kNoSlot;    // the field of the parent step's type holding it, kAnyElement
+    uint32_t holder = kNoIndex;  // a type index of the parent step (to name `field`)
   };
+  static constexpr uint32_t kAnyElement = kNoSlot - 1;  // every element of an array: "[]"
 
-  uint32_t Root(RootKind kind, uint32_t container, uint32_t container_group) {
-    const uint64_t key = uint64_t(kind) << 32 | container_group;
+  uint32_t Root(RootKind kind, uint32_t container, uint32_t container_group, uint32_t label) {
+    const Key key{uint64_t(kind) << 32 | container_group, label};
     auto [it, fresh] = roots_.emplace(key, static_cast<uint32_t>(nodes_.size()));
-    if (fresh) nodes_.push_back({.kind = kind, .container = container});
+    if (fresh) nodes_.push_back({.kind = kind, .container = container, .label = label});
     return it->second;
   }
-  uint32_t Child(uint32_t base, uint32_t group) {
+  uint32_t Child(uint32_t base, uint32_t group, uint32_t field, uint32_t holder) {
     if (nodes_[base].group == group) {  // a run of one type collapses into one step
       nodes_[base].repeated = true;
       return base;
     }
-    auto [it, fresh] =
-        children_.emplace(uint64_t(base) << 32 | group, static_cast<uint32_t>(nodes_.size()));
-    if (fresh) nodes_.push_back({.parent = base, .group = group});
+    auto [it, fresh] = children_.emplace(Key{uint64_t(base) << 32 | group, field},
+                                         static_cast<uint32_t>(nodes_.size()));
+    if (fresh) nodes_.push_back({.parent = base, .group = group, .field = field, .holder = holder});
     return it->second;
   }
   const Node& operator[](uint32_t i) const { return nodes_[i]; }
 
  private:
+  struct Key {
+    uint64_t a;
+    uint32_t b;
+    bool operator==(const Key&) const = default;
+  };
+  struct KeyHash {
+    size_t operator()(const Key& k) const {
+      return std::hash<uint64_t>()(k.a * 0x9E3779B97F4A7C15ull ^ k.b);
+    }
+  };
   std::vector<Node> nodes_;
-  std::unordered_map<uint64_t, uint32_t> roots_, children_;
+  std::unordered_map<Key, uint32_t, KeyHash> roots_, children_;
 };
 
 }  // namespace
@@ -190,16 +254,23 @@ struct PathMerger::State {
       const uint32_t z = stack.back();
       stack.pop_back();
       const uint32_t par = forest->parent(z);
-      uint32_t base;
+      const Snapshot& s = g->snapshot();
+      uint32_t base, field = kNoSlot, holder = kNoIndex;
       if (par == RootPathForest::kSource) {
         const uint32_t rec = g->StrongRootRecord(z);
         const uint32_t container = g->root_container_type(rec);
-        base = trie.Root(g->snapshot().root_kind_of(rec), container,
-                         container == kNoIndex ? kNoIndex : g->group_of_type(container));
+        const uint32_t label =
+            rec < s.fields.root_label.size() ? s.fields.root_label[rec] : kNoSlot;
+        base = trie.Root(s.root_kind_of(rec), container,
+                         container == kNoIndex ? kNoIndex : g->group_of_type(container), label);
       } else {
         base = memo[par];
+        field = forest->parent_slot(z);
+        holder = s.object_type[par];
+        const TypeLayout* t = s.fields.layout_of_type(holder);
+        if (field != kNoSlot && t && t->shape == TypeShape::kArray) field = PathTrie::kAnyElement;
       }
-      memo[z] = trie.Child(base, g->group_of(z));
+      memo[z] = trie.Child(base, g->group_of(z), field, holder);
     }
     return memo[x];
   }
@@ -246,11 +317,22 @@ MergedPaths PathMerger::Merge(std::span<const uint32_t> instances, const Dominat
     }
     MergedPath m = std::move(*order[i].second);
     uint32_t t = order[i].first;
-    for (; trie[t].parent != kNoIndex; t = trie[t].parent)
-      m.steps.push_back({trie[t].group, trie[t].repeated});
+    for (; trie[t].parent != kNoIndex; t = trie[t].parent) {
+      const PathTrie::Node& n = trie[t];
+      std::string field;
+      if (n.field == PathTrie::kAnyElement) {
+        field = "[]";
+      } else if (n.field != kNoSlot) {
+        const TypeLayout* l = s.fields.layout_of_type(n.holder);
+        if (l && n.field < l->fields.size()) field = l->fields[n.field].name;
+      }
+      m.steps.push_back({n.group, n.repeated, std::move(field)});
+    }
     std::reverse(m.steps.begin(), m.steps.end());
     m.root_kind = trie[t].kind;
     m.root_container = trie[t].container;
+    if (trie[t].label < s.fields.root_labels.size())
+      m.root_label = s.fields.root_labels[trie[t].label];
     out.paths.push_back(std::move(m));
   }
   return out;

@@ -202,7 +202,7 @@ bool DeviceLink::StartCapture(std::string* error) {
     *error = "A capture is already running.";
     return false;
   }
-  if (!client_->StartCapture(error)) return false;
+  if (!client_->StartCapture(error, {.values = capture_values_})) return false;
   capturing_ = true;
   return true;
 }

@@ -42,8 +42,9 @@ constexpr VerbSpec kVerbs[] = {
     {"demo", Args::kNumbers12, "demo OBJECTS [GENERATION]"},
     {"select-doc", Args::kNumber, "select-doc N"},
     {"select-type", Args::kRest, "select-type NAME"},
-    {"select-object", Args::kRest, "select-object first|INDEX"},
+    {"select-object", Args::kRest, "select-object first|shown|INDEX"},
     {"filter", Args::kOptRest, "filter TEXT"},
+    {"field-filter", Args::kOptRest, "field-filter FIELD=VALUE"},
     {"group-by", Args::kRest, "group-by type|site|type-site"},
     {"select-site", Args::kRest, "select-site all|unknown|TEXT"},
     {"select-age", Args::kRest, "select-age largest|oldest|FRAMES"},
@@ -209,7 +210,8 @@ std::vector<ScriptStep> ParseScript(std::string_view text, const std::string& na
     if (verb == "select-age" && step.args[0] != "largest" && step.args[0] != "oldest" &&
         !IsNumber(step.args[0]))
       fail(usage + ", found '" + step.args[0] + "'", "bad-args");
-    if (verb == "select-object" && step.args[0] != "first" && !IsNumber(step.args[0]))
+    if (verb == "select-object" && step.args[0] != "first" && step.args[0] != "shown" &&
+        !IsNumber(step.args[0]))
       fail(usage + ", found '" + step.args[0] + "'", "bad-args");
     steps.push_back(std::move(step));
   }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "capture_fields.h"
 #include "xrpm/protocol/constants.h"
 
 namespace xrpm::client {
@@ -56,7 +57,9 @@ const char* ContainerKindName(uint32_t kind) {
   }
 }
 
-CaptureAssembler::CaptureAssembler(uint64_t max_objects) : max_objects_(max_objects) {}
+CaptureAssembler::CaptureAssembler(uint64_t max_objects, uint32_t pointer_bytes)
+    : max_objects_(max_objects), pointer_bytes_(pointer_bytes) {}
+CaptureAssembler::~CaptureAssembler() = default;
 
 bool CaptureAssembler::Begin(const wire::CaptureBegin& m, size_t wire_bytes, std::string* error) {
   if (begun_)
@@ -72,6 +75,9 @@ bool CaptureAssembler::Begin(const wire::CaptureBegin& m, size_t wire_bytes, std
   s.start_ms = m.start_ms();
   s.closed = false;
   snap_.AddSection(std::move(s));
+  fields_ = std::make_unique<CaptureFields>(
+      m.fields(), m.values(), m.string_cap() ? m.string_cap() : protocol::kDefaultStringCap,
+      pointer_bytes_);
   seen_.wire_bytes += wire_bytes;
   return true;
 }
@@ -139,6 +145,7 @@ bool CaptureAssembler::Batch(const wire::HeapBatch& m, size_t wire_bytes, std::s
     return Fail(error, "batch " + std::to_string(m.seq()) + " arrived where batch " +
                            std::to_string(seen_.batches) + " was expected (lost or reordered)");
   if (!protocol::DecodeHeapBatch(m, &raw_, error)) return false;
+  if (!fields_->Check(raw_, m.seq(), error)) return false;
   if (seen_.objects + raw_.object_id.size() > max_objects_)
     return Fail(error, "the capture exceeds the host's limit of " + std::to_string(max_objects_) +
                            " objects");
@@ -169,6 +176,7 @@ bool CaptureAssembler::AppendBatch(const protocol::RawBatch& b, std::string* err
   }
   seen_.containers += b.containers.size();
 
+  const size_t first_root = snap_.root_count(), first_ref = snap_.ref_count();
   for (size_t i = 0; i < b.root_object.size(); ++i) {
     const uint32_t ci = b.root_container[i];
     if (ci >= containers_.size())
@@ -216,7 +224,9 @@ bool CaptureAssembler::AppendBatch(const protocol::RawBatch& b, std::string* err
   }
   seen_.objects += b.object_id.size();
   seen_.refs += b.refs.size();
-  return AppendOrigins(b, first_object, where, error);
+  if (!AppendOrigins(b, first_object, where, error)) return false;
+  fields_->Append(b, containers_, first_root, first_ref, first_object, snap_);
+  return true;
 }
 
 // O(objects of the batch + its site definitions).
@@ -303,6 +313,7 @@ bool CaptureAssembler::End(const wire::CaptureEnd& m, std::string* error) {
                            " of the received batches differs from the agent's " +
                            Hex(m.checksum()));
   if (clock_seen_) snap_.origins = std::move(alloc_);  // else absent, as from an old agent
+  if (!fields_->Finish(snap_, error)) return false;
   AppDomainSection& s = snap_.sections.back();
   s.end_ms = m.end_ms();
   s.closed = true;

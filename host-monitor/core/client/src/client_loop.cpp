@@ -424,9 +424,15 @@ void HostClient::Impl::ExecuteCommands() {
       frame_rows_kept = 0;
     } else if (std::holds_alternative<CmdCapture>(c)) {
       request_id = next_request_id++;
-      assembler = std::make_unique<CaptureAssembler>(opt.max_capture_objects);
+      assembler = std::make_unique<CaptureAssembler>(opt.max_capture_objects,
+                                                     device.pointer_bytes ? device.pointer_bytes : 4);
       capture_started = Clock::now();
-      env.mutable_capture_request()->set_request_id(request_id);
+      const CaptureOptions& co = std::get<CmdCapture>(c).opts;
+      wire::CaptureRequest* req = env.mutable_capture_request();
+      req->set_request_id(request_id);
+      req->set_fields(true);  // layouts, slots and labels: always, when the agent can
+      req->set_values(co.values);
+      req->set_string_cap(co.string_cap);
     } else {  // cancel
       if (!assembler) continue;
       cancelled_capture = assembler->capture_id();  // 0 if its begin has not arrived yet

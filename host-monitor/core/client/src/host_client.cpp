@@ -169,7 +169,7 @@ bool HostClient::WaitFrames(uint64_t count, uint32_t timeout_ms) {
          m.frames.frames_received >= count;
 }
 
-bool HostClient::StartCapture(std::string* error) {
+bool HostClient::StartCapture(std::string* error, const CaptureOptions& opts) {
   Impl& m = *impl_;
   std::lock_guard lock(m.mu);
   if (m.state != ConnectionState::kConnected) {
@@ -184,7 +184,7 @@ bool HostClient::StartCapture(std::string* error) {
   m.result.reset();
   m.progress = CaptureProgress{};
   m.progress.phase = CapturePhase::kRequested;
-  m.commands.push_back(CmdCapture{});
+  m.commands.push_back(CmdCapture{opts});
   ++m.generation;
   return true;
 }

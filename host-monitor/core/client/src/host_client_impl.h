@@ -28,7 +28,9 @@ using Clock = std::chrono::steady_clock;
 struct CmdSubscribe {
   uint32_t interval_ms;
 };
-struct CmdCapture {};
+struct CmdCapture {
+  CaptureOptions opts;
+};
 struct CmdCancel {};
 struct CmdFrames {
   uint32_t sample_bytes;  // 0: stop

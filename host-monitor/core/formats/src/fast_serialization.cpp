@@ -9,6 +9,7 @@
 #include <cstring>
 
 #include "xrpm/model/diagnostics.h"
+#include "xrpm/model/utf16.h"
 
 namespace xrpm::formats {
 namespace {
@@ -19,25 +20,6 @@ std::string Hex(uint64_t v) {
   char buf[24];
   std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
   return buf;
-}
-
-// Appends one UTF-16 unit (or a surrogate pair once complete) to `out` as UTF-8.
-void AppendUtf8(std::string& out, uint32_t cp) {
-  if (cp < 0x80) {
-    out += static_cast<char>(cp);
-  } else if (cp < 0x800) {
-    out += static_cast<char>(0xC0 | (cp >> 6));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  } else if (cp < 0x10000) {
-    out += static_cast<char>(0xE0 | (cp >> 12));
-    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  } else {
-    out += static_cast<char>(0xF0 | (cp >> 18));
-    out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
-    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  }
 }
 
 }  // namespace
@@ -143,9 +125,8 @@ std::optional<std::string> Reader::String(std::string_view what) {
   if (len == -1) return std::nullopt;
   if (len < 0) Fail(at, "bad-string", what, "string length " + std::to_string(len) + " < -1");
   Need(static_cast<uint64_t>(len), what);  // at least one byte per unit
-  std::string out;
-  out.reserve(static_cast<size_t>(len));
-  uint32_t high = 0;  // pending high surrogate
+  std::u16string units;  // modified UTF-8 (Java's), one UTF-16 unit per sequence
+  units.reserve(static_cast<size_t>(len));
   for (int32_t i = 0; i < len; ++i) {
     uint32_t b = U8(what);
     uint32_t u;
@@ -158,25 +139,9 @@ std::optional<std::string> Reader::String(std::string_view what) {
       u |= (U8(what) & 0x3Fu) << 6;
       u |= U8(what) & 0x3Fu;
     }
-    if (high) {
-      if (u >= 0xDC00 && u < 0xE000) {
-        AppendUtf8(out, 0x10000 + ((high - 0xD800) << 10) + (u - 0xDC00));
-        high = 0;
-        continue;
-      }
-      AppendUtf8(out, 0xFFFD);  // a lone high surrogate
-      high = 0;
-    }
-    if (u >= 0xD800 && u < 0xDC00) {
-      high = u;
-    } else if (u >= 0xDC00 && u < 0xE000) {
-      AppendUtf8(out, 0xFFFD);  // a lone low surrogate
-    } else {
-      AppendUtf8(out, u);
-    }
+    units.push_back(static_cast<char16_t>(u));
   }
-  if (high) AppendUtf8(out, 0xFFFD);
-  return out;
+  return Utf16ToUtf8(units);  // lone surrogates become U+FFFD
 }
 
 uint32_t Reader::Count(std::string_view what, uint64_t min_bytes) {

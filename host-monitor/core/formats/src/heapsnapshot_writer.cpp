@@ -11,6 +11,7 @@
 
 #include "id_index.h"
 #include "xrpm/model/atomic_file.h"
+#include "xrpm/model/object_fields.h"
 
 namespace xrpm::formats {
 namespace {
@@ -20,7 +21,7 @@ using formats::IdIndex;
 constexpr size_t kFlushBytes = 256 * 1024;
 constexpr uint64_t kNodeFields = 7;
 // Indexes into meta.node_types[0] / meta.edge_types[0] below.
-constexpr int kNodeObject = 3, kNodeSynthetic = 9;
+constexpr int kNodeString = 2, kNodeObject = 3, kNodeSynthetic = 9;
 constexpr int kEdgeElement = 1, kEdgeProperty = 2, kEdgeWeak = 6;
 
 constexpr std::string_view kMeta =
@@ -122,7 +123,10 @@ HeapSnapshotStats WriteHeapSnapshot(const Snapshot& snap,
         if (!name.empty()) name += ' ';
         name += p;
       };
-      if (kind == static_cast<uint8_t>(RootKind::kStatic) && snap.root_container[r] != 0) {
+      const std::string_view label = snap.fields.label_of_root(r);
+      if (!label.empty()) {
+        part(std::string(label));  // "Bubbles.GameEvents.Popped", "in Game1.Update, thread 1"
+      } else if (kind == static_cast<uint8_t>(RootKind::kStatic) && snap.root_container[r] != 0) {
         auto it = type_by_section_id.find(uint64_t{section} << 32 | snap.root_container[r]);
         char hex[16];
         auto res = std::to_chars(hex, hex + sizeof hex, snap.root_container[r], 16);
@@ -183,6 +187,11 @@ HeapSnapshotStats WriteHeapSnapshot(const Snapshot& snap,
   // ---- type names ----
   std::vector<uint32_t> type_name(snap.type_count());
   for (size_t t = 0; t < snap.type_count(); ++t) type_name[t] = strings.Add(snap.types[t].name);
+  // Object contents (issue 22): field names of the edges, string text as string nodes' names.
+  std::vector<std::vector<uint32_t>> field_name(snap.fields.layouts.size());
+  for (size_t t = 0; t < snap.fields.layouts.size(); ++t)
+    for (const FieldLayout& f : snap.fields.layouts[t].fields)
+      field_name[t].push_back(f.kind == FieldKind::kReference ? strings.Add(f.name) : 0);
   std::vector<uint32_t> group_name;
   for (const auto& [kind, g] : groups)
     group_name.push_back(strings.Add("(GC roots: " + KindLabel(kind) + ")"));
@@ -219,7 +228,12 @@ HeapSnapshotStats WriteHeapSnapshot(const Snapshot& snap,
   }
   for (size_t i = 0; i < nobj; ++i) {
     uint64_t id = st.ids_are_addresses ? snap.object_id[i] : 2 * (first_object + i) + 1;
-    node(false, kNodeObject, type_name[snap.object_type[i]], id, snap.object_size[i], edges_of(i));
+    if (const std::optional<StringValue> text = StringOf(snap, i))
+      node(false, kNodeString, strings.Add(std::string(text->text) + (text->cut ? "…" : "")), id,
+           snap.object_size[i], edges_of(i));
+    else
+      node(false, kNodeObject, type_name[snap.object_type[i]], id, snap.object_size[i],
+           edges_of(i));
   }
   out.Raw("],\n\"edges\":[");
   bool first_edge = true;
@@ -238,8 +252,17 @@ HeapSnapshotStats WriteHeapSnapshot(const Snapshot& snap,
     for (const RootEdge& e : g) edge(e.type, e.name, e.target);
   for (size_t i = 0; i < nobj; ++i) {
     const uint64_t begin = snap.ref_begin(i);
-    for (uint64_t k = begin; k < snap.ref_end[i]; ++k)
-      if (target[k] != kDangling) edge(kEdgeElement, k - begin, first_object + target[k]);
+    const TypeLayout* layout = snap.fields.has_slots() ? LayoutOf(snap, i) : nullptr;
+    for (uint64_t k = begin; k < snap.ref_end[i]; ++k) {
+      if (target[k] == kDangling) continue;
+      const uint32_t slot = layout ? snap.fields.ref_slot[k] : kNoSlot;
+      if (slot != kNoSlot && layout->shape == TypeShape::kArray)
+        edge(kEdgeElement, slot, first_object + target[k]);
+      else if (slot != kNoSlot && slot < layout->fields.size())
+        edge(kEdgeProperty, field_name[snap.object_type[i]][slot], first_object + target[k]);
+      else
+        edge(kEdgeElement, k - begin, first_object + target[k]);
+    }
   }
   out.Raw(
       "],\n\"trace_function_infos\":[],\n\"trace_tree\":[],\n\"samples\":[],\n"

@@ -198,6 +198,19 @@ std::vector<std::string> FormatLosses(const Snapshot& snap, std::string_view for
     lost.push_back("allocation sites and ages of " + std::to_string(known) +
                    " objects (where and in which frame each object was allocated)");
   }
+  if (snap.fields.present()) {
+    uint64_t with_values = 0;
+    for (size_t i = 0; i < snap.fields.value_end.size(); ++i)
+      with_values += !snap.fields.values_of(i).empty();
+    if (f == "heapsnapshot")  // keeps field names on edges and string text
+      lost.push_back("the type layouts and the field values of " + std::to_string(with_values) +
+                     " objects (only field names and string text are exported)");
+    else
+      lost.push_back("the type layouts, the field names of " +
+                     std::to_string(snap.fields.ref_slot.size()) +
+                     " references, the root labels and the values of " +
+                     std::to_string(with_values) + " objects (field values, string text)");
+  }
   if (snap.sections.size() > 1 && f != "netcf")
     lost.push_back("the " + std::to_string(snap.sections.size()) +
                    " AppDomain sections (merged into one heap)");

@@ -84,6 +84,14 @@ inline constexpr std::string_view kTagRootOrigin = "RTOR";     // u32, delta
 inline constexpr std::string_view kTagAllocSites = "ASIT";  // blob: frame, sampling, sites
 inline constexpr std::string_view kTagAllocFrame = "OAFR";  // u32, delta
 inline constexpr std::string_view kTagAllocSite = "OASI";   // u32
+// Object contents (format 1.2, optional; xrpm_fields.h): layouts are needed by the slots and
+// values; labels come as the blob and the column together, values as ends and bytes together.
+inline constexpr std::string_view kTagFieldLayouts = "FLAY";  // blob
+inline constexpr std::string_view kTagRefSlots = "RSLT";      // u32, per reference
+inline constexpr std::string_view kTagRootLabels = "RLBL";    // blob
+inline constexpr std::string_view kTagRootLabel = "RTLB";     // u32, delta, per root
+inline constexpr std::string_view kTagValueEnd = "OVAL";      // u64, delta, per object
+inline constexpr std::string_view kTagValueData = "VDAT";     // blob
 
 // Reserved for xrpm: tags made only of upper-case letters and digits.
 inline bool IsReservedTag(std::string_view t) {

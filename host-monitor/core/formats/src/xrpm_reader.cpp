@@ -26,7 +26,9 @@
 
 #include "xrpm/formats/xrpm_file.h"
 #include "xrpm/model/id_hash.h"  // AdviseHugePages
+#include "xrpm/model/object_fields.h"
 #include "xrpm_blocks.h"
+#include "xrpm_fields.h"
 #include "xrpm_layout.h"
 #include "xrpm_meta.h"
 
@@ -58,7 +60,10 @@ constexpr KnownPart kKnown[] = {
     {kTagRootKind, 1, XrpmTransform::kNone},      {kTagRootFlags, 1, XrpmTransform::kNone},
     {kTagRootContainer, 4, XrpmTransform::kNone}, {kTagRootOrigin, 4, XrpmTransform::kDelta},
     {kTagAllocSites, 0, XrpmTransform::kNone},    {kTagAllocFrame, 4, XrpmTransform::kDelta},
-    {kTagAllocSite, 4, XrpmTransform::kNone},
+    {kTagAllocSite, 4, XrpmTransform::kNone},     {kTagFieldLayouts, 0, XrpmTransform::kNone},
+    {kTagRefSlots, 4, XrpmTransform::kNone},      {kTagRootLabels, 0, XrpmTransform::kNone},
+    {kTagRootLabel, 4, XrpmTransform::kDelta},    {kTagValueEnd, 8, XrpmTransform::kDelta},
+    {kTagValueData, 0, XrpmTransform::kNone},
 };
 
 const KnownPart* FindKnown(std::string_view tag) {
@@ -392,6 +397,7 @@ class SnapshotLoader {
     CheckSections(s);
     Allocate(s, out);
     DecodeColumns(s, out);
+    CheckFieldParts(s);
     return out;
   }
 
@@ -457,6 +463,45 @@ class SnapshotLoader {
       Blob(kTagCapture, [&](std::string_view b) { s.capture = DecodeCapture(b); });
     if (has_alloc_)
       Blob(kTagAllocSites, [&](std::string_view b) { s.origins = DecodeAllocSites(b); });
+    if (Part(kTagFieldLayouts))
+      Blob(kTagFieldLayouts,
+           [&](std::string_view b) { DecodeFieldLayouts(b, s.types.size(), s.fields); });
+    if (Part(kTagRootLabels))
+      Blob(kTagRootLabels, [&](std::string_view b) { DecodeRootLabels(b, s.fields); });
+  }
+
+  // The object-content parts come in groups: slots and values need the layouts, the labels'
+  // blob and column and the values' ends and bytes go together.
+  void CheckFieldCounts() {
+    auto needs = [&](std::string_view tag, std::string_view other) {
+      if (Part(tag) && !Part(other))
+        f_.Fail(kHeaderBytes, "missing-part",
+                "the file has part '" + std::string(tag) + "' but not '" + std::string(other) +
+                    "', which it needs");
+    };
+    needs(kTagRefSlots, kTagFieldLayouts);
+    needs(kTagValueEnd, kTagFieldLayouts);
+    needs(kTagValueEnd, kTagValueData);
+    needs(kTagValueData, kTagValueEnd);
+    needs(kTagRootLabel, kTagRootLabels);
+    needs(kTagRootLabels, kTagRootLabel);
+    if (Part(kTagRefSlots)) SameCount(kTagRefSlots, kTagRefs);
+    if (Part(kTagRootLabel)) SameCount(kTagRootLabel, kTagRootObject);
+    if (Part(kTagValueEnd)) SameCount(kTagValueEnd, kTagObjectId);
+  }
+
+  // After every column is decoded: slots, labels and values against the layouts and objects.
+  void CheckFieldParts(const Snapshot& s) {
+    if (!s.fields.present()) return;
+    FieldsPart where = FieldsPart::kLayouts;
+    const std::string problem = CheckFields(s, &where);
+    if (problem.empty()) return;
+    const std::string_view tag = where == FieldsPart::kSlots    ? kTagRefSlots
+                                 : where == FieldsPart::kLabels ? kTagRootLabel
+                                 : where == FieldsPart::kValues ? kTagValueEnd
+                                                                : kTagFieldLayouts;
+    const PartState& p = Need(tag);
+    f_.FailPart(p.e, p.e.offset, "bad-part", problem);
   }
 
   void SameCount(std::string_view tag, std::string_view like) {
@@ -490,6 +535,7 @@ class SnapshotLoader {
       SameCount(kTagAllocFrame, kTagObjectId);
       SameCount(kTagAllocSite, kTagObjectId);
     }
+    CheckFieldCounts();
   }
 
   // Sections follow each other and cover the columns; each owns its own types.
@@ -552,6 +598,12 @@ class SnapshotLoader {
       Size(s.object_alloc_frame, objects_);
       Size(s.object_alloc_site, objects_);
     }
+    if (Part(kTagRefSlots)) Size(s.fields.ref_slot, refs_);
+    if (Part(kTagRootLabel)) Size(s.fields.root_label, roots_);
+    if (Part(kTagValueEnd)) {
+      Size(s.fields.value_end, objects_);
+      Size(s.fields.value_data, Need(kTagValueData).e.count);
+    }
     for (PartState& p : L_.parts) {
       if (!p.wanted) continue;
       XrpmPart x;
@@ -591,6 +643,14 @@ class SnapshotLoader {
     if (has_alloc_) {
       jobs.push_back({&Need(kTagAllocFrame), View(s.object_alloc_frame, XrpmTransform::kDelta), 0});
       jobs.push_back({&Need(kTagAllocSite), View(s.object_alloc_site, XrpmTransform::kNone), 5});
+    }
+    if (Part(kTagRefSlots))
+      jobs.push_back({&Need(kTagRefSlots), View(s.fields.ref_slot, XrpmTransform::kNone), 0});
+    if (Part(kTagRootLabel))
+      jobs.push_back({&Need(kTagRootLabel), View(s.fields.root_label, XrpmTransform::kDelta), 0});
+    if (Part(kTagValueEnd)) {
+      jobs.push_back({&Need(kTagValueEnd), View(s.fields.value_end, XrpmTransform::kDelta), 0});
+      jobs.push_back({&Need(kTagValueData), View(s.fields.value_data, XrpmTransform::kNone), 0});
     }
     for (size_t k = 0; k < extra_index_.size(); ++k) {
       PartState& p = L_.parts[extra_index_[k]];

@@ -18,6 +18,7 @@
 #include "xrpm/model/atomic_file.h"
 #include "xrpm/formats/xrpm_file.h"
 #include "xrpm_blocks.h"
+#include "xrpm_fields.h"
 #include "xrpm_layout.h"
 #include "xrpm_meta.h"
 
@@ -71,6 +72,37 @@ PartPlan Column(std::string_view tag, const PodVector<T>& v, XrpmTransform t,
   return p;
 }
 
+// Object contents (issue 22): optional parts, so that 1.1 readers skip them.
+void PlanFields(const Snapshot& s, std::vector<PartPlan>& parts) {
+  const HeapFields& f = s.fields;
+  if (!f.present()) return;
+  auto size_check = [](const char* what, size_t have, size_t want) {
+    if (have != want)
+      throw std::invalid_argument(std::string("snapshot has ") + std::to_string(have) + " " + what +
+                                  " for " + std::to_string(want));
+  };
+  if ((f.has_slots() || f.has_values()) && !f.has_layouts())
+    throw std::invalid_argument("snapshot has reference slots or values but no type layouts");
+  if (f.has_layouts()) size_check("type layouts", f.layouts.size(), s.type_count());
+  if (f.has_slots()) size_check("reference slots", f.ref_slot.size(), s.ref_count());
+  if (!f.root_label.empty()) size_check("root labels", f.root_label.size(), s.root_count());
+  if (f.has_values()) size_check("value ends", f.value_end.size(), s.object_count());
+  if (f.has_layouts()) parts.push_back(Blob(kTagFieldLayouts, EncodeFieldLayouts(f), false));
+  if (f.has_slots()) parts.push_back(Column(kTagRefSlots, f.ref_slot, XrpmTransform::kNone, false));
+  if (!f.root_label.empty()) {
+    parts.push_back(Blob(kTagRootLabels, EncodeRootLabels(f), false));
+    parts.push_back(Column(kTagRootLabel, f.root_label, XrpmTransform::kDelta, false));
+  }
+  if (f.has_values()) {
+    parts.push_back(Column(kTagValueEnd, f.value_end, XrpmTransform::kDelta, false));
+    PartPlan data;
+    SetTag(data.e, kTagValueData);
+    data.e.count = f.value_data.size();
+    data.external = f.value_data.data();
+    parts.push_back(std::move(data));
+  }
+}
+
 std::vector<PartPlan> Plan(const Snapshot& s, const XrpmWriteOptions& opts) {
   std::vector<PartPlan> parts;
   parts.push_back(Blob(kTagSections, EncodeSections(s), true));
@@ -102,6 +134,7 @@ std::vector<PartPlan> Plan(const Snapshot& s, const XrpmWriteOptions& opts) {
     parts.push_back(Column(kTagAllocFrame, s.object_alloc_frame, XrpmTransform::kDelta, false));
     parts.push_back(Column(kTagAllocSite, s.object_alloc_site, XrpmTransform::kNone, false));
   }
+  PlanFields(s, parts);
 
   std::set<std::string> tags;
   for (const PartPlan& p : parts) tags.insert(p.e.tag_string());

@@ -113,6 +113,7 @@ size_t Snapshot::MemoryBytes() const {
              object_alloc_site.bytes_reserved();
   for (const auto& t : types) b += sizeof(TypeInfo) + t.name.capacity() + t.module.capacity();
   for (const auto& o : root_origins) b += sizeof(std::string) + o.capacity();
+  b += fields.MemoryBytes();
   b += sections.size() * sizeof(AppDomainSection);
   if (origins) {
     for (const auto& m : origins->methods) b += sizeof(std::string) + m.capacity();
@@ -136,6 +137,7 @@ void Snapshot::ShrinkToFit() {
   object_alloc_frame.shrink_to_fit();
   object_alloc_site.shrink_to_fit();
   types.shrink_to_fit();
+  fields.ShrinkToFit();
 }
 
 bool operator==(const Snapshot& a, const Snapshot& b) {
@@ -146,7 +148,7 @@ bool operator==(const Snapshot& a, const Snapshot& b) {
          a.root_container == b.root_container && a.root_origin == b.root_origin &&
          a.root_origins == b.root_origins && a.capture == b.capture &&
          a.origins == b.origins && a.object_alloc_frame == b.object_alloc_frame &&
-         a.object_alloc_site == b.object_alloc_site;
+         a.object_alloc_site == b.object_alloc_site && a.fields == b.fields;
 }
 
 }  // namespace xrpm

@@ -11,6 +11,10 @@
 //    container) and the sequence of types along them, with runs of one type collapsed into one
 //    step ("Node+"), so the thousand nodes of one linked list share one path. Memoised per
 //    object in a trie of path prefixes: O(N + E) for any number of instances.
+//    With object contents (issue 22) a step is keyed by its type *and* the field that holds it
+//    (all elements of an array count as one field, "[]"), and a root by its label (the static
+//    field), so paths through different fields stay apart and read
+//    "static Bubbles.GameEvents.Popped -> System.EventHandler._target -> Bubbles.Bubble".
 //  - PathMerger: the same for any sets of instances (the leak filter's (type, site) groups),
 //    keeping the memo between sets, so any number of sets cost O(N + E) in all plus their sizes.
 //
@@ -39,9 +43,11 @@ struct RootDescription {
   uint8_t flags = 0;
   std::string container;  // the static's containing class (kind 4): its name, or "type 0x13c"
   std::string origin;     // where the capture saw it ("thread 3 / Game1.Update"), or ""
+  std::string label;      // the static field or the frame's method (issue 22), or ""
 };
 RootDescription DescribeRoot(const GraphIndex& g, uint32_t record);
-// "static Game1 (pinned)", "local", "handle (weak) [GCHandle table]".
+// "static Game1 (pinned)", "local", "handle (weak) [GCHandle table]"; with a label (issue 22)
+// "static Bubbles.GameEvents.Popped", "local in Bubbles.Game1.Update, thread 1".
 std::string RootLabel(const RootDescription& r);
 
 struct RootPath {
@@ -49,6 +55,14 @@ struct RootPath {
   uint32_t root_record = kNoIndex;  // kNoIndex: no strong root reaches the object
   bool found() const { return root_record != kNoIndex; }
 };
+
+// The field of `holder` that references `target` (nodes): "_items", "[12]" for an array element,
+// "" when unknown (no object contents). O(references of the holder).
+std::string HoldingField(const GraphIndex& g, uint32_t holder, uint32_t target);
+// A path from its root down to the object, with the field of every step:
+// "static Bubbles.GameEvents.Popped -> System.EventHandler._target -> Bubbles.Bubble"; an
+// array step reads "Bubbles.Bubble[] [12]". Without object contents just the types.
+std::string RootPathText(const GraphIndex& g, const RootPath& p, std::string_view arrow);
 
 class PathFinder {
  public:
@@ -70,21 +84,32 @@ class RootPathForest {
   static constexpr uint32_t kSource = kNoIndex - 1;
   uint32_t parent(uint32_t v) const { return parent_[v]; }
   bool reachable(uint32_t v) const { return parent_[v] != kNoIndex; }
+  // The slot (heap_fields.h) through which v's BFS parent holds it, kNoSlot when unknown (a
+  // root, or a snapshot without object contents: the column is then empty, 0 bytes).
+  uint32_t parent_slot(uint32_t v) const {
+    return v < parent_slot_.size() ? parent_slot_[v] : kNoSlot;
+  }
   RootPath PathTo(uint32_t v) const;  // same shape as PathFinder's result
 
  private:
   const GraphIndex* g_ = nullptr;
   PodVector<uint32_t> parent_;
+  PodVector<uint32_t> parent_slot_;  // 4 B/node, only with reference slots
 };
 
 struct MergedStep {
   uint32_t group = kNoIndex;  // type group
   bool repeated = false;      // a run of several objects of this type (e.g. list nodes)
+  // The field of the previous step's type (or "[]": an element of the previous step's array)
+  // holding this step; for the first step the root's label is in MergedPath::root_label.
+  // "" when unknown.
+  std::string field;
 };
 
 struct MergedPath {
   RootKind root_kind = RootKind::kInternal;
   uint32_t root_container = kNoIndex;  // type index of the static's class, or kNoIndex
+  std::string root_label;              // the static field or method (issue 22), or ""
   std::vector<MergedStep> steps;       // from the root-held object down to the instances
   uint64_t count = 0;                  // instances held along this path
   uint64_t shallow_bytes = 0;
@@ -102,6 +127,8 @@ struct MergedPaths {
 
 // "static Game.Events -> EventHandler -> Object[] -> Bubble+": the root (descriptor and static
 // container), then the types along the path; "+" marks a run of one type. `arrow` separates.
+// With fields: "static Bubbles.GameEvents.Popped -> System.EventHandler._invocationList ->
+// System.Delegate[] [] -> System.EventHandler._target -> Bubbles.Bubble".
 std::string MergedPathLabel(const GraphIndex& g, const MergedPath& p, std::string_view arrow);
 
 // Merges the root paths of sets of instances against one forest (which, like g, must outlive

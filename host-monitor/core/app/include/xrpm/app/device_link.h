@@ -62,6 +62,9 @@ class DeviceLink {
   const client::HostClient* client() const { return client_.get(); }
 
   bool StartCapture(std::string* error);
+  // Whether captures ask for values (issue 22; the Connection panel's checkbox). Default on.
+  bool capture_values() const { return capture_values_; }
+  void set_capture_values(bool on) { capture_values_ = on; }
   void CancelCapture();
   bool capturing() const { return capturing_; }
   client::CaptureProgress capture_progress() const;
@@ -86,6 +89,7 @@ class DeviceLink {
   std::chrono::steady_clock::time_point launch_deadline_;
   bool capturing_ = false;
   std::optional<client::CaptureResult> finished_;
+  bool capture_values_ = true;
   std::optional<client::CaptureStats> last_capture_;
 };
 

@@ -18,8 +18,10 @@
 //   demo OBJECTS [GENERATION]     generate a demo heap
 //   select-doc N                  make the N-th open snapshot (1-based) the active one
 //   select-type NAME              select a type in the active snapshot
-//   select-object first|INDEX     select an instance of the selected type / an object index
+//   select-object first|shown|INDEX  select an instance of the selected type (the largest /
+//                                 the Instances view's first row) or an object index
 //   filter TEXT                   the Types view filter ("" clears)
+//   field-filter FIELD=VALUE      the Instances view's field filter ("" clears; issue 22)
 //   group-by type|site|type-site  how Types, Instances and the Dominator tree group (allocation
 //                                 site, or type and site)
 //   select-site all|unknown|TEXT  narrow Instances to the selected type's largest site whose

@@ -12,6 +12,10 @@
 // objects before the clock). Without a clock origins stays absent, as from an old agent.
 // Ids are checked against what was defined before use; counts against the capture limits.
 //
+// Object contents (issue 22, optional batch fields): every batch first passes the capture-wide
+// field checks (protocol::FieldChecker, via CaptureFields), then its layouts, reference slots,
+// root labels and values go into Snapshot::fields (client/capture_fields.h).
+//
 // Cost: O(objects + refs) time; memory is the Snapshot itself (24 B/object + 8 B/ref) plus one
 // decoded batch. Incoming counts are checked against the batch limits before decoding and
 // against max_objects before the snapshot grows.
@@ -20,6 +24,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -30,6 +35,8 @@
 
 namespace xrpm::client {
 
+class CaptureFields;
+
 struct CaptureTotalsSeen {
   uint32_t batches = 0;
   uint64_t objects = 0, refs = 0, roots = 0, types = 0, containers = 0, heap_bytes = 0;
@@ -38,7 +45,9 @@ struct CaptureTotalsSeen {
 
 class CaptureAssembler {
  public:
-  explicit CaptureAssembler(uint64_t max_objects = 1'000'000'000);
+  // pointer_bytes: the device's (RuntimeInfo), for IntPtr values.
+  explicit CaptureAssembler(uint64_t max_objects = 1'000'000'000, uint32_t pointer_bytes = 4);
+  ~CaptureAssembler();
 
   // Each returns false with *error ("batch 12: ...") when the capture cannot be completed.
   bool Begin(const wire::CaptureBegin& m, size_t wire_bytes, std::string* error);
@@ -60,6 +69,8 @@ class CaptureAssembler {
                      std::string* error);
 
   uint64_t max_objects_;
+  uint32_t pointer_bytes_;
+  std::unique_ptr<CaptureFields> fields_;  // from Begin
   uint32_t capture_id_ = 0;
   uint64_t expected_heap_bytes_ = 0;
   bool begun_ = false;

@@ -38,6 +38,15 @@ struct ClientOptions {
   uint64_t max_frame_rows = 8'000'000;
 };
 
+// What a capture asks for beyond the heap's shape (issue 22). The host always asks for type
+// layouts, reference slots and root labels; values (field values, string text, array lengths)
+// unless `values` is off (`xrpm capture --no-values`, the monitor's "Values" checkbox). An
+// agent without the capability sends what it can.
+struct CaptureOptions {
+  bool values = true;
+  uint32_t string_cap = 0;  // UTF-16 units of text per string; 0: the agent's default (1024)
+};
+
 // The state of the frames subscription (SubscribeFrames).
 struct FramesStatus {
   bool requested = false;  // SubscribeFrames sent and not stopped
@@ -127,7 +136,7 @@ class HostClient {
   bool WaitFrames(uint64_t count, uint32_t timeout_ms);
 
   // Starts a capture. False (with *error) when not connected or one is running.
-  bool StartCapture(std::string* error);
+  bool StartCapture(std::string* error, const CaptureOptions& opts = {});
   void CancelCapture();
   CaptureProgress capture_progress() const;
   // Waits for the running capture to end; false on timeout.

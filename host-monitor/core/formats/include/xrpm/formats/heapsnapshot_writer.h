@@ -21,6 +21,11 @@
 //     reference's position in the object's reference list). References to ids that are not
 //     objects of the snapshot (dangling) have no node to point to and are left out (counted in
 //     HeapSnapshotStats). Objects no root reaches are kept; DevTools lists them as unreachable.
+//   - Object contents (issue 22), when the snapshot has them: a reference from a class
+//     instance is a `property` edge named by its field ("bubbles"), from an array an `element`
+//     edge whose index is the element's; a string with captured text is a `string` node whose
+//     name is its text ("…" appended when cut at the capture), as V8 writes strings; a root
+//     edge is named by the root's label ("Bubbles.GameEvents.Popped") instead of its class.
 //   - to_node is the target's index in the nodes array (ordinal * 7); edge_count per node is the
 //     number of edges written for it; edges are grouped by source node in node order.
 //   - Node ids: synthetic nodes 1, 3, 5, ...; objects keep their address as id when every address
@@ -33,8 +38,9 @@
 // besides the output buffer the writer holds an id index (2-4 bytes per object, 16 more when the
 // ids are not in address order), each reference's resolved target (4 bytes per reference, so
 // each is looked up once), per-root bookkeeping and the string table -- never a JSON tree.
-// Time O(objects + refs) expected (O((objects + refs) log objects) at worst). Throws std::runtime_error when the snapshot has more
-// nodes than the format's 32-bit node indexes can address.
+// Time O(objects + refs) expected (O((objects + refs) log objects) at worst). Throws
+// std::runtime_error when the snapshot has more nodes than the format's 32-bit node indexes can
+// address.
 //
 // Thread-safety: none; the snapshot must not change while it is written.
 #pragma once

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "xrpm/model/capture_info.h"
+#include "xrpm/model/heap_fields.h"
 #include "xrpm/model/pod_vector.h"
 
 namespace xrpm {
@@ -149,6 +150,11 @@ class Snapshot {
   PodVector<uint32_t> object_alloc_frame;
   // Index into origins->sites, or kUnknownSite.
   PodVector<uint32_t> object_alloc_site;
+
+  // ---- object contents (optional, issue 22) ----
+  // Type layouts, the field or slot of every reference, root labels and object values, when
+  // the source had them (heap_fields.h; reading them: object_fields.h). Empty otherwise.
+  HeapFields fields;
 
   // ---- building ----
   uint32_t AddSection(AppDomainSection s);                    // returns its index
