@@ -1,5 +1,5 @@
 // Agent::Impl: the agent's state, split across agent.cpp (lifecycle, threads, main loop),
-// agent_session.cpp (peers, handshake, commands) and agent_stream.cpp (capture streaming and
+// peer_handshake.cpp (peers, handshake, commands) and agent_stream.cpp (capture streaming and
 // counters).
 //
 // Thread-safety: everything below "network thread only" is touched by the network thread alone
@@ -63,7 +63,7 @@ struct Agent::Impl {
   void Log(const std::string& line);
   bool StartAnnouncing(std::string* error);  // opt.announce: opens `beacon`
 
-  // agent_session.cpp
+  // peer_handshake.cpp
   void OnConnect(ENetPeer* peer);
   void OnReceive(ENetPeer* peer, ENetPacket* packet, uint8_t channel);
   void OnDisconnect(ENetPeer* peer);

@@ -61,39 +61,39 @@ void ScriptRunner::Start(const ScriptStep& s) {
                                  std::chrono::duration<double>(kDefaultWaitS));
   std::fprintf(stderr, "xrpm-monitor: script %s\n", s.ToString().c_str());
 
-  if (s.verb == "quit") {
+  if (s.id == ScriptVerb::kQuit) {
     Finish(0);
-  } else if (s.verb == "open") {
+  } else if (s.id == ScriptVerb::kOpen) {
     awaited_doc_ = ses.OpenFile(arg);
     app_.SetView(View::kSummary);
     wait_ = Wait::kIdle;
-  } else if (s.verb == "drop") {
+  } else if (s.id == ScriptVerb::kDrop) {
     app_.OpenDropped({arg});  // the window's drop handler
     awaited_doc_ = ses.active_id();
     wait_ = Wait::kIdle;
-  } else if (s.verb == "demo") {
+  } else if (s.id == ScriptVerb::kDemo) {
     DemoHeapOptions o;
     o.objects = std::stoull(s.args[0]);
     if (s.args.size() > 1) o.generation = static_cast<uint32_t>(std::stoul(s.args[1]));
     awaited_doc_ = ses.OpenDemo(o);
     wait_ = Wait::kIdle;
-  } else if (s.verb == "wait-idle") {
+  } else if (s.id == ScriptVerb::kWaitIdle) {
     if (!s.args.empty()) deadline_ = Clock::now() + std::chrono::seconds(std::stoull(s.args[0]));
     wait_ = Wait::kIdle;
-  } else if (s.verb == "wait-frames") {
+  } else if (s.id == ScriptVerb::kWaitFrames) {
     ++pc_;
     wait_ = Wait::kFrames;
     frames_left_ = std::stoull(s.args[0]);
-  } else if (s.verb == "select-doc") {
+  } else if (s.id == ScriptVerb::kSelectDoc) {
     const size_t n = std::stoull(arg);
     if (n == 0 || n > ses.docs().size())
       return Fail("there are " + std::to_string(ses.docs().size()) + " snapshots open");
     ses.SetActive(ses.docs()[n - 1]->id);
     Next();
-  } else if (s.verb == "select-type") {
+  } else if (s.id == ScriptVerb::kSelectType) {
     if (!ses.SelectType(arg)) return Fail("no type named '" + arg + "' in the active snapshot");
     Next();
-  } else if (s.verb == "select-object") {
+  } else if (s.id == ScriptVerb::kSelectObject) {
     SnapshotDoc* d = ses.active();
     if (!d || !d->snapshot) return Fail("no snapshot is open");
     if (arg == "first") {
@@ -114,36 +114,36 @@ void ScriptRunner::Start(const ScriptStep& s) {
       return Fail("no object with index " + arg);
     }
     Next();
-  } else if (s.verb == "filter") {
+  } else if (s.id == ScriptVerb::kFilter) {
     SnapshotDoc* d = ses.active();
     if (!d) return Fail("no snapshot is open");
     d->selection.type_filter = arg;
     Next();
-  } else if (s.verb == "field-filter") {  // the Instances view's field filter (issue 22)
+  } else if (s.id == ScriptVerb::kFieldFilter) {  // the Instances view's field filter (issue 22)
     InstancesViewState& st = app_.views().instances;
     st.filter = arg;
     std::snprintf(st.filter_input.data(), st.filter_input.size(), "%s", arg.c_str());
     Next();
-  } else if (s.verb == "group-by") {
+  } else if (s.id == ScriptVerb::kGroupBy) {
     SnapshotDoc* d = ses.active();
     if (!d) return Fail("no snapshot is open");
     d->selection.grouping = *SiteGroupingFromName(arg);
     Next();
-  } else if (s.verb == "select-site") {
+  } else if (s.id == ScriptVerb::kSelectSite) {
     if (!ses.SelectSite(arg))
       return Fail("no allocation site matching '" + arg +
                   "' (the snapshot has no origins, or none of the sites matches)");
     Next();
-  } else if (s.verb == "select-age") {
+  } else if (s.id == ScriptVerb::kSelectAge) {
     if (!ses.SelectAgeBin(arg))
       return Fail("no age bin '" + arg + "' (the snapshot has no ages, or that bin is empty)");
     Next();
-  } else if (s.verb == "view") {
+  } else if (s.id == ScriptVerb::kView) {
     auto v = ViewFromName(arg);
     if (!v) return Fail("unknown view");
     app_.SetView(*v);
     Next();
-  } else if (s.verb == "launch-emulator") {
+  } else if (s.id == ScriptVerb::kLaunchEmulator) {
     std::istringstream words(arg);
     std::string scenario;
     words >> scenario;
@@ -153,7 +153,7 @@ void ScriptRunner::Start(const ScriptStep& s) {
       return Fail("could not start the emulator: " + ses.last_error());
     app_.SetView(View::kCounters);
     wait_ = Wait::kDevice;
-  } else if (s.verb == "launch-mono") {
+  } else if (s.id == ScriptVerb::kLaunchMono) {
     std::istringstream words(arg);
     std::string game;
     words >> game;
@@ -163,33 +163,33 @@ void ScriptRunner::Start(const ScriptStep& s) {
       return Fail("could not start the program under Mono: " + ses.last_error());
     app_.SetView(View::kCounters);
     wait_ = Wait::kDevice;
-  } else if (s.verb == "connect") {
+  } else if (s.id == ScriptVerb::kConnect) {
     ses.Connect(arg, ses.settings().token);
     wait_ = Wait::kDevice;
-  } else if (s.verb == "wait-discovered") {
+  } else if (s.id == ScriptVerb::kWaitDiscovered) {
     if (!ses.StartDiscovery()) return Fail("device discovery is off: " + ses.discovery_error());
     counter_target_ = std::stoull(arg);
     wait_ = Wait::kDevice;
-  } else if (s.verb == "connect-discovered") {
+  } else if (s.id == ScriptVerb::kConnectDiscovered) {
     // As a user would: wait for the device to be listed, then click it (CheckDevice).
     if (!ses.StartDiscovery()) return Fail("device discovery is off: " + ses.discovery_error());
     wait_ = Wait::kDevice;
-  } else if (s.verb == "disconnect") {
+  } else if (s.id == ScriptVerb::kDisconnect) {
     ses.Disconnect();
     Next();
-  } else if (s.verb == "capture" || s.verb == "capture-start") {
+  } else if (s.id == ScriptVerb::kCapture || s.id == ScriptVerb::kCaptureStart) {
     captures_before_ = ses.last_capture_doc();
     if (!ses.Capture()) return Fail(ses.last_error());
     wait_ = Wait::kDevice;
-  } else if (s.verb == "wait-capture") {
+  } else if (s.id == ScriptVerb::kWaitCapture) {
     wait_ = Wait::kDevice;
-  } else if (s.verb == "pause-counters" || s.verb == "resume-counters") {
-    ses.counters().set_paused(s.verb == "pause-counters");
+  } else if (s.id == ScriptVerb::kPauseCounters || s.id == ScriptVerb::kResumeCounters) {
+    ses.counters().set_paused(s.id == ScriptVerb::kPauseCounters);
     Next();
-  } else if (s.verb == "export-counters") {
+  } else if (s.id == ScriptVerb::kExportCounters) {
     if (!ses.ExportCounters(arg)) return Fail("exporting the counters failed");
     Next();
-  } else if (s.verb == "key") {
+  } else if (s.id == ScriptVerb::kKey) {
     // Pressed before this frame's NewFrame, released after it: what the GLFW backend does for a
     // real key press (Dear ImGui 1.86 indexes KeysDown by GLFW key code).
     const ScriptKey k = *ParseScriptKey(arg);
@@ -200,33 +200,33 @@ void ScriptRunner::Start(const ScriptStep& s) {
     io.KeysDown[key_down_] = true;
     io.KeyCtrl = k.ctrl;
     Next();
-  } else if (s.verb == "type") {
+  } else if (s.id == ScriptVerb::kType) {
     ImGui::GetIO().AddInputCharactersUTF8(arg.c_str());
     Next();
-  } else if (s.verb == "close-window") {
+  } else if (s.id == ScriptVerb::kCloseWindow) {
     app_.RequestQuit();
     Next();
-  } else if (s.verb == "expect-view") {
+  } else if (s.id == ScriptVerb::kExpectView) {
     if (ViewName(app_.view()) != arg)
       return Fail("the view shown is " + std::string(ViewName(app_.view())));
     Next();
-  } else if (s.verb == "expect-dialog") {
+  } else if (s.id == ScriptVerb::kExpectDialog) {
     if (app_.DialogName() != arg)
       return Fail("the dialog shown is " + std::string(app_.DialogName()));
     Next();
-  } else if (s.verb == "wait-counters") {
+  } else if (s.id == ScriptVerb::kWaitCounters) {
     counter_target_ = std::stoull(arg);
     wait_ = Wait::kDevice;
-  } else if (s.verb == "record-frames") {
+  } else if (s.id == ScriptVerb::kRecordFrames) {
     if (!arg.empty()) ses.set_frame_sample_bytes(uint32_t(std::stoul(arg)));
     if (!ses.StartFrames(ses.frame_sample_bytes()))
       return Fail("could not record frames: " + ses.last_error());
     app_.SetView(View::kTimeline);
     Next();
-  } else if (s.verb == "wait-game-frames") {
+  } else if (s.id == ScriptVerb::kWaitGameFrames) {
     counter_target_ = std::stoull(arg);
     wait_ = Wait::kDevice;
-  } else if (s.verb == "select-frames") {
+  } else if (s.id == ScriptVerb::kSelectFrames) {
     const auto& rows = ses.frames().recording().frames;
     const size_t a = std::stoull(s.args[0]);
     const size_t b = s.args.size() > 1 ? std::stoull(s.args[1]) : rows.size();
@@ -234,20 +234,20 @@ void ScriptRunner::Start(const ScriptStep& s) {
       return Fail("select-frames: " + std::to_string(rows.size()) + " frames are recorded");
     ses.frames().Select(rows[a - 1].frame, rows[b - 1].frame);
     Next();
-  } else if (s.verb == "allocations-by") {
+  } else if (s.id == ScriptVerb::kAllocationsBy) {
     auto g = AllocGroupFromName(arg);
     if (!g) return Fail("allocations-by: type, method or stack");
     ses.frames().group = *g;
     app_.SetView(View::kAllocations);
     Next();
-  } else if (s.verb == "compare") {
+  } else if (s.id == ScriptVerb::kCompare) {
     std::vector<uint32_t> ids;
     for (const auto& d : ses.docs()) ids.push_back(d->id);
     if (ids.size() < 2) return Fail("compare needs at least two open snapshots");
     ses.Compare(ids);
     app_.SetView(View::kCompare);
     wait_ = Wait::kIdle;
-  } else if (s.verb == "leaks") {
+  } else if (s.id == ScriptVerb::kLeaks) {
     uint32_t ids[3];
     for (size_t k = 0; k < 3; ++k) {
       const size_t n = std::stoull(s.args[k]);
@@ -260,23 +260,23 @@ void ScriptRunner::Start(const ScriptStep& s) {
     app_.views().compare.leak_docs = {ids[0], ids[1], ids[2]};
     app_.SetView(View::kCompare);
     wait_ = Wait::kIdle;
-  } else if (s.verb == "save") {
+  } else if (s.id == ScriptVerb::kSave) {
     SnapshotDoc* d = ses.active();
     if (!d || !d->snapshot) return Fail("no snapshot to save");
     awaited_save_ = arg;
     awaited_doc_ = d->id;
     ses.SaveAs(d->id, arg);
     wait_ = Wait::kIdle;
-  } else if (s.verb == "close") {
+  } else if (s.id == ScriptVerb::kClose) {
     SnapshotDoc* d = ses.active();
     if (!d) return Fail("no snapshot is open");
     ses.Close(d->id, /*discard=*/true);
     Next();
-  } else if (s.verb == "screenshot") {
+  } else if (s.id == ScriptVerb::kScreenshot) {
     shot_path_ = arg;
     shot_pending_ = true;
     wait_ = Wait::kScreenshot;
-  } else if (s.verb == "state") {
+  } else if (s.id == ScriptVerb::kState) {
     try {
       AtomicFile f(arg);
       f.Write(ses.StateJson());
@@ -308,15 +308,16 @@ void ScriptRunner::Check() {
   if (Clock::now() > deadline_) return Fail("timed out waiting for background work");
   if (!ses.Idle()) return;
   const auto& step = steps_[pc_];
-  if (step.verb == "open" || step.verb == "demo" || step.verb == "drop") {
+  if (step.id == ScriptVerb::kOpen || step.id == ScriptVerb::kDemo ||
+      step.id == ScriptVerb::kDrop) {
     SnapshotDoc* d = ses.doc(awaited_doc_);
     if (!d) return Fail("the snapshot was closed while loading");
     if (d->state == DocState::kFailed) return Fail(d->problem);
-  } else if (step.verb == "compare") {
+  } else if (step.id == ScriptVerb::kCompare) {
     if (!ses.compare()) return Fail("comparing failed: " + ses.last_error());
-  } else if (step.verb == "leaks") {
+  } else if (step.id == ScriptVerb::kLeaks) {
     if (!ses.leaks()) return Fail("the leak filter failed: " + ses.last_error());
-  } else if (step.verb == "save") {
+  } else if (step.id == ScriptVerb::kSave) {
     SnapshotDoc* d = ses.doc(awaited_doc_);
     if (!d || d->path != awaited_save_ || d->unsaved)
       return Fail("saving failed: " + ses.last_error());
@@ -329,11 +330,12 @@ void ScriptRunner::CheckDevice() {
   const auto& step = steps_[pc_];
   const DeviceLink& link = ses.link();
   if (Clock::now() > deadline_) return Fail("timed out (" + std::string(link.PhaseName()) + ")");
-  if (step.verb == "wait-discovered") {
+  if (step.id == ScriptVerb::kWaitDiscovered) {
     if (ses.DiscoveredDevices().size() < counter_target_) return;
     return Next();
   }
-  if (step.verb == "connect-discovered" && link.phase() == DeviceLink::Phase::kDisconnected) {
+  if (step.id == ScriptVerb::kConnectDiscovered &&
+      link.phase() == DeviceLink::Phase::kDisconnected) {
     for (const auto& d : ses.DiscoveredDevices())
       if (!step.args.empty() && d.beacon.app == step.args[0]) {
         ses.ConnectDiscovered(d, ses.settings().token);
@@ -341,27 +343,27 @@ void ScriptRunner::CheckDevice() {
       }
     return;  // not heard yet
   }
-  if (step.verb == "launch-emulator" || step.verb == "launch-mono" || step.verb == "connect" ||
-      step.verb == "connect-discovered") {
+  if (step.id == ScriptVerb::kLaunchEmulator || step.id == ScriptVerb::kLaunchMono ||
+      step.id == ScriptVerb::kConnect || step.id == ScriptVerb::kConnectDiscovered) {
     if (link.phase() == DeviceLink::Phase::kFailed) return Fail(link.error());
     if (link.phase() != DeviceLink::Phase::kConnected) return;
-  } else if (step.verb == "capture-start") {
+  } else if (step.id == ScriptVerb::kCaptureStart) {
     // Objects are streaming in (or the capture is already over: nothing left to show).
     if (link.capturing() && link.capture_progress().objects == 0) return;
-  } else if (step.verb == "capture" || step.verb == "wait-capture") {
+  } else if (step.id == ScriptVerb::kCapture || step.id == ScriptVerb::kWaitCapture) {
     if (link.capturing() || !ses.Idle()) return;
     if (ses.last_capture_doc() == captures_before_)
       return Fail("the capture failed: " + ses.last_error());
     SnapshotDoc* d = ses.doc(ses.last_capture_doc());
     if (!d || !d->ready()) return;  // counting types / analysing
-  } else if (step.verb == "wait-counters") {
+  } else if (step.id == ScriptVerb::kWaitCounters) {
     // A connection started with --connect / --launch-emulator may still be on its way.
     if (link.phase() == DeviceLink::Phase::kConnecting ||
         link.phase() == DeviceLink::Phase::kStartingEmulator)
       return;
     if (link.phase() != DeviceLink::Phase::kConnected) return Fail("not connected");
     if (ses.counters().samples() < counter_target_) return;
-  } else if (step.verb == "wait-game-frames") {
+  } else if (step.id == ScriptVerb::kWaitGameFrames) {
     if (link.phase() != DeviceLink::Phase::kConnected) return Fail("not connected");
     if (const client::HostClient* c = link.client(); c && !c->frames_status().error.empty())
       return Fail(c->frames_status().error);

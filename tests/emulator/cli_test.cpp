@@ -77,7 +77,7 @@ std::string TempPath(const std::string& name) {
   return (dir / name).string();
 }
 
-// Checks the NETCF grammar (shared/specs/netcf-heap-dump-format.txt) line by line, and that
+// Checks the NETCF grammar (docs/formats/netcf-gclog.md) line by line, and that
 // every referenced id, root and type id is defined.
 void ExpectValidGclog(const std::string& path, const std::string& app) {
   std::ifstream in(path);

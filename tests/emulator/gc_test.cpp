@@ -4,7 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "test_graph.h"
-#include "xrpm/emulator/frame_scope.h"
+#include "xrpm/emulator/method_frame_scope.h"
 #include "xrpm/emulator/runtime.h"
 
 namespace xrpm::emulator::test {
@@ -105,7 +105,7 @@ TEST(Collector, CompactionMovesObjectsButNotPinnedOnes) {
   Runtime rt(SmallConfig());
   TestTypes t(rt);
   // Alternate garbage and live leaves; pin one live leaf in the middle.
-  FrameScope f(rt, rt.main_thread(), "Test.Compaction", 0);
+  MethodFrameScope f(rt, rt.main_thread(), "Test.Compaction", 0);
   std::vector<uint32_t> handles;
   for (int i = 0; i < 200; ++i) {
     rt.New(t.leaf);  // garbage
@@ -160,7 +160,7 @@ TEST(Collector, LongChainsNeedNoRecursion) {
   constexpr int kLength = 300000;
   {
     NoGcScope no_gc(rt);
-    FrameScope f(rt, rt.main_thread(), "Test.Chain", 1);
+    MethodFrameScope f(rt, rt.main_thread(), "Test.Chain", 1);
     for (int i = 0; i < kLength; ++i) {
       Addr n = rt.New(t.node);
       rt.SetI32(n, t.node_id, i);
@@ -194,7 +194,7 @@ TEST(Collector, ExhaustedHeapThrowsManagedOutOfMemory) {
   RuntimeConfig c;
   c.heap_reserve_bytes = 16u << 20;
   Runtime rt(c);
-  FrameScope f(rt, rt.main_thread(), "Test.Hog", 1);
+  MethodFrameScope f(rt, rt.main_thread(), "Test.Hog", 1);
   f.set(0, rt.NewArray(rt.core().object_array, 1000));
   EXPECT_THROW(
       for (uint32_t i = 0; i < 1000; ++i) {

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "test_graph.h"
-#include "xrpm/emulator/frame_scope.h"
+#include "xrpm/emulator/method_frame_scope.h"
 #include "xrpm/emulator/game_loop.h"
 #include "xrpm/emulator/ground_truth.h"
 #include "xrpm/emulator/runtime.h"
@@ -228,13 +228,13 @@ TEST(Origins, SiteStacksMatchTheFrameScopeNesting) {
   const uint32_t outside = rt.handles().Alloc(rt.New(t.leaf), HandleType::kNormal);
   uint32_t inner = 0, outer = 0, after = 0, internal = 0;
   {
-    FrameScope a(rt, main, "Game.Outer", 0);
+    MethodFrameScope a(rt, main, "Game.Outer", 0);
     outer = rt.handles().Alloc(rt.New(t.leaf), HandleType::kNormal);
     {
-      FrameScope b(rt, main, "Game.Inner", 0);
+      MethodFrameScope b(rt, main, "Game.Inner", 0);
       inner = rt.handles().Alloc(rt.New(t.leaf), HandleType::kNormal);
       // A runtime-internal frame (no method) is not part of the site.
-      FrameScope c(rt, main, kNoMethod, 0, ContainerType::kInternalFrame);
+      MethodFrameScope c(rt, main, kNoMethod, 0, ContainerType::kInternalFrame);
       internal = rt.handles().Alloc(rt.New(t.leaf), HandleType::kNormal);
     }
     after = rt.handles().Alloc(rt.New(t.leaf), HandleType::kNormal);
@@ -275,12 +275,12 @@ TEST(Origins, ACompactionMovesAnObjectButNotItsFrameOrSite) {
   }
   uint32_t h = 0;
   {
-    FrameScope g(rt, main, "Game.MakeGarbage", 0);
+    MethodFrameScope g(rt, main, "Game.MakeGarbage", 0);
     for (int i = 0; i < 2000; ++i) rt.New(t.leaf);
   }
   rt.BeginFrame();
   {
-    FrameScope k(rt, main, "Game.Keep", 1);
+    MethodFrameScope k(rt, main, "Game.Keep", 1);
     k.set(0, rt.New(t.node));
     h = rt.handles().Alloc(k.get(0), HandleType::kNormal);
   }

@@ -1,6 +1,6 @@
 #include "xrpm/emulator/bcl_delegate.h"
 
-#include "xrpm/emulator/frame_scope.h"
+#include "xrpm/emulator/method_frame_scope.h"
 
 namespace xrpm::emulator {
 namespace {
@@ -52,7 +52,7 @@ Addr DelegateTarget(const Runtime& rt, Addr d) {
 Addr DelegateCombine(Runtime& rt, Addr* a, Addr* b) {
   if (*a == kNull) return *b;
   if (*b == kNull) return *a;
-  FrameScope f(rt, rt.current_thread(), "System.Delegate.Combine", 3);
+  MethodFrameScope f(rt, rt.current_thread(), "System.Delegate.Combine", 3);
   f.set(0, *a);
   f.set(1, *b);
   uint32_t na = DelegateInvocationCount(rt, *a), nb = DelegateInvocationCount(rt, *b);
@@ -77,7 +77,7 @@ Addr DelegateRemoveTarget(Runtime& rt, Addr* source, Addr target) {
   if (keep == n) return *source;
   if (keep == 0) return kNull;
   if (keep == 1) return only;
-  FrameScope f(rt, rt.current_thread(), "System.Delegate.Remove", 3);
+  MethodFrameScope f(rt, rt.current_thread(), "System.Delegate.Remove", 3);
   f.set(0, *source);
   f.set(1, target);
   f.set(2, rt.NewArray(rt.core().object_array, keep));

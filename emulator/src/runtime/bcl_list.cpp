@@ -2,7 +2,7 @@
 
 #include <cstring>
 
-#include "xrpm/emulator/frame_scope.h"
+#include "xrpm/emulator/method_frame_scope.h"
 
 namespace xrpm::emulator {
 
@@ -21,7 +21,7 @@ ListType DefineListType(TypeTable& types, std::string_view element_name, TypeInd
 }
 
 Addr ListNew(Runtime& rt, const ListType& lt, uint32_t capacity) {
-  FrameScope f(rt, rt.current_thread(), "System.Collections.Generic.List`1..ctor", 1);
+  MethodFrameScope f(rt, rt.current_thread(), "System.Collections.Generic.List`1..ctor", 1);
   f.set(0, rt.New(lt.list));
   Addr items = rt.NewArray(lt.items, capacity);
   rt.SetRef(f.get(0), kListItems, items);

@@ -2,17 +2,17 @@
 
 #include <string>
 
-#include "xrpm/emulator/frame_scope.h"
+#include "xrpm/emulator/method_frame_scope.h"
 
 namespace xrpm::emulator {
 
 Addr StringConcat(Runtime& rt, Addr* a, Addr* b) {
-  FrameScope f(rt, rt.current_thread(), "System.String.Concat", 0);
+  MethodFrameScope f(rt, rt.current_thread(), "System.String.Concat", 0);
   return rt.NewString(rt.StringValue(*a) + rt.StringValue(*b));
 }
 
 Addr Int32ToString(Runtime& rt, int32_t v) {
-  FrameScope f(rt, rt.current_thread(), "System.Int32.ToString", 0);
+  MethodFrameScope f(rt, rt.current_thread(), "System.Int32.ToString", 0);
   return rt.NewString(std::to_string(v));
 }
 
@@ -23,7 +23,7 @@ Addr BoxInt32(Runtime& rt, int32_t v) {
 }
 
 Addr StringFormatInt(Runtime& rt, Addr* format, int32_t arg) {
-  FrameScope f(rt, rt.current_thread(), "System.String.Format", 2);
+  MethodFrameScope f(rt, rt.current_thread(), "System.String.Format", 2);
   f.set(0, BoxInt32(rt, arg));
   Addr args = rt.NewArray(rt.core().object_array, 1);
   rt.SetElem(args, 0, f.get(0));

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cstring>
 
-#include "xrpm/emulator/frame_scope.h"
+#include "xrpm/emulator/method_frame_scope.h"
 
 namespace xrpm::emulator {
 
@@ -191,7 +191,7 @@ size_t Runtime::PushFrame(ManagedThread& t, MethodId m, uint32_t locals,
 }
 
 void Runtime::ThrowAndCatch(TypeIndex t, std::string_view message) {
-  FrameScope f(*this, current_thread(), "System.Exception..ctor", 1);
+  MethodFrameScope f(*this, current_thread(), "System.Exception..ctor", 1);
   f.set(0, New(t));
   Addr msg = NewString(message);
   SetRef(f.get(0), core_.exception_message, msg);
@@ -214,7 +214,7 @@ size_t Runtime::RunPendingFinalizers(size_t max) {
     Addr obj = finalizers_.pending().front();
     finalizers_.pending().pop_front();
     const TypeDesc& d = types_[TypeOf(obj)];
-    FrameScope f(*this, ft, d.name + ".Finalize", 1);
+    MethodFrameScope f(*this, ft, d.name + ".Finalize", 1);
     f.set(0, obj);
     if (d.options.finalizer) d.options.finalizer(*this, f.get(0));
     counters_.Add(Counter::kObjectsFinalized, 1);

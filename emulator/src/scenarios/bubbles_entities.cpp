@@ -14,7 +14,7 @@ constexpr int kParticlesPerBurst = 12;
 }  // namespace
 
 void BubblesScenario::SpawnBubble(Runtime& rt) {
-  FrameScope s(rt, rt.main_thread(), t_.spawn, 2);
+  MethodFrameScope s(rt, rt.main_thread(), t_.spawn, 2);
   s.set(0, rt.New(t_.bubble));
   const float radius = rng_.Range(16, 48);
   Addr b = s.get(0);
@@ -35,7 +35,7 @@ void BubblesScenario::OnSpawn(Runtime& rt, Addr* bubble) {
   // Bubble.OnSpawn: the name, the label, the trail and the BubblePopped subscription, so
   // everything the leak scenario leaks per bubble besides the Bubble itself has this method as
   // its site.
-  FrameScope o(rt, rt.main_thread(), t_.on_spawn, 3);
+  MethodFrameScope o(rt, rt.main_thread(), t_.on_spawn, 3);
   o.set(0, *bubble);
   // Name = "Bubble " + (++spawned);  IsAlive = true;
   o.set(1, rt.Intern("Bubble "));
@@ -58,7 +58,8 @@ void BubblesScenario::OnSpawn(Runtime& rt, Addr* bubble) {
   rt.statics().Set(t_.events_popped, combined);
 }
 
-void BubblesScenario::MoveBubbles(Runtime& rt, FrameScope& update, uint64_t frame, double dt) {
+void BubblesScenario::MoveBubbles(Runtime& rt, MethodFrameScope& update, uint64_t frame,
+                                  double dt) {
   // foreach (Bubble b in (IEnumerable<Bubble>)bubbles): the enumerator struct is boxed into
   // Update's local 2.
   update.set(2, rt.New(t_.bubble_enumerator));
@@ -88,7 +89,7 @@ void BubblesScenario::MoveBubbles(Runtime& rt, FrameScope& update, uint64_t fram
 }
 
 void BubblesScenario::RemoveBubble(Runtime& rt, uint32_t index, bool hit) {
-  FrameScope p(rt, rt.main_thread(), t_.pop, 2);
+  MethodFrameScope p(rt, rt.main_thread(), t_.pop, 2);
   p.set(0, ListGet(rt, field(rt, t_.game1_f.bubbles), index));
   ListRemoveAt(rt, field(rt, t_.game1_f.bubbles), index);
   rt.SetI32(p.get(0), t_.bubble_f.is_alive, 0);
@@ -132,7 +133,7 @@ void BubblesScenario::RaisePopped(Runtime& rt, Addr* args) {
     Addr target = DelegateTarget(rt, handler);
     Addr popped = rt.Ref(*args, t_.popped_args_f.bubble);
     if (target != popped) continue;  // Bubble.OnPopped: "if (e.Bubble != this) return;"
-    FrameScope o(rt, rt.main_thread(), t_.on_popped, 1);
+    MethodFrameScope o(rt, rt.main_thread(), t_.on_popped, 1);
     o.set(0, target);
     Burst(rt, rt.F32(popped, t_.bubble_f.position), rt.F32(popped, t_.bubble_f.position + 4),
           rt.I32(popped, t_.bubble_f.color));
@@ -140,7 +141,7 @@ void BubblesScenario::RaisePopped(Runtime& rt, Addr* args) {
 }
 
 void BubblesScenario::Burst(Runtime& rt, float x, float y, int32_t color) {
-  FrameScope f(rt, rt.main_thread(), t_.spawn_particles, 2);
+  MethodFrameScope f(rt, rt.main_thread(), t_.spawn_particles, 2);
   for (int k = 0; k < kParticlesPerBurst; ++k) {
     f.set(0, rt.New(t_.particle));
     Addr pt = f.get(0);
@@ -157,7 +158,7 @@ void BubblesScenario::Burst(Runtime& rt, float x, float y, int32_t color) {
 
 void BubblesScenario::CheckCollisions(Runtime& rt) {
   // foreach over bubbles.ToArray(), so bubbles may pop while iterating: a Bubble[] per frame.
-  FrameScope f(rt, rt.main_thread(), t_.check_collisions, 1);
+  MethodFrameScope f(rt, rt.main_thread(), t_.check_collisions, 1);
   uint32_t n = ListCount(rt, field(rt, t_.game1_f.bubbles));
   f.set(0, rt.NewArray(t_.bubble_array, n));
   Addr items = rt.Ref(field(rt, t_.game1_f.bubbles), kListItems);
@@ -182,7 +183,7 @@ void BubblesScenario::CheckCollisions(Runtime& rt) {
 
 void BubblesScenario::EmitSmoke(Runtime& rt) {
   // A puff of smoke behind a few bubbles every frame.
-  FrameScope f(rt, rt.main_thread(), t_.emit_smoke, 2);
+  MethodFrameScope f(rt, rt.main_thread(), t_.emit_smoke, 2);
   uint32_t n = ListCount(rt, field(rt, t_.game1_f.bubbles));
   for (int k = 0; k < 3 && n > 0; ++k) {
     Addr b = ListGet(rt, field(rt, t_.game1_f.bubbles), rng_.Below(n));
@@ -202,7 +203,7 @@ void BubblesScenario::EmitSmoke(Runtime& rt) {
 }
 
 void BubblesScenario::UpdateParticles(Runtime& rt, double dt) {
-  FrameScope f(rt, rt.main_thread(), t_.update_particles, 1);
+  MethodFrameScope f(rt, rt.main_thread(), t_.update_particles, 1);
   const auto fdt = static_cast<float>(dt);
   Addr list = rt.Ref(field(rt, t_.game1_f.particles), t_.particle_system_f.particles);
   for (uint32_t i = ListCount(rt, list); i-- > 0;) {

@@ -44,7 +44,7 @@ void BubblesScenario::Frame(Runtime& rt, uint64_t frame, double dt) {
 }
 
 void BubblesScenario::Update(Runtime& rt, uint64_t frame, double dt) {
-  FrameScope u(rt, rt.main_thread(), t_.update, 3);
+  MethodFrameScope u(rt, rt.main_thread(), t_.update, 3);
   u.set(0, game(rt));
 
   MoveBubbles(rt, u, frame, dt);
@@ -75,7 +75,7 @@ void BubblesScenario::Update(Runtime& rt, uint64_t frame, double dt) {
   if (frame % kBannerEvery == kBannerEvery - 1) RenderBanner(rt, frame);
   if (frame % kParseEvery == kParseEvery / 2) {
     // int.Parse of a corrupt high-score line throws; the game catches it and goes on.
-    FrameScope p(rt, rt.main_thread(), t_.parse_scores, 0);
+    MethodFrameScope p(rt, rt.main_thread(), t_.parse_scores, 0);
     rt.ThrowAndCatch(rt.core().format_exception, "Input string was not in a correct format.");
   }
   if (frame % kHistoryResetEvery == kHistoryResetEvery - 1) {
@@ -92,7 +92,7 @@ void BubblesScenario::Update(Runtime& rt, uint64_t frame, double dt) {
 }
 
 void BubblesScenario::RebuildText(Runtime& rt) {
-  FrameScope f(rt, rt.main_thread(), t_.rebuild_text, 3);
+  MethodFrameScope f(rt, rt.main_thread(), t_.rebuild_text, 3);
   Addr board = field(rt, t_.game1_f.score_board);
   // Text = Prefix + Score.ToString()
   f.set(0, rt.statics().Get(t_.score_prefix));
@@ -108,7 +108,7 @@ void BubblesScenario::RebuildText(Runtime& rt) {
 
 void BubblesScenario::RenderBanner(Runtime& rt, uint64_t frame) {
   // A fresh banner texture replaces the old one, which only a WeakReference still sees.
-  FrameScope f(rt, rt.main_thread(), t_.make_banner, 2);
+  MethodFrameScope f(rt, rt.main_thread(), t_.make_banner, 2);
   f.set(0, rt.New(t_.texture2d));
   Addr name = rt.NewString("banner_" + std::to_string(frame));
   rt.SetRef(f.get(0), t_.texture_f.name, name);
@@ -124,7 +124,7 @@ void BubblesScenario::RenderBanner(Runtime& rt, uint64_t frame) {
 }
 
 void BubblesScenario::Draw(Runtime& rt) {
-  FrameScope d(rt, rt.main_thread(), t_.draw, 1);
+  MethodFrameScope d(rt, rt.main_thread(), t_.draw, 1);
   d.set(0, game(rt));
   DrawBubbles(rt);
   DrawParticles(rt);
@@ -134,7 +134,7 @@ void BubblesScenario::DrawBubbles(Runtime& rt) {
   // Outlines: a new VertexPositionColor[] every frame (a common XNA mistake), eight vertices per
   // bubble, handed pinned to DrawUserPrimitives.
   constexpr uint32_t kSegments = 8;
-  FrameScope f(rt, rt.main_thread(), t_.draw_bubbles, 1);
+  MethodFrameScope f(rt, rt.main_thread(), t_.draw_bubbles, 1);
   uint32_t count = ListCount(rt, field(rt, t_.game1_f.bubbles));
   f.set(0, rt.NewArray(t_.vertex_array, count * kSegments));
   Addr list = field(rt, t_.game1_f.bubbles);
@@ -152,7 +152,7 @@ void BubblesScenario::DrawBubbles(Runtime& rt) {
       out += 16;
     }
   }
-  FrameScope native(rt, rt.main_thread(), t_.draw_user_primitives, 1,
+  MethodFrameScope native(rt, rt.main_thread(), t_.draw_user_primitives, 1,
                     agent::ContainerType::kNativeFrame);
   native.set(0, f.get(0), kRootFlagPinned);
   rt.counters().Add(Counter::kPlatformInvokeCalls, 1);
@@ -161,7 +161,7 @@ void BubblesScenario::DrawBubbles(Runtime& rt) {
 void BubblesScenario::DrawParticles(Runtime& rt) {
   // ParticleSystem.Draw: four vertices per particle into the system's own array, grown when it
   // is too small.
-  FrameScope p(rt, rt.main_thread(), t_.draw_particles, 1);
+  MethodFrameScope p(rt, rt.main_thread(), t_.draw_particles, 1);
   Addr ps = field(rt, t_.game1_f.particles);
   uint32_t count = ListCount(rt, rt.Ref(ps, t_.particle_system_f.particles));
   uint32_t have = rt.Length(rt.Ref(ps, t_.particle_system_f.vertices));
@@ -188,7 +188,7 @@ void BubblesScenario::DrawParticles(Runtime& rt) {
     }
   }
   p.set(0, vertices);
-  FrameScope native(rt, rt.main_thread(), t_.draw_user_primitives, 1,
+  MethodFrameScope native(rt, rt.main_thread(), t_.draw_user_primitives, 1,
                     agent::ContainerType::kNativeFrame);
   native.set(0, vertices, kRootFlagPinned);
   rt.counters().Add(Counter::kPlatformInvokeCalls, 1);

@@ -30,7 +30,7 @@
 
 #include "bubbles_types.h"
 #include "xrpm/emulator/deterministic_random.h"
-#include "xrpm/emulator/frame_scope.h"
+#include "xrpm/emulator/method_frame_scope.h"
 #include "xrpm/emulator/scenario.h"
 
 namespace xrpm::emulator {
@@ -62,7 +62,7 @@ class BubblesScenario final : public Scenario {
   // bubbles_entities.cpp
   void SpawnBubble(Runtime& rt);
   void OnSpawn(Runtime& rt, Addr* bubble);
-  void MoveBubbles(Runtime& rt, FrameScope& update, uint64_t frame, double dt);
+  void MoveBubbles(Runtime& rt, MethodFrameScope& update, uint64_t frame, double dt);
   void RemoveBubble(Runtime& rt, uint32_t index, bool hit);
   void RaisePopped(Runtime& rt, Addr* args);
   void Burst(Runtime& rt, float x, float y, int32_t color);

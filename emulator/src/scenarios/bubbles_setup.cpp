@@ -61,7 +61,7 @@ void BubblesScenario::CreateGame(Runtime& rt) {
 
 Addr BubblesScenario::LoadTexture(Runtime& rt, const char* asset, int32_t width, int32_t height) {
   // ContentManager.Load<Texture2D>(asset)
-  FrameScope f(rt, rt.main_thread(), t_.content_load, 2);
+  MethodFrameScope f(rt, rt.main_thread(), t_.content_load, 2);
   rt.TypeObject(t_.texture2d);
   f.set(0, rt.New(t_.texture2d));
   Addr name = rt.Intern(asset);

@@ -5,7 +5,7 @@
 #include <string>
 
 #include "xrpm/emulator/deterministic_random.h"
-#include "xrpm/emulator/frame_scope.h"
+#include "xrpm/emulator/method_frame_scope.h"
 
 namespace xrpm::emulator {
 namespace {
@@ -104,7 +104,7 @@ void SyntheticScenario::Setup(Runtime& rt) {
 void SyntheticScenario::Frame(Runtime& rt, uint64_t frame, double) {
   // Short-lived garbage: a small linked cluster of random types, dropped at the end of the frame.
   DeterministicRandom rng(Mix(p_.seed, frame, 0x6672616d65ull));
-  FrameScope f(rt, rt.main_thread(), "Synthetic.Program.Step", 2);
+  MethodFrameScope f(rt, rt.main_thread(), "Synthetic.Program.Step", 2);
   for (uint32_t i = 0; i < kChurnPerFrame; ++i) {
     Addr o = rt.New(types_[rng.Below(p_.types)]);
     if (p_.refs_per_object > 0) rt.SetRef(o, rt.types()[rt.TypeOf(o)].ref_offsets[0], f.get(0));

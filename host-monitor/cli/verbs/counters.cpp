@@ -9,7 +9,7 @@
 #include "shared/common.h"
 #include "shared/connect.h"
 #include "shared/verb.h"
-#include "xrpm/model/atomic_file.h"
+#include "xrpm/client/counter_csv.h"
 
 namespace xrpm::cli {
 namespace {
@@ -22,33 +22,10 @@ struct Opts {
   bool json = false;
 };
 
-std::string CsvField(const std::string& s) {
-  if (s.find_first_of(",\"\n") == std::string::npos) return s;
-  std::string q = "\"";
-  for (char ch : s) q += ch == '"' ? std::string("\"\"") : std::string(1, ch);
-  return q + "\"";
-}
-
 std::string Num(double v) {
   char b[40];
   std::snprintf(b, sizeof b, "%.6g", v);
   return b;
-}
-
-void WriteCsv(const std::string& path, const std::vector<client::CounterDescriptor>& d,
-              const std::vector<client::CounterSampleRow>& rows) {
-  AtomicFile f(path);
-  f.Write("host_s,boot_ms,seq,category,counter,unit,total,last,n,mean,min,max\n");
-  for (const auto& r : rows)
-    for (size_t i = 0; i < r.values.size() && i < d.size(); ++i) {
-      const client::CounterStat& v = r.values[i];
-      f.Write(Num(r.host_s) + "," + std::to_string(r.boot_ms) + "," + std::to_string(r.seq) + "," +
-              CsvField(d[i].category) + "," + CsvField(d[i].name) + "," + CsvField(d[i].unit) +
-              "," + std::to_string(v.total) + "," + std::to_string(v.last) + "," +
-              std::to_string(v.n) + "," + Num(v.mean) + "," + std::to_string(v.min) + "," +
-              std::to_string(v.max) + "\n");
-    }
-  f.Commit();
 }
 
 int Run(const Opts& o) {
@@ -78,7 +55,7 @@ int Run(const Opts& o) {
     std::fprintf(stderr, "xrpm counters: no samples received in %.1f s\n", o.duration_s);
     return kExitBadInput;
   }
-  if (!o.csv.empty()) WriteCsv(o.csv, d, rows);
+  if (!o.csv.empty()) client::WriteCounterCsv(o.csv, d, rows);
 
   const auto& first = rows.front();
   const auto& last = rows.back();

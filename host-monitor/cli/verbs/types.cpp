@@ -118,10 +118,10 @@ int Run(const Opts& o) {
     ho.section = static_cast<uint32_t>(o.section);
   }
   if (o.by_site) return RunBySite(o, l);
-  std::vector<TypeStat> rows = ComputeTypeHistogram(s, ho);
+  std::vector<TypeHistogramRow> rows = ComputeTypeHistogram(s, ho);
   SortTypeHistogram(rows, *ParseTypeSort(o.sort));
   uint64_t objects = 0, bytes = 0;
-  for (const TypeStat& r : rows) {
+  for (const TypeHistogramRow& r : rows) {
     objects += r.count;
     bytes += r.bytes;
   }
@@ -130,7 +130,7 @@ int Run(const Opts& o) {
   if (o.json) {
     nlohmann::json arr = nlohmann::json::array();
     for (size_t i = 0; i < shown; ++i) {
-      const TypeStat& r = rows[i];
+      const TypeHistogramRow& r = rows[i];
       nlohmann::json j = {
           {"name", r.name}, {"count", r.count}, {"bytes", r.bytes}, {"placeholder", r.placeholder}};
       if (o.by_section) {
@@ -157,7 +157,7 @@ int Run(const Opts& o) {
   cols.push_back({"type", A::kLeft});
   TextTable t(std::move(cols));
   for (size_t i = 0; i < shown; ++i) {
-    const TypeStat& r = rows[i];
+    const TypeHistogramRow& r = rows[i];
     std::vector<std::string> row = {
         std::to_string(i + 1),
         Thousands(r.count),

@@ -1,5 +1,5 @@
 // Heap walker API: the contract between a managed runtime and the xrpm device agent, modeled on
-// the Microsoft VM's IHeapInfoCallBack (shared/specs/msvm-iheapinfocallback-containers.txt).
+// the Microsoft VM's IHeapInfoCallBack (docs/formats/heap-walk-containers.md).
 //
 // The runtime drives a walk with the game stopped, after a full GC, by calling a
 // HeapInfoCallback ("sink"):

@@ -1,8 +1,8 @@
 // MethodTable: the managed methods the emulated program runs, and their JIT state.
 //
-// A method is compiled the first time a frame of it is pushed (FrameScope), which moves the JIT
-// counters (Methods Jitted, Native Bytes Jitted) as on a real device. A method's wire id, used as
-// the MethodID of frame containers, is a MethodDef-style token 0x06000001 + index.
+// A method is compiled the first time a frame of it is pushed (MethodFrameScope), which moves
+// the JIT counters (Methods Jitted, Native Bytes Jitted) as on a real device. A method's wire
+// id, used as the MethodID of frame containers, is a MethodDef-style token 0x06000001 + index.
 //
 // Thread-safety: none; used by the thread that holds the world.
 #pragma once

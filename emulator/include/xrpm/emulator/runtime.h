@@ -6,7 +6,7 @@
 // frame (GameLoop brackets frames with world().EnterMutator/LeaveMutator), or any thread while
 // no game thread runs (setup, tests). Allocation may collect, which may move every object: an
 // address held in a C++ variable is valid only until the next allocation. Objects that must
-// survive an allocation are kept in GC-visible slots (frame locals via FrameScope, statics,
+// survive an allocation are kept in GC-visible slots (frame locals via MethodFrameScope, statics,
 // handles, fields of rooted objects) and re-read afterwards.
 //
 // Frames and allocation samples (RuntimePort::SetFrameEventSink): BeginFrame/EndFrame bracket a
@@ -162,7 +162,7 @@ class Runtime final : public agent::RuntimePort {
   // A managed method frame was entered: JIT-compiles the method on its first call.
   void EnterMethod(MethodId m);
   // Pushes a frame that stays until popped explicitly (a thread's outer frames, a frame a thread
-  // is parked in). Returns its depth. FrameScope is the scoped form.
+  // is parked in). Returns its depth. MethodFrameScope is the scoped form.
   size_t PushFrame(ManagedThread& t, MethodId m, uint32_t locals,
                    agent::ContainerType kind = agent::ContainerType::kJitFrame);
   // Allocates an exception of type `t` with `message`, "throws" and catches it.

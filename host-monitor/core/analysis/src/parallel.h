@@ -1,44 +1,26 @@
 // Parallel chunks: the only threading the analysis engine uses. A range is cut into one
-// contiguous chunk per thread; chunk 0 runs on the calling thread, the others on short-lived
-// std::threads joined before returning. An exception in any chunk is rethrown on the caller
-// after all chunks have finished.
+// contiguous chunk per thread, run by ForkJoin (xrpm/model/fork_join.h): chunk 0 on the calling
+// thread, an exception in any chunk rethrown on the caller after all chunks have finished.
 //
 // Thread-safety: fn must only write state owned by its own chunk (or use atomics).
 #pragma once
 
 #include <algorithm>
 #include <cstddef>
-#include <exception>
 #include <thread>
 #include <vector>
 
+#include "xrpm/model/fork_join.h"
+
 namespace xrpm::analysis::detail {
 
-// 0 means "as many as the machine has" (capped: the steps are memory-bound).
-inline unsigned ResolveThreads(unsigned requested) {
-  if (requested) return requested;
-  return std::clamp(std::thread::hardware_concurrency(), 1u, 8u);
-}
+using xrpm::ResolveThreads;  // xrpm/model/fork_join.h
 
-// Runs fn(chunk, begin, end) for the chunks [bounds[k], bounds[k+1]).
+// Runs fn(chunk, begin, end) for the chunks [bounds[k], bounds[k+1]) (xrpm/model/fork_join.h).
 template <class Fn>
 void RunChunks(const std::vector<size_t>& bounds, Fn&& fn) {
-  const size_t chunks = bounds.size() - 1;
-  std::vector<std::exception_ptr> errors(chunks);
-  auto run = [&](size_t k) {
-    try {
-      fn(k, bounds[k], bounds[k + 1]);
-    } catch (...) {
-      errors[k] = std::current_exception();
-    }
-  };
-  std::vector<std::thread> workers;
-  workers.reserve(chunks);
-  for (size_t k = 1; k < chunks; ++k) workers.emplace_back(run, k);
-  if (chunks) run(0);
-  for (auto& t : workers) t.join();
-  for (auto& e : errors)
-    if (e) std::rethrow_exception(e);
+  ForkJoin(static_cast<unsigned>(bounds.size() - 1),
+           [&](unsigned k) { fn(k, bounds[k], bounds[k + 1]); });
 }
 
 // Equal-sized chunks of [0, n): at least `min_per_chunk` items each (small inputs stay serial).

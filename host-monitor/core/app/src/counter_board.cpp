@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 
-#include "xrpm/model/atomic_file.h"
+#include "xrpm/client/counter_csv.h"
 
 namespace xrpm::app {
 namespace {
@@ -12,12 +12,6 @@ void Push(std::vector<float>& v, float x, size_t cap) {
   v.push_back(x);
 }
 
-std::string CsvField(const std::string& s) {
-  if (s.find_first_of(",\"\n") == std::string::npos) return s;
-  std::string q = "\"";
-  for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return q + "\"";
-}
 }  // namespace
 
 void CounterBoard::Reset() {
@@ -95,35 +89,7 @@ int CounterBoard::Find(const std::string& name) const {
 }
 
 void ExportCountersCsv(const client::CounterHistory& h, const std::string& path) {
-  const auto desc = h.descriptors();
-  std::string out = "seq,host_s,device_ms";
-  for (const auto& d : desc) {
-    const std::string n = d.category + "/" + d.name;
-    for (const char* col : {" total", " last", " n", " mean", " min", " max"})
-      out += "," + CsvField(n + col);
-  }
-  out += "\n";
-  char buf[64];
-  for (const auto& row : h.Since(0)) {
-    std::snprintf(buf, sizeof buf, "%llu,%.3f,%llu", (unsigned long long)row.seq, row.host_s,
-                  (unsigned long long)row.boot_ms);
-    out += buf;
-    for (size_t i = 0; i < desc.size(); ++i) {
-      if (i < row.values.size()) {
-        const client::CounterStat& v = row.values[i];
-        std::snprintf(buf, sizeof buf, ",%lld,%lld,%llu,%.6g,%lld,%lld", (long long)v.total,
-                      (long long)v.last, (unsigned long long)v.n, v.mean, (long long)v.min,
-                      (long long)v.max);
-        out += buf;
-      } else {
-        out += ",,,,,,";
-      }
-    }
-    out += "\n";
-  }
-  AtomicFile f(path);
-  f.Write(out);
-  f.Commit();
+  client::WriteCounterCsv(path, h.descriptors(), h.Since(0));
 }
 
 }  // namespace xrpm::app

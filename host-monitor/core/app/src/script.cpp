@@ -22,56 +22,16 @@ enum class Args {
 };
 
 struct VerbSpec {
+  ScriptVerb id;
   const char* name;
   Args args;
   const char* usage;
 };
 
 constexpr VerbSpec kVerbs[] = {
-    {"launch-emulator", Args::kRest, "launch-emulator SCENARIO [OPTION...]"},
-    {"launch-mono", Args::kRest, "launch-mono sample|PROGRAM.exe [ARG...]"},
-    {"connect", Args::kRest, "connect HOST:PORT"},
-    {"wait-discovered", Args::kNumber, "wait-discovered DEVICES"},
-    {"connect-discovered", Args::kRest, "connect-discovered APP"},
-    {"disconnect", Args::kNone, "disconnect"},
-    {"capture", Args::kNone, "capture"},
-    {"capture-start", Args::kNone, "capture-start"},
-    {"wait-capture", Args::kNone, "wait-capture"},
-    {"open", Args::kRest, "open FILE"},
-    {"drop", Args::kRest, "drop FILE"},
-    {"demo", Args::kNumbers12, "demo OBJECTS [GENERATION]"},
-    {"select-doc", Args::kNumber, "select-doc N"},
-    {"select-type", Args::kRest, "select-type NAME"},
-    {"select-object", Args::kRest, "select-object first|shown|INDEX"},
-    {"filter", Args::kOptRest, "filter TEXT"},
-    {"field-filter", Args::kOptRest, "field-filter FIELD=VALUE"},
-    {"group-by", Args::kRest, "group-by type|site|type-site"},
-    {"select-site", Args::kRest, "select-site all|unknown|TEXT"},
-    {"select-age", Args::kRest, "select-age largest|oldest|FRAMES"},
-    {"view", Args::kRest, "view NAME"},
-    {"compare", Args::kNone, "compare"},
-    {"leaks", Args::kNumbers3, "leaks A B C"},
-    {"save", Args::kRest, "save FILE"},
-    {"close", Args::kNone, "close"},
-    {"wait-idle", Args::kOptNumber, "wait-idle [SECONDS]"},
-    {"wait-frames", Args::kNumber, "wait-frames N"},
-    {"wait-counters", Args::kNumber, "wait-counters SAMPLES"},
-    {"pause-counters", Args::kNone, "pause-counters"},
-    {"resume-counters", Args::kNone, "resume-counters"},
-    {"export-counters", Args::kRest, "export-counters FILE"},
-    {"record-frames", Args::kOptNumber, "record-frames [SAMPLE_BYTES]"},
-    {"wait-game-frames", Args::kNumber, "wait-game-frames N"},
-    {"select-frames", Args::kNumbers12, "select-frames FIRST [LAST]"},
-    {"allocations-by", Args::kRest, "allocations-by type|method|stack"},
-    {"screenshot", Args::kRest, "screenshot FILE"},
-    {"state", Args::kRest, "state FILE"},
-    {"key", Args::kRest, "key ctrl+LETTER|LETTER|enter|escape"},
-    {"type", Args::kRest, "type TEXT"},
-    {"close-window", Args::kNone, "close-window"},
-    {"expect-view", Args::kRest, "expect-view NAME"},
-    {"expect-dialog", Args::kRest,
-     "expect-dialog none|open|save|export|close-unsaved|quit-unsaved"},
-    {"quit", Args::kNone, "quit"},
+#define XRPM_SCRIPT_VERB_SPEC(e, name, args, usage) {ScriptVerb::e, name, Args::args, usage},
+    XRPM_SCRIPT_VERBS(XRPM_SCRIPT_VERB_SPEC)
+#undef XRPM_SCRIPT_VERB_SPEC
 };
 
 bool IsNumber(std::string_view s) {
@@ -158,7 +118,7 @@ std::vector<ScriptStep> ParseScript(std::string_view text, const std::string& na
       for (const auto& v : kVerbs) known += std::string(known.empty() ? "" : ", ") + v.name;
       fail("unknown step '" + verb + "'; expected one of: " + known, "unknown-step");
     }
-    ScriptStep step{verb, {}, line_no};
+    ScriptStep step{verb, {}, line_no, spec->id};
     const std::string usage = std::string("expected '") + spec->usage + "'";
     switch (spec->args) {
       case Args::kNone:

@@ -10,7 +10,7 @@ namespace xrpm::app {
 TypeTable BuildTypeTable(const Snapshot& snap, std::span<const uint64_t> retained_by_type) {
   TypeTable table;
   table.has_retained = !retained_by_type.empty() && retained_by_type.size() == snap.type_count();
-  for (const TypeStat& h : ComputeTypeHistogram(snap, {.merge_by_name = true})) {
+  for (const TypeHistogramRow& h : ComputeTypeHistogram(snap, {.merge_by_name = true})) {
     TypeRow r{h.type_index, h.count, h.bytes,
               table.has_retained ? retained_by_type[h.type_index] : kUnknown};
     table.rows.push_back(r);

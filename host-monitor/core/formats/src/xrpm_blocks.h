@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "xrpm/formats/xrpm_file.h"
+#include "xrpm/model/fork_join.h"
 
 namespace xrpm::formats {
 
@@ -50,36 +51,7 @@ void PackColumnBlock(const ColumnView& col, size_t begin, size_t end, std::strin
 // bytes are not a valid block of end - begin values.
 void UnpackColumnBlock(std::string_view in, const ColumnView& col, size_t begin, size_t end);
 
-inline unsigned ResolveThreads(unsigned requested) {
-  if (requested) return requested;
-  const unsigned hw = std::thread::hardware_concurrency();
-  return hw == 0 ? 1 : (hw > 8 ? 8 : hw);
-}
-
-// Runs fn(worker, task) for every task in [0, tasks) on min(threads, tasks) threads (the caller
-// is worker 0), handing tasks out in order. After the first exception no new task starts; it is
-// rethrown once all workers have stopped.
-template <class Fn>
-void ForEachTask(size_t tasks, unsigned threads, Fn&& fn) {
-  const unsigned n = static_cast<unsigned>(tasks < threads ? tasks : threads);
-  std::atomic<size_t> next{0};
-  std::atomic<bool> failed{false};
-  std::vector<std::exception_ptr> errors(n ? n : 1);
-  auto work = [&](unsigned worker) {
-    try {
-      for (size_t t; !failed.load(std::memory_order_relaxed) && (t = next++) < tasks;)
-        fn(worker, t);
-    } catch (...) {
-      errors[worker] = std::current_exception();
-      failed = true;
-    }
-  };
-  std::vector<std::thread> pool;
-  for (unsigned w = 1; w < n; ++w) pool.emplace_back(work, w);
-  work(0);
-  for (auto& t : pool) t.join();
-  for (auto& e : errors)
-    if (e) std::rethrow_exception(e);
-}
+// ForEachTask (xrpm/model/fork_join.h) runs the block tasks.
+using xrpm::ForEachTask;
 
 }  // namespace xrpm::formats

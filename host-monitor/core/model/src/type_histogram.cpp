@@ -6,7 +6,7 @@
 
 namespace xrpm {
 
-std::vector<TypeStat> ComputeTypeHistogram(const Snapshot& snap, const TypeHistogramOptions& opts) {
+std::vector<TypeHistogramRow> ComputeTypeHistogram(const Snapshot& snap, const TypeHistogramOptions& opts) {
   std::vector<uint64_t> count(snap.types.size(), 0), bytes(snap.types.size(), 0);
   uint64_t b = 0, e = snap.object_count();
   if (opts.section) {
@@ -22,7 +22,7 @@ std::vector<TypeStat> ComputeTypeHistogram(const Snapshot& snap, const TypeHisto
     bytes[type[i]] += size[i];
   }
 
-  std::vector<TypeStat> rows;
+  std::vector<TypeHistogramRow> rows;
   std::unordered_map<std::string_view, size_t> by_name;
   for (uint32_t t = 0; t < snap.types.size(); ++t) {
     const TypeInfo& ti = snap.types[t];
@@ -31,7 +31,7 @@ std::vector<TypeStat> ComputeTypeHistogram(const Snapshot& snap, const TypeHisto
     if (opts.merge_by_name) {
       auto [it, fresh] = by_name.try_emplace(ti.name, rows.size());
       if (!fresh) {
-        TypeStat& r = rows[it->second];
+        TypeHistogramRow& r = rows[it->second];
         r.count += count[t];
         r.bytes += bytes[t];
         r.placeholder = r.placeholder && ti.placeholder;
@@ -39,21 +39,21 @@ std::vector<TypeStat> ComputeTypeHistogram(const Snapshot& snap, const TypeHisto
         continue;
       }
     }
-    rows.push_back(TypeStat{ti.name, t, 1, count[t], bytes[t], ti.placeholder});
+    rows.push_back(TypeHistogramRow{ti.name, t, 1, count[t], bytes[t], ti.placeholder});
   }
   return rows;
 }
 
-void SortTypeHistogram(std::vector<TypeStat>& rows, TypeSort by) {
-  auto key = [by](const TypeStat& r) {
+void SortTypeHistogram(std::vector<TypeHistogramRow>& rows, TypeSort by) {
+  auto key = [by](const TypeHistogramRow& r) {
     return by == TypeSort::kBytes ? std::pair(r.bytes, r.count) : std::pair(r.count, r.bytes);
   };
   if (by == TypeSort::kName) {
     std::stable_sort(rows.begin(), rows.end(),
-                     [](const TypeStat& a, const TypeStat& b) { return a.name < b.name; });
+                     [](const TypeHistogramRow& a, const TypeHistogramRow& b) { return a.name < b.name; });
     return;
   }
-  std::stable_sort(rows.begin(), rows.end(), [&](const TypeStat& a, const TypeStat& b) {
+  std::stable_sort(rows.begin(), rows.end(), [&](const TypeHistogramRow& a, const TypeHistogramRow& b) {
     auto ka = key(a), kb = key(b);
     if (ka != kb) return ka > kb;
     return a.name < b.name;

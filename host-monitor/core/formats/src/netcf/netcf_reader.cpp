@@ -128,7 +128,7 @@ Snapshot ReadImpl(std::string_view text, std::string_view name, Diagnostics& dia
   std::vector<RecordCounts> room(n);
   // The file's pages stay mapped until the parse below releases them as it goes: the resident
   // set peaks near the model's size either way, and nothing is faulted in twice.
-  RunParallel(n, [&](unsigned i) { room[i] = CountRecords(texts[i]); });
+  ForkJoin(n, [&](unsigned i) { room[i] = CountRecords(texts[i]); });
   timer.Mark("count");
 
   Snapshot snap;
@@ -138,7 +138,7 @@ Snapshot ReadImpl(std::string_view text, std::string_view name, Diagnostics& dia
   co.strict = strict;
   co.max_diags = strict ? 1 : std::max<size_t>(1, diags.max_kept());
   co.release = mapped;
-  RunParallel(n, [&](unsigned i) {
+  ForkJoin(n, [&](unsigned i) {
     ChunkOptions o = co;
     o.out = windows[i];
     chunks[i] = ParseChunk(texts[i], o);

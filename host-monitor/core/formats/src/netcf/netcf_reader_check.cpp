@@ -8,30 +8,9 @@
 #include <thread>
 
 #include "netcf_reader_stages.h"
+#include "xrpm/model/fork_join.h"
 
 namespace xrpm::formats {
-
-void RunParallel(unsigned n, const std::function<void(unsigned)>& fn) {
-  if (n <= 1) {
-    if (n == 1) fn(0);
-    return;
-  }
-  std::vector<std::exception_ptr> errors(n);
-  std::vector<std::thread> threads;
-  threads.reserve(n - 1);
-  auto run = [&](unsigned i) {
-    try {
-      fn(i);
-    } catch (...) {
-      errors[i] = std::current_exception();
-    }
-  };
-  for (unsigned i = 1; i < n; ++i) threads.emplace_back(run, i);
-  run(0);
-  for (auto& t : threads) t.join();
-  for (auto& e : errors)
-    if (e) std::rethrow_exception(e);
-}
 
 namespace {
 
@@ -62,7 +41,7 @@ template <class Index>
 std::vector<uint64_t> InsertAll(Index& index, const PodVector<ObjectId>& ids, unsigned parts) {
   const uint64_t n = ids.size();
   std::vector<std::vector<uint64_t>> dups(parts);
-  RunParallel(parts, [&](unsigned p) {
+  ForkJoin(parts, [&](unsigned p) {
     uint64_t k[kBatch];
     for (uint64_t i = 0; i < n; i += kBatch) {
       const size_t m = static_cast<size_t>(std::min<uint64_t>(kBatch, n - i));
@@ -93,7 +72,7 @@ Missing FindMissing(const Index& index, const PodVector<ObjectId>& col, unsigned
   const uint64_t n = col.size();
   if (n < kMinParallel) threads = 1;
   std::vector<Missing> parts(threads);
-  RunParallel(threads, [&](unsigned t) {
+  ForkJoin(threads, [&](unsigned t) {
     const uint64_t b = n * t / threads, e = n * (t + 1) / threads;
     Missing& m = parts[t];
     uint64_t k[kBatch];
@@ -124,7 +103,7 @@ IdBitmap::Span SpanOf(const PodVector<ObjectId>& ids, unsigned threads) {
   const uint64_t n = ids.size();
   if (n < kMinParallel) threads = 1;
   std::vector<IdBitmap::Span> spans(threads);
-  RunParallel(threads, [&](unsigned t) {
+  ForkJoin(threads, [&](unsigned t) {
     for (uint64_t i = n * t / threads, e = n * (t + 1) / threads; i < e; ++i) spans[t].Add(ids[i]);
   });
   for (unsigned t = 1; t < threads; ++t) spans[0].Merge(spans[t]);

@@ -25,6 +25,7 @@
 
 #include "xrpm/model/id_hash.h"
 #include "netcf_reader_chunk.h"
+#include "xrpm/model/fork_join.h"
 #include "xrpm/model/snapshot.h"
 
 namespace xrpm::formats {
@@ -92,7 +93,5 @@ std::vector<uint64_t> CheckIds(const Snapshot& snap, unsigned threads, PendingDi
 // Removes the objects at the sorted indices `drop` (and their references), fixing sections.
 void RemoveObjects(Snapshot& snap, const std::vector<uint64_t>& drop);
 
-// Runs fn(0) .. fn(n-1) on up to n threads (fn(0) on the caller's); rethrows the first error.
-void RunParallel(unsigned n, const std::function<void(unsigned)>& fn);
 
 }  // namespace xrpm::formats

@@ -60,8 +60,8 @@ class CounterBoard {
   std::vector<std::vector<int>> members_;  // members_[k]: counters of categories_[k]
 };
 
-// Writes every sample `h` keeps as CSV (seq, host seconds, device ms, then total, last, n, mean,
-// min and max of each counter), atomically. Throws std::runtime_error on I/O errors.
+// Writes every sample `h` keeps as CSV in the one counter CSV layout (client/counter_csv.h, the
+// same as `xrpm counters --csv`), atomically. Throws std::runtime_error on I/O errors.
 void ExportCountersCsv(const client::CounterHistory& h, const std::string& path);
 
 }  // namespace xrpm::app

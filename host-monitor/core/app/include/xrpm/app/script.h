@@ -68,10 +68,65 @@
 
 namespace xrpm::app {
 
+// The script verbs, one table for the parser (ParseScript) and the GUI's runner:
+// X(enumerator, name, how it takes its arguments (script.cpp), usage).
+#define XRPM_SCRIPT_VERBS(X)                                                           \
+  X(kLaunchEmulator, "launch-emulator", kRest, "launch-emulator SCENARIO [OPTION...]") \
+  X(kLaunchMono, "launch-mono", kRest, "launch-mono sample|PROGRAM.exe [ARG...]")      \
+  X(kConnect, "connect", kRest, "connect HOST:PORT")                                   \
+  X(kWaitDiscovered, "wait-discovered", kNumber, "wait-discovered DEVICES")            \
+  X(kConnectDiscovered, "connect-discovered", kRest, "connect-discovered APP")         \
+  X(kDisconnect, "disconnect", kNone, "disconnect")                                    \
+  X(kCapture, "capture", kNone, "capture")                                             \
+  X(kCaptureStart, "capture-start", kNone, "capture-start")                            \
+  X(kWaitCapture, "wait-capture", kNone, "wait-capture")                               \
+  X(kOpen, "open", kRest, "open FILE")                                                 \
+  X(kDrop, "drop", kRest, "drop FILE")                                                 \
+  X(kDemo, "demo", kNumbers12, "demo OBJECTS [GENERATION]")                            \
+  X(kSelectDoc, "select-doc", kNumber, "select-doc N")                                 \
+  X(kSelectType, "select-type", kRest, "select-type NAME")                             \
+  X(kSelectObject, "select-object", kRest, "select-object first|shown|INDEX")          \
+  X(kFilter, "filter", kOptRest, "filter TEXT")                                        \
+  X(kFieldFilter, "field-filter", kOptRest, "field-filter FIELD=VALUE")                \
+  X(kGroupBy, "group-by", kRest, "group-by type|site|type-site")                       \
+  X(kSelectSite, "select-site", kRest, "select-site all|unknown|TEXT")                 \
+  X(kSelectAge, "select-age", kRest, "select-age largest|oldest|FRAMES")               \
+  X(kView, "view", kRest, "view NAME")                                                 \
+  X(kCompare, "compare", kNone, "compare")                                             \
+  X(kLeaks, "leaks", kNumbers3, "leaks A B C")                                         \
+  X(kSave, "save", kRest, "save FILE")                                                 \
+  X(kClose, "close", kNone, "close")                                                   \
+  X(kWaitIdle, "wait-idle", kOptNumber, "wait-idle [SECONDS]")                         \
+  X(kWaitFrames, "wait-frames", kNumber, "wait-frames N")                              \
+  X(kWaitCounters, "wait-counters", kNumber, "wait-counters SAMPLES")                  \
+  X(kPauseCounters, "pause-counters", kNone, "pause-counters")                         \
+  X(kResumeCounters, "resume-counters", kNone, "resume-counters")                      \
+  X(kExportCounters, "export-counters", kRest, "export-counters FILE")                 \
+  X(kRecordFrames, "record-frames", kOptNumber, "record-frames [SAMPLE_BYTES]")        \
+  X(kWaitGameFrames, "wait-game-frames", kNumber, "wait-game-frames N")                \
+  X(kSelectFrames, "select-frames", kNumbers12, "select-frames FIRST [LAST]")          \
+  X(kAllocationsBy, "allocations-by", kRest, "allocations-by type|method|stack")       \
+  X(kScreenshot, "screenshot", kRest, "screenshot FILE")                               \
+  X(kState, "state", kRest, "state FILE")                                              \
+  X(kKey, "key", kRest, "key ctrl+LETTER|LETTER|enter|escape")                         \
+  X(kType, "type", kRest, "type TEXT")                                                 \
+  X(kCloseWindow, "close-window", kNone, "close-window")                               \
+  X(kExpectView, "expect-view", kRest, "expect-view NAME")                             \
+  X(kExpectDialog, "expect-dialog", kRest,                                             \
+    "expect-dialog none|open|save|export|close-unsaved|quit-unsaved")                  \
+  X(kQuit, "quit", kNone, "quit")
+
+enum class ScriptVerb : uint8_t {
+#define XRPM_SCRIPT_VERB_ENUM(e, name, args, usage) e,
+  XRPM_SCRIPT_VERBS(XRPM_SCRIPT_VERB_ENUM)
+#undef XRPM_SCRIPT_VERB_ENUM
+};
+
 struct ScriptStep {
   std::string verb;
   std::vector<std::string> args;
   uint64_t line = 0;
+  ScriptVerb id{};               // `verb` as an enumerator
   std::string ToString() const;  // "line 3: select-type System.String"
 };
 

@@ -1,4 +1,4 @@
-// IBM classic (text) heapdump reader. Format: shared/specs/ibm-classic-heapdump-format.txt.
+// IBM classic (text) heapdump reader. Format: docs/formats/ibm-classic.md.
 //
 // Reads a Java heap written by an IBM JVM (J9 `-Xdump:heap:opts=CLASSIC`, the DTFJ/jdmpview
 // `heapdump` command, or xrpm's own IBM writer) into the same Snapshot model as a NETCF dump, so

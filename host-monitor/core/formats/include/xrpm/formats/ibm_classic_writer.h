@@ -1,6 +1,6 @@
 // IBM classic (text) heapdump writer: any Snapshot (a NETCF heap, a Java heap read from a classic
 // or other dump) as a classic heapdump that IBM's tools and xrpm's IBM reader load.
-// Format: shared/specs/ibm-classic-heapdump-format.txt; layout as the J9 JVM writes it.
+// Format: docs/formats/ibm-classic.md; layout as the J9 JVM writes it.
 //
 //   // Version: <runtime> heap, xrpm <version> <OS> <architecture>
 //   // xrpm AppDomain: <section name>             (one line per section)

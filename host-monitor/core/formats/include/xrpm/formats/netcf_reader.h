@@ -1,5 +1,5 @@
-// NETCF text heap dump (.gclog) reader. Format: shared/specs/netcf-heap-dump-format.txt and
-// netcf-rpm-heap-dump-notes.txt. Every numeric field is hex without prefix.
+// NETCF text heap dump (.gclog) reader. Format: docs/formats/netcf-gclog.md. Every numeric
+// field is hex without prefix.
 //
 // Accepts everything the spec allows: `t` records after the objects that use them, roots before
 // their objects, several `a ... c` sections, `a`/`c` records without a timestamp (older RPM

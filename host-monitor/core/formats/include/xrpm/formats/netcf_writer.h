@@ -1,4 +1,4 @@
-// NETCF text heap dump (.gclog) writer. Format: shared/specs/netcf-heap-dump-format.txt.
+// NETCF text heap dump (.gclog) writer. Format: docs/formats/netcf-gclog.md.
 //
 // Canonical form (what `write(read(f))` reproduces byte for byte):
 //   per section: `a <version> <name>[ <start>]`, then every `t` record in type-table order,

@@ -1,6 +1,6 @@
 // Snapshot: one GC heap dump held in memory, exactly as the device reported it.
 //
-// The model mirrors the NETCF heap dump records (see shared/specs/netcf-heap-dump-format.txt):
+// The model mirrors the NETCF heap dump records (see docs/formats/netcf-gclog.md):
 // AppDomain sections, types (id -> name), objects (id, type, size, referenced ids) and roots
 // (object id, descriptor 0-5, flag bits, container type for statics). Ids are kept raw: object
 // ids are device addresses and may dangle; resolving them into a graph is the analysis

@@ -1,5 +1,6 @@
 // Type histogram: how many objects of each type a snapshot holds and their shallow bytes.
-// Shared by the CLI (`xrpm types`) and the GUI's types view.
+// Shared by the CLI (`xrpm types`) and the GUI's types view. A row is a TypeHistogramRow (the
+// analysis engine's per-type figures, retained sizes included, are analysis::TypeStat).
 //
 // Algorithm: one pass over the object columns counting per type index (O(objects)), then,
 // when merging by name, one hash-map pass over the type table (O(types)).
@@ -17,7 +18,7 @@
 
 namespace xrpm {
 
-struct TypeStat {
+struct TypeHistogramRow {
   std::string name;
   uint32_t type_index = 0;   // the first type (in type-table order) counted in this row
   uint32_t type_count = 1;   // how many type-table entries were merged into this row
@@ -36,10 +37,10 @@ struct TypeHistogramOptions {
 enum class TypeSort { kCount, kBytes, kName };
 
 // Rows in type-table order (first occurrence when merging).
-std::vector<TypeStat> ComputeTypeHistogram(const Snapshot& snap,
+std::vector<TypeHistogramRow> ComputeTypeHistogram(const Snapshot& snap,
                                            const TypeHistogramOptions& opts = {});
 // kCount / kBytes: descending, ties by the other figure then by name; kName: ascending.
-void SortTypeHistogram(std::vector<TypeStat>& rows, TypeSort by);
+void SortTypeHistogram(std::vector<TypeHistogramRow>& rows, TypeSort by);
 // "count" / "bytes" / "name" -> TypeSort; nullopt for anything else.
 std::optional<TypeSort> ParseTypeSort(std::string_view s);
 

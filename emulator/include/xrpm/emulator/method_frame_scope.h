@@ -1,4 +1,4 @@
-// FrameScope: pushes one method frame on a managed thread's stack for the duration of a C++
+// MethodFrameScope: pushes one method frame on a managed thread's stack for the duration of a C++
 // scope, JIT-compiling the method on its first call. Its local slots are GC roots (descriptor 1)
 // that the collector updates when objects move, so scenario code keeps objects in slots across
 // allocations:  Addr s = rt.NewString("x"); f.set(0, s); ... rt.New(...); use f.get(0).
@@ -13,16 +13,16 @@
 
 namespace xrpm::emulator {
 
-class FrameScope {
+class MethodFrameScope {
  public:
-  FrameScope(Runtime& rt, ManagedThread& thread, MethodId method, uint32_t locals,
+  MethodFrameScope(Runtime& rt, ManagedThread& thread, MethodId method, uint32_t locals,
              agent::ContainerType kind = agent::ContainerType::kJitFrame);
-  FrameScope(Runtime& rt, ManagedThread& thread, std::string_view method, uint32_t locals,
+  MethodFrameScope(Runtime& rt, ManagedThread& thread, std::string_view method, uint32_t locals,
              agent::ContainerType kind = agent::ContainerType::kJitFrame)
-      : FrameScope(rt, thread, rt.methods().Intern(method), locals, kind) {}
-  ~FrameScope() { thread_.frames.pop_back(); }
-  FrameScope(const FrameScope&) = delete;
-  FrameScope& operator=(const FrameScope&) = delete;
+      : MethodFrameScope(rt, thread, rt.methods().Intern(method), locals, kind) {}
+  ~MethodFrameScope() { thread_.frames.pop_back(); }
+  MethodFrameScope(const MethodFrameScope&) = delete;
+  MethodFrameScope& operator=(const MethodFrameScope&) = delete;
 
   Addr get(uint32_t i) const { return frame().locals[i].obj; }
   void set(uint32_t i, Addr a, uint8_t flags = 0) {

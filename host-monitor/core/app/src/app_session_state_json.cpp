@@ -1,0 +1,158 @@
+// AppSession::StateJson: everything a test or script asserts, as JSON.
+// Thread-safety: the UI thread only, as the rest of AppSession (app_session.h).
+#include <algorithm>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+#include "xrpm/app/app_session.h"
+#include "xrpm/formats/snapshot_io.h"
+#include "xrpm/model/human_format.h"
+
+namespace xrpm::app {
+
+namespace {
+// What the views show about a document's allocation origins (the scripted tests assert on it).
+nlohmann::json OriginsJson(const SnapshotDoc& d) {
+  const Snapshot& s = *d.snapshot;
+  nlohmann::json j;
+  j["present"] = s.has_origins();
+  if (!s.has_origins()) {
+    j["note"] = NoOriginsNote(s, d.path);
+    return j;
+  }
+  j["sampled"] = s.origins->sample_bytes > 0;
+  j["capture_frame"] = s.origins->capture_frame;
+  j["site_count"] = s.origins->sites.size();
+  j["selected_site"] = d.selection.site
+                           ? nlohmann::json(analysis::SiteLabel(s, *d.selection.site, 0))
+                           : nlohmann::json(nullptr);
+  if (!d.analysis) return j;
+  const DocOrigins& o = d.analysis->origins;
+  j["known_objects"] = o.known_objects;
+  j["unknown_objects"] = o.ages.unknown_count;
+  j["unknown_bytes"] = o.ages.unknown_bytes;
+  nlohmann::json sites = nlohmann::json::array();
+  for (size_t i = 0; i < o.sites.size() && i < 10; ++i)
+    sites.push_back({{"site", analysis::SiteLabel(s, o.sites[i].site, 0)},
+                     {"count", o.sites[i].count},
+                     {"bytes", o.sites[i].bytes}});
+  j["top_sites"] = std::move(sites);
+  nlohmann::json bins = nlohmann::json::array();
+  for (const auto& b : o.ages.bins)
+    bins.push_back({{"first", b.first}, {"last", b.last}, {"count", b.count}, {"bytes", b.bytes}});
+  j["age_bins"] = std::move(bins);
+  if (d.selection.age_bin >= 0 && size_t(d.selection.age_bin) < o.ages.bins.size()) {
+    const auto& b = o.ages.bins[d.selection.age_bin];
+    j["selected_age"] = {b.first, b.last};
+  }
+  return j;
+}
+}  // namespace
+
+namespace {
+// Compare's leak filter as shown: the captures, why not, and the (type, site) groups.
+nlohmann::json LeaksJson(const LeaksResult& r) {
+  nlohmann::json j;
+  j["docs"] = r.docs;
+  j["titles"] = r.titles;
+  j["error"] = r.error;
+  if (!r.error.empty() || !r.c) return j;
+  const Snapshot& c = *r.c->snapshot;
+  j["window"] = {r.report.window_first, r.report.window_end};
+  j["sampled"] = r.report.sampled;
+  j["count"] = r.report.count;
+  j["bytes"] = r.report.bytes;
+  nlohmann::json groups = nlohmann::json::array();
+  for (const auto& g : r.report.groups) {
+    nlohmann::json jg = {{"type", g.type},
+                         {"site", analysis::SiteMethods(c, g.site)},
+                         {"count", g.count},
+                         {"bytes", g.bytes}};
+    if (!g.paths.paths.empty())
+      jg["path"] = analysis::MergedPathLabel(r.c->index(), g.paths.paths.front(), " -> ");
+    groups.push_back(std::move(jg));
+  }
+  j["groups"] = std::move(groups);
+  return j;
+}
+}  // namespace
+
+std::string AppSession::StateJson() const {
+  nlohmann::json j;
+  j["active"] = active_id_;
+  j["docs"] = nlohmann::json::array();
+  for (const auto& d : docs_) {
+    nlohmann::json jd = {{"id", d->id},
+                         {"title", d->title},
+                         {"path", d->path},
+                         {"origin", DocOriginName(d->origin)},
+                         {"state", DocStateName(d->state)},
+                         {"unsaved", d->unsaved},
+                         {"problem", d->problem},
+                         {"diagnostics", d->diagnostics_total}};
+    if (d->snapshot) {
+      jd["objects"] = d->snapshot->object_count();
+      jd["refs"] = d->snapshot->ref_count();
+      jd["roots"] = d->snapshot->root_count();
+      jd["bytes"] = d->snapshot->total_bytes();
+      jd["sampled"] = d->snapshot->sampled();
+      jd["types"] = d->types ? d->types->rows.size() : 0;
+    }
+    jd["selected_type"] = d->selection.type >= 0 && d->snapshot
+                              ? nlohmann::json(d->snapshot->types[d->selection.type].name)
+                              : nlohmann::json(nullptr);
+    jd["selected_object"] = d->selection.object;
+    jd["type_filter"] = d->selection.type_filter;
+    jd["analysed"] = d->analysis != nullptr;
+    if (d->analysis) {
+      jd["reachable_objects"] = d->analysis->totals.reachable_objects;
+      jd["suspects"] = d->analysis->suspects.size();
+    }
+    jd["grouping"] = SiteGroupingName(d->selection.grouping);
+    if (d->snapshot) jd["origins"] = OriginsJson(*d);
+    j["docs"].push_back(std::move(jd));
+  }
+  if (compare_) {
+    nlohmann::json jc;
+    jc["docs"] = compare_->docs;
+    jc["rows"] = compare_->diff.rows.size();
+    jc["growing"] = nlohmann::json::array();
+    for (const auto& g : compare_->growth)
+      jc["growing"].push_back(compare_->last->index().group_name(g.group));
+    j["compare"] = std::move(jc);
+  }
+  if (leaks_) j["leaks"] = LeaksJson(*leaks_);
+  nlohmann::json jc;
+  jc["samples"] = counters_.samples();
+  jc["paused"] = counters_.paused();
+  jc["categories"] = counters_.categories();
+  jc["counters"] = counters_.counters().size();
+  j["counters"] = std::move(jc);
+  {
+    const client::FrameRecording& r = frames_.recording();
+    nlohmann::json jf;
+    jf["frames"] = r.frames.size();
+    jf["samples"] = r.samples.size();
+    jf["stacks"] = r.stacks.size();
+    jf["dropped_records"] = r.dropped_records;
+    jf["sample_bytes"] = r.sample_bytes;
+    if (frames_.selection())
+      jf["selection"] = {frames_.selection()->first, frames_.selection()->last};
+    jf["group"] = AllocGroupName(frames_.group);
+    j["frames"] = std::move(jf);
+  }
+  j["connection"] = {{"phase", link_.PhaseName()}, {"status", link_.status_text()}};
+  nlohmann::json found = nlohmann::json::array();
+  for (const auto& d : DiscoveredDevices())
+    found.push_back({{"app", d.beacon.app},
+                     {"address", d.address},
+                     {"port", d.beacon.port},
+                     {"token_required", d.beacon.token_required}});
+  j["discovered"] = std::move(found);
+  j["recent_files"] = settings_.recent_files;
+  j["last_error"] = last_error_;
+  j["busy"] = !worker_.Idle();
+  return j.dump(2);
+}
+
+}  // namespace xrpm::app

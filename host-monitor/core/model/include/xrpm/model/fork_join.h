@@ -1,0 +1,67 @@
+// Fork-join: the one way host code runs work on several threads. ForkJoin(n, fn) runs fn(0) on
+// the calling thread and fn(1) ... fn(n-1) on short-lived std::threads, joins them all, then
+// rethrows the first exception (by index) any of them threw. ForEachTask hands `tasks` out in
+// order to up to `threads` such workers and starts no new task after a failure.
+//
+// No pool: the callers (the readers, the .xrpm blocks, the analysis steps) run a few long
+// memory-bound steps, where a thread's start costs nothing next to its work.
+//
+// Thread-safety: fn runs concurrently with itself; it must only write state owned by its own
+// index (or use atomics).
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <exception>
+#include <thread>
+#include <vector>
+
+namespace xrpm {
+
+// Worker threads for a `threads` option: as given, or for 0 as many as the machine has, at most
+// 8 (the steps that use it are memory-bound).
+inline unsigned ResolveThreads(unsigned requested) {
+  if (requested) return requested;
+  const unsigned hw = std::thread::hardware_concurrency();
+  return hw == 0 ? 1 : (hw > 8 ? 8 : hw);
+}
+
+template <class Fn>
+void ForkJoin(unsigned n, Fn&& fn) {
+  if (n == 0) return;
+  std::vector<std::exception_ptr> errors(n);
+  auto run = [&](unsigned i) {
+    try {
+      fn(i);
+    } catch (...) {
+      errors[i] = std::current_exception();
+    }
+  };
+  std::vector<std::thread> threads;
+  threads.reserve(n - 1);
+  for (unsigned i = 1; i < n; ++i) threads.emplace_back(run, i);
+  run(0);
+  for (auto& t : threads) t.join();
+  for (auto& e : errors)
+    if (e) std::rethrow_exception(e);
+}
+
+// Runs fn(worker, task) for every task in [0, tasks) on min(tasks, threads) workers (the caller
+// is worker 0), handing tasks out in order. After the first exception no new task starts.
+template <class Fn>
+void ForEachTask(size_t tasks, unsigned threads, Fn&& fn) {
+  const unsigned n = static_cast<unsigned>(tasks < threads ? tasks : threads);
+  std::atomic<size_t> next{0};
+  std::atomic<bool> failed{false};
+  ForkJoin(n, [&](unsigned worker) {
+    try {
+      for (size_t t; !failed.load(std::memory_order_relaxed) && (t = next++) < tasks;)
+        fn(worker, t);
+    } catch (...) {
+      failed = true;
+      throw;
+    }
+  });
+}
+
+}  // namespace xrpm
