@@ -1,0 +1,473 @@
+// Automatic inspections (issue 23); the algorithms are described in inspections.h.
+#include "xrpm/analysis/inspections.h"
+
+#include <algorithm>
+#include <map>
+#include <stdexcept>
+#include <unordered_set>
+
+#include "xrpm/analysis/paths.h"
+#include "xrpm/model/object_fields.h"
+
+namespace xrpm::analysis {
+namespace {
+
+struct Ctx {
+  const HeapAnalysis& a;
+  const GraphIndex& g;
+  const Snapshot& s;
+  const InspectOptions& o;
+  RootPathForest forest;
+  PathMerger merger;
+  Ctx(const HeapAnalysis& an, const InspectOptions& op)
+      : a(an),
+        g(an.index),
+        s(*an.snapshot),
+        o(op),
+        forest(RootPathForest::Build(an.index)),
+        merger(an.index, forest) {}
+  bool live(uint32_t v) const { return a.dom.reachable(v); }
+};
+
+// A group of objects under one `what`, before it becomes a Finding.
+struct Group {
+  std::string what;
+  uint64_t bytes = 0;
+  std::vector<uint32_t> objects;  // all of them
+};
+
+void Finish(Ctx& c, Inspection& in, std::vector<Group>& groups) {
+  std::sort(groups.begin(), groups.end(), [](const Group& x, const Group& y) {
+    if (x.bytes != y.bytes) return x.bytes > y.bytes;
+    if (x.objects.size() != y.objects.size()) return x.objects.size() > y.objects.size();
+    return x.what < y.what;
+  });
+  for (const Group& gr : groups) {
+    in.total_count += gr.objects.size();
+    in.total_bytes += gr.bytes;
+    if (in.findings.size() >= c.o.max_findings) continue;
+    Finding f;
+    f.what = gr.what;
+    f.count = gr.objects.size();
+    f.bytes = gr.bytes;
+    const MergedPaths m = c.merger.Merge(gr.objects, &c.a.dom, 1);
+    if (!m.paths.empty()) f.path = MergedPathLabel(c.g, m.paths[0], " -> ");
+    f.objects.assign(gr.objects.begin(),
+                     gr.objects.begin() + std::min(gr.objects.size(), c.o.max_objects));
+    in.findings.push_back(std::move(f));
+  }
+}
+
+// Groups nodes by their type group name; bytes by `size`.
+template <class Size>
+std::vector<Group> ByType(Ctx& c, const std::vector<uint32_t>& nodes, Size size) {
+  std::map<uint32_t, Group> by;
+  for (uint32_t v : nodes) {
+    Group& gr = by[c.g.group_of(v)];
+    gr.objects.push_back(v);
+    gr.bytes += size(v);
+  }
+  std::vector<Group> out;
+  for (auto& [grp, gr] : by) {
+    gr.what = c.g.group_name(grp);
+    out.push_back(std::move(gr));
+  }
+  return out;
+}
+
+bool HasValues(const Snapshot& s) {
+  return s.fields.has_values() && s.fields.has_layouts();
+}
+constexpr const char* kNoValues =
+    "the snapshot has no field values (a --no-values capture or a format without them)";
+
+// ---- duplicate-strings ----
+void DuplicateStrings(Ctx& c, Inspection& in) {
+  if (!HasValues(c.s)) return void(in.skipped = kNoValues);
+  struct Str {
+    std::string_view text;
+    uint32_t node;
+  };
+  std::vector<Str> strs;
+  for (uint32_t v = 0; v < c.g.node_count(); ++v) {
+    if (!c.live(v)) continue;
+    const auto t = StringOf(c.s, v);
+    if (t && !t->cut) strs.push_back({t->text, v});
+  }
+  std::sort(strs.begin(), strs.end(), [](const Str& x, const Str& y) {
+    return x.text != y.text ? x.text < y.text : x.node < y.node;
+  });
+  std::vector<Group> groups;
+  for (size_t i = 0; i < strs.size();) {
+    size_t j = i;
+    while (j < strs.size() && strs[j].text == strs[i].text) ++j;
+    if (j - i >= c.o.min_copies) {
+      Group gr;
+      gr.what = std::string(strs[i].text);
+      uint64_t total = 0, largest = 0;
+      for (size_t k = i; k < j; ++k) {
+        gr.objects.push_back(strs[k].node);
+        total += c.s.object_size[strs[k].node];
+        largest = std::max<uint64_t>(largest, c.s.object_size[strs[k].node]);
+      }
+      gr.bytes = total - largest;
+      groups.push_back(std::move(gr));
+    }
+    i = j;
+  }
+  Finish(c, in, groups);
+}
+
+// ---- event-handler-leaks ----
+uint32_t DelegateTargetField(const TypeLayout* l) {
+  if (!l || l->shape != TypeShape::kClass) return kNoSlot;
+  for (std::string_view name : {"_target", "m_target"}) {
+    const uint32_t f = FindField(*l, name);
+    if (f != kNoSlot && l->fields[f].kind == FieldKind::kReference) return f;
+  }
+  return kNoSlot;
+}
+
+// The node a delegate's target field references, or kNoIndex.
+uint32_t TargetOf(const Ctx& c, uint32_t v, uint32_t field) {
+  if (c.s.fields.has_slots()) {
+    const auto refs = c.s.object_refs(v);
+    const uint64_t b = c.s.ref_begin(v);
+    for (size_t k = 0; k < refs.size(); ++k)
+      if (c.s.fields.slot_of(b + k) == field) return c.g.Find(refs[k]);
+  }
+  const FieldValue fv = ReadField(c.s, v, field);
+  return fv.kind == FieldValue::Kind::kRef ? c.g.Find(fv.ref) : kNoIndex;
+}
+
+void EventHandlerLeaks(Ctx& c, Inspection& in) {
+  if (!c.s.fields.has_layouts())
+    return void(in.skipped = "the snapshot has no type layouts (field names)");
+  const uint32_t n = c.g.node_count();
+  std::vector<uint32_t> target_field(c.s.type_count(), kNoSlot);
+  bool any = false;
+  for (uint32_t t = 0; t < c.s.type_count(); ++t) {
+    target_field[t] = DelegateTargetField(c.s.fields.layout_of_type(t));
+    any |= target_field[t] != kNoSlot;
+  }
+  if (!any) return;
+  PodVector<uint32_t> del_target;  // per node: the delegate's target, kNoIndex
+  del_target.resize(n);
+  std::fill(del_target.begin(), del_target.end(), kNoIndex);
+  std::vector<uint32_t> delegates;
+  for (uint32_t v = 0; v < n; ++v) {
+    const uint32_t f = target_field[c.s.object_type[v]];
+    if (f == kNoSlot || !c.forest.reachable(v)) continue;
+    del_target[v] = TargetOf(c, v, f);
+    if (del_target[v] != kNoIndex) delegates.push_back(v);
+  }
+  // Reachability without the delegate -> target edges.
+  std::vector<bool> reach(n, false);
+  std::vector<uint32_t> queue;
+  for (uint32_t r : c.g.StrongRoots())
+    if (!reach[r]) reach[r] = true, queue.push_back(r);
+  for (size_t qi = 0; qi < queue.size(); ++qi) {
+    const uint32_t v = queue[qi];
+    for (uint32_t w : c.g.Out(v))
+      if (!reach[w] && del_target[v] != w) reach[w] = true, queue.push_back(w);
+  }
+  // Attribute what only delegates hold to the first delegate target reaching it.
+  std::map<std::pair<std::string, uint32_t>, Group> groups;  // (holder field, target group)
+  auto is_delegate_part = [&](uint32_t v) {
+    if (del_target[v] != kNoIndex || target_field[c.s.object_type[v]] != kNoSlot) return true;
+    const uint32_t p = c.forest.parent(v);  // an invocation array held by a delegate
+    return p != RootPathForest::kSource && p != kNoIndex &&
+           target_field[c.s.object_type[p]] != kNoSlot;
+  };
+  for (uint32_t d : delegates) {
+    const uint32_t t = del_target[d];
+    if (reach[t]) continue;  // held elsewhere too (or already attributed)
+    // The field holding the delegate chain.
+    uint32_t v = d, p = c.forest.parent(v);
+    while (p != RootPathForest::kSource && p != kNoIndex && is_delegate_part(p))
+      v = p, p = c.forest.parent(v);
+    std::string holder;
+    if (p == RootPathForest::kSource || p == kNoIndex) {
+      const uint32_t rec = c.g.StrongRootRecord(v);
+      holder = rec == kNoIndex ? "" : RootLabel(DescribeRoot(c.g, rec));
+    } else {
+      const std::string field = HoldingField(c.g, p, v);
+      holder = c.g.group_name(c.g.group_of(p)) + (field.empty() ? "" : "." + field);
+    }
+    Group& gr = groups[{holder, c.g.group_of(t)}];
+    gr.objects.push_back(t);
+    reach[t] = true;
+    queue.assign(1, t);
+    for (size_t qi = 0; qi < queue.size(); ++qi) {
+      const uint32_t x = queue[qi];
+      gr.bytes += c.s.object_size[x];
+      for (uint32_t w : c.g.Out(x))
+        if (!reach[w]) reach[w] = true, queue.push_back(w);
+    }
+  }
+  std::vector<Group> out;
+  for (auto& [key, gr] : groups) {
+    gr.what = key.first + " -> " + c.g.group_name(key.second);
+    out.push_back(std::move(gr));
+  }
+  Finish(c, in, out);
+}
+
+// ---- disposed-but-held ----
+void DisposedButHeld(Ctx& c, Inspection& in) {
+  if (!HasValues(c.s)) return void(in.skipped = kNoValues);
+  std::vector<uint32_t> flag(c.s.type_count(), kNoSlot);
+  for (uint32_t t = 0; t < c.s.type_count(); ++t) {
+    const TypeLayout* l = c.s.fields.layout_of_type(t);
+    if (!l) continue;
+    for (const std::string& name : c.o.disposed_fields) {
+      const uint32_t f = FindField(*l, name);
+      if (f != kNoSlot && l->fields[f].kind == FieldKind::kBoolean) {
+        flag[t] = f;
+        break;
+      }
+    }
+  }
+  std::vector<uint32_t> hits;
+  for (uint32_t v = 0; v < c.g.node_count(); ++v) {
+    const uint32_t f = flag[c.s.object_type[v]];
+    if (f == kNoSlot || !c.live(v)) continue;
+    const FieldValue fv = ReadField(c.s, v, f);
+    if (fv.kind == FieldValue::Kind::kBool && fv.b) hits.push_back(v);
+  }
+  auto groups = ByType(c, hits, [&](uint32_t v) { return c.a.dom.retained(v); });
+  Finish(c, in, groups);
+}
+
+// ---- sparse-collections ----
+struct CollectionShape {
+  std::string_view prefix;
+  std::string_view count[2];  // first present is the count
+  std::string_view free[2];   // subtracted when present
+  std::string_view store[3];  // the backing array (capacity = its length)
+};
+constexpr CollectionShape kCollections[] = {
+    {"System.Collections.Generic.List`1", {"_size", "size"}, {}, {"_items", "items"}},
+    {"System.Collections.Generic.Dictionary`2",
+     {"count", "_count"},
+     {"freeCount", "_freeCount"},
+     {"buckets", "_buckets", "table"}},
+    {"System.Collections.Generic.HashSet`1",
+     {"m_count", "_count"},
+     {"m_freeCount", "_freeCount"},
+     {"m_buckets", "_buckets", "table"}},
+    {"System.Collections.Generic.Queue`1", {"_size", "size"}, {}, {"_array", "array"}},
+    {"System.Collections.Generic.Stack`1", {"_size", "size"}, {}, {"_array", "array"}},
+};
+
+uint32_t FirstField(const TypeLayout& l, std::span<const std::string_view> names) {
+  for (std::string_view n : names)
+    if (!n.empty())
+      if (uint32_t f = FindField(l, n); f != kNoSlot) return f;
+  return kNoSlot;
+}
+
+int64_t IntValue(const FieldValue& v) {
+  switch (v.kind) {
+    case FieldValue::Kind::kSigned:
+    case FieldValue::Kind::kEnum:
+      return v.i;
+    case FieldValue::Kind::kUnsigned:
+      return static_cast<int64_t>(v.u);
+    default:
+      return -1;
+  }
+}
+
+bool IsValueTypeName(std::string_view n);
+
+void SparseCollections(Ctx& c, Inspection& in) {
+  if (!HasValues(c.s)) return void(in.skipped = kNoValues);
+  struct Kind {
+    uint32_t count = kNoSlot, free = kNoSlot, store = kNoSlot;
+    bool array = false;
+  };
+  std::vector<Kind> kinds(c.s.type_count());
+  std::unordered_set<std::string_view> groups_with_objects;
+  for (uint32_t gi = 0; gi < c.g.group_count(); ++gi)
+    if (!c.g.Instances(gi).empty()) groups_with_objects.insert(c.g.group_name(gi));
+  for (uint32_t t = 0; t < c.s.type_count(); ++t) {
+    const TypeLayout* l = c.s.fields.layout_of_type(t);
+    const std::string& name = c.s.types[t].name;
+    if (!l) continue;
+    if (l->shape == TypeShape::kArray && name.size() > 2 && name.ends_with("[]")) {
+      // Arrays of references only: the element type is an object type the heap has (or
+      // Object / String), not a primitive or a value type.
+      const std::string_view elem = std::string_view(name).substr(0, name.size() - 2);
+      kinds[t].array =
+          !IsValueTypeName(elem) && (elem == "System.Object" || elem == "System.String" ||
+                                     groups_with_objects.contains(elem));
+      continue;
+    }
+    for (const CollectionShape& cs : kCollections) {
+      if (!name.starts_with(cs.prefix)) continue;
+      kinds[t].count = FirstField(*l, cs.count);
+      kinds[t].free = FirstField(*l, cs.free);
+      kinds[t].store = FirstField(*l, cs.store);
+      if (kinds[t].count == kNoSlot || kinds[t].store == kNoSlot) kinds[t] = {};
+    }
+  }
+  std::vector<uint8_t> is_store(c.g.node_count(), 0);  // arrays backing a collection
+  std::vector<uint32_t> hits;
+  std::vector<uint64_t> wasted(c.g.node_count(), 0);
+  auto sparse = [&](int64_t count, uint32_t capacity) {
+    return capacity >= c.o.min_capacity && count >= 0 &&
+           static_cast<double>(count) <= c.o.sparse_ratio * capacity;
+  };
+  for (uint32_t v = 0; v < c.g.node_count(); ++v) {
+    const Kind& k = kinds[c.s.object_type[v]];
+    if (k.count == kNoSlot) continue;
+    const FieldValue st = ReadField(c.s, v, k.store);
+    const uint32_t arr = st.kind == FieldValue::Kind::kRef ? c.g.Find(st.ref) : kNoIndex;
+    if (arr == kNoIndex) continue;
+    is_store[arr] = 1;
+    if (!c.live(v)) continue;
+    int64_t count = IntValue(ReadField(c.s, v, k.count));
+    if (k.free != kNoSlot) count -= std::max<int64_t>(0, IntValue(ReadField(c.s, v, k.free)));
+    const auto cap = ArrayLengthOf(c.s, arr);
+    if (!cap || !sparse(count, *cap)) continue;
+    hits.push_back(v);
+    const uint64_t size = c.s.object_size[arr];
+    wasted[v] = *cap ? size * (*cap - static_cast<uint64_t>(count)) / *cap : 0;
+  }
+  for (uint32_t v = 0; v < c.g.node_count(); ++v) {
+    if (!kinds[c.s.object_type[v]].array || is_store[v] || !c.live(v)) continue;
+    const auto cap = ArrayLengthOf(c.s, v);
+    const uint64_t count = c.g.Out(v).size();
+    if (!cap || !sparse(static_cast<int64_t>(count), *cap)) continue;
+    hits.push_back(v);
+    wasted[v] = c.s.object_size[v] * (*cap - count) / *cap;
+  }
+  auto groups = ByType(c, hits, [&](uint32_t v) { return wasted[v]; });
+  Finish(c, in, groups);
+}
+
+// ---- boxed-values ----
+bool IsValueTypeName(std::string_view n) {
+  static constexpr std::string_view kNames[] = {"System.Boolean",
+                                                "System.Char",
+                                                "System.SByte",
+                                                "System.Byte",
+                                                "System.Int16",
+                                                "System.UInt16",
+                                                "System.Int32",
+                                                "System.UInt32",
+                                                "System.Int64",
+                                                "System.UInt64",
+                                                "System.IntPtr",
+                                                "System.UIntPtr",
+                                                "System.Single",
+                                                "System.Double",
+                                                "System.Decimal",
+                                                "System.DateTime",
+                                                "System.TimeSpan",
+                                                "System.Guid",
+                                                "Microsoft.Xna.Framework.Vector2",
+                                                "Microsoft.Xna.Framework.Vector3",
+                                                "Microsoft.Xna.Framework.Vector4",
+                                                "Microsoft.Xna.Framework.Point",
+                                                "Microsoft.Xna.Framework.Rectangle",
+                                                "Microsoft.Xna.Framework.Color",
+                                                "Microsoft.Xna.Framework.Graphics.Color",
+                                                "Microsoft.Xna.Framework.Matrix",
+                                                "Microsoft.Xna.Framework.Quaternion"};
+  return std::find(std::begin(kNames), std::end(kNames), n) != std::end(kNames);
+}
+
+void BoxedValues(Ctx& c, Inspection& in) {
+  std::unordered_set<std::string_view> enums;
+  for (const EnumTypeInfo& e : c.s.fields.enums) enums.insert(e.name);
+  std::vector<uint8_t> boxed(c.s.type_count(), 0);
+  for (uint32_t t = 0; t < c.s.type_count(); ++t)
+    boxed[t] = IsValueTypeName(c.s.types[t].name) || enums.contains(c.s.types[t].name);
+  std::vector<uint32_t> hits;
+  for (uint32_t v = 0; v < c.g.node_count(); ++v)
+    if (boxed[c.s.object_type[v]] && c.live(v)) hits.push_back(v);
+  auto groups = ByType(c, hits, [&](uint32_t v) { return uint64_t{c.s.object_size[v]}; });
+  Finish(c, in, groups);
+}
+
+// ---- finalizable ----
+void Finalizable(Ctx& c, Inspection& in) {
+  std::vector<uint8_t> seen(c.g.node_count(), 0);
+  std::vector<uint32_t> hits;
+  for (size_t r = 0; r < c.s.root_count(); ++r) {
+    const uint32_t v = c.g.root_node(r);
+    if (c.s.root_kind_of(r) != RootKind::kFinalizer || v == kNoIndex || seen[v]) continue;
+    seen[v] = 1;
+    hits.push_back(v);
+  }
+  auto groups = ByType(c, hits, [&](uint32_t v) { return uint64_t{c.s.object_size[v]}; });
+  Finish(c, in, groups);
+}
+
+}  // namespace
+
+std::vector<Inspection> RunInspections(const HeapAnalysis& a, const InspectOptions& opts) {
+  for (const std::string& n : opts.only)
+    if (std::find(std::begin(kInspectionNames), std::end(kInspectionNames), n) ==
+        std::end(kInspectionNames))
+      throw std::invalid_argument("unknown inspection '" + n +
+                                  "' (expected duplicate-strings, event-handler-leaks, "
+                                  "disposed-but-held, sparse-collections, boxed-values or "
+                                  "finalizable)");
+  Ctx c(a, opts);
+  using Fn = void (*)(Ctx&, Inspection&);
+  static constexpr Fn kFns[] = {DuplicateStrings,  EventHandlerLeaks, DisposedButHeld,
+                                SparseCollections, BoxedValues,       Finalizable};
+  static constexpr const char* kBytes[] = {"wasted", "retained", "retained",
+                                           "wasted", "shallow",  "shallow"};
+  std::vector<Inspection> out;
+  for (size_t i = 0; i < std::size(kInspectionNames); ++i) {
+    const std::string name(kInspectionNames[i]);
+    if (!opts.only.empty() &&
+        std::find(opts.only.begin(), opts.only.end(), name) == opts.only.end())
+      continue;
+    Inspection in;
+    in.name = name;
+    in.bytes_meaning = kBytes[i];
+    kFns[i](c, in);
+    out.push_back(std::move(in));
+  }
+  return out;
+}
+
+std::vector<Inspection> DiffInspections(const std::vector<Inspection>& before,
+                                        const std::vector<Inspection>& after) {
+  std::vector<Inspection> out;
+  for (const Inspection& b : after) {
+    Inspection d;
+    d.name = b.name;
+    d.bytes_meaning = b.bytes_meaning;
+    d.skipped = b.skipped;
+    const Inspection* old = nullptr;
+    for (const Inspection& x : before)
+      if (x.name == b.name) old = &x;
+    if (old && old->skipped && !d.skipped)
+      d.skipped = "skipped in the first snapshot: " + *old->skipped;
+    for (const Finding& f : b.findings) {
+      const Finding* was = nullptr;
+      if (old)
+        for (const Finding& x : old->findings)
+          if (x.what == f.what) was = &x;
+      if (was && f.count <= was->count && f.bytes <= was->bytes) continue;
+      Finding g = f;
+      if (was) {
+        g.count = f.count > was->count ? f.count - was->count : 0;
+        g.bytes = f.bytes > was->bytes ? f.bytes - was->bytes : 0;
+      }
+      d.total_count += g.count;
+      d.total_bytes += g.bytes;
+      d.findings.push_back(std::move(g));
+    }
+    out.push_back(std::move(d));
+  }
+  return out;
+}
+
+}  // namespace xrpm::analysis

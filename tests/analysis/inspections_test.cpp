@@ -1,0 +1,126 @@
+// The automatic inspections (analysis/inspections.h) on the planted heap of
+// tests/support/inspect_game.h: each finding, and the near-misses that must not be reported.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "inspect_game.h"
+#include "xrpm/analysis/inspections.h"
+
+namespace xrpm::analysis {
+namespace {
+
+struct Heap {
+  Snapshot snap = test::MakeInspectGame();
+  HeapAnalysis a = HeapAnalysis::Run(snap);
+  std::vector<ObjectId> Ids(const Finding& f) const {
+    std::vector<ObjectId> ids;
+    for (uint32_t v : f.objects) ids.push_back(snap.object_id[v]);
+    std::sort(ids.begin(), ids.end());
+    return ids;
+  }
+};
+
+const Inspection& Named(const std::vector<Inspection>& all, std::string_view name) {
+  for (const Inspection& i : all)
+    if (i.name == name) return i;
+  throw std::runtime_error("no inspection " + std::string(name));
+}
+
+using V = std::vector<ObjectId>;
+
+TEST(Inspections, CheckedFindingByFinding) {
+  Heap h;
+  const std::vector<Inspection> all = RunInspections(h.a);
+  ASSERT_EQ(all.size(), 6u);
+  for (const Inspection& i : all) EXPECT_FALSE(i.skipped) << i.name;
+
+  const Inspection& dup = Named(all, "duplicate-strings");
+  ASSERT_EQ(dup.findings.size(), 1u);  // "Solo" is held once
+  EXPECT_EQ(dup.findings[0].what, "Score: ");
+  EXPECT_EQ(dup.findings[0].count, 3u);
+  EXPECT_EQ(dup.findings[0].bytes, 68u);  // all copies but one
+  EXPECT_NE(dup.findings[0].path.find("Bubbles.Bubble.name"), std::string::npos)
+      << dup.findings[0].path;
+
+  const Inspection& ev = Named(all, "event-handler-leaks");
+  ASSERT_EQ(ev.findings.size(), 1u);  // the third handler's target is held by the list too
+  EXPECT_EQ(ev.findings[0].what, "static Bubbles.GameEvents.Popped -> Bubbles.Bubble");
+  EXPECT_EQ(ev.findings[0].count, 2u);
+  EXPECT_EQ(ev.findings[0].bytes, 48u);
+  EXPECT_EQ(h.Ids(ev.findings[0]), (V{0x1700, 0x1710}));
+  EXPECT_NE(ev.findings[0].path.find("_target"), std::string::npos) << ev.findings[0].path;
+
+  const Inspection& disp = Named(all, "disposed-but-held");
+  ASSERT_EQ(disp.findings.size(), 1u);
+  EXPECT_EQ(disp.findings[0].what, "Microsoft.Xna.Framework.Graphics.Texture2D");
+  EXPECT_EQ(h.Ids(disp.findings[0]), V{0x1800});
+  EXPECT_EQ(disp.findings[0].bytes, 32u);
+
+  const Inspection& sp = Named(all, "sparse-collections");
+  ASSERT_EQ(sp.findings.size(), 2u);
+  EXPECT_EQ(sp.findings[0].what, "System.Object[]");
+  EXPECT_EQ(h.Ids(sp.findings[0]), V{0x1a00});
+  EXPECT_EQ(sp.findings[0].bytes, 144u * 30 / 32);
+  EXPECT_EQ(sp.findings[1].what, "System.Collections.Generic.List`1<System.String>");
+  EXPECT_EQ(h.Ids(sp.findings[1]), V{0x1900});
+  EXPECT_EQ(sp.findings[1].bytes, 80u);
+
+  const Inspection& box = Named(all, "boxed-values");
+  ASSERT_EQ(box.findings.size(), 1u);
+  EXPECT_EQ(box.findings[0].what, "System.Int32");
+  EXPECT_EQ(h.Ids(box.findings[0]), (V{0x1b00, 0x1b10}));
+  EXPECT_EQ(box.findings[0].bytes, 24u);
+
+  const Inspection& fin = Named(all, "finalizable");
+  ASSERT_EQ(fin.findings.size(), 1u);
+  EXPECT_EQ(h.Ids(fin.findings[0]), V{0x1800});
+}
+
+TEST(Inspections, WithoutValuesThoseNeedingValuesAreSkipped) {
+  Heap h;
+  h.snap.fields.value_end.clear();
+  h.snap.fields.value_data.clear();
+  const std::vector<Inspection> all = RunInspections(h.a);
+  EXPECT_TRUE(Named(all, "duplicate-strings").skipped);
+  EXPECT_TRUE(Named(all, "disposed-but-held").skipped);
+  EXPECT_TRUE(Named(all, "sparse-collections").skipped);
+  const Inspection& ev = Named(all, "event-handler-leaks");
+  EXPECT_FALSE(ev.skipped);  // field slots are enough
+  ASSERT_EQ(ev.findings.size(), 1u);
+  EXPECT_EQ(ev.findings[0].count, 2u);
+  EXPECT_EQ(Named(all, "boxed-values").findings.size(), 1u);
+  EXPECT_EQ(Named(all, "finalizable").findings.size(), 1u);
+}
+
+TEST(Inspections, OnlyThresholdsAndUnknownNames) {
+  Heap h;
+  InspectOptions o;
+  o.only = {"sparse-collections"};
+  o.sparse_ratio = 0.35;  // now the 5-of-16 list and array count too
+  const std::vector<Inspection> all = RunInspections(h.a, o);
+  ASSERT_EQ(all.size(), 1u);
+  EXPECT_EQ(all[0].total_count, 4u);
+  o.only = {"nope"};
+  EXPECT_THROW(RunInspections(h.a, o), std::invalid_argument);
+}
+
+TEST(Inspections, DiffShowsWhatIsNewOrGrew) {
+  Heap before;
+  InspectOptions o;
+  o.only = {"boxed-values", "duplicate-strings"};
+  const auto b = RunInspections(before.a, o);
+  auto later = b;
+  later[0].findings[0].count += 2;  // three more copies of "Score: "
+  later[0].findings[0].bytes += 68;
+  const auto d = DiffInspections(b, later);
+  ASSERT_EQ(d.size(), 2u);
+  ASSERT_EQ(d[0].findings.size(), 1u);
+  EXPECT_EQ(d[0].findings[0].count, 2u);
+  EXPECT_EQ(d[0].findings[0].bytes, 68u);
+  EXPECT_TRUE(d[1].findings.empty());  // boxed values did not grow
+}
+
+}  // namespace
+}  // namespace xrpm::analysis
