@@ -2,6 +2,7 @@
 // most (with --by-site: the allocation sites that retain the most), and leak suspects with the
 // paths that hold them.
 #include "shared/analysis.h"
+#include "shared/inspections.h"
 #include "shared/origins.h"
 #include "shared/verb.h"
 #include "xrpm/analysis/site_stats.h"
@@ -34,6 +35,12 @@ std::vector<SiteRetainedRow> SitesByRetained(const analysis::HeapAnalysis& a) {
   return rows;
 }
 
+// The short inspections section: each inspection's totals and its largest finding.
+void PrintInspectionsSection(const std::vector<analysis::Inspection>& list) {
+  std::printf("\nInspections (xrpm inspect for all findings)\n");
+  PrintInspections(list, 1);
+}
+
 int Run(const Opts& o) {
   auto f = AnalyzeForCli(o.file, o.in);
   if (o.by_site) RequireOrigins(f->loaded);
@@ -45,6 +52,7 @@ int Run(const Opts& o) {
   std::vector<uint32_t> by_retained = a.types.ByRetained();
   std::erase_if(by_retained, [&](uint32_t g) { return a.types[g].count == 0; });  // no instances
   const size_t shown = std::min(o.top, by_retained.size());
+  const std::vector<analysis::Inspection> inspections = analysis::RunInspections(a);
 
   if (o.json) {
     nlohmann::json types = nlohmann::json::array();
@@ -61,6 +69,7 @@ int Run(const Opts& o) {
         {"file", f->loaded.path},           {"format", f->loaded.format},
         {"totals", TotalsJson(t)},          {"top_types_by_retained", types},
         {"suspects", SuspectsJson(a, sus)}, {"diagnostics", DiagnosticsJson(f->loaded.diags)}};
+    j["inspections"] = InspectionsJson(a, inspections)["inspections"];
     if (o.by_site) {
       const Snapshot& s = f->loaded.snap;
       const std::vector<SiteRetainedRow> rows = SitesByRetained(a);
@@ -121,6 +130,7 @@ int Run(const Opts& o) {
     sites.Print(stdout, 2);
     std::printf("\nLeak suspects (retaining >= %.3g%% of the reachable heap)\n", o.min_share);
     PrintSuspects(a, sus);
+    PrintInspectionsSection(inspections);
     return kExitOk;
   }
 
@@ -141,6 +151,7 @@ int Run(const Opts& o) {
 
   std::printf("\nLeak suspects (retaining >= %.3g%% of the reachable heap)\n", o.min_share);
   PrintSuspects(a, sus);
+  PrintInspectionsSection(inspections);
   return kExitOk;
 }
 

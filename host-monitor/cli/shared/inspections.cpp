@@ -1,0 +1,51 @@
+#include "shared/inspections.h"
+
+#include <cstdio>
+
+#include "shared/common.h"
+
+namespace xrpm::cli {
+
+nlohmann::json InspectionsJson(const analysis::HeapAnalysis& a,
+                               const std::vector<analysis::Inspection>& list) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const analysis::Inspection& in : list) {
+    nlohmann::json findings = nlohmann::json::array();
+    for (const analysis::Finding& f : in.findings) {
+      nlohmann::json ids = nlohmann::json::array();
+      for (uint32_t v : f.objects) ids.push_back(Hex(a.snapshot->object_id[v]));
+      findings.push_back({{"what", f.what},
+                          {"count", f.count},
+                          {"bytes", f.bytes},
+                          {"path", f.path},
+                          {"objects", ids}});
+    }
+    out.push_back({{"name", in.name},
+                   {"skipped", in.skipped ? nlohmann::json(*in.skipped) : nlohmann::json()},
+                   {"bytes_meaning", in.bytes_meaning},
+                   {"findings", findings}});
+  }
+  return {{"inspections", out}};
+}
+
+void PrintInspections(const std::vector<analysis::Inspection>& list, size_t top) {
+  for (const analysis::Inspection& in : list) {
+    if (in.skipped) {
+      std::printf("\n%s: skipped (%s)\n", in.name.c_str(), in.skipped->c_str());
+      continue;
+    }
+    std::printf("\n%s: %s finding(s), %s objects, %s %s\n", in.name.c_str(),
+                Thousands(in.findings.size()).c_str(), Thousands(in.total_count).c_str(),
+                HumanBytes(in.total_bytes).c_str(), in.bytes_meaning.c_str());
+    const size_t n = std::min(top, in.findings.size());
+    for (size_t i = 0; i < n; ++i) {
+      const analysis::Finding& f = in.findings[i];
+      std::printf("  %s x %s  %s %s\n", f.what.c_str(), Thousands(f.count).c_str(),
+                  HumanBytes(f.bytes).c_str(), in.bytes_meaning.c_str());
+      if (!f.path.empty()) std::printf("      %s\n", f.path.c_str());
+    }
+    if (in.findings.size() > n) std::printf("  ... %zu more\n", in.findings.size() - n);
+  }
+}
+
+}  // namespace xrpm::cli
