@@ -12,9 +12,9 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "subprocess.h"
 #include "game_heap.h"
 #include "leak_game.h"
+#include "tool_process.h"
 #include "xrpm/formats/snapshot_io.h"
 
 namespace xrpm {
@@ -35,8 +35,8 @@ class AnalysisCli : public ::testing::Test {
     fs::create_directories(dir_);
     for (int i = 0; i < 3; ++i) {
       const std::string path = File("dump" + std::to_string(i + 1) + ".gclog");
-      formats::SaveSnapshot(testing::GameSnapshot(100 + 50 * i, 20 - 5 * i, 10, ObjectId(i + 1) << 28),
-                   path);
+      formats::SaveSnapshot(
+          testing::GameSnapshot(100 + 50 * i, 20 - 5 * i, 10, ObjectId(i + 1) << 28), path);
     }
   }
   void TearDown() override { fs::remove_all(dir_); }
@@ -45,10 +45,8 @@ class AnalysisCli : public ::testing::Test {
 
   // Runs xrpm with `args` (stdout captured; stderr dropped, or captured too).
   Result Xrpm(const std::string& args, bool with_stderr = false) const {
-    const std::string cmd = std::string(XRPM_CLI_BIN) + " " + args +
-                            (with_stderr ? " 2>&1" : " 2>/dev/null");
     Result r;
-    const xrpm::testing::RunResult run = xrpm::testing::RunShell(cmd);
+    const xrpm::testing::RunResult run = xrpm::testing::RunXrpm(args, with_stderr);
     r.out = run.out;
     r.rc = run.exit_code;
     return r;
@@ -176,7 +174,8 @@ class LeaksCli : public AnalysisCli {
   void SetUp() override {
     AnalysisCli::SetUp();
     for (const uint64_t f : {600, 900, 1200})
-      formats::SaveSnapshot(testing::LeakGameCapture(f), File("leak-" + std::to_string(f) + ".xrpm"));
+      formats::SaveSnapshot(testing::LeakGameCapture(f),
+                            File("leak-" + std::to_string(f) + ".xrpm"));
   }
   std::string Caps(const char* a, const char* b, const char* c) const {
     return File(std::string("leak-") + a + ".xrpm") + " " +

@@ -9,7 +9,8 @@
 #include <thread>
 
 #include "raw_peer.h"
-#include "subprocess.h"
+#include "temp_dir.h"
+#include "tool_process.h"
 
 namespace xrpm::testing {
 namespace {
@@ -19,39 +20,15 @@ namespace fs = std::filesystem;
 const std::string kXrpm = XRPM_CLI_BIN;
 const std::string kEmulator = XRPM_EMULATOR_BIN;
 
-// A fresh directory per test (ctest runs tests in parallel).
-fs::path TempDir() {
-  const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-  fs::path d = fs::temp_directory_path() /
-               ("xrpm_cli_capture_" + std::to_string(getpid()) + "_" + info->name());
-  fs::remove_all(d);
-  fs::create_directories(d);
-  return d;
-}
-
-size_t FilesIn(const fs::path& d) {
+size_t FilesIn(const std::string& d) {
   return static_cast<size_t>(std::distance(fs::directory_iterator(d), fs::directory_iterator()));
 }
 
-// xrpm-emulator on a free port; the port is read from the agent's "listening on" line.
-struct Emulator {
-  explicit Emulator(std::vector<std::string> extra) {
-    std::vector<std::string> argv = {kEmulator, "--port", "0", "--fps", "60"};
-    argv.insert(argv.end(), extra.begin(), extra.end());
-    proc = std::make_unique<BackgroundProcess>(argv);
-    const std::string line = proc->log().WaitFor("listening on 127.0.0.1:", 20000);
-    if (!line.empty()) endpoint = line.substr(line.find("127.0.0.1:"));
-    endpoint = endpoint.substr(0, endpoint.find(' '));
-  }
-  std::unique_ptr<BackgroundProcess> proc;
-  std::string endpoint;
-};
-
 TEST(CliCapture, CapturesTheEmulatorIntoAReadableGclog) {
-  const fs::path dir = TempDir();
-  Emulator emu({"--scenario", "bubbles"});
+  const TempDir dir("xrpm_cli_capture");
+  EmulatorProcess emu({"--scenario", "bubbles"});
   ASSERT_FALSE(emu.endpoint.empty()) << emu.proc->log().All();
-  const std::string out = (dir / "bubbles.gclog").string();
+  const std::string out = dir.Path("bubbles.gclog");
   RunResult r = RunProcess({kXrpm, "capture", "--connect", emu.endpoint, "-o", out, "--json"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.err, "") << "no progress bar when stderr is not a terminal";
@@ -59,7 +36,7 @@ TEST(CliCapture, CapturesTheEmulatorIntoAReadableGclog) {
   EXPECT_EQ(j["app"], "bubbles.exe");
   EXPECT_GT(j["objects"].get<uint64_t>(), 50u);
   EXPECT_GT(j["pause_us"].get<uint64_t>(), 0u);
-  EXPECT_EQ(FilesIn(dir), 1u) << "the snapshot and no temporary file";
+  EXPECT_EQ(FilesIn(dir.path()), 1u) << "the snapshot and no temporary file";
 
   RunResult info = RunProcess({kXrpm, "info", out, "--json"});
   ASSERT_EQ(info.exit_code, 0) << info.err;
@@ -77,10 +54,10 @@ TEST(CliCapture, CapturesTheEmulatorIntoAReadableGclog) {
 }
 
 TEST(CliCapture, CountersToCsv) {
-  const fs::path dir = TempDir();
-  Emulator emu({"--scenario", "bubbles"});
+  const TempDir dir("xrpm_cli_capture");
+  EmulatorProcess emu({"--scenario", "bubbles"});
   ASSERT_FALSE(emu.endpoint.empty());
-  const std::string csv = (dir / "counters.csv").string();
+  const std::string csv = dir.Path("counters.csv");
   // Long enough that a loaded machine still delivers several samples; the interval in force is
   // checked on the device's own clock (boot_ms), not by counting rows against the wall clock.
   RunResult r = RunProcess({kXrpm, "counters", "--connect", emu.endpoint, "--interval", "20",
@@ -112,15 +89,15 @@ TEST(CliCapture, CountersToCsv) {
 }
 
 TEST(CliCapture, BadTokenFailsAndWritesNothing) {
-  const fs::path dir = TempDir();
-  Emulator emu({"--scenario", "bubbles", "--token", "s3cret"});
+  const TempDir dir("xrpm_cli_capture");
+  EmulatorProcess emu({"--scenario", "bubbles", "--token", "s3cret"});
   ASSERT_FALSE(emu.endpoint.empty());
-  const std::string out = (dir / "x.gclog").string();
+  const std::string out = dir.Path("x.gclog");
   RunResult r =
       RunProcess({kXrpm, "capture", "--connect", emu.endpoint, "--token", "nope", "-o", out});
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.err.find("bad token"), std::string::npos) << r.err;
-  EXPECT_EQ(FilesIn(dir), 0u);
+  EXPECT_EQ(FilesIn(dir.path()), 0u);
   EXPECT_FALSE(emu.proc->log().WaitFor("refused 127.0.0.1").empty());
   RunResult ok =
       RunProcess({kXrpm, "capture", "--connect", emu.endpoint, "--token", "s3cret", "-o", out});
@@ -134,18 +111,18 @@ TEST(CliCapture, EmulatorRefusesAPublicAddressWithoutToken) {
 }
 
 TEST(CliCapture, IncompleteCaptureWritesNoFile) {
-  const fs::path dir = TempDir();
+  const TempDir dir("xrpm_cli_capture");
   FakeDevice dev;
   std::thread device([&] {
     if (dev.StartCapture(2)) dev.peer().DisconnectNow();
   });
-  const std::string out = (dir / "x.gclog").string();
+  const std::string out = dir.Path("x.gclog");
   RunResult r = RunProcess(
       {kXrpm, "capture", "--connect", "127.0.0.1:" + std::to_string(dev.port()), "-o", out});
   device.join();
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.err.find("incomplete capture"), std::string::npos) << r.err;
-  EXPECT_EQ(FilesIn(dir), 0u) << "no snapshot, no temporary file";
+  EXPECT_EQ(FilesIn(dir.path()), 0u) << "no snapshot, no temporary file";
 }
 
 TEST(CliCapture, UsageErrors) {

@@ -9,7 +9,7 @@
 #include <string>
 
 #include "fields_game.h"
-#include "subprocess.h"
+#include "tool_process.h"
 #include "xrpm/formats/xrpm_file.h"
 
 namespace xrpm {
@@ -30,8 +30,7 @@ class FieldsCli : public ::testing::Test {
 
   // Runs xrpm; returns the exit code, stdout (and stderr after it when asked) in *out.
   int Xrpm(const std::string& args, std::string* out, bool with_stderr = false) const {
-    const testing::RunResult r = testing::RunShell(std::string(XRPM_CLI_BIN) + " " + args +
-                                                   (with_stderr ? " 2>&1" : " 2>/dev/null"));
+    const testing::RunResult r = testing::RunXrpm(args, with_stderr);
     *out += r.out;
     return r.exit_code;
   }

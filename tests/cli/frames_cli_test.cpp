@@ -8,7 +8,8 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
-#include "subprocess.h"
+#include "temp_dir.h"
+#include "tool_process.h"
 
 namespace xrpm::testing {
 namespace {
@@ -16,34 +17,12 @@ namespace {
 namespace fs = std::filesystem;
 
 const std::string kXrpm = XRPM_CLI_BIN;
-const std::string kEmulator = XRPM_EMULATOR_BIN;
-
-fs::path TempDir() {
-  const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-  fs::path d = fs::temp_directory_path() /
-               ("xrpm_frames_cli_" + std::to_string(getpid()) + "_" + info->name());
-  fs::remove_all(d);
-  fs::create_directories(d);
-  return d;
-}
-
-struct Emulator {
-  explicit Emulator(const std::string& scenario) {
-    proc = std::make_unique<BackgroundProcess>(
-        std::vector<std::string>{kEmulator, "--port", "0", "--fps", "60", "--scenario", scenario});
-    const std::string line = proc->log().WaitFor("listening on 127.0.0.1:", 20000);
-    if (!line.empty()) endpoint = line.substr(line.find("127.0.0.1:"));
-    endpoint = endpoint.substr(0, endpoint.find(' '));
-  }
-  std::unique_ptr<BackgroundProcess> proc;
-  std::string endpoint;
-};
 
 TEST(FramesCli, FramesJsonAndCsv) {
-  const fs::path dir = TempDir();
-  Emulator emu("bubbles");
+  const TempDir dir("xrpm_frames_cli");
+  EmulatorProcess emu({"--scenario", "bubbles"});
   ASSERT_FALSE(emu.endpoint.empty()) << emu.proc->log().All();
-  const std::string csv = (dir / "frames.csv").string();
+  const std::string csv = dir.Path("frames.csv");
   // --count ends the recording by frames, not by the clock (a loaded machine only makes it
   // take longer); --duration is then the bound on a broken run.
   RunResult r = RunProcess({kXrpm, "frames", "--connect", emu.endpoint, "--count", "31",
@@ -76,7 +55,7 @@ TEST(FramesCli, FramesJsonAndCsv) {
 }
 
 TEST(FramesCli, AllocationsJsonNamesTheLeakingSite) {
-  Emulator emu("leak");
+  EmulatorProcess emu({"--scenario", "leak"});
   ASSERT_FALSE(emu.endpoint.empty()) << emu.proc->log().All();
   RunResult r =
       RunProcess({kXrpm, "allocations", "--connect", emu.endpoint, "--count", "180", "--duration",
@@ -109,7 +88,7 @@ TEST(FramesCli, AllocationsJsonNamesTheLeakingSite) {
 }
 
 TEST(FramesCli, ARefusedSampleIntervalIsAClearError) {
-  Emulator emu("bubbles");
+  EmulatorProcess emu({"--scenario", "bubbles"});
   ASSERT_FALSE(emu.endpoint.empty()) << emu.proc->log().All();
   // The refusal ends the run at once; the duration only bounds a run that never hears it.
   RunResult r = RunProcess({kXrpm, "allocations", "--connect", emu.endpoint, "--duration", "30",

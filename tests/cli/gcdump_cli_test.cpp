@@ -9,27 +9,20 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
-#include "subprocess.h"
 #include "file_bytes.h"
 #include "gcdump_test_writer.h"
+#include "tool_process.h"
 
 namespace xrpm {
 namespace {
 
 namespace fs = std::filesystem;
 
-struct CliRun {
-  int code = -1;
-  std::string out;
-};
+using xrpm::testing::RunResult;
 
-CliRun Xrpm(const std::string& args) {
-  const std::string cmd = std::string(XRPM_CLI_BIN) + " " + args + " 2>&1";
-  CliRun r;
-  const xrpm::testing::RunResult run = xrpm::testing::RunShell(cmd);
-  r.out = run.out;
-  r.code = run.exit_code;
-  return r;
+// `xrpm ARGS 2>&1`.
+RunResult Xrpm(const std::string& args) {
+  return xrpm::testing::RunXrpm(args, true);
 }
 
 const std::string kMono = std::string(XRPM_TEST_DATA) + "/gcdump/sample-monovm.gcdump";
@@ -53,31 +46,31 @@ TEST_F(GcDumpCli, EveryFileVerbReadsAGcDump) {
        {"info " + kMono, "types " + kMono, "report " + kMono, "dominators " + kMono,
         "paths " + kMono + " --type System.String", "diff " + kMono + " " + kMono,
         "info --json " + kTest1, "types --json " + kTest1}) {
-    const CliRun r = Xrpm(args);
-    EXPECT_EQ(r.code, 0) << args << "\n" << r.out;
+    const RunResult r = Xrpm(args);
+    EXPECT_EQ(r.exit_code, 0) << args << "\n" << r.out;
   }
-  const CliRun info = Xrpm("info " + kMono);
+  const RunResult info = Xrpm("info " + kMono);
   EXPECT_NE(info.out.find("(gcdump, "), std::string::npos) << info.out;
   EXPECT_EQ(info.out.find("sampled"), std::string::npos) << info.out;
-  const CliRun types = Xrpm("types " + kMono);
+  const RunResult types = Xrpm("types " + kMono);
   EXPECT_NE(types.out.find("System.RuntimeType"), std::string::npos) << types.out;
 }
 
 TEST_F(GcDumpCli, ConvertWritesEveryWritableFormatAndRefusesGcDumpOutput) {
   for (const char* out : {"m.gclog", "m.txt", "m.heapsnapshot"}) {
-    const CliRun r = Xrpm("convert " + kMono + " " + Path(out));
-    EXPECT_EQ(r.code, 0) << out << "\n" << r.out;
+    const RunResult r = Xrpm("convert " + kMono + " " + Path(out));
+    EXPECT_EQ(r.exit_code, 0) << out << "\n" << r.out;
     EXPECT_NE(r.out.find("23,909 objects"), std::string::npos) << r.out;
     EXPECT_GT(fs::file_size(Path(out)), 100000u) << out;
   }
-  const CliRun back = Xrpm("info --json --strict " + Path("m.gclog"));
-  ASSERT_EQ(back.code, 0) << back.out;
+  const RunResult back = Xrpm("info --json --strict " + Path("m.gclog"));
+  ASSERT_EQ(back.exit_code, 0) << back.out;
   const auto j = nlohmann::json::parse(back.out);
   EXPECT_EQ(j["totals"]["objects"], 23909);
   EXPECT_EQ(j["totals"]["references"], 13144);
   EXPECT_EQ(j["totals"]["bytes"], 1309128);
-  const CliRun refuse = Xrpm("convert " + kMono + " " + Path("m.gcdump"));
-  EXPECT_NE(refuse.code, 0);
+  const RunResult refuse = Xrpm("convert " + kMono + " " + Path("m.gcdump"));
+  EXPECT_NE(refuse.exit_code, 0);
   EXPECT_NE(refuse.out.find("cannot be written"), std::string::npos) << refuse.out;
   EXPECT_FALSE(fs::exists(Path("m.gcdump")));
 }
@@ -92,13 +85,13 @@ TEST_F(GcDumpCli, InfoFlagsASampledDumpWithStoredAndScaledTotals) {
   w.count_multipliers = {1, 1, 10};
   std::ofstream(Path("s.gcdump"), std::ios::binary) << w.Finish();
 
-  const CliRun text = Xrpm("info " + Path("s.gcdump"));
-  ASSERT_EQ(text.code, 0) << text.out;
+  const RunResult text = Xrpm("info " + Path("s.gcdump"));
+  ASSERT_EQ(text.exit_code, 0) << text.out;
   EXPECT_NE(text.out.find("(gcdump, 398 B, sampled)"), std::string::npos) << text.out;
   EXPECT_NE(text.out.find("objects, scaled     20"), std::string::npos) << text.out;
   EXPECT_NE(text.out.find("(500 bytes)"), std::string::npos) << text.out;
-  const CliRun json = Xrpm("info --json " + Path("s.gcdump"));
-  ASSERT_EQ(json.code, 0) << json.out;
+  const RunResult json = Xrpm("info --json " + Path("s.gcdump"));
+  ASSERT_EQ(json.exit_code, 0) << json.out;
   const auto j = nlohmann::json::parse(json.out);
   EXPECT_EQ(j["sampled"], true);
   EXPECT_EQ(j["totals"]["objects"], 2);
@@ -111,8 +104,8 @@ TEST_F(GcDumpCli, ABrokenGcDumpExitsWith1AndNamesTheOffset) {
   std::string b = test::FileBytes(kTest1);
   b.resize(1000);
   std::ofstream(Path("cut.gcdump"), std::ios::binary) << b;
-  const CliRun r = Xrpm("info " + Path("cut.gcdump"));
-  EXPECT_EQ(r.code, 1) << r.out;
+  const RunResult r = Xrpm("info " + Path("cut.gcdump"));
+  EXPECT_EQ(r.exit_code, 1) << r.out;
   EXPECT_NE(r.out.find("cut.gcdump: byte offset "), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("count 1994 needs at least"), std::string::npos) << r.out;
 }

@@ -9,24 +9,15 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "subprocess.h"
+#include "tool_process.h"
 
 namespace {
 
-struct CliRun {
-  int code = -1;
-  std::string out;  // stdout (and stderr when asked)
-};
+using xrpm::testing::RunResult;
 
-// Runs `xrpm <args>`; stderr goes to /dev/null unless `with_stderr`.
-CliRun Xrpm(const std::string& args, bool with_stderr = false) {
-  const std::string cmd = std::string(XRPM_CLI_BIN) + " " + args +
-                          (with_stderr ? " 2>&1" : " 2>/dev/null");
-  CliRun r;
-  const xrpm::testing::RunResult run = xrpm::testing::RunShell(cmd);
-  r.out = run.out;
-  r.code = run.exit_code;
-  return r;
+// `xrpm ARGS`, stderr to /dev/null unless `with_stderr`.
+RunResult Xrpm(const std::string& args, bool with_stderr = false) {
+  return xrpm::testing::RunXrpm(args, with_stderr);
 }
 
 const std::string kSample = XRPM_TEST_DATA "/netcf/bubbles.gclog";
@@ -44,44 +35,44 @@ std::string Slurp(const std::string& path) {
 }
 
 TEST(Cli, HelpListsTheVerbsAndEveryVerbHasHelp) {
-  CliRun r = Xrpm("--help");
-  EXPECT_EQ(r.code, 0);
+  RunResult r = Xrpm("--help");
+  EXPECT_EQ(r.exit_code, 0);
   for (const char* v : {"info", "types", "convert"}) {
     EXPECT_NE(r.out.find(v), std::string::npos) << v;
-    CliRun h = Xrpm(std::string(v) + " --help");
-    EXPECT_EQ(h.code, 0) << v;
+    RunResult h = Xrpm(std::string(v) + " --help");
+    EXPECT_EQ(h.exit_code, 0) << v;
     EXPECT_NE(h.out.find("--strict"), std::string::npos) << v;
     EXPECT_NE(h.out.find("--json"), std::string::npos) << v;
   }
 }
 
 TEST(Cli, UsageErrorsExitWith2) {
-  EXPECT_EQ(Xrpm("").code, 2);
-  EXPECT_EQ(Xrpm("info").code, 2);
-  EXPECT_EQ(Xrpm("info " + kSample + " --bogus").code, 2);
-  EXPECT_EQ(Xrpm("types " + kSample + " --sort size").code, 2);
-  EXPECT_EQ(Xrpm("types " + kSample + " --top many").code, 2);
-  EXPECT_EQ(Xrpm("convert " + kSample).code, 2);
-  EXPECT_EQ(Xrpm("convert " + kSample + " x --to nosuch").code, 2);
-  EXPECT_EQ(Xrpm("info --from nosuch " + kSample).code, 2);
-  EXPECT_EQ(Xrpm("nosuchverb").code, 2);
+  EXPECT_EQ(Xrpm("").exit_code, 2);
+  EXPECT_EQ(Xrpm("info").exit_code, 2);
+  EXPECT_EQ(Xrpm("info " + kSample + " --bogus").exit_code, 2);
+  EXPECT_EQ(Xrpm("types " + kSample + " --sort size").exit_code, 2);
+  EXPECT_EQ(Xrpm("types " + kSample + " --top many").exit_code, 2);
+  EXPECT_EQ(Xrpm("convert " + kSample).exit_code, 2);
+  EXPECT_EQ(Xrpm("convert " + kSample + " x --to nosuch").exit_code, 2);
+  EXPECT_EQ(Xrpm("info --from nosuch " + kSample).exit_code, 2);
+  EXPECT_EQ(Xrpm("nosuchverb").exit_code, 2);
 }
 
 TEST(Cli, BadInputExitsWith1AndSaysWhy) {
-  CliRun r = Xrpm("info /nonexistent/x.gclog", true);
-  EXPECT_EQ(r.code, 1);
+  RunResult r = Xrpm("info /nonexistent/x.gclog", true);
+  EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.out.find("/nonexistent/x.gclog"), std::string::npos);
   EXPECT_NE(r.out.find("open-failed"), std::string::npos);
 
   r = Xrpm("info --strict " + kSpec, true);
-  EXPECT_EQ(r.code, 1);
+  EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.out.find("spec-format-sample.gclog:8:"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("[unknown-type]"), std::string::npos);
 
   const std::string junk = Temp("junk.gclog");
   { std::ofstream(junk) << "this is not\nthe heap dump\n"; }
   r = Xrpm("info " + junk, true);
-  EXPECT_EQ(r.code, 1);
+  EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.out.find("junk.gclog:1:"), std::string::npos);
   EXPECT_NE(r.out.find("no-records"), std::string::npos);
   std::remove(junk.c_str());
@@ -93,38 +84,38 @@ TEST(Cli, EmptyInputIsNoRecords) {
   for (const char* text : {"", "  \n\n\t\n"}) {
     const std::string empty = Temp("empty.gclog");
     { std::ofstream(empty) << text; }
-    CliRun r = Xrpm("info --strict " + empty, true);
-    EXPECT_EQ(r.code, 1) << r.out;
+    RunResult r = Xrpm("info --strict " + empty, true);
+    EXPECT_EQ(r.exit_code, 1) << r.out;
     EXPECT_NE(r.out.find("[no-records]"), std::string::npos) << r.out;
     r = Xrpm("info " + empty, true);
-    EXPECT_EQ(r.code, 0) << r.out;
+    EXPECT_EQ(r.exit_code, 0) << r.out;
     EXPECT_NE(r.out.find("[no-records]"), std::string::npos) << r.out;  // the warning, on stderr
     EXPECT_NE(r.out.find("Diagnostics: 1 (no-records 1"), std::string::npos) << r.out;
     r = Xrpm("info --json " + empty);
-    ASSERT_EQ(r.code, 0);
+    ASSERT_EQ(r.exit_code, 0);
     EXPECT_NE(r.out.find("no-records"), std::string::npos) << r.out;
     std::remove(empty.c_str());
   }
 }
 
 TEST(Cli, InfoHumanOutput) {
-  CliRun r = Xrpm("info " + kSample);
-  ASSERT_EQ(r.code, 0);
+  RunResult r = Xrpm("info " + kSample);
+  ASSERT_EQ(r.exit_code, 0);
   EXPECT_NE(r.out.find("Bubbles.exe"), std::string::npos);
   EXPECT_NE(r.out.find("2,000"), std::string::npos);
   EXPECT_NE(r.out.find("Diagnostics: none"), std::string::npos);
 }
 
 TEST(Cli, InfoLenientPrintsDiagnosticsOnStderrAndSucceeds) {
-  CliRun r = Xrpm("info --max-diagnostics 2 " + kSpec, true);
-  EXPECT_EQ(r.code, 0);
+  RunResult r = Xrpm("info --max-diagnostics 2 " + kSpec, true);
+  EXPECT_EQ(r.exit_code, 0);
   EXPECT_NE(r.out.find("spec-format-sample.gclog:8: "), std::string::npos);
   EXPECT_NE(r.out.find("9 more problem(s) not shown (11 in all"), std::string::npos) << r.out;
 }
 
 TEST(Cli, InfoJson) {
-  CliRun r = Xrpm("info --json " + kSpec);
-  ASSERT_EQ(r.code, 0);
+  RunResult r = Xrpm("info --json " + kSpec);
+  ASSERT_EQ(r.exit_code, 0);
   auto j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j["format"], "netcf");
   EXPECT_EQ(j["totals"]["objects"], 6);
@@ -139,8 +130,8 @@ TEST(Cli, InfoJson) {
 }
 
 TEST(Cli, TypesSortedAndLimited) {
-  CliRun r = Xrpm("types --json --sort count --top 3 " + kSample);
-  ASSERT_EQ(r.code, 0);
+  RunResult r = Xrpm("types --json --sort count --top 3 " + kSample);
+  ASSERT_EQ(r.exit_code, 0);
   auto j = nlohmann::json::parse(r.out);
   ASSERT_EQ(j["rows"].size(), 3u);
   EXPECT_EQ(j["objects"], 2000);
@@ -149,16 +140,16 @@ TEST(Cli, TypesSortedAndLimited) {
   EXPECT_EQ(j["rows"][0]["name"], "System.String");
 
   r = Xrpm("types --sort bytes " + kSample);
-  ASSERT_EQ(r.code, 0);
+  ASSERT_EQ(r.exit_code, 0);
   EXPECT_NE(r.out.find("System.String"), std::string::npos);
   EXPECT_NE(r.out.find("KiB"), std::string::npos);
-  EXPECT_EQ(Xrpm("types --section 5 " + kSample).code, 1);
+  EXPECT_EQ(Xrpm("types --section 5 " + kSample).exit_code, 1);
 }
 
 TEST(Cli, ConvertCanonicalisesAtomically) {
   const std::string out = Temp("converted.gclog");
-  CliRun r = Xrpm("convert --json " + kSpec + " " + out);
-  ASSERT_EQ(r.code, 0);
+  RunResult r = Xrpm("convert --json " + kSpec + " " + out);
+  ASSERT_EQ(r.exit_code, 0);
   auto j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j["to"], "netcf");
   EXPECT_EQ(j["objects"], 6);
@@ -166,11 +157,11 @@ TEST(Cli, ConvertCanonicalisesAtomically) {
   EXPECT_EQ(text.substr(0, 26), "a 2 bubblecs.exe 763f9d2\nt");
   // Converting the canonical output again is byte-identical.
   const std::string out2 = Temp("converted2.gclog");
-  ASSERT_EQ(Xrpm("convert " + out + " " + out2).code, 0);
+  ASSERT_EQ(Xrpm("convert " + out + " " + out2).exit_code, 0);
   EXPECT_EQ(Slurp(out2), text);
   // A failed conversion leaves no output behind.
   std::remove(out2.c_str());
-  EXPECT_EQ(Xrpm("convert /nonexistent.gclog " + out2).code, 1);
+  EXPECT_EQ(Xrpm("convert /nonexistent.gclog " + out2).exit_code, 1);
   EXPECT_FALSE(std::ifstream(out2).good());
   std::remove(out.c_str());
 }

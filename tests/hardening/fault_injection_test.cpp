@@ -23,6 +23,7 @@
 #include "lossy_udp_proxy.h"
 #include "subprocess.h"
 #include "test_util.h"
+#include "tool_process.h"
 
 namespace xrpm::testing {
 namespace {
@@ -32,7 +33,6 @@ using client::CaptureResult;
 using client::HostClient;
 
 const std::string kXrpm = XRPM_CLI_BIN;
-const std::string kEmulator = XRPM_EMULATOR_BIN;
 
 fs::path TempDir() {
   const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
@@ -144,18 +144,10 @@ TEST(FaultInjection, HostProcessKilledMidCaptureTwentyTimes) {
               mid_walk, static_cast<unsigned long long>(worst_resume_us));
 }
 
-// xrpm-emulator on a free (or given) port; the port is read from the agent's "listening" line.
-struct Emulator {
-  explicit Emulator(uint16_t port = 0) {
-    proc = std::make_unique<BackgroundProcess>(
-        std::vector<std::string>{kEmulator, "--port", std::to_string(port), "--fps", "60",
-                                 "--scenario", "synthetic", "--objects", "300000"});
-    const std::string line = proc->log().WaitFor("listening on 127.0.0.1:", 20000);
-    if (line.empty()) return;
-    endpoint = line.substr(line.find("127.0.0.1:"));
-    endpoint = endpoint.substr(0, endpoint.find(' '));
-  }
-  uint16_t port() const { return static_cast<uint16_t>(std::stoi(endpoint.substr(10))); }
+// xrpm-emulator on a free (or given) port with a 300,000-object heap, and the fault to inject.
+struct Emulator : EmulatorProcess {
+  explicit Emulator(uint16_t port = 0)
+      : EmulatorProcess({"--scenario", "synthetic", "--objects", "300000"}, port) {}
   void KillMidCapture(const std::string& capture_id = "1") {
     ASSERT_FALSE(proc->log().WaitFor("capture " + capture_id + " requested", 20000).empty())
         << proc->log().All();
@@ -167,8 +159,6 @@ struct Emulator {
   bool KilledAfterTheCapture(const std::string& capture_id = "1") {
     return !proc->log().WaitFor("capture " + capture_id + " done", 0).empty();
   }
-  std::unique_ptr<BackgroundProcess> proc;
-  std::string endpoint;
 };
 
 // Kills rounds of emulator + client until a kill lands before the capture completed (bounded: a

@@ -47,10 +47,8 @@ MonoRun::MonoRun(const std::vector<std::string>& launcher_args, const std::strin
   argv.push_back(MonoProgram(exe));
   argv.insert(argv.end(), args.begin(), args.end());
   proc = std::make_unique<BackgroundProcess>(argv);
-  const std::string line = proc->log().WaitFor("listening on 127.0.0.1:", 30000);
-  if (line.empty()) return;
-  endpoint = line.substr(line.find("127.0.0.1:"));
-  endpoint = endpoint.substr(0, endpoint.find(' '));
+  endpoint = WaitForAgentEndpoint(*proc, 30000);
+  if (endpoint.empty()) return;
   port = static_cast<uint16_t>(std::atoi(endpoint.substr(endpoint.find(':') + 1).c_str()));
 }
 

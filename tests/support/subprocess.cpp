@@ -119,4 +119,11 @@ RunResult RunShell(const std::string& command, uint32_t timeout_ms) {
   return RunProcess({"/bin/sh", "-c", command}, timeout_ms);
 }
 
+std::string WaitForAgentEndpoint(BackgroundProcess& proc, uint32_t timeout_ms) {
+  const std::string line = proc.log().WaitFor("listening on 127.0.0.1:", timeout_ms);
+  if (line.empty()) return "";
+  const std::string from = line.substr(line.find("127.0.0.1:"));
+  return from.substr(0, from.find(' '));
+}
+
 }  // namespace xrpm::testing

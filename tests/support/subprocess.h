@@ -42,4 +42,8 @@ class BackgroundProcess {
   LogSink log_;
 };
 
+// Waits (bounded) for a device agent's "listening on 127.0.0.1:PORT" line in proc's log;
+// returns "127.0.0.1:PORT", or "" if it did not come.
+std::string WaitForAgentEndpoint(BackgroundProcess& proc, uint32_t timeout_ms);
+
 }  // namespace xrpm::testing

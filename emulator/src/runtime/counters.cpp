@@ -3,18 +3,8 @@
 #include <algorithm>
 
 namespace xrpm::emulator {
-namespace {
-struct Row {
-  agent::CounterInfo info;
-  bool level;
-};
-constexpr Row kRows[] = {
-#define XRPM_COUNTER_ROW(e, cat, name, unit, level) {{cat, name, unit}, level},
-    XRPM_EMULATOR_COUNTERS(XRPM_COUNTER_ROW)
-#undef XRPM_COUNTER_ROW
-};
-static_assert(sizeof(kRows) / sizeof(kRows[0]) == kCounterCount);
-}  // namespace
+static_assert(kCounterCount + 1 == static_cast<size_t>(Counter::kCount),
+              "the catalog's last counter (Managed Threads) is the Mono port's alone");
 
 Counters::Counters() {
   Publish();
@@ -22,11 +12,11 @@ Counters::Counters() {
 
 agent::CounterInfo Counters::Describe(size_t index) {
   if (index >= kCounterCount) return {"", "", ""};
-  return kRows[index].info;
+  return agent::kNetcfCounters[index].info;
 }
 
 bool Counters::IsLevel(size_t index) {
-  return index < kCounterCount && kRows[index].level;
+  return index < kCounterCount && agent::kNetcfCounters[index].level;
 }
 
 void Counters::Publish() {

@@ -4,22 +4,17 @@ namespace xrpm {
 namespace mono {
 namespace {
 
-struct Desc {
-  const char* category;
-  const char* name;
-  const char* unit;
-};
-constexpr Desc kDescs[] = {
-#define XRPM_MONO_COUNTER_DESC(e, cat, name, unit, level) {cat, name, unit},
-    XRPM_MONO_COUNTERS(XRPM_MONO_COUNTER_DESC)
-#undef XRPM_MONO_COUNTER_DESC
+constexpr agent::NetcfCounter kCatalog[] = {
+#define XRPM_MONO_COUNTER_NETCF(e, netcf) agent::NetcfCounter::netcf,
+    XRPM_MONO_COUNTERS(XRPM_MONO_COUNTER_NETCF)
+#undef XRPM_MONO_COUNTER_NETCF
 };
 
 }  // namespace
 
 agent::CounterInfo MonoCounters::Describe(size_t index) {
   if (index >= kMonoCounterCount) return {"", "", ""};
-  return {kDescs[index].category, kDescs[index].name, kDescs[index].unit};
+  return agent::Spec(kCatalog[index]).info;
 }
 
 void MonoCounters::Record(Stat& s, int64_t datum) {

@@ -1,5 +1,5 @@
-// MonoCounters: the NETCF performance counters Mono can fill, under the NETCF names and
-// categories (the emulator's Counters lists the full set). A counter Mono cannot report
+// MonoCounters: the NETCF performance counters Mono can fill (a subset of the catalog in
+// xrpm/agent/netcf_counters.h). A counter Mono cannot report
 // (objects allocated without allocation events, pitching, timers, ...) is not in this list,
 // so the host never shows a made-up zero.
 //
@@ -17,31 +17,32 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "xrpm/agent/netcf_counters.h"
 #include "xrpm/agent/runtime_port.h"
 
 namespace xrpm {
 namespace mono {
 
-// X(enumerator, category, name, unit, is_level)
-#define XRPM_MONO_COUNTERS(X)                                                                 \
-  X(kGarbageCollections, "Garbage Collector", "Garbage Collections (GC)", "count", false)     \
-  X(kManagedBytesInUseAfterGc, "Garbage Collector", "Managed Bytes In Use After GC", "bytes", \
-    true)                                                                                     \
-  X(kGcLatencyTime, "Garbage Collector", "GC Latency Time (ms)", "ms", false)                 \
-  X(kObjectsFinalized, "Garbage Collector", "Objects Finalized", "count", false)              \
-  X(kGcHeap, "Memory", "GC Heap", "bytes", true)                                              \
-  X(kMethodsJitted, "JIT", "Methods Jitted", "count", false)                                  \
-  X(kNativeBytesJitted, "JIT", "Native Bytes Jitted", "bytes", false)                         \
-  X(kExceptionsThrown, "Exceptions", "Exceptions Thrown", "count", false)                     \
-  X(kAppDomainsCreated, "Loader", "App Domains Created", "count", false)                      \
-  X(kAppDomainsUnloaded, "Loader", "App Domains Unloaded", "count", false)                    \
-  X(kAssembliesLoaded, "Loader", "Assemblies Loaded", "count", false)                         \
-  X(kClassesLoaded, "Loader", "Classes Loaded", "count", false)                               \
-  X(kThreads, "Locks and Threads", "Managed Threads", "count", true)                          \
-  X(kContestedMonitorEnter, "Locks and Threads", "Contested Monitor.Enter Calls", "count", false)
+// The counters of the catalog (xrpm/agent/netcf_counters.h) that Mono fills, in the order the
+// port reports them. X(enumerator, catalog enumerator)
+#define XRPM_MONO_COUNTERS(X)                             \
+  X(kGarbageCollections, kGarbageCollections)             \
+  X(kManagedBytesInUseAfterGc, kManagedBytesInUseAfterGc) \
+  X(kGcLatencyTime, kGcLatencyTime)                       \
+  X(kObjectsFinalized, kObjectsFinalized)                 \
+  X(kGcHeap, kGcHeap)                                     \
+  X(kMethodsJitted, kMethodsJitted)                       \
+  X(kNativeBytesJitted, kNativeBytesJitted)               \
+  X(kExceptionsThrown, kExceptionsThrown)                 \
+  X(kAppDomainsCreated, kAppDomainsCreated)               \
+  X(kAppDomainsUnloaded, kAppDomainsUnloaded)             \
+  X(kAssembliesLoaded, kAssembliesLoaded)                 \
+  X(kClassesLoaded, kClassesLoaded)                       \
+  X(kThreads, kManagedThreads)                            \
+  X(kContestedMonitorEnter, kContestedMonitorEnter)
 
 enum class MonoCounter : uint16_t {
-#define XRPM_MONO_COUNTER_ENUM(e, cat, name, unit, level) e,
+#define XRPM_MONO_COUNTER_ENUM(e, netcf) e,
   XRPM_MONO_COUNTERS(XRPM_MONO_COUNTER_ENUM)
 #undef XRPM_MONO_COUNTER_ENUM
       kCount

@@ -1,5 +1,5 @@
-// Counters: the NETCF performance counters of the emulated runtime, under their real names and
-// categories (as the Remote Performance Monitor and the .stat file show them).
+// Counters: the NETCF performance counters of the emulated runtime (the catalog in
+// xrpm/agent/netcf_counters.h, all but the Mono port's "Managed Threads").
 //
 // Each counter keeps the .stat columns: total, last datum, n, mean, min, max. An event counter
 // (Managed Bytes Allocated, GC Latency Time) adds each datum to its total; a level counter (GC
@@ -16,65 +16,15 @@
 #include <cstdint>
 #include <mutex>
 
+#include "xrpm/agent/netcf_counters.h"
 #include "xrpm/agent/runtime_port.h"
 
 namespace xrpm::emulator {
 
-// X(enumerator, category, name, unit, is_level)
-#define XRPM_EMULATOR_COUNTERS(X)                                                                 \
-  X(kManagedObjectsAllocated, "Garbage Collector", "Managed Objects Allocated", "count", false)   \
-  X(kManagedBytesAllocated, "Garbage Collector", "Managed Bytes Allocated", "bytes", false)       \
-  X(kManagedStringObjectsAllocated, "Garbage Collector", "Managed String Objects Allocated",      \
-    "count", false)                                                                               \
-  X(kBytesOfStringObjectsAllocated, "Garbage Collector", "Bytes of String Objects Allocated",     \
-    "bytes", false)                                                                               \
-  X(kGarbageCollections, "Garbage Collector", "Garbage Collections (GC)", "count", false)         \
-  X(kBytesCollectedByGc, "Garbage Collector", "Bytes Collected By GC", "bytes", false)            \
-  X(kManagedBytesInUseAfterGc, "Garbage Collector", "Managed Bytes In Use After GC", "bytes",     \
-    true)                                                                                         \
-  X(kTotalBytesInUseAfterGc, "Garbage Collector", "Total Bytes In Use After GC", "bytes", true)   \
-  X(kGcCompactions, "Garbage Collector", "GC Compactions", "count", false)                        \
-  X(kCodePitchings, "Garbage Collector", "Code Pitchings", "count", false)                        \
-  X(kCallsToGcCollect, "Garbage Collector", "Calls to GC.Collect", "count", false)                \
-  X(kGcLatencyTime, "Garbage Collector", "GC Latency Time (ms)", "ms", false)                     \
-  X(kPinnedObjects, "Garbage Collector", "Pinned Objects", "count", false)                        \
-  X(kObjectsMovedByCompactor, "Garbage Collector", "Objects Moved by Compactor", "count", false)  \
-  X(kObjectsNotMovedByCompactor, "Garbage Collector", "Objects Not Moved by Compactor", "count",  \
-    false)                                                                                        \
-  X(kObjectsFinalized, "Garbage Collector", "Objects Finalized", "count", false)                  \
-  X(kBoxedValueTypes, "Garbage Collector", "Boxed Value Types", "count", false)                   \
-  X(kProcessHeap, "Memory", "Process Heap", "bytes", true)                                        \
-  X(kShortTermHeap, "Memory", "Short Term Heap", "bytes", true)                                   \
-  X(kJitHeap, "Memory", "JIT Heap", "bytes", true)                                                \
-  X(kAppDomainHeap, "Memory", "App Domain Heap", "bytes", true)                                   \
-  X(kGcHeap, "Memory", "GC Heap", "bytes", true)                                                  \
-  X(kMethodsJitted, "JIT", "Methods Jitted", "count", false)                                      \
-  X(kNativeBytesJitted, "JIT", "Native Bytes Jitted", "bytes", false)                             \
-  X(kMethodsPitched, "JIT", "Methods Pitched", "count", false)                                    \
-  X(kBytesPitched, "JIT", "Bytes Pitched", "bytes", false)                                        \
-  X(kExceptionsThrown, "Exceptions", "Exceptions Thrown", "count", false)                         \
-  X(kAppDomainsCreated, "Loader", "App Domains Created", "count", false)                          \
-  X(kAppDomainsUnloaded, "Loader", "App Domains Unloaded", "count", false)                        \
-  X(kAssembliesLoaded, "Loader", "Assemblies Loaded", "count", false)                             \
-  X(kClassesLoaded, "Loader", "Classes Loaded", "count", false)                                   \
-  X(kMethodsLoaded, "Loader", "Methods Loaded", "count", false)                                   \
-  X(kThreadsInThreadPool, "Locks and Threads", "Threads in Thread Pool", "count", true)           \
-  X(kPendingTimers, "Locks and Threads", "Pending Timers", "count", true)                         \
-  X(kScheduledTimers, "Locks and Threads", "Scheduled Timers", "count", false)                    \
-  X(kTimersDelayed, "Locks and Threads", "Timers Delayed by Thread Pool Limit", "count", false)   \
-  X(kWorkItemsQueued, "Locks and Threads", "Work Items Queued", "count", false)                   \
-  X(kUncontestedMonitorEnter, "Locks and Threads", "Uncontested Monitor.Enter Calls", "count",    \
-    false)                                                                                        \
-  X(kContestedMonitorEnter, "Locks and Threads", "Contested Monitor.Enter Calls", "count", false) \
-  X(kPlatformInvokeCalls, "Interop", "Platform Invoke Calls", "count", false)
-
-enum class Counter : uint16_t {
-#define XRPM_COUNTER_ENUM(e, cat, name, unit, level) e,
-  XRPM_EMULATOR_COUNTERS(XRPM_COUNTER_ENUM)
-#undef XRPM_COUNTER_ENUM
-      kCount
-};
-inline constexpr size_t kCounterCount = static_cast<size_t>(Counter::kCount);
+// The emulator reports every NETCF counter of the catalog (xrpm/agent/netcf_counters.h), in its
+// order: Counter is the catalog's enumeration.
+using Counter = agent::NetcfCounter;
+inline constexpr size_t kCounterCount = static_cast<size_t>(Counter::kManagedThreads);
 
 class Counters {
  public:

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "xrpm/agent/netcf_counters.h"
 #include "xrpm/client/counter_csv.h"
 
 namespace xrpm::app {
@@ -39,9 +40,10 @@ bool CounterBoard::Update(const client::CounterHistory& h) {
     // Graph a few telling counters from the start, so the graphs are never empty.
     bool any = false;
     for (const auto& c : counters_) any = any || c.selected;
-    for (const char* name :
-         {"Managed Bytes Allocated", "Garbage Collections (GC)", "Managed Bytes In Use After GC"})
-      if (int i = Find(name); i >= 0 && !any) counters_[size_t(i)].selected = true;
+    for (agent::NetcfCounter c :
+         {agent::NetcfCounter::kManagedBytesAllocated, agent::NetcfCounter::kGarbageCollections,
+          agent::NetcfCounter::kManagedBytesInUseAfterGc})
+      if (int i = Find(agent::CounterName(c)); i >= 0 && !any) counters_[size_t(i)].selected = true;
     categories_.clear();
     members_.clear();
     for (size_t i = 0; i < counters_.size(); ++i) {
