@@ -180,7 +180,7 @@ class Runtime final : public agent::RuntimePort {
   // request goes to the agent's marker queue (when an agent installed one; text cut at
   // agent::kMaxMarkerTextBytes), a scope tags the allocation samples taken while it is open.
   // `tag` must outlive its scope (a literal). Cost: one uncontended mutex and a copy of the text
-  // per marker; two stores per scope.
+  // per marker (a relaxed load with no agent); two stores per scope.
   void Marker(const char* text) { PostMarker(agent::MarkerKind::kMarker, text); }
   void RequestCapture(const char* label) { PostMarker(agent::MarkerKind::kCaptureRequest, label); }
   void EnterScope(const char* tag);
@@ -278,6 +278,7 @@ class Runtime final : public agent::RuntimePort {
   // ---- game events ----
   std::mutex game_sink_mu_;                         // held for every game sink call and change
   agent::GameEventSink* game_sink_ = nullptr;       // guarded by game_sink_mu_
+  std::atomic<bool> game_sink_on_{false};           // game_sink_ != nullptr, unlocked hint
   agent::ScopeTagStack scopes_;                     // the thread that holds the world
 };
 
