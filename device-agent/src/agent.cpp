@@ -66,6 +66,7 @@ bool Agent::Impl::Start(std::string* error) {
     host = nullptr;
     return false;
   }
+  StartMarkers();
   stopping = false;
   worker_exit = false;
   worker_thread = std::thread([this] { WorkerLoop(); });
@@ -138,6 +139,7 @@ void Agent::Impl::NetLoop() {
       }
       PumpCapture();
       PumpCounters();
+      PumpMarkers();
       PumpFrames();
       beacon.MaybeSend(NowNs(), [this](const std::string& line) { Log(line); });
       CheckHandshakeTimeouts();
@@ -169,6 +171,7 @@ void Agent::Impl::Shutdown() {
 void Agent::Impl::Stop() {
   stopping.store(true, std::memory_order_release);
   if (net_thread.joinable()) net_thread.join();
+  StopMarkers();
   {
     std::lock_guard<std::mutex> lock(worker_mu);
     worker_exit = true;

@@ -47,6 +47,8 @@ void Agent::Impl::OnSubscribeFrames(ENetPeer* peer, const wire::SubscribeFrames&
     return;
   }
   frames_on = true;
+  pending_markers.clear();  // markers of this subscription only
+  pending_markers_dropped = 0;
   frames_sample_bytes = n;
   frames_subscription = s.subscription();
   frame_batch_seq = 0;
@@ -86,7 +88,8 @@ void Agent::Impl::PumpFrames() {
   while (frames_flight.unacked() < opt.frames_unacked_limit) {
     wire::Envelope env;
     wire::FrameBatch* b = env.mutable_frame_batch();
-    if (!frames->Fill(b)) break;
+    const bool marked = FillMarkers(b);
+    if (!frames->Fill(b) && !marked) break;
     b->set_seq(++frame_batch_seq);
     b->set_sample_bytes(frames_sample_bytes);
     b->set_subscription(frames_subscription);
@@ -98,7 +101,8 @@ void Agent::Impl::PumpFrames() {
                              &frames_flight))
       break;
     if (b->frames_size() + b->samples_size() < static_cast<int>(protocol::kMaxFrameBatchRows) &&
-        b->methods_size() + b->types_size() + b->stacks_size() == 0)
+        b->methods_size() + b->types_size() + b->stacks_size() + b->tags_size() == 0 &&
+        pending_markers.empty())
       break;  // the ring is drained
   }
   std::lock_guard<std::mutex> lock(stats_mu);

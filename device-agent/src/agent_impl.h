@@ -11,6 +11,7 @@
 
 #include <atomic>
 #include <condition_variable>
+#include <deque>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -20,6 +21,7 @@
 #include "beacon_sender.h"
 #include "capture_job.h"
 #include "frame_tracker.h"
+#include "marker_queue.h"
 #include "xrpm/agent/agent.h"
 #include "xrpm/protocol/auth.h"
 #include "xrpm/protocol/enet_io.h"
@@ -97,6 +99,15 @@ struct Agent::Impl {
   void StopFrames();  // the runtime stops calling the tracker before this returns
   void PumpFrames();
 
+  // agent_markers.cpp
+  void StartMarkers();  // installs `markers` as the runtime's GameEventSink (Start)
+  void StopMarkers();   // removes it (Stop, after the network thread ended)
+  // Network thread: drains the marker queue (last marker, capture requests to the host,
+  // markers for the next FrameBatch).
+  void PumpMarkers();
+  // Moves up to kMaxBatchMarkers pending markers into *b; true if it added any.
+  bool FillMarkers(wire::FrameBatch* b);
+
   RuntimePort& runtime;
   const AgentOptions opt;
   protocol::AuthKey auth_key{};  // derived from opt.token (unused when it is empty)
@@ -133,6 +144,13 @@ struct Agent::Impl {
   uint64_t frame_batch_seq = 0;
   int64_t next_frames_ns = 0;
   protocol::SendAccounting frames_flight;  // frames-channel bytes inside ENet
+  // Markers (CAP_MARKERS): the queue exists while the runtime has it installed.
+  std::unique_ptr<MarkerQueue> markers;
+  bool markers_on = false;
+  bool has_last_marker = false;
+  QueuedMarker last_marker;
+  std::deque<QueuedMarker> pending_markers;     // for the next FrameBatch (bounded)
+  uint64_t pending_markers_dropped = 0;       // pending_markers was full
   BeaconSender beacon;  // discovery (opt.announce); sends from the network thread
 
   mutable std::mutex stats_mu;

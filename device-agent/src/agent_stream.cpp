@@ -42,6 +42,9 @@ void Agent::Impl::StartJob(const wire::CaptureRequest& r) {
   job->detail.fields = r.fields() && runtime.ReportsFields();
   job->detail.values = job->detail.fields && r.values() && runtime.ReportsValues();
   job->detail.string_cap = r.string_cap() ? r.string_cap() : protocol::kDefaultStringCap;
+  PumpMarkers();  // the markers posted up to now, so the last one is current
+  job->has_marker = has_last_marker;
+  job->last_marker = last_marker;
   abort_on_finish = false;
   {
     std::lock_guard<std::mutex> lock(stats_mu);

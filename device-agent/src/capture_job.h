@@ -12,6 +12,7 @@
 #include <string>
 
 #include "batch_queue.h"
+#include "marker_queue.h"
 #include "xrpm/agent/runtime_port.h"
 #include "xrpm/protocol/enet_io.h"
 
@@ -42,6 +43,9 @@ struct CaptureJob {
   // Fields and values (heap_walker.h): set when the job is created, before the capture thread
   // sees it; constant afterwards.
   WalkDetail detail;
+  // The last marker the game posted before the request (CaptureBegin.last_marker).
+  bool has_marker = false;
+  QueuedMarker last_marker;
   protocol::SendAccounting memory;  // encoded bytes held (queue + ENet); declared before queue
   BatchQueue queue;
   std::atomic<int64_t> cancel_ns{0};

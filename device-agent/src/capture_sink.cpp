@@ -92,6 +92,7 @@ bool CaptureSink::EnsureBegun() {
   b->set_fields(job_.detail.fields);
   b->set_values(job_.detail.values);
   if (job_.detail.values) b->set_string_cap(job_.detail.string_cap);
+  if (job_.has_marker) FillMarkerRow(job_.last_marker, b->mutable_last_marker());
   return Emit(env);
 }
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "marker_queue.h"
 #include "utf8.h"
 #include "xrpm/protocol/constants.h"
 
@@ -33,11 +34,13 @@ FrameTracker::FrameTracker(size_t ring_records)
     : ring_(ring_records),
       method_names_(new std::string[kMaxDefs]),
       type_names_(new std::string[kMaxDefs]),
+      tag_names_(new std::string[protocol::kMaxFrameTags]),
       stack_begin_(new uint32_t[kMaxDefs + 1]),
       stack_pool_(new uint32_t[kStackPoolEntries]),
       stack_table_(new uint32_t[kStackTableSlots]) {
   method_ids_.reserve(kMaxDefs);
   type_ids_.reserve(kMaxDefs);
+  tag_ids_.reserve(protocol::kMaxFrameTags);
   Reset();
 }
 
@@ -46,12 +49,14 @@ void FrameTracker::Reset() {
   methods_n_.store(0, std::memory_order_release);
   types_n_.store(0, std::memory_order_release);
   stacks_n_.store(0, std::memory_order_release);
+  tags_n_.store(0, std::memory_order_release);
   method_ids_.clear();
   type_ids_.clear();
+  tag_ids_.clear();
   std::fill(stack_table_.get(), stack_table_.get() + kStackTableSlots, 0u);
   stack_begin_[0] = 0;
   pool_used_ = 0;
-  methods_sent_ = types_sent_ = stacks_sent_ = 0;
+  methods_sent_ = types_sent_ = stacks_sent_ = tags_sent_ = 0;
 }
 
 void FrameTracker::OnFrame(const FrameRecord& f) noexcept {
@@ -97,6 +102,24 @@ uint32_t FrameTracker::InternType(uint64_t key, const char* name) {
   return n + 1;
 }
 
+uint32_t FrameTracker::InternTag(uint64_t key, const char* name) {
+  if (key == 0) return 0;
+  auto it = tag_ids_.find(key);
+  if (it != tag_ids_.end()) return it->second;
+  const uint32_t n = tags_n_.load(std::memory_order_relaxed);
+  if (n >= protocol::kMaxFrameTags) return 0;
+  try {
+    const char* t = name ? name : "";
+    const size_t len = strnlen(t, kMaxMarkerTextBytes + 1);
+    tag_names_[n].assign(t, CutUtf8(t, len, kMaxMarkerTextBytes));
+    tag_ids_.emplace(key, n + 1);
+  } catch (...) {
+    return 0;
+  }
+  tags_n_.store(n + 1, std::memory_order_release);
+  return n + 1;
+}
+
 uint32_t FrameTracker::InternStack(const uint32_t* m, uint32_t depth) {
   const uint32_t n = stacks_n_.load(std::memory_order_relaxed);
   for (uint32_t slot = HashStack(m, depth) % kStackTableSlots;;
@@ -128,8 +151,9 @@ void FrameTracker::OnAllocationSample(const AllocationSample& s) noexcept {
   }
   if (!full) stack = InternStack(methods, depth);
   const uint32_t type = InternType(s.type_key, s.type_name);
+  const uint32_t tag = InternTag(s.tag_key, s.tag_name);
   RingRecord r{};
-  r.w[0] = kSample | (uint64_t{s.size} << 32);
+  r.w[0] = kSample | (uint64_t{tag} << 8) | (uint64_t{s.size} << 32);
   r.w[1] = s.frame;
   r.w[2] = stack | (uint64_t{type} << 32);
   ring_.Push(r);
@@ -140,6 +164,7 @@ bool FrameTracker::Fill(wire::FrameBatch* b) {
   const uint32_t ps = stacks_n_.load(std::memory_order_acquire);
   const uint32_t pt = types_n_.load(std::memory_order_acquire);
   const uint32_t pm = methods_n_.load(std::memory_order_acquire);
+  const uint32_t pg = tags_n_.load(std::memory_order_acquire);
   bool added = false;
   size_t bytes = 0;
   uint32_t defs = 0;
@@ -163,8 +188,15 @@ bool FrameTracker::Fill(wire::FrameBatch* b) {
       d->add_methods(stack_pool_[i]);
     bytes += 8 + 2 * (stack_begin_[stacks_sent_ + 1] - stack_begin_[stacks_sent_]);
   }
+  for (; tags_sent_ < pg && room(); ++tags_sent_, ++defs) {
+    wire::TagDef* d = b->add_tags();
+    d->set_id(tags_sent_ + 1);
+    d->set_name(tag_names_[tags_sent_]);
+    bytes += tag_names_[tags_sent_].size() + 8;
+  }
   added = defs > 0;
-  if (methods_sent_ < pm || types_sent_ < pt || stacks_sent_ < ps) return added;  // defs first
+  if (methods_sent_ < pm || types_sent_ < pt || stacks_sent_ < ps || tags_sent_ < pg)
+    return added;  // defs first
 
   RingRecord r;
   uint32_t rows = 0;
@@ -173,12 +205,15 @@ bool FrameTracker::Fill(wire::FrameBatch* b) {
     if (kind == kSample) {
       const auto stack = static_cast<uint32_t>(r.w[2]);
       const auto type = static_cast<uint32_t>(r.w[2] >> 32);
-      if (stack > stacks_sent_ || type > types_sent_) break;  // defined after our snapshot
+      const auto tag = static_cast<uint32_t>((r.w[0] >> 8) & 0xFFFFFF);
+      if (stack > stacks_sent_ || type > types_sent_ || tag > tags_sent_)
+        break;  // defined after our snapshot
       wire::AllocSampleRow* row = b->add_samples();
       row->set_frame(r.w[1]);
       row->set_stack(stack);
       row->set_type(type);
       row->set_size(static_cast<uint32_t>(r.w[0] >> 32));
+      row->set_tag(tag);
     } else if (kind == kFrame) {
       wire::FrameRow* row = b->add_frames();
       row->set_frame(r.w[1]);

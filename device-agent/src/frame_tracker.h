@@ -3,6 +3,9 @@
 // a FrameRing; on the network thread it fills FrameBatch messages: new definitions first, then
 // frame and sample rows, never a row whose definitions have not been sent.
 //
+// Scope tags (AllocationSample::tag_key) are interned like types, at most protocol::kMaxFrameTags
+// (past that a sample's tag is 0), their text cut at kMaxMarkerTextBytes.
+//
 // Interning: methods and types by the runtime's stable key (hash map); stacks by their method-id
 // sequence in an open-addressing table (linear probing, FNV-style hash; O(depth) per sample).
 // Definitions live in fixed arrays published by an atomic count (release on the game thread,
@@ -57,21 +60,22 @@ class FrameTracker final : public FrameEventSink {
   uint32_t InternMethod(uint64_t key, const char* name);
   uint32_t InternType(uint64_t key, const char* name);
   uint32_t InternStack(const uint32_t* methods, uint32_t depth);
+  uint32_t InternTag(uint64_t key, const char* name);  // protocol::kMaxFrameTags at most
 
   FrameRing ring_;
 
   // ---- definitions: written by the game thread, published by count ----
-  std::unique_ptr<std::string[]> method_names_, type_names_;
+  std::unique_ptr<std::string[]> method_names_, type_names_, tag_names_;
   std::unique_ptr<uint32_t[]> stack_begin_;  // stack i: pool[begin[i] .. begin[i+1])
   std::unique_ptr<uint32_t[]> stack_pool_;
-  std::atomic<uint32_t> methods_n_{0}, types_n_{0}, stacks_n_{0};
+  std::atomic<uint32_t> methods_n_{0}, types_n_{0}, stacks_n_{0}, tags_n_{0};
   // game thread only
-  std::unordered_map<uint64_t, uint32_t> method_ids_, type_ids_;
+  std::unordered_map<uint64_t, uint32_t> method_ids_, type_ids_, tag_ids_;
   std::unique_ptr<uint32_t[]> stack_table_;  // open addressing: 0 empty, else stack id
   uint32_t pool_used_ = 0;
 
   // ---- network thread only ----
-  uint32_t methods_sent_ = 0, types_sent_ = 0, stacks_sent_ = 0;
+  uint32_t methods_sent_ = 0, types_sent_ = 0, stacks_sent_ = 0, tags_sent_ = 0;
 };
 
 }  // namespace agent

@@ -198,7 +198,8 @@ void Agent::Impl::GrantControl(ENetPeer* peer, Session* s) {
   w->set_capabilities(wire::CAP_COUNTERS | wire::CAP_HEAP_CAPTURE | wire::CAP_CANCEL |
                       (runtime.SupportsFrameEvents() ? wire::CAP_FRAMES : 0) |
                       (runtime.ReportsFields() ? wire::CAP_FIELDS : 0) |
-                      (runtime.ReportsFields() && runtime.ReportsValues() ? wire::CAP_VALUES : 0));
+                      (runtime.ReportsFields() && runtime.ReportsValues() ? wire::CAP_VALUES : 0) |
+                      (markers_on ? wire::CAP_MARKERS : 0));
   w->set_min_counter_interval_ms(protocol::kMinCounterIntervalMs);
   w->set_max_message_bytes(protocol::kMaxAgentMessageBytes);
   w->set_max_host_message_bytes(protocol::kMaxHostMessageBytes);

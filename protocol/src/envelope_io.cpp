@@ -56,6 +56,8 @@ const char* BodyName(const wire::Envelope& env) {
       return "frames_started";
     case wire::Envelope::kFrameBatch:
       return "frame_batch";
+    case wire::Envelope::kGameCaptureRequest:
+      return "game_capture_request";
     case wire::Envelope::BODY_NOT_SET:
       return "empty";
   }

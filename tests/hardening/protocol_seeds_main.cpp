@@ -130,7 +130,8 @@ int Main(const fs::path& out) {
     std::string s(1, '\0');
     wire::Envelope w;
     w.mutable_welcome()->set_protocol_version(protocol::kProtocolVersion);
-    w.mutable_welcome()->set_capabilities(wire::CAP_COUNTERS | wire::CAP_FRAMES);
+    w.mutable_welcome()->set_capabilities(wire::CAP_COUNTERS | wire::CAP_FRAMES |
+                                          wire::CAP_MARKERS);
     Packet(&s, w);
     MessageStream::AppendAction(&s, 3);  // the harness host subscribes (subscription 1)
     wire::Envelope st;
@@ -158,6 +159,12 @@ int Main(const fs::path& out) {
     wire::StackDef* st2 = fb->add_stacks();
     st2->set_id(2);
     for (uint32_t m : {4u, 2u, 3u}) st2->add_methods(m);
+    fb->add_tags()->set_id(1);  // issue 24: scope tags and markers
+    fb->mutable_tags(0)->set_name("AI");
+    wire::MarkerRow* mk = fb->add_markers();
+    mk->set_text("Level 7 loaded");
+    mk->set_frame(0);
+    mk->set_time_us(1000);
     for (uint64_t f = 0; f < 3; ++f) {
       wire::FrameRow* r = fb->add_frames();
       r->set_frame(f);
@@ -173,16 +180,25 @@ int Main(const fs::path& out) {
       a->set_stack(1 + f % 2);
       a->set_type(1 + f % 2);
       a->set_size(48);
+      a->set_tag(f == 1 ? 1 : 0);
     }
     MessageStream::AppendAction(&s, 4);
     Packet(&s, b);  // on the frames channel (action 4)
     fb->clear_methods();
     fb->clear_types();
     fb->clear_stacks();
+    fb->clear_tags();
+    fb->mutable_markers(0)->set_kind(wire::CAPTURE_REQUEST);
+    fb->mutable_markers(0)->set_text("Wave 1 ended");
+    fb->set_dropped_markers(3);
     fb->set_seq(2);
     fb->set_dropped_records(7);
     MessageStream::AppendAction(&s, 4);
     Packet(&s, b);  // on the frames channel (action 4)
+    wire::Envelope g;  // the game's capture request, on the control channel
+    g.mutable_game_capture_request()->mutable_marker()->set_kind(wire::CAPTURE_REQUEST);
+    g.mutable_game_capture_request()->mutable_marker()->set_text("Wave 1 ended");
+    Packet(&s, g);
     ok &= Write(client_dir, "frames.bin", s);
   }
   // ---- agent_messages: what hosts send ----

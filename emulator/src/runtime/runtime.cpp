@@ -348,7 +348,9 @@ void Runtime::ReportSample(TypeIndex t, uint32_t size) {
     names[depth] = methods_[it->method].name.c_str();
     ++depth;
   }
-  agent::AllocationSample s{frame_number_, size, t, types_[t].name.c_str(), depth, keys, names};
+  agent::AllocationSample s{frame_number_, size,  t,           types_[t].name.c_str(),
+                            depth,         keys,  names,       scopes_.key(),
+                            scopes_.name()};
   std::lock_guard<std::mutex> lock(sink_mu_);
   if (sink_) sink_->OnAllocationSample(s);
 }
@@ -381,6 +383,34 @@ void Runtime::ReportFrame() {
   gc_pause_us_reported_ = gc_pause_us_total_;
   last_frame_end_ = now;
   ++frame_number_;
+}
+
+}  // namespace xrpm::emulator
+
+namespace xrpm::emulator {
+
+// ---- game events (see the class comment) ----
+
+bool Runtime::SetGameEventSink(agent::GameEventSink* sink) {
+  std::lock_guard<std::mutex> lock(game_sink_mu_);
+  game_sink_ = sink;
+  game_sink_on_.store(sink != nullptr, std::memory_order_relaxed);
+  return true;
+}
+
+void Runtime::PostMarker(agent::MarkerKind kind, const char* text) {
+  // No agent: one relaxed load (a marker racing the agent's start may be lost; it is a hint).
+  if (!game_sink_on_.load(std::memory_order_relaxed)) return;
+  const uint64_t now = DeviceMicros(std::chrono::steady_clock::now());
+  std::lock_guard<std::mutex> lock(game_sink_mu_);
+  if (game_sink_) game_sink_->OnMarker(kind, text, frame_number_, now);
+}
+
+void Runtime::EnterScope(const char* tag) {
+  // The tag's key: its text's FNV-1a hash (never 0), stable for equal text.
+  uint64_t h = 14695981039346656037ull;
+  for (const char* c = tag ? tag : ""; *c; ++c) h = (h ^ static_cast<unsigned char>(*c)) * 1099511628211ull;
+  scopes_.Enter(h | 1, tag ? tag : "");
 }
 
 }  // namespace xrpm::emulator

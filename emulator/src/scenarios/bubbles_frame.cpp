@@ -1,4 +1,5 @@
 // BubblesScenario per frame: Game.Tick -> Update, Draw, then Present (the frame boundary).
+#include <cstdio>
 #include <cstring>
 
 #include "bubbles_scenario.h"
@@ -14,11 +15,20 @@ constexpr uint32_t kBannersCached = 4;
 constexpr uint32_t kParseEvery = 300;
 constexpr uint32_t kHistoryResetEvery = 1800;
 constexpr uint32_t kAudioTimerEvery = 30;
+// A wave of bubbles: the game marks its start ("Wave N") and asks for a capture when it ends
+// ("Wave N ended"), as a game would through Xrpm.Profiler (issue 24).
+constexpr uint64_t kWaveFrames = 120;
 }  // namespace
 
 void BubblesScenario::Frame(Runtime& rt, uint64_t frame, double dt) {
   ManagedThread& main = rt.main_thread();
   main.frames.pop_back();  // GraphicsDevice.Present returns: the vertical blank came
+  const uint64_t wave = frame / kWaveFrames + 1;
+  char text[32];
+  if (frame % kWaveFrames == 0) {
+    std::snprintf(text, sizeof text, "Wave %llu", static_cast<unsigned long long>(wave));
+    rt.Marker(text);
+  }
 
   Addr time = field(rt, t_.game1_f.game_time);
   const auto ticks = static_cast<int64_t>(dt * kTicksPerSecond);
@@ -30,6 +40,10 @@ void BubblesScenario::Frame(Runtime& rt, uint64_t frame, double dt) {
   Update(rt, frame, dt);
   Draw(rt);
   EnterPresent(rt);
+  if (frame % kWaveFrames == kWaveFrames - 1) {
+    std::snprintf(text, sizeof text, "Wave %llu ended", static_cast<unsigned long long>(wave));
+    rt.RequestCapture(text);
+  }
 
   Addr g = game(rt);
   rt.SetI32(g, t_.game1_f.frame_count, rt.I32(g, t_.game1_f.frame_count) + 1);
@@ -51,12 +65,18 @@ void BubblesScenario::Update(Runtime& rt, uint64_t frame, double dt) {
   float timer = rt.F32(game(rt), t_.game1_f.spawn_timer) + static_cast<float>(dt);
   while (timer >= 0.25f) {
     timer -= 0.25f;
-    if (ListCount(rt, field(rt, t_.game1_f.bubbles)) < 48) SpawnBubble(rt);
+    if (ListCount(rt, field(rt, t_.game1_f.bubbles)) < 48) {
+      rt.EnterScope("Spawn");  // using (Xrpm.Profiler.Scope("Spawn"))
+      SpawnBubble(rt);
+      rt.LeaveScope();
+    }
   }
   rt.SetF32(game(rt), t_.game1_f.spawn_timer, timer);
   CheckCollisions(rt);
+  rt.EnterScope("Particles");
   EmitSmoke(rt);
   UpdateParticles(rt, dt);
+  rt.LeaveScope();
   RebuildText(rt);
 
   // The cursor drifts with the thumbstick; a debug overlay formats it through object[] args.

@@ -1,4 +1,4 @@
-// `xrpm allocations --connect HOST:PORT [--duration S] [--count N] [--by type|method|stack]
+// `xrpm allocations --connect HOST:PORT [--duration S] [--count N] [--by type|method|stack|tag]
 // [--sample-bytes N] [--json]`: records allocation samples with call stacks for S seconds or N
 // frames and shows which code allocates during gameplay: estimated bytes and objects
 // (frames/allocation_profile.h states the estimator) by type, by allocating method (bottom-up:
@@ -86,16 +86,21 @@ int Run(const Opts& o) {
                         {"dropped_records", r.dropped_records},
                         {"wire_bytes", r.wire_bytes},
                         {"stacks", stacks}};
-    if (o.by == "type") {
+    auto grouped = [&](const auto& groups, const char* key, auto name) {
       nlohmann::json rows = nlohmann::json::array();
-      for (const auto& t : p.by_type) {
+      for (const auto& t : groups) {
         nlohmann::json e = EstimateJson(t.est);
-        e["type"] = t.type;
+        e[key] = name(t);
         e["share"] = t.share;
         e["bytes_per_frame"] = t.est.bytes * per_frame;
         rows.push_back(std::move(e));
       }
-      j["types"] = rows;
+      return rows;
+    };
+    if (o.by == "type") {
+      j["types"] = grouped(p.by_type, "type", [](const auto& t) { return t.type; });
+    } else if (o.by == "tag") {
+      j["tags"] = grouped(p.by_tag, "tag", [](const auto& t) { return t.tag; });
     } else if (o.by == "method") {
       nlohmann::json rows = nlohmann::json::array();
       for (const auto& m : p.by_method) {
@@ -133,20 +138,29 @@ int Run(const Opts& o) {
     t.Print();
     return kExitOk;
   }
-  const bool by_type = o.by == "type";
-  TextTable t({{by_type ? "type" : "allocating method"},
+  const bool by_tag = o.by == "tag";
+  const bool by_type = o.by == "type" || by_tag;
+  TextTable t({{by_tag ? "scope tag" : by_type ? "type" : "allocating method"},
                {"bytes", TextTable::Align::kRight},
                {"share", TextTable::Align::kRight},
                {"objects", TextTable::Align::kRight},
                {"per frame", TextTable::Align::kRight},
                {by_type ? "samples" : "total", TextTable::Align::kRight}});
   size_t n = 0;
-  if (by_type)
+  auto grouped_row = [&](const std::string& name, const client::Estimate& e) {
+    t.AddRow({name, HumanBytes(Round(e.bytes)), Percent(e.bytes, p.total.bytes),
+              Thousands(Round(e.objects)), HumanBytes(Round(e.bytes * per_frame)),
+              Thousands(e.samples)});
+  };
+  if (by_tag)
+    for (const auto& x : p.by_tag) {
+      if (n++ == o.top) break;
+      grouped_row(x.tag, x.est);
+    }
+  else if (by_type)
     for (const auto& x : p.by_type) {
       if (n++ == o.top) break;
-      t.AddRow({x.type, HumanBytes(Round(x.est.bytes)), Percent(x.est.bytes, p.total.bytes),
-                Thousands(Round(x.est.objects)), HumanBytes(Round(x.est.bytes * per_frame)),
-                Thousands(x.est.samples)});
+      grouped_row(x.type, x.est);
     }
   else
     for (const auto& x : p.by_method) {
@@ -164,8 +178,9 @@ VerbRegistration reg{
     [](CLI::App& cmd) -> VerbRun {
       auto o = std::make_shared<Opts>();
       AddFramesRecordOptions(cmd, o->rec, true);
-      cmd.add_option("--by", o->by, "Group by type, allocating method, or call stack (tree)")
-          ->check(CLI::IsMember({"type", "method", "stack"}))
+      cmd.add_option("--by", o->by,
+                     "Group by type, allocating method, call stack (tree) or scope tag")
+          ->check(CLI::IsMember({"type", "method", "stack", "tag"}))
           ->capture_default_str();
       cmd.add_option("--top", o->top, "Rows to print (text output)")->capture_default_str();
       AddJsonFlag(cmd, o->json);

@@ -3,7 +3,8 @@
 // bytes left before the next collection) for S seconds or N frames and prints what an XNA
 // developer asks first: how many frames missed 16.7 / 33.3 ms, how much each frame allocates, how
 // often the GC runs and what share of the time it takes. --csv writes one row per frame
-// (atomically); --json has a `frames` array.
+// (atomically); --json has a `frames` array and a `markers` array (what the game posted:
+// Xrpm.Profiler.Marker / RequestCapture), which the text lists after the table.
 #include <cstdio>
 
 #include "shared/common.h"
@@ -79,12 +80,20 @@ int Run(const Opts& o) {
                       {"gc_ms", x.gc_pause_us / 1000.0},
                       {"budget_left_bytes", x.gc_budget_left},
                       {"end_us", x.end_us}});
+    nlohmann::json marks = nlohmann::json::array();
+    for (const auto& m : r.markers)
+      marks.push_back({{"kind", client::MarkerKindName(m.kind)},
+                       {"text", m.text},
+                       {"frame", m.frame},
+                       {"time_us", m.time_us}});
     PrintJson({{"endpoint", got.endpoint},
                {"app", r.app},
                {"dropped_records", r.dropped_records},
                {"wire_bytes", r.wire_bytes},
                {"summary", SummaryJson(s)},
-               {"frames", rows}});
+               {"frames", rows},
+               {"markers", marks},
+               {"dropped_markers", r.dropped_markers}});
     return kExitOk;
   }
   std::printf("%s on %s: %s frames over %.1f s", r.app.c_str(), got.endpoint.c_str(),
@@ -109,6 +118,20 @@ int Run(const Opts& o) {
                                Fixed(s.max_gc_ms, 1) + " ms)"});
   t.AddRow({"time in GC", Percent(s.gc_share, 1.0)});
   t.Print(stdout, 2);
+  if (!r.markers.empty()) {
+    const uint64_t t0 = r.frames.empty() ? r.markers.front().time_us
+                                         : r.frames.front().end_us - r.frames.front().duration_us;
+    std::printf("markers:\n");
+    for (const auto& m : r.markers)
+      std::printf("  %+8.3f s  frame %-8llu %s%s\n",
+                  (static_cast<double>(m.time_us) - static_cast<double>(t0)) / 1e6,
+                  static_cast<unsigned long long>(m.frame),
+                  m.kind == client::MarkerKind::kCaptureRequest ? "capture requested: " : "",
+                  m.text.c_str());
+  }
+  if (r.dropped_markers)
+    std::printf("  (%s markers dropped: the game posted faster than the device could queue)\n",
+                Thousands(r.dropped_markers).c_str());
   return kExitOk;
 }
 

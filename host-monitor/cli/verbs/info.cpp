@@ -61,7 +61,10 @@ nlohmann::json CaptureJson(const CaptureInfo& c) {
           {"stop_wait_us", c.stop_wait_us},
           {"stall_us", c.stall_us},
           {"agent_peak_bytes", c.agent_peak_bytes},
-          {"elapsed_us", c.elapsed_us}};
+          {"elapsed_us", c.elapsed_us},
+          {"last_marker", c.marker_age_us >= 0 ? nlohmann::json(c.last_marker) : nlohmann::json()},
+          {"marker_age_us", c.marker_age_us >= 0 ? nlohmann::json(c.marker_age_us)
+                                                 : nlohmann::json()}};
 }
 
 // The capture's metadata as a short text block (files that keep it: .xrpm).
@@ -88,6 +91,11 @@ void PrintCapture(const CaptureInfo& c) {
   t2.AddRow({"transfer", HumanBytes(c.wire_bytes) + " in " + Thousands(c.batches) + " batches, " +
                              ms(c.elapsed_us) + " in all"});
   t2.AddRow({"agent memory", HumanBytes(c.agent_peak_bytes) + " at the peak"});
+  if (c.marker_age_us >= 0) {
+    char b[64];
+    std::snprintf(b, sizeof b, "captured %.1f s after marker", c.marker_age_us / 1e6);
+    t2.AddRow({"marker", std::string(b) + " '" + c.last_marker + "'"});
+  }
   t2.Print(stdout, 2);
 }
 

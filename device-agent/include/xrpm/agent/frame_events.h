@@ -58,6 +58,10 @@ struct AllocationSample {
   uint32_t depth;
   const uint64_t* method_keys;
   const char* const* method_names;
+  // The innermost scope tag open on the allocating thread (game_events.h ScopeTagStack):
+  // tag_key 0 means none; tag_name its text (cut at kMaxMarkerTextBytes by the agent).
+  uint64_t tag_key = 0;
+  const char* tag_name = nullptr;
 };
 
 class FrameEventSink {

@@ -13,6 +13,7 @@
 #include <cstdint>
 
 #include "xrpm/agent/frame_events.h"
+#include "xrpm/agent/game_events.h"
 #include "xrpm/agent/heap_walker.h"
 
 namespace xrpm {
@@ -85,6 +86,17 @@ class RuntimePort : public HeapWalkable {
   }
   // True when SetFrameEventSink is supported (the agent then advertises CAP_FRAMES).
   virtual bool SupportsFrameEvents() const { return false; }
+
+  // ---- markers, capture requests and scope tags (optional; game_events.h) ----
+  // Installs the sink the game's markers and capture requests go to (nullptr removes it); the
+  // agent installs it when it starts and removes it when it stops. Once this returns the previous
+  // sink receives no further call. Returns false when the runtime has no game events (the agent
+  // then does not advertise CAP_MARKERS). A runtime that reports scope tags fills
+  // AllocationSample::tag_key / tag_name.
+  virtual bool SetGameEventSink(GameEventSink* sink) {
+    (void)sink;
+    return false;
+  }
 
   // ---- fields and values (optional; heap_walker.h) ----
   // What WalkHeap reports when the sink's Detail() asks for it: layouts, slots and root labels

@@ -175,6 +175,17 @@ class Runtime final : public agent::RuntimePort {
   void EndFrame();
   size_t RunPendingFinalizers(size_t max);
 
+  // ---- game events (game_events.h; the thread that holds the world) ----
+  // What Xrpm.Profiler.Marker / RequestCapture / Scope do in a real game: a marker or capture
+  // request goes to the agent's marker queue (when an agent installed one; text cut at
+  // agent::kMaxMarkerTextBytes), a scope tags the allocation samples taken while it is open.
+  // `tag` must outlive its scope (a literal). Cost: one uncontended mutex and a copy of the text
+  // per marker (a relaxed load with no agent); two stores per scope.
+  void Marker(const char* text) { PostMarker(agent::MarkerKind::kMarker, text); }
+  void RequestCapture(const char* label) { PostMarker(agent::MarkerKind::kCaptureRequest, label); }
+  void EnterScope(const char* tag);
+  void LeaveScope() { scopes_.Leave(); }
+
   // Checks heap consistency: the heap parses exactly up to top(); every reference field and every
   // root points at an object start; no GC bit is left set. Returns "" or the first problem.
   std::string VerifyHeap();
@@ -196,6 +207,7 @@ class Runtime final : public agent::RuntimePort {
   void WalkHeap(agent::HeapInfoCallback& sink) override;
   bool SetFrameEventSink(agent::FrameEventSink* sink, uint32_t sample_bytes) override;
   bool SupportsFrameEvents() const override { return true; }
+  bool SetGameEventSink(agent::GameEventSink* sink) override;
   // Layouts, slots, labels and values (heap_walk.cpp, field_reporter.h).
   bool ReportsFields() const override { return true; }
   bool ReportsValues() const override { return true; }
@@ -218,6 +230,7 @@ class Runtime final : public agent::RuntimePort {
   void ApplyFrameSink();
   void ReportSample(TypeIndex t, uint32_t size);
   void ReportFrame();
+  void PostMarker(agent::MarkerKind kind, const char* text);
   uint64_t DeviceMicros(std::chrono::steady_clock::time_point t) const;
 
   RuntimeConfig config_;
@@ -261,6 +274,12 @@ class Runtime final : public agent::RuntimePort {
   uint64_t frame_objects_ = 0;
   uint64_t gc_pause_us_total_ = 0, gc_pause_us_reported_ = 0;
   uint64_t gcs_reported_ = 0;
+
+  // ---- game events ----
+  std::mutex game_sink_mu_;                         // held for every game sink call and change
+  agent::GameEventSink* game_sink_ = nullptr;       // guarded by game_sink_mu_
+  std::atomic<bool> game_sink_on_{false};           // game_sink_ != nullptr, unlocked hint
+  agent::ScopeTagStack scopes_;                     // the thread that holds the world
 };
 
 // RAII: collections suppressed while alive (see Runtime::SuppressCollections).

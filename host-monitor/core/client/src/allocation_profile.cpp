@@ -44,6 +44,7 @@ AllocationProfile BuildAllocationProfile(const FrameRecording& r, FrameRange ran
   const double n = r.sample_bytes;
 
   std::unordered_map<uint32_t, Estimate> types;
+  std::unordered_map<uint32_t, Estimate> tags;
   std::unordered_map<uint32_t, MethodAlloc> methods;
   std::unordered_map<uint64_t, Estimate> stacks;  // stack << 32 | type
   std::unordered_map<uint64_t, uint32_t> edges;   // parent node << 32 | method -> node
@@ -56,6 +57,7 @@ AllocationProfile BuildAllocationProfile(const FrameRecording& r, FrameRange ran
     one.Add(s.size, n);
     Merge(p.total, one);
     Merge(types[s.type], one);
+    Merge(tags[s.tag], one);
     Merge(stacks[(uint64_t{s.stack} << 32) | s.type], one);
     const std::vector<uint32_t>& st = r.Stack(s.stack);
     seen.clear();
@@ -88,6 +90,7 @@ AllocationProfile BuildAllocationProfile(const FrameRecording& r, FrameRange ran
 
   const double total = p.total.bytes > 0 ? p.total.bytes : 1;
   for (auto& [id, e] : types) p.by_type.push_back({r.TypeName(id), e, e.bytes / total});
+  for (auto& [id, e] : tags) p.by_tag.push_back({r.TagName(id), e, e.bytes / total});
   for (auto& [id, m] : methods) {
     m.method = r.MethodName(id);
     m.share = m.self.bytes / total;
@@ -103,6 +106,7 @@ AllocationProfile BuildAllocationProfile(const FrameRecording& r, FrameRange ran
     p.by_stack.push_back(std::move(s));
   }
   SortDesc(p.by_type, [](const TypeAlloc& t) { return t.est.bytes; });
+  SortDesc(p.by_tag, [](const TagAlloc& t) { return t.est.bytes; });
   SortDesc(p.by_method, [](const MethodAlloc& m) { return m.self.bytes + m.total.bytes * 1e-9; });
   SortDesc(p.by_stack, [](const StackAlloc& s) { return s.est.bytes; });
   for (CallTreeNode& node : p.tree)

@@ -66,6 +66,18 @@ bool CaptureAssembler::Begin(const wire::CaptureBegin& m, size_t wire_bytes, std
     return Fail(error, "a second capture_begin for capture " + std::to_string(capture_id_));
   if (m.section_name().size() > protocol::kMaxShortString)
     return Fail(error, "capture_begin: section name over 256 bytes");
+  if (m.has_last_marker()) {
+    const wire::MarkerRow& k = m.last_marker();
+    if (k.text().size() > protocol::kMaxMarkerBytes)
+      return Fail(error, "capture_begin: last marker of " + std::to_string(k.text().size()) +
+                             " bytes, over the limit of " +
+                             std::to_string(protocol::kMaxMarkerBytes));
+    last_marker_ = k.text();
+    const uint64_t start_us = m.start_ms() * 1000;
+    marker_age_us_ = start_us > k.time_us() ? static_cast<int64_t>(std::min<uint64_t>(
+                                                  start_us - k.time_us(), uint64_t{INT64_MAX}))
+                                            : 0;
+  }
   begun_ = true;
   capture_id_ = m.capture_id();
   expected_heap_bytes_ = m.expected_heap_bytes();

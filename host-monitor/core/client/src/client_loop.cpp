@@ -221,6 +221,8 @@ void HostClient::Impl::Dispatch(const wire::Envelope& env, size_t bytes) {
     }
     case wire::Envelope::kFrameBatch:
       return OnFrameBatch(env.frame_batch(), bytes);
+    case wire::Envelope::kGameCaptureRequest:
+      return OnGameCaptureRequest(env.game_capture_request());
     default:
       return ProtocolError(wire::MALFORMED, std::string("unexpected ") + protocol::BodyName(env) +
                                                 " from the agent");
@@ -368,6 +370,8 @@ void HostClient::Impl::OnCaptureMessage(const wire::Envelope& env, size_t bytes)
         std::lock_guard lock(mu);
         snap->source = "capture of " + device.app_name + " from " + device.endpoint;
         snap->capture = MakeCaptureInfo(device, r.stats);
+        snap->capture->last_marker = assembler->last_marker();
+        snap->capture->marker_age_us = assembler->marker_age_us();
       }
       r.ok = true;
       r.snapshot = std::move(snap);
@@ -385,14 +389,36 @@ void HostClient::Impl::OnFrameBatch(const wire::FrameBatch& b, size_t bytes) {
   if (!frames.requested || b.subscription() != frame_subscription) return;
   const uint64_t room =
       opt.max_frame_rows > frame_rows_kept ? opt.max_frame_rows - frame_rows_kept : 0;
-  const size_t before = frame_delta.frames.size() + frame_delta.samples.size();
+  auto kept = [&] {
+    return frame_delta.frames.size() + frame_delta.samples.size() + frame_delta.markers.size();
+  };
+  const size_t before = kept();
   std::string error;
   if (!frame_reader.Read(b, bytes, room, &frame_delta, &error)) {
     lock.unlock();
     return ProtocolError(wire::MALFORMED, error);
   }
-  frame_rows_kept += frame_delta.frames.size() + frame_delta.samples.size() - before;
+  frame_rows_kept += kept() - before;
   frames.frames_received = frame_reader.frames();
+  ++generation;
+  cv.notify_all();
+}
+
+void HostClient::Impl::OnGameCaptureRequest(const wire::GameCaptureRequest& g) {
+  const wire::MarkerRow& m = g.marker();
+  if (m.text().size() > protocol::kMaxMarkerBytes)
+    return ProtocolError(wire::MALFORMED, "game capture request label of " +
+                                              std::to_string(m.text().size()) +
+                                              " bytes, over the limit of " +
+                                              std::to_string(protocol::kMaxMarkerBytes));
+  std::lock_guard lock(mu);
+  if (capture_requests.size() == kMaxQueuedCaptureRequests) {
+    capture_requests.pop_front();  // nobody takes them: keep the newest
+    ++capture_requests_dropped;
+  }
+  capture_requests.push_back(
+      {client::MarkerKind::kCaptureRequest, m.text(), m.frame(), m.time_us()});
+  ++capture_requests_received;
   ++generation;
   cv.notify_all();
 }

@@ -1,5 +1,7 @@
 #include "frame_batch_reader.h"
 
+#include <algorithm>
+
 #include "xrpm/protocol/constants.h"
 
 namespace xrpm::client {
@@ -9,7 +11,7 @@ constexpr size_t kMaxNameBytes = 1024;
 
 void FrameBatchReader::Reset() {
   seq_ = 0;
-  methods_ = types_ = stacks_ = 0;
+  methods_ = types_ = stacks_ = tags_ = 0;
   frames_ = 0;
   dropped_ = 0;
 }
@@ -22,7 +24,7 @@ bool FrameBatchReader::Read(const wire::FrameBatch& b, size_t wire_bytes, uint64
   };
   if (b.seq() != seq_ + 1)
     return fail("out of sequence (expected " + std::to_string(seq_ + 1) + ")");
-  const size_t defs = size_t(b.methods_size()) + b.types_size() + b.stacks_size();
+  const size_t defs = size_t(b.methods_size()) + b.types_size() + b.stacks_size() + b.tags_size();
   if (defs > protocol::kMaxFrameBatchDefs)
     return fail(std::to_string(defs) + " definitions, over the limit of " +
                 std::to_string(protocol::kMaxFrameBatchDefs));
@@ -33,8 +35,18 @@ bool FrameBatchReader::Read(const wire::FrameBatch& b, size_t wire_bytes, uint64
   if (b.sample_bytes() < protocol::kMinSampleBytes || b.sample_bytes() > protocol::kMaxSampleBytes)
     return fail("sample interval " + std::to_string(b.sample_bytes()) + " out of range");
   if (b.dropped_records() < dropped_) return fail("dropped_records went backwards");
+  if (b.markers_size() > static_cast<int>(protocol::kMaxBatchMarkers))
+    return fail(std::to_string(b.markers_size()) + " markers, over the limit of " +
+                std::to_string(protocol::kMaxBatchMarkers));
+  for (const auto& x : b.markers()) {
+    if (x.text().size() > protocol::kMaxMarkerBytes)
+      return fail("marker of " + std::to_string(x.text().size()) + " bytes, over the limit of " +
+                  std::to_string(protocol::kMaxMarkerBytes));
+    if (x.kind() != wire::MARKER && x.kind() != wire::CAPTURE_REQUEST)
+      return fail("marker of unknown kind " + std::to_string(x.kind()));
+  }
   // Validate everything before changing any state.
-  uint32_t m = methods_, t = types_, s = stacks_;
+  uint32_t m = methods_, t = types_, s = stacks_, g = tags_;
   for (const auto& x : b.methods()) {
     if (x.id() != m + 1) return fail("method id " + std::to_string(x.id()) + " out of order");
     if (x.name().size() > kMaxNameBytes) return fail("method name over 1024 bytes");
@@ -56,16 +68,37 @@ bool FrameBatchReader::Read(const wire::FrameBatch& b, size_t wire_bytes, uint64
                     std::to_string(id));
     if (++s > protocol::kMaxFrameDefs) return fail("more than 4096 stacks");
   }
+  for (const auto& x : b.tags()) {
+    if (x.id() != g + 1) return fail("tag id " + std::to_string(x.id()) + " out of order");
+    if (x.name().size() > protocol::kMaxMarkerBytes)
+      return fail("tag of " + std::to_string(x.name().size()) + " bytes, over the limit of " +
+                  std::to_string(protocol::kMaxMarkerBytes));
+    if (++g > protocol::kMaxFrameTags)
+      return fail("more than " + std::to_string(protocol::kMaxFrameTags) + " tags");
+  }
   for (const auto& x : b.samples())
-    if (x.stack() > s || x.type() > t)
-      return fail("sample refers to undefined stack " + std::to_string(x.stack()) + " or type " +
-                  std::to_string(x.type()));
+    if (x.stack() > s || x.type() > t || x.tag() > g)
+      return fail("sample refers to undefined stack " + std::to_string(x.stack()) + ", type " +
+                  std::to_string(x.type()) + " or tag " + std::to_string(x.tag()));
 
   seq_ = b.seq();
   methods_ = m;
   types_ = t;
   stacks_ = s;
+  tags_ = g;
   dropped_ = b.dropped_records();
+  d->dropped_markers = std::max(d->dropped_markers, b.dropped_markers());
+  for (const auto& x : b.tags()) d->tags.push_back(x.name());
+  for (const auto& x : b.markers()) {  // markers count against the host's row limit too
+    if (room == 0) {
+      ++d->host_dropped_rows;
+      continue;
+    }
+    --room;
+    d->markers.push_back({x.kind() == wire::CAPTURE_REQUEST ? MarkerKind::kCaptureRequest
+                                                           : MarkerKind::kMarker,
+                          x.text(), x.frame(), x.time_us()});
+  }
   d->sample_bytes = b.sample_bytes();
   d->dropped_records = b.dropped_records();
   ++d->batches;
@@ -89,7 +122,7 @@ bool FrameBatchReader::Read(const wire::FrameBatch& b, size_t wire_bytes, uint64
       continue;
     }
     --room;
-    d->samples.push_back({x.frame(), x.stack(), x.type(), x.size()});
+    d->samples.push_back({x.frame(), x.stack(), x.type(), x.size(), x.tag()});
   }
   return true;
 }

@@ -1,8 +1,8 @@
 // FrameBatchReader: checks and decodes the agent's FrameBatch messages of one frames
 // subscription into FrameRecording deltas. Everything from the device is untrusted: batches must
 // come in sequence, definitions must be consecutive and within the protocol limits
-// (protocol/constants.h), stacks may only name defined methods, and rows only defined stacks and
-// types; anything else is a clear error and the host drops the connection (MALFORMED).
+// (protocol/constants.h), stacks may only name defined methods, and rows only defined stacks,
+// types and tags; markers and tags at most kMaxMarkerBytes, at most kMaxBatchMarkers a batch; anything else is a clear error and the host drops the connection (MALFORMED).
 // O(rows + definitions) per batch.
 //
 // Thread-safety: none; used by the client's network thread.
@@ -28,7 +28,7 @@ class FrameBatchReader {
 
  private:
   uint64_t seq_ = 0;
-  uint32_t methods_ = 0, types_ = 0, stacks_ = 0;
+  uint32_t methods_ = 0, types_ = 0, stacks_ = 0, tags_ = 0;
   uint64_t frames_ = 0;
   uint64_t dropped_ = 0;
 };

@@ -8,7 +8,16 @@ namespace {
 const std::string kUnknownMethod = "<unknown method>";
 const std::string kUnknownType = "<unknown type>";
 const std::vector<uint32_t> kNoStack;
+const std::string kUntagged = "<untagged>";
 }  // namespace
+
+const char* MarkerKindName(MarkerKind k) {
+  return k == MarkerKind::kCaptureRequest ? "capture-request" : "marker";
+}
+
+const std::string& FrameRecording::TagName(uint32_t id) const {
+  return id >= 1 && id <= tags.size() ? tags[id - 1] : kUntagged;
+}
 
 const std::string& FrameRecording::MethodName(uint32_t id) const {
   return id >= 1 && id <= methods.size() ? methods[id - 1] : kUnknownMethod;
@@ -38,6 +47,9 @@ void FrameRecording::Append(FrameRecording&& d) {
   move_all(stacks, d.stacks);
   move_all(frames, d.frames);
   move_all(samples, d.samples);
+  move_all(tags, d.tags);
+  move_all(markers, d.markers);
+  dropped_markers = std::max(dropped_markers, d.dropped_markers);
   dropped_records = std::max(dropped_records, d.dropped_records);
   batches += d.batches;
   wire_bytes += d.wire_bytes;

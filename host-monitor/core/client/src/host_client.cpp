@@ -169,6 +169,25 @@ bool HostClient::WaitFrames(uint64_t count, uint32_t timeout_ms) {
          m.frames.frames_received >= count;
 }
 
+bool HostClient::WaitGameCaptureRequest(uint32_t timeout_ms, client::MarkerRow* out) {
+  Impl& m = *impl_;
+  std::unique_lock lock(m.mu);
+  auto done = [&] {
+    return !m.capture_requests.empty() || m.state == ConnectionState::kClosed ||
+           m.state == ConnectionState::kFailed;
+  };
+  m.cv.wait_for(lock, std::chrono::milliseconds(timeout_ms), done);
+  if (m.capture_requests.empty()) return false;
+  *out = std::move(m.capture_requests.front());
+  m.capture_requests.pop_front();
+  return true;
+}
+
+uint64_t HostClient::game_capture_requests() const {
+  std::lock_guard lock(impl_->mu);
+  return impl_->capture_requests_received;
+}
+
 bool HostClient::StartCapture(std::string* error, const CaptureOptions& opts) {
   Impl& m = *impl_;
   std::lock_guard lock(m.mu);

@@ -61,6 +61,9 @@ struct HostClient::Impl {
   void FinishCapture(CaptureResult r);
   void PublishProgress();
 
+  static constexpr size_t kMaxQueuedCaptureRequests = 64;
+  void OnGameCaptureRequest(const wire::GameCaptureRequest& g);
+
   const ClientOptions opt;
   CounterHistory history;
   std::thread thread;
@@ -81,6 +84,9 @@ struct HostClient::Impl {
   client::FrameRecording frame_delta;  // arrived, not yet taken
   uint64_t frame_rows_kept = 0;        // of this subscription (ClientOptions::max_frame_rows)
   uint32_t frame_subscription = 0;     // the current subscription's id (SubscribeFrames)
+  // The game's RequestCapture calls not yet taken (oldest dropped past the limit).
+  std::deque<client::MarkerRow> capture_requests;
+  uint64_t capture_requests_received = 0, capture_requests_dropped = 0;
 
   // ---- network thread only ----
   ENetHost* host = nullptr;

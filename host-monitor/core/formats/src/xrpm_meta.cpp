@@ -54,6 +54,8 @@ enum CaptureField : uint32_t {
   kStallUs,
   kAgentPeakBytes,
   kElapsedUs,
+  kLastMarker,
+  kMarkerAgeUs,  // microseconds, 0..INT64_MAX; absent: no marker
 };
 
 }  // namespace
@@ -200,6 +202,10 @@ std::string EncodeCapture(const CaptureInfo& c) {
   num(kStallUs, c.stall_us);
   num(kAgentPeakBytes, c.agent_peak_bytes);
   num(kElapsedUs, c.elapsed_us);
+  if (c.marker_age_us >= 0) {
+    str(kLastMarker, c.last_marker);
+    num(kMarkerAgeUs, static_cast<uint64_t>(c.marker_age_us));
+  }
   return std::move(w.bytes());
 }
 
@@ -302,6 +308,17 @@ CaptureInfo DecodeCapture(std::string_view blob) {
       case kElapsedUs:
         c.elapsed_us = num();
         break;
+      case kLastMarker:
+        c.last_marker = value;
+        break;
+      case kMarkerAgeUs: {
+        const uint64_t x = num();
+        if (x > uint64_t{INT64_MAX})
+          Bad("marker age at blob offset " + std::to_string(at) + " is out of range: " +
+              std::to_string(x));
+        c.marker_age_us = static_cast<int64_t>(x);
+        break;
+      }
       default:
         break;  // a field from a newer writer
     }

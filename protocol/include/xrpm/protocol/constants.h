@@ -79,6 +79,11 @@ constexpr uint32_t kMaxFrameBatchRows = 2048;  // frames + samples per FrameBatc
 constexpr uint32_t kMaxFrameBatchDefs = 4096;  // methods + types + stacks per FrameBatch
 constexpr uint32_t kMaxStackDepth = 32;        // = agent::kMaxSampleStackDepth
 constexpr uint32_t kMaxFrameDefs = 4096;       // methods, types, and stacks (each)
+// Markers, capture requests and scope tags (CAP_MARKERS): text longer than kMaxMarkerBytes is
+// cut there (at a UTF-8 boundary) by the agent, never refused; the host refuses longer.
+constexpr uint32_t kMaxMarkerBytes = 128;
+constexpr uint32_t kMaxBatchMarkers = 1024;  // markers per FrameBatch
+constexpr uint32_t kMaxFrameTags = 1024;     // scope tags per subscription
 // Frames-channel bytes inside ENet beyond which the agent stops draining its ring.
 constexpr size_t kMaxFramesUnackedBytes = 256 * 1024;
 

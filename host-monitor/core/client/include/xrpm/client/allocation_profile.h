@@ -46,6 +46,14 @@ struct TypeAlloc {
   double share = 0;  // of the range's estimated bytes
 };
 
+// Samples grouped by the innermost scope tag open when they were allocated (Xrpm.Profiler.Scope);
+// "<untagged>" for samples outside every scope.
+struct TagAlloc {
+  std::string tag;
+  Estimate est;
+  double share = 0;
+};
+
 struct MethodAlloc {
   std::string method;
   Estimate self;     // samples whose allocating (innermost) method this is
@@ -81,6 +89,7 @@ struct AllocationProfile {
   double ExactBytesPerFrame() const { return frames ? double(exact_bytes) / frames : 0; }
   std::vector<TypeAlloc> by_type;
   std::vector<MethodAlloc> by_method;
+  std::vector<TagAlloc> by_tag;
   std::vector<StackAlloc> by_stack;
   std::vector<CallTreeNode> tree;
 };

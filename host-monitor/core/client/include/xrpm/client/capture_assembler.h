@@ -56,6 +56,10 @@ class CaptureAssembler {
 
   uint32_t capture_id() const { return capture_id_; }
   uint64_t expected_heap_bytes() const { return expected_heap_bytes_; }
+  // CaptureBegin.last_marker: its text ("" and age -1 when none) and its age when the world
+  // stopped.
+  const std::string& last_marker() const { return last_marker_; }
+  int64_t marker_age_us() const { return marker_age_us_; }
   const CaptureTotalsSeen& seen() const { return seen_; }
   // The verified snapshot (after End returned true).
   Snapshot Take() { return std::move(snap_); }
@@ -73,6 +77,8 @@ class CaptureAssembler {
   std::unique_ptr<CaptureFields> fields_;  // from Begin
   uint32_t capture_id_ = 0;
   uint64_t expected_heap_bytes_ = 0;
+  std::string last_marker_;
+  int64_t marker_age_us_ = -1;
   bool begun_ = false;
   Snapshot snap_;
   protocol::RawBatch raw_;

@@ -5,7 +5,10 @@
 // It is the input of every frames analysis (frame_summary.h, allocation_profile.h) in the CLI
 // and the monitor, and what a recording file stores.
 //
-// Ids are 1-based indexes into methods / types / stacks; id 0 means "unknown" (the device's
+// Markers (the game's Marker / RequestCapture calls) and the scope tags of samples travel with
+// the same batches (CAP_MARKERS).
+//
+// Ids are 1-based indexes into methods / types / stacks / tags; id 0 means "unknown" (the device's
 // table was full) and has a fixed name.
 //
 // Thread-safety: a plain value; HostClient hands out copies.
@@ -34,7 +37,21 @@ struct SampleRow {
   uint32_t stack = 0;
   uint32_t type = 0;
   uint32_t size = 0;
+  uint32_t tag = 0;  // scope tag id (tags); 0: no scope open
 };
+
+// Something the game posted (Xrpm.Profiler.Marker / RequestCapture): its text (at most
+// protocol::kMaxMarkerBytes), the frame it was posted in and the device clock.
+enum class MarkerKind : uint8_t { kMarker = 0, kCaptureRequest = 1 };
+struct MarkerRow {
+  MarkerKind kind = MarkerKind::kMarker;
+  std::string text;
+  uint64_t frame = 0;
+  uint64_t time_us = 0;  // device clock (FrameRow::end_us scale)
+
+  friend bool operator==(const MarkerRow&, const MarkerRow&) = default;
+};
+const char* MarkerKindName(MarkerKind k);  // "marker", "capture-request"
 
 struct FrameRecording {
   std::string app;                            // the device's application ("bubbles.exe")
@@ -44,6 +61,9 @@ struct FrameRecording {
   std::vector<std::vector<uint32_t>> stacks;  // id - 1 -> method ids, innermost first
   std::vector<FrameRow> frames;               // in frame order
   std::vector<SampleRow> samples;             // in arrival order (frame order)
+  std::vector<std::string> tags;              // scope tag id - 1 -> text
+  std::vector<MarkerRow> markers;             // in the order the game posted them
+  uint64_t dropped_markers = 0;  // the device could not queue these (a flood), in total
   uint64_t dropped_records = 0;  // the device's ring overwrote these before they were sent
   uint64_t batches = 0;
   uint64_t wire_bytes = 0;  // serialized FrameBatch bytes received
@@ -56,6 +76,8 @@ struct FrameRecording {
 
   const std::string& MethodName(uint32_t id) const;
   const std::string& TypeName(uint32_t id) const;
+  // A scope tag's text; "<untagged>" for 0 or an unknown id.
+  const std::string& TagName(uint32_t id) const;
   // The method ids of stack `id` (empty for 0 or an unknown id).
   const std::vector<uint32_t>& Stack(uint32_t id) const;
 };

@@ -135,6 +135,13 @@ class HostClient {
   // refused it, the connection ended, or the timeout passed (false).
   bool WaitFrames(uint64_t count, uint32_t timeout_ms);
 
+  // The game's own capture requests (Xrpm.Profiler.RequestCapture; CAP_MARKERS), which arrive
+  // whether or not frames are subscribed: the oldest not yet taken (true), or false when none
+  // arrived within timeout_ms (0: do not wait) or the connection ended. At most 64 wait; older
+  // ones are dropped. The host decides whether to capture (StartCapture).
+  bool WaitGameCaptureRequest(uint32_t timeout_ms, client::MarkerRow* out);
+  uint64_t game_capture_requests() const;  // received on this client in total
+
   // Starts a capture. False (with *error) when not connected or one is running.
   bool StartCapture(std::string* error, const CaptureOptions& opts = {});
   void CancelCapture();

@@ -41,6 +41,10 @@ struct CaptureInfo {
   uint64_t gc_us = 0, walk_us = 0, stop_wait_us = 0, stall_us = 0;
   uint64_t agent_peak_bytes = 0;  // the agent's peak memory during the capture
   uint64_t elapsed_us = 0;        // host: request sent -> snapshot verified
+  // The last marker the game posted before the capture (issue 24): its text and how long
+  // before the world stopped (device clock); marker_age_us < 0 when there was none.
+  std::string last_marker;
+  int64_t marker_age_us = -1;
 
   friend bool operator==(const CaptureInfo&, const CaptureInfo&) = default;
 };
