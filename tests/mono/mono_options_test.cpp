@@ -25,14 +25,15 @@ TEST(MonoOptions, BadMonoOptionsExitTwoBeforeTheProgramRuns) {
   struct Case {
     std::string option, message;
   } cases[] = {
-      {"--mono-option=", "expected a Mono option such as --debug, found an empty string"},
+      {"--mono-option=", "expected a Mono option"},  // CLI11 hands over the next word, "--"
       {"--mono-option=debug", "expected a Mono option starting with '-' (such as --debug), "
                               "found 'debug'"},
       {"--mono-option=--", "expected a Mono option starting with '-'"},
       {"--mono-option=--version", "'--version' makes Mono do something other than run"},
       {"--mono-option=--aot=full", "'--aot=full' makes Mono do something other than run"},
       {"--mono-option=--config", "'--config' takes its value in the next argument"},
-      {"--mono-option=--profile=xrpm:port=0", "xrpm-mono loads the xrpm module itself"},
+      {"--mono-option=--profile=xrpm:port=0",
+       "'--profile=xrpm:port=0': xrpm-mono loads the xrpm module itself"},
       {"--mono-option=--no-such-mono-option",
        "Mono refused its options (--no-such-mono-option): Unknown command line option: "
        "'--no-such-mono-option'"},
