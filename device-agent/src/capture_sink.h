@@ -14,8 +14,13 @@
 // followed by the ObjectReferences of the same object leaves that object's origin unknown and
 // counts it in origins_dropped() (CaptureEnd.origins_dropped).
 //
+// AppDomains (optional): DescribeDomain names go out as the batches' domain_names, each type
+// with its domain (wire.proto TypeEntry.domain); domains must be numbered 1, 2, 3, ... and
+// described before their types, at most kMaxCaptureDomains of them.
+//
 // Any cancel makes the next callback return kAbort; so does a runtime that breaks the walker
-// contract (roots outside a root container, an oversized type name), recorded in error().
+// contract (roots outside a root container, an oversized type name, a domain out of order or
+// not yet described), recorded in error().
 //
 // Thread-safety: the callbacks come from the walk thread; sealed batches are encoded and queued
 // on the writer's sealer thread (HeapBatchWriter background mode), which is what Emit and
@@ -57,6 +62,9 @@ class CaptureSink : public HeapInfoCallback {
   WalkResult DescribeSite(uint32_t site_id, const char* const* method_names,
                           const size_t* name_lens, uint32_t depth) override;
   WalkResult ObjectOrigin(uint64_t object, uint64_t alloc_frame, uint32_t site_id) override;
+  WalkResult DescribeDomain(uint32_t domain, const char* name, size_t name_len) override;
+  WalkResult DescribeTypeInDomain(uint32_t type_id, uint32_t domain, const char* name,
+                                  size_t name_len) override;
 
   bool ended() const { return ended_; }  // kEnd seen and the last batch flushed
   const std::string& error() const { return error_; }
@@ -70,7 +78,9 @@ class CaptureSink : public HeapInfoCallback {
 
  private:
   WalkResult DoBeginContainer(ContainerType type, uint64_t id1, uint64_t id2);
-  WalkResult DoDescribeType(uint32_t type_id, const char* name, size_t name_len);
+  WalkResult DoDescribeType(uint32_t type_id, const char* name, size_t name_len,
+                            uint32_t domain = 0);
+  WalkResult DoDescribeDomain(uint32_t domain, const char* name, size_t name_len);
   WalkResult DoRootReferences(const RootRef* roots, size_t count);
   WalkResult DoObjectReferences(uint64_t object, uint32_t type_id, uint32_t size,
                                 const uint64_t* refs, size_t ref_count);

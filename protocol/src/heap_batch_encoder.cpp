@@ -17,8 +17,9 @@ size_t RawBatch::CapacityBytes() const {
   size_t b = Bytes(types) + Bytes(containers) + Bytes(root_object) + Bytes(root_flags) +
              Bytes(root_container) + Bytes(object_id) + Bytes(object_type) + Bytes(object_size) +
              Bytes(object_ref_count) + Bytes(refs) + Bytes(origin_methods) + Bytes(site_depth) +
-             Bytes(site_method) + Bytes(object_site) + Bytes(object_frame);
+             Bytes(site_method) + Bytes(object_site) + Bytes(object_frame) + Bytes(domain_names);
   for (const RawType& t : types) b += t.name.capacity();
+  for (const std::string& d : domain_names) b += d.capacity();
   for (const std::string& m : origin_methods) b += m.capacity();
   return b;
 }
@@ -44,11 +45,13 @@ void RawBatch::Clear() {
   site_method.clear();
   object_site.clear();
   object_frame.clear();
+  domain_names.clear();
 }
 
 bool RawBatch::Empty() const {
   return types.empty() && containers.empty() && root_object.empty() && object_id.empty() &&
-         refs.empty() && !has_clock && origin_methods.empty() && site_depth.empty();
+         refs.empty() && !has_clock && origin_methods.empty() && site_depth.empty() &&
+         domain_names.empty();
 }
 
 uint64_t RawBatch::HeapBytes() const {
@@ -68,10 +71,18 @@ size_t BatchEncoder::FootprintBytes() const {
   return raw_.CapacityBytes() + Bytes(scratch_.roots) + Bytes(scratch_.frames);
 }
 
-bool BatchEncoder::AddType(uint32_t id, const char* name, size_t len) {
-  const size_t cost = len + 16;
+bool BatchEncoder::AddType(uint32_t id, const char* name, size_t len, uint32_t domain) {
+  const size_t cost = len + (domain ? 24 : 16);  // without domains: sealed as it always was
   if (raw_.types.size() >= kMaxBatchTypes || !Fits(cost)) return false;
-  raw_.types.push_back(RawType{id, std::string(name, len)});
+  raw_.types.push_back(RawType{id, std::string(name, len), domain});
+  estimate_ += cost;
+  return true;
+}
+
+bool BatchEncoder::AddDomain(const std::string& name) {
+  const size_t cost = name.size() + 8;
+  if (raw_.domain_names.size() >= kMaxCaptureDomains || !Fits(cost)) return false;
+  raw_.domain_names.push_back(name);
   estimate_ += cost;
   return true;
 }
@@ -225,7 +236,9 @@ void EncodeRawBatch(RawBatch& b, uint32_t capture_id, uint32_t seq, wire::HeapBa
     wire::TypeEntry* e = out->add_types();
     e->set_id(t.id);
     e->set_name(t.name);
+    if (t.domain != 0) e->set_domain(t.domain);
   }
+  for (const std::string& d : b.domain_names) out->add_domain_names(d);
   for (const RawContainer& c : b.containers) {
     wire::Container* e = out->add_containers();
     e->set_kind(c.kind);

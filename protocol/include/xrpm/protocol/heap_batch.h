@@ -37,6 +37,7 @@ namespace protocol {
 struct RawType {
   uint32_t id = 0;
   std::string name;
+  uint32_t domain = 0;  // 0: the capture's section; k: the k-th domain name of the capture
 };
 
 struct RawContainer {
@@ -74,6 +75,9 @@ struct RawBatch {
   std::vector<uint32_t> object_site;
   std::vector<uint64_t> object_frame;
 
+  // ---- AppDomains (optional; empty in batches of runtimes that do not name them) ----
+  std::vector<std::string> domain_names;  // new domains (capture-wide ids continue: 1, 2, ...)
+
   void Clear();
   bool Empty() const;
   bool HasOriginColumns() const { return !object_site.empty(); }
@@ -101,7 +105,10 @@ class BatchEncoder {
   // Seals batches at about `batch_bytes` encoded (an upper bound, 4 KiB at least).
   explicit BatchEncoder(size_t batch_bytes = kTargetBatchBytes);
 
-  bool AddType(uint32_t id, const char* name, size_t len);
+  // `domain`: 0, or a domain id given by an earlier AddDomain (the caller checks).
+  bool AddType(uint32_t id, const char* name, size_t len, uint32_t domain = 0);
+  // An AppDomain's name; it gets the next capture-wide domain id (1, 2, ...).
+  bool AddDomain(const std::string& name);
   bool AddContainer(const RawContainer& c);
   bool AddRoot(uint64_t object, uint32_t flags, uint32_t container_index);
   // Allocation origins. AddClock once per capture: from then on every object carries a site

@@ -47,6 +47,7 @@ struct CaptureTotals {
   uint64_t origin_methods = 0;
   uint64_t sites = 0;
   uint64_t known_origins = 0;  // objects sent with a site
+  uint64_t domains = 0;        // AppDomains named (0: the runtime names none)
 };
 
 class HeapBatchWriter {
@@ -62,7 +63,9 @@ class HeapBatchWriter {
   HeapBatchWriter(const HeapBatchWriter&) = delete;
   HeapBatchWriter& operator=(const HeapBatchWriter&) = delete;
 
-  bool Type(uint32_t id, const char* name, size_t len);
+  bool Type(uint32_t id, const char* name, size_t len, uint32_t domain = 0);
+  // An AppDomain: the next capture-wide domain id (totals().domains after it).
+  bool Domain(const std::string& name);
   bool Container(const RawContainer& c);  // gets the next container index
   bool Root(uint64_t object, uint32_t flags, uint32_t container_index);
   // Allocation origins (heap_batch.h BatchEncoder): the clock once, before any origin; a
