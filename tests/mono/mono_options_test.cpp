@@ -13,12 +13,6 @@
 namespace xrpm::testing {
 namespace {
 
-RunResult Launch(const std::vector<std::string>& args) {
-  std::vector<std::string> argv = {MonoLauncher()};
-  argv.insert(argv.end(), args.begin(), args.end());
-  return RunProcess(argv, 60000);
-}
-
 TEST(MonoOptions, BadMonoOptionsExitTwoBeforeTheProgramRuns) {
   SKIP_WITHOUT_MONO();
   const std::string game = MonoProgram("XnaBubbles.exe");
@@ -40,7 +34,7 @@ TEST(MonoOptions, BadMonoOptionsExitTwoBeforeTheProgramRuns) {
   };
   for (const Case& c : cases) {
     // The program would run for ever without its --frames: exit 2 means it never started.
-    const RunResult r = Launch({"--port", "0", c.option, "--", game});
+    const RunResult r = RunLauncher({"--port", "0", c.option, "--", game});
     EXPECT_EQ(r.exit_code, 2) << c.option << "\n" << r.err;
     EXPECT_NE(r.err.find("xrpm-mono: --mono-option: " + c.message), std::string::npos)
         << c.option << "\n" << r.err;
@@ -55,7 +49,7 @@ TEST(MonoOptions, ReachMonoBesideTheAgent) {
   const std::string out = ::testing::TempDir() + "/xrpm_mono_options_" +
                           std::to_string(getpid()) + ".mlpd";
   std::filesystem::remove(out);
-  const RunResult r = Launch({"--port", "0", "--mono-option=--debug",
+  const RunResult r = RunLauncher({"--port", "0", "--mono-option=--debug",
                               "--mono-option=--profile=log:nocalls,output=" + out, "--",
                               MonoProgram("XnaBubbles.exe"), "--frames", "30"});
   EXPECT_EQ(r.exit_code, 0) << r.err;

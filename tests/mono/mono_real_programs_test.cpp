@@ -66,10 +66,7 @@ struct Real {
                              "--mono-option=--profile=log:heapshot,output=" + mlpd, "--", exe});
     argv.insert(argv.end(), args.begin(), args.end());
     proc = std::make_unique<BackgroundProcess>(argv);
-    const std::string line = proc->log().WaitFor("listening on 127.0.0.1:", 30000);
-    if (line.empty()) return;
-    endpoint = line.substr(line.find("127.0.0.1:"));
-    endpoint = endpoint.substr(0, endpoint.find(' '));
+    endpoint = WaitForEndpoint(*proc);
   }
   std::unique_ptr<BackgroundProcess> proc;
   std::string endpoint;
