@@ -1,7 +1,9 @@
 // ctest-labels: cpu_timing
 // Real C# programs nobody here wrote, from Debian packages, under xrpm-mono: the C# compiler
-// (mcs) compiling a large generated source, gendarme analysing an assembly and the `csharp`
-// shell holding a table of known size. Each is captured several times while it runs; each
+// (mcs) compiling a large generated source, gendarme analysing an assembly, the `csharp`
+// shell holding a table of known size and an ASP.NET host of ours (tests/mono/programs/
+// AspNetHost) serving Debian's asp.net-examples pages through System.Web in five applications,
+// each an AppDomain of its own. Each is captured several times while it runs; each
 // capture completes and is consistent (every reference and root names a captured object, as
 // at the end of a full collection), and the program goes on and exits as it does without the
 // agent (same exit code, same output). Mono's own log profiler runs beside xrpm's module in the
@@ -20,6 +22,7 @@
 #include <iterator>
 #include <fstream>
 #include <map>
+#include <sstream>
 #include <unordered_set>
 
 #include "mlpd_heapshots.h"
@@ -38,6 +41,7 @@ namespace fs = std::filesystem;
 constexpr const char* kMcs = "/usr/lib/mono/4.5/mcs.exe";
 constexpr const char* kCsharp = "/usr/lib/mono/4.5/csharp.exe";
 constexpr const char* kGendarme = "/usr/lib/gendarme/gendarme.exe";
+constexpr const char* kAspNetDemos = "/usr/share/asp.net-demos/2.0";
 
 #define SKIP_WITHOUT(path, package)                                                   \
   do {                                                                                \
@@ -279,6 +283,63 @@ TEST(MonoRealPrograms, CsharpShellHoldingATable) {
   const RunResult plain = Plain(kCsharp, {script}, {"XRPM_TEST_GO=" + go});  // no wait
   EXPECT_EQ(plain.exit_code, 0);
   EXPECT_NE(plain.err.find("csharp: done, 5000 rows"), std::string::npos) << plain.err;
+  fs::remove_all(dir);
+}
+
+// The "AspNetHost: PAGE N chars" lines of a log, without the lengths (pages carry the time).
+std::vector<std::string> PagesServed(const std::string& log) {
+  std::vector<std::string> pages;
+  std::istringstream in(log);
+  for (std::string l; std::getline(in, l);)
+    if (l.rfind("AspNetHost: ", 0) == 0 && l.find(" chars") != std::string::npos) {
+      EXPECT_EQ(l.find("(an error page)"), std::string::npos) << l;
+      pages.push_back(l.substr(0, l.rfind(' ', l.rfind(" chars") - 1)));
+    }
+  return pages;
+}
+
+TEST(MonoRealPrograms, AspNetHostServingTheExamplePages) {
+  SKIP_WITHOUT(kAspNetDemos, "asp.net-examples");
+  if (!fs::exists(MonoProgram("AspNetHost.exe")))
+    GTEST_SKIP() << "AspNetHost.exe was not built: System.Web is missing (sudo apt-get install "
+                    "libmono-system-web4.0-cil, then rebuild)";
+  const std::string dir = TempDir("aspnet");
+  const std::string site = dir + "/site";
+  fs::copy(kAspNetDemos, site, fs::copy_options::recursive);
+  // Each application directory's bin/ holds the host (ASP.NET loads it into the application's
+  // AppDomain from there).
+  const std::vector<std::string> apps = {".", "menu", "gridview", "treeview", "masterpages"};
+  for (const std::string& a : apps) {
+    fs::create_directories(site + "/" + a + "/bin");
+    fs::copy_file(MonoProgram("AspNetHost.exe"), site + "/" + a + "/bin/AspNetHost.exe");
+  }
+  const std::vector<std::string> pages = {site + "/index.aspx", site + "/menu/menu1.aspx",
+                                          site + "/gridview/BasicGrid.aspx",
+                                          site + "/treeview/treeview.aspx",
+                                          site + "/masterpages/content1.aspx"};
+  const std::string exe = site + "/bin/AspNetHost.exe", go = dir + "/go";
+  Real run(exe, pages, dir + "/log.mlpd", {"XRPM_TEST_GO=" + go});
+  ASSERT_FALSE(run.endpoint.empty()) << run.proc->log().All();
+  ASSERT_FALSE(run.proc->log().WaitFor("AspNetHost: 5 applications ready", 120000).empty())
+      << run.proc->log().All();
+  const std::vector<Snapshot> shots = CaptureWhileRunning(run, 3);
+  ASSERT_EQ(shots.size(), 3u) << "the host waits for the test: " << run.proc->log().All();
+  ExpectCapturesOfARealHeap(shots, 20000, 2000);
+  for (const Snapshot& s : shots) {
+    // The root domain and one AppDomain per application, each with objects of its own.
+    EXPECT_GE(s.sections.size(), apps.size() + 1);
+    for (const AppDomainSection& a : s.sections)
+      EXPECT_GT(a.objects_end - a.objects_begin, 0u) << a.name;
+    EXPECT_EQ(s.sections[0].name, "AspNetHost.exe");
+  }
+  std::ofstream(go) << "go";
+  EXPECT_EQ(run.proc->Wait(120000), 0) << run.proc->log().All();
+  ExpectMonosOwnReading(shots, dir + "/log.mlpd");
+  const RunResult plain = Plain(exe, pages, {"XRPM_TEST_GO=" + go});
+  EXPECT_EQ(plain.exit_code, 0) << plain.err;
+  const std::vector<std::string> served = PagesServed(run.proc->log().All());
+  EXPECT_EQ(served.size(), 2 * pages.size());
+  EXPECT_EQ(served, PagesServed(plain.err));
   fs::remove_all(dir);
 }
 
