@@ -84,6 +84,30 @@ int Fail(int code, const std::string& message) {
   return code;
 }
 
+// Reads `fd` into *out (at most 4 KiB kept) until EOF, the time limit, or, with
+// first_line_only, a newline. Returns true when it stopped at EOF (the writer closed its end).
+bool ReadBounded(int fd, int timeout_ms, bool first_line_only, std::string* out) {
+  const auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
+  while (!(first_line_only && out->find('\n') != std::string::npos)) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+                          deadline - std::chrono::steady_clock::now())
+                          .count();
+    if (left <= 0) return false;
+    pollfd p{fd, POLLIN, 0};
+    const int r = poll(&p, 1, static_cast<int>(left));
+    if (r <= 0) continue;  // EINTR, or the time is up (checked above)
+    char buf[512];
+    const ssize_t n = read(fd, buf, sizeof buf);
+    if (n > 0) {
+      if (out->size() < 4096) out->append(buf, static_cast<size_t>(n));
+    } else if (n == 0 || errno != EINTR) {
+      return true;
+    }
+  }
+  return false;
+}
+
 // Runs `mono OPTIONS... --version` and returns "" when Mono accepts the options, else what
 // Mono said (its first stderr line) or why it could not be asked. Bounded: 30 s.
 std::string MonoRefuses(const std::string& mono, const std::vector<std::string>& options) {
@@ -110,22 +134,7 @@ std::string MonoRefuses(const std::string& mono, const std::vector<std::string>&
   }
   close(err[1]);
   std::string said;
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
-  for (;;) {
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-                          deadline - std::chrono::steady_clock::now())
-                          .count();
-    if (left <= 0) break;
-    pollfd p{err[0], POLLIN, 0};
-    const int r = poll(&p, 1, static_cast<int>(left));
-    if (r < 0 && errno == EINTR) continue;
-    if (r <= 0) break;
-    char buf[512];
-    const ssize_t n = read(err[0], buf, sizeof buf);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    if (said.size() < 4096) said.append(buf, static_cast<size_t>(n));
-  }
+  ReadBounded(err[0], 30000, /*first_line_only=*/false, &said);
   close(err[0]);
   int status = 0;
   if (waitpid(pid, &status, WNOHANG) == 0) kill(pid, SIGKILL);
@@ -267,25 +276,7 @@ int main(int argc, char** argv) {
 
   // The handshake: one line from the module, or EOF (the process ended), or the time limit.
   std::string line;
-  const auto deadline =
-      std::chrono::steady_clock::now() + std::chrono::milliseconds(kHandshakeTimeoutMs);
-  bool eof = false;
-  while (line.find('\n') == std::string::npos && !eof) {
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-                          deadline - std::chrono::steady_clock::now())
-                          .count();
-    if (left <= 0) break;
-    pollfd p{status_pipe[0], POLLIN, 0};
-    const int r = poll(&p, 1, static_cast<int>(left));
-    if (r < 0 && errno == EINTR) continue;
-    if (r <= 0) continue;
-    char buf[512];
-    const ssize_t n = read(status_pipe[0], buf, sizeof buf);
-    if (n > 0)
-      line.append(buf, static_cast<size_t>(n));
-    else if (n == 0 || errno != EINTR)
-      eof = true;
-  }
+  const bool eof = ReadBounded(status_pipe[0], kHandshakeTimeoutMs, /*first_line_only=*/true, &line);
   close(status_pipe[0]);
   int status = 0;
   if (line.rfind("ok ", 0) != 0) {
