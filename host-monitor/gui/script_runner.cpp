@@ -153,6 +153,8 @@ void ScriptRunner::Start(const ScriptStep& s) {
       return Fail("could not start the program under Mono: " + ses.last_error());
     app_.SetView(View::kCounters);
     wait_ = Wait::kDevice;
+  } else if (s.verb == "mono-options") {  // Mono's own options for the next launch-mono
+    ses.settings().mono_options = arg;
   } else if (s.verb == "connect") {
     ses.Connect(arg, ses.settings().token);
     wait_ = Wait::kDevice;

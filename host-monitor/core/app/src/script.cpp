@@ -30,6 +30,7 @@ struct VerbSpec {
 constexpr VerbSpec kVerbs[] = {
     {"launch-emulator", Args::kRest, "launch-emulator SCENARIO [OPTION...]"},
     {"launch-mono", Args::kRest, "launch-mono sample|PROGRAM.exe [ARG...]"},
+    {"mono-options", Args::kOptRest, "mono-options [OPTION...]"},
     {"connect", Args::kRest, "connect HOST:PORT"},
     {"wait-discovered", Args::kNumber, "wait-discovered DEVICES"},
     {"connect-discovered", Args::kRest, "connect-discovered APP"},
