@@ -11,6 +11,8 @@ pkgs=(build-essential cmake ninja-build pkg-config ccache git
       libimgui-dev libglfw3-dev libstb-dev libgl-dev
       xvfb xauth libgl1-mesa-dri fonts-dejavu-core nodejs
       mono-runtime libmono-2.0-dev mono-mcs  # the Mono port (device-agent/ports/mono)
+      libmono-profiler  # Mono's log profiler: the independent heap reading of tests/mono
+      gendarme mono-csharp-shell libmono-system-web4.0-cil asp.net-examples  # real C# programs
       pngquant  # docs/monitor-*.png (tests/gui/docs_screenshots.script)
       iproute2)  # iproute2: the discovery tests set up loopback multicast in their own netns
 # npm (tests/formats installs Chrome DevTools' heap snapshot reader with it): Debian ships it as

@@ -14,8 +14,16 @@
 //      alternate within each round, each figure is the median over rounds of a process's median
 //      ns/allocation (its first AllocBench round, the JIT's, dropped); then the origin
 //      tracker's own figures from the agent's capture log line.
+//   4. the pause on real programs' heaps (issue 25; `--only real`): Debian's gendarme analysing
+//      three large framework assemblies (captured from --delay S seconds after its start) and
+//      the `csharp` shell holding a 5,000-row table; per round three captures one after the
+//      other on one connection: today's (no fields), fields with --no-values, and values; each
+//      capture's game pause against its own induced full collection (CaptureEnd pause_us /
+//      gc_us, the `game paused ... (GC ..., walk ...)` figures), so the ratio needs no baseline
+//      from another run.
 //
-//   mono_bench [--nodes N] [--runs R] [--frames F] [--allocs N] [--only alloc]
+//   mono_bench [--nodes N] [--runs R] [--frames F] [--allocs N] [--delay S]
+//              [--only alloc|real]
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -29,6 +37,7 @@
 #include <thread>
 #include <vector>
 
+#include "field_capture.h"
 #include "xrpm/client/host_client.h"
 #include "xrpm/formats/netcf_writer.h"
 
@@ -209,6 +218,85 @@ int AllocationPath(int runs, int allocs) {
   return origins_line.empty() ? 1 : 0;
 }
 
+// Section 4, one program: `argv` under xrpm-mono, captured `runs` times three ways once its
+// stderr shows `ready` (then `delay_s` more seconds). Prints one line per capture and the
+// medians; false when a capture fails.
+bool RealHeap(const std::string& name, const std::vector<std::string>& argv,
+              const std::string& ready, int delay_s, int runs) {
+  std::vector<std::string> a = {kLauncher, "--port", "0", "--"};
+  a.insert(a.end(), argv.begin(), argv.end());
+  Child prog(a);
+  const std::string l = prog.WaitLine("listening on 127.0.0.1:", true);
+  if (l.empty() || (!ready.empty() && prog.WaitLine(ready, true).empty())) {
+    std::fprintf(stderr, "mono_bench: %s did not start:\n%s\n", name.c_str(),
+                 prog.err_buf.c_str());
+    return false;
+  }
+  std::this_thread::sleep_for(std::chrono::seconds(delay_s));
+  const std::string endpoint = EndpointOf(l);
+  auto peer = xrpm::testing::RawPeer::Connect(
+      static_cast<uint16_t>(std::atoi(endpoint.c_str() + endpoint.find(':') + 1)), 60000);
+  xrpm::wire::Welcome welcome;
+  std::string error;
+  if (!peer || !xrpm::testing::HandshakeFields(*peer, &welcome, &error)) {
+    std::fprintf(stderr, "mono_bench: %s: %s\n", name.c_str(), peer ? error.c_str() : "no peer");
+    return false;
+  }
+  const char* kinds[3] = {"no fields", "--no-values", "values"};
+  std::vector<double> ratio[3], pause[3], gc[3], walk[3];
+  uint64_t objects = 0, types = 0;
+  for (int r = 0; r < runs; ++r) {
+    for (int k = 0; k < 3; ++k) {
+      xrpm::testing::FieldCapture c;
+      if (!xrpm::testing::CaptureFields(*peer, welcome, k == 2, 0, &c, &error, 600000, k > 0)) {
+        std::fprintf(stderr, "mono_bench: %s, %s: %s\n", name.c_str(), kinds[k], error.c_str());
+        return false;
+      }
+      const xrpm::wire::CaptureEnd& e = c.end;
+      objects = e.object_count();
+      types = c.type_names.size();
+      pause[k].push_back(e.pause_us() / 1000.0);
+      gc[k].push_back(e.gc_us() / 1000.0);
+      walk[k].push_back(e.walk_us() / 1000.0);
+      ratio[k].push_back(e.gc_us() ? double(e.pause_us()) / double(e.gc_us()) : 0);
+      std::printf(
+          "%s round %d, %-11s: %llu objects, %zu types; pause %.1f ms (GC %.1f, walk %.1f) = "
+          "%.2fx its GC; agent peak %.1f B/object\n",
+          name.c_str(), r + 1, kinds[k], static_cast<unsigned long long>(objects),
+          c.type_names.size(), pause[k].back(), gc[k].back(), walk[k].back(), ratio[k].back(),
+          e.object_count() ? double(e.agent_peak_bytes()) / double(e.object_count()) : 0.0);
+      std::fflush(stdout);
+    }
+  }
+  peer->DisconnectNow();
+  for (int k = 0; k < 3; ++k)
+    std::printf("| %s, %s | pause %.1f ms | GC %.1f ms, walk %.1f ms | **%.2fx** |\n",
+                name.c_str(), kinds[k], Median(pause[k]), Median(gc[k]), Median(walk[k]),
+                Median(ratio[k]));
+  std::printf("(%s: %llu objects, %llu types in the last capture; medians of %d rounds)\n",
+              name.c_str(), static_cast<unsigned long long>(objects),
+              static_cast<unsigned long long>(types), runs);
+  return true;
+}
+
+// Section 4 (see the header comment). Returns the process exit code.
+int RealHeaps(int runs, int delay_s) {
+  const std::string go = "/tmp/mono_bench_csharp_go." + std::to_string(getpid());
+  unlink(go.c_str());
+  setenv("XRPM_TEST_GO", go.c_str(), 1);  // the shell's script waits for this file
+  bool ok = RealHeap("gendarme",
+                     {"/usr/lib/gendarme/gendarme.exe", "--quiet", "--log",
+                      "/tmp/mono_bench_gendarme." + std::to_string(getpid()) + ".txt",
+                      "/usr/lib/mono/4.5/mscorlib.dll", "/usr/lib/mono/4.5/System.dll",
+                      "/usr/lib/mono/4.5/System.Xml.dll"},
+                     "", delay_s, runs);
+  ok = RealHeap("csharp", {"/usr/lib/mono/4.5/csharp.exe", XRPM_MONO_REAL_DIR "/csharp_table.csx"},
+                "csharp: table of 5000 rows", 1, runs) &&
+       ok;
+  unlink(("/tmp/mono_bench_gendarme." + std::to_string(getpid()) + ".txt").c_str());
+  return ok ? 0 : 1;
+}
+
 double FrameSeconds(Child& c) {  // "XnaBubbles: N frames in S s"
   const std::string line = c.WaitLine("frames in", true);
   unsigned long long frames = 0;
@@ -222,7 +310,7 @@ double FrameSeconds(Child& c) {  // "XnaBubbles: N frames in S s"
 }  // namespace
 
 int main(int argc, char** argv) {
-  int nodes = 1000000, runs = 5, frames = 20000, allocs = 5000000;
+  int nodes = 1000000, runs = 5, frames = 20000, allocs = 5000000, delay = 25;
   std::string only;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string a = argv[i];
@@ -236,9 +324,12 @@ int main(int argc, char** argv) {
       runs = std::atoi(argv[i + 1]);
     else if (a == "--frames")
       frames = std::atoi(argv[i + 1]);
+    else if (a == "--delay")
+      delay = std::atoi(argv[i + 1]);
   }
 
   if (only == "alloc") return AllocationPath(runs, allocs);
+  if (only == "real") return RealHeaps(runs, delay);
   // ---- 1. capture vs GC.Collect() ----
   Child heap({kLauncher, "--port", "0", "--frame", "HeapBench.Bench:Tick", "--",
               kDir + "/HeapBench.exe", std::to_string(nodes)});

@@ -154,14 +154,31 @@ WalkResult CaptureSink::DoBeginContainer(ContainerType type, uint64_t id1, uint6
   return WalkResult::kOk;
 }
 
-WalkResult CaptureSink::DoDescribeType(uint32_t type_id, const char* name, size_t name_len) {
+WalkResult CaptureSink::DoDescribeType(uint32_t type_id, const char* name, size_t name_len,
+                                       uint32_t domain) {
   if (job_.cancelled() || !EnsureBegun()) return Stopped();
   if (name_len > protocol::kMaxTypeNameBytes)
     return Fail("the runtime described type " + std::to_string(type_id) + " with a " +
                 std::to_string(name_len) + "-byte name (limit " +
                 std::to_string(protocol::kMaxTypeNameBytes) + ")");
+  if (domain > writer_.totals().domains)
+    return Fail("the runtime described type " + std::to_string(type_id) + " in AppDomain " +
+                std::to_string(domain) + " before describing that domain (walker contract)");
   if (job_.detail.fields) fields_.NoteType(type_id);
-  return writer_.Type(type_id, name, name_len) ? WalkResult::kOk : Stopped();
+  return writer_.Type(type_id, name, name_len, domain) ? WalkResult::kOk : Stopped();
+}
+
+WalkResult CaptureSink::DoDescribeDomain(uint32_t domain, const char* name, size_t name_len) {
+  if (job_.cancelled() || !EnsureBegun()) return Stopped();
+  const uint64_t expected = writer_.totals().domains + 1;
+  if (domain != expected)
+    return Fail("the runtime described AppDomain " + std::to_string(domain) + " where domain " +
+                std::to_string(expected) + " was expected (walker contract: 1, 2, 3, ...)");
+  if (domain > protocol::kMaxCaptureDomains)
+    return Fail("the runtime described more than " +
+                std::to_string(protocol::kMaxCaptureDomains) + " AppDomains");
+  const std::string n = SanitizeUtf8(std::string(name, name_len).c_str(), protocol::kMaxShortString);
+  return writer_.Domain(n) ? WalkResult::kOk : Stopped();
 }
 
 WalkResult CaptureSink::DoDescribeEnum(uint32_t enum_id, const char* name, size_t name_len,
@@ -299,6 +316,23 @@ WalkResult CaptureSink::DescribeSite(uint32_t site_id, const char* const* method
                                      const size_t* name_lens, uint32_t depth) {
   try {
     return DoDescribeSite(site_id, method_names, name_lens, depth);
+  } catch (const std::exception& e) {
+    return Fail(std::string("agent error: ") + e.what());
+  }
+}
+
+WalkResult CaptureSink::DescribeDomain(uint32_t domain, const char* name, size_t name_len) {
+  try {
+    return DoDescribeDomain(domain, name, name_len);
+  } catch (const std::exception& e) {
+    return Fail(std::string("agent error: ") + e.what());
+  }
+}
+
+WalkResult CaptureSink::DescribeTypeInDomain(uint32_t type_id, uint32_t domain, const char* name,
+                                             size_t name_len) {
+  try {
+    return DoDescribeType(type_id, name, name_len, domain);
   } catch (const std::exception& e) {
     return Fail(std::string("agent error: ") + e.what());
   }

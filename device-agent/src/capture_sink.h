@@ -19,8 +19,13 @@
 // through a FieldMapper (bounded, charged to the job's memory); what the runtime gets wrong
 // costs that detail, never the capture (fields_dropped(), CaptureEnd.fields_dropped).
 //
+// AppDomains (optional): DescribeDomain names go out as the batches' domain_names, each type
+// with its domain (wire.proto TypeEntry.domain); domains must be numbered 1, 2, 3, ... and
+// described before their types, at most kMaxCaptureDomains of them.
+//
 // Any cancel makes the next callback return kAbort; so does a runtime that breaks the walker
-// contract (roots outside a root container, an oversized type name), recorded in error().
+// contract (roots outside a root container, an oversized type name, a domain out of order or
+// not yet described), recorded in error().
 //
 // Thread-safety: the callbacks come from the walk thread; sealed batches are encoded and queued
 // on the writer's sealer thread (HeapBatchWriter background mode), which is what Emit and
@@ -74,6 +79,10 @@ class CaptureSink : public HeapInfoCallback {
   WalkResult ObjectValues(uint64_t object, const uint64_t* bits, size_t count) override;
   WalkResult StringValue(uint64_t object, uint32_t length, const uint16_t* units,
                          size_t count) override;
+//
+  WalkResult DescribeDomain(uint32_t domain, const char* name, size_t name_len) override;
+  WalkResult DescribeTypeInDomain(uint32_t type_id, uint32_t domain, const char* name,
+                                  size_t name_len) override;
 
   bool ended() const { return ended_; }  // kEnd seen and the last batch flushed
   const std::string& error() const { return error_; }
@@ -88,7 +97,9 @@ class CaptureSink : public HeapInfoCallback {
 
  private:
   WalkResult DoBeginContainer(ContainerType type, uint64_t id1, uint64_t id2);
-  WalkResult DoDescribeType(uint32_t type_id, const char* name, size_t name_len);
+  WalkResult DoDescribeType(uint32_t type_id, const char* name, size_t name_len,
+                            uint32_t domain = 0);
+  WalkResult DoDescribeDomain(uint32_t domain, const char* name, size_t name_len);
   WalkResult DoRootReferences(const RootRef* roots, size_t count);
   WalkResult DoObjectReferences(uint64_t object, uint32_t type_id, uint32_t size,
                                 const uint64_t* refs, const uint32_t* slots, size_t ref_count);

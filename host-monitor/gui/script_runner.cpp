@@ -163,6 +163,9 @@ void ScriptRunner::Start(const ScriptStep& s) {
       return Fail("could not start the program under Mono: " + ses.last_error());
     app_.SetView(View::kCounters);
     wait_ = Wait::kDevice;
+  } else if (s.id == ScriptVerb::kMonoOptions) {  // Mono's own options for the next launch-mono
+    ses.settings().mono_options = arg;
+    Next();
   } else if (s.id == ScriptVerb::kConnect) {
     ses.Connect(arg, ses.settings().token);
     wait_ = Wait::kDevice;

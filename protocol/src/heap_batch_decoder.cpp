@@ -293,7 +293,18 @@ bool DecodeHeapBatch(const wire::HeapBatch& in, RawBatch* out, std::string* erro
   for (const wire::TypeEntry& t : in.types()) {
     if (t.name().size() > kMaxTypeNameBytes)
       return Fail(error, where + "type name over " + std::to_string(kMaxTypeNameBytes) + " bytes");
-    out->types.push_back(RawType{t.id(), t.name()});
+    out->types.push_back(RawType{t.id(), t.name(), t.domain()});
+  }
+  if (static_cast<size_t>(in.domain_names_size()) > kMaxCaptureDomains)
+    return Fail(error, where + std::to_string(in.domain_names_size()) +
+                           " AppDomain names, over the limit of " +
+                           std::to_string(kMaxCaptureDomains));
+  out->domain_names.reserve(in.domain_names_size());
+  for (const std::string& d : in.domain_names()) {
+    if (d.size() > kMaxShortString)
+      return Fail(error, where + "AppDomain name over " + std::to_string(kMaxShortString) +
+                             " bytes");
+    out->domain_names.push_back(d);
   }
   out->containers.reserve(in.containers_size());
   for (const wire::Container& c : in.containers()) {
@@ -517,6 +528,18 @@ uint64_t ChecksumBatch(const RawBatch& b, uint64_t seed) {
     Feed64(&st, b.values.size());
     Feed(&st, b.object_value_count.data(), b.object_value_count.size());
     Feed(&st, b.values.data(), b.values.size());
+  }
+  // AppDomains, likewise only when present.
+  if (!b.domain_names.empty()) {
+    Feed64(&st, 0x444f4d41494eull);  // "DOMAIN"
+    Feed64(&st, b.domain_names.size());
+    for (const std::string& d : b.domain_names) FeedString(&st, d);
+  }
+  bool typed = false;
+  for (const RawType& t : b.types) typed = typed || t.domain != 0;
+  if (typed) {
+    Feed64(&st, 0x54444f4dull);  // "TDOM"
+    for (const RawType& t : b.types) Feed64(&st, t.domain);
   }
   return XXH3_64bits_digest(&st);
 }

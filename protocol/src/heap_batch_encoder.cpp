@@ -19,9 +19,10 @@ size_t RawBatch::CapacityBytes() const {
              Bytes(object_ref_count) + Bytes(refs) + Bytes(origin_methods) + Bytes(site_depth) +
              Bytes(site_method) + Bytes(object_site) + Bytes(object_frame) + Bytes(layouts) +
              Bytes(enums) + Bytes(root_slot) + Bytes(ref_slot) + Bytes(object_value_count) +
-             Bytes(values);
+             Bytes(values) + Bytes(domain_names);
   for (const RawType& t : types) b += t.name.capacity();
   for (const RawContainer& c : containers) b += c.label.capacity();
+  for (const std::string& d : domain_names) b += d.capacity();
   for (const std::string& m : origin_methods) b += m.capacity();
   for (const RawLayout& l : layouts) {
     b += Bytes(l.fields) + Bytes(l.statics) + l.element_type_name.capacity();
@@ -63,12 +64,13 @@ void RawBatch::Clear() {
   cont_prev_slot = kNoSlot;
   object_value_count.clear();
   values.clear();
+  domain_names.clear();
 }
 
 bool RawBatch::Empty() const {
   return types.empty() && containers.empty() && root_object.empty() && object_id.empty() &&
          refs.empty() && !has_clock && origin_methods.empty() && site_depth.empty() &&
-         layouts.empty() && enums.empty();
+         layouts.empty() && enums.empty() && domain_names.empty();
 }
 
 uint64_t RawBatch::HeapBytes() const {
@@ -89,10 +91,18 @@ size_t BatchEncoder::FootprintBytes() const {
          Bytes(scratch_.slots);
 }
 
-bool BatchEncoder::AddType(uint32_t id, const char* name, size_t len) {
-  const size_t cost = len + 16;
+bool BatchEncoder::AddType(uint32_t id, const char* name, size_t len, uint32_t domain) {
+  const size_t cost = len + (domain ? 24 : 16);  // without domains: sealed as it always was
   if (raw_.types.size() >= kMaxBatchTypes || !Fits(cost)) return false;
-  raw_.types.push_back(RawType{id, std::string(name, len)});
+  raw_.types.push_back(RawType{id, std::string(name, len), domain});
+  estimate_ += cost;
+  return true;
+}
+
+bool BatchEncoder::AddDomain(const std::string& name) {
+  const size_t cost = name.size() + 8;
+  if (raw_.domain_names.size() >= kMaxCaptureDomains || !Fits(cost)) return false;
+  raw_.domain_names.push_back(name);
   estimate_ += cost;
   return true;
 }
@@ -376,7 +386,9 @@ void EncodeRawBatch(RawBatch& b, uint32_t capture_id, uint32_t seq, wire::HeapBa
     wire::TypeEntry* e = out->add_types();
     e->set_id(t.id);
     e->set_name(t.name);
+    if (t.domain != 0) e->set_domain(t.domain);
   }
+  for (const std::string& d : b.domain_names) out->add_domain_names(d);
   for (const RawContainer& c : b.containers) {
     wire::Container* e = out->add_containers();
     e->set_kind(c.kind);

@@ -93,10 +93,18 @@ bool HeapBatchWriter::Seal() {
   return true;
 }
 
-bool HeapBatchWriter::Type(uint32_t id, const char* name, size_t len) {
+bool HeapBatchWriter::Type(uint32_t id, const char* name, size_t len, uint32_t domain) {
   if (stopped_.load(std::memory_order_relaxed)) return false;
-  if (!enc_.AddType(id, name, len) && (!Seal() || !enc_.AddType(id, name, len))) return false;
+  if (!enc_.AddType(id, name, len, domain) && (!Seal() || !enc_.AddType(id, name, len, domain)))
+    return false;
   ++totals_.types;
+  return true;
+}
+
+bool HeapBatchWriter::Domain(const std::string& name) {
+  if (stopped_.load(std::memory_order_relaxed)) return false;
+  if (!enc_.AddDomain(name) && (!Seal() || !enc_.AddDomain(name))) return false;
+  ++totals_.domains;
   return true;
 }
 

@@ -15,12 +15,6 @@
 namespace xrpm::testing {
 namespace {
 
-RunResult Launch(const std::vector<std::string>& args) {
-  std::vector<std::string> argv = {MonoLauncher()};
-  argv.insert(argv.end(), args.begin(), args.end());
-  return RunProcess(argv, 60000);
-}
-
 TEST(MonoLauncher, BadOptionsExitTwoWithAClearMessage) {
   SKIP_WITHOUT_MONO();
   const std::string game = MonoProgram("XnaBubbles.exe");
@@ -42,7 +36,7 @@ TEST(MonoLauncher, BadOptionsExitTwoWithAClearMessage) {
       {{"--frame-window-ms", "600001", "--", game}, "--frame-window-ms"},
   };
   for (const Case& c : cases) {
-    const RunResult r = Launch(c.args);
+    const RunResult r = RunLauncher(c.args);
     std::string cmd;
     for (const auto& a : c.args) cmd += a + " ";
     EXPECT_EQ(r.exit_code, 2) << cmd << "\n" << r.err;
@@ -63,7 +57,7 @@ TEST(MonoLauncher, PortInUseExitsTwo) {
   socklen_t len = sizeof a;
   ASSERT_EQ(getsockname(s, reinterpret_cast<sockaddr*>(&a), &len), 0);
   const std::string port = std::to_string(ntohs(a.sin_port));
-  const RunResult r = Launch({"--port", port, "--", MonoProgram("XnaBubbles.exe")});
+  const RunResult r = RunLauncher({"--port", port, "--", MonoProgram("XnaBubbles.exe")});
   close(s);
   EXPECT_EQ(r.exit_code, 2) << r.err;
   EXPECT_NE(r.err.find("cannot listen on 127.0.0.1:" + port), std::string::npos) << r.err;
@@ -103,11 +97,11 @@ TEST(MonoLauncher, MissingMonoNamesThePackage) {
 TEST(MonoLauncher, RunsTheProgramToItsEndWithTheAgent) {
   SKIP_WITHOUT_MONO();
   const RunResult r =
-      Launch({"--port", "0", "--", MonoProgram("XnaBubbles.exe"), "--frames", "30"});
+      RunLauncher({"--port", "0", "--", MonoProgram("XnaBubbles.exe"), "--frames", "30"});
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.err.find("xrpm-agent: listening on 127.0.0.1:"), std::string::npos) << r.err;
   // The program's own exit code comes back.
-  const RunResult bad = Launch({"--port", "0", "--", MonoProgram("XnaBubbles.exe"), "--what"});
+  const RunResult bad = RunLauncher({"--port", "0", "--", MonoProgram("XnaBubbles.exe"), "--what"});
   EXPECT_EQ(bad.exit_code, 2) << bad.err;
   EXPECT_NE(bad.err.find("XnaBubbles: unknown argument '--what'"), std::string::npos) << bad.err;
 }

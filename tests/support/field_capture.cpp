@@ -156,7 +156,10 @@ bool CaptureFields(RawPeer& peer, const wire::Welcome& welcome, bool values, uin
     protocol::RawBatch b;
     if (!protocol::DecodeHeapBatch(m.heap_batch(), &b, error)) return false;
     if (!checker->Check(b, seq++, error)) return false;
-    for (const protocol::RawType& t : b.types) out->type_names[t.id] = t.name;
+    for (const protocol::RawType& t : b.types) {
+      out->type_names[t.id] = t.name;
+      out->type_domain[t.id] = t.domain;
+    }
     for (const protocol::RawLayout& l : b.layouts) out->layouts[l.type_id] = l;
     for (const protocol::RawEnum& e : b.enums) out->enums[e.id] = e;
     out->containers.insert(out->containers.end(), b.containers.begin(), b.containers.end());

@@ -24,6 +24,7 @@ struct FieldCapture {
   wire::CaptureEnd end;
   uint64_t wire_bytes = 0;  // serialized CaptureBegin + batches
   std::map<uint32_t, std::string> type_names;
+  std::map<uint32_t, uint32_t> type_domain;  // TypeEntry.domain (0: no AppDomains named)
   std::map<uint32_t, protocol::RawLayout> layouts;
   std::map<uint32_t, protocol::RawEnum> enums;
   std::vector<protocol::RawContainer> containers;

@@ -52,6 +52,19 @@ MonoRun::MonoRun(const std::vector<std::string>& launcher_args, const std::strin
   port = static_cast<uint16_t>(std::atoi(endpoint.substr(endpoint.find(':') + 1).c_str()));
 }
 
+RunResult RunLauncher(const std::vector<std::string>& args) {
+  std::vector<std::string> argv = {MonoLauncher()};
+  argv.insert(argv.end(), args.begin(), args.end());
+  return RunProcess(argv, 60000);
+}
+
+std::string WaitForEndpoint(BackgroundProcess& p) {
+  const std::string line = p.log().WaitFor("listening on 127.0.0.1:", 30000);
+  if (line.empty()) return "";
+  std::string endpoint = line.substr(line.find("127.0.0.1:"));
+  return endpoint.substr(0, endpoint.find(' '));
+}
+
 std::unique_ptr<client::HostClient> ConnectTo(const std::string& endpoint,
                                               const std::string& token) {
   client::ClientOptions o;

@@ -26,6 +26,11 @@ std::string MonoMissing();
 std::string MonoLauncher();
 std::string MonoProgram(const std::string& exe);  // path of a C# program the build compiled
 
+// xrpm-mono ARGS, run to completion (killed after 60 s).
+RunResult RunLauncher(const std::vector<std::string>& args);
+// "127.0.0.1:PORT" from the agent's "listening on" line of `p` (waits up to 30 s); "" if none.
+std::string WaitForEndpoint(BackgroundProcess& p);
+
 struct MonoRun {
   // xrpm-mono --port 0 LAUNCHER_ARGS -- PROGRAM ARGS; waits for the listening line.
   MonoRun(const std::vector<std::string>& launcher_args, const std::string& exe,

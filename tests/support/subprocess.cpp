@@ -100,6 +100,10 @@ BackgroundProcess::BackgroundProcess(const std::vector<std::string>& argv) {
 
 int BackgroundProcess::Stop(uint32_t timeout_ms) {
   int code = -1;
+  if (reaped_) {
+    code = exit_code_;
+    pid_ = -1;
+  }
   if (pid_ > 0) {
     kill(pid_, SIGTERM);
     code = WaitFor(pid_, timeout_ms);
@@ -109,6 +113,27 @@ int BackgroundProcess::Stop(uint32_t timeout_ms) {
   if (err_fd_ >= 0) close(err_fd_);
   err_fd_ = -1;
   return code;
+}
+
+bool BackgroundProcess::Exited() {
+  if (reaped_ || pid_ <= 0) return true;
+  int st = 0;
+  if (waitpid(pid_, &st, WNOHANG) != pid_) return false;
+  reaped_ = true;
+  exit_code_ = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  return true;
+}
+
+int BackgroundProcess::Wait(uint32_t timeout_ms) {
+  if (!reaped_ && pid_ > 0) {
+    exit_code_ = WaitFor(pid_, timeout_ms);
+    reaped_ = true;
+  }
+  pid_ = -1;
+  if (reader_.joinable()) reader_.join();
+  if (err_fd_ >= 0) close(err_fd_);
+  err_fd_ = -1;
+  return exit_code_;
 }
 
 BackgroundProcess::~BackgroundProcess() {

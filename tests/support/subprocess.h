@@ -34,9 +34,16 @@ class BackgroundProcess {
   LogSink& log() { return log_; }
   // SIGTERM, then waits up to timeout_ms (SIGKILL after); returns the exit code (-1 if killed).
   int Stop(uint32_t timeout_ms = 10000);
+  // Waits up to timeout_ms for the process to end by itself (SIGKILL after); its exit code
+  // (-1 if killed). A process already reaped by Exited() returns that code.
+  int Wait(uint32_t timeout_ms);
+  // True once the process has ended (reaps it without waiting).
+  bool Exited();
 
  private:
   pid_t pid_ = -1;
+  int exit_code_ = -1;
+  bool reaped_ = false;
   int err_fd_ = -1;
   std::thread reader_;
   LogSink log_;

@@ -153,4 +153,48 @@ void TextTable::Print(std::FILE* out, int indent) const {
   for (const auto& r : rows_) line(r);
 }
 
+SectionFigures Figures(const Snapshot& s, const AppDomainSection& sec) {
+  SectionFigures f;
+  f.objects = sec.objects_end - sec.objects_begin;
+  f.roots = sec.roots_end - sec.roots_begin;
+  f.refs = sec.objects_end > sec.objects_begin
+               ? s.ref_end[sec.objects_end - 1] - s.ref_begin(sec.objects_begin)
+               : 0;
+  for (uint64_t i = sec.objects_begin; i < sec.objects_end; ++i) f.bytes += s.object_size[i];
+  f.types = sec.types_end - sec.types_begin;
+  for (uint32_t t = sec.types_begin; t < sec.types_end; ++t)
+    f.placeholders += s.types[t].placeholder;
+  return f;
+}
+
+nlohmann::json DomainTotalsJson(const Snapshot& s) {
+  nlohmann::json a = nlohmann::json::array();
+  for (const AppDomainSection& sec : s.sections) {
+    const SectionFigures f = Figures(s, sec);
+    a.push_back({{"name", sec.name},
+                 {"objects", f.objects},
+                 {"bytes", f.bytes},
+                 {"roots", f.roots},
+                 {"types", f.types}});
+  }
+  return a;
+}
+
+void PrintDomainTotals(const Snapshot& s, std::FILE* out) {
+  if (s.sections.size() < 2) return;
+  using A = TextTable::Align;
+  TextTable t({{"appdomain", A::kLeft},
+               {"objects", A::kRight},
+               {"size", A::kRight},
+               {"roots", A::kRight},
+               {"types", A::kRight}});
+  for (const AppDomainSection& sec : s.sections) {
+    const SectionFigures f = Figures(s, sec);
+    t.AddRow({sec.name.empty() ? "(unnamed)" : sec.name, Thousands(f.objects),
+              HumanBytes(f.bytes), Thousands(f.roots), Thousands(f.types)});
+  }
+  std::fprintf(out, "\nAppDomains: %zu\n", s.sections.size());
+  t.Print(out, 2);
+}
+
 }  // namespace xrpm::cli

@@ -22,6 +22,18 @@
 
 namespace xrpm::cli {
 
+// One AppDomain section's totals (its ranges of the snapshot's columns).
+struct SectionFigures {
+  uint64_t objects = 0, refs = 0, roots = 0, bytes = 0;
+  uint32_t types = 0, placeholders = 0;
+};
+SectionFigures Figures(const Snapshot& s, const AppDomainSection& sec);
+// Per-AppDomain totals for verbs that show a whole heap: JSON (an array of {name, objects,
+// bytes, roots, types}, one per section) and, when there are several sections, a text table
+// ("AppDomains" heading; nothing for a single section).
+nlohmann::json DomainTotalsJson(const Snapshot& s);
+void PrintDomainTotals(const Snapshot& s, std::FILE* out = stdout);
+
 // Options of every verb that reads snapshot files.
 struct InputOptions {
   bool strict = false;          // --strict: fail on the first problem in the input

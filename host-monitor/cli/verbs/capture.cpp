@@ -106,7 +106,8 @@ int Run(const Opts& o) {
                {"stop_wait_us", s.stop_wait_us},
                {"stall_us", s.stall_us},
                {"agent_peak_bytes", s.agent_peak_bytes},
-               {"elapsed_s", s.elapsed_s}});
+               {"elapsed_s", s.elapsed_s},
+               {"appdomains", DomainTotalsJson(*r.snapshot)}});
     return kExitOk;
   }
   std::printf("captured %s from %s -> %s\n", dev.app_name.c_str(), dev.endpoint.c_str(),
@@ -120,6 +121,7 @@ int Run(const Opts& o) {
       Ms(s.pause_us).c_str(), Ms(s.gc_us).c_str(), Ms(s.walk_us).c_str(),
       HumanBytes(s.wire_bytes).c_str(), s.batches, HumanBytes(s.agent_peak_bytes).c_str(),
       s.elapsed_s);
+  PrintDomainTotals(*r.snapshot);
   return kExitOk;
 }
 

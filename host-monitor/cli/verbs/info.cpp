@@ -11,25 +11,6 @@ namespace {
 
 struct Opts : FileVerbOptions {};
 
-struct SectionFigures {
-  uint64_t objects = 0, refs = 0, roots = 0, bytes = 0;
-  uint32_t types = 0, placeholders = 0;
-};
-
-SectionFigures Figures(const Snapshot& s, const AppDomainSection& sec) {
-  SectionFigures f;
-  f.objects = sec.objects_end - sec.objects_begin;
-  f.roots = sec.roots_end - sec.roots_begin;
-  f.refs = sec.objects_end > sec.objects_begin
-               ? s.ref_end[sec.objects_end - 1] - s.ref_begin(sec.objects_begin)
-               : 0;
-  for (uint64_t i = sec.objects_begin; i < sec.objects_end; ++i) f.bytes += s.object_size[i];
-  f.types = sec.types_end - sec.types_begin;
-  for (uint32_t t = sec.types_begin; t < sec.types_end; ++t)
-    f.placeholders += s.types[t].placeholder;
-  return f;
-}
-
 std::string Stamp(const std::optional<uint64_t>& ms) {
   return ms ? Hex(*ms) : "-";
 }

@@ -68,7 +68,8 @@ int Run(const Opts& o) {
     nlohmann::json j = {
         {"file", f->loaded.path},           {"format", f->loaded.format},
         {"totals", TotalsJson(t)},          {"top_types_by_retained", types},
-        {"suspects", SuspectsJson(a, sus)}, {"diagnostics", DiagnosticsJson(f->loaded.diags)}};
+        {"suspects", SuspectsJson(a, sus)}, {"diagnostics", DiagnosticsJson(f->loaded.diags)},
+        {"appdomains", DomainTotalsJson(f->loaded.snap)}};
     j["inspections"] = InspectionsJson(a, inspections)["inspections"];
     if (o.by_site) {
       const Snapshot& s = f->loaded.snap;
@@ -108,6 +109,7 @@ int Run(const Opts& o) {
                   (t.dangling_roots ? ", " + Thousands(t.dangling_roots) + " dangling" : "")});
   if (t.duplicate_ids) sum.AddRow({"duplicate ids", Thousands(t.duplicate_ids), "(first kept)"});
   sum.Print(stdout, 2);
+  PrintDomainTotals(f->loaded.snap);
 
   if (o.by_site) {
     const Snapshot& s = f->loaded.snap;

@@ -214,6 +214,19 @@ void DrawConnectionView(App& app) {
     if (ImGui::Button("Launch emulator", ImVec2(-1, 0))) {
       if (ses.LaunchEmulator(set.emulator_scenario)) app.SetView(View::kCounters);
     }
+    static char mono_options[256] = {};
+    static bool mono_init = false;
+    if (!mono_init) {
+      std::snprintf(mono_options, sizeof mono_options, "%s", set.mono_options.c_str());
+      mono_init = true;
+    }
+    ImGui::SetNextItemWidth(-1);
+    if (ImGui::InputTextWithHint("##monooptions", "Mono options (e.g. --debug)", mono_options,
+                                 sizeof mono_options))
+      set.mono_options = mono_options;
+    if (ImGui::IsItemHovered())
+      ImGui::SetTooltip("Options for Mono itself when a program runs under Mono, separated by "
+                        "spaces (xrpm-mono --mono-option=OPT each)");
     if (ImGui::Button("Launch C# sample game under Mono", ImVec2(-1, 0))) {
       if (ses.LaunchMono("")) app.SetView(View::kCounters);
     }

@@ -87,6 +87,17 @@
 // object's values (<= kMaxStringCap + 1 words); slots are not copied, and slots and values go
 // straight into the batch being filled (bounded by the batch size).
 //
+// AppDomains (optional): a runtime whose heap holds several AppDomains names them before the
+// types that belong to them:
+//   DescribeDomain(domain, name)      domain ids 1, 2, 3, ... in the order the runtime created
+//                                     the domains (the host's sections follow that order)
+//   DescribeTypeInDomain(type_id, domain, name)
+//                                     instead of DescribeType: a type of that domain (domain 0:
+//                                     the runtime's single, unnamed section, as DescribeType)
+// An object belongs to its type's domain and a root to its object's domain: the host makes
+// one AppDomain section (`a ... c`) per domain. Sinks that do not override DescribeDomain
+// ignore it, and DescribeTypeInDomain falls back to DescribeType.
+//
 // Everything is plain C++17 with no exceptions crossing the API; pointers passed to a callback
 // are valid only during that call. Ids are 64-bit so one API serves 32- and 64-bit devices.
 //
@@ -271,6 +282,19 @@ class HeapInfoCallback {
     (void)units;
     (void)count;
     return WalkResult::kOk;
+  }
+  // ---- AppDomains (optional, see the header comment) ----
+  // `name` is UTF-8, `name_len` bytes, not NUL-terminated.
+  virtual WalkResult DescribeDomain(uint32_t domain, const char* name, size_t name_len) {
+    (void)domain;
+    (void)name;
+    (void)name_len;
+    return WalkResult::kOk;
+  }
+  virtual WalkResult DescribeTypeInDomain(uint32_t type_id, uint32_t domain, const char* name,
+                                          size_t name_len) {
+    (void)domain;
+    return DescribeType(type_id, name, name_len);
   }
 };
 

@@ -2,16 +2,19 @@
 //
 //   xrpm-mono [--port N | --listen ADDR:PORT --token T] [--frame Namespace.Class:Method]
 //             [--frame-window-ms N] [--quiet] [--allocations [--sample-bytes N]] [--announce]
-//             -- PROGRAM.exe [ARGS...]
+//             [--mono-option=OPT]... -- PROGRAM.exe [ARGS...]
 //
-// It starts `mono --profile=xrpm:OPTIONS PROGRAM.exe ARGS` with the profiler module
+// It starts `mono [OPT...] --profile=xrpm:OPTIONS PROGRAM.exe ARGS` with the profiler module
 // (libmono-profiler-xrpm.so, beside this executable) on the library path, and waits for the
 // module's handshake line on a pipe: Mono silently runs a program without a profiler it cannot
 // load, so no handshake within the time limit means no agent, and the program is stopped.
+// Mono's own options (--mono-option, mono_command_line.h) are checked first, then shown to
+// Mono (`mono OPT... --version`): an option Mono does not know is refused before the program
+// starts, with Mono's own message.
 // The agent prints "xrpm-agent: listening on ADDR:PORT" itself, as in xrpm-emulator.
 //
 // Exit codes: the program's own exit code once it runs (128+N after signal N); 2 for bad
-// options, a missing program, an unknown profiler option or a port in use; 1 when Mono is
+// options (ours or Mono's), a missing program, an unknown profiler option or a port in use; 1 when Mono is
 // missing or the module did not load. SIGINT and SIGTERM are passed on to the program.
 #include <fcntl.h>
 #include <poll.h>
@@ -29,6 +32,7 @@
 #include <string>
 #include <vector>
 
+#include "mono_command_line.h"
 #include "profiler_options.h"
 #include "xrpm/agent/agent.h"
 
@@ -80,6 +84,69 @@ int Fail(int code, const std::string& message) {
   return code;
 }
 
+// Reads `fd` into *out (at most 4 KiB kept) until EOF, the time limit, or, with
+// first_line_only, a newline. Returns true when it stopped at EOF (the writer closed its end).
+bool ReadBounded(int fd, int timeout_ms, bool first_line_only, std::string* out) {
+  const auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
+  while (!(first_line_only && out->find('\n') != std::string::npos)) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+                          deadline - std::chrono::steady_clock::now())
+                          .count();
+    if (left <= 0) return false;
+    pollfd p{fd, POLLIN, 0};
+    const int r = poll(&p, 1, static_cast<int>(left));
+    if (r <= 0) continue;  // EINTR, or the time is up (checked above)
+    char buf[512];
+    const ssize_t n = read(fd, buf, sizeof buf);
+    if (n > 0) {
+      if (out->size() < 4096) out->append(buf, static_cast<size_t>(n));
+    } else if (n == 0 || errno != EINTR) {
+      return true;
+    }
+  }
+  return false;
+}
+
+// Runs `mono OPTIONS... --version` and returns "" when Mono accepts the options, else what
+// Mono said (its first stderr line) or why it could not be asked. Bounded: 30 s.
+std::string MonoRefuses(const std::string& mono, const std::vector<std::string>& options) {
+  int err[2];
+  if (pipe2(err, O_CLOEXEC) != 0) return std::string("pipe: ") + std::strerror(errno);
+  const pid_t pid = fork();
+  if (pid < 0) {
+    close(err[0]);
+    close(err[1]);
+    return std::string("fork: ") + std::strerror(errno);
+  }
+  if (pid == 0) {
+    const int null = open("/dev/null", O_WRONLY);
+    if (null >= 0) dup2(null, 1);
+    dup2(err[1], 2);
+    std::vector<std::string> args = {"mono"};
+    args.insert(args.end(), options.begin(), options.end());
+    args.push_back("--version");
+    std::vector<char*> cargs;
+    for (auto& a : args) cargs.push_back(a.data());
+    cargs.push_back(nullptr);
+    execv(mono.c_str(), cargs.data());
+    _exit(127);
+  }
+  close(err[1]);
+  std::string said;
+  ReadBounded(err[0], 30000, /*first_line_only=*/false, &said);
+  close(err[0]);
+  int status = 0;
+  if (waitpid(pid, &status, WNOHANG) == 0) kill(pid, SIGKILL);
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return "";
+  const size_t eol = said.find('\n');
+  if (eol != std::string::npos) said.resize(eol);
+  if (said.empty()) said = "exit code " + std::to_string(ExitCodeOf(status));
+  return said;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -119,6 +186,12 @@ int main(int argc, char** argv) {
   app.add_flag("--announce", announce,
                "Announce this device on the local network (UDP multicast beacon, TTL 1, once a "
                "second; never the token) so `xrpm devices` and the monitor list it");
+  std::vector<std::string> mono_options;
+  app.add_option("--mono-option", mono_options,
+                 "An option for Mono itself, before the program (repeatable; write "
+                 "--mono-option=OPT, e.g. --mono-option=--debug)")
+      ->allow_extra_args(false)
+      ->take_all();
   app.add_option("program", program, "-- PROGRAM.exe [ARGS...]")->required();
   try {
     app.parse(argc, argv);
@@ -145,6 +218,8 @@ int main(int argc, char** argv) {
     opts.address = a.address;
     opts.port = a.port;
   }
+  for (const std::string& o : mono_options)
+    if (!xrpm::mono::CheckMonoOption(o, &problem)) return Fail(2, "--mono-option: " + problem);
   struct stat st {};
   if (stat(program[0].c_str(), &st) != 0 || !S_ISREG(st.st_mode))
     return Fail(2, "no such program: " + program[0] + " (expected a .NET PROGRAM.exe)");
@@ -158,10 +233,21 @@ int main(int argc, char** argv) {
                        "/libmono-profiler-xrpm.so is missing (build it: scripts/build.sh "
                        "release mono-profiler-xrpm)");
 
+  if (!mono_options.empty()) {
+    const std::string refused = MonoRefuses(mono, mono_options);
+    if (!refused.empty()) {
+      std::string given;
+      for (const std::string& o : mono_options) given += (given.empty() ? "" : " ") + o;
+      return Fail(2, "--mono-option: Mono refused its options (" + given + "): " + refused);
+    }
+  }
+
   int status_pipe[2];
   if (pipe2(status_pipe, O_CLOEXEC) != 0)
     return Fail(1, std::string("pipe: ") + std::strerror(errno));
-  std::vector<std::string> args = {"mono", "--profile=" + xrpm::mono::FormatProfilerOptions(opts)};
+  std::vector<std::string> args = {"mono"};
+  args.insert(args.end(), mono_options.begin(), mono_options.end());
+  args.push_back("--profile=" + xrpm::mono::FormatProfilerOptions(opts));
   args.insert(args.end(), program.begin(), program.end());
 
   struct sigaction sa {};
@@ -190,25 +276,7 @@ int main(int argc, char** argv) {
 
   // The handshake: one line from the module, or EOF (the process ended), or the time limit.
   std::string line;
-  const auto deadline =
-      std::chrono::steady_clock::now() + std::chrono::milliseconds(kHandshakeTimeoutMs);
-  bool eof = false;
-  while (line.find('\n') == std::string::npos && !eof) {
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-                          deadline - std::chrono::steady_clock::now())
-                          .count();
-    if (left <= 0) break;
-    pollfd p{status_pipe[0], POLLIN, 0};
-    const int r = poll(&p, 1, static_cast<int>(left));
-    if (r < 0 && errno == EINTR) continue;
-    if (r <= 0) continue;
-    char buf[512];
-    const ssize_t n = read(status_pipe[0], buf, sizeof buf);
-    if (n > 0)
-      line.append(buf, static_cast<size_t>(n));
-    else if (n == 0 || errno != EINTR)
-      eof = true;
-  }
+  const bool eof = ReadBounded(status_pipe[0], kHandshakeTimeoutMs, /*first_line_only=*/true, &line);
   close(status_pipe[0]);
   int status = 0;
   if (line.rfind("ok ", 0) != 0) {

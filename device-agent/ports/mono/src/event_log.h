@@ -29,6 +29,9 @@ enum class EventKind : uint8_t {
   kRootUnregister,  // a = start
   kHandleCreated,   // a = handle, b = MonoGCHandleType
   kHandleDeleted,   // a = handle
+  kDomainLoaded,    // a = MonoDomain*
+  kDomainName,      // a = MonoDomain*, name (its friendly name)
+  kDomainUnloading,  // a = MonoDomain*
 };
 
 struct Event {

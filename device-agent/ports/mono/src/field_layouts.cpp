@@ -251,27 +251,42 @@ void FieldLayouts::Compute(void* klass_ptr, Layout* out) {
 
 const FieldLayouts::Layout* FieldLayouts::Find(uint32_t type_id) {
   if (type_id != last_type_ || !last_) {
-    auto it = layouts_.find(type_id);
     last_type_ = type_id;
-    last_ = it == layouts_.end() ? nullptr : &it->second;
+    last_ = ByType(type_id);
   }
   return last_;
 }
 
 void FieldLayouts::Prepare(Registry& registry) {
   std::lock_guard<std::mutex> lock(registry.mutex());
-  last_ = nullptr;  // the map may rehash
+  last_ = nullptr;
   const std::vector<uintptr_t>& keys = registry.keys();
+  const std::vector<uintptr_t>& domains = registry.type_domains();
+  by_type_.resize(keys.size(), nullptr);
   for (size_t i = 0; i < keys.size(); ++i) {
-    const auto id = static_cast<uint32_t>(i + 1);
-    if (keys[i] <= Registry::kMaxSyntheticKey || layouts_.count(id)) continue;
-    Layout l;
-    Compute(reinterpret_cast<void*>(keys[i]), &l);
-    layouts_.emplace(id, std::move(l));
+    // Synthetic containers have no class; a type of an unloaded domain may name a freed one.
+    if (by_type_[i] || keys[i] <= Registry::kMaxSyntheticKey ||
+        domains[i] == Registry::kGoneDomain)
+      continue;
+    auto it = layouts_.find(keys[i]);
+    if (it == layouts_.end()) {
+      it = layouts_.emplace(keys[i], Layout{}).first;
+      Compute(reinterpret_cast<void*>(keys[i]), &it->second);
+    }
+    by_type_[i] = &it->second;
   }
 }
 
-bool FieldLayouts::Describe(agent::HeapInfoCallback& sink) const {
+bool FieldLayouts::Bind(uint32_t type_id, uintptr_t klass) {
+  auto it = layouts_.find(klass);
+  if (type_id == 0 || it == layouts_.end()) return false;
+  if (by_type_.size() < type_id) by_type_.resize(type_id, nullptr);
+  by_type_[type_id - 1] = &it->second;
+  last_ = nullptr;
+  return true;
+}
+
+bool FieldLayouts::DescribeEnums(agent::HeapInfoCallback& sink) const {
   std::vector<agent::EnumMemberInfo> members;
   for (size_t i = 0; i < enums_.size(); ++i) {
     const Enum& e = enums_[i];
@@ -282,34 +297,38 @@ bool FieldLayouts::Describe(agent::HeapInfoCallback& sink) const {
                           members.data(), members.size()) == WalkResult::kAbort)
       return false;
   }
-  std::vector<agent::FieldInfo> fields;
-  std::vector<agent::StaticFieldInfo> statics;
-  for (const auto& [id, l] : layouts_) {
-    fields.clear();
-    statics.clear();
-    for (const Field& f : l.fields)
-      fields.push_back({f.name.data(), f.name.size(), f.type_name.data(), f.type_name.size(),
-                        f.offset, f.kind, f.is_enum, f.enum_id});
-    for (const Field& f : l.statics)
-      statics.push_back(
-          {f.name.data(), f.name.size(), f.type_name.data(), f.type_name.size(), f.kind});
-    agent::TypeLayoutInfo info{l.shape,
-                               fields.data(),
-                               fields.size(),
-                               statics.data(),
-                               statics.size(),
-                               l.element_kind,
-                               l.element_type_name.data(),
-                               l.element_type_name.size()};
-    if (sink.DescribeLayout(id, info) == WalkResult::kAbort) return false;
-  }
   return true;
 }
 
+bool FieldLayouts::DescribeLayout(agent::HeapInfoCallback& sink, uint32_t type_id) const {
+  const Layout* found = ByType(type_id);
+  if (!found) return true;
+  const Layout& l = *found;
+  std::vector<agent::FieldInfo> fields;
+  std::vector<agent::StaticFieldInfo> statics;
+  fields.reserve(l.fields.size());
+  statics.reserve(l.statics.size());
+  for (const Field& f : l.fields)
+    fields.push_back({f.name.data(), f.name.size(), f.type_name.data(), f.type_name.size(),
+                      f.offset, f.kind, f.is_enum, f.enum_id});
+  for (const Field& f : l.statics)
+    statics.push_back(
+        {f.name.data(), f.name.size(), f.type_name.data(), f.type_name.size(), f.kind});
+  const agent::TypeLayoutInfo info{l.shape,
+                                   fields.data(),
+                                   fields.size(),
+                                   statics.data(),
+                                   statics.size(),
+                                   l.element_kind,
+                                   l.element_type_name.data(),
+                                   l.element_type_name.size()};
+  return sink.DescribeLayout(type_id, info) != WalkResult::kAbort;
+}
+
 uint32_t FieldLayouts::StaticSlot(uint32_t type_id, uintptr_t offset) const {
-  auto it = layouts_.find(type_id);
-  if (it == layouts_.end()) return agent::kNoSlot;
-  const auto& v = it->second.static_refs;
+  const Layout* l = ByType(type_id);
+  if (!l) return agent::kNoSlot;
+  const auto& v = l->static_refs;
   auto s = std::lower_bound(v.begin(), v.end(), std::make_pair(static_cast<uint32_t>(offset), 0u));
   return s != v.end() && s->first == offset ? s->second : agent::kNoSlot;
 }

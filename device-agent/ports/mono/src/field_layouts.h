@@ -12,12 +12,15 @@
 //     Mono registered for it);
 //   - each object's values read from its memory (primitives, enums, string length and text,
 //     array length).
-// A class loaded after Prepare (during the collection) has no layout in that capture: its
-// objects go out without slots and values.
+// Layouts are cached per class (MonoClass*), and each type id is bound to its class's layout:
+// the same class in several AppDomains (Registry::AddClassIn, one type id per domain) shares one
+// layout, and a type made during the walk for a prepared class gets it (Bind). A class loaded
+// after Prepare (during the collection) has no layout in that capture: its objects go out
+// without slots and values.
 //
 // Memory: per class its fields (names, declared type names, offsets), O(classes + fields),
-// cached for the process's life (classes are never unloaded in the port's model); per walk one
-// object's values (<= the cap). Prepare: O(new classes * fields); per object O(references)
+// cached for the process's life (classes are never unloaded in the port's model), plus one
+// pointer per type id; per walk one object's values (<= the cap). Prepare: O(new classes * fields); per object O(references)
 // for slots (a binary search each) and O(fields) for values.
 //
 // Thread-safety: Prepare and the walk calls from the collector thread of one capture at a time
@@ -43,9 +46,15 @@ class FieldLayouts {
   void Prepare(Registry& registry);
 
   // ---- during the walk (world stopped) ----
-  // DescribeEnum for every enum the layouts name, then DescribeLayout for every type id with
-  // a layout. False when the sink aborted.
-  bool Describe(agent::HeapInfoCallback& sink) const;
+  // DescribeEnum for every enum the layouts name (once per walk, before any layout). False
+  // when the sink aborted.
+  bool DescribeEnums(agent::HeapInfoCallback& sink) const;
+  // DescribeLayout for type_id if it has a layout (right after its DescribeType). False when the
+  // sink aborted.
+  bool DescribeLayout(agent::HeapInfoCallback& sink, uint32_t type_id) const;
+  // Gives type_id (made during the walk, e.g. a class met in another AppDomain) the cached
+  // layout of `klass`, if Prepare computed one. True when it has a layout now.
+  bool Bind(uint32_t type_id, uintptr_t klass);
   // The static field index of the reference static at `offset` in type_id's static data.
   uint32_t StaticSlot(uint32_t type_id, uintptr_t offset) const;
   // slots[i] for the reference at offsets[i] of `object` (type_id); valid until the next call.
@@ -85,7 +94,12 @@ class FieldLayouts {
   void AddField(const std::string& prefix, void* type, uint32_t offset, int depth, Layout* out);
   uint32_t EnumId(void* klass);
 
-  std::unordered_map<uint32_t, Layout> layouts_;      // by type id
+  const Layout* ByType(uint32_t type_id) const {
+    return type_id - 1 < by_type_.size() ? by_type_[type_id - 1] : nullptr;
+  }
+
+  std::unordered_map<uintptr_t, Layout> layouts_;     // by MonoClass* (node-based: stable)
+  std::vector<const Layout*> by_type_;                // type id - 1 -> layout (null: none)
   std::unordered_map<uintptr_t, uint32_t> enum_ids_;  // MonoClass* -> enum id
   std::vector<Enum> enums_;                           // enum id - 1
   uint32_t last_type_ = 0;

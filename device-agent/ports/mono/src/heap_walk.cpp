@@ -14,18 +14,26 @@
 //   anything else                  -> kRootTable                           (5 other)
 // Objects: mono_gc_walk_heap, which at PRE_START_WORLD of a full collection reports live
 // objects only; an object with more than 128 references arrives in several calls, merged here.
+// AppDomains: with two or more live domains (registry.h, in creation order, the first the root
+// domain) the walk names them (DescribeDomain 1, 2, ...) and every type carries its domain
+// (DescribeTypeInDomain): a loaded class is in the root domain; an object's domain comes from
+// its vtable (MonoVTable is per class and domain), and a class met in another domain gets a
+// type of its own there. Objects whose vtable's domain is not live (an unloading domain) and
+// static roots of such domains are not reported. With one domain the walk is as it always was.
 // Allocation origins (when recorded, origin_tracker.h): AllocationClock(frames completed, the
 // sample interval in force) right after the heap container begins, then for each object whose
 // allocation was sampled DescribeSite (first use in this walk) and ObjectOrigin right before
 // its ObjectReferences; a walk that saw every object prunes the origins of the rest (dead).
 //
 // Fields and values (when the sink's Detail() asks; field_layouts.h): the layouts Prepare
-// computed before the collection, after the types; a static root's field from its offset in
+// computed before the collection, each right after its type; a static root's field from its offset in
 // the class's static data; per object its values and ObjectReferencesWithSlots, each slot from
-// the offset Mono reports with the reference.
+// the offset Mono reports with the reference. A type made for a class met in another AppDomain
+// gets its class's layout (FieldLayouts::Bind), described right after the type.
 //
 // Complexity: O(R log R + R log M) for R roots and M moves, O(objects + references) for the
-// heap; memory: the roots and moves of one collection plus the largest object's references.
+// heap; memory: the roots and moves of one collection plus the largest object's references
+// (and, with domains, one entry per distinct vtable met).
 #include <mono/metadata/class.h>
 #include <mono/metadata/metadata.h>
 #include <mono/metadata/mono-gc.h>
@@ -73,6 +81,24 @@ std::string ClassName(MonoClass* klass) {
   return s;
 }
 
+// The live AppDomains of one walk: MonoDomain* -> 1, 2, 3, ... (creation order); off (empty)
+// with fewer than two.
+struct Domains {
+  std::unordered_map<uintptr_t, uint32_t> index;
+  uintptr_t root = 0;
+  bool on() const { return !index.empty(); }
+  uint32_t Of(uintptr_t domain) const {  // 0: not a live domain
+    auto it = index.find(domain);
+    return it == index.end() ? 0 : it->second;
+  }
+};
+
+WalkResult Describe(agent::HeapInfoCallback& sink, const Domains& domains, uint32_t id,
+                    uint32_t domain, const std::string& name) {
+  return domains.on() ? sink.DescribeTypeInDomain(id, domain, name.data(), name.size())
+                      : sink.DescribeType(id, name.data(), name.size());
+}
+
 // The heap pass: merges Mono's per-128-reference chunks into one ObjectReferences call.
 struct HeapPass {
   agent::HeapInfoCallback* sink;
@@ -80,14 +106,24 @@ struct HeapPass {
   OriginTracker* origins;  // null: no origins
   FieldLayouts* layouts;   // null: no fields
   agent::WalkDetail detail;
+  const Domains* domains;
   bool aborted = false;
+  bool skip = false;  // the current object is in a domain that is not reported
   uint64_t object = 0;
   uint32_t type_id = 0;
   uint32_t size = 0;
   std::vector<uint64_t> refs;
   std::vector<uintptr_t> offsets;  // with fields: each reference's offset in the object
+  std::unordered_map<uintptr_t, uint32_t> vtable_types;  // with domains: vtable -> type (0 skip)
 
   void Flush() {
+    if (skip) {
+      skip = false;
+      object = 0;
+      refs.clear();
+      offsets.clear();
+      return;
+    }
     if (object == 0 || aborted) return;
     if (origins && origins->ReportObject(*sink, object) == WalkResult::kAbort) {
       aborted = true;
@@ -115,8 +151,45 @@ struct HeapPass {
     uint32_t id = registry->TypeId(key);
     if (id != 0) return id;
     id = registry->AddClass(key, ClassName(klass));  // a class whose load was not reported
-    const std::string& name = registry->names()[id - 1];
-    if (sink->DescribeType(id, name.data(), name.size()) == WalkResult::kAbort) aborted = true;
+    if (Describe(*sink, *domains, id, 1, registry->names()[id - 1]) == WalkResult::kAbort)
+      aborted = true;  // a class loaded during the collection: no layout (field_layouts.h)
+    return id;
+  }
+
+  // With domains: the object's type in its vtable's domain; 0 when that domain is not live.
+  uint32_t TypeInDomain(MonoObject* obj, MonoClass* klass) {
+    // SGen keeps tag bits in the vtable word during a collection; vtables are 8-aligned.
+    const uintptr_t vt = reinterpret_cast<uintptr_t>(obj->vtable) & ~uintptr_t{7};
+    auto it = vtable_types.find(vt);
+    if (it != vtable_types.end()) return it->second;
+    const auto domain =
+        reinterpret_cast<uintptr_t>(mono_vtable_domain(reinterpret_cast<MonoVTable*>(vt)));
+    uint32_t id = 0;
+    if (domain == domains->root) {
+      id = TypeOf(klass);
+    } else if (const uint32_t index = domains->Of(domain)) {
+      bool added = false;
+      id = TypeInOtherDomain(*registry, layouts, klass, domain, &added);
+      if (added &&
+          (Describe(*sink, *domains, id, index, registry->names()[id - 1]) == WalkResult::kAbort ||
+           (layouts && !layouts->DescribeLayout(*sink, id))))
+        aborted = true;
+    }
+    vtable_types.emplace(vt, id);
+    return id;
+  }
+
+  // *added: the type is new (the caller describes it, and its layout, if the type table was
+  // sent already). With `layouts`, a new type gets its class's cached layout.
+  static uint32_t TypeInOtherDomain(Registry& reg, FieldLayouts* layouts, MonoClass* klass,
+                                    uintptr_t domain, bool* added) {
+    const auto key = reinterpret_cast<uintptr_t>(klass);
+    uint32_t id = reg.TypeIdIn(key, domain);
+    *added = id == 0;
+    if (id != 0) return id;
+    const uint32_t loaded = reg.TypeId(key);
+    id = reg.AddClassIn(key, domain, loaded ? reg.names()[loaded - 1] : ClassName(klass));
+    if (layouts) layouts->Bind(id, key);
     return id;
   }
 
@@ -129,9 +202,11 @@ struct HeapPass {
       self->Flush();
       if (self->aborted) return 0;
       self->object = id;
-      self->type_id = self->TypeOf(klass);
+      self->type_id = self->domains->on() ? self->TypeInDomain(obj, klass) : self->TypeOf(klass);
+      self->skip = self->type_id == 0;
       self->size = static_cast<uint32_t>((size + 7) & ~uintptr_t{7});
     }
+    if (self->skip) return 0;
     for (uintptr_t i = 0; i < num; ++i)
       if (refs[i]) {
         self->refs.push_back(reinterpret_cast<uint64_t>(refs[i]));
@@ -198,6 +273,12 @@ void MonoPort::WalkOnCollectorUnguarded(agent::HeapInfoCallback& sink) {
   Registry& reg = registry_;
   if (reg.TypeId(kThreadStaticsKey) == 0) reg.AddClass(kThreadStaticsKey, "<thread statics>");
   if (reg.TypeId(kContextStaticsKey) == 0) reg.AddClass(kContextStaticsKey, "<context statics>");
+  Domains domains;
+  if (reg.domains().size() >= 2) {
+    domains.root = reg.domains().front().domain;
+    for (size_t i = 0; i < reg.domains().size(); ++i)
+      domains.index.emplace(reg.domains()[i].domain, static_cast<uint32_t>(i + 1));
+  }
 
   // Moves of this collection, sorted by old address; then every root mapped to its object now.
   std::vector<std::pair<uintptr_t, uintptr_t>> moves, raw;
@@ -239,11 +320,21 @@ void MonoPort::WalkOnCollectorUnguarded(agent::HeapInfoCallback& sink) {
         root.id1 = range->key;  // thread id
         break;
       case MONO_ROOT_SOURCE_STATIC: {
-        MonoClass* klass =
-            range->key ? mono_vtable_class(reinterpret_cast<MonoVTable*>(range->key)) : nullptr;
+        auto* vtable = reinterpret_cast<MonoVTable*>(range->key);
+        MonoClass* klass = vtable ? mono_vtable_class(vtable) : nullptr;
         const auto key = reinterpret_cast<uintptr_t>(klass);
-        uint32_t id = klass ? reg.TypeId(key) : 0;
-        if (klass && id == 0) id = reg.AddClass(key, ClassName(klass));
+        const auto domain =
+            domains.on() && vtable ? reinterpret_cast<uintptr_t>(mono_vtable_domain(vtable)) : 0;
+        uint32_t id = 0;
+        if (klass && domain != domains.root) {  // a class's statics in another domain
+          if (domains.Of(domain) == 0) continue;  // an unloading domain: not reported
+          bool added = false;  // described with the type table below
+          id = HeapPass::TypeInOtherDomain(reg, detail.fields ? &layouts_ : nullptr, klass,
+                                           domain, &added);
+        } else {
+          id = klass ? reg.TypeId(key) : 0;
+          if (klass && id == 0) id = reg.AddClass(key, ClassName(klass));
+        }
         root.id1 = id;
         if (detail.fields) root.slot = layouts_.StaticSlot(id, r.first - range->start);
         break;
@@ -275,12 +366,21 @@ void MonoPort::WalkOnCollectorUnguarded(agent::HeapInfoCallback& sink) {
     return;
   }
   bool aborted = false;
-  for (size_t i = 0; i < reg.names().size() && !aborted; ++i) {
-    const std::string& n = reg.names()[i];
-    aborted =
-        sink.DescribeType(static_cast<uint32_t>(i + 1), n.data(), n.size()) == WalkResult::kAbort;
+  for (size_t i = 0; i < domains.index.size() && !aborted; ++i) {
+    std::string n = reg.domains()[i].name;
+    if (n.empty()) n = "<AppDomain " + std::to_string(i + 1) + ">";
+    aborted = sink.DescribeDomain(static_cast<uint32_t>(i + 1), n.data(), n.size()) ==
+              WalkResult::kAbort;
   }
-  if (detail.fields && !aborted) aborted = !layouts_.Describe(sink);
+  if (detail.fields && !aborted) aborted = !layouts_.DescribeEnums(sink);
+  for (size_t i = 0; i < reg.names().size() && !aborted; ++i) {
+    const uintptr_t d = reg.type_domains()[i];
+    const uint32_t domain = d == 0 ? 1 : domains.Of(d);
+    if (domain == 0) continue;  // a type of an unloaded domain
+    const auto id = static_cast<uint32_t>(i + 1);
+    aborted = Describe(sink, domains, id, domain, reg.names()[i]) == WalkResult::kAbort ||
+              (detail.fields && !layouts_.DescribeLayout(sink, id));
+  }
   std::vector<agent::RootRef> batch;
   for (size_t i = 0; i < roots.size() && !aborted;) {
     size_t j = i;
@@ -303,7 +403,7 @@ void MonoPort::WalkOnCollectorUnguarded(agent::HeapInfoCallback& sink) {
     if (origins)
       aborted = origins->BeginWalk(sink, frames_.completed(), interval_.mean_bytes()) ==
                 WalkResult::kAbort;
-    HeapPass pass{&sink, &reg, origins, detail.fields ? &layouts_ : nullptr, detail};
+    HeapPass pass{&sink, &reg, origins, detail.fields ? &layouts_ : nullptr, detail, &domains};
     pass.aborted = aborted;
     if (!aborted) {
       mono_gc_walk_heap(0, &HeapPass::OnObject, &pass);

@@ -20,6 +20,7 @@ int64_t NowNs() {
 }
 
 constexpr int kMaxCollectAttempts = 3;
+constexpr int kRenotifyMs = 100;  // a safe-point request wakes the finalizer thread this often
 
 // Each allocating thread's sampler (SampleInterval). initial-exec: read at a fixed offset from
 // the thread pointer on every allocation, instead of through __tls_get_addr (the module is
@@ -87,8 +88,22 @@ void MonoPort::UpdateMemoryCounters() {
 
 // ---- capture hand-over ----
 
+void MonoPort::SetRuntimeReady() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);  // no capture runs yet: nobody holds it for long
+    ready_.store(true, std::memory_order_release);
+  }
+  cv_.notify_all();
+}
+
 bool MonoPort::RunWithWorldStopped(void (*fn)(void* ctx), void* ctx, uint32_t timeout_ms) {
-  if (!ready_.load(std::memory_order_acquire)) return false;  // Mono is still starting
+  // A capture asked for while Mono is still starting waits (within the time limit) for it.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
+  {
+    std::unique_lock<std::mutex> lock(mu_);
+    if (!cv_.wait_until(lock, deadline, [&] { return ready_.load(std::memory_order_acquire); }))
+      return false;
+  }
   registry_.Drain(events_);
   // A frame method left within the window makes the capture wait for a frame boundary
   // (0: none ever left; the steady clock may count from a boot less than a window ago).
@@ -101,9 +116,17 @@ bool MonoPort::RunWithWorldStopped(void (*fn)(void* ctx), void* ctx, uint32_t ti
   mode_ = mode;
   walked_ = false;
   request_.store(static_cast<int>(mode), std::memory_order_release);
-  if (mode == StopPoint::kSafePoint) mono_gc_finalize_notify();  // wakes the finalizer thread
-  const bool taken = cv_.wait_for(lock, std::chrono::milliseconds(timeout_ms),
-                                  [&] { return phase_ != Phase::kRequested; });
+  // A safe point: the finalizer thread takes the request when woken. A wake-up can be lost
+  // (a program just starting may not have its finalizer thread waiting yet), so it is
+  // repeated every 100 ms until the request is taken or the time is up.
+  bool taken = false;
+  for (;;) {
+    if (mode == StopPoint::kSafePoint) mono_gc_finalize_notify();
+    const auto next = std::min(deadline, std::chrono::steady_clock::now() +
+                                             std::chrono::milliseconds(kRenotifyMs));
+    taken = cv_.wait_until(lock, next, [&] { return phase_ != Phase::kRequested; });
+    if (taken || std::chrono::steady_clock::now() >= deadline) break;
+  }
   if (!taken) {  // nobody took it: withdraw (under the lock, so no taker can race us)
     request_.store(0, std::memory_order_release);
     phase_ = Phase::kIdle;

@@ -130,8 +130,10 @@ class MonoPort final : public agent::RuntimePort {
   void OnRoots(uint64_t count, const void* const* addresses, void* const* objects);
   void OnMoves(void* const* objects, uint64_t count);
   bool capture_gc_active() const { return capture_gc_.load(std::memory_order_acquire); }
-  // The runtime finished initialising: captures may be served from now on.
-  void SetRuntimeReady() { ready_.store(true, std::memory_order_release); }
+  // The runtime finished initialising and loaded the program (profiler_callbacks.cpp): captures
+  // may be served from now on (a capture asked for
+  // earlier waits for this, within its time limit).
+  void SetRuntimeReady();
 
  private:
   // kWalking: the capture thread asked the collector to walk into walk_sink_; kWalked: done.

@@ -21,6 +21,7 @@ struct _MonoProfiler {
   xrpm::mono::FrameMethod frame;
   std::atomic<int64_t> threads;
   std::atomic<bool> ready;  // runtime_initialized has been raised
+  std::atomic<bool> port_ready;  // an assembly loaded since: the port serves captures
   void (*on_shutdown)();
 };
 
@@ -124,9 +125,23 @@ void ExceptionThrow(MonoProfiler* p, MonoObject*) {
 }
 void AssemblyLoaded(MonoProfiler* p, MonoAssembly*) {
   p->port->counters().Add(MonoCounter::kAssembliesLoaded, 1);
+  // The first assembly loaded after the runtime initialised (the program's own, loaded by the
+  // main thread once every profiler's runtime_initialized callback has returned): from now on
+  // a capture may collect. Collecting earlier can deadlock another profiler that is still
+  // starting its threads from its runtime_initialized callback (Mono's log profiler does).
+  if (p->ready.load(std::memory_order_acquire) && !p->port_ready.exchange(true))
+    p->port->SetRuntimeReady();
 }
-void DomainLoaded(MonoProfiler* p, MonoDomain*) {
+void DomainLoaded(MonoProfiler* p, MonoDomain* domain) {
+  p->port->events().Push(EventKind::kDomainLoaded, reinterpret_cast<uintptr_t>(domain));
   p->port->counters().Add(MonoCounter::kAppDomainsCreated, 1);
+}
+void DomainName(MonoProfiler* p, MonoDomain* domain, const char* name) {
+  p->port->events().Push(EventKind::kDomainName, reinterpret_cast<uintptr_t>(domain), 0, 0, 0,
+                         name ? name : "");
+}
+void DomainUnloading(MonoProfiler* p, MonoDomain* domain) {
+  p->port->events().Push(EventKind::kDomainUnloading, reinterpret_cast<uintptr_t>(domain));
 }
 void DomainUnloaded(MonoProfiler* p, MonoDomain*) {
   p->port->counters().Add(MonoCounter::kAppDomainsUnloaded, 1);
@@ -142,7 +157,6 @@ void MonitorContention(MonoProfiler* p, MonoObject*) {
 }
 void RuntimeInitialized(MonoProfiler* p) {
   p->ready.store(true, std::memory_order_release);
-  p->port->SetRuntimeReady();
 }
 void ShutdownBegin(MonoProfiler* p) {
   if (p->on_shutdown) p->on_shutdown();
@@ -187,6 +201,8 @@ void InstallProfiler(MonoPort* port, const FrameMethod& frame, bool allocations,
   mono_profiler_set_assembly_loaded_callback(h, AssemblyLoaded);
   mono_profiler_set_domain_loaded_callback(h, DomainLoaded);
   mono_profiler_set_domain_unloaded_callback(h, DomainUnloaded);
+  mono_profiler_set_domain_unloading_callback(h, DomainUnloading);
+  mono_profiler_set_domain_name_callback(h, DomainName);
   mono_profiler_set_thread_started_callback(h, ThreadStarted);
   mono_profiler_set_thread_stopped_callback(h, ThreadStopped);
   mono_profiler_set_monitor_contention_callback(h, MonitorContention);

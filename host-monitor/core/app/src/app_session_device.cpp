@@ -3,6 +3,7 @@
 // Thread-safety: the UI thread only, as the rest of AppSession (app_session.h).
 #include <algorithm>
 #include <filesystem>
+#include <sstream>
 #include <nlohmann/json.hpp>
 
 #include "xrpm/app/app_session.h"
@@ -97,7 +98,11 @@ bool AppSession::LaunchMono(const std::string& game, const std::vector<std::stri
   const std::string log_path = config_dir_ + "/mono.log";
   std::string error;
   counters_.Reset();
-  if (!link_.LaunchMono(launcher, program, settings_.port, log_path, &error, game_args)) {
+  std::vector<std::string> mono_options;
+  std::istringstream words(settings_.mono_options);
+  for (std::string w; words >> w;) mono_options.push_back(w);
+  if (!link_.LaunchMono(launcher, program, settings_.port, log_path, &error, game_args,
+                        mono_options)) {
     Log(LogEntry::kError, "Could not start " + program + " under Mono: " + error);
     return false;
   }

@@ -92,8 +92,12 @@ bool DeviceLink::LaunchEmulator(const std::string& program, const std::string& s
 
 bool DeviceLink::LaunchMono(const std::string& launcher, const std::string& game, int port,
                             const std::string& log_path, std::string* error,
-                            const std::vector<std::string>& game_args) {
-  std::vector<std::string> args = {"--port", std::to_string(port), "--quiet", "--", game};
+                            const std::vector<std::string>& game_args,
+                            const std::vector<std::string>& mono_options) {
+  std::vector<std::string> args = {"--port", std::to_string(port), "--quiet"};
+  for (const std::string& o : mono_options) args.push_back("--mono-option=" + o);
+  args.push_back("--");
+  args.push_back(game);
   args.insert(args.end(), game_args.begin(), game_args.end());
   const std::string name = game.substr(game.find_last_of('/') + 1);
   if (!LaunchChild(launcher, args, name + " under Mono", port, log_path, error)) return false;

@@ -56,6 +56,7 @@ Settings LoadSettings(const std::string& path, std::string* problem) {
   if (s.port <= 0 || s.port > 65535) s.port = Settings{}.port;
   Get(j, "emulator_scenario", s.emulator_scenario);
   Get(j, "emulator_path", s.emulator_path);
+  Get(j, "mono_options", s.mono_options);
   Get(j, "recent_files", s.recent_files);
   if (s.recent_files.size() > Settings::kMaxRecent) s.recent_files.resize(Settings::kMaxRecent);
   Get(j, "last_dir", s.last_dir);
@@ -79,6 +80,7 @@ void SaveSettings(const Settings& s, const std::string& path) {
       {"port", s.port},
       {"emulator_scenario", s.emulator_scenario},
       {"emulator_path", s.emulator_path},
+      {"mono_options", s.mono_options},
       {"recent_files", s.recent_files},
       {"last_dir", s.last_dir},
       {"window_width", s.window_width},

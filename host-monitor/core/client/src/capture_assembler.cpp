@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "capture_fields.h"
+#include "xrpm/client/domain_sections.h"
 #include "xrpm/protocol/constants.h"
 
 namespace xrpm::client {
@@ -169,7 +170,15 @@ bool CaptureAssembler::Batch(const wire::HeapBatch& m, size_t wire_bytes, std::s
 
 bool CaptureAssembler::AppendBatch(const protocol::RawBatch& b, std::string* error) {
   const std::string where = "batch " + std::to_string(seen_.batches - 1) + ": ";
+  if (domain_names_.size() + b.domain_names.size() > protocol::kMaxCaptureDomains)
+    return Fail(error, where + "more than " + std::to_string(protocol::kMaxCaptureDomains) +
+                           " AppDomains in one capture");
+  domain_names_.insert(domain_names_.end(), b.domain_names.begin(), b.domain_names.end());
   for (const auto& t : b.types) {
+    if (t.domain > domain_names_.size())
+      return Fail(error, where + "type " + Hex(t.id) + " is in AppDomain " +
+                             std::to_string(t.domain) + ", but only " +
+                             std::to_string(domain_names_.size()) + " are defined");
     auto [it, inserted] = type_index_.try_emplace(t.id, 0);
     if (!inserted && !snap_.types[it->second].placeholder)
       return Fail(error, where + "type " + Hex(t.id) + " described twice");
@@ -179,6 +188,10 @@ bool CaptureAssembler::AppendBatch(const protocol::RawBatch& b, std::string* err
     } else {  // described after an object used it
       snap_.types[it->second].name = t.name;
       snap_.types[it->second].placeholder = false;
+    }
+    if (t.domain != 0) {
+      if (type_domain_.size() <= it->second) type_domain_.resize(it->second + 1, 0);
+      type_domain_[it->second] = t.domain;
     }
   }
   seen_.types += b.types.size();
@@ -330,6 +343,8 @@ bool CaptureAssembler::End(const wire::CaptureEnd& m, std::string* error) {
   s.end_ms = m.end_ms();
   s.closed = true;
   snap_.CloseSectionRanges();
+  type_domain_.resize(snap_.types.size(), 0);
+  SplitIntoDomainSections(&snap_, domain_names_, type_domain_);
   return true;
 }
 

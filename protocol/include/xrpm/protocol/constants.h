@@ -50,6 +50,8 @@ constexpr uint32_t kMaxMethodNameBytes = 1024;              // the agent cuts lo
 constexpr uint32_t kMaxCaptureOriginMethods = 16384;        // per capture (agent table; host check)
 constexpr uint32_t kMaxCaptureSites = 16384;                // per capture (agent table; host check)
 constexpr size_t kMaxCaptureMethodNameBytes = 1024 * 1024;  // all method names of a capture
+// AppDomains (optional HeapBatch field 28, TypeEntry.domain): names are short strings.
+constexpr uint32_t kMaxCaptureDomains = 1024;  // per capture (agent refuses more; host check)
 
 // ---- fields and values in heap batches (optional; fields.h, docs/PROTOCOL.md) ----
 constexpr uint32_t kMaxLayoutFields = 1024;    // instance fields (flattened), and statics, per type

@@ -42,6 +42,7 @@ namespace protocol {
 struct RawType {
   uint32_t id = 0;
   std::string name;
+  uint32_t domain = 0;  // 0: the capture's section; k: the k-th domain name of the capture
 };
 
 struct RawContainer {
@@ -93,6 +94,8 @@ struct RawBatch {
   // Either empty (no values) or one per object: how many of `values` are its words (0 none).
   std::vector<uint32_t> object_value_count;
   std::vector<uint64_t> values;  // wire words (fields.h WordToValue), objects in order
+  // ---- AppDomains (optional; empty in batches of runtimes that do not name them) ----
+  std::vector<std::string> domain_names;  // new domains (capture-wide ids continue: 1, 2, ...)
 
   void Clear();
   bool Empty() const;
@@ -130,7 +133,10 @@ class BatchEncoder {
   // Seals batches at about `batch_bytes` encoded (an upper bound, 4 KiB at least).
   explicit BatchEncoder(size_t batch_bytes = kTargetBatchBytes);
 
-  bool AddType(uint32_t id, const char* name, size_t len);
+  // `domain`: 0, or a domain id given by an earlier AddDomain (the caller checks).
+  bool AddType(uint32_t id, const char* name, size_t len, uint32_t domain = 0);
+  // An AppDomain's name; it gets the next capture-wide domain id (1, 2, ...).
+  bool AddDomain(const std::string& name);
   bool AddContainer(const RawContainer& c);
   // `slot`: a static root's static field index (fields captures), kNoSlot unknown.
   bool AddRoot(uint64_t object, uint32_t flags, uint32_t container_index, uint32_t slot = kNoSlot);

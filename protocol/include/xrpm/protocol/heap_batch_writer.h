@@ -51,6 +51,7 @@ struct CaptureTotals {
   uint64_t layouts = 0;
   uint64_t enums = 0;
   uint64_t value_words = 0;
+  uint64_t domains = 0;        // AppDomains named (0: the runtime names none)
 };
 
 class HeapBatchWriter {
@@ -66,7 +67,9 @@ class HeapBatchWriter {
   HeapBatchWriter(const HeapBatchWriter&) = delete;
   HeapBatchWriter& operator=(const HeapBatchWriter&) = delete;
 
-  bool Type(uint32_t id, const char* name, size_t len);
+  bool Type(uint32_t id, const char* name, size_t len, uint32_t domain = 0);
+  // An AppDomain: the next capture-wide domain id (totals().domains after it).
+  bool Domain(const std::string& name);
   bool Container(const RawContainer& c);  // gets the next container index
   bool Root(uint64_t object, uint32_t flags, uint32_t container_index, uint32_t slot = kNoSlot);
   // Fields and values (heap_batch.h BatchEncoder): EnableFields before anything else; layouts

@@ -122,7 +122,7 @@ class AppSession {
   bool LaunchEmulator(const std::string& scenario, const std::vector<std::string>& extra_args = {});
   // Starts a C# program under Mono with the agent inside (xrpm-mono, found like xrpm-emulator)
   // on 127.0.0.1:<settings port> and connects; `game` "" is the sample game XnaBubbles.exe
-  // built beside xrpm-mono.
+  // built beside xrpm-mono. Mono itself gets the options of settings().mono_options.
   bool LaunchMono(const std::string& game, const std::vector<std::string>& game_args = {});
   // Captures the connected device's heap; the snapshot arrives as a new unsaved document.
   bool Capture();

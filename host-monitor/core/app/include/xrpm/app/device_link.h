@@ -40,11 +40,13 @@ class DeviceLink {
   bool LaunchEmulator(const std::string& program, const std::string& scenario, int port,
                       const std::string& log_path, std::string* error,
                       const std::vector<std::string>& extra_args = {});
-  // Starts `launcher --port PORT --quiet -- game [game_args...]` (xrpm-mono: a C# program under
-  // Mono with the agent inside) and connects to it, as LaunchEmulator does.
+  // Starts `launcher --port PORT --quiet [--mono-option=OPT...] -- game [game_args...]`
+  // (xrpm-mono: a C# program under Mono with the agent inside) and connects to it, as
+  // LaunchEmulator does.
   bool LaunchMono(const std::string& launcher, const std::string& game, int port,
                   const std::string& log_path, std::string* error,
-                  const std::vector<std::string>& game_args = {});
+                  const std::vector<std::string>& game_args = {},
+                  const std::vector<std::string>& mono_options = {});
 
   // Applies changes; returns what happened, for the log.
   std::vector<Event> Poll();

@@ -73,6 +73,7 @@ namespace xrpm::app {
 #define XRPM_SCRIPT_VERBS(X)                                                           \
   X(kLaunchEmulator, "launch-emulator", kRest, "launch-emulator SCENARIO [OPTION...]") \
   X(kLaunchMono, "launch-mono", kRest, "launch-mono sample|PROGRAM.exe [ARG...]")      \
+  X(kMonoOptions, "mono-options", kOptRest, "mono-options [OPTION...]")                 \
   X(kConnect, "connect", kRest, "connect HOST:PORT")                                   \
   X(kWaitDiscovered, "wait-discovered", kNumber, "wait-discovered DEVICES")            \
   X(kConnectDiscovered, "connect-discovered", kRest, "connect-discovered APP")         \

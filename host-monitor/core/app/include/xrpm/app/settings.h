@@ -22,6 +22,9 @@ struct Settings {
   std::string token;  // not persisted: a secret stays out of config files
   std::string emulator_scenario = "bubbles";
   std::string emulator_path;  // "" = find xrpm-emulator next to xrpm-monitor, then in PATH
+  // Options for Mono itself when a program runs under Mono (xrpm-mono --mono-option=OPT each),
+  // separated by spaces: "--debug --gc-params=nursery-size=64m".
+  std::string mono_options;
 
   // Files.
   std::vector<std::string> recent_files;  // most recent first

@@ -16,6 +16,10 @@
 // field checks (protocol::FieldChecker, via CaptureFields), then its layouts, reference slots,
 // root labels and values go into Snapshot::fields (client/capture_fields.h).
 //
+// AppDomains (optional batch fields): when the runtime names its domains, End splits the
+// snapshot into one section per domain (domain_sections.h); a type naming a domain not yet
+// defined fails the capture.
+//
 // Cost: O(objects + refs) time; memory is the Snapshot itself (24 B/object + 8 B/ref) plus one
 // decoded batch. Incoming counts are checked against the batch limits before decoding and
 // against max_objects before the snapshot grows.
@@ -95,6 +99,9 @@ class CaptureAssembler {
   // Allocation origins as defined so far; moved into the snapshot at End when clock_seen_.
   AllocationOrigins alloc_;
   bool clock_seen_ = false;
+  // AppDomains as defined so far, and each type's domain (by type index; 0 = the capture's).
+  std::vector<std::string> domain_names_;
+  std::vector<uint32_t> type_domain_;
 };
 
 // "JIT frame", "statics", ... for a heap_walker.h ContainerType value.

@@ -1,0 +1,347 @@
+// ctest-labels: cpu_timing
+// Real C# programs nobody here wrote, from Debian packages, under xrpm-mono: the C# compiler
+// (mcs) compiling a large generated source, gendarme analysing an assembly, the `csharp`
+// shell holding a table of known size and an ASP.NET host of ours (tests/mono/programs/
+// AspNetHost) serving Debian's asp.net-examples pages through System.Web in five applications,
+// each an AppDomain of its own. Each is captured several times while it runs; each
+// capture completes and is consistent (every reference and root names a captured object, as
+// at the end of a full collection), and the program goes on and exits as it does without the
+// agent (same exit code, same output). Mono's own log profiler runs beside xrpm's module in the
+// same process (`--mono-option=--profile=log:heapshot,...`: a heapshot at every full
+// collection, so also at each capture's): the heapshot of the capture's collection (the one with
+// exactly the capture's object addresses) has the capture's per-class counts and bytes.
+//
+// Programs whose package is missing are skipped with the package to install (scripts/deps.sh
+// installs them).
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <iterator>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <unordered_set>
+
+#include "mlpd_heapshots.h"
+#include "mono_process.h"
+#include "test_util.h"
+
+#ifndef XRPM_MONO_REAL_DIR
+#define XRPM_MONO_REAL_DIR ""
+#endif
+
+namespace xrpm::testing {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr const char* kMcs = "/usr/lib/mono/4.5/mcs.exe";
+constexpr const char* kCsharp = "/usr/lib/mono/4.5/csharp.exe";
+constexpr const char* kGendarme = "/usr/lib/gendarme/gendarme.exe";
+constexpr const char* kAspNetDemos = "/usr/share/asp.net-demos/2.0";
+
+#define SKIP_WITHOUT(path, package)                                                   \
+  do {                                                                                \
+    SKIP_WITHOUT_MONO();                                                              \
+    if (!fs::exists(path))                                                            \
+      GTEST_SKIP() << path << " is missing (sudo apt-get install " << package << ")"; \
+    if (!fs::exists("/usr/lib/libmono-profiler-log.so"))                              \
+      GTEST_SKIP() << "Mono's log profiler is missing (sudo apt-get install libmono-profiler)"; \
+  } while (0)
+
+std::string TempDir(const std::string& what) {
+  const std::string d = ::testing::TempDir() + "/xrpm_real_" + what + "_" + std::to_string(getpid());
+  fs::remove_all(d);
+  fs::create_directories(d);
+  return d;
+}
+
+// A program under the agent: xrpm-mono --port 0 with Mono's log profiler writing heapshots to
+// `mlpd` -- EXE ARGS, with `env` set.
+struct Real {
+  Real(const std::string& exe, const std::vector<std::string>& args, const std::string& mlpd,
+       const std::vector<std::string>& env = {}) {
+    std::vector<std::string> argv = {"/usr/bin/env"};
+    argv.insert(argv.end(), env.begin(), env.end());
+    argv.insert(argv.end(), {MonoLauncher(), "--port", "0",
+                             "--mono-option=--profile=log:heapshot,output=" + mlpd, "--", exe});
+    argv.insert(argv.end(), args.begin(), args.end());
+    proc = std::make_unique<BackgroundProcess>(argv);
+    endpoint = WaitForEndpoint(*proc);
+  }
+  std::unique_ptr<BackgroundProcess> proc;
+  std::string endpoint;
+};
+
+RunResult Plain(const std::string& exe, const std::vector<std::string>& args,
+                const std::vector<std::string>& env = {}) {
+  std::vector<std::string> argv = {"/usr/bin/env"};
+  argv.insert(argv.end(), env.begin(), env.end());
+  argv.insert(argv.end(), {"mono", exe});
+  argv.insert(argv.end(), args.begin(), args.end());
+  return RunProcess(argv, 300000);
+}
+
+// A capture of a live heap: every object once, every reference and root names a captured
+// object.
+void ExpectConsistent(const Snapshot& s) {
+  std::unordered_set<ObjectId> ids(s.object_id.begin(), s.object_id.end());
+  EXPECT_EQ(ids.size(), s.object_count()) << "each object once";
+  size_t dangling = 0;
+  for (ObjectId r : s.refs) dangling += !ids.count(r);
+  for (ObjectId r : s.root_object) dangling += !ids.count(r);
+  EXPECT_EQ(dangling, 0u);
+}
+
+// Each capture against Mono's heapshot of the same collection (read once the program ended).
+void ExpectMonosOwnReading(const std::vector<Snapshot>& shots, const std::string& mlpd) {
+  std::ifstream in(mlpd, std::ios::binary);
+  ASSERT_TRUE(in) << "no " << mlpd;
+  const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  MlpdFile f;
+  std::string error;
+  ASSERT_TRUE(ReadMlpd(bytes, &f, &error)) << mlpd << ": " << error;
+  for (size_t k = 0; k < shots.size(); ++k) {
+    const Snapshot& s = shots[k];
+    std::vector<ObjectId> ids(s.object_id.begin(), s.object_id.end());
+    std::sort(ids.begin(), ids.end());
+    const std::vector<MlpdObject>* match = nullptr;
+    for (const auto& h : f.heapshots) {
+      if (h.size() != ids.size()) continue;
+      std::vector<ObjectId> hs;
+      for (const MlpdObject& o : h) hs.push_back(o.address);
+      std::sort(hs.begin(), hs.end());
+      if (hs == ids) match = &h;
+    }
+    std::string sizes;
+    for (const auto& h : f.heapshots) sizes += " " + std::to_string(h.size());
+    ASSERT_NE(match, nullptr) << "heapshot sizes:" << sizes << "; capture " << k << " (" << s.object_count()
+                              << " objects): no heapshot of Mono's log profiler has the same "
+                                 "objects (of "
+                              << f.heapshots.size() << " heapshots)";
+    std::map<std::string, std::pair<uint64_t, uint64_t>> ours, monos;  // name -> count, bytes
+    for (size_t i = 0; i < s.object_count(); ++i) {
+      auto& c = ours[s.type_name_of(i)];
+      ++c.first;
+      c.second += s.object_size[i];
+    }
+    for (const MlpdObject& o : *match) {
+      auto& c = monos[f.ClassOf(o.vtable)];
+      ++c.first;
+      c.second += o.size;
+    }
+    size_t differ = 0;
+    for (const auto& [name, c] : monos) {
+      auto it = ours.find(name);
+      if (it != ours.end() && it->second == c) continue;
+      if (++differ <= 10)
+        ADD_FAILURE() << "capture " << k << ": " << name << ": Mono " << c.first << " objects, "
+                      << c.second << " bytes; xrpm "
+                      << (it == ours.end() ? 0 : it->second.first) << ", "
+                      << (it == ours.end() ? 0 : it->second.second);
+    }
+    EXPECT_EQ(ours.size(), monos.size());
+  }
+}
+
+// Several captures while the program ran, the largest one of a real program's heap.
+void ExpectCapturesOfARealHeap(const std::vector<Snapshot>& shots, size_t min_objects,
+                               size_t min_types) {
+  EXPECT_GE(shots.size(), 3u);
+  size_t objects = 0, types = 0;
+  for (const Snapshot& s : shots) {
+    ExpectConsistent(s);
+    objects = std::max(objects, s.object_count());
+    types = std::max(types, s.type_count());
+  }
+  EXPECT_GE(objects, min_objects);
+  EXPECT_GE(types, min_types);
+}
+
+size_t CountOf(const Snapshot& s, const std::string& type) {
+  size_t n = 0;
+  for (size_t i = 0; i < s.object_count(); ++i) n += s.type_name_of(i) == type;
+  return n;
+}
+
+// Captures until `want` captures completed or the program ended, 5 counter samples (half a
+// second of the program's run at 100 ms) apart so they see the heap grow; a capture may fail
+// only because the program ended under it. Returns the completed captures.
+std::vector<Snapshot> CaptureWhileRunning(Real& run, int want) {
+  std::vector<Snapshot> shots;
+  auto c = ConnectTo(run.endpoint);
+  if (!c) return shots;
+  c->SubscribeCounters(100);
+  while (static_cast<int>(shots.size()) < want && !run.proc->Exited()) {
+    if (!shots.empty() && !c->WaitCounterSamples(c->counters().received() + 5, 30000)) break;
+    client::CaptureResult r = CaptureOnce(*c, 120000);
+    if (r.ok) {
+      shots.push_back(std::move(*r.snapshot));
+      continue;
+    }
+    EXPECT_TRUE(run.proc->Wait(60000) >= 0 || run.proc->Exited())
+        << "a capture failed while the program ran: " << r.error;
+    break;
+  }
+  return shots;
+}
+
+// mcs compiling a generated program of many classes; the compiled program runs as it does
+// when compiled without the agent.
+std::string GenerateSource(size_t classes) {
+  std::string s = "using System;\nusing System.Collections.Generic;\nnamespace Gen {\n";
+  for (size_t i = 0; i < classes; ++i) {
+    const std::string c = "C" + std::to_string(i);
+    s += "  public class " + c + " : IComparable<" + c + "> {\n    public int A; public string B;\n" +
+         "    public int CompareTo(" + c + " o) { return A.CompareTo(o.A); }\n" +
+         "    public static int Run(int x) { var l = new List<" + c + ">(); for (int k = 0; k < x; " +
+         "k++) l.Add(new " + c + " { A = k ^ " + std::to_string(i) + ", B = \"" + c +
+         "\" }); l.Sort(); return l[0].A + " + std::to_string(i % 7) + "; }\n  }\n";
+  }
+  s += "  public static class Program { public static int Main() { long s = 0;\n";
+  for (size_t i = 0; i < classes; ++i) s += "    s += C" + std::to_string(i) + ".Run(3);\n";
+  s += "    Console.WriteLine(\"sum \" + s); return 0; } }\n}\n";
+  return s;
+}
+
+TEST(MonoRealPrograms, CompilerCompilingALargeSource) {
+  SKIP_WITHOUT(kMcs, "mono-mcs");
+  const std::string dir = TempDir("mcs");
+  std::ofstream(dir + "/big.cs") << GenerateSource(2500);
+  Real run(kMcs, {"-nologo", "-out:" + dir + "/agent.exe", dir + "/big.cs"}, dir + "/log.mlpd");
+  ASSERT_FALSE(run.endpoint.empty()) << run.proc->log().All();
+  const std::vector<Snapshot> shots = CaptureWhileRunning(run, 8);
+  ExpectCapturesOfARealHeap(shots, 200000, 2000);
+  EXPECT_EQ(run.proc->Wait(300000), 0) << run.proc->log().All();
+  ExpectMonosOwnReading(shots, dir + "/log.mlpd");
+  const RunResult plain = Plain(kMcs, {"-nologo", "-out:" + dir + "/plain.exe", dir + "/big.cs"});
+  ASSERT_EQ(plain.exit_code, 0) << plain.err;
+  const RunResult a = RunProcess({"/usr/bin/mono", dir + "/agent.exe"}),
+                  p = RunProcess({"/usr/bin/mono", dir + "/plain.exe"});
+  EXPECT_EQ(a.exit_code, 0);
+  EXPECT_EQ(a.out, p.out);
+  EXPECT_EQ(a.out.rfind("sum ", 0), 0u) << a.out;
+  fs::remove_all(dir);
+}
+
+TEST(MonoRealPrograms, GendarmeAnalysingAnAssembly) {
+  SKIP_WITHOUT(kGendarme, "gendarme");
+  const std::string dir = TempDir("gendarme");
+  // Three of gendarme's own assemblies: a few seconds of analysis.
+  const std::vector<std::string> targets = {"/usr/lib/gendarme/Gendarme.Framework.dll",
+                                            "/usr/lib/gendarme/Gendarme.Rules.Design.dll",
+                                            "/usr/lib/gendarme/Gendarme.Rules.Correctness.dll"};
+  std::vector<std::string> args = {"--quiet", "--log", dir + "/agent.txt"};
+  args.insert(args.end(), targets.begin(), targets.end());
+  Real run(kGendarme, args, dir + "/log.mlpd");
+  ASSERT_FALSE(run.endpoint.empty()) << run.proc->log().All();
+  const std::vector<Snapshot> shots = CaptureWhileRunning(run, 8);
+  ExpectCapturesOfARealHeap(shots, 20000, 1000);
+  const int code = run.proc->Wait(300000);
+  ExpectMonosOwnReading(shots, dir + "/log.mlpd");
+  args[2] = dir + "/plain.txt";
+  const RunResult plain = Plain(kGendarme, args);
+  EXPECT_EQ(code, plain.exit_code) << run.proc->log().All();
+  // The reports name the same defects (their headers carry the date and the time taken).
+  auto defects = [](const std::string& path) {
+    std::ifstream in(path);
+    std::vector<std::string> lines;
+    for (std::string l; std::getline(in, l);)
+      if (l.find("Rule:") != std::string::npos || l.find("Target:") != std::string::npos)
+        lines.push_back(l);
+    return lines;
+  };
+  const auto a = defects(dir + "/agent.txt"), p = defects(dir + "/plain.txt");
+  EXPECT_FALSE(p.empty());
+  EXPECT_EQ(a, p);
+  fs::remove_all(dir);
+}
+
+TEST(MonoRealPrograms, CsharpShellHoldingATable) {
+  SKIP_WITHOUT(kCsharp, "mono-csharp-shell");
+  const std::string dir = TempDir("csharp");
+  const std::string script = std::string(XRPM_MONO_REAL_DIR) + "/csharp_table.csx";
+  const std::string go = dir + "/go";
+  Real run(kCsharp, {script}, dir + "/log.mlpd", {"XRPM_TEST_GO=" + go});
+  ASSERT_FALSE(run.endpoint.empty()) << run.proc->log().All();
+  ASSERT_FALSE(run.proc->log().WaitFor("csharp: table of 5000 rows", 60000).empty())
+      << run.proc->log().All();
+  const std::vector<Snapshot> shots = CaptureWhileRunning(run, 3);
+  ASSERT_EQ(shots.size(), 3u) << "the shell waits for the test: " << run.proc->log().All();
+  ExpectCapturesOfARealHeap(shots, 5000, 1000);
+  for (const Snapshot& s : shots) {
+    EXPECT_EQ(CountOf(s, "TableRow"), 5000u);
+  }
+  std::ofstream(go) << "go";
+  EXPECT_EQ(run.proc->Wait(60000), 0);
+  ExpectMonosOwnReading(shots, dir + "/log.mlpd");
+  EXPECT_FALSE(run.proc->log().WaitFor("csharp: done, 5000 rows", 1000).empty())
+      << run.proc->log().All();
+  const RunResult plain = Plain(kCsharp, {script}, {"XRPM_TEST_GO=" + go});  // no wait
+  EXPECT_EQ(plain.exit_code, 0);
+  EXPECT_NE(plain.err.find("csharp: done, 5000 rows"), std::string::npos) << plain.err;
+  fs::remove_all(dir);
+}
+
+// The "AspNetHost: PAGE N chars" lines of a log, without the lengths (pages carry the time).
+std::vector<std::string> PagesServed(const std::string& log) {
+  std::vector<std::string> pages;
+  std::istringstream in(log);
+  for (std::string l; std::getline(in, l);)
+    if (l.rfind("AspNetHost: ", 0) == 0 && l.find(" chars") != std::string::npos) {
+      EXPECT_EQ(l.find("(an error page)"), std::string::npos) << l;
+      pages.push_back(l.substr(0, l.rfind(' ', l.rfind(" chars") - 1)));
+    }
+  return pages;
+}
+
+TEST(MonoRealPrograms, AspNetHostServingTheExamplePages) {
+  SKIP_WITHOUT(kAspNetDemos, "asp.net-examples");
+  if (!fs::exists(MonoProgram("AspNetHost.exe")))
+    GTEST_SKIP() << "AspNetHost.exe was not built: System.Web is missing (sudo apt-get install "
+                    "libmono-system-web4.0-cil, then rebuild)";
+  const std::string dir = TempDir("aspnet");
+  const std::string site = dir + "/site";
+  fs::copy(kAspNetDemos, site, fs::copy_options::recursive);
+  // Each application directory's bin/ holds the host (ASP.NET loads it into the application's
+  // AppDomain from there).
+  const std::vector<std::string> apps = {".", "menu", "gridview", "treeview", "masterpages"};
+  for (const std::string& a : apps) {
+    fs::create_directories(site + "/" + a + "/bin");
+    fs::copy_file(MonoProgram("AspNetHost.exe"), site + "/" + a + "/bin/AspNetHost.exe");
+  }
+  const std::vector<std::string> pages = {site + "/index.aspx", site + "/menu/menu1.aspx",
+                                          site + "/gridview/BasicGrid.aspx",
+                                          site + "/treeview/treeview.aspx",
+                                          site + "/masterpages/content1.aspx"};
+  const std::string exe = site + "/bin/AspNetHost.exe", go = dir + "/go";
+  Real run(exe, pages, dir + "/log.mlpd", {"XRPM_TEST_GO=" + go});
+  ASSERT_FALSE(run.endpoint.empty()) << run.proc->log().All();
+  ASSERT_FALSE(run.proc->log().WaitFor("AspNetHost: 5 applications ready", 120000).empty())
+      << run.proc->log().All();
+  const std::vector<Snapshot> shots = CaptureWhileRunning(run, 3);
+  ASSERT_EQ(shots.size(), 3u) << "the host waits for the test: " << run.proc->log().All();
+  ExpectCapturesOfARealHeap(shots, 20000, 2000);
+  for (const Snapshot& s : shots) {
+    // The root domain and one AppDomain per application, each with objects of its own.
+    EXPECT_GE(s.sections.size(), apps.size() + 1);
+    for (const AppDomainSection& a : s.sections)
+      EXPECT_GT(a.objects_end - a.objects_begin, 0u) << a.name;
+    EXPECT_EQ(s.sections[0].name, "AspNetHost.exe");
+  }
+  std::ofstream(go) << "go";
+  EXPECT_EQ(run.proc->Wait(120000), 0) << run.proc->log().All();
+  ExpectMonosOwnReading(shots, dir + "/log.mlpd");
+  const RunResult plain = Plain(exe, pages, {"XRPM_TEST_GO=" + go});
+  EXPECT_EQ(plain.exit_code, 0) << plain.err;
+  const std::vector<std::string> served = PagesServed(run.proc->log().All());
+  EXPECT_EQ(served.size(), 2 * pages.size());
+  EXPECT_EQ(served, PagesServed(plain.err));
+  fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace xrpm::testing
