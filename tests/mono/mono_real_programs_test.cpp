@@ -147,10 +147,13 @@ void ExpectMonosOwnReading(const std::vector<Snapshot>& shots, const std::string
   }
 }
 
-// Several captures while the program ran, the largest one of a real program's heap.
+// Several captures while the program ran, the largest one of a real program's heap. At least
+// two: with object contents on (issue 22, the default) a capture of a heap of ~15 k classes
+// pauses several times longer (docs/PERFORMANCE.md, issue 25's pause), so the short programs
+// (mcs, gendarme) end after two or three captures on a loaded 2-core machine.
 void ExpectCapturesOfARealHeap(const std::vector<Snapshot>& shots, size_t min_objects,
                                size_t min_types) {
-  EXPECT_GE(shots.size(), 3u);
+  EXPECT_GE(shots.size(), 2u);
   size_t objects = 0, types = 0;
   for (const Snapshot& s : shots) {
     ExpectConsistent(s);
