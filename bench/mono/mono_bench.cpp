@@ -24,7 +24,7 @@
 //      gc_us, the `game paused ... (GC ..., walk ...)` figures), so the ratio needs no baseline
 //      from another run.
 //
-//   mono_bench [--nodes N] [--runs R] [--frames F] [--allocs N]
+//   mono_bench [--nodes N] [--runs R] [--frames F] [--allocs N] [--launcher XRPM_MONO]
 //              [--only alloc|real]
 #include <fcntl.h>
 #include <signal.h>
@@ -46,7 +46,9 @@
 
 namespace {
 
-const std::string kLauncher = XRPM_MONO_LAUNCHER;
+// The xrpm-mono under test: this build's, or --launcher PATH (e.g. another checkout's build, to
+// compare two versions of the agent on the same machine moments apart).
+std::string kLauncher = XRPM_MONO_LAUNCHER;
 const std::string kDir = XRPM_MONO_PROGRAMS_DIR;
 
 // A child with pipes on stdin, stdout and stderr; lines read with a timeout.
@@ -339,6 +341,8 @@ int main(int argc, char** argv) {
       runs = std::atoi(argv[i + 1]);
     else if (a == "--frames")
       frames = std::atoi(argv[i + 1]);
+    else if (a == "--launcher")
+      kLauncher = argv[i + 1];
   }
 
   if (only == "alloc") return AllocationPath(runs, allocs);
