@@ -291,6 +291,12 @@ bool FieldLayouts::Bind(uint32_t type_id, uintptr_t klass) {
 }
 
 void FieldLayouts::Finish(Layout* l) {
+  constexpr uint32_t kWord = sizeof(void*);
+  if (!l->ref_offsets.empty()) {
+    l->slot_by_word.assign(l->ref_offsets.back().first / kWord + 1, agent::kNoSlot);
+    for (const auto& [offset, index] : l->ref_offsets)
+      if (offset % kWord == 0) l->slot_by_word[offset / kWord] = index;
+  }
   l->field_info.reserve(l->fields.size());
   for (const Field& f : l->fields) {
     l->field_info.push_back({f.name.data(), f.name.size(), f.type_name.data(), f.type_name.size(),
@@ -359,10 +365,17 @@ const uint32_t* FieldLayouts::Slots(uint32_t type_id, const void* object, const 
         slots_[i] = static_cast<uint32_t>((offsets[i] - data) / l.element_size);
     return slots_.data();
   }
+  constexpr uintptr_t kWord = sizeof(void*);
+  const std::vector<uint32_t>& table = l.slot_by_word;
   for (size_t i = 0; i < n; ++i) {
+    const uintptr_t o = offsets[i];
+    if (o % kWord == 0 && o / kWord < table.size()) {
+      slots_[i] = table[o / kWord];
+      continue;
+    }
     auto s = std::lower_bound(l.ref_offsets.begin(), l.ref_offsets.end(),
-                              std::make_pair(static_cast<uint32_t>(offsets[i]), 0u));
-    if (s != l.ref_offsets.end() && s->first == offsets[i]) slots_[i] = s->second;
+                              std::make_pair(static_cast<uint32_t>(o), 0u));
+    if (s != l.ref_offsets.end() && s->first == o) slots_[i] = s->second;
   }
   return slots_.data();
 }

@@ -28,12 +28,13 @@
 // next capture's Prepare computes it.
 //
 // Memory (the cache's bound): per class with a layout ~150 B plus, per field, its name and
-// declared type name and ~80 B (Field + FieldInfo), per enum its name, members and ~40 B per
+// declared type name and ~80 B (Field + FieldInfo) plus 4 B per pointer-sized word up to its last
+// reference field (the slot table), per enum its name, members and ~40 B per
 // member: O(loaded classes + their fields), kept for the process's life (keyed by MonoClass*;
 // the port's model never unloads a class, see registry.h), e.g. ~6 MiB for the csharp shell's
 // 15.8 k classes. Per type id one pointer and, per walk, one byte (described yet?), per enum
 // one byte; per walk one object's values (<= the cap). Prepare: O(new classes * fields); per
-// object O(references) for slots (a binary search each) and O(fields) for values; Describe
+// object O(references) for slots (a table lookup each) and O(fields) for values; Describe
 // O(1) after the first call of a walk for that type.
 //
 // Thread-safety: Prepare and the walk calls from the collector thread of one capture at a time
@@ -95,8 +96,11 @@ class FieldLayouts {
     std::vector<uint32_t> enum_ids;  // distinct enums the fields name
     agent::TypeShape shape = agent::TypeShape::kClass;
     std::vector<Field> fields;
-    std::vector<Field> statics;                                 // kind, name, type_name used
-    std::vector<std::pair<uint32_t, uint32_t>> ref_offsets;     // offset -> field index, sorted
+    std::vector<Field> statics;                              // kind, name, type_name used
+    std::vector<std::pair<uint32_t, uint32_t>> ref_offsets;  // offset -> field index, sorted
+    // ref_offsets as a table by offset / sizeof(void*) (kNoSlot: no reference there), for the
+    // per-reference lookup of the walk; (largest reference offset / 8 + 1) * 4 bytes.
+    std::vector<uint32_t> slot_by_word;
     std::vector<std::pair<uint32_t, uint32_t>> static_refs;     // offset -> static index, sorted
     std::vector<std::pair<uint32_t, agent::FieldKind>> values;  // offset, kind (layout order)
     agent::FieldKind element_kind = agent::FieldKind::kUnknown;
