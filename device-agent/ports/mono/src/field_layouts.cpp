@@ -263,6 +263,17 @@ const FieldLayouts::Layout* FieldLayouts::Find(uint32_t type_id) {
 void FieldLayouts::Prepare(Registry& registry) {
   std::lock_guard<std::mutex> lock(registry.mutex());
   last_ = nullptr;
+  // A freed class's address taken by a new class: forget what was cached under it (the old
+  // type ids lose their layout; their class is gone) and compute the new class's below.
+  for (const uintptr_t key : registry.TakeReplaced()) {
+    auto it = layouts_.find(key);
+    if (it != layouts_.end()) {
+      std::replace(by_type_.begin(), by_type_.end(), static_cast<const Layout*>(&it->second),
+                   static_cast<const Layout*>(nullptr));
+      layouts_.erase(it);
+    }
+    enum_ids_.erase(key);  // a new enum id if it is an enum (the old stays, unused)
+  }
   const std::vector<uintptr_t>& keys = registry.keys();
   const std::vector<uintptr_t>& domains = registry.type_domains();
   by_type_.resize(keys.size(), nullptr);

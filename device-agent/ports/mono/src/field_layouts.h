@@ -28,14 +28,14 @@
 // next capture's Prepare computes it.
 //
 // Memory (the cache's bound): per class with a layout ~150 B plus, per field, its name and
-// declared type name and ~80 B (Field + FieldInfo) plus 4 B per pointer-sized word up to its last
-// reference field (the slot table), per enum its name, members and ~40 B per
-// member: O(loaded classes + their fields), kept for the process's life (keyed by MonoClass*;
-// the port's model never unloads a class, see registry.h), e.g. ~6 MiB for the csharp shell's
-// 15.8 k classes. Per type id one pointer and, per walk, one byte (described yet?), per enum
-// one byte; per walk one object's values (<= the cap). Prepare: O(new classes * fields); per
-// object O(references) for slots (a table lookup each) and O(fields) for values; Describe
-// O(1) after the first call of a walk for that type.
+// declared type name and ~80 B (Field + FieldInfo) plus 4 B per pointer-sized word up to its
+// last reference field (the slot table); per enum its name, members and ~40 B per member:
+// O(loaded classes + their fields), kept for the process's life, keyed by MonoClass*. A class's
+// entry is dropped when a new class takes its freed address (a class of an unloaded
+// AppDomain's image; Registry::TakeReplaced). Per type id one pointer and, per walk, one byte
+// (described yet?); per enum one byte; per walk one object's values (<= the cap). Prepare:
+// O(new classes * fields); per object O(references) for slots (a table lookup each) and
+// O(fields) for values; Describe O(1) after the first call of a walk for that type.
 //
 // Thread-safety: Prepare and the walk calls from the collector thread of one capture at a time
 // (the capture hand-over in mono_port.h orders them); no locks.
