@@ -1,10 +1,10 @@
-// `xrpm allocations --connect HOST:PORT [--duration S] [--count N] [--by type|method|stack|tag]
-// [--sample-bytes N] [--json]`: records allocation samples with call stacks for S seconds or N
-// frames and shows which code allocates during gameplay: estimated bytes and objects
-// (frames/allocation_profile.h states the estimator) by type, by allocating method (bottom-up:
-// self, and total through the method) or as a top-down call tree (--by stack), with shares and
-// per-frame figures. The JSON always carries `stacks` (frames innermost first, type, estimated
-// bytes and count).
+// `xrpm allocations (--connect HOST:PORT [--duration S] [--sample-bytes N] | REC.xrpm) [--count N]
+// [-o REC.xrpm] [--by type|method|stack|tag] [--json]`: records allocation samples with call
+// stacks for S seconds or N frames (or reads a recording saved with -o) and shows which code
+// allocates during gameplay: estimated bytes and objects (frames/allocation_profile.h states the
+// estimator) by type, by allocating method (bottom-up: self, and total through the method) or as a
+// top-down call tree (--by stack), with shares and per-frame figures. The JSON always carries
+// `stacks` (frames innermost first, type, estimated bytes and count).
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -140,7 +140,9 @@ int Run(const Opts& o) {
   }
   const bool by_tag = o.by == "tag";
   const bool by_type = o.by == "type" || by_tag;
-  TextTable t({{by_tag ? "scope tag" : by_type ? "type" : "allocating method"},
+  TextTable t({{by_tag    ? "scope tag"
+                : by_type ? "type"
+                          : "allocating method"},
                {"bytes", TextTable::Align::kRight},
                {"share", TextTable::Align::kRight},
                {"objects", TextTable::Align::kRight},
