@@ -49,7 +49,7 @@ void AddFramesRecordOptions(CLI::App& cmd, FramesRecordOptions& o, bool sampling
                  "Save the whole recording (frames, collections, markers, samples with stacks "
                  "and tags) to this .xrpm file (atomically)");
   cmd.callback([&o] {
-    if (o.file.empty() && o.connect.endpoint.empty())
+    if (o.file.empty() && o.connect.endpoint.empty() && o.diff.empty())
       throw CLI::RequiredError("--connect HOST:PORT or a recording FILE");
   });
 }

@@ -9,6 +9,7 @@
 #include <CLI/CLI.hpp>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "shared/connect.h"
 #include "xrpm/client/recording_file.h"
@@ -19,6 +20,9 @@ struct FramesRecordOptions {
   ConnectOptions connect;
   std::string file;  // a saved recording to read instead of connecting
   std::string out;   // -o: save the recording here (.xrpm)
+  // allocations --diff A B: two saved recordings compared instead of one source (the verb adds
+  // the option; a source is then not required).
+  std::vector<std::string> diff;
   double duration_s = 10;
   bool duration_given = false;        // --duration on the command line
   uint64_t count = 0;                 // --count N: stop after N frames (0: by duration only)
