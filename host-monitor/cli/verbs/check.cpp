@@ -42,10 +42,11 @@ Loaded Load(const std::string& path, const InputOptions& in) {
     o.wanted = client::RecordingPartTags();
     o.threads = in.threads;
     formats::XrpmContents c = formats::ReadXrpmFile(path, o);
-    if (client::HasRecording(c)) {
+    if (client::HasRecording(c))
       l.recording = client::DecodeRecording(c, path);
-      return l;
-    }
+    else
+      l.capture = std::move(c.snapshot);  // read once, not again through LoadForCli
+    return l;
   }
   l.capture = LoadForCli(path, in).snap;
   return l;
