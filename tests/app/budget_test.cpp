@@ -98,6 +98,8 @@ TEST(Budget, BadBudgetsNameTheLineAndWhatWasExpected) {
   ExpectRefused("{\n  \"types\": [\n    {\"name\": \"A\" \"max_count\": 1}\n  ]\n}", 3,
                 "not JSON: syntax error while parsing object");
   ExpectRefused("", 1, "not JSON");
+  ExpectRefused("{\"frames\": {\"alloc_bytes_p95\":\n 40E6255}}", 2,
+                "expected a number, found number overflow parsing '40E6255'");
 }
 
 TEST(Budget, Patterns) {

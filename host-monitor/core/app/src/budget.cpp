@@ -144,11 +144,13 @@ class Parser {
     Expect(at, at.v.is_object(), what);
     std::string list;
     for (const char* k : known) list += std::string(list.empty() ? "" : ", ") + k;
-    for (const auto& [k, v] : at.v.items())
+    for (const auto& item : at.v.items()) {
+      const std::string& k = item.key();
       if (std::find_if(known.begin(), known.end(), [&](const char* x) { return k == x; }) ==
           known.end())
-        Fail({v, at.pointer + "/" + k, at.label},
+        Fail({item.value(), at.pointer + "/" + k, at.label},
              "unknown key \"" + k + "\", expected one of: " + list);
+    }
   }
   void Require(const At& at, const char* key) const {
     if (!at.v.contains(key)) Fail(at, "missing \"" + std::string(key) + "\"");
@@ -302,6 +304,19 @@ Budget ParseBudget(std::string_view text, const std::string& name) {
     if (size_t k = what.find("column "); k != what.npos && (k = what.find(": ", k)) != what.npos)
       what = what.substr(k + 2);
     throw InputError(Diagnostic{name, line, "bad-budget", "not JSON: " + what});
+  } catch (const json::exception& e) {
+    // A number beyond a double ("1E400"): the message quotes the number but has no position,
+    // so the line is the one where that text first appears.
+    std::string what = e.what();
+    uint64_t line = 1;
+    if (const size_t q = what.find('\''); q != what.npos) {
+      const size_t end = what.find('\'', q + 1);
+      const std::string token = what.substr(q + 1, end == what.npos ? end : end - q - 1);
+      if (const size_t at = token.empty() ? text.npos : text.find(token); at != text.npos)
+        line = 1 + std::count(text.begin(), text.begin() + at, '\n');
+    }
+    if (const size_t k = what.find("] "); k != what.npos) what = what.substr(k + 2);
+    throw InputError(Diagnostic{name, line, "bad-budget", "expected a number, found " + what});
   }
   return Parser(text, name).Parse(root);
 }
