@@ -136,6 +136,13 @@ TEST(FramesCli, ASavedRecordingReadsBackWithTheSameOutput) {
   EXPECT_EQ(f["frames"].size(), 150u);
   EXPECT_EQ(f["endpoint"], emu.endpoint);
   EXPECT_EQ(f["summary"]["alloc_bytes"], j["exact_bytes"]);
+  RunResult info = RunProcess({kXrpm, "info", rec, "--json"});
+  ASSERT_EQ(info.exit_code, 0) << info.err;
+  const auto i = nlohmann::json::parse(info.out);
+  EXPECT_EQ(i["format"], "xrpm-recording");
+  EXPECT_EQ(i["frames"], 150);
+  EXPECT_EQ(i["samples"], j["samples"]);
+  EXPECT_TRUE(info.err.empty()) << info.err;  // no "skipped part" notices for a recording
   RunResult ten = RunProcess({kXrpm, "frames", rec, "--count", "10", "-o", dir.Path("ten.xrpm")});
   ASSERT_EQ(ten.exit_code, 0) << ten.err;
   EXPECT_NE(ten.out.find(": 10 frames over "), std::string::npos) << ten.out;
