@@ -24,6 +24,7 @@ void KeepFirstFrames(client::FrameRecording& r, uint64_t n) {
 
 void AddFramesRecordOptions(CLI::App& cmd, FramesRecordOptions& o, bool sampling) {
   AddConnectOptions(cmd, o.connect);
+  cmd.get_option("--connect")->required(false);
   cmd.add_option_function<double>(
          "--duration",
          [&o](double s) {
@@ -39,9 +40,23 @@ void AddFramesRecordOptions(CLI::App& cmd, FramesRecordOptions& o, bool sampling
                    "Sample one allocation per N bytes allocated (on average; the agent accepts "
                    "64 B .. 64 MiB)")
         ->capture_default_str();
+  CLI::Option* file = cmd.add_option(
+      "file", o.file, "A recording saved with -o, read in place of --connect (same output)");
+  for (const char* live : {"--connect", "--token", "--connect-timeout", "--peer-timeout",
+                           "--duration", "--sample-bytes"})
+    if (CLI::Option* opt = cmd.get_option_no_throw(live)) file->excludes(opt);
+  cmd.add_option("-o,--output", o.out,
+                 "Save the whole recording (frames, collections, markers, samples with stacks "
+                 "and tags) to this .xrpm file (atomically)");
+  cmd.callback([&o] {
+    if (o.file.empty() && o.connect.endpoint.empty() && o.diff.empty())
+      throw CLI::RequiredError("--connect HOST:PORT or a recording FILE");
+  });
 }
 
-FramesRecorded RecordFrames(const FramesRecordOptions& o, const char* verb) {
+namespace {
+
+FramesRecorded RecordLive(const FramesRecordOptions& o, const char* verb) {
   auto c = ConnectForCli(o.connect);
   FramesRecorded out;
   out.endpoint = c->device().endpoint;
@@ -84,6 +99,20 @@ FramesRecorded RecordFrames(const FramesRecordOptions& o, const char* verb) {
   }
   out.rec.app = c->device().app_name;
   return out;
+}
+
+}  // namespace
+
+FramesRecorded RecordFrames(const FramesRecordOptions& o, const char* verb) {
+  FramesRecorded got;
+  if (o.file.empty()) {
+    got = RecordLive(o, verb);
+  } else {
+    got = client::LoadRecordingFile(o.file);
+    KeepFirstFrames(got.rec, o.count);
+  }
+  if (!o.out.empty()) client::SaveRecordingFile(got, o.out);
+  return got;
 }
 
 }  // namespace xrpm::cli

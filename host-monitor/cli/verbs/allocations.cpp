@@ -1,10 +1,13 @@
-// `xrpm allocations --connect HOST:PORT [--duration S] [--count N] [--by type|method|stack|tag]
-// [--sample-bytes N] [--json]`: records allocation samples with call stacks for S seconds or N
-// frames and shows which code allocates during gameplay: estimated bytes and objects
-// (frames/allocation_profile.h states the estimator) by type, by allocating method (bottom-up:
-// self, and total through the method) or as a top-down call tree (--by stack), with shares and
-// per-frame figures. The JSON always carries `stacks` (frames innermost first, type, estimated
-// bytes and count).
+// `xrpm allocations (--connect HOST:PORT [--duration S] [--sample-bytes N] | REC.xrpm) [--count N]
+// [-o REC.xrpm] [--by type|method|stack|tag] [--json]`: records allocation samples with call
+// stacks for S seconds or N frames (or reads a recording saved with -o) and shows which code
+// allocates during gameplay: estimated bytes and objects (frames/allocation_profile.h states the
+// estimator) by type, by allocating method (bottom-up: self, and total through the method) or as a
+// top-down call tree (--by stack), with shares and per-frame figures. The JSON always carries
+// `stacks` (frames innermost first, type, estimated bytes and count).
+// `xrpm allocations --diff A.xrpm B.xrpm [--by ...]`: two saved recordings compared per site
+// (client/allocation_diff.h): bytes per frame in A and in B, the change, each with its sampling
+// error, largest change first, sites seen in one recording only marked.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -12,6 +15,7 @@
 #include "shared/common.h"
 #include "shared/record_frames.h"
 #include "shared/verb.h"
+#include "xrpm/client/allocation_diff.h"
 #include "xrpm/client/allocation_profile.h"
 
 namespace xrpm::cli {
@@ -56,7 +60,88 @@ void PrintTree(const client::AllocationProfile& p, uint32_t node, double min_byt
   }
 }
 
+// "+1.2 KiB" / "-300 B" / "0 B".
+std::string SignedBytes(double v) {
+  const uint64_t b = Round(std::fabs(v));
+  return (b == 0 ? "" : v < 0 ? "-" : "+") + HumanBytes(b);
+}
+std::string WithError(const std::string& value, double error) {
+  return value + " \u00b1 " + HumanBytes(Round(error));
+}
+
+// --diff A B: per site, bytes per frame in A and B and the change, each with its error.
+int RunDiff(const Opts& o) {
+  const std::string &fa = o.rec.diff[0], &fb = o.rec.diff[1];
+  const client::SavedRecording a = client::LoadRecordingFile(fa), b = client::LoadRecordingFile(fb);
+  const client::AllocSiteKind by = o.by == "type"     ? client::AllocSiteKind::kType
+                                   : o.by == "method" ? client::AllocSiteKind::kMethod
+                                   : o.by == "tag"    ? client::AllocSiteKind::kTag
+                                                      : client::AllocSiteKind::kStack;
+  const client::AllocationDiff d = client::DiffAllocations(a.rec, b.rec, by);
+  if (o.json) {
+    auto side = [](const std::string& file, const client::SavedRecording& r,
+                   const client::AllocSide& s) {
+      return nlohmann::json{{"file", file},
+                            {"app", r.rec.app},
+                            {"frames", s.frames},
+                            {"sample_bytes", s.sample_bytes},
+                            {"bytes_per_frame", s.per_frame},
+                            {"error", s.error},
+                            {"exact_bytes_per_frame", s.exact_per_frame}};
+    };
+    nlohmann::json sites = nlohmann::json::array();
+    for (const client::AllocDiffRow& r : d.rows) {
+      nlohmann::json j = {{"site", r.site},
+                          {"a_bytes_per_frame", r.a_per_frame},
+                          {"a_error", r.a_error},
+                          {"b_bytes_per_frame", r.b_per_frame},
+                          {"b_error", r.b_error},
+                          {"change", r.change},
+                          {"change_error", r.change_error},
+                          {"only_in", r.only_a   ? nlohmann::json("a")
+                                      : r.only_b ? nlohmann::json("b")
+                                                 : nlohmann::json(nullptr)}};
+      if (by == client::AllocSiteKind::kStack) j["frames"] = r.frames;
+      sites.push_back(std::move(j));
+    }
+    PrintJson({{"by", o.by}, {"a", side(fa, a, d.a)}, {"b", side(fb, b, d.b)}, {"sites", sites}});
+    return kExitOk;
+  }
+  auto header = [](const char* label, const std::string& file, const client::SavedRecording& r,
+                   const client::AllocSide& s) {
+    std::printf("%s: %s (%s, %s frames, one sample per %s): %s per frame (exact %s)\n", label,
+                file.c_str(), r.rec.app.c_str(), Thousands(s.frames).c_str(),
+                HumanBytes(s.sample_bytes).c_str(),
+                WithError(HumanBytes(Round(s.per_frame)), s.error).c_str(),
+                HumanBytes(Round(s.exact_per_frame)).c_str());
+  };
+  header("A", fa, a, d.a);
+  header("B", fb, b, d.b);
+  TextTable t({{by == client::AllocSiteKind::kStack    ? "call stack (innermost first)"
+                : by == client::AllocSiteKind::kMethod ? "allocating method"
+                : by == client::AllocSiteKind::kTag    ? "scope tag"
+                                                       : "type"},
+               {"A per frame", TextTable::Align::kRight},
+               {"B per frame", TextTable::Align::kRight},
+               {"change", TextTable::Align::kRight},
+               {""}});
+  size_t n = 0;
+  for (const client::AllocDiffRow& r : d.rows) {
+    if (n++ == o.top) break;
+    t.AddRow({r.site, r.only_b ? "-" : WithError(HumanBytes(Round(r.a_per_frame)), r.a_error),
+              r.only_a ? "-" : WithError(HumanBytes(Round(r.b_per_frame)), r.b_error),
+              WithError(SignedBytes(r.change), r.change_error),
+              r.only_a   ? "only in A"
+              : r.only_b ? "only in B"
+                         : ""});
+  }
+  t.Print();
+  if (d.rows.size() > o.top) std::printf("(%zu more site(s); --top N)\n", d.rows.size() - o.top);
+  return kExitOk;
+}
+
 int Run(const Opts& o) {
+  if (!o.rec.diff.empty()) return RunDiff(o);
   const FramesRecorded got = RecordFrames(o.rec, "allocations");
   const client::FrameRecording& r = got.rec;
   const client::AllocationProfile p = client::BuildAllocationProfile(r);
@@ -140,7 +225,9 @@ int Run(const Opts& o) {
   }
   const bool by_tag = o.by == "tag";
   const bool by_type = o.by == "type" || by_tag;
-  TextTable t({{by_tag ? "scope tag" : by_type ? "type" : "allocating method"},
+  TextTable t({{by_tag    ? "scope tag"
+                : by_type ? "type"
+                          : "allocating method"},
                {"bytes", TextTable::Align::kRight},
                {"share", TextTable::Align::kRight},
                {"objects", TextTable::Align::kRight},
@@ -183,6 +270,14 @@ VerbRegistration reg{
           ->check(CLI::IsMember({"type", "method", "stack", "tag"}))
           ->capture_default_str();
       cmd.add_option("--top", o->top, "Rows to print (text output)")->capture_default_str();
+      CLI::Option* diff =
+          cmd.add_option("--diff", o->rec.diff,
+                         "Compare two saved recordings A B per site (--by): bytes per frame in "
+                         "each, the change, and their sampling errors")
+              ->expected(2);
+      for (const char* other :
+           {"file", "--connect", "--output", "--count", "--duration", "--sample-bytes"})
+        diff->excludes(cmd.get_option(other));
       AddJsonFlag(cmd, o->json);
       return [o] { return Run(*o); };
     }};

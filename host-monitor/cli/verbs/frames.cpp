@@ -1,17 +1,19 @@
-// `xrpm frames --connect HOST:PORT [--duration S] [--count N] [--csv FILE] [--json]`: records the
-// device's per-frame series (duration, bytes and objects allocated, collections and their pause,
-// bytes left before the next collection) for S seconds or N frames and prints what an XNA
-// developer asks first: how many frames missed 16.7 / 33.3 ms, how much each frame allocates, how
-// often the GC runs and what share of the time it takes. --csv writes one row per frame
-// (atomically); --json has a `frames` array and a `markers` array (what the game posted:
-// Xrpm.Profiler.Marker / RequestCapture), which the text lists after the table.
+// `xrpm frames (--connect HOST:PORT [--duration S] | REC.xrpm) [--count N] [-o REC.xrpm]
+// [--csv FILE] [--json]`: records the device's per-frame series (duration, bytes and objects
+// allocated, collections and their pause, bytes left before the next collection) for S seconds or N
+// frames and prints what an XNA developer asks first: how many frames missed 16.7 / 33.3 ms, how
+// much each frame allocates, how often the GC runs and what share of the time it takes. --csv
+// writes one row per frame (atomically); --json has a `frames` array and a `markers` array (what
+// the game posted: Xrpm.Profiler.Marker / RequestCapture), which the text lists after the table. -o
+// saves the whole recording; a saved one given in place of --connect prints exactly what the live
+// run did.
 #include <cstdio>
 
 #include "shared/common.h"
 #include "shared/record_frames.h"
 #include "shared/verb.h"
-#include "xrpm/model/atomic_file.h"
 #include "xrpm/client/frame_summary.h"
+#include "xrpm/model/atomic_file.h"
 
 namespace xrpm::cli {
 namespace {

@@ -1,10 +1,14 @@
-// `xrpm info FILE`: what a snapshot file holds: its sections, counts, totals and problems.
+// `xrpm info FILE`: what a snapshot file holds: its sections, counts, totals and problems; for a
+// saved recording (xrpm frames/allocations -o), what the recording holds.
 #include <array>
 #include <ctime>
 
 #include "shared/common.h"
 #include "shared/origins.h"
 #include "shared/verb.h"
+#include "xrpm/client/frame_summary.h"
+#include "xrpm/client/recording_file.h"
+#include "xrpm/formats/xrpm_file.h"
 
 namespace xrpm::cli {
 namespace {
@@ -143,7 +147,53 @@ void PrintObjectContents(const Snapshot& s) {
                 HumanBytes(f.model_bytes).c_str());
 }
 
+// Does `path` hold a saved recording? (The table of contents only: cheap for any capture.)
+bool IsRecording(const std::string& path) {
+  std::string head(8, '\0');
+  if (std::FILE* f = std::fopen(path.c_str(), "rb")) {
+    head.resize(std::fread(head.data(), 1, head.size(), f));
+    std::fclose(f);
+  }
+  if (!formats::LooksLikeXrpm(head)) return false;
+  for (const formats::XrpmPartInfo& p : formats::ListXrpmParts(path))
+    if (p.tag == client::RecordingPartTags().front()) return true;
+  return false;
+}
+
+int RunRecording(const Opts& o) {
+  const client::SavedRecording r = client::LoadRecordingFile(o.file);
+  const client::FrameSummary s = client::SummarizeFrames(r.rec);
+  if (o.json) {
+    PrintJson({{"file", o.file},
+               {"format", "xrpm-recording"},
+               {"app", r.rec.app},
+               {"endpoint", r.endpoint},
+               {"frames", s.frames},
+               {"first_frame", s.first_frame},
+               {"last_frame", s.last_frame},
+               {"seconds", s.seconds},
+               {"samples", r.rec.samples.size()},
+               {"sample_bytes", r.rec.sample_bytes},
+               {"markers", r.rec.markers.size()},
+               {"tags", r.rec.tags}});
+    return kExitOk;
+  }
+  std::printf("%s  (xrpm recording)\n\n", o.file.c_str());
+  std::printf("Recording of %s on %s: %s frames (%llu..%llu) over %.1f s, %s allocation samples",
+              r.rec.app.c_str(), r.endpoint.c_str(), Thousands(s.frames).c_str(),
+              static_cast<unsigned long long>(s.first_frame),
+              static_cast<unsigned long long>(s.last_frame), s.seconds,
+              Thousands(r.rec.samples.size()).c_str());
+  if (r.rec.sample_bytes) std::printf(" (one per %s)", HumanBytes(r.rec.sample_bytes).c_str());
+  std::printf(", %s markers, %s scope tags\n", Thousands(r.rec.markers.size()).c_str(),
+              Thousands(r.rec.tags.size()).c_str());
+  std::printf("Read it with: xrpm frames %s; xrpm allocations %s [--by type|method|stack|tag]\n",
+              o.file.c_str(), o.file.c_str());
+  return kExitOk;
+}
+
 int Run(const Opts& o) {
+  if (IsRecording(o.file)) return RunRecording(o);
   LoadedSnapshot l = LoadForCli(o.file, o.in);
   const Snapshot& s = l.snap;
 

@@ -40,4 +40,13 @@ std::vector<uint32_t> TypeStats::ByRetained() const {
   return order;
 }
 
+uint64_t RetainedBytesOfGroups(const GraphIndex& g, const DominatorTree& dom,
+                               const std::vector<char>& in_set) {
+  std::vector<uint64_t> retained;
+  AddRetainedByKey(
+      dom, g.node_count(), 2, [&](uint32_t v) { return in_set[g.group_of(v)] ? 1u : 0u; }, retained,
+      {}, "types: retained sizes");
+  return retained[1];
+}
+
 }  // namespace xrpm::analysis

@@ -10,19 +10,25 @@ void Estimate::Add(uint32_t size, double sample_bytes) {
   const double p = sample_bytes <= 0 ? 1.0 : -std::expm1(-double(size) / sample_bytes);
   const double w = p > 0 ? 1.0 / p : 0.0;
   bytes += size * w;
+  variance += double(size) * size * (1.0 - p) * w * w;
   objects += w;
   ++samples;
   sampled_bytes += size;
 }
 
-namespace {
+double Estimate::Error() const {
+  return std::sqrt(variance);
+}
 
 void Merge(Estimate& into, const Estimate& e) {
   into.bytes += e.bytes;
+  into.variance += e.variance;
   into.objects += e.objects;
   into.samples += e.samples;
   into.sampled_bytes += e.sampled_bytes;
 }
+
+namespace {
 
 template <class T, class F>
 void SortDesc(std::vector<T>& v, F bytes) {

@@ -611,6 +611,7 @@ class SnapshotLoader {
       x.required = p.e.required();
       x.width = p.e.width;
       x.transform = static_cast<XrpmTransform>(p.e.transform);
+      x.offset = p.e.offset;
       x.data.resize_uninitialized(p.e.width ? p.e.count * p.e.width : p.e.count);
       extra_index_.push_back(&p - L_.parts.data());
       out.parts.push_back(std::move(x));

@@ -8,7 +8,10 @@
 // idom array to climb back; no recursion, no stack) keeping a per-type count of instances on
 // the current tree path. O(N) time, 8 bytes per object of transient memory.
 //
-// Thread-safety: immutable after Compute.
+// RetainedBytesOfGroups does the same for a set of groups taken as one (the types a name pattern
+// matches): instances of the set nested under another instance of the set count once.
+//
+// Thread-safety: immutable after Compute; RetainedBytesOfGroups is a pure function.
 #pragma once
 
 #include <cstdint>
@@ -41,5 +44,10 @@ class TypeStats {
  private:
   std::vector<TypeStat> stats_;
 };
+
+// The retained bytes of all instances of the groups g with in_set[g] != 0 (in_set has
+// group_count() entries): what the GC would free if every one of them went away. O(N).
+uint64_t RetainedBytesOfGroups(const GraphIndex& g, const DominatorTree& dom,
+                               const std::vector<char>& in_set);
 
 }  // namespace xrpm::analysis

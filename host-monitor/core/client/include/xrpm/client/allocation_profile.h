@@ -8,7 +8,9 @@
 //   estimated objects = sum over samples of 1 / p(s)
 // are unbiased (Horvitz-Thompson). For s << N this is about N bytes per sample; an object larger
 // than N is always sampled and counts its own size. The relative error of the byte estimate
-// over B bytes is about sqrt(N / B) (1.3 % for 100 MB at N = 16 KiB).
+// over B bytes is about sqrt(N / B) (1.3 % for 100 MB at N = 16 KiB). Each estimate also carries
+// the unbiased estimate of its variance, sum over samples of s^2 (1 - p) / p^2 (Poisson sampling),
+// whose square root is the estimate's standard error (Estimate::Error).
 //
 // Algorithm: one pass over the samples in the range: O(samples x stack depth) with hash maps
 // keyed by type, method, (stack, type) and call-tree edge; then each list is sorted by
@@ -33,12 +35,16 @@ struct FrameRange {
 };
 
 struct Estimate {
-  double bytes = 0;    // estimated bytes allocated
-  double objects = 0;  // estimated objects allocated
+  double bytes = 0;     // estimated bytes allocated
+  double variance = 0;  // estimated variance of `bytes` (bytes^2)
+  double objects = 0;   // estimated objects allocated
   uint64_t samples = 0;
   uint64_t sampled_bytes = 0;  // sum of the sampled objects' sizes
   void Add(uint32_t size, double sample_bytes);
+  double Error() const;  // standard error of `bytes`: sqrt(variance)
 };
+// Adds `e` into `into` (estimates of disjoint sample sets add, variances too).
+void Merge(Estimate& into, const Estimate& e);
 
 struct TypeAlloc {
   std::string type;

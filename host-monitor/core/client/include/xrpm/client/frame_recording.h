@@ -30,6 +30,8 @@ struct FrameRow {
   uint32_t gcs = 0;
   uint32_t gc_pause_us = 0;
   int64_t gc_budget_left = -1;  // -1: the runtime has no byte budget
+
+  friend bool operator==(const FrameRow&, const FrameRow&) = default;
 };
 
 struct SampleRow {
@@ -38,6 +40,8 @@ struct SampleRow {
   uint32_t type = 0;
   uint32_t size = 0;
   uint32_t tag = 0;  // scope tag id (tags); 0: no scope open
+
+  friend bool operator==(const SampleRow&, const SampleRow&) = default;
 };
 
 // Something the game posted (Xrpm.Profiler.Marker / RequestCapture): its text (at most
@@ -70,6 +74,8 @@ struct FrameRecording {
   // Rows the host did not keep because its own limit (ClientOptions::max_frame_rows) was reached.
   uint64_t host_dropped_rows = 0;
   uint64_t subscription = 0;  // which subscription of the connection these rows belong to
+
+  friend bool operator==(const FrameRecording&, const FrameRecording&) = default;
 
   // Appends `delta` (the rows and definitions that followed this recording's) to this one.
   void Append(FrameRecording&& delta);

@@ -2,8 +2,8 @@
 // times against the 16.7 / 33.3 ms lines, allocation per frame, collections per second and the
 // share of time spent in GC (sum of GC pauses / sum of frame durations).
 //
-// Algorithm: one pass over the frame rows in the range, then a sort of the durations for the
-// percentiles: O(n log n). Thread-safety: pure function.
+// Algorithm: one pass over the frame rows in the range, then a sort of the durations and of the
+// allocated bytes for the percentiles (nearest rank): O(n log n). Thread-safety: pure function.
 #pragma once
 
 #include <cstdint>
@@ -30,6 +30,7 @@ struct FrameSummary {
   uint64_t over_30hz = 0;  // frames longer than 33.3 ms (+ kFrameJitterMs)
   uint64_t alloc_bytes = 0, alloc_objects = 0;
   double alloc_bytes_per_frame = 0;
+  uint64_t alloc_bytes_p95 = 0, alloc_bytes_max = 0;  // bytes allocated in one frame
   uint64_t gcs = 0;
   double gc_ms = 0, max_gc_ms = 0;
   double gcs_per_second = 0;

@@ -50,6 +50,7 @@ struct XrpmPart {
   uint8_t width = 0;      // 0: a blob of bytes; 1, 2, 4 or 8: a column of unsigned integers
   XrpmTransform transform = XrpmTransform::kNone;  // columns only (kNone or kDelta)
   PodVector<uint8_t> data;  // the blob, or count * width bytes of little-endian values
+  uint64_t offset = 0;      // read parts: the part's byte offset in the file (for errors)
 
   size_t count() const { return width ? data.size() / width : data.size(); }
   // A column's values (T must be the width's unsigned type; the host is little-endian).
