@@ -13,7 +13,7 @@ namespace {
 
 struct Heap {
   Snapshot snap = test::MakeInspectGame();
-  GraphIndex g = GraphIndex::Build(snap);
+  GraphIndex g = GraphIndex::Build(snap, {.reverse = false});  // inspections walk forward only
   std::vector<ObjectId> Ids(const Finding& f) const {
     std::vector<ObjectId> ids;
     for (uint32_t v : f.objects) ids.push_back(snap.object_id[v]);

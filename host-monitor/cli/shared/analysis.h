@@ -25,8 +25,8 @@ struct AnalyzedFile {
 // Loads through LoadForCli (diagnostics on stderr; InputError on failure), then analyses.
 std::unique_ptr<AnalyzedFile> AnalyzeForCli(const std::string& path, const InputOptions& in);
 
-// A loaded file and its graph index only (no dominator tree): for verbs that need no retained
-// sizes of the whole heap (`inspect`).
+// A loaded file and its forward graph index only (no reverse references, no dominator tree):
+// for verbs that only walk forward from the roots (`inspect`).
 struct IndexedFile {
   LoadedSnapshot loaded;
   analysis::GraphIndex index;
