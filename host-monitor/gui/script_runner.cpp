@@ -138,6 +138,12 @@ void ScriptRunner::Start(const ScriptStep& s) {
     if (!ses.SelectAgeBin(arg))
       return Fail("no age bin '" + arg + "' (the snapshot has no ages, or that bin is empty)");
     Next();
+  } else if (s.id == ScriptVerb::kSelectFinding) {
+    const size_t n = s.args.size() > 1 ? std::stoull(s.args[1]) : 1;
+    if (!ses.SelectFinding(s.args[0], n - 1))
+      return Fail("no finding " + std::to_string(n) + " of " + s.args[0] +
+                  " (not analysed yet, or the inspection found fewer)");
+    Next();
   } else if (s.id == ScriptVerb::kView) {
     auto v = ViewFromName(arg);
     if (!v) return Fail("unknown view");
