@@ -94,6 +94,37 @@ TEST(Inspections, WithoutValuesThoseNeedingValuesAreSkipped) {
   EXPECT_EQ(Named(all, "finalizable").findings.size(), 1u);
 }
 
+TEST(Inspections, BoxedValueTypesComeFromTheLayoutsNotOnlyNames) {
+  InspectOptions o;
+  o.only = {"boxed-values"};
+  auto boxed_what = [&](Snapshot& snap) {
+    const GraphIndex g = GraphIndex::Build(snap, {.reverse = false});
+    const auto all = RunInspections(g, o);
+    return all[0].findings.empty() ? std::string() : all[0].findings[0].what;
+  };
+  auto type_of = [](Snapshot& snap, std::string_view name) -> uint32_t {
+    for (uint32_t t = 0; t < snap.type_count(); ++t)
+      if (snap.types[t].name == name) return t;
+    return kNoIndex;
+  };
+  // A game's own primitive-like box: one non-reference m_value field.
+  Snapshot a = test::MakeInspectGame();
+  const uint32_t box = type_of(a, "System.Int32");
+  ASSERT_NE(box, kNoIndex);
+  a.types[box].name = "Game.Score";
+  EXPECT_EQ(boxed_what(a), "Game.Score");
+  // Not that shape, and no field stores it inline: an ordinary class.
+  a.fields.layouts[box].fields[0].name = "points";
+  EXPECT_EQ(boxed_what(a), "");
+  // A field that stores Game.Score inline makes it a value type.
+  const uint32_t bubble = type_of(a, "Bubbles.Bubble");
+  FieldLayout inline_score = a.fields.layouts[box].fields[0];
+  inline_score.name = "best";
+  inline_score.type_name = "Game.Score";
+  a.fields.layouts[bubble].fields.push_back(inline_score);
+  EXPECT_EQ(boxed_what(a), "Game.Score");
+}
+
 TEST(Inspections, OnlyThresholdsAndUnknownNames) {
   Heap h;
   InspectOptions o;

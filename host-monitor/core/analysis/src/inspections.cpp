@@ -407,12 +407,35 @@ bool IsValueTypeName(std::string_view n) {
   return std::find(std::begin(kNames), std::end(kNames), n) != std::end(kNames);
 }
 
+// Value types from the type layouts: enums the capture names; the types some field stores
+// inline (a non-reference field declared of that type: a game's own structs, primitives);
+// primitive boxes by their shape (a class whose one instance field is a non-reference
+// `m_value` / `_value`, as the CLR and Mono lay out Int32, Single, ...). The BCL and XNA
+// names of IsValueTypeName stay known for snapshots without layouts (and for structs no
+// field declares). O(types + fields).
+std::vector<uint8_t> ValueTypes(const Snapshot& s) {
+  std::unordered_set<std::string_view> names;
+  for (const EnumTypeInfo& e : s.fields.enums) names.insert(e.name);
+  for (uint32_t t = 0; t < s.type_count(); ++t)
+    if (const TypeLayout* l = s.fields.layout_of_type(t))
+      for (const FieldLayout& f : l->fields)
+        if (f.kind != FieldKind::kReference && !f.type_name.empty() &&
+            f.name.find('.') == std::string::npos)  // "position.X": a flattened struct's part
+          names.insert(f.type_name);
+  std::vector<uint8_t> value(s.type_count(), 0);
+  for (uint32_t t = 0; t < s.type_count(); ++t) {
+    const TypeLayout* l = s.fields.layout_of_type(t);
+    const bool primitive_box = l && l->shape == TypeShape::kClass && l->fields.size() == 1 &&
+                               l->fields[0].kind != FieldKind::kReference &&
+                               (l->fields[0].name == "m_value" || l->fields[0].name == "_value");
+    value[t] = primitive_box || names.contains(s.types[t].name) ||
+               IsValueTypeName(s.types[t].name);
+  }
+  return value;
+}
+
 void BoxedValues(Ctx& c, Inspection& in) {
-  std::unordered_set<std::string_view> enums;
-  for (const EnumTypeInfo& e : c.s.fields.enums) enums.insert(e.name);
-  std::vector<uint8_t> boxed(c.s.type_count(), 0);
-  for (uint32_t t = 0; t < c.s.type_count(); ++t)
-    boxed[t] = IsValueTypeName(c.s.types[t].name) || enums.contains(c.s.types[t].name);
+  const std::vector<uint8_t> boxed = ValueTypes(c.s);
   std::vector<uint32_t> hits;
   for (uint32_t v = 0; v < c.g.node_count(); ++v)
     if (boxed[c.s.object_type[v]] && c.live(v)) hits.push_back(v);

@@ -23,8 +23,10 @@
 //    array read from their fields) and arrays of references (count = non-null elements) with
 //    capacity >= min_capacity and count <= sparse_ratio x capacity, by type; bytes = wasted
 //    (the unused share of the backing array's bytes). Needs values. O(N).
-//  - boxed-values: live objects of value types (primitives, enums the capture names, the XNA
-//    math structs), by type; bytes = shallow. O(N).
+//  - boxed-values: live objects of value types, by type; bytes = shallow. Value types come
+//    from the layouts (enums the capture names, types a non-reference field stores inline,
+//    primitive boxes by their one `m_value` field), plus the BCL primitives and XNA math
+//    structs by name for snapshots without layouts. O(N + fields).
 //  - finalizable: objects named by finalizer roots (registered for or waiting on finalization),
 //    by type; bytes = shallow. O(roots).
 // Each finding carries the merged path to root of its objects (PathMerger, O(N + E) in all).
