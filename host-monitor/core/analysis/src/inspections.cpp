@@ -409,10 +409,10 @@ bool IsValueTypeName(std::string_view n) {
 
 // Value types from the type layouts: enums the capture names; the types some field stores
 // inline (a non-reference field declared of that type: a game's own structs, primitives);
-// primitive boxes by their shape (a class whose one instance field is a non-reference
-// `m_value` / `_value`, as the CLR and Mono lay out Int32, Single, ...). The BCL and XNA
-// names of IsValueTypeName stay known for snapshots without layouts (and for structs no
-// field declares). O(types + fields).
+// boxes by their shape (a class whose one instance field is a non-reference `m_value` /
+// `_value`, as the CLR and Mono lay out Int32, Single, ..., or an enum's `value__`). The BCL and
+// XNA names of IsValueTypeName stay known for snapshots without layouts (and for structs no field
+// declares). An enum's box has the one field `value__`. O(types + fields).
 std::vector<uint8_t> ValueTypes(const Snapshot& s) {
   std::unordered_set<std::string_view> names;
   for (const EnumTypeInfo& e : s.fields.enums) names.insert(e.name);
@@ -427,9 +427,9 @@ std::vector<uint8_t> ValueTypes(const Snapshot& s) {
     const TypeLayout* l = s.fields.layout_of_type(t);
     const bool primitive_box = l && l->shape == TypeShape::kClass && l->fields.size() == 1 &&
                                l->fields[0].kind != FieldKind::kReference &&
-                               (l->fields[0].name == "m_value" || l->fields[0].name == "_value");
-    value[t] = primitive_box || names.contains(s.types[t].name) ||
-               IsValueTypeName(s.types[t].name);
+                               (l->fields[0].name == "m_value" || l->fields[0].name == "_value" ||
+                                l->fields[0].name == "value__");
+    value[t] = primitive_box || names.contains(s.types[t].name) || IsValueTypeName(s.types[t].name);
   }
   return value;
 }

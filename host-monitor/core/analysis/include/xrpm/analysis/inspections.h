@@ -25,7 +25,7 @@
 //    (the unused share of the backing array's bytes). Needs values. O(N).
 //  - boxed-values: live objects of value types, by type; bytes = shallow. Value types come
 //    from the layouts (enums the capture names, types a non-reference field stores inline,
-//    primitive boxes by their one `m_value` field), plus the BCL primitives and XNA math
+//    boxes by their one `m_value` / `value__` field), plus the BCL primitives and XNA math
 //    structs by name for snapshots without layouts. O(N + fields).
 //  - finalizable: objects named by finalizer roots (registered for or waiting on finalization),
 //    by type; bytes = shallow. O(roots).
