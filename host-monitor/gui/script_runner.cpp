@@ -65,7 +65,7 @@ void ScriptRunner::Start(const ScriptStep& s) {
     Finish(0);
   } else if (s.id == ScriptVerb::kOpen) {
     awaited_doc_ = ses.OpenFile(arg);
-    app_.SetView(View::kSummary);
+    app_.SetView(View::kInspections);  // as File > Open does
     wait_ = Wait::kIdle;
   } else if (s.id == ScriptVerb::kDrop) {
     app_.OpenDropped({arg});  // the window's drop handler
