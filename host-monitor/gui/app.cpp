@@ -154,7 +154,7 @@ void App::OpenDropped(const std::vector<std::string>& paths) {
       continue;
     }
     session_.OpenFile(path);
-    SetView(View::kTypes);
+    SetView(View::kInspections);
   }
 }
 
@@ -226,7 +226,7 @@ void App::DrawMenuBar() {
       ImGui::EndMenu();
       if (!chosen.empty()) {
         session_.OpenFile(chosen);
-        SetView(View::kTypes);
+        SetView(View::kInspections);
       }
     }
     if (ImGui::MenuItem("Generate demo heap...")) show_demo_dialog_ = true;
@@ -349,7 +349,7 @@ void App::DrawSnapshotList() {
     }
     if (!chosen.empty()) {
       session_.OpenFile(chosen);
-      SetView(View::kTypes);
+      SetView(View::kInspections);
     }
   }
 }
@@ -391,6 +391,9 @@ void App::DrawMain() {
       switch (v) {
         case View::kSummary:
           DrawSummaryView(*this, *d);
+          break;
+        case View::kInspections:
+          DrawInspectionsView(*this, *d);
           break;
         case View::kTypes:
           DrawTypesView(*this, *d);
@@ -454,7 +457,7 @@ void App::DrawModals() {
       save_doc_ = 0;
     } else {
       session_.OpenFile(r->path);
-      SetView(View::kTypes);
+      SetView(View::kInspections);
     }
   } else if (!file_dialog_.is_open()) {
     save_doc_ = 0;

@@ -117,7 +117,7 @@ int main(int argc, char** argv) {
     app.SetView(xrpm::gui::View::kCounters);
   }
   for (const auto& f : o.files) session.OpenFile(f);
-  if (!o.files.empty()) app.SetView(xrpm::gui::View::kTypes);
+  if (!o.files.empty()) app.SetView(xrpm::gui::View::kInspections);
   if (o.demo) {
     session.OpenDemo({o.demo, 1, 0});
     app.SetView(xrpm::gui::View::kTypes);

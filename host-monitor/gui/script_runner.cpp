@@ -65,7 +65,7 @@ void ScriptRunner::Start(const ScriptStep& s) {
     Finish(0);
   } else if (s.id == ScriptVerb::kOpen) {
     awaited_doc_ = ses.OpenFile(arg);
-    app_.SetView(View::kSummary);
+    app_.SetView(View::kInspections);  // as File > Open does
     wait_ = Wait::kIdle;
   } else if (s.id == ScriptVerb::kDrop) {
     app_.OpenDropped({arg});  // the window's drop handler
@@ -137,6 +137,12 @@ void ScriptRunner::Start(const ScriptStep& s) {
   } else if (s.id == ScriptVerb::kSelectAge) {
     if (!ses.SelectAgeBin(arg))
       return Fail("no age bin '" + arg + "' (the snapshot has no ages, or that bin is empty)");
+    Next();
+  } else if (s.id == ScriptVerb::kSelectFinding) {
+    const size_t n = s.args.size() > 1 ? std::stoull(s.args[1]) : 1;
+    if (!ses.SelectFinding(s.args[0], n - 1))
+      return Fail("no finding " + std::to_string(n) + " of " + s.args[0] +
+                  " (not analysed yet, or the inspection found fewer)");
     Next();
   } else if (s.id == ScriptVerb::kView) {
     auto v = ViewFromName(arg);

@@ -12,6 +12,7 @@ constexpr Names kNames[kViewCount] = {
     {"timeline", "Timeline"},
     {"allocations", "Allocations"},
     {"summary", "Summary"},
+    {"inspections", "Inspections"},
     {"types", "Types"},
     {"instances", "Instances"},
     {"inspector", "Inspector"},

@@ -27,6 +27,7 @@ enum class View {
   kTimeline,
   kAllocations,
   kSummary,
+  kInspections,
   kTypes,
   kInstances,
   kInspector,
@@ -35,7 +36,7 @@ enum class View {
   kAge,
   kCompare,
 };
-inline constexpr int kViewCount = 12;
+inline constexpr int kViewCount = 13;
 
 const char* ViewName(View v);   // script name: "types"
 const char* ViewTitle(View v);  // tab title: "Types"
@@ -130,6 +131,7 @@ struct ViewStates {
 };
 
 void DrawSummaryView(App& app, app::SnapshotDoc& doc);
+void DrawInspectionsView(App& app, app::SnapshotDoc& doc);
 void DrawTypesView(App& app, app::SnapshotDoc& doc);
 void DrawInstancesView(App& app, app::SnapshotDoc& doc);
 void DrawInspectorView(App& app, app::SnapshotDoc& doc);

@@ -33,6 +33,12 @@ TEST(GraphIndex, SkipsDanglingReferencesAndCountsThem) {
   EXPECT_EQ(ToVec(g.In(0)), (std::vector<uint32_t>{1}));
   EXPECT_EQ(ToVec(g.In(1)), (std::vector<uint32_t>{0, 0}));
   EXPECT_EQ(ToVec(g.In(2)), (std::vector<uint32_t>{0, 2}));
+
+  // Without the reverse CSR: the same forward edges, every in-list empty.
+  GraphIndex f = GraphIndex::Build(s, {.reverse = false});
+  EXPECT_EQ(f.edge_count(), 5u);
+  EXPECT_EQ(ToVec(f.Out(0)), (std::vector<uint32_t>{1, 2, 1}));
+  for (uint32_t v = 0; v < 3; ++v) EXPECT_TRUE(f.In(v).empty());
 }
 
 TEST(GraphIndex, WeakRootsDoNotMakeStrongRoots) {

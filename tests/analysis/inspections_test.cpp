@@ -13,7 +13,7 @@ namespace {
 
 struct Heap {
   Snapshot snap = test::MakeInspectGame();
-  HeapAnalysis a = HeapAnalysis::Run(snap);
+  GraphIndex g = GraphIndex::Build(snap, {.reverse = false});  // inspections walk forward only
   std::vector<ObjectId> Ids(const Finding& f) const {
     std::vector<ObjectId> ids;
     for (uint32_t v : f.objects) ids.push_back(snap.object_id[v]);
@@ -32,7 +32,7 @@ using V = std::vector<ObjectId>;
 
 TEST(Inspections, CheckedFindingByFinding) {
   Heap h;
-  const std::vector<Inspection> all = RunInspections(h.a);
+  const std::vector<Inspection> all = RunInspections(h.g);
   ASSERT_EQ(all.size(), 6u);
   for (const Inspection& i : all) EXPECT_FALSE(i.skipped) << i.name;
 
@@ -82,7 +82,7 @@ TEST(Inspections, WithoutValuesThoseNeedingValuesAreSkipped) {
   Heap h;
   h.snap.fields.value_end.clear();
   h.snap.fields.value_data.clear();
-  const std::vector<Inspection> all = RunInspections(h.a);
+  const std::vector<Inspection> all = RunInspections(h.g);
   EXPECT_TRUE(Named(all, "duplicate-strings").skipped);
   EXPECT_TRUE(Named(all, "disposed-but-held").skipped);
   EXPECT_TRUE(Named(all, "sparse-collections").skipped);
@@ -94,23 +94,54 @@ TEST(Inspections, WithoutValuesThoseNeedingValuesAreSkipped) {
   EXPECT_EQ(Named(all, "finalizable").findings.size(), 1u);
 }
 
+TEST(Inspections, BoxedValueTypesComeFromTheLayoutsNotOnlyNames) {
+  InspectOptions o;
+  o.only = {"boxed-values"};
+  auto boxed_what = [&](Snapshot& snap) {
+    const GraphIndex g = GraphIndex::Build(snap, {.reverse = false});
+    const auto all = RunInspections(g, o);
+    return all[0].findings.empty() ? std::string() : all[0].findings[0].what;
+  };
+  auto type_of = [](Snapshot& snap, std::string_view name) -> uint32_t {
+    for (uint32_t t = 0; t < snap.type_count(); ++t)
+      if (snap.types[t].name == name) return t;
+    return kNoIndex;
+  };
+  // A game's own primitive-like box: one non-reference m_value field.
+  Snapshot a = test::MakeInspectGame();
+  const uint32_t box = type_of(a, "System.Int32");
+  ASSERT_NE(box, kNoIndex);
+  a.types[box].name = "Game.Score";
+  EXPECT_EQ(boxed_what(a), "Game.Score");
+  // Not that shape, and no field stores it inline: an ordinary class.
+  a.fields.layouts[box].fields[0].name = "points";
+  EXPECT_EQ(boxed_what(a), "");
+  // A field that stores Game.Score inline makes it a value type.
+  const uint32_t bubble = type_of(a, "Bubbles.Bubble");
+  FieldLayout inline_score = a.fields.layouts[box].fields[0];
+  inline_score.name = "best";
+  inline_score.type_name = "Game.Score";
+  a.fields.layouts[bubble].fields.push_back(inline_score);
+  EXPECT_EQ(boxed_what(a), "Game.Score");
+}
+
 TEST(Inspections, OnlyThresholdsAndUnknownNames) {
   Heap h;
   InspectOptions o;
   o.only = {"sparse-collections"};
   o.sparse_ratio = 0.35;  // now the 5-of-16 list and array count too
-  const std::vector<Inspection> all = RunInspections(h.a, o);
+  const std::vector<Inspection> all = RunInspections(h.g, o);
   ASSERT_EQ(all.size(), 1u);
   EXPECT_EQ(all[0].total_count, 4u);
   o.only = {"nope"};
-  EXPECT_THROW(RunInspections(h.a, o), std::invalid_argument);
+  EXPECT_THROW(RunInspections(h.g, o), std::invalid_argument);
 }
 
 TEST(Inspections, DiffShowsWhatIsNewOrGrew) {
   Heap before;
   InspectOptions o;
   o.only = {"boxed-values", "duplicate-strings"};
-  const auto b = RunInspections(before.a, o);
+  const auto b = RunInspections(before.g, o);
   auto later = b;
   later[0].findings[0].count += 2;  // three more copies of "Score: "
   later[0].findings[0].bytes += 68;

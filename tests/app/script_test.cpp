@@ -64,6 +64,19 @@ TEST(Script, RejectsMistakesWithFileAndLine) {
   ExpectError("demo lots\n", "bad-number", 1, "lots");
   ExpectError("demo 1 2 3\n", "bad-args", 1, "3 arguments");
   ExpectError("select-object last\n", "bad-args", 1, "last");
+  ExpectError("select-finding leaks\n", "bad-args", 1, "leaks");
+  ExpectError("select-finding boxed-values 0\n", "bad-args", 1, "boxed-values 0");
+  ExpectError("select-finding boxed-values 1 2\n", "bad-args", 1, "1 2");
+}
+
+TEST(Script, SelectFindingTakesAnInspectionAndAnOptionalNumber) {
+  auto steps = ParseScript(
+      "select-finding event-handler-leaks\nselect-finding boxed-values 2\n"
+      "view inspections\n",
+      "t.script");
+  ASSERT_EQ(steps.size(), 3u);
+  EXPECT_EQ(steps[0].args, (std::vector<std::string>{"event-handler-leaks"}));
+  EXPECT_EQ(steps[1].args, (std::vector<std::string>{"boxed-values", "2"}));
 }
 
 TEST(Script, MissingFileIsAnInputError) {

@@ -16,6 +16,9 @@
 #include <sstream>
 #include <unordered_map>
 
+#include "inspect_game.h"
+#include "xrpm/formats/xrpm_file.h"
+
 namespace {
 namespace fs = std::filesystem;
 
@@ -239,6 +242,32 @@ TEST_F(MonitorE2E, OpensAndDropsGcDumpFiles) {
   EXPECT_EQ(st["docs"][1]["sampled"], true);
   ExpectShowsAView(dir + "/monovm.png");
   ExpectShowsAView(dir + "/sampled.png");
+}
+
+TEST_F(MonitorE2E, InspectionsViewFirstAfterOpenAndItsLinks) {
+  if (!HaveXvfb()) GTEST_SKIP() << "xvfb-run is not installed";
+  xrpm::formats::WriteXrpmFile(xrpm::test::MakeInspectGame(), dir + "/game.xrpm");
+  RunResult r = Monitor(
+      "drop game.xrpm\n"
+      "wait-idle\n"
+      "expect-view inspections\n"  // the first view after opening a file
+      "wait-frames 3\n"
+      "screenshot inspections.png\n"
+      "select-finding event-handler-leaks 1\n"
+      "view inspector\n"
+      "wait-frames 3\n"
+      "state state.json\n"
+      "quit\n");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const nlohmann::json st = State("state.json");
+  const nlohmann::json& d = st["docs"][0];
+  ASSERT_EQ(d["inspections"].size(), 6u);
+  const nlohmann::json& leak = d["inspections"][1]["findings"][0];
+  EXPECT_EQ(leak["severity"], "problem");
+  EXPECT_EQ(leak["count"], 2);
+  EXPECT_EQ(d["selected_type"], "Bubbles.Bubble");
+  EXPECT_EQ(d["selected_object"], leak["object"]);
+  ExpectShowsAView(dir + "/inspections.png");
 }
 
 TEST_F(MonitorE2E, KeyboardShortcutsFileDialogsAndUnsavedPrompts) {

@@ -17,6 +17,14 @@ std::unique_ptr<AnalyzedFile> AnalyzeForCli(const std::string& path, const Input
   return f;
 }
 
+std::unique_ptr<IndexedFile> IndexForCli(const std::string& path, const InputOptions& in) {
+  auto f = std::make_unique<IndexedFile>();
+  f->loaded = LoadForCli(path, in);
+  if (f->loaded.snap.source.empty()) f->loaded.snap.source = path;
+  f->index = GraphIndex::Build(f->loaded.snap, {.threads = in.threads, .reverse = false});
+  return f;
+}
+
 std::optional<ObjectId> ParseObjectId(const std::string& text) {
   std::string_view s = text;
   if (s.size() > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) s.remove_prefix(2);

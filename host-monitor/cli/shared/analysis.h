@@ -25,6 +25,14 @@ struct AnalyzedFile {
 // Loads through LoadForCli (diagnostics on stderr; InputError on failure), then analyses.
 std::unique_ptr<AnalyzedFile> AnalyzeForCli(const std::string& path, const InputOptions& in);
 
+// A loaded file and its forward graph index only (no reverse references, no dominator tree):
+// for verbs that only walk forward from the roots (`inspect`).
+struct IndexedFile {
+  LoadedSnapshot loaded;
+  analysis::GraphIndex index;
+};
+std::unique_ptr<IndexedFile> IndexForCli(const std::string& path, const InputOptions& in);
+
 // Parses an object id as the dumps write it: hex, with or without 0x. nullopt if malformed.
 std::optional<ObjectId> ParseObjectId(const std::string& text);
 

@@ -6,14 +6,13 @@
 
 namespace xrpm::cli {
 
-nlohmann::json InspectionsJson(const analysis::HeapAnalysis& a,
-                               const std::vector<analysis::Inspection>& list) {
+nlohmann::json InspectionsJson(const Snapshot& s, const std::vector<analysis::Inspection>& list) {
   nlohmann::json out = nlohmann::json::array();
   for (const analysis::Inspection& in : list) {
     nlohmann::json findings = nlohmann::json::array();
     for (const analysis::Finding& f : in.findings) {
       nlohmann::json ids = nlohmann::json::array();
-      for (uint32_t v : f.objects) ids.push_back(Hex(a.snapshot->object_id[v]));
+      for (uint32_t v : f.objects) ids.push_back(Hex(s.object_id[v]));
       findings.push_back({{"what", f.what},
                           {"count", f.count},
                           {"bytes", f.bytes},

@@ -13,8 +13,7 @@
 
 namespace xrpm::cli {
 
-nlohmann::json InspectionsJson(const analysis::HeapAnalysis& a,
-                               const std::vector<analysis::Inspection>& list);
+nlohmann::json InspectionsJson(const Snapshot& s, const std::vector<analysis::Inspection>& list);
 // Each inspection with up to `top` findings (count, bytes, what, path).
 void PrintInspections(const std::vector<analysis::Inspection>& list, size_t top);
 

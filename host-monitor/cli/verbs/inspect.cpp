@@ -21,19 +21,19 @@ struct Opts : FileVerbOptions {
 int Run(Opts& o) {  // NOLINT(runtime/references): fills o.io from the parsed options
   o.io.only = o.only;
   for (const std::string& f : o.disposed_fields) o.io.disposed_fields.push_back(f);
-  auto f = AnalyzeForCli(o.file, o.in);
+  auto f = IndexForCli(o.file, o.in);
   std::vector<analysis::Inspection> list;
   try {
-    list = analysis::RunInspections(f->a, o.io);
+    list = analysis::RunInspections(f->index, o.io);
   } catch (const std::invalid_argument& e) {
     throw InputError(Diagnostic{"--only", 0, "unknown-inspection", e.what()});
   }
-  const analysis::HeapAnalysis* shown = &f->a;
-  std::unique_ptr<AnalyzedFile> g;
+  const Snapshot* shown = &f->loaded.snap;
+  std::unique_ptr<IndexedFile> g;
   if (!o.second.empty()) {
-    g = AnalyzeForCli(o.second, o.in);
-    list = analysis::DiffInspections(list, analysis::RunInspections(g->a, o.io));
-    shown = &g->a;
+    g = IndexForCli(o.second, o.in);
+    list = analysis::DiffInspections(list, analysis::RunInspections(g->index, o.io));
+    shown = &g->loaded.snap;
   }
   if (o.json) {
     nlohmann::json j = InspectionsJson(*shown, list);

@@ -52,7 +52,7 @@ int Run(const Opts& o) {
   std::vector<uint32_t> by_retained = a.types.ByRetained();
   std::erase_if(by_retained, [&](uint32_t g) { return a.types[g].count == 0; });  // no instances
   const size_t shown = std::min(o.top, by_retained.size());
-  const std::vector<analysis::Inspection> inspections = analysis::RunInspections(a);
+  const std::vector<analysis::Inspection> inspections = analysis::RunInspections(a.index);
 
   if (o.json) {
     nlohmann::json types = nlohmann::json::array();
@@ -70,7 +70,7 @@ int Run(const Opts& o) {
         {"totals", TotalsJson(t)},          {"top_types_by_retained", types},
         {"suspects", SuspectsJson(a, sus)}, {"diagnostics", DiagnosticsJson(f->loaded.diags)},
         {"appdomains", DomainTotalsJson(f->loaded.snap)}};
-    j["inspections"] = InspectionsJson(a, inspections)["inspections"];
+    j["inspections"] = InspectionsJson(*a.snapshot, inspections)["inspections"];
     if (o.by_site) {
       const Snapshot& s = f->loaded.snap;
       const std::vector<SiteRetainedRow> rows = SitesByRetained(a);

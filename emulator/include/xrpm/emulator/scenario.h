@@ -6,6 +6,8 @@
 //   leak       the same game, but popped bubbles stay subscribed to a static event, so the heap
 //              grows and two snapshots show the leak and the path that holds it
 //   synthetic  a large deterministic heap: --objects N, --refs-per-object K, --types T, --seed S
+//   mistakes   a small game whose heap plants each mistake the automatic inspections find a
+//              known number of times, with near-misses (mistakes_scenario.h)
 //
 // Every scenario is deterministic: the same parameters give the same heap after the same number
 // of frames (game logic uses the fixed frame time and a seeded generator, never the wall clock).

@@ -36,7 +36,12 @@ GraphIndex GraphIndex::Build(const Snapshot& snap, const GraphIndexOptions& opts
   progress.Report("index: object ids", 0);
   g.resolver_ = IdResolver::Build(snap.object_id.span(), threads, progress);
   g.ResolveEdges(threads, progress);
-  g.BuildReverse(threads, progress);
+  if (opts.reverse) {
+    g.BuildReverse(threads, progress);
+  } else {
+    ResizeHuge(g.in_off_, size_t{g.n_} + 1);  // every in-list empty
+    std::fill(g.in_off_.begin(), g.in_off_.end(), 0u);
+  }
   g.ResolveRoots();
   g.GroupTypes();
   progress.Report("index: done", 1);

@@ -13,21 +13,54 @@ namespace xrpm::analysis {
 namespace {
 
 struct Ctx {
-  const HeapAnalysis& a;
   const GraphIndex& g;
   const Snapshot& s;
   const InspectOptions& o;
-  RootPathForest forest;
+  RootPathForest forest;  // liveness: one BFS from the strong roots
   PathMerger merger;
-  Ctx(const HeapAnalysis& an, const InspectOptions& op)
-      : a(an),
-        g(an.index),
-        s(*an.snapshot),
+  Ctx(const GraphIndex& gi, const InspectOptions& op, const Progress& progress)
+      : g(gi),
+        s(gi.snapshot()),
         o(op),
-        forest(RootPathForest::Build(an.index)),
-        merger(an.index, forest) {}
-  bool live(uint32_t v) const { return a.dom.reachable(v); }
+        forest(RootPathForest::Build(gi, progress)),
+        merger(gi, forest) {}
+  bool live(uint32_t v) const { return forest.reachable(v); }
 };
+
+// Reachability from the strong roots that never follows the edge v -> w when cut(v, w), one
+// BFS, O(N + E); 1 bit/object.
+template <class Cut>
+std::vector<bool> ReachWithout(const Ctx& c, Cut cut) {
+  std::vector<bool> reach(c.g.node_count(), false);
+  std::vector<uint32_t> queue;
+  for (uint32_t r : c.g.StrongRoots())
+    if (!reach[r] && !cut(kNoIndex, r)) reach[r] = true, queue.push_back(r);
+  for (size_t qi = 0; qi < queue.size(); ++qi) {
+    const uint32_t v = queue[qi];
+    for (uint32_t w : c.g.Out(v))
+      if (!reach[w] && !cut(v, w)) reach[w] = true, queue.push_back(w);
+  }
+  return reach;
+}
+
+// Claims for one group what `start` reaches among the objects `reach` does not (marking them),
+// and returns their bytes: called for each group in turn after ReachWithout cut the group's
+// holders, this gives each group what only it keeps alive (what would be freed with it), the
+// objects several groups share going to the first. O(N + E) over all groups.
+uint64_t Claim(const Ctx& c, std::vector<bool>& reach, uint32_t start,
+               std::vector<uint32_t>& queue) {
+  if (reach[start]) return 0;
+  uint64_t bytes = 0;
+  reach[start] = true;
+  queue.assign(1, start);
+  for (size_t qi = 0; qi < queue.size(); ++qi) {
+    const uint32_t x = queue[qi];
+    bytes += c.s.object_size[x];
+    for (uint32_t w : c.g.Out(x))
+      if (!reach[w]) reach[w] = true, queue.push_back(w);
+  }
+  return bytes;
+}
 
 // A group of objects under one `what`, before it becomes a Finding.
 struct Group {
@@ -50,7 +83,7 @@ void Finish(Ctx& c, Inspection& in, std::vector<Group>& groups) {
     f.what = gr.what;
     f.count = gr.objects.size();
     f.bytes = gr.bytes;
-    const MergedPaths m = c.merger.Merge(gr.objects, &c.a.dom, 1);
+    const MergedPaths m = c.merger.Merge(gr.objects, nullptr, 1);
     if (!m.paths.empty()) f.path = MergedPathLabel(c.g, m.paths[0], " -> ");
     f.objects.assign(gr.objects.begin(),
                      gr.objects.begin() + std::min(gr.objects.size(), c.o.max_objects));
@@ -58,14 +91,14 @@ void Finish(Ctx& c, Inspection& in, std::vector<Group>& groups) {
   }
 }
 
-// Groups nodes by their type group name; bytes by `size`.
+// Groups nodes by their type group name; bytes by `size(i)` for nodes[i].
 template <class Size>
 std::vector<Group> ByType(Ctx& c, const std::vector<uint32_t>& nodes, Size size) {
   std::map<uint32_t, Group> by;
-  for (uint32_t v : nodes) {
-    Group& gr = by[c.g.group_of(v)];
-    gr.objects.push_back(v);
-    gr.bytes += size(v);
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    Group& gr = by[c.g.group_of(nodes[i])];
+    gr.objects.push_back(nodes[i]);
+    gr.bytes += size(i);
   }
   std::vector<Group> out;
   for (auto& [grp, gr] : by) {
@@ -162,15 +195,9 @@ void EventHandlerLeaks(Ctx& c, Inspection& in) {
     if (del_target[v] != kNoIndex) delegates.push_back(v);
   }
   // Reachability without the delegate -> target edges.
-  std::vector<bool> reach(n, false);
+  std::vector<bool> reach =
+      ReachWithout(c, [&](uint32_t v, uint32_t w) { return v != kNoIndex && del_target[v] == w; });
   std::vector<uint32_t> queue;
-  for (uint32_t r : c.g.StrongRoots())
-    if (!reach[r]) reach[r] = true, queue.push_back(r);
-  for (size_t qi = 0; qi < queue.size(); ++qi) {
-    const uint32_t v = queue[qi];
-    for (uint32_t w : c.g.Out(v))
-      if (!reach[w] && del_target[v] != w) reach[w] = true, queue.push_back(w);
-  }
   // Attribute what only delegates hold to the first delegate target reaching it.
   std::map<std::pair<std::string, uint32_t>, Group> groups;  // (holder field, target group)
   auto is_delegate_part = [&](uint32_t v) {
@@ -196,14 +223,7 @@ void EventHandlerLeaks(Ctx& c, Inspection& in) {
     }
     Group& gr = groups[{holder, c.g.group_of(t)}];
     gr.objects.push_back(t);
-    reach[t] = true;
-    queue.assign(1, t);
-    for (size_t qi = 0; qi < queue.size(); ++qi) {
-      const uint32_t x = queue[qi];
-      gr.bytes += c.s.object_size[x];
-      for (uint32_t w : c.g.Out(x))
-        if (!reach[w]) reach[w] = true, queue.push_back(w);
-    }
+    gr.bytes += Claim(c, reach, t, queue);
   }
   std::vector<Group> out;
   for (auto& [key, gr] : groups) {
@@ -235,7 +255,15 @@ void DisposedButHeld(Ctx& c, Inspection& in) {
     const FieldValue fv = ReadField(c.s, v, f);
     if (fv.kind == FieldValue::Kind::kBool && fv.b) hits.push_back(v);
   }
-  auto groups = ByType(c, hits, [&](uint32_t v) { return c.a.dom.retained(v); });
+  // Retained: what the disposed objects keep alive that nothing else does (ReachWithout
+  // entering none of them, then each type's objects claim theirs).
+  std::vector<uint8_t> hit(c.g.node_count(), 0);
+  for (uint32_t v : hits) hit[v] = 1;
+  std::vector<bool> reach = ReachWithout(c, [&](uint32_t, uint32_t w) { return hit[w] != 0; });
+  auto groups = ByType(c, hits, [](size_t) { return uint64_t{0}; });
+  std::vector<uint32_t> queue;
+  for (Group& gr : groups)
+    for (uint32_t v : gr.objects) gr.bytes += Claim(c, reach, v, queue);
   Finish(c, in, groups);
 }
 
@@ -312,9 +340,9 @@ void SparseCollections(Ctx& c, Inspection& in) {
       if (kinds[t].count == kNoSlot || kinds[t].store == kNoSlot) kinds[t] = {};
     }
   }
-  std::vector<uint8_t> is_store(c.g.node_count(), 0);  // arrays backing a collection
+  std::vector<bool> is_store(c.g.node_count(), false);  // arrays backing a collection
   std::vector<uint32_t> hits;
-  std::vector<uint64_t> wasted(c.g.node_count(), 0);
+  std::vector<uint64_t> wasted;  // per hit
   auto sparse = [&](int64_t count, uint32_t capacity) {
     return capacity >= c.o.min_capacity && count >= 0 &&
            static_cast<double>(count) <= c.o.sparse_ratio * capacity;
@@ -325,7 +353,7 @@ void SparseCollections(Ctx& c, Inspection& in) {
     const FieldValue st = ReadField(c.s, v, k.store);
     const uint32_t arr = st.kind == FieldValue::Kind::kRef ? c.g.Find(st.ref) : kNoIndex;
     if (arr == kNoIndex) continue;
-    is_store[arr] = 1;
+    is_store[arr] = true;
     if (!c.live(v)) continue;
     int64_t count = IntValue(ReadField(c.s, v, k.count));
     if (k.free != kNoSlot) count -= std::max<int64_t>(0, IntValue(ReadField(c.s, v, k.free)));
@@ -333,7 +361,7 @@ void SparseCollections(Ctx& c, Inspection& in) {
     if (!cap || !sparse(count, *cap)) continue;
     hits.push_back(v);
     const uint64_t size = c.s.object_size[arr];
-    wasted[v] = *cap ? size * (*cap - static_cast<uint64_t>(count)) / *cap : 0;
+    wasted.push_back(*cap ? size * (*cap - static_cast<uint64_t>(count)) / *cap : 0);
   }
   for (uint32_t v = 0; v < c.g.node_count(); ++v) {
     if (!kinds[c.s.object_type[v]].array || is_store[v] || !c.live(v)) continue;
@@ -341,9 +369,9 @@ void SparseCollections(Ctx& c, Inspection& in) {
     const uint64_t count = c.g.Out(v).size();
     if (!cap || !sparse(static_cast<int64_t>(count), *cap)) continue;
     hits.push_back(v);
-    wasted[v] = c.s.object_size[v] * (*cap - count) / *cap;
+    wasted.push_back(c.s.object_size[v] * (*cap - count) / *cap);
   }
-  auto groups = ByType(c, hits, [&](uint32_t v) { return wasted[v]; });
+  auto groups = ByType(c, hits, [&](size_t i) { return wasted[i]; });
   Finish(c, in, groups);
 }
 
@@ -379,16 +407,39 @@ bool IsValueTypeName(std::string_view n) {
   return std::find(std::begin(kNames), std::end(kNames), n) != std::end(kNames);
 }
 
+// Value types from the type layouts: enums the capture names; the types some field stores
+// inline (a non-reference field declared of that type: a game's own structs, primitives);
+// boxes by their shape (a class whose one instance field is a non-reference `m_value` /
+// `_value`, as the CLR and Mono lay out Int32, Single, ..., or an enum's `value__`). The BCL and
+// XNA names of IsValueTypeName stay known for snapshots without layouts (and for structs no field
+// declares). An enum's box has the one field `value__`. O(types + fields).
+std::vector<uint8_t> ValueTypes(const Snapshot& s) {
+  std::unordered_set<std::string_view> names;
+  for (const EnumTypeInfo& e : s.fields.enums) names.insert(e.name);
+  for (uint32_t t = 0; t < s.type_count(); ++t)
+    if (const TypeLayout* l = s.fields.layout_of_type(t))
+      for (const FieldLayout& f : l->fields)
+        if (f.kind != FieldKind::kReference && !f.type_name.empty() &&
+            f.name.find('.') == std::string::npos)  // "position.X": a flattened struct's part
+          names.insert(f.type_name);
+  std::vector<uint8_t> value(s.type_count(), 0);
+  for (uint32_t t = 0; t < s.type_count(); ++t) {
+    const TypeLayout* l = s.fields.layout_of_type(t);
+    const bool primitive_box = l && l->shape == TypeShape::kClass && l->fields.size() == 1 &&
+                               l->fields[0].kind != FieldKind::kReference &&
+                               (l->fields[0].name == "m_value" || l->fields[0].name == "_value" ||
+                                l->fields[0].name == "value__");
+    value[t] = primitive_box || names.contains(s.types[t].name) || IsValueTypeName(s.types[t].name);
+  }
+  return value;
+}
+
 void BoxedValues(Ctx& c, Inspection& in) {
-  std::unordered_set<std::string_view> enums;
-  for (const EnumTypeInfo& e : c.s.fields.enums) enums.insert(e.name);
-  std::vector<uint8_t> boxed(c.s.type_count(), 0);
-  for (uint32_t t = 0; t < c.s.type_count(); ++t)
-    boxed[t] = IsValueTypeName(c.s.types[t].name) || enums.contains(c.s.types[t].name);
+  const std::vector<uint8_t> boxed = ValueTypes(c.s);
   std::vector<uint32_t> hits;
   for (uint32_t v = 0; v < c.g.node_count(); ++v)
     if (boxed[c.s.object_type[v]] && c.live(v)) hits.push_back(v);
-  auto groups = ByType(c, hits, [&](uint32_t v) { return uint64_t{c.s.object_size[v]}; });
+  auto groups = ByType(c, hits, [&](size_t i) { return uint64_t{c.s.object_size[hits[i]]}; });
   Finish(c, in, groups);
 }
 
@@ -402,13 +453,14 @@ void Finalizable(Ctx& c, Inspection& in) {
     seen[v] = 1;
     hits.push_back(v);
   }
-  auto groups = ByType(c, hits, [&](uint32_t v) { return uint64_t{c.s.object_size[v]}; });
+  auto groups = ByType(c, hits, [&](size_t i) { return uint64_t{c.s.object_size[hits[i]]}; });
   Finish(c, in, groups);
 }
 
 }  // namespace
 
-std::vector<Inspection> RunInspections(const HeapAnalysis& a, const InspectOptions& opts) {
+std::vector<Inspection> RunInspections(const GraphIndex& g, const InspectOptions& opts,
+                                       const Progress& progress) {
   for (const std::string& n : opts.only)
     if (std::find(std::begin(kInspectionNames), std::end(kInspectionNames), n) ==
         std::end(kInspectionNames))
@@ -416,7 +468,7 @@ std::vector<Inspection> RunInspections(const HeapAnalysis& a, const InspectOptio
                                   "' (expected duplicate-strings, event-handler-leaks, "
                                   "disposed-but-held, sparse-collections, boxed-values or "
                                   "finalizable)");
-  Ctx c(a, opts);
+  Ctx c(g, opts, progress);
   using Fn = void (*)(Ctx&, Inspection&);
   static constexpr Fn kFns[] = {DuplicateStrings,  EventHandlerLeaks, DisposedButHeld,
                                 SparseCollections, BoxedValues,       Finalizable};

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "xrpm/app/app_session.h"
+#include "xrpm/app/inspection_rows.h"
 #include "xrpm/formats/snapshot_io.h"
 #include "xrpm/model/human_format.h"
 
@@ -38,6 +39,17 @@ bool AppSession::SelectObject(uint64_t object_index) {
   SnapshotDoc* d = active();
   if (!d || !d->snapshot || object_index >= d->snapshot->object_count()) return false;
   d->selection.object = static_cast<int64_t>(object_index);
+  return true;
+}
+
+bool AppSession::SelectFinding(const std::string& name, size_t n) {
+  SnapshotDoc* d = active();
+  if (!d || !d->analysis) return false;
+  const std::optional<InspectionRow> r = FindInspectionRow(*d->analysis, name, n);
+  if (!r || r->object == kNoIndex) return false;
+  d->selection.type = r->type;
+  d->selection.site.reset();
+  d->selection.object = r->object;
   return true;
 }
 

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "xrpm/app/app_session.h"
+#include "xrpm/app/inspection_rows.h"
 #include "xrpm/formats/snapshot_io.h"
 #include "xrpm/model/human_format.h"
 
@@ -50,6 +51,30 @@ nlohmann::json OriginsJson(const SnapshotDoc& d) {
 }  // namespace
 
 namespace {
+// The Inspections view's rows: per inspection whether it ran, and each finding as shown.
+nlohmann::json InspectionsJson(const DocAnalysis& a) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const analysis::Inspection& in : a.inspections) {
+    nlohmann::json findings = nlohmann::json::array();
+    for (const InspectionRow& r : InspectionRows(a)) {
+      if (a.inspections[r.inspection].name != in.name) continue;
+      const analysis::Finding& f = in.findings[r.finding];
+      findings.push_back(
+          {{"what", f.what},
+           {"count", f.count},
+           {"bytes", f.bytes},
+           {"severity", SeverityName(r.severity)},
+           {"type", r.type == kNoIndex ? nlohmann::json(nullptr)
+                                       : nlohmann::json(a.snapshot->types[r.type].name)},
+           {"object", r.object == kNoIndex ? nlohmann::json(nullptr) : nlohmann::json(r.object)}});
+    }
+    out.push_back({{"name", in.name},
+                   {"skipped", in.skipped ? nlohmann::json(*in.skipped) : nlohmann::json()},
+                   {"findings", std::move(findings)}});
+  }
+  return out;
+}
+
 // Compare's leak filter as shown: the captures, why not, and the (type, site) groups.
 nlohmann::json LeaksJson(const LeaksResult& r) {
   nlohmann::json j;
@@ -107,6 +132,7 @@ std::string AppSession::StateJson() const {
     if (d->analysis) {
       jd["reachable_objects"] = d->analysis->totals.reachable_objects;
       jd["suspects"] = d->analysis->suspects.size();
+      jd["inspections"] = InspectionsJson(*d->analysis);
     }
     jd["grouping"] = SiteGroupingName(d->selection.grouping);
     if (d->snapshot) jd["origins"] = OriginsJson(*d);

@@ -102,6 +102,8 @@ std::shared_ptr<const DocAnalysis> AnalyseDoc(std::shared_ptr<const Snapshot> sn
   ctx.SetPhase("Allocation sites and ages");
   progress.ThrowIfCancelled();
   a->origins = ComputeDocOrigins(s);
+  ctx.SetPhase("Inspections");
+  a->inspections = analysis::RunInspections(g, {}, progress);
   a->seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return a;
 }

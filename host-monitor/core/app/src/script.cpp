@@ -1,5 +1,6 @@
 #include "xrpm/app/script.h"
 
+#include "xrpm/analysis/inspections.h"
 #include "xrpm/app/doc_origins.h"
 
 #include <algorithm>
@@ -64,7 +65,7 @@ std::string ScriptStep::ToString() const {
 
 const std::vector<std::string>& ScriptViewNames() {
   static const std::vector<std::string> names = {
-      "connection", "counters",  "timeline", "allocations", "summary", "types",
+      "connection", "counters",  "timeline", "allocations", "summary", "inspections", "types",
       "instances",  "inspector", "roots",    "dominators",  "age",     "compare"};
   return names;
 }
@@ -170,6 +171,15 @@ std::vector<ScriptStep> ParseScript(std::string_view text, const std::string& na
     if (verb == "select-age" && step.args[0] != "largest" && step.args[0] != "oldest" &&
         !IsNumber(step.args[0]))
       fail(usage + ", found '" + step.args[0] + "'", "bad-args");
+    if (verb == "select-finding") {
+      const std::vector<std::string> w = Words(step.args[0]);
+      const bool known =
+          std::find(std::begin(analysis::kInspectionNames), std::end(analysis::kInspectionNames),
+                    w[0]) != std::end(analysis::kInspectionNames);
+      if (!known || w.size() > 2 || (w.size() == 2 && (!IsNumber(w[1]) || w[1] == "0")))
+        fail(usage + ", found '" + step.args[0] + "'", "bad-args");
+      step.args = w;
+    }
     if (verb == "select-object" && step.args[0] != "first" && step.args[0] != "shown" &&
         !IsNumber(step.args[0]))
       fail(usage + ", found '" + step.args[0] + "'", "bad-args");

@@ -36,6 +36,9 @@ namespace xrpm::analysis {
 
 struct GraphIndexOptions {
   unsigned threads = 0;  // 0: as many as the machine has
+  // false: no reverse CSR (In() is then empty for every node; 4 B/reference and its build time
+  // saved) for analyses that only walk forward from the roots (`xrpm inspect`).
+  bool reverse = true;
 };
 
 class GraphIndex {

@@ -1,30 +1,40 @@
 // Automatic inspections (issue 23): the problems a game developer would otherwise hunt by hand,
 // each a list of findings sorted by impact (bytes, then count).
 //
+// They need the graph index only, not the dominator tree: liveness is one BFS from the strong
+// roots (RootPathForest, O(N + E)), and the retained bytes an inspection reports are computed
+// for its findings only, as "what only these objects keep alive": one BFS from the roots that
+// does not pass through them, then one claim BFS from each finding's objects over what that
+// BFS left out (O(N + E) per inspection in all, whatever the number of findings; an object kept
+// alive by several findings goes to the first in type order).
+//
 //  - duplicate-strings: live strings grouped by text (sort of the string nodes by text,
 //    O(S log S) for S strings); bytes = wasted (all copies but one). Needs values.
 //  - event-handler-leaks: delegates are objects whose type has a `_target` / `m_target` field.
-//    Reachability from the strong roots is computed twice (BFS, O(N + E)): once over all edges,
-//    once without the delegate -> target edges. Objects reachable only in the first are held
-//    only through delegates; they are attributed (one more BFS) to the delegate target that
-//    reaches them first and grouped by the field holding the delegate chain (the first holder
-//    up the BFS tree that is neither a delegate nor a delegate's invocation array, or the root's
-//    label) and the target's type. bytes = retained (what would be freed). Needs layouts.
+//    Reachability from the strong roots is computed without the delegate -> target edges;
+//    targets that it misses are held only through delegates; each is attributed (claim BFS) to
+//    the first delegate reaching it and grouped by the field holding the delegate chain (the
+//    first holder up the BFS tree that is neither a delegate nor a delegate's invocation array,
+//    or the root's label) and the target's type. bytes = retained (what would be freed).
+//    Needs layouts.
 //  - disposed-but-held: live objects whose Boolean field named in
-//    InspectOptions::disposed_fields is true, by type; bytes = retained. Needs values. O(N).
+//    InspectOptions::disposed_fields is true, by type; bytes = retained. Needs values. O(N + E).
 //  - sparse-collections: List`1, Dictionary`2, HashSet`1, Queue`1, Stack`1 (count and backing
 //    array read from their fields) and arrays of references (count = non-null elements) with
 //    capacity >= min_capacity and count <= sparse_ratio x capacity, by type; bytes = wasted
 //    (the unused share of the backing array's bytes). Needs values. O(N).
-//  - boxed-values: live objects of value types (primitives, enums the capture names, the XNA
-//    math structs), by type; bytes = shallow. O(N).
+//  - boxed-values: live objects of value types, by type; bytes = shallow. Value types come
+//    from the layouts (enums the capture names, types a non-reference field stores inline,
+//    boxes by their one `m_value` / `value__` field), plus the BCL primitives and XNA math
+//    structs by name for snapshots without layouts. O(N + fields).
 //  - finalizable: objects named by finalizer roots (registered for or waiting on finalization),
 //    by type; bytes = shallow. O(roots).
 // Each finding carries the merged path to root of its objects (PathMerger, O(N + E) in all).
-// Memory beyond the analysis: ~9 B/object (forest 4, reachability bits, delegate targets 4 only
-// when the heap has delegates) plus the string node list.
+// Memory beyond the graph index: the forest (4 B/object, 8 with reference slots), 1 bit/object
+// per reachability pass, the delegate targets (4 B/object, only when the heap has delegates),
+// 1 bit/object of collection marks, plus the string node list and the findings.
 //
-// Thread-safety: pure functions over an immutable analysis.
+// Thread-safety: pure functions over an immutable index.
 #pragma once
 
 #include <cstdint>
@@ -34,7 +44,8 @@
 #include <string_view>
 #include <vector>
 
-#include "xrpm/analysis/heap_analysis.h"
+#include "xrpm/analysis/graph_index.h"
+#include "xrpm/model/progress.h"
 
 namespace xrpm::analysis {
 
@@ -75,8 +86,9 @@ struct Inspection {
   uint64_t total_count = 0, total_bytes = 0;  // over all findings (also those cut)
 };
 
-// Throws std::invalid_argument for an unknown name in opts.only.
-std::vector<Inspection> RunInspections(const HeapAnalysis& a, const InspectOptions& opts = {});
+// Throws std::invalid_argument for an unknown name in opts.only, Cancelled on cancel.
+std::vector<Inspection> RunInspections(const GraphIndex& g, const InspectOptions& opts = {},
+                                       const Progress& progress = {});
 
 // What is new or grew in `after` compared with `before`, matched by inspection and `what`:
 // findings of `after` with a larger count or bytes (count and bytes become the growth).

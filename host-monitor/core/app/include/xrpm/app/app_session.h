@@ -104,6 +104,10 @@ class AppSession {
   void FindLeaks(uint32_t a, uint32_t b, uint32_t c);
   const std::shared_ptr<const LeaksResult>& leaks() const { return leaks_; }
   bool SelectObject(uint64_t object_index);
+  // Selects the `n`-th (0-based) finding of the inspection named `name` in the active
+  // document: its objects' type and its first object (the Inspections view's links). False
+  // when the document is not analysed or has no such finding.
+  bool SelectFinding(const std::string& name, size_t n);
   // Narrows the Instances list of the active snapshot to one allocation site: the largest site
   // of the selected type's instances (of all objects when no type is selected) whose label
   // contains `text`; "unknown": the objects of unknown origin; "all": no narrowing. False when

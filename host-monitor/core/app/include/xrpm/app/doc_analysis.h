@@ -3,7 +3,8 @@
 // and retained sizes (analysis::HeapAnalysis), the dominator tree's sorted child lists, a
 // shortest-path-to-root forest (any object's path in O(path length)), the leak suspects, the
 // per-type summary Compare diffs, the Roots view's groupings, and the allocation-origin rows
-// and age histogram (DocOrigins; empty when the snapshot has no origins).
+// and age histogram (DocOrigins; empty when the snapshot has no origins), and the automatic
+// inspections (analysis/inspections.h) the Inspections view lists.
 //
 // It owns a reference to its snapshot, so the snapshot lives as long as the analysis does.
 // Memory: the engine's (≈ 8 B/reference + 12 B/object index, 12 B/object dominators) plus
@@ -19,6 +20,7 @@
 #include <vector>
 
 #include "xrpm/analysis/heap_analysis.h"
+#include "xrpm/analysis/inspections.h"
 #include "xrpm/analysis/paths.h"
 #include "xrpm/analysis/suspects.h"
 #include "xrpm/app/doc_origins.h"
@@ -53,6 +55,7 @@ struct DocAnalysis {
   std::vector<uint64_t> retained_by_type;  // per type index: its name group's retained bytes
   RootsOverview roots;
   DocOrigins origins;  // sites and ages (present == false when the snapshot has none)
+  std::vector<analysis::Inspection> inspections;  // all six, default thresholds
   double seconds = 0;
 
   const analysis::GraphIndex& index() const { return heap.index; }

@@ -27,8 +27,11 @@
 //   select-site all|unknown|TEXT  narrow Instances to the selected type's largest site whose
 //                                 label contains TEXT (unknown: objects of unknown origin)
 //   select-age largest|oldest|FRAMES  pick the Age view's bar (the one holding FRAMES-old objects)
-//   view NAME counters|timeline|allocations|summary|types|instances|inspector|roots|
-//                                 dominators|age|compare|connection
+//   select-finding INSPECTION [N]  select the N-th (1-based, default 1) finding of an automatic
+//                                 inspection (duplicate-strings, event-handler-leaks, ...): its
+//                                 type and first object, as the Inspections view's links do
+//   view NAME counters|timeline|allocations|summary|inspections|types|instances|inspector|
+//                                 roots|dominators|age|compare|connection
 //   compare                       compare every open snapshot (oldest first)
 //   leaks A B C                   Compare's leak filter: objects of snapshot C (1-based, as in
 //                                 select-doc) allocated between A and B and still alive in C
@@ -73,7 +76,7 @@ namespace xrpm::app {
 #define XRPM_SCRIPT_VERBS(X)                                                           \
   X(kLaunchEmulator, "launch-emulator", kRest, "launch-emulator SCENARIO [OPTION...]") \
   X(kLaunchMono, "launch-mono", kRest, "launch-mono sample|PROGRAM.exe [ARG...]")      \
-  X(kMonoOptions, "mono-options", kOptRest, "mono-options [OPTION...]")                 \
+  X(kMonoOptions, "mono-options", kOptRest, "mono-options [OPTION...]")                \
   X(kConnect, "connect", kRest, "connect HOST:PORT")                                   \
   X(kWaitDiscovered, "wait-discovered", kNumber, "wait-discovered DEVICES")            \
   X(kConnectDiscovered, "connect-discovered", kRest, "connect-discovered APP")         \
@@ -92,6 +95,7 @@ namespace xrpm::app {
   X(kGroupBy, "group-by", kRest, "group-by type|site|type-site")                       \
   X(kSelectSite, "select-site", kRest, "select-site all|unknown|TEXT")                 \
   X(kSelectAge, "select-age", kRest, "select-age largest|oldest|FRAMES")               \
+  X(kSelectFinding, "select-finding", kRest, "select-finding INSPECTION [N]")          \
   X(kView, "view", kRest, "view NAME")                                                 \
   X(kCompare, "compare", kNone, "compare")                                             \
   X(kLeaks, "leaks", kNumbers3, "leaks A B C")                                         \

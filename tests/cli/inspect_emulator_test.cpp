@@ -1,0 +1,65 @@
+// `xrpm inspect` on a live capture of the emulator's `mistakes` game (mistakes_scenario.h), which
+// plants each mistake the inspections find a known number of times next to near-misses: every
+// inspection reports exactly the planted finding, with its count, and nothing else.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "temp_dir.h"
+#include "tool_process.h"
+
+namespace xrpm::testing {
+namespace {
+
+const std::string kXrpm = XRPM_CLI_BIN;
+
+struct Expected {
+  std::string what;
+  uint64_t count;
+};
+
+TEST(InspectEmulator, FindsExactlyTheMistakesPlantedInTheGame) {
+  const TempDir dir("xrpm_inspect_emulator");
+  EmulatorProcess emu({"--scenario", "mistakes"});
+  ASSERT_FALSE(emu.endpoint.empty()) << emu.proc->log().All();
+  const std::string file = dir.Path("mistakes.xrpm");
+  RunResult cap = RunProcess({kXrpm, "capture", "--connect", emu.endpoint, "-o", file});
+  ASSERT_EQ(cap.exit_code, 0) << cap.err;
+  EXPECT_EQ(emu.proc->Stop(), 0) << emu.proc->log().All();
+
+  RunResult r = RunProcess({kXrpm, "inspect", file, "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  const std::map<std::string, Expected> planted = {
+      {"duplicate-strings", {"Grunt", 5}},  // not "Boss" (held once)
+      // not the subscriber the enemy list also holds
+      {"event-handler-leaks", {"static Mistakes.GameEvents.EnemyKilled -> Mistakes.Enemy", 4}},
+      // not the texture in use, nor the disposed one dropped
+      {"disposed-but-held", {"Microsoft.Xna.Framework.Graphics.Texture2D", 2}},
+      // not the enemy list at 5 of 16
+      {"sparse-collections", {"System.Collections.Generic.List`1[Mistakes.Enemy]", 1}},
+      {"boxed-values", {"System.Int32", 3}},  // not the box dropped
+      {"finalizable", {"Mistakes.SoundHandle", 2}},
+  };
+  ASSERT_EQ(j["inspections"].size(), planted.size()) << r.out;
+  for (const auto& in : j["inspections"]) {
+    const std::string name = in["name"];
+    SCOPED_TRACE(name);
+    EXPECT_TRUE(in["skipped"].is_null());
+    ASSERT_EQ(in["findings"].size(), 1u) << in.dump(1);
+    const auto& f = in["findings"][0];
+    EXPECT_EQ(f["what"], planted.at(name).what);
+    EXPECT_EQ(f["count"], planted.at(name).count);
+    EXPECT_EQ(f["objects"].size(), planted.at(name).count);
+    EXPECT_GT(f["bytes"].get<uint64_t>(), 0u);
+  }
+  // The leak's path names the static event and the delegate's target field.
+  const auto& leak = j["inspections"][1]["findings"][0];
+  EXPECT_NE(leak["path"].get<std::string>().find("_target"), std::string::npos) << leak;
+}
+
+}  // namespace
+}  // namespace xrpm::testing
