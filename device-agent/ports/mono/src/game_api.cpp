@@ -112,10 +112,10 @@ bool GameEvents::SetSink(agent::GameEventSink* sink) {
 
 void GameEvents::Post(agent::MarkerKind kind, const char* text) {
   if (!on_.load(std::memory_order_relaxed)) return;
-  const uint64_t now_us = static_cast<uint64_t>(
-      std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() -
-                                                            start_)
-          .count());
+  const uint64_t now_us =
+      static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::microseconds>(
+                                std::chrono::steady_clock::now() - start_)
+                                .count());
   std::lock_guard<std::mutex> lock(mu_);
   if (sink_) sink_->OnMarker(kind, text, frames_.completed(), now_us);
 }
@@ -129,10 +129,14 @@ void RegisterGameApi(GameEvents* events) {
   // Xrpm.dll asks for this before it calls anything (a child process inherits the variable, not
   // the module, and its id differs).
   setenv("XRPM_AGENT_PID", std::to_string(getpid()).c_str(), 1);
-  mono_add_internal_call("Xrpm.Profiler/Native::AgentAttached", reinterpret_cast<const void*>(&AgentAttached));
-  mono_add_internal_call("Xrpm.Profiler/Native::PostMarker", reinterpret_cast<const void*>(&PostMarker));
-  mono_add_internal_call("Xrpm.Profiler/Native::EnterScope", reinterpret_cast<const void*>(&EnterScope));
-  mono_add_internal_call("Xrpm.Profiler/Native::LeaveScope", reinterpret_cast<const void*>(&LeaveScope));
+  mono_add_internal_call("Xrpm.Profiler/Native::AgentAttached",
+                         reinterpret_cast<const void*>(&AgentAttached));
+  mono_add_internal_call("Xrpm.Profiler/Native::PostMarker",
+                         reinterpret_cast<const void*>(&PostMarker));
+  mono_add_internal_call("Xrpm.Profiler/Native::EnterScope",
+                         reinterpret_cast<const void*>(&EnterScope));
+  mono_add_internal_call("Xrpm.Profiler/Native::LeaveScope",
+                         reinterpret_cast<const void*>(&LeaveScope));
 }
 
 }  // namespace mono
