@@ -75,39 +75,15 @@ bool ToAutoOptions(const Opts& o, app::AutoCaptureOptions* a, std::string* error
   a->keep = o.keep;
   a->max_captures = o.count;
   a->capture_timeout_s = o.timeout_s;
-  a->triggers.game_requests = !o.ignore_game_requests;
   std::string why;
-  if (!o.every.empty() && !ParseDuration(o.every, &a->triggers.every_s, &why)) {
-    *error = "--every: " + why;
-    return false;
-  }
   if (!o.duration.empty() && !ParseDuration(o.duration, &a->duration_s, &why)) {
     *error = "--duration: " + why;
     return false;
   }
-  if (!o.on_growth.empty() && !ParseByteSize(o.on_growth, &a->triggers.growth_bytes, &why)) {
-    *error = "--on-growth: " + why;
+  if (!app::ParseTriggers({o.every, o.on_growth, o.on_gc_pause, o.on_marker,
+                           !o.ignore_game_requests},
+                          &a->triggers, error))
     return false;
-  }
-  if (!o.on_gc_pause.empty()) {
-    char* end = nullptr;
-    const double ms = std::strtod(o.on_gc_pause.c_str(), &end);
-    if (end == o.on_gc_pause.c_str() || *end != 0 || !(ms >= 0) || ms > 1e6) {
-      *error = "--on-gc-pause: expected milliseconds (a number >= 0, such as 16 or 2.5), found '" +
-               o.on_gc_pause + "'";
-      return false;
-    }
-    a->triggers.gc_pause_ms = ms;
-  }
-  a->triggers.marker = o.on_marker;
-  const auto& t = a->triggers;
-  if (t.every_s == 0 && t.growth_bytes == 0 && t.gc_pause_ms < 0 && t.marker.empty() &&
-      !t.game_requests) {
-    *error =
-        "nothing would trigger a capture: give --every, --on-growth, --on-gc-pause or "
-        "--on-marker, or let the game ask (without --ignore-game-requests)";
-    return false;
-  }
   return app::CheckAutoCaptureOptions(*a, error);
 }
 

@@ -2,12 +2,14 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <exception>
 #include <memory>
 #include <thread>
 
 #include "xrpm/app/capture_output.h"
 #include "xrpm/formats/snapshot_io.h"
+#include "xrpm/model/human_parse.h"
 #include "xrpm/protocol/constants.h"
 
 namespace xrpm::app {
@@ -54,6 +56,40 @@ bool Lost(const client::HostClient& c) {
 }
 
 }  // namespace
+
+bool ParseTriggers(const TriggerText& t, client::CaptureTriggerOptions* out, std::string* error) {
+  client::CaptureTriggerOptions o;
+  o.game_requests = t.game_requests;
+  std::string why;
+  if (!t.every.empty() && !ParseDuration(t.every, &o.every_s, &why)) {
+    *error = "--every: " + why;
+    return false;
+  }
+  if (!t.on_growth.empty() && !ParseByteSize(t.on_growth, &o.growth_bytes, &why)) {
+    *error = "--on-growth: " + why;
+    return false;
+  }
+  if (!t.on_gc_pause.empty()) {
+    char* end = nullptr;
+    const double ms = std::strtod(t.on_gc_pause.c_str(), &end);
+    if (end == t.on_gc_pause.c_str() || *end != 0 || !(ms >= 0) || ms > 1e6) {
+      *error = "--on-gc-pause: expected milliseconds (a number >= 0, such as 16 or 2.5), found '" +
+               t.on_gc_pause + "'";
+      return false;
+    }
+    o.gc_pause_ms = ms;
+  }
+  o.marker = t.on_marker;
+  if (o.every_s == 0 && o.growth_bytes == 0 && o.gc_pause_ms < 0 && o.marker.empty() &&
+      !o.game_requests) {
+    *error =
+        "nothing would trigger a capture: give --every, --on-growth, --on-gc-pause or "
+        "--on-marker, or let the game ask (without --ignore-game-requests)";
+    return false;
+  }
+  *out = std::move(o);
+  return true;
+}
 
 bool CheckAutoCaptureOptions(const AutoCaptureOptions& o, std::string* error) {
   OutputTemplate t;

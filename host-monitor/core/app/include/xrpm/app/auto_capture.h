@@ -39,6 +39,16 @@ struct AutoCaptureOptions {
   double reconnect_max_s = 5;  // the longest wait between two connection attempts
 };
 
+// The trigger options as a user types them (the CLI's --every/--on-growth/--on-gc-pause/
+// --on-marker, the monitor's Auto capture fields); "" leaves a rule off.
+struct TriggerText {
+  std::string every, on_growth, on_gc_pause, on_marker;
+  bool game_requests = true;
+};
+// Parses `t` into *out; false with *error naming the option ("--every: expected a positive
+// duration such as 10s, 500ms, 2m or 1h, found '10x'"), also when no rule is on at all.
+bool ParseTriggers(const TriggerText& t, client::CaptureTriggerOptions* out, std::string* error);
+
 // The options' own consistency, before connecting: the template parses, and names differ
 // between captures ({n}) unless only one file is kept. False with *error for the user.
 bool CheckAutoCaptureOptions(const AutoCaptureOptions& o, std::string* error);
