@@ -80,9 +80,9 @@ bool ToAutoOptions(const Opts& o, app::AutoCaptureOptions* a, std::string* error
     *error = "--duration: " + why;
     return false;
   }
-  if (!app::ParseTriggers({o.every, o.on_growth, o.on_gc_pause, o.on_marker,
-                           !o.ignore_game_requests},
-                          &a->triggers, error))
+  if (!app::ParseTriggers(
+          {o.every, o.on_growth, o.on_gc_pause, o.on_marker, !o.ignore_game_requests}, &a->triggers,
+          error))
     return false;
   return app::CheckAutoCaptureOptions(*a, error);
 }
