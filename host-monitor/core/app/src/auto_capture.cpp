@@ -8,7 +8,7 @@
 #include <thread>
 
 #include "xrpm/app/capture_output.h"
-#include "xrpm/formats/snapshot_io.h"
+#include "xrpm/app/trigger_feed.h"
 #include "xrpm/model/human_parse.h"
 #include "xrpm/protocol/constants.h"
 
@@ -19,14 +19,13 @@ using Clock = std::chrono::steady_clock;
 using Event = AutoCaptureEvent;
 constexpr uint32_t kPollMs = 50;
 constexpr uint32_t kCounterIntervalMs = 250;
-constexpr const char* kInUseAfterGc = "Managed Bytes In Use After GC";
 
-// One connection's worth of feeding the triggers from what the device sent.
+// One connection's worth of feeding the triggers: frames and markers taken here (the run owns
+// the subscription), counters and requests through TriggerFeed.
 struct Feed {
   client::HostClient& c;
   client::CaptureTriggers& trig;
-  uint64_t last_seq = 0;
-  int in_use = -1;
+  TriggerFeed live;
 
   void Poll(double now_s) {
     if (trig.options().NeedsFrames()) {
@@ -35,18 +34,7 @@ struct Feed {
       for (const client::FrameRow& f : delta.frames) trig.OnFrame(f, now_s);
       for (const client::MarkerRow& m : delta.markers) trig.OnMarker(m);
     }
-    if (trig.options().NeedsCounters()) {
-      if (in_use < 0) in_use = c.counters().Find(kInUseAfterGc);
-      if (in_use >= 0) {
-        for (const auto& row : c.counters().Since(last_seq)) {
-          last_seq = row.seq;
-          if (static_cast<size_t>(in_use) < row.values.size())
-            trig.OnInUseAfterGc(row.values[static_cast<size_t>(in_use)].total);
-        }
-      }
-    }
-    client::MarkerRow req;
-    while (c.WaitGameCaptureRequest(0, &req)) trig.OnGameRequest(req);
+    live.FromClient(c, trig);
   }
 };
 
@@ -162,7 +150,7 @@ AutoCaptureResult RunAutoCapture(const AutoCaptureOptions& o, const std::atomic<
     trig.OnConnected();
     if (o.triggers.NeedsCounters()) c->SubscribeCounters(kCounterIntervalMs);
     if (o.triggers.NeedsFrames()) c->SubscribeFrames(protocol::kMaxSampleBytes);
-    Feed feed{*c, trig};
+    Feed feed{*c, trig, {}};
 
     while (!done()) {
       if (Lost(*c)) {
@@ -221,10 +209,8 @@ AutoCaptureResult RunAutoCapture(const AutoCaptureOptions& o, const std::atomic<
         e.last_marker = r.snapshot->capture->last_marker;
         e.marker_age_us = r.snapshot->capture->marker_age_us;
       }
-      e.file = tmpl.Expand(e.n, fire->label.empty() ? e.last_marker : fire->label,
-                           client::TriggerKindName(fire->kind));
       try {
-        formats::SaveSnapshot(*r.snapshot, e.file);
+        e.file = SaveCapture(*r.snapshot, e.n, *fire, tmpl, ring, &e.removed);
       } catch (const std::exception& ex) {
         ++res.failed;
         e.text = ex.what();
@@ -232,7 +218,6 @@ AutoCaptureResult RunAutoCapture(const AutoCaptureOptions& o, const std::atomic<
         continue;
       }
       r.snapshot.reset();
-      e.removed = ring.Add(e.file);
       ++res.saved;
       e.kind = Event::Kind::kCaptured;
       event(std::move(e));

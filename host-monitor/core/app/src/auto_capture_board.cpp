@@ -2,7 +2,6 @@
 
 #include <exception>
 
-#include "xrpm/formats/snapshot_io.h"
 #include "xrpm/model/human_format.h"
 
 namespace xrpm::app {
@@ -53,8 +52,7 @@ std::optional<client::TriggerFire> AutoCaptureBoard::Poll(client::HostClient* c,
   if (c != client_) {  // a new connection: the device's clock and counters start afresh
     client_ = c;
     trig_->OnConnected();
-    counter_seq_ = 0;
-    in_use_ = -1;
+    feed_.Reset();
   }
   if (rec.subscription != subscription_ || rec.frames.size() < frames_seen_ ||
       rec.markers.size() < markers_seen_) {
@@ -66,17 +64,7 @@ std::optional<client::TriggerFire> AutoCaptureBoard::Poll(client::HostClient* c,
   for (; markers_seen_ < rec.markers.size(); ++markers_seen_)
     trig_->OnMarker(rec.markers[markers_seen_]);
   if (!c) return std::nullopt;
-  if (trig_->options().NeedsCounters()) {
-    if (in_use_ < 0) in_use_ = c->counters().Find("Managed Bytes In Use After GC");
-    if (in_use_ >= 0)
-      for (const auto& row : c->counters().Since(counter_seq_)) {
-        counter_seq_ = row.seq;
-        if (static_cast<size_t>(in_use_) < row.values.size())
-          trig_->OnInUseAfterGc(row.values[static_cast<size_t>(in_use_)].total);
-      }
-  }
-  client::MarkerRow req;
-  while (c->WaitGameCaptureRequest(0, &req)) trig_->OnGameRequest(req);
+  feed_.FromClient(*c, *trig_);
   if (link_busy || awaiting_ || c->state() != client::ConnectionState::kConnected)
     return std::nullopt;
   return trig_->Due(now_s);
@@ -100,12 +88,10 @@ AutoCaptureBoard::Outcome AutoCaptureBoard::OnCaptureResult(const client::Captur
     out.text = "Auto capture " + std::to_string(n) + " (" + why.detail + ") failed: " + r.error;
     return out;
   }
-  const std::string marker = !why.label.empty()
-                                 ? why.label
-                                 : (r.snapshot->capture ? r.snapshot->capture->last_marker : "");
-  const std::string file = template_.Expand(n, marker, client::TriggerKindName(why.kind));
+  std::string file;
+  std::vector<std::string> gone;
   try {
-    formats::SaveSnapshot(*r.snapshot, file);
+    file = SaveCapture(*r.snapshot, n, why, template_, *ring_, &gone);
   } catch (const std::exception& e) {
     ++failed_;
     out.text = "Auto capture " + std::to_string(n) + " (" + why.detail + ") not saved: " + e.what();
@@ -114,7 +100,7 @@ AutoCaptureBoard::Outcome AutoCaptureBoard::OnCaptureResult(const client::Captur
   ++saved_;
   last_file_ = file;
   std::string removed;
-  for (const auto& f : ring_->Add(file)) removed += (removed.empty() ? "; removed " : ", ") + f;
+  for (const auto& f : gone) removed += (removed.empty() ? "; removed " : ", ") + f;
   out.ok = true;
   out.text = "Auto capture " + std::to_string(n) + " (" + why.detail + ") -> " + file + ": " +
              FormatCount(r.stats.objects) + " objects, " + FormatBytes(r.stats.heap_bytes) +

@@ -4,6 +4,8 @@
 #include <filesystem>
 #include <system_error>
 
+#include "xrpm/formats/snapshot_io.h"
+
 namespace xrpm::app {
 
 bool OutputTemplate::Parse(const std::string& pattern, std::string* error) {
@@ -104,6 +106,17 @@ std::vector<std::string> CaptureFileRing::Add(const std::string& path) {
     files_.pop_front();
   }
   return removed;
+}
+
+std::string SaveCapture(const Snapshot& snap, uint64_t n, const client::TriggerFire& why,
+                        const OutputTemplate& tmpl, CaptureFileRing& ring,
+                        std::vector<std::string>* removed) {
+  const std::string marker =
+      !why.label.empty() ? why.label : (snap.capture ? snap.capture->last_marker : "");
+  const std::string file = tmpl.Expand(n, marker, client::TriggerKindName(why.kind));
+  formats::SaveSnapshot(snap, file);
+  *removed = ring.Add(file);
+  return file;
 }
 
 }  // namespace xrpm::app

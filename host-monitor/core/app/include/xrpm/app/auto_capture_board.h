@@ -22,6 +22,7 @@
 
 #include "xrpm/app/auto_capture.h"
 #include "xrpm/app/capture_output.h"
+#include "xrpm/app/trigger_feed.h"
 #include "xrpm/client/capture_triggers.h"
 #include "xrpm/client/frame_recording.h"
 #include "xrpm/client/host_client.h"
@@ -69,8 +70,7 @@ class AutoCaptureBoard {
   const client::HostClient* client_ = nullptr;  // the connection the rules' state belongs to
   uint64_t subscription_ = ~uint64_t{0};
   size_t frames_seen_ = 0, markers_seen_ = 0;
-  uint64_t counter_seq_ = 0;
-  int in_use_ = -1;
+  TriggerFeed feed_;
   uint64_t saved_ = 0, failed_ = 0;
   std::string last_file_;
 };

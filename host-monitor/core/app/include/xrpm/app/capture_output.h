@@ -10,6 +10,8 @@
 // and '_' become '_', at most 64 of them are kept, and a leading '.' becomes '_'. "{{" and "}}"
 // are literal braces.
 //
+// SaveCapture puts the three together for one capture.
+//
 // Thread-safety: OutputTemplate is a value (const methods reentrant); CaptureFileRing has one
 // owner thread.
 #pragma once
@@ -18,6 +20,9 @@
 #include <deque>
 #include <string>
 #include <vector>
+
+#include "xrpm/client/capture_triggers.h"
+#include "xrpm/model/snapshot.h"
 
 namespace xrpm::app {
 
@@ -53,5 +58,12 @@ class CaptureFileRing {
   uint32_t keep_;
   std::deque<std::string> files_;
 };
+
+// Saves capture number `n`, fired by `why`, under `tmpl` ({marker}: why's label, else the
+// capture's last marker) and adds it to `ring`; returns the file and sets *removed to what the
+// ring removed. Throws what formats::SaveSnapshot throws (then nothing is recorded).
+std::string SaveCapture(const Snapshot& snap, uint64_t n, const client::TriggerFire& why,
+                        const OutputTemplate& tmpl, CaptureFileRing& ring,
+                        std::vector<std::string>* removed);
 
 }  // namespace xrpm::app
