@@ -274,13 +274,16 @@ VerbRegistration reg{
                      "marker or request that fired it (else the last marker), {trigger}")
           ->required();
       cmd.add_option("--every", o->every,
-                     "Unattended: capture every DURATION (10s, 500ms, 2m, 1h), the first at once");
+                     "Unattended: capture every DURATION (10s, 500ms, 2m, 1h), the first at once")
+          ->type_name("DURATION");
       cmd.add_option("--on-growth", o->on_growth,
                      "Unattended: capture when Managed Bytes In Use After GC grew by BYTES "
-                     "(64MB, 512KB) since the last capture");
+                     "(64MB, 512KB) since the last capture")
+          ->type_name("BYTES");
       cmd.add_option("--on-gc-pause", o->on_gc_pause,
                      "Unattended: capture at the frame boundary after a collection that paused "
-                     "longer than MS milliseconds");
+                     "longer than MS milliseconds")
+          ->type_name("MS");
       cmd.add_option("--on-marker", o->on_marker,
                      "Unattended: capture when the game posts a marker with this TEXT ('*' "
                      "matches any characters)");
@@ -292,7 +295,8 @@ VerbRegistration reg{
       cmd.add_option("--count", o->count, "Unattended: stop after N captures saved")
           ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 40));
       cmd.add_option("--duration", o->duration,
-                     "Unattended: stop after DURATION (default: until SIGINT/SIGTERM)");
+                     "Unattended: stop after DURATION (default: until SIGINT/SIGTERM)")
+          ->type_name("DURATION");
       cmd.add_option("--timeout", o->timeout_s, "Give up on a capture after S seconds")
           ->check(CLI::PositiveNumber)
           ->capture_default_str();
