@@ -124,11 +124,14 @@ const agent::ScopeTagStack& ThreadScopes() {
   return t_scopes ? t_scopes->stack : kNoScopes;
 }
 
-void RegisterGameApi(GameEvents* events) {
-  g_events = events;
+void AnnounceGameApi() {
   // Xrpm.dll asks for this before it calls anything (a child process inherits the variable, not
   // the module, and its id differs).
   setenv("XRPM_AGENT_PID", std::to_string(getpid()).c_str(), 1);
+}
+
+void RegisterGameApi(GameEvents* events) {
+  g_events = events;
   mono_add_internal_call("Xrpm.Profiler/Native::AgentAttached",
                          reinterpret_cast<const void*>(&AgentAttached));
   mono_add_internal_call("Xrpm.Profiler/Native::PostMarker",

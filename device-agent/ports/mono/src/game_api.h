@@ -1,8 +1,8 @@
 // The native side of the in-game API (Xrpm.dll, device-agent/ports/mono/csharp/Xrpm; issue 24
 // item 1): Xrpm.Profiler.Marker(text), RequestCapture(label) and Scope(tag) reach the agent
 // through internal calls that this module registers with Mono (mono_add_internal_call) once the
-// runtime is initialised, and it sets XRPM_AGENT_PID to the process's id. Without the module
-// neither happens: Xrpm.dll's static constructor finds no variable for this process (a child
+// runtime is initialised; it sets XRPM_AGENT_PID to the process's id when it loads. Without the
+// module neither happens: Xrpm.dll's static constructor finds no variable for this process (a child
 // inherits it with its parent's id) and never calls into Native, so Mono never looks the calls
 // up; every API call becomes a test of a static readonly field, which the JIT folds away.
 //
@@ -53,7 +53,11 @@ class GameEvents {
 // samples).
 const agent::ScopeTagStack& ThreadScopes();
 
-// Registers the internal calls; call once the runtime is initialised (runtime_initialized).
+// Sets XRPM_AGENT_PID: call in the module's init, before any thread starts (setenv is not safe
+// against a concurrent getenv).
+void AnnounceGameApi();
+// Registers the internal calls; call once the runtime is initialised (runtime_initialized),
+// before the program's managed code runs.
 void RegisterGameApi(GameEvents* events);
 
 }  // namespace mono
