@@ -1,10 +1,10 @@
 // The native side of the in-game API (Xrpm.dll, device-agent/ports/mono/csharp/Xrpm; issue 24
 // item 1): Xrpm.Profiler.Marker(text), RequestCapture(label) and Scope(tag) reach the agent
 // through internal calls that this module registers with Mono (mono_add_internal_call) once the
-// runtime is initialised; it sets XRPM_AGENT_PID to the process's id when it loads. Without the
-// module neither happens: Xrpm.dll's static constructor finds no variable for this process (a child
-// inherits it with its parent's id) and never calls into Native, so Mono never looks the calls
-// up; every API call becomes a test of a static readonly field, which the JIT folds away.
+// runtime is initialised; when it loads it sets XRPM_AGENT_PID to the process's id. Without the
+// module neither happens: Xrpm.dll's static constructor finds no variable for this process (a
+// child inherits it with its parent's id) and never calls into Native, so Mono never looks the
+// calls up; every API call becomes a test of a static readonly field, which the JIT folds away.
 //
 // Internal calls (Xrpm.Profiler/Native::..., the nested class of Profiler.cs):
 //   bool AgentAttached()                 true (only reachable when the module registered it)
