@@ -265,7 +265,8 @@ int ApiCost(int runs, int frames) {
     }
   }
   std::printf("\nApiBench.exe %d, %d rounds; medians (ns per call):\n", frames, runs);
-  std::printf("| | empty loop | Marker | vs empty | Scope enter+leave | vs empty | vs using no-op |\n");
+  std::printf(
+      "| | empty loop | Marker | vs empty | Scope enter+leave | vs empty | vs using no-op |\n");
   for (int c = 0; c < 2; ++c)
     std::printf("| %s | %.2f | %.2f | %+.2f | %.2f | %+.2f | %+.2f |\n",
                 c == 0 ? "no agent" : "xrpm-mono", Median(raw[c][0]), Median(raw[c][1]),

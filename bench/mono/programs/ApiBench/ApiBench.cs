@@ -62,7 +62,8 @@ namespace ApiBench {
       }
       double ns = 1e9 / Stopwatch.Frequency / ((double)frames * Burst);
       Console.Out.WriteLine("api_ns empty " + (empty * ns).ToString("F2") + " marker " +
-                            (marker * ns).ToString("F2") + " scope " + (scope * ns).ToString("F2") + " using_noop " +
+                            (marker * ns).ToString("F2") + " scope " +
+                            (scope * ns).ToString("F2") + " using_noop " +
                             (usingNoop * ns).ToString("F2"));
       Console.Out.WriteLine("ApiBench: attached " + Profiler.IsAttached + ", markers " + markers +
                             " " + sink % 2);

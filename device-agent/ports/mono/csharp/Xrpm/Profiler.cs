@@ -11,11 +11,11 @@
 // a child process inherits the variable but not the module) and the answer is a static readonly
 // field, a constant to the JIT. The internal calls are reached only through the nested class
 // Native's wrappers, compiled when first called, so Mono never looks for them without the agent
-// (a missing internal call makes Mono print a warning). With the agent a call costs one internal call (no
-// allocation: Scope returns a shared object). Text longer
-// than 128 UTF-8 bytes is cut, never refused; a game calling thousands of times per frame does
-// not grow the agent's memory (its marker queue is a fixed ring; scopes nest to any depth, the
-// innermost 32 are kept).
+// (a missing internal call makes Mono print a warning). With the agent a call costs one
+// internal call (no allocation: Scope returns a shared object). Text longer than 128 UTF-8
+// bytes is cut, never refused; a game calling thousands of times per frame does not grow the
+// agent's memory (its marker queue is a fixed ring; scopes nest to any depth, the innermost 32
+// are kept).
 //
 // Thread-safety: every method may be called from any thread; scopes are per thread and must be
 // left on the thread that entered them (the using statement does).
