@@ -4,7 +4,8 @@
 //   BM_ReadGcDump: a .gcdump image in memory (written by the test-only writer,
 //     tests/support/gcdump_test_writer.h, from the heap below plus the [.NET Roots] pseudo-node
 //     tree) -> Snapshot.
-//   BM_ReadNetcf: the same heap as .gclog text in memory -> Snapshot (formats::ReadOptions::threads = 1).
+//   BM_ReadNetcf: the same heap as .gclog text in memory -> Snapshot
+//   (formats::ReadOptions::threads = 1).
 // items_per_second is objects per second; the ratio of the two times is the figure in
 // docs/PERFORMANCE.md. Run: build/release/bin/xrpm_gcdump_bench --benchmark_min_time=2
 #include <benchmark/benchmark.h>
@@ -76,8 +77,8 @@ void BM_ReadGcDump(benchmark::State& state) {
   for (auto _ : state) {
     Diagnostics d;
     formats::GcDumpReadStats st;
-    Snapshot s = formats::ReadGcDump({reinterpret_cast<const uint8_t*>(image.data()), image.size()}, "bench",
-                            d, {}, &st);
+    Snapshot s = formats::ReadGcDump({reinterpret_cast<const uint8_t*>(image.data()), image.size()},
+                                     "bench", d, {}, &st);
     benchmark::DoNotOptimize(s.object_count());
     nodes = st.nodes;
     if (s.object_count() != Heap().object_count()) state.SkipWithError("object count differs");

@@ -133,7 +133,8 @@ void BM_Wire60fps(benchmark::State& state) {
     const auto t0 = std::chrono::steady_clock::now();
     std::this_thread::sleep_for(std::chrono::seconds(10));
     const auto s1 = a.stats();
-    const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    const double secs =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     state.counters["wire_Bps"] = double(s1.frame_wire_bytes - s0.frame_wire_bytes) / secs;
     state.counters["fps"] = double(loop.frames() - f0) / secs;
     state.counters["records_per_s"] = double(s1.frame_records - s0.frame_records) / secs;

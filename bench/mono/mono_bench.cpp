@@ -15,8 +15,10 @@
 //      ns/allocation (its first AllocBench round, the JIT's, dropped); then the origin
 //      tracker's own figures from the agent's capture log line.
 //   4. the pause on real programs' heaps (issue 25; `--only real`): Debian's gendarme analysing
-//      three large framework assemblies (captured from --delay S seconds after its start) and
-//      the `csharp` shell holding a 5,000-row table; per round three captures one after the
+//      System.dll and System.Xml.dll, held with its heap full where it writes its report (a
+//      PipeGate on --log; gendarme 2.11 stops with an exception on mscorlib.dll within seconds,
+//      which is what made this run end with "no peer" when it analysed mscorlib), and the
+//      `csharp` shell holding a 5,000-row table; per round three captures one after the
 //      other on one connection: today's (no fields), fields with --no-values, and values; each
 //      capture's game pause against its own induced full collection (CaptureEnd pause_us /
 //      gc_us, the `game paused ... (GC ..., walk ...)` figures), so the ratio needs no baseline
@@ -29,7 +31,7 @@
 //      process's empty loop, and for Scope also against a `using` over a no-op IDisposable
 //      (what the C# statement costs by itself); medians over rounds.
 //
-//   mono_bench [--nodes N] [--runs R] [--frames F] [--allocs N] [--delay S]
+//   mono_bench [--nodes N] [--runs R] [--frames F] [--allocs N] [--launcher XRPM_MONO]
 //              [--only alloc|real|api]
 #include <fcntl.h>
 #include <signal.h>
@@ -45,12 +47,15 @@
 #include <vector>
 
 #include "field_capture.h"
+#include "pipe_gate.h"
 #include "xrpm/client/host_client.h"
 #include "xrpm/formats/netcf_writer.h"
 
 namespace {
 
-const std::string kLauncher = XRPM_MONO_LAUNCHER;
+// The xrpm-mono under test: this build's, or --launcher PATH (e.g. another checkout's build, to
+// compare two versions of the agent on the same machine moments apart).
+std::string kLauncher = XRPM_MONO_LAUNCHER;
 const std::string kDir = XRPM_MONO_PROGRAMS_DIR;
 
 // A child with pipes on stdin, stdout and stderr; lines read with a timeout.
@@ -173,8 +178,8 @@ int AllocationPath(int runs, int allocs) {
     a.push_back("--");
     return with(a);
   };
-  const std::vector<std::vector<std::string>> configs = {
-      with({"mono"}), agent_with("0"), agent_with(""), agent_with("256")};
+  const std::vector<std::vector<std::string>> configs = {with({"mono"}), agent_with("0"),
+                                                         agent_with(""), agent_with("256")};
   std::vector<std::vector<double>> ns(configs.size());
   std::vector<double> on_ratio, dense_ratio;
   for (int r = 0; r < runs; ++r) {
@@ -275,20 +280,24 @@ int ApiCost(int runs, int frames) {
 }
 
 // Section 4, one program: `argv` under xrpm-mono, captured `runs` times three ways once its
-// stderr shows `ready` (then `delay_s` more seconds). Prints one line per capture and the
-// medians; false when a capture fails.
+// stderr shows `ready`, or, with a `gate`, once the program writes to it (it is held there until
+// the captures are done). Prints one line per capture and the medians; false when a capture
+// fails.
 bool RealHeap(const std::string& name, const std::vector<std::string>& argv,
-              const std::string& ready, int delay_s, int runs) {
+              const std::string& ready, xrpm::testing::PipeGate* gate, int runs) {
   std::vector<std::string> a = {kLauncher, "--port", "0", "--"};
   a.insert(a.end(), argv.begin(), argv.end());
   Child prog(a);
   const std::string l = prog.WaitLine("listening on 127.0.0.1:", true);
-  if (l.empty() || (!ready.empty() && prog.WaitLine(ready, true).empty())) {
-    std::fprintf(stderr, "mono_bench: %s did not start:\n%s\n", name.c_str(),
-                 prog.err_buf.c_str());
+  const bool held =
+      gate ? gate->WaitForWriter(600000, [&] { return waitpid(prog.pid, nullptr, WNOHANG) == 0; })
+           : ready.empty() || !prog.WaitLine(ready, true).empty();
+  if (l.empty() || !held) {
+    Child::Pump(prog.err, &prog.err_buf);
+    std::fprintf(stderr, "mono_bench: %s did not start or reach its capture point:\n%s\n",
+                 name.c_str(), prog.err_buf.c_str());
     return false;
   }
-  std::this_thread::sleep_for(std::chrono::seconds(delay_s));
   const std::string endpoint = EndpointOf(l);
   auto peer = xrpm::testing::RawPeer::Connect(
       static_cast<uint16_t>(std::atoi(endpoint.c_str() + endpoint.find(':') + 1)), 60000);
@@ -325,10 +334,11 @@ bool RealHeap(const std::string& name, const std::vector<std::string>& argv,
     }
   }
   peer->DisconnectNow();
+  std::string rest;
+  if (gate) gate->Drain(600000, &rest);  // let it finish
   for (int k = 0; k < 3; ++k)
-    std::printf("| %s, %s | pause %.1f ms | GC %.1f ms, walk %.1f ms | **%.2fx** |\n",
-                name.c_str(), kinds[k], Median(pause[k]), Median(gc[k]), Median(walk[k]),
-                Median(ratio[k]));
+    std::printf("| %s, %s | pause %.1f ms | GC %.1f ms, walk %.1f ms | **%.2fx** |\n", name.c_str(),
+                kinds[k], Median(pause[k]), Median(gc[k]), Median(walk[k]), Median(ratio[k]));
   std::printf("(%s: %llu objects, %llu types in the last capture; medians of %d rounds)\n",
               name.c_str(), static_cast<unsigned long long>(objects),
               static_cast<unsigned long long>(types), runs);
@@ -336,20 +346,27 @@ bool RealHeap(const std::string& name, const std::vector<std::string>& argv,
 }
 
 // Section 4 (see the header comment). Returns the process exit code.
-int RealHeaps(int runs, int delay_s) {
-  const std::string go = "/tmp/mono_bench_csharp_go." + std::to_string(getpid());
+int RealHeaps(int runs) {
+  const std::string tmp = "/tmp/mono_bench_real." + std::to_string(getpid());
+  const std::string go = tmp + ".csharp_go", report = tmp + ".gendarme_report";
   unlink(go.c_str());
+  unlink(report.c_str());
   setenv("XRPM_TEST_GO", go.c_str(), 1);  // the shell's script waits for this file
-  bool ok = RealHeap("gendarme",
-                     {"/usr/lib/gendarme/gendarme.exe", "--quiet", "--log",
-                      "/tmp/mono_bench_gendarme." + std::to_string(getpid()) + ".txt",
-                      "/usr/lib/mono/4.5/mscorlib.dll", "/usr/lib/mono/4.5/System.dll",
-                      "/usr/lib/mono/4.5/System.Xml.dll"},
-                     "", delay_s, runs);
+  bool ok = false;
+  {
+    xrpm::testing::PipeGate gate(report);
+    if (!gate.error().empty())
+      std::fprintf(stderr, "mono_bench: gendarme: %s\n", gate.error().c_str());
+    else
+      ok = RealHeap("gendarme",
+                    {"/usr/lib/gendarme/gendarme.exe", "--quiet", "--log", report,
+                     "/usr/lib/mono/4.5/System.dll", "/usr/lib/mono/4.5/System.Xml.dll"},
+                    "", &gate, runs);
+  }
+  unlink(report.c_str());
   ok = RealHeap("csharp", {"/usr/lib/mono/4.5/csharp.exe", XRPM_MONO_REAL_DIR "/csharp_table.csx"},
-                "csharp: table of 5000 rows", 1, runs) &&
+                "csharp: table of 5000 rows", nullptr, runs) &&
        ok;
-  unlink(("/tmp/mono_bench_gendarme." + std::to_string(getpid()) + ".txt").c_str());
   return ok ? 0 : 1;
 }
 
@@ -366,7 +383,7 @@ double FrameSeconds(Child& c) {  // "XnaBubbles: N frames in S s"
 }  // namespace
 
 int main(int argc, char** argv) {
-  int nodes = 1000000, runs = 5, frames = 20000, allocs = 5000000, delay = 25;
+  int nodes = 1000000, runs = 5, frames = 20000, allocs = 5000000;
   std::string only;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string a = argv[i];
@@ -380,12 +397,12 @@ int main(int argc, char** argv) {
       runs = std::atoi(argv[i + 1]);
     else if (a == "--frames")
       frames = std::atoi(argv[i + 1]);
-    else if (a == "--delay")
-      delay = std::atoi(argv[i + 1]);
+    else if (a == "--launcher")
+      kLauncher = argv[i + 1];
   }
 
   if (only == "alloc") return AllocationPath(runs, allocs);
-  if (only == "real") return RealHeaps(runs, delay);
+  if (only == "real") return RealHeaps(runs);
   if (only == "api") return ApiCost(runs, frames == 20000 ? 3000 : frames);
   // ---- 1. capture vs GC.Collect() ----
   Child heap({kLauncher, "--port", "0", "--frame", "HeapBench.Bench:Tick", "--",

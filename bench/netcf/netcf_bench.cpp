@@ -152,8 +152,10 @@ int main(int argc, char** argv) {
                     static_cast<unsigned long long>(FileBytes(path)));
         return w;
       };
-      const double x = timed([&](const char* p) { formats::WriteXrpmFile(s, p); }, argv[3], "xrpm_write");
-      const double g = timed([&](const char* p) { formats::WriteNetcfFile(s, p); }, argv[4], "gclog_write");
+      const double x =
+          timed([&](const char* p) { formats::WriteXrpmFile(s, p); }, argv[3], "xrpm_write");
+      const double g =
+          timed([&](const char* p) { formats::WriteNetcfFile(s, p); }, argv[4], "gclog_write");
       std::printf(
           "write_ratio=%.3f size_ratio=%.3f\n", x / g,
           static_cast<double>(FileBytes(argv[3])) / static_cast<double>(FileBytes(argv[4])));

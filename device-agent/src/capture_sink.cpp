@@ -177,7 +177,8 @@ WalkResult CaptureSink::DoDescribeDomain(uint32_t domain, const char* name, size
   if (domain > protocol::kMaxCaptureDomains)
     return Fail("the runtime described more than " +
                 std::to_string(protocol::kMaxCaptureDomains) + " AppDomains");
-  const std::string n = SanitizeUtf8(std::string(name, name_len).c_str(), protocol::kMaxShortString);
+  const std::string n =
+      SanitizeUtf8(std::string(name, name_len).c_str(), protocol::kMaxShortString);
   return writer_.Domain(n) ? WalkResult::kOk : Stopped();
 }
 

@@ -219,14 +219,23 @@ const uint32_t* FieldMapper::MapSlots(const TypeFields& t, const uint32_t* slots
   return slots_.data();
 }
 
+const FieldMapper::TypeFields* FieldMapper::Find(uint32_t type_id) {
+  std::pair<uint32_t, const TypeFields*>& c = recent_[type_id % kRecent];
+  if (c.second && c.first == type_id) return c.second;
+  auto it = types_.find(type_id);
+  if (it == types_.end()) return nullptr;
+  c = {type_id, &it->second};  // map nodes do not move
+  return c.second;
+}
+
 protocol::ObjectDetail FieldMapper::Take(uint64_t object, uint32_t type_id, uint32_t size,
                                          const uint32_t* slots, size_t ref_count) {
   protocol::ObjectDetail d;
   const bool had_values = pending_;
   const bool mine = pending_ && pending_object_ == object;
   pending_ = false;
-  auto it = types_.find(type_id);
-  if (it == types_.end() || !it->second.has_layout) {
+  const TypeFields* found = Find(type_id);
+  if (!found || !found->has_layout) {
     if (had_values || slots) {
       // Values or slots for a type without a layout: nothing to check them against.
       bool any = had_values;
@@ -235,7 +244,7 @@ protocol::ObjectDetail FieldMapper::Take(uint64_t object, uint32_t type_id, uint
     }
     return d;
   }
-  const TypeFields& t = it->second;
+  const TypeFields& t = *found;
   bool bad = had_values && !mine;
   uint64_t array_length = UINT64_MAX;
   if (mine && detail_.values) {
@@ -252,8 +261,8 @@ protocol::ObjectDetail FieldMapper::Take(uint64_t object, uint32_t type_id, uint
 }
 
 size_t FieldMapper::FootprintBytes() const {
-  return types_.size() * (sizeof(TypeFields) + 32) + kinds_bytes_ + enums_.size() * 32 +
-         (pending_values_.capacity() + words_.capacity()) * sizeof(uint64_t) +
+  return sizeof(recent_) + types_.size() * (sizeof(TypeFields) + 32) + kinds_bytes_ +
+         enums_.size() * 32 + (pending_values_.capacity() + words_.capacity()) * sizeof(uint64_t) +
          slots_.capacity() * sizeof(uint32_t);
 }
 

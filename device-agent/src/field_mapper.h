@@ -17,15 +17,18 @@
 //
 // Memory: per described type ~64 B plus one byte per kept field (its kind), i.e. O(types +
 // fields); one object's pending values (<= kMaxStringCap + 1 words); a slot copy only for an
-// object of a cut layout (<= its reference count). FootprintBytes() reports it so the agent
+// object of a cut layout (<= its reference count); a fixed 16 KiB cache of the per-object type
+// lookup. FootprintBytes() reports it so the agent
 // charges it to the capture's memory account. Every call is O(its input).
 //
 // Thread-safety: none; the walk thread owns it.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "xrpm/agent/heap_walker.h"
@@ -69,6 +72,8 @@ class FieldMapper {
     std::vector<uint8_t> kinds;  // FieldKind of each kept field
     FieldKind element_kind = FieldKind::kUnknown;
   };
+  // types_[type_id] through recent_, or null.
+  const TypeFields* Find(uint32_t type_id);
   const uint32_t* MapSlots(const TypeFields& t, const uint32_t* slots, size_t n,
                            uint64_t array_length, bool* bad);
   bool MapValues(const TypeFields& t, uint32_t size, uint64_t* array_length);
@@ -76,6 +81,10 @@ class FieldMapper {
   const WalkDetail detail_;
   const uint32_t pointer_bytes_;
   std::unordered_map<uint32_t, TypeFields> types_;
+  // A direct-mapped cache of types_ for the per-object lookup (objects of a few types
+  // interleave): one hash lookup per object was a visible part of the pause on large heaps.
+  static constexpr size_t kRecent = 1024;
+  std::array<std::pair<uint32_t, const TypeFields*>, kRecent> recent_{};
   std::unordered_map<uint32_t, bool> enums_;  // defined enum ids
   // Pending values (raw bits, or a string's length and units) of pending_object_.
   bool pending_ = false;

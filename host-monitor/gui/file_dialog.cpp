@@ -158,7 +158,8 @@ std::optional<FileDialog::Result> FileDialog::Draw() {
   if (mode_ == Mode::kSave && !writable.empty() && losses_) {
     // The format the file will get: a typed extension of a writable format, else the choice.
     const formats::FormatInfo* f = writable[format_];
-    if (const formats::FormatInfo* by_ext = formats::FormatForPath(name_, false); by_ext && by_ext->can_write)
+    if (const formats::FormatInfo* by_ext = formats::FormatForPath(name_, false);
+        by_ext && by_ext->can_write)
       f = by_ext;
     const std::vector<std::string> lost = losses_(f->name);
     if (lost.empty()) {
@@ -191,7 +192,8 @@ std::optional<FileDialog::Result> FileDialog::Draw() {
       Result r{p.string(), {}};
       if (mode_ == Mode::kSave && !writable.empty()) {
         // A typed extension of another writable format picks that format ("x.heapsnapshot").
-        const formats::FormatInfo* by_ext = formats::FormatForPath(p.string(), /*for_reading=*/false);
+        const formats::FormatInfo* by_ext =
+            formats::FormatForPath(p.string(), /*for_reading=*/false);
         if (p.has_extension() && by_ext && by_ext->can_write) {
           r.format = by_ext->name;
         } else {

@@ -1,8 +1,8 @@
 // ctest-labels: cpu_timing threaded
 // Faults mid-capture: the host vanishes (the agent stops the walk, the cancel resumes the game
-// (how fast: bench/capture/cancel_resume_bench, target 100 ms), the next capture works); the device vanishes or goes silent (the
-// host reports an incomplete capture); the device sends malformed or oversized data (clear
-// error on both sides, connection dropped).
+// (how fast: bench/capture/cancel_resume_bench, target 100 ms), the next capture works); the device
+// vanishes or goes silent (the host reports an incomplete capture); the device sends malformed or
+// oversized data (clear error on both sides, connection dropped).
 #include <gtest/gtest.h>
 
 #include "fake_runtime.h"

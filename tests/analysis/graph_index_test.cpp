@@ -1,4 +1,4 @@
-// GraphIndex: id resolution (both layouts), dangling and duplicate ids, roots, type groups, and
+// GraphIndex: dangling and duplicate ids, roots, type groups, and
 // that the parallel build equals the serial one.
 #include <gtest/gtest.h>
 
@@ -16,36 +16,6 @@ using testing::HeapBuilder;
 
 std::vector<uint32_t> ToVec(std::span<const uint32_t> s) {
   return {s.begin(), s.end()};
-}
-
-TEST(IdResolver, FindsEveryIdInBothLayouts) {
-  std::mt19937_64 rng(7);
-  for (bool shuffled : {false, true}) {
-    std::vector<ObjectId> ids;
-    ObjectId next = 0x10000;
-    for (int i = 0; i < 50'000; ++i)
-      ids.push_back(next += 8 + (rng() % 4) * 8 + (i % 1000 == 0 ? 1 << 24 : 0));
-    if (shuffled) std::shuffle(ids.begin(), ids.end(), rng);
-    IdResolver r = IdResolver::Build(ids, 2);
-    EXPECT_EQ(r.sorted(), !shuffled);
-    EXPECT_EQ(r.duplicate_ids(), 0u);
-    for (uint32_t i = 0; i < ids.size(); ++i) ASSERT_EQ(r.Find(ids[i]), i);
-    EXPECT_EQ(r.Find(0), kNoIndex);
-    EXPECT_EQ(r.Find(0x10000 + 1), kNoIndex);
-    EXPECT_EQ(r.Find(~ObjectId{0}), kNoIndex);
-    EXPECT_EQ(r.Find(ids[5] + 1), kNoIndex);
-  }
-}
-
-TEST(IdResolver, DuplicateIdsResolveToTheFirstObject) {
-  std::vector<ObjectId> ids;
-  for (int i = 0; i < 200'000; ++i) ids.push_back(0x1000 + 16 * (i % 70'000));  // 3 copies
-  IdResolver r = IdResolver::Build(ids, 2);
-  EXPECT_FALSE(r.sorted());
-  EXPECT_EQ(r.duplicate_ids(), 130'000u);
-  for (uint32_t i = 0; i < 70'000; i += 7) ASSERT_EQ(r.Find(ids[i]), i);
-  EXPECT_TRUE(IdResolver::Build({}).sorted());
-  EXPECT_EQ(IdResolver::Build({}).Find(5), kNoIndex);
 }
 
 TEST(GraphIndex, SkipsDanglingReferencesAndCountsThem) {

@@ -265,7 +265,8 @@ TEST(MarkersWire, WavesMarkersCaptureRequestsAndScopeTagsReachTheHost) {
     bool in_particles = false;
     for (uint32_t m : r.Stack(s.stack)) {
       const std::string& n = r.MethodName(m);
-      in_particles |= n.find("Particle") != std::string::npos || n.find("Smoke") != std::string::npos;
+      in_particles |=
+          n.find("Particle") != std::string::npos || n.find("Smoke") != std::string::npos;
     }
     EXPECT_TRUE(in_particles) << "a Particles-tagged sample from outside the particle code";
   }

@@ -49,11 +49,12 @@ void RunInsideNetns() {
   const ssize_t n = ::readlink("/proc/self/exe", self, sizeof self - 1);
   ASSERT_GT(n, 0);
   self[n] = 0;
-  const RunResult r = RunProcess(
-      {kUnshare, "-rn", "sh", "-c",
-       std::string(kNetnsSetup) + " && exec env XRPM_DISCOVERY_NETNS=1 \"$0\" --gtest_filter=\"$1\"",
-       self, filter},
-      280000);  // the inner run may start an emulator, Xvfb and a (TSan-built) monitor
+  const RunResult r =
+      RunProcess({kUnshare, "-rn", "sh", "-c",
+                  std::string(kNetnsSetup) +
+                      " && exec env XRPM_DISCOVERY_NETNS=1 \"$0\" --gtest_filter=\"$1\"",
+                  self, filter},
+                 280000);  // the inner run may start an emulator, Xvfb and a (TSan-built) monitor
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
   EXPECT_NE(r.out.find("[  PASSED  ] 1 test"), std::string::npos) << r.out;
 }

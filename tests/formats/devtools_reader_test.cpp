@@ -141,7 +141,8 @@ TEST_F(DevToolsReader, ReadsANetcfHeapWithEveryRootKind) {
 
 TEST_F(DevToolsReader, ReadsAJavaHeapFromAClassicDump) {
   Diagnostics d;
-  Snapshot s = formats::ReadIbmClassicFile(std::string(FORMATS_TEST_DATA) + "/j9_native_style.txt", d);
+  Snapshot s =
+      formats::ReadIbmClassicFile(std::string(FORMATS_TEST_DATA) + "/j9_native_style.txt", d);
   ASSERT_TRUE(d.empty());
   formats::HeapSnapshotStats st;
   json got = Check(s, &st);

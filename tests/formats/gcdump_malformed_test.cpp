@@ -21,8 +21,8 @@ const std::string kDir = std::string(XRPM_TEST_DATA) + "/gcdump";
 
 Snapshot Read(const std::string& bytes) {
   Diagnostics d;
-  return formats::ReadGcDump({reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()}, "bad.gcdump",
-                    d);
+  return formats::ReadGcDump({reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()},
+                             "bad.gcdump", d);
 }
 
 // The error's code and message of reading `bytes`; fails the test if it loads.

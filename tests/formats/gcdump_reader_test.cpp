@@ -29,8 +29,8 @@ Snapshot Read(const std::string& bytes, Diagnostics& d, formats::GcDumpReadStats
               bool strict = false) {
   formats::ReadOptions o;
   o.strict = strict;
-  return formats::ReadGcDump({reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()}, "mem.gcdump", d,
-                    o, st);
+  return formats::ReadGcDump({reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()},
+                             "mem.gcdump", d, o, st);
 }
 
 std::map<std::string, uint64_t> RootsByKind(const Snapshot& s) {

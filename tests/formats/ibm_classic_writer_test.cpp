@@ -20,7 +20,8 @@ using test::MakeHeap;
 
 std::string Write(const Snapshot& s, formats::IbmWriteStats* st = nullptr) {
   std::string out;
-  formats::IbmWriteStats w = formats::WriteIbmClassic(s, [&](std::string_view b) { out.append(b); });
+  formats::IbmWriteStats w =
+      formats::WriteIbmClassic(s, [&](std::string_view b) { out.append(b); });
   if (st) *st = w;
   return out;
 }

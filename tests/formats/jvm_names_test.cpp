@@ -7,7 +7,8 @@ namespace {
 
 TEST(JvmNames, SignaturesBecomeReadableNames) {
   EXPECT_EQ(formats::ReadableFromJvm("[C"), "char[]");
-  EXPECT_EQ(formats::ReadableFromJvm("[Ljava/util/Hashtable$Entry;"), "java.util.Hashtable$Entry[]");
+  EXPECT_EQ(formats::ReadableFromJvm("[Ljava/util/Hashtable$Entry;"),
+            "java.util.Hashtable$Entry[]");
   EXPECT_EQ(formats::ReadableFromJvm("java/lang/String"), "java.lang.String");
   EXPECT_EQ(formats::ReadableFromJvm("[[I"), "int[][]");
   EXPECT_EQ(formats::ReadableFromJvm("[[[Ljava/lang/Object;"), "java.lang.Object[][][]");
@@ -23,7 +24,8 @@ TEST(JvmNames, MalformedSignaturesStayVerbatim) {
 
 TEST(JvmNames, ReadableNamesBecomeSignaturesAndBack) {
   EXPECT_EQ(formats::JvmFromReadable("char[]"), "[C");
-  EXPECT_EQ(formats::JvmFromReadable("java.util.Hashtable$Entry[]"), "[Ljava/util/Hashtable$Entry;");
+  EXPECT_EQ(formats::JvmFromReadable("java.util.Hashtable$Entry[]"),
+            "[Ljava/util/Hashtable$Entry;");
   EXPECT_EQ(formats::JvmFromReadable("System.Object[]"), "[LSystem/Object;");
   EXPECT_EQ(formats::JvmFromReadable("int[][]"), "[[I");
   EXPECT_EQ(formats::JvmFromReadable("Bubbles.Game1"), "Bubbles/Game1");
@@ -38,7 +40,8 @@ TEST(JvmNames, ClassifiesArraysForTheTrailer) {
   EXPECT_EQ(formats::ClassifyJvm("[C"), formats::JvmShape::kPrimitiveArray);
   EXPECT_EQ(formats::ClassifyJvm("[LSystem/Byte;"), formats::JvmShape::kPrimitiveArray);
   EXPECT_EQ(formats::ClassifyJvm("[Ljava/lang/Object;"), formats::JvmShape::kObjectArray);
-  EXPECT_EQ(formats::ClassifyJvm("[[I"), formats::JvmShape::kObjectArray);  // an array of int[] references
+  EXPECT_EQ(formats::ClassifyJvm("[[I"),
+            formats::JvmShape::kObjectArray);  // an array of int[] references
   EXPECT_EQ(formats::ClassifyJvm("[LSystem/String;"), formats::JvmShape::kObjectArray);
 }
 

@@ -210,7 +210,8 @@ TEST(XrpmFile, MultiBlockHeapRoundTripsOnAnyThreadCount) {
     EXPECT_TRUE(c.snapshot == s) << threads << " threads";
   }
   bool multi = false;
-  for (const formats::XrpmPartInfo& p : formats::ListXrpmParts(path)) multi |= p.tag == "OBID" && p.blocks > 1;
+  for (const formats::XrpmPartInfo& p : formats::ListXrpmParts(path))
+    multi |= p.tag == "OBID" && p.blocks > 1;
   EXPECT_TRUE(multi);
 }
 
@@ -275,7 +276,8 @@ TEST(XrpmFile, ExtraPartsRoundTripAndUnknownOptionalOnesAreSkippedWithANotice) {
     site[i] = static_cast<uint32_t>(i % 17);
   }
   formats::XrpmWriteOptions w;
-  w.extra_parts.push_back(formats::XrpmPart::Column<uint64_t>("aseq", seq, false, formats::XrpmTransform::kDelta));
+  w.extra_parts.push_back(
+      formats::XrpmPart::Column<uint64_t>("aseq", seq, false, formats::XrpmTransform::kDelta));
   w.extra_parts.push_back(formats::XrpmPart::Column<uint32_t>("asit", site));
   w.extra_parts.push_back(formats::XrpmPart::Blob("rfrm", std::string(100000, 'x') + "end"));
   const std::string path = t.Path("x.xrpm");
@@ -316,7 +318,8 @@ TEST(XrpmFile, MalformedExtraPartsAreRefusedBeforeWriting) {
     formats::WriteXrpmFile(RichModel(1), path, w);
   };
   EXPECT_THROW(write_with(formats::XrpmPart::Blob("toolong", "x")), std::invalid_argument);
-  EXPECT_THROW(write_with(formats::XrpmPart::Blob("OBID", "x")), std::invalid_argument);  // duplicate
+  EXPECT_THROW(write_with(formats::XrpmPart::Blob("OBID", "x")),
+               std::invalid_argument);  // duplicate
   formats::XrpmPart odd = formats::XrpmPart::Blob("odd1", "abc");
   odd.width = 2;
   EXPECT_THROW(write_with(std::move(odd)), std::invalid_argument);
@@ -604,14 +607,16 @@ TEST_F(XrpmCorruption, OriginPartsAreValidated) {
   EXPECT_EQ(code, "missing-part") << e;
   EXPECT_NE(e.find("'ASIT', 'OAFR', 'OASI' but not all three"), std::string::npos) << e;
   std::vector<uint32_t> frames(plain.object_count() - 1), sites(plain.object_count(), kUnknownSite);
-  w.extra_parts.push_back(formats::XrpmPart::Column<uint32_t>("OAFR", frames, false, formats::XrpmTransform::kDelta));
+  w.extra_parts.push_back(
+      formats::XrpmPart::Column<uint32_t>("OAFR", frames, false, formats::XrpmTransform::kDelta));
   w.extra_parts.push_back(formats::XrpmPart::Column<uint32_t>("OASI", sites));
   e = error_of(plain, w);
   EXPECT_EQ(code, "bad-count") << e;
   EXPECT_NE(e.find("part 'OAFR'"), std::string::npos) << e;
   // The same parts with the right length read as origins that are all unknown.
   frames.push_back(0);
-  w.extra_parts[1] = formats::XrpmPart::Column<uint32_t>("OAFR", frames, false, formats::XrpmTransform::kDelta);
+  w.extra_parts[1] =
+      formats::XrpmPart::Column<uint32_t>("OAFR", frames, false, formats::XrpmTransform::kDelta);
   EXPECT_EQ(error_of(plain, w), "");
   const Snapshot back = formats::ReadXrpmFile(t_.Path("o.xrpm")).snapshot;
   ASSERT_TRUE(back.has_origins());

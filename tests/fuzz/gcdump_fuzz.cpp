@@ -2,8 +2,9 @@
 //
 // Per input, beyond "no crash, hang, leak or sanitizer report":
 //   1. lenient read: a structurally valid Snapshot (one section) or InputError whose message
-//      names a byte offset; consistent formats::GcDumpReadStats (every node is an object, a pseudo-node
-//      or undefined; every root is an edge of a pseudo-node); formats::LooksLikeGcDump does not crash;
+//      names a byte offset; consistent formats::GcDumpReadStats (every node is an object, a
+//      pseudo-node or undefined; every root is an edge of a pseudo-node); formats::LooksLikeGcDump
+//      does not crash;
 //   2. strict read: throws InputError exactly when the lenient read reported a problem (or
 //      threw), otherwise returns the same Snapshot;
 //   3. round trip of a clean read whose type names are printable through the NETCF writer and

@@ -2,7 +2,8 @@
 //
 // Per input, beyond "no crash, hang, leak or sanitizer report":
 //   1. lenient read: a structurally valid Snapshot (one section) or InputError; consistent
-//      formats::IbmReadStats; diagnostics within the sink's cap; formats::LooksLikeIbmClassic does not crash;
+//      formats::IbmReadStats; diagnostics within the sink's cap; formats::LooksLikeIbmClassic does
+//      not crash;
 //   2. strict read: throws InputError exactly when the lenient read reported a problem (or
 //      threw), otherwise returns the same Snapshot;
 //   3. round trip of a clean read through the IBM writer: re-reads without a diagnostic to the

@@ -22,7 +22,8 @@
 namespace xrpm::fuzz {
 namespace {
 
-std::optional<formats::XrpmContents> TryRead(std::string_view bytes, bool verify, unsigned threads) {
+std::optional<formats::XrpmContents> TryRead(std::string_view bytes, bool verify,
+                                             unsigned threads) {
   formats::XrpmReadOptions o;
   o.verify_checksums = verify;
   o.threads = threads;
@@ -74,7 +75,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     XRPM_FUZZ_CHECK(again.has_value(), "the rewrite does not read back");
     XRPM_FUZZ_CHECK(again->snapshot == c.snapshot, "the rewrite reads back differently");
     XRPM_FUZZ_CHECK(SameParts(*again, c), "extra parts differ after the rewrite");
-    XRPM_FUZZ_CHECK(formats::WriteXrpm(again->snapshot, w) == out, "the rewrite is not a fixed point");
+    XRPM_FUZZ_CHECK(formats::WriteXrpm(again->snapshot, w) == out,
+                    "the rewrite is not a fixed point");
     size_t text = 0;
     formats::WriteNetcf(c.snapshot, [&](std::string_view b) { text += b.size(); });
     XRPM_FUZZ_CHECK(c.snapshot.object_count() == 0 || text > 0, "empty .gclog");

@@ -2,10 +2,10 @@
 // and the host's (this process) resident memory and open file descriptors stay flat.
 //
 // The default run is short (XRPM_SOAK_CAPTURES, default 150 captures, reconnecting every 50);
-// `XRPM_SOAK_CAPTURES=1000 xrpm_hardening_tests --gtest_filter=Soak*` is the full run recorded in docs/RELIABILITY.md.
-// "Flat": after a warm-up of the first tenth, RSS grows by less than 8 MiB on either side and
-// the descriptor counts do not change at all. Under AddressSanitizer only the descriptors are
-// checked: its quarantine keeps freed memory resident by design (up to 256 MiB).
+// `XRPM_SOAK_CAPTURES=1000 xrpm_hardening_tests --gtest_filter=Soak*` is the full run recorded in
+// docs/RELIABILITY.md. "Flat": after a warm-up of the first tenth, RSS grows by less than 8 MiB on
+// either side and the descriptor counts do not change at all. Under AddressSanitizer only the
+// descriptors are checked: its quarantine keeps freed memory resident by design (up to 256 MiB).
 #include <gtest/gtest.h>
 #include <unistd.h>
 

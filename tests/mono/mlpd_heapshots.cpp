@@ -170,7 +170,10 @@ bool ReadMlpd(const std::string& bytes, MlpdFile* out, std::string* error) {
             case 4: case 6:
               ok = r.Uleb(&u) && r.Uleb(&u) && r.Sleb(&s) && (ext >> 4 != 6 || r.Backtrace());
               break;
-            case 5: case 7: ok = r.Uleb(&u) && r.Uleb(&u) && (ext >> 4 != 7 || r.Backtrace()); break;
+            case 5:
+            case 7:
+              ok = r.Uleb(&u) && r.Uleb(&u) && (ext >> 4 != 7 || r.Backtrace());
+              break;
             case 8: case 9: break;
             case 10: case 11: ok = r.Sleb(&s); break;
             default: ok = r.Fail("unknown GC event " + std::to_string(ext >> 4));
@@ -242,7 +245,9 @@ bool ReadMlpd(const std::string& bytes, MlpdFile* out, std::string* error) {
               break;
             }
             case 3: ok = r.Count(&n, "roots") && r.Skip(2 * n); break;
-            case 4: ok = r.Sleb(&s) && r.Uleb(&u) && r.Byte(&u) && r.Sleb(&s) && r.String(nullptr); break;
+            case 4:
+              ok = r.Sleb(&s) && r.Uleb(&u) && r.Byte(&u) && r.Sleb(&s) && r.String(nullptr);
+              break;
             case 5: ok = r.Sleb(&s); break;
             default: ok = r.Fail("unknown heap event " + std::to_string(ext >> 4));
           }

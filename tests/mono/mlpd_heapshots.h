@@ -9,10 +9,10 @@
 // times, pid, port and three length-prefixed strings), then buffers (magic 0x4D504C01, length,
 // time/pointer/object/method bases, thread id) of events: a byte (type in the low 4 bits, extended
 // info in the high 4), a uleb128 time delta and the event's fields (uleb128, sleb128 deltas from
-// the buffer's bases, object addresses in units of 8 bytes, bytes, NUL-terminated strings). Every event kind of the format is decoded
-// (most only to be skipped); objects between a thread's HEAP_START and HEAP_END events form one
-// heapshot, in the order the heapshots started; an object repeated with size 0 (more references)
-// is counted once.
+// the buffer's bases, object addresses in units of 8 bytes, bytes, NUL-terminated strings). Every
+// event kind of the format is decoded (most only to be skipped); objects between a thread's
+// HEAP_START and HEAP_END events form one heapshot, in the order the heapshots started; an object
+// repeated with size 0 (more references) is counted once.
 //
 // Bad input (truncated, an unknown event, a count beyond the data) is an error naming the byte
 // offset and what was expected; memory is bounded by the file's size. O(file bytes).

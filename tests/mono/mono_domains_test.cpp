@@ -9,7 +9,7 @@
 #include <set>
 #include <sstream>
 
-#include "field_capture.h"
+#include "mono_fields_run.h"
 #include "mono_process.h"
 #include "test_util.h"
 
@@ -57,8 +57,8 @@ void ExpectDomains(const Snapshot& s) {
   for (uint64_t r = s.sections[1].roots_begin; r < s.sections[1].roots_end; ++r) {
     if (s.root_kind_of(r) != RootKind::kStatic) continue;
     for (uint32_t t = s.sections[1].types_begin; t < s.sections[1].types_end; ++t)
-      worker_static = worker_static ||
-                      (s.types[t].id == s.root_container[r] && s.types[t].name == "Domains.WorkerHolder");
+      worker_static = worker_static || (s.types[t].id == s.root_container[r] &&
+                                        s.types[t].name == "Domains.WorkerHolder");
   }
   EXPECT_TRUE(worker_static);
 }
@@ -80,9 +80,10 @@ TEST(MonoDomains, OneSectionPerLiveAppDomain) {
       std::istringstream lines(gclog);
       std::vector<std::string> sections;
       for (std::string l; std::getline(lines, l);)
-        if (l.rfind("a ", 0) == 0 || l.rfind("c ", 0) == 0) sections.push_back(l.substr(0, l.rfind(' ')));
-      EXPECT_EQ(sections, (std::vector<std::string>{"a 2 Domains.exe", "c Domains.exe", "a 2 Worker",
-                                                    "c Worker"}));
+        if (l.rfind("a ", 0) == 0 || l.rfind("c ", 0) == 0)
+          sections.push_back(l.substr(0, l.rfind(' ')));
+      EXPECT_EQ(sections, (std::vector<std::string>{"a 2 Domains.exe", "c Domains.exe",
+                                                    "a 2 Worker", "c Worker"}));
     }
   }
   EXPECT_EQ(run.proc->Stop(30000), 128 + SIGTERM);
@@ -93,19 +94,12 @@ TEST(MonoDomains, OneSectionPerLiveAppDomain) {
 // their fields, values and slots like the root domain's.
 TEST(MonoDomains, FieldsAndValuesInEveryDomain) {
   SKIP_WITHOUT_MONO();
-  MonoRun run({"--frame", "Domains.Program:Tick", "--frame-window-ms", "30000"}, "Domains.exe",
-              {std::to_string(kRoot), std::to_string(kWorker), std::to_string(kDoomed)});
-  ASSERT_FALSE(run.endpoint.empty()) << run.proc->log().All();
-  ASSERT_FALSE(run.proc->log().WaitFor("Domains: ready", 30000).empty()) << run.proc->log().All();
-  auto peer = RawPeer::Connect(run.port);
-  ASSERT_TRUE(peer);
-  wire::Welcome welcome;
+  MonoFieldsRun f({"--frame", "Domains.Program:Tick", "--frame-window-ms", "30000"}, "Domains.exe",
+                  {std::to_string(kRoot), std::to_string(kWorker), std::to_string(kDoomed)},
+                  "Domains: ready");
+  ASSERT_EQ(f.error, "");
   FieldCapture c;
-  std::string error;
-  ASSERT_TRUE(HandshakeFields(*peer, &welcome, &error)) << error;
-  ASSERT_TRUE(CaptureFields(*peer, welcome, true, 0, &c, &error, 120000))
-      << error << "\n"
-      << run.proc->log().All();
+  ASSERT_TRUE(f.Capture(&c)) << f.error;
   EXPECT_EQ(c.end.fields_dropped(), 0u);
   // Each held object of either domain: its type's domain, a layout, its Index (all of 0..n-1)
   // and, in the worker, its Label string "w<Index>".
@@ -147,7 +141,7 @@ TEST(MonoDomains, FieldsAndValuesInEveryDomain) {
   }
   EXPECT_EQ(statics, (std::set<std::string>{"Domains.RootHolder.Items in 1",
                                             "Domains.WorkerHolder.Items in 2"}));
-  EXPECT_EQ(run.proc->Stop(30000), 128 + SIGTERM);
+  EXPECT_EQ(f.run.proc->Stop(30000), 128 + SIGTERM);
 }
 
 }  // namespace

@@ -4,15 +4,20 @@
 // primitive kind, enums with their members, strings (non-ASCII, an unpaired surrogate shown as
 // U+FFFD, a string longer than the cap cut with its length kept), a struct inside a class
 // flattened, an array of structs, static fields naming their roots, and the static event
-// followed to its three subscribers.
+// followed to its three subscribers. Layouts are cached across captures by the port (issue 25):
+// a second capture of the same objects carries the same layouts, slots and values, and a class
+// loaded between two captures is described in the second.
 #include <gtest/gtest.h>
+#include <signal.h>
 
 #include <cmath>
 #include <cstring>
+#include <fstream>
 #include <set>
+#include <sstream>
 
-#include "field_capture.h"
-#include "mono_process.h"
+#include "mono_fields_run.h"
+#include "temp_dir.h"
 #include "xrpm/protocol/constants.h"
 
 namespace xrpm::testing {
@@ -40,25 +45,85 @@ float AsFloat(uint64_t bits) {
   return f;
 }
 
+const std::vector<std::string> kFieldsArgs = {"--frame", "Fields.Program:Tick", "--frame-window-ms",
+                                              "30000"};
+
 double AsDouble(uint64_t bits) {
   double d;
   std::memcpy(&d, &bits, 8);
   return d;
 }
 
+// A layout as one line: shape, fields (name, declared type, offset, kind, enum and its members),
+// statics.
+std::string LayoutLine(const FieldCapture& c, const protocol::RawLayout& l) {
+  std::ostringstream o;
+  o << "shape " << static_cast<int>(l.shape) << " element " << static_cast<int>(l.element_kind)
+    << " " << l.element_type_name;
+  for (const protocol::RawField& f : l.fields) {
+    o << " | " << f.name << ":" << f.type_name << "@" << f.offset << "/"
+      << static_cast<int>(f.kind);
+    if (f.is_enum && c.enums.count(f.enum_id)) {
+      const protocol::RawEnum& e = c.enums.at(f.enum_id);
+      o << " enum " << e.name;
+      for (size_t m = 0; m < e.member_names.size(); ++m)
+        o << " " << e.member_names[m] << "=" << e.member_values[m];
+    }
+  }
+  for (const protocol::RawStaticField& f : l.statics)
+    o << " | static " << f.name << ":" << f.type_name << "/" << static_cast<int>(f.kind);
+  return o.str();
+}
+
+// The program's own objects (types Fields.*), one line each without addresses: type, values by
+// field, each reference by its field (or element) with its target's type and, for a string,
+// its text. Equal for two captures of the same, unchanged objects.
+std::multiset<std::string> OwnObjects(const FieldCapture& c) {
+  std::multiset<std::string> out;
+  for (size_t i = 0; i < c.object_id.size(); ++i) {
+    const std::string& type = c.TypeName(i);
+    if (type.rfind("Fields.", 0) != 0) continue;
+    std::ostringstream o;
+    o << type;
+    const protocol::RawLayout* l = c.Layout(i);
+    if (!l) {
+      out.insert(type + " without a layout");
+      continue;
+    }
+    if (l->shape == protocol::TypeShape::kArray && !c.object_value_count.empty() &&
+        c.object_value_count[i] > 0)
+      o << " length " << c.values[c.object_first_value[i]];
+    for (const protocol::RawField& f : l->fields) {
+      uint64_t bits = 0;
+      if (protocol::IsValueKind(f.kind) && c.Value(i, f.name, &bits))
+        o << " " << f.name << "=" << bits;
+    }
+    for (uint64_t r = c.object_first_ref[i]; r < c.object_first_ref[i] + c.object_ref_count[i];
+         ++r) {
+      const uint32_t slot = c.ref_slot[r];
+      o << " ";
+      if (slot == kNoSlot)
+        o << "?";
+      else if (l->shape == protocol::TypeShape::kArray)
+        o << "[" << slot << "]";
+      else
+        o << l->fields.at(slot).name;
+      if (!c.index.count(c.refs[r])) continue;
+      const size_t t = c.index.at(c.refs[r]);
+      o << "->" << c.TypeName(t);
+      if (c.TypeName(t) == "System.String") o << " \"" << c.Text(t) << "\"";
+    }
+    out.insert(o.str());
+  }
+  return out;
+}
+
 TEST(MonoFields, KnownValuesFieldByField) {
   SKIP_WITHOUT_MONO();
-  MonoRun run({"--frame", "Fields.Program:Tick", "--frame-window-ms", "30000"}, "Fields.exe", {});
-  ASSERT_FALSE(run.endpoint.empty()) << run.proc->log().All();
-  ASSERT_FALSE(run.proc->log().WaitFor("Fields: ready", 30000).empty()) << run.proc->log().All();
-  auto peer = RawPeer::Connect(run.port);
-  ASSERT_TRUE(peer);
-  wire::Welcome welcome;
+  MonoFieldsRun f(kFieldsArgs, "Fields.exe", {}, "Fields: ready");
+  ASSERT_EQ(f.error, "");
   FieldCapture c;
-  std::string error;
-  ASSERT_TRUE(HandshakeFields(*peer, &welcome, &error)) << error;
-  ASSERT_TRUE(CaptureFields(*peer, welcome, true, 0, &c, &error)) << error << "\n"
-                                                                  << run.proc->log().All();
+  ASSERT_TRUE(f.Capture(&c)) << f.error;
   EXPECT_TRUE(c.begin.fields() && c.begin.values());
   EXPECT_EQ(c.end.fields_dropped(), 0u);
 
@@ -188,7 +253,72 @@ TEST(MonoFields, KnownValuesFieldByField) {
   EXPECT_EQ(subscribers.size(), 3u);
   EXPECT_EQ(path_fields.size(), 2u);  // the invocation list's field and the target's
   for (const std::string& f : path_fields) EXPECT_FALSE(f.empty());
-  EXPECT_EQ(run.proc->Stop(30000), 128 + SIGTERM) << "the program ran until stopped";
+  EXPECT_EQ(f.run.proc->Stop(30000), 128 + SIGTERM) << "the program ran until stopped";
+}
+
+// The port computes each class's layout once and keeps it across captures, describing in each
+// capture only what it uses (issue 25): the second capture of the same objects must carry the
+// same layouts, slots, values and texts as the first, and a class loaded after a capture (the
+// program makes its first Fields.LateLoaded when told to) is described in the next one.
+TEST(MonoFields, CachedLayoutsRepeatAndALateClassIsDescribed) {
+  SKIP_WITHOUT_MONO();
+  TempDir tmp("xrpm-fields-late");
+  const std::string late = tmp.path() + "/late";
+  MonoFieldsRun f(kFieldsArgs, "Fields.exe", {late}, "Fields: ready");
+  ASSERT_EQ(f.error, "");
+  FieldCapture first, second;
+  ASSERT_TRUE(f.Capture(&first)) << f.error;
+  ASSERT_TRUE(f.Capture(&second)) << f.error;
+  EXPECT_EQ(first.end.fields_dropped(), 0u);
+  EXPECT_EQ(second.end.fields_dropped(), 0u);
+
+  // Every object's type has its layout in its capture, and a type described by both captures
+  // (type ids are the port's, stable across captures) has the same layout in both.
+  for (const FieldCapture* c : {&first, &second})
+    for (size_t i = 0; i < c->object_id.size(); ++i)
+      ASSERT_NE(c->Layout(i), nullptr) << c->TypeName(i) << " without a layout";
+  size_t common = 0;
+  for (const auto& [id, l] : first.layouts) {
+    if (!second.layouts.count(id)) continue;
+    ++common;
+    EXPECT_EQ(second.type_names.at(id), first.type_names.at(id));
+    EXPECT_EQ(LayoutLine(second, second.layouts.at(id)), LayoutLine(first, l))
+        << first.type_names.at(id);
+  }
+  EXPECT_GE(common, 10u);
+  const std::multiset<std::string> own = OwnObjects(first);
+  EXPECT_EQ(OwnObjects(second), own);
+  EXPECT_GE(own.size(), 6u);  // 2 Samples, 3 Subscribers, 2 Cell[]s
+  for (const std::string& line : own) EXPECT_EQ(line.find("?"), std::string::npos) << line;
+
+  // The late class: not loaded at the first capture, described (with its enum) in the next.
+  for (const auto& [id, name] : first.type_names) EXPECT_NE(name, "Fields.LateLoaded");
+  std::ofstream(late) << "go";
+  ASSERT_FALSE(f.run.proc->log().WaitFor("Fields: late", 30000).empty()) << f.run.proc->log().All();
+  FieldCapture third;
+  ASSERT_TRUE(f.Capture(&third)) << f.error;
+  EXPECT_EQ(third.end.fields_dropped(), 0u);
+  size_t n = 0;
+  for (size_t i = 0; i < third.object_id.size(); ++i) {
+    if (third.TypeName(i) != "Fields.LateLoaded") continue;
+    ++n;
+    const protocol::RawLayout* l = third.Layout(i);
+    ASSERT_NE(l, nullptr) << "Fields.LateLoaded without a layout";
+    uint64_t bits = 0;
+    ASSERT_TRUE(third.Value(i, "Stamp", &bits));
+    EXPECT_EQ(bits, 12345u);
+    ASSERT_TRUE(third.Value(i, "Shade", &bits));
+    EXPECT_EQ(bits, 1u);  // Color.Green
+    const protocol::RawField* shade = FieldNamed(*l, "Shade");
+    ASSERT_NE(shade, nullptr);
+    ASSERT_TRUE(shade->is_enum && third.enums.count(shade->enum_id));
+    EXPECT_EQ(third.enums.at(shade->enum_id).name, "Fields.Color");
+    const uint64_t label = third.RefAt(i, third.FieldIndex(i, "Label"));
+    ASSERT_TRUE(third.index.count(label));
+    EXPECT_EQ(third.Text(third.index.at(label)), "late");
+  }
+  EXPECT_EQ(n, 1u);
+  EXPECT_EQ(f.run.proc->Stop(30000), 128 + SIGTERM) << "the program ran until stopped";
 }
 
 }  // namespace

@@ -3,13 +3,17 @@
 // (mcs) compiling a large generated source, gendarme analysing an assembly, the `csharp`
 // shell holding a table of known size and an ASP.NET host of ours (tests/mono/programs/
 // AspNetHost) serving Debian's asp.net-examples pages through System.Web in five applications,
-// each an AppDomain of its own. Each is captured several times while it runs; each
-// capture completes and is consistent (every reference and root names a captured object, as
-// at the end of a full collection), and the program goes on and exits as it does without the
-// agent (same exit code, same output). Mono's own log profiler runs beside xrpm's module in the
-// same process (`--mono-option=--profile=log:heapshot,...`: a heapshot at every full
-// collection, so also at each capture's): the heapshot of the capture's collection (the one with
-// exactly the capture's object addresses) has the capture's per-class counts and bytes.
+// each an AppDomain of its own. Each is captured three times while it runs, at a known point of
+// its run however fast the machine is: the shell and the host wait for the test, and mcs and
+// gendarme write an output file (the XML documentation, the report) into a PipeGate, which
+// holds them there with their heap full. Each capture completes and is consistent (every
+// reference and root names a captured object, as at the end of a full collection), and the
+// program goes on and exits as it does without the agent (same exit code, same output).
+//
+// Mono's own log profiler runs beside xrpm's module in the same process
+// (`--mono-option=--profile=log:heapshot,...`: a heapshot at every full collection, so also at
+// each capture's): the heapshot of the capture's collection (the one with exactly the capture's
+// object addresses) has the capture's per-class counts and bytes.
 //
 // Programs whose package is missing are skipped with the package to install (scripts/deps.sh
 // installs them).
@@ -27,6 +31,8 @@
 
 #include "mlpd_heapshots.h"
 #include "mono_process.h"
+#include "pipe_gate.h"
+#include "temp_dir.h"
 #include "test_util.h"
 
 #ifndef XRPM_MONO_REAL_DIR
@@ -51,13 +57,6 @@ constexpr const char* kAspNetDemos = "/usr/share/asp.net-demos/2.0";
     if (!fs::exists("/usr/lib/libmono-profiler-log.so"))                              \
       GTEST_SKIP() << "Mono's log profiler is missing (sudo apt-get install libmono-profiler)"; \
   } while (0)
-
-std::string TempDir(const std::string& what) {
-  const std::string d = ::testing::TempDir() + "/xrpm_real_" + what + "_" + std::to_string(getpid());
-  fs::remove_all(d);
-  fs::create_directories(d);
-  return d;
-}
 
 // A program under the agent: xrpm-mono --port 0 with Mono's log profiler writing heapshots to
 // `mlpd` -- EXE ARGS, with `env` set.
@@ -147,13 +146,11 @@ void ExpectMonosOwnReading(const std::vector<Snapshot>& shots, const std::string
   }
 }
 
-// Several captures while the program ran, the largest one of a real program's heap. At least
-// two: with object contents on (issue 22, the default) a capture of a heap of ~15 k classes
-// pauses several times longer (docs/PERFORMANCE.md, issue 25's pause), so the short programs
-// (mcs, gendarme) end after two or three captures on a loaded 2-core machine.
+// Three captures while the program was held at a known point, the largest one of a real
+// program's heap.
 void ExpectCapturesOfARealHeap(const std::vector<Snapshot>& shots, size_t min_objects,
                                size_t min_types) {
-  EXPECT_GE(shots.size(), 2u);
+  EXPECT_EQ(shots.size(), 3u);
   size_t objects = 0, types = 0;
   for (const Snapshot& s : shots) {
     ExpectConsistent(s);
@@ -171,8 +168,8 @@ size_t CountOf(const Snapshot& s, const std::string& type) {
 }
 
 // Captures until `want` captures completed or the program ended, 5 counter samples (half a
-// second of the program's run at 100 ms) apart so they see the heap grow; a capture may fail
-// only because the program ended under it. Returns the completed captures.
+// second of the program's run at 100 ms) apart; a capture may fail only because the program
+// ended under it. Returns the completed captures.
 std::vector<Snapshot> CaptureWhileRunning(Real& run, int want) {
   std::vector<Snapshot> shots;
   auto c = ConnectTo(run.endpoint);
@@ -192,12 +189,14 @@ std::vector<Snapshot> CaptureWhileRunning(Real& run, int want) {
   return shots;
 }
 
-// mcs compiling a generated program of many classes; the compiled program runs as it does
-// when compiled without the agent.
+// mcs compiling a generated program of many classes, documented (its XML documentation, some
+// hundred KiB, goes through the gate); the compiled program runs as it does when compiled
+// without the agent, and the documentation is the same.
 std::string GenerateSource(size_t classes) {
   std::string s = "using System;\nusing System.Collections.Generic;\nnamespace Gen {\n";
   for (size_t i = 0; i < classes; ++i) {
     const std::string c = "C" + std::to_string(i);
+    s += "  /// <summary>Generated class " + std::to_string(i) + ".</summary>\n";
     s += "  public class " + c + " : IComparable<" + c + "> {\n    public int A; public string B;\n" +
          "    public int CompareTo(" + c + " o) { return A.CompareTo(o.A); }\n" +
          "    public static int Run(int x) { var l = new List<" + c + ">(); for (int k = 0; k < x; " +
@@ -212,36 +211,67 @@ std::string GenerateSource(size_t classes) {
 
 TEST(MonoRealPrograms, CompilerCompilingALargeSource) {
   SKIP_WITHOUT(kMcs, "mono-mcs");
-  const std::string dir = TempDir("mcs");
+  TempDir tmp("xrpm-real-mcs");
+  const std::string dir = tmp.path();
   std::ofstream(dir + "/big.cs") << GenerateSource(2500);
-  Real run(kMcs, {"-nologo", "-out:" + dir + "/agent.exe", dir + "/big.cs"}, dir + "/log.mlpd");
+  // Both compilations write gen.exe (the documentation names the assembly), in two directories.
+  fs::create_directories(dir + "/agent");
+  fs::create_directories(dir + "/plain");
+  PipeGate gate(dir + "/agent/gen.xml");
+  ASSERT_EQ(gate.error(), "");
+  // mcs writes the documentation once it has compiled the whole source: held there.
+  const std::vector<std::string> flags = {"-nologo", "-nowarn:1591"};
+  std::vector<std::string> args = flags;
+  args.insert(args.end(),
+              {"-doc:" + gate.path(), "-out:" + dir + "/agent/gen.exe", dir + "/big.cs"});
+  Real run(kMcs, args, dir + "/log.mlpd");
   ASSERT_FALSE(run.endpoint.empty()) << run.proc->log().All();
-  const std::vector<Snapshot> shots = CaptureWhileRunning(run, 8);
+  ASSERT_TRUE(gate.WaitForWriter(300000, [&] { return !run.proc->Exited(); }))
+      << "mcs did not write its documentation: " << run.proc->log().All();
+  const std::vector<Snapshot> shots = CaptureWhileRunning(run, 3);
+  std::string doc;
+  EXPECT_TRUE(gate.Drain(300000, &doc));
   ExpectCapturesOfARealHeap(shots, 200000, 2000);
   EXPECT_EQ(run.proc->Wait(300000), 0) << run.proc->log().All();
   ExpectMonosOwnReading(shots, dir + "/log.mlpd");
-  const RunResult plain = Plain(kMcs, {"-nologo", "-out:" + dir + "/plain.exe", dir + "/big.cs"});
+  args = flags;
+  args.insert(args.end(), {"-doc:" + dir + "/plain/gen.xml", "-out:" + dir + "/plain/gen.exe",
+                           dir + "/big.cs"});
+  const RunResult plain = Plain(kMcs, args);
   ASSERT_EQ(plain.exit_code, 0) << plain.err;
-  const RunResult a = RunProcess({"/usr/bin/mono", dir + "/agent.exe"}),
-                  p = RunProcess({"/usr/bin/mono", dir + "/plain.exe"});
+  std::ifstream plain_doc(dir + "/plain/gen.xml");
+  const std::string expected_doc((std::istreambuf_iterator<char>(plain_doc)),
+                                 std::istreambuf_iterator<char>());
+  EXPECT_GT(doc.size(), 100000u);
+  EXPECT_TRUE(doc == expected_doc)
+      << "the documentation differs: " << doc.size() << " vs " << expected_doc.size() << " bytes";
+  const RunResult a = RunProcess({"/usr/bin/mono", dir + "/agent/gen.exe"}),
+                  p = RunProcess({"/usr/bin/mono", dir + "/plain/gen.exe"});
   EXPECT_EQ(a.exit_code, 0);
   EXPECT_EQ(a.out, p.out);
   EXPECT_EQ(a.out.rfind("sum ", 0), 0u) << a.out;
-  fs::remove_all(dir);
 }
 
 TEST(MonoRealPrograms, GendarmeAnalysingAnAssembly) {
   SKIP_WITHOUT(kGendarme, "gendarme");
-  const std::string dir = TempDir("gendarme");
-  // Three of gendarme's own assemblies: a few seconds of analysis.
+  TempDir tmp("xrpm-real-gendarme");
+  const std::string dir = tmp.path();
+  // Three of gendarme's own assemblies; gendarme writes its report (some 60 KiB) once it has
+  // analysed them all: held there.
+  PipeGate gate(dir + "/agent.txt");
+  ASSERT_EQ(gate.error(), "");
   const std::vector<std::string> targets = {"/usr/lib/gendarme/Gendarme.Framework.dll",
                                             "/usr/lib/gendarme/Gendarme.Rules.Design.dll",
                                             "/usr/lib/gendarme/Gendarme.Rules.Correctness.dll"};
-  std::vector<std::string> args = {"--quiet", "--log", dir + "/agent.txt"};
+  std::vector<std::string> args = {"--quiet", "--log", gate.path()};
   args.insert(args.end(), targets.begin(), targets.end());
   Real run(kGendarme, args, dir + "/log.mlpd");
   ASSERT_FALSE(run.endpoint.empty()) << run.proc->log().All();
-  const std::vector<Snapshot> shots = CaptureWhileRunning(run, 8);
+  ASSERT_TRUE(gate.WaitForWriter(300000, [&] { return !run.proc->Exited(); }))
+      << "gendarme did not write its report: " << run.proc->log().All();
+  const std::vector<Snapshot> shots = CaptureWhileRunning(run, 3);
+  std::string report;
+  EXPECT_TRUE(gate.Drain(300000, &report));
   ExpectCapturesOfARealHeap(shots, 20000, 1000);
   const int code = run.proc->Wait(300000);
   ExpectMonosOwnReading(shots, dir + "/log.mlpd");
@@ -249,23 +279,24 @@ TEST(MonoRealPrograms, GendarmeAnalysingAnAssembly) {
   const RunResult plain = Plain(kGendarme, args);
   EXPECT_EQ(code, plain.exit_code) << run.proc->log().All();
   // The reports name the same defects (their headers carry the date and the time taken).
-  auto defects = [](const std::string& path) {
-    std::ifstream in(path);
+  auto defects = [](std::istream& in) {
     std::vector<std::string> lines;
     for (std::string l; std::getline(in, l);)
       if (l.find("Rule:") != std::string::npos || l.find("Target:") != std::string::npos)
         lines.push_back(l);
     return lines;
   };
-  const auto a = defects(dir + "/agent.txt"), p = defects(dir + "/plain.txt");
+  std::istringstream agent_report(report);
+  std::ifstream plain_report(dir + "/plain.txt");
+  const auto a = defects(agent_report), p = defects(plain_report);
   EXPECT_FALSE(p.empty());
   EXPECT_EQ(a, p);
-  fs::remove_all(dir);
 }
 
 TEST(MonoRealPrograms, CsharpShellHoldingATable) {
   SKIP_WITHOUT(kCsharp, "mono-csharp-shell");
-  const std::string dir = TempDir("csharp");
+  TempDir tmp("xrpm-real-csharp");
+  const std::string dir = tmp.path();
   const std::string script = std::string(XRPM_MONO_REAL_DIR) + "/csharp_table.csx";
   const std::string go = dir + "/go";
   Real run(kCsharp, {script}, dir + "/log.mlpd", {"XRPM_TEST_GO=" + go});
@@ -286,7 +317,6 @@ TEST(MonoRealPrograms, CsharpShellHoldingATable) {
   const RunResult plain = Plain(kCsharp, {script}, {"XRPM_TEST_GO=" + go});  // no wait
   EXPECT_EQ(plain.exit_code, 0);
   EXPECT_NE(plain.err.find("csharp: done, 5000 rows"), std::string::npos) << plain.err;
-  fs::remove_all(dir);
 }
 
 // The "AspNetHost: PAGE N chars" lines of a log, without the lengths (pages carry the time).
@@ -306,7 +336,8 @@ TEST(MonoRealPrograms, AspNetHostServingTheExamplePages) {
   if (!fs::exists(MonoProgram("AspNetHost.exe")))
     GTEST_SKIP() << "AspNetHost.exe was not built: System.Web is missing (sudo apt-get install "
                     "libmono-system-web4.0-cil, then rebuild)";
-  const std::string dir = TempDir("aspnet");
+  TempDir tmp("xrpm-real-aspnet");
+  const std::string dir = tmp.path();
   const std::string site = dir + "/site";
   fs::copy(kAspNetDemos, site, fs::copy_options::recursive);
   // Each application directory's bin/ holds the host (ASP.NET loads it into the application's
@@ -343,7 +374,6 @@ TEST(MonoRealPrograms, AspNetHostServingTheExamplePages) {
   const std::vector<std::string> served = PagesServed(run.proc->log().All());
   EXPECT_EQ(served.size(), 2 * pages.size());
   EXPECT_EQ(served, PagesServed(plain.err));
-  fs::remove_all(dir);
 }
 
 }  // namespace

@@ -21,6 +21,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <map>
+#include <mutex>
 #include <string>
 #include <thread>
 #include <unordered_map>
@@ -28,6 +29,7 @@
 
 #include "mono_port.h"
 #include "profiler_callbacks.h"
+#include "registry.h"
 
 namespace xrpm::mono {
 namespace {
@@ -223,6 +225,37 @@ TEST(MonoWalk, SampledObjectsCarryTheirSiteAndFrameAcrossMoves) {
   ASSERT_TRUE(Capture(*rt.port, &second, first.clock_frame));
   ExpectKnownOrigins(second);
   EXPECT_GT(second.clock_frame, first.clock_frame);
+}
+
+// A class freed with an unloaded AppDomain's image can leave its address to a new class: a load
+// event for a known address with another name gets a type of its own, and the address is
+// reported once as replaced (FieldLayouts drops what it cached under it). The same class
+// reported again (its load seen after the walk met it) keeps its type. No runtime needed.
+TEST(MonoRegistry, AClassAtAFreedClassesAddressGetsATypeOfItsOwn) {
+  EventLog log;
+  Registry reg;
+  constexpr uintptr_t kAddress = 0x7000, kLate = 0x8000;
+  log.Push(EventKind::kClassLoaded, kAddress, 0, 0, 0, "Plugin.Old");
+  reg.Drain(log);
+  uint32_t old_id = 0, walked = 0;
+  {
+    std::lock_guard<std::mutex> lock(reg.mutex());
+    old_id = reg.TypeId(kAddress);
+    ASSERT_NE(old_id, 0u);
+    EXPECT_TRUE(reg.TakeReplaced().empty());
+    walked = reg.AddClass(kLate, "Late.Seen");  // met by a walk before its load event
+  }
+  log.Push(EventKind::kClassLoaded, kLate, 0, 0, 0, "Late.Seen");
+  log.Push(EventKind::kClassLoaded, kAddress, 0, 0, 0, "Plugin.New");
+  reg.Drain(log);
+  std::lock_guard<std::mutex> lock(reg.mutex());
+  EXPECT_EQ(reg.TypeId(kLate), walked);
+  const uint32_t new_id = reg.TypeId(kAddress);
+  EXPECT_NE(new_id, old_id);
+  EXPECT_EQ(reg.names().at(new_id - 1), "Plugin.New");
+  EXPECT_EQ(reg.names().at(old_id - 1), "Plugin.Old");
+  EXPECT_EQ(reg.TakeReplaced(), (std::vector<uintptr_t>{kAddress}));
+  EXPECT_TRUE(reg.TakeReplaced().empty());
 }
 
 // The program's managed thread never returns and Mono cannot shut down under it: end here.

@@ -6,8 +6,8 @@
 //   end names that differ, names with spaces, placeholder types (in first-use order, as the
 //   reader creates them), unknown root flag bits, dangling references.
 // WriteGameHeap: a realistic XNA game heap (bubbles.exe: strings, particles, textures, lists,
-//   arrays, statics...) streamed in canonical form through formats::NetcfTextWriter, deterministic for
-//   a seed, in O(1) memory whatever the object count.
+//   arrays, statics...) streamed in canonical form through formats::NetcfTextWriter, deterministic
+//   for a seed, in O(1) memory whatever the object count.
 //
 // Thread-safety: functions of their arguments only.
 #pragma once
@@ -213,7 +213,8 @@ inline uint64_t Mix(uint64_t x) {
 
 // Writes a canonical one-section .gclog of `objects` objects. Type ids are small hex numbers,
 // addresses increase, references favour nearby objects and a few hubs (textures, the game).
-inline void WriteGameHeap(uint64_t objects, uint64_t seed, const formats::NetcfTextWriter::Sink& sink) {
+inline void WriteGameHeap(uint64_t objects, uint64_t seed,
+                          const formats::NetcfTextWriter::Sink& sink) {
   const auto& types = GameTypes();
   std::vector<uint32_t> cumulative;
   uint32_t total_weight = 0;

@@ -409,7 +409,8 @@ void Runtime::PostMarker(agent::MarkerKind kind, const char* text) {
 void Runtime::EnterScope(const char* tag) {
   // The tag's key: its text's FNV-1a hash (never 0), stable for equal text.
   uint64_t h = 14695981039346656037ull;
-  for (const char* c = tag ? tag : ""; *c; ++c) h = (h ^ static_cast<unsigned char>(*c)) * 1099511628211ull;
+  for (const char* c = tag ? tag : ""; *c; ++c)
+    h = (h ^ static_cast<unsigned char>(*c)) * 1099511628211ull;
   scopes_.Enter(h | 1, tag ? tag : "");
 }
 

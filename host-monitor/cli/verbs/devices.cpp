@@ -64,7 +64,8 @@ int Run(const Opts& o) {
     t.Print();
   }
   if (stats.ignored > 0)
-    std::fprintf(stderr, "xrpm devices: ignored %llu datagrams that were not valid beacons (last: %s)\n",
+    std::fprintf(stderr,
+                 "xrpm devices: ignored %llu datagrams that were not valid beacons (last: %s)\n",
                  static_cast<unsigned long long>(stats.ignored), stats.last_ignored_reason.c_str());
   return kExitOk;
 }

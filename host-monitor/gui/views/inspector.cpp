@@ -39,8 +39,8 @@ void RefTable(App& app, SnapshotDoc& doc, const char* id, std::span<const uint32
       const uint32_t v = nodes[i];
       ImGui::TableNextRow();
       ImGui::TableNextColumn();
-      const std::string field =
-          out ? analysis::HoldingField(a.index(), self, v) : analysis::HoldingField(a.index(), v, self);
+      const std::string field = out ? analysis::HoldingField(a.index(), self, v)
+                                    : analysis::HoldingField(a.index(), v, self);
       if (field.empty())
         ImGui::TextDisabled("?");
       else
@@ -99,7 +99,8 @@ void DrawContents(App& app, SnapshotDoc& doc, const analysis::ObjectContents& c)
   }
   if (c.length) TextMuted("Array of " + FormatCount(*c.length) + " elements");
   if (!c.has_layout && !c.text) {
-    if (!snap.fields.has_layouts()) TextMuted("No field layouts in this snapshot (an older capture or a format without them).");
+    if (!snap.fields.has_layouts())
+      TextMuted("No field layouts in this snapshot (an older capture or a format without them).");
     return;
   }
   if (!c.fields.empty()) {

@@ -14,8 +14,8 @@
 // The agent prints "xrpm-agent: listening on ADDR:PORT" itself, as in xrpm-emulator.
 //
 // Exit codes: the program's own exit code once it runs (128+N after signal N); 2 for bad
-// options (ours or Mono's), a missing program, an unknown profiler option or a port in use; 1 when Mono is
-// missing or the module did not load. SIGINT and SIGTERM are passed on to the program.
+// options (ours or Mono's), a missing program, an unknown profiler option or a port in use; 1 when
+// Mono is missing or the module did not load. SIGINT and SIGTERM are passed on to the program.
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -276,7 +276,8 @@ int main(int argc, char** argv) {
 
   // The handshake: one line from the module, or EOF (the process ended), or the time limit.
   std::string line;
-  const bool eof = ReadBounded(status_pipe[0], kHandshakeTimeoutMs, /*first_line_only=*/true, &line);
+  const bool eof =
+      ReadBounded(status_pipe[0], kHandshakeTimeoutMs, /*first_line_only=*/true, &line);
   close(status_pipe[0]);
   int status = 0;
   if (line.rfind("ok ", 0) != 0) {

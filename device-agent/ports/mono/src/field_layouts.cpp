@@ -173,6 +173,9 @@ uint32_t FieldLayouts::EnumId(void* klass_ptr) {
     e.values.push_back(ReadBits(raw, e.underlying));
   }
   enums_.push_back(std::move(e));
+  Enum& kept = enums_.back();  // names are final (and stay put): point at them
+  for (size_t k = 0; k < kept.names.size(); ++k)
+    kept.members.push_back({kept.names[k].data(), kept.names[k].size(), kept.values[k]});
   const auto id = static_cast<uint32_t>(enums_.size());
   enum_ids_.emplace(key, id);
   return id;
@@ -260,18 +263,29 @@ const FieldLayouts::Layout* FieldLayouts::Find(uint32_t type_id) {
 void FieldLayouts::Prepare(Registry& registry) {
   std::lock_guard<std::mutex> lock(registry.mutex());
   last_ = nullptr;
+  // A freed class's address taken by a new class: forget what was cached under it (the old
+  // type ids lose their layout; their class is gone) and compute the new class's below.
+  for (const uintptr_t key : registry.TakeReplaced()) {
+    auto it = layouts_.find(key);
+    if (it != layouts_.end()) {
+      std::replace(by_type_.begin(), by_type_.end(), static_cast<const Layout*>(&it->second),
+                   static_cast<const Layout*>(nullptr));
+      layouts_.erase(it);
+    }
+    enum_ids_.erase(key);  // a new enum id if it is an enum (the old stays, unused)
+  }
   const std::vector<uintptr_t>& keys = registry.keys();
   const std::vector<uintptr_t>& domains = registry.type_domains();
   by_type_.resize(keys.size(), nullptr);
   for (size_t i = 0; i < keys.size(); ++i) {
     // Synthetic containers have no class; a type of an unloaded domain may name a freed one.
-    if (by_type_[i] || keys[i] <= Registry::kMaxSyntheticKey ||
-        domains[i] == Registry::kGoneDomain)
+    if (by_type_[i] || keys[i] <= Registry::kMaxSyntheticKey || domains[i] == Registry::kGoneDomain)
       continue;
     auto it = layouts_.find(keys[i]);
     if (it == layouts_.end()) {
       it = layouts_.emplace(keys[i], Layout{}).first;
       Compute(reinterpret_cast<void*>(keys[i]), &it->second);
+      Finish(&it->second);
     }
     by_type_[i] = &it->second;
   }
@@ -281,44 +295,56 @@ bool FieldLayouts::Bind(uint32_t type_id, uintptr_t klass) {
   auto it = layouts_.find(klass);
   if (type_id == 0 || it == layouts_.end()) return false;
   if (by_type_.size() < type_id) by_type_.resize(type_id, nullptr);
+  if (described_.size() < type_id) described_.resize(type_id, 0);
   by_type_[type_id - 1] = &it->second;
   last_ = nullptr;
   return true;
 }
 
-bool FieldLayouts::DescribeEnums(agent::HeapInfoCallback& sink) const {
-  std::vector<agent::EnumMemberInfo> members;
-  for (size_t i = 0; i < enums_.size(); ++i) {
-    const Enum& e = enums_[i];
-    members.clear();
-    for (size_t k = 0; k < e.names.size(); ++k)
-      members.push_back({e.names[k].data(), e.names[k].size(), e.values[k]});
-    if (sink.DescribeEnum(static_cast<uint32_t>(i + 1), e.name.data(), e.name.size(), e.underlying,
-                          members.data(), members.size()) == WalkResult::kAbort)
-      return false;
+void FieldLayouts::Finish(Layout* l) {
+  constexpr uint32_t kWord = sizeof(void*);
+  if (!l->ref_offsets.empty()) {
+    l->slot_by_word.assign(l->ref_offsets.back().first / kWord + 1, agent::kNoSlot);
+    for (const auto& [offset, index] : l->ref_offsets)
+      if (offset % kWord == 0) l->slot_by_word[offset / kWord] = index;
   }
-  return true;
+  l->field_info.reserve(l->fields.size());
+  for (const Field& f : l->fields) {
+    l->field_info.push_back({f.name.data(), f.name.size(), f.type_name.data(), f.type_name.size(),
+                             f.offset, f.kind, f.is_enum, f.enum_id});
+    if (f.enum_id &&
+        std::find(l->enum_ids.begin(), l->enum_ids.end(), f.enum_id) == l->enum_ids.end())
+      l->enum_ids.push_back(f.enum_id);
+  }
+  l->static_info.reserve(l->statics.size());
+  for (const Field& f : l->statics)
+    l->static_info.push_back(
+        {f.name.data(), f.name.size(), f.type_name.data(), f.type_name.size(), f.kind});
 }
 
-bool FieldLayouts::DescribeLayout(agent::HeapInfoCallback& sink, uint32_t type_id) const {
-  const Layout* found = ByType(type_id);
+void FieldLayouts::BeginWalk() {
+  described_.assign(by_type_.size(), 0);
+  enum_described_.assign(enums_.size(), 0);
+}
+
+bool FieldLayouts::DescribeNew(agent::HeapInfoCallback& sink, uint32_t type_id) {
+  described_[type_id - 1] = 1;
+  const Layout* found = by_type_[type_id - 1];
   if (!found) return true;
   const Layout& l = *found;
-  std::vector<agent::FieldInfo> fields;
-  std::vector<agent::StaticFieldInfo> statics;
-  fields.reserve(l.fields.size());
-  statics.reserve(l.statics.size());
-  for (const Field& f : l.fields)
-    fields.push_back({f.name.data(), f.name.size(), f.type_name.data(), f.type_name.size(),
-                      f.offset, f.kind, f.is_enum, f.enum_id});
-  for (const Field& f : l.statics)
-    statics.push_back(
-        {f.name.data(), f.name.size(), f.type_name.data(), f.type_name.size(), f.kind});
+  for (const uint32_t id : l.enum_ids) {
+    if (id - 1 >= enum_described_.size() || enum_described_[id - 1]) continue;
+    enum_described_[id - 1] = 1;
+    const Enum& e = enums_[id - 1];
+    if (sink.DescribeEnum(id, e.name.data(), e.name.size(), e.underlying, e.members.data(),
+                          e.members.size()) == WalkResult::kAbort)
+      return false;
+  }
   const agent::TypeLayoutInfo info{l.shape,
-                                   fields.data(),
-                                   fields.size(),
-                                   statics.data(),
-                                   statics.size(),
+                                   l.field_info.data(),
+                                   l.field_info.size(),
+                                   l.static_info.data(),
+                                   l.static_info.size(),
                                    l.element_kind,
                                    l.element_type_name.data(),
                                    l.element_type_name.size()};
@@ -350,10 +376,17 @@ const uint32_t* FieldLayouts::Slots(uint32_t type_id, const void* object, const 
         slots_[i] = static_cast<uint32_t>((offsets[i] - data) / l.element_size);
     return slots_.data();
   }
+  constexpr uintptr_t kWord = sizeof(void*);
+  const std::vector<uint32_t>& table = l.slot_by_word;
   for (size_t i = 0; i < n; ++i) {
+    const uintptr_t o = offsets[i];
+    if (o % kWord == 0 && o / kWord < table.size()) {
+      slots_[i] = table[o / kWord];
+      continue;
+    }
     auto s = std::lower_bound(l.ref_offsets.begin(), l.ref_offsets.end(),
-                              std::make_pair(static_cast<uint32_t>(offsets[i]), 0u));
-    if (s != l.ref_offsets.end() && s->first == offsets[i]) slots_[i] = s->second;
+                              std::make_pair(static_cast<uint32_t>(o), 0u));
+    if (s != l.ref_offsets.end() && s->first == o) slots_[i] = s->second;
   }
   return slots_.data();
 }

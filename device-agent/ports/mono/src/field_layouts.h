@@ -3,8 +3,17 @@
 // mono_field_get_type, parents first; embedded structs flattened to `field.sub`; enums with
 // their underlying primitive and their members), computed by Prepare on the collector thread
 // *before* its collection (a thread attached to Mono, world running: metadata queries may take
-// the loader lock there) and cached per class for later captures. During the walk (world
-// stopped, same thread) the cache only answers lookups:
+// the loader lock there) and cached per class across captures, together with the description
+// the sink is given (the FieldInfo / StaticFieldInfo / EnumMemberInfo arrays, pointing into the
+// cached names): nothing about a class is computed or formatted twice.
+//
+// During the walk (world stopped, same thread) the cache only answers lookups, and a layout is
+// described to the sink only when the capture needs it (issue 25: describing every loaded
+// type's layout at every capture was most of the pause on heaps of many classes and few
+// objects): Describe(type) right before the first root or object of that type in this walk
+// (BeginWalk forgets what the last walk described), with the enums it names before it, each
+// once per walk. So a capture carries the layouts of the types that have objects or static
+// roots in it, and no others. Then:
 //   - the slot of each reference from the offsets mono_gc_walk_heap reports (a field index
 //     through the class's sorted reference offsets, an element index from the array's data
 //     offset and element size);
@@ -12,22 +21,28 @@
 //     Mono registered for it);
 //   - each object's values read from its memory (primitives, enums, string length and text,
 //     array length).
-// Layouts are cached per class (MonoClass*), and each type id is bound to its class's layout:
-// the same class in several AppDomains (Registry::AddClassIn, one type id per domain) shares one
-// layout, and a type made during the walk for a prepared class gets it (Bind). A class loaded
-// after Prepare (during the collection) has no layout in that capture: its objects go out
-// without slots and values.
+// Each type id is bound to its class's layout: the same class in several AppDomains
+// (Registry::AddClassIn, one type id per domain) shares one layout, and a type made during the
+// walk for a prepared class gets it (Bind). A class loaded after Prepare (during the
+// collection) has no layout in that capture: its objects go out without slots and values; the
+// next capture's Prepare computes it.
 //
-// Memory: per class its fields (names, declared type names, offsets), O(classes + fields),
-// cached for the process's life (classes are never unloaded in the port's model), plus one
-// pointer per type id; per walk one object's values (<= the cap). Prepare: O(new classes * fields); per object O(references)
-// for slots (a binary search each) and O(fields) for values.
+// Memory (the cache's bound): per class with a layout ~150 B plus, per field, its name and
+// declared type name and ~80 B (Field + FieldInfo) plus 4 B per pointer-sized word up to its
+// last reference field (the slot table); per enum its name, members and ~40 B per member:
+// O(loaded classes + their fields), kept for the process's life, keyed by MonoClass*. A class's
+// entry is dropped when a new class takes its freed address (a class of an unloaded
+// AppDomain's image; Registry::TakeReplaced). Per type id one pointer and, per walk, one byte
+// (described yet?); per enum one byte; per walk one object's values (<= the cap). Prepare:
+// O(new classes * fields); per object O(references) for slots (a table lookup each) and
+// O(fields) for values; Describe O(1) after the first call of a walk for that type.
 //
 // Thread-safety: Prepare and the walk calls from the collector thread of one capture at a time
 // (the capture hand-over in mono_port.h orders them); no locks.
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <string>
 #include <unordered_map>
 #include <utility>
@@ -46,12 +61,15 @@ class FieldLayouts {
   void Prepare(Registry& registry);
 
   // ---- during the walk (world stopped) ----
-  // DescribeEnum for every enum the layouts name (once per walk, before any layout). False
-  // when the sink aborted.
-  bool DescribeEnums(agent::HeapInfoCallback& sink) const;
-  // DescribeLayout for type_id if it has a layout (right after its DescribeType). False when the
-  // sink aborted.
-  bool DescribeLayout(agent::HeapInfoCallback& sink, uint32_t type_id) const;
+  // A new walk: nothing described yet.
+  void BeginWalk();
+  // DescribeLayout for type_id if it has a layout and this walk did not describe it yet, the
+  // enums it names first (DescribeEnum, each once per walk). Call after its DescribeType and
+  // before its first root or object. False when the sink aborted.
+  bool Describe(agent::HeapInfoCallback& sink, uint32_t type_id) {
+    return type_id - 1 >= described_.size() || described_[type_id - 1] ||
+           DescribeNew(sink, type_id);
+  }
   // Gives type_id (made during the walk, e.g. a class met in another AppDomain) the cached
   // layout of `klass`, if Prepare computed one. True when it has a layout now.
   bool Bind(uint32_t type_id, uintptr_t klass);
@@ -72,10 +90,17 @@ class FieldLayouts {
     uint32_t enum_id;
   };
   struct Layout {
+    // What the sink is given (pointers into fields / statics / element_type_name; Finish).
+    std::vector<agent::FieldInfo> field_info;
+    std::vector<agent::StaticFieldInfo> static_info;
+    std::vector<uint32_t> enum_ids;  // distinct enums the fields name
     agent::TypeShape shape = agent::TypeShape::kClass;
     std::vector<Field> fields;
-    std::vector<Field> statics;                                 // kind, name, type_name used
-    std::vector<std::pair<uint32_t, uint32_t>> ref_offsets;     // offset -> field index, sorted
+    std::vector<Field> statics;                              // kind, name, type_name used
+    std::vector<std::pair<uint32_t, uint32_t>> ref_offsets;  // offset -> field index, sorted
+    // ref_offsets as a table by offset / sizeof(void*) (kNoSlot: no reference there), for the
+    // per-reference lookup of the walk; (largest reference offset / 8 + 1) * 4 bytes.
+    std::vector<uint32_t> slot_by_word;
     std::vector<std::pair<uint32_t, uint32_t>> static_refs;     // offset -> static index, sorted
     std::vector<std::pair<uint32_t, agent::FieldKind>> values;  // offset, kind (layout order)
     agent::FieldKind element_kind = agent::FieldKind::kUnknown;
@@ -87,10 +112,13 @@ class FieldLayouts {
     agent::FieldKind underlying;
     std::vector<std::string> names;
     std::vector<uint64_t> values;
+    std::vector<agent::EnumMemberInfo> members;  // pointers into names (after names is final)
   };
   // The layout of type_id (null: none); remembers the last one (objects of a type come in runs).
   const Layout* Find(uint32_t type_id);
   void Compute(void* klass, Layout* out);
+  static void Finish(Layout* l);  // the sink's description, once the layout is complete
+  bool DescribeNew(agent::HeapInfoCallback& sink, uint32_t type_id);
   void AddField(const std::string& prefix, void* type, uint32_t offset, int depth, Layout* out);
   uint32_t EnumId(void* klass);
 
@@ -101,7 +129,9 @@ class FieldLayouts {
   std::unordered_map<uintptr_t, Layout> layouts_;     // by MonoClass* (node-based: stable)
   std::vector<const Layout*> by_type_;                // type id - 1 -> layout (null: none)
   std::unordered_map<uintptr_t, uint32_t> enum_ids_;  // MonoClass* -> enum id
-  std::vector<Enum> enums_;                           // enum id - 1
+  std::deque<Enum> enums_;                            // enum id - 1 (stable addresses)
+  std::vector<uint8_t> described_;                    // type id - 1 -> described in this walk
+  std::vector<uint8_t> enum_described_;               // enum id - 1 -> described in this walk
   uint32_t last_type_ = 0;
   const Layout* last_ = nullptr;
   std::vector<uint32_t> slots_;

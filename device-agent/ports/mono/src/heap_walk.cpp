@@ -26,10 +26,11 @@
 // its ObjectReferences; a walk that saw every object prunes the origins of the rest (dead).
 //
 // Fields and values (when the sink's Detail() asks; field_layouts.h): the layouts Prepare
-// computed before the collection, each right after its type; a static root's field from its offset in
-// the class's static data; per object its values and ObjectReferencesWithSlots, each slot from
-// the offset Mono reports with the reference. A type made for a class met in another AppDomain
-// gets its class's layout (FieldLayouts::Bind), described right after the type.
+// computed and cached before the collection, each described only where this capture uses it:
+// the types of static roots after the type table (a static root's field from its offset in the
+// class's static data), any other type right before its first object; per object its values
+// and ObjectReferencesWithSlots, each slot from the offset Mono reports with the reference. A
+// type made for a class met in another AppDomain gets its class's layout (FieldLayouts::Bind).
 //
 // Complexity: O(R log R + R log M) for R roots and M moves, O(objects + references) for the
 // heap; memory: the roots and moves of one collection plus the largest object's references
@@ -115,6 +116,11 @@ struct HeapPass {
   std::vector<uint64_t> refs;
   std::vector<uintptr_t> offsets;  // with fields: each reference's offset in the object
   std::unordered_map<uintptr_t, uint32_t> vtable_types;  // with domains: vtable -> type (0 skip)
+  // MonoClass* -> type id, direct-mapped in front of the registry's hash table (a lookup per
+  // object; a few classes' objects interleave in heap order).
+  static constexpr size_t kRecent = 1024;
+  std::vector<std::pair<uintptr_t, uint32_t>> recent =
+      std::vector<std::pair<uintptr_t, uint32_t>>(kRecent);
 
   void Flush() {
     if (skip) {
@@ -148,11 +154,15 @@ struct HeapPass {
 
   uint32_t TypeOf(MonoClass* klass) {
     const auto key = reinterpret_cast<uintptr_t>(klass);
+    std::pair<uintptr_t, uint32_t>& cached = recent[(key >> 4) % kRecent];
+    if (cached.first == key) return cached.second;
     uint32_t id = registry->TypeId(key);
-    if (id != 0) return id;
-    id = registry->AddClass(key, ClassName(klass));  // a class whose load was not reported
-    if (Describe(*sink, *domains, id, 1, registry->names()[id - 1]) == WalkResult::kAbort)
-      aborted = true;  // a class loaded during the collection: no layout (field_layouts.h)
+    if (id == 0) {
+      id = registry->AddClass(key, ClassName(klass));  // a class whose load was not reported
+      if (Describe(*sink, *domains, id, 1, registry->names()[id - 1]) == WalkResult::kAbort)
+        aborted = true;  // a class loaded during the collection: no layout (field_layouts.h)
+    }
+    cached = {key, id};
     return id;
   }
 
@@ -171,8 +181,7 @@ struct HeapPass {
       bool added = false;
       id = TypeInOtherDomain(*registry, layouts, klass, domain, &added);
       if (added &&
-          (Describe(*sink, *domains, id, index, registry->names()[id - 1]) == WalkResult::kAbort ||
-           (layouts && !layouts->DescribeLayout(*sink, id))))
+          Describe(*sink, *domains, id, index, registry->names()[id - 1]) == WalkResult::kAbort)
         aborted = true;
     }
     vtable_types.emplace(vt, id);
@@ -204,6 +213,11 @@ struct HeapPass {
       self->object = id;
       self->type_id = self->domains->on() ? self->TypeInDomain(obj, klass) : self->TypeOf(klass);
       self->skip = self->type_id == 0;
+      // Its layout before its first object's values and slots (once per walk: a byte test).
+      if (self->layouts && !self->skip && !self->layouts->Describe(*self->sink, self->type_id)) {
+        self->aborted = true;
+        return 0;
+      }
       self->size = static_cast<uint32_t>((size + 7) & ~uintptr_t{7});
     }
     if (self->skip) return 0;
@@ -326,11 +340,11 @@ void MonoPort::WalkOnCollectorUnguarded(agent::HeapInfoCallback& sink) {
         const auto domain =
             domains.on() && vtable ? reinterpret_cast<uintptr_t>(mono_vtable_domain(vtable)) : 0;
         uint32_t id = 0;
-        if (klass && domain != domains.root) {  // a class's statics in another domain
+        if (klass && domain != domains.root) {    // a class's statics in another domain
           if (domains.Of(domain) == 0) continue;  // an unloading domain: not reported
-          bool added = false;  // described with the type table below
-          id = HeapPass::TypeInOtherDomain(reg, detail.fields ? &layouts_ : nullptr, klass,
-                                           domain, &added);
+          bool added = false;                     // described with the type table below
+          id = HeapPass::TypeInOtherDomain(reg, detail.fields ? &layouts_ : nullptr, klass, domain,
+                                           &added);
         } else {
           id = klass ? reg.TypeId(key) : 0;
           if (klass && id == 0) id = reg.AddClass(key, ClassName(klass));
@@ -369,18 +383,21 @@ void MonoPort::WalkOnCollectorUnguarded(agent::HeapInfoCallback& sink) {
   for (size_t i = 0; i < domains.index.size() && !aborted; ++i) {
     std::string n = reg.domains()[i].name;
     if (n.empty()) n = "<AppDomain " + std::to_string(i + 1) + ">";
-    aborted = sink.DescribeDomain(static_cast<uint32_t>(i + 1), n.data(), n.size()) ==
-              WalkResult::kAbort;
+    aborted =
+        sink.DescribeDomain(static_cast<uint32_t>(i + 1), n.data(), n.size()) == WalkResult::kAbort;
   }
-  if (detail.fields && !aborted) aborted = !layouts_.DescribeEnums(sink);
+  if (detail.fields) layouts_.BeginWalk();
   for (size_t i = 0; i < reg.names().size() && !aborted; ++i) {
     const uintptr_t d = reg.type_domains()[i];
     const uint32_t domain = d == 0 ? 1 : domains.Of(d);
     if (domain == 0) continue;  // a type of an unloaded domain
     const auto id = static_cast<uint32_t>(i + 1);
-    aborted = Describe(sink, domains, id, domain, reg.names()[i]) == WalkResult::kAbort ||
-              (detail.fields && !layouts_.DescribeLayout(sink, id));
+    aborted = Describe(sink, domains, id, domain, reg.names()[i]) == WalkResult::kAbort;
   }
+  // The layouts the roots name (a static root's slot is a static field of its class's layout).
+  for (size_t i = 0; i < roots.size() && !aborted && detail.fields; ++i)
+    if (roots[i].type == ContainerType::kClass)
+      aborted = !layouts_.Describe(sink, static_cast<uint32_t>(roots[i].id1));
   std::vector<agent::RootRef> batch;
   for (size_t i = 0; i < roots.size() && !aborted;) {
     size_t j = i;

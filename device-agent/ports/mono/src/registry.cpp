@@ -10,9 +10,19 @@ void Registry::Drain(EventLog& log) {
   std::lock_guard<std::mutex> lock(mu_);
   log.Drain([this](const Event& e) {
     switch (e.kind) {
-      case EventKind::kClassLoaded:
-        if (class_ids_.find(e.a) == class_ids_.end()) AddClass(e.a, e.name);
+      case EventKind::kClassLoaded: {
+        auto it = class_ids_.find(e.a);
+        if (it == class_ids_.end()) {
+          AddClass(e.a, e.name);
+        } else if (names_[it->second - 1] != e.name) {
+          // Another class at a known class's address: the first was freed (its image closed
+          // with an unloaded AppDomain) and its memory reused. A type of its own, and anything
+          // cached under the address is stale (TakeReplaced).
+          replaced_.push_back(e.a);
+          AddClass(e.a, e.name);
+        }
         break;
+      }
       case EventKind::kRootRegister:
         ranges_[e.a] = RootRange{e.b, static_cast<int>(e.c), e.d, e.a};
         break;
@@ -62,7 +72,8 @@ uint32_t Registry::AddClassIn(uintptr_t klass, uintptr_t domain, std::string nam
   return id;
 }
 
-// A domain that unloads leaves the list, and the types made for it are forgotten: their ids stay unused (never described again).
+// A domain that unloads leaves the list, and the types made for it are forgotten: their ids stay
+// unused (never described again).
 void Registry::RemoveDomain(uintptr_t domain) {
   domains_.erase(std::remove_if(domains_.begin(), domains_.end(),
                                 [&](const DomainInfo& d) { return d.domain == domain; }),

@@ -8,6 +8,9 @@
 // class in another AppDomain gets a type id of its own on first use (AddClassIn), since a
 // NETCF dump's types belong to one AppDomain section.
 //
+// A load event for a known address with another name means the first class was freed (its
+// image closed with an unloaded AppDomain) and a new class took its memory: it gets a new type id.
+//
 // Memory: one entry per loaded class, per (class, other domain) used, per registered root range,
 // per live GC handle and per live AppDomain.
 // Thread-safety: the module's own threads only (the bookkeeper and the capture thread), under
@@ -51,6 +54,10 @@ class Registry {
     auto it = class_ids_.find(klass);
     return it == class_ids_.end() ? 0 : it->second;
   }
+  // MonoClass* addresses that a newly loaded class of another name took over from a freed one
+  // since the last call (each got a new type id; the old id keeps the old name, unused): what
+  // is cached per class under them is stale.
+  std::vector<uintptr_t> TakeReplaced() { return std::move(replaced_); }
   // Registers a class the walk met without a load event (name computed by the caller).
   uint32_t AddClass(uintptr_t klass, std::string name);
   // The type id of `klass` in AppDomain `domain` other than the root one, or 0 if never used.
@@ -87,12 +94,14 @@ class Registry {
   };
   struct DomainClassHash {
     size_t operator()(const DomainClass& k) const {
-      return std::hash<uintptr_t>()(k.klass) ^ (std::hash<uintptr_t>()(k.domain) * 0x9e3779b97f4a7c15ull);
+      return std::hash<uintptr_t>()(k.klass) ^
+             (std::hash<uintptr_t>()(k.domain) * 0x9e3779b97f4a7c15ull);
     }
   };
   std::unordered_map<DomainClass, uint32_t, DomainClassHash> domain_class_ids_;
   std::vector<uintptr_t> type_domains_;
   std::vector<DomainInfo> domains_;
+  std::vector<uintptr_t> replaced_;  // see TakeReplaced
   void RemoveDomain(uintptr_t domain);
 };
 

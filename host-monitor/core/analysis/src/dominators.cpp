@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <vector>
 
-#include "huge_pages.h"
+#include "xrpm/model/huge_pages.h"
 
 namespace xrpm::analysis {
 
@@ -73,11 +73,11 @@ DominatorTree DominatorTree::Compute(const GraphIndex& g, const Progress& progre
   // All arrays but `pre` are indexed by preorder number; 0 is the virtual root.
   PodVector<uint32_t> pre, vertex, semi;
   PodVector<Forest> forest;
-  detail::ResizeHuge(pre, n, kNoIndex);       // node -> preorder; later node -> idom node
-  detail::ResizeHuge(vertex, size_t{n} + 1);  // preorder -> node
-  detail::ResizeHuge(forest, size_t{n} + 1);  // see Forest
-  detail::ResizeHuge(semi, size_t{n} + 1);    // DFS cursor; then bucket head until processed,
-                                              // then the semidominator
+  ResizeHuge(pre, n, kNoIndex);       // node -> preorder; later node -> idom node
+  ResizeHuge(vertex, size_t{n} + 1);  // preorder -> node
+  ResizeHuge(forest, size_t{n} + 1);  // see Forest
+  ResizeHuge(semi, size_t{n} + 1);    // DFS cursor; then bucket head until processed,
+                                      // then the semidominator
   const uint32_t m = NumberDepthFirst(g, pre, vertex, forest, semi, progress);
   vertex.resize(m);
   vertex.shrink_to_fit();
@@ -86,7 +86,7 @@ DominatorTree DominatorTree::Compute(const GraphIndex& g, const Progress& progre
   semi.resize(m);
   semi.shrink_to_fit();
   PodVector<uint32_t> idom;
-  detail::ResizeHuge(idom, m);  // bucket link until the bucket is flushed, then (relative) idom
+  ResizeHuge(idom, m);  // bucket link until the bucket is flushed, then (relative) idom
   for (uint32_t i = 0; i < m; ++i) semi[i] = 0;  // every bucket empty (0 never sits in one)
   std::vector<uint32_t> stack;
 
@@ -189,7 +189,7 @@ DominatorTree DominatorTree::Compute(const GraphIndex& g, const Progress& progre
 
   // Retained sizes: reverse preorder visits every vertex before its dominator.
   const Snapshot& snap = g.snapshot();
-  detail::ResizeHuge(d.retained_, n, uint64_t{0});
+  ResizeHuge(d.retained_, n, uint64_t{0});
   uint64_t total = 0;
   for (uint32_t o = m - 1; o >= 1; --o) {
     const uint32_t v = vertex[o];

@@ -6,8 +6,8 @@
 #include <string_view>
 #include <unordered_map>
 
-#include "huge_pages.h"
-#include "parallel.h"
+#include "xrpm/model/fork_join.h"
+#include "xrpm/model/huge_pages.h"
 
 namespace xrpm::analysis {
 
@@ -29,7 +29,7 @@ GraphIndex GraphIndex::Build(const Snapshot& snap, const GraphIndexOptions& opts
       throw std::invalid_argument("object " + std::to_string(i) + " has type index " +
                                   std::to_string(snap.object_type[i]) + " but the snapshot has " +
                                   std::to_string(snap.type_count()) + " types");
-  const unsigned threads = detail::ResolveThreads(opts.threads);
+  const unsigned threads = ResolveThreads(opts.threads);
   GraphIndex g;
   g.snap_ = &snap;
   g.n_ = static_cast<uint32_t>(snap.object_count());
@@ -46,12 +46,12 @@ GraphIndex GraphIndex::Build(const Snapshot& snap, const GraphIndexOptions& opts
 void GraphIndex::ResolveEdges(unsigned threads, const Progress& progress) {
   const Snapshot& s = *snap_;
   const size_t n = n_, e = s.ref_count();
-  detail::ResizeHuge(out_, e);
-  detail::ResizeHuge(out_off_, size_t{n} + 1);
-  auto bounds = detail::WeightedBounds(n, threads, [&](size_t i) { return s.ref_begin(i); });
+  ResizeHuge(out_, e);
+  ResizeHuge(out_off_, size_t{n} + 1);
+  auto bounds = WeightedBounds(n, threads, [&](size_t i) { return s.ref_begin(i); });
   std::atomic<uint64_t> dangling{0};
   std::atomic<bool> stop{false};
-  detail::RunChunks(bounds, [&](size_t chunk, size_t begin, size_t end) {
+  RunChunks(bounds, [&](size_t chunk, size_t begin, size_t end) {
     uint64_t local = 0;
     for (size_t i = begin; i < end; ++i) {
       if ((i & 0x3FFF) == 0) {
@@ -92,10 +92,10 @@ void GraphIndex::ResolveEdges(unsigned threads, const Progress& progress) {
 
 void GraphIndex::BuildReverse(unsigned threads, const Progress& progress) {
   const uint32_t n = n_;
-  detail::ResizeHuge(in_off_, size_t{n} + 1);
-  detail::ResizeHuge(in_, out_.size());
+  ResizeHuge(in_off_, size_t{n} + 1);
+  ResizeHuge(in_, out_.size());
   // Each chunk owns a range of targets and scans every edge: no atomics, in-lists sorted by source.
-  auto bounds = detail::EvenBounds(n, threads, 1 << 16);
+  auto bounds = EvenBounds(n, threads, 1 << 16);
   std::atomic<bool> stop{false};
   auto scan = [&](size_t chunk, size_t lo, size_t hi, auto&& on_edge) {
     const uint32_t span = static_cast<uint32_t>(hi - lo);
@@ -119,13 +119,13 @@ void GraphIndex::BuildReverse(unsigned threads, const Progress& progress) {
       }
     }
   };
-  detail::RunChunks(bounds, [&](size_t chunk, size_t lo, size_t hi) {
+  RunChunks(bounds, [&](size_t chunk, size_t lo, size_t hi) {
     scan(chunk, lo, hi, [&](uint32_t, uint32_t t) { ++in_off_[t + 1]; });
   });
   progress.ThrowIfCancelled();
   for (size_t i = 0; i < n; ++i) in_off_[i + 1] += in_off_[i];
   // Fill with in_off_[t] as the cursor; afterwards in_off_[t] is t's end = (t+1)'s begin.
-  detail::RunChunks(bounds, [&](size_t chunk, size_t lo, size_t hi) {
+  RunChunks(bounds, [&](size_t chunk, size_t lo, size_t hi) {
     scan(chunk, lo, hi, [&](uint32_t v, uint32_t t) { in_[in_off_[t]++] = v; });
   });
   progress.ThrowIfCancelled();
@@ -197,7 +197,7 @@ void GraphIndex::GroupTypes() {
   group_off_.resize(groups + 1, 0);
   for (uint32_t v = 0; v < n_; ++v) ++group_off_[group_of(v) + 1];
   for (size_t g = 0; g < groups; ++g) group_off_[g + 1] += group_off_[g];
-  detail::ResizeHuge(by_group_, size_t{n_});
+  ResizeHuge(by_group_, size_t{n_});
   for (uint32_t v = 0; v < n_; ++v) by_group_[group_off_[group_of(v)]++] = v;
   for (size_t g = groups; g > 0; --g) group_off_[g] = group_off_[g - 1];
   if (groups) group_off_[0] = 0;

@@ -15,8 +15,8 @@
 #include <vector>
 
 #include "xrpm/analysis/dominators.h"
-#include "xrpm/analysis/progress.h"
 #include "xrpm/model/pod_vector.h"
+#include "xrpm/model/progress.h"
 
 namespace xrpm::analysis {
 

@@ -221,7 +221,7 @@ void AppSession::StartAnalysis(uint32_t id) {
         std::shared_ptr<const DocAnalysis> a;
         try {
           a = AnalyseDoc(snap, ctx);
-        } catch (const analysis::Cancelled&) {
+        } catch (const Cancelled&) {
           return [this, id] {
             if (SnapshotDoc* d = doc(id)) {
               d->state = DocState::kReady;

@@ -66,7 +66,7 @@ void AppSession::Compare(std::vector<uint32_t> ids) {
         ctx.SetPhase("Diff by type");
         r->diff = analysis::DiffSummaries(sums);
         ctx.SetPhase("Growing types");
-        analysis::Progress progress;
+        Progress progress;
         progress.cancel = ctx.cancel_flag();
         r->growth = analysis::FindGrowthSuspects(r->diff, r->last->heap, {}, progress);
         return [this, r] {
@@ -105,7 +105,7 @@ void AppSession::FindLeaks(uint32_t a, uint32_t b, uint32_t c) {
   worker_.Post(
       "Finding leaks in " + r->titles[2],
       [this, r, parts](TaskContext& ctx) -> Completion {
-        analysis::Progress progress;
+        Progress progress;
         progress.cancel = ctx.cancel_flag();
         ctx.SetPhase("Allocated between A and B, alive in C");
         const analysis::LeakNames names = {r->titles[0], r->titles[1], r->titles[2]};

@@ -8,8 +8,8 @@ namespace xrpm::app {
 namespace {
 
 // Bridges the engine's Progress (phase name + fraction) to the worker's TaskContext.
-analysis::Progress MakeProgress(TaskContext& ctx, std::string* phase) {
-  analysis::Progress p;
+Progress MakeProgress(TaskContext& ctx, std::string* phase) {
+  Progress p;
   p.cancel = ctx.cancel_flag();
   p.on_progress = [&ctx, phase](std::string_view name, double fraction) {
     if (name != *phase) {
@@ -77,7 +77,7 @@ std::shared_ptr<const DocAnalysis> AnalyseDoc(std::shared_ptr<const Snapshot> sn
   auto a = std::make_shared<DocAnalysis>();  // members are built in place: the forest and the
   a->snapshot = std::move(snap);             // summaries point into the index
   std::string phase;
-  const analysis::Progress progress = MakeProgress(ctx, &phase);
+  const Progress progress = MakeProgress(ctx, &phase);
   const Snapshot& s = *a->snapshot;
 
   a->heap = analysis::HeapAnalysis::Run(s, {}, progress);

@@ -450,8 +450,8 @@ void HostClient::Impl::ExecuteCommands() {
       frame_rows_kept = 0;
     } else if (std::holds_alternative<CmdCapture>(c)) {
       request_id = next_request_id++;
-      assembler = std::make_unique<CaptureAssembler>(opt.max_capture_objects,
-                                                     device.pointer_bytes ? device.pointer_bytes : 4);
+      assembler = std::make_unique<CaptureAssembler>(
+          opt.max_capture_objects, device.pointer_bytes ? device.pointer_bytes : 4);
       capture_started = Clock::now();
       const CaptureOptions& co = std::get<CmdCapture>(c).opts;
       wire::CaptureRequest* req = env.mutable_capture_request();

@@ -2,8 +2,9 @@
 // subscription into FrameRecording deltas. Everything from the device is untrusted: batches must
 // come in sequence, definitions must be consecutive and within the protocol limits
 // (protocol/constants.h), stacks may only name defined methods, and rows only defined stacks,
-// types and tags; markers and tags at most kMaxMarkerBytes, at most kMaxBatchMarkers a batch; anything else is a clear error and the host drops the connection (MALFORMED).
-// O(rows + definitions) per batch.
+// types and tags; markers and tags at most kMaxMarkerBytes, at most kMaxBatchMarkers a batch;
+// anything else is a clear error and the host drops the connection (MALFORMED). O(rows +
+// definitions) per batch.
 //
 // Thread-safety: none; used by the client's network thread.
 #pragma once

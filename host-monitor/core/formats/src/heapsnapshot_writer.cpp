@@ -9,14 +9,12 @@
 #include <unordered_map>
 #include <vector>
 
-#include "id_index.h"
 #include "xrpm/model/atomic_file.h"
+#include "xrpm/model/id_resolver.h"
 #include "xrpm/model/object_fields.h"
 
 namespace xrpm::formats {
 namespace {
-
-using formats::IdIndex;
 
 constexpr size_t kFlushBytes = 256 * 1024;
 constexpr uint64_t kNodeFields = 7;
@@ -99,7 +97,7 @@ HeapSnapshotStats WriteHeapSnapshot(const Snapshot& snap,
                                     const std::function<void(std::string_view)>& sink) {
   HeapSnapshotStats st;
   const size_t nobj = snap.object_count();
-  IdIndex index(snap.object_id.span());
+  const IdResolver index = IdResolver::Build(snap.object_id.span());
   StringTable strings;
 
   // ---- roots, grouped by kind ----
@@ -112,7 +110,7 @@ HeapSnapshotStats WriteHeapSnapshot(const Snapshot& snap,
   auto add_roots = [&](uint32_t section, uint64_t begin, uint64_t end) {
     for (uint64_t r = begin; r < end; ++r) {
       uint64_t target = index.Find(snap.root_object[r]);
-      if (target == IdIndex::kNotFound) {
+      if (target == kNoIndex) {
         ++st.dropped_roots;
         continue;
       }
@@ -166,9 +164,9 @@ HeapSnapshotStats WriteHeapSnapshot(const Snapshot& snap,
   constexpr uint32_t kDangling = 0xFFFFFFFFu;
   PodVector<uint32_t> target(snap.ref_count());
   for (size_t k = 0; k < snap.ref_count(); ++k) {
-    uint64_t t = index.Find(snap.refs[k]);
-    target[k] = t == IdIndex::kNotFound ? kDangling : static_cast<uint32_t>(t);
-    st.dropped_refs += t == IdIndex::kNotFound;
+    const uint32_t t = index.Find(snap.refs[k]);
+    target[k] = t == kNoIndex ? kDangling : t;
+    st.dropped_refs += t == kNoIndex;
   }
   auto edges_of = [&](size_t i) {
     uint32_t n = 0;
@@ -178,7 +176,7 @@ HeapSnapshotStats WriteHeapSnapshot(const Snapshot& snap,
   st.edge_count = groups.size() + (snap.ref_count() - st.dropped_refs);
   for (const auto& [kind, g] : groups) st.edge_count += g.size();
   const uint64_t max_synthetic_id = 2 * first_object - 1;
-  st.ids_are_addresses = nobj > 0 && !index.has_duplicates();
+  st.ids_are_addresses = nobj > 0 && index.duplicate_ids() == 0;
   for (size_t i = 0; i < nobj && st.ids_are_addresses; ++i)
     st.ids_are_addresses = snap.object_id[i] > max_synthetic_id && snap.object_id[i] <= 0xFFFFFFFFu;
   if (!st.ids_are_addresses && 2 * st.node_count + 1 > 0xFFFFFFFFu)

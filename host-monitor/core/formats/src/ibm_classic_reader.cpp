@@ -7,7 +7,7 @@
 // address; class references are parked as pending roots because class records usually come after
 // the objects. Pass 2: references to class block addresses are removed from the object refs
 // (in-place CSR compaction, O(refs) with hash lookups only for candidates in the class address
-// range), pending roots are resolved, type ids assigned, and ids/refs checked through an IdIndex
+// range), pending roots are resolved, type ids assigned, and ids/refs checked through an IdResolver
 // (O((N + refs) log N)).
 #include "xrpm/formats/ibm_classic_reader.h"
 
@@ -18,14 +18,12 @@
 #include <unordered_map>
 
 #include "ibm_root_classes.h"
-#include "id_index.h"
 #include "xrpm/formats/jvm_names.h"
+#include "xrpm/model/id_resolver.h"
 #include "xrpm/model/mapped_file.h"
 
 namespace xrpm::formats {
 namespace {
-
-using formats::IdIndex;
 
 bool IsBlank(char c) {
   return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v';
@@ -526,10 +524,10 @@ class IbmReader {
     const size_t n = snap_.object_count();
     PodVector<uint8_t> drop;  // 1 for a later duplicate
     {
-      IdIndex index(snap_.object_id.span());
-      if (index.has_duplicates()) {
+      const IdResolver index = IdResolver::Build(snap_.object_id.span(), 1);
+      if (index.duplicate_ids() > 0) {
         drop.resize(n, 0);
-        index.ForEachDuplicate([&](uint64_t first, uint64_t dup) {
+        index.ForEachDuplicate([&](uint32_t first, uint32_t dup) {
           drop[dup] = 1;
           if (!CountOnly("duplicate-object"))
             Report(object_line_[dup], "duplicate-object",
@@ -581,7 +579,7 @@ class IbmReader {
       }
     }
 
-    IdIndex index(snap_.object_id.span());
+    const IdResolver index = IdResolver::Build(snap_.object_id.span(), 1);
     for (const PendingRoot& p : pending_roots_) {
       if (IsClassAddress(p.ref)) {
         ++stats_.class_refs;
@@ -589,13 +587,13 @@ class IbmReader {
       }
       TypeId container = p.owner == kNoIndex ? 0 : snap_.types[p.owner].id;
       snap_.AddRoot(p.ref, static_cast<RootKind>(p.kind), p.flags, container);
-      if (index.Find(p.ref) == IdIndex::kNotFound && !CountOnly("dangling-root"))
+      if (index.Find(p.ref) == kNoIndex && !CountOnly("dangling-root"))
         Report(p.line, "dangling-root",
                "class record references " + Hex(p.ref) + ", which is not an object in the dump");
     }
     for (size_t i = 0; i < snap_.object_count(); ++i) {
       for (ObjectId v : snap_.object_refs(i)) {
-        if (index.Find(v) == IdIndex::kNotFound && !CountOnly("dangling-ref"))
+        if (index.Find(v) == kNoIndex && !CountOnly("dangling-ref"))
           Report(object_line_[i], "dangling-ref",
                  "object " + Hex(snap_.object_id[i]) + " references " + Hex(v) +
                      ", which is not an object in the dump");

@@ -25,7 +25,7 @@
 #include <set>
 
 #include "xrpm/formats/xrpm_file.h"
-#include "xrpm/model/id_hash.h"  // AdviseHugePages
+#include "xrpm/model/huge_pages.h"
 #include "xrpm/model/object_fields.h"
 #include "xrpm_blocks.h"
 #include "xrpm_fields.h"

@@ -1,10 +1,10 @@
 #include "xrpm/model/id_hash.h"
 
-#include <sys/mman.h>
-
 #include <bit>
 #include <chrono>
 #include <random>
+
+#include "xrpm/model/huge_pages.h"
 
 namespace xrpm {
 
@@ -107,12 +107,6 @@ IdBitmap::IdBitmap(const Span& span, unsigned partitions) {
   words_.reserve(words);
   AdviseHugePages(words_.data(), words_.bytes_reserved());
   words_.resize(words, 0);
-}
-
-void AdviseHugePages(void* data, size_t bytes) {
-  constexpr size_t kHuge = size_t{2} << 20;
-  if (bytes < kHuge || (reinterpret_cast<uintptr_t>(data) & 4095)) return;
-  ::madvise(data, bytes & ~size_t{4095}, MADV_HUGEPAGE);
 }
 
 TypeIdMap::TypeIdMap(size_t expected) {

@@ -6,7 +6,8 @@
 
 namespace xrpm {
 
-std::vector<TypeHistogramRow> ComputeTypeHistogram(const Snapshot& snap, const TypeHistogramOptions& opts) {
+std::vector<TypeHistogramRow> ComputeTypeHistogram(const Snapshot& snap,
+                                                   const TypeHistogramOptions& opts) {
   std::vector<uint64_t> count(snap.types.size(), 0), bytes(snap.types.size(), 0);
   uint64_t b = 0, e = snap.object_count();
   if (opts.section) {
@@ -49,15 +50,17 @@ void SortTypeHistogram(std::vector<TypeHistogramRow>& rows, TypeSort by) {
     return by == TypeSort::kBytes ? std::pair(r.bytes, r.count) : std::pair(r.count, r.bytes);
   };
   if (by == TypeSort::kName) {
-    std::stable_sort(rows.begin(), rows.end(),
-                     [](const TypeHistogramRow& a, const TypeHistogramRow& b) { return a.name < b.name; });
+    std::stable_sort(
+        rows.begin(), rows.end(),
+        [](const TypeHistogramRow& a, const TypeHistogramRow& b) { return a.name < b.name; });
     return;
   }
-  std::stable_sort(rows.begin(), rows.end(), [&](const TypeHistogramRow& a, const TypeHistogramRow& b) {
-    auto ka = key(a), kb = key(b);
-    if (ka != kb) return ka > kb;
-    return a.name < b.name;
-  });
+  std::stable_sort(rows.begin(), rows.end(),
+                   [&](const TypeHistogramRow& a, const TypeHistogramRow& b) {
+                     auto ka = key(a), kb = key(b);
+                     if (ka != kb) return ka > kb;
+                     return a.name < b.name;
+                   });
 }
 
 std::optional<TypeSort> ParseTypeSort(std::string_view s) {

@@ -3,9 +3,11 @@
 // enums (Int32, Byte and Int64 based, members known), strings with non-ASCII text, an unpaired
 // surrogate and more characters than the capture's default cap, a struct inside a class (flattened
 // to position.X / position.Y), an array of structs, static fields, and a static event with three
-// Subscriber handlers. The frame method is Fields.Program:Tick.
+// Subscriber handlers. The frame method is Fields.Program:Tick. With a path argument, once that
+// file exists the program loads a class it never used before (Fields.LateLoaded), holds one
+// instance of it and prints "Fields: late" (a type loaded between two captures).
 //
-//   mono Fields.exe
+//   mono Fields.exe [LATE_FILE]
 using System;
 using System.Runtime.CompilerServices;
 
@@ -49,24 +51,45 @@ namespace Fields {
     public void OnPopped(object sender, EventArgs e) { }
   }
 
+  // Loaded only by MakeLate (nothing else names it, so neither a field's type nor the JIT loads
+  // it earlier).
+  public class LateLoaded {
+    public int Stamp = 12345;
+    public string Label = "late";
+    public Color Shade = Color.Green;
+  }
+
   public static class Game {
     public static Sample Instance;
     public static int Counter = 7;
     public static event EventHandler Popped;
+    public static object Extra;  // object: naming LateLoaded here would load it with Game
     public static void Subscribe(Subscriber s) { Popped += s.OnPopped; }
   }
 
   public static class Program {
     static long ticks;
+    static string lateFile;
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    static void MakeLate() {
+      Game.Extra = new LateLoaded();
+      Console.Error.WriteLine("Fields: late");
+    }
 
     [MethodImpl(MethodImplOptions.NoInlining)]
     public static void Tick() {
       var garbage = new byte[1024];
       ticks += garbage.Length;
       System.Threading.Thread.Sleep(5);
+      if (lateFile != null && System.IO.File.Exists(lateFile)) {
+        lateFile = null;
+        MakeLate();
+      }
     }
 
     public static int Main(string[] args) {
+      if (args.Length > 0) lateFile = args[0];
       Game.Instance = new Sample();
       Game.Instance.Next = new Sample { Name = "Bubble 7", Flag = false };
       for (int i = 0; i < 3; i++) Game.Subscribe(new Subscriber(i));

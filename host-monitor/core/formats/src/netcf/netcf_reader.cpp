@@ -119,7 +119,8 @@ Snapshot ReadImpl(std::string_view text, std::string_view name, Diagnostics& dia
   const bool strict = opts.strict || diags.strict();
   unsigned threads =
       opts.threads ? opts.threads : std::max(1u, std::thread::hardware_concurrency());
-  const size_t by_size = std::max<size_t>(1, text.size() / std::max<size_t>(1, opts.min_chunk_bytes));
+  const size_t by_size =
+      std::max<size_t>(1, text.size() / std::max<size_t>(1, opts.min_chunk_bytes));
   const unsigned nchunks = static_cast<unsigned>(std::min<size_t>(threads, by_size));
 
   const std::vector<std::string_view> texts = SplitAtLines(text, nchunks);

@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "netcf_reader_stages.h"
+#include "xrpm/model/huge_pages.h"
 
 namespace xrpm::formats {
 

@@ -27,8 +27,8 @@
 #include <span>
 
 #include "xrpm/analysis/graph_index.h"
-#include "xrpm/analysis/progress.h"
 #include "xrpm/model/pod_vector.h"
+#include "xrpm/model/progress.h"
 
 namespace xrpm::analysis {
 

@@ -27,9 +27,9 @@
 #include <string>
 #include <vector>
 
-#include "xrpm/analysis/id_resolver.h"
-#include "xrpm/analysis/progress.h"
+#include "xrpm/model/id_resolver.h"
 #include "xrpm/model/pod_vector.h"
+#include "xrpm/model/progress.h"
 #include "xrpm/model/snapshot.h"
 
 namespace xrpm::analysis {

@@ -15,8 +15,8 @@
 
 #include "xrpm/analysis/dominators.h"
 #include "xrpm/analysis/graph_index.h"
-#include "xrpm/analysis/progress.h"
 #include "xrpm/analysis/type_stats.h"
+#include "xrpm/model/progress.h"
 
 namespace xrpm::analysis {
 

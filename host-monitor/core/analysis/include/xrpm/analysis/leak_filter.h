@@ -37,7 +37,7 @@
 
 #include "xrpm/analysis/graph_index.h"
 #include "xrpm/analysis/paths.h"
-#include "xrpm/analysis/progress.h"
+#include "xrpm/model/progress.h"
 #include "xrpm/model/snapshot.h"
 
 namespace xrpm::analysis {

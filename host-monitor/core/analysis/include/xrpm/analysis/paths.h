@@ -31,8 +31,8 @@
 
 #include "xrpm/analysis/dominators.h"
 #include "xrpm/analysis/graph_index.h"
-#include "xrpm/analysis/progress.h"
 #include "xrpm/model/pod_vector.h"
+#include "xrpm/model/progress.h"
 
 namespace xrpm::analysis {
 

@@ -25,7 +25,7 @@
 #include "xrpm/analysis/diff.h"
 #include "xrpm/analysis/heap_analysis.h"
 #include "xrpm/analysis/paths.h"
-#include "xrpm/analysis/progress.h"
+#include "xrpm/model/progress.h"
 
 namespace xrpm::analysis {
 

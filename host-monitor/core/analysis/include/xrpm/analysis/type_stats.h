@@ -16,7 +16,7 @@
 
 #include "xrpm/analysis/dominators.h"
 #include "xrpm/analysis/graph_index.h"
-#include "xrpm/analysis/progress.h"
+#include "xrpm/model/progress.h"
 
 namespace xrpm::analysis {
 

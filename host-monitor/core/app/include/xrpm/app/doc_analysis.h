@@ -60,7 +60,7 @@ struct DocAnalysis {
   size_t MemoryBytes() const;  // beyond the snapshot
 };
 
-// Runs the whole analysis with progress and cancel through `ctx` (throws analysis::Cancelled).
+// Runs the whole analysis with progress and cancel through `ctx` (throws Cancelled).
 std::shared_ptr<const DocAnalysis> AnalyseDoc(std::shared_ptr<const Snapshot> snap,
                                               TaskContext& ctx);
 

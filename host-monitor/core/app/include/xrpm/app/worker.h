@@ -50,7 +50,7 @@ class Worker;
 class TaskContext {
  public:
   bool cancelled() const;
-  // The flag behind cancelled(), for engines that poll an atomic (analysis::Progress).
+  // The flag behind cancelled(), for engines that poll an atomic (Progress).
   const std::atomic<bool>* cancel_flag() const;
   void SetPhase(std::string phase, uint64_t total = 0);
   void SetProgress(uint64_t done);

@@ -10,6 +10,7 @@
 // index (or use atomics).
 #pragma once
 
+#include <algorithm>
 #include <atomic>
 #include <cstddef>
 #include <exception>
@@ -62,6 +63,47 @@ void ForEachTask(size_t tasks, unsigned threads, Fn&& fn) {
       throw;
     }
   });
+}
+
+// Runs fn(chunk, begin, end) for the chunks [bounds[k], bounds[k+1]), one worker each.
+template <class Fn>
+void RunChunks(const std::vector<size_t>& bounds, Fn&& fn) {
+  ForkJoin(static_cast<unsigned>(bounds.size() - 1),
+           [&](unsigned k) { fn(k, bounds[k], bounds[k + 1]); });
+}
+
+// Equal-sized chunks of [0, n): at least `min_per_chunk` items each (small inputs stay serial).
+inline std::vector<size_t> EvenBounds(size_t n, unsigned threads, size_t min_per_chunk = 1 << 16) {
+  size_t chunks =
+      std::max<size_t>(1, std::min<size_t>(threads, n / std::max<size_t>(1, min_per_chunk)));
+  std::vector<size_t> b(chunks + 1);
+  for (size_t k = 0; k <= chunks; ++k) b[k] = n * k / chunks;
+  return b;
+}
+
+// Chunks of [0, n) with about equal total weight, where prefix(i) is the weight of [0, i)
+// (monotone), e.g. a CSR offset array. O(chunks log n).
+template <class Prefix>
+std::vector<size_t> WeightedBounds(size_t n, unsigned threads, Prefix&& prefix,
+                                   size_t min_weight_per_chunk = 1 << 18) {
+  const size_t total = n ? static_cast<size_t>(prefix(n)) + n : 0;  // + n: objects cost too
+  size_t chunks = std::max<size_t>(
+      1, std::min<size_t>(threads, total / std::max<size_t>(1, min_weight_per_chunk)));
+  std::vector<size_t> b(chunks + 1, n);
+  b[0] = 0;
+  for (size_t k = 1; k < chunks; ++k) {
+    const size_t target = total * k / chunks;
+    size_t lo = b[k - 1], hi = n;  // first i with prefix(i) + i >= target
+    while (lo < hi) {
+      size_t mid = lo + (hi - lo) / 2;
+      if (static_cast<size_t>(prefix(mid)) + mid < target)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+    b[k] = lo;
+  }
+  return b;
 }
 
 }  // namespace xrpm

@@ -111,10 +111,6 @@ class IdBitmap {
   PodVector<uint64_t> words_;
 };
 
-// Asks the kernel to back a large column with transparent huge pages (fewer page faults and
-// TLB misses); no effect on small or heap-allocated vectors.
-void AdviseHugePages(void* data, size_t bytes);
-
 class TypeIdMap {
  public:
   static constexpr uint32_t kMissing = 0xFFFFFFFFu;

@@ -1,11 +1,12 @@
-#include "xrpm/analysis/id_resolver.h"
+// IdResolver: see id_resolver.h.
+#include "xrpm/model/id_resolver.h"
 
 #include <atomic>
 
-#include "huge_pages.h"
-#include "parallel.h"
+#include "xrpm/model/fork_join.h"
+#include "xrpm/model/huge_pages.h"
 
-namespace xrpm::analysis {
+namespace xrpm {
 
 IdResolver IdResolver::Build(std::span<const ObjectId> ids, unsigned threads,
                              const Progress& progress) {
@@ -20,7 +21,7 @@ IdResolver IdResolver::Build(std::span<const ObjectId> ids, unsigned threads,
   if (r.sorted_)
     r.BuildSorted();
   else
-    r.BuildHashed(detail::ResolveThreads(threads), progress);
+    r.BuildHashed(ResolveThreads(threads), progress);
   return r;
 }
 
@@ -33,7 +34,7 @@ void IdResolver::BuildSorted() {
   shift_ = 0;
   while ((range >> shift_) + 1 > want) ++shift_;
   const uint64_t buckets = (range >> shift_) + 1;
-  detail::ResizeHuge(table_, buckets + 1);
+  ResizeHuge(table_, buckets + 1);
   uint64_t b = 0;
   for (size_t i = 0; i < ids_.size(); ++i) {
     const uint64_t bi = (ids_[i] - min_) >> shift_;
@@ -44,10 +45,10 @@ void IdResolver::BuildSorted() {
 
 void IdResolver::BuildHashed(unsigned threads, const Progress& progress) {
   const size_t n = ids_.size();
-  detail::ResizeHuge(table_, std::max<size_t>(16, 2 * n), kNoIndex);
+  ResizeHuge(table_, std::max<size_t>(16, 2 * n), kNoIndex);
   std::atomic<uint64_t> dups{0};
   std::atomic<bool> stop{false};
-  detail::RunChunks(detail::EvenBounds(n, threads), [&](size_t, size_t begin, size_t end) {
+  RunChunks(EvenBounds(n, threads), [&](size_t, size_t begin, size_t end) {
     uint64_t local_dups = 0;
     for (size_t i = begin; i < end; ++i) {
       if ((i & 0xFFFF) == 0 && (stop.load(std::memory_order_relaxed) || progress.cancelled())) {
@@ -85,4 +86,12 @@ void IdResolver::BuildHashed(unsigned threads, const Progress& progress) {
   duplicates_ = dups;
 }
 
-}  // namespace xrpm::analysis
+void IdResolver::ForEachDuplicate(const std::function<void(uint32_t, uint32_t)>& f) const {
+  if (duplicates_ == 0) return;
+  for (size_t i = 0; i < ids_.size(); ++i) {
+    const uint32_t first = Find(ids_[i]);
+    if (first != i) f(first, static_cast<uint32_t>(i));
+  }
+}
+
+}  // namespace xrpm

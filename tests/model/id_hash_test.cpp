@@ -1,12 +1,12 @@
-// The reader's id containers and record counter.
+// The readers' id containers (id_hash.h) and the NETCF reader's record counter.
 #include <gtest/gtest.h>
 
 #include <random>
 #include <set>
 
-#include "xrpm/model/id_hash.h"
-#include "xrpm/formats/netcf_reader.h"
 #include "netcf_reader_chunk.h"
+#include "xrpm/formats/netcf_reader.h"
+#include "xrpm/model/id_hash.h"
 
 namespace xrpm {
 namespace {

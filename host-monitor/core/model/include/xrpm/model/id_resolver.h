@@ -1,4 +1,5 @@
-// IdResolver: maps a raw object id (device address) to its object index in a Snapshot.
+// IdResolver: maps a raw object id (device address) to its object index in a Snapshot: the one
+// id -> index lookup of the readers, the exporters and the analysis.
 //
 // Two compact layouts, chosen by the data:
 //  - ids strictly ascending (a device walking its heap in address order, the common case): no
@@ -6,7 +7,8 @@
 //    slices, a lookup is one bucket read plus a binary search over ~2 ids. ~2 bytes/object.
 //  - anything else: open addressing with linear probing over 32-bit object indices (keys are
 //    read from the snapshot's id column), capacity 2N, multiplicative hashing. 8 bytes/object.
-// Duplicate ids resolve to the first object that has the id (lowest index); they are counted.
+// Duplicate ids resolve to the first object that has the id (lowest index); they are counted
+// and can be listed.
 // Both lookups are O(1) expected; building is O(N) (the hash is filled in parallel with CAS).
 //
 // The resolver refers to the snapshot's id column, which must outlive it.
@@ -14,13 +16,14 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <span>
 
-#include "xrpm/analysis/progress.h"
 #include "xrpm/model/pod_vector.h"
+#include "xrpm/model/progress.h"
 #include "xrpm/model/snapshot.h"
 
-namespace xrpm::analysis {
+namespace xrpm {
 
 class IdResolver {
  public:
@@ -34,6 +37,9 @@ class IdResolver {
 
   bool sorted() const { return sorted_; }
   uint64_t duplicate_ids() const { return duplicates_; }  // objects whose id was seen before
+  // Calls f(first, duplicate) for every object whose id an earlier object (first) has, in
+  // index order. O(N).
+  void ForEachDuplicate(const std::function<void(uint32_t, uint32_t)>& f) const;
   size_t MemoryBytes() const { return table_.bytes_reserved(); }
 
  private:
@@ -75,4 +81,4 @@ class IdResolver {
   PodVector<uint32_t> table_;
 };
 
-}  // namespace xrpm::analysis
+}  // namespace xrpm

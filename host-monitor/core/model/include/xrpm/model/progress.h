@@ -1,4 +1,4 @@
-// Progress: how a long analysis step (index build, dominators, paths over a whole heap) tells its
+// Progress: how a long step (an index build, dominators, paths over a whole heap) tells its
 // caller how far it got, and how the caller stops it.
 //
 // The GUI runs analyses on a worker thread and passes a callback that posts the fraction to the
@@ -15,9 +15,9 @@
 #include <stdexcept>
 #include <string_view>
 
-namespace xrpm::analysis {
+namespace xrpm {
 
-// Thrown by an analysis step when its cancel flag was set.
+// Thrown by a step when its cancel flag was set.
 class Cancelled : public std::runtime_error {
  public:
   Cancelled() : std::runtime_error("analysis cancelled") {}
@@ -39,4 +39,4 @@ struct Progress {
   }
 };
 
-}  // namespace xrpm::analysis
+}  // namespace xrpm
