@@ -24,8 +24,15 @@
 //      gc_us, the `game paused ... (GC ..., walk ...)` figures), so the ratio needs no baseline
 //      from another run.
 //
+//   5. the in-game API (issue 24; `--only api`): ApiBench.exe FRAMES (bursts of 16
+//      Profiler.Marker calls and 16 Profiler.Scope enter/leave pairs per frame, 1 ms apart so a
+//      live agent's marker queue (256 slots, drained at least every 10 ms) never drops) under
+//      plain mono (no agent) and under xrpm-mono, alternating; per call against the same
+//      process's empty loop, and for Scope also against a `using` over a no-op IDisposable
+//      (what the C# statement costs by itself); medians over rounds.
+//
 //   mono_bench [--nodes N] [--runs R] [--frames F] [--allocs N] [--launcher XRPM_MONO]
-//              [--only alloc|real]
+//              [--only alloc|real|api]
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -223,6 +230,55 @@ int AllocationPath(int runs, int allocs) {
   return origins_line.empty() ? 1 : 0;
 }
 
+// Section 5 (see the header comment): ApiBench.exe's "api_ns" figures of one process, run as
+// `argv` ({empty, marker, scope, using_noop}; all 0 when it failed).
+std::vector<double> ApiNs(const std::vector<std::string>& argv) {
+  Child c(argv);
+  const std::string line = c.WaitLine("api_ns ", false);
+  c.Wait();
+  std::vector<double> v(4, 0);
+  if (std::sscanf(line.c_str(), "api_ns empty %lf marker %lf scope %lf using_noop %lf", &v[0],
+                  &v[1], &v[2], &v[3]) != 4)
+    return std::vector<double>(4, 0);
+  return v;
+}
+
+int ApiCost(int runs, int frames) {
+  const std::vector<std::string> prog = {kDir + "/ApiBench.exe", std::to_string(frames)};
+  std::vector<std::string> plain = {"mono"}, agent = {kLauncher, "--port", "0", "--quiet", "--"};
+  plain.insert(plain.end(), prog.begin(), prog.end());
+  agent.insert(agent.end(), prog.begin(), prog.end());
+  // [config][figure] over rounds; figures: marker - empty, scope - empty, scope - using_noop
+  std::vector<std::vector<double>> d[2] = {std::vector<std::vector<double>>(3),
+                                           std::vector<std::vector<double>>(3)};
+  std::vector<double> raw[2][4];
+  for (int r = 0; r < runs; ++r) {
+    for (int c = 0; c < 2; ++c) {
+      const std::vector<double> v = ApiNs(c == 0 ? plain : agent);
+      if (v[0] <= 0) {
+        std::fprintf(stderr, "mono_bench: an ApiBench run failed\n");
+        return 1;
+      }
+      for (int i = 0; i < 4; ++i) raw[c][i].push_back(v[i]);
+      d[c][0].push_back(v[1] - v[0]);
+      d[c][1].push_back(v[2] - v[0]);
+      d[c][2].push_back(v[2] - v[3]);
+      std::printf("round %d, %s: ns/call empty %.2f, Marker %.2f, Scope %.2f, using no-op %.2f\n",
+                  r + 1, c == 0 ? "no agent (plain mono)" : "agent (xrpm-mono)", v[0], v[1],
+                  v[2], v[3]);
+      std::fflush(stdout);
+    }
+  }
+  std::printf("\nApiBench.exe %d, %d rounds; medians (ns per call):\n", frames, runs);
+  std::printf(
+      "| | empty loop | Marker | vs empty | Scope enter+leave | vs empty | vs using no-op |\n");
+  for (int c = 0; c < 2; ++c)
+    std::printf("| %s | %.2f | %.2f | %+.2f | %.2f | %+.2f | %+.2f |\n",
+                c == 0 ? "no agent" : "xrpm-mono", Median(raw[c][0]), Median(raw[c][1]),
+                Median(d[c][0]), Median(raw[c][2]), Median(d[c][1]), Median(d[c][2]));
+  return 0;
+}
+
 // Section 4, one program: `argv` under xrpm-mono, captured `runs` times three ways once its
 // stderr shows `ready`, or, with a `gate`, once the program writes to it (it is held there until
 // the captures are done). Prints one line per capture and the medians; false when a capture
@@ -347,6 +403,7 @@ int main(int argc, char** argv) {
 
   if (only == "alloc") return AllocationPath(runs, allocs);
   if (only == "real") return RealHeaps(runs);
+  if (only == "api") return ApiCost(runs, frames == 20000 ? 3000 : frames);
   // ---- 1. capture vs GC.Collect() ----
   Child heap({kLauncher, "--port", "0", "--frame", "HeapBench.Bench:Tick", "--",
               kDir + "/HeapBench.exe", std::to_string(nodes)});

@@ -232,9 +232,42 @@ void ScriptRunner::Start(const ScriptStep& s) {
       return Fail("could not record frames: " + ses.last_error());
     app_.SetView(View::kTimeline);
     Next();
-  } else if (s.id == ScriptVerb::kWaitGameFrames) {
+  } else if (s.id == ScriptVerb::kWaitGameFrames || s.id == ScriptVerb::kWaitAutoCaptures) {
     counter_target_ = std::stoull(arg);
     wait_ = Wait::kDevice;
+  } else if (s.id == ScriptVerb::kAutoCapture) {
+    AutoCaptureBoard& b = ses.auto_capture();
+    std::istringstream in(arg);
+    for (std::string field; in >> field;) {
+      const size_t eq = field.find('=');
+      const std::string key = field.substr(0, eq),
+                        value = eq == std::string::npos ? "" : field.substr(eq + 1);
+      if (key == "every")
+        b.triggers.every = value;
+      else if (key == "on-growth")
+        b.triggers.on_growth = value;
+      else if (key == "on-gc-pause")
+        b.triggers.on_gc_pause = value;
+      else if (key == "on-marker")
+        b.triggers.on_marker = value;
+      else if (key == "files")
+        b.output = value;
+      else if (key == "keep")
+        b.keep = uint32_t(std::stoul(value));
+      else if (key == "game")
+        b.triggers.game_requests = value == "on";
+      else
+        return Fail(
+            "auto-capture: expected every=, on-growth=, on-gc-pause=, on-marker=, files=, keep= or "
+            "game=, found '" +
+            field + "'");
+    }
+    if (!ses.StartAutoCapture()) return Fail("auto-capture: " + ses.last_error());
+    app_.SetView(View::kConnection);
+    Next();
+  } else if (s.id == ScriptVerb::kStopAutoCapture) {
+    ses.StopAutoCapture();
+    Next();
   } else if (s.id == ScriptVerb::kSelectFrames) {
     const auto& rows = ses.frames().recording().frames;
     const size_t a = std::stoull(s.args[0]);
@@ -377,6 +410,9 @@ void ScriptRunner::CheckDevice() {
     if (const client::HostClient* c = link.client(); c && !c->frames_status().error.empty())
       return Fail(c->frames_status().error);
     if (ses.frames().recording().frames.size() < counter_target_) return;
+  } else if (step.id == ScriptVerb::kWaitAutoCaptures) {
+    if (ses.auto_capture().failed() > 0) return Fail("an auto capture failed: " + ses.last_error());
+    if (ses.auto_capture().saved() < counter_target_) return;
   }
   Next();
 }

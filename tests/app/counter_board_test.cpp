@@ -101,3 +101,36 @@ TEST_F(CounterBoardTest, ExportsEverySampleAsCsvWithAllStatColumns) {
 
 }  // namespace
 }  // namespace xrpm::app
+
+namespace xrpm::app {
+namespace {
+
+// The game's markers on the counter graphs, by the device clock: between the samples around
+// them, none outside the graphed span.
+TEST(CounterBoardMarkers, MarkersFallBetweenTheSamplesAroundThem) {
+  client::CounterHistory h(100);
+  h.SetDescriptors({{"Garbage Collector", "GC Heap", "bytes"}}, 100);
+  for (uint64_t i = 0; i < 11; ++i)  // samples at 1000, 1100, ... 2000 ms
+    h.Add({i + 1, 1000 + 100 * i, double(i), {client::CounterStat{}}});
+  CounterBoard b;
+  b.Update(h);
+  const std::vector<client::MarkerRow> m = {
+      {client::MarkerKind::kMarker, "early", 0, 500'000},
+      {client::MarkerKind::kMarker, "first", 0, 1'000'000},
+      {client::MarkerKind::kMarker, "mid", 0, 1'450'000},
+      {client::MarkerKind::kCaptureRequest, "end", 0, 2'000'000},
+      {client::MarkerKind::kMarker, "late", 0, 2'500'000}};
+  auto all = b.MarkersOnGraph(m, 11);
+  ASSERT_EQ(all.size(), 3u);
+  EXPECT_EQ(all[0].marker, 1u);
+  EXPECT_DOUBLE_EQ(all[0].x, 0.0);
+  EXPECT_NEAR(all[1].x, 0.45, 1e-9);
+  EXPECT_DOUBLE_EQ(all[2].x, 1.0);
+  auto last5 = b.MarkersOnGraph(m, 5);  // 1600..2000 ms
+  ASSERT_EQ(last5.size(), 1u);
+  EXPECT_EQ(m[last5[0].marker].text, "end");
+  EXPECT_TRUE(b.MarkersOnGraph(m, 1).empty());
+}
+
+}  // namespace
+}  // namespace xrpm::app

@@ -85,3 +85,37 @@ TEST_F(FrameBoardTest, SelectionDrivesTheProfileAndTheTable) {
 
 }  // namespace
 }  // namespace xrpm::app
+
+namespace xrpm::app {
+namespace {
+
+// The game's markers on the Timeline: each on its frame's row; only those of the rows asked for;
+// a marker whose frame did not arrive (the device's ring overwrote it) is not placed.
+TEST(FrameBoardMarkers, MarkersLandOnTheirFramesRows) {
+  client::FrameRecording r;
+  for (uint64_t f = 100; f < 200; ++f)
+    if (f != 150) r.frames.push_back(client::FrameRow{.frame = f, .duration_us = 16000});
+  r.markers = {{client::MarkerKind::kMarker, "before", 90, 0},
+               {client::MarkerKind::kMarker, "Wave 1", 100, 0},
+               {client::MarkerKind::kCaptureRequest, "Wave 1 ended", 120, 0},
+               {client::MarkerKind::kMarker, "lost", 150, 0},
+               {client::MarkerKind::kMarker, "Wave 2", 160, 0},
+               {client::MarkerKind::kMarker, "Wave 2b", 160, 0}};
+  FrameBoard b;
+  b.Load(r);
+  auto all = b.MarkersIn(0, b.recording().frames.size());
+  ASSERT_EQ(all.size(), 4u);
+  EXPECT_EQ(all[0].row, 0u);
+  EXPECT_EQ(all[0].marker, 1u);
+  EXPECT_EQ(all[1].row, 20u);
+  EXPECT_EQ(all[2].row, 59u) << "frame 160 is row 59: frame 150 is missing";
+  EXPECT_EQ(all[3].row, 59u);
+  EXPECT_EQ(all[3].marker, 5u);
+  auto window = b.MarkersIn(10, 20);  // frames 110..129
+  ASSERT_EQ(window.size(), 1u);
+  EXPECT_EQ(b.recording().markers[window[0].marker].text, "Wave 1 ended");
+  EXPECT_TRUE(b.MarkersIn(200, 10).empty());
+}
+
+}  // namespace
+}  // namespace xrpm::app

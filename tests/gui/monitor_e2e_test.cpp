@@ -459,6 +459,38 @@ TEST_F(MonitorE2E, TimelineAndAllocationsOfASelectedRange) {
   ExpectShowsAView(dir + "/allocations.png");
 }
 
+// The Capture panel's Auto capture (issue 24 item 3), scripted: every 200 ms with a ring of 2
+// files, the panel shown while it runs, stopped; exactly the newest two files are left and no
+// capture was opened as a document.
+TEST_F(MonitorE2E, AutoCaptureKeepsARingOfFiles) {
+  if (!HaveXvfb()) GTEST_SKIP() << "xvfb-run is not installed";
+  UseOwnPort(7921);
+  RunResult r = Monitor(
+      "launch-emulator bubbles\n"
+      "auto-capture every=200ms game=off keep=2 files=" +
+      dir +
+      "/auto-{n}-{trigger}.xrpm\n"
+      "wait-auto-captures 3\n"
+      "screenshot auto.png\n"
+      "stop-auto-capture\n"
+      "state state.json\n"
+      "quit\n");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  nlohmann::json st = State();
+  EXPECT_FALSE(st["auto_capture"]["active"].get<bool>());
+  const uint64_t saved = st["auto_capture"]["saved"];
+  EXPECT_GE(saved, 3u);
+  EXPECT_EQ(st["auto_capture"]["failed"], 0u);
+  EXPECT_TRUE(st["docs"].empty()) << "auto captures are saved, not opened";
+  ASSERT_EQ(st["auto_capture"]["files"].size(), 2u);
+  EXPECT_EQ(st["auto_capture"]["files"][1], dir + "/auto-" + std::to_string(saved) + "-every.xrpm");
+  size_t files = 0;
+  for (const auto& e : fs::directory_iterator(dir))
+    files += e.path().filename().string().rfind("auto-", 0) == 0;
+  EXPECT_EQ(files, 2u);
+  ExpectShowsAView(dir + "/auto.png");
+}
+
 }  // namespace
 
 TEST_F(MonitorE2E, AllocationSitesAgesAndLeaksFromThreeEmulatorCaptures) {

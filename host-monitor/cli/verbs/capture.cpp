@@ -2,12 +2,26 @@
 // network and saves it atomically (.gclog unless the extension names another writable format).
 // While it runs, a progress line (objects, MB, rate, ETA) is drawn on stderr if that is a
 // terminal. An incomplete or unverifiable capture writes no file and exits 1.
+//
+// Unattended (issue 24 item 3): with --every, --on-growth, --on-gc-pause, --on-marker, --keep,
+// --count or --duration it runs until stopped (SIGINT/SIGTERM, --count, --duration), capturing
+// whenever a trigger fires and whenever the game asks (Xrpm.Profiler.RequestCapture, unless
+// --ignore-game-requests), into files named by the -o template ({n}, {marker}, {trigger}),
+// keeping the newest --keep of them, reconnecting when the device restarts. One line per
+// capture on stdout (with --json one JSON object per line); connection changes on stderr. The
+// logic is app::RunAutoCapture (core/app/auto_capture.h); this verb parses and renders.
+#include <atomic>
+#include <csignal>
 #include <cstdio>
+#include <cstdlib>
+#include <ctime>
 
 #include "shared/common.h"
 #include "shared/connect.h"
 #include "shared/verb.h"
+#include "xrpm/app/auto_capture.h"
 #include "xrpm/formats/snapshot_io.h"
+#include "xrpm/model/human_parse.h"
 
 namespace xrpm::cli {
 namespace {
@@ -18,12 +32,129 @@ struct Opts {
   double timeout_s = 600;
   bool json = false;
   client::CaptureOptions capture;  // --no-values, --string-cap
+  // Unattended (kept as typed; parsed in Run so a bad value gets its own message).
+  std::string every, on_growth, on_gc_pause, on_marker, duration;
+  uint32_t keep = 0;
+  uint64_t count = 0;
+  bool ignore_game_requests = false;
+  bool Unattended() const {
+    return !every.empty() || !on_growth.empty() || !on_gc_pause.empty() || !on_marker.empty() ||
+           keep > 0 || count > 0 || !duration.empty();
+  }
 };
 
 std::string Ms(uint64_t us) {
   char b[32];
   std::snprintf(b, sizeof b, "%.1f ms", static_cast<double>(us) / 1000.0);
   return b;
+}
+
+std::atomic<bool> g_stop{false};
+extern "C" void OnStopSignal(int) {
+  g_stop.store(true);
+}
+
+// "2026-11-26T05:50:01Z", the host's wall clock.
+std::string UtcNow() {
+  const std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char b[32];
+  std::strftime(b, sizeof b, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return b;
+}
+
+// The unattended options into the core's, or a usage error (exit 2) saying which value is bad.
+bool ToAutoOptions(const Opts& o, app::AutoCaptureOptions* a, std::string* error) {
+  a->client.endpoint = o.connect.endpoint;
+  a->client.token = o.connect.token;
+  a->client.connect_timeout_ms = static_cast<uint32_t>(o.connect.connect_timeout_s * 1000);
+  a->client.peer_timeout_ms = static_cast<uint32_t>(o.connect.peer_timeout_s * 1000);
+  a->capture = o.capture;
+  a->output = o.out;
+  a->keep = o.keep;
+  a->max_captures = o.count;
+  a->capture_timeout_s = o.timeout_s;
+  std::string why;
+  if (!o.duration.empty() && !ParseDuration(o.duration, &a->duration_s, &why)) {
+    *error = "--duration: " + why;
+    return false;
+  }
+  if (!app::ParseTriggers(
+          {o.every, o.on_growth, o.on_gc_pause, o.on_marker, !o.ignore_game_requests}, &a->triggers,
+          error))
+    return false;
+  return app::CheckAutoCaptureOptions(*a, error);
+}
+
+int RunUnattended(const Opts& o) {
+  app::AutoCaptureOptions a;
+  std::string error;
+  if (!ToAutoOptions(o, &a, &error)) {
+    std::fprintf(stderr, "xrpm capture: %s\n", error.c_str());
+    return kExitUsage;
+  }
+  g_stop.store(false);
+  struct sigaction sa {};
+  sa.sa_handler = OnStopSignal;
+  sigaction(SIGINT, &sa, nullptr);
+  sigaction(SIGTERM, &sa, nullptr);
+  auto render = [&](const app::AutoCaptureEvent& e) {
+    using K = app::AutoCaptureEvent::Kind;
+    if (e.kind == K::kConnected || e.kind == K::kLost) {
+      std::fprintf(stderr, "%s xrpm capture: %s %s\n", UtcNow().c_str(),
+                   e.kind == K::kConnected ? "connected to" : "lost the device, reconnecting:",
+                   e.text.c_str());
+      std::fflush(stderr);
+      return;
+    }
+    const char* trigger = client::TriggerKindName(e.trigger.kind);
+    if (o.json) {
+      nlohmann::json j = {{"time", UtcNow()},
+                          {"n", e.n},
+                          {"ok", e.kind == K::kCaptured},
+                          {"trigger", trigger},
+                          {"reason", e.trigger.detail},
+                          {"file", e.file},
+                          {"removed", e.removed},
+                          {"last_marker", e.last_marker},
+                          {"marker_age_us", e.marker_age_us},
+                          {"objects", e.stats.objects},
+                          {"heap_bytes", e.stats.heap_bytes},
+                          {"pause_us", e.stats.pause_us},
+                          {"elapsed_s", e.stats.elapsed_s}};
+      if (e.kind != K::kCaptured) j["error"] = e.text;
+      std::string s = j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+      std::printf("%s\n", s.c_str());
+      std::fflush(stdout);
+      return;
+    }
+    if (e.kind != K::kCaptured) {
+      std::fprintf(stderr, "%s xrpm capture: capture %llu (%s) failed: %s\n", UtcNow().c_str(),
+                   static_cast<unsigned long long>(e.n), e.trigger.detail.c_str(), e.text.c_str());
+      std::fflush(stderr);
+      return;
+    }
+    std::string removed;
+    for (const auto& f : e.removed) removed += (removed.empty() ? "; removed " : ", ") + f;
+    std::printf("%s capture %llu (%s) -> %s: %s objects, %s, game paused %s%s\n", UtcNow().c_str(),
+                static_cast<unsigned long long>(e.n), e.trigger.detail.c_str(), e.file.c_str(),
+                Thousands(e.stats.objects).c_str(), HumanBytes(e.stats.heap_bytes).c_str(),
+                Ms(e.stats.pause_us).c_str(), removed.c_str());
+    std::fflush(stdout);
+  };
+  const app::AutoCaptureResult r = app::RunAutoCapture(a, g_stop, render);
+  if (!r.ok) {
+    std::fprintf(stderr, "xrpm capture: %s\n", r.error.c_str());
+    return kExitBadInput;
+  }
+  std::fprintf(stderr,
+               "xrpm capture: %llu saved, %llu failed, %llu reconnects, %llu triggers merged "
+               "into a pending capture\n",
+               static_cast<unsigned long long>(r.saved), static_cast<unsigned long long>(r.failed),
+               static_cast<unsigned long long>(r.reconnects),
+               static_cast<unsigned long long>(r.coalesced));
+  return kExitOk;
 }
 
 // One progress line: objects, MB received, rate since the first batch, ETA (when the agent
@@ -56,6 +187,13 @@ void DrawProgress(const client::CaptureProgress& p, double* receive_start_s) {
 }
 
 int Run(const Opts& o) {
+  if (o.Unattended()) return RunUnattended(o);
+  if (o.ignore_game_requests) {
+    std::fprintf(stderr,
+                 "xrpm capture: --ignore-game-requests needs an unattended run (--every, "
+                 "--on-growth, --on-gc-pause, --on-marker, --keep, --count or --duration)\n");
+    return kExitUsage;
+  }
   auto c = ConnectForCli(o.connect);
   const client::DeviceInfo dev = c->device();
   std::string error;
@@ -130,8 +268,36 @@ VerbRegistration reg{
     [](CLI::App& cmd) -> VerbRun {
       auto o = std::make_shared<Opts>();
       AddConnectOptions(cmd, o->connect);
-      cmd.add_option("-o,--output", o->out, "Snapshot file to write (.gclog)")->required();
-      cmd.add_option("--timeout", o->timeout_s, "Give up after S seconds")
+      cmd.add_option("-o,--output", o->out,
+                     "Snapshot file to write (.gclog unless the extension names another "
+                     "format); unattended, a template: {n} the capture's number, {marker} the "
+                     "marker or request that fired it (else the last marker), {trigger}")
+          ->required();
+      cmd.add_option("--every", o->every,
+                     "Unattended: capture every DURATION (10s, 500ms, 2m, 1h), the first at once")
+          ->type_name("DURATION");
+      cmd.add_option("--on-growth", o->on_growth,
+                     "Unattended: capture when Managed Bytes In Use After GC grew by BYTES "
+                     "(64MB, 512KB) since the last capture")
+          ->type_name("BYTES");
+      cmd.add_option("--on-gc-pause", o->on_gc_pause,
+                     "Unattended: capture at the frame boundary after a collection that paused "
+                     "longer than MS milliseconds")
+          ->type_name("MS");
+      cmd.add_option("--on-marker", o->on_marker,
+                     "Unattended: capture when the game posts a marker with this TEXT ('*' "
+                     "matches any characters)");
+      cmd.add_flag("--ignore-game-requests", o->ignore_game_requests,
+                   "Unattended: do not capture when the game asks (Xrpm.Profiler.RequestCapture)");
+      cmd.add_option("--keep", o->keep,
+                     "Unattended: keep the newest N files this run wrote, removing the oldest")
+          ->check(CLI::Range(1u, 1000000u));
+      cmd.add_option("--count", o->count, "Unattended: stop after N captures saved")
+          ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 40));
+      cmd.add_option("--duration", o->duration,
+                     "Unattended: stop after DURATION (default: until SIGINT/SIGTERM)")
+          ->type_name("DURATION");
+      cmd.add_option("--timeout", o->timeout_s, "Give up on a capture after S seconds")
           ->check(CLI::PositiveNumber)
           ->capture_default_str();
       cmd.add_flag_callback(

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 
 #include "app.h"
@@ -97,9 +98,9 @@ void DiscoveredSection(App& app, char* token, size_t token_size) {
                   asking.endpoint().c_str());
       ImGui::SetNextItemWidth(240);
       if (ImGui::IsWindowAppearing()) ImGui::SetKeyboardFocusHere();
-      const bool enter = ImGui::InputTextWithHint("##asktoken", "token", token, token_size,
-                                                  ImGuiInputTextFlags_Password |
-                                                      ImGuiInputTextFlags_EnterReturnsTrue);
+      const bool enter = ImGui::InputTextWithHint(
+          "##asktoken", "token", token, token_size,
+          ImGuiInputTextFlags_Password | ImGuiInputTextFlags_EnterReturnsTrue);
       if ((ImGui::Button("Connect") || enter) && token[0] != 0) {
         ses.ConnectDiscovered(asking, token);
         ask_open = false;
@@ -148,8 +149,9 @@ void CaptureSection(App& app) {
     if (ImGui::Checkbox("Values (field values, string text)", &values))
       link.set_capture_values(values);
     if (ImGui::IsItemHovered())
-      ImGui::SetTooltip("Off: the smallest capture, with type layouts and the field of each "
-                        "reference but without field values, string text or array lengths.");
+      ImGui::SetTooltip(
+          "Off: the smallest capture, with type layouts and the field of each "
+          "reference but without field values, string text or array lengths.");
     if (!connected) TextMuted("Connect to a device to capture its heap.");
   }
   if (const auto& last = link.last_capture(); last && !link.capturing()) {
@@ -162,6 +164,51 @@ void CaptureSection(App& app) {
                     FormatDuration(double(last->walk_us) / 1e6) + ").");
     ImGui::PopTextWrapPos();
   }
+}
+
+// A text field over a std::string (ImGui keeps its own edit state while the field is active).
+bool EditString(const char* label, const char* hint, std::string& s) {
+  char buf[256];
+  std::snprintf(buf, sizeof buf, "%s", s.c_str());
+  if (!ImGui::InputTextWithHint(label, hint, buf, sizeof buf)) return false;
+  s = buf;
+  return true;
+}
+
+// Auto capture (auto_capture_board.h): the rules of `xrpm capture --every/--on-*` over this
+// connection; the fields are edited while it is off.
+void AutoCaptureSection(App& app) {
+  AppSession& ses = app.session();
+  AutoCaptureBoard& b = ses.auto_capture();
+  SectionTitle("AUTO CAPTURE");
+  if (b.active()) {
+    ImGui::PushTextWrapPos(0);
+    TextColored(kGood, "On: " + b.Describe());
+    TextMuted(FormatCount(b.saved()) + " saved" +
+              (b.failed() ? ", " + FormatCount(b.failed()) + " failed" : std::string()) +
+              (b.last_file().empty() ? std::string() : "; last: " + b.last_file()));
+    ImGui::PopTextWrapPos();
+    if (ImGui::Button("Stop auto capture", ImVec2(-1, 0))) ses.StopAutoCapture();
+    return;
+  }
+  ImGui::PushItemWidth(-110);
+  EditString("Every", "10s, 2m, 1h", b.triggers.every);
+  EditString("On growth", "64MB (in use after GC)", b.triggers.on_growth);
+  EditString("On GC pause", "ms (e.g. 16)", b.triggers.on_gc_pause);
+  EditString("On marker", "text, * matches any", b.triggers.on_marker);
+  EditString("Files", "auto-{n}-{marker}.xrpm", b.output);
+  int keep = static_cast<int>(b.keep);
+  if (ImGui::InputInt("Keep newest", &keep)) b.keep = static_cast<uint32_t>(std::max(0, keep));
+  ImGui::PopItemWidth();
+  ImGui::Checkbox("When the game asks (RequestCapture)", &b.triggers.game_requests);
+  const bool connected = ses.link().phase() == DeviceLink::Phase::kConnected;
+  ImGui::BeginDisabled(!connected);
+  if (ImGui::Button("Start auto capture", ImVec2(-1, 0))) ses.StartAutoCapture();
+  ImGui::EndDisabled();
+  if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
+    ImGui::SetTooltip(
+        "Captures whenever a rule fires, saved under Files ({n}, {marker}, "
+        "{trigger}); the oldest beyond Keep newest are removed (0: keep all).");
 }
 
 }  // namespace
@@ -225,8 +272,9 @@ void DrawConnectionView(App& app) {
                                  sizeof mono_options))
       set.mono_options = mono_options;
     if (ImGui::IsItemHovered())
-      ImGui::SetTooltip("Options for Mono itself when a program runs under Mono, separated by "
-                        "spaces (xrpm-mono --mono-option=OPT each)");
+      ImGui::SetTooltip(
+          "Options for Mono itself when a program runs under Mono, separated by "
+          "spaces (xrpm-mono --mono-option=OPT each)");
     if (ImGui::Button("Launch C# sample game under Mono", ImVec2(-1, 0))) {
       if (ses.LaunchMono("")) app.SetView(View::kCounters);
     }
@@ -246,6 +294,7 @@ void DrawConnectionView(App& app) {
   if (!connected && !busy) DiscoveredSection(app, token, sizeof token);
 
   CaptureSection(app);
+  AutoCaptureSection(app);
 }
 
 }  // namespace xrpm::gui

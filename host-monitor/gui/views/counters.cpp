@@ -1,6 +1,7 @@
 // Live counters: the device's performance counters like the original RPM's table (counter,
 // total, per-second change, last, n / mean / min / max) grouped by category, with graphs over
-// time of the counters ticked in the first column; pause / resume and CSV export. The data is
+// time of the counters ticked in the first column (with the game's markers as lines, hover for
+// the text, when the Timeline records frames); pause / resume and CSV export. The data is
 // the session's CounterBoard, updated from the client's history each frame.
 #include <imgui.h>
 
@@ -27,7 +28,7 @@ std::string Value(double v, const std::string& unit) {
   return buf;
 }
 
-void Graphs(CounterBoard& board) {
+void Graphs(CounterBoard& board, const client::FrameRecording& rec) {
   std::vector<int> sel;
   for (size_t i = 0; i < board.counters().size(); ++i)
     if (board.counters()[i].selected) sel.push_back(int(i));
@@ -57,6 +58,26 @@ void Graphs(CounterBoard& board) {
     ImGui::PushID(sel[k]);
     ImGui::PlotLines("##g", n ? data : nullptr, int(n), 0, (title + ": " + now).c_str(), lo, hi,
                      ImVec2(gw, 110));
+    // The game's markers (recorded with the Timeline's frames) at their time: a line, the text
+    // on hover.
+    const ImVec2 pad = ImGui::GetStyle().FramePadding;
+    const ImVec2 a(ImGui::GetItemRectMin().x + pad.x, ImGui::GetItemRectMin().y + pad.y);
+    const ImVec2 b(ImGui::GetItemRectMax().x - pad.x, ImGui::GetItemRectMax().y - pad.y);
+    ImDrawList* dl = ImGui::GetWindowDrawList();
+    const bool hovered = ImGui::IsItemHovered();
+    const float mx = ImGui::GetIO().MousePos.x;
+    std::string tip;
+    for (const auto& m : board.MarkersOnGraph(rec.markers, n)) {
+      const client::MarkerRow& mk = rec.markers[m.marker];
+      const float x = a.x + float(m.x) * (b.x - a.x);
+      const bool marker = mk.kind == client::MarkerKind::kMarker;
+      dl->AddLine(ImVec2(x, a.y), ImVec2(x, b.y),
+                  marker ? IM_COL32(250, 220, 90, 200) : IM_COL32(120, 220, 230, 200), 1.0f);
+      if (hovered && std::fabs(mx - x) <= 4)
+        tip += std::string(tip.empty() ? "" : "\n") + (marker ? "marker '" : "capture request '") +
+               mk.text + "'";
+    }
+    if (!tip.empty()) ImGui::SetTooltip("%s", tip.c_str());
     ImGui::PopID();
     ImGui::EndGroup();
   }
@@ -150,7 +171,7 @@ void DrawCountersView(App& app) {
     ImGui::EndTable();
   }
   ImGui::Spacing();
-  Graphs(board);
+  Graphs(board, ses.frames().recording());
 }
 
 }  // namespace xrpm::gui

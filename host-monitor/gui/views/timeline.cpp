@@ -1,9 +1,10 @@
 // Timeline: the device's frames as they come: frame time per frame with lines at 16.7 and
 // 33.3 ms, GC markers with their pause, bytes allocated per frame, bytes left before the next
 // collection (NETCF's 1 MB budget) and the share of time spent in GC. Mouse wheel zooms around
-// the pointer, right-drag (or the arrows) pans, left-drag selects a range of frames, which the
-// Allocations view then shows; double-click clears the selection. Everything drawn comes from
-// the session's FrameBoard.
+// the pointer, right-drag (or the arrows) pans, the game's markers (Xrpm.Profiler.Marker, yellow;
+// capture requests, cyan) are lines at their frames with the text (hover for it), left-drag selects
+// a range of frames, which the Allocations view then shows; double-click clears the selection.
+// Everything drawn comes from the session's FrameBoard.
 #include <imgui.h>
 
 #include <algorithm>
@@ -28,6 +29,8 @@ constexpr ImU32 kAllocColor = IM_COL32(150, 200, 120, 255);
 constexpr ImU32 kBudgetColor = IM_COL32(200, 160, 230, 255);
 constexpr ImU32 kGrid = IM_COL32(255, 255, 255, 110);
 constexpr ImU32 kSelection = IM_COL32(90, 160, 230, 50);
+constexpr ImU32 kMarkerColor = IM_COL32(250, 220, 90, 230);    // Xrpm.Profiler.Marker
+constexpr ImU32 kRequestColor = IM_COL32(120, 220, 230, 230);  // RequestCapture
 
 std::string Ms(double ms) {
   char b[32];
@@ -65,9 +68,10 @@ void Caption(ImDrawList* dl, ImVec2 a, ImVec2 b, const std::string& s) {
   dl->AddText(ImVec2(std::max(a.x, b.x - w - 6), a.y + 2), IM_COL32(200, 200, 200, 200), s.c_str());
 }
 
-// Frame times with the 60 Hz and 30 Hz lines and GC markers; returns the strip for input.
+// Frame times with the 60 Hz and 30 Hz lines, GC markers and the game's markers; returns the
+// strip for input.
 Strip FrameTimes(ImDrawList* dl, const client::FrameRecording& r, size_t first, size_t count,
-                 ImVec2 a, ImVec2 b) {
+                 const std::vector<FrameBoard::MarkerAt>& marks, ImVec2 a, ImVec2 b) {
   Strip s{a, b, first, count};
   dl->AddRectFilled(a, b, IM_COL32(0, 0, 0, 60));
   double top = 40;
@@ -91,6 +95,20 @@ Strip FrameTimes(ImDrawList* dl, const client::FrameRecording& r, size_t first, 
       dl->AddTriangleFilled(ImVec2(cx - 5, a.y + 2), ImVec2(cx + 5, a.y + 2), ImVec2(cx, a.y + 10),
                             kGcColor);
       if (s.RowW() > 30) Label(dl, ImVec2(cx + 6, a.y), kGcColor, "GC " + Ms(pause));
+    }
+  }
+  // The game's markers: a line down the strip at their frame, the text beside it when there is
+  // room (all of it in the tooltip).
+  float last_label_end = -1e9f;
+  for (const FrameBoard::MarkerAt& m : marks) {
+    const client::MarkerRow& mk = r.markers[m.marker];
+    const ImU32 col = mk.kind == client::MarkerKind::kMarker ? kMarkerColor : kRequestColor;
+    const float x = s.RowX(m.row) + w / 2;
+    dl->AddLine(ImVec2(x, a.y + 12), ImVec2(x, b.y), col, 1.5f);
+    const float tw = ImGui::CalcTextSize(mk.text.c_str()).x;
+    if (x + 3 > last_label_end && x + 3 + tw < b.x) {
+      Label(dl, ImVec2(x + 3, a.y + 12), col, mk.text);
+      last_label_end = x + 3 + tw + 6;
     }
   }
   // The 60 Hz and 30 Hz lines over the bars.
@@ -230,7 +248,9 @@ void DrawTimelineView(App& app) {
   const float h1 = height * 0.5f, h2 = height * 0.25f - 8, h3 = height * 0.25f - 8;
   ImGui::InvisibleButton("##timeline", ImVec2(width, height),
                          ImGuiButtonFlags_MouseButtonLeft | ImGuiButtonFlags_MouseButtonRight);
-  const Strip s = FrameTimes(dl, r, first, count, origin, ImVec2(origin.x + width, origin.y + h1));
+  const std::vector<FrameBoard::MarkerAt> marks = board.MarkersIn(first, count);
+  const Strip s =
+      FrameTimes(dl, r, first, count, marks, origin, ImVec2(origin.x + width, origin.y + h1));
   const Strip alloc{ImVec2(origin.x, origin.y + h1 + 8),
                     ImVec2(origin.x + width, origin.y + h1 + 8 + h2), first, count};
   Series(dl, r, alloc, false);
@@ -273,6 +293,14 @@ void DrawTimelineView(App& app) {
       if (f.gcs) ImGui::Text("%u GC, pause %s", f.gcs, Ms(f.gc_pause_us / 1000.0).c_str());
       if (f.gc_budget_left >= 0)
         ImGui::Text("%s left before the next GC", FormatBytes(uint64_t(f.gc_budget_left)).c_str());
+      for (const FrameBoard::MarkerAt& m : marks)
+        if (m.row == row) {
+          const client::MarkerRow& mk = r.markers[m.marker];
+          TextColored(mk.kind == client::MarkerKind::kMarker ? kWarn : kGood,
+                      std::string(mk.kind == client::MarkerKind::kMarker ? "marker '"
+                                                                         : "capture request '") +
+                          mk.text + "'");
+        }
       ImGui::EndTooltip();
     }
   }

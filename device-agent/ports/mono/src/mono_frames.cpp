@@ -1,5 +1,7 @@
 #include "mono_frames.h"
 
+#include "game_api.h"
+
 #include <mono/metadata/class.h>
 #include <mono/metadata/debug-helpers.h>
 #include <mono/metadata/loader.h>
@@ -69,6 +71,9 @@ void MonoFrames::Sample(void* object, uint32_t size, const StackWalk& walk) {
   s.depth = walk.depth;
   s.method_keys = walk.keys;
   s.method_names = names;
+  const agent::ScopeTagStack& scopes = ThreadScopes();  // Xrpm.Profiler.Scope (game_api.h)
+  s.tag_key = scopes.key();
+  s.tag_name = scopes.name();
   std::lock_guard<std::mutex> lock(sink_mu_);
   if (sink_) sink_->OnAllocationSample(s);
 }

@@ -50,6 +50,7 @@
 #include "event_log.h"
 #include "field_layouts.h"
 #include "mono_counters.h"
+#include "game_api.h"
 #include "mono_frames.h"
 #include "origin_tracker.h"
 #include "profiler_options.h"
@@ -99,6 +100,9 @@ class MonoPort final : public agent::RuntimePort {
     return true;
   }
   bool SupportsFrameEvents() const override { return frames_.enabled(); }
+  // Xrpm.Profiler.Marker / RequestCapture (game_api.h).
+  bool SetGameEventSink(agent::GameEventSink* sink) override { return game_.SetSink(sink); }
+  GameEvents& game_events() { return game_; }
   // Layouts, slots, static labels and values (field_layouts.h).
   bool ReportsFields() const override { return true; }
   bool ReportsValues() const override { return true; }
@@ -163,6 +167,7 @@ class MonoPort final : public agent::RuntimePort {
   std::atomic<bool> ready_{false};
   std::function<void(const std::string&)> log_;
   MonoFrames frames_;
+  GameEvents game_{start_, frames_};
   SampleInterval interval_;
   std::unique_ptr<OriginTracker> origins_;  // null: origins off
   EventLog events_;

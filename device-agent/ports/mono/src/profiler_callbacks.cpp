@@ -156,6 +156,9 @@ void MonitorContention(MonoProfiler* p, MonoObject*) {
   p->port->counters().Add(MonoCounter::kContestedMonitorEnter, 1);
 }
 void RuntimeInitialized(MonoProfiler* p) {
+  // Xrpm.dll's calls: the runtime's internal-call table exists from here on, before any of the
+  // program's managed code runs.
+  xrpm::mono::RegisterGameApi(&p->port->game_events());
   p->ready.store(true, std::memory_order_release);
 }
 void ShutdownBegin(MonoProfiler* p) {

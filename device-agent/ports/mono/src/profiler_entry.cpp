@@ -18,6 +18,7 @@
 #include <cstring>
 #include <string>
 
+#include "game_api.h"
 #include "mono_port.h"
 #include "profiler_callbacks.h"
 #include "profiler_options.h"
@@ -98,6 +99,7 @@ extern "C" __attribute__((visibility("default"))) void mono_profiler_init_xrpm(c
 
   xrpm::mono::FrameMethod frame;
   if (!xrpm::mono::ParseFrameMethod(opts.frame, &frame, &error)) FailStartup(error);
+  xrpm::mono::AnnounceGameApi();  // Xrpm.dll's calls (game_api.h), before any thread starts
   g_port = new xrpm::mono::MonoPort(AppName(), frame, &xrpm::mono::SetReporting, opts.allocations,
                                     opts.sample_bytes, opts.frame_window_ms);
   g_port->set_log(agent_opts.log);

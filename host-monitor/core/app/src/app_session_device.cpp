@@ -3,8 +3,8 @@
 // Thread-safety: the UI thread only, as the rest of AppSession (app_session.h).
 #include <algorithm>
 #include <filesystem>
-#include <sstream>
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "xrpm/app/app_session.h"
 #include "xrpm/formats/snapshot_io.h"
@@ -156,6 +156,26 @@ void AppSession::StopFrames() {
                            FormatCount(frames_.recording().frames.size()) + " frames kept)");
 }
 
+bool AppSession::StartAutoCapture() {
+  std::string error;
+  if (!auto_capture_.Start(&error)) {
+    Log(LogEntry::kError, "Auto capture: " + error);
+    return false;
+  }
+  Log(LogEntry::kInfo,
+      "Auto capture on: " + auto_capture_.Describe() + " -> " + auto_capture_.output);
+  client::HostClient* c = link_.client();
+  if (auto_capture_.needs_frames() && c && !c->frames_status().requested)
+    StartFrames(frame_sample_bytes_);
+  return true;
+}
+
+void AppSession::StopAutoCapture() {
+  if (!auto_capture_.active()) return;
+  auto_capture_.Stop();
+  Log(LogEntry::kInfo, "Auto capture off (" + FormatCount(auto_capture_.saved()) + " saved)");
+}
+
 void AppSession::PollDevice() {
   for (const auto& e : link_.Poll()) Log(e.error ? LogEntry::kError : LogEntry::kInfo, e.text);
   if (const client::HostClient* c = link_.client()) counters_.Update(c->counters());
@@ -166,7 +186,22 @@ void AppSession::PollDevice() {
     if (!frames_error_.empty() && frames_error_ != before)
       Log(LogEntry::kError, "The device refused to record frames: " + frames_error_);
   }
+  if (auto_capture_.active()) {
+    if (auto why =
+            auto_capture_.Poll(link_.client(), frames_.recording(), link_.capturing(), Now())) {
+      std::string error;
+      if (link_.StartCapture(&error))
+        auto_capture_.OnCaptureStarted(*why, Now());
+      else
+        Log(LogEntry::kError, "Auto capture: " + error);
+    }
+  }
   if (auto r = link_.TakeCaptureResult()) {
+    if (auto_capture_.awaiting()) {
+      const auto out = auto_capture_.OnCaptureResult(*r, Now());
+      Log(out.ok ? LogEntry::kInfo : LogEntry::kError, out.text);
+      return;
+    }
     if (!r->ok) {
       Log(LogEntry::kError,
           std::string(r->incomplete ? "The capture is incomplete" : "The capture failed") +

@@ -168,6 +168,10 @@ std::string AppSession::StateJson() const {
     j["frames"] = std::move(jf);
   }
   j["connection"] = {{"phase", link_.PhaseName()}, {"status", link_.status_text()}};
+  j["auto_capture"] = {
+      {"active", auto_capture_.active()},       {"rules", auto_capture_.Describe()},
+      {"saved", auto_capture_.saved()},         {"failed", auto_capture_.failed()},
+      {"last_file", auto_capture_.last_file()}, {"files", auto_capture_.files()}};
   nlohmann::json found = nlohmann::json::array();
   for (const auto& d : DiscoveredDevices())
     found.push_back({{"app", d.beacon.app},

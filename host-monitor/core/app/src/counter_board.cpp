@@ -1,6 +1,7 @@
 #include "xrpm/app/counter_board.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 
 #include "xrpm/agent/netcf_counters.h"
@@ -8,7 +9,8 @@
 
 namespace xrpm::app {
 namespace {
-void Push(std::vector<float>& v, float x, size_t cap) {
+template <typename T>
+void Push(std::vector<T>& v, T x, size_t cap) {
   if (v.size() >= 2 * cap) v.erase(v.begin(), v.begin() + static_cast<ptrdiff_t>(v.size() - cap));
   v.push_back(x);
 }
@@ -20,6 +22,7 @@ void CounterBoard::Reset() {
   have_seq_ = false;
   samples_ = 0;
   prev_boot_ms_ = 0;
+  boot_ms_.clear();
   counters_.clear();
   categories_.clear();
   members_.clear();
@@ -74,6 +77,7 @@ bool CounterBoard::Update(const client::CounterHistory& h) {
       Push(c.rate, float(c.has_rate ? c.per_second : 0.0), capacity_);
       Push(c.value, float(s.last), capacity_);
     }
+    Push(boot_ms_, row.boot_ms, capacity_);
     prev_boot_ms_ = row.boot_ms;
     last_host_s_ = row.host_s;
     last_seq_ = row.seq;
@@ -82,6 +86,34 @@ bool CounterBoard::Update(const client::CounterHistory& h) {
     changed = true;
   }
   return changed;
+}
+
+std::vector<CounterBoard::MarkerPoint> CounterBoard::MarkersOnGraph(
+    const std::vector<client::MarkerRow>& markers, size_t points) const {
+  std::vector<MarkerPoint> out;
+  points = std::min(points, boot_ms_.size());
+  if (points < 2 || markers.empty()) return out;
+  const auto first = boot_ms_.end() - static_cast<ptrdiff_t>(points);
+  const double t0 = double(*first), t1 = double(boot_ms_.back());
+  if (!(t1 > t0)) return out;
+  auto it = std::lower_bound(
+      markers.begin(), markers.end(), t0,
+      [](const client::MarkerRow& m, double t) { return double(m.time_us) / 1000.0 < t; });
+  for (; it != markers.end() && double(it->time_us) / 1000.0 <= t1; ++it) {
+    const double t = double(it->time_us) / 1000.0;
+    // The samples around t: interpolate between their positions (the graph's points are evenly
+    // spaced, one per sample, whatever the time between them).
+    auto hi = std::lower_bound(first, boot_ms_.end(), uint64_t(std::ceil(t)));
+    if (hi == boot_ms_.end()) hi = boot_ms_.end() - 1;
+    const size_t j = size_t(hi - first);
+    double pos = double(j);
+    if (j > 0 && double(*hi) > t) {
+      const double a = double(*(hi - 1)), b = double(*hi);
+      pos = double(j - 1) + (b > a ? (t - a) / (b - a) : 1.0);
+    }
+    out.push_back({pos / double(points - 1), size_t(it - markers.begin())});
+  }
+  return out;
 }
 
 int CounterBoard::Find(const std::string& name) const {

@@ -51,6 +51,27 @@ bool FrameBoard::Update(client::HostClient& c) {
   return true;
 }
 
+std::vector<FrameBoard::MarkerAt> FrameBoard::MarkersIn(size_t first_row, size_t count) const {
+  std::vector<MarkerAt> out;
+  const auto& frames = rec_.frames;
+  const auto& markers = rec_.markers;
+  if (first_row >= frames.size() || count == 0 || markers.empty()) return out;
+  const size_t last_row = std::min(frames.size(), first_row + count) - 1;
+  const uint64_t lo = frames[first_row].frame, hi = frames[last_row].frame;
+  auto it = std::lower_bound(markers.begin(), markers.end(), lo,
+                             [](const client::MarkerRow& m, uint64_t f) { return m.frame < f; });
+  for (; it != markers.end() && it->frame <= hi; ++it) {
+    const auto end = frames.begin() + static_cast<std::ptrdiff_t>(last_row) + 1;
+    auto row =
+        std::lower_bound(frames.begin() + static_cast<std::ptrdiff_t>(first_row), end, it->frame,
+                         [](const client::FrameRow& f, uint64_t v) { return f.frame < v; });
+    if (row == end || row->frame != it->frame) continue;  // its frame was not received
+    out.push_back(
+        {static_cast<size_t>(row - frames.begin()), static_cast<size_t>(it - markers.begin())});
+  }
+  return out;
+}
+
 void FrameBoard::Load(client::FrameRecording rec) {
   const bool same = rec.subscription == rec_.subscription;
   rec_ = std::move(rec);

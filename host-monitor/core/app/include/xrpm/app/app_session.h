@@ -21,6 +21,7 @@
 
 #include "xrpm/analysis/diff.h"
 #include "xrpm/client/device_discovery.h"
+#include "xrpm/app/auto_capture_board.h"
 #include "xrpm/app/counter_board.h"
 #include "xrpm/app/demo_heap.h"
 #include "xrpm/app/device_link.h"
@@ -146,6 +147,14 @@ class AppSession {
   const FrameBoard& frames() const { return frames_; }
   uint32_t frame_sample_bytes() const { return frame_sample_bytes_; }
   void set_frame_sample_bytes(uint32_t n) { frame_sample_bytes_ = n; }
+  // Auto capture (the Capture panel; auto_capture_board.h): starts the rules in its fields on
+  // the connected device (and the frames subscription when they need it; frames already being
+  // recorded are kept); captures it takes are saved under its output template, not opened.
+  // False, with the reason in the log and last_error(), when the fields do not parse.
+  bool StartAutoCapture();
+  void StopAutoCapture();
+  AutoCaptureBoard& auto_capture() { return auto_capture_; }
+  const AutoCaptureBoard& auto_capture() const { return auto_capture_; }
 
   // ---- discovery: devices that announce themselves (agents started with --announce) ----
   // Starts listening for their beacons (idempotent). It only listens: nothing connects until
@@ -203,6 +212,7 @@ class AppSession {
   std::string discovery_error_;
   CounterBoard counters_;
   FrameBoard frames_;
+  AutoCaptureBoard auto_capture_;
   uint32_t frame_sample_bytes_ = 16 * 1024;
   std::string frames_error_;  // the last refusal logged
   uint32_t last_capture_doc_ = 0;

@@ -4,6 +4,8 @@
 // time series for graphs; it can be paused (the history keeps filling) and exports the kept
 // history as CSV.
 //
+// The game's markers are placed on the graphs by the device clock (MarkersOnGraph).
+//
 // Algorithm: Update is O(new samples × counters); series are trimmed in halves, so appending
 // is amortised O(1) and memory stays within 2 × `capacity` floats per counter and series.
 //
@@ -15,6 +17,7 @@
 #include <vector>
 
 #include "xrpm/client/counter_history.h"
+#include "xrpm/client/frame_recording.h"
 
 namespace xrpm::app {
 
@@ -47,6 +50,16 @@ class CounterBoard {
   uint64_t samples() const { return samples_; }
   double last_host_s() const { return last_host_s_; }
 
+  // Where the game's markers (time_us, device clock; in time order) fall on graphs of the last
+  // `points` samples: x from 0 (the first shown sample) to 1 (the newest), interpolated between
+  // the samples around it; markers outside that span are left out. O(log m + k log n).
+  struct MarkerPoint {
+    double x;
+    size_t marker;  // index into `markers`
+  };
+  std::vector<MarkerPoint> MarkersOnGraph(const std::vector<client::MarkerRow>& markers,
+                                          size_t points) const;
+
  private:
   size_t capacity_;
   bool paused_ = false;
@@ -54,6 +67,7 @@ class CounterBoard {
   bool have_seq_ = false;
   uint64_t samples_ = 0;
   uint64_t prev_boot_ms_ = 0;
+  std::vector<uint64_t> boot_ms_;  // device clock of each graphed sample (trimmed like them)
   double last_host_s_ = 0;
   std::vector<Counter> counters_;
   std::vector<std::string> categories_;

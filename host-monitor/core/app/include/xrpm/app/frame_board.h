@@ -4,6 +4,8 @@
 // range of frames, and the Allocations view's table (grouping, filter, sort) computed from the
 // selection (or the whole session) by client::BuildAllocationProfile.
 //
+// The game's markers are placed on their frames' rows (MarkersIn) for the Timeline.
+//
 // Algorithm: Update appends new rows, O(new rows). The profile and the summary are recomputed,
 // O(samples in range), only when the data or the selection changed, and while live at most
 // every `kRefreshSeconds` (so a long session does not cost a full pass per drawn frame). Rows
@@ -18,10 +20,10 @@
 #include <string>
 #include <vector>
 
-#include "xrpm/client/host_client.h"
 #include "xrpm/client/allocation_profile.h"
 #include "xrpm/client/frame_recording.h"
 #include "xrpm/client/frame_summary.h"
+#include "xrpm/client/host_client.h"
 
 namespace xrpm::app {
 
@@ -61,6 +63,15 @@ class FrameBoard {
   void Zoom(double factor, size_t anchor);
   void Pan(int64_t rows);
   void Follow();
+
+  // ---- markers (the game's Marker / RequestCapture) on the Timeline ----
+  struct MarkerAt {
+    size_t row;     // index into recording().frames: the frame the marker was posted in
+    size_t marker;  // index into recording().markers
+  };
+  // The markers posted in rows [first_row, first_row + count), in posting order. Markers are in
+  // frame order, so this is two binary searches plus one per marker shown: O(log m + k log n).
+  std::vector<MarkerAt> MarkersIn(size_t first_row, size_t count) const;
 
   // ---- selection (frame numbers, inclusive) ----
   void Select(uint64_t first_frame, uint64_t last_frame);

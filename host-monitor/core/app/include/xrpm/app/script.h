@@ -48,6 +48,11 @@
 //   select-frames FIRST [LAST]    select frames FIRST..LAST (the 1st..Nth recorded, 1-based;
 //                                 LAST: the newest) in the Timeline
 //   allocations-by type|method|stack   the Allocations view's grouping
+//   auto-capture FIELD=VALUE...   fill the Capture panel's Auto capture fields and start it:
+//                                 every=, on-growth=, on-gc-pause=, on-marker= (no spaces),
+//                                 files=TEMPLATE, keep=N, game=on|off
+//   wait-auto-captures N          wait until Auto capture saved N captures
+//   stop-auto-capture             Stop auto capture
 //   key ctrl+LETTER|LETTER|enter|escape   press (and release) a key, as a user would
 //   type TEXT                     type characters into the focused text field
 //   close-window                  as if the window's close button were pressed
@@ -110,6 +115,9 @@ namespace xrpm::app {
   X(kRecordFrames, "record-frames", kOptNumber, "record-frames [SAMPLE_BYTES]")        \
   X(kWaitGameFrames, "wait-game-frames", kNumber, "wait-game-frames N")                \
   X(kSelectFrames, "select-frames", kNumbers12, "select-frames FIRST [LAST]")          \
+  X(kAutoCapture, "auto-capture", kRest, "auto-capture FIELD=VALUE...")                \
+  X(kWaitAutoCaptures, "wait-auto-captures", kNumber, "wait-auto-captures N")          \
+  X(kStopAutoCapture, "stop-auto-capture", kNone, "stop-auto-capture")                 \
   X(kAllocationsBy, "allocations-by", kRest, "allocations-by type|method|stack")       \
   X(kScreenshot, "screenshot", kRest, "screenshot FILE")                               \
   X(kState, "state", kRest, "state FILE")                                              \

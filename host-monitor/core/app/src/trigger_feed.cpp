@@ -1,0 +1,19 @@
+#include "xrpm/app/trigger_feed.h"
+
+namespace xrpm::app {
+
+void TriggerFeed::FromClient(client::HostClient& c, client::CaptureTriggers& t) {
+  if (t.options().NeedsCounters()) {
+    if (in_use_ < 0) in_use_ = c.counters().Find("Managed Bytes In Use After GC");
+    if (in_use_ >= 0)
+      for (const auto& row : c.counters().Since(seq_)) {
+        seq_ = row.seq;
+        if (static_cast<size_t>(in_use_) < row.values.size())
+          t.OnInUseAfterGc(row.values[static_cast<size_t>(in_use_)].total);
+      }
+  }
+  client::MarkerRow req;
+  while (c.WaitGameCaptureRequest(0, &req)) t.OnGameRequest(req);
+}
+
+}  // namespace xrpm::app
