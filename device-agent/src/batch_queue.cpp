@@ -5,13 +5,13 @@
 namespace xrpm {
 namespace agent {
 
-bool BatchQueue::Push(std::string bytes, uint64_t* stalled_us) {
+bool BatchQueue::Push(std::string bytes, size_t fixed_bytes, uint64_t* stalled_us) {
   const size_t n = bytes.capacity();
   std::unique_lock<std::mutex> lock(mu_);
   auto fits = [&] {
     const size_t held = memory_->unacked();
-    const size_t fixed = fixed_.load(std::memory_order_acquire);
-    return cancelled() || held <= fixed || held + n <= limit_;
+    const size_t grow = fixed_bytes > fixed_ ? fixed_bytes - fixed_ : 0;
+    return cancelled() || held <= fixed_ || held + grow + n <= limit_;
   };
   if (!fits()) {
     const auto t0 = std::chrono::steady_clock::now();
@@ -22,9 +22,19 @@ bool BatchQueue::Push(std::string bytes, uint64_t* stalled_us) {
                          .count();
   }
   if (cancelled()) return false;
+  if (fixed_bytes > fixed_) {
+    memory_->Add(fixed_bytes - fixed_);
+    fixed_ = fixed_bytes;
+  }
   memory_->Add(n);
   q_.push_back(std::move(bytes));
   return true;
+}
+
+void BatchQueue::ReleaseFixed() {
+  std::lock_guard<std::mutex> lock(mu_);
+  memory_->Release(fixed_);
+  fixed_ = 0;
 }
 
 void BatchQueue::Close() {

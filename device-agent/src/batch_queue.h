@@ -2,11 +2,11 @@
 // the network thread (consumer), with the agent's capture memory bound.
 //
 // `memory` counts every queued byte until ENet frees it (the network thread passes it to
-// SendOwned as release_on_free), plus the encoder's fixed buffers (SetFixed), so
-// memory.unacked() is the capture's extra memory and memory.peak() its high-water mark. Push
-// waits while adding a message would exceed `limit` (unless no message is held at all, so one
-// always fits); the network thread calls Wake() after ENet released bytes. Cancel() makes a
-// waiting or later Push return false at once.
+// SendOwned as release_on_free), plus the encoder's fixed buffers (their size comes with each
+// Push), so memory.unacked() is the capture's extra memory and memory.peak() its high-water mark.
+// Push waits while adding a message and the buffers' growth since the last Push would exceed
+// `limit` (unless no message is held at all, so one always fits); the network thread calls
+// Wake() after ENet released bytes. Cancel() makes a waiting or later Push return false at once.
 //
 // Thread-safety: all methods are thread-safe.
 #pragma once
@@ -29,13 +29,14 @@ class BatchQueue {
   BatchQueue(size_t limit, protocol::SendAccounting* memory) : limit_(limit), memory_(memory) {}
   ~BatchQueue() { Drain(); }
 
-  // Producer. Adds *stalled_us for time spent waiting on the bound. False if cancelled.
-  bool Push(std::string bytes, uint64_t* stalled_us);
+  // Producer. Queues `bytes` once the bound has room for it and for the encoder's buffers grown
+  // to `fixed_bytes` (their size now; 0 or less than before: unchanged), and charges both. Adds
+  // *stalled_us for time spent waiting on the bound. False if cancelled (nothing charged).
+  bool Push(std::string bytes, size_t fixed_bytes, uint64_t* stalled_us);
   // Producer: no more messages.
   void Close();
-
-  // Producer: the part of `memory` that is not messages (the encoder's buffers).
-  void SetFixed(size_t bytes) { fixed_.store(bytes, std::memory_order_release); }
+  // Producer, when the encoder is gone: releases its buffers' charge.
+  void ReleaseFixed();
 
   // Consumer. Non-blocking; false when nothing is queued.
   bool Pop(std::string* out);
@@ -60,7 +61,7 @@ class BatchQueue {
   std::deque<std::string> q_;
   bool closed_ = false;
   std::atomic<bool> cancelled_{false};
-  std::atomic<size_t> fixed_{0};
+  size_t fixed_ = 0;  // the encoder's buffers charged to memory_ (guarded by mu_)
 };
 
 }  // namespace agent

@@ -44,20 +44,12 @@ CaptureSink::CaptureSink(RuntimePort& runtime, CaptureJob& job)
 
 CaptureSink::~CaptureSink() {
   writer_.Stop();  // no Emit may run after this
-  job_.queue.SetFixed(0);
-  job_.memory.Release(charged_);
+  job_.queue.ReleaseFixed();
 }
 
-void CaptureSink::AccountBuffers() {
-  // Sealed messages are charged by the queue.
-  const size_t now = writer_.FootprintBytes() + origin_bytes_.load(std::memory_order_relaxed) +
-                     field_bytes_.load(std::memory_order_relaxed);
-  std::lock_guard<std::mutex> lock(charge_mu_);
-  if (now > charged_) {
-    job_.memory.Add(now - charged_);
-    charged_ = now;
-    job_.queue.SetFixed(charged_);
-  }
+size_t CaptureSink::BufferBytes() const {
+  return writer_.FootprintBytes() + origin_bytes_.load(std::memory_order_relaxed) +
+         field_bytes_.load(std::memory_order_relaxed);
 }
 
 // Serializes `env` and queues it; any thread, one at a time (the walk thread before the first
@@ -69,9 +61,9 @@ bool CaptureSink::Emit(const wire::Envelope& env) {
     return false;
   }
   wire_bytes_ += out.size();
-  AccountBuffers();
   uint64_t stalled = 0;
-  const bool ok = job_.queue.Push(std::move(out), &stalled);
+  // The queue charges the message and the buffers' growth together, once both fit the bound.
+  const bool ok = job_.queue.Push(std::move(out), BufferBytes(), &stalled);
   stalled_us_ += stalled;
   return ok;
 }

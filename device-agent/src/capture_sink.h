@@ -29,7 +29,7 @@
 //
 // Thread-safety: the callbacks come from the walk thread; sealed batches are encoded and queued
 // on the writer's sealer thread (HeapBatchWriter background mode), which is what Emit and
-// AccountBuffers run on.
+// BufferBytes run on.
 #pragma once
 
 #include <atomic>
@@ -108,7 +108,7 @@ class CaptureSink : public HeapInfoCallback {
   WalkResult DoDescribeLayout(uint32_t type_id, const TypeLayoutInfo& layout);
   WalkResult DoContainerLabel(const char* label, size_t len);
   bool Emit(const wire::Envelope& env);
-  void AccountBuffers();  // charges growth of the encoder's buffers to the job's memory
+  size_t BufferBytes() const;  // the encoder's buffers now (the queue charges their growth)
   bool EnsureBegun();
   WalkResult DoAllocationClock(uint64_t frame, uint32_t sample_bytes);
   WalkResult DoDescribeSite(uint32_t site_id, const char* const* method_names,
@@ -128,8 +128,6 @@ class CaptureSink : public HeapInfoCallback {
   std::atomic<uint64_t> wire_bytes_{0};
   std::atomic<uint64_t> stalled_us_{0};
   std::atomic<bool> emit_failed_{false};  // a batch over the message limit (cannot happen)
-  std::mutex charge_mu_;
-  size_t charged_ = 0;  // encoder bytes charged to job_.memory (guarded by charge_mu_)
   // The current container; its entry is sent with its first root.
   protocol::RawContainer container_;
   int descriptor_ = -1;
@@ -142,7 +140,7 @@ class CaptureSink : public HeapInfoCallback {
   std::unordered_map<uint64_t, uint64_t> frame_thread_;
   // ---- allocation origins (walk thread) ----
   OriginInterner origins_;
-  std::atomic<size_t> origin_bytes_{0};  // origins_.FootprintBytes(), read by AccountBuffers
+  std::atomic<size_t> origin_bytes_{0};  // origins_.FootprintBytes(), read by BufferBytes
   bool clock_seen_ = false;
   bool origin_pending_ = false;  // an ObjectOrigin waits for its ObjectReferences
   uint64_t pending_object_ = 0, pending_frame_ = 0;
@@ -152,7 +150,7 @@ class CaptureSink : public HeapInfoCallback {
   std::vector<uint32_t> site_methods_;
   // ---- fields and values (walk thread) ----
   FieldMapper fields_;
-  std::atomic<size_t> field_bytes_{0};  // fields_.FootprintBytes(), read by AccountBuffers
+  std::atomic<size_t> field_bytes_{0};  // fields_.FootprintBytes(), read by BufferBytes
   ContainerType container_type_ = ContainerType::kBegin;
   protocol::RawLayout layout_scratch_;
   protocol::RawEnum enum_scratch_;

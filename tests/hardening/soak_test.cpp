@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "sanitizers.h"
 #include "subprocess.h"
 #include "test_util.h"
 
@@ -22,17 +23,6 @@ namespace {
 namespace fs = std::filesystem;
 using client::CaptureResult;
 
-#if defined(__SANITIZE_ADDRESS__)
-constexpr bool kAsan = true;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-constexpr bool kAsan = true;
-#else
-constexpr bool kAsan = false;
-#endif
-#else
-constexpr bool kAsan = false;
-#endif
 using client::HostClient;
 
 struct Usage {
@@ -99,7 +89,7 @@ TEST(Soak, ManyCapturesKeepMemoryAndDescriptorsFlat) {
       static_cast<unsigned long long>(agent1.rss_kb), agent0.fds, agent1.fds,
       static_cast<unsigned long long>(host0.rss_kb), static_cast<unsigned long long>(host1.rss_kb),
       host0.fds, host1.fds);
-  if (!kAsan) {
+  if (!kUnderAsan) {
     EXPECT_LT(agent1.rss_kb, agent0.rss_kb + 8192) << "agent memory grows";
     EXPECT_LT(host1.rss_kb, host0.rss_kb + 8192) << "host memory grows";
   }
