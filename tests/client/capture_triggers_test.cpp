@@ -135,16 +135,5 @@ TEST(CaptureTriggers, EventsDuringACaptureFollowItOnceCoalesced) {
   EXPECT_FALSE(t.Due(0.5)) << "one capture for both";
 }
 
-TEST(CaptureTriggers, MarkerPatterns) {
-  EXPECT_TRUE(MarkerMatches("Wave 2", "Wave 2"));
-  EXPECT_FALSE(MarkerMatches("Wave 2", "Wave 20"));
-  EXPECT_TRUE(MarkerMatches("Wave *", "Wave 20"));
-  EXPECT_TRUE(MarkerMatches("*", ""));
-  EXPECT_TRUE(MarkerMatches("*ended", "Wave 3 ended"));
-  EXPECT_TRUE(MarkerMatches("a*b*c", "aXXbYbZc"));
-  EXPECT_FALSE(MarkerMatches("a*b*c", "aXXbYbZ"));
-  EXPECT_FALSE(MarkerMatches("", "x"));
-}
-
 }  // namespace
 }  // namespace xrpm::client

@@ -14,6 +14,7 @@
 
 #include "fuzz_check.h"
 #include "xrpm/app/budget.h"
+#include "xrpm/model/glob.h"
 
 namespace xrpm::fuzz {
 namespace {
@@ -21,8 +22,8 @@ namespace {
 void CheckPatternOf(const std::string& p, uint64_t line, uint64_t lines) {
   XRPM_FUZZ_CHECK(app::CheckPattern(p).empty(), p);
   XRPM_FUZZ_CHECK(line >= 1 && line <= lines, std::to_string(line));
-  if (p.find_first_of("*?\\") == std::string::npos) XRPM_FUZZ_CHECK(app::GlobMatch(p, p), p);
-  XRPM_FUZZ_CHECK(app::GlobMatch("*", p), p);
+  if (p.find_first_of("*?\\") == std::string::npos) XRPM_FUZZ_CHECK(GlobMatch(p, p), p);
+  XRPM_FUZZ_CHECK(GlobMatch("*", p), p);
 }
 
 }  // namespace

@@ -1,6 +1,6 @@
 // libFuzzer target: what `xrpm capture`'s unattended options and the monitor's Auto capture
 // fields parse (issue 24 item 3): ParseDuration, ParseByteSize, the -o template
-// (OutputTemplate), the marker pattern (MarkerMatches) and ParseTriggers, on arbitrary bytes.
+// (OutputTemplate), the marker pattern (GlobMatch) and ParseTriggers, on arbitrary bytes.
 // The input is split at '\n' into: every, on-growth, on-gc-pause, on-marker, output template,
 // and a marker text (missing fields are "").
 //
@@ -22,6 +22,7 @@
 #include "xrpm/app/auto_capture.h"
 #include "xrpm/app/capture_output.h"
 #include "xrpm/client/capture_triggers.h"
+#include "xrpm/model/glob.h"
 #include "xrpm/model/human_parse.h"
 
 namespace {
@@ -70,9 +71,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     XRPM_FUZZ_CHECK(error.find("expected") != std::string::npos, error);
   }
 
-  XRPM_FUZZ_CHECK(xrpm::client::MarkerMatches(f[3], f[3]), f[3]);
-  XRPM_FUZZ_CHECK(xrpm::client::MarkerMatches("*", f[5]), f[5]);
-  if (f[3].find('*') == std::string::npos)
-    XRPM_FUZZ_CHECK(xrpm::client::MarkerMatches(f[3], f[5]) == (f[3] == f[5]), f[3] + "|" + f[5]);
+  XRPM_FUZZ_CHECK(xrpm::GlobMatch("*", f[5]), f[5]);
+  if (f[3].find_first_of("*?\\") == std::string::npos) {
+    XRPM_FUZZ_CHECK(xrpm::GlobMatch(f[3], f[3]), f[3]);
+    XRPM_FUZZ_CHECK(xrpm::GlobMatch(f[3], f[5]) == (f[3] == f[5]), f[3] + "|" + f[5]);
+  }
   return 0;
 }

@@ -286,7 +286,7 @@ VerbRegistration reg{
           ->type_name("MS");
       cmd.add_option("--on-marker", o->on_marker,
                      "Unattended: capture when the game posts a marker with this TEXT ('*' "
-                     "matches any characters)");
+                     "matches any characters, '?' one, '\\' makes the next one literal)");
       cmd.add_flag("--ignore-game-requests", o->ignore_game_requests,
                    "Unattended: do not capture when the game asks (Xrpm.Profiler.RequestCapture)");
       cmd.add_option("--keep", o->keep,

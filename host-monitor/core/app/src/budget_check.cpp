@@ -11,6 +11,7 @@
 #include "xrpm/client/allocation_profile.h"
 #include "xrpm/client/frame_summary.h"
 #include "xrpm/model/diagnostics.h"
+#include "xrpm/model/glob.h"
 
 namespace xrpm::app {
 namespace {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "xrpm/model/glob.h"
 #include "xrpm/model/human_format.h"
 
 namespace xrpm::client {
@@ -21,26 +22,6 @@ const char* TriggerKindName(TriggerKind k) {
       return "game";
   }
   return "?";
-}
-
-bool MarkerMatches(const std::string& pattern, const std::string& text) {
-  size_t p = 0, t = 0, star = std::string::npos, mark = 0;
-  while (t < text.size()) {
-    if (p < pattern.size() && pattern[p] == '*') {
-      star = p++;
-      mark = t;
-    } else if (p < pattern.size() && pattern[p] == text[t]) {
-      ++p;
-      ++t;
-    } else if (star != std::string::npos) {
-      p = star + 1;
-      t = ++mark;
-    } else {
-      return false;
-    }
-  }
-  while (p < pattern.size() && pattern[p] == '*') ++p;
-  return p == pattern.size();
 }
 
 CaptureTriggers::CaptureTriggers(CaptureTriggerOptions options) : o_(std::move(options)) {}
@@ -96,7 +77,7 @@ void CaptureTriggers::OnFrame(const FrameRow& row, double now_s) {
 
 void CaptureTriggers::OnMarker(const MarkerRow& m) {
   if (o_.marker.empty() || m.kind != MarkerKind::kMarker) return;
-  if (MarkerMatches(o_.marker, m.text))
+  if (GlobMatch(o_.marker, m.text))
     SetPending(TriggerKind::kMarker, m.text, "marker '" + m.text + "'");
 }
 

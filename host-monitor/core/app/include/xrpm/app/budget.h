@@ -16,10 +16,7 @@
 // the offending value: "budget.json:3: types[0].max_count: expected a non-negative integer,
 // found \"500\"". The README documents the schema.
 //
-// Patterns (GlobMatch): `*` matches any run of characters (dots included), `?` one character,
-// `\` makes the next character literal; everything else matches itself, so array types are
-// written as they are named ("System.Int32[]"). An empty pattern or a trailing `\` is bad.
-// Matching is O(|pattern| x |name|) at worst (greedy with one backtrack point).
+// Patterns: xrpm/model/glob.h (GlobMatch); an empty pattern or a trailing `\` is bad here.
 //
 // Thread-safety: pure functions.
 #pragma once
@@ -76,6 +73,5 @@ Budget LoadBudget(const std::string& path);
 
 // "" when `pattern` is a valid pattern, else what is wrong with it.
 std::string CheckPattern(std::string_view pattern);
-bool GlobMatch(std::string_view pattern, std::string_view name);
 
 }  // namespace xrpm::app

@@ -14,8 +14,8 @@
 //              collection does not count: rows whose frame overlaps a capture, or ends within
 //              kCaptureGcGuardS after it, on the device clock mapped to ours from the rows'
 //              arrival times (an upper bound of the offset, so the guard errs towards ignoring);
-//   marker     a marker (Xrpm.Profiler.Marker) whose text is `marker` (with '*' matching any
-//              run of characters);
+//   marker     a marker (Xrpm.Profiler.Marker) whose text matches the pattern `marker`
+//              (xrpm/model/glob.h: '*' any run of characters, '?' one, '\' a literal);
 //   game       the game's own Xrpm.Profiler.RequestCapture (`game_requests`, on by default).
 // Events that arrive while a capture runs are kept: one pending capture (the first reason)
 // follows it. Counting events (markers, requests) that arrive while one is already pending are
@@ -51,10 +51,6 @@ struct TriggerFire {
   std::string label;   // the marker's or request's text; "" for the others
   std::string detail;  // why, for the log line: "every 10 s", "+1.2 MiB after GC", ...
 };
-
-// True when `text` matches `pattern`, where '*' matches any run of characters (also none).
-// Linear in |pattern| * |text| at worst (the greedy two-pointer wildcard match).
-bool MarkerMatches(const std::string& pattern, const std::string& text);
 
 class CaptureTriggers {
  public:
