@@ -1,6 +1,7 @@
 #include "raw_peer.h"
 
 #include <chrono>
+#include <cstdio>
 
 #include "xrpm/protocol/auth.h"
 #include "xrpm/protocol/constants.h"
@@ -29,17 +30,31 @@ RawPeer::~RawPeer() {
 
 std::unique_ptr<RawPeer> RawPeer::Connect(uint16_t port, uint32_t timeout_ms) {
   protocol::InitEnet();
-  std::unique_ptr<RawPeer> p(new RawPeer);
-  p->host_ = enet_host_create(nullptr, 1, protocol::kChannelCount, 0, 0);
-  p->host_->maximumPacketSize = protocol::kEnetMaxPacketBytes;
   ENetAddress a;
   enet_address_set_host_ip(&a, "127.0.0.1");
   a.port = port;
-  p->peer_ = enet_host_connect(p->host_, &a, protocol::kChannelCount, 0);
   const auto deadline = Deadline(timeout_ms);
-  ENetEvent ev;
+  // A connecting ENet peer accepts a DISCONNECT from anyone at the agent's address: the agent
+  // may still be retransmitting one to an earlier peer that had this same ephemeral port (a
+  // refused peer it lingers on). That kills the attempt; start again from a fresh socket, as
+  // the host client does (client_loop.cpp).
   while (!Expired(deadline)) {
-    if (enet_host_service(p->host_, &ev, 5) > 0 && ev.type == ENET_EVENT_TYPE_CONNECT) return p;
+    std::unique_ptr<RawPeer> p(new RawPeer);
+    p->host_ = enet_host_create(nullptr, 1, protocol::kChannelCount, 0, 0);
+    if (!p->host_) return nullptr;
+    p->host_->maximumPacketSize = protocol::kEnetMaxPacketBytes;
+    p->peer_ = enet_host_connect(p->host_, &a, protocol::kChannelCount, 0);
+    ENetEvent ev;
+    while (!Expired(deadline)) {
+      if (enet_host_service(p->host_, &ev, 5) <= 0) continue;
+      if (ev.type == ENET_EVENT_TYPE_CONNECT) return p;
+      if (ev.type == ENET_EVENT_TYPE_DISCONNECT) {
+        p->peer_ = nullptr;  // ENet reset it
+        std::fprintf(stderr, "raw peer: a stray DISCONNECT (data %u) ended the connection attempt; "
+                     "retrying from a new socket\n", ev.data);
+        break;
+      }
+    }
   }
   return nullptr;
 }

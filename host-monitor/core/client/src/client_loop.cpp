@@ -29,6 +29,7 @@ bool HostClient::Impl::Open(std::string* error) {
   if (!protocol::ParseEndpoint(opt.endpoint, protocol::kDefaultPort, &ep, error)) return false;
   ENetAddress addr;
   if (!protocol::ResolveEndpoint(ep, &addr, error)) return false;
+  enet_connected = false;
   host = enet_host_create(nullptr, 1, protocol::kChannelCount, 0, 0);
   if (!host) {
     *error = "cannot create a UDP socket for ENet";
@@ -86,6 +87,27 @@ void HostClient::Impl::Run() {
   host = nullptr;
 }
 
+// A connecting ENet peer (no peer id from the agent yet) takes a DISCONNECT from anyone at the
+// agent's address: the agent may still be retransmitting one to an earlier connection that had
+// this same ephemeral port (a refused host it lingers on, agent_impl.h kRefusedLingerMs). The
+// agent itself only disconnects connections it accepted, and ENet's own connect timeout (30 s)
+// is past ours, so a DISCONNECT before the CONNECT is stray: start again from a new socket
+// (a new port) while the connect timeout allows, a few times at most.
+bool HostClient::Impl::ReopenAfterStrayDisconnect() {
+  constexpr int kMaxStrayDisconnects = 4;
+  if (enet_connected || stray_disconnects >= kMaxStrayDisconnects ||
+      Seconds(connect_started) * 1000 > opt.connect_timeout_ms)
+    return false;
+  ++stray_disconnects;
+  peer = nullptr;  // ENet reset it
+  enet_host_destroy(host);
+  host = nullptr;
+  std::string error;
+  if (Open(&error)) return true;
+  Close(ConnectionState::kFailed, error);
+  return true;
+}
+
 void HostClient::Impl::Service() {
   bool busy;
   {
@@ -97,6 +119,7 @@ void HostClient::Impl::Service() {
   while (r > 0 && peer) {
     switch (ev.type) {
       case ENET_EVENT_TYPE_CONNECT: {
+        enet_connected = true;
         protocol::ConfigurePeer(peer, opt.peer_timeout_ms);
         wire::Envelope env;
         wire::Hello* h = env.mutable_hello();
@@ -112,6 +135,7 @@ void HostClient::Impl::Service() {
         OnReceive(ev.packet, ev.channelID);
         break;
       case ENET_EVENT_TYPE_DISCONNECT: {
+        if (ReopenAfterStrayDisconnect()) return;
         std::string ep;
         {
           std::lock_guard lock(mu);

@@ -45,6 +45,7 @@ struct HostClient::Impl {
   void Run();
   bool Open(std::string* error);
   void Service();
+  bool ReopenAfterStrayDisconnect();  // true if it handled the DISCONNECT (see client_loop.cpp)
   void OnReceive(ENetPacket* packet, uint8_t channel);
   void Dispatch(const wire::Envelope& env, size_t bytes);
   void OnChallenge(const wire::AuthChallenge& c);
@@ -92,6 +93,10 @@ struct HostClient::Impl {
   ENetHost* host = nullptr;
   ENetPeer* peer = nullptr;
   bool handshaken = false;
+  // ENet reported the connection (CONNECT). Before it, a DISCONNECT cannot come from the agent
+  // for this connection; it is a stray one (see Service) and the attempt starts again.
+  bool enet_connected = false;
+  int stray_disconnects = 0;
   std::string client_nonce;  // this connection's Hello nonce (auth.h)
   bool challenged = false;   // an AuthChallenge was answered
   Clock::time_point connect_started, capture_started, connected_at;
