@@ -21,11 +21,7 @@ bool Counters::IsLevel(size_t index) {
 
 void Counters::Publish() {
   std::array<agent::CounterValue, kCounterCount> v;
-  for (size_t i = 0; i < kCounterCount; ++i) {
-    const Stat& s = stats_[i];
-    v[i] = agent::CounterValue{s.total, s.last, s.n, s.n ? s.sum / static_cast<double>(s.n) : 0.0,
-                               s.min,   s.max};
-  }
+  for (size_t i = 0; i < kCounterCount; ++i) v[i] = stats_[i].Value();
   std::lock_guard<std::mutex> lock(published_mutex_);
   published_ = v;
 }

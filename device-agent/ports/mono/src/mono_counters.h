@@ -3,20 +3,20 @@
 // (objects allocated without allocation events, pitching, timers, ...) is not in this list,
 // so the host never shows a made-up zero.
 //
-// Each counter keeps the .stat columns (total, last, n, mean, min, max) in atomics: event
-// counters add each datum to their total, level counters record samples and their total is the
-// current level. Updates come from Mono's profiler callbacks on any thread and must never block
-// (see event_log.h), so there is no lock: a sample may mix two updates of one counter that
-// race with it, which a live display tolerates.
+// Each counter keeps the .stat columns (agent::CounterStat, any writer): event counters add
+// each datum to their total, level counters record samples and their total is the current
+// level. Updates come from Mono's profiler callbacks on any thread and must never block (see
+// event_log.h), so there is no lock: a sample may mix two updates of one counter that race
+// with it, which a live display tolerates.
 //
 // Thread-safety: Add/Set from any thread; Describe/Sample from any thread.
 #pragma once
 
 #include <array>
-#include <atomic>
 #include <cstddef>
 #include <cstdint>
 
+#include "xrpm/agent/counter_stat.h"
 #include "xrpm/agent/netcf_counters.h"
 #include "xrpm/agent/runtime_port.h"
 
@@ -53,33 +53,13 @@ class MonoCounters {
  public:
   static agent::CounterInfo Describe(size_t index);
 
-  void Add(MonoCounter c, int64_t datum) {
-    Stat& s = stats_[static_cast<size_t>(c)];
-    s.total.fetch_add(datum, std::memory_order_relaxed);
-    Record(s, datum);
-  }
-  void Set(MonoCounter c, int64_t level) {
-    Stat& s = stats_[static_cast<size_t>(c)];
-    s.total.store(level, std::memory_order_relaxed);
-    Record(s, level);
-  }
-  int64_t Total(MonoCounter c) const {
-    return stats_[static_cast<size_t>(c)].total.load(std::memory_order_relaxed);
-  }
+  void Add(MonoCounter c, int64_t datum) { stats_[static_cast<size_t>(c)].Add(datum); }
+  void Set(MonoCounter c, int64_t level) { stats_[static_cast<size_t>(c)].Set(level); }
+  int64_t Total(MonoCounter c) const { return stats_[static_cast<size_t>(c)].total(); }
   size_t Sample(agent::CounterValue* out, size_t count) const;
 
  private:
-  struct Stat {
-    std::atomic<int64_t> total{0};
-    std::atomic<int64_t> last{0};
-    std::atomic<uint64_t> n{0};
-    std::atomic<int64_t> sum{0};
-    std::atomic<int64_t> min{INT64_MAX};
-    std::atomic<int64_t> max{INT64_MIN};
-  };
-  static void Record(Stat& s, int64_t datum);
-
-  std::array<Stat, kMonoCounterCount> stats_{};
+  std::array<agent::CounterStat<agent::CounterWriters::kMany>, kMonoCounterCount> stats_{};
 };
 
 }  // namespace mono

@@ -1,7 +1,7 @@
 // Counters: the NETCF performance counters of the emulated runtime (the catalog in
 // xrpm/agent/netcf_counters.h, all but the Mono port's "Managed Threads").
 //
-// Each counter keeps the .stat columns: total, last datum, n, mean, min, max. An event counter
+// Each counter keeps the .stat columns (agent::CounterStat, one writer): an event counter
 // (Managed Bytes Allocated, GC Latency Time) adds each datum to its total; a level counter (GC
 // Heap, Managed Bytes In Use After GC) records samples and its total is the current level.
 //
@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <mutex>
 
+#include "xrpm/agent/counter_stat.h"
 #include "xrpm/agent/netcf_counters.h"
 #include "xrpm/agent/runtime_port.h"
 
@@ -34,41 +35,17 @@ class Counters {
   static bool IsLevel(size_t index);
 
   // Event counter: one datum.
-  void Add(Counter c, int64_t datum) {
-    Stat& s = stats_[static_cast<size_t>(c)];
-    s.total += datum;
-    Record(s, datum);
-  }
+  void Add(Counter c, int64_t datum) { stats_[static_cast<size_t>(c)].Add(datum); }
   // Level counter: the current level (also recorded as a datum).
-  void Set(Counter c, int64_t level) {
-    Stat& s = stats_[static_cast<size_t>(c)];
-    s.total = level;
-    Record(s, level);
-  }
-  int64_t Total(Counter c) const { return stats_[static_cast<size_t>(c)].total; }
-  uint64_t Count(Counter c) const { return stats_[static_cast<size_t>(c)].n; }
+  void Set(Counter c, int64_t level) { stats_[static_cast<size_t>(c)].Set(level); }
+  int64_t Total(Counter c) const { return stats_[static_cast<size_t>(c)].total(); }
+  uint64_t Count(Counter c) const { return stats_[static_cast<size_t>(c)].count(); }
 
   void Publish();
   size_t Sample(agent::CounterValue* out, size_t count) const;
 
  private:
-  struct Stat {
-    int64_t total = 0;
-    int64_t last = 0;
-    uint64_t n = 0;
-    double sum = 0;
-    int64_t min = 0;
-    int64_t max = 0;
-  };
-  static void Record(Stat& s, int64_t datum) {
-    if (s.n == 0 || datum < s.min) s.min = datum;
-    if (s.n == 0 || datum > s.max) s.max = datum;
-    s.last = datum;
-    s.sum += static_cast<double>(datum);
-    ++s.n;
-  }
-
-  std::array<Stat, kCounterCount> stats_{};
+  std::array<agent::CounterStat<agent::CounterWriters::kOne>, kCounterCount> stats_{};
   mutable std::mutex published_mutex_;
   std::array<agent::CounterValue, kCounterCount> published_{};
 };
