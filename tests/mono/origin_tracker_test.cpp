@@ -174,19 +174,43 @@ TEST(SiteTable, InternsStacksAndNamesEachMethodOnce) {
   g_name_calls = 0;
   const uint64_t a[] = {10, 20, 30};
   const uint64_t b[] = {10, 20};
-  EXPECT_EQ(s.Intern(a, 3, &NameOf), 1u);
-  EXPECT_EQ(s.Intern(b, 2, &NameOf), 2u);
-  EXPECT_EQ(s.Intern(a, 3, &NameOf), 1u);
-  EXPECT_EQ(s.Intern(nullptr, 0, &NameOf), 3u) << "no managed frame is a site too";
+  EXPECT_EQ(s.Intern(nullptr, 0, &NameOf), agent::kOutsideManagedCode)
+      << "no managed frame is a site too, always id 1 as in the emulator";
+  EXPECT_EQ(s.Intern(a, 3, &NameOf), 2u);
+  EXPECT_EQ(s.Intern(b, 2, &NameOf), 3u);
+  EXPECT_EQ(s.Intern(a, 3, &NameOf), 2u);
   EXPECT_EQ(g_name_calls.load(), 3);
   ASSERT_EQ(s.count(), 3u);
-  EXPECT_EQ(s.site(1).depth, 3u);
-  EXPECT_EQ(*s.site(1).names[0], "NS.C.M10");
-  EXPECT_EQ(*s.site(1).names[2], "NS.C.M30");
-  EXPECT_EQ(s.site(3).depth, 0u);
+  EXPECT_EQ(s.site(2).depth, 3u);
+  EXPECT_EQ(*s.site(2).names[0], "NS.C.M10");
+  EXPECT_EQ(*s.site(2).names[2], "NS.C.M30");
+  EXPECT_EQ(s.site(agent::kOutsideManagedCode).depth, 0u);
   std::vector<uint64_t> deep(agent::kMaxSampleStackDepth + 5, 7);
   const uint32_t id = s.Intern(deep.data(), static_cast<uint32_t>(deep.size()), &NameOf);
   EXPECT_EQ(s.site(id).depth, agent::kMaxSampleStackDepth);
+  EXPECT_EQ(s.truncated(), 0u);
+}
+
+// The emulator's SiteTable test (tests/emulator/origins_test.cpp) asks the same of its table.
+TEST(SiteTable, AFullTableFallsBackToTheAllocatingMethodThenGivesNoId) {
+  SiteTable s(4);  // the empty stack + 3 full stacks, then 1 one-method stack past the bound
+  const uint64_t ab[] = {1, 2}, ac[] = {1, 3}, b[] = {2}, c[] = {3}, dx[] = {4, 9}, ex[] = {5, 9};
+  EXPECT_EQ(s.Intern(ab, 2, &NameOf), 2u);
+  EXPECT_EQ(s.Intern(b, 1, &NameOf), 3u);
+  EXPECT_EQ(s.Intern(c, 1, &NameOf), 4u);
+  EXPECT_EQ(s.count(), 4u);
+  // Full: {1, 3} becomes {1}, interned past the bound, once.
+  const uint32_t cut = s.Intern(ac, 2, &NameOf);
+  EXPECT_EQ(cut, 5u);
+  EXPECT_EQ(s.site(cut).depth, 1u);
+  EXPECT_EQ(*s.site(cut).names[0], "NS.C.M1");
+  EXPECT_EQ(s.Intern(ac, 2, &NameOf), cut);
+  EXPECT_EQ(s.truncated(), 2u);
+  EXPECT_EQ(s.Intern(ab, 2, &NameOf), 2u) << "known stacks keep their ids";
+  EXPECT_EQ(s.Intern(dx, 2, &NameOf), agent::kNoSite)
+      << "{4} would need a sixth site: no room left";
+  EXPECT_EQ(s.Intern(ex, 1, &NameOf), agent::kNoSite);
+  EXPECT_EQ(s.count(), 5u);
 }
 
 TEST(OriginTracker, AWalkDescribesEachSiteOnceBeforeItsFirstOrigin) {
@@ -203,18 +227,19 @@ TEST(OriginTracker, AWalkDescribesEachSiteOnceBeforeItsFirstOrigin) {
   ASSERT_EQ(t.BeginWalk(sink, 12, 16384), WalkResult::kOk);
   for (uint64_t obj : {0x200u, 0x900u, 0x500u, 0x300u}) t.ReportObject(sink, obj);
   t.EndWalk(true);
-  const std::vector<std::string> want = {"clock 12 16384",  "site 1: NS.C.M1 NS.C.M2",
-                                         "origin 512 5 1",   // 0x200
-                                         "origin 2304 5 1",  // 0x900: moved, same frame and site
-                                         "site 2: NS.C.M3",  // 0x500 has no origin: nothing
-                                         "origin 768 0 2"};  // 0x300
+  // Site 1 is the empty stack (agent::kOutsideManagedCode).
+  const std::vector<std::string> want = {"clock 12 16384",  "site 2: NS.C.M1 NS.C.M2",
+                                         "origin 512 5 2",   // 0x200
+                                         "origin 2304 5 2",  // 0x900: moved, same frame and site
+                                         "site 3: NS.C.M3",  // 0x500 has no origin: nothing
+                                         "origin 768 0 3"};  // 0x300
   EXPECT_EQ(sink.calls, want);
   const OriginTracker::Stats s = t.stats();
   EXPECT_EQ(s.recorded, 4u);
   EXPECT_EQ(s.pruned, 1u) << "0x400 was not seen live";
   EXPECT_EQ(s.moved, 1u);
   EXPECT_EQ(s.tracked, 3u);
-  EXPECT_EQ(s.sites, 2u);
+  EXPECT_EQ(s.sites, 3u) << "the empty stack and two";
 
   // The next walk describes its sites again (ids stay the same).
   RecordingSink again;
@@ -222,7 +247,7 @@ TEST(OriginTracker, AWalkDescribesEachSiteOnceBeforeItsFirstOrigin) {
   t.ReportObject(again, 0x300);
   t.EndWalk(true);
   EXPECT_EQ(again.calls,
-            (std::vector<std::string>{"clock 13 16384", "site 2: NS.C.M3", "origin 768 0 2"}));
+            (std::vector<std::string>{"clock 13 16384", "site 3: NS.C.M3", "origin 768 0 3"}));
   EXPECT_EQ(t.stats().tracked, 1u);
 }
 
@@ -250,7 +275,7 @@ TEST(OriginTracker, FramesSaturateAndFullTablesAreCounted) {
   t.ReportObject(sink, 8);
   t.EndWalk(false);
   ASSERT_EQ(sink.calls.size(), 3u);
-  EXPECT_EQ(sink.calls[2], "origin 8 4294967295 1");
+  EXPECT_EQ(sink.calls[2], "origin 8 4294967295 2");
   EXPECT_EQ(t.stats().recorded, 4u);
   EXPECT_EQ(t.stats().table_full, 2u);
 }

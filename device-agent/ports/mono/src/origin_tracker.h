@@ -7,8 +7,9 @@
 // Lifecycle of an entry (OriginTable): Forget(address) on every allocation (a new object never
 // inherits a dead one's origin), Record on a sampled one, Move on each GC move report, erased
 // by the capture walk's prune when the walk did not see it live. Bounded: the table's fixed
-// capacity (kDefaultSlots, 16 B each, 4 MiB) and SiteTable::kMaxSites sites; what did not fit is
-// counted (stats()) and logged with each capture.
+// capacity (kDefaultSlots, 16 B each, 4 MiB) and the SiteTable's bound (past it, new stacks
+// are cut to their allocating method); what did not fit is counted (stats()) and logged with
+// each capture.
 //
 // Walk protocol (on the thread walking, world stopped): BeginWalk (AllocationClock), then per
 // object ReportObject right before its ObjectReferences (DescribeSite the first time a site is

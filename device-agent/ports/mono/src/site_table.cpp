@@ -6,17 +6,38 @@
 namespace xrpm {
 namespace mono {
 
-SiteTable::SiteTable() : sites_(new std::atomic<const Site*>[kMaxSites]()) {}
+SiteTable::SiteTable(uint32_t max_sites)
+    : max_sites_(std::max<uint32_t>(max_sites, 1)),
+      capacity_(max_sites_ + std::max<uint32_t>(max_sites_ / 4, 1)),
+      sites_(new std::atomic<const Site*>[capacity_]()) {
+  // The empty stack is agent::kOutsideManagedCode.
+  owned_.push_back(std::make_unique<Site>());
+  ids_.emplace(std::string(), agent::kOutsideManagedCode);
+  sites_[0].store(owned_.back().get(), std::memory_order_release);
+  count_.store(1, std::memory_order_release);
+}
+
+uint32_t SiteTable::FindLocked(std::string* stack, uint32_t* depth) {
+  auto it = ids_.find(*stack);
+  if (it != ids_.end()) return it->second;
+  if (count_.load(std::memory_order_relaxed) < max_sites_ || *depth <= 1) return agent::kNoSite;
+  *depth = 1;  // full: the allocating method alone
+  stack->resize(sizeof(uint64_t));
+  it = ids_.find(*stack);
+  return it != ids_.end() ? it->second : agent::kNoSite;
+}
 
 uint32_t SiteTable::Intern(const uint64_t* keys, uint32_t depth, NameOf name_of) {
   depth = std::min(depth, agent::kMaxSampleStackDepth);
-  const std::string stack(reinterpret_cast<const char*>(keys), depth * sizeof(uint64_t));
+  const uint32_t asked = depth;
+  std::string stack(reinterpret_cast<const char*>(keys), depth * sizeof(uint64_t));
   std::vector<uint64_t> unnamed;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    auto it = ids_.find(stack);
-    if (it != ids_.end()) return it->second;
-    if (count_.load(std::memory_order_relaxed) >= kMaxSites) return 0;
+    const uint32_t id = FindLocked(&stack, &depth);
+    if (depth < asked) truncated_.fetch_add(1, std::memory_order_relaxed);
+    if (id != agent::kNoSite) return id;
+    if (count_.load(std::memory_order_relaxed) >= capacity_) return agent::kNoSite;
     for (uint32_t i = 0; i < depth; ++i)
       if (!methods_.count(keys[i])) unnamed.push_back(keys[i]);
   }
@@ -27,10 +48,13 @@ uint32_t SiteTable::Intern(const uint64_t* keys, uint32_t depth, NameOf name_of)
 
   std::lock_guard<std::mutex> lock(mu_);
   for (size_t i = 0; i < unnamed.size(); ++i) methods_.emplace(unnamed[i], std::move(names[i]));
-  auto it = ids_.find(stack);  // another thread may have interned it meanwhile
-  if (it != ids_.end()) return it->second;
+  // Another thread may have interned it, or filled the table, meanwhile.
+  const uint32_t before = depth;
+  const uint32_t id = FindLocked(&stack, &depth);
+  if (depth < before) truncated_.fetch_add(1, std::memory_order_relaxed);
+  if (id != agent::kNoSite) return id;
   const uint32_t n = count_.load(std::memory_order_relaxed);
-  if (n >= kMaxSites) return 0;
+  if (n >= capacity_) return agent::kNoSite;
   auto site = std::make_unique<Site>();
   site->depth = depth;
   for (uint32_t i = 0; i < depth; ++i) site->names[i] = &methods_.at(keys[i]);

@@ -1,0 +1,28 @@
+// Allocation sites as every runtime numbers them for the walker API (heap_walker.h:
+// DescribeSite, ObjectOrigin) and the frame events: a site is an allocating thread's managed
+// stack, at most kMaxSampleStackDepth (frame_events.h) innermost methods, innermost first,
+// interned once per runtime's life under a dense id. The emulator's table
+// (xrpm/emulator/allocation_sites.h) and the Mono port's (ports/mono/src/site_table.h) differ
+// only in their threading; the ids, the bound and what happens past it are these.
+//
+// Bound: kMaxAllocationSites stacks are interned in full. Past it, a stack not seen yet is
+// recorded under the one-frame stack of its allocating method, interned past the bound (the
+// caller of that method is lost, the method is not); a table counts these as truncated.
+//
+// Thread-safety: constants only.
+#pragma once
+
+#include <cstdint>
+
+namespace xrpm {
+namespace agent {
+
+using SiteId = uint32_t;
+// No site: the object has no recorded origin.
+constexpr SiteId kNoSite = 0;
+// The empty stack (allocated outside any managed frame): interned first by every table.
+constexpr SiteId kOutsideManagedCode = 1;
+constexpr uint32_t kMaxAllocationSites = 1u << 16;
+
+}  // namespace agent
+}  // namespace xrpm
