@@ -193,30 +193,40 @@ const uint32_t* FieldMapper::MapSlots(const TypeFields& t, const uint32_t* slots
                                       uint64_t array_length, bool* bad) {
   if (!slots) return nullptr;
   bool copy = false;
-  for (size_t i = 0; i < n; ++i) {
-    const uint32_t s = slots[i];
-    if (s == kNoSlot) continue;
-    switch (t.shape) {
-      case TypeShape::kString:
-        *bad = true;
-        return nullptr;
-      case TypeShape::kArray:
-        if (array_length != UINT64_MAX && s >= array_length) {
+  switch (t.shape) {  // one check per slot, the shape's
+    case TypeShape::kString:
+      for (size_t i = 0; i < n; ++i)
+        if (slots[i] != kNoSlot) {
           *bad = true;
           return nullptr;
         }
-        break;
-      default:
-        if (s >= t.runtime_fields) {
+      return slots;
+    case TypeShape::kArray:
+      for (size_t i = 0; i < n && array_length != UINT64_MAX; ++i)
+        if (slots[i] != kNoSlot && slots[i] >= array_length) {
           *bad = true;
           return nullptr;
         }
-        if (s >= t.kinds.size()) {
+      return slots;
+    default: {
+      const size_t kept = t.kinds.size();
+      const uint8_t* kinds = t.kinds.data();
+      constexpr auto kRef = static_cast<uint8_t>(protocol::FieldKind::kReference);
+      for (size_t i = 0; i < n; ++i) {
+        const uint32_t s = slots[i];
+        if (s < kept) {
+          if (kinds[s] != kRef) {
+            *bad = true;
+            return nullptr;
+          }
+        } else if (s != kNoSlot) {
+          if (s >= t.runtime_fields) {
+            *bad = true;
+            return nullptr;
+          }
           copy = true;  // past a cut: unknown
-        } else if (t.kinds[s] != static_cast<uint8_t>(protocol::FieldKind::kReference)) {
-          *bad = true;
-          return nullptr;
         }
+      }
     }
   }
   if (!copy) return slots;

@@ -377,10 +377,11 @@ const uint32_t* FieldLayouts::Slots(uint32_t type_id, const void* object, const 
     return slots_.data();
   }
   constexpr uintptr_t kWord = sizeof(void*);
-  const std::vector<uint32_t>& table = l.slot_by_word;
+  const uint32_t* table = l.slot_by_word.data();
+  const size_t words = l.slot_by_word.size();
   for (size_t i = 0; i < n; ++i) {
     const uintptr_t o = offsets[i];
-    if (o % kWord == 0 && o / kWord < table.size()) {
+    if (o % kWord == 0 && o / kWord < words) {
       slots_[i] = table[o / kWord];
       continue;
     }
@@ -411,9 +412,10 @@ WalkResult FieldLayouts::ReportValues(agent::HeapInfoCallback& sink, uint32_t ty
     default:
       break;
   }
-  bits_.clear();
+  bits_.resize(l.values.size());  // no-op once as large as the widest layout's
   const char* base = static_cast<const char*>(object);
-  for (const auto& [offset, kind] : l.values) bits_.push_back(ReadBits(base + offset, kind));
+  uint64_t* out = bits_.data();
+  for (const auto& [offset, kind] : l.values) *out++ = ReadBits(base + offset, kind);
   return sink.ObjectValues(reinterpret_cast<uint64_t>(object), bits_.data(), bits_.size());
 }
 
