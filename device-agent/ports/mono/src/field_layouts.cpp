@@ -361,9 +361,13 @@ uint32_t FieldLayouts::StaticSlot(uint32_t type_id, uintptr_t offset) const {
 
 const uint32_t* FieldLayouts::Slots(uint32_t type_id, const void* object, const uintptr_t* offsets,
                                     size_t n) {
-  slots_.assign(n, agent::kNoSlot);
   const Layout* found = Find(type_id);
-  if (!found) return slots_.data();
+  if (!found || found->shape != agent::TypeShape::kClass) {
+    slots_.assign(n, agent::kNoSlot);
+    if (!found) return slots_.data();
+  } else if (slots_.size() < n) {
+    slots_.resize(n);  // a class's slots are each written below
+  }
   const Layout& l = *found;
   if (l.shape == agent::TypeShape::kArray) {
     if (l.element_size == 0) return slots_.data();
@@ -379,17 +383,18 @@ const uint32_t* FieldLayouts::Slots(uint32_t type_id, const void* object, const 
   constexpr uintptr_t kWord = sizeof(void*);
   const uint32_t* table = l.slot_by_word.data();
   const size_t words = l.slot_by_word.size();
+  uint32_t* out = slots_.data();
   for (size_t i = 0; i < n; ++i) {
     const uintptr_t o = offsets[i];
     if (o % kWord == 0 && o / kWord < words) {
-      slots_[i] = table[o / kWord];
+      out[i] = table[o / kWord];
       continue;
     }
     auto s = std::lower_bound(l.ref_offsets.begin(), l.ref_offsets.end(),
                               std::make_pair(static_cast<uint32_t>(o), 0u));
-    if (s != l.ref_offsets.end() && s->first == o) slots_[i] = s->second;
+    out[i] = s != l.ref_offsets.end() && s->first == o ? s->second : agent::kNoSlot;
   }
-  return slots_.data();
+  return out;
 }
 
 WalkResult FieldLayouts::ReportValues(agent::HeapInfoCallback& sink, uint32_t type_id,
