@@ -15,11 +15,13 @@
 //     next ObjectReferences: the object travels without values.
 // Each such object counts once in dropped() (CaptureEnd.fields_dropped).
 //
-// Memory: per described type ~64 B plus one byte per kept field (its kind), i.e. O(types +
-// fields); one object's pending values (<= kMaxStringCap + 1 words); a slot copy only for an
-// object of a cut layout (<= its reference count); a fixed 16 KiB cache of the per-object type
-// lookup. FootprintBytes() reports it so the agent
-// charges it to the capture's memory account. Every call is O(its input).
+// Memory: per described type ~64 B plus two bytes per kept field (its kind; a value field's
+// kind again, in value order), i.e. O(types + fields); one object's pending values (<=
+// kMaxObjectValues words, or a string's <= kMaxStringCap 16-bit code units, copied once and
+// mapped in place: Take hands them to the encoder as they are); a slot copy only for an object
+// of a cut layout (<= its reference count); a fixed 16 KiB cache of the per-object type lookup.
+// FootprintBytes() reports it so the agent charges it to the capture's memory account. Every
+// call is O(its input).
 //
 // Thread-safety: none; the walk thread owns it.
 #pragma once
