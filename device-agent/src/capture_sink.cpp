@@ -372,8 +372,8 @@ WalkResult CaptureSink::ObjectValues(uint64_t object, const uint64_t* bits, size
   if (job_.cancelled()) return Stopped();
   if (!job_.detail.values) return WalkResult::kOk;
   try {
-    fields_.SetValues(object, bits, count);
-    field_bytes_.store(fields_.FootprintBytes(), std::memory_order_relaxed);
+    if (fields_.SetValues(object, bits, count))
+      field_bytes_.store(fields_.FootprintBytes(), std::memory_order_relaxed);
   } catch (const std::exception& e) {
     return Fail(std::string("agent error: ") + e.what());
   }
@@ -385,8 +385,8 @@ WalkResult CaptureSink::StringValue(uint64_t object, uint32_t length, const uint
   if (job_.cancelled()) return Stopped();
   if (!job_.detail.values) return WalkResult::kOk;
   try {
-    fields_.SetString(object, length, units, count);
-    field_bytes_.store(fields_.FootprintBytes(), std::memory_order_relaxed);
+    if (fields_.SetString(object, length, units, count))
+      field_bytes_.store(fields_.FootprintBytes(), std::memory_order_relaxed);
   } catch (const std::exception& e) {
     return Fail(std::string("agent error: ") + e.what());
   }

@@ -98,6 +98,7 @@ bool FieldMapper::MapLayout(uint32_t type_id, const TypeLayoutInfo& l, protocol:
     r.enum_id = r.is_enum && enums_.count(f.enum_id) ? f.enum_id : 0;
     out->fields.push_back(std::move(r));
     t.kinds.push_back(static_cast<uint8_t>(k));
+    if (protocol::IsValueKind(k)) t.value_kinds.push_back(k);
   }
   for (size_t i = 0; i < l.static_count && !out->cut; ++i) {
     const StaticFieldInfo& f = l.statics[i];
@@ -113,7 +114,7 @@ bool FieldMapper::MapLayout(uint32_t type_id, const TypeLayoutInfo& l, protocol:
   }
   // Statics after a cut in the instance fields are not sent: their slots are unknown.
   t.kept_statics = static_cast<uint32_t>(out->statics.size());
-  kinds_bytes_ += t.kinds.capacity();
+  kinds_bytes_ += t.kinds.capacity() + t.value_kinds.capacity();
   return true;
 }
 
@@ -125,39 +126,44 @@ uint32_t FieldMapper::RootSlot(ContainerType container, uint64_t id1, uint32_t s
   return slot;
 }
 
-void FieldMapper::SetValues(uint64_t object, const uint64_t* bits, size_t count) {
+bool FieldMapper::SetValues(uint64_t object, const uint64_t* bits, size_t count) {
   if (pending_) ++dropped_;  // the previous values had no object
   pending_ = count <= protocol::kMaxObjectValues;
   if (!pending_) {
     ++dropped_;
-    return;
+    return false;
   }
   pending_string_ = false;
   pending_object_ = object;
+  const size_t cap = pending_values_.capacity();
   pending_values_.assign(bits, bits + count);
+  return pending_values_.capacity() != cap;
 }
 
-void FieldMapper::SetString(uint64_t object, uint32_t length, const uint16_t* units, size_t count) {
+bool FieldMapper::SetString(uint64_t object, uint32_t length, const uint16_t* units, size_t count) {
   if (pending_) ++dropped_;
   pending_ = count == std::min<uint64_t>(length, detail_.string_cap);
   if (!pending_) {
     ++dropped_;
-    return;
+    return false;
   }
   pending_string_ = true;
   pending_object_ = object;
   pending_length_ = length;
-  pending_values_.assign(units, units + count);
+  const size_t cap = pending_units_.capacity();
+  pending_units_.assign(units, units + count);
+  return pending_units_.capacity() != cap;
 }
 
-// words_ <- the pending values mapped by the layout; false when they do not match it.
-bool FieldMapper::MapValues(const TypeFields& t, uint32_t size, uint64_t* array_length) {
-  words_.clear();
+// *d <- the pending values mapped by the layout (in place); false when they do not match it.
+bool FieldMapper::MapValues(const TypeFields& t, uint32_t size, uint64_t* array_length,
+                            protocol::ObjectDetail* d) {
   switch (t.shape) {
     case TypeShape::kString:
       if (!pending_string_ || pending_length_ > size / 2) return false;
-      words_.push_back(pending_length_);
-      words_.insert(words_.end(), pending_values_.begin(), pending_values_.end());
+      d->units = pending_units_.data();
+      d->string_length = pending_length_;
+      d->value_count = static_cast<uint32_t>(pending_units_.size() + 1);
       return true;
     case TypeShape::kArray: {
       if (pending_string_ || pending_values_.size() != 1) return false;
@@ -166,17 +172,18 @@ bool FieldMapper::MapValues(const TypeFields& t, uint32_t size, uint64_t* array_
                                 : protocol::FieldKindBytes(Wire(t.element_kind), pointer_bytes_);
       if (pending_values_[0] > size || (elem && pending_values_[0] > size / elem)) return false;
       *array_length = pending_values_[0];
-      words_.push_back(pending_values_[0]);
+      d->values = pending_values_.data();
+      d->value_count = 1;
       return true;
     }
     default: {
       if (pending_string_ || pending_values_.size() != t.runtime_values) return false;
-      size_t k = 0;
-      for (uint8_t kind : t.kinds) {
-        const auto wk = static_cast<protocol::FieldKind>(kind);
-        if (protocol::IsValueKind(wk))
-          words_.push_back(protocol::ValueToWord(wk, pending_values_[k++]));
-      }
+      // The kept value fields are a prefix of the runtime's (a cut drops the rest).
+      const size_t n = t.value_kinds.size();
+      uint64_t* w = pending_values_.data();
+      for (size_t k = 0; k < n; ++k) w[k] = protocol::ValueToWord(t.value_kinds[k], w[k]);
+      d->values = w;
+      d->value_count = static_cast<uint32_t>(n);
       return true;
     }
   }
@@ -186,30 +193,40 @@ const uint32_t* FieldMapper::MapSlots(const TypeFields& t, const uint32_t* slots
                                       uint64_t array_length, bool* bad) {
   if (!slots) return nullptr;
   bool copy = false;
-  for (size_t i = 0; i < n; ++i) {
-    const uint32_t s = slots[i];
-    if (s == kNoSlot) continue;
-    switch (t.shape) {
-      case TypeShape::kString:
-        *bad = true;
-        return nullptr;
-      case TypeShape::kArray:
-        if (array_length != UINT64_MAX && s >= array_length) {
+  switch (t.shape) {  // one check per slot, the shape's
+    case TypeShape::kString:
+      for (size_t i = 0; i < n; ++i)
+        if (slots[i] != kNoSlot) {
           *bad = true;
           return nullptr;
         }
-        break;
-      default:
-        if (s >= t.runtime_fields) {
+      return slots;
+    case TypeShape::kArray:
+      for (size_t i = 0; i < n && array_length != UINT64_MAX; ++i)
+        if (slots[i] != kNoSlot && slots[i] >= array_length) {
           *bad = true;
           return nullptr;
         }
-        if (s >= t.kinds.size()) {
+      return slots;
+    default: {
+      const size_t kept = t.kinds.size();
+      const uint8_t* kinds = t.kinds.data();
+      constexpr auto kRef = static_cast<uint8_t>(protocol::FieldKind::kReference);
+      for (size_t i = 0; i < n; ++i) {
+        const uint32_t s = slots[i];
+        if (s < kept) {
+          if (kinds[s] != kRef) {
+            *bad = true;
+            return nullptr;
+          }
+        } else if (s != kNoSlot) {
+          if (s >= t.runtime_fields) {
+            *bad = true;
+            return nullptr;
+          }
           copy = true;  // past a cut: unknown
-        } else if (t.kinds[s] != static_cast<uint8_t>(protocol::FieldKind::kReference)) {
-          *bad = true;
-          return nullptr;
         }
+      }
     }
   }
   if (!copy) return slots;
@@ -247,13 +264,9 @@ protocol::ObjectDetail FieldMapper::Take(uint64_t object, uint32_t type_id, uint
   const TypeFields& t = *found;
   bool bad = had_values && !mine;
   uint64_t array_length = UINT64_MAX;
-  if (mine && detail_.values) {
-    if (MapValues(t, size, &array_length)) {
-      d.values = words_.data();
-      d.value_count = static_cast<uint32_t>(words_.size());
-    } else {
-      bad = true;
-    }
+  if (mine && detail_.values && !MapValues(t, size, &array_length, &d)) {
+    d = protocol::ObjectDetail{};
+    bad = true;
   }
   d.slots = MapSlots(t, slots, ref_count, array_length, &bad);
   dropped_ += bad;
@@ -262,8 +275,8 @@ protocol::ObjectDetail FieldMapper::Take(uint64_t object, uint32_t type_id, uint
 
 size_t FieldMapper::FootprintBytes() const {
   return sizeof(recent_) + types_.size() * (sizeof(TypeFields) + 32) + kinds_bytes_ +
-         enums_.size() * 32 + (pending_values_.capacity() + words_.capacity()) * sizeof(uint64_t) +
-         slots_.capacity() * sizeof(uint32_t);
+         enums_.size() * 32 + pending_values_.capacity() * sizeof(uint64_t) +
+         pending_units_.capacity() * sizeof(uint16_t) + slots_.capacity() * sizeof(uint32_t);
 }
 
 }  // namespace agent

@@ -15,11 +15,13 @@
 //     next ObjectReferences: the object travels without values.
 // Each such object counts once in dropped() (CaptureEnd.fields_dropped).
 //
-// Memory: per described type ~64 B plus one byte per kept field (its kind), i.e. O(types +
-// fields); one object's pending values (<= kMaxStringCap + 1 words); a slot copy only for an
-// object of a cut layout (<= its reference count); a fixed 16 KiB cache of the per-object type
-// lookup. FootprintBytes() reports it so the agent
-// charges it to the capture's memory account. Every call is O(its input).
+// Memory: per described type ~64 B plus two bytes per kept field (its kind; a value field's
+// kind again, in value order), i.e. O(types + fields); one object's pending values (<=
+// kMaxObjectValues words, or a string's <= kMaxStringCap 16-bit code units, copied once and
+// mapped in place: Take hands them to the encoder as they are); a slot copy only for an object
+// of a cut layout (<= its reference count); a fixed 16 KiB cache of the per-object type lookup.
+// FootprintBytes() reports it so the agent charges it to the capture's memory account. Every
+// call is O(its input).
 //
 // Thread-safety: none; the walk thread owns it.
 #pragma once
@@ -51,11 +53,13 @@ class FieldMapper {
   // and `slot` is one of its kept statics.
   uint32_t RootSlot(ContainerType container, uint64_t id1, uint32_t slot) const;
 
-  // Pending values of the next object (copied; the runtime's buffers are only valid during its
-  // call).
-  void SetValues(uint64_t object, const uint64_t* bits, size_t count);
-  void SetString(uint64_t object, uint32_t length, const uint16_t* units, size_t count);
-  // The slots and value words to send for `object` (valid until the next call).
+  // Pending values of the next object (copied once; the runtime's buffers are only valid during
+  // its call). True when that grew the pending buffer (FootprintBytes changed).
+  bool SetValues(uint64_t object, const uint64_t* bits, size_t count);
+  bool SetString(uint64_t object, uint32_t length, const uint16_t* units, size_t count);
+  // The slots and value words to send for `object`, mapped in place in the pending buffer (a
+  // string's code units are passed as they are, ObjectDetail::units); valid until the next
+  // Set* or Take.
   protocol::ObjectDetail Take(uint64_t object, uint32_t type_id, uint32_t size,
                               const uint32_t* slots, size_t ref_count);
 
@@ -70,13 +74,15 @@ class FieldMapper {
     uint32_t runtime_values = 0;  // value fields as described
     uint32_t kept_statics = 0;
     std::vector<uint8_t> kinds;  // FieldKind of each kept field
+    std::vector<protocol::FieldKind> value_kinds;  // the kept value fields' kinds, in order
     FieldKind element_kind = FieldKind::kUnknown;
   };
   // types_[type_id] through recent_, or null.
   const TypeFields* Find(uint32_t type_id);
   const uint32_t* MapSlots(const TypeFields& t, const uint32_t* slots, size_t n,
                            uint64_t array_length, bool* bad);
-  bool MapValues(const TypeFields& t, uint32_t size, uint64_t* array_length);
+  bool MapValues(const TypeFields& t, uint32_t size, uint64_t* array_length,
+                 protocol::ObjectDetail* d);
 
   const WalkDetail detail_;
   const uint32_t pointer_bytes_;
@@ -91,8 +97,8 @@ class FieldMapper {
   bool pending_string_ = false;
   uint64_t pending_object_ = 0;
   uint32_t pending_length_ = 0;
-  std::vector<uint64_t> pending_values_;
-  std::vector<uint64_t> words_;  // the mapped value words
+  std::vector<uint64_t> pending_values_;  // mapped to wire words in place by Take
+  std::vector<uint16_t> pending_units_;   // a string's code units
   std::vector<uint32_t> slots_;  // slot copy for a cut layout
   size_t kinds_bytes_ = 0;
   uint64_t dropped_ = 0;

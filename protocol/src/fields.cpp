@@ -74,35 +74,6 @@ bool IsSignedKind(FieldKind k) {
          k == FieldKind::kInt64 || k == FieldKind::kIntPtr;
 }
 
-uint64_t ValueToWord(FieldKind k, uint64_t bits) {
-  switch (k) {
-    case FieldKind::kBoolean:
-      return bits & 1;
-    case FieldKind::kSByte:
-      return ZigZag(static_cast<int8_t>(bits));
-    case FieldKind::kInt16:
-      return ZigZag(static_cast<int16_t>(bits));
-    case FieldKind::kInt32:
-      return ZigZag(static_cast<int32_t>(bits));
-    case FieldKind::kInt64:
-    case FieldKind::kIntPtr:
-      return ZigZag(static_cast<int64_t>(bits));
-    case FieldKind::kByte:
-      return bits & 0xFF;
-    case FieldKind::kChar:
-    case FieldKind::kUInt16:
-      return bits & 0xFFFF;
-    case FieldKind::kUInt32:
-      return bits & 0xFFFFFFFFu;
-    case FieldKind::kSingle:
-      return __builtin_bswap32(static_cast<uint32_t>(bits));
-    case FieldKind::kDouble:
-      return __builtin_bswap64(bits);
-    default:  // kUInt64, kUIntPtr
-      return bits;
-  }
-}
-
 bool WordToValue(FieldKind k, uint64_t word, uint32_t pointer_bytes, uint64_t* bits) {
   const uint32_t width = FieldKindBytes(k, pointer_bytes);
   if (!IsValueKind(k) || width == 0 || width > 8) return false;

@@ -198,6 +198,19 @@ bool BatchEncoder::AddEnum(const RawEnum& e) {
 bool BatchEncoder::AddObject(uint64_t id, uint32_t type, uint32_t size, uint32_t ref_count,
                              uint32_t site, uint64_t frame, const uint64_t* values,
                              uint32_t value_count) {
+  ObjectDetail d;
+  d.values = values;
+  d.value_count = value_count;
+  return AddObject(id, type, size, ref_count, site, frame, d);
+}
+
+// The varint length of a 16-bit code unit (1-3 bytes), without a count of leading zeros.
+static inline size_t UnitVarintLength(uint16_t u) {
+  return 1 + (u >= 0x80) + (u >= 0x4000);
+}
+
+bool BatchEncoder::AddObject(uint64_t id, uint32_t type, uint32_t size, uint32_t ref_count,
+                             uint32_t site, uint64_t frame, const ObjectDetail& detail) {
   if (pending_refs_ != 0) return false;  // the previous object's refs are not complete
   const uint64_t prev_end = raw_.object_id.empty() ? id : prev_end_;
   size_t cost = VarintLength(ZigZag(static_cast<int64_t>(id - prev_end))) + VarintLength(type) +
@@ -208,10 +221,19 @@ bool BatchEncoder::AddObject(uint64_t id, uint32_t type, uint32_t size, uint32_t
       cost += frame_started_ ? VarintLength(ZigZag(static_cast<int64_t>(frame - prev_frame_)))
                              : 10 + 1;  // frame_base, and the first delta (0)
   }
-  if (!values_on_ || values == nullptr) value_count = 0;
+  const uint64_t* values = detail.values;
+  const uint16_t* units = values ? nullptr : detail.units;
+  uint32_t value_count = detail.value_count;
+  if (!values_on_ || (values == nullptr && units == nullptr) || (units && value_count == 0))
+    value_count = 0;
   if (values_on_) {
     cost += VarintLength(value_count);
-    for (uint32_t i = 0; i < value_count; ++i) cost += VarintLength(values[i]);
+    if (units) {
+      cost += VarintLength(detail.string_length);
+      for (uint32_t i = 0; i + 1 < value_count; ++i) cost += UnitVarintLength(units[i]);
+    } else {
+      for (uint32_t i = 0; i < value_count; ++i) cost += VarintLength(values[i]);
+    }
   }
   if (raw_.object_id.size() >= kMaxBatchObjects ||
       raw_.values.size() + value_count > kMaxBatchValues || !FitsOrFirst(cost))
@@ -230,7 +252,12 @@ bool BatchEncoder::AddObject(uint64_t id, uint32_t type, uint32_t size, uint32_t
   }
   if (values_on_) {
     raw_.object_value_count.push_back(value_count);
-    raw_.values.insert(raw_.values.end(), values, values + value_count);
+    if (units && value_count) {
+      raw_.values.push_back(detail.string_length);
+      raw_.values.insert(raw_.values.end(), units, units + (value_count - 1));  // widened
+    } else {
+      raw_.values.insert(raw_.values.end(), values, values + value_count);
+    }
   }
   prev_end_ = id + size;
   owner_ = id;
@@ -244,21 +271,41 @@ size_t BatchEncoder::AddRefs(const uint64_t* refs, size_t n, const uint32_t* slo
   n = static_cast<size_t>(std::min<uint64_t>(n, pending_refs_));
   n = std::min(n, kMaxBatchRefs - raw_.refs.size());
   const bool continuation = raw_.object_id.empty();
+  // Most lists fit whole: their cost in one pass, then one copy of each column.
+  size_t all = 0;
+  uint32_t prev = prev_slot_;
+  for (size_t i = 0; i < n; ++i) {
+    all += VarintLength(ZigZag(static_cast<int64_t>(refs[i] - owner_)));
+    if (fields_on_) all += VarintLength(SlotToWord(slots ? slots[i] : kNoSlot, &prev));
+  }
   size_t taken = 0;
-  for (; taken < n; ++taken) {
-    size_t cost = VarintLength(ZigZag(static_cast<int64_t>(refs[taken] - owner_)));
-    uint32_t slot = kNoSlot;
-    uint32_t prev = prev_slot_;
+  if (Fits(all)) {
+    estimate_ += all;
+    raw_.refs.insert(raw_.refs.end(), refs, refs + n);
     if (fields_on_) {
-      slot = slots ? slots[taken] : kNoSlot;
-      cost += VarintLength(SlotToWord(slot, &prev));
-    }
-    if (!Fits(cost)) break;
-    estimate_ += cost;
-    raw_.refs.push_back(refs[taken]);
-    if (fields_on_) {
-      raw_.ref_slot.push_back(slot);
+      if (slots)
+        raw_.ref_slot.insert(raw_.ref_slot.end(), slots, slots + n);
+      else
+        raw_.ref_slot.resize(raw_.ref_slot.size() + n, kNoSlot);
       prev_slot_ = prev;
+    }
+    taken = n;
+  } else {
+    for (; taken < n; ++taken) {
+      size_t cost = VarintLength(ZigZag(static_cast<int64_t>(refs[taken] - owner_)));
+      uint32_t slot = kNoSlot;
+      prev = prev_slot_;
+      if (fields_on_) {
+        slot = slots ? slots[taken] : kNoSlot;
+        cost += VarintLength(SlotToWord(slot, &prev));
+      }
+      if (!Fits(cost)) break;
+      estimate_ += cost;
+      raw_.refs.push_back(refs[taken]);
+      if (fields_on_) {
+        raw_.ref_slot.push_back(slot);
+        prev_slot_ = prev;
+      }
     }
   }
   pending_refs_ -= taken;

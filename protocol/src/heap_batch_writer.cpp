@@ -165,12 +165,12 @@ bool HeapBatchWriter::Object(uint64_t id, uint32_t type, uint32_t size, const ui
   if (stopped_.load(std::memory_order_relaxed)) return false;
   if (n > 0xFFFFFFFFu || detail.value_count > kMaxObjectValues) return false;
   const uint32_t count = static_cast<uint32_t>(n);
-  if (!enc_.AddObject(id, type, size, count, site, frame, detail.values, detail.value_count) &&
-      (!Seal() ||
-       !enc_.AddObject(id, type, size, count, site, frame, detail.values, detail.value_count)))
+  if (!enc_.AddObject(id, type, size, count, site, frame, detail) &&
+      (!Seal() || !enc_.AddObject(id, type, size, count, site, frame, detail)))
     return false;
   totals_.known_origins += site != 0;
-  if (enc_.values_enabled() && detail.values) totals_.value_words += detail.value_count;
+  if (enc_.values_enabled() && (detail.values || detail.units))
+    totals_.value_words += detail.value_count;
   size_t done = 0;
   while (done < n) {
     const size_t k =

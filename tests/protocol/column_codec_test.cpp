@@ -31,6 +31,18 @@ TEST(ColumnCodec, RoundTripsEveryWidth) {
   }
 }
 
+// VarintLength is the encoders' size estimate (an upper bound a batch is sealed by): it must be
+// the exact length of the varint the codec writes, at every bit boundary.
+TEST(ColumnCodec, VarintLengthIsTheEncodedLengthAtEveryWidth) {
+  for (int bit = 0; bit < 64; ++bit) {
+    for (const uint64_t v : {uint64_t{1} << bit, (uint64_t{1} << bit) - 1, ~uint64_t{0} >> bit}) {
+      size_t bytes = 1;
+      for (uint64_t x = v; x >= 0x80; x >>= 7) ++bytes;
+      EXPECT_EQ(VarintLength(v), bytes) << "value " << v;
+    }
+  }
+}
+
 TEST(ColumnCodec, PicksBitPackingForUniformAndVarintsForSkewedData) {
   std::mt19937_64 rng(2);
   auto uniform = RandomValues(rng, 1000, 23);  // random references: 23 bits each

@@ -361,9 +361,13 @@ uint32_t FieldLayouts::StaticSlot(uint32_t type_id, uintptr_t offset) const {
 
 const uint32_t* FieldLayouts::Slots(uint32_t type_id, const void* object, const uintptr_t* offsets,
                                     size_t n) {
-  slots_.assign(n, agent::kNoSlot);
   const Layout* found = Find(type_id);
-  if (!found) return slots_.data();
+  if (!found || found->shape != agent::TypeShape::kClass) {
+    slots_.assign(n, agent::kNoSlot);
+    if (!found) return slots_.data();
+  } else if (slots_.size() < n) {
+    slots_.resize(n);  // a class's slots are each written below
+  }
   const Layout& l = *found;
   if (l.shape == agent::TypeShape::kArray) {
     if (l.element_size == 0) return slots_.data();
@@ -377,18 +381,20 @@ const uint32_t* FieldLayouts::Slots(uint32_t type_id, const void* object, const 
     return slots_.data();
   }
   constexpr uintptr_t kWord = sizeof(void*);
-  const std::vector<uint32_t>& table = l.slot_by_word;
+  const uint32_t* table = l.slot_by_word.data();
+  const size_t words = l.slot_by_word.size();
+  uint32_t* out = slots_.data();
   for (size_t i = 0; i < n; ++i) {
     const uintptr_t o = offsets[i];
-    if (o % kWord == 0 && o / kWord < table.size()) {
-      slots_[i] = table[o / kWord];
+    if (o % kWord == 0 && o / kWord < words) {
+      out[i] = table[o / kWord];
       continue;
     }
     auto s = std::lower_bound(l.ref_offsets.begin(), l.ref_offsets.end(),
                               std::make_pair(static_cast<uint32_t>(o), 0u));
-    if (s != l.ref_offsets.end() && s->first == o) slots_[i] = s->second;
+    out[i] = s != l.ref_offsets.end() && s->first == o ? s->second : agent::kNoSlot;
   }
-  return slots_.data();
+  return out;
 }
 
 WalkResult FieldLayouts::ReportValues(agent::HeapInfoCallback& sink, uint32_t type_id,
@@ -411,9 +417,10 @@ WalkResult FieldLayouts::ReportValues(agent::HeapInfoCallback& sink, uint32_t ty
     default:
       break;
   }
-  bits_.clear();
+  bits_.resize(l.values.size());  // no-op once as large as the widest layout's
   const char* base = static_cast<const char*>(object);
-  for (const auto& [offset, kind] : l.values) bits_.push_back(ReadBits(base + offset, kind));
+  uint64_t* out = bits_.data();
+  for (const auto& [offset, kind] : l.values) *out++ = ReadBits(base + offset, kind);
   return sink.ObjectValues(reinterpret_cast<uint64_t>(object), bits_.data(), bits_.size());
 }
 

@@ -20,6 +20,8 @@
 #include <string>
 #include <vector>
 
+#include "xrpm/protocol/column_codec.h"
+
 namespace xrpm {
 namespace protocol {
 
@@ -63,7 +65,36 @@ bool IsSignedKind(FieldKind k);
 
 // bits -> wire word (the agent). Bits beyond the kind's width are ignored (pointer kinds are
 // taken as 64-bit).
-uint64_t ValueToWord(FieldKind k, uint64_t bits);
+// Inline: the agent calls it for every value word of a capture.
+inline uint64_t ValueToWord(FieldKind k, uint64_t bits) {
+  switch (k) {
+    case FieldKind::kBoolean:
+      return bits & 1;
+    case FieldKind::kSByte:
+      return ZigZag(static_cast<int8_t>(bits));
+    case FieldKind::kInt16:
+      return ZigZag(static_cast<int16_t>(bits));
+    case FieldKind::kInt32:
+      return ZigZag(static_cast<int32_t>(bits));
+    case FieldKind::kInt64:
+    case FieldKind::kIntPtr:
+      return ZigZag(static_cast<int64_t>(bits));
+    case FieldKind::kByte:
+      return bits & 0xFF;
+    case FieldKind::kChar:
+    case FieldKind::kUInt16:
+      return bits & 0xFFFF;
+    case FieldKind::kUInt32:
+      return bits & 0xFFFFFFFFu;
+    case FieldKind::kSingle:
+      return __builtin_bswap32(static_cast<uint32_t>(bits));
+    case FieldKind::kDouble:
+      return __builtin_bswap64(bits);
+    default:  // kUInt64, kUIntPtr
+      return bits;
+  }
+}
+
 // wire word -> bits (the host). False when the word does not fit the kind (a Boolean over 1, an
 // Int16 outside -32768..32767, ...) or the kind is not a value kind.
 bool WordToValue(FieldKind k, uint64_t word, uint32_t pointer_bytes, uint64_t* bits);

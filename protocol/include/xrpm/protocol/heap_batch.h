@@ -117,6 +117,10 @@ struct ObjectDetail {
   const uint32_t* slots = nullptr;   // one per reference (kNoSlot unknown), or null: all unknown
   const uint64_t* values = nullptr;  // value words (fields.h), or null
   uint32_t value_count = 0;          // <= kMaxObjectValues
+  // A string's words without widening them first: with `units` set (and `values` null) the
+  // words are string_length, then value_count - 1 code units, each a word of its own.
+  const uint16_t* units = nullptr;
+  uint32_t string_length = 0;
 };
 
 // Encodes one batch (the per-batch shift, deltas, columns) into *out. O(values). The object and
@@ -160,6 +164,10 @@ class BatchEncoder {
   // unless values are enabled.
   bool AddObject(uint64_t id, uint32_t type, uint32_t size, uint32_t ref_count, uint32_t site = 0,
                  uint64_t frame = 0, const uint64_t* values = nullptr, uint32_t value_count = 0);
+  // The same with the value words in `detail` (its slots are AddRefs'); a string's code units
+  // go straight into the value column.
+  bool AddObject(uint64_t id, uint32_t type, uint32_t size, uint32_t ref_count, uint32_t site,
+                 uint64_t frame, const ObjectDetail& detail);
   // Adds up to n references of the current object; returns how many were taken (0 means seal
   // and call again: the next batch continues the object). `slots` (fields captures; null: all
   // unknown) goes with `refs`.
