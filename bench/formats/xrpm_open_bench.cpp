@@ -10,15 +10,13 @@
 // the runs. CPU time (all threads, user + system) is reported beside wall time: on a shared
 // machine it is the steadier of the two.
 // Output: one key=value line per file, then one "ratio" line per other file.
-#include <sys/resource.h>
-
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
 #include <vector>
 
+#include "../analysis/bench_clock.h"
 #include "xrpm/formats/xrpm_file.h"
 #include "xrpm/model/object_fields.h"
 
@@ -26,16 +24,9 @@ using namespace xrpm;
 
 namespace {
 
-double Now() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
-
-double CpuSeconds() {
-  rusage ru{};
-  getrusage(RUSAGE_SELF, &ru);
-  return static_cast<double>(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
-         static_cast<double>(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
-}
+using bench::Clock;
+using bench::CpuSeconds;
+using bench::Seconds;
 
 double Best(const std::vector<double>& v) {
   return *std::min_element(v.begin(), v.end());
@@ -68,14 +59,15 @@ int main(int argc, char** argv) {
     for (FileRuns& f : files) (void)formats::ReadXrpmFile(f.path, o);  // warm the page cache
     for (int r = 0; r < runs; ++r)
       for (FileRuns& f : files) {
-        const double c0 = CpuSeconds(), t0 = Now();
+        const double c0 = CpuSeconds();
+        const Clock::time_point t0 = Clock::now();
         formats::XrpmContents c = formats::ReadXrpmFile(f.path, o);
-        f.secs.push_back(Now() - t0);
+        f.secs.push_back(Seconds(t0));
         f.cpu.push_back(CpuSeconds() - c0);
         if (r + 1 < runs) continue;
-        const double k0 = Now();
+        const Clock::time_point k0 = Clock::now();
         const std::string problem = CheckFields(c.snapshot);
-        f.check_s = Now() - k0;
+        f.check_s = Seconds(k0);
         if (!problem.empty()) throw std::runtime_error(f.path + ": " + problem);
         f.objects = c.snapshot.object_count();
         f.refs = c.snapshot.ref_count();

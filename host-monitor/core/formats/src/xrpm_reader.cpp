@@ -1,5 +1,5 @@
 // .xrpm reader (xrpm_file.h, docs/FORMAT.md): the parts of a file into a Snapshot. Steps 1-3 are
-// the container's (xrpm_container_reader.h), steps 4-5 this file's.
+// the container's (xrpm_container_reader.h), steps 4-6 this file's.
 //
 // Order of work, so that nothing is allocated from a size the file has not backed:
 //   1. header: magic, version (a newer major is refused naming both), checksum, file size
@@ -12,7 +12,9 @@
 //      parts (the allocation origin parts are optional, but all three or none);
 //   5. the model's columns allocated at their final sizes, blocks decoded on several threads
 //      (references last: they are stored relative to their object's id), each block's checksum
-//      verified before it is decompressed, values range-checked (type indices, origins, CSR ends).
+//      verified before it is decompressed, values range-checked (type indices, origins, CSR ends);
+//   6. object contents: the value lengths (VLEN; 1.2 files: OVAL's ends) into the model's value
+//      ranges, then CheckFields (layouts, slots, labels, values), both on the reader's threads.
 // Every failure is an InputError with the part's tag and a byte offset.
 #include <algorithm>
 #include <cerrno>
