@@ -15,6 +15,13 @@ using Clock = std::chrono::steady_clock;
 inline double Seconds(Clock::time_point since) {
   return std::chrono::duration<double>(Clock::now() - since).count();
 }
+// CPU time of the whole process so far (every thread, user + system).
+inline double CpuSeconds() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return double(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
+         double(u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6;
+}
 inline double PeakRssMiB() {
   rusage u{};
   getrusage(RUSAGE_SELF, &u);

@@ -16,11 +16,12 @@
 #include <cstdlib>
 #include <string>
 
+#include "../analysis/bench_clock.h"
 #include "netcf_gen.h"
-#include "xrpm/model/atomic_file.h"
-#include "xrpm/formats/xrpm_file.h"
 #include "xrpm/formats/netcf_reader.h"
 #include "xrpm/formats/netcf_writer.h"
+#include "xrpm/formats/xrpm_file.h"
+#include "xrpm/model/atomic_file.h"
 
 using namespace xrpm;
 
@@ -30,12 +31,7 @@ double Now() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
-double CpuSeconds() {
-  rusage ru{};
-  getrusage(RUSAGE_SELF, &ru);
-  return static_cast<double>(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
-         static_cast<double>(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
-}
+using bench::CpuSeconds;
 
 long MaxRssKb() {
   rusage ru{};

@@ -80,8 +80,7 @@ TEST(Inspections, CheckedFindingByFinding) {
 
 TEST(Inspections, WithoutValuesThoseNeedingValuesAreSkipped) {
   Heap h;
-  h.snap.fields.value_end.clear();
-  h.snap.fields.value_data.clear();
+  h.snap.fields.values.clear();
   const std::vector<Inspection> all = RunInspections(h.g);
   EXPECT_TRUE(Named(all, "duplicate-strings").skipped);
   EXPECT_TRUE(Named(all, "disposed-but-held").skipped);

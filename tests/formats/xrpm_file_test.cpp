@@ -19,11 +19,11 @@
 #include <xxhash.h>
 
 #include "netcf_gen.h"
-#include "xrpm/formats/xrpm_file.h"
+#include "temp_dir.h"
 #include "xrpm/formats/netcf_reader.h"
 #include "xrpm/formats/netcf_writer.h"
 #include "xrpm/formats/snapshot_io.h"
-#include "temp_dir.h"
+#include "xrpm/formats/xrpm_file.h"
 
 namespace xrpm {
 namespace {
@@ -140,7 +140,7 @@ TEST(XrpmFile, AllocationOriginsRoundTripAcrossBlocksAndAreOptionalParts) {
     EXPECT_EQ(c.snapshot.origins->sample_bytes, sampled ? 16384u : 0u);
     EXPECT_EQ(c.snapshot.object_alloc_site, s.object_alloc_site);
     EXPECT_EQ(c.snapshot.object_alloc_frame, s.object_alloc_frame);
-    EXPECT_EQ(c.minor, 2);
+    EXPECT_EQ(c.minor, formats::kXrpmMinorVersion);
     int found = 0;
     for (const formats::XrpmPartInfo& p : formats::ListXrpmParts(path)) {
       if (p.tag != "ASIT" && p.tag != "OAFR" && p.tag != "OASI") continue;
@@ -511,7 +511,10 @@ TEST_F(XrpmCorruption, NewerMajorVersionNamesBothVersions) {
   std::string code;
   std::string e = ErrorOf(t_, b, &code);
   EXPECT_EQ(code, "newer-version");
-  EXPECT_NE(e.find("format version 2.7, newer than this reader's 1.2"), std::string::npos) << e;
+  EXPECT_NE(e.find("format version 2.7, newer than this reader's 1." +
+                   std::to_string(formats::kXrpmMinorVersion)),
+            std::string::npos)
+      << e;
   // A newer minor version of the same major reads.
   b = good_;
   b[10] = 9;

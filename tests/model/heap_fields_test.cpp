@@ -104,6 +104,10 @@ TEST(HeapFields, Utf16WithUnpairedSurrogatesBecomesReplacementCharacters) {
   EXPECT_FALSE(IsWellFormedUtf8("\xed\xa0\x80"));  // an encoded surrogate
   EXPECT_FALSE(IsWellFormedUtf8("\xc0\x80"));      // overlong
   EXPECT_FALSE(IsWellFormedUtf8("\xe2\x82"));      // cut
+  // Past the 8-byte ASCII steps: a bad byte after long ASCII runs, and at the very end.
+  EXPECT_TRUE(IsWellFormedUtf8("0123456789abcdef\xc3\xa9ghijklmnopqrstuv"));
+  EXPECT_FALSE(IsWellFormedUtf8("0123456789abcdef\xc0\x80ghijklmnopqrstuv"));
+  EXPECT_FALSE(IsWellFormedUtf8("0123456789abcdefghijklmnopqrstu\xe2"));
 }
 
 TEST(HeapFields, SnapshotsWithoutContentsHaveNoneAndSayMissing) {
@@ -118,9 +122,9 @@ TEST(HeapFields, SnapshotsWithoutContentsHaveNoneAndSayMissing) {
 
 TEST(HeapFields, ModelCostIsColumnsNotObjects) {
   const Snapshot s = test::MakeFieldsGame();
-  // 4 B per reference for the slots; values once per object in one byte column + 8 B ends.
+  // 4 B per reference for the slots; values once per object in one byte column + 4 B ends.
   EXPECT_EQ(s.fields.ref_slot.size(), s.ref_count());
-  EXPECT_EQ(s.fields.value_end.size(), s.object_count());
+  EXPECT_EQ(s.fields.values.size(), s.object_count());
   EXPECT_GE(s.MemoryBytes(), s.fields.MemoryBytes());
 }
 

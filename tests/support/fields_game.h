@@ -96,8 +96,7 @@ inline std::vector<uint8_t> StringBytes(std::string_view utf8, uint32_t full_len
 // Replaces object i's value bytes (the columns are rebuilt; for bad-input tests).
 inline void ReplaceValues(Snapshot& s, size_t object, const std::vector<uint8_t>& bytes) {
   HeapFields f = s.fields;
-  f.value_end.clear();
-  f.value_data.clear();
+  f.values.clear();
   for (size_t i = 0; i < s.object_count(); ++i) {
     const auto v = s.fields.values_of(i);
     f.AddValues(i == object ? bytes : std::vector<uint8_t>(v.begin(), v.end()));

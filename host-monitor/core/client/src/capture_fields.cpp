@@ -124,7 +124,7 @@ void CaptureFields::Append(const protocol::RawBatch& b, const std::vector<RawCon
 
 void CaptureFields::AppendValues(const protocol::RawBatch& b, size_t first_object, Snapshot& snap) {
   HeapFields& f = snap.fields;
-  while (f.value_end.size() < first_object) f.AddValues({});
+  while (f.values.size() < first_object) f.AddValues({});
   const uint64_t* w = b.values.data();
   for (size_t i = 0; i < b.object_id.size(); ++i) {
     const uint32_t n = i < b.object_value_count.size() ? b.object_value_count[i] : 0;
@@ -177,7 +177,7 @@ bool CaptureFields::Finish(Snapshot& snap, std::string* error) {
   f.root_label.resize(snap.root_count(), kNoSlot);
   f.ref_slot.resize(snap.ref_count(), kNoSlot);
   if (values_)
-    while (f.value_end.size() < snap.object_count()) f.AddValues({});
+    while (f.values.size() < snap.object_count()) f.AddValues({});
   std::unordered_map<uint32_t, uint32_t> enum_index;
   f.layouts.assign(snap.type_count(), TypeLayout{});
   for (size_t t = 0; t < snap.type_count(); ++t) {

@@ -59,7 +59,7 @@ void SplitIntoDomainSections(Snapshot* snap, const std::vector<std::string>& nam
   // Object contents (heap_fields.h) move with their types, references, objects and roots.
   HeapFields& f = s.fields;
   const bool slots = f.ref_slot.size() == s.refs.size() && !s.refs.empty();
-  const bool values = f.value_end.size() == n && n != 0;
+  const bool values = f.values.size() == n && n != 0;
   const bool labels = f.root_label.size() == s.root_count() && s.root_count() != 0;
   PodVector<uint32_t> slot(slots ? s.refs.size() : 0);
   std::vector<uint64_t> value_at(values ? n : 0);  // new index -> old object index
@@ -127,16 +127,10 @@ void SplitIntoDomainSections(Snapshot* snap, const std::vector<std::string>& nam
   if (slots) f.ref_slot = std::move(slot);
   if (labels) f.root_label = std::move(rlabel);
   if (values) {
-    PodVector<uint64_t> end(n);
-    PodVector<uint8_t> data;
-    data.reserve(f.value_data.size());
-    for (size_t k = 0; k < n; ++k) {
-      const std::span<const uint8_t> v = f.values_of(value_at[k]);
-      data.append(v.data(), v.data() + v.size());
-      end[k] = data.size();
-    }
-    f.value_end = std::move(end);
-    f.value_data = std::move(data);
+    ValueRanges moved;
+    moved.data.reserve(f.values.data.size());
+    for (size_t k = 0; k < n; ++k) moved.Append(f.values[value_at[k]]);
+    f.values = std::move(moved);
   }
   s.types = std::move(types);
   s.object_id = std::move(id);

@@ -200,7 +200,7 @@ std::vector<std::string> FormatLosses(const Snapshot& snap, std::string_view for
   }
   if (snap.fields.present()) {
     uint64_t with_values = 0;
-    for (size_t i = 0; i < snap.fields.value_end.size(); ++i)
+    for (size_t i = 0; i < snap.fields.values.size(); ++i)
       with_values += !snap.fields.values_of(i).empty();
     if (f == "heapsnapshot")  // keeps field names on edges and string text
       lost.push_back("the type layouts and the field values of " + std::to_string(with_values) +

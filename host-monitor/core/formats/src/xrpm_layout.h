@@ -92,8 +92,12 @@ inline constexpr std::string_view kTagFieldLayouts = "FLAY";  // blob
 inline constexpr std::string_view kTagRefSlots = "RSLT";      // u32, per reference
 inline constexpr std::string_view kTagRootLabels = "RLBL";    // blob
 inline constexpr std::string_view kTagRootLabel = "RTLB";     // u32, delta, per root
-inline constexpr std::string_view kTagValueEnd = "OVAL";      // u64, delta, per object
-inline constexpr std::string_view kTagValueData = "VDAT";     // blob
+// Values, format 1.3: u32 lengths per object and the bytes (a 1.2 reader skips both pairs'
+// new tags and shows no values); format 1.2 wrote u64 ends: still read, no longer written.
+inline constexpr std::string_view kTagValueLength = "VLEN";  // u32, per object
+inline constexpr std::string_view kTagValueBytes = "VBYT";   // blob
+inline constexpr std::string_view kTagValueEnd = "OVAL";     // u64, delta, per object (1.2)
+inline constexpr std::string_view kTagValueData = "VDAT";    // blob (1.2)
 
 // Reserved for xrpm: tags made only of upper-case letters and digits.
 inline bool IsReservedTag(std::string_view t) {

@@ -1,5 +1,5 @@
 // .xrpm reader (xrpm_file.h, docs/FORMAT.md): the parts of a file into a Snapshot. Steps 1-3 are
-// the container's (xrpm_container_reader.h), steps 4-5 this file's.
+// the container's (xrpm_container_reader.h), steps 4-6 this file's.
 //
 // Order of work, so that nothing is allocated from a size the file has not backed:
 //   1. header: magic, version (a newer major is refused naming both), checksum, file size
@@ -12,10 +12,13 @@
 //      parts (the allocation origin parts are optional, but all three or none);
 //   5. the model's columns allocated at their final sizes, blocks decoded on several threads
 //      (references last: they are stored relative to their object's id), each block's checksum
-//      verified before it is decompressed, values range-checked (type indices, origins, CSR ends).
+//      verified before it is decompressed, values range-checked (type indices, origins, CSR ends);
+//   6. object contents: the value lengths (VLEN; 1.2 files: OVAL's ends) into the model's value
+//      ranges, then CheckFields (layouts, slots, labels, values), both on the reader's threads.
 // Every failure is an InputError with the part's tag and a byte offset.
 #include <algorithm>
 #include <cerrno>
+#include <cstdint>
 #include <cstring>
 #include <memory>
 #include <set>
@@ -51,6 +54,7 @@ class SnapshotLoader {
     CheckSections(s);
     Allocate(s, out);
     DecodeColumns(s, out);
+    FinishValues(s);
     CheckFieldParts(s);
     return out;
   }
@@ -137,23 +141,64 @@ class SnapshotLoader {
     needs(kTagValueEnd, kTagFieldLayouts);
     needs(kTagValueEnd, kTagValueData);
     needs(kTagValueData, kTagValueEnd);
+    needs(kTagValueLength, kTagFieldLayouts);
+    needs(kTagValueLength, kTagValueBytes);
+    needs(kTagValueBytes, kTagValueLength);
     needs(kTagRootLabel, kTagRootLabels);
     needs(kTagRootLabels, kTagRootLabel);
+    if (Part(kTagValueEnd) && Part(kTagValueLength))
+      f_.FailPart(Need(kTagValueLength).e, Need(kTagValueLength).toc_offset, "bad-toc",
+                  "the file also has part 'OVAL': values come as 'VLEN' and 'VBYT' (format 1.3) "
+                  "or as 'OVAL' and 'VDAT' (1.2), not both");
     if (Part(kTagRefSlots)) SameCount(kTagRefSlots, kTagRefs);
     if (Part(kTagRootLabel)) SameCount(kTagRootLabel, kTagRootObject);
     if (Part(kTagValueEnd)) SameCount(kTagValueEnd, kTagObjectId);
+    if (Part(kTagValueLength)) SameCount(kTagValueLength, kTagObjectId);
+  }
+
+  // The part holding the values' per-object lengths or ends (for errors), or nullptr.
+  PartState* ValuesPart() {
+    if (PartState* p = Part(kTagValueLength)) return p;
+    return Part(kTagValueEnd);
+  }
+
+  // After the columns are decoded: the lengths (1.3) or the u64 ends (1.2) into the model's
+  // value ranges.
+  void FinishValues(Snapshot& s) {
+    PartState* p = ValuesPart();
+    if (!p) return;
+    ValueRanges& v = s.fields.values;
+    if (p->known->tag == kTagValueEnd) {
+      // 1.2: ends that never decrease and stop at the value bytes' end, as lengths.
+      uint64_t prev = 0;
+      for (size_t i = 0; i < objects_; ++i) {
+        const uint64_t e = old_value_end_[i];
+        if (e < prev || e > v.data.size() || e - prev > UINT32_MAX)
+          f_.FailPart(p->e, p->e.offset, "bad-part",
+                      "object " + std::to_string(i) + ": value end " + std::to_string(e) +
+                          " is below the previous object's (" + std::to_string(prev) +
+                          "), beyond the " + std::to_string(v.data.size()) +
+                          " value bytes or 4 GiB past it");
+        v.end[i] = static_cast<uint32_t>(e - prev);
+        prev = e;
+      }
+      old_value_end_ = {};
+    }
+    const std::string problem = v.FinishLengths(threads_);
+    if (!problem.empty()) f_.FailPart(p->e, p->e.offset, "bad-part", problem);
   }
 
   // After every column is decoded: slots, labels and values against the layouts and objects.
   void CheckFieldParts(const Snapshot& s) {
     if (!s.fields.present()) return;
     FieldsPart where = FieldsPart::kLayouts;
-    const std::string problem = CheckFields(s, &where);
+    const std::string problem = CheckFields(s, &where, threads_);
     if (problem.empty()) return;
-    const std::string_view tag = where == FieldsPart::kSlots    ? kTagRefSlots
-                                 : where == FieldsPart::kLabels ? kTagRootLabel
-                                 : where == FieldsPart::kValues ? kTagValueEnd
-                                                                : kTagFieldLayouts;
+    const PartState* values = ValuesPart();
+    const std::string_view tag = where == FieldsPart::kSlots              ? kTagRefSlots
+                                 : where == FieldsPart::kLabels           ? kTagRootLabel
+                                 : where == FieldsPart::kValues && values ? values->known->tag
+                                                                          : kTagFieldLayouts;
     const PartState& p = Need(tag);
     f_.FailPart(p.e, p.e.offset, "bad-part", problem);
   }
@@ -254,9 +299,11 @@ class SnapshotLoader {
     }
     if (Part(kTagRefSlots)) Size(s.fields.ref_slot, refs_);
     if (Part(kTagRootLabel)) Size(s.fields.root_label, roots_);
+    if (Part(kTagValueLength))
+      s.fields.values.ResizeForLengths(objects_, Need(kTagValueBytes).e.count);
     if (Part(kTagValueEnd)) {
-      Size(s.fields.value_end, objects_);
-      Size(s.fields.value_data, Need(kTagValueData).e.count);
+      Size(old_value_end_, objects_);
+      s.fields.values.ResizeForLengths(objects_, Need(kTagValueData).e.count);
     }
     for (PartState& p : L_.parts) {
       if (!p.wanted) continue;
@@ -303,9 +350,13 @@ class SnapshotLoader {
       jobs.push_back({&Need(kTagRefSlots), View(s.fields.ref_slot, XrpmTransform::kNone), 0});
     if (Part(kTagRootLabel))
       jobs.push_back({&Need(kTagRootLabel), View(s.fields.root_label, XrpmTransform::kDelta), 0});
+    if (Part(kTagValueLength)) {
+      jobs.push_back({&Need(kTagValueLength), View(s.fields.values.end, XrpmTransform::kNone), 0});
+      jobs.push_back({&Need(kTagValueBytes), View(s.fields.values.data, XrpmTransform::kNone), 0});
+    }
     if (Part(kTagValueEnd)) {
-      jobs.push_back({&Need(kTagValueEnd), View(s.fields.value_end, XrpmTransform::kDelta), 0});
-      jobs.push_back({&Need(kTagValueData), View(s.fields.value_data, XrpmTransform::kNone), 0});
+      jobs.push_back({&Need(kTagValueEnd), View(old_value_end_, XrpmTransform::kDelta), 0});
+      jobs.push_back({&Need(kTagValueData), View(s.fields.values.data, XrpmTransform::kNone), 0});
     }
     for (size_t k = 0; k < extra_index_.size(); ++k) {
       PartState& p = L_.parts[extra_index_[k]];
@@ -426,7 +477,8 @@ class SnapshotLoader {
   std::vector<Worker> workers_;
   std::vector<size_t> extra_index_;
   uint64_t objects_ = 0, refs_ = 0, roots_ = 0;
-  bool has_alloc_ = false;  // the file has allocation origins (ASIT, OAFR, OASI)
+  PodVector<uint64_t> old_value_end_;  // a 1.2 file's value ends (OVAL), until FinishValues
+  bool has_alloc_ = false;             // the file has allocation origins (ASIT, OAFR, OASI)
 };
 
 }  // namespace

@@ -15,8 +15,8 @@
 #include <set>
 #include <stdexcept>
 
-#include "xrpm/model/atomic_file.h"
 #include "xrpm/formats/xrpm_file.h"
+#include "xrpm/model/atomic_file.h"
 #include "xrpm_blocks.h"
 #include "xrpm_fields.h"
 #include "xrpm_layout.h"
@@ -25,11 +25,11 @@
 namespace xrpm::formats {
 namespace {
 
-
 struct PartPlan {
   TocEntry e;
   ColumnView col;                     // columns (e.width != 0)
   std::string owned;                  // blobs built here
+  PodVector<uint32_t> owned_column;   // u32 columns built here (col points into it)
   const uint8_t* external = nullptr;  // blobs of extra parts (owned by the caller)
   const char* blob() const {
     return external ? reinterpret_cast<const char*>(external) : owned.data();
@@ -86,19 +86,26 @@ void PlanFields(const Snapshot& s, std::vector<PartPlan>& parts) {
   if (f.has_layouts()) size_check("type layouts", f.layouts.size(), s.type_count());
   if (f.has_slots()) size_check("reference slots", f.ref_slot.size(), s.ref_count());
   if (!f.root_label.empty()) size_check("root labels", f.root_label.size(), s.root_count());
-  if (f.has_values()) size_check("value ends", f.value_end.size(), s.object_count());
+  if (f.has_values()) size_check("values", f.values.size(), s.object_count());
   if (f.has_layouts()) parts.push_back(Blob(kTagFieldLayouts, EncodeFieldLayouts(f), false));
   if (f.has_slots()) parts.push_back(Column(kTagRefSlots, f.ref_slot, XrpmTransform::kNone, false));
   if (!f.root_label.empty()) {
     parts.push_back(Blob(kTagRootLabels, EncodeRootLabels(f), false));
     parts.push_back(Column(kTagRootLabel, f.root_label, XrpmTransform::kDelta, false));
   }
-  if (f.has_values()) {
-    parts.push_back(Column(kTagValueEnd, f.value_end, XrpmTransform::kDelta, false));
+  if (f.has_values()) {  // format 1.3: u32 lengths (a 1.2 reader skips VLEN and VBYT)
+    const ValueRanges& v = f.values;
+    PodVector<uint32_t> lengths;
+    lengths.resize_uninitialized(v.size());
+    for (size_t i = 0; i < v.size(); ++i)
+      lengths[i] = v.end[i] - ((i & (ValueRanges::kChunk - 1)) ? v.end[i - 1] : 0);
+    PartPlan len = Column(kTagValueLength, lengths, XrpmTransform::kNone, false);
+    len.owned_column = std::move(lengths);  // PodVector moves keep the data where it is
+    parts.push_back(std::move(len));
     PartPlan data;
-    SetTag(data.e, kTagValueData);
-    data.e.count = f.value_data.size();
-    data.external = f.value_data.data();
+    SetTag(data.e, kTagValueBytes);
+    data.e.count = v.data.size();
+    data.external = v.data.data();
     parts.push_back(std::move(data));
   }
 }

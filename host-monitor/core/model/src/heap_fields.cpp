@@ -136,15 +136,14 @@ HeapFieldsSummary Summarize(const HeapFields& f) {
   for (const TypeLayout& t : f.layouts) s.type_layouts += t.shape != TypeShape::kUnknown;
   for (const uint32_t slot : f.ref_slot) s.known_slots += slot != kNoSlot;
   for (const uint32_t l : f.root_label) s.labelled_roots += l != kNoSlot;
-  for (size_t i = 0; i < f.value_end.size(); ++i) s.objects_with_values += !f.values_of(i).empty();
-  s.value_bytes = f.value_data.size();
+  for (size_t i = 0; i < f.values.size(); ++i) s.objects_with_values += !f.values[i].empty();
+  s.value_bytes = f.values.data.size();
   s.model_bytes = f.MemoryBytes();
   return s;
 }
 
 size_t HeapFields::MemoryBytes() const {
-  size_t b = ref_slot.bytes_reserved() + root_label.bytes_reserved() + value_end.bytes_reserved() +
-             value_data.bytes_reserved();
+  size_t b = ref_slot.bytes_reserved() + root_label.bytes_reserved() + values.MemoryBytes();
   for (const TypeLayout& t : layouts) {
     b += sizeof(TypeLayout) + t.fields.capacity() * sizeof(FieldLayout) +
          t.statics.capacity() * sizeof(StaticFieldLayout);
@@ -162,8 +161,7 @@ size_t HeapFields::MemoryBytes() const {
 void HeapFields::ShrinkToFit() {
   ref_slot.shrink_to_fit();
   root_label.shrink_to_fit();
-  value_end.shrink_to_fit();
-  value_data.shrink_to_fit();
+  values.shrink_to_fit();
   layouts.shrink_to_fit();
 }
 

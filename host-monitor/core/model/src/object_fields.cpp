@@ -7,6 +7,8 @@
 #include <cstring>
 #include <vector>
 
+#include "xrpm/model/fork_join.h"
+
 namespace xrpm {
 namespace {
 
@@ -234,7 +236,116 @@ std::string QuoteString(std::string_view utf8, size_t max_chars, bool cut) {
   return out;
 }
 
-std::string CheckFields(const Snapshot& s, FieldsPart* part) {
+namespace {
+
+// Per type: the field reaching furthest into the object (fields must lie inside it), and the
+// one non-empty value length that needs no further look (a class's packed width; kNoSlot for
+// strings and arrays, whose bytes are decoded).
+struct TypeExtent {
+  uint32_t extent = 0;
+  uint32_t widest = kNoSlot;
+  uint32_t class_values = kNoSlot;
+};
+
+// The per-object part of CheckFields over objects [begin, end): the first problem, or "".
+std::string CheckObjects(const Snapshot& s, const std::vector<TypeExtent>& extents, size_t begin,
+                         size_t end, FieldsPart& in) {
+  const HeapFields& f = s.fields;
+  const bool values = f.has_values(), slots = f.has_slots();
+  for (size_t i = begin; i < end; ++i) {
+    const uint32_t type = s.object_type[i];
+    const TypeLayout& l = f.layouts[type];
+    const uint32_t size = s.object_size[i];
+    auto where = [&] {
+      return "object " + Hex(s.object_id[i]) + " (type " + std::to_string(type) + "): ";
+    };
+    in = FieldsPart::kLayouts;
+    if (l.shape == TypeShape::kClass && extents[type].extent > size) {
+      const FieldLayout& fl = l.fields[extents[type].widest];
+      return where() + "field '" + fl.name + "' at offset " + std::to_string(fl.offset) +
+             " lies outside the object's " + std::to_string(size) + " bytes";
+    }
+    in = FieldsPart::kValues;
+    std::optional<uint32_t> length;
+    if (values) {
+      // The ranges follow each other inside the bytes (true of every ValueRanges built by
+      // Append or FinishLengths; within a chunk by construction, so only a chunk's first range
+      // is compared with the previous chunk's last).
+      const ValueRanges& vr = f.values;
+      const size_t c = i >> ValueRanges::kChunkShift;
+      const uint64_t b = vr.base[c], to = b + vr.end[i];
+      uint64_t from = b;
+      bool follows = true;
+      if (i & (ValueRanges::kChunk - 1))
+        from += vr.end[i - 1];
+      else if (i)
+        follows = vr.base[c - 1] + vr.end[i - 1] == b;
+      if (!follows || to < from || to > vr.data.size())
+        return where() + "values at bytes " + std::to_string(from) + ".." + std::to_string(to) +
+               ", expected a range right after the previous object's within the " +
+               std::to_string(vr.data.size()) + " value bytes";
+      const std::span<const uint8_t> v(vr.data.data() + from, vr.data.data() + to);
+      if (v.size() == extents[type].class_values) {
+        // A class object's values of its layout's width: nothing more to check.
+      } else if (!v.empty())
+        switch (l.shape) {
+          case TypeShape::kClass:
+            if (v.size() != l.value_bytes)
+              return where() + std::to_string(v.size()) + " value bytes, expected " +
+                     std::to_string(l.value_bytes);
+            break;
+          case TypeShape::kString: {
+            StringValue sv;
+            if (!DecodeStringValue(v, &sv))
+              return where() + "a malformed string value of " + std::to_string(v.size()) +
+                     " bytes, expected a length, a flag (0 or 1) and UTF-8 text";
+            if (!IsWellFormedUtf8(sv.text)) return where() + "string text that is not UTF-8";
+            if (uint64_t{sv.full_length} * 2 > size)
+              return where() + "string length " + std::to_string(sv.full_length) +
+                     " beyond the object's " + std::to_string(size) + " bytes";
+            if (!sv.cut && sv.text.size() > uint64_t{sv.full_length} * 3)
+              return where() + "string text of " + std::to_string(sv.text.size()) +
+                     " bytes, longer than its length " + std::to_string(sv.full_length) + " allows";
+            break;
+          }
+          case TypeShape::kArray: {
+            uint32_t n = 0;
+            if (!DecodeArrayLength(v, &n))
+              return where() + std::to_string(v.size()) + " value bytes, expected 4 (a length)";
+            length = n;
+            break;
+          }
+          case TypeShape::kUnknown:
+            return where() + std::to_string(v.size()) + " value bytes for a type without a layout";
+        }
+    }
+    if (!slots) continue;
+    in = FieldsPart::kSlots;
+    const uint64_t b = s.ref_begin(i), e = s.ref_end[i];
+    for (uint64_t r = b; r < e; ++r) {
+      const uint32_t slot = f.ref_slot[r];
+      if (slot == kNoSlot) continue;
+      if (l.shape == TypeShape::kArray) {
+        if (length && slot >= *length)
+          return where() + "reference " + std::to_string(r - b) + " names element " +
+                 std::to_string(slot) + ", beyond the array's length " + std::to_string(*length);
+      } else if (l.shape == TypeShape::kClass) {
+        if (slot >= l.fields.size() || l.fields[slot].kind != FieldKind::kReference)
+          return where() + "reference " + std::to_string(r - b) + " names field " +
+                 std::to_string(slot) + ", expected a reference field of the " +
+                 std::to_string(l.fields.size()) + " fields of its type";
+      } else {
+        return where() + "reference " + std::to_string(r - b) + " names slot " +
+               std::to_string(slot) + ", but its type has no fields or elements";
+      }
+    }
+  }
+  return {};
+}
+
+}  // namespace
+
+std::string CheckFields(const Snapshot& s, FieldsPart* part, unsigned threads) {
   FieldsPart scratch;
   FieldsPart& in = part ? *part : scratch;
   in = FieldsPart::kLayouts;
@@ -252,8 +363,12 @@ std::string CheckFields(const Snapshot& s, FieldsPart* part) {
   if (!f.root_label.empty() && f.root_label.size() != s.root_count())
     return count("the root label column", f.root_label.size(), s.root_count());
   in = FieldsPart::kValues;
-  if (f.has_values() && f.value_end.size() != s.object_count())
-    return count("the value column", f.value_end.size(), s.object_count());
+  if (f.has_values() && f.values.size() != s.object_count())
+    return count("the value column", f.values.size(), s.object_count());
+  if (f.has_values() &&
+      f.values.base.size() != (f.values.size() + ValueRanges::kChunk - 1) / ValueRanges::kChunk)
+    return count("the value chunk bases", f.values.base.size(),
+                 (f.values.size() + ValueRanges::kChunk - 1) / ValueRanges::kChunk);
   in = FieldsPart::kLayouts;
   if ((f.has_slots() || f.has_values()) && !f.has_layouts())
     return "reference slots or values without type layouts";
@@ -290,94 +405,39 @@ std::string CheckFields(const Snapshot& s, FieldsPart* part) {
       return "root " + std::to_string(r) + " names label " + std::to_string(f.root_label[r]) +
              " of " + std::to_string(f.root_labels.size());
   in = FieldsPart::kValues;
-  uint64_t prev = 0;
-  for (size_t i = 0; i < f.value_end.size(); ++i) {
-    if (f.value_end[i] < prev || f.value_end[i] > f.value_data.size())
-      return "object " + std::to_string(i) + ": value end " + std::to_string(f.value_end[i]) +
-             " is below the previous object's or beyond the " +
-             std::to_string(f.value_data.size()) + " value bytes";
-    prev = f.value_end[i];
-  }
+  if (f.has_values() && f.values.size() &&
+      f.values.base.back() + f.values.end.back() != f.values.data.size())
+    return "the last object's values end at byte " +
+           std::to_string(f.values.base.back() + f.values.end.back()) + " of the " +
+           std::to_string(f.values.data.size()) + " value bytes, expected the last";
   if (!f.has_layouts()) return {};
-  // Per type: the field reaching furthest into the object (fields must lie inside it).
-  std::vector<uint32_t> extent(f.layouts.size(), 0), widest(f.layouts.size(), kNoSlot);
-  for (size_t t = 0; t < f.layouts.size(); ++t)
+  std::vector<TypeExtent> extents(f.layouts.size());
+  for (size_t t = 0; t < f.layouts.size(); ++t) {
+    if (f.layouts[t].shape == TypeShape::kClass && f.layouts[t].value_bytes)
+      extents[t].class_values = f.layouts[t].value_bytes;
     for (size_t k = 0; k < f.layouts[t].fields.size(); ++k) {
       const FieldLayout& fl = f.layouts[t].fields[k];
       const uint64_t end =
           uint64_t{fl.offset} + (fl.kind == FieldKind::kReference ? 1 : FieldLayoutWidth(fl));
-      if (end > extent[t])
-        extent[t] = static_cast<uint32_t>(std::min<uint64_t>(end, ~0u)),
-        widest[t] = static_cast<uint32_t>(k);
-    }
-  for (size_t i = 0; i < s.object_count(); ++i) {
-    const TypeLayout& l = f.layouts[s.object_type[i]];
-    const uint32_t size = s.object_size[i];
-    auto where = [&] {
-      return "object " + Hex(s.object_id[i]) + " (type " + std::to_string(s.object_type[i]) + "): ";
-    };
-    in = FieldsPart::kLayouts;
-    if (l.shape == TypeShape::kClass && extent[s.object_type[i]] > size) {
-      const FieldLayout& fl = l.fields[widest[s.object_type[i]]];
-      return where() + "field '" + fl.name + "' at offset " + std::to_string(fl.offset) +
-             " lies outside the object's " + std::to_string(size) + " bytes";
-    }
-    in = FieldsPart::kValues;
-    const std::span<const uint8_t> v = f.values_of(i);
-    std::optional<uint32_t> length;
-    if (!v.empty()) {
-      switch (l.shape) {
-        case TypeShape::kClass:
-          if (v.size() != l.value_bytes)
-            return where() + std::to_string(v.size()) + " value bytes, expected " +
-                   std::to_string(l.value_bytes);
-          break;
-        case TypeShape::kString: {
-          StringValue sv;
-          if (!DecodeStringValue(v, &sv))
-            return where() + "a malformed string value of " + std::to_string(v.size()) +
-                   " bytes, expected a length, a flag (0 or 1) and UTF-8 text";
-          if (!IsWellFormedUtf8(sv.text)) return where() + "string text that is not UTF-8";
-          if (uint64_t{sv.full_length} * 2 > size)
-            return where() + "string length " + std::to_string(sv.full_length) +
-                   " beyond the object's " + std::to_string(size) + " bytes";
-          if (!sv.cut && sv.text.size() > uint64_t{sv.full_length} * 3)
-            return where() + "string text of " + std::to_string(sv.text.size()) +
-                   " bytes, longer than its length " + std::to_string(sv.full_length) + " allows";
-          break;
-        }
-        case TypeShape::kArray: {
-          uint32_t n = 0;
-          if (!DecodeArrayLength(v, &n))
-            return where() + std::to_string(v.size()) + " value bytes, expected 4 (a length)";
-          length = n;
-          break;
-        }
-        case TypeShape::kUnknown:
-          return where() + std::to_string(v.size()) + " value bytes for a type without a layout";
-      }
-    }
-    if (!f.has_slots()) continue;
-    in = FieldsPart::kSlots;
-    const uint64_t b = s.ref_begin(i), e = s.ref_end[i];
-    for (uint64_t r = b; r < e; ++r) {
-      const uint32_t slot = f.ref_slot[r];
-      if (slot == kNoSlot) continue;
-      if (l.shape == TypeShape::kArray) {
-        if (length && slot >= *length)
-          return where() + "reference " + std::to_string(r - b) + " names element " +
-                 std::to_string(slot) + ", beyond the array's length " + std::to_string(*length);
-      } else if (l.shape == TypeShape::kClass) {
-        if (slot >= l.fields.size() || l.fields[slot].kind != FieldKind::kReference)
-          return where() + "reference " + std::to_string(r - b) + " names field " +
-                 std::to_string(slot) + ", expected a reference field of the " +
-                 std::to_string(l.fields.size()) + " fields of its type";
-      } else {
-        return where() + "reference " + std::to_string(r - b) + " names slot " +
-               std::to_string(slot) + ", but its type has no fields or elements";
-      }
+      if (end > extents[t].extent)
+        extents[t].extent = static_cast<uint32_t>(std::min<uint64_t>(end, ~0u)),
+        extents[t].widest = static_cast<uint32_t>(k);
     }
   }
+  // Objects in chunks of about equal objects + references, one worker each; the problem of the
+  // lowest chunk that has one is the serial check's first problem.
+  const std::vector<size_t> bounds = WeightedBounds(s.object_count(), ResolveThreads(threads),
+                                                    [&](size_t i) { return s.ref_begin(i); });
+  std::vector<std::string> problems(bounds.size() - 1);
+  std::vector<FieldsPart> parts(bounds.size() - 1, FieldsPart::kValues);
+  RunChunks(bounds, [&](size_t k, size_t begin, size_t end) {
+    problems[k] = CheckObjects(s, extents, begin, end, parts[k]);
+  });
+  for (size_t k = 0; k < problems.size(); ++k)
+    if (!problems[k].empty()) {
+      in = parts[k];
+      return problems[k];
+    }
   return {};
 }
 

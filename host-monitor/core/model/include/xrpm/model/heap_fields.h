@@ -8,7 +8,7 @@
 //     holder's layout for a class instance, the element index for an array, kNoSlot unknown.
 //     4 B/reference.
 //   - root_label: one u32 per root (parallel to the root columns), an index into root_labels.
-//   - value_end / value_data: CSR of bytes, one range per object (8 B/object + the values).
+//   - values: one byte range per object (value_ranges.h: 4 B/object + the values' bytes).
 //     An object's range is empty when its values were not captured; otherwise, by its type's
 //     shape:
 //       kClass:  the primitive fields' values packed in layout order, little-endian, each of
@@ -31,6 +31,7 @@
 #include <vector>
 
 #include "xrpm/model/pod_vector.h"
+#include "xrpm/model/value_ranges.h"
 
 namespace xrpm {
 
@@ -134,31 +135,26 @@ struct HeapFields {
   PodVector<uint32_t> root_label;        // per root: index into root_labels or kNoSlot, or empty
   std::vector<std::string> root_labels;  // "Bubbles.GameEvents.Popped", "in Game1.Update, thread 1"
 
-  PodVector<uint64_t> value_end;  // per object (CSR ends into value_data), or empty
-  PodVector<uint8_t> value_data;
+  ValueRanges values;  // per object, or empty
 
   bool has_layouts() const { return !layouts.empty(); }
   bool has_slots() const { return !ref_slot.empty(); }
-  bool has_values() const { return !value_end.empty(); }
+  bool has_values() const { return !values.empty(); }
   bool present() const {
     return has_layouts() || has_slots() || has_values() || !root_label.empty();
   }
 
   // ---- building ----
   // Appends object values (call once per object, in object order, or never).
-  void AddValues(std::span<const uint8_t> bytes) {
-    value_data.append(bytes.data(), bytes.data() + bytes.size());
-    value_end.push_back(value_data.size());
-  }
+  void AddValues(std::span<const uint8_t> bytes) { values.Append(bytes); }
   // The value bytes of a string (for AddValues).
   static std::vector<uint8_t> EncodeString(std::string_view utf8, uint32_t full_length, bool cut);
   static std::vector<uint8_t> EncodeArrayLength(uint32_t length);
 
   // ---- reading ----
   std::span<const uint8_t> values_of(size_t object) const {
-    if (object >= value_end.size()) return {};
-    const uint64_t b = object == 0 ? 0 : value_end[object - 1];
-    return {value_data.data() + b, value_data.data() + value_end[object]};
+    if (object >= values.size()) return {};
+    return values[object];
   }
   uint32_t slot_of(uint64_t ref) const { return ref < ref_slot.size() ? ref_slot[ref] : kNoSlot; }
   // The label of root record r ("" when unknown).
@@ -179,12 +175,12 @@ struct HeapFields {
 
 // What a snapshot's object contents amount to (`xrpm info`). O(types + refs + roots + objects).
 struct HeapFieldsSummary {
-  uint64_t type_layouts = 0;         // types with a known layout
-  uint64_t known_slots = 0;          // references whose field or element is known
+  uint64_t type_layouts = 0;  // types with a known layout
+  uint64_t known_slots = 0;   // references whose field or element is known
   uint64_t labelled_roots = 0;
   uint64_t objects_with_values = 0;
-  uint64_t value_bytes = 0;          // the values' own bytes
-  uint64_t model_bytes = 0;          // memory the contents take (HeapFields::MemoryBytes)
+  uint64_t value_bytes = 0;  // the values' own bytes
+  uint64_t model_bytes = 0;  // memory the contents take (HeapFields::MemoryBytes)
 };
 HeapFieldsSummary Summarize(const HeapFields& f);
 

@@ -37,7 +37,7 @@ struct FieldValue {
   int64_t i = 0;
   uint64_t u = 0;
   double d = 0;
-  bool single = false;  // kFloat: a Single (shown with the shortest text that reads back)
+  bool single = false;         // kFloat: a Single (shown with the shortest text that reads back)
   std::string_view enum_name;  // kEnum: the member's name, "" when unknown
   ObjectId ref = 0;
 };
@@ -76,12 +76,15 @@ std::string QuoteString(std::string_view utf8, size_t max_chars, bool cut);
 
 // Checks Snapshot::fields against the snapshot: column sizes, layouts (kinds, enum indices,
 // packed offsets, fields inside the object), slots (a field index in range that names a
-// reference field, an element index below the array's length), root labels, value ranges (a
-// class object's values exactly its layout's packed width, string values well-formed with
-// valid UTF-8 no longer than the object allows, array lengths). Returns "" when consistent,
-// else the first problem with its object index or type ("object 12 (type 3): ...").
-// O(objects + refs). `part`, when given, receives which of the four the problem is in.
+// reference field, an element index below the array's length), root labels, value ranges (one
+// after the other inside the value bytes; a class object's values exactly its layout's packed
+// width, string values well-formed with valid UTF-8 no longer than the object allows, array
+// lengths). Returns "" when consistent, else the first problem with its object index or type
+// ("object 12 (type 3): ..."). O(objects + refs), the objects split in chunks of about equal
+// objects + references on `threads` threads (0: one per core, ResolveThreads); the problem
+// reported is the same whatever the thread count. `part`, when given, receives which of the
+// four the problem is in.
 enum class FieldsPart : uint8_t { kLayouts, kSlots, kLabels, kValues };
-std::string CheckFields(const Snapshot& s, FieldsPart* part = nullptr);
+std::string CheckFields(const Snapshot& s, FieldsPart* part = nullptr, unsigned threads = 1);
 
 }  // namespace xrpm
