@@ -30,7 +30,7 @@ std::string WithError(double v, double error, bool sign) {
 
 // A combo of the recordings that can be read (live, or opened and ready); sets `id`.
 void PickRecording(AppSession& ses, const char* label, uint32_t& id) {
-  ImGui::SetNextItemWidth(220);
+  ImGui::SetNextItemWidth(200);
   if (!ImGui::BeginCombo(label, ses.RecordingTitle(id).c_str())) return;
   if (ImGui::Selectable(ses.RecordingTitle(kLiveRecording).c_str(), id == kLiveRecording))
     id = kLiveRecording;
