@@ -8,7 +8,8 @@
 // returns it; the view draws its rows, it computes nothing.
 //
 // IsRecordingFile decides what File > Open does with a path: it reads the file's table of
-// contents only (formats::ListXrpmParts: O(parts), a few KiB whatever the file's size).
+// contents and block tables only (formats::ListXrpmParts: O(parts + blocks), a few KiB per GiB
+// of file), on the UI thread.
 //
 // Thread-safety: plain values; UI thread only (AppSession owns them).
 #pragma once
