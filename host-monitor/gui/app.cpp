@@ -50,8 +50,30 @@ bool App::Animating() const {
          (link.phase() == app::DeviceLink::Phase::kConnected && !session_.counters().paused());
 }
 
+void App::ShowSaveRecordingDialog() {
+  const client::FrameRecording& r = session_.frames().recording();
+  if (r.frames.empty()) return;
+  save_recording_ = true;
+  export_counters_ = false;
+  save_doc_ = 0;
+  std::string name = r.app.empty() ? "recording" : r.app;
+  if (name.size() > 4 && name.compare(name.size() - 4, 4, ".exe") == 0)
+    name.resize(name.size() - 4);
+  for (char& c : name)
+    if (c == ' ' || c == '/') c = '_';
+  file_dialog_.Open(FileDialog::Mode::kSave, session_.settings().last_dir, name + "-frames.xrpm",
+                    /*snapshot_formats=*/false);
+}
+
+app::AppSession::Opened App::OpenPath(const std::string& path) {
+  const app::AppSession::Opened o = session_.Open(path);
+  SetView(o.recording ? View::kTimeline : View::kInspections);
+  return o;
+}
+
 void App::ShowExportCountersDialog() {
   export_counters_ = true;
+  save_recording_ = false;
   save_doc_ = 0;
   file_dialog_.Open(FileDialog::Mode::kSave, session_.settings().last_dir, "counters.csv",
                     /*snapshot_formats=*/false);
@@ -153,8 +175,7 @@ void App::OpenDropped(const std::vector<std::string>& paths) {
                    "Dropped a folder; drop snapshot files instead: " + path);
       continue;
     }
-    session_.OpenFile(path);
-    SetView(View::kInspections);
+    OpenPath(path);
   }
 }
 
@@ -179,6 +200,8 @@ void App::HandleShortcuts() {
 }
 
 void App::ShowOpenDialog() {
+  save_doc_ = 0;
+  export_counters_ = save_recording_ = false;
   file_dialog_.Open(FileDialog::Mode::kOpen, session_.settings().last_dir);
 }
 
@@ -186,6 +209,7 @@ void App::ShowSaveDialog(uint32_t id) {
   SnapshotDoc* d = session_.doc(id);
   if (!d || !d->snapshot) return;
   save_doc_ = id;
+  export_counters_ = save_recording_ = false;
   std::string name =
       d->path.empty() ? d->title : std::filesystem::path(d->path).filename().string();
   if (d->path.empty()) {
@@ -224,14 +248,14 @@ void App::DrawMenuBar() {
       ImGui::Separator();
       if (ImGui::MenuItem("Clear list")) session_.settings().recent_files.clear();
       ImGui::EndMenu();
-      if (!chosen.empty()) {
-        session_.OpenFile(chosen);
-        SetView(View::kInspections);
-      }
+      if (!chosen.empty()) OpenPath(chosen);
     }
     if (ImGui::MenuItem("Generate demo heap...")) show_demo_dialog_ = true;
     SnapshotDoc* d = session_.active();
     if (ImGui::MenuItem("Save As...", "Ctrl+S", false, d && d->snapshot)) ShowSaveDialog(d->id);
+    if (ImGui::MenuItem("Save recording As...", nullptr, false,
+                        !session_.frames().recording().frames.empty()))
+      ShowSaveRecordingDialog();
     if (ImGui::MenuItem("Close snapshot", "Ctrl+W", false, d != nullptr)) AskClose(d->id);
     ImGui::Separator();
     if (ImGui::MenuItem("Quit", "Ctrl+Q")) RequestQuit();
@@ -254,8 +278,8 @@ void App::DrawMenuBar() {
   if (ImGui::BeginMenu("Help")) {
     ImGui::TextUnformatted("xrpm monitor 0.1 — Remote Performance Monitor for NETCF / XNA heaps");
     TextMuted(
-        "Drop snapshot files (.xrpm, .gclog, IBM classic .txt, .gcdump) on the window to open "
-        "them.");
+        "Drop snapshot files (.xrpm, .gclog, IBM classic .txt, .gcdump) or saved frame "
+        "recordings (.xrpm from Save recording or xrpm frames -o) on the window to open them.");
     TextMuted("Ctrl+O open, Ctrl+S save, Ctrl+F find type, Ctrl+W close, Ctrl+Q quit.");
     TextMuted("Settings: " + session_.config_dir());
     ImGui::EndMenu();
@@ -347,10 +371,7 @@ void App::DrawSnapshotList() {
       if (ImGui::Selectable((name + "##" + std::to_string(i)).c_str())) chosen = recent[i];
       if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", recent[i].c_str());
     }
-    if (!chosen.empty()) {
-      session_.OpenFile(chosen);
-      SetView(View::kInspections);
-    }
+    if (!chosen.empty()) OpenPath(chosen);
   }
 }
 
@@ -452,16 +473,19 @@ void App::DrawModals() {
     if (export_counters_) {
       session_.ExportCounters(r->path);
       export_counters_ = false;
+    } else if (save_recording_) {
+      session_.SaveRecording(r->path);
+      save_recording_ = false;
     } else if (save_doc_) {
       session_.SaveAs(save_doc_, r->path, r->format);
       save_doc_ = 0;
     } else {
-      session_.OpenFile(r->path);
-      SetView(View::kInspections);
+      OpenPath(r->path);
     }
   } else if (!file_dialog_.is_open()) {
     save_doc_ = 0;
     export_counters_ = false;
+    save_recording_ = false;
   }
 
   if (close_prompt_doc_) {

@@ -38,6 +38,12 @@ class App {
   View view() const { return view_; }
   void FocusTypeFilter() { focus_filter_ = true; }
   void ShowExportCountersDialog();
+  // Save recording...: the shown frames recording to an .xrpm (AppSession::SaveRecording).
+  void ShowSaveRecordingDialog();
+  // File > Open (also dropped files, recent files, the command line): a saved recording goes to
+  // the Timeline, a snapshot to the Inspections view.
+  app::AppSession::Opened OpenPath(const std::string& path);
+  void ShowOpenDialog();
   // The dialog the user sees: "none", "open", "save", "export", "close-unsaved" or
   // "quit-unsaved" (the script's expect-dialog names).
   const char* DialogName() const;
@@ -53,7 +59,6 @@ class App {
   void DrawMain();
   void DrawStatusBar();
   void DrawModals();
-  void ShowOpenDialog();
   void ShowSaveDialog(uint32_t doc);
   void AskClose(uint32_t doc);
 
@@ -67,6 +72,7 @@ class App {
   uint32_t close_prompt_doc_ = 0;
   uint32_t save_doc_ = 0;
   bool export_counters_ = false;  // the file dialog is choosing a CSV path
+  bool save_recording_ = false;   // the file dialog is choosing where to save the recording
   FileDialog file_dialog_;
   bool show_log_ = false;
   bool show_demo_dialog_ = false;

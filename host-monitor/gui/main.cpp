@@ -47,7 +47,7 @@ int main(int argc, char** argv) {
   Options o;
   CLI::App cli{"xrpm-monitor: browse managed heaps live from a device or from snapshot files",
                "xrpm-monitor"};
-  cli.add_option("files", o.files, "Snapshot files to open");
+  cli.add_option("files", o.files, "Snapshot files or saved frame recordings to open");
   cli.add_option("--script", o.script, "Run the steps in FILE (see docs: scripted mode)");
   cli.add_option("--screenshot", o.screenshot,
                  "Write a PNG of the window after --frames frames, then quit");
@@ -116,8 +116,7 @@ int main(int argc, char** argv) {
     session.LaunchMono(o.launch_mono == "sample" ? "" : o.launch_mono);
     app.SetView(xrpm::gui::View::kCounters);
   }
-  for (const auto& f : o.files) session.OpenFile(f);
-  if (!o.files.empty()) app.SetView(xrpm::gui::View::kInspections);
+  for (const auto& f : o.files) app.OpenPath(f);  // snapshots and saved recordings
   if (o.demo) {
     session.OpenDemo({o.demo, 1, 0});
     app.SetView(xrpm::gui::View::kTypes);

@@ -64,12 +64,47 @@ void ScriptRunner::Start(const ScriptStep& s) {
   if (s.id == ScriptVerb::kQuit) {
     Finish(0);
   } else if (s.id == ScriptVerb::kOpen) {
-    awaited_doc_ = ses.OpenFile(arg);
-    app_.SetView(View::kInspections);  // as File > Open does
+    const AppSession::Opened o = app_.OpenPath(arg);  // as File > Open does
+    awaited_doc_ = o.recording ? 0 : o.id;
+    awaited_recording_ = o.recording ? o.id : 0;
+    wait_ = Wait::kIdle;
+  } else if (s.id == ScriptVerb::kOpenRecording) {
+    awaited_doc_ = 0;
+    awaited_recording_ = ses.OpenRecording(arg);
+    app_.SetView(View::kTimeline);
+    wait_ = Wait::kIdle;
+  } else if (s.id == ScriptVerb::kSaveRecording) {
+    if (!ses.SaveRecording(arg)) return Fail(ses.last_error());
+    awaited_save_ = arg;
+    wait_ = Wait::kIdle;
+  } else if (s.id == ScriptVerb::kCompareAllocations) {
+    uint32_t ids[2];
+    for (size_t k = 0; k < 2; ++k) {
+      if (s.args[k] == "live") {
+        ids[k] = kLiveRecording;
+        continue;
+      }
+      const size_t n = std::stoull(s.args[k]);
+      if (n > ses.recordings().size())
+        return Fail("there are " + std::to_string(ses.recordings().size()) + " recordings open");
+      ids[k] = ses.recordings()[n - 1]->id;
+    }
+    const auto by = s.args.size() > 2 ? *client::AllocSiteKindFromName(s.args[2])
+                                      : client::AllocSiteKind::kStack;
+    CompareViewState& cv = app_.views().compare;
+    cv.mode = CompareMode::kAllocations;
+    cv.alloc_a = ids[0];
+    cv.alloc_b = ids[1];
+    cv.alloc_by = by;
+    app_.SetView(View::kCompare);
+    if (!ses.CompareAllocations(ids[0], ids[1], by)) return Fail(ses.last_error());
     wait_ = Wait::kIdle;
   } else if (s.id == ScriptVerb::kDrop) {
+    const size_t recordings = ses.recordings().size();
     app_.OpenDropped({arg});  // the window's drop handler
-    awaited_doc_ = ses.active_id();
+    const bool recording = ses.recordings().size() > recordings;
+    awaited_recording_ = recording ? ses.recordings().back()->id : 0;
+    awaited_doc_ = recording ? 0 : ses.active_id();
     wait_ = Wait::kIdle;
   } else if (s.id == ScriptVerb::kDemo) {
     DemoHeapOptions o;
@@ -350,8 +385,14 @@ void ScriptRunner::Check() {
   if (Clock::now() > deadline_) return Fail("timed out waiting for background work");
   if (!ses.Idle()) return;
   const auto& step = steps_[pc_];
-  if (step.id == ScriptVerb::kOpen || step.id == ScriptVerb::kDemo ||
-      step.id == ScriptVerb::kDrop) {
+  if ((step.id == ScriptVerb::kOpen || step.id == ScriptVerb::kOpenRecording ||
+       step.id == ScriptVerb::kDrop) &&
+      awaited_recording_) {
+    const RecordingDoc* r = ses.recording(awaited_recording_);
+    if (!r) return Fail("the recording was closed while loading");
+    if (r->state == RecordingDoc::State::kFailed) return Fail(r->problem);
+  } else if (step.id == ScriptVerb::kOpen || step.id == ScriptVerb::kDemo ||
+             step.id == ScriptVerb::kDrop) {
     SnapshotDoc* d = ses.doc(awaited_doc_);
     if (!d) return Fail("the snapshot was closed while loading");
     if (d->state == DocState::kFailed) return Fail(d->problem);
@@ -359,6 +400,11 @@ void ScriptRunner::Check() {
     if (!ses.compare()) return Fail("comparing failed: " + ses.last_error());
   } else if (step.id == ScriptVerb::kLeaks) {
     if (!ses.leaks()) return Fail("the leak filter failed: " + ses.last_error());
+  } else if (step.id == ScriptVerb::kSaveRecording) {
+    if (ses.last_saved_recording() != awaited_save_)
+      return Fail("saving the recording failed: " + ses.last_error());
+  } else if (step.id == ScriptVerb::kCompareAllocations) {
+    if (!ses.alloc_compare()) return Fail("comparing allocations failed: " + ses.last_error());
   } else if (step.id == ScriptVerb::kSave) {
     SnapshotDoc* d = ses.doc(awaited_doc_);
     if (!d || d->path != awaited_save_ || d->unsaved)

@@ -51,6 +51,7 @@ class ScriptRunner {
   std::string shot_path_;
   bool shot_pending_ = false;
   uint32_t awaited_doc_ = 0;      // open/demo: the document to wait for
+  uint32_t awaited_recording_ = 0;  // open/open-recording: the recording to wait for
   std::string awaited_save_;      // save: the path that must become the document's path
   uint32_t captures_before_ = 0;  // capture: the last captured document before this step
   uint64_t counter_target_ = 0;   // wait-counters, wait-discovered

@@ -100,7 +100,7 @@ struct RootsViewState {
   int64_t open_group = -1;
 };
 
-enum class CompareMode { kByType, kLeaks };
+enum class CompareMode { kByType, kLeaks, kAllocations };
 
 struct CompareViewState {
   CompareMode mode = CompareMode::kByType;
@@ -118,6 +118,9 @@ struct CompareViewState {
   int sort_column = -1;
   bool sort_descending = true;
   std::string applied_filter;
+  // Allocations: the two recordings (app::kLiveRecording or a RecordingDoc id) and the site.
+  uint32_t alloc_a = app::kLiveRecording, alloc_b = app::kLiveRecording;
+  client::AllocSiteKind alloc_by = client::AllocSiteKind::kStack;
 };
 
 struct ViewStates {
@@ -140,6 +143,10 @@ void DrawDominatorsView(App& app, app::SnapshotDoc& doc);
 void DrawAgeView(App& app, app::SnapshotDoc& doc);
 void DrawCompareView(App& app);
 void DrawLeaksPanel(App& app);  // Compare's "allocated between A and B, alive in C" mode
+void DrawAllocComparePanel(App& app);  // Compare's allocation traffic of two recordings
+// The Timeline's and Allocations' first line: which recording is shown (live or a file), Open
+// recording... and Save recording... (issue 24 item 4).
+void DrawRecordingBar(App& app);
 void DrawCountersView(App& app);
 void DrawTimelineView(App& app);
 void DrawAllocationsView(App& app);

@@ -79,6 +79,24 @@ TEST(Script, SelectFindingTakesAnInspectionAndAnOptionalNumber) {
   EXPECT_EQ(steps[1].args, (std::vector<std::string>{"boxed-values", "2"}));
 }
 
+TEST(Script, RecordingStepsTakeAFileOrTwoRecordingsAndASiteKind) {
+  auto steps = ParseScript(
+      "save-recording /tmp/a b.xrpm\nopen-recording a.xrpm\ncompare-allocations live 1\n"
+      "compare-allocations 2 1 tag\n",
+      "t.script");
+  ASSERT_EQ(steps.size(), 4u);
+  EXPECT_EQ(steps[0].id, ScriptVerb::kSaveRecording);
+  EXPECT_EQ(steps[0].args, (std::vector<std::string>{"/tmp/a b.xrpm"}));
+  EXPECT_EQ(steps[1].id, ScriptVerb::kOpenRecording);
+  EXPECT_EQ(steps[2].args, (std::vector<std::string>{"live", "1"}));
+  EXPECT_EQ(steps[3].args, (std::vector<std::string>{"2", "1", "tag"}));
+  ExpectError("compare-allocations live\n", "bad-args", 1, "live|N live|N");
+  ExpectError("compare-allocations live 0\n", "bad-args", 1, "live 0");
+  ExpectError("compare-allocations live 1 frames\n", "bad-args", 1, "frames");
+  ExpectError("compare-allocations dead 1\n", "bad-args", 1, "dead");
+  ExpectError("save-recording\n", "bad-args", 1, "save-recording FILE");
+}
+
 TEST(Script, MissingFileIsAnInputError) {
   EXPECT_THROW(ParseScriptFile("/nonexistent/dir/s.txt"), InputError);
 }

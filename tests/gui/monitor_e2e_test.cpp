@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -489,6 +490,61 @@ TEST_F(MonitorE2E, AutoCaptureKeepsARingOfFiles) {
     files += e.path().filename().string().rfind("auto-", 0) == 0;
   EXPECT_EQ(files, 2u);
   ExpectShowsAView(dir + "/auto.png");
+}
+
+// Saved recordings (issue 24 items 4 and 5): the Timeline's recording saved, a second one
+// recorded live, the first opened back (by dropping it on the window) into the Timeline, then
+// Compare's Allocations mode, live against saved; a damaged recording is refused with the
+// reader's error (the script's last step fails on purpose) and the monitor exits normally.
+TEST_F(MonitorE2E, SavesOpensAndComparesRecordings) {
+  if (!HaveXvfb()) GTEST_SKIP() << "xvfb-run is not installed";
+  UseOwnPort(7923);
+  std::ofstream(dir + "/bad.xrpm") << "XRPM but not really a recording";
+  RunResult r = Monitor(
+      "launch-emulator bubbles\n"
+      "record-frames 1024\n"
+      "wait-game-frames 60\n"
+      "save-recording before.xrpm\n"
+      "record-frames 2048\n"
+      "wait-game-frames 60\n"
+      "drop before.xrpm\n"
+      "expect-view timeline\n"
+      "screenshot opened.png\n"
+      "state opened.json\n"
+      "compare-allocations 1 live method\n"
+      "screenshot compare.png\n"
+      "state state.json\n"
+      "open-recording bad.xrpm\n");
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(r.output.find("line 14: open-recording bad.xrpm: Could not open the recording "
+                          "bad.xrpm: "),
+            std::string::npos)
+      << r.output;
+  ASSERT_TRUE(fs::exists(dir + "/before.xrpm"));
+  EXPECT_FALSE(fs::exists(dir + "/before.xrpm.tmp"));
+
+  nlohmann::json opened = State("opened.json");
+  ASSERT_EQ(opened["recordings"].size(), 1u);
+  EXPECT_EQ(opened["recordings"][0]["state"], "ready");
+  EXPECT_GE(opened["recordings"][0]["frames"].get<int>(), 60);
+  EXPECT_EQ(opened["frames"]["shown"], "before.xrpm");
+  EXPECT_EQ(opened["frames"]["sample_bytes"], 1024);  // the saved one, not the live (2048)
+  EXPECT_TRUE(opened["docs"].empty()) << "a recording does not open as a snapshot";
+
+  nlohmann::json st = State();
+  ASSERT_TRUE(st.contains("alloc_compare"));
+  EXPECT_EQ(st["alloc_compare"]["a"], "before.xrpm");
+  EXPECT_EQ(st["alloc_compare"]["b"], "Live recording (bubbles.exe)");
+  EXPECT_EQ(st["alloc_compare"]["by"], "method");
+  ASSERT_FALSE(st["alloc_compare"]["sites"].empty());
+  double last = 1e300;
+  for (const auto& site : st["alloc_compare"]["sites"]) {  // largest change first
+    const double c = std::fabs(site["change"].get<double>());
+    EXPECT_LE(c, last);
+    last = c;
+  }
+  ExpectShowsAView(dir + "/opened.png");
+  ExpectShowsAView(dir + "/compare.png");
 }
 
 }  // namespace

@@ -73,10 +73,8 @@ std::string WithError(const std::string& value, double error) {
 int RunDiff(const Opts& o) {
   const std::string &fa = o.rec.diff[0], &fb = o.rec.diff[1];
   const client::SavedRecording a = client::LoadRecordingFile(fa), b = client::LoadRecordingFile(fb);
-  const client::AllocSiteKind by = o.by == "type"     ? client::AllocSiteKind::kType
-                                   : o.by == "method" ? client::AllocSiteKind::kMethod
-                                   : o.by == "tag"    ? client::AllocSiteKind::kTag
-                                                      : client::AllocSiteKind::kStack;
+  const client::AllocSiteKind by =
+      client::AllocSiteKindFromName(o.by).value_or(client::AllocSiteKind::kStack);
   const client::AllocationDiff d = client::DiffAllocations(a.rec, b.rec, by);
   if (o.json) {
     auto side = [](const std::string& file, const client::SavedRecording& r,

@@ -2,7 +2,8 @@
 // by type, by allocating method (bottom-up: bytes the method allocated itself, and through it),
 // or as a top-down call tree; estimated bytes and objects scaled from the samples, their share,
 // and per-frame figures during gameplay beside the runtime's exact count. Filter and sort like
-// the Types table. The numbers come from the session's FrameBoard.
+// the Types table. The numbers come from the session's FrameBoard: the live recording or one
+// opened from a file (the recording bar on top picks it).
 #include <imgui.h>
 
 #include <cmath>
@@ -110,6 +111,7 @@ void Table(FrameBoard& board) {
 }  // namespace
 
 void DrawAllocationsView(App& app) {
+  DrawRecordingBar(app);
   FrameBoard& board = app.session().frames();
   const client::AllocationProfile& p = board.profile();
   if (board.recording().frames.empty()) {

@@ -1,7 +1,8 @@
 // Compare view: pick two or more analysed snapshots of the same app (oldest first), compare them
 // per type name on the worker, and browse the result: growing types (leak suspects) first with
 // the paths that hold them, then every type sorted by the chosen delta; filterable. Its second
-// mode, the leak filter over three captures, is view_leaks.cpp.
+// mode, the leak filter over three captures, is leaks.cpp; its third, the allocation traffic of
+// two frame recordings, alloc_compare.cpp.
 #include <imgui.h>
 
 #include <algorithm>
@@ -106,9 +107,13 @@ void DrawCompareView(App& app) {
   ImGui::SameLine();
   ImGui::RadioButton("Leaks: allocated between A and B, alive in C", &mode,
                      int(CompareMode::kLeaks));
+  ImGui::SameLine();
+  ImGui::RadioButton("Allocations: two recordings per call site", &mode,
+                     int(CompareMode::kAllocations));
   st.mode = CompareMode(mode);
   ImGui::Separator();
   if (st.mode == CompareMode::kLeaks) return DrawLeaksPanel(app);
+  if (st.mode == CompareMode::kAllocations) return DrawAllocComparePanel(app);
   if (st.chosen.empty())
     for (const auto& d : ses.docs())
       if (d->analysis) st.chosen.push_back(d->id);

@@ -4,7 +4,8 @@
 // the pointer, right-drag (or the arrows) pans, the game's markers (Xrpm.Profiler.Marker, yellow;
 // capture requests, cyan) are lines at their frames with the text (hover for it), left-drag selects
 // a range of frames, which the Allocations view then shows; double-click clears the selection.
-// Everything drawn comes from the session's FrameBoard.
+// The recording shown is the live one or one opened from a saved .xrpm (DrawRecordingBar: pick,
+// open, save, close). Everything drawn comes from the session's FrameBoard.
 #include <imgui.h>
 
 #include <algorithm>
@@ -176,12 +177,68 @@ void Figures(FrameBoard& board) {
 
 }  // namespace
 
+void DrawRecordingBar(App& app) {
+  AppSession& ses = app.session();
+  const uint32_t shown = ses.shown_recording();
+  ImGui::AlignTextToFramePadding();
+  ImGui::TextUnformatted("Recording");
+  ImGui::SameLine();
+  ImGui::SetNextItemWidth(280);
+  if (ImGui::BeginCombo("##recording", ses.RecordingTitle(shown).c_str())) {
+    if (ImGui::Selectable(ses.RecordingTitle(kLiveRecording).c_str(), shown == kLiveRecording))
+      ses.ShowRecording(kLiveRecording);
+    for (const auto& rd : ses.recordings()) {
+      ImGui::PushID(int(rd->id));
+      const bool ready = rd->state == RecordingDoc::State::kReady;
+      const std::string label =
+          rd->title + (rd->state == RecordingDoc::State::kLoading ? " (reading)"
+                       : ready                                    ? ""
+                                                                  : " (refused)");
+      if (ImGui::Selectable(label.c_str(), shown == rd->id,
+                            ready ? 0 : ImGuiSelectableFlags_Disabled))
+        ses.ShowRecording(rd->id);
+      if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", rd->path.c_str());
+      ImGui::PopID();
+    }
+    ImGui::EndCombo();
+  }
+  ImGui::SameLine();
+  if (ImGui::Button("Open recording...")) app.ShowOpenDialog();
+  ImGui::SameLine();
+  ImGui::BeginDisabled(ses.frames().recording().frames.empty());
+  if (ImGui::Button("Save recording...")) app.ShowSaveRecordingDialog();
+  ImGui::EndDisabled();
+  uint32_t close = 0;
+  if (shown != kLiveRecording) {
+    ImGui::SameLine();
+    if (ImGui::Button("Close recording")) close = shown;
+    if (const RecordingDoc* rd = ses.recording(shown)) {
+      ImGui::SameLine(0, 16);
+      TextMuted("saved recording" + (rd->endpoint.empty() ? std::string() : " of " + rd->endpoint) +
+                ": " + rd->path);
+    }
+  }
+  // A refused file: the reader's error (file, part, byte offset, what it found) until dismissed.
+  for (const auto& rd : ses.recordings()) {
+    if (rd->state != RecordingDoc::State::kFailed) continue;
+    ImGui::PushID(int(rd->id));
+    ImGui::PushTextWrapPos(0);
+    TextColored(kBad, rd->problem);
+    ImGui::PopTextWrapPos();
+    if (ImGui::SmallButton("Dismiss")) close = rd->id;
+    ImGui::PopID();
+  }
+  if (close) ses.CloseRecording(close);
+}
+
 void DrawTimelineView(App& app) {
   AppSession& ses = app.session();
+  DrawRecordingBar(app);
   FrameBoard& board = ses.frames();
+  const bool live = ses.shown_recording() == kLiveRecording;
   client::HostClient* c = ses.link().client();
   const client::FrameRecording& r = board.recording();
-  const client::FramesStatus st = c ? c->frames_status() : client::FramesStatus{};
+  const client::FramesStatus st = c && live ? c->frames_status() : client::FramesStatus{};
   if (!c && r.frames.empty()) {
     ImGui::Spacing();
     ImGui::PushTextWrapPos(0);
@@ -189,7 +246,8 @@ void DrawTimelineView(App& app) {
         "Frame times, collections and allocation appear here once connected: press Record "
         "frames to stream every frame of the game (its time, what it allocated, the GCs that "
         "ran) and sampled allocations with their call stacks. Connect to a device or press "
-        "Launch emulator in the sidebar.");
+        "Launch emulator in the sidebar. Or open a recording saved before (Open recording..., "
+        "or a file from xrpm frames -o).");
     ImGui::PopTextWrapPos();
     return;
   }
@@ -230,6 +288,7 @@ void DrawTimelineView(App& app) {
   if (ImGui::Button("Allocations of this range")) app.SetView(View::kAllocations);
   std::string info =
       FormatCount(r.frames.size()) + " frames, " + FormatCount(r.samples.size()) + " samples";
+  if (!r.markers.empty()) info += ", " + FormatCount(r.markers.size()) + " markers";
   if (r.dropped_records) info += ", " + FormatCount(r.dropped_records) + " records dropped";
   if (!st.error.empty()) info = st.error;
   TextMuted(info + "  (wheel: zoom, right-drag: pan, drag: select frames, double-click: clear)");

@@ -9,13 +9,6 @@
 
 namespace xrpm::app {
 namespace {
-// Recent files and the last directory must work from any working directory.
-std::string AbsolutePath(const std::string& path) {
-  std::error_code ec;
-  const auto abs = std::filesystem::absolute(path, ec);
-  return ec ? path : abs.lexically_normal().string();
-}
-
 constexpr size_t kMaxLog = 500;
 constexpr size_t kKeptDiagnostics = 20;
 

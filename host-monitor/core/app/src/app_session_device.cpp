@@ -144,6 +144,7 @@ bool AppSession::StartFrames(uint32_t sample_bytes) {
     return false;
   }
   frames_.Reset();
+  shown_recording_ = kLiveRecording;  // the Timeline follows what is being recorded
   c->SubscribeFrames(sample_bytes);
   Log(LogEntry::kInfo, "Recording frames of " + link_.endpoint() + " (one allocation sampled per " +
                            FormatBytes(sample_bytes) + ")");

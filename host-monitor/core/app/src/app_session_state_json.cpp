@@ -154,18 +154,52 @@ std::string AppSession::StateJson() const {
   jc["categories"] = counters_.categories();
   jc["counters"] = counters_.counters().size();
   j["counters"] = std::move(jc);
-  {
-    const client::FrameRecording& r = frames_.recording();
+  {  // the recording the Timeline shows (live or opened from a file)
+    const FrameBoard& shown = frames();
+    const client::FrameRecording& r = shown.recording();
     nlohmann::json jf;
+    jf["shown"] = RecordingTitle(shown_recording_);
+    jf["app"] = r.app;
     jf["frames"] = r.frames.size();
     jf["samples"] = r.samples.size();
     jf["stacks"] = r.stacks.size();
+    jf["markers"] = r.markers.size();
+    jf["tags"] = r.tags.size();
     jf["dropped_records"] = r.dropped_records;
     jf["sample_bytes"] = r.sample_bytes;
-    if (frames_.selection())
-      jf["selection"] = {frames_.selection()->first, frames_.selection()->last};
-    jf["group"] = AllocGroupName(frames_.group);
+    if (shown.selection()) jf["selection"] = {shown.selection()->first, shown.selection()->last};
+    jf["group"] = AllocGroupName(shown.group);
     j["frames"] = std::move(jf);
+  }
+  j["recordings"] = nlohmann::json::array();
+  for (const auto& rd : recordings_) {
+    const char* state = rd->state == RecordingDoc::State::kReady    ? "ready"
+                        : rd->state == RecordingDoc::State::kFailed ? "failed"
+                                                                    : "loading";
+    nlohmann::json jr = {{"title", rd->title}, {"path", rd->path}, {"state", state}};
+    if (!rd->problem.empty()) jr["problem"] = rd->problem;
+    if (rd->state == RecordingDoc::State::kReady) {
+      jr["frames"] = rd->board.recording().frames.size();
+      jr["markers"] = rd->board.recording().markers.size();
+    }
+    j["recordings"].push_back(std::move(jr));
+  }
+  if (alloc_compare_) {
+    const client::AllocationDiff& d = alloc_compare_->diff;
+    nlohmann::json rows = nlohmann::json::array();
+    for (const client::AllocDiffRow& r : d.rows)
+      rows.push_back({{"site", r.site},
+                      {"a_bytes_per_frame", r.a_per_frame},
+                      {"b_bytes_per_frame", r.b_per_frame},
+                      {"change", r.change},
+                      {"change_error", r.change_error},
+                      {"only_in", r.only_a   ? nlohmann::json("a")
+                                  : r.only_b ? nlohmann::json("b")
+                                             : nlohmann::json(nullptr)}});
+    j["alloc_compare"] = {{"a", alloc_compare_->titles[0]},
+                          {"b", alloc_compare_->titles[1]},
+                          {"by", client::AllocSiteKindName(d.by)},
+                          {"sites", std::move(rows)}};
   }
   j["connection"] = {{"phase", link_.PhaseName()}, {"status", link_.status_text()}};
   j["auto_capture"] = {

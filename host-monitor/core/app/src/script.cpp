@@ -2,6 +2,7 @@
 
 #include "xrpm/analysis/inspections.h"
 #include "xrpm/app/doc_origins.h"
+#include "xrpm/client/allocation_diff.h"
 
 #include <algorithm>
 #include <charconv>
@@ -177,6 +178,14 @@ std::vector<ScriptStep> ParseScript(std::string_view text, const std::string& na
           std::find(std::begin(analysis::kInspectionNames), std::end(analysis::kInspectionNames),
                     w[0]) != std::end(analysis::kInspectionNames);
       if (!known || w.size() > 2 || (w.size() == 2 && (!IsNumber(w[1]) || w[1] == "0")))
+        fail(usage + ", found '" + step.args[0] + "'", "bad-args");
+      step.args = w;
+    }
+    if (verb == "compare-allocations") {
+      const std::vector<std::string> w = Words(step.args[0]);
+      auto side = [](const std::string& a) { return a == "live" || (IsNumber(a) && a != "0"); };
+      if (w.size() < 2 || w.size() > 3 || !side(w[0]) || !side(w[1]) ||
+          (w.size() == 3 && !client::AllocSiteKindFromName(w[2])))
         fail(usage + ", found '" + step.args[0] + "'", "bad-args");
       step.args = w;
     }

@@ -11,6 +11,12 @@
 
 namespace xrpm::app {
 
+std::string AbsolutePath(const std::string& path) {
+  std::error_code ec;
+  const auto abs = std::filesystem::absolute(path, ec);
+  return ec ? path : abs.lexically_normal().string();
+}
+
 void Settings::AddRecent(const std::string& path) {
   RemoveRecent(path);
   recent_files.insert(recent_files.begin(), path);

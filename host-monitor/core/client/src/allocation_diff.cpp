@@ -49,6 +49,27 @@ AllocSide Side(const AllocationProfile& p) {
 
 }  // namespace
 
+const char* AllocSiteKindName(AllocSiteKind k) {
+  switch (k) {
+    case AllocSiteKind::kStack:
+      return "stack";
+    case AllocSiteKind::kMethod:
+      return "method";
+    case AllocSiteKind::kType:
+      return "type";
+    case AllocSiteKind::kTag:
+      return "tag";
+  }
+  return "stack";
+}
+
+std::optional<AllocSiteKind> AllocSiteKindFromName(std::string_view name) {
+  for (AllocSiteKind k :
+       {AllocSiteKind::kStack, AllocSiteKind::kMethod, AllocSiteKind::kType, AllocSiteKind::kTag})
+    if (name == AllocSiteKindName(k)) return k;
+  return std::nullopt;
+}
+
 AllocationDiff DiffAllocations(const FrameRecording& a, const FrameRecording& b, AllocSiteKind by) {
   const AllocationProfile pa = BuildAllocationProfile(a), pb = BuildAllocationProfile(b);
   AllocationDiff d;

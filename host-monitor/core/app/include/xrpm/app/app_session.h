@@ -20,16 +20,17 @@
 #include <vector>
 
 #include "xrpm/analysis/diff.h"
-#include "xrpm/client/device_discovery.h"
 #include "xrpm/app/auto_capture_board.h"
 #include "xrpm/app/counter_board.h"
 #include "xrpm/app/demo_heap.h"
 #include "xrpm/app/device_link.h"
 #include "xrpm/app/frame_board.h"
 #include "xrpm/app/leak_view.h"
+#include "xrpm/app/recording_doc.h"
 #include "xrpm/app/settings.h"
 #include "xrpm/app/snapshot_doc.h"
 #include "xrpm/app/worker.h"
+#include "xrpm/client/device_discovery.h"
 
 namespace xrpm::app {
 
@@ -140,11 +141,15 @@ class AppSession {
   // Writes the connected device's kept counter history as CSV (errors go to the log).
   bool ExportCounters(const std::string& path);
   // Frames and allocation samples (Timeline, Allocations): starts or stops the subscription;
-  // the rows land in frames() (a new subscription starts a new recording).
+  // the rows land in live_frames() (a new subscription starts a new recording), which the
+  // Timeline then shows.
   bool StartFrames(uint32_t sample_bytes);
   void StopFrames();
-  FrameBoard& frames() { return frames_; }
-  const FrameBoard& frames() const { return frames_; }
+  // The recording the Timeline and Allocations views show: the live one or an opened file.
+  FrameBoard& frames();
+  const FrameBoard& frames() const;
+  FrameBoard& live_frames() { return frames_; }
+  const FrameBoard& live_frames() const { return frames_; }
   uint32_t frame_sample_bytes() const { return frame_sample_bytes_; }
   void set_frame_sample_bytes(uint32_t n) { frame_sample_bytes_ = n; }
   // Auto capture (the Capture panel; auto_capture_board.h): starts the rules in its fields on
@@ -155,6 +160,39 @@ class AppSession {
   void StopAutoCapture();
   AutoCaptureBoard& auto_capture() { return auto_capture_; }
   const AutoCaptureBoard& auto_capture() const { return auto_capture_; }
+
+  // ---- saved recordings (issue 24 item 4; recording_doc.h) ----
+  // Opens `path` as what it holds: a saved recording (OpenRecording) or a snapshot (OpenFile).
+  // File > Open, dropped files, recent files and the command line all come here.
+  struct Opened {
+    bool recording = false;
+    uint32_t id = 0;  // the RecordingDoc or SnapshotDoc
+  };
+  Opened Open(const std::string& path);
+  // Reads a saved recording in the background; it appears at once in recordings() (kLoading)
+  // and, once read, is shown in the Timeline and Allocations views. A corrupt, truncated or
+  // non-recording file is refused: the document is kFailed with the reader's error, which
+  // also goes to the log and last_error().
+  uint32_t OpenRecording(const std::string& path);
+  // Saves the shown recording (frames, collections, markers, allocation samples with their
+  // stacks and tags) to `path` in the background, atomically (client::SaveRecordingFile).
+  // False, with the reason in the log, when there is nothing to save.
+  bool SaveRecording(const std::string& path);
+  // The path of the last recording saved ("" while a save runs or after it failed).
+  const std::string& last_saved_recording() const { return last_saved_recording_; }
+  const std::vector<std::unique_ptr<RecordingDoc>>& recordings() const { return recordings_; }
+  RecordingDoc* recording(uint32_t id);
+  // Which recording the Timeline shows: kLiveRecording or a ready RecordingDoc's id.
+  uint32_t shown_recording() const { return shown_recording_; }
+  void ShowRecording(uint32_t id);
+  void CloseRecording(uint32_t id);
+  // "Live recording (bubbles.exe)" or the file name.
+  std::string RecordingTitle(uint32_t id) const;
+  // Compare's Allocations mode: the allocation traffic of recordings A and B (ids as above)
+  // per call site, by client::DiffAllocations on the worker; the result replaces
+  // alloc_compare(). False, logged, when a recording is missing or not ready.
+  bool CompareAllocations(uint32_t a, uint32_t b, client::AllocSiteKind by);
+  const std::shared_ptr<const AllocCompareResult>& alloc_compare() const { return alloc_compare_; }
 
   // ---- discovery: devices that announce themselves (agents started with --announce) ----
   // Starts listening for their beacons (idempotent). It only listens: nothing connects until
@@ -211,7 +249,13 @@ class AppSession {
   std::unique_ptr<client::DeviceDiscovery> discovery_;
   std::string discovery_error_;
   CounterBoard counters_;
-  FrameBoard frames_;
+  FrameBoard frames_;  // the live recording
+  std::vector<std::unique_ptr<RecordingDoc>> recordings_;
+  uint32_t shown_recording_ = kLiveRecording;
+  uint32_t next_recording_id_ = 1;
+  std::string last_saved_recording_;
+  std::shared_ptr<const AllocCompareResult> alloc_compare_;
+  const client::FrameRecording* RecordingOf(uint32_t id) const;
   AutoCaptureBoard auto_capture_;
   uint32_t frame_sample_bytes_ = 16 * 1024;
   std::string frames_error_;  // the last refusal logged

@@ -13,7 +13,8 @@
 //   capture-start                 start a capture; waits only until objects arrive (so a
 //                                 screenshot shows the progress bar)
 //   wait-capture                  wait until the capture started by capture-start is in
-//   open FILE                     open a snapshot file (waits until loaded and analysed)
+//   open FILE                     open a snapshot file (waits until loaded and analysed) or a
+//                                 saved recording (waits until read)
 //   drop FILE                     as if FILE were dropped on the window (then waits as open)
 //   demo OBJECTS [GENERATION]     generate a demo heap
 //   select-doc N                  make the N-th open snapshot (1-based) the active one
@@ -48,6 +49,14 @@
 //   select-frames FIRST [LAST]    select frames FIRST..LAST (the 1st..Nth recorded, 1-based;
 //                                 LAST: the newest) in the Timeline
 //   allocations-by type|method|stack   the Allocations view's grouping
+//   save-recording FILE           save the Timeline's recording (frames, collections, markers,
+//                                 allocation samples) as an .xrpm recording (waits until saved)
+//   open-recording FILE           open a saved recording into the Timeline and Allocations views
+//                                 (waits until read; fails with the reader's error). `open`
+//                                 opens recordings too, by what the file holds
+//   compare-allocations A B [BY]  Compare's Allocations mode: recordings A and B (`live`, or the
+//                                 N-th opened recording, 1-based) per call site, BY stack (the
+//                                 default), method, type or tag, as `xrpm allocations --diff`
 //   auto-capture FIELD=VALUE...   fill the Capture panel's Auto capture fields and start it:
 //                                 every=, on-growth=, on-gc-pause=, on-marker= (no spaces),
 //                                 files=TEMPLATE, keep=N, game=on|off
@@ -119,6 +128,10 @@ namespace xrpm::app {
   X(kWaitAutoCaptures, "wait-auto-captures", kNumber, "wait-auto-captures N")          \
   X(kStopAutoCapture, "stop-auto-capture", kNone, "stop-auto-capture")                 \
   X(kAllocationsBy, "allocations-by", kRest, "allocations-by type|method|stack")       \
+  X(kSaveRecording, "save-recording", kRest, "save-recording FILE")                    \
+  X(kOpenRecording, "open-recording", kRest, "open-recording FILE")                    \
+  X(kCompareAllocations, "compare-allocations", kRest,                                 \
+    "compare-allocations live|N live|N [stack|method|type|tag]")                       \
   X(kScreenshot, "screenshot", kRest, "screenshot FILE")                               \
   X(kState, "state", kRest, "state FILE")                                              \
   X(kKey, "key", kRest, "key ctrl+LETTER|LETTER|enter|escape")                         \

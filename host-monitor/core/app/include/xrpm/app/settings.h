@@ -44,6 +44,10 @@ struct Settings {
   void RemoveRecent(const std::string& path);
 };
 
+// `path` made absolute and normal (unchanged if that fails): recent files and the last
+// directory must work from any working directory.
+std::string AbsolutePath(const std::string& path);
+
 // $XDG_CONFIG_HOME/xrpm, else $HOME/.config/xrpm, else ./.xrpm. Not created here.
 std::string ConfigDir();
 

@@ -22,7 +22,9 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "xrpm/client/frame_recording.h"
@@ -30,6 +32,9 @@
 namespace xrpm::client {
 
 enum class AllocSiteKind { kStack, kMethod, kType, kTag };
+// The names `--by` and the monitor's Compare use: "stack", "method", "type", "tag".
+const char* AllocSiteKindName(AllocSiteKind k);
+std::optional<AllocSiteKind> AllocSiteKindFromName(std::string_view name);
 
 struct AllocDiffRow {
   std::string site;                     // method, type or tag; for stacks, frames joined by " <- "
