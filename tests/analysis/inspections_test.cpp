@@ -78,6 +78,23 @@ TEST(Inspections, CheckedFindingByFinding) {
   EXPECT_EQ(h.Ids(fin.findings[0]), V{0x1800});
 }
 
+// With the capture's type finalizers, live objects of those types join the queue's, once each;
+// an unreachable one (@1820, disposed and dropped) does not.
+TEST(Inspections, FinalizableListsLiveObjectsOfTypesWithAFinalizer) {
+  Heap h;
+  for (TypeInfo& t : h.snap.types)
+    t.has_finalizer = t.name == "Microsoft.Xna.Framework.Graphics.Texture2D";
+  InspectOptions o;
+  o.only = {"finalizable"};
+  const std::vector<Inspection> all = RunInspections(h.g, o);
+  const Inspection& fin = Named(all, "finalizable");
+  ASSERT_EQ(fin.findings.size(), 1u);
+  EXPECT_EQ(fin.findings[0].what, "Microsoft.Xna.Framework.Graphics.Texture2D");
+  EXPECT_EQ(h.Ids(fin.findings[0]), (V{0x1800, 0x1810}));
+  EXPECT_EQ(fin.findings[0].count, 2u);
+  EXPECT_EQ(fin.findings[0].bytes, 64u);
+}
+
 // The lean index `xrpm inspect` builds (no copy of the references, no instance lists) finds
 // exactly what a full index finds, paths with their fields included.
 TEST(Inspections, LeanIndexFindsTheSameAsAFullOne) {

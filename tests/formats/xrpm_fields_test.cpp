@@ -37,7 +37,7 @@ TEST(XrpmFields, ContentsRoundTripInEveryField) {
   const std::string bytes = Write(s);
   const XrpmContents c = ReadXrpm(bytes, "t.xrpm");
   EXPECT_TRUE(c.skipped.empty());
-  EXPECT_EQ(c.minor, 2);
+  EXPECT_EQ(c.minor, 3);
   EXPECT_TRUE(c.snapshot == s);
   EXPECT_EQ(c.snapshot.fields.layouts[3].fields[5].value_offset,
             s.fields.layouts[3].fields[5].value_offset);

@@ -464,6 +464,13 @@ void Finalizable(Ctx& c, Inspection& in) {
     seen[v] = true;
     hits.push_back(v);
   }
+  // Live objects of types with a finalizer (when the capture says which: TypeInfo).
+  std::vector<uint8_t> finalizer(c.s.type_count(), 0);
+  bool any = false;
+  for (uint32_t t = 0; t < c.s.type_count(); ++t) any |= finalizer[t] = c.s.types[t].has_finalizer;
+  if (any)
+    for (uint32_t v = 0; v < c.g.node_count(); ++v)
+      if (finalizer[c.s.object_type[v]] && !seen[v] && c.live(v)) hits.push_back(v);
   auto groups = ByType(c, hits, [&](size_t i) { return uint64_t{c.s.object_size[hits[i]]}; });
   Finish(c, in, groups);
 }

@@ -26,7 +26,7 @@ constexpr KnownPart kKnown[] = {
     {kTagAllocSite, 4, XrpmTransform::kNone},     {kTagFieldLayouts, 0, XrpmTransform::kNone},
     {kTagRefSlots, 4, XrpmTransform::kNone},      {kTagRootLabels, 0, XrpmTransform::kNone},
     {kTagRootLabel, 4, XrpmTransform::kDelta},    {kTagValueEnd, 8, XrpmTransform::kDelta},
-    {kTagValueData, 0, XrpmTransform::kNone},
+    {kTagValueData, 0, XrpmTransform::kNone},     {kTagTypeFinalizers, 0, XrpmTransform::kNone},
 };
 
 }  // namespace

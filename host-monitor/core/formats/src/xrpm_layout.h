@@ -94,6 +94,8 @@ inline constexpr std::string_view kTagRootLabels = "RLBL";    // blob
 inline constexpr std::string_view kTagRootLabel = "RTLB";     // u32, delta, per root
 inline constexpr std::string_view kTagValueEnd = "OVAL";      // u64, delta, per object
 inline constexpr std::string_view kTagValueData = "VDAT";     // blob
+// Type finalizers (format 1.3, optional): which types override Finalize.
+inline constexpr std::string_view kTagTypeFinalizers = "TFIN";  // blob
 
 // Reserved for xrpm: tags made only of upper-case letters and digits.
 inline bool IsReservedTag(std::string_view t) {

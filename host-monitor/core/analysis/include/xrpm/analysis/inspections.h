@@ -27,8 +27,9 @@
 //    from the layouts (enums the capture names, types a non-reference field stores inline,
 //    boxes by their one `m_value` / `value__` field), plus the BCL primitives and XNA math
 //    structs by name for snapshots without layouts. O(N + fields).
-//  - finalizable: objects named by finalizer roots (registered for or waiting on finalization),
-//    by type; bytes = shallow. O(roots).
+//  - finalizable: objects named by finalizer roots (registered for or waiting on finalization)
+//    and live objects of types with a finalizer (TypeInfo::has_finalizer, when the capture
+//    says), by type; bytes = shallow. O(roots + N).
 // Each finding carries the merged path to root of its objects (PathMerger, O(N + E) in all).
 // They walk references with GraphIndex::ForEachOut, so a lean index (no copy of the
 // references, what `xrpm inspect` builds: the id resolver, 2-8 B/object) serves as well as a
