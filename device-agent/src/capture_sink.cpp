@@ -332,9 +332,8 @@ WalkResult CaptureSink::DescribeTypeInDomain(uint32_t type_id, uint32_t domain, 
   }
 }
 
-WalkResult CaptureSink::DescribeTypeWithTraits(uint32_t type_id, uint32_t domain,
-                                               const char* name, size_t name_len,
-                                               const TypeTraits& traits) {
+WalkResult CaptureSink::DescribeTypeWithTraits(uint32_t type_id, uint32_t domain, const char* name,
+                                               size_t name_len, const TypeTraits& traits) {
   try {
     return DoDescribeType(type_id, name, name_len, domain, traits);
   } catch (const std::exception& e) {

@@ -128,8 +128,7 @@ TEST(Inspections, LeanIndexFindsTheSameAsAFullOne) {
   // The event-handler leak's path still names the fields along it (found again per step).
   const Inspection& ev = Named(b, "event-handler-leaks");
   ASSERT_EQ(ev.findings.size(), 1u);
-  EXPECT_NE(ev.findings[0].path.find("._invocationList"), std::string::npos)
-      << ev.findings[0].path;
+  EXPECT_NE(ev.findings[0].path.find("._invocationList"), std::string::npos) << ev.findings[0].path;
 }
 
 TEST(Inspections, WithoutValuesThoseNeedingValuesAreSkipped) {

@@ -4,6 +4,7 @@
 #include <mono/metadata/attrdefs.h>
 #include <mono/metadata/blob.h>
 #include <mono/metadata/class.h>
+#include <mono/metadata/loader.h>
 #include <mono/metadata/metadata.h>
 #include <mono/metadata/object.h>
 

@@ -185,9 +185,8 @@ struct HeapPass {
     } else if (const uint32_t index = domains->Of(domain)) {
       bool added = false;
       id = TypeInOtherDomain(*registry, layouts, klass, domain, &added);
-      if (added &&
-          Describe(*sink, *domains, layouts, id, index, registry->names()[id - 1]) ==
-              WalkResult::kAbort)
+      if (added && Describe(*sink, *domains, layouts, id, index, registry->names()[id - 1]) ==
+                       WalkResult::kAbort)
         aborted = true;
     }
     vtable_types.emplace(vt, id);

@@ -38,7 +38,8 @@ uint32_t TargetOf(const GraphIndex& g, uint32_t v, uint32_t field) {
 // Per type: the delegate's target field, kNoSlot for other types (and without layouts).
 std::vector<uint32_t> DelegateTargetFields(const Snapshot& s) {
   std::vector<uint32_t> f(s.type_count(), kNoSlot);
-  for (uint32_t t = 0; t < s.type_count(); ++t) f[t] = DelegateTargetField(s.fields.layout_of_type(t));
+  for (uint32_t t = 0; t < s.type_count(); ++t)
+    f[t] = DelegateTargetField(s.fields.layout_of_type(t));
   return f;
 }
 

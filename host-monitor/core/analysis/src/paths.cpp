@@ -136,8 +136,7 @@ RootPathForest RootPathForest::Build(const GraphIndex& g, const Progress& progre
 
 RootPathForest RootPathForest::BuildDeferring(const GraphIndex& g,
                                               const std::function<uint32_t(uint32_t)>& deferred,
-                                              std::vector<bool>& first,
-                                              const Progress& progress) {
+                                              std::vector<bool>& first, const Progress& progress) {
   RootPathForest f;
   f.g_ = &g;
   f.parent_.resize(g.node_count(), kNoIndex);

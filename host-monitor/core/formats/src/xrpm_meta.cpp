@@ -168,8 +168,7 @@ std::string EncodeTypeFinalizers(const Snapshot& s) {
 void DecodeTypeFinalizers(std::string_view blob, Snapshot& s) {
   BlobReader r(blob);
   const uint8_t version = r.U8();
-  if (version != 1)
-    Bad("type finalizers version " + std::to_string(version) + ", expected 1");
+  if (version != 1) Bad("type finalizers version " + std::to_string(version) + ", expected 1");
   const uint32_t n = r.Count(4);
   for (uint32_t i = 0, prev = 0; i < n; ++i) {
     const uint32_t t = r.U32();

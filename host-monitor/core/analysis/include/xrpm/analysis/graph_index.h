@@ -67,7 +67,7 @@ class GraphIndex {
 
   const Snapshot& snapshot() const { return *snap_; }
   uint32_t node_count() const { return n_; }
-  uint64_t edge_count() const { return has_forward() ? out_.size() : snap_->ref_count(); }
+  uint64_t edge_count() const { return has_forward() || !snap_ ? out_.size() : snap_->ref_count(); }
   bool has_forward() const { return !out_off_.empty(); }
 
   std::span<const uint32_t> Out(uint32_t v) const {
