@@ -556,7 +556,7 @@ TEST_F(XrpmCorruption, NewerMajorVersionNamesBothVersions) {
   std::string code;
   std::string e = ErrorOf(t_, b, &code);
   EXPECT_EQ(code, "newer-version");
-  EXPECT_NE(e.find("format version 2.7, newer than this reader's 1.2"), std::string::npos) << e;
+  EXPECT_NE(e.find("format version 2.7, newer than this reader's 1.3"), std::string::npos) << e;
   // A newer minor version of the same major reads.
   b = good_;
   b[10] = 9;
