@@ -6,6 +6,8 @@
 # in turn RUNS times, each in a fresh process under /usr/bin/time (wall s, max RSS KiB).
 # Usage: bench/analysis/inspect_vs_report.sh [OBJECTS=10000000] [RUNS=3] [PORT=4617]
 # Prints one line per run and the medians with the ratios inspect / report.
+# BASELINE=/path/to/an/older/xrpm also runs that binary's `inspect` in every run (alternating
+# with the current one, same file): a same-run before/after.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 objects="${1:-10000000}"; runs="${2:-3}"; port="${3:-4617}"
@@ -29,14 +31,17 @@ if [ ! -s "$file" ]; then
 fi
 [ -s "$file" ] || { echo "no capture"; exit 1; }
 cat "$file" >/dev/null  # every run reads from the page cache
-run() {  # prints "wall_s maxrss_kib"
-  /usr/bin/time -f "%e %M" -o "$dir/time" "$bin/xrpm" "$@" "$file" >/dev/null
+run() {  # [XRPM=binary] run VERB: prints "wall_s maxrss_kib"
+  /usr/bin/time -f "%e %M" -o "$dir/time" "${XRPM:-$bin/xrpm}" "$@" "$file" >/dev/null
   cat "$dir/time"
 }
-info=(); inspect=(); report=()
+info=(); inspect=(); report=(); base=()
 for i in $(seq "$runs"); do
-  info+=("$(run info)"); inspect+=("$(run inspect)"); report+=("$(run report)")
-  echo "run $i: info ${info[-1]}  inspect ${inspect[-1]}  report ${report[-1]}  (s KiB)"
+  info+=("$(run info)"); inspect+=("$(run inspect)")
+  [ -n "${BASELINE:-}" ] && base+=("$(XRPM="$BASELINE" run inspect)")
+  report+=("$(run report)")
+  echo "run $i: info ${info[-1]}  inspect ${inspect[-1]}  report ${report[-1]}" \
+    "${BASELINE:+ baseline inspect ${base[-1]}}  (s KiB)"
 done
 median() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 col() { local k=$1; shift; for x in "$@"; do awk -v k="$k" '{print $k}' <<<"$x"; done; }
@@ -50,3 +55,10 @@ echo "  median wall: info ${mi} s, inspect ${mn} s, report ${mr} s;" \
 echo "  median max RSS: info ${ri} KiB, inspect ${rn} KiB, report ${rr} KiB;" \
   "inspect beyond load $(awk -v a="$rn" -v b="$ri" -v n="$objects" \
     'BEGIN {printf "%.1f", (a - b) * 1024 / n}') B/object"
+if [ -n "${BASELINE:-}" ]; then
+  mb=$(median $(col 1 "${base[@]}")); rb=$(median $(col 2 "${base[@]}"))
+  echo "  baseline inspect: median ${mb} s, ${rb} KiB; inspect/report" \
+    "$(awk -v a="$mb" -v b="$mr" 'BEGIN {printf "%.2f", a / b}'), beyond load" \
+    "$(awk -v a="$rb" -v b="$ri" -v n="$objects" 'BEGIN {printf "%.1f", (a - b) * 1024 / n}')" \
+    "B/object"
+fi

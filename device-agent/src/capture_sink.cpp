@@ -147,7 +147,7 @@ WalkResult CaptureSink::DoBeginContainer(ContainerType type, uint64_t id1, uint6
 }
 
 WalkResult CaptureSink::DoDescribeType(uint32_t type_id, const char* name, size_t name_len,
-                                       uint32_t domain) {
+                                       uint32_t domain, const TypeTraits& traits) {
   if (job_.cancelled() || !EnsureBegun()) return Stopped();
   if (name_len > protocol::kMaxTypeNameBytes)
     return Fail("the runtime described type " + std::to_string(type_id) + " with a " +
@@ -157,7 +157,8 @@ WalkResult CaptureSink::DoDescribeType(uint32_t type_id, const char* name, size_
     return Fail("the runtime described type " + std::to_string(type_id) + " in AppDomain " +
                 std::to_string(domain) + " before describing that domain (walker contract)");
   if (job_.detail.fields) fields_.NoteType(type_id);
-  return writer_.Type(type_id, name, name_len, domain) ? WalkResult::kOk : Stopped();
+  return writer_.Type(type_id, name, name_len, domain, traits.has_finalizer) ? WalkResult::kOk
+                                                                             : Stopped();
 }
 
 WalkResult CaptureSink::DoDescribeDomain(uint32_t domain, const char* name, size_t name_len) {
@@ -326,6 +327,15 @@ WalkResult CaptureSink::DescribeTypeInDomain(uint32_t type_id, uint32_t domain, 
                                              size_t name_len) {
   try {
     return DoDescribeType(type_id, name, name_len, domain);
+  } catch (const std::exception& e) {
+    return Fail(std::string("agent error: ") + e.what());
+  }
+}
+
+WalkResult CaptureSink::DescribeTypeWithTraits(uint32_t type_id, uint32_t domain, const char* name,
+                                               size_t name_len, const TypeTraits& traits) {
+  try {
+    return DoDescribeType(type_id, name, name_len, domain, traits);
   } catch (const std::exception& e) {
     return Fail(std::string("agent error: ") + e.what());
   }

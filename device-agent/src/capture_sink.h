@@ -83,6 +83,8 @@ class CaptureSink : public HeapInfoCallback {
   WalkResult DescribeDomain(uint32_t domain, const char* name, size_t name_len) override;
   WalkResult DescribeTypeInDomain(uint32_t type_id, uint32_t domain, const char* name,
                                   size_t name_len) override;
+  WalkResult DescribeTypeWithTraits(uint32_t type_id, uint32_t domain, const char* name,
+                                    size_t name_len, const TypeTraits& traits) override;
 
   bool ended() const { return ended_; }  // kEnd seen and the last batch flushed
   const std::string& error() const { return error_; }
@@ -98,7 +100,7 @@ class CaptureSink : public HeapInfoCallback {
  private:
   WalkResult DoBeginContainer(ContainerType type, uint64_t id1, uint64_t id2);
   WalkResult DoDescribeType(uint32_t type_id, const char* name, size_t name_len,
-                            uint32_t domain = 0);
+                            uint32_t domain = 0, const TypeTraits& traits = {});
   WalkResult DoDescribeDomain(uint32_t domain, const char* name, size_t name_len);
   WalkResult DoRootReferences(const RootRef* roots, size_t count);
   WalkResult DoObjectReferences(uint64_t object, uint32_t type_id, uint32_t size,

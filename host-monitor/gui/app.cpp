@@ -102,6 +102,7 @@ void App::RequestQuit(bool force) {
 
 void App::Frame() {
   HandleShortcuts();
+  if (session_.TakeLandedCapture()) SetView(View::kInspections);  // as after File > Open
 
   const ImGuiViewport* vp = ImGui::GetMainViewport();
   ImGui::SetNextWindowPos(vp->WorkPos);

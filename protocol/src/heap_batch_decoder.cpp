@@ -293,7 +293,7 @@ bool DecodeHeapBatch(const wire::HeapBatch& in, RawBatch* out, std::string* erro
   for (const wire::TypeEntry& t : in.types()) {
     if (t.name().size() > kMaxTypeNameBytes)
       return Fail(error, where + "type name over " + std::to_string(kMaxTypeNameBytes) + " bytes");
-    out->types.push_back(RawType{t.id(), t.name(), t.domain()});
+    out->types.push_back(RawType{t.id(), t.name(), t.domain(), t.has_finalizer()});
   }
   if (static_cast<size_t>(in.domain_names_size()) > kMaxCaptureDomains)
     return Fail(error, where + std::to_string(in.domain_names_size()) +
@@ -540,6 +540,13 @@ uint64_t ChecksumBatch(const RawBatch& b, uint64_t seed) {
   if (typed) {
     Feed64(&st, 0x54444f4dull);  // "TDOM"
     for (const RawType& t : b.types) Feed64(&st, t.domain);
+  }
+  // Finalizer flags, likewise only when some type has one.
+  bool finalizers = false;
+  for (const RawType& t : b.types) finalizers = finalizers || t.has_finalizer;
+  if (finalizers) {
+    Feed64(&st, 0x5446494eull);  // "TFIN"
+    for (const RawType& t : b.types) Feed64(&st, t.has_finalizer);
   }
   return XXH3_64bits_digest(&st);
 }

@@ -91,10 +91,12 @@ size_t BatchEncoder::FootprintBytes() const {
          Bytes(scratch_.slots);
 }
 
-bool BatchEncoder::AddType(uint32_t id, const char* name, size_t len, uint32_t domain) {
-  const size_t cost = len + (domain ? 24 : 16);  // without domains: sealed as it always was
+bool BatchEncoder::AddType(uint32_t id, const char* name, size_t len, uint32_t domain,
+                           bool has_finalizer) {
+  // Without domains or finalizers: sealed as it always was.
+  const size_t cost = len + (domain ? 24 : 16) + (has_finalizer ? 2 : 0);
   if (raw_.types.size() >= kMaxBatchTypes || !Fits(cost)) return false;
-  raw_.types.push_back(RawType{id, std::string(name, len), domain});
+  raw_.types.push_back(RawType{id, std::string(name, len), domain, has_finalizer});
   estimate_ += cost;
   return true;
 }
@@ -434,6 +436,7 @@ void EncodeRawBatch(RawBatch& b, uint32_t capture_id, uint32_t seq, wire::HeapBa
     e->set_id(t.id);
     e->set_name(t.name);
     if (t.domain != 0) e->set_domain(t.domain);
+    if (t.has_finalizer) e->set_has_finalizer(true);
   }
   for (const std::string& d : b.domain_names) out->add_domain_names(d);
   for (const RawContainer& c : b.containers) {

@@ -93,9 +93,11 @@ bool HeapBatchWriter::Seal() {
   return true;
 }
 
-bool HeapBatchWriter::Type(uint32_t id, const char* name, size_t len, uint32_t domain) {
+bool HeapBatchWriter::Type(uint32_t id, const char* name, size_t len, uint32_t domain,
+                           bool has_finalizer) {
   if (stopped_.load(std::memory_order_relaxed)) return false;
-  if (!enc_.AddType(id, name, len, domain) && (!Seal() || !enc_.AddType(id, name, len, domain)))
+  if (!enc_.AddType(id, name, len, domain, has_finalizer) &&
+      (!Seal() || !enc_.AddType(id, name, len, domain, has_finalizer)))
     return false;
   ++totals_.types;
   return true;

@@ -78,6 +78,59 @@ TEST(Inspections, CheckedFindingByFinding) {
   EXPECT_EQ(h.Ids(fin.findings[0]), V{0x1800});
 }
 
+// With the capture's type finalizers, live objects of those types join the queue's, once each;
+// an unreachable one (@1820, disposed and dropped) does not.
+TEST(Inspections, FinalizableListsLiveObjectsOfTypesWithAFinalizer) {
+  Heap h;
+  for (TypeInfo& t : h.snap.types)
+    t.has_finalizer = t.name == "Microsoft.Xna.Framework.Graphics.Texture2D";
+  InspectOptions o;
+  o.only = {"finalizable"};
+  const std::vector<Inspection> all = RunInspections(h.g, o);
+  const Inspection& fin = Named(all, "finalizable");
+  ASSERT_EQ(fin.findings.size(), 1u);
+  EXPECT_EQ(fin.findings[0].what, "Microsoft.Xna.Framework.Graphics.Texture2D");
+  EXPECT_EQ(h.Ids(fin.findings[0]), (V{0x1800, 0x1810}));
+  EXPECT_EQ(fin.findings[0].count, 2u);
+  EXPECT_EQ(fin.findings[0].bytes, 64u);
+}
+
+// The lean index `xrpm inspect` builds (no copy of the references, no instance lists) finds
+// exactly what a full index finds, paths with their fields included.
+TEST(Inspections, LeanIndexFindsTheSameAsAFullOne) {
+  Heap h;
+  const GraphIndex full = GraphIndex::Build(h.snap);
+  const GraphIndex lean =
+      GraphIndex::Build(h.snap, {.reverse = false, .forward = false, .instances = false});
+  EXPECT_FALSE(lean.has_forward());
+  EXPECT_LT(lean.MemoryBytes(), full.MemoryBytes());
+  for (uint32_t v = 0; v < full.node_count(); ++v) {
+    std::vector<uint32_t> out;
+    lean.ForEachOut(v, [&](uint32_t w) { out.push_back(w); });
+    const auto want = full.Out(v);
+    EXPECT_EQ(out, std::vector<uint32_t>(want.begin(), want.end())) << "node " << v;
+    EXPECT_EQ(lean.OutCount(v), want.size());
+    EXPECT_TRUE(lean.In(v).empty());
+  }
+  const std::vector<Inspection> a = RunInspections(full), b = RunInspections(lean);
+  ASSERT_EQ(a.size(), b.size());
+  for (size_t i = 0; i < a.size(); ++i) {
+    SCOPED_TRACE(a[i].name);
+    ASSERT_EQ(a[i].findings.size(), b[i].findings.size());
+    for (size_t k = 0; k < a[i].findings.size(); ++k) {
+      EXPECT_EQ(a[i].findings[k].what, b[i].findings[k].what);
+      EXPECT_EQ(a[i].findings[k].count, b[i].findings[k].count);
+      EXPECT_EQ(a[i].findings[k].bytes, b[i].findings[k].bytes);
+      EXPECT_EQ(a[i].findings[k].path, b[i].findings[k].path);
+      EXPECT_EQ(a[i].findings[k].objects, b[i].findings[k].objects);
+    }
+  }
+  // The event-handler leak's path still names the fields along it (found again per step).
+  const Inspection& ev = Named(b, "event-handler-leaks");
+  ASSERT_EQ(ev.findings.size(), 1u);
+  EXPECT_NE(ev.findings[0].path.find("._invocationList"), std::string::npos) << ev.findings[0].path;
+}
+
 TEST(Inspections, WithoutValuesThoseNeedingValuesAreSkipped) {
   Heap h;
   h.snap.fields.values.clear();

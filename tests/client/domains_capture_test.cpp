@@ -4,6 +4,9 @@
 // type's, roots by their object's, origins with their objects); the checksum covers the domain
 // fields; a type naming a domain not yet defined, or an oversized name, fails the capture with a
 // clear error; a walk without domains keeps its single section.
+// Type finalizers ride the same type entries (TypeEntry.has_finalizer, TypeInfo::has_finalizer):
+// the flag round-trips, the checksum covers it, and a walk that never sets it (an older agent)
+// leaves every type without one.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -223,6 +226,60 @@ TEST(DomainSections, DomainZeroKeepsTheCaptureSectionAndOriginsMove) {
   EXPECT_EQ(s.sections[1].roots_begin, 0u);
   EXPECT_EQ(s.sections[1].roots_end, 1u);
   EXPECT_EQ(s.types[s.object_type[1]].name, "B");
+}
+
+// Types 1 Game.Sound (finalizer when `flags`), 2 Game.Enemy; one object of each.
+Walk WalkWithFinalizers(bool flags) {
+  Walk w;
+  protocol::HeapBatchWriter writer(1, [&](wire::Envelope* env) {
+    w.batches.push_back(env->heap_batch());
+    return true;
+  });
+  EXPECT_TRUE(writer.Type(1, "Game.Sound", 10, 0, flags));
+  EXPECT_TRUE(writer.Type(2, "Game.Enemy", 10));
+  EXPECT_TRUE(writer.Container(protocol::RawContainer{3, 0x10, 0, 1, true, 7}));  // a frame
+  EXPECT_TRUE(writer.Root(0x1000, 0, 0));
+  const uint64_t ref = 0x1010;
+  EXPECT_TRUE(writer.Object(0x1000, 2, 16, &ref, 1));
+  EXPECT_TRUE(writer.Object(0x1010, 1, 16, nullptr, 0));
+  EXPECT_TRUE(writer.Flush());
+  w.totals = writer.totals();
+  return w;
+}
+
+TEST(TypeFinalizersCapture, FlagReachesTheSnapshotTypes) {
+  const Walk w = WalkWithFinalizers(true);
+  ASSERT_EQ(w.batches.size(), 1u);
+  EXPECT_TRUE(w.batches[0].types(0).has_finalizer());
+  EXPECT_FALSE(w.batches[0].types(1).has_finalizer());
+  Snapshot s;
+  std::string error;
+  ASSERT_TRUE(Assemble(w, &s, &error)) << error;
+  ASSERT_EQ(s.types.size(), 2u);
+  EXPECT_EQ(s.types[0].name, "Game.Sound");
+  EXPECT_TRUE(s.types[0].has_finalizer);
+  EXPECT_FALSE(s.types[1].has_finalizer);
+}
+
+TEST(TypeFinalizersCapture, OlderAgentsSayNothing) {
+  const Walk w = WalkWithFinalizers(false);
+  Snapshot s;
+  std::string error;
+  ASSERT_TRUE(Assemble(w, &s, &error)) << error;
+  for (const TypeInfo& t : s.types) EXPECT_FALSE(t.has_finalizer) << t.name;
+}
+
+TEST(TypeFinalizersCapture, ChecksumCoversTheFlag) {
+  Snapshot s;
+  std::string error;
+  Walk dropped = WalkWithFinalizers(true);  // the flag lost in transit
+  dropped.batches[0].mutable_types(0)->set_has_finalizer(false);
+  EXPECT_FALSE(Assemble(dropped, &s, &error));
+  EXPECT_NE(error.find("checksum"), std::string::npos) << error;
+  Walk added = WalkWithFinalizers(true);  // or set on another type
+  added.batches[0].mutable_types(1)->set_has_finalizer(true);
+  EXPECT_FALSE(Assemble(added, &s, &error));
+  EXPECT_NE(error.find("checksum"), std::string::npos) << error;
 }
 
 }  // namespace

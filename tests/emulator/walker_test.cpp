@@ -5,6 +5,7 @@
 
 #include <map>
 #include <set>
+#include <string>
 #include <vector>
 
 #include "xrpm/emulator/game_loop.h"
@@ -213,6 +214,25 @@ TEST_F(WalkerTest, AbortStopsEverythingButTheFinalEnd) {
     EXPECT_EQ(s.events.back().kind, Event::kContainer);
     EXPECT_EQ(rt_.VerifyHeap(), "");
   }
+}
+
+// Each type is described once with its traits: bubbles' XNA resources (Texture2D, SoundEffect)
+// have a finalizer, its gameplay objects and strings do not.
+TEST_F(WalkerTest, DescribesTypesWithTheirFinalizerTrait) {
+  struct TraitSink : RecordingSink {
+    std::map<std::string, bool> finalizer;
+    WalkResult DescribeTypeWithTraits(uint32_t, uint32_t domain, const char* n, size_t len,
+                                      const agent::TypeTraits& t) override {
+      EXPECT_EQ(domain, 0u);
+      EXPECT_TRUE(finalizer.emplace(std::string(n, len), t.has_finalizer).second);
+      return WalkResult::kOk;
+    }
+  } sink;
+  rt_.WalkHeap(sink);
+  EXPECT_TRUE(sink.finalizer.at("Microsoft.Xna.Framework.Graphics.Texture2D"));
+  EXPECT_TRUE(sink.finalizer.at("Microsoft.Xna.Framework.Audio.SoundEffect"));
+  EXPECT_FALSE(sink.finalizer.at("Bubbles.Bubble"));
+  EXPECT_FALSE(sink.finalizer.at("System.String"));
 }
 
 TEST_F(WalkerTest, RootsMatchTheRootSetAndObjectsMatchTheHeap) {

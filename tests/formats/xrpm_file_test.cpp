@@ -101,6 +101,10 @@ Snapshot RichModel(uint64_t seed) {
     s.types[0].module = "System.Private.CoreLib";
     s.types.back().sample_multiplier = 12.5f;
   }
+  if (seed % 3 == 2 && !s.types.empty()) {  // what xrpm captures add: types with a finalizer
+    s.types[0].has_finalizer = true;
+    s.types.back().has_finalizer = true;
+  }
   if (seed % 5) AddOrigins(s, rng, seed % 5 == 3);
   return s;
 }
@@ -502,6 +506,47 @@ TEST_F(XrpmCorruption, AbsurdCountInsideAMetadataPartNamesIt) {
   EXPECT_EQ(code, "bad-part") << e;
   EXPECT_NE(e.find("part 'RORG'"), std::string::npos) << e;
   EXPECT_NE(e.find("a count of 4294967295 records"), std::string::npos) << e;
+}
+
+// Type finalizers (TFIN, format 1.3): written only when some type has one, read back into
+// TypeInfo::has_finalizer; a file without the part (older writers) reads with none.
+TEST(XrpmFile, TypeFinalizersAreAnOptionalPart) {
+  TempDir t;
+  Snapshot s = GameHeap(100);
+  ASSERT_GT(s.types.size(), 3u);
+  formats::WriteXrpmFile(s, t.Path("none.xrpm"));
+  for (const Part& p : Parts(ReadAll(t.Path("none.xrpm")))) EXPECT_NE(p.tag, "TFIN");
+  s.types[1].has_finalizer = s.types[3].has_finalizer = true;
+  formats::WriteXrpmFile(s, t.Path("fin.xrpm"));
+  const formats::XrpmContents c = formats::ReadXrpmFile(t.Path("fin.xrpm"));
+  EXPECT_TRUE(c.snapshot == s);
+  EXPECT_TRUE(c.snapshot.types[1].has_finalizer);
+  EXPECT_FALSE(c.snapshot.types[2].has_finalizer);
+  const formats::XrpmContents old = formats::ReadXrpmFile(t.Path("none.xrpm"));
+  for (const TypeInfo& ti : old.snapshot.types) EXPECT_FALSE(ti.has_finalizer) << ti.name;
+}
+
+TEST_F(XrpmCorruption, TypeFinalizersNamingNoTypeAreRefused) {
+  // TFIN lists types 1 and 3, stored raw (version, count, two indices); make the second name a
+  // type the file does not have and re-seal every checksum, so only the check can catch it.
+  Snapshot s = GameHeap(100);
+  s.types[1].has_finalizer = s.types[3].has_finalizer = true;
+  formats::WriteXrpmFile(s, t_.Path("fin.xrpm"));
+  std::string b = ReadAll(t_.Path("fin.xrpm"));
+  const std::vector<Part> ps = Parts(b);
+  const Part& fin = ps[2];
+  ASSERT_EQ(fin.tag, "TFIN");
+  const uint64_t bytes = 1 + 4 + 2 * 4;
+  ASSERT_EQ(fin.stored, bytes + 16u);
+  Put32(b, fin.offset + 9, 0xfffffff0u);
+  Put64(b, fin.offset + bytes + 8, XXH3_64bits(b.data() + fin.offset, bytes));  // block
+  Put64(b, fin.toc_at + 40, XXH3_64bits(b.data() + fin.offset + bytes, 16));    // table
+  Reseal(b);
+  std::string code;
+  const std::string e = ErrorOf(t_, b, &code);
+  EXPECT_EQ(code, "bad-part") << e;
+  EXPECT_NE(e.find("part 'TFIN'"), std::string::npos) << e;
+  EXPECT_NE(e.find("names type 4294967280"), std::string::npos) << e;
 }
 
 TEST_F(XrpmCorruption, NewerMajorVersionNamesBothVersions) {

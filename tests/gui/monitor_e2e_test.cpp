@@ -388,6 +388,7 @@ TEST_F(MonitorE2E, LaunchEmulatorLiveCountersCaptureAndSave) {
       "export-counters counters.csv\n"
       "capture-start\n"
       "wait-capture\n"
+      "expect-view inspections\n"  // the first view after a capture, as after an open
       "view summary\n"
       "screenshot summary.png\n"
       "save cap.gclog\n"

@@ -47,12 +47,16 @@ TEST(MonoInspect, FindsTheMistakesPlantedInACSharpGame) {
                            Planted{"event-handler-leaks",
                                    "static Mistakes.GameEvents.EnemyKilled -> Mistakes.Enemy", 4},
                            Planted{"disposed-but-held", "Mistakes.Texture", 2},
-                           Planted{"boxed-values", "Mistakes.Weapon", 3}}) {
+                           Planted{"boxed-values", "Mistakes.Weapon", 3},
+                           // live objects of a type with a finalizer (the capture's type flag)
+                           Planted{"finalizable", "Mistakes.SoundHandle", 2}}) {
     const nlohmann::json* f = FindingOf(j, p.inspection, p.what);
     ASSERT_NE(f, nullptr) << p.inspection << " / " << p.what << "\n" << r.out.substr(0, 6000);
     EXPECT_EQ((*f)["count"], p.count) << p.what;
   }
   EXPECT_EQ(FindingOf(j, "duplicate-strings", "Boss #"), nullptr);  // held once
+  EXPECT_EQ(FindingOf(j, "finalizable", "Mistakes.Enemy"), nullptr);  // no finalizer
+  EXPECT_EQ(FindingOf(j, "finalizable", "Mistakes.Texture"), nullptr);
   // Sparse: the spawn queue (1 of 32), not the enemy list (5 of 16).
   uint64_t enemy_lists = 0;
   for (const auto& in : j["inspections"])

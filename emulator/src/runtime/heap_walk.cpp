@@ -217,7 +217,10 @@ class HeapReporter {
 bool DescribeTypes(const TypeTable& types, HeapInfoCallback& sink) {
   for (TypeIndex t = kFirstRealType; t < types.size(); ++t) {
     const std::string& name = types[t].name;
-    if (sink.DescribeType(t, name.data(), name.size()) == WalkResult::kAbort) return false;
+    agent::TypeTraits traits;
+    traits.has_finalizer = types[t].options.finalizable;
+    if (sink.DescribeTypeWithTraits(t, 0, name.data(), name.size(), traits) == WalkResult::kAbort)
+      return false;
   }
   return true;
 }

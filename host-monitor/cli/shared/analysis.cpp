@@ -21,7 +21,9 @@ std::unique_ptr<IndexedFile> IndexForCli(const std::string& path, const InputOpt
   auto f = std::make_unique<IndexedFile>();
   f->loaded = LoadForCli(path, in);
   if (f->loaded.snap.source.empty()) f->loaded.snap.source = path;
-  f->index = GraphIndex::Build(f->loaded.snap, {.threads = in.threads, .reverse = false});
+  f->index = GraphIndex::Build(
+      f->loaded.snap,
+      {.threads = in.threads, .reverse = false, .forward = false, .instances = false});
   return f;
 }
 

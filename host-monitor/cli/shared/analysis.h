@@ -25,8 +25,9 @@ struct AnalyzedFile {
 // Loads through LoadForCli (diagnostics on stderr; InputError on failure), then analyses.
 std::unique_ptr<AnalyzedFile> AnalyzeForCli(const std::string& path, const InputOptions& in);
 
-// A loaded file and its forward graph index only (no reverse references, no dominator tree):
-// for verbs that only walk forward from the roots (`inspect`).
+// A loaded file and a lean graph index (the id resolver, roots and types: no copy of the
+// references either way, no instance lists, no dominator tree): for verbs that only walk
+// forward from the roots (`inspect`, through GraphIndex::ForEachOut).
 struct IndexedFile {
   LoadedSnapshot loaded;
   analysis::GraphIndex index;

@@ -98,6 +98,13 @@
 // one AppDomain section (`a ... c`) per domain. Sinks that do not override DescribeDomain
 // ignore it, and DescribeTypeInDomain falls back to DescribeType.
 //
+// Type traits (optional, issue 23's finalizable inspection): a runtime that knows more about a
+// type than its name calls, instead of DescribeType / DescribeTypeInDomain,
+//   DescribeTypeWithTraits(type_id, domain, name, traits)
+//                                     traits.has_finalizer: the type overrides Finalize (its
+//                                     instances are registered for finalization)
+// Sinks that do not override it get DescribeTypeInDomain (the traits are dropped).
+//
 // Everything is plain C++17 with no exceptions crossing the API; pointers passed to a callback
 // are valid only during that call. Ids are 64-bit so one API serves 32- and 64-bit devices.
 //
@@ -194,6 +201,11 @@ struct EnumMemberInfo {
   const char* name;
   size_t name_len;
   uint64_t value;  // value bits of the underlying kind (see ValueBits above)
+};
+
+// What a runtime knows about a type beyond its name (DescribeTypeWithTraits).
+struct TypeTraits {
+  bool has_finalizer = false;  // overrides Object.Finalize (a C# destructor)
 };
 
 // What the sink wants beyond the heap's shape (HeapInfoCallback::Detail).
@@ -295,6 +307,12 @@ class HeapInfoCallback {
                                           size_t name_len) {
     (void)domain;
     return DescribeType(type_id, name, name_len);
+  }
+  // ---- type traits (optional, see the header comment) ----
+  virtual WalkResult DescribeTypeWithTraits(uint32_t type_id, uint32_t domain, const char* name,
+                                            size_t name_len, const TypeTraits& traits) {
+    (void)traits;
+    return DescribeTypeInDomain(type_id, domain, name, name_len);
   }
 };
 

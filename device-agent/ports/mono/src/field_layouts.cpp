@@ -4,6 +4,7 @@
 #include <mono/metadata/attrdefs.h>
 #include <mono/metadata/blob.h>
 #include <mono/metadata/class.h>
+#include <mono/metadata/loader.h>
 #include <mono/metadata/metadata.h>
 #include <mono/metadata/object.h>
 
@@ -227,6 +228,15 @@ void FieldLayouts::Compute(void* klass_ptr, Layout* out) {
       mono_class_is_valuetype(klass) ? agent::TypeShape::kValueType : agent::TypeShape::kClass;
   std::vector<MonoClass*> chain;  // the class and its parents, base first
   for (MonoClass* c = klass; c; c = mono_class_get_parent(c)) chain.push_back(c);
+  // Has a finalizer: some class below System.Object declares Finalize() (a C# destructor).
+  // What Mono's internal mono_class_has_finalizer tells, through the public metadata API.
+  if (out->shape == agent::TypeShape::kClass)
+    for (MonoClass* c = klass; c && c != mono_get_object_class(); c = mono_class_get_parent(c))
+      if (MonoMethod* m = mono_class_get_method_from_name(c, "Finalize", 0);
+          m && mono_method_get_class(m) == c) {
+        out->has_finalizer = true;
+        break;
+      }
   std::reverse(chain.begin(), chain.end());
   for (MonoClass* c : chain) {
     void* iter = nullptr;

@@ -27,6 +27,9 @@
 // collection) has no layout in that capture: its objects go out without slots and values; the
 // next capture's Prepare computes it.
 //
+// Per class it also notes whether the class has a finalizer (Finalize declared below
+// System.Object), which the type's description carries (DescribeTypeWithTraits).
+//
 // Memory (the cache's bound): per class with a layout ~150 B plus, per field, its name and
 // declared type name and ~80 B (Field + FieldInfo) plus 4 B per pointer-sized word up to its
 // last reference field (the slot table); per enum its name, members and ~40 B per member:
@@ -73,6 +76,11 @@ class FieldLayouts {
   // Gives type_id (made during the walk, e.g. a class met in another AppDomain) the cached
   // layout of `klass`, if Prepare computed one. True when it has a layout now.
   bool Bind(uint32_t type_id, uintptr_t klass);
+  // Whether type_id's class has a finalizer (false without a layout).
+  bool HasFinalizer(uint32_t type_id) const {
+    const Layout* l = ByType(type_id);
+    return l && l->has_finalizer;
+  }
   // The static field index of the reference static at `offset` in type_id's static data.
   uint32_t StaticSlot(uint32_t type_id, uintptr_t offset) const;
   // slots[i] for the reference at offsets[i] of `object` (type_id); valid until the next call.
@@ -106,6 +114,7 @@ class FieldLayouts {
     agent::FieldKind element_kind = agent::FieldKind::kUnknown;
     std::string element_type_name;
     uint32_t element_size = 0;
+    bool has_finalizer = false;  // a class below System.Object declares Finalize()
   };
   struct Enum {
     std::string name;

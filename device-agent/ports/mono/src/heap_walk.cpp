@@ -94,10 +94,14 @@ struct Domains {
   }
 };
 
-WalkResult Describe(agent::HeapInfoCallback& sink, const Domains& domains, uint32_t id,
-                    uint32_t domain, const std::string& name) {
-  return domains.on() ? sink.DescribeTypeInDomain(id, domain, name.data(), name.size())
-                      : sink.DescribeType(id, name.data(), name.size());
+// With layouts (a fields capture) the type's traits come from its class's cached layout.
+WalkResult Describe(agent::HeapInfoCallback& sink, const Domains& domains,
+                    const FieldLayouts* layouts, uint32_t id, uint32_t domain,
+                    const std::string& name) {
+  agent::TypeTraits traits;
+  traits.has_finalizer = layouts && layouts->HasFinalizer(id);
+  return sink.DescribeTypeWithTraits(id, domains.on() ? domain : 0, name.data(), name.size(),
+                                     traits);
 }
 
 // The heap pass: merges Mono's per-128-reference chunks into one ObjectReferences call.
@@ -159,7 +163,8 @@ struct HeapPass {
     uint32_t id = registry->TypeId(key);
     if (id == 0) {
       id = registry->AddClass(key, ClassName(klass));  // a class whose load was not reported
-      if (Describe(*sink, *domains, id, 1, registry->names()[id - 1]) == WalkResult::kAbort)
+      if (Describe(*sink, *domains, layouts, id, 1, registry->names()[id - 1]) ==
+          WalkResult::kAbort)
         aborted = true;  // a class loaded during the collection: no layout (field_layouts.h)
     }
     cached = {key, id};
@@ -180,8 +185,8 @@ struct HeapPass {
     } else if (const uint32_t index = domains->Of(domain)) {
       bool added = false;
       id = TypeInOtherDomain(*registry, layouts, klass, domain, &added);
-      if (added &&
-          Describe(*sink, *domains, id, index, registry->names()[id - 1]) == WalkResult::kAbort)
+      if (added && Describe(*sink, *domains, layouts, id, index, registry->names()[id - 1]) ==
+                       WalkResult::kAbort)
         aborted = true;
     }
     vtable_types.emplace(vt, id);
@@ -392,7 +397,8 @@ void MonoPort::WalkOnCollectorUnguarded(agent::HeapInfoCallback& sink) {
     const uint32_t domain = d == 0 ? 1 : domains.Of(d);
     if (domain == 0) continue;  // a type of an unloaded domain
     const auto id = static_cast<uint32_t>(i + 1);
-    aborted = Describe(sink, domains, id, domain, reg.names()[i]) == WalkResult::kAbort;
+    aborted = Describe(sink, domains, detail.fields ? &layouts_ : nullptr, id, domain,
+                       reg.names()[i]) == WalkResult::kAbort;
   }
   // The layouts the roots name (a static root's slot is a static field of its class's layout).
   for (size_t i = 0; i < roots.size() && !aborted && detail.fields; ++i)

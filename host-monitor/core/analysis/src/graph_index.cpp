@@ -35,15 +35,12 @@ GraphIndex GraphIndex::Build(const Snapshot& snap, const GraphIndexOptions& opts
   g.n_ = static_cast<uint32_t>(snap.object_count());
   progress.Report("index: object ids", 0);
   g.resolver_ = IdResolver::Build(snap.object_id.span(), threads, progress);
-  g.ResolveEdges(threads, progress);
-  if (opts.reverse) {
-    g.BuildReverse(threads, progress);
-  } else {
-    ResizeHuge(g.in_off_, size_t{g.n_} + 1);  // every in-list empty
-    std::fill(g.in_off_.begin(), g.in_off_.end(), 0u);
+  if (opts.forward) {
+    g.ResolveEdges(threads, progress);
+    if (opts.reverse) g.BuildReverse(threads, progress);  // else In() is empty
   }
   g.ResolveRoots();
-  g.GroupTypes();
+  g.GroupTypes(opts.instances);
   progress.Report("index: done", 1);
   return g;
 }
@@ -189,7 +186,7 @@ uint32_t GraphIndex::StrongRootRecord(uint32_t v) const {
   return static_cast<uint32_t>(*it);
 }
 
-void GraphIndex::GroupTypes() {
+void GraphIndex::GroupTypes(bool instances) {
   const Snapshot& s = *snap_;
   std::unordered_map<std::string_view, uint32_t> by_name;
   group_of_type_.resize(s.types.size());
@@ -202,10 +199,18 @@ void GraphIndex::GroupTypes() {
   group_off_.resize(groups + 1, 0);
   for (uint32_t v = 0; v < n_; ++v) ++group_off_[group_of(v) + 1];
   for (size_t g = 0; g < groups; ++g) group_off_[g + 1] += group_off_[g];
+  if (!instances) return;
   ResizeHuge(by_group_, size_t{n_});
   for (uint32_t v = 0; v < n_; ++v) by_group_[group_off_[group_of(v)]++] = v;
   for (size_t g = groups; g > 0; --g) group_off_[g] = group_off_[g - 1];
   if (groups) group_off_[0] = 0;
+}
+
+uint32_t GraphIndex::OutCount(uint32_t v) const {
+  if (has_forward()) return out_off_[v + 1] - out_off_[v];
+  uint32_t count = 0;
+  ForEachOut(v, [&](uint32_t) { ++count; });
+  return count;
 }
 
 uint32_t GraphIndex::FindGroup(std::string_view name) const {

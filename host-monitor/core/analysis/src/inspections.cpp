@@ -12,18 +12,67 @@
 namespace xrpm::analysis {
 namespace {
 
+// ---- delegates (event-handler-leaks) ----
+uint32_t DelegateTargetField(const TypeLayout* l) {
+  if (!l || l->shape != TypeShape::kClass) return kNoSlot;
+  for (std::string_view name : {"_target", "m_target"}) {
+    const uint32_t f = FindField(*l, name);
+    if (f != kNoSlot && l->fields[f].kind == FieldKind::kReference) return f;
+  }
+  return kNoSlot;
+}
+
+// The node a delegate's target field references, or kNoIndex.
+uint32_t TargetOf(const GraphIndex& g, uint32_t v, uint32_t field) {
+  const Snapshot& s = g.snapshot();
+  if (s.fields.has_slots()) {
+    const auto refs = s.object_refs(v);
+    const uint64_t b = s.ref_begin(v);
+    for (size_t k = 0; k < refs.size(); ++k)
+      if (s.fields.slot_of(b + k) == field) return g.Find(refs[k]);
+  }
+  const FieldValue fv = ReadField(s, v, field);
+  return fv.kind == FieldValue::Kind::kRef ? g.Find(fv.ref) : kNoIndex;
+}
+
+// Per type: the delegate's target field, kNoSlot for other types (and without layouts).
+std::vector<uint32_t> DelegateTargetFields(const Snapshot& s) {
+  std::vector<uint32_t> f(s.type_count(), kNoSlot);
+  for (uint32_t t = 0; t < s.type_count(); ++t)
+    f[t] = DelegateTargetField(s.fields.layout_of_type(t));
+  return f;
+}
+
 struct Ctx {
   const GraphIndex& g;
   const Snapshot& s;
   const InspectOptions& o;
-  RootPathForest forest;  // liveness: one BFS from the strong roots
+  std::vector<uint32_t> target_field;  // per type: a delegate's `_target` field, or kNoSlot
+  // The live delegates with a target, (delegate, target) in node order; met by the forest.
+  std::vector<std::pair<uint32_t, uint32_t>> delegates;
+  std::vector<bool> without_delegates;  // reachable without delegate -> target edges
+  // Liveness: one BFS from the strong roots that takes delegate -> target edges last, so it
+  // also yields without_delegates (what event-handler-leaks needs) in the same pass.
+  RootPathForest forest;
   PathMerger merger;
   Ctx(const GraphIndex& gi, const InspectOptions& op, const Progress& progress)
       : g(gi),
         s(gi.snapshot()),
         o(op),
-        forest(RootPathForest::Build(gi, progress)),
-        merger(gi, forest) {}
+        target_field(DelegateTargetFields(s)),
+        forest(RootPathForest::BuildDeferring(
+            gi,
+            [this](uint32_t v) {
+              const uint32_t f = target_field[s.object_type[v]];
+              if (f == kNoSlot) return kNoIndex;
+              const uint32_t t = TargetOf(g, v, f);
+              if (t != kNoIndex) delegates.emplace_back(v, t);
+              return t;
+            },
+            without_delegates, progress)),
+        merger(gi, forest) {
+    std::sort(delegates.begin(), delegates.end());
+  }
   bool live(uint32_t v) const { return forest.reachable(v); }
 };
 
@@ -37,8 +86,9 @@ std::vector<bool> ReachWithout(const Ctx& c, Cut cut) {
     if (!reach[r] && !cut(kNoIndex, r)) reach[r] = true, queue.push_back(r);
   for (size_t qi = 0; qi < queue.size(); ++qi) {
     const uint32_t v = queue[qi];
-    for (uint32_t w : c.g.Out(v))
+    c.g.ForEachOut(v, [&](uint32_t w) {
       if (!reach[w] && !cut(v, w)) reach[w] = true, queue.push_back(w);
+    });
   }
   return reach;
 }
@@ -56,8 +106,9 @@ uint64_t Claim(const Ctx& c, std::vector<bool>& reach, uint32_t start,
   for (size_t qi = 0; qi < queue.size(); ++qi) {
     const uint32_t x = queue[qi];
     bytes += c.s.object_size[x];
-    for (uint32_t w : c.g.Out(x))
+    c.g.ForEachOut(x, [&](uint32_t w) {
       if (!reach[w]) reach[w] = true, queue.push_back(w);
+    });
   }
   return bytes;
 }
@@ -151,63 +202,23 @@ void DuplicateStrings(Ctx& c, Inspection& in) {
   Finish(c, in, groups);
 }
 
-// ---- event-handler-leaks ----
-uint32_t DelegateTargetField(const TypeLayout* l) {
-  if (!l || l->shape != TypeShape::kClass) return kNoSlot;
-  for (std::string_view name : {"_target", "m_target"}) {
-    const uint32_t f = FindField(*l, name);
-    if (f != kNoSlot && l->fields[f].kind == FieldKind::kReference) return f;
-  }
-  return kNoSlot;
-}
-
-// The node a delegate's target field references, or kNoIndex.
-uint32_t TargetOf(const Ctx& c, uint32_t v, uint32_t field) {
-  if (c.s.fields.has_slots()) {
-    const auto refs = c.s.object_refs(v);
-    const uint64_t b = c.s.ref_begin(v);
-    for (size_t k = 0; k < refs.size(); ++k)
-      if (c.s.fields.slot_of(b + k) == field) return c.g.Find(refs[k]);
-  }
-  const FieldValue fv = ReadField(c.s, v, field);
-  return fv.kind == FieldValue::Kind::kRef ? c.g.Find(fv.ref) : kNoIndex;
-}
-
 void EventHandlerLeaks(Ctx& c, Inspection& in) {
   if (!c.s.fields.has_layouts())
     return void(in.skipped = "the snapshot has no type layouts (field names)");
-  const uint32_t n = c.g.node_count();
-  std::vector<uint32_t> target_field(c.s.type_count(), kNoSlot);
-  bool any = false;
-  for (uint32_t t = 0; t < c.s.type_count(); ++t) {
-    target_field[t] = DelegateTargetField(c.s.fields.layout_of_type(t));
-    any |= target_field[t] != kNoSlot;
-  }
-  if (!any) return;
-  PodVector<uint32_t> del_target;  // per node: the delegate's target, kNoIndex
-  del_target.resize(n);
-  std::fill(del_target.begin(), del_target.end(), kNoIndex);
-  std::vector<uint32_t> delegates;
-  for (uint32_t v = 0; v < n; ++v) {
-    const uint32_t f = target_field[c.s.object_type[v]];
-    if (f == kNoSlot || !c.forest.reachable(v)) continue;
-    del_target[v] = TargetOf(c, v, f);
-    if (del_target[v] != kNoIndex) delegates.push_back(v);
-  }
-  // Reachability without the delegate -> target edges.
-  std::vector<bool> reach =
-      ReachWithout(c, [&](uint32_t v, uint32_t w) { return v != kNoIndex && del_target[v] == w; });
+  if (c.delegates.empty()) return;
+  const std::vector<uint32_t>& target_field = c.target_field;
+  // Reachability without the delegate -> target edges (from the forest's pass), then claimed.
+  std::vector<bool> reach = c.without_delegates;
   std::vector<uint32_t> queue;
   // Attribute what only delegates hold to the first delegate target reaching it.
   std::map<std::pair<std::string, uint32_t>, Group> groups;  // (holder field, target group)
   auto is_delegate_part = [&](uint32_t v) {
-    if (del_target[v] != kNoIndex || target_field[c.s.object_type[v]] != kNoSlot) return true;
+    if (target_field[c.s.object_type[v]] != kNoSlot) return true;
     const uint32_t p = c.forest.parent(v);  // an invocation array held by a delegate
     return p != RootPathForest::kSource && p != kNoIndex &&
            target_field[c.s.object_type[p]] != kNoSlot;
   };
-  for (uint32_t d : delegates) {
-    const uint32_t t = del_target[d];
+  for (const auto& [d, t] : c.delegates) {
     if (reach[t]) continue;  // held elsewhere too (or already attributed)
     // The field holding the delegate chain.
     uint32_t v = d, p = c.forest.parent(v);
@@ -257,9 +268,10 @@ void DisposedButHeld(Ctx& c, Inspection& in) {
   }
   // Retained: what the disposed objects keep alive that nothing else does (ReachWithout
   // entering none of them, then each type's objects claim theirs).
-  std::vector<uint8_t> hit(c.g.node_count(), 0);
-  for (uint32_t v : hits) hit[v] = 1;
-  std::vector<bool> reach = ReachWithout(c, [&](uint32_t, uint32_t w) { return hit[w] != 0; });
+  if (hits.empty()) return;
+  std::vector<bool> hit(c.g.node_count(), false);
+  for (uint32_t v : hits) hit[v] = true;
+  std::vector<bool> reach = ReachWithout(c, [&](uint32_t, uint32_t w) { return hit[w]; });
   auto groups = ByType(c, hits, [](size_t) { return uint64_t{0}; });
   std::vector<uint32_t> queue;
   for (Group& gr : groups)
@@ -318,7 +330,7 @@ void SparseCollections(Ctx& c, Inspection& in) {
   std::vector<Kind> kinds(c.s.type_count());
   std::unordered_set<std::string_view> groups_with_objects;
   for (uint32_t gi = 0; gi < c.g.group_count(); ++gi)
-    if (!c.g.Instances(gi).empty()) groups_with_objects.insert(c.g.group_name(gi));
+    if (c.g.group_size(gi) != 0) groups_with_objects.insert(c.g.group_name(gi));
   for (uint32_t t = 0; t < c.s.type_count(); ++t) {
     const TypeLayout* l = c.s.fields.layout_of_type(t);
     const std::string& name = c.s.types[t].name;
@@ -366,7 +378,7 @@ void SparseCollections(Ctx& c, Inspection& in) {
   for (uint32_t v = 0; v < c.g.node_count(); ++v) {
     if (!kinds[c.s.object_type[v]].array || is_store[v] || !c.live(v)) continue;
     const auto cap = ArrayLengthOf(c.s, v);
-    const uint64_t count = c.g.Out(v).size();
+    const uint64_t count = c.g.OutCount(v);
     if (!cap || !sparse(static_cast<int64_t>(count), *cap)) continue;
     hits.push_back(v);
     wasted.push_back(c.s.object_size[v] * (*cap - count) / *cap);
@@ -445,14 +457,21 @@ void BoxedValues(Ctx& c, Inspection& in) {
 
 // ---- finalizable ----
 void Finalizable(Ctx& c, Inspection& in) {
-  std::vector<uint8_t> seen(c.g.node_count(), 0);
+  std::vector<bool> seen(c.g.node_count(), false);
   std::vector<uint32_t> hits;
   for (size_t r = 0; r < c.s.root_count(); ++r) {
     const uint32_t v = c.g.root_node(r);
     if (c.s.root_kind_of(r) != RootKind::kFinalizer || v == kNoIndex || seen[v]) continue;
-    seen[v] = 1;
+    seen[v] = true;
     hits.push_back(v);
   }
+  // Live objects of types with a finalizer (when the capture says which: TypeInfo).
+  std::vector<uint8_t> finalizer(c.s.type_count(), 0);
+  bool any = false;
+  for (uint32_t t = 0; t < c.s.type_count(); ++t) any |= finalizer[t] = c.s.types[t].has_finalizer;
+  if (any)
+    for (uint32_t v = 0; v < c.g.node_count(); ++v)
+      if (finalizer[c.s.object_type[v]] && !seen[v] && c.live(v)) hits.push_back(v);
   auto groups = ByType(c, hits, [&](size_t i) { return uint64_t{c.s.object_size[hits[i]]}; });
   Finish(c, in, groups);
 }

@@ -130,39 +130,61 @@ RootPath PathFinder::ShortestPathToRoot(uint32_t v, const Progress& progress) {
 // ---- RootPathForest ----
 
 RootPathForest RootPathForest::Build(const GraphIndex& g, const Progress& progress) {
+  std::vector<bool> first;
+  return BuildDeferring(g, nullptr, first, progress);
+}
+
+RootPathForest RootPathForest::BuildDeferring(const GraphIndex& g,
+                                              const std::function<uint32_t(uint32_t)>& deferred,
+                                              std::vector<bool>& first, const Progress& progress) {
   RootPathForest f;
   f.g_ = &g;
   f.parent_.resize(g.node_count(), kNoIndex);
   PodVector<uint32_t> queue;
+  std::vector<std::pair<uint32_t, uint32_t>> later;  // deferred edges met, in BFS order
   for (const uint32_t r : g.StrongRoots()) {
     f.parent_[r] = kSource;
     queue.push_back(r);
   }
-  const Snapshot& s = g.snapshot();
-  const bool slots = s.fields.has_slots();
-  if (slots) f.parent_slot_.resize(g.node_count(), kNoSlot);
-  for (size_t head = 0; head < queue.size(); ++head) {
-    if ((head & 0xFFFFF) == 0xFFFFF)
-      progress.Report("paths: shortest paths from roots", double(head) / g.node_count());
-    const uint32_t x = queue[head];
-    const std::span<const uint32_t> out = g.Out(x);
-    // Out(x) lists x's references in record order without the dangling ones: when none is
-    // dangling (the usual case) edge j is reference ref_begin(x) + j, else walk to match.
-    const uint64_t rb = s.ref_begin(x);
-    const bool aligned = !slots || out.size() == s.ref_end[x] - rb;
-    uint64_t r = rb;
-    for (size_t j = 0; j < out.size(); ++j) {
-      const uint32_t w = out[j];
-      if (slots && !aligned)
-        while (r < s.ref_end[x] && g.Find(s.refs[r]) == kNoIndex) ++r;
-      const uint64_t ref = aligned ? rb + j : r++;
-      if (f.parent_[w] != kNoIndex) continue;
-      f.parent_[w] = x;
-      if (slots) f.parent_slot_[w] = s.fields.ref_slot[ref];
-      queue.push_back(w);
+  size_t head = 0, first_end = kNoIndex;
+  for (size_t next = 0;;) {
+    for (; head < queue.size(); ++head) {
+      if ((head & 0xFFFFF) == 0xFFFFF)
+        progress.Report("paths: shortest paths from roots", double(head) / g.node_count());
+      const uint32_t x = queue[head];
+      const uint32_t skip = deferred ? deferred(x) : kNoIndex;
+      g.ForEachOut(x, [&](uint32_t w) {
+        if (f.parent_[w] != kNoIndex) return;
+        if (w == skip) return void(later.emplace_back(x, w));
+        f.parent_[w] = x;
+        queue.push_back(w);
+      });
     }
+    if (first_end == kNoIndex) first_end = queue.size();
+    if (next == later.size()) break;
+    for (; next < later.size(); ++next)
+      if (const auto [x, w] = later[next]; f.parent_[w] == kNoIndex) {
+        f.parent_[w] = x;
+        queue.push_back(w);
+      }
+  }
+  if (deferred) {
+    first.assign(g.node_count(), false);
+    for (size_t i = 0; i < first_end; ++i) first[queue[i]] = true;
   }
   return f;
+}
+
+uint32_t RootPathForest::parent_slot(uint32_t v) const {
+  const uint32_t p = v < parent_.size() ? parent_[v] : kNoIndex;
+  const Snapshot& s = g_->snapshot();
+  if (p == kSource || p == kNoIndex || !s.fields.has_slots()) return kNoSlot;
+  // The BFS took p's first reference resolving to v; ids resolve to their first object, so
+  // that is p's first reference carrying v's id.
+  const ObjectId id = s.object_id[v];
+  for (uint64_t k = s.ref_begin(p), ke = s.ref_end[p]; k < ke; ++k)
+    if (s.refs[k] == id) return s.fields.ref_slot[k];
+  return kNoSlot;
 }
 
 RootPath RootPathForest::PathTo(uint32_t v) const {
@@ -265,10 +287,12 @@ struct PathMerger::State {
                          container == kNoIndex ? kNoIndex : g->group_of_type(container), label);
       } else {
         base = memo[par];
-        field = forest->parent_slot(z);
         holder = s.object_type[par];
         const TypeLayout* t = s.fields.layout_of_type(holder);
-        if (field != kNoSlot && t && t->shape == TypeShape::kArray) field = PathTrie::kAnyElement;
+        if (t && t->shape == TypeShape::kArray && s.fields.has_slots())
+          field = PathTrie::kAnyElement;  // without searching the array for z
+        else
+          field = forest->parent_slot(z);  // O(fields of the holder)
       }
       memo[z] = trie.Child(base, g->group_of(z), field, holder);
     }

@@ -215,7 +215,7 @@ void AppSession::PollDevice() {
     const uint32_t id =
         AddSnapshot(r->snapshot, DocOrigin::kCaptured,
                     "Capture " + std::to_string(++captures_) + (app.empty() ? "" : " — " + app));
-    last_capture_doc_ = id;
+    last_capture_doc_ = landed_capture_ = id;
     Log(LogEntry::kInfo, "Captured " + FormatCount(st.objects) + " objects (" +
                              FormatBytes(st.heap_bytes) + ") in " + FormatDuration(st.elapsed_s) +
                              "; the game paused " + FormatDuration(double(st.pause_us) / 1e6));

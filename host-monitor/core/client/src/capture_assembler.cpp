@@ -189,6 +189,7 @@ bool CaptureAssembler::AppendBatch(const protocol::RawBatch& b, std::string* err
       snap_.types[it->second].name = t.name;
       snap_.types[it->second].placeholder = false;
     }
+    snap_.types[it->second].has_finalizer = t.has_finalizer;
     if (t.domain != 0) {
       if (type_domain_.size() <= it->second) type_domain_.resize(it->second + 1, 0);
       type_domain_[it->second] = t.domain;

@@ -27,7 +27,7 @@ constexpr KnownPart kKnown[] = {
     {kTagRefSlots, 4, XrpmTransform::kNone},      {kTagRootLabels, 0, XrpmTransform::kNone},
     {kTagRootLabel, 4, XrpmTransform::kDelta},    {kTagValueEnd, 8, XrpmTransform::kDelta},
     {kTagValueData, 0, XrpmTransform::kNone},     {kTagValueLength, 4, XrpmTransform::kNone},
-    {kTagValueBytes, 0, XrpmTransform::kNone},
+    {kTagValueBytes, 0, XrpmTransform::kNone},    {kTagTypeFinalizers, 0, XrpmTransform::kNone},
 };
 
 }  // namespace

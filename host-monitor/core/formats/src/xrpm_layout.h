@@ -98,6 +98,8 @@ inline constexpr std::string_view kTagValueLength = "VLEN";  // u32, per object
 inline constexpr std::string_view kTagValueBytes = "VBYT";   // blob
 inline constexpr std::string_view kTagValueEnd = "OVAL";     // u64, delta, per object (1.2)
 inline constexpr std::string_view kTagValueData = "VDAT";    // blob (1.2)
+// Type finalizers (format 1.3, optional): which types override Finalize.
+inline constexpr std::string_view kTagTypeFinalizers = "TFIN";  // blob
 
 // Reserved for xrpm: tags made only of upper-case letters and digits.
 inline bool IsReservedTag(std::string_view t) {

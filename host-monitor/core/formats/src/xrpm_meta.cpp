@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstring>
 #include <stdexcept>
+#include <vector>
 
 #include "xrpm_layout.h"
 
@@ -150,6 +151,34 @@ void DecodeTypes(std::string_view blob, Snapshot& s) {
     s.types.push_back(std::move(t));
   }
   if (r.left()) Bad(std::to_string(r.left()) + " unexpected bytes after the types");
+}
+
+std::string EncodeTypeFinalizers(const Snapshot& s) {
+  std::vector<uint32_t> with;
+  for (uint32_t t = 0; t < s.types.size(); ++t)
+    if (s.types[t].has_finalizer) with.push_back(t);
+  if (with.empty()) return {};
+  BlobWriter w;
+  w.U8(1);  // version
+  w.U32(static_cast<uint32_t>(with.size()));
+  for (const uint32_t t : with) w.U32(t);
+  return std::move(w.bytes());
+}
+
+void DecodeTypeFinalizers(std::string_view blob, Snapshot& s) {
+  BlobReader r(blob);
+  const uint8_t version = r.U8();
+  if (version != 1) Bad("type finalizers version " + std::to_string(version) + ", expected 1");
+  const uint32_t n = r.Count(4);
+  for (uint32_t i = 0, prev = 0; i < n; ++i) {
+    const uint32_t t = r.U32();
+    if (t >= s.types.size() || (i > 0 && t <= prev))
+      Bad("type finalizers entry " + std::to_string(i) + " names type " + std::to_string(t) +
+          ": expected ascending type indices below " + std::to_string(s.types.size()));
+    s.types[t].has_finalizer = true;
+    prev = t;
+  }
+  if (r.left()) Bad(std::to_string(r.left()) + " unexpected bytes after the type finalizers");
 }
 
 std::string EncodeOrigins(const Snapshot& s) {

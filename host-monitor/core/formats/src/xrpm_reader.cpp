@@ -116,6 +116,8 @@ class SnapshotLoader {
   void DecodeMetadata(Snapshot& s) {
     Blob(kTagSections, [&](std::string_view b) { DecodeSections(b, s); });
     Blob(kTagTypes, [&](std::string_view b) { DecodeTypes(b, s); });
+    if (Part(kTagTypeFinalizers))
+      Blob(kTagTypeFinalizers, [&](std::string_view b) { DecodeTypeFinalizers(b, s); });
     Blob(kTagOrigins, [&](std::string_view b) { DecodeOrigins(b, s); });
     if (Part(kTagCapture))
       Blob(kTagCapture, [&](std::string_view b) { s.capture = DecodeCapture(b); });

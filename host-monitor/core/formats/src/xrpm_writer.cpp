@@ -114,6 +114,8 @@ std::vector<PartPlan> Plan(const Snapshot& s, const XrpmWriteOptions& opts) {
   std::vector<PartPlan> parts;
   parts.push_back(Blob(kTagSections, EncodeSections(s), true));
   parts.push_back(Blob(kTagTypes, EncodeTypes(s), true));
+  if (std::string fin = EncodeTypeFinalizers(s); !fin.empty())
+    parts.push_back(Blob(kTagTypeFinalizers, std::move(fin), false));
   parts.push_back(Blob(kTagOrigins, EncodeOrigins(s), true));
   if (s.capture) parts.push_back(Blob(kTagCapture, EncodeCapture(*s.capture), false));
   parts.push_back(Column(kTagObjectId, s.object_id, XrpmTransform::kDelta));

@@ -43,6 +43,7 @@ struct RawType {
   uint32_t id = 0;
   std::string name;
   uint32_t domain = 0;  // 0: the capture's section; k: the k-th domain name of the capture
+  bool has_finalizer = false;  // the type overrides Finalize (TypeEntry.has_finalizer)
 };
 
 struct RawContainer {
@@ -138,7 +139,8 @@ class BatchEncoder {
   explicit BatchEncoder(size_t batch_bytes = kTargetBatchBytes);
 
   // `domain`: 0, or a domain id given by an earlier AddDomain (the caller checks).
-  bool AddType(uint32_t id, const char* name, size_t len, uint32_t domain = 0);
+  bool AddType(uint32_t id, const char* name, size_t len, uint32_t domain = 0,
+               bool has_finalizer = false);
   // An AppDomain's name; it gets the next capture-wide domain id (1, 2, ...).
   bool AddDomain(const std::string& name);
   bool AddContainer(const RawContainer& c);

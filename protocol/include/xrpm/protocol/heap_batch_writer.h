@@ -67,7 +67,8 @@ class HeapBatchWriter {
   HeapBatchWriter(const HeapBatchWriter&) = delete;
   HeapBatchWriter& operator=(const HeapBatchWriter&) = delete;
 
-  bool Type(uint32_t id, const char* name, size_t len, uint32_t domain = 0);
+  bool Type(uint32_t id, const char* name, size_t len, uint32_t domain = 0,
+            bool has_finalizer = false);
   // An AppDomain: the next capture-wide domain id (totals().domains after it).
   bool Domain(const std::string& name);
   bool Container(const RawContainer& c);  // gets the next container index

@@ -11,6 +11,8 @@
 //   sparse-collections  List<Enemy> SpawnQueue: 1 of 32; near-miss: List<Enemy> Enemies 5 of 16
 //   boxed-values        3 boxed Weapon (an enum of the game) in an object[]; near-miss: a box
 //                       dropped
+//   finalizable         2 SoundHandle (a class with a finalizer) held by the game; near-miss:
+//                       Enemy, Texture (no finalizer)
 //
 // The frame method is Mistakes.Program:Tick.
 //
@@ -38,6 +40,13 @@ namespace Mistakes {
     public void Dispose() { _disposed = true; }
   }
 
+  // A handle to a native sound: the finalizer XNA's guidance says to keep off gameplay objects.
+  public class SoundHandle {
+    public int Handle;
+    public SoundHandle(int handle) { Handle = handle; }
+    ~SoundHandle() { Handle = 0; }
+  }
+
   public static class GameEvents {
     public static event EventHandler EnemyKilled;
     public static void Subscribe(Enemy e) { EnemyKilled += e.OnEnemyKilled; }
@@ -50,6 +59,7 @@ namespace Mistakes {
     public Texture[] Textures = new Texture[2];
     public Texture Background = new Texture("sky");
     public object[] Loadout = new object[3];
+    public SoundHandle[] Sounds = { new SoundHandle(1), new SoundHandle(2) };
     public Enemy Boss;
   }
 

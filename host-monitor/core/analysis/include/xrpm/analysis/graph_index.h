@@ -17,6 +17,10 @@
 // in-list comes out sorted without atomics). Memory: 8 bytes per resolved reference (both
 // directions) + ~12 bytes per object (two offset arrays, the type grouping) + the resolver
 // (2 bytes/object for address-ordered ids, else 8).
+// A lean index (GraphIndexOptions forward/reverse/instances false, what `xrpm inspect` builds)
+// keeps only the resolver, the roots and the type table: ForEachOut then resolves the
+// snapshot's own reference column on every walk (O(1) expected per reference, no copy), and
+// the index costs the resolver's 2-8 bytes/object.
 //
 // The index refers to the snapshot, which must outlive it and stay unchanged.
 // Thread-safety: immutable after Build; any number of threads may read it.
@@ -36,9 +40,17 @@ namespace xrpm::analysis {
 
 struct GraphIndexOptions {
   unsigned threads = 0;  // 0: as many as the machine has
-  // false: no reverse CSR (In() is then empty for every node; 4 B/reference and its build time
-  // saved) for analyses that only walk forward from the roots (`xrpm inspect`).
+  // false: no reverse CSR (In() is then empty for every node; 4 B/reference + 4 B/object and
+  // its build time saved) for analyses that only walk forward from the roots (`xrpm inspect`).
   bool reverse = true;
+  // false: no forward CSR (Out() and out_offsets() must not be called; ForEachOut resolves the
+  // snapshot's references on every walk; edge_count() is then the snapshot's reference count
+  // and dangling_refs() 0: dangling references are skipped unseen). Saves 4 B/reference +
+  // 4 B/object. Implies reverse = false.
+  bool forward = true;
+  // false: no per-group instance lists (Instances() must not be called; group_size() still
+  // works). Saves 4 B/object.
+  bool instances = true;
 };
 
 class GraphIndex {
@@ -55,14 +67,30 @@ class GraphIndex {
 
   const Snapshot& snapshot() const { return *snap_; }
   uint32_t node_count() const { return n_; }
-  uint64_t edge_count() const { return out_.size(); }
+  uint64_t edge_count() const { return has_forward() || !snap_ ? out_.size() : snap_->ref_count(); }
+  bool has_forward() const { return !out_off_.empty(); }
 
   std::span<const uint32_t> Out(uint32_t v) const {
     return {out_.data() + out_off_[v], out_.data() + out_off_[v + 1]};
   }
   std::span<const uint32_t> In(uint32_t v) const {
+    if (in_off_.empty()) return {};
     return {in_.data() + in_off_[v], in_.data() + in_off_[v + 1]};
   }
+  // Calls f(w) for each resolved reference of v in record order (dangling ones skipped): from
+  // the forward CSR, or without one by resolving the snapshot's column as it goes.
+  template <class F>
+  void ForEachOut(uint32_t v, F&& f) const {
+    if (has_forward()) {
+      for (const uint32_t w : Out(v)) f(w);
+      return;
+    }
+    const Snapshot& s = *snap_;
+    for (uint64_t k = s.ref_begin(v), ke = s.ref_end[v]; k < ke; ++k)
+      if (const uint32_t w = resolver_.Find(s.refs[k]); w != kNoIndex) f(w);
+  }
+  // The number of v's resolved references (Out(v).size()).
+  uint32_t OutCount(uint32_t v) const;
   // The raw CSR arrays (offsets have node_count() + 1 entries), for hot loops that prefetch.
   const uint32_t* out_offsets() const { return out_off_.data(); }
   const uint32_t* out_edges() const { return out_.data(); }
@@ -92,6 +120,7 @@ class GraphIndex {
   std::span<const uint32_t> Instances(uint32_t g) const {
     return {by_group_.data() + group_off_[g], by_group_.data() + group_off_[g + 1]};
   }
+  uint32_t group_size(uint32_t g) const { return group_off_[g + 1] - group_off_[g]; }
 
   // ---- what was skipped ----
   uint64_t dangling_refs() const { return dangling_refs_; }
@@ -105,7 +134,7 @@ class GraphIndex {
   void ResolveEdges(unsigned threads, const Progress& progress);
   void BuildReverse(unsigned threads, const Progress& progress);
   void ResolveRoots();
-  void GroupTypes();
+  void GroupTypes(bool instances);
 
   const Snapshot* snap_ = nullptr;
   uint32_t n_ = 0;

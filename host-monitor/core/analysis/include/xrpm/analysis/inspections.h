@@ -27,12 +27,15 @@
 //    from the layouts (enums the capture names, types a non-reference field stores inline,
 //    boxes by their one `m_value` / `value__` field), plus the BCL primitives and XNA math
 //    structs by name for snapshots without layouts. O(N + fields).
-//  - finalizable: objects named by finalizer roots (registered for or waiting on finalization),
-//    by type; bytes = shallow. O(roots).
+//  - finalizable: objects named by finalizer roots (registered for or waiting on finalization)
+//    and live objects of types with a finalizer (TypeInfo::has_finalizer, when the capture
+//    says), by type; bytes = shallow. O(roots + N).
 // Each finding carries the merged path to root of its objects (PathMerger, O(N + E) in all).
-// Memory beyond the graph index: the forest (4 B/object, 8 with reference slots), 1 bit/object
-// per reachability pass, the delegate targets (4 B/object, only when the heap has delegates),
-// 1 bit/object of collection marks, plus the string node list and the findings.
+// They walk references with GraphIndex::ForEachOut, so a lean index (no copy of the
+// references, what `xrpm inspect` builds: the id resolver, 2-8 B/object) serves as well as a
+// full one. Memory beyond the graph index: the forest's parents (4 B/object), the path
+// merger's memo (4 B/object), 1 bit/object per reachability pass and per mark set, 8 B per
+// live delegate, plus the string node list and the findings.
 //
 // Thread-safety: pure functions over an immutable index.
 #pragma once

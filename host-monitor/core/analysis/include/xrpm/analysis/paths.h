@@ -5,7 +5,8 @@
 //    usually a tiny part of the heap; the visited marks are reset per query in time
 //    proportional to what was visited.
 //  - RootPathForest: one multi-source BFS forward from every strong root (in root record order)
-//    gives every reachable object a shortest path from a root at once. O(N + E), 4 bytes/object.
+//    gives every reachable object a shortest path from a root at once. O(N + E), 4 bytes/object
+//    (the parent; the holding field is found again per step, only for paths that are shown).
 //  - MergeShortestPaths: for all instances of a type, the few root paths that hold most of them
 //    (MAT's "merge shortest paths"). Paths are aggregated by their root (descriptor and static
 //    container) and the sequence of types along them, with runs of one type collapsed into one
@@ -23,6 +24,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
@@ -80,21 +82,28 @@ class RootPathForest {
  public:
   RootPathForest() = default;
   static RootPathForest Build(const GraphIndex& g, const Progress& progress = {});
+  // As Build, but the edges v -> deferred(v) (kNoIndex: none; a delegate's target, say) are
+  // followed only after everything reachable without them has been visited, in a second BFS
+  // from those edges' targets in the order met. `first` gets 1 bit per node: reachable
+  // without deferred edges. Paths avoid deferred edges wherever possible (then shortest among
+  // such paths, not overall). Still one pass, O(N + E) plus a call of deferred per node.
+  static RootPathForest BuildDeferring(const GraphIndex& g,
+                                       const std::function<uint32_t(uint32_t)>& deferred,
+                                       std::vector<bool>& first, const Progress& progress = {});
   // The BFS parent of v (a node), kSource for a root, kNoIndex when unreachable.
   static constexpr uint32_t kSource = kNoIndex - 1;
   uint32_t parent(uint32_t v) const { return parent_[v]; }
   bool reachable(uint32_t v) const { return parent_[v] != kNoIndex; }
   // The slot (heap_fields.h) through which v's BFS parent holds it, kNoSlot when unknown (a
-  // root, or a snapshot without object contents: the column is then empty, 0 bytes).
-  uint32_t parent_slot(uint32_t v) const {
-    return v < parent_slot_.size() ? parent_slot_[v] : kNoSlot;
-  }
+  // root, or a snapshot without object contents). Found again on each call (no column: the
+  // first of the parent's references naming v, the edge the BFS took), O(references of the
+  // parent): cheap for class instances, linear in the length for an array parent.
+  uint32_t parent_slot(uint32_t v) const;
   RootPath PathTo(uint32_t v) const;  // same shape as PathFinder's result
 
  private:
   const GraphIndex* g_ = nullptr;
   PodVector<uint32_t> parent_;
-  PodVector<uint32_t> parent_slot_;  // 4 B/node, only with reference slots
 };
 
 struct MergedStep {

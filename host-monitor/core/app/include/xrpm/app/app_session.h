@@ -17,6 +17,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "xrpm/analysis/diff.h"
@@ -135,6 +136,9 @@ class AppSession {
   void CancelCapture() { link_.CancelCapture(); }
   // The id of the document the last capture produced (0: none yet).
   uint32_t last_capture_doc() const { return last_capture_doc_; }
+  // The document of a capture (Capture(), not auto capture) completed since the last call, once
+  // (0: none): the monitor then shows its Inspections view, as after an open (issue 23).
+  uint32_t TakeLandedCapture() { return std::exchange(landed_capture_, 0u); }
   DeviceLink& link() { return link_; }
   const DeviceLink& link() const { return link_; }
   CounterBoard& counters() { return counters_; }
@@ -260,6 +264,7 @@ class AppSession {
   uint32_t frame_sample_bytes_ = 16 * 1024;
   std::string frames_error_;  // the last refusal logged
   uint32_t last_capture_doc_ = 0;
+  uint32_t landed_capture_ = 0;  // TakeLandedCapture
   void PollDevice();
 };
 

@@ -78,6 +78,9 @@ struct TypeInfo {
   // Sampled dumps (.gcdump written with a node budget): each stored object of this type stands
   // for this many objects of the heap; counts and sizes scale by it. 1 in complete dumps.
   float sample_multiplier = 1.0f;
+  // The type overrides Finalize (its instances are registered for finalization), when the
+  // capture says so (xrpm captures of agents that report it; false otherwise).
+  bool has_finalizer = false;
 
   friend bool operator==(const TypeInfo&, const TypeInfo&) = default;
 };
