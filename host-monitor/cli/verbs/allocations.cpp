@@ -15,6 +15,7 @@
 #include "shared/common.h"
 #include "shared/record_frames.h"
 #include "shared/verb.h"
+#include "xrpm/app/alloc_diff_json.h"
 #include "xrpm/client/allocation_diff.h"
 #include "xrpm/client/allocation_profile.h"
 
@@ -89,16 +90,7 @@ int RunDiff(const Opts& o) {
     };
     nlohmann::json sites = nlohmann::json::array();
     for (const client::AllocDiffRow& r : d.rows) {
-      nlohmann::json j = {{"site", r.site},
-                          {"a_bytes_per_frame", r.a_per_frame},
-                          {"a_error", r.a_error},
-                          {"b_bytes_per_frame", r.b_per_frame},
-                          {"b_error", r.b_error},
-                          {"change", r.change},
-                          {"change_error", r.change_error},
-                          {"only_in", r.only_a   ? nlohmann::json("a")
-                                      : r.only_b ? nlohmann::json("b")
-                                                 : nlohmann::json(nullptr)}};
+      nlohmann::json j = app::AllocDiffRowJson(r);
       if (by == client::AllocSiteKind::kStack) j["frames"] = r.frames;
       sites.push_back(std::move(j));
     }

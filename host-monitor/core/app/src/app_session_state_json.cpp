@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
+#include "xrpm/app/alloc_diff_json.h"
 #include "xrpm/app/app_session.h"
 #include "xrpm/app/inspection_rows.h"
 #include "xrpm/formats/snapshot_io.h"
@@ -188,14 +189,7 @@ std::string AppSession::StateJson() const {
     const client::AllocationDiff& d = alloc_compare_->diff;
     nlohmann::json rows = nlohmann::json::array();
     for (const client::AllocDiffRow& r : d.rows)
-      rows.push_back({{"site", r.site},
-                      {"a_bytes_per_frame", r.a_per_frame},
-                      {"b_bytes_per_frame", r.b_per_frame},
-                      {"change", r.change},
-                      {"change_error", r.change_error},
-                      {"only_in", r.only_a   ? nlohmann::json("a")
-                                  : r.only_b ? nlohmann::json("b")
-                                             : nlohmann::json(nullptr)}});
+      rows.push_back(AllocDiffRowJson(r));
     j["alloc_compare"] = {{"a", alloc_compare_->titles[0]},
                           {"b", alloc_compare_->titles[1]},
                           {"by", client::AllocSiteKindName(d.by)},
