@@ -99,6 +99,27 @@ TEST(AutoCaptureBoard, EveryKeepsARingOfFilesAndOpensNoDocument) {
   EXPECT_EQ(b.saved(), saved);
 }
 
+// Stopping while a capture is in flight: that capture still goes to the ring of files (it was
+// started as an auto capture), and is never opened as a document.
+TEST(AutoCaptureBoard, ACaptureInFlightWhenStoppedIsSavedNotOpened) {
+  Fixture f;
+  ASSERT_TRUE(f.Connect()) << f.emu.proc->log().All() << LogText(f.s);
+  AutoCaptureBoard& b = f.s.auto_capture();
+  b.triggers.every = "100ms";
+  b.triggers.game_requests = false;
+  b.output = f.dir.Path("b-{n}.xrpm");
+  b.keep = 0;
+  ASSERT_TRUE(f.s.StartAutoCapture()) << LogText(f.s);
+  ASSERT_TRUE(PollUntil(f.s, [&] { return b.awaiting(); })) << LogText(f.s);
+  const uint64_t done = b.saved() + b.failed();
+  f.s.StopAutoCapture();
+  EXPECT_FALSE(b.active());
+  ASSERT_TRUE(PollUntil(f.s, [&] { return !b.awaiting(); })) << LogText(f.s);
+  EXPECT_EQ(b.saved() + b.failed(), done + 1) << LogText(f.s);
+  EXPECT_TRUE(f.s.docs().empty()) << "auto captures are saved, not opened";
+  EXPECT_TRUE(fs::exists(f.dir.Path("b-" + std::to_string(b.saved()) + ".xrpm"))) << LogText(f.s);
+}
+
 TEST(AutoCaptureBoard, TheGamesRequestsAndAMarkerRuleWithTheTimelinesFrames) {
   Fixture f;
   ASSERT_TRUE(f.Connect()) << f.emu.proc->log().All() << LogText(f.s);

@@ -18,13 +18,11 @@ bool AutoCaptureBoard::Start(std::string* error) {
   ring_ = std::make_unique<CaptureFileRing>(keep);
   client_ = nullptr;
   subscription_ = ~uint64_t{0};
-  awaiting_.reset();
-  return true;
+  return true;  // a capture still in flight (awaiting_) is saved under the new fields
 }
 
 void AutoCaptureBoard::Stop() {
-  trig_.reset();
-  awaiting_.reset();
+  trig_.reset();  // a capture in flight stays awaited: it is saved, never opened as a document
 }
 
 const std::deque<std::string>& AutoCaptureBoard::files() const {

@@ -38,6 +38,7 @@ class AutoCaptureBoard {
 
   // Parses the fields; false with *error (the CLI's messages) and the board stays stopped.
   bool Start(std::string* error);
+  // No more captures; one already started is still saved when its result comes (awaiting()).
   void Stop();
   bool active() const { return trig_ != nullptr; }
   // The rules in force need the frames subscription (--on-gc-pause, --on-marker).
