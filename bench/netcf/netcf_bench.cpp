@@ -83,7 +83,7 @@ int main(int argc, char** argv) {
     if (mode == "gen" && argc == 5) {
       const uint64_t n = std::strtoull(argv[2], nullptr, 10);
       AtomicFile f(argv[4]);
-      testgen::WriteGameHeap(n, std::strtoull(argv[3], nullptr, 10),
+      testing::WriteGameHeap(n, std::strtoull(argv[3], nullptr, 10),
                              [&](std::string_view b) { f.Write(b); });
       f.Commit();
       std::printf("bytes=%llu objects=%llu\n", static_cast<unsigned long long>(f.bytes_written()),

@@ -21,7 +21,7 @@ struct Heap {
 };
 
 TEST(FieldPaths, AShortestPathNamesTheFieldOfEveryStepAndTheRoot) {
-  Heap h(test::MakeFieldsGame());
+  Heap h(testing::MakeFieldsGame());
   PathFinder finder(h.g);
   const RootPath popped = finder.ShortestPathToRoot(h.g.Find(0x1340));
   ASSERT_TRUE(popped.found());
@@ -36,7 +36,7 @@ TEST(FieldPaths, AShortestPathNamesTheFieldOfEveryStepAndTheRoot) {
 }
 
 TEST(FieldPaths, TheForestKnowsEachParentSlot) {
-  Heap h(test::MakeFieldsGame());
+  Heap h(testing::MakeFieldsGame());
   const RootPathForest f = RootPathForest::Build(h.g);
   EXPECT_EQ(f.parent_slot(h.g.Find(0x1380)), 2u);       // element 2
   EXPECT_EQ(f.parent_slot(h.g.Find(0x1100)), 0u);       // Game1.bubbles
@@ -49,7 +49,7 @@ TEST(FieldPaths, TheForestKnowsEachParentSlot) {
 }
 
 TEST(FieldPaths, MergedPathsAreKeyedByFieldAndRootLabel) {
-  Heap h(test::MakeFieldsGame());
+  Heap h(testing::MakeFieldsGame());
   const RootPathForest f = RootPathForest::Build(h.g);
   const MergedPaths m = MergeShortestPaths(h.g, f, nullptr, h.g.FindGroup("Bubbles.Bubble"));
   ASSERT_EQ(m.paths.size(), 2u);
@@ -64,10 +64,10 @@ TEST(FieldPaths, MergedPathsAreKeyedByFieldAndRootLabel) {
 }
 
 TEST(FieldPaths, TwoFieldsOfOneTypeAreTwoMergedPaths) {
-  test::FieldsHeapBuilder b;
+  testing::FieldsHeapBuilder b;
   const uint32_t holder = b.Type(1, "Holder", TypeShape::kClass,
-                                 {test::Field("first", "Item", 8, FieldKind::kReference),
-                                  test::Field("second", "Item", 12, FieldKind::kReference)});
+                                 {testing::Field("first", "Item", 8, FieldKind::kReference),
+                                  testing::Field("second", "Item", 12, FieldKind::kReference)});
   const uint32_t item = b.Type(2, "Item", TypeShape::kClass);
   b.Object(0x100, holder, 16, {{0x200, 0}, {0x300, 1}}, {});
   b.Object(0x200, item, 8, {}, {});
@@ -84,10 +84,10 @@ TEST(FieldPaths, TwoFieldsOfOneTypeAreTwoMergedPaths) {
 }
 
 TEST(FieldPaths, DanglingReferencesDoNotShiftTheSlots) {
-  test::FieldsHeapBuilder b;
+  testing::FieldsHeapBuilder b;
   const uint32_t holder = b.Type(1, "Holder", TypeShape::kClass,
-                                 {test::Field("gone", "Item", 8, FieldKind::kReference),
-                                  test::Field("kept", "Item", 12, FieldKind::kReference)});
+                                 {testing::Field("gone", "Item", 8, FieldKind::kReference),
+                                  testing::Field("kept", "Item", 12, FieldKind::kReference)});
   const uint32_t item = b.Type(2, "Item", TypeShape::kClass);
   b.Object(0x100, holder, 16, {{0xdead, 0}, {0x200, 1}}, {});
   b.Object(0x200, item, 8, {}, {});
@@ -99,7 +99,7 @@ TEST(FieldPaths, DanglingReferencesDoNotShiftTheSlots) {
 }
 
 TEST(FieldPaths, WithoutContentsPathsReadAsBefore) {
-  Snapshot s = test::MakeFieldsGame();
+  Snapshot s = testing::MakeFieldsGame();
   s.fields.Clear();
   Heap h(std::move(s));
   const RootPathForest f = RootPathForest::Build(h.g);

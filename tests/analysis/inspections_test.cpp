@@ -12,7 +12,7 @@ namespace xrpm::analysis {
 namespace {
 
 struct Heap {
-  Snapshot snap = test::MakeInspectGame();
+  Snapshot snap = testing::MakeInspectGame();
   GraphIndex g = GraphIndex::Build(snap, {.reverse = false});  // inspections walk forward only
   std::vector<ObjectId> Ids(const Finding& f) const {
     std::vector<ObjectId> ids;
@@ -160,7 +160,7 @@ TEST(Inspections, BoxedValueTypesComeFromTheLayoutsNotOnlyNames) {
     return kNoIndex;
   };
   // A game's own primitive-like box: one non-reference m_value field.
-  Snapshot a = test::MakeInspectGame();
+  Snapshot a = testing::MakeInspectGame();
   const uint32_t box = type_of(a, "System.Int32");
   ASSERT_NE(box, kNoIndex);
   a.types[box].name = "Game.Score";

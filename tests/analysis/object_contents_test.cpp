@@ -10,7 +10,7 @@ namespace xrpm::analysis {
 namespace {
 
 struct Heap {
-  Snapshot snap = test::MakeFieldsGame();
+  Snapshot snap = testing::MakeFieldsGame();
   GraphIndex g = GraphIndex::Build(snap);
 };
 

@@ -26,7 +26,7 @@ class InspectionsView : public ::testing::Test {
 
 TEST_F(InspectionsView, RowsPerFindingWithSeverityTypeAndLinks) {
   const std::string file = dir + "/game.xrpm";
-  formats::SaveSnapshot(test::MakeInspectGame(), file);
+  formats::SaveSnapshot(testing::MakeInspectGame(), file);
   AppSession s({dir, /*persist=*/false, {}});
   const uint32_t id = s.OpenFile(file);
   ASSERT_TRUE(s.WaitIdle(60s));

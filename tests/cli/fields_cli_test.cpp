@@ -24,7 +24,7 @@ class FieldsCli : public ::testing::Test {
     dir_ = fs::temp_directory_path() / ("xrpm_fields_cli_" + std::to_string(getpid()));
     fs::create_directories(dir_);
     file_ = (dir_ / "game.xrpm").string();
-    formats::WriteXrpmFile(test::MakeFieldsGame(), file_);
+    formats::WriteXrpmFile(testing::MakeFieldsGame(), file_);
   }
   void TearDown() override { fs::remove_all(dir_); }
 

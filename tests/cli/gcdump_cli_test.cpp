@@ -101,7 +101,7 @@ TEST_F(GcDumpCli, InfoFlagsASampledDumpWithStoredAndScaledTotals) {
 }
 
 TEST_F(GcDumpCli, ABrokenGcDumpExitsWith1AndNamesTheOffset) {
-  std::string b = test::FileBytes(kTest1);
+  std::string b = testing::FileBytes(kTest1);
   b.resize(1000);
   std::ofstream(Path("cut.gcdump"), std::ios::binary) << b;
   const RunResult r = Xrpm("info " + Path("cut.gcdump"));

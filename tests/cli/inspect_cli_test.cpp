@@ -23,7 +23,7 @@ class InspectCli : public ::testing::Test {
     dir_ = fs::temp_directory_path() / ("xrpm_inspect_cli_" + std::to_string(getpid()));
     fs::create_directories(dir_);
     file_ = (dir_ / "game.xrpm").string();
-    formats::WriteXrpmFile(test::MakeInspectGame(), file_);
+    formats::WriteXrpmFile(testing::MakeInspectGame(), file_);
   }
   void TearDown() override { fs::remove_all(dir_); }
   testing::RunResult Xrpm(const std::string& args) const {

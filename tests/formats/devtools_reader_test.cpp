@@ -130,7 +130,7 @@ void ExpectSameHeap(const Snapshot& s, const formats::HeapSnapshotStats& st, con
 }
 
 TEST_F(DevToolsReader, ReadsANetcfHeapWithEveryRootKind) {
-  Snapshot s = test::MakeHeap({.seed = 11, .objects = 3000, .dangling = 0.05});
+  Snapshot s = testing::MakeHeap({.seed = 11, .objects = 3000, .dangling = 0.05});
   formats::HeapSnapshotStats st;
   json got = Check(s, &st);
   EXPECT_TRUE(st.ids_are_addresses);
@@ -160,7 +160,7 @@ TEST_F(DevToolsReader, ReadsTheSampleCapture) {
 }
 
 TEST_F(DevToolsReader, ReadsOrdinalIdsWhenAddressesRepeat) {
-  Snapshot s = test::MakeHeap({.seed = 12, .objects = 500});
+  Snapshot s = testing::MakeHeap({.seed = 12, .objects = 500});
   s.AddObject(s.object_id[7], 0, 64, {});  // duplicate address
   s.CloseSectionRanges();
   formats::HeapSnapshotStats st;
@@ -172,7 +172,7 @@ TEST_F(DevToolsReader, ReadsOrdinalIdsWhenAddressesRepeat) {
 // Issue 22: DevTools shows the fields holding each reference, element indexes, string text and
 // the roots' labels.
 TEST_F(DevToolsReader, ShowsFieldNamesElementIndexesAndStringText) {
-  const Snapshot s = test::MakeFieldsGame();
+  const Snapshot s = testing::MakeFieldsGame();
   formats::HeapSnapshotStats st;
   json got = Check(s, &st);
   ExpectSameHeap(s, st, got);

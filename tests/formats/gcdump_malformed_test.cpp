@@ -67,7 +67,7 @@ TEST(GcDumpMalformed, EveryTruncationFailsWithAnOffset) {
     SCOPED_TRACE(n);
     ErrorOf(full.substr(0, n));
   }
-  const std::string test1 = test::FileBytes(kDir + "/perfview-test1.gcdump");
+  const std::string test1 = testing::FileBytes(kDir + "/perfview-test1.gcdump");
   for (size_t n = 0; n < test1.size(); n += 997) ErrorOf(test1.substr(0, n));
   ErrorOf(test1 + "x");  // bytes after the trailer
 }
@@ -86,7 +86,7 @@ TEST(GcDumpMalformed, WrongSignatureAndWrongTags) {
 
 TEST(GcDumpMalformed, CountsLargerThanTheFile) {
   // test1: the graph's type count is at offset 0x60 (after total size and root index).
-  const std::string test1 = test::FileBytes(kDir + "/perfview-test1.gcdump");
+  const std::string test1 = testing::FileBytes(kDir + "/perfview-test1.gcdump");
   ASSERT_EQ(static_cast<uint8_t>(test1[0x60]), 0xca);  // 1994
   std::string b = test1;
   PutI32(b, 0x60, 0x7fffffff);

@@ -98,8 +98,8 @@ XmlGraph ParseXml(const std::string& xml) {
 }
 
 TEST(GcDumpOracle, PerfViewTest1MatchesPerfViewsXmlRendering) {
-  const std::string bytes = test::FileBytes(kDir + "/perfview-test1.gcdump");
-  const XmlGraph want = ParseXml(test::FileBytes(kDir + "/perfview-test1_baseline.gcdump.xml"));
+  const std::string bytes = testing::FileBytes(kDir + "/perfview-test1.gcdump");
+  const XmlGraph want = ParseXml(testing::FileBytes(kDir + "/perfview-test1_baseline.gcdump.xml"));
   ASSERT_EQ(want.nodes.size(), 6482u);
   ASSERT_EQ(want.type_names.size(), 1994u);
 

@@ -285,13 +285,13 @@ TEST_F(GcDumpRoundTrip, ThroughNetcfAndIbmClassicKeepsObjectsSizesRefsAndRoots) 
     Diagnostics d;
     const Snapshot s = formats::LoadSnapshot(src, d);
     ASSERT_TRUE(d.empty());
-    const test::Canon want = test::Canonical(s);
+    const testing::Canon want = testing::Canonical(s);
     for (const char* out : {"heap.gclog", "heap.txt"}) {
       formats::SaveSnapshot(s, Path(out));
       Diagnostics d2;
       const Snapshot back = formats::LoadSnapshot(Path(out), d2);
       EXPECT_TRUE(d2.empty()) << out << ": " << d2.kept().front().ToString();
-      const test::Canon got = test::Canonical(back);
+      const testing::Canon got = testing::Canonical(back);
       ASSERT_EQ(got.objects.size(), want.objects.size()) << src << " via " << out;
       // Type names too: JavaScript names holding '/' (which JVM signatures use for '.') come
       // back through the IBM writer's `// xrpm class` comments.

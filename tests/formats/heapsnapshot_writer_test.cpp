@@ -170,7 +170,7 @@ TEST(HeapSnapshotWriter, FallsBackToOrdinalIdsWhenAddressesCannotBeIds) {
   Snapshot dup = Sample();
   dup.AddObject(0x1ce11f, 0, 8, {});  // a duplicate id
   dup.CloseSectionRanges();
-  Snapshot wide = test::MakeHeap({.objects = 20, .base = 0x00007F0000000000});
+  Snapshot wide = testing::MakeHeap({.objects = 20, .base = 0x00007F0000000000});
   for (const Snapshot* s : {&dup, &wide}) {
     Exported e = Export(*s);
     EXPECT_FALSE(e.stats.ids_are_addresses);
@@ -210,7 +210,7 @@ TEST(HeapSnapshotWriter, EmptySnapshotIsJustTheRoot) {
 }
 
 TEST(HeapSnapshotWriter, StreamsInBoundedChunks) {
-  Snapshot big = test::MakeHeap({.objects = 60000});
+  Snapshot big = testing::MakeHeap({.objects = 60000});
   Exported e = Export(big);
   EXPECT_GT(e.chunks, 10u);
   EXPECT_LT(e.largest_chunk, 300u * 1024);

@@ -14,9 +14,9 @@
 namespace xrpm {
 namespace {
 
-using test::Canonical;
-using test::HeapShape;
-using test::MakeHeap;
+using testing::Canonical;
+using testing::HeapShape;
+using testing::MakeHeap;
 
 std::string Write(const Snapshot& s, formats::IbmWriteStats* st = nullptr) {
   std::string out;

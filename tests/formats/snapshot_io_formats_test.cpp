@@ -63,13 +63,13 @@ TEST_F(SnapshotIoFiles, LoadsAClassicDumpByContentWhateverItsName) {
 }
 
 TEST_F(SnapshotIoFiles, SavesByExtensionOrName) {
-  Snapshot heap = test::MakeHeap({.objects = 100});
+  Snapshot heap = testing::MakeHeap({.objects = 100});
   formats::SaveSnapshot(heap, Path("a.txt"));
   formats::SaveSnapshot(heap, Path("b.heapsnapshot"));
   formats::SaveSnapshot(heap, Path("c.out"), "ibm-classic");
   Diagnostics d;
-  EXPECT_EQ(test::Canonical(formats::LoadSnapshot(Path("a.txt"), d)), test::Canonical(heap));
-  EXPECT_EQ(test::Canonical(formats::LoadSnapshot(Path("c.out"), d)), test::Canonical(heap));
+  EXPECT_EQ(testing::Canonical(formats::LoadSnapshot(Path("a.txt"), d)), testing::Canonical(heap));
+  EXPECT_EQ(testing::Canonical(formats::LoadSnapshot(Path("c.out"), d)), testing::Canonical(heap));
   EXPECT_TRUE(d.empty());
   std::ifstream f(Path("b.heapsnapshot"));
   std::string head(12, '\0');
@@ -78,7 +78,7 @@ TEST_F(SnapshotIoFiles, SavesByExtensionOrName) {
   // A classic dump converts to the NETCF format and back with the same objects.
   Snapshot java = formats::LoadSnapshot(kJ9, d);
   formats::SaveSnapshot(java, Path("java.gclog"));
-  EXPECT_EQ(test::Canonical(formats::LoadSnapshot(Path("java.gclog"), d)), test::Canonical(java));
+  EXPECT_EQ(testing::Canonical(formats::LoadSnapshot(Path("java.gclog"), d)), testing::Canonical(java));
   EXPECT_TRUE(d.empty());
 }
 
@@ -93,7 +93,7 @@ TEST_F(SnapshotIoFiles, SampleCaptureRoundTripsThroughClassic) {
   formats::SaveSnapshot(netcf, Path("bubbles.txt"));
   Snapshot back = formats::LoadSnapshot(Path("bubbles.txt"), d);
   EXPECT_TRUE(d.empty());
-  EXPECT_EQ(test::Canonical(back), test::Canonical(netcf));
+  EXPECT_EQ(testing::Canonical(back), testing::Canonical(netcf));
   std::set<std::pair<TypeId, std::string>> a, b;
   for (const TypeInfo& t : netcf.types) a.emplace(t.id, t.name);
   for (const TypeInfo& t : back.types) b.emplace(t.id, t.name);
@@ -105,7 +105,7 @@ TEST_F(SnapshotIoFiles, SampleCaptureRoundTripsThroughClassic) {
 // Allocation origins exist only in captures and .xrpm: every other format drops them, says so
 // before saving, and reads back with them absent (never made up).
 TEST_F(SnapshotIoFiles, LossyFormatsDropAllocationOriginsAndSaySo) {
-  Snapshot heap = test::MakeHeap({.objects = 200});
+  Snapshot heap = testing::MakeHeap({.objects = 200});
   heap.origins.emplace();
   heap.origins->capture_frame = 900;
   heap.origins->methods = {"Bubbles.Bubble.OnSpawn"};

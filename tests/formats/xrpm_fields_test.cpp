@@ -34,7 +34,7 @@ std::string ReadError(const std::string& bytes) {
 }
 
 TEST(XrpmFields, ContentsRoundTripInEveryField) {
-  const Snapshot s = test::MakeFieldsGame();
+  const Snapshot s = testing::MakeFieldsGame();
   const std::string bytes = Write(s);
   const XrpmContents c = ReadXrpm(bytes, "t.xrpm");
   EXPECT_TRUE(c.skipped.empty());
@@ -52,7 +52,7 @@ TEST(XrpmFields, ContentsRoundTripInEveryField) {
 }
 
 TEST(XrpmFields, EachGroupIsOptionalAndFilesWithoutThemOpen) {
-  Snapshot s = test::MakeFieldsGame();
+  Snapshot s = testing::MakeFieldsGame();
   s.fields.values.clear();  // a --no-values capture: layouts, slots and labels only
   s.fields.values_captured = false;
   const XrpmContents a = ReadXrpm(Write(s), "t.xrpm");
@@ -66,7 +66,7 @@ TEST(XrpmFields, EachGroupIsOptionalAndFilesWithoutThemOpen) {
 }
 
 TEST(XrpmFields, TheContentPartsAreOptionalSoOlderReadersSkipThem) {
-  const std::string bytes = Write(test::MakeFieldsGame());
+  const std::string bytes = Write(testing::MakeFieldsGame());
   for (const char* tag : {"FLAY", "RSLT", "RLBL", "RTLB", "VLEN", "VBYT"}) {
     const size_t at = bytes.find(tag);
     ASSERT_NE(at, std::string::npos) << tag;
@@ -76,7 +76,7 @@ TEST(XrpmFields, TheContentPartsAreOptionalSoOlderReadersSkipThem) {
 
 TEST(XrpmFields, BadContentIsRefusedNamingThePartAndObject) {
   auto refused = [](void (*mutate)(Snapshot&), const std::string& part, const std::string& what) {
-    Snapshot s = test::MakeFieldsGame();
+    Snapshot s = testing::MakeFieldsGame();
     mutate(s);
     const std::string e = ReadError(Write(s));
     EXPECT_NE(e.find("part '" + part + "'"), std::string::npos) << e;
@@ -90,7 +90,7 @@ TEST(XrpmFields, BadContentIsRefusedNamingThePartAndObject) {
   refused([](Snapshot& s) { s.fields.root_label[1] = 7; }, "RTLB", "names label 7 of 2");
   refused(
       [](Snapshot& s) {
-        test::ReplaceValues(s, 7, HeapFields::EncodeString("Bubble 1", 300, false));
+        testing::ReplaceValues(s, 7, HeapFields::EncodeString("Bubble 1", 300, false));
       },
       "VLEN", "object 0x1540 (type 4): string length 300 beyond the object's 32 bytes");
   refused([](Snapshot& s) { s.fields.layouts[3].fields[5].underlying = FieldKind::kDouble; },
@@ -98,7 +98,7 @@ TEST(XrpmFields, BadContentIsRefusedNamingThePartAndObject) {
 }
 
 TEST(XrpmFields, APartWithoutTheOneItNeedsIsRefused) {
-  Snapshot s = test::MakeFieldsGame();
+  Snapshot s = testing::MakeFieldsGame();
   const PodVector<uint32_t> slots = s.fields.ref_slot;
   s.fields.Clear();
   const std::string bytes =
@@ -139,7 +139,7 @@ std::vector<XrpmPart> Format13Values(const Snapshot& s, int32_t bump = 0) {
 }
 
 TEST(XrpmFields, Format12FilesWithValueEndsStillOpen) {
-  const Snapshot s = test::MakeFieldsGame();
+  const Snapshot s = testing::MakeFieldsGame();
   const XrpmContents c = ReadXrpm(Write(WithoutValues(s), Format12Values(s)), "t.xrpm");
   EXPECT_TRUE(c.snapshot == s);
   EXPECT_TRUE(c.skipped.empty());
@@ -159,7 +159,7 @@ TEST(XrpmFields, Format12FilesWithValueEndsStillOpen) {
 }
 
 TEST(XrpmFields, ValueLengthsOrEndsThatDoNotMatchTheBytesAreRefused) {
-  const Snapshot s = test::MakeFieldsGame();
+  const Snapshot s = testing::MakeFieldsGame();
   const std::string total = std::to_string(s.fields.values.data.size());
   auto refused = [&](const std::vector<XrpmPart>& values, const std::string& code,
                      const std::string& what) {
@@ -184,13 +184,13 @@ TEST(XrpmFields, ValueLengthsOrEndsThatDoNotMatchTheBytesAreRefused) {
 }
 
 TEST(XrpmFields, ValuesOfManyObjectsRoundTripAcrossBlocksAndChunks) {
-  test::FieldsHeapBuilder h;
+  testing::FieldsHeapBuilder h;
   h.s.fields.values_captured = true;
   const uint32_t str = h.Type(0x20, "System.String", TypeShape::kString);
   for (size_t i = 0; i < 700; ++i) {
     const std::string text(i % 13, static_cast<char>('a' + i % 26));
     h.Object(0x10000 + i * 64, str, 64, {},
-             i % 5 ? test::StringBytes(text, static_cast<uint32_t>(text.size()))
+             i % 5 ? testing::StringBytes(text, static_cast<uint32_t>(text.size()))
                    : std::vector<uint8_t>{});
   }
   const Snapshot s = h.Take();
@@ -203,10 +203,10 @@ TEST(XrpmFields, ValuesOfManyObjectsRoundTripAcrossBlocksAndChunks) {
 }
 
 TEST(XrpmFields, TheWriterRefusesColumnsThatDoNotMatchTheSnapshot) {
-  Snapshot s = test::MakeFieldsGame();
+  Snapshot s = testing::MakeFieldsGame();
   s.fields.ref_slot.push_back(0);
   EXPECT_THROW(WriteXrpm(s), std::invalid_argument);
-  s = test::MakeFieldsGame();
+  s = testing::MakeFieldsGame();
   s.fields.layouts.clear();
   EXPECT_THROW(WriteXrpm(s), std::invalid_argument);
 }

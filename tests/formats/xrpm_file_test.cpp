@@ -90,7 +90,7 @@ void AddOrigins(Snapshot& s, std::mt19937_64& rng, bool sampled) {
 // A random model plus what only .xrpm keeps: root origins, capture metadata, allocation origins.
 Snapshot RichModel(uint64_t seed) {
   std::mt19937_64 rng(seed);
-  Snapshot s = testgen::RandomModel(rng);
+  Snapshot s = testing::RandomModel(rng);
   if (seed % 3) {
     s.root_origins = {"thread 3 / Game1.Update", "GCHandle table", "statics of Game1", ""};
     for (size_t i = 0; i < s.root_count(); ++i)
@@ -111,7 +111,7 @@ Snapshot RichModel(uint64_t seed) {
 
 Snapshot GameHeap(uint64_t objects) {
   std::string text;
-  testgen::WriteGameHeap(objects, 7, [&](std::string_view b) { text.append(b); });
+  testing::WriteGameHeap(objects, 7, [&](std::string_view b) { text.append(b); });
   Diagnostics d;
   return formats::ReadNetcf(text, "game", d);
 }
@@ -222,14 +222,14 @@ TEST(XrpmFile, MultiBlockHeapRoundTripsOnAnyThreadCount) {
 TEST(XrpmFile, GclogToXrpmToGclogIsByteIdentical) {
   TempDir t;
   std::string text;
-  testgen::WriteGameHeap(50000, 3, [&](std::string_view b) { text.append(b); });
+  testing::WriteGameHeap(50000, 3, [&](std::string_view b) { text.append(b); });
   std::mt19937_64 rng(11);
   for (int k = 0; k < 12; ++k) {
     const std::string gclog = t.Path("in.gclog"), xrpm = t.Path("mid.xrpm"),
                       back = t.Path("back.gclog");
     if (k > 0) {  // random models in canonical form (several sections, placeholders, ...)
       text.clear();
-      formats::WriteNetcf(testgen::RandomModel(rng), [&](std::string_view b) { text.append(b); });
+      formats::WriteNetcf(testing::RandomModel(rng), [&](std::string_view b) { text.append(b); });
     }
     WriteAll(gclog, text);
     Diagnostics d1, d2;

@@ -247,7 +247,7 @@ TEST_F(MonitorE2E, OpensAndDropsGcDumpFiles) {
 
 TEST_F(MonitorE2E, InspectionsViewFirstAfterOpenAndItsLinks) {
   if (!HaveXvfb()) GTEST_SKIP() << "xvfb-run is not installed";
-  xrpm::formats::WriteXrpmFile(xrpm::test::MakeInspectGame(), dir + "/game.xrpm");
+  xrpm::formats::WriteXrpmFile(xrpm::testing::MakeInspectGame(), dir + "/game.xrpm");
   RunResult r = Monitor(
       "drop game.xrpm\n"
       "wait-idle\n"

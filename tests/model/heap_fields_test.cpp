@@ -26,7 +26,7 @@ std::string Value(const Snapshot& s, ObjectId id, std::string_view field) {
 }
 
 TEST(HeapFields, EveryPrimitiveKindReadsBackAsWritten) {
-  const Snapshot s = test::MakeFieldsGame();
+  const Snapshot s = testing::MakeFieldsGame();
   ASSERT_EQ(CheckFields(s), "");
   EXPECT_EQ(Value(s, 0x1000, "score"), "1234");
   EXPECT_EQ(Value(s, 0x1000, "paused"), "false");
@@ -47,7 +47,7 @@ TEST(HeapFields, EveryPrimitiveKindReadsBackAsWritten) {
 }
 
 TEST(HeapFields, EnumsReadByMemberNameOrNumberWhenUnnamed) {
-  const Snapshot s = test::MakeFieldsGame();
+  const Snapshot s = testing::MakeFieldsGame();
   EXPECT_EQ(Value(s, 0x1300, "state"), "Floating");
   EXPECT_EQ(Value(s, 0x1340, "state"), "Popped");
   EXPECT_EQ(Value(s, 0x1380, "state"), "7");
@@ -58,17 +58,17 @@ TEST(HeapFields, EnumsReadByMemberNameOrNumberWhenUnnamed) {
 }
 
 TEST(HeapFields, ReferenceFieldsNameTheirTargetOrNull) {
-  const Snapshot s = test::MakeFieldsGame();
+  const Snapshot s = testing::MakeFieldsGame();
   EXPECT_EQ(Value(s, 0x1000, "bubbles"), "0x1100");
   EXPECT_EQ(Value(s, 0x1600, "_target"), "0x1340");
-  Snapshot t = test::MakeFieldsGame();
+  Snapshot t = testing::MakeFieldsGame();
   // Without slots a reference field is unknown, never guessed.
   t.fields.ref_slot.clear();
   EXPECT_EQ(Value(t, 0x1000, "bubbles"), "?");
 }
 
 TEST(HeapFields, StringsKeepFullLengthAndCutMark) {
-  const Snapshot s = test::MakeFieldsGame();
+  const Snapshot s = testing::MakeFieldsGame();
   const auto a = StringOf(s, IndexOf(s, 0x1500));
   ASSERT_TRUE(a);
   EXPECT_EQ(a->text, "Bubble 0");
@@ -84,7 +84,7 @@ TEST(HeapFields, StringsKeepFullLengthAndCutMark) {
 }
 
 TEST(HeapFields, ArraySlotsAndFieldSlotsAreNamed) {
-  const Snapshot s = test::MakeFieldsGame();
+  const Snapshot s = testing::MakeFieldsGame();
   EXPECT_EQ(ArrayLengthOf(s, IndexOf(s, 0x1200)), 4u);
   EXPECT_EQ(EdgeName(s, IndexOf(s, 0x1200), 0x1380), "[2]");
   EXPECT_EQ(EdgeName(s, IndexOf(s, 0x1100), 0x1200), "_items");
@@ -111,7 +111,7 @@ TEST(HeapFields, Utf16WithUnpairedSurrogatesBecomesReplacementCharacters) {
 }
 
 TEST(HeapFields, SnapshotsWithoutContentsHaveNoneAndSayMissing) {
-  Snapshot s = test::MakeFieldsGame();
+  Snapshot s = testing::MakeFieldsGame();
   s.fields.Clear();
   EXPECT_FALSE(s.fields.present());
   EXPECT_EQ(CheckFields(s), "");
@@ -121,7 +121,7 @@ TEST(HeapFields, SnapshotsWithoutContentsHaveNoneAndSayMissing) {
 }
 
 TEST(HeapFields, ModelCostIsColumnsNotObjects) {
-  const Snapshot s = test::MakeFieldsGame();
+  const Snapshot s = testing::MakeFieldsGame();
   // 4 B per reference for the slots; values once per object in one byte column + 4 B ends.
   EXPECT_EQ(s.fields.ref_slot.size(), s.ref_count());
   EXPECT_EQ(s.fields.values.size(), s.object_count());
@@ -131,7 +131,7 @@ TEST(HeapFields, ModelCostIsColumnsNotObjects) {
 // Each kind of bad input named in the issue is refused with what was expected and found.
 TEST(HeapFields, CheckRefusesEachInconsistency) {
   auto refused = [](void (*mutate)(Snapshot&), std::string_view expect, FieldsPart part) {
-    Snapshot s = test::MakeFieldsGame();
+    Snapshot s = testing::MakeFieldsGame();
     mutate(s);
     FieldsPart where = FieldsPart::kLayouts;
     const std::string msg = CheckFields(s, &where);
@@ -152,7 +152,7 @@ TEST(HeapFields, CheckRefusesEachInconsistency) {
   // A string length beyond its object.
   refused(
       [](Snapshot& s) {
-        test::ReplaceValues(s, 6, HeapFields::EncodeString("Bubble 0", 100, true));
+        testing::ReplaceValues(s, 6, HeapFields::EncodeString("Bubble 0", 100, true));
       },
       "string length 100 beyond the object's 32 bytes", FieldsPart::kValues);
   // A value of the wrong width.
@@ -161,13 +161,13 @@ TEST(HeapFields, CheckRefusesEachInconsistency) {
         auto v = s.fields.values_of(0);
         std::vector<uint8_t> b(v.begin(), v.end());
         b.push_back(0);
-        test::ReplaceValues(s, 0, b);
+        testing::ReplaceValues(s, 0, b);
       },
       "6 value bytes, expected 5", FieldsPart::kValues);
   // Text that is not UTF-8 (what invalid UTF-16 must never become).
   refused(
       [](Snapshot& s) {
-        test::ReplaceValues(s, 6, HeapFields::EncodeString("\xed\xa0\x80", 1, false));
+        testing::ReplaceValues(s, 6, HeapFields::EncodeString("\xed\xa0\x80", 1, false));
       },
       "not UTF-8", FieldsPart::kValues);
   refused([](Snapshot& s) { s.fields.layouts.pop_back(); }, "expected 7", FieldsPart::kLayouts);

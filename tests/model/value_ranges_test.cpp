@@ -64,13 +64,13 @@ TEST(ValueRanges, LengthsThatDoNotAddUpOrOverflowAChunkAreRefused) {
 
 // Enough objects for several check chunks (CheckFields splits at ~256 K objects + references).
 Snapshot ManyStrings(size_t n, size_t bad) {
-  test::FieldsHeapBuilder h;
+  testing::FieldsHeapBuilder h;
   h.s.fields.values_captured = true;
   const uint32_t str = h.Type(0x20, "System.String", TypeShape::kString);
   for (size_t i = 0; i < n; ++i) {
     const std::string text(i % 7, 'a');
     const uint32_t length = i == bad ? 100 : static_cast<uint32_t>(text.size());
-    h.Object(0x10000 + i * 32, str, 32, {}, test::StringBytes(text, length));
+    h.Object(0x10000 + i * 32, str, 32, {}, testing::StringBytes(text, length));
   }
   return h.Take();
 }
@@ -81,7 +81,7 @@ TEST(ValueRanges, TheCheckReportsTheFirstProblemWhateverItsThreadCount) {
   EXPECT_EQ(CheckFields(good, nullptr, 2), "");
   // Problems in the second and first halves: the first object's is reported.
   Snapshot s = ManyStrings(n, n - 10);
-  test::ReplaceValues(s, 12, test::StringBytes("", 99));
+  testing::ReplaceValues(s, 12, testing::StringBytes("", 99));
   for (unsigned threads : {1u, 2u, 3u}) {
     FieldsPart where = FieldsPart::kLayouts;
     EXPECT_EQ(CheckFields(s, &where, threads),

@@ -18,7 +18,7 @@
 
 #include "xrpm/model/snapshot.h"
 
-namespace xrpm::test {
+namespace xrpm::testing {
 
 // Appends little-endian values to an object's packed value bytes.
 struct Values {
@@ -175,4 +175,4 @@ inline Snapshot MakeFieldsGame() {
   return h.Take();
 }
 
-}  // namespace xrpm::test
+}  // namespace xrpm::testing

@@ -7,11 +7,11 @@
 #include <iterator>
 #include <string>
 
-namespace xrpm::test {
+namespace xrpm::testing {
 
 inline std::string FileBytes(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
 
-}  // namespace xrpm::test
+}  // namespace xrpm::testing

@@ -17,7 +17,7 @@
 
 #include "fields_game.h"
 
-namespace xrpm::test {
+namespace xrpm::testing {
 
 inline Snapshot MakeInspectGame() {
   FieldsHeapBuilder h;
@@ -102,4 +102,4 @@ inline Snapshot MakeInspectGame() {
   return h.Take();
 }
 
-}  // namespace xrpm::test
+}  // namespace xrpm::testing

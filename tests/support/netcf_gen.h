@@ -22,7 +22,7 @@
 #include "xrpm/formats/netcf_writer.h"
 #include "xrpm/model/snapshot.h"
 
-namespace xrpm::testgen {
+namespace xrpm::testing {
 
 inline std::string HexName(uint64_t v) {
   static const char* d = "0123456789abcdef";
@@ -284,4 +284,4 @@ inline void WriteGameHeap(uint64_t objects, uint64_t seed,
   w.Finish();
 }
 
-}  // namespace xrpm::testgen
+}  // namespace xrpm::testing

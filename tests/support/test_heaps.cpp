@@ -4,7 +4,7 @@
 #include <random>
 #include <unordered_map>
 
-namespace xrpm::test {
+namespace xrpm::testing {
 
 Snapshot MakeHeap(const HeapShape& shape) {
   std::mt19937_64 rng(shape.seed);
@@ -91,4 +91,4 @@ Canon Canonical(const Snapshot& s) {
   return c;
 }
 
-}  // namespace xrpm::test
+}  // namespace xrpm::testing

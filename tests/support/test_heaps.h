@@ -12,7 +12,7 @@
 
 #include "xrpm/model/snapshot.h"
 
-namespace xrpm::test {
+namespace xrpm::testing {
 
 struct HeapShape {
   uint32_t seed = 1;
@@ -49,4 +49,4 @@ struct Canon {
 };
 Canon Canonical(const Snapshot& s);
 
-}  // namespace xrpm::test
+}  // namespace xrpm::testing

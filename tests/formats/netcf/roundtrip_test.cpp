@@ -47,7 +47,7 @@ class RoundTrip : public ::testing::TestWithParam<int> {};
 TEST_P(RoundTrip, ReadOfWriteIsIdentity) {
   std::mt19937_64 rng(static_cast<uint64_t>(GetParam()) * 7919 + 1);
   for (int iter = 0; iter < 25; ++iter) {
-    Snapshot x = testgen::RandomModel(rng);
+    Snapshot x = testing::RandomModel(rng);
     const std::string text = Write(x);
     for (unsigned threads : {1u, 2u, 3u}) {
       Diagnostics d;
@@ -77,7 +77,7 @@ TEST(RoundTripFile, CanonicalSampleIsByteIdentical) {
 
 TEST(RoundTripFile, WriteFileThenReadFile) {
   std::mt19937_64 rng(42);
-  Snapshot x = testgen::RandomModel(rng);
+  Snapshot x = testing::RandomModel(rng);
   const std::string path =
       ::testing::TempDir() + "/xrpm_netcf_rt_" + std::to_string(getpid()) + ".gclog";
   formats::WriteNetcfFile(x, path);
@@ -91,7 +91,7 @@ TEST(RoundTripFile, WriteFileThenReadFile) {
 // and mid-way through the objects; the result must match the single-threaded parse.
 TEST(RoundTripFile, ParallelChunksAgreeWithOneThread) {
   std::string text;
-  testgen::WriteGameHeap(30000, 7, [&](std::string_view b) { text.append(b); });
+  testing::WriteGameHeap(30000, 7, [&](std::string_view b) { text.append(b); });
   Diagnostics d1, d3;
   formats::ReadOptions one, three;
   one.threads = 1;
