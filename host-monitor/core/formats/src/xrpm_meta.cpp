@@ -231,10 +231,10 @@ std::string EncodeCapture(const CaptureInfo& c) {
   num(kStallUs, c.stall_us);
   num(kAgentPeakBytes, c.agent_peak_bytes);
   num(kElapsedUs, c.elapsed_us);
-  if (c.marker_age_us >= 0) {
-    str(kLastMarker, c.last_marker);
-    num(kMarkerAgeUs, static_cast<uint64_t>(c.marker_age_us));
-  }
+  // Each written when set, independently: a file may carry one without the other (the reader
+  // takes what it finds), and a rewrite must keep exactly that.
+  if (!c.last_marker.empty()) str(kLastMarker, c.last_marker);
+  if (c.marker_age_us >= 0) num(kMarkerAgeUs, static_cast<uint64_t>(c.marker_age_us));
   return std::move(w.bytes());
 }
 
