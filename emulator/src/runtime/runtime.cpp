@@ -392,18 +392,14 @@ namespace xrpm::emulator {
 // ---- game events (see the class comment) ----
 
 bool Runtime::SetGameEventSink(agent::GameEventSink* sink) {
-  std::lock_guard<std::mutex> lock(game_sink_mu_);
-  game_sink_ = sink;
-  game_sink_on_.store(sink != nullptr, std::memory_order_relaxed);
+  game_sink_.Set(sink);
   return true;
 }
 
 void Runtime::PostMarker(agent::MarkerKind kind, const char* text) {
   // No agent: one relaxed load (a marker racing the agent's start may be lost; it is a hint).
-  if (!game_sink_on_.load(std::memory_order_relaxed)) return;
-  const uint64_t now = DeviceMicros(std::chrono::steady_clock::now());
-  std::lock_guard<std::mutex> lock(game_sink_mu_);
-  if (game_sink_) game_sink_->OnMarker(kind, text, frame_number_, now);
+  if (!game_sink_.on()) return;
+  game_sink_.Post(kind, text, frame_number_, DeviceMicros(std::chrono::steady_clock::now()));
 }
 
 void Runtime::EnterScope(const char* tag) {

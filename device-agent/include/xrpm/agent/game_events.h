@@ -18,8 +18,10 @@
 // ScopeTagStack belongs to one thread.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <mutex>
 
 namespace xrpm {
 namespace agent {
@@ -43,6 +45,29 @@ class GameEventSink {
 
  protected:
   ~GameEventSink() = default;
+};
+
+// GameEventSlot: a runtime's hold on the agent's GameEventSink, the one both runtimes use.
+// on() is the game thread's whole cost without an agent (one relaxed load; a marker racing the
+// agent's start may be lost: it is a hint). Set and Post hold a mutex, so the agent may swap
+// or remove the sink while a game thread posts. Thread-safety: any thread.
+class GameEventSlot {
+ public:
+  void Set(GameEventSink* sink) {
+    std::lock_guard<std::mutex> lock(mu_);
+    sink_ = sink;
+    on_.store(sink != nullptr, std::memory_order_relaxed);
+  }
+  bool on() const { return on_.load(std::memory_order_relaxed); }
+  void Post(MarkerKind kind, const char* text, uint64_t frame, uint64_t time_us) {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (sink_) sink_->OnMarker(kind, text, frame, time_us);
+  }
+
+ private:
+  std::mutex mu_;
+  GameEventSink* sink_ = nullptr;  // guarded by mu_
+  std::atomic<bool> on_{false};    // sink_ != nullptr, unlocked hint
 };
 
 // The scopes open on one game thread, innermost last. Enter past kMaxDepth counts the level but

@@ -104,20 +104,17 @@ void LeaveScope() {
 }  // namespace
 
 bool GameEvents::SetSink(agent::GameEventSink* sink) {
-  std::lock_guard<std::mutex> lock(mu_);
-  sink_ = sink;
-  on_.store(sink != nullptr, std::memory_order_relaxed);
+  sink_.Set(sink);
   return true;
 }
 
 void GameEvents::Post(agent::MarkerKind kind, const char* text) {
-  if (!on_.load(std::memory_order_relaxed)) return;
+  if (!sink_.on()) return;
   const uint64_t now_us =
       static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::microseconds>(
                                 std::chrono::steady_clock::now() - start_)
                                 .count());
-  std::lock_guard<std::mutex> lock(mu_);
-  if (sink_) sink_->OnMarker(kind, text, frames_.completed(), now_us);
+  sink_.Post(kind, text, frames_.completed(), now_us);
 }
 
 const agent::ScopeTagStack& ThreadScopes() {

@@ -44,9 +44,7 @@ class GameEvents {
  private:
   const std::chrono::steady_clock::time_point start_;
   const MonoFrames& frames_;
-  std::mutex mu_;
-  agent::GameEventSink* sink_ = nullptr;  // guarded by mu_
-  std::atomic<bool> on_{false};           // sink_ != nullptr, unlocked hint
+  agent::GameEventSlot sink_;
 };
 
 // The calling thread's open Xrpm.Profiler.Scope tags (the innermost labels its allocation

@@ -276,9 +276,7 @@ class Runtime final : public agent::RuntimePort {
   uint64_t gcs_reported_ = 0;
 
   // ---- game events ----
-  std::mutex game_sink_mu_;                         // held for every game sink call and change
-  agent::GameEventSink* game_sink_ = nullptr;       // guarded by game_sink_mu_
-  std::atomic<bool> game_sink_on_{false};           // game_sink_ != nullptr, unlocked hint
+  agent::GameEventSlot game_sink_;
   agent::ScopeTagStack scopes_;                     // the thread that holds the world
 };
 
