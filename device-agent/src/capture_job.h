@@ -59,6 +59,9 @@ struct CaptureJob {
   // sealer have the CPU to themselves and the game's pause stays short; the batches stream
   // once the game runs again.
   std::atomic<bool> hold_sends{false};
+  // A snapshot walk (heap_walker.h WorldResumed): when the game ran again, before the walk
+  // ended (0: the walk ran with the world stopped). Set by the capture thread.
+  std::atomic<int64_t> world_resumed_ns{0};
 
   // ---- results (capture thread, before done) ----
   bool completed = false;              // a CaptureEnd was queued

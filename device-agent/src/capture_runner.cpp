@@ -53,7 +53,11 @@ void Run(RuntimePort& runtime, CaptureJob& job, uint32_t stop_timeout_ms) {
   job.cancelled_during_walk = sink.aborted_by_cancel();
   job.wire_bytes = sink.wire_bytes();
   job.peak_bytes = job.memory.peak();  // encoded batches held + the encoder's buffers
-  if (stopped) job.pause_us = Us(work.stopped_ns, work.walk_done_ns);
+  // A snapshot walk (WorldResumed) paused the game until the snapshot was taken; the rest of
+  // the walk ran with the game running.
+  const int64_t resumed_early_ns = job.world_resumed_ns.load(std::memory_order_acquire);
+  const int64_t pause_end_ns = resumed_early_ns != 0 ? resumed_early_ns : work.walk_done_ns;
+  if (stopped) job.pause_us = Us(work.stopped_ns, pause_end_ns);
   if (job.cancelled()) return;  // the network thread tells the host, if it is still there
   if (!stopped) {
     job.failure =
@@ -81,7 +85,7 @@ void Run(RuntimePort& runtime, CaptureJob& job, uint32_t stop_timeout_ms) {
   e->set_end_ms(sink.end_ms());
   e->set_pause_us(job.pause_us);
   e->set_gc_us(Us(work.stopped_ns, work.gc_done_ns));
-  e->set_walk_us(Us(work.gc_done_ns, work.walk_done_ns));
+  e->set_walk_us(Us(work.gc_done_ns, pause_end_ns));
   e->set_stop_wait_us(Us(requested_ns, work.stopped_ns));
   e->set_agent_peak_bytes(job.peak_bytes);
   e->set_wire_bytes(job.wire_bytes);

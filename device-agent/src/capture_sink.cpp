@@ -93,6 +93,20 @@ WalkResult CaptureSink::Fail(const std::string& why) {
   return WalkResult::kAbort;
 }
 
+void CaptureSink::WorldResumed() {
+  int64_t expected = 0;
+  job_.world_resumed_ns.compare_exchange_strong(expected, NowNs());
+  job_.hold_sends.store(false, std::memory_order_release);
+}
+
+void CaptureSink::WalkFailed(const char* reason, size_t len) {
+  try {
+    Fail(len ? std::string(reason, len) : std::string("the runtime's walk failed"));
+  } catch (const std::exception&) {  // bad_alloc: the capture fails all the same
+    Fail("walk failed");
+  }
+}
+
 WalkResult CaptureSink::Stopped() {
   if (job_.cancelled()) {
     aborted_by_cancel_ = true;
@@ -168,8 +182,8 @@ WalkResult CaptureSink::DoDescribeDomain(uint32_t domain, const char* name, size
     return Fail("the runtime described AppDomain " + std::to_string(domain) + " where domain " +
                 std::to_string(expected) + " was expected (walker contract: 1, 2, 3, ...)");
   if (domain > protocol::kMaxCaptureDomains)
-    return Fail("the runtime described more than " +
-                std::to_string(protocol::kMaxCaptureDomains) + " AppDomains");
+    return Fail("the runtime described more than " + std::to_string(protocol::kMaxCaptureDomains) +
+                " AppDomains");
   const std::string n =
       SanitizeUtf8(std::string(name, name_len).c_str(), protocol::kMaxShortString);
   return writer_.Domain(n) ? WalkResult::kOk : Stopped();

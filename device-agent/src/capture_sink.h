@@ -79,12 +79,15 @@ class CaptureSink : public HeapInfoCallback {
   WalkResult ObjectValues(uint64_t object, const uint64_t* bits, size_t count) override;
   WalkResult StringValue(uint64_t object, uint32_t length, const uint16_t* units,
                          size_t count) override;
-//
   WalkResult DescribeDomain(uint32_t domain, const char* name, size_t name_len) override;
   WalkResult DescribeTypeInDomain(uint32_t type_id, uint32_t domain, const char* name,
                                   size_t name_len) override;
   WalkResult DescribeTypeWithTraits(uint32_t type_id, uint32_t domain, const char* name,
                                     size_t name_len, const TypeTraits& traits) override;
+  // A snapshot walk: the game runs again (the job's pause ends, its sends are no longer held).
+  void WorldResumed() override;
+  bool Cancelled() const override { return job_.cancelled(); }
+  void WalkFailed(const char* reason, size_t len) override;
 
   bool ended() const { return ended_; }  // kEnd seen and the last batch flushed
   const std::string& error() const { return error_; }

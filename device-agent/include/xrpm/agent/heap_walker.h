@@ -105,6 +105,19 @@
 //                                     instances are registered for finalization)
 // Sinks that do not override it get DescribeTypeInDomain (the traits are dropped).
 //
+// Snapshot walks (optional): a runtime that walks a copy of its heap (walk_recording.h) may
+// let the game run before the walk is over:
+//   WorldResumed()                    the world runs again; the calls that follow describe the
+//                                     heap as it was when it stopped. The game's pause ended
+//                                     here (the agent stops holding its sends back).
+//   WalkFailed(reason, len)           the walk cannot be finished (the copy died, its stream
+//                                     broke); BeginContainer(kEnd) follows and the sink must not
+//                                     take the walk for a whole one.
+//   Cancelled()                       asked between waits for the copy's next calls: true when
+//                                     the sink wants no more (a cancel); the runtime then
+//                                     stops the copy and sends BeginContainer(kEnd).
+// Sinks that do not override them ignore them.
+//
 // Everything is plain C++17 with no exceptions crossing the API; pointers passed to a callback
 // are valid only during that call. Ids are 64-bit so one API serves 32- and 64-bit devices.
 //
@@ -313,6 +326,14 @@ class HeapInfoCallback {
                                             size_t name_len, const TypeTraits& traits) {
     (void)traits;
     return DescribeTypeInDomain(type_id, domain, name, name_len);
+  }
+  // ---- snapshot walks (optional, see the header comment) ----
+  virtual void WorldResumed() {}
+  virtual bool Cancelled() const { return false; }
+  // `reason` is UTF-8, `len` bytes, not NUL-terminated.
+  virtual void WalkFailed(const char* reason, size_t len) {
+    (void)reason;
+    (void)len;
   }
 };
 
