@@ -34,6 +34,7 @@ TEST(MonoLauncher, BadOptionsExitTwoWithAClearMessage) {
       {{"--allocations", "--sample-bytes", "99999999999", "--", game}, "--sample-bytes"},
       {{"--frame-window-ms", "0", "--", game}, "--frame-window-ms"},
       {{"--frame-window-ms", "600001", "--", game}, "--frame-window-ms"},
+      {{"--walk", "forked", "--", game}, "--walk"},
   };
   for (const Case& c : cases) {
     const RunResult r = RunLauncher(c.args);
@@ -74,6 +75,7 @@ TEST(MonoLauncher, UnknownProfilerOptionStopsMonoWithExitTwo) {
        "profiler option sample_bytes='lots': expected bytes 0-67108864"},
       {"port=0,frame_window_ms=0",
        "profiler option frame_window_ms='0': expected milliseconds 1-600000"},
+      {"port=0,walk=fork", "profiler option walk='fork': expected snapshot or paused"},
   };
   for (const auto& c : cases) {
     const RunResult r =

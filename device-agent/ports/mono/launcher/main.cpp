@@ -1,7 +1,8 @@
 // xrpm-mono: runs a C# program under Mono with the xrpm device agent inside it.
 //
 //   xrpm-mono [--port N | --listen ADDR:PORT --token T] [--frame Namespace.Class:Method]
-//             [--frame-window-ms N] [--quiet] [--allocations [--sample-bytes N]] [--announce]
+//             [--frame-window-ms N] [--walk snapshot|paused] [--quiet]
+//             [--allocations [--sample-bytes N]] [--announce]
 //             [--mono-option=OPT]... -- PROGRAM.exe [ARGS...]
 //
 // It starts `mono [OPT...] --profile=xrpm:OPTIONS PROGRAM.exe ARGS` with the profiler module
@@ -87,8 +88,7 @@ int Fail(int code, const std::string& message) {
 // Reads `fd` into *out (at most 4 KiB kept) until EOF, the time limit, or, with
 // first_line_only, a newline. Returns true when it stopped at EOF (the writer closed its end).
 bool ReadBounded(int fd, int timeout_ms, bool first_line_only, std::string* out) {
-  const auto deadline =
-      std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
   while (!(first_line_only && out->find('\n') != std::string::npos)) {
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
                           deadline - std::chrono::steady_clock::now())
@@ -169,6 +169,14 @@ int main(int argc, char** argv) {
                  "the next safe point")
       ->check(CLI::Range(uint32_t{1}, xrpm::mono::kMaxFrameWindowMs))
       ->capture_default_str();
+  std::string walk = xrpm::mono::WalkModeName(xrpm::mono::kDefaultWalkMode);
+  app.add_option("--walk", walk,
+                 "How a capture walks the heap: snapshot (in a copy-on-write child process "
+                 "while the game runs on: the game pauses for the collection only; walked paused "
+                 "anyway with allocation origins) or paused (with the game stopped until the "
+                 "walk ends)")
+      ->check(CLI::IsMember({"snapshot", "paused"}))
+      ->capture_default_str();
   app.add_flag("--quiet", quiet, "No agent log lines except errors");
   bool allocations = false;
   CLI::Option* allocations_flag =
@@ -205,6 +213,7 @@ int main(int argc, char** argv) {
   opts.allocations = allocations;
   opts.sample_bytes = sample_bytes;
   opts.frame_window_ms = frame_window_ms;
+  xrpm::mono::ParseWalkMode(walk, &opts.walk);  // checked by --walk's IsMember
   opts.announce = announce;
   std::string problem;
   xrpm::mono::FrameMethod fm;

@@ -42,6 +42,7 @@
 #include <mono/metadata/profiler.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <exception>
 #include <tuple>
@@ -262,6 +263,28 @@ ContainerType ContainerFor(int source) {
 
 }  // namespace
 
+namespace {
+
+// What the snapshot's child walks: its copy of the port and of this collection's roots.
+struct ChildWalk {
+  MonoPort* port;
+  void (MonoPort::*walk)(agent::HeapInfoCallback&, std::vector<std::pair<uintptr_t, uintptr_t>>&,
+                         const std::vector<std::pair<uintptr_t, uintptr_t>>&);
+  std::vector<std::pair<uintptr_t, uintptr_t>> moves, raw;
+  static void Run(void* ctx, agent::HeapInfoCallback& rec) {
+    auto* w = static_cast<ChildWalk*>(ctx);
+    (w->port->*(w->walk))(rec, w->moves, w->raw);
+  }
+};
+
+int64_t NowNs() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+}  // namespace
+
 void MonoPort::WalkHeap(agent::HeapInfoCallback& sink) {
   std::unique_lock<std::mutex> lock(mu_);
   if (phase_ != Phase::kWorldStopped) {
@@ -274,24 +297,69 @@ void MonoPort::WalkHeap(agent::HeapInfoCallback& sink) {
   walk_sink_ = &sink;
   phase_ = Phase::kWalking;
   cv_.notify_all();
-  cv_.wait(lock, [&] { return phase_ == Phase::kWalked; });
+  cv_.wait(lock, [&] { return phase_ == Phase::kWalked || snapshot_taken_; });
   walk_sink_ = nullptr;
+  if (!snapshot_taken_) return;
+  // A snapshot walk: the collector has let the world go; replay the child's walk.
+  snapshot_taken_ = false;
+  std::unique_ptr<SnapshotWalk> snapshot = std::move(snapshot_);
+  lock.unlock();
+  sink.WorldResumed();
+  const pid_t pid = snapshot->pid();
+  const int64_t start = NowNs();
+  const agent::ReplayResult r = snapshot->Replay(sink);
+  snapshot.reset();
+  std::string note = "capture: walked in snapshot process " + std::to_string(pid) +
+                     " while the game ran: " + std::to_string(r.bytes >> 10) + " KiB in " +
+                     std::to_string((NowNs() - start) / 1000000) + " ms";
+  if (r.aborted) note += ", stopped by the agent";
+  if (!r.error.empty()) note += ", failed: " + r.error;
+  lock.lock();
+  walk_note_ = note;
 }
 
-void MonoPort::WalkOnCollector(agent::HeapInfoCallback& sink) {
+std::unique_ptr<SnapshotWalk> MonoPort::WalkOnCollector(agent::HeapInfoCallback& sink,
+                                                        bool snapshot, std::string* note) {
   try {
-    WalkOnCollectorUnguarded(sink);
+    return WalkOnCollectorUnguarded(sink, snapshot, note);
   } catch (const std::exception& e) {  // bad_alloc: no end, so the agent fails the capture
     std::fprintf(stderr, "xrpm-agent: heap walk failed: %s\n", e.what());
+    return nullptr;
   }
 }
 
-void MonoPort::WalkOnCollectorUnguarded(agent::HeapInfoCallback& sink) {
+std::unique_ptr<SnapshotWalk> MonoPort::WalkOnCollectorUnguarded(agent::HeapInfoCallback& sink,
+                                                                 bool snapshot, std::string* note) {
   registry_.Drain(events_);
+  // Held across the clone, so the child's copy of the registry is whole (the bookkeeper is not
+  // in the middle of a drain); the child never takes it.
   std::lock_guard<std::mutex> reg_lock(registry_.mutex());
   Registry& reg = registry_;
   if (reg.TypeId(kThreadStaticsKey) == 0) reg.AddClass(kThreadStaticsKey, "<thread statics>");
   if (reg.TypeId(kContextStaticsKey) == 0) reg.AddClass(kContextStaticsKey, "<context statics>");
+  ChildWalk w{this, &MonoPort::WalkLocked, {}, {}};
+  {
+    std::lock_guard<std::mutex> lock(roots_mu_);
+    w.moves.swap(moves_);
+    w.raw.swap(roots_);
+  }
+  if (snapshot) {
+    auto child = std::make_unique<SnapshotWalk>();
+    std::string error;
+    const bool stop = snapshot_stop_for_test_;
+    if (child->Start(sink.Detail(), &ChildWalk::Run, &w, stop, &error)) {
+      snapshot_stop_for_test_ = false;
+      return child;
+    }
+    *note = "capture: no snapshot process (" + error + "): walked with the game paused";
+  }
+  WalkLocked(sink, w.moves, w.raw);
+  return nullptr;
+}
+
+void MonoPort::WalkLocked(agent::HeapInfoCallback& sink, AddressPairs& moves,
+                          const AddressPairs& raw) {
+  Registry& reg = registry_;
   Domains domains;
   if (reg.domains().size() >= 2) {
     domains.root = reg.domains().front().domain;
@@ -300,12 +368,6 @@ void MonoPort::WalkOnCollectorUnguarded(agent::HeapInfoCallback& sink) {
   }
 
   // Moves of this collection, sorted by old address; then every root mapped to its object now.
-  std::vector<std::pair<uintptr_t, uintptr_t>> moves, raw;
-  {
-    std::lock_guard<std::mutex> lock(roots_mu_);
-    moves.swap(moves_);
-    raw.swap(roots_);
-  }
   std::sort(moves.begin(), moves.end());
   auto now = [&](uintptr_t obj) {
     auto it = std::lower_bound(moves.begin(), moves.end(), std::make_pair(obj, uintptr_t{0}));

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <exception>
 
 namespace xrpm {
@@ -30,14 +31,18 @@ thread_local ThreadSampler t_sampler __attribute__((tls_model("initial-exec")));
 }  // namespace
 
 MonoPort::MonoPort(std::string app_name, FrameMethod frame, void (*reporting)(bool on),
-                   bool allocations, uint32_t origin_sample_bytes, uint32_t frame_window_ms)
+                   bool allocations, uint32_t origin_sample_bytes, uint32_t frame_window_ms,
+                   WalkMode walk)
     : app_name_(std::move(app_name)),
       frame_(std::move(frame)),
       reporting_(reporting),
       frame_window_ms_(frame_window_ms),
       start_(std::chrono::steady_clock::now()),
       frames_(allocations, start_),
-      interval_(allocations ? origin_sample_bytes : 0) {
+      interval_(allocations ? origin_sample_bytes : 0),
+      walk_mode_(walk) {
+  const char* stop = std::getenv("XRPM_MONO_SNAPSHOT_STOP");  // snapshot_walk.h's test hook
+  snapshot_stop_for_test_ = stop && std::string(stop) == "1";
   if (allocations && origin_sample_bytes > 0) origins_ = std::make_unique<OriginTracker>();
   bookkeeper_ = std::thread([this] { Bookkeeper(); });
 }
@@ -122,8 +127,8 @@ bool MonoPort::RunWithWorldStopped(void (*fn)(void* ctx), void* ctx, uint32_t ti
   bool taken = false;
   for (;;) {
     if (mode == StopPoint::kSafePoint) mono_gc_finalize_notify();
-    const auto next = std::min(deadline, std::chrono::steady_clock::now() +
-                                             std::chrono::milliseconds(kRenotifyMs));
+    const auto next = std::min(
+        deadline, std::chrono::steady_clock::now() + std::chrono::milliseconds(kRenotifyMs));
     taken = cv_.wait_until(lock, next, [&] { return phase_ != Phase::kRequested; });
     if (taken || std::chrono::steady_clock::now() >= deadline) break;
   }
@@ -141,9 +146,11 @@ bool MonoPort::RunWithWorldStopped(void (*fn)(void* ctx), void* ctx, uint32_t ti
     cv_.notify_all();
   }
   cv_.wait(lock, [&] { return phase_ == Phase::kIdle; });  // the collector finished
+  std::string walk_note;
+  walk_note.swap(walk_note_);
   lock.unlock();
   for (const std::string& line :
-       {"capture: the game was stopped " + LastStopPoint(), OriginsLine()}) {
+       {"capture: the game was stopped " + LastStopPoint(), walk_note, OriginsLine()}) {
     if (line.empty()) continue;
     if (log_)
       log_(line);
@@ -278,10 +285,19 @@ void MonoPort::OnGcEvent(int event, uint32_t generation, bool is_serial) {
     if (phase_ == Phase::kWalkDone) break;
     agent::HeapInfoCallback* sink = walk_sink_;
     lock.unlock();
-    WalkOnCollector(*sink);
+    // Origins are pruned by the walk: only the in-pause walk can (snapshot_walk.h).
+    std::string note;
+    std::unique_ptr<SnapshotWalk> snapshot =
+        WalkOnCollector(*sink, walk_mode_ == WalkMode::kSnapshot && !origins_, &note);
     lock.lock();
+    walk_note_ = note;
     phase_ = Phase::kWalked;
     cv_.notify_all();
+    if (snapshot) {  // the world restarts now; the capture thread replays the child's walk
+      snapshot_ = std::move(snapshot);
+      snapshot_taken_ = true;
+      break;
+    }
   }
   walked_ = true;
   phase_ = Phase::kCollecting;

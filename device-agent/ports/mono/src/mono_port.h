@@ -16,6 +16,12 @@
 //      through its moves) into the agent's sink: Mono's queries need a thread attached to the
 //      runtime, which the agent's threads are not. Then the collector goes on: the world
 //      restarts and the game continues.
+//   3'. With the snapshot walk (WalkMode::kSnapshot, the default on Linux; snapshot_walk.h),
+//      the collector instead starts a copy-on-write child of the process that walks the heap
+//      as it was into a pipe, and the world restarts at once; the capture thread tells the
+//      sink (WorldResumed: the game's pause ends here) and replays the child's walk into it
+//      while the game runs. Kept paused: with allocation origins (the walk prunes the origin
+//      tracker, which a child cannot do for the parent), or when no child can be made.
 // A collection that turns out concurrent (is_serial false) is not walked; the collector
 // collects again (at most three times).
 //
@@ -49,13 +55,14 @@
 
 #include "event_log.h"
 #include "field_layouts.h"
-#include "mono_counters.h"
 #include "game_api.h"
+#include "mono_counters.h"
 #include "mono_frames.h"
 #include "origin_tracker.h"
 #include "profiler_options.h"
 #include "registry.h"
 #include "sample_interval.h"
+#include "snapshot_walk.h"
 #include "xrpm/agent/runtime_port.h"
 
 namespace xrpm {
@@ -73,9 +80,10 @@ class MonoPort final : public agent::RuntimePort {
   // `allocations`): the start-up sample interval of allocation origins; 0 records none.
   // `frame_window_ms`: a capture waits for the frame boundary when the frame method returned
   // within this window, else for the next safe point.
+  // `walk`: how captures walk the heap (profiler_options.h WalkMode).
   MonoPort(std::string app_name, FrameMethod frame, void (*reporting)(bool on),
            bool allocations = false, uint32_t origin_sample_bytes = 0,
-           uint32_t frame_window_ms = kDefaultFrameWindowMs);
+           uint32_t frame_window_ms = kDefaultFrameWindowMs, WalkMode walk = kDefaultWalkMode);
   ~MonoPort() override;
   MonoPort(const MonoPort&) = delete;
   MonoPort& operator=(const MonoPort&) = delete;
@@ -151,10 +159,19 @@ class MonoPort final : public agent::RuntimePort {
     kWalkDone
   };
   void Collect();  // on the collector thread
+  using AddressPairs = std::vector<std::pair<uintptr_t, uintptr_t>>;
   // The walk itself, on the collector thread (Mono's heap and handle queries need a thread
-  // attached to the runtime; the agent's threads are not). No exception escapes.
-  void WalkOnCollector(agent::HeapInfoCallback& sink);
-  void WalkOnCollectorUnguarded(agent::HeapInfoCallback& sink);
+  // attached to the runtime; the agent's threads are not). With `snapshot`, it starts a child
+  // that walks and returns it (null: the walk was made here, in the pause). No exception
+  // escapes.
+  // escapes; *note: why a snapshot could not be taken.
+  std::unique_ptr<SnapshotWalk> WalkOnCollector(agent::HeapInfoCallback& sink, bool snapshot,
+                                                std::string* note);
+  std::unique_ptr<SnapshotWalk> WalkOnCollectorUnguarded(agent::HeapInfoCallback& sink,
+                                                         bool snapshot, std::string* note);
+  // The walk proper, with the registry locked and this collection's moves and roots taken;
+  // in the pause or in the snapshot's child.
+  void WalkLocked(agent::HeapInfoCallback& sink, AddressPairs& moves, const AddressPairs& raw);
   void Bookkeeper();
   void SampleAllocation(void* object, uint32_t size, bool game_thread);
   std::string OriginsLine() const;
@@ -182,6 +199,11 @@ class MonoPort final : public agent::RuntimePort {
   StopPoint mode_ = StopPoint::kNone;
   bool walked_ = false;
   agent::HeapInfoCallback* walk_sink_ = nullptr;
+  const WalkMode walk_mode_;
+  bool snapshot_stop_for_test_ = false;     // snapshot_walk.h's test hook (the first child)
+  std::unique_ptr<SnapshotWalk> snapshot_;  // started by the collector, replayed by WalkHeap
+  bool snapshot_taken_ = false;
+  std::string walk_note_;        // how the last walk went, logged with the capture
   std::atomic<int> request_{0};  // a StopPoint value while a request waits for a taker
   std::atomic<bool> capture_gc_{false};
   std::atomic<pthread_t> collector_{};

@@ -101,7 +101,7 @@ extern "C" __attribute__((visibility("default"))) void mono_profiler_init_xrpm(c
   if (!xrpm::mono::ParseFrameMethod(opts.frame, &frame, &error)) FailStartup(error);
   xrpm::mono::AnnounceGameApi();  // Xrpm.dll's calls (game_api.h), before any thread starts
   g_port = new xrpm::mono::MonoPort(AppName(), frame, &xrpm::mono::SetReporting, opts.allocations,
-                                    opts.sample_bytes, opts.frame_window_ms);
+                                    opts.sample_bytes, opts.frame_window_ms, opts.walk);
   g_port->set_log(agent_opts.log);
   xrpm::mono::InstallProfiler(g_port, frame, opts.allocations, &StopAgent);
 

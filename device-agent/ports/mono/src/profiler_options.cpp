@@ -66,6 +66,19 @@ bool ParseBounded(const std::string& text, uint32_t lo, uint32_t hi, uint32_t* o
 
 }  // namespace
 
+const char* WalkModeName(WalkMode m) {
+  return m == WalkMode::kSnapshot ? "snapshot" : "paused";
+}
+
+bool ParseWalkMode(const std::string& text, WalkMode* out) {
+  for (WalkMode m : {WalkMode::kSnapshot, WalkMode::kPaused})
+    if (text == WalkModeName(m)) {
+      *out = m;
+      return true;
+    }
+  return false;
+}
+
 bool ParseFrameMethod(const std::string& text, FrameMethod* out, std::string* error) {
   const size_t colon = text.find(':');
   const std::string type = colon == std::string::npos ? "" : text.substr(0, colon);
@@ -135,6 +148,11 @@ bool ParseProfilerOptions(const std::string& desc, ProfilerOptions* out, std::st
                  std::to_string(kMaxFrameWindowMs);
         return false;
       }
+    } else if (key == "walk" && has_value) {
+      if (!ParseWalkMode(value, &out->walk)) {
+        *error = "profiler option walk='" + value + "': expected snapshot or paused";
+        return false;
+      }
     } else if (key == "quiet" && !has_value) {
       out->quiet = true;
     } else if (key == "allocations" && !has_value) {
@@ -144,7 +162,8 @@ bool ParseProfilerOptions(const std::string& desc, ProfilerOptions* out, std::st
     } else {
       *error = "unknown profiler option '" + item +
                "' (expected port=N, listen=ADDR:PORT, frame=Namespace.Class:Method, "
-               "frame_window_ms=N, quiet, allocations, sample_bytes=N or announce)";
+               "frame_window_ms=N, walk=snapshot|paused, quiet, allocations, sample_bytes=N or "
+               "announce)";
       return false;
     }
     if (comma == args.size()) break;
@@ -162,6 +181,7 @@ std::string FormatProfilerOptions(const ProfilerOptions& opts) {
     s += ",sample_bytes=" + std::to_string(opts.sample_bytes);
   if (opts.frame_window_ms != kDefaultFrameWindowMs)
     s += ",frame_window_ms=" + std::to_string(opts.frame_window_ms);
+  if (opts.walk != kDefaultWalkMode) s += std::string(",walk=") + WalkModeName(opts.walk);
   if (opts.announce) s += ",announce";
   return s;
 }

@@ -17,6 +17,10 @@
 //                           within the last N ms; otherwise (a program not running frames,
 //                           or stalled) it stops the program at the next safe point
 //                           (default 1000; 1..600000)
+//   walk=snapshot|paused    how a capture walks the heap: in a copy-on-write child process
+//                           while the game runs on (snapshot, the default; snapshot_walk.h;
+//                           the port walks paused when allocation origins are recorded or
+//                           no child can be made), or with the game stopped (paused)
 // The token is not an option (a command line is visible to every user of the machine): it is
 // read from the environment variable XRPM_MONO_TOKEN, which the module removes once read.
 //
@@ -42,6 +46,16 @@ constexpr uint32_t kMaxOriginSampleBytes = 64u * 1024 * 1024;
 constexpr uint32_t kDefaultFrameWindowMs = 1000;
 constexpr uint32_t kMaxFrameWindowMs = 600000;
 
+// How a capture walks the heap (walk=, xrpm-mono --walk).
+enum class WalkMode : uint8_t {
+  kSnapshot,  // in a copy-on-write child, the game running (snapshot_walk.h)
+  kPaused,    // with the game stopped, on the collector thread
+};
+constexpr WalkMode kDefaultWalkMode = WalkMode::kPaused;
+const char* WalkModeName(WalkMode m);  // "snapshot", "paused"
+// "snapshot" / "paused" -> the mode; false otherwise.
+bool ParseWalkMode(const std::string& text, WalkMode* out);
+
 struct FrameMethod {
   std::string name_space;  // "Microsoft.Xna.Framework" ("" for the global namespace)
   std::string class_name;  // "Game"
@@ -57,6 +71,7 @@ struct ProfilerOptions {
   bool announce = false;
   uint32_t sample_bytes = kDefaultOriginSampleBytes;
   uint32_t frame_window_ms = kDefaultFrameWindowMs;
+  WalkMode walk = kDefaultWalkMode;
 };
 
 // "Namespace.Class:Method" -> parts. False (with *error) when malformed.

@@ -1,0 +1,223 @@
+// ctest-labels: cpu_timing
+// The snapshot walk (device-agent/ports/mono/src/snapshot_walk.h): a capture walked in a
+// copy-on-write child while the program runs on equals the capture walked with the program
+// paused (LiveSet.exe's known live set: per class, counts and bytes); a child killed mid-walk
+// fails the capture with a message saying so and the program goes on; a capture cancelled
+// while its walk is replayed kills and reaps the child and the next capture works.
+//
+// The child is held at a known point by the port's test hook (XRPM_MONO_SNAPSHOT_STOP=1: the
+// first snapshot's child stops itself before it walks), found in /proc as the stopped child
+// of the mono process.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include "mono_process.h"
+#include "test_util.h"
+#include "xrpm/client/host_client.h"
+
+namespace xrpm::testing {
+namespace {
+
+constexpr int kStatics = 300;
+constexpr int kLocals = 200;
+
+struct ClassTotal {
+  size_t count = 0;
+  uint64_t bytes = 0;
+  bool operator==(const ClassTotal& o) const { return count == o.count && bytes == o.bytes; }
+};
+
+// LiveSet's own classes but its per-frame garbage (a conservative stack slot may keep some).
+std::map<std::string, ClassTotal> LiveSetClasses(const Snapshot& s) {
+  std::map<std::string, ClassTotal> m;
+  for (size_t i = 0; i < s.object_count(); ++i) {
+    const std::string& t = s.type_name_of(i);
+    if (t.find("LiveSet.") == std::string::npos || t == "LiveSet.Garbage") continue;
+    ++m[t].count;
+    m[t].bytes += s.object_size[i];
+  }
+  return m;
+}
+
+// (pid, state, ppid) of a /proc/PID/stat line.
+bool ReadStat(pid_t pid, char* state, pid_t* ppid) {
+  std::ifstream f("/proc/" + std::to_string(pid) + "/stat");
+  std::string line;
+  if (!std::getline(f, line)) return false;
+  const size_t close = line.rfind(')');
+  if (close == std::string::npos) return false;
+  std::istringstream rest(line.substr(close + 1));
+  return static_cast<bool>(rest >> *state >> *ppid);
+}
+
+std::vector<pid_t> ChildrenOf(pid_t parent) {
+  std::vector<pid_t> out;
+  for (const auto& e : std::filesystem::directory_iterator("/proc")) {
+    const std::string name = e.path().filename();
+    if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos) continue;
+    char state;
+    pid_t ppid;
+    if (ReadStat(std::stoi(name), &state, &ppid) && ppid == parent) out.push_back(std::stoi(name));
+  }
+  return out;
+}
+
+// The snapshot's child, stopped by the test hook: a stopped child of the launcher's mono.
+// Polled (bounded, 60 s): it exists only once the capture's collection ran.
+pid_t WaitForStoppedSnapshot(pid_t launcher) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (std::chrono::steady_clock::now() < deadline) {
+    for (pid_t mono : ChildrenOf(launcher))
+      for (pid_t child : ChildrenOf(mono)) {
+        char state;
+        pid_t ppid;
+        if (ReadStat(child, &state, &ppid) && state == 'T') return child;
+      }
+    ::usleep(10000);  // polling a condition, not timing: each try only costs time
+  }
+  return -1;
+}
+
+bool Gone(pid_t pid) {
+  char state;
+  pid_t ppid;
+  return !ReadStat(pid, &state, &ppid);
+}
+
+std::vector<std::string> LiveSetArgs(const std::string& walk) {
+  return {"--frame", "LiveSet.Program:Tick", "--frame-window-ms", "30000", "--walk", walk};
+}
+
+// A LiveSet whose first snapshot child stops itself (the hook is read when the port is made).
+struct HeldRun {
+  HeldRun() {
+    setenv("XRPM_MONO_SNAPSHOT_STOP", "1", 1);
+    run = std::make_unique<MonoRun>(
+        LiveSetArgs("snapshot"), "LiveSet.exe",
+        std::vector<std::string>{std::to_string(kStatics), std::to_string(kLocals)});
+    unsetenv("XRPM_MONO_SNAPSHOT_STOP");
+  }
+  std::unique_ptr<MonoRun> run;
+};
+
+client::CaptureResult CaptureLiveSet(const std::string& walk, std::string* log) {
+  MonoRun run(LiveSetArgs(walk), "LiveSet.exe",
+              {std::to_string(kStatics), std::to_string(kLocals)});
+  if (run.endpoint.empty() || run.proc->log().WaitFor("LiveSet: ready", 30000).empty()) {
+    ADD_FAILURE() << run.proc->log().All();
+    return {};
+  }
+  auto c = ConnectTo(run.endpoint);
+  if (!c) return {};
+  client::CaptureResult r = CaptureOnce(*c, 120000);
+  run.proc->log().WaitFor("capture 1 ", 30000);  // its outcome line
+  *log = run.proc->log().All();
+  EXPECT_EQ(run.proc->Stop(30000), 128 + SIGTERM) << "the program ran until stopped";
+  return r;
+}
+
+TEST(MonoSnapshotWalk, EqualsThePausedWalkOfTheKnownLiveSet) {
+  SKIP_WITHOUT_MONO();
+  std::string paused_log, snapshot_log;
+  const client::CaptureResult paused = CaptureLiveSet("paused", &paused_log);
+  const client::CaptureResult snapshot = CaptureLiveSet("snapshot", &snapshot_log);
+  ASSERT_TRUE(paused.ok) << paused.error << "\n" << paused_log;
+  ASSERT_TRUE(snapshot.ok) << snapshot.error << "\n" << snapshot_log;
+  EXPECT_NE(snapshot_log.find("walked in snapshot process"), std::string::npos) << snapshot_log;
+  EXPECT_EQ(paused_log.find("walked in snapshot process"), std::string::npos) << paused_log;
+
+  const auto a = LiveSetClasses(*paused.snapshot);
+  const auto b = LiveSetClasses(*snapshot.snapshot);
+  ASSERT_EQ(a.count("LiveSet.StaticHeld"), 1u);
+  EXPECT_EQ(a.at("LiveSet.StaticHeld").count, static_cast<size_t>(kStatics));
+  EXPECT_EQ(a.at("LiveSet.LocalHeld").count, static_cast<size_t>(kLocals));
+  ASSERT_EQ(a.size(), b.size());
+  for (const auto& [name, total] : a) {
+    ASSERT_EQ(b.count(name), 1u) << name;
+    EXPECT_EQ(b.at(name).count, total.count) << name;
+    EXPECT_EQ(b.at(name).bytes, total.bytes) << name;
+  }
+  // The same roots by kind, and every reference resolved, in both.
+  for (const client::CaptureResult* r : {&paused, &snapshot}) {
+    std::map<int, size_t> kinds;
+    for (size_t i = 0; i < r->snapshot->root_count(); ++i)
+      ++kinds[static_cast<int>(r->snapshot->root_kind_of(i))];
+    EXPECT_GT(kinds[static_cast<int>(RootKind::kStatic)], 0u);
+    EXPECT_GT(kinds[static_cast<int>(RootKind::kHandle)], 0u);
+  }
+  EXPECT_GT(snapshot.stats.pause_us, 0u);
+}
+
+TEST(MonoSnapshotWalk, AChildKilledMidWalkFailsTheCaptureAndTheGameGoesOn) {
+  SKIP_WITHOUT_MONO();
+  HeldRun held;
+  MonoRun& run = *held.run;
+  ASSERT_FALSE(run.endpoint.empty()) << run.proc->log().All();
+  ASSERT_FALSE(run.proc->log().WaitFor("LiveSet: ready", 30000).empty()) << run.proc->log().All();
+  auto c = ConnectTo(run.endpoint);
+  ASSERT_TRUE(c);
+  std::string error;
+  ASSERT_TRUE(c->StartCapture(&error)) << error;
+  const pid_t child = WaitForStoppedSnapshot(run.proc->pid());
+  ASSERT_GT(child, 0) << run.proc->log().All();
+  ASSERT_EQ(kill(child, SIGKILL), 0);
+  client::CaptureResult failed;
+  ASSERT_TRUE(c->WaitCapture(60000, &failed));
+  EXPECT_FALSE(failed.ok);
+  EXPECT_NE(failed.error.find("the snapshot process was killed by signal 9"), std::string::npos)
+      << failed.error;
+  EXPECT_NE(failed.error.find("walk stream: byte 0: expected the first record"), std::string::npos)
+      << failed.error;
+  EXPECT_TRUE(Gone(child)) << "reaped before the capture ended";
+  // The program went on: the next capture (no hook now) walks the known live set.
+  const client::CaptureResult again = CaptureOnce(*c, 120000);
+  ASSERT_TRUE(again.ok) << again.error << "\n" << run.proc->log().All();
+  const auto classes = LiveSetClasses(*again.snapshot);
+  ASSERT_EQ(classes.count("LiveSet.StaticHeld"), 1u);
+  EXPECT_EQ(classes.at("LiveSet.StaticHeld").count, static_cast<size_t>(kStatics));
+  EXPECT_EQ(classes.at("LiveSet.LocalHeld").count, static_cast<size_t>(kLocals));
+  EXPECT_EQ(run.proc->Stop(30000), 128 + SIGTERM) << "the program ran until stopped";
+}
+
+TEST(MonoSnapshotWalk, ACancelDuringTheReplayKillsAndReapsTheChild) {
+  SKIP_WITHOUT_MONO();
+  HeldRun held;
+  MonoRun& run = *held.run;
+  ASSERT_FALSE(run.endpoint.empty()) << run.proc->log().All();
+  ASSERT_FALSE(run.proc->log().WaitFor("LiveSet: ready", 30000).empty()) << run.proc->log().All();
+  auto c = ConnectTo(run.endpoint);
+  ASSERT_TRUE(c);
+  std::string error;
+  ASSERT_TRUE(c->StartCapture(&error)) << error;
+  const pid_t child = WaitForStoppedSnapshot(run.proc->pid());
+  ASSERT_GT(child, 0) << run.proc->log().All();
+  c->CancelCapture();
+  client::CaptureResult cancelled;
+  ASSERT_TRUE(c->WaitCapture(20000, &cancelled));
+  EXPECT_EQ(cancelled.error, "capture cancelled");
+  // The agent retires the capture once the replay stopped, and the child with it.
+  ASSERT_FALSE(WaitCaptureOutcome(run.proc->log(), "1", 60000).empty()) << run.proc->log().All();
+  ASSERT_FALSE(run.proc->log()
+                   .WaitFor("found the replay was stopped; the snapshot process was killed", 30000)
+                   .empty())
+      << run.proc->log().All();
+  EXPECT_TRUE(Gone(child)) << "killed and reaped";
+  const client::CaptureResult again = CaptureOnce(*c, 120000);
+  ASSERT_TRUE(again.ok) << again.error << "\n" << run.proc->log().All();
+  EXPECT_EQ(LiveSetClasses(*again.snapshot).at("LiveSet.StaticHeld").count,
+            static_cast<size_t>(kStatics));
+  EXPECT_EQ(run.proc->Stop(30000), 128 + SIGTERM);
+}
+
+}  // namespace
+}  // namespace xrpm::testing
