@@ -22,7 +22,9 @@
 //      other on one connection: today's (no fields), fields with --no-values, and values; each
 //      capture's game pause against its own induced full collection (CaptureEnd pause_us /
 //      gc_us, the `game paused ... (GC ..., walk ...)` figures), so the ratio needs no baseline
-//      from another run.
+//      from another run; with the snapshot walk (xrpm-mono's default) the walk runs after the
+//      pause (CaptureEnd walk_after_pause_us) and the line says so; end to end is the request
+//      sent -> CaptureEnd decoded, over the pause.
 //
 //   5. the in-game API (issue 24; `--only api`): ApiBench.exe FRAMES (bursts of 16
 //      Profiler.Marker calls and 16 Profiler.Scope enter/leave pairs per frame, 1 ms apart so a
@@ -264,8 +266,8 @@ int ApiCost(int runs, int frames) {
       d[c][1].push_back(v[2] - v[0]);
       d[c][2].push_back(v[2] - v[3]);
       std::printf("round %d, %s: ns/call empty %.2f, Marker %.2f, Scope %.2f, using no-op %.2f\n",
-                  r + 1, c == 0 ? "no agent (plain mono)" : "agent (xrpm-mono)", v[0], v[1],
-                  v[2], v[3]);
+                  r + 1, c == 0 ? "no agent (plain mono)" : "agent (xrpm-mono)", v[0], v[1], v[2],
+                  v[3]);
       std::fflush(stdout);
     }
   }
@@ -277,6 +279,12 @@ int ApiCost(int runs, int frames) {
                 c == 0 ? "no agent" : "xrpm-mono", Median(raw[c][0]), Median(raw[c][1]),
                 Median(d[c][0]), Median(raw[c][2]), Median(d[c][1]), Median(d[c][2]));
   return 0;
+}
+
+std::string Fmt1(double v) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%.1f", v);
+  return b;
 }
 
 // Section 4, one program: `argv` under xrpm-mono, captured `runs` times three ways once its
@@ -308,11 +316,12 @@ bool RealHeap(const std::string& name, const std::vector<std::string>& argv,
     return false;
   }
   const char* kinds[3] = {"no fields", "--no-values", "values"};
-  std::vector<double> ratio[3], pause[3], gc[3], walk[3];
+  std::vector<double> ratio[3], pause[3], gc[3], walk[3], e2e[3];
   uint64_t objects = 0, types = 0;
   for (int r = 0; r < runs; ++r) {
     for (int k = 0; k < 3; ++k) {
       xrpm::testing::FieldCapture c;
+      const auto started = std::chrono::steady_clock::now();
       if (!xrpm::testing::CaptureFields(*peer, welcome, k == 2, 0, &c, &error, 600000, k > 0)) {
         std::fprintf(stderr, "mono_bench: %s, %s: %s\n", name.c_str(), kinds[k], error.c_str());
         return false;
@@ -324,12 +333,25 @@ bool RealHeap(const std::string& name, const std::vector<std::string>& argv,
       gc[k].push_back(e.gc_us() / 1000.0);
       walk[k].push_back(e.walk_us() / 1000.0);
       ratio[k].push_back(e.gc_us() ? double(e.pause_us()) / double(e.gc_us()) : 0);
+      // End to end: request sent -> CaptureEnd decoded (the capture's whole cost to the host).
+      const double e2e_ms =
+          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started)
+              .count();
+      e2e[k].push_back(e2e_ms);
+      // A snapshot walk: walk_us is the snapshot's share of the pause; the walk came after.
+      const std::string after = e.walk_after_pause_us()
+                                    ? ", then walked " + Fmt1(e.walk_after_pause_us() / 1000.0) +
+                                          " ms while the program ran"
+                                    : "";
       std::printf(
-          "%s round %d, %-11s: %llu objects, %zu types; pause %.1f ms (GC %.1f, walk %.1f) = "
-          "%.2fx its GC; agent peak %.1f B/object\n",
+          "%s round %d, %-11s: %llu objects, %zu types; pause %.1f ms (GC %.1f, %s %.1f%s) = "
+          "%.2fx its GC; agent peak %.1f B/object; end to end %.0f ms = %.1fx the pause\n",
           name.c_str(), r + 1, kinds[k], static_cast<unsigned long long>(objects),
-          c.type_names.size(), pause[k].back(), gc[k].back(), walk[k].back(), ratio[k].back(),
-          e.object_count() ? double(e.agent_peak_bytes()) / double(e.object_count()) : 0.0);
+          c.type_names.size(), pause[k].back(), gc[k].back(),
+          e.walk_after_pause_us() ? "snapshot" : "walk", walk[k].back(), after.c_str(),
+          ratio[k].back(),
+          e.object_count() ? double(e.agent_peak_bytes()) / double(e.object_count()) : 0.0, e2e_ms,
+          pause[k].back() > 0 ? e2e_ms / pause[k].back() : 0.0);
       std::fflush(stdout);
     }
   }
@@ -337,8 +359,11 @@ bool RealHeap(const std::string& name, const std::vector<std::string>& argv,
   std::string rest;
   if (gate) gate->Drain(600000, &rest);  // let it finish
   for (int k = 0; k < 3; ++k)
-    std::printf("| %s, %s | pause %.1f ms | GC %.1f ms, walk %.1f ms | **%.2fx** |\n", name.c_str(),
-                kinds[k], Median(pause[k]), Median(gc[k]), Median(walk[k]), Median(ratio[k]));
+    std::printf(
+        "| %s, %s | pause %.1f ms | GC %.1f ms, walk or snapshot %.1f ms | **%.2fx** | end to "
+        "end %.0f ms |\n",
+        name.c_str(), kinds[k], Median(pause[k]), Median(gc[k]), Median(walk[k]), Median(ratio[k]),
+        Median(e2e[k]));
   std::printf("(%s: %llu objects, %llu types in the last capture; medians of %d rounds)\n",
               name.c_str(), static_cast<unsigned long long>(objects),
               static_cast<unsigned long long>(types), runs);

@@ -1,4 +1,5 @@
 // RunCapture: the capture thread's work for one CaptureJob (see capture_job.h).
+#include <algorithm>
 #include <exception>
 
 #include "capture_job.h"
@@ -86,6 +87,8 @@ void Run(RuntimePort& runtime, CaptureJob& job, uint32_t stop_timeout_ms) {
   e->set_pause_us(job.pause_us);
   e->set_gc_us(Us(work.stopped_ns, work.gc_done_ns));
   e->set_walk_us(Us(work.gc_done_ns, pause_end_ns));
+  if (resumed_early_ns != 0)
+    e->set_walk_after_pause_us(std::max<uint64_t>(1, Us(resumed_early_ns, work.walk_done_ns)));
   e->set_stop_wait_us(Us(requested_ns, work.stopped_ns));
   e->set_agent_peak_bytes(job.peak_bytes);
   e->set_wire_bytes(job.wire_bytes);

@@ -2,7 +2,8 @@
 // The snapshot walk (device-agent/ports/mono/src/snapshot_walk.h): a capture walked in a
 // copy-on-write child while the program runs on equals the capture walked with the program
 // paused (LiveSet.exe's known live set: per class, counts and bytes); a child killed mid-walk
-// fails the capture with a message saying so and the program goes on; a capture cancelled
+// fails the capture with a message saying so, the program goes on and later captures walk it
+// paused; a capture cancelled
 // while its walk is replayed kills and reaps the child and the next capture works.
 //
 // The child is held at a known point by the port's test hook (XRPM_MONO_SNAPSHOT_STOP=1: the
@@ -156,6 +157,9 @@ TEST(MonoSnapshotWalk, EqualsThePausedWalkOfTheKnownLiveSet) {
     EXPECT_GT(kinds[static_cast<int>(RootKind::kHandle)], 0u);
   }
   EXPECT_GT(snapshot.stats.pause_us, 0u);
+  // The agent says where the walk ran: after the pause (snapshot) or in it (paused).
+  EXPECT_GT(snapshot.stats.walk_after_pause_us, 0u);
+  EXPECT_EQ(paused.stats.walk_after_pause_us, 0u);
 }
 
 TEST(MonoSnapshotWalk, AChildKilledMidWalkFailsTheCaptureAndTheGameGoesOn) {
@@ -179,13 +183,17 @@ TEST(MonoSnapshotWalk, AChildKilledMidWalkFailsTheCaptureAndTheGameGoesOn) {
   EXPECT_NE(failed.error.find("walk stream: byte 0: expected the first record"), std::string::npos)
       << failed.error;
   EXPECT_TRUE(Gone(child)) << "reaped before the capture ended";
-  // The program went on: the next capture (no hook now) walks the known live set.
+  ASSERT_FALSE(
+      run.proc->log().WaitFor("the game will be paused for the walk from now on", 30000).empty())
+      << run.proc->log().All();
+  // The program went on: the next capture walks the known live set, paused now.
   const client::CaptureResult again = CaptureOnce(*c, 120000);
   ASSERT_TRUE(again.ok) << again.error << "\n" << run.proc->log().All();
   const auto classes = LiveSetClasses(*again.snapshot);
   ASSERT_EQ(classes.count("LiveSet.StaticHeld"), 1u);
   EXPECT_EQ(classes.at("LiveSet.StaticHeld").count, static_cast<size_t>(kStatics));
   EXPECT_EQ(classes.at("LiveSet.LocalHeld").count, static_cast<size_t>(kLocals));
+  EXPECT_EQ(again.stats.walk_after_pause_us, 0u) << "walked with the program paused";
   EXPECT_EQ(run.proc->Stop(30000), 128 + SIGTERM) << "the program ran until stopped";
 }
 

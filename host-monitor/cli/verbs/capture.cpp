@@ -241,6 +241,7 @@ int Run(const Opts& o) {
                {"pause_us", s.pause_us},
                {"gc_us", s.gc_us},
                {"walk_us", s.walk_us},
+               {"walk_after_pause_us", s.walk_after_pause_us},
                {"stop_wait_us", s.stop_wait_us},
                {"stall_us", s.stall_us},
                {"agent_peak_bytes", s.agent_peak_bytes},
@@ -253,12 +254,15 @@ int Run(const Opts& o) {
   std::printf("  %s objects, %s references, %s roots, %s types, %s heap\n",
               Thousands(s.objects).c_str(), Thousands(s.refs).c_str(), Thousands(s.roots).c_str(),
               Thousands(s.types).c_str(), HumanBytes(s.heap_bytes).c_str());
-  std::printf(
-      "  game paused %s (GC %s, walk %s); %s on the wire in %u batches; agent peak %s; "
-      "%.2f s\n",
-      Ms(s.pause_us).c_str(), Ms(s.gc_us).c_str(), Ms(s.walk_us).c_str(),
-      HumanBytes(s.wire_bytes).c_str(), s.batches, HumanBytes(s.agent_peak_bytes).c_str(),
-      s.elapsed_s);
+  // A snapshot walk paused the game for the collection and the snapshot only.
+  const std::string paused = s.walk_after_pause_us == 0
+                                 ? "GC " + Ms(s.gc_us) + ", walk " + Ms(s.walk_us)
+                                 : "GC " + Ms(s.gc_us) + ", snapshot " + Ms(s.walk_us) +
+                                       "; then walked in " + Ms(s.walk_after_pause_us) +
+                                       " while the game ran";
+  std::printf("  game paused %s (%s); %s on the wire in %u batches; agent peak %s; %.2f s\n",
+              Ms(s.pause_us).c_str(), paused.c_str(), HumanBytes(s.wire_bytes).c_str(), s.batches,
+              HumanBytes(s.agent_peak_bytes).c_str(), s.elapsed_s);
   PrintDomainTotals(*r.snapshot);
   return kExitOk;
 }

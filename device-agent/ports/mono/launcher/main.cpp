@@ -273,6 +273,15 @@ int main(int argc, char** argv) {
     const char* old = std::getenv("LD_LIBRARY_PATH");
     setenv("LD_LIBRARY_PATH", (dir + (old && *old ? ":" + std::string(old) : "")).c_str(), 1);
     if (!token.empty()) setenv(xrpm::mono::kTokenEnv, token.c_str(), 1);
+    // The snapshot walk's child cannot wait for SGen's sweep thread (it has no other thread):
+    // the sweep must be over when the world restarts (snapshot_walk.h). Unless told otherwise.
+    if (opts.walk == xrpm::mono::WalkMode::kSnapshot) {
+      const char* gc = std::getenv("MONO_GC_PARAMS");
+      const std::string params = gc ? gc : "";
+      if (params.find("concurrent-sweep") == std::string::npos)
+        setenv("MONO_GC_PARAMS",
+               (params.empty() ? "" : params + ",").append("no-concurrent-sweep").c_str(), 1);
+    }
     std::vector<char*> cargs;
     for (auto& a : args) cargs.push_back(a.data());
     cargs.push_back(nullptr);

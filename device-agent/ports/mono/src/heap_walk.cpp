@@ -32,6 +32,13 @@
 // and ObjectReferencesWithSlots, each slot from the offset Mono reports with the reference. A
 // type made for a class met in another AppDomain gets its class's layout (FieldLayouts::Bind).
 //
+// Where it runs: WalkLocked is the walk proper. With the snapshot walk (snapshot_walk.h) the
+// collector takes this collection's roots and moves and the registry's lock, starts a child
+// that runs WalkLocked into a WalkRecorder, and lets the world go; WalkHeap, on the capture
+// thread, then tells the sink the world resumed and replays the child's walk into it. Without
+// (--walk paused, allocation origins, no child possible) the collector runs WalkLocked into the
+// sink in the pause.
+//
 // Complexity: O(R log R + R log M) for R roots and M moves, O(objects + references) for the
 // heap; memory: the roots and moves of one collection plus the largest object's references
 // (and, with domains, one entry per distinct vtable met).
@@ -314,7 +321,11 @@ void MonoPort::WalkHeap(agent::HeapInfoCallback& sink) {
                      std::to_string((NowNs() - start) / 1000000) + " ms";
   if (r.aborted) note += ", stopped by the agent";
   if (!r.error.empty()) note += ", failed: " + r.error;
+  // A child that died or hung (not a cancel) may do so again: walk paused from now on.
+  const bool broke = !r.ended && !r.aborted && !sink.Cancelled();
+  if (broke) note += "; the game will be paused for the walk from now on";
   lock.lock();
+  snapshot_failed_ = snapshot_failed_ || broke;
   walk_note_ = note;
 }
 

@@ -284,11 +284,16 @@ void MonoPort::OnGcEvent(int event, uint32_t generation, bool is_serial) {
     cv_.wait(lock, [&] { return phase_ == Phase::kWalking || phase_ == Phase::kWalkDone; });
     if (phase_ == Phase::kWalkDone) break;
     agent::HeapInfoCallback* sink = walk_sink_;
+    const bool try_snapshot = walk_mode_ == WalkMode::kSnapshot && !snapshot_failed_;
     lock.unlock();
     // Origins are pruned by the walk: only the in-pause walk can (snapshot_walk.h).
     std::string note;
+    if (walk_mode_ == WalkMode::kSnapshot && origins_)
+      note =
+          "capture: walked with the game paused (allocation origins are recorded: the walk "
+          "prunes them in the game's own memory)";
     std::unique_ptr<SnapshotWalk> snapshot =
-        WalkOnCollector(*sink, walk_mode_ == WalkMode::kSnapshot && !origins_, &note);
+        WalkOnCollector(*sink, try_snapshot && !origins_, &note);
     lock.lock();
     walk_note_ = note;
     phase_ = Phase::kWalked;

@@ -203,8 +203,9 @@ class MonoPort final : public agent::RuntimePort {
   bool snapshot_stop_for_test_ = false;     // snapshot_walk.h's test hook (the first child)
   std::unique_ptr<SnapshotWalk> snapshot_;  // started by the collector, replayed by WalkHeap
   bool snapshot_taken_ = false;
-  std::string walk_note_;        // how the last walk went, logged with the capture
-  std::atomic<int> request_{0};  // a StopPoint value while a request waits for a taker
+  bool snapshot_failed_ = false;  // a snapshot walk broke: later captures walk paused
+  std::string walk_note_;         // how the last walk went, logged with the capture
+  std::atomic<int> request_{0};   // a StopPoint value while a request waits for a taker
   std::atomic<bool> capture_gc_{false};
   std::atomic<pthread_t> collector_{};
   std::atomic<int64_t> last_frame_leave_ns_{0};

@@ -51,7 +51,7 @@ enum class WalkMode : uint8_t {
   kSnapshot,  // in a copy-on-write child, the game running (snapshot_walk.h)
   kPaused,    // with the game stopped, on the collector thread
 };
-constexpr WalkMode kDefaultWalkMode = WalkMode::kPaused;
+constexpr WalkMode kDefaultWalkMode = WalkMode::kSnapshot;
 const char* WalkModeName(WalkMode m);  // "snapshot", "paused"
 // "snapshot" / "paused" -> the mode; false otherwise.
 bool ParseWalkMode(const std::string& text, WalkMode* out);

@@ -17,6 +17,15 @@
 // child: waitpid(__WALL), since with exit signal 0 the child sends no SIGCHLD and is invisible
 // to Mono's waitpid(-1) of its own children.
 //
+// SGen's concurrent sweep: a full collection hands its sweep to a worker thread that may still
+// run when the world restarts, and mono_gc_walk_heap waits for it (a block being swept, the
+// sweep job): in the child, which has no such thread, forever. xrpm-mono therefore runs Mono
+// with MONO_GC_PARAMS no-concurrent-sweep when it snapshots (unless the environment already
+// says concurrent-sweep or no-concurrent-sweep): the sweep (lazy: blocks are only checked) is
+// then part of the collection. Any other wait the child cannot finish (a lock a thread running
+// native code held at the clone) ends as a hung child: killed after kIdleTimeoutMs, the capture
+// fails, and the port walks paused from then on (MonoPort).
+//
 // Failure: a child that dies (a crash, a kill) ends the stream early; one that sends nothing
 // for kIdleTimeoutMs is killed; a cancel (the sink's Cancelled) is seen within 100 ms and kills
 // the child. Each ends the replay with a message naming the stream's byte offset and the
@@ -53,7 +62,7 @@ namespace mono {
 class SnapshotWalk {
  public:
   // A child that sends nothing for this long is taken for hung.
-  static constexpr uint32_t kIdleTimeoutMs = 30000;
+  static constexpr uint32_t kIdleTimeoutMs = 10000;
 
   SnapshotWalk() = default;
   ~SnapshotWalk();  // kills and reaps a child Replay did not

@@ -389,6 +389,7 @@ void HostClient::Impl::OnCaptureMessage(const wire::Envelope& env, size_t bytes)
                  e.gc_us(),    e.walk_us(),          e.stop_wait_us(),
                  e.stall_us(), e.agent_peak_bytes(), Seconds(capture_started)};
       r.stats.origins_dropped = e.origins_dropped();
+      r.stats.walk_after_pause_us = e.walk_after_pause_us();
       auto snap = std::make_shared<Snapshot>(assembler->Take());
       {
         std::lock_guard lock(mu);

@@ -85,6 +85,9 @@ struct CaptureStats {
   double elapsed_s = 0;  // request sent -> snapshot verified
   // Allocation origins the agent could not send (CaptureEnd.origins_dropped; 0 without origins).
   uint64_t origins_dropped = 0;
+  // A snapshot walk: the walk after the game resumed (CaptureEnd.walk_after_pause_us; then
+  // walk_us is the snapshot's share of the pause). 0: the walk was in the pause.
+  uint64_t walk_after_pause_us = 0;
 };
 
 struct CaptureResult {
