@@ -99,16 +99,34 @@ std::vector<std::string> LiveSetArgs(const std::string& walk) {
   return {"--frame", "LiveSet.Program:Tick", "--frame-window-ms", "30000", "--walk", walk};
 }
 
-// A LiveSet whose first snapshot child stops itself (the hook is read when the port is made).
-struct HeldRun {
-  HeldRun() {
+// A LiveSet whose first snapshot child stops itself (the hook is read when the port is made), a
+// host connected to it and a capture started: `child` is the stopped snapshot process (-1, with
+// a test failure, when it did not come).
+struct HeldCapture {
+  HeldCapture() {
     setenv("XRPM_MONO_SNAPSHOT_STOP", "1", 1);
     run = std::make_unique<MonoRun>(
         LiveSetArgs("snapshot"), "LiveSet.exe",
         std::vector<std::string>{std::to_string(kStatics), std::to_string(kLocals)});
     unsetenv("XRPM_MONO_SNAPSHOT_STOP");
+    if (run->endpoint.empty() || run->proc->log().WaitFor("LiveSet: ready", 30000).empty()) {
+      ADD_FAILURE() << Log();
+      return;
+    }
+    client = ConnectTo(run->endpoint);
+    std::string error;
+    if (!client || !client->StartCapture(&error)) {
+      ADD_FAILURE() << "no capture started: " << error;
+      return;
+    }
+    child = WaitForStoppedSnapshot(run->proc->pid());
+    if (child <= 0) ADD_FAILURE() << "no stopped snapshot process\n" << Log();
   }
+  std::string Log() { return run->proc->log().All(); }
+
   std::unique_ptr<MonoRun> run;
+  std::unique_ptr<client::HostClient> client;
+  pid_t child = -1;
 };
 
 client::CaptureResult CaptureLiveSet(const std::string& walk, std::string* log) {
@@ -164,31 +182,25 @@ TEST(MonoSnapshotWalk, EqualsThePausedWalkOfTheKnownLiveSet) {
 
 TEST(MonoSnapshotWalk, AChildKilledMidWalkFailsTheCaptureAndTheGameGoesOn) {
   SKIP_WITHOUT_MONO();
-  HeldRun held;
+  HeldCapture held;
+  ASSERT_GT(held.child, 0);
   MonoRun& run = *held.run;
-  ASSERT_FALSE(run.endpoint.empty()) << run.proc->log().All();
-  ASSERT_FALSE(run.proc->log().WaitFor("LiveSet: ready", 30000).empty()) << run.proc->log().All();
-  auto c = ConnectTo(run.endpoint);
-  ASSERT_TRUE(c);
-  std::string error;
-  ASSERT_TRUE(c->StartCapture(&error)) << error;
-  const pid_t child = WaitForStoppedSnapshot(run.proc->pid());
-  ASSERT_GT(child, 0) << run.proc->log().All();
-  ASSERT_EQ(kill(child, SIGKILL), 0);
+  client::HostClient& c = *held.client;
+  ASSERT_EQ(kill(held.child, SIGKILL), 0);
   client::CaptureResult failed;
-  ASSERT_TRUE(c->WaitCapture(60000, &failed));
+  ASSERT_TRUE(c.WaitCapture(60000, &failed));
   EXPECT_FALSE(failed.ok);
   EXPECT_NE(failed.error.find("the snapshot process was killed by signal 9"), std::string::npos)
       << failed.error;
   EXPECT_NE(failed.error.find("walk stream: byte 0: expected the first record"), std::string::npos)
       << failed.error;
-  EXPECT_TRUE(Gone(child)) << "reaped before the capture ended";
+  EXPECT_TRUE(Gone(held.child)) << "reaped before the capture ended";
   ASSERT_FALSE(
       run.proc->log().WaitFor("the game will be paused for the walk from now on", 30000).empty())
-      << run.proc->log().All();
+      << held.Log();
   // The program went on: the next capture walks the known live set, paused now.
-  const client::CaptureResult again = CaptureOnce(*c, 120000);
-  ASSERT_TRUE(again.ok) << again.error << "\n" << run.proc->log().All();
+  const client::CaptureResult again = CaptureOnce(c, 120000);
+  ASSERT_TRUE(again.ok) << again.error << "\n" << held.Log();
   const auto classes = LiveSetClasses(*again.snapshot);
   ASSERT_EQ(classes.count("LiveSet.StaticHeld"), 1u);
   EXPECT_EQ(classes.at("LiveSet.StaticHeld").count, static_cast<size_t>(kStatics));
@@ -199,31 +211,27 @@ TEST(MonoSnapshotWalk, AChildKilledMidWalkFailsTheCaptureAndTheGameGoesOn) {
 
 TEST(MonoSnapshotWalk, ACancelDuringTheReplayKillsAndReapsTheChild) {
   SKIP_WITHOUT_MONO();
-  HeldRun held;
+  HeldCapture held;
+  ASSERT_GT(held.child, 0);
   MonoRun& run = *held.run;
-  ASSERT_FALSE(run.endpoint.empty()) << run.proc->log().All();
-  ASSERT_FALSE(run.proc->log().WaitFor("LiveSet: ready", 30000).empty()) << run.proc->log().All();
-  auto c = ConnectTo(run.endpoint);
-  ASSERT_TRUE(c);
-  std::string error;
-  ASSERT_TRUE(c->StartCapture(&error)) << error;
-  const pid_t child = WaitForStoppedSnapshot(run.proc->pid());
-  ASSERT_GT(child, 0) << run.proc->log().All();
-  c->CancelCapture();
+  client::HostClient& c = *held.client;
+  c.CancelCapture();
   client::CaptureResult cancelled;
-  ASSERT_TRUE(c->WaitCapture(20000, &cancelled));
+  ASSERT_TRUE(c.WaitCapture(20000, &cancelled));
   EXPECT_EQ(cancelled.error, "capture cancelled");
   // The agent retires the capture once the replay stopped, and the child with it.
-  ASSERT_FALSE(WaitCaptureOutcome(run.proc->log(), "1", 60000).empty()) << run.proc->log().All();
+  ASSERT_FALSE(WaitCaptureOutcome(run.proc->log(), "1", 60000).empty()) << held.Log();
   ASSERT_FALSE(run.proc->log()
                    .WaitFor("found the replay was stopped; the snapshot process was killed", 30000)
                    .empty())
-      << run.proc->log().All();
-  EXPECT_TRUE(Gone(child)) << "killed and reaped";
-  const client::CaptureResult again = CaptureOnce(*c, 120000);
-  ASSERT_TRUE(again.ok) << again.error << "\n" << run.proc->log().All();
+      << held.Log();
+  EXPECT_TRUE(Gone(held.child)) << "killed and reaped";
+  // A cancel is not a broken snapshot: the next capture is a snapshot walk again.
+  const client::CaptureResult again = CaptureOnce(c, 120000);
+  ASSERT_TRUE(again.ok) << again.error << "\n" << held.Log();
   EXPECT_EQ(LiveSetClasses(*again.snapshot).at("LiveSet.StaticHeld").count,
             static_cast<size_t>(kStatics));
+  EXPECT_GT(again.stats.walk_after_pause_us, 0u);
   EXPECT_EQ(run.proc->Stop(30000), 128 + SIGTERM);
 }
 
