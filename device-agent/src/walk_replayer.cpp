@@ -135,7 +135,9 @@ struct Scratch {
 
 // Decodes the payload of `tag` and, when it is whole and valid, makes the call. *is_end: the
 // record is BeginContainer(kEnd) (not delivered: the caller checks the stream ends first).
-WalkResult Deliver(uint8_t tag, Payload& in, Scratch& s, HeapInfoCallback& sink, bool* is_end) {
+// *end_ids: that record's ids.
+WalkResult Deliver(uint8_t tag, Payload& in, Scratch& s, HeapInfoCallback& sink, bool* is_end,
+                   uint64_t end_ids[2]) {
   *is_end = false;
   switch (static_cast<WalkRecordTag>(tag)) {
     case WalkRecordTag::kBeginContainer: {
@@ -146,6 +148,8 @@ WalkResult Deliver(uint8_t tag, Payload& in, Scratch& s, HeapInfoCallback& sink,
       if (!in.error.empty() || in.pos != in.size) return WalkResult::kOk;
       if (type == ContainerType::kEnd) {
         *is_end = true;
+        end_ids[0] = id1;
+        end_ids[1] = id2;
         return WalkResult::kOk;
       }
       return sink.BeginContainer(type, id1, id2);
@@ -410,7 +414,8 @@ ReplayResult WalkReplayer::Replay(ByteSource& source, HeapInfoCallback& sink) {
                         std::to_string(kHeaderBytes + len) + " bytes");
     Payload in{buf_.data() + begin_ + kHeaderBytes, len};
     bool is_end = false;
-    const WalkResult result = Deliver(tag, in, scratch, sink, &is_end);
+    uint64_t end_ids[2] = {0, 0};
+    const WalkResult result = Deliver(tag, in, scratch, sink, &is_end, end_ids);
     if (!in.error.empty() || in.pos != in.size) {
       const std::string why = in.error.empty()
                                   ? "expected " + std::to_string(in.pos) +
@@ -429,7 +434,7 @@ ReplayResult WalkReplayer::Replay(ByteSource& source, HeapInfoCallback& sink) {
       if (!source_error_.empty())
         return broken("expected the end of the stream after BeginContainer(kEnd), found " +
                       source_error_);
-      sink.BeginContainer(ContainerType::kEnd, 0, 0);
+      sink.BeginContainer(ContainerType::kEnd, end_ids[0], end_ids[1]);
       r.ended = true;
       return r;
     }
