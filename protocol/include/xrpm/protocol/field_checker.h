@@ -57,9 +57,10 @@ class FieldChecker {
     uint64_t extent = 0;       // max offset + width over the layout's fields
     uint32_t value_words = 0;  // RawLayout::ValueFieldCount()
   };
-  bool CheckObject(size_t i, const RawBatch& b, size_t* value_at, std::string* error);
-  bool CheckSlot(uint64_t owner, uint32_t type, uint32_t slot, uint64_t array_length, size_t ref,
-                 std::string* error);
+  bool CheckObject(size_t i, const RawBatch& b, size_t* value_at, const RawLayout** layout,
+                   std::string* error);
+  bool CheckSlot(uint64_t owner, uint32_t type, const RawLayout* l, uint32_t slot,
+                 uint64_t array_length, size_t ref, std::string* error) const;
   std::string Where(uint64_t object, uint32_t type) const;
 
   const bool fields_, values_;
@@ -73,6 +74,9 @@ class FieldChecker {
   uint64_t last_object_ = 0;
   uint32_t last_type_ = 0;
   uint64_t last_length_ = UINT64_MAX;  // its array length, when known
+  // The last object's type and its entry in types_ (null: none looked up since the last insert).
+  uint32_t cached_type_ = 0;
+  const TypeInfo* cached_info_ = nullptr;
 };
 
 }  // namespace protocol
