@@ -34,9 +34,15 @@ FieldChecker::FieldChecker(bool fields, bool values, uint32_t string_cap, uint32
       pointer_bytes_(pointer_bytes == 4 ? 4 : 8) {}
 
 const RawLayout* FieldChecker::Layout(uint32_t type_id) const {
+  // The host asks once per object; consecutive objects are often of one type.
+  if (layout_cached_ && type_id == layout_type_) return layout_;
   auto it = types_.find(type_id);
-  if (it == types_.end() || it->second.layout < 0) return nullptr;
-  return &layouts_[static_cast<size_t>(it->second.layout)];
+  layout_ = it == types_.end() || it->second.layout < 0
+                ? nullptr
+                : &layouts_[static_cast<size_t>(it->second.layout)];
+  layout_type_ = type_id;
+  layout_cached_ = true;
+  return layout_;
 }
 
 const RawEnum* FieldChecker::Enum(uint32_t enum_id) const {
@@ -173,7 +179,9 @@ bool FieldChecker::Check(const RawBatch& b, uint32_t seq, std::string* error) {
   if (values_ && !b.object_id.empty() && b.object_value_count.size() != b.object_id.size())
     return Fail(error, batch_ + "a values capture's batch without its value columns");
 
-  cached_info_ = nullptr;  // the table may rehash below
+  // Types and layouts may be added below (layouts_ may move).
+  cached_info_ = nullptr;
+  layout_cached_ = false;
   for (const RawType& t : b.types) types_[t.id].name = t.name;
   for (const RawContainer& c : b.containers) containers_.emplace_back(c.kind, c.id1);
   for (const RawEnum& e : b.enums)

@@ -45,7 +45,8 @@ class FieldChecker {
   // then to be refused (the checker's state is unspecified).
   bool Check(const RawBatch& b, uint32_t seq, std::string* error);
 
-  const RawLayout* Layout(uint32_t type_id) const;  // null: none (yet)
+  // null: none (yet). The pointer is valid until the next Check.
+  const RawLayout* Layout(uint32_t type_id) const;
   const RawEnum* Enum(uint32_t enum_id) const;
   bool fields() const { return fields_; }
   bool values() const { return values_; }
@@ -77,6 +78,10 @@ class FieldChecker {
   // The last object's type and its entry in types_ (null: none looked up since the last insert).
   uint32_t cached_type_ = 0;
   const TypeInfo* cached_info_ = nullptr;
+  // Layout()'s last answer (valid until the next Check adds types or layouts).
+  mutable bool layout_cached_ = false;
+  mutable uint32_t layout_type_ = 0;
+  mutable const RawLayout* layout_ = nullptr;
 };
 
 }  // namespace protocol
