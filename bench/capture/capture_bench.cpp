@@ -1,7 +1,8 @@
 // Capture benchmark: the synthetic heap (1 M objects, 3 M references, 64 types, seed 1) measured
 // in one run, each figure next to its baseline:
 //   end-to-end capture   request -> verified Snapshot on the host, agent and client in this
-//                        process over 127.0.0.1 (ENet, both network threads)
+//                        process over 127.0.0.1 (ENet, both network threads), values on (the
+//                        host's default); also against the same capture's game pause
 //   lower bound          the same walk, encoding and decoding with no network: WalkHeap ->
 //                        HeapBatchWriter (encode + serialize) -> parse -> CaptureAssembler
 //   game pause           the agent's stopped-world time (induced GC + walk + encode), and its
@@ -281,6 +282,7 @@ int main(int argc, char** argv) {
   const double gc_mark = Median(mark), gc_full = Median(full), lb = Median(lower);
   const double capture_ms = Median(net.elapsed), pause_ms = Median(net.pause);
   const double capture_ratio = paired(net.elapsed, lower);
+  const double after_pause_ratio = paired(net.elapsed, net.pause);  // issue 25: <= 2.0x
   const double pause_ratio = paired(net.pause, mark);
   const double per_object = static_cast<double>(net.peak_bytes) / static_cast<double>(net.objects);
   const double wire_ratio = static_cast<double>(net.wire_bytes) / static_cast<double>(gclog_bytes);
@@ -291,16 +293,17 @@ int main(int argc, char** argv) {
         "{\"objects\": %llu, \"refs\": %llu, \"marked\": %llu, \"runs\": %d, \"gc_mark_ms\": %.2f, "
         "\"gc_mark_cpu_ms\": %.2f, \"full_gc_ms\": %.2f, \"lower_bound_ms\": %.2f, "
         "\"lower_bound_cpu_ms\": %.2f, \"capture_ms\": %.2f, \"capture_vs_lower_bound\": %.3f, "
-        "\"pause_ms\": %.2f, \"pause_vs_gc_mark\": %.3f, \"pause_gc_ms\": %.2f, "
+        "\"capture_vs_pause\": %.3f, \"pause_ms\": %.2f, \"pause_vs_gc_mark\": %.3f, "
+        "\"pause_gc_ms\": %.2f, "
         "\"pause_walk_ms\": %.2f, \"wire_bytes\": %llu, \"gclog_bytes\": %llu, "
         "\"agent_peak_bytes\": %llu, \"streaming_capture_ms\": %.2f, \"streaming_pause_ms\": %.2f, "
         "\"streaming_stall_ms\": %.2f, \"streaming_peak_bytes\": %llu}\n",
         (unsigned long long)net.objects, (unsigned long long)net.refs, (unsigned long long)marked,
         runs, gc_mark, Median(mark_cpu), gc_full, lb, Median(lower_cpu), capture_ms, capture_ratio,
-        pause_ms, pause_ratio, Median(net.gc), Median(net.walk), (unsigned long long)net.wire_bytes,
-        (unsigned long long)gclog_bytes, (unsigned long long)net.peak_bytes,
-        Median(streaming.elapsed), Median(streaming.pause), Median(streaming.stall),
-        (unsigned long long)streaming.peak_bytes);
+        after_pause_ratio, pause_ms, pause_ratio, Median(net.gc), Median(net.walk),
+        (unsigned long long)net.wire_bytes, (unsigned long long)gclog_bytes,
+        (unsigned long long)net.peak_bytes, Median(streaming.elapsed), Median(streaming.pause),
+        Median(streaming.stall), (unsigned long long)streaming.peak_bytes);
     return 0;
   }
   std::printf(
@@ -321,6 +324,8 @@ int main(int argc, char** argv) {
         return v;
       }()));
   std::printf("    of which the induced GC         %9.1f ms\n", Median(net.gc));
+  std::printf("    against its own game pause      %9s     %.2fx (target <= 2.0x: %s)\n", "",
+              after_pause_ratio, met(after_pause_ratio <= 2.0));
   std::printf("  game pause                        %9.1f ms  %.2fx GC mark (target <= 2x: %s)\n",
               pause_ms, pause_ratio, met(pause_ratio <= 2.0));
   std::printf("    of which the induced GC         %9.1f ms  %.2fx GC mark\n", Median(net.gc),

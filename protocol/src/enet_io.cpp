@@ -122,7 +122,15 @@ bool SendEnvelope(ENetPeer* peer, uint8_t channel, const wire::Envelope& env, bo
 void ConfigureHost(ENetHost* host, bool loopback) {
   host->maximumPacketSize = kEnetMaxPacketBytes;
   host->maximumWaitingData = kEnetMaxWaitingBytes;
-  if (loopback) host->mtu = ENET_PROTOCOL_MAXIMUM_MTU;
+  if (loopback) {
+    host->mtu = ENET_PROTOCOL_MAXIMUM_MTU;
+    // enet_host_create gave each peer slot the default MTU (enet_peer_reset copies host->mtu),
+    // and a connection started from a slot (enet_host_connect) offers the slot's MTU, which the
+    // agent then uses for everything it sends: without this the host offered 1400 and a
+    // capture went over loopback in 1400-byte datagrams, three times as many as needed.
+    for (size_t i = 0; i < host->peerCount; ++i)
+      if (host->peers[i].state == ENET_PEER_STATE_DISCONNECTED) host->peers[i].mtu = host->mtu;
+  }
 }
 
 void ConfigurePeer(ENetPeer* peer, uint32_t timeout_ms) {

@@ -34,9 +34,15 @@ FieldChecker::FieldChecker(bool fields, bool values, uint32_t string_cap, uint32
       pointer_bytes_(pointer_bytes == 4 ? 4 : 8) {}
 
 const RawLayout* FieldChecker::Layout(uint32_t type_id) const {
+  // The host asks once per object; consecutive objects are often of one type.
+  if (layout_cached_ && type_id == layout_type_) return layout_;
   auto it = types_.find(type_id);
-  if (it == types_.end() || it->second.layout < 0) return nullptr;
-  return &layouts_[static_cast<size_t>(it->second.layout)];
+  layout_ = it == types_.end() || it->second.layout < 0
+                ? nullptr
+                : &layouts_[static_cast<size_t>(it->second.layout)];
+  layout_type_ = type_id;
+  layout_cached_ = true;
+  return layout_;
 }
 
 const RawEnum* FieldChecker::Enum(uint32_t enum_id) const {
@@ -50,44 +56,52 @@ std::string FieldChecker::Where(uint64_t object, uint32_t type) const {
          (it == types_.end() ? "type " + std::to_string(type) : Quote(it->second.name)) + ")";
 }
 
-bool FieldChecker::CheckSlot(uint64_t owner, uint32_t type, uint32_t slot, uint64_t array_length,
-                             size_t ref, std::string* error) {
+bool FieldChecker::CheckSlot(uint64_t owner, uint32_t type, const RawLayout* l, uint32_t slot,
+                             uint64_t array_length, size_t ref, std::string* error) const {
   if (slot == kNoSlot) return true;
-  const RawLayout* l = Layout(type);
-  const std::string where = Where(owner, type) + ", reference " + std::to_string(ref) + ": ";
+  // The message is built only on failure: this runs once per reference of the capture.
+  auto where = [&] { return Where(owner, type) + ", reference " + std::to_string(ref) + ": "; };
   if (!l)
-    return Fail(error, where + "slot " + std::to_string(slot) + " but its type has no layout");
+    return Fail(error, where() + "slot " + std::to_string(slot) + " but its type has no layout");
   switch (l->shape) {
     case TypeShape::kString:
       return Fail(error,
-                  where + "a string has no reference slots (found " + std::to_string(slot) + ")");
+                  where() + "a string has no reference slots (found " + std::to_string(slot) + ")");
     case TypeShape::kArray:
       if (array_length != UINT64_MAX && slot >= array_length)
-        return Fail(error, where + "element index " + std::to_string(slot) +
+        return Fail(error, where() + "element index " + std::to_string(slot) +
                                " out of range for an array of length " +
                                std::to_string(array_length));
       return true;
     default:
       if (slot >= l->fields.size())
-        return Fail(error, where + "field id " + std::to_string(slot) +
+        return Fail(error, where() + "field id " + std::to_string(slot) +
                                " out of range for its type (" + std::to_string(l->fields.size()) +
                                " fields)");
       if (l->fields[slot].kind != FieldKind::kReference)
-        return Fail(error, where + "field id " + std::to_string(slot) + " (" +
+        return Fail(error, where() + "field id " + std::to_string(slot) + " (" +
                                Quote(l->fields[slot].name) + ") is a " +
                                FieldKindName(l->fields[slot].kind) + ", not a reference");
       return true;
   }
 }
 
-// The object's extent and values; *length gets an array's length when known.
-bool FieldChecker::CheckObject(size_t i, const RawBatch& b, size_t* value_at, std::string* error) {
+// The object's extent and values; last_length_ gets an array's length when known, *layout its
+// type's layout (null: none).
+bool FieldChecker::CheckObject(size_t i, const RawBatch& b, size_t* value_at,
+                               const RawLayout** layout, std::string* error) {
   const uint64_t id = b.object_id[i];
   const uint32_t type = b.object_type[i];
   const uint32_t size = b.object_size[i];
-  auto it = types_.find(type);
-  const TypeInfo* info = it == types_.end() ? nullptr : &it->second;
+  // Consecutive objects are often of one type: one hash lookup per run of them.
+  if (!cached_info_ || type != cached_type_) {
+    auto it = types_.find(type);
+    cached_info_ = it == types_.end() ? nullptr : &it->second;
+    cached_type_ = type;
+  }
+  const TypeInfo* info = cached_info_;
   const RawLayout* l = info && info->layout >= 0 ? &layouts_[info->layout] : nullptr;
+  *layout = l;
   if (l && l->shape != TypeShape::kArray && info->extent > size)
     return Fail(error, Where(id, type) + ": its layout has a field up to byte " +
                            std::to_string(info->extent) + ", outside the object's " +
@@ -98,48 +112,50 @@ bool FieldChecker::CheckObject(size_t i, const RawBatch& b, size_t* value_at, st
   const uint64_t* w = b.values.data() + *value_at;
   *value_at += n;
   if (n == 0) return true;
-  const std::string where = Where(id, type) + ": ";
-  if (!l) return Fail(error, where + std::to_string(n) + " value words but its type has no layout");
+  // The message is built only on failure: this runs once per object of the capture.
+  auto where = [&] { return Where(id, type) + ": "; };
+  if (!l)
+    return Fail(error, where() + std::to_string(n) + " value words but its type has no layout");
   switch (l->shape) {
     case TypeShape::kString: {
       const uint64_t length = w[0];
       if (length > size / 2)
-        return Fail(error, where + "string length " + std::to_string(length) +
+        return Fail(error, where() + "string length " + std::to_string(length) +
                                " code units is beyond its object (" + std::to_string(size) +
                                " bytes)");
       const uint64_t sent = std::min<uint64_t>(length, string_cap_);
       if (n - 1 != sent)
-        return Fail(error, where + std::to_string(n - 1) + " code units sent, expected " +
+        return Fail(error, where() + std::to_string(n - 1) + " code units sent, expected " +
                                std::to_string(sent) + " (length " + std::to_string(length) +
                                ", cap " + std::to_string(string_cap_) + ")");
       for (uint32_t k = 1; k < n; ++k)
         if (w[k] > 0xFFFF)
-          return Fail(error, where + "code unit " + std::to_string(k - 1) + " is " +
+          return Fail(error, where() + "code unit " + std::to_string(k - 1) + " is " +
                                  std::to_string(w[k]) + ", wider than 16 bits");
       return true;
     }
     case TypeShape::kArray: {
       if (n != 1)
-        return Fail(error, where + std::to_string(n) + " value words for an array, expected 1");
+        return Fail(error, where() + std::to_string(n) + " value words for an array, expected 1");
       const uint64_t elem = l->element_kind == FieldKind::kReference
                                 ? pointer_bytes_
                                 : FieldKindBytes(l->element_kind, pointer_bytes_);
       if (w[0] > size || (elem && w[0] > size / elem))
-        return Fail(error, where + "array length " + std::to_string(w[0]) +
+        return Fail(error, where() + "array length " + std::to_string(w[0]) +
                                " is beyond its object (" + std::to_string(size) + " bytes)");
       last_length_ = w[0];
       return true;
     }
     default: {
       if (n != info->value_words)
-        return Fail(error, where + std::to_string(n) + " value words, its layout has " +
+        return Fail(error, where() + std::to_string(n) + " value words, its layout has " +
                                std::to_string(info->value_words) + " value fields");
       uint32_t k = 0;
       for (const RawField& f : l->fields) {
         if (!IsValueKind(f.kind)) continue;
         uint64_t bits;
         if (!WordToValue(f.kind, w[k], pointer_bytes_, &bits))
-          return Fail(error, where + "field " + Quote(f.name) + " (" + FieldKindName(f.kind) +
+          return Fail(error, where() + "field " + Quote(f.name) + " (" + FieldKindName(f.kind) +
                                  "): value word " + std::to_string(w[k]) + " has the wrong width");
         ++k;
       }
@@ -163,6 +179,9 @@ bool FieldChecker::Check(const RawBatch& b, uint32_t seq, std::string* error) {
   if (values_ && !b.object_id.empty() && b.object_value_count.size() != b.object_id.size())
     return Fail(error, batch_ + "a values capture's batch without its value columns");
 
+  // Types and layouts may be added below (layouts_ may move).
+  cached_info_ = nullptr;
+  layout_cached_ = false;
   for (const RawType& t : b.types) types_[t.id].name = t.name;
   for (const RawContainer& c : b.containers) containers_.emplace_back(c.kind, c.id1);
   for (const RawEnum& e : b.enums)
@@ -196,30 +215,33 @@ bool FieldChecker::Check(const RawBatch& b, uint32_t seq, std::string* error) {
     const uint32_t slot = b.root_slot[i];
     if (slot == kNoSlot) continue;
     const uint32_t c = b.root_container[i];
-    const std::string where = batch_ + "root " + std::to_string(i) + " (" + Hex(b.root_object[i]) +
-                              "): static field " + std::to_string(slot);
+    auto where = [&] {
+      return batch_ + "root " + std::to_string(i) + " (" + Hex(b.root_object[i]) +
+             "): static field " + std::to_string(slot);
+    };
     if (c >= containers_.size() || containers_[c].first != kClassContainer)
-      return Fail(error, where + " on a container that is not a type's statics");
+      return Fail(error, where() + " on a container that is not a type's statics");
     const uint64_t type = containers_[c].second;
     const RawLayout* l = type <= 0xFFFFFFFFu ? Layout(static_cast<uint32_t>(type)) : nullptr;
     if (!l)
-      return Fail(error, where + " of type " + std::to_string(type) + ", which has no layout");
+      return Fail(error, where() + " of type " + std::to_string(type) + ", which has no layout");
     if (slot >= l->statics.size())
-      return Fail(error, where + " out of range for its type (" +
+      return Fail(error, where() + " out of range for its type (" +
                              std::to_string(l->statics.size()) + " static fields)");
   }
 
   size_t r = 0, value_at = 0;
   const bool slots = !b.ref_slot.empty();
+  const RawLayout* l = slots && b.cont_refs ? Layout(last_type_) : nullptr;
   for (; r < b.cont_refs; ++r)
-    if (slots && !CheckSlot(last_object_, last_type_, b.ref_slot[r], last_length_, r, error))
+    if (slots && !CheckSlot(last_object_, last_type_, l, b.ref_slot[r], last_length_, r, error))
       return false;
   for (size_t i = 0; i < b.object_id.size(); ++i) {
-    if (!CheckObject(i, b, &value_at, error)) return false;
+    if (!CheckObject(i, b, &value_at, &l, error)) return false;
     const size_t end = std::min(b.refs.size(), r + b.object_ref_count[i]);
     for (; r < end; ++r)
       if (slots &&
-          !CheckSlot(b.object_id[i], b.object_type[i], b.ref_slot[r], last_length_, r, error))
+          !CheckSlot(b.object_id[i], b.object_type[i], l, b.ref_slot[r], last_length_, r, error))
         return false;
     last_object_ = b.object_id[i];
     last_type_ = b.object_type[i];

@@ -158,7 +158,11 @@ void HostClient::Impl::Service() {
         break;
     }
     if (!peer) break;
-    r = enet_host_check_events(host, &ev);
+    // Service again rather than only dispatching what is queued: a capture's batches take a
+    // while each to decode, and the datagrams that arrived meanwhile are acknowledged only
+    // when ENet receives them, so the agent's reliable window (64 KiB, about one batch) would
+    // otherwise stay full until every queued batch was decoded.
+    r = enet_host_service(host, &ev, 0);
   }
   PublishProgress();
 }

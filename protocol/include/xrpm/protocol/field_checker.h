@@ -45,7 +45,8 @@ class FieldChecker {
   // then to be refused (the checker's state is unspecified).
   bool Check(const RawBatch& b, uint32_t seq, std::string* error);
 
-  const RawLayout* Layout(uint32_t type_id) const;  // null: none (yet)
+  // null: none (yet). The pointer is valid until the next Check.
+  const RawLayout* Layout(uint32_t type_id) const;
   const RawEnum* Enum(uint32_t enum_id) const;
   bool fields() const { return fields_; }
   bool values() const { return values_; }
@@ -57,9 +58,10 @@ class FieldChecker {
     uint64_t extent = 0;       // max offset + width over the layout's fields
     uint32_t value_words = 0;  // RawLayout::ValueFieldCount()
   };
-  bool CheckObject(size_t i, const RawBatch& b, size_t* value_at, std::string* error);
-  bool CheckSlot(uint64_t owner, uint32_t type, uint32_t slot, uint64_t array_length, size_t ref,
-                 std::string* error);
+  bool CheckObject(size_t i, const RawBatch& b, size_t* value_at, const RawLayout** layout,
+                   std::string* error);
+  bool CheckSlot(uint64_t owner, uint32_t type, const RawLayout* l, uint32_t slot,
+                 uint64_t array_length, size_t ref, std::string* error) const;
   std::string Where(uint64_t object, uint32_t type) const;
 
   const bool fields_, values_;
@@ -73,6 +75,13 @@ class FieldChecker {
   uint64_t last_object_ = 0;
   uint32_t last_type_ = 0;
   uint64_t last_length_ = UINT64_MAX;  // its array length, when known
+  // The last object's type and its entry in types_ (null: none looked up since the last insert).
+  uint32_t cached_type_ = 0;
+  const TypeInfo* cached_info_ = nullptr;
+  // Layout()'s last answer (valid until the next Check adds types or layouts).
+  mutable bool layout_cached_ = false;
+  mutable uint32_t layout_type_ = 0;
+  mutable const RawLayout* layout_ = nullptr;
 };
 
 }  // namespace protocol
