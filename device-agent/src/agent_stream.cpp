@@ -37,7 +37,8 @@ void Agent::Impl::OnCaptureRequest(ENetPeer* peer, const wire::CaptureRequest& r
 }
 
 void Agent::Impl::StartJob(const wire::CaptureRequest& r) {
-  job = std::make_shared<CaptureJob>(next_capture_id++, r.request_id(), opt.capture_memory_limit);
+  job = std::make_shared<CaptureJob>(next_capture_id++, r.request_id(), opt.capture_memory_limit,
+                                     opt.capture_resumed_limit);
   // What this capture carries: what the host asked for, as far as the runtime reports it.
   job->detail.fields = r.fields() && runtime.ReportsFields();
   job->detail.values = job->detail.fields && r.values() && runtime.ReportsValues();

@@ -10,10 +10,13 @@ bool BatchQueue::Push(std::string bytes, size_t fixed_bytes, uint64_t* stalled_u
   std::unique_lock<std::mutex> lock(mu_);
   auto fits = [&] {
     const size_t held = memory_->unacked();
+    if (cancelled() || held <= fixed_) return true;  // no message held: one always fits
     const size_t grow = fixed_bytes > fixed_ ? fixed_bytes - fixed_ : 0;
-    return cancelled() || held <= fixed_ || held + grow + n <= limit_;
+    if (held + grow + n > limit_) return false;
+    return !resumed_ || held - fixed_ + n <= resumed_limit_;
   };
   if (!fits()) {
+    ++waits_;
     const auto t0 = std::chrono::steady_clock::now();
     cv_.wait(lock, fits);
     if (stalled_us)
@@ -22,13 +25,39 @@ bool BatchQueue::Push(std::string bytes, size_t fixed_bytes, uint64_t* stalled_u
                          .count();
   }
   if (cancelled()) return false;
+  // Only Push adds (under mu_): the messages held after this one are at most what is held now
+  // plus `n` (the network thread may release some meanwhile).
+  const size_t held_now = memory_->unacked();
+  const size_t messages = (held_now > fixed_ ? held_now - fixed_ : 0) + n;
+  if (messages > messages_peak_) messages_peak_ = messages;
   if (fixed_bytes > fixed_) {
     memory_->Add(fixed_bytes - fixed_);
     fixed_ = fixed_bytes;
   }
   memory_->Add(n);
+  if (fixed_ > fixed_peak_) fixed_peak_ = fixed_;
   q_.push_back(std::move(bytes));
   return true;
+}
+
+void BatchQueue::Resume() {
+  std::lock_guard<std::mutex> lock(mu_);
+  resumed_ = true;
+}
+
+size_t BatchQueue::messages_peak() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return messages_peak_;
+}
+
+size_t BatchQueue::buffers_peak() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return fixed_peak_;
+}
+
+uint64_t BatchQueue::waits() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return waits_;
 }
 
 void BatchQueue::ReleaseFixed() {

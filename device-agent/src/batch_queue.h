@@ -8,6 +8,12 @@
 // `limit` (unless no message is held at all, so one always fits); the network thread calls
 // Wake() after ENet released bytes. Cancel() makes a waiting or later Push return false at once.
 //
+// Once the game runs again before the walk is over (Resume(): a snapshot walk, heap_walker.h
+// WorldResumed), Push also waits while the messages held (queued or inside ENet, the account
+// minus the encoder's buffers) would exceed `resumed_limit`: the walk, not the game, waits for
+// the network then, so a host slower than the walk costs time instead of memory. A walk in the
+// stopped world keeps `limit` alone (buffered mode: the batches wait for the resume).
+//
 // Thread-safety: all methods are thread-safe.
 #pragma once
 
@@ -26,13 +32,16 @@ namespace agent {
 
 class BatchQueue {
  public:
-  BatchQueue(size_t limit, protocol::SendAccounting* memory) : limit_(limit), memory_(memory) {}
+  BatchQueue(size_t limit, protocol::SendAccounting* memory, size_t resumed_limit = SIZE_MAX)
+      : limit_(limit), resumed_limit_(resumed_limit), memory_(memory) {}
   ~BatchQueue() { Drain(); }
 
   // Producer. Queues `bytes` once the bound has room for it and for the encoder's buffers grown
   // to `fixed_bytes` (their size now; 0 or less than before: unchanged), and charges both. Adds
   // *stalled_us for time spent waiting on the bound. False if cancelled (nothing charged).
   bool Push(std::string bytes, size_t fixed_bytes, uint64_t* stalled_us);
+  // Producer: the game runs again; from now on `resumed_limit` bounds the messages held.
+  void Resume();
   // Producer: no more messages.
   void Close();
   // Producer, when the encoder is gone: releases its buffers' charge.
@@ -50,18 +59,30 @@ class BatchQueue {
   void Cancel();
   bool cancelled() const { return cancelled_.load(std::memory_order_acquire); }
   size_t limit() const { return limit_; }
+  size_t resumed_limit() const { return resumed_limit_; }
+  // High-water marks of the messages held (queued or inside ENet, without the encoder's
+  // buffers) and of the buffers' charge; their sum bounds memory->peak().
+  size_t messages_peak() const;
+  size_t buffers_peak() const;
+  // How many times Push has waited for room (a test holds the consumer until it does).
+  uint64_t waits() const;
 
  private:
   void Drain();
 
   const size_t limit_;
+  const size_t resumed_limit_;
   protocol::SendAccounting* memory_;
   mutable std::mutex mu_;
   std::condition_variable cv_;
   std::deque<std::string> q_;
   bool closed_ = false;
   std::atomic<bool> cancelled_{false};
-  size_t fixed_ = 0;  // the encoder's buffers charged to memory_ (guarded by mu_)
+  // Guarded by mu_:
+  size_t fixed_ = 0;  // the encoder's buffers charged to memory_
+  bool resumed_ = false;
+  size_t messages_peak_ = 0, fixed_peak_ = 0;
+  uint64_t waits_ = 0;
 };
 
 }  // namespace agent

@@ -27,8 +27,10 @@ inline int64_t NowNs() {
 }
 
 struct CaptureJob {
-  CaptureJob(uint32_t capture_id, uint32_t request, size_t memory_limit)
-      : id(capture_id), request_id(request), queue(memory_limit, &memory) {}
+  // `resumed_limit`: the messages held once the game runs again (BatchQueue::Resume).
+  CaptureJob(uint32_t capture_id, uint32_t request, size_t memory_limit,
+             size_t resumed_limit = SIZE_MAX)
+      : id(capture_id), request_id(request), queue(memory_limit, &memory, resumed_limit) {}
 
   // Asks the walk to stop at its next callback; first caller's time is kept.
   void Cancel() {

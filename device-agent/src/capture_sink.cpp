@@ -96,6 +96,7 @@ WalkResult CaptureSink::Fail(const std::string& why) {
 void CaptureSink::WorldResumed() {
   int64_t expected = 0;
   job_.world_resumed_ns.compare_exchange_strong(expected, NowNs());
+  job_.queue.Resume();  // from now on the walk waits for the network, not the game
   job_.hold_sends.store(false, std::memory_order_release);
 }
 

@@ -84,7 +84,8 @@ class CaptureSink : public HeapInfoCallback {
                                   size_t name_len) override;
   WalkResult DescribeTypeWithTraits(uint32_t type_id, uint32_t domain, const char* name,
                                     size_t name_len, const TypeTraits& traits) override;
-  // A snapshot walk: the game runs again (the job's pause ends, its sends are no longer held).
+  // A snapshot walk: the game runs again (the job's pause ends, its sends are no longer held
+  // and the job's queue bounds the messages held by its resumed limit).
   void WorldResumed() override;
   bool Cancelled() const override { return job_.cancelled(); }
   void WalkFailed(const char* reason, size_t len) override;
