@@ -50,6 +50,8 @@ struct Payload {
   std::string error;
   size_t at = 0;
 
+  // Read without error and to its last byte: only then is the record passed to the sink.
+  bool Whole() const { return error.empty() && pos == size; }
   bool Fail(const std::string& what) { return FailAt(pos, what); }
   bool FailAt(size_t where, const std::string& what) {
     if (error.empty()) {
@@ -145,7 +147,7 @@ WalkResult Deliver(uint8_t tag, Payload& in, Scratch& s, HeapInfoCallback& sink,
           in.Enum(static_cast<uint32_t>(ContainerType::kEnd), "a container type", 1));
       const auto id1 = in.Val<uint64_t>("id1");
       const auto id2 = in.Val<uint64_t>("id2");
-      if (!in.error.empty() || in.pos != in.size) return WalkResult::kOk;
+      if (!in.Whole()) return WalkResult::kOk;  // the caller reports why
       if (type == ContainerType::kEnd) {
         *is_end = true;
         end_ids[0] = id1;
@@ -159,7 +161,7 @@ WalkResult Deliver(uint8_t tag, Payload& in, Scratch& s, HeapInfoCallback& sink,
       const char* name;
       size_t len;
       in.Str(&name, &len, "a type name");
-      if (!in.error.empty() || in.pos != in.size) return WalkResult::kOk;
+      if (!in.Whole()) return WalkResult::kOk;  // the caller reports why
       return sink.DescribeType(id, name, len);
     }
     case WalkRecordTag::kRootReferences: {
@@ -170,7 +172,7 @@ WalkResult Deliver(uint8_t tag, Payload& in, Scratch& s, HeapInfoCallback& sink,
         s.roots[i].flags = in.Val<uint8_t>("a root's flags");
         s.roots[i].slot = in.Val<uint32_t>("a root's slot");
       }
-      if (!in.error.empty() || in.pos != in.size) return WalkResult::kOk;
+      if (!in.Whole()) return WalkResult::kOk;  // the caller reports why
       return sink.RootReferences(s.roots.data(), n);
     }
     case WalkRecordTag::kObjectReferences:
@@ -184,7 +186,7 @@ WalkResult Deliver(uint8_t tag, Payload& in, Scratch& s, HeapInfoCallback& sink,
       const uint32_t n = in.Count(has_slots ? 12 : 8, "a reference count");
       in.Array(&s.u64, n, "references");
       if (has_slots) in.Array(&s.u32, n, "slots");
-      if (!in.error.empty() || in.pos != in.size) return WalkResult::kOk;
+      if (!in.Whole()) return WalkResult::kOk;  // the caller reports why
       return slots ? sink.ObjectReferencesWithSlots(object, type, size, s.u64.data(),
                                                     has_slots ? s.u32.data() : nullptr, n)
                    : sink.ObjectReferences(object, type, size, s.u64.data(), n);
@@ -192,7 +194,7 @@ WalkResult Deliver(uint8_t tag, Payload& in, Scratch& s, HeapInfoCallback& sink,
     case WalkRecordTag::kAllocationClock: {
       const auto frame = in.Val<uint64_t>("a frame");
       const auto bytes = in.Val<uint32_t>("a sample interval");
-      if (!in.error.empty() || in.pos != in.size) return WalkResult::kOk;
+      if (!in.Whole()) return WalkResult::kOk;  // the caller reports why
       return sink.AllocationClock(frame, bytes);
     }
     case WalkRecordTag::kDescribeSite: {
@@ -202,14 +204,14 @@ WalkResult Deliver(uint8_t tag, Payload& in, Scratch& s, HeapInfoCallback& sink,
       s.lens.resize(depth);
       for (uint32_t i = 0; i < depth && in.error.empty(); ++i)
         in.Str(&s.names[i], &s.lens[i], "a method name");
-      if (!in.error.empty() || in.pos != in.size) return WalkResult::kOk;
+      if (!in.Whole()) return WalkResult::kOk;  // the caller reports why
       return sink.DescribeSite(site, s.names.data(), s.lens.data(), depth);
     }
     case WalkRecordTag::kObjectOrigin: {
       const auto object = in.Val<uint64_t>("an object");
       const auto frame = in.Val<uint64_t>("an allocation frame");
       const auto site = in.Val<uint32_t>("a site id");
-      if (!in.error.empty() || in.pos != in.size) return WalkResult::kOk;
+      if (!in.Whole()) return WalkResult::kOk;  // the caller reports why
       return sink.ObjectOrigin(object, frame, site);
     }
     case WalkRecordTag::kDescribeEnum: {
@@ -224,7 +226,7 @@ WalkResult Deliver(uint8_t tag, Payload& in, Scratch& s, HeapInfoCallback& sink,
         in.Str(&s.members[i].name, &s.members[i].name_len, "a member name");
         s.members[i].value = in.Val<uint64_t>("a member value");
       }
-      if (!in.error.empty() || in.pos != in.size) return WalkResult::kOk;
+      if (!in.Whole()) return WalkResult::kOk;  // the caller reports why
       return sink.DescribeEnum(id, name, len, underlying, s.members.data(), n);
     }
     case WalkRecordTag::kDescribeLayout: {
@@ -252,7 +254,7 @@ WalkResult Deliver(uint8_t tag, Payload& in, Scratch& s, HeapInfoCallback& sink,
         in.Str(&f.type_name, &f.type_name_len, "a static field type name");
         f.kind = static_cast<FieldKind>(in.Enum(protocol::kMaxFieldKind, "a static field kind"));
       }
-      if (!in.error.empty() || in.pos != in.size) return WalkResult::kOk;
+      if (!in.Whole()) return WalkResult::kOk;  // the caller reports why
       l.fields = s.fields.data();
       l.field_count = nf;
       l.statics = s.statics.data();
@@ -263,14 +265,14 @@ WalkResult Deliver(uint8_t tag, Payload& in, Scratch& s, HeapInfoCallback& sink,
       const char* label;
       size_t len;
       in.Str(&label, &len, "a label");
-      if (!in.error.empty() || in.pos != in.size) return WalkResult::kOk;
+      if (!in.Whole()) return WalkResult::kOk;  // the caller reports why
       return sink.ContainerLabel(label, len);
     }
     case WalkRecordTag::kObjectValues: {
       const auto object = in.Val<uint64_t>("an object");
       const uint32_t n = in.Count(8, "a value count");
       in.Array(&s.u64, n, "values");
-      if (!in.error.empty() || in.pos != in.size) return WalkResult::kOk;
+      if (!in.Whole()) return WalkResult::kOk;  // the caller reports why
       return sink.ObjectValues(object, s.u64.data(), n);
     }
     case WalkRecordTag::kStringValue: {
@@ -278,7 +280,7 @@ WalkResult Deliver(uint8_t tag, Payload& in, Scratch& s, HeapInfoCallback& sink,
       const auto length = in.Val<uint32_t>("a string length");
       const uint32_t n = in.Count(2, "a code unit count");
       in.Array(&s.u16, n, "code units");
-      if (!in.error.empty() || in.pos != in.size) return WalkResult::kOk;
+      if (!in.Whole()) return WalkResult::kOk;  // the caller reports why
       return sink.StringValue(object, length, s.u16.data(), n);
     }
     case WalkRecordTag::kDescribeDomain: {
@@ -286,7 +288,7 @@ WalkResult Deliver(uint8_t tag, Payload& in, Scratch& s, HeapInfoCallback& sink,
       const char* name;
       size_t len;
       in.Str(&name, &len, "a domain name");
-      if (!in.error.empty() || in.pos != in.size) return WalkResult::kOk;
+      if (!in.Whole()) return WalkResult::kOk;  // the caller reports why
       return sink.DescribeDomain(domain, name, len);
     }
     case WalkRecordTag::kDescribeTypeInDomain:
@@ -299,7 +301,7 @@ WalkResult Deliver(uint8_t tag, Payload& in, Scratch& s, HeapInfoCallback& sink,
       const char* name;
       size_t len;
       in.Str(&name, &len, "a type name");
-      if (!in.error.empty() || in.pos != in.size) return WalkResult::kOk;
+      if (!in.Whole()) return WalkResult::kOk;  // the caller reports why
       return traits ? sink.DescribeTypeWithTraits(id, domain, name, len, t)
                     : sink.DescribeTypeInDomain(id, domain, name, len);
     }
@@ -416,7 +418,7 @@ ReplayResult WalkReplayer::Replay(ByteSource& source, HeapInfoCallback& sink) {
     bool is_end = false;
     uint64_t end_ids[2] = {0, 0};
     const WalkResult result = Deliver(tag, in, scratch, sink, &is_end, end_ids);
-    if (!in.error.empty() || in.pos != in.size) {
+    if (!in.Whole()) {
       const std::string why = in.error.empty()
                                   ? "expected " + std::to_string(in.pos) +
                                         " bytes of payload, found " + std::to_string(in.size)

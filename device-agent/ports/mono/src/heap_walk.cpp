@@ -268,10 +268,6 @@ ContainerType ContainerFor(int source) {
   }
 }
 
-}  // namespace
-
-namespace {
-
 // What the snapshot's child walks: its copy of the port and of this collection's roots.
 struct ChildWalk {
   MonoPort* port;
@@ -283,12 +279,6 @@ struct ChildWalk {
     (w->port->*(w->walk))(rec, w->moves, w->raw);
   }
 };
-
-int64_t NowNs() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(
-             std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
 
 }  // namespace
 
@@ -313,12 +303,15 @@ void MonoPort::WalkHeap(agent::HeapInfoCallback& sink) {
   lock.unlock();
   sink.WorldResumed();
   const pid_t pid = snapshot->pid();
-  const int64_t start = NowNs();
+  const auto start = std::chrono::steady_clock::now();
   const agent::ReplayResult r = snapshot->Replay(sink);
   snapshot.reset();
+  const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                      std::chrono::steady_clock::now() - start)
+                      .count();
   std::string note = "capture: walked in snapshot process " + std::to_string(pid) +
                      " while the game ran: " + std::to_string(r.bytes >> 10) + " KiB in " +
-                     std::to_string((NowNs() - start) / 1000000) + " ms";
+                     std::to_string(ms) + " ms";
   if (r.aborted) note += ", stopped by the agent";
   if (!r.error.empty()) note += ", failed: " + r.error;
   // A child that died or hung (not a cancel) may do so again: walk paused from now on.
