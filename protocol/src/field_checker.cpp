@@ -33,16 +33,18 @@ FieldChecker::FieldChecker(bool fields, bool values, uint32_t string_cap, uint32
       string_cap_(string_cap),
       pointer_bytes_(pointer_bytes == 4 ? 4 : 8) {}
 
+const FieldChecker::TypeInfo* FieldChecker::Info(uint32_t type) const {
+  if (!info_cached_ || type != cached_type_) {
+    auto it = types_.find(type);
+    cached_info_ = it == types_.end() ? nullptr : &it->second;
+    cached_type_ = type;
+    info_cached_ = true;
+  }
+  return cached_info_;
+}
+
 const RawLayout* FieldChecker::Layout(uint32_t type_id) const {
-  // The host asks once per object; consecutive objects are often of one type.
-  if (layout_cached_ && type_id == layout_type_) return layout_;
-  auto it = types_.find(type_id);
-  layout_ = it == types_.end() || it->second.layout < 0
-                ? nullptr
-                : &layouts_[static_cast<size_t>(it->second.layout)];
-  layout_type_ = type_id;
-  layout_cached_ = true;
-  return layout_;
+  return LayoutOf(Info(type_id));
 }
 
 const RawEnum* FieldChecker::Enum(uint32_t enum_id) const {
@@ -93,14 +95,8 @@ bool FieldChecker::CheckObject(size_t i, const RawBatch& b, size_t* value_at,
   const uint64_t id = b.object_id[i];
   const uint32_t type = b.object_type[i];
   const uint32_t size = b.object_size[i];
-  // Consecutive objects are often of one type: one hash lookup per run of them.
-  if (!cached_info_ || type != cached_type_) {
-    auto it = types_.find(type);
-    cached_info_ = it == types_.end() ? nullptr : &it->second;
-    cached_type_ = type;
-  }
-  const TypeInfo* info = cached_info_;
-  const RawLayout* l = info && info->layout >= 0 ? &layouts_[info->layout] : nullptr;
+  const TypeInfo* info = Info(type);
+  const RawLayout* l = LayoutOf(info);
   *layout = l;
   if (l && l->shape != TypeShape::kArray && info->extent > size)
     return Fail(error, Where(id, type) + ": its layout has a field up to byte " +
@@ -180,8 +176,7 @@ bool FieldChecker::Check(const RawBatch& b, uint32_t seq, std::string* error) {
     return Fail(error, batch_ + "a values capture's batch without its value columns");
 
   // Types and layouts may be added below (layouts_ may move).
-  cached_info_ = nullptr;
-  layout_cached_ = false;
+  info_cached_ = false;
   for (const RawType& t : b.types) types_[t.id].name = t.name;
   for (const RawContainer& c : b.containers) containers_.emplace_back(c.kind, c.id1);
   for (const RawEnum& e : b.enums)

@@ -63,6 +63,10 @@ class FieldChecker {
   bool CheckSlot(uint64_t owner, uint32_t type, const RawLayout* l, uint32_t slot,
                  uint64_t array_length, size_t ref, std::string* error) const;
   std::string Where(uint64_t object, uint32_t type) const;
+  const TypeInfo* Info(uint32_t type) const;  // null: not described; one lookup per run of a type
+  const RawLayout* LayoutOf(const TypeInfo* info) const {
+    return info && info->layout >= 0 ? &layouts_[static_cast<size_t>(info->layout)] : nullptr;
+  }
 
   const bool fields_, values_;
   const uint32_t string_cap_, pointer_bytes_;
@@ -75,13 +79,11 @@ class FieldChecker {
   uint64_t last_object_ = 0;
   uint32_t last_type_ = 0;
   uint64_t last_length_ = UINT64_MAX;  // its array length, when known
-  // The last object's type and its entry in types_ (null: none looked up since the last insert).
-  uint32_t cached_type_ = 0;
-  const TypeInfo* cached_info_ = nullptr;
-  // Layout()'s last answer (valid until the next Check adds types or layouts).
-  mutable bool layout_cached_ = false;
-  mutable uint32_t layout_type_ = 0;
-  mutable const RawLayout* layout_ = nullptr;
+  // Info()'s last answer: the host asks once per object and consecutive objects are often of
+  // one type (valid until the next Check adds types or layouts).
+  mutable bool info_cached_ = false;
+  mutable uint32_t cached_type_ = 0;
+  mutable const TypeInfo* cached_info_ = nullptr;
 };
 
 }  // namespace protocol
