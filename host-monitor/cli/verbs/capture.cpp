@@ -255,11 +255,11 @@ int Run(const Opts& o) {
               Thousands(s.objects).c_str(), Thousands(s.refs).c_str(), Thousands(s.roots).c_str(),
               Thousands(s.types).c_str(), HumanBytes(s.heap_bytes).c_str());
   // A snapshot walk paused the game for the collection and the snapshot only.
-  const std::string paused = s.walk_after_pause_us == 0
-                                 ? "GC " + Ms(s.gc_us) + ", walk " + Ms(s.walk_us)
-                                 : "GC " + Ms(s.gc_us) + ", snapshot " + Ms(s.walk_us) +
-                                       "; then walked in " + Ms(s.walk_after_pause_us) +
-                                       " while the game ran";
+  const std::string paused =
+      "GC " + Ms(s.gc_us) +
+      (s.walk_after_pause_us == 0 ? ", walk " + Ms(s.walk_us)
+                                  : ", snapshot " + Ms(s.walk_us) + "; then walked in " +
+                                        Ms(s.walk_after_pause_us) + " while the game ran");
   std::printf("  game paused %s (%s); %s on the wire in %u batches; agent peak %s; %.2f s\n",
               Ms(s.pause_us).c_str(), paused.c_str(), HumanBytes(s.wire_bytes).c_str(), s.batches,
               HumanBytes(s.agent_peak_bytes).c_str(), s.elapsed_s);

@@ -114,9 +114,12 @@ void HostClient::Impl::Service() {
     std::lock_guard lock(mu);
     busy = capture_active;
   }
+  // Bounded per call, so that a capture streaming in without a pause still lets Run() execute
+  // the user's commands (cancel, disconnect) and notice a stop in between.
+  constexpr int kMaxEventsPerService = 256;
   ENetEvent ev;
   int r = enet_host_service(host, &ev, busy ? 1 : 5);
-  while (r > 0 && peer) {
+  for (int events = 1; r > 0 && peer; ++events) {
     switch (ev.type) {
       case ENET_EVENT_TYPE_CONNECT: {
         enet_connected = true;
@@ -157,7 +160,8 @@ void HostClient::Impl::Service() {
       case ENET_EVENT_TYPE_NONE:
         break;
     }
-    if (!peer) break;
+    // Stop before taking another event: one taken would be lost.
+    if (!peer || events >= kMaxEventsPerService) break;
     // Service again rather than only dispatching what is queued: a capture's batches take a
     // while each to decode, and the datagrams that arrived meanwhile are acknowledged only
     // when ENet receives them, so the agent's reliable window (64 KiB, about one batch) would
