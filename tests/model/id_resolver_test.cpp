@@ -46,5 +46,19 @@ TEST(IdResolver, DuplicateIdsResolveToTheFirstObject) {
   EXPECT_EQ(IdResolver::Build({}).Find(5), kNoIndex);
 }
 
+TEST(IdResolver, SortedIdsSpanningTheWhole64BitRange) {
+  // Few ids far apart: the bucket shift must stop at 63 (a shift by 64 is undefined behaviour,
+  // found by the ibm_classic fuzz target on two objects at 0x10 and 0x8000000000000010).
+  for (std::vector<ObjectId> ids : {std::vector<ObjectId>{0x10, 0x8000'0000'0000'0010},
+                                    std::vector<ObjectId>{0, ~ObjectId{0}},
+                                    std::vector<ObjectId>{0, 1, ~ObjectId{0}}}) {
+    IdResolver r = IdResolver::Build(ids, 1);
+    ASSERT_TRUE(r.sorted());
+    for (uint32_t i = 0; i < ids.size(); ++i) EXPECT_EQ(r.Find(ids[i]), i);
+    EXPECT_EQ(r.Find(0x8000'0000'0000'0000), kNoIndex);
+    EXPECT_EQ(r.Find(ids.front() + 2), kNoIndex);
+  }
+}
+
 }  // namespace
 }  // namespace xrpm
