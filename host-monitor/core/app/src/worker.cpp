@@ -118,7 +118,7 @@ void Worker::Loop() {
 
     Completion done;
     try {
-      TaskContext ctx(this, job.id);
+      TaskContext ctx(this);
       done = job.task(ctx);
     } catch (const std::exception& e) {
       if (job.on_error) done = [h = std::move(job.on_error), m = std::string(e.what())] { h(m); };

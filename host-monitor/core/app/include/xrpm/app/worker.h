@@ -57,9 +57,8 @@ class TaskContext {
 
  private:
   friend class Worker;
-  explicit TaskContext(Worker* w, uint64_t id) : worker_(w), id_(id) {}
+  explicit TaskContext(Worker* w) : worker_(w) {}
   Worker* worker_;
-  uint64_t id_;
 };
 
 class Worker {
