@@ -41,6 +41,10 @@ stop_emulator() {
 trap stop_emulator EXIT
 trap 'exit 130' INT TERM
 
+# Empty the log here, not by the background job's own redirection below: that one runs in the
+# forked child, maybe after the loop below has already read the previous run's "listening on"
+# line and connected to its dead port ("no xrpm agent answered" on a loaded machine).
+: >"$log"
 if [ "$scenario" = mono ]; then
   [ -x "$bin/xrpm-mono" ] || {
     echo "run.sh: the Mono port was not built: sudo apt-get install mono-runtime libmono-2.0-dev mono-mcs" >&2
