@@ -4,6 +4,9 @@
 // (version, token, second host, malformed, oversized, command before hello).
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <thread>
+
 #include "fake_runtime.h"
 #include "raw_peer.h"
 #include "test_util.h"
@@ -131,6 +134,44 @@ TEST(AgentClient, ConsecutiveCapturesAndCancel) {
   // The agent counts a capture once its network thread retired it, after the host saw its end.
   ASSERT_FALSE(s.log.WaitFor("capture 5 done", 20000).empty());
   EXPECT_EQ(s.agent->stats().captures_completed + s.agent->stats().captures_aborted, 5u);
+}
+
+// A transfer that never ends by itself (the fake walk repeats the heap until its sink stops it,
+// the agent streams it under a 1 MiB bound): the host's cancel must still reach the agent while
+// the batches keep coming, and stop the walk there; the agent then serves the next capture.
+TEST(AgentClient, ACancelGoesThroughWhileACaptureStreamsIn) {
+  agent::AgentOptions opt;
+  opt.capture_memory_limit = size_t{1} << 20;  // streaming: the walk waits for the network
+  Served s(20000, 0, std::move(opt));
+  ASSERT_TRUE(s.agent);
+  s.rt.set_endless(true);
+  struct EndWalk {  // whatever happens below, the walk ends before the agent is stopped
+    FakeRuntime& rt;
+    ~EndWalk() { rt.end_endless(); }
+  } end_walk{s.rt};
+  ASSERT_TRUE(Connected(s.client));
+  std::string error;
+  ASSERT_TRUE(s.client.StartCapture(&error)) << error;
+  // Bounded poll until the host has decoded objects from beyond the heap's own: the stream is
+  // under way, and only the cancel can end it.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (s.client.capture_progress().objects < 3 * 20000 &&
+         std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  ASSERT_GE(s.client.capture_progress().objects, 3u * 20000) << s.log.All();
+  s.client.CancelCapture();
+  CaptureResult r;
+  ASSERT_TRUE(s.client.WaitCapture(20000, &r));
+  EXPECT_FALSE(r.ok);
+  EXPECT_EQ(r.error, "capture cancelled");
+  const std::string outcome = WaitCaptureOutcome(s.log, "1");
+  ASSERT_NE(outcome.find("capture 1 stopped"), std::string::npos) << outcome << "\n" << s.log.All();
+  EXPECT_TRUE(s.rt.stopped_by_sink());
+  EXPECT_GE(s.rt.endless_objects(), 2u * 20000);
+  s.rt.set_endless(false);
+  const CaptureResult again = CaptureOnce(s.client);
+  ASSERT_TRUE(again.ok) << again.error;
+  EXPECT_EQ(FirstDifference(GclogText(*again.snapshot), GclogText(s.rt.Expected())), "");
 }
 
 TEST(AgentClient, WorldThatCannotStopAbortsTheCapture) {

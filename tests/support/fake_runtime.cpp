@@ -188,10 +188,28 @@ void FakeRuntime::WalkHeap(agent::HeapInfoCallback& sink) {
       const Obj& o = objs_[i];
       WalkOrigins(sink, i, &abort);
       if (abort || sink.ObjectReferences(o.id, o.type, o.size, o.refs.data(), o.refs.size()) ==
-                       WalkResult::kAbort)
+                       WalkResult::kAbort) {
+        stopped_by_sink_ = true;
         return;
+      }
+    }
+    // Endless: the same objects again under ids no real round reuses (bit 40 and up), each
+    // round's references pointing into that round, until the sink stops the walk.
+    std::vector<uint64_t> refs;
+    for (uint64_t round = 1; endless_ && !end_endless_; ++round) {
+      for (const Obj& o : objs_) {
+        refs.assign(o.refs.begin(), o.refs.end());
+        for (uint64_t& r : refs) r += round << 40;
+        if (sink.ObjectReferences(o.id + (round << 40), o.type, o.size, refs.data(),
+                                  refs.size()) == WalkResult::kAbort) {
+          stopped_by_sink_ = true;
+          return;
+        }
+        endless_objects_.fetch_add(1, std::memory_order_relaxed);
+      }
     }
   };
+  stopped_by_sink_ = false;
   walk();
   sink.BeginContainer(ContainerType::kEnd, 0, 0);  // always, even after an abort
 }

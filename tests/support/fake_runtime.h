@@ -8,6 +8,8 @@
 // with set_hostile_origins(true) it adds what a broken runtime might send (site id 0, a site
 // deeper than 32, a site described twice, an origin for the wrong object, an undefined site),
 // all of which must cost only those objects' origins.
+// With set_endless(true) the walk repeats the heap's objects (new ids each round) until the sink
+// stops it or end_endless() is called: a transfer that only a cancel can end.
 //
 // Thread-safety: all methods may be called from any thread.
 #pragma once
@@ -46,6 +48,13 @@ class FakeRuntime : public agent::RuntimePort {
   void set_fail_stop(bool v) { fail_stop_ = v; }
   void set_origins(bool v) { origins_ = v; }
   void set_hostile_origins(bool v) { hostile_origins_ = v; }
+  void set_endless(bool v) { endless_ = v; }
+  // Ends an endless walk from outside (a test's cleanup when the sink never stopped it).
+  void end_endless() { end_endless_ = true; }
+  // Objects reported beyond the heap's own by endless walks, and whether the last walk was
+  // stopped by its sink (true) or ended another way.
+  uint64_t endless_objects() const { return endless_objects_.load(); }
+  bool stopped_by_sink() const { return stopped_by_sink_.load(); }
   // Origins the agent must drop in hostile mode (CaptureEnd.origins_dropped).
   uint64_t expected_dropped_origins() const;
   int collections() const { return collections_.load(); }
@@ -62,6 +71,8 @@ class FakeRuntime : public agent::RuntimePort {
   std::atomic<bool> stopped_{false};
   std::atomic<bool> fail_stop_{false};
   std::atomic<bool> origins_{false}, hostile_origins_{false};
+  std::atomic<bool> endless_{false}, end_endless_{false}, stopped_by_sink_{false};
+  std::atomic<uint64_t> endless_objects_{0};
   // The origin of object i in origins mode: site index into kSites (-1 none) and frame.
   int SiteOf(size_t i) const;
   void WalkOrigins(agent::HeapInfoCallback& sink, size_t i, bool* abort) const;
