@@ -32,7 +32,16 @@ FieldMapper::FieldMapper(const WalkDetail& detail, uint32_t pointer_bytes)
     : detail_(detail), pointer_bytes_(pointer_bytes == 4 ? 4 : 8) {}
 
 void FieldMapper::NoteType(uint32_t type_id) {
-  types_.emplace(type_id, TypeFields{});
+  if (described_.empty() || type_id > described_.back()) {
+    described_.push_back(type_id);
+    return;
+  }
+  auto it = std::lower_bound(described_.begin(), described_.end(), type_id);
+  if (*it != type_id) described_.insert(it, type_id);
+}
+
+bool FieldMapper::Described(uint32_t type_id) const {
+  return std::binary_search(described_.begin(), described_.end(), type_id);
 }
 
 bool FieldMapper::MapEnum(uint32_t enum_id, const char* name, size_t name_len, FieldKind underlying,
@@ -61,11 +70,11 @@ bool FieldMapper::MapEnum(uint32_t enum_id, const char* name, size_t name_len, F
 }
 
 bool FieldMapper::MapLayout(uint32_t type_id, const TypeLayoutInfo& l, protocol::RawLayout* out) {
-  auto it = types_.find(type_id);
-  if (it == types_.end() || it->second.has_layout ||
+  if (!Described(type_id) || types_.count(type_id) ||
       static_cast<uint32_t>(l.shape) > protocol::kMaxTypeShape)
     return false;
-  TypeFields& t = it->second;
+  TypeFields& t = types_[type_id];
+  recent_[type_id % kRecent] = {};  // it may be cached as a type without a layout
   t.has_layout = true;
   t.shape = l.shape;
   t.runtime_fields = static_cast<uint32_t>(std::min<size_t>(l.field_count, UINT32_MAX));
@@ -239,9 +248,9 @@ const uint32_t* FieldMapper::MapSlots(const TypeFields& t, const uint32_t* slots
 const FieldMapper::TypeFields* FieldMapper::Find(uint32_t type_id) {
   std::pair<uint32_t, const TypeFields*>& c = recent_[type_id % kRecent];
   if (c.second && c.first == type_id) return c.second;
+  static const TypeFields kNoLayout{};  // cached as such: a miss per object costs a hash lookup
   auto it = types_.find(type_id);
-  if (it == types_.end()) return nullptr;
-  c = {type_id, &it->second};  // map nodes do not move
+  c = {type_id, it == types_.end() ? &kNoLayout : &it->second};  // map nodes do not move
   return c.second;
 }
 
@@ -274,7 +283,8 @@ protocol::ObjectDetail FieldMapper::Take(uint64_t object, uint32_t type_id, uint
 }
 
 size_t FieldMapper::FootprintBytes() const {
-  return sizeof(recent_) + types_.size() * (sizeof(TypeFields) + 32) + kinds_bytes_ +
+  return sizeof(recent_) + described_.capacity() * sizeof(uint32_t) +
+         types_.size() * (sizeof(TypeFields) + 32) + kinds_bytes_ +
          enums_.size() * 32 + pending_values_.capacity() * sizeof(uint64_t) +
          pending_units_.capacity() * sizeof(uint16_t) + slots_.capacity() * sizeof(uint32_t);
 }
