@@ -36,8 +36,8 @@ CaptureSink::CaptureSink(RuntimePort& runtime, CaptureJob& job)
       job_(job),
       writer_(
           job.id, [this](wire::Envelope* env) { return Emit(*env); },
-          /*background_sealing=*/!Streaming(job),
-          Streaming(job) ? kStreamingBatchBytes : protocol::kTargetBatchBytes),
+          /*background_sealing=*/!Streaming(job), kStreamingBatchBytes),
+      full_batches_(Streaming(job)),
       fields_(job.detail, runtime.Info().pointer_bytes) {
   if (job.detail.fields) writer_.EnableFields(job.detail.values);
 }
@@ -256,6 +256,10 @@ WalkResult CaptureSink::DoObjectReferences(uint64_t object, uint32_t type_id, ui
   if (job_.detail.fields) detail = fields_.Take(object, type_id, size, slots, ref_count);
   if (!writer_.Object(object, type_id, size, refs, ref_count, site, frame, detail))
     return Stopped();
+  if (!full_batches_ && writer_.totals().objects >= kFullBatchesAfterObjects) {
+    writer_.SetBatchBytes(protocol::kTargetBatchBytes);  // a large heap
+    full_batches_ = true;
+  }
   return WalkResult::kPostponeReferences;
 }
 

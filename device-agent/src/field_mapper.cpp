@@ -284,8 +284,8 @@ protocol::ObjectDetail FieldMapper::Take(uint64_t object, uint32_t type_id, uint
 
 size_t FieldMapper::FootprintBytes() const {
   return sizeof(recent_) + described_.capacity() * sizeof(uint32_t) +
-         types_.size() * (sizeof(TypeFields) + 32) + kinds_bytes_ +
-         enums_.size() * 32 + pending_values_.capacity() * sizeof(uint64_t) +
+         types_.size() * (sizeof(TypeFields) + 32) + kinds_bytes_ + enums_.size() * 32 +
+         pending_values_.capacity() * sizeof(uint64_t) +
          pending_units_.capacity() * sizeof(uint16_t) + slots_.capacity() * sizeof(uint32_t);
 }
 

@@ -93,7 +93,7 @@ class FieldMapper {
   const uint32_t pointer_bytes_;
   bool Described(uint32_t type_id) const;
 
-  std::vector<uint32_t> described_;  // ids of the described types, sorted, unique
+  std::vector<uint32_t> described_;                 // ids of the described types, sorted, unique
   std::unordered_map<uint32_t, TypeFields> types_;  // the types with a layout
   // A direct-mapped cache of types_ for the per-object lookup (objects of a few types
   // interleave): one hash lookup per object was a visible part of the pause on large heaps.

@@ -79,8 +79,7 @@ uint64_t RawBatch::HeapBytes() const {
   return b;
 }
 
-BatchEncoder::BatchEncoder(size_t batch_bytes)
-    : budget_(batch_bytes > 4096 ? batch_bytes - 512 : 3584) {
+BatchEncoder::BatchEncoder(size_t batch_bytes) : budget_(Budget(batch_bytes)) {
   // Columns grow to the size a ~64 KiB batch needs in the first batches, then are reused.
   raw_.object_id.reserve(1024);
   raw_.refs.reserve(4096);

@@ -17,6 +17,7 @@ namespace xrpm::testing {
 namespace {
 
 using client::CaptureResult;
+using client::CaptureStats;
 using client::ClientOptions;
 using client::ConnectionState;
 using client::HostClient;
@@ -105,6 +106,37 @@ TEST(AgentClient, CaptureEqualsTheHeapRecordForRecord) {
   EXPECT_EQ(snap.root_origins[snap.root_origin[5]], "statics of Game.Bubble3");
   EXPECT_EQ(snap.root_origins[snap.root_origin[7]], "GC handle table 0x1");
   EXPECT_EQ(snap.root_origin[12], snap.root_origin[1]);
+}
+
+// Buffered captures (the default 256 MiB bound) seal small batches until the capture is large:
+// the encoder's buffers, three batches' raw columns, scale with the batch, and a small heap
+// must not pay for 64 KiB batches (issue 25: the csharp shell's 66 k objects). Batches are
+// sealed by the encoder's size estimate, not by timing, so their count is exact; a streaming
+// capture (4 MiB bound) of the same heap always seals at the small size.
+TEST(AgentClient, BatchesStaySmallOnASmallHeapAndGrowOnALargeOne) {
+  auto capture = [](size_t objects, size_t limit, CaptureStats* st) {
+    agent::AgentOptions opt;
+    opt.capture_memory_limit = limit;
+    Served s(objects, 0, opt);
+    ASSERT_TRUE(s.agent);
+    ASSERT_TRUE(Connected(s.client));
+    const CaptureResult r = CaptureOnce(s.client);
+    ASSERT_TRUE(r.ok) << r.error;
+    EXPECT_EQ(FirstDifference(GclogText(*r.snapshot), GclogText(s.rt.Expected())), "");
+    *st = r.stats;
+  };
+  const size_t kBuffered = agent::AgentOptions{}.capture_memory_limit, kStreaming = 4u << 20;
+  CaptureStats small, small_streamed, large, large_streamed;
+  capture(20000, kBuffered, &small);
+  capture(20000, kStreaming, &small_streamed);
+  EXPECT_EQ(small.batches, small_streamed.batches) << "a small heap: small batches";
+  EXPECT_LE(small.wire_bytes / small.batches, 16u << 10);
+  // 126 KB on the wire: what is held of it, plus three small batches' columns.
+  EXPECT_LE(small.agent_peak_bytes, 640u << 10);
+  capture(400000, kBuffered, &large);
+  capture(400000, kStreaming, &large_streamed);
+  EXPECT_EQ(large.objects, 400000u);
+  EXPECT_LT(large.batches, large_streamed.batches) << "past 256 k objects, larger batches";
 }
 
 TEST(AgentClient, ConsecutiveCapturesAndCancel) {

@@ -137,6 +137,8 @@ class BatchEncoder {
  public:
   // Seals batches at about `batch_bytes` encoded (an upper bound, 4 KiB at least).
   explicit BatchEncoder(size_t batch_bytes = kTargetBatchBytes);
+  // From now on (this batch included) seals at about `batch_bytes` instead.
+  void SetBatchBytes(size_t batch_bytes) { budget_ = Budget(batch_bytes); }
 
   // `domain`: 0, or a domain id given by an earlier AddDomain (the caller checks).
   bool AddType(uint32_t id, const char* name, size_t len, uint32_t domain = 0,
@@ -193,7 +195,9 @@ class BatchEncoder {
   // far below kMaxAgentMessageBytes) still goes alone into an empty one.
   bool FitsOrFirst(size_t more_bytes) const { return estimate_ == 0 || Fits(more_bytes); }
 
-  const size_t budget_;  // batch_bytes minus the message's framing
+  static size_t Budget(size_t batch_bytes) { return batch_bytes > 4096 ? batch_bytes - 512 : 3584; }
+
+  size_t budget_;  // batch_bytes minus the message's framing
   RawBatch raw_;
   size_t estimate_ = 0;    // upper bound of the encoded size (varints at shift 0)
   uint64_t prev_end_ = 0;  // end of the previous object in this batch

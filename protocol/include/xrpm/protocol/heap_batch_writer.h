@@ -12,8 +12,8 @@
 // Batches reach the sink in order either way.
 //
 // Memory: the column buffers of the batch being filled, plus (background) the batch being
-// sealed and the handed-over one: a few hundred KiB each for ~64 KiB batches, reused;
-// FootprintBytes() reports them.
+// sealed and the handed-over one: a few hundred KiB each for ~64 KiB batches (they scale with
+// the batch size), reused; FootprintBytes() reports them.
 //
 // Thread-safety: the Add methods, Flush and totals() belong to one thread (the walk). In
 // background mode the sink runs on the sealer thread; FootprintBytes() may be called from
@@ -76,6 +76,8 @@ class HeapBatchWriter {
   // Fields and values (heap_batch.h BatchEncoder): EnableFields before anything else; layouts
   // and enums before the objects and roots that use them.
   void EnableFields(bool values) { enc_.EnableFields(values); }
+  // Seals at about `batch_bytes` from now on (the batch being filled included).
+  void SetBatchBytes(size_t batch_bytes) { enc_.SetBatchBytes(batch_bytes); }
   bool Layout(const RawLayout& layout);
   bool Enum(const RawEnum& e);
   // Allocation origins (heap_batch.h BatchEncoder): the clock once, before any origin; a
