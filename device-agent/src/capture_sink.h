@@ -58,9 +58,10 @@ class CaptureSink : public HeapInfoCallback {
   // capture has kFullBatchesAfterObjects objects. The encoder's buffers scale with the batch
   // (raw columns hold ~5x the wire bytes of small objects or roots, three batches of them
   // with a sealer thread): on the csharp shell's heap (66 k objects, 18 k classes) 1.9-2.7 MiB
-  // for 64 KiB batches, 30-40 B/object, and 0.85-1.3 MiB for 16 KiB ones. Past 256 k objects
-  // the large batches' buffers cost <= ~11 B/object and save a large heap's per-batch work.
-  static constexpr uint64_t kFullBatchesAfterObjects = uint64_t{1} << 18;
+  // for 64 KiB batches, 30-40 B/object, and 0.85-1.3 MiB for 16 KiB ones. Past 128 k objects
+  // the large batches' buffers cost <= ~21 B/object, less as the heap grows, and save a large
+  // heap's per-batch work (each batch is one more hand-off to the sealer thread and message).
+  static constexpr uint64_t kFullBatchesAfterObjects = uint64_t{1} << 17;
   static bool Streaming(const CaptureJob& job) { return job.queue.limit() < kStreamingBelowLimit; }
 
   CaptureSink(RuntimePort& runtime, CaptureJob& job);

@@ -136,7 +136,7 @@ TEST(AgentClient, BatchesStaySmallOnASmallHeapAndGrowOnALargeOne) {
   capture(400000, kBuffered, &large);
   capture(400000, kStreaming, &large_streamed);
   EXPECT_EQ(large.objects, 400000u);
-  EXPECT_LT(large.batches, large_streamed.batches) << "past 256 k objects, larger batches";
+  EXPECT_LT(large.batches, large_streamed.batches) << "past 128 k objects, larger batches";
 }
 
 TEST(AgentClient, ConsecutiveCapturesAndCancel) {
