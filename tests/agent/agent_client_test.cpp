@@ -133,9 +133,9 @@ TEST(AgentClient, BatchesStaySmallOnASmallHeapAndGrowOnALargeOne) {
   EXPECT_LE(small.wire_bytes / small.batches, 16u << 10);
   // 126 KB on the wire: what is held of it, plus three small batches' columns.
   EXPECT_LE(small.agent_peak_bytes, 640u << 10);
-  capture(400000, kBuffered, &large);
-  capture(400000, kStreaming, &large_streamed);
-  EXPECT_EQ(large.objects, 400000u);
+  capture(200000, kBuffered, &large);
+  capture(200000, kStreaming, &large_streamed);
+  EXPECT_EQ(large.objects, 200000u);
   EXPECT_LT(large.batches, large_streamed.batches) << "past 128 k objects, larger batches";
 }
 
