@@ -22,7 +22,7 @@ void Row(const char* label, const std::string& value) {
   ImGui::TableNextColumn();
   TextMuted(label);
   ImGui::TableNextColumn();
-  ImGui::TextUnformatted(value.c_str());
+  ImGui::TextWrapped("%s", value.c_str());  // within the column (a snapshot walk's pause is long)
 }
 
 std::string Ms(const std::optional<uint64_t>& ms) {
