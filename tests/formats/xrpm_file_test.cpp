@@ -66,6 +66,7 @@ CaptureInfo SampleCapture(uint64_t seed) {
   c.stall_us = 4000;
   c.agent_peak_bytes = 1 << 20;
   c.elapsed_us = 99999;
+  if (seed % 2) c.walk_after_pause_us = 1'400'000 + seed;  // a snapshot walk
   return c;
 }
 
@@ -128,6 +129,30 @@ TEST(XrpmFile, RandomModelsRoundTripInEveryField) {
     EXPECT_TRUE(c.skipped.empty());
     EXPECT_EQ(c.major, formats::kXrpmMajorVersion);
   }
+}
+
+// Issue 25: a snapshot walk's walk after the pause is CAPT field 27, written only after a
+// snapshot walk; a file from before it (the fuzz seed random-1.xrpm, written by the 1.3 writer
+// without the field) reads as a paused walk with its other figures intact.
+TEST(XrpmFile, WalkAfterThePauseRoundTripsAndOlderFilesReadAsAPausedWalk) {
+  TempDir t;
+  Snapshot s = GameHeap(200);
+  s.capture = SampleCapture(0);
+  for (const uint64_t after : {uint64_t{0}, uint64_t{1}, uint64_t{1'400'000}, UINT64_MAX}) {
+    s.capture->walk_after_pause_us = after;
+    formats::WriteXrpmFile(s, t.Path("w.xrpm"));
+    const formats::XrpmContents c = formats::ReadXrpmFile(t.Path("w.xrpm"));
+    ASSERT_TRUE(c.snapshot.capture.has_value());
+    EXPECT_EQ(c.snapshot.capture->walk_after_pause_us, after);
+    EXPECT_EQ(c.snapshot.capture->snapshot_walk(), after != 0);
+    EXPECT_TRUE(c.snapshot == s) << after;
+  }
+  const formats::XrpmContents old =
+      formats::ReadXrpmFile(std::string(XRPM_TEST_DATA) + "/../fuzz/corpus/xrpm/random-1.xrpm");
+  ASSERT_TRUE(old.snapshot.capture.has_value());
+  EXPECT_EQ(old.snapshot.capture->walk_after_pause_us, 0u);
+  EXPECT_FALSE(old.snapshot.capture->snapshot_walk());
+  EXPECT_EQ(old.snapshot.capture->pause_us, 1234u);  // as that seed was written
 }
 
 TEST(XrpmFile, AllocationOriginsRoundTripAcrossBlocksAndAreOptionalParts) {

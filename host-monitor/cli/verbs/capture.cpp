@@ -21,6 +21,7 @@
 #include "shared/verb.h"
 #include "xrpm/app/auto_capture.h"
 #include "xrpm/formats/snapshot_io.h"
+#include "xrpm/model/capture_pause.h"
 #include "xrpm/model/human_parse.h"
 
 namespace xrpm::cli {
@@ -42,12 +43,6 @@ struct Opts {
            keep > 0 || count > 0 || !duration.empty();
   }
 };
-
-std::string Ms(uint64_t us) {
-  char b[32];
-  std::snprintf(b, sizeof b, "%.1f ms", static_cast<double>(us) / 1000.0);
-  return b;
-}
 
 std::atomic<bool> g_stop{false};
 extern "C" void OnStopSignal(int) {
@@ -140,7 +135,7 @@ int RunUnattended(const Opts& o) {
     std::printf("%s capture %llu (%s) -> %s: %s objects, %s, game paused %s%s\n", UtcNow().c_str(),
                 static_cast<unsigned long long>(e.n), e.trigger.detail.c_str(), e.file.c_str(),
                 Thousands(e.stats.objects).c_str(), HumanBytes(e.stats.heap_bytes).c_str(),
-                Ms(e.stats.pause_us).c_str(), removed.c_str());
+                FormatPauseTime(e.stats.pause_us).c_str(), removed.c_str());
     std::fflush(stdout);
   };
   const app::AutoCaptureResult r = app::RunAutoCapture(a, g_stop, render);
@@ -254,15 +249,11 @@ int Run(const Opts& o) {
   std::printf("  %s objects, %s references, %s roots, %s types, %s heap\n",
               Thousands(s.objects).c_str(), Thousands(s.refs).c_str(), Thousands(s.roots).c_str(),
               Thousands(s.types).c_str(), HumanBytes(s.heap_bytes).c_str());
-  // A snapshot walk paused the game for the collection and the snapshot only.
-  const std::string paused =
-      "GC " + Ms(s.gc_us) +
-      (s.walk_after_pause_us == 0 ? ", walk " + Ms(s.walk_us)
-                                  : ", snapshot " + Ms(s.walk_us) + "; then walked in " +
-                                        Ms(s.walk_after_pause_us) + " while the game ran");
-  std::printf("  game paused %s (%s); %s on the wire in %u batches; agent peak %s; %.2f s\n",
-              Ms(s.pause_us).c_str(), paused.c_str(), HumanBytes(s.wire_bytes).c_str(), s.batches,
-              HumanBytes(s.agent_peak_bytes).c_str(), s.elapsed_s);
+  // The snapshot's metadata (client::MakeCaptureInfo) says what the pause held, in the words
+  // `xrpm info` and the monitor use.
+  std::printf("  game paused %s; %s on the wire in %u batches; agent peak %s; %.2f s\n",
+              DescribeCapturePause(*r.snapshot->capture).c_str(), HumanBytes(s.wire_bytes).c_str(),
+              s.batches, HumanBytes(s.agent_peak_bytes).c_str(), s.elapsed_s);
   PrintDomainTotals(*r.snapshot);
   return kExitOk;
 }

@@ -9,6 +9,7 @@
 #include "xrpm/client/frame_summary.h"
 #include "xrpm/client/recording_file.h"
 #include "xrpm/formats/xrpm_file.h"
+#include "xrpm/model/capture_pause.h"
 
 namespace xrpm::cli {
 namespace {
@@ -43,6 +44,8 @@ nlohmann::json CaptureJson(const CaptureInfo& c) {
           {"pause_us", c.pause_us},
           {"gc_us", c.gc_us},
           {"walk_us", c.walk_us},
+          {"walk_after_pause_us", c.walk_after_pause_us},
+          {"snapshot_walk", c.snapshot_walk()},
           {"stop_wait_us", c.stop_wait_us},
           {"stall_us", c.stall_us},
           {"agent_peak_bytes", c.agent_peak_bytes},
@@ -58,11 +61,6 @@ void PrintCapture(const CaptureInfo& c) {
   char when[32] = "-";
   if (std::tm tm{}; gmtime_r(&t, &tm))
     std::strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S UTC", &tm);
-  auto ms = [](uint64_t us) {
-    char b[32];
-    std::snprintf(b, sizeof b, "%.1f ms", static_cast<double>(us) / 1000.0);
-    return std::string(b);
-  };
   std::printf("\nCapture\n");
   using A = TextTable::Align;
   TextTable t2({{"", A::kLeft}, {"", A::kLeft}});
@@ -71,10 +69,9 @@ void PrintCapture(const CaptureInfo& c) {
                            std::to_string(c.device.pointer_bytes * 8) + "-bit)"});
   t2.AddRow({"from", c.device.endpoint + ", " + c.device.agent_name});
   t2.AddRow({"taken", std::string(when) + ", capture " + std::to_string(c.capture_id)});
-  t2.AddRow(
-      {"game paused", ms(c.pause_us) + " (GC " + ms(c.gc_us) + ", walk " + ms(c.walk_us) + ")"});
+  t2.AddRow({"game paused", DescribeCapturePause(c)});
   t2.AddRow({"transfer", HumanBytes(c.wire_bytes) + " in " + Thousands(c.batches) + " batches, " +
-                             ms(c.elapsed_us) + " in all"});
+                             FormatPauseTime(c.elapsed_us) + " in all"});
   t2.AddRow({"agent memory", HumanBytes(c.agent_peak_bytes) + " at the peak"});
   if (c.marker_age_us >= 0) {
     char b[64];

@@ -158,10 +158,7 @@ void CaptureSection(App& app) {
     ImGui::PushTextWrapPos(0);
     TextMuted("Last capture: " + FormatCount(last->objects) + " objects, " +
               FormatBytes(last->heap_bytes) + " in " + FormatDuration(last->elapsed_s) + ".");
-    TextColored(double(last->pause_us) / 1000.0 > 100 ? kWarn : kGood,
-                "The game paused " + FormatDuration(double(last->pause_us) / 1e6) + " (GC " +
-                    FormatDuration(double(last->gc_us) / 1e6) + ", walk " +
-                    FormatDuration(double(last->walk_us) / 1e6) + ").");
+    TextColored(double(last->pause_us) / 1000.0 > 100 ? kWarn : kGood, link.last_pause_text());
     ImGui::PopTextWrapPos();
   }
 }

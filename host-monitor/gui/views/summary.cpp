@@ -10,6 +10,7 @@
 #include "object_links.h"
 #include "view_registry.h"
 #include "widgets.h"
+#include "xrpm/model/capture_pause.h"
 #include "xrpm/model/human_format.h"
 
 namespace xrpm::gui {
@@ -21,7 +22,7 @@ void Row(const char* label, const std::string& value) {
   ImGui::TableNextColumn();
   TextMuted(label);
   ImGui::TableNextColumn();
-  ImGui::TextUnformatted(value.c_str());
+  ImGui::TextWrapped("%s", value.c_str());  // within the column (a snapshot walk's pause is long)
 }
 
 std::string Ms(const std::optional<uint64_t>& ms) {
@@ -108,9 +109,7 @@ void DrawCaptureInfo(const CaptureInfo& c, float width) {
   Row("Platform", c.device.platform + ", " + std::to_string(c.device.pointer_bytes * 8) + "-bit");
   Row("From", c.device.endpoint);
   Row("Captured", std::string(when));
-  Row("Game paused", FormatDuration(double(c.pause_us) / 1e6) + " (GC " +
-                         FormatDuration(double(c.gc_us) / 1e6) + ", walk " +
-                         FormatDuration(double(c.walk_us) / 1e6) + ")");
+  Row("Game paused", DescribeCapturePause(c));
   Row("Transfer", FormatBytes(c.wire_bytes) + " in " + FormatCount(c.batches) + " batches, " +
                       FormatDuration(double(c.elapsed_us) / 1e6));
   Row("Agent memory", FormatBytes(c.agent_peak_bytes) + " at the peak");

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "xrpm/app/app_session.h"
+#include "xrpm/app/capture_status.h"
 #include "xrpm/formats/snapshot_io.h"
 #include "xrpm/model/human_format.h"
 
@@ -209,16 +210,13 @@ void AppSession::PollDevice() {
               (r->error.empty() ? "" : ": " + r->error) + " (nothing was kept)");
       return;
     }
-    const auto& st = r->stats;
     std::string app;
     if (const client::HostClient* c = link_.client()) app = c->device().app_name;
     const uint32_t id =
         AddSnapshot(r->snapshot, DocOrigin::kCaptured,
                     "Capture " + std::to_string(++captures_) + (app.empty() ? "" : " — " + app));
     last_capture_doc_ = landed_capture_ = id;
-    Log(LogEntry::kInfo, "Captured " + FormatCount(st.objects) + " objects (" +
-                             FormatBytes(st.heap_bytes) + ") in " + FormatDuration(st.elapsed_s) +
-                             "; the game paused " + FormatDuration(double(st.pause_us) / 1e6));
+    Log(LogEntry::kInfo, CaptureLandedText(*r->snapshot));
   }
 }
 

@@ -1,5 +1,6 @@
 #include "xrpm/app/device_link.h"
 
+#include "xrpm/app/capture_status.h"
 #include "xrpm/model/human_format.h"
 
 namespace xrpm::app {
@@ -190,7 +191,10 @@ std::vector<DeviceLink::Event> DeviceLink::Poll() {
   if (capturing_) {
     if (auto r = client_->TakeCaptureResult()) {
       capturing_ = false;
-      if (r->ok) last_capture_ = r->stats;
+      if (r->ok) {
+        last_capture_ = r->stats;
+        last_pause_text_ = r->snapshot->capture ? GamePausedText(*r->snapshot->capture) : "";
+      }
       finished_ = std::move(*r);
     }
   }

@@ -35,6 +35,7 @@ CaptureInfo MakeCaptureInfo(const DeviceInfo& d, const CaptureStats& s) {
   c.pause_us = s.pause_us;
   c.gc_us = s.gc_us;
   c.walk_us = s.walk_us;
+  c.walk_after_pause_us = s.walk_after_pause_us;
   c.stop_wait_us = s.stop_wait_us;
   c.stall_us = s.stall_us;
   c.agent_peak_bytes = s.agent_peak_bytes;

@@ -56,7 +56,8 @@ enum CaptureField : uint32_t {
   kAgentPeakBytes,
   kElapsedUs,
   kLastMarker,
-  kMarkerAgeUs,  // microseconds, 0..INT64_MAX; absent: no marker
+  kMarkerAgeUs,       // microseconds, 0..INT64_MAX; absent: no marker
+  kWalkAfterPauseUs,  // microseconds, > 0; absent: the walk was in the pause (issue 25)
 };
 
 }  // namespace
@@ -235,6 +236,8 @@ std::string EncodeCapture(const CaptureInfo& c) {
   // takes what it finds), and a rewrite must keep exactly that.
   if (!c.last_marker.empty()) str(kLastMarker, c.last_marker);
   if (c.marker_age_us >= 0) num(kMarkerAgeUs, static_cast<uint64_t>(c.marker_age_us));
+  // Only after a snapshot walk, so a paused walk's file is what older writers wrote.
+  if (c.snapshot_walk()) num(kWalkAfterPauseUs, c.walk_after_pause_us);
   return std::move(w.bytes());
 }
 
@@ -348,6 +351,9 @@ CaptureInfo DecodeCapture(std::string_view blob) {
         c.marker_age_us = static_cast<int64_t>(x);
         break;
       }
+      case kWalkAfterPauseUs:
+        c.walk_after_pause_us = num();  // 0 would mean a paused walk, as its absence does
+        break;
       default:
         break;  // a field from a newer writer
     }
