@@ -93,6 +93,8 @@ TEST(AutoCaptureBoard, EveryKeepsARingOfFilesAndOpensNoDocument) {
   EXPECT_EQ(b.last_file(), f.dir.Path("a-" + std::to_string(saved) + "-every.xrpm"));
   EXPECT_NE(LogText(f.s).find("Auto capture 1 (every 100 ms) -> "), std::string::npos)
       << LogText(f.s);
+  EXPECT_NE(LogText(f.s).find(", the game paused "), std::string::npos) << LogText(f.s);
+  EXPECT_NE(LogText(f.s).find(" (GC "), std::string::npos) << LogText(f.s);  // what it held
   EXPECT_NE(f.s.StateJson().find("\"saved\": " + std::to_string(saved)), std::string::npos);
   // Stopped: no more captures, whatever the timer says.
   f.s.Poll();

@@ -53,6 +53,17 @@ TEST(CaptureStatus, TheConnectionPanelsPauseLine) {
             "the game ran).");
 }
 
+TEST(CaptureStatus, TheUnattendedSummaryLinesPause) {
+  const Snapshot paused = Captured(0), snapshot = Captured(1'400'000);
+  EXPECT_EQ(CapturePauseText(&paused, 1), "239.0 ms (GC 227.0 ms, walk 12.0 ms)");
+  EXPECT_EQ(CapturePauseText(&snapshot, 1),
+            "239.0 ms (GC 227.0 ms, snapshot 12.0 ms; then walked in 1.4 s while the game ran)");
+  Snapshot no_metadata = Captured(0);
+  no_metadata.capture.reset();
+  EXPECT_EQ(CapturePauseText(&no_metadata, 45'200), "45.2 ms");
+  EXPECT_EQ(CapturePauseText(nullptr, 1'500'000), "1.5 s");
+}
+
 TEST(CaptureStatus, ASnapshotWalkSavedAndOpenedAgainStillSaysSo) {
   const testing::TempDir dir("xrpm_capture_status");
   formats::WriteXrpmFile(Captured(1'400'000), dir.Path("c.xrpm"));

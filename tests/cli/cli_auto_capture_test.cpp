@@ -174,6 +174,11 @@ TEST(CliAutoCapture, ReconnectsWhenTheDeviceRestarts) {
   EXPECT_FALSE(cap.log().WaitFor("lost the device, reconnecting", 0).empty()) << cap.log().All();
   EXPECT_EQ(cap.log().WaitCount("connected to bubbles.exe", 2, 0), 2u) << cap.log().All();
   EXPECT_FALSE(cap.log().WaitFor("5 saved", 0).empty()) << cap.log().All();
+  // Each capture's line says what its pause held, as `xrpm capture` and `xrpm info` do.
+  const std::string first = cap.log().WaitFor("capture 1 (", 0);
+  EXPECT_NE(first.find("game paused "), std::string::npos) << first;
+  EXPECT_NE(first.find(" (GC "), std::string::npos) << first;
+  EXPECT_NE(first.find(", walk "), std::string::npos) << first;
   EXPECT_EQ(FileNames(dir.path()),
             (std::vector<std::string>{"r-1.xrpm", "r-2.xrpm", "r-3.xrpm", "r-4.xrpm", "r-5.xrpm"}));
 }

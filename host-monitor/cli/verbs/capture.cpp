@@ -117,6 +117,7 @@ int RunUnattended(const Opts& o) {
                           {"objects", e.stats.objects},
                           {"heap_bytes", e.stats.heap_bytes},
                           {"pause_us", e.stats.pause_us},
+                          {"walk_after_pause_us", e.stats.walk_after_pause_us},
                           {"elapsed_s", e.stats.elapsed_s}};
       if (e.kind != K::kCaptured) j["error"] = e.text;
       std::string s = j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
@@ -135,7 +136,7 @@ int RunUnattended(const Opts& o) {
     std::printf("%s capture %llu (%s) -> %s: %s objects, %s, game paused %s%s\n", UtcNow().c_str(),
                 static_cast<unsigned long long>(e.n), e.trigger.detail.c_str(), e.file.c_str(),
                 Thousands(e.stats.objects).c_str(), HumanBytes(e.stats.heap_bytes).c_str(),
-                FormatPauseTime(e.stats.pause_us).c_str(), removed.c_str());
+                e.pause.c_str(), removed.c_str());
     std::fflush(stdout);
   };
   const app::AutoCaptureResult r = app::RunAutoCapture(a, g_stop, render);

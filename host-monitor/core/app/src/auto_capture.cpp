@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "xrpm/app/capture_output.h"
+#include "xrpm/app/capture_status.h"
 #include "xrpm/app/trigger_feed.h"
 #include "xrpm/model/human_parse.h"
 #include "xrpm/protocol/constants.h"
@@ -205,6 +206,7 @@ AutoCaptureResult RunAutoCapture(const AutoCaptureOptions& o, const std::atomic<
         continue;
       }
       e.stats = r.stats;
+      e.pause = CapturePauseText(r.snapshot.get(), r.stats.pause_us);
       if (r.snapshot->capture) {
         e.last_marker = r.snapshot->capture->last_marker;
         e.marker_age_us = r.snapshot->capture->marker_age_us;

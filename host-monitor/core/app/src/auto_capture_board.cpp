@@ -2,6 +2,7 @@
 
 #include <exception>
 
+#include "xrpm/app/capture_status.h"
 #include "xrpm/model/human_format.h"
 
 namespace xrpm::app {
@@ -102,7 +103,7 @@ AutoCaptureBoard::Outcome AutoCaptureBoard::OnCaptureResult(const client::Captur
   out.ok = true;
   out.text = "Auto capture " + std::to_string(n) + " (" + why.detail + ") -> " + file + ": " +
              FormatCount(r.stats.objects) + " objects, " + FormatBytes(r.stats.heap_bytes) +
-             ", the game paused " + FormatDuration(static_cast<double>(r.stats.pause_us) / 1e6) +
+             ", the game paused " + CapturePauseText(r.snapshot.get(), r.stats.pause_us) +
              removed;
   return out;
 }

@@ -14,6 +14,10 @@ std::string CaptureLandedText(const Snapshot& s) {
          "; the game paused " + DescribeCapturePause(*s.capture);
 }
 
+std::string CapturePauseText(const Snapshot* s, uint64_t pause_us) {
+  return s && s->capture ? DescribeCapturePause(*s->capture) : FormatPauseTime(pause_us);
+}
+
 std::string GamePausedText(const CaptureInfo& c) {
   return "The game paused " + DescribeCapturePause(c) + ".";
 }
