@@ -5,6 +5,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "test_heaps.h"
 #include "xrpm/formats/netcf_writer.h"
 #include "xrpm/app/app_session.h"
 
@@ -94,15 +95,7 @@ TEST_F(AppSessionTest, SaveThenOpenRoundTripsAndUpdatesRecentFiles) {
 // A capture saved as .xrpm keeps its origins and capture metadata; saved as .gclog, the log says
 // what the file does not keep (the save dialog shows the same list before writing).
 TEST_F(AppSessionTest, CaptureSavedAsXrpmKeepsEverythingAndGclogSaysWhatItDrops) {
-  Snapshot snap;
-  snap.AddSection({.name = "bubbles.exe"});
-  snap.AddType(1, "Game.Bubble", 0);
-  snap.AddObject(0x10, 0, 12, {});
-  snap.root_origins = {"thread 1 / Game1.Update"};
-  snap.AddRoot(0x10, RootKind::kLocal, 0, 0, 0);
-  snap.CloseSectionRanges();
-  snap.capture = CaptureInfo{};
-  snap.capture->device.app_name = "bubbles.exe";
+  Snapshot snap = testing::OneObjectCapture();
   snap.capture->pause_us = 4321;
   const Snapshot original = snap;
   AppSession s(Opts());

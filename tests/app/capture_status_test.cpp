@@ -8,6 +8,7 @@
 #include <chrono>
 
 #include "temp_dir.h"
+#include "test_heaps.h"
 #include "xrpm/app/app_session.h"
 #include "xrpm/formats/xrpm_file.h"
 
@@ -16,15 +17,7 @@ namespace {
 using namespace std::chrono_literals;
 
 Snapshot Captured(uint64_t walk_after_pause_us) {
-  Snapshot s;
-  s.AddSection({.name = "bubbles.exe"});
-  s.AddType(1, "Game.Bubble", 0);
-  s.AddObject(0x10, 0, 12, {});
-  s.AddObject(0x20, 0, 20, {});
-  s.root_origins = {"thread 1 / Game1.Update"};
-  s.AddRoot(0x10, RootKind::kLocal, 0, 0, 0);
-  s.CloseSectionRanges();
-  s.capture = CaptureInfo{};
+  Snapshot s = testing::OneObjectCapture();
   s.capture->pause_us = 239'000;
   s.capture->gc_us = 227'000;
   s.capture->walk_us = 12'000;
@@ -35,14 +28,14 @@ Snapshot Captured(uint64_t walk_after_pause_us) {
 
 TEST(CaptureStatus, TheLineLoggedWhenACaptureLandsSaysWhatThePauseHeld) {
   EXPECT_EQ(CaptureLandedText(Captured(0)),
-            "Captured 2 objects (32 B) in 1.8 s; the game paused 239.0 ms (GC 227.0 ms, walk "
+            "Captured 1 object (12 B) in 1.8 s; the game paused 239.0 ms (GC 227.0 ms, walk "
             "12.0 ms)");
   EXPECT_EQ(CaptureLandedText(Captured(1'400'000)),
-            "Captured 2 objects (32 B) in 1.8 s; the game paused 239.0 ms (GC 227.0 ms, snapshot "
+            "Captured 1 object (12 B) in 1.8 s; the game paused 239.0 ms (GC 227.0 ms, snapshot "
             "12.0 ms; then walked in 1.4 s while the game ran)");
   Snapshot no_metadata = Captured(0);
   no_metadata.capture.reset();
-  EXPECT_EQ(CaptureLandedText(no_metadata), "Captured 2 objects (32 B)");
+  EXPECT_EQ(CaptureLandedText(no_metadata), "Captured 1 object (12 B)");
 }
 
 TEST(CaptureStatus, TheConnectionPanelsPauseLine) {

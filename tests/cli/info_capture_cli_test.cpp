@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "temp_dir.h"
+#include "test_heaps.h"
 #include "tool_process.h"
 #include "xrpm/formats/xrpm_file.h"
 
@@ -16,15 +17,7 @@ const std::string kXrpm = XRPM_CLI_BIN;
 
 // A one-object capture of bubbles.exe whose pause was `pause` µs (GC, walk, walk after it).
 std::string WriteCapture(const TempDir& dir, const std::string& name, uint64_t walk_after) {
-  Snapshot s;
-  s.AddSection({.name = "bubbles.exe"});
-  s.AddType(1, "Game.Bubble", 0);
-  s.AddObject(0x10, 0, 12, {});
-  s.root_origins = {"thread 1 / Game1.Update"};
-  s.AddRoot(0x10, RootKind::kLocal, 0, 0, 0);
-  s.CloseSectionRanges();
-  s.capture = CaptureInfo{};
-  s.capture->device.app_name = "bubbles.exe";
+  Snapshot s = OneObjectCapture();
   s.capture->pause_us = 239'000;
   s.capture->gc_us = 227'000;
   s.capture->walk_us = 12'000;

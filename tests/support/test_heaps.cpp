@@ -91,4 +91,17 @@ Canon Canonical(const Snapshot& s) {
   return c;
 }
 
+Snapshot OneObjectCapture() {
+  Snapshot s;
+  s.AddSection({.name = "bubbles.exe"});
+  s.AddType(1, "Game.Bubble", 0);
+  s.AddObject(0x10, 0, 12, {});
+  s.root_origins = {"thread 1 / Game1.Update"};
+  s.AddRoot(0x10, RootKind::kLocal, 0, 0, 0);
+  s.CloseSectionRanges();
+  s.capture = CaptureInfo{};
+  s.capture->device.app_name = "bubbles.exe";
+  return s;
+}
+
 }  // namespace xrpm::testing

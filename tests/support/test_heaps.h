@@ -49,4 +49,9 @@ struct Canon {
 };
 Canon Canonical(const Snapshot& s);
 
+// A captured snapshot of bubbles.exe at its smallest: one Game.Bubble of 12 bytes at 0x10, held
+// by a local root of "thread 1 / Game1.Update", with capture metadata (device app name only);
+// tests set the pause figures they look at.
+Snapshot OneObjectCapture();
+
 }  // namespace xrpm::testing

@@ -7,7 +7,8 @@
 namespace xrpm::app {
 
 std::string CaptureLandedText(const Snapshot& s) {
-  std::string t = "Captured " + FormatCount(s.object_count()) + " objects (" +
+  std::string t = "Captured " + FormatCount(s.object_count()) +
+                  (s.object_count() == 1 ? " object (" : " objects (") +
                   FormatBytes(s.total_bytes()) + ")";
   if (!s.capture) return t;
   return t + " in " + FormatDuration(static_cast<double>(s.capture->elapsed_us) / 1e6) +
