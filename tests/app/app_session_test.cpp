@@ -6,8 +6,8 @@
 #include <nlohmann/json.hpp>
 
 #include "test_heaps.h"
-#include "xrpm/formats/netcf_writer.h"
 #include "xrpm/app/app_session.h"
+#include "xrpm/formats/netcf_writer.h"
 
 namespace xrpm::app {
 namespace {

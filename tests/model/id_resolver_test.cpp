@@ -49,9 +49,9 @@ TEST(IdResolver, DuplicateIdsResolveToTheFirstObject) {
 TEST(IdResolver, SortedIdsSpanningTheWhole64BitRange) {
   // Few ids far apart: the bucket shift must stop at 63 (a shift by 64 is undefined behaviour,
   // found by the ibm_classic fuzz target on two objects at 0x10 and 0x8000000000000010).
-  for (std::vector<ObjectId> ids : {std::vector<ObjectId>{0x10, 0x8000'0000'0000'0010},
-                                    std::vector<ObjectId>{0, ~ObjectId{0}},
-                                    std::vector<ObjectId>{0, 1, ~ObjectId{0}}}) {
+  for (std::vector<ObjectId> ids :
+       {std::vector<ObjectId>{0x10, 0x8000'0000'0000'0010}, std::vector<ObjectId>{0, ~ObjectId{0}},
+        std::vector<ObjectId>{0, 1, ~ObjectId{0}}}) {
     IdResolver r = IdResolver::Build(ids, 1);
     ASSERT_TRUE(r.sorted());
     for (uint32_t i = 0; i < ids.size(); ++i) EXPECT_EQ(r.Find(ids[i]), i);

@@ -200,8 +200,8 @@ void FakeRuntime::WalkHeap(agent::HeapInfoCallback& sink) {
       for (const Obj& o : objs_) {
         refs.assign(o.refs.begin(), o.refs.end());
         for (uint64_t& r : refs) r += round << 40;
-        if (sink.ObjectReferences(o.id + (round << 40), o.type, o.size, refs.data(),
-                                  refs.size()) == WalkResult::kAbort) {
+        if (sink.ObjectReferences(o.id + (round << 40), o.type, o.size, refs.data(), refs.size()) ==
+            WalkResult::kAbort) {
           stopped_by_sink_ = true;
           return;
         }

@@ -28,31 +28,31 @@ std::string Duration(const AppDomainSection& s) {
 }
 
 nlohmann::json CaptureJson(const CaptureInfo& c) {
-  return {{"endpoint", c.device.endpoint},
-          {"agent", c.device.agent_name},
-          {"protocol_version", c.device.protocol_version},
-          {"runtime", c.device.runtime_name},
-          {"runtime_version", c.device.runtime_version},
-          {"app", c.device.app_name},
-          {"platform", c.device.platform},
-          {"pointer_bytes", c.device.pointer_bytes},
-          {"big_endian", c.device.big_endian},
-          {"capture_id", c.capture_id},
-          {"captured_at_unix_ms", c.captured_at_unix_ms},
-          {"batches", c.batches},
-          {"wire_bytes", c.wire_bytes},
-          {"pause_us", c.pause_us},
-          {"gc_us", c.gc_us},
-          {"walk_us", c.walk_us},
-          {"walk_after_pause_us", c.walk_after_pause_us},
-          {"snapshot_walk", c.snapshot_walk()},
-          {"stop_wait_us", c.stop_wait_us},
-          {"stall_us", c.stall_us},
-          {"agent_peak_bytes", c.agent_peak_bytes},
-          {"elapsed_us", c.elapsed_us},
-          {"last_marker", c.marker_age_us >= 0 ? nlohmann::json(c.last_marker) : nlohmann::json()},
-          {"marker_age_us", c.marker_age_us >= 0 ? nlohmann::json(c.marker_age_us)
-                                                 : nlohmann::json()}};
+  return {
+      {"endpoint", c.device.endpoint},
+      {"agent", c.device.agent_name},
+      {"protocol_version", c.device.protocol_version},
+      {"runtime", c.device.runtime_name},
+      {"runtime_version", c.device.runtime_version},
+      {"app", c.device.app_name},
+      {"platform", c.device.platform},
+      {"pointer_bytes", c.device.pointer_bytes},
+      {"big_endian", c.device.big_endian},
+      {"capture_id", c.capture_id},
+      {"captured_at_unix_ms", c.captured_at_unix_ms},
+      {"batches", c.batches},
+      {"wire_bytes", c.wire_bytes},
+      {"pause_us", c.pause_us},
+      {"gc_us", c.gc_us},
+      {"walk_us", c.walk_us},
+      {"walk_after_pause_us", c.walk_after_pause_us},
+      {"snapshot_walk", c.snapshot_walk()},
+      {"stop_wait_us", c.stop_wait_us},
+      {"stall_us", c.stall_us},
+      {"agent_peak_bytes", c.agent_peak_bytes},
+      {"elapsed_us", c.elapsed_us},
+      {"last_marker", c.marker_age_us >= 0 ? nlohmann::json(c.last_marker) : nlohmann::json()},
+      {"marker_age_us", c.marker_age_us >= 0 ? nlohmann::json(c.marker_age_us) : nlohmann::json()}};
 }
 
 // The capture's metadata as a short text block (files that keep it: .xrpm).

@@ -103,8 +103,7 @@ AutoCaptureBoard::Outcome AutoCaptureBoard::OnCaptureResult(const client::Captur
   out.ok = true;
   out.text = "Auto capture " + std::to_string(n) + " (" + why.detail + ") -> " + file + ": " +
              FormatCount(r.stats.objects) + " objects, " + FormatBytes(r.stats.heap_bytes) +
-             ", the game paused " + CapturePauseText(r.snapshot.get(), r.stats.pause_us) +
-             removed;
+             ", the game paused " + CapturePauseText(r.snapshot.get(), r.stats.pause_us) + removed;
   return out;
 }
 

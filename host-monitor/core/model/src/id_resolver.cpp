@@ -32,8 +32,8 @@ void IdResolver::BuildSorted() {
   const uint64_t range = max_ - min_;
   const uint64_t want = std::max<uint64_t>(1, ids_.size() / 2);  // buckets
   shift_ = 0;
-  // (range >> shift_) + 1 buckets, at most `want`; shift_ stays below 64 (a shift by 64 is undefined)
-  // and range + 1 is never formed (it wraps to 0 for a full 64-bit range).
+  // (range >> shift_) + 1 buckets, at most `want`; shift_ stays below 64 (a shift by 64 is
+  // undefined) and range + 1 is never formed (it wraps to 0 for a full 64-bit range).
   while (shift_ < 63 && (range >> shift_) >= want) ++shift_;
   const uint64_t buckets = (range >> shift_) + 1;
   ResizeHuge(table_, buckets + 1);

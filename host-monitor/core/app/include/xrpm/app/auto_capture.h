@@ -64,7 +64,7 @@ struct AutoCaptureEvent {
   std::string file;
   std::vector<std::string> removed;  // files the ring removed after this save
   client::CaptureStats stats;
-  std::string pause;  // kCaptured: the pause in words (CapturePauseText, capture_status.h)
+  std::string pause;        // kCaptured: the pause in words (CapturePauseText, capture_status.h)
   std::string last_marker;  // the game's last marker before the capture ("" none)
   int64_t marker_age_us = -1;
 };
