@@ -261,7 +261,7 @@ protocol::ObjectDetail FieldMapper::Take(uint64_t object, uint32_t type_id, uint
   const bool mine = pending_ && pending_object_ == object;
   pending_ = false;
   const TypeFields* found = Find(type_id);
-  if (!found || !found->has_layout) {
+  if (!found->has_layout) {
     if (had_values || slots) {
       // Values or slots for a type without a layout: nothing to check them against.
       bool any = had_values;

@@ -82,7 +82,8 @@ class FieldMapper {
     std::vector<protocol::FieldKind> value_kinds;  // the kept value fields' kinds, in order
     FieldKind element_kind = FieldKind::kUnknown;
   };
-  // types_[type_id] through recent_, or null.
+  // types_[type_id] through recent_; never null: a type without a layout (described or not)
+  // finds a shared entry without one.
   const TypeFields* Find(uint32_t type_id);
   const uint32_t* MapSlots(const TypeFields& t, const uint32_t* slots, size_t n,
                            uint64_t array_length, bool* bad);

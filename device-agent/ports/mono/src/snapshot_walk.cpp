@@ -110,10 +110,7 @@ std::string SnapshotWalk::Reap(bool kill_first) {
   if (pid_ <= 0) return "";
   int status = 0;
   pid_t r = waitpid(pid_, &status, WNOHANG | __WALL);
-  if (r == 0 && kill_first) {
-    kill(pid_, SIGKILL);
-    r = 0;
-  }
+  if (r == 0 && kill_first) kill(pid_, SIGKILL);
   while (r == 0 || (r < 0 && errno == EINTR)) r = waitpid(pid_, &status, __WALL);
   pid_ = -1;
   return r < 0 ? std::string("waitpid: ") + std::strerror(errno) : Fate(status);
