@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -611,6 +612,40 @@ TEST_F(XrpmCorruption, UnknownRequiredPartIsRefusedUnknownOptionalSkipped) {
   ASSERT_EQ(c.skipped.size(), 1u);
   EXPECT_NE(c.skipped[0].find("'futr'"), std::string::npos);
   EXPECT_TRUE(c.snapshot == GameHeap(10));
+}
+
+// Owner deltas (transform 2) decode against the object ids and reference ends, which only part
+// 'REFS' has: any other 8-byte part claiming it is refused at the table of contents. A column
+// the reader keeps as an extra part was decoded with no reference ends and read a null pointer
+// (found by fuzz_recording; its input is in tests/data/fuzz/recording).
+TEST_F(XrpmCorruption, OwnerDeltaOnAnyPartButReferencesIsRefused) {
+  for (const char* tag : {"OBID", "OREF", "RTOB"}) {
+    std::string b = good_;
+    const auto p = std::find_if(parts_.begin(), parts_.end(), [&](const Part& q) {
+      return q.tag == tag;
+    });
+    ASSERT_NE(p, parts_.end()) << tag;
+    b[p->toc_at + 6] = 2;
+    Reseal(b);
+    std::string code;
+    const std::string e = ErrorOf(t_, b, &code);
+    EXPECT_EQ(code, "bad-toc") << e;
+    EXPECT_NE(e.find(std::string("part '") + tag + "'"), std::string::npos) << e;
+    EXPECT_NE(e.find("owner delta) is for part 'REFS' only"), std::string::npos) << e;
+  }
+  // An optional part the reader does not know, kept as an extra part.
+  formats::XrpmWriteOptions w;
+  std::vector<uint64_t> v(300, 7);
+  w.extra_parts.push_back(
+      formats::XrpmPart::Column<uint64_t>("futr", v, false, formats::XrpmTransform::kDelta));
+  formats::WriteXrpmFile(GameHeap(10), t_.Path("x.xrpm"), w);
+  std::string b = ReadAll(t_.Path("x.xrpm"));
+  b[Parts(b).back().toc_at + 6] = 2;
+  Reseal(b);
+  std::string code;
+  const std::string e = ErrorOf(t_, b, &code);
+  EXPECT_EQ(code, "bad-toc") << e;
+  EXPECT_NE(e.find("part 'futr'"), std::string::npos) << e;
 }
 
 TEST_F(XrpmCorruption, NotAnXrpmFile) {

@@ -148,6 +148,11 @@ Layout ReadLayout(const FileReader& f) {
       f.FailPart(e, at + 6, "bad-toc",
                  "transform " + std::to_string(e.transform) + " is not valid for width " +
                      std::to_string(e.width));
+    // Owner deltas need the object ids and reference ends, which only references have.
+    if (e.transform == static_cast<uint8_t>(XrpmTransform::kOwnerDelta) &&
+        e.tag_string() != kTagRefs)
+      f.FailPart(e, at + 6, "bad-toc",
+                 "transform 2 (owner delta) is for part '" + std::string(kTagRefs) + "' only");
     if (e.offset != expect_offset)
       f.FailPart(e, at + 16, "bad-toc",
                  "starts at byte " + std::to_string(e.offset) + ", expected " +
