@@ -3,7 +3,8 @@
 //
 // `memory` counts every queued byte until ENet frees it (the network thread passes it to
 // SendOwned as release_on_free), plus the encoder's fixed buffers (their size comes with each
-// Push), so memory.unacked() is the capture's extra memory and memory.peak() its high-water mark.
+// Push, up or down), so memory.unacked() is the capture's extra memory and memory.peak() its
+// high-water mark.
 // Push waits while adding a message and the buffers' growth since the last Push would exceed
 // `limit` (unless no message is held at all, so one always fits); the network thread calls
 // Wake() after ENet released bytes. Cancel() makes a waiting or later Push return false at once.
@@ -36,9 +37,11 @@ class BatchQueue {
       : limit_(limit), resumed_limit_(resumed_limit), memory_(memory) {}
   ~BatchQueue() { Drain(); }
 
-  // Producer. Queues `bytes` once the bound has room for it and for the encoder's buffers grown
-  // to `fixed_bytes` (their size now; 0 or less than before: unchanged), and charges both. Adds
-  // *stalled_us for time spent waiting on the bound. False if cancelled (nothing charged).
+  // Producer. Queues `bytes` once the bound has room for it and for the encoder's buffers at
+  // `fixed_bytes` (their size now: a growth is charged, a shrink given back; kBuffersUnchanged
+  // leaves the charge as it is), and charges both. Adds *stalled_us for time spent waiting on
+  // the bound. False if cancelled (nothing charged).
+  static constexpr size_t kBuffersUnchanged = SIZE_MAX;
   bool Push(std::string bytes, size_t fixed_bytes, uint64_t* stalled_us);
   // Producer: the game runs again; from now on `resumed_limit` bounds the messages held.
   void Resume();

@@ -36,7 +36,7 @@ CaptureSink::CaptureSink(RuntimePort& runtime, CaptureJob& job)
       job_(job),
       writer_(
           job.id, [this](wire::Envelope* env) { return Emit(*env); },
-          /*background_sealing=*/!Streaming(job), kStreamingBatchBytes),
+          /*background_sealing=*/false, kStreamingBatchBytes),
       full_batches_(Streaming(job)),
       fields_(job.detail, runtime.Info().pointer_bytes) {
   if (job.detail.fields) writer_.EnableFields(job.detail.values);
@@ -71,6 +71,13 @@ bool CaptureSink::Emit(const wire::Envelope& env) {
 bool CaptureSink::EnsureBegun() {
   if (begun_) return true;
   begun_ = true;
+  // A walk in the stopped world seals on the sealer thread from the start (the game's pause
+  // holds only the walk); a walk after the game resumed seals inline until it is large.
+  if (!Streaming(job_) && job_.world_resumed_ns.load(std::memory_order_acquire) == 0 &&
+      !writer_.StartBackgroundSealing()) {
+    Fail("agent error: cannot start the batch sealer thread");
+    return false;
+  }
   const RuntimeInfo info = runtime_.Info();
   start_ms_ = runtime_.BootMillis();
   wire::Envelope env;
@@ -259,6 +266,8 @@ WalkResult CaptureSink::DoObjectReferences(uint64_t object, uint32_t type_id, ui
   if (!full_batches_ && writer_.totals().objects >= kFullBatchesAfterObjects) {
     writer_.SetBatchBytes(protocol::kTargetBatchBytes);  // a large heap
     full_batches_ = true;
+    if (!writer_.StartBackgroundSealing())
+      return Fail("agent error: cannot start the batch sealer thread");
   }
   return WalkResult::kPostponeReferences;
 }

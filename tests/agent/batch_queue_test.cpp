@@ -128,5 +128,22 @@ TEST(BatchQueue, AWalkInTheStoppedWorldKeepsBufferedMode) {
   EXPECT_GT(TakeAll(job), job.wire_bytes);
 }
 
+TEST(BatchQueue, TheEncodersBuffersAreChargedAsTheyGrowAndGivenBackAsTheyShrink) {
+  protocol::SendAccounting memory;
+  agent::BatchQueue q(kLimit, &memory);
+  const std::string msg(100, 'm');
+  const size_t n = msg.capacity();
+  ASSERT_TRUE(q.Push(msg, 5000, nullptr));
+  EXPECT_EQ(memory.unacked(), 5000 + n);
+  ASSERT_TRUE(q.Push(msg, 1000, nullptr));  // a phase's columns were released
+  EXPECT_EQ(memory.unacked(), 1000 + 2 * n);
+  ASSERT_TRUE(q.Push(msg, agent::BatchQueue::kBuffersUnchanged, nullptr));
+  EXPECT_EQ(memory.unacked(), 1000 + 3 * n);
+  EXPECT_EQ(q.buffers_peak(), 5000u);
+  EXPECT_EQ(memory.peak(), 5000 + n);
+  q.ReleaseFixed();
+  EXPECT_EQ(memory.unacked(), 3 * n);
+}
+
 }  // namespace
 }  // namespace xrpm::testing
