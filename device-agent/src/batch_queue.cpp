@@ -50,6 +50,16 @@ void BatchQueue::Resume() {
   resumed_ = true;
 }
 
+void BatchQueue::LowerResumedLimit(size_t limit) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (limit < resumed_limit_) resumed_limit_ = limit;
+}
+
+size_t BatchQueue::resumed_limit() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return resumed_limit_;
+}
+
 size_t BatchQueue::messages_peak() const {
   std::lock_guard<std::mutex> lock(mu_);
   return messages_peak_;

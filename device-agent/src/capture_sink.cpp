@@ -87,7 +87,14 @@ bool CaptureSink::EnsureBegun() {
   b->set_section_version(info.dump_version);
   b->set_section_name(SanitizeUtf8(info.app_name, protocol::kMaxShortString));
   b->set_start_ms(start_ms_);
-  b->set_expected_heap_bytes(HeapBytesAfterGc(runtime_));
+  const uint64_t heap_bytes = HeapBytesAfterGc(runtime_);
+  b->set_expected_heap_bytes(heap_bytes);
+  // A small heap's capture holds at most a 1/kResumedLimitHeapShare of the heap in messages
+  // once the game runs again, not the whole resumed limit (which a large heap needs to keep
+  // the network thread busy).
+  if (heap_bytes != 0 && !Streaming(job_))
+    job_.queue.LowerResumedLimit(std::max<uint64_t>(heap_bytes / kResumedLimitHeapShare,
+                                                     kMinResumedLimit));
   b->set_fields(job_.detail.fields);
   b->set_values(job_.detail.values);
   if (job_.detail.values) b->set_string_cap(job_.detail.string_cap);

@@ -66,6 +66,13 @@ class CaptureSink : public HeapInfoCallback {
   // <= ~21 B/object, less as the heap grows, and save a large heap's per-batch work (each
   // batch is one more hand-off to the sealer thread and message).
   static constexpr uint64_t kFullBatchesAfterObjects = uint64_t{1} << 17;
+  // Once the game runs again, the messages held are bounded by the job's resumed limit, or by
+  // a 1/kResumedLimitHeapShare of the live heap (the runtime's Managed Bytes In Use After GC
+  // counter, when it has one) if that is lower, but not below kMinResumedLimit: on the csharp
+  // shell's heap of 66 k objects and 18 k classes (Mono counts 8.2-9.0 MB in use), 256-280 KiB
+  // instead of 4 MiB.
+  static constexpr uint64_t kResumedLimitHeapShare = 32;
+  static constexpr size_t kMinResumedLimit = size_t{256} << 10;
   static bool Streaming(const CaptureJob& job) { return job.queue.limit() < kStreamingBelowLimit; }
 
   CaptureSink(RuntimePort& runtime, CaptureJob& job);

@@ -145,5 +145,14 @@ TEST(BatchQueue, TheEncodersBuffersAreChargedAsTheyGrowAndGivenBackAsTheyShrink)
   EXPECT_EQ(memory.unacked(), 3 * n);
 }
 
+TEST(BatchQueue, TheResumedLimitOnlyGoesDown) {
+  protocol::SendAccounting memory;
+  agent::BatchQueue q(kLimit, &memory, kResumedLimit);
+  q.LowerResumedLimit(kResumedLimit * 2);
+  EXPECT_EQ(q.resumed_limit(), kResumedLimit);
+  q.LowerResumedLimit(1000);
+  EXPECT_EQ(q.resumed_limit(), 1000u);
+}
+
 }  // namespace
 }  // namespace xrpm::testing
