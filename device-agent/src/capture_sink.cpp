@@ -92,9 +92,9 @@ bool CaptureSink::EnsureBegun() {
   // A small heap's capture holds at most a 1/kResumedLimitHeapShare of the heap in messages
   // once the game runs again, not the whole resumed limit (which a large heap needs to keep
   // the network thread busy).
-  if (heap_bytes != 0 && !Streaming(job_))
-    job_.queue.LowerResumedLimit(std::max<uint64_t>(heap_bytes / kResumedLimitHeapShare,
-                                                     kMinResumedLimit));
+  const uint64_t share = std::max<uint64_t>(heap_bytes / kResumedLimitHeapShare, kMinResumedLimit);
+  if (heap_bytes != 0 && !Streaming(job_) && share < job_.queue.resumed_limit())
+    job_.queue.LowerResumedLimit(static_cast<size_t>(share));
   b->set_fields(job_.detail.fields);
   b->set_values(job_.detail.values);
   if (job_.detail.values) b->set_string_cap(job_.detail.string_cap);

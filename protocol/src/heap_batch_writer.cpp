@@ -24,10 +24,7 @@ size_t MessageBytes(const wire::HeapBatch& b) {
 
 HeapBatchWriter::HeapBatchWriter(uint32_t capture_id, Sink sink, bool background_sealing,
                                  size_t batch_bytes)
-    : capture_id_(capture_id),
-      sink_(std::move(sink)),
-      enc_(batch_bytes),
-      background_(false) {
+    : capture_id_(capture_id), sink_(std::move(sink)), enc_(batch_bytes), background_(false) {
   NoteWalkBytes();
   if (background_sealing) StartBackgroundSealing();
 }
