@@ -71,12 +71,24 @@ bool CaptureSink::Emit(const wire::Envelope& env) {
 bool CaptureSink::EnsureBegun() {
   if (begun_) return true;
   begun_ = true;
-  // A walk in the stopped world seals on the sealer thread from the start (the game's pause
-  // holds only the walk); a walk after the game resumed seals inline until it is large.
-  if (!Streaming(job_) && job_.world_resumed_ns.load(std::memory_order_acquire) == 0 &&
-      !writer_.StartBackgroundSealing()) {
-    Fail("agent error: cannot start the batch sealer thread");
-    return false;
+  const uint64_t heap_bytes = HeapBytesAfterGc(runtime_);
+  if (!Streaming(job_)) {
+    // A small heap's capture holds at most a 1/kResumedLimitHeapShare of the heap in messages
+    // once the game runs again, not the whole resumed limit (which a large heap needs to keep
+    // the network thread busy).
+    const uint64_t share =
+        std::max<uint64_t>(heap_bytes / kResumedLimitHeapShare, kMinResumedLimit);
+    const bool small_heap = heap_bytes == 0 || share < job_.queue.resumed_limit();
+    if (heap_bytes != 0 && small_heap) job_.queue.LowerResumedLimit(static_cast<size_t>(share));
+    // A walk in the stopped world, or of a heap known to be large, seals on the sealer thread
+    // from the start (the game's pause holds only the walk; a large heap's encoding overlaps
+    // its walk); a walk of a small (or unknown) heap after the game resumed seals inline until
+    // it is large.
+    const bool resumed = job_.world_resumed_ns.load(std::memory_order_acquire) != 0;
+    if ((!resumed || !small_heap) && !writer_.StartBackgroundSealing()) {
+      Fail("agent error: cannot start the batch sealer thread");
+      return false;
+    }
   }
   const RuntimeInfo info = runtime_.Info();
   start_ms_ = runtime_.BootMillis();
@@ -87,14 +99,7 @@ bool CaptureSink::EnsureBegun() {
   b->set_section_version(info.dump_version);
   b->set_section_name(SanitizeUtf8(info.app_name, protocol::kMaxShortString));
   b->set_start_ms(start_ms_);
-  const uint64_t heap_bytes = HeapBytesAfterGc(runtime_);
   b->set_expected_heap_bytes(heap_bytes);
-  // A small heap's capture holds at most a 1/kResumedLimitHeapShare of the heap in messages
-  // once the game runs again, not the whole resumed limit (which a large heap needs to keep
-  // the network thread busy).
-  const uint64_t share = std::max<uint64_t>(heap_bytes / kResumedLimitHeapShare, kMinResumedLimit);
-  if (heap_bytes != 0 && !Streaming(job_) && share < job_.queue.resumed_limit())
-    job_.queue.LowerResumedLimit(static_cast<size_t>(share));
   b->set_fields(job_.detail.fields);
   b->set_values(job_.detail.values);
   if (job_.detail.values) b->set_string_cap(job_.detail.string_cap);

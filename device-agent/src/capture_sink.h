@@ -5,9 +5,11 @@
 // id-gap encoding nearly free). Sealed batches go to the job's queue. Below a memory limit of
 // 8 MiB (streaming) they are small and encoded inline. Otherwise a walk in the stopped world has
 // them encoded on a second thread (HeapBatchWriter background mode), so the game's pause holds
-// only the walk and the appending; a walk after the game resumed (a snapshot walk) encodes them
-// inline, one batch's buffers instead of three, until the capture is large
-// (kFullBatchesAfterObjects: then the batches grow and the sealer thread starts).
+// only the walk and the appending; a walk of a small heap (or one of unknown size) after the
+// game resumed (a snapshot walk) encodes them inline, one batch's buffers instead of three,
+// until the capture is large (kFullBatchesAfterObjects: then the batches grow and the sealer
+// thread starts); a heap known to be large (its resumed bound not lowered, below) gets the
+// sealer thread from the start.
 //
 // Allocation origins (optional): AllocationClock, DescribeSite and ObjectOrigin become the
 // batches' origin fields (wire.proto HeapBatch 20-27) through an OriginInterner (bounded,

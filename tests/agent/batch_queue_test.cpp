@@ -18,6 +18,8 @@
 #include "capture_job.h"
 #include "capture_sink.h"
 #include "fake_runtime.h"
+#include "xrpm/protocol/constants.h"
+#include "xrpm/protocol/envelope_io.h"
 
 namespace xrpm::testing {
 namespace {
@@ -54,13 +56,14 @@ bool WaitUntil(const std::function<bool()>& done, uint32_t timeout_ms = 60000) {
 }
 
 // What the network thread does with a queued message once ENet freed it: the bytes leave the
-// job's account.
-size_t TakeAll(CaptureJob& job) {
+// job's account. `last` (may be null) keeps the last message taken.
+size_t TakeAll(CaptureJob& job, std::string* last = nullptr) {
   std::string bytes;
   size_t n = 0;
   while (job.queue.Pop(&bytes)) {
     n += bytes.size();
     job.memory.Release(bytes.capacity());
+    if (last) *last = bytes;
   }
   job.queue.Wake();
   return n;
@@ -73,8 +76,10 @@ bool Finished(const CaptureJob& job) {
 // Runs a capture of `rt` into `job`, which must complete (use with ASSERT_NO_FATAL_FAILURE);
 // the consumer takes the queue only once the walk waited for room, so every wait is the bound's
 // doing and the queue is as full as the bound lets it be each time (and once the capture is
-// done). Adds the bytes taken to *taken.
-void CaptureToTheEnd(agent::RuntimePort& rt, CaptureJob& job, size_t* taken) {
+// done). Adds the bytes taken to *taken; `end` (may be null) gets the CaptureEnd.
+void CaptureToTheEnd(agent::RuntimePort& rt, CaptureJob& job, size_t* taken,
+                     wire::CaptureEnd* end = nullptr) {
+  std::string last;
   std::thread capture([&] { agent::RunCapture(rt, job, kStopTimeoutMs); });
   uint64_t seen = 0;
   const bool ended = WaitUntil([&] {
@@ -82,7 +87,7 @@ void CaptureToTheEnd(agent::RuntimePort& rt, CaptureJob& job, size_t* taken) {
     const bool done = job.done.load(std::memory_order_acquire);
     if (w > seen || done) {
       seen = w;
-      *taken += TakeAll(job);
+      *taken += TakeAll(job, &last);
     }
     return Finished(job);
   });
@@ -90,6 +95,13 @@ void CaptureToTheEnd(agent::RuntimePort& rt, CaptureJob& job, size_t* taken) {
   capture.join();
   ASSERT_TRUE(ended) << "the capture did not end";
   ASSERT_TRUE(job.completed) << job.failure;
+  if (!end) return;
+  wire::Envelope env;
+  ASSERT_EQ(protocol::ParseEnvelope(reinterpret_cast<const uint8_t*>(last.data()), last.size(),
+                                    protocol::kMaxAgentMessageBytes, &env),
+            protocol::ParseStatus::kOk);
+  ASSERT_TRUE(env.has_capture_end());
+  *end = env.capture_end();
 }
 
 TEST(BatchQueue, AfterTheWorldResumedTheWalkWaitsForTheNetworkAtTheBound) {
@@ -105,6 +117,29 @@ TEST(BatchQueue, AfterTheWorldResumedTheWalkWaitsForTheNetworkAtTheBound) {
   EXPECT_LE(job.peak_bytes, kResumedLimit + job.queue.buffers_peak())
       << "agent peak: the bound plus the encoder's buffers";
   EXPECT_LT(job.peak_bytes, job.wire_bytes / 2);
+}
+
+// A snapshot walk of a small heap (the fake's heap counter says 4 KiB) seals inline until the
+// capture has CaptureSink::kFullBatchesAfterObjects objects, then on the sealer thread: the
+// same batches as a walk in the stopped world, which seals on the sealer thread throughout.
+TEST(BatchQueue, ASmallHeapsSnapshotWalkThatGrowsLargeSendsTheSameBatches) {
+  constexpr size_t kObjects = 300000;
+  static_assert(kObjects > 2 * agent::CaptureSink::kFullBatchesAfterObjects, "switches");
+  FakeRuntime stopped(kObjects);
+  ResumingRuntime resuming(kObjects);
+  CaptureJob a(1, 1, kLimit, size_t{4} << 20), b(1, 1, kLimit, size_t{4} << 20);
+  size_t taken_a = 0, taken_b = 0;
+  wire::CaptureEnd end_a, end_b;
+  ASSERT_NO_FATAL_FAILURE(CaptureToTheEnd(stopped, a, &taken_a, &end_a));
+  ASSERT_NO_FATAL_FAILURE(CaptureToTheEnd(resuming, b, &taken_b, &end_b));
+  EXPECT_EQ(a.world_resumed_ns.load(), 0);
+  EXPECT_GT(b.world_resumed_ns.load(), 0);
+  EXPECT_LT(b.queue.resumed_limit(), size_t{4} << 20) << "a small heap's bound";
+  EXPECT_EQ(end_b.object_count(), kObjects);
+  EXPECT_EQ(end_a.object_count(), end_b.object_count());
+  EXPECT_EQ(end_a.batch_count(), end_b.batch_count());
+  EXPECT_EQ(end_a.checksum(), end_b.checksum());
+  EXPECT_EQ(a.wire_bytes, b.wire_bytes) << "the same batches, byte for byte in size";
 }
 
 TEST(BatchQueue, ACancelWhileTheResumedWalkWaitsForRoomEndsTheCapture) {
