@@ -84,7 +84,6 @@ class HeapBatchWriter {
   // already sealed reached the sink. False if the sealer thread cannot be started (the writer
   // stays inline).
   bool StartBackgroundSealing();
-  bool background() const { return background_; }
   bool Layout(const RawLayout& layout);
   bool Enum(const RawEnum& e);
   // Allocation origins (heap_batch.h BatchEncoder): the clock once, before any origin; a
@@ -130,8 +129,8 @@ class HeapBatchWriter {
   uint32_t sealed_ = 0;  // batches handed to the sink
   uint64_t checksum_ = 0;
 
-  // Background hand-off (guarded by mu_). background_ is the walk thread's (set before the
-  // sealer starts).
+  // Background hand-off (guarded by mu_). background_ belongs to the walk thread (the sealer
+  // never reads it).
   bool background_;
   std::thread sealer_;
   std::mutex mu_;
