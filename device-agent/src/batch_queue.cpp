@@ -8,6 +8,11 @@ namespace agent {
 bool BatchQueue::Push(std::string bytes, size_t fixed_bytes, uint64_t* stalled_us) {
   const size_t n = bytes.capacity();
   std::unique_lock<std::mutex> lock(mu_);
+  if (fixed_bytes == kBuffersUnchanged) fixed_bytes = fixed_;
+  if (fixed_bytes < fixed_) {  // buffers given back: before the wait, they make room too
+    memory_->Release(fixed_ - fixed_bytes);
+    fixed_ = fixed_bytes;
+  }
   auto fits = [&] {
     const size_t held = memory_->unacked();
     if (cancelled() || held <= fixed_) return true;  // no message held: one always fits
@@ -43,6 +48,16 @@ bool BatchQueue::Push(std::string bytes, size_t fixed_bytes, uint64_t* stalled_u
 void BatchQueue::Resume() {
   std::lock_guard<std::mutex> lock(mu_);
   resumed_ = true;
+}
+
+void BatchQueue::LowerResumedLimit(size_t limit) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (limit < resumed_limit_) resumed_limit_ = limit;
+}
+
+size_t BatchQueue::resumed_limit() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return resumed_limit_;
 }
 
 size_t BatchQueue::messages_peak() const {

@@ -40,7 +40,7 @@ void QueueAbort(CaptureJob& job, wire::ErrorCode code, const std::string& reason
   std::string bytes;
   job.finishing.store(true, std::memory_order_release);
   if (protocol::SerializeEnvelope(env, protocol::kMaxAgentMessageBytes, &bytes))
-    job.queue.Push(std::move(bytes), 0, nullptr);
+    job.queue.Push(std::move(bytes), BatchQueue::kBuffersUnchanged, nullptr);
 }
 
 void Run(RuntimePort& runtime, CaptureJob& job, uint32_t stop_timeout_ms) {
@@ -98,7 +98,7 @@ void Run(RuntimePort& runtime, CaptureJob& job, uint32_t stop_timeout_ms) {
   std::string bytes;
   job.finishing.store(true, std::memory_order_release);
   job.completed = protocol::SerializeEnvelope(env, protocol::kMaxAgentMessageBytes, &bytes) &&
-                  job.queue.Push(std::move(bytes), 0, nullptr);
+                  job.queue.Push(std::move(bytes), BatchQueue::kBuffersUnchanged, nullptr);
 }
 
 }  // namespace

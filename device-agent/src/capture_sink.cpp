@@ -36,7 +36,7 @@ CaptureSink::CaptureSink(RuntimePort& runtime, CaptureJob& job)
       job_(job),
       writer_(
           job.id, [this](wire::Envelope* env) { return Emit(*env); },
-          /*background_sealing=*/!Streaming(job), kStreamingBatchBytes),
+          /*background_sealing=*/false, kStreamingBatchBytes),
       full_batches_(Streaming(job)),
       fields_(job.detail, runtime.Info().pointer_bytes) {
   if (job.detail.fields) writer_.EnableFields(job.detail.values);
@@ -71,6 +71,25 @@ bool CaptureSink::Emit(const wire::Envelope& env) {
 bool CaptureSink::EnsureBegun() {
   if (begun_) return true;
   begun_ = true;
+  const uint64_t heap_bytes = HeapBytesAfterGc(runtime_);
+  if (!Streaming(job_)) {
+    // A small heap's capture holds at most a 1/kResumedLimitHeapShare of the heap in messages
+    // once the game runs again, not the whole resumed limit (which a large heap needs to keep
+    // the network thread busy).
+    const uint64_t share =
+        std::max<uint64_t>(heap_bytes / kResumedLimitHeapShare, kMinResumedLimit);
+    const bool small_heap = heap_bytes == 0 || share < job_.queue.resumed_limit();
+    if (heap_bytes != 0 && small_heap) job_.queue.LowerResumedLimit(static_cast<size_t>(share));
+    // A walk in the stopped world, or of a heap known to be large, seals on the sealer thread
+    // from the start (the game's pause holds only the walk; a large heap's encoding overlaps
+    // its walk); a walk of a small (or unknown) heap after the game resumed seals inline until
+    // it is large.
+    const bool resumed = job_.world_resumed_ns.load(std::memory_order_acquire) != 0;
+    if ((!resumed || !small_heap) && !writer_.StartBackgroundSealing()) {
+      Fail("agent error: cannot start the batch sealer thread");
+      return false;
+    }
+  }
   const RuntimeInfo info = runtime_.Info();
   start_ms_ = runtime_.BootMillis();
   wire::Envelope env;
@@ -80,7 +99,7 @@ bool CaptureSink::EnsureBegun() {
   b->set_section_version(info.dump_version);
   b->set_section_name(SanitizeUtf8(info.app_name, protocol::kMaxShortString));
   b->set_start_ms(start_ms_);
-  b->set_expected_heap_bytes(HeapBytesAfterGc(runtime_));
+  b->set_expected_heap_bytes(heap_bytes);
   b->set_fields(job_.detail.fields);
   b->set_values(job_.detail.values);
   if (job_.detail.values) b->set_string_cap(job_.detail.string_cap);
@@ -259,6 +278,8 @@ WalkResult CaptureSink::DoObjectReferences(uint64_t object, uint32_t type_id, ui
   if (!full_batches_ && writer_.totals().objects >= kFullBatchesAfterObjects) {
     writer_.SetBatchBytes(protocol::kTargetBatchBytes);  // a large heap
     full_batches_ = true;
+    if (!writer_.StartBackgroundSealing())
+      return Fail("agent error: cannot start the batch sealer thread");
   }
   return WalkResult::kPostponeReferences;
 }

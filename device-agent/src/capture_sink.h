@@ -2,10 +2,14 @@
 // wire: types once, a container entry (descriptor, ids, owning thread) for each container that
 // reports roots, roots, and objects as a flat list (it always answers kPostponeReferences, so
 // the runtime reports every live object exactly once, in heap order, which is what makes the
-// id-gap encoding nearly free). Sealed batches go to the job's queue; with a memory limit of
-// 8 MiB or more they are encoded on a second thread (HeapBatchWriter background mode), so the
-// game's pause holds only the walk and the appending; below it (streaming) they are encoded
-// inline and stay small; above it they grow once the capture is large (kFullBatchesAfterObjects).
+// id-gap encoding nearly free). Sealed batches go to the job's queue. Below a memory limit of
+// 8 MiB (streaming) they are small and encoded inline. Otherwise a walk in the stopped world has
+// them encoded on a second thread (HeapBatchWriter background mode), so the game's pause holds
+// only the walk and the appending; a walk of a small heap (or one of unknown size) after the
+// game resumed (a snapshot walk) encodes them inline, one batch's buffers instead of three,
+// until the capture is large (kFullBatchesAfterObjects: then the batches grow and the sealer
+// thread starts); a heap known to be large (its resumed bound not lowered, below) gets the
+// sealer thread from the start.
 //
 // Allocation origins (optional): AllocationClock, DescribeSite and ObjectOrigin become the
 // batches' origin fields (wire.proto HeapBatch 20-27) through an OriginInterner (bounded,
@@ -28,8 +32,8 @@
 // not yet described), recorded in error().
 //
 // Thread-safety: the callbacks come from the walk thread; sealed batches are encoded and queued
-// on the writer's sealer thread (HeapBatchWriter background mode), which is what Emit and
-// BufferBytes run on.
+// on the walk thread (inline) or on the writer's sealer thread (HeapBatchWriter background
+// mode), which is what Emit and BufferBytes run on.
 #pragma once
 
 #include <atomic>
@@ -55,13 +59,22 @@ class CaptureSink : public HeapInfoCallback {
   static constexpr size_t kStreamingBelowLimit = size_t{8} << 20;
   static constexpr size_t kStreamingBatchBytes = 16 * 1024;
   // Otherwise batches start at kStreamingBatchBytes too and grow to kTargetBatchBytes once the
-  // capture has kFullBatchesAfterObjects objects. The encoder's buffers scale with the batch
-  // (raw columns hold ~5x the wire bytes of small objects or roots, three batches of them
-  // with a sealer thread): on the csharp shell's heap (66 k objects, 18 k classes) 1.9-2.7 MiB
-  // for 64 KiB batches, 30-40 B/object, and 0.85-1.3 MiB for 16 KiB ones. Past 128 k objects
-  // the large batches' buffers cost <= ~21 B/object, less as the heap grows, and save a large
-  // heap's per-batch work (each batch is one more hand-off to the sealer thread and message).
+  // capture has kFullBatchesAfterObjects objects (a walk after the game resumed also starts
+  // the sealer thread then). The encoder's buffers scale with the batch (raw columns hold ~5x
+  // the wire bytes of small objects or roots, three batches of them with a sealer thread): on
+  // the csharp shell's heap (66 k objects, 18 k classes) 1.9-2.7 MiB for 64 KiB batches with
+  // the sealer, 0.85-1.3 MiB for 16 KiB ones, 0.3-0.6 MiB for 16 KiB ones sealed inline with
+  // each phase's columns given back. Past 128 k objects the large batches' buffers cost
+  // <= ~21 B/object, less as the heap grows, and save a large heap's per-batch work (each
+  // batch is one more hand-off to the sealer thread and message).
   static constexpr uint64_t kFullBatchesAfterObjects = uint64_t{1} << 17;
+  // Once the game runs again, the messages held are bounded by the job's resumed limit, or by
+  // a 1/kResumedLimitHeapShare of the live heap (the runtime's Managed Bytes In Use After GC
+  // counter, when it has one) if that is lower, but not below kMinResumedLimit: on the csharp
+  // shell's heap of 66 k objects and 18 k classes (Mono counts 8.2-9.0 MB in use), 256-280 KiB
+  // instead of 4 MiB.
+  static constexpr uint64_t kResumedLimitHeapShare = 32;
+  static constexpr size_t kMinResumedLimit = size_t{256} << 10;
   static bool Streaming(const CaptureJob& job) { return job.queue.limit() < kStreamingBelowLimit; }
 
   CaptureSink(RuntimePort& runtime, CaptureJob& job);

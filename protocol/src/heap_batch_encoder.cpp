@@ -67,6 +67,45 @@ void RawBatch::Clear() {
   domain_names.clear();
 }
 
+namespace {
+
+// Empties `v`; a column the batch did not use gives its buffer back.
+template <class V>
+void Recycle(V& v) {
+  if (v.empty())
+    V().swap(v);
+  else
+    v.clear();
+}
+
+}  // namespace
+
+void RawBatch::ClearReleasingUnused() {
+  Recycle(types);
+  Recycle(containers);
+  Recycle(root_object);
+  Recycle(root_flags);
+  Recycle(root_container);
+  Recycle(object_id);
+  Recycle(object_type);
+  Recycle(object_size);
+  Recycle(object_ref_count);
+  Recycle(refs);
+  Recycle(origin_methods);
+  Recycle(site_depth);
+  Recycle(site_method);
+  Recycle(object_site);
+  Recycle(object_frame);
+  Recycle(layouts);
+  Recycle(enums);
+  Recycle(root_slot);
+  Recycle(ref_slot);
+  Recycle(object_value_count);
+  Recycle(values);
+  Recycle(domain_names);
+  Clear();  // the scalars
+}
+
 bool RawBatch::Empty() const {
   return types.empty() && containers.empty() && root_object.empty() && object_id.empty() &&
          refs.empty() && !has_clock && origin_methods.empty() && site_depth.empty() &&
@@ -79,11 +118,7 @@ uint64_t RawBatch::HeapBytes() const {
   return b;
 }
 
-BatchEncoder::BatchEncoder(size_t batch_bytes) : budget_(Budget(batch_bytes)) {
-  // Columns grow to the size a ~64 KiB batch needs in the first batches, then are reused.
-  raw_.object_id.reserve(1024);
-  raw_.refs.reserve(4096);
-}
+BatchEncoder::BatchEncoder(size_t batch_bytes) : budget_(Budget(batch_bytes)) {}
 
 size_t BatchEncoder::FootprintBytes() const {
   return raw_.CapacityBytes() + Bytes(scratch_.roots) + Bytes(scratch_.frames) +
@@ -467,6 +502,8 @@ void EncodeRawBatch(RawBatch& b, uint32_t capture_id, uint32_t seq, wire::HeapBa
       prevc = b.root_container[i];
     }
     EncodeColumn(roots.data(), nroots, out->mutable_root_containers());
+  } else {
+    std::vector<uint64_t>().swap(roots);  // the roots are over (or were never here)
   }
 
   out->set_cont_object(b.cont_object);
@@ -508,7 +545,7 @@ void EncodeRawBatch(RawBatch& b, uint32_t capture_id, uint32_t seq, wire::HeapBa
 }
 
 void BatchEncoder::Reset() {
-  raw_.Clear();
+  raw_.ClearReleasingUnused();  // a phase of the walk (types, roots, objects) ends
   estimate_ = 0;
   prev_end_ = 0;
   prev_root_ = 0;

@@ -1,5 +1,7 @@
 #include "xrpm/protocol/heap_batch_writer.h"
 
+#include <system_error>
+
 namespace xrpm {
 namespace protocol {
 namespace {
@@ -22,12 +24,22 @@ size_t MessageBytes(const wire::HeapBatch& b) {
 
 HeapBatchWriter::HeapBatchWriter(uint32_t capture_id, Sink sink, bool background_sealing,
                                  size_t batch_bytes)
-    : capture_id_(capture_id),
-      sink_(std::move(sink)),
-      enc_(batch_bytes),
-      background_(background_sealing) {
+    : capture_id_(capture_id), sink_(std::move(sink)), enc_(batch_bytes), background_(false) {
   NoteWalkBytes();
-  if (background_) sealer_ = std::thread([this] { SealerLoop(); });
+  if (background_sealing) StartBackgroundSealing();
+}
+
+bool HeapBatchWriter::StartBackgroundSealing() {
+  if (background_) return true;
+  // Inline seals are complete (Seal returns after the sink): the sealer starts on an empty
+  // pipeline and continues sealed_ / checksum_, which the thread's start makes visible to it.
+  try {
+    sealer_ = std::thread([this] { SealerLoop(); });
+  } catch (const std::system_error&) {
+    return false;
+  }
+  background_ = true;
+  return true;
 }
 
 void HeapBatchWriter::Stop() {

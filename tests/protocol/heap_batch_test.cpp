@@ -72,7 +72,9 @@ void Append(Received* rx, const RawBatch& b) {
   cat(rx->flat.refs, b.refs);
 }
 
-CaptureTotals Encode(const Walk& w, std::vector<std::string>* wire, bool background = false) {
+// `switch_at`: an inline writer turns to background sealing before that object.
+CaptureTotals Encode(const Walk& w, std::vector<std::string>* wire, bool background = false,
+                     size_t switch_at = SIZE_MAX) {
   HeapBatchWriter writer(
       7,
       [&](wire::Envelope* env) {
@@ -88,6 +90,9 @@ CaptureTotals Encode(const Walk& w, std::vector<std::string>* wire, bool backgro
     EXPECT_TRUE(writer.Root(w.flat.root_object[r], w.flat.root_flags[r], w.flat.root_container[r]));
   size_t ref = 0;
   for (size_t i = 0; i < w.flat.object_id.size(); ++i) {
+    if (i == switch_at) {
+      EXPECT_TRUE(writer.StartBackgroundSealing());
+    }
     const uint32_t n = w.flat.object_ref_count[i];
     EXPECT_TRUE(writer.Object(w.flat.object_id[i], w.flat.object_type[i], w.flat.object_size[i],
                               w.flat.refs.data() + ref, n));
@@ -154,6 +159,52 @@ TEST(HeapBatch, BackgroundSealingProducesTheSameBatches) {
   EXPECT_EQ(a.checksum, b.checksum);
   EXPECT_EQ(a.objects, b.objects);
   EXPECT_TRUE(inline_wire == background_wire) << "same bytes, same order";
+}
+
+TEST(HeapBatch, SwitchingToBackgroundSealingMidWalkProducesTheSameBatches) {
+  const Walk w = MakeWalk(13, 40000, 100000);
+  std::vector<std::string> inline_wire, switched_wire;
+  const CaptureTotals a = Encode(w, &inline_wire);
+  const CaptureTotals b = Encode(w, &switched_wire, false, 25000);  // after the huge object
+  EXPECT_GT(a.batches, 10u);
+  EXPECT_EQ(a.batches, b.batches);
+  EXPECT_EQ(a.checksum, b.checksum);
+  EXPECT_TRUE(inline_wire == switched_wire) << "same bytes, same order";
+}
+
+// The walk's phases (types, then roots, then objects): a column that a sealed batch left empty
+// gives its buffer back, so the encoder does not hold every phase's columns at once.
+TEST(HeapBatch, AColumnGivesItsBufferBackOnceABatchLeavesItEmpty) {
+  BatchEncoder enc(4096);
+  wire::HeapBatch out;
+  uint64_t checksum = 0;
+  uint32_t seq = 0;
+  const std::string name(60, 'T');
+  for (uint32_t t = 1; enc.AddType(t, name.data(), name.size()); ++t) {
+  }
+  enc.Seal(1, seq++, &out, &checksum);
+  ASSERT_GT(enc.raw().types.capacity(), 0u) << "a batch with types keeps the column";
+  ASSERT_TRUE(enc.AddContainer({3, 1, 2, 1, false, 0}));
+  for (uint64_t r = 0; enc.AddRoot(0x1000 + 16 * r * 977, 0, 0); ++r) {
+  }
+  enc.Seal(1, seq++, &out, &checksum);
+  EXPECT_EQ(enc.raw().types.capacity(), 0u) << "the roots' batch had no types";
+  ASSERT_GT(enc.raw().root_object.capacity(), 0u);
+  const uint64_t ref = 0x1000;
+  for (uint64_t i = 0; enc.AddObject(0x4000000 + 32 * i, 1, 32, 1); ++i)
+    ASSERT_EQ(enc.AddRefs(&ref, 1), 1u);
+  const size_t with_roots = enc.FootprintBytes();
+  enc.Seal(1, seq++, &out, &checksum);
+  EXPECT_EQ(enc.raw().root_object.capacity(), 0u) << "the objects' batch had no roots";
+  EXPECT_EQ(enc.raw().root_flags.capacity(), 0u);
+  EXPECT_EQ(enc.raw().root_container.capacity(), 0u);
+  EXPECT_EQ(enc.raw().containers.capacity(), 0u);
+  // The encoder's scratch of the roots went with them: what is left is the objects' columns.
+  EXPECT_EQ(enc.FootprintBytes(), enc.raw().CapacityBytes());
+  EXPECT_LT(enc.FootprintBytes(), with_roots);
+  // A later root still works (its columns grow again).
+  ASSERT_TRUE(enc.AddRoot(0x2000, 1, 0));
+  EXPECT_EQ(enc.raw().root_object.size(), 1u);
 }
 
 TEST(HeapBatch, BackgroundSinkStopStopsTheWalk) {

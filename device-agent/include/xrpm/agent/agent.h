@@ -22,8 +22,9 @@
 // limit is smaller than that). Below 8 MiB the agent streams (small batches sent while the walk
 // runs); set 1 MiB for a pure streaming mode. A walk that goes on after the game resumed (a
 // snapshot walk, heap_walker.h WorldResumed) waits for the network once the encoded batches
-// held reach `capture_resumed_limit`, so the agent then holds that plus its buffers. Idle, the
-// agent holds a few KiB.
+// held reach `capture_resumed_limit`, or a 1/32 of the live heap (the runtime's "Managed Bytes
+// In Use After GC") if that is lower, but not below 256 KiB, so the agent then holds that plus
+// its buffers. Idle, the agent holds a few KiB.
 //
 // Exposure: binds 127.0.0.1 by default. Any other address requires a token; with a token,
 // every host must prove it knows it by a challenge-response (protocol/auth.h: libsodium MAC
@@ -52,7 +53,8 @@ struct AgentOptions {
   std::string token;                  // required unless `address` is loopback
   size_t capture_memory_limit = size_t{256} << 20;
   // Encoded batches held (queued or unacknowledged) once the game runs again during the walk;
-  // 4 MiB: picked by measurement on gendarme's heap (docs/PERFORMANCE.md, snapshot walk).
+  // 4 MiB: picked by measurement on gendarme's heap (docs/PERFORMANCE.md, snapshot walk). A
+  // smaller heap's capture lowers it (see above; CaptureSink::kResumedLimitHeapShare).
   size_t capture_resumed_limit = size_t{4} << 20;
   uint32_t peer_timeout_ms = 5000;       // silent peer -> disconnected
   uint32_t handshake_timeout_ms = 5000;  // connected but no Hello -> disconnected

@@ -99,6 +99,9 @@ struct RawBatch {
   std::vector<std::string> domain_names;  // new domains (capture-wide ids continue: 1, 2, ...)
 
   void Clear();
+  // Clear(), and the columns this batch left empty give their buffers back (the encoder's
+  // columns grow to a batch's size while they are used, and only then).
+  void ClearReleasingUnused();
   bool Empty() const;
   bool HasOriginColumns() const { return !object_site.empty(); }
   bool HasValueColumns() const { return !object_value_count.empty(); }

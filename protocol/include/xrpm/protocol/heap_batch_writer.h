@@ -9,11 +9,13 @@
 //     checksums and calls the sink, while the walk fills the next one (double buffering: the
 //     walk waits only if the sealer is still busy with the previous batch). On a 2-core device
 //     whose game thread is parked, this takes the encoding off the game's pause.
-// Batches reach the sink in order either way.
+// Batches reach the sink in order either way. A writer may start inline and switch to
+// background later (StartBackgroundSealing), between two batches.
 //
 // Memory: the column buffers of the batch being filled, plus (background) the batch being
 // sealed and the handed-over one: a few hundred KiB each for ~64 KiB batches (they scale with
-// the batch size), reused; FootprintBytes() reports them.
+// the batch size), reused; a column a sealed batch left empty gives its buffer back (the walk's
+// phases: types, then roots, then objects); FootprintBytes() reports them.
 //
 // Thread-safety: the Add methods, Flush and totals() belong to one thread (the walk). In
 // background mode the sink runs on the sealer thread; FootprintBytes() may be called from
@@ -78,6 +80,10 @@ class HeapBatchWriter {
   void EnableFields(bool values) { enc_.EnableFields(values); }
   // Seals at about `batch_bytes` from now on (the batch being filled included).
   void SetBatchBytes(size_t batch_bytes) { enc_.SetBatchBytes(batch_bytes); }
+  // An inline writer seals in background mode from the next batch on (idempotent). Batches
+  // already sealed reached the sink. False if the sealer thread cannot be started (the writer
+  // stays inline).
+  bool StartBackgroundSealing();
   bool Layout(const RawLayout& layout);
   bool Enum(const RawEnum& e);
   // Allocation origins (heap_batch.h BatchEncoder): the clock once, before any origin; a
@@ -123,8 +129,9 @@ class HeapBatchWriter {
   uint32_t sealed_ = 0;  // batches handed to the sink
   uint64_t checksum_ = 0;
 
-  // Background hand-off (guarded by mu_).
-  const bool background_;
+  // Background hand-off (guarded by mu_). background_ belongs to the walk thread (the sealer
+  // never reads it).
+  bool background_;
   std::thread sealer_;
   std::mutex mu_;
   std::condition_variable cv_;
