@@ -36,7 +36,7 @@ CaptureSink::CaptureSink(RuntimePort& runtime, CaptureJob& job)
       job_(job),
       writer_(
           job.id, [this](wire::Envelope* env) { return Emit(*env); },
-          /*background_sealing=*/false, kStreamingBatchBytes),
+          /*background_sealing=*/false, Streaming(job) ? kStreamingBatchBytes : kSmallBatchBytes),
       full_batches_(Streaming(job)),
       fields_(job.detail, runtime.Info().pointer_bytes) {
   if (job.detail.fields) writer_.EnableFields(job.detail.values);

@@ -58,15 +58,18 @@ class CaptureSink : public HeapInfoCallback {
   // of the bound to batches in flight.
   static constexpr size_t kStreamingBelowLimit = size_t{8} << 20;
   static constexpr size_t kStreamingBatchBytes = 16 * 1024;
-  // Otherwise batches start at kStreamingBatchBytes too and grow to kTargetBatchBytes once the
+  // Otherwise batches start at kSmallBatchBytes and grow to kTargetBatchBytes once the
   // capture has kFullBatchesAfterObjects objects (a walk after the game resumed also starts
   // the sealer thread then). The encoder's buffers scale with the batch (raw columns hold ~5x
   // the wire bytes of small objects or roots, three batches of them with a sealer thread): on
   // the csharp shell's heap (66 k objects, 18 k classes) 1.9-2.7 MiB for 64 KiB batches with
   // the sealer, 0.85-1.3 MiB for 16 KiB ones, 0.3-0.6 MiB for 16 KiB ones sealed inline with
-  // each phase's columns given back. Past 128 k objects the large batches' buffers cost
-  // <= ~21 B/object, less as the heap grows, and save a large heap's per-batch work (each
-  // batch is one more hand-off to the sealer thread and message).
+  // each phase's columns given back, about half that for 8 KiB ones (the idle shell's agent
+  // peak 16-19 -> 11-15 B/object, docs/PERFORMANCE.md; the small batches' extra messages cost
+  // no measurable time). Past 128 k objects the large batches' buffers cost <= ~21 B/object,
+  // less as the heap grows, and save a large heap's per-batch work (each batch is one more
+  // hand-off to the sealer thread and message).
+  static constexpr size_t kSmallBatchBytes = 8 * 1024;
   static constexpr uint64_t kFullBatchesAfterObjects = uint64_t{1} << 17;
   // Once the game runs again, the messages held are bounded by the job's resumed limit, or by
   // a 1/kResumedLimitHeapShare of the live heap (the runtime's Managed Bytes In Use After GC

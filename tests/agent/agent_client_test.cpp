@@ -7,6 +7,7 @@
 #include <chrono>
 #include <thread>
 
+#include "capture_sink.h"
 #include "fake_runtime.h"
 #include "raw_peer.h"
 #include "test_util.h"
@@ -129,13 +130,22 @@ TEST(AgentClient, BatchesStaySmallOnASmallHeapAndGrowOnALargeOne) {
   CaptureStats small, small_streamed, large, large_streamed;
   capture(20000, kBuffered, &small);
   capture(20000, kStreaming, &small_streamed);
-  EXPECT_EQ(small.batches, small_streamed.batches) << "a small heap: small batches";
-  EXPECT_LE(small.wire_bytes / small.batches, 16u << 10);
-  // 126 KB on the wire: what is held of it, plus three small batches' columns.
-  EXPECT_LE(small.agent_peak_bytes, 640u << 10);
-  capture(200000, kBuffered, &large);
-  capture(200000, kStreaming, &large_streamed);
-  EXPECT_EQ(large.objects, 200000u);
+  // A small buffered capture: the smallest batches (their buffers dominate its peak); streamed,
+  // the streaming size.
+  EXPECT_GT(small.batches, small_streamed.batches) << "a small buffered capture: 8 KiB batches";
+  EXPECT_LE(small.wire_bytes / small.batches, agent::CaptureSink::kSmallBatchBytes);
+  EXPECT_LE(small_streamed.wire_bytes / small_streamed.batches,
+            agent::CaptureSink::kStreamingBatchBytes);
+  EXPECT_GT(small_streamed.wire_bytes / small_streamed.batches,
+            agent::CaptureSink::kSmallBatchBytes / 2);
+  // 126 KB on the wire: what is held of it, plus three small batches' columns: 243 KB with
+  // 8 KiB batches, 387 KB with 16 KiB ones.
+  EXPECT_LE(small.agent_peak_bytes, 320u << 10) << small.agent_peak_bytes;
+  // 8 KiB batches for the first 128 k objects, then 64 KiB ones: fewer in all than 16 KiB ones
+  // once the heap is a few times the threshold.
+  capture(400000, kBuffered, &large);
+  capture(400000, kStreaming, &large_streamed);
+  EXPECT_EQ(large.objects, 400000u);
   EXPECT_LT(large.batches, large_streamed.batches) << "past 128 k objects, larger batches";
 }
 
