@@ -1,5 +1,6 @@
 // BatchEncoder: walk callbacks -> RawBatch -> HeapBatch (see heap_batch.h).
 #include <algorithm>
+#include <type_traits>
 
 #include "xrpm/protocol/column_codec.h"
 #include "xrpm/protocol/constants.h"
@@ -13,13 +14,51 @@ static size_t Bytes(const V& v) {
   return v.capacity() * sizeof(typename V::value_type);
 }
 
+namespace {
+
+// Calls f(column) for every column vector of `b`: the one list Clear, ClearReleasingUnused and
+// CapacityBytes go through, so a new column cannot be missed by one of them.
+template <class Batch, class F>
+void ForEachColumn(Batch& b, F&& f) {
+  f(b.types);
+  f(b.containers);
+  f(b.root_object);
+  f(b.root_flags);
+  f(b.root_container);
+  f(b.object_id);
+  f(b.object_type);
+  f(b.object_size);
+  f(b.object_ref_count);
+  f(b.refs);
+  f(b.origin_methods);
+  f(b.site_depth);
+  f(b.site_method);
+  f(b.object_site);
+  f(b.object_frame);
+  f(b.layouts);
+  f(b.enums);
+  f(b.root_slot);
+  f(b.ref_slot);
+  f(b.object_value_count);
+  f(b.values);
+  f(b.domain_names);
+}
+
+// The scalars back to a new batch's.
+void ClearScalars(RawBatch& b) {
+  b.cont_object = 0;
+  b.cont_refs = 0;
+  b.has_clock = false;
+  b.capture_frame = 0;
+  b.sample_bytes = 0;
+  b.cont_prev_slot = kNoSlot;
+}
+
+}  // namespace
+
 size_t RawBatch::CapacityBytes() const {
-  size_t b = Bytes(types) + Bytes(containers) + Bytes(root_object) + Bytes(root_flags) +
-             Bytes(root_container) + Bytes(object_id) + Bytes(object_type) + Bytes(object_size) +
-             Bytes(object_ref_count) + Bytes(refs) + Bytes(origin_methods) + Bytes(site_depth) +
-             Bytes(site_method) + Bytes(object_site) + Bytes(object_frame) + Bytes(layouts) +
-             Bytes(enums) + Bytes(root_slot) + Bytes(ref_slot) + Bytes(object_value_count) +
-             Bytes(values) + Bytes(domain_names);
+  size_t b = 0;
+  ForEachColumn(*this, [&b](const auto& v) { b += Bytes(v); });
   for (const RawType& t : types) b += t.name.capacity();
   for (const RawContainer& c : containers) b += c.label.capacity();
   for (const std::string& d : domain_names) b += d.capacity();
@@ -37,73 +76,19 @@ size_t RawBatch::CapacityBytes() const {
 }
 
 void RawBatch::Clear() {
-  types.clear();
-  containers.clear();
-  root_object.clear();
-  root_flags.clear();
-  root_container.clear();
-  cont_object = 0;
-  cont_refs = 0;
-  object_id.clear();
-  object_type.clear();
-  object_size.clear();
-  object_ref_count.clear();
-  refs.clear();
-  has_clock = false;
-  capture_frame = 0;
-  sample_bytes = 0;
-  origin_methods.clear();
-  site_depth.clear();
-  site_method.clear();
-  object_site.clear();
-  object_frame.clear();
-  layouts.clear();
-  enums.clear();
-  root_slot.clear();
-  ref_slot.clear();
-  cont_prev_slot = kNoSlot;
-  object_value_count.clear();
-  values.clear();
-  domain_names.clear();
+  ForEachColumn(*this, [](auto& v) { v.clear(); });
+  ClearScalars(*this);
 }
-
-namespace {
-
-// Empties `v`; a column the batch did not use gives its buffer back.
-template <class V>
-void Recycle(V& v) {
-  if (v.empty())
-    V().swap(v);
-  else
-    v.clear();
-}
-
-}  // namespace
 
 void RawBatch::ClearReleasingUnused() {
-  Recycle(types);
-  Recycle(containers);
-  Recycle(root_object);
-  Recycle(root_flags);
-  Recycle(root_container);
-  Recycle(object_id);
-  Recycle(object_type);
-  Recycle(object_size);
-  Recycle(object_ref_count);
-  Recycle(refs);
-  Recycle(origin_methods);
-  Recycle(site_depth);
-  Recycle(site_method);
-  Recycle(object_site);
-  Recycle(object_frame);
-  Recycle(layouts);
-  Recycle(enums);
-  Recycle(root_slot);
-  Recycle(ref_slot);
-  Recycle(object_value_count);
-  Recycle(values);
-  Recycle(domain_names);
-  Clear();  // the scalars
+  // A column the batch did not use gives its buffer back; the others keep theirs.
+  ForEachColumn(*this, [](auto& v) {
+    if (v.empty())
+      std::decay_t<decltype(v)>().swap(v);
+    else
+      v.clear();
+  });
+  ClearScalars(*this);
 }
 
 bool RawBatch::Empty() const {
