@@ -20,7 +20,8 @@ namespace {
 const Snapshot& Heap() {
   static const Snapshot heap = [] {
     const char* n = std::getenv("XRPM_BENCH_OBJECTS");
-    return testing::MakeHeap({.seed = 42, .objects = n ? std::strtoull(n, nullptr, 10) : 1'000'000});
+    return testing::MakeHeap(
+        {.seed = 42, .objects = n ? std::strtoull(n, nullptr, 10) : 1'000'000});
   }();
   return heap;
 }

@@ -149,8 +149,8 @@ struct Agent::Impl {
   bool markers_on = false;
   bool has_last_marker = false;
   QueuedMarker last_marker;
-  std::deque<QueuedMarker> pending_markers;     // for the next FrameBatch (bounded)
-  uint64_t pending_markers_dropped = 0;       // pending_markers was full
+  std::deque<QueuedMarker> pending_markers;  // for the next FrameBatch (bounded)
+  uint64_t pending_markers_dropped = 0;      // pending_markers was full
   BeaconSender beacon;  // discovery (opt.announce); sends from the network thread
 
   mutable std::mutex stats_mu;

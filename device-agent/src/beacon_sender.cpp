@@ -27,8 +27,8 @@ bool BeaconSender::Open(const protocol::BeaconInfo& info, const std::string& int
   if (::inet_pton(AF_INET, interface_address.c_str(), &ifaddr) == 1 &&
       ifaddr.s_addr != htonl(INADDR_ANY) &&
       ::setsockopt(fd_, IPPROTO_IP, IP_MULTICAST_IF, &ifaddr, sizeof ifaddr) != 0) {
-    *error = "announce: cannot send multicast from " + interface_address + ": " +
-             std::strerror(errno);
+    *error =
+        "announce: cannot send multicast from " + interface_address + ": " + std::strerror(errno);
     Close();
     return false;
   }

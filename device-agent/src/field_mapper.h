@@ -78,7 +78,7 @@ class FieldMapper {
     uint32_t runtime_fields = 0;  // as described (before the cut)
     uint32_t runtime_values = 0;  // value fields as described
     uint32_t kept_statics = 0;
-    std::vector<uint8_t> kinds;  // FieldKind of each kept field
+    std::vector<uint8_t> kinds;                    // FieldKind of each kept field
     std::vector<protocol::FieldKind> value_kinds;  // the kept value fields' kinds, in order
     FieldKind element_kind = FieldKind::kUnknown;
   };
@@ -108,7 +108,7 @@ class FieldMapper {
   uint32_t pending_length_ = 0;
   std::vector<uint64_t> pending_values_;  // mapped to wire words in place by Take
   std::vector<uint16_t> pending_units_;   // a string's code units
-  std::vector<uint32_t> slots_;  // slot copy for a cut layout
+  std::vector<uint32_t> slots_;           // slot copy for a cut layout
   size_t kinds_bytes_ = 0;
   uint64_t dropped_ = 0;
 };

@@ -9,14 +9,14 @@
 #include <filesystem>
 
 #include "widgets.h"
-#include "xrpm/model/human_format.h"
 #include "xrpm/formats/snapshot_io.h"
+#include "xrpm/model/human_format.h"
 
 namespace xrpm::gui {
 using app::DocState;
+using app::SnapshotDoc;
 using xrpm::FormatBytes;
 using xrpm::FormatCount;
-using app::SnapshotDoc;
 
 namespace {
 
@@ -229,9 +229,10 @@ void App::ShowSaveDialog(uint32_t id) {
   if (d->path.empty() || !formats::FormatForPath(name, /*for_reading=*/false)) name += ".xrpm";
   std::string dir = d->path.empty() ? session_.settings().last_dir
                                     : std::filesystem::path(d->path).parent_path().string();
-  file_dialog_.Open(
-      FileDialog::Mode::kSave, dir, name, true,
-      [snap = d->snapshot](const std::string& format) { return formats::FormatLosses(*snap, format); });
+  file_dialog_.Open(FileDialog::Mode::kSave, dir, name, true,
+                    [snap = d->snapshot](const std::string& format) {
+                      return formats::FormatLosses(*snap, format);
+                    });
 }
 
 void App::AskClose(uint32_t id) {
@@ -315,7 +316,7 @@ void App::DrawSnapshotList() {
     const bool active = d.id == session_.active_id();
     const char* badge = d.origin == app::DocOrigin::kCaptured    ? "[capture]"
                         : d.origin == app::DocOrigin::kGenerated ? "[demo]"
-                                                                     : "[file]";
+                                                                 : "[file]";
     std::string label = std::string(badge) + " " + d.title + (d.unsaved ? "  *" : "");
     if (ImGui::Selectable(label.c_str(), active, ImGuiSelectableFlags_AllowItemOverlap))
       session_.SetActive(d.id);

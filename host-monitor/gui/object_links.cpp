@@ -4,8 +4,8 @@
 
 #include "app.h"
 #include "widgets.h"
-#include "xrpm/model/object_fields.h"
 #include "xrpm/model/human_format.h"
+#include "xrpm/model/object_fields.h"
 
 namespace xrpm::gui {
 using namespace xrpm::app;

@@ -50,12 +50,12 @@ class ScriptRunner {
   std::chrono::steady_clock::time_point deadline_;
   std::string shot_path_;
   bool shot_pending_ = false;
-  uint32_t awaited_doc_ = 0;      // open/demo: the document to wait for
+  uint32_t awaited_doc_ = 0;        // open/demo: the document to wait for
   uint32_t awaited_recording_ = 0;  // open/open-recording: the recording to wait for
-  std::string awaited_save_;      // save: the path that must become the document's path
-  uint32_t captures_before_ = 0;  // capture: the last captured document before this step
-  uint64_t counter_target_ = 0;   // wait-counters, wait-discovered
-  int key_down_ = -1;             // the `key` step's key code, released after one frame
+  std::string awaited_save_;        // save: the path that must become the document's path
+  uint32_t captures_before_ = 0;    // capture: the last captured document before this step
+  uint64_t counter_target_ = 0;     // wait-counters, wait-discovered
+  int key_down_ = -1;               // the `key` step's key code, released after one frame
   bool done_ = false;
   int exit_code_ = 0;
 };

@@ -59,9 +59,9 @@ struct InstancesViewState {
   uint32_t doc = 0;
   int64_t type = -1;
   const app::DocAnalysis* analysis = nullptr;  // the instances came from this analysis
-  std::vector<uint64_t> objects;                   // object indices of the type, sorted for display
-  std::optional<uint32_t> site;                    // the list is narrowed to this site
-  std::vector<analysis::SiteRow> sites;            // the type's instances by allocation site
+  std::vector<uint64_t> objects;               // object indices of the type, sorted for display
+  std::optional<uint32_t> site;                // the list is narrowed to this site
+  std::vector<analysis::SiteRow> sites;        // the type's instances by allocation site
   int sort_column = -1;
   bool sort_descending = true;
   // Field columns and a field filter (issue 22).
@@ -76,8 +76,8 @@ struct InstancesViewState {
 struct InspectorViewState {
   const app::DocAnalysis* analysis = nullptr;
   uint32_t object = kNoIndex;
-  analysis::RootPath path;      // cached for `object`
-  std::vector<uint32_t> roots;  // root records naming `object`
+  analysis::RootPath path;            // cached for `object`
+  std::vector<uint32_t> roots;        // root records naming `object`
   analysis::ObjectContents contents;  // its fields, text and referrers (issue 22)
 };
 
@@ -90,7 +90,7 @@ struct DominatorsViewState {
 struct AgeViewState {
   bool counts = false;  // bars show objects instead of bytes
   const app::DocAnalysis* analysis = nullptr;
-  int64_t bin = -1;                    // the bin `contents` describes
+  int64_t bin = -1;                // the bin `contents` describes
   app::AgeRangeContents contents;  // what the chosen bar holds
 };
 
@@ -142,7 +142,7 @@ void DrawRootsView(App& app, app::SnapshotDoc& doc);
 void DrawDominatorsView(App& app, app::SnapshotDoc& doc);
 void DrawAgeView(App& app, app::SnapshotDoc& doc);
 void DrawCompareView(App& app);
-void DrawLeaksPanel(App& app);  // Compare's "allocated between A and B, alive in C" mode
+void DrawLeaksPanel(App& app);         // Compare's "allocated between A and B, alive in C" mode
 void DrawAllocComparePanel(App& app);  // Compare's allocation traffic of two recordings
 // The Timeline's and Allocations' first line: which recording is shown (live or a file), Open
 // recording... and Save recording... (issue 24 item 4).

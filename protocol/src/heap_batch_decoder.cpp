@@ -302,8 +302,8 @@ bool DecodeHeapBatch(const wire::HeapBatch& in, RawBatch* out, std::string* erro
   out->domain_names.reserve(in.domain_names_size());
   for (const std::string& d : in.domain_names()) {
     if (d.size() > kMaxShortString)
-      return Fail(error, where + "AppDomain name over " + std::to_string(kMaxShortString) +
-                             " bytes");
+      return Fail(error,
+                  where + "AppDomain name over " + std::to_string(kMaxShortString) + " bytes");
     out->domain_names.push_back(d);
   }
   out->containers.reserve(in.containers_size());

@@ -5,8 +5,8 @@
 #include <filesystem>
 #include <fstream>
 
-#include "xrpm/model/human_format.h"
 #include "xrpm/app/settings.h"
+#include "xrpm/model/human_format.h"
 
 namespace xrpm::app {
 namespace {

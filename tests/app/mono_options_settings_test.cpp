@@ -10,8 +10,8 @@ namespace xrpm::app {
 namespace {
 
 TEST(MonoOptionsSetting, RoundTripsAndDefaultsToNone) {
-  const std::string dir = ::testing::TempDir() + "/xrpm_mono_options_setting_" +
-                          std::to_string(getpid());
+  const std::string dir =
+      ::testing::TempDir() + "/xrpm_mono_options_setting_" + std::to_string(getpid());
   std::filesystem::remove_all(dir);
   EXPECT_EQ(Settings{}.mono_options, "");
   Settings s;

@@ -110,9 +110,9 @@ TEST(FramesCli, ASavedRecordingReadsBackWithTheSameOutput) {
   ASSERT_FALSE(emu.endpoint.empty()) << emu.proc->log().All();
   const std::string rec = dir.Path("rec.xrpm");
   // Enough frames for a wave's markers and tagged samples (bubbles marks a wave every 2 s).
-  RunResult live = RunProcess({kXrpm, "allocations", "--connect", emu.endpoint, "--count", "150",
-                               "--duration", "60", "--sample-bytes", "256", "--by", "tag", "-o",
-                               rec, "--json"});
+  RunResult live =
+      RunProcess({kXrpm, "allocations", "--connect", emu.endpoint, "--count", "150", "--duration",
+                  "60", "--sample-bytes", "256", "--by", "tag", "-o", rec, "--json"});
   ASSERT_EQ(live.exit_code, 0) << live.err;
   EXPECT_EQ(emu.proc->Stop(), 0) << emu.proc->log().All();
   RunResult again = RunProcess({kXrpm, "allocations", rec, "--by", "tag", "--json"});

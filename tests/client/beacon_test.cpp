@@ -66,7 +66,9 @@ TEST(Beacon, LongAndInvalidNamesAreCutAndMadeValidByTheEncoder) {
 }
 
 // A serialized Beacon message with the given fields, behind the magic (to build bad ones).
-std::string Raw(const wire::Beacon& m) { return std::string("XRPMBCN1") + m.SerializeAsString(); }
+std::string Raw(const wire::Beacon& m) {
+  return std::string("XRPMBCN1") + m.SerializeAsString();
+}
 
 TEST(Beacon, MalformedOversizedAndOutOfRangeBeaconsAreRefusedWithAReason) {
   wire::Beacon good;

@@ -13,9 +13,9 @@
 
 #include "raw_peer.h"
 #include "test_util.h"
-#include "xrpm/client/host_client.h"
 #include "xrpm/client/allocation_profile.h"
 #include "xrpm/client/frame_summary.h"
+#include "xrpm/client/host_client.h"
 #include "xrpm/emulator/game_loop.h"
 #include "xrpm/emulator/runtime.h"
 #include "xrpm/emulator/scenario.h"

@@ -34,7 +34,9 @@ using testing::RunResult;
 constexpr const char* kUnshare = "/usr/bin/unshare";  // util-linux (essential in Debian)
 constexpr const char* kNetnsSetup = "ip link set lo up && ip route add 224.0.0.0/4 dev lo";
 
-bool InsideNetns() { return std::getenv("XRPM_DISCOVERY_NETNS") != nullptr; }
+bool InsideNetns() {
+  return std::getenv("XRPM_DISCOVERY_NETNS") != nullptr;
+}
 
 // Runs the current test again inside a fresh network namespace; skips when that is not possible.
 void RunInsideNetns() {
@@ -223,8 +225,8 @@ TEST(DiscoveryNetns, TheMonitorListsDevicesAndConnectsWithOneClick) {
     if (std::system("command -v xvfb-run >/dev/null 2>&1") != 0) GTEST_SKIP() << "no xvfb-run";
     return RunInsideNetns();
   }
-  const std::string dir = ::testing::TempDir() + "/xrpm_discovery_monitor_" +
-                          std::to_string(::getpid());
+  const std::string dir =
+      ::testing::TempDir() + "/xrpm_discovery_monitor_" + std::to_string(::getpid());
   ASSERT_EQ(std::system(("rm -rf '" + dir + "' && mkdir -p '" + dir + "/config'").c_str()), 0);
   testing::BackgroundProcess emu(
       {XRPM_EMULATOR_BIN, "--scenario", "bubbles", "--port", "0", "--announce"});

@@ -36,12 +36,12 @@
 #include "raw_peer.h"
 #include "test_util.h"
 #include "xrpm/client/host_client.h"
-#include "xrpm/formats/snapshot_io.h"
 #include "xrpm/emulator/game_loop.h"
 #include "xrpm/emulator/ground_truth.h"
 #include "xrpm/emulator/runtime.h"
 #include "xrpm/emulator/scenario.h"
 #include "xrpm/emulator/snapshot_builder_sink.h"
+#include "xrpm/formats/snapshot_io.h"
 #include "xrpm/protocol/constants.h"
 
 namespace xrpm::testing {

@@ -19,11 +19,11 @@
 #include "xrpm/analysis/leak_filter.h"
 #include "xrpm/analysis/site_stats.h"
 #include "xrpm/analysis/suspects.h"
-#include "xrpm/formats/snapshot_io.h"
 #include "xrpm/emulator/game_loop.h"
 #include "xrpm/emulator/ground_truth.h"
 #include "xrpm/emulator/runtime.h"
 #include "xrpm/emulator/scenario.h"
+#include "xrpm/formats/snapshot_io.h"
 
 namespace xrpm::analysis {
 namespace {
@@ -123,8 +123,8 @@ nlohmann::json LeaksCli(const std::vector<Snapshot>& caps) {
     formats::SaveSnapshot(caps[i], path);
     args += " " + path;
   }
-  const std::string cmd = std::string(XRPM_CLI_BIN) + " leaks --json --top 0" +
-                          args + " 2>/dev/null";
+  const std::string cmd =
+      std::string(XRPM_CLI_BIN) + " leaks --json --top 0" + args + " 2>/dev/null";
   const xrpm::testing::RunResult run = xrpm::testing::RunShell(cmd);
   EXPECT_EQ(run.exit_code, 0) << cmd;
   const std::string& out = run.out;

@@ -11,11 +11,11 @@
 #include "field_capture.h"
 #include "test_util.h"
 #include "xrpm/client/host_client.h"
-#include "xrpm/formats/xrpm_file.h"
-#include "xrpm/model/object_fields.h"
 #include "xrpm/emulator/game_loop.h"
 #include "xrpm/emulator/runtime.h"
 #include "xrpm/emulator/scenario.h"
+#include "xrpm/formats/xrpm_file.h"
+#include "xrpm/model/object_fields.h"
 
 namespace xrpm::testing {
 namespace {

@@ -25,9 +25,9 @@ extern char** environ;
 namespace {
 namespace fs = std::filesystem;
 using xrpm::Diagnostics;
+using xrpm::Snapshot;
 using xrpm::formats::FormatForPath;
 using xrpm::formats::LoadSnapshot;
-using xrpm::Snapshot;
 
 struct Child {
   pid_t pid = -1;

@@ -12,9 +12,9 @@
 #include <vector>
 
 #include "test_graph.h"
-#include "xrpm/emulator/method_frame_scope.h"
 #include "xrpm/emulator/game_loop.h"
 #include "xrpm/emulator/ground_truth.h"
+#include "xrpm/emulator/method_frame_scope.h"
 #include "xrpm/emulator/runtime.h"
 #include "xrpm/emulator/scenario.h"
 

@@ -190,9 +190,9 @@ TEST(IbmClassicReader, AcceptsEveryTrailerSpelling) {
 TEST(IbmClassicReader, ReportsWrongTrailerCounts) {
   Diagnostics d;
   formats::ReadIbmClassic(WithTrailers("// Breakdown - Classes: 3, Objects: 1, ObjectArrays: 0, "
-                              "PrimitiveArrays: 1",
-                              "// EOF:  Total 'Objects',Refs(null) : 4,7(1)"),
-                 "t", d);
+                                       "PrimitiveArrays: 1",
+                                       "// EOF:  Total 'Objects',Refs(null) : 4,7(1)"),
+                          "t", d);
   EXPECT_EQ(Codes(d), (std::vector<std::string>{"trailer-mismatch", "trailer-mismatch"})) << All(d);
   EXPECT_NE(All(d).find("t:10: the trailer says Classes: 3, the file has 2"), std::string::npos);
   EXPECT_NE(All(d).find("t:11: the trailer says Refs(null) 7(1)"), std::string::npos) << All(d);

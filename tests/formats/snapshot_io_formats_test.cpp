@@ -78,7 +78,8 @@ TEST_F(SnapshotIoFiles, SavesByExtensionOrName) {
   // A classic dump converts to the NETCF format and back with the same objects.
   Snapshot java = formats::LoadSnapshot(kJ9, d);
   formats::SaveSnapshot(java, Path("java.gclog"));
-  EXPECT_EQ(testing::Canonical(formats::LoadSnapshot(Path("java.gclog"), d)), testing::Canonical(java));
+  EXPECT_EQ(testing::Canonical(formats::LoadSnapshot(Path("java.gclog"), d)),
+            testing::Canonical(java));
   EXPECT_TRUE(d.empty());
 }
 

@@ -621,9 +621,8 @@ TEST_F(XrpmCorruption, UnknownRequiredPartIsRefusedUnknownOptionalSkipped) {
 TEST_F(XrpmCorruption, OwnerDeltaOnAnyPartButReferencesIsRefused) {
   for (const char* tag : {"OBID", "OREF", "RTOB"}) {
     std::string b = good_;
-    const auto p = std::find_if(parts_.begin(), parts_.end(), [&](const Part& q) {
-      return q.tag == tag;
-    });
+    const auto p =
+        std::find_if(parts_.begin(), parts_.end(), [&](const Part& q) { return q.tag == tag; });
     ASSERT_NE(p, parts_.end()) << tag;
     b[p->toc_at + 6] = 2;
     Reseal(b);

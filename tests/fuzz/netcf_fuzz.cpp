@@ -20,8 +20,8 @@
 #include <string_view>
 
 #include "fuzz_check.h"
-#include "xrpm/formats/netcf_reader.h"
 #include "netcf_reader_chunk.h"  // HexString
+#include "xrpm/formats/netcf_reader.h"
 #include "xrpm/formats/netcf_writer.h"
 
 namespace xrpm::fuzz {

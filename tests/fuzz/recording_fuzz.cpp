@@ -50,9 +50,9 @@ void CheckRecording(const client::SavedRecording& s) {
     for (uint32_t m : st) XRPM_FUZZ_CHECK(m >= 1 && m <= r.methods.size(), "stack method id");
   }
   for (const auto& x : r.samples)
-    XRPM_FUZZ_CHECK(x.stack <= r.stacks.size() && x.type <= r.types.size() &&
-                        x.tag <= r.tags.size(),
-                    "sample id");
+    XRPM_FUZZ_CHECK(
+        x.stack <= r.stacks.size() && x.type <= r.types.size() && x.tag <= r.tags.size(),
+        "sample id");
   for (size_t i = 1; i < r.frames.size(); ++i)
     XRPM_FUZZ_CHECK(r.frames[i].frame > r.frames[i - 1].frame, "frame order");
   for (const auto& m : r.markers)

@@ -16,8 +16,8 @@
 #include <string_view>
 
 #include "fuzz_check.h"
-#include "xrpm/formats/xrpm_file.h"
 #include "xrpm/formats/netcf_writer.h"
+#include "xrpm/formats/xrpm_file.h"
 
 namespace xrpm::fuzz {
 namespace {

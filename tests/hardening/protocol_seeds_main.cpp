@@ -194,7 +194,7 @@ int Main(const fs::path& out) {
     fb->set_seq(2);
     fb->set_dropped_records(7);
     MessageStream::AppendAction(&s, 4);
-    Packet(&s, b);  // on the frames channel (action 4)
+    Packet(&s, b);     // on the frames channel (action 4)
     wire::Envelope g;  // the game's capture request, on the control channel
     g.mutable_game_capture_request()->mutable_marker()->set_kind(wire::CAPTURE_REQUEST);
     g.mutable_game_capture_request()->mutable_marker()->set_text("Wave 1 ended");

@@ -74,8 +74,9 @@ struct Reader {
   // A count of values that each take at least one byte: no more than the bytes left.
   bool Count(uint64_t* n, const char* what) {
     if (!Uleb(n)) return false;
-    if (*n > end - pos) return Fail(std::string(what) + " count " + std::to_string(*n) +
-                                    " exceeds the " + std::to_string(end - pos) + " bytes left");
+    if (*n > end - pos)
+      return Fail(std::string(what) + " count " + std::to_string(*n) + " exceeds the " +
+                  std::to_string(end - pos) + " bytes left");
     return true;
   }
   bool Backtrace() {
@@ -113,8 +114,8 @@ bool ReadMlpd(const std::string& bytes, MlpdFile* out, std::string* error) {
     r.Fail("expected data format " + std::to_string(kFormat) + ", found " + std::to_string(format));
     return fail();
   }
-  if (!r.Fixed(8, &v) || !r.Fixed(8, &v) || !r.Fixed(4, &v) || !r.Fixed(4, &v) ||
-      !r.Fixed(4, &v) || !r.Fixed(2, &v))
+  if (!r.Fixed(8, &v) || !r.Fixed(8, &v) || !r.Fixed(4, &v) || !r.Fixed(4, &v) || !r.Fixed(4, &v) ||
+      !r.Fixed(2, &v))
     return fail();
   for (int i = 0; i < 3; ++i) {  // args, arch, os
     uint64_t n;
@@ -164,19 +165,32 @@ bool ReadMlpd(const std::string& bytes, MlpdFile* out, std::string* error) {
           break;
         case 1:  // gc
           switch (ext >> 4) {
-            case 1: ok = r.Byte(&u) && r.Byte(&u); break;
-            case 2: ok = r.Uleb(&u); break;
-            case 3: ok = r.Count(&n, "moves") && r.Skip(n); break;
-            case 4: case 6:
+            case 1:
+              ok = r.Byte(&u) && r.Byte(&u);
+              break;
+            case 2:
+              ok = r.Uleb(&u);
+              break;
+            case 3:
+              ok = r.Count(&n, "moves") && r.Skip(n);
+              break;
+            case 4:
+            case 6:
               ok = r.Uleb(&u) && r.Uleb(&u) && r.Sleb(&s) && (ext >> 4 != 6 || r.Backtrace());
               break;
             case 5:
             case 7:
               ok = r.Uleb(&u) && r.Uleb(&u) && (ext >> 4 != 7 || r.Backtrace());
               break;
-            case 8: case 9: break;
-            case 10: case 11: ok = r.Sleb(&s); break;
-            default: ok = r.Fail("unknown GC event " + std::to_string(ext >> 4));
+            case 8:
+            case 9:
+              break;
+            case 10:
+            case 11:
+              ok = r.Sleb(&s);
+              break;
+            default:
+              ok = r.Fail("unknown GC event " + std::to_string(ext >> 4));
           }
           break;
         case 2: {  // metadata
@@ -191,17 +205,27 @@ bool ReadMlpd(const std::string& bytes, MlpdFile* out, std::string* error) {
               ok = r.Sleb(&s) && r.String(&name);
               if (ok) out->class_name[p] = name;
               break;
-            case 2: ok = r.String(nullptr) && (ext != 0x20 || r.String(nullptr)); break;  // image
-            case 3: ok = r.Sleb(&s) && r.String(nullptr); break;  // assembly
-            case 4: case 5: ok = ext != 0 || r.String(nullptr); break;  // domain, thread
-            case 6: ok = r.Sleb(&s); break;  // context
+            case 2:
+              ok = r.String(nullptr) && (ext != 0x20 || r.String(nullptr));
+              break;  // image
+            case 3:
+              ok = r.Sleb(&s) && r.String(nullptr);
+              break;  // assembly
+            case 4:
+            case 5:
+              ok = ext != 0 || r.String(nullptr);
+              break;  // domain, thread
+            case 6:
+              ok = r.Sleb(&s);
+              break;   // context
             case 7: {  // vtable
               int64_t klass;
               ok = r.Sleb(&s) && r.Sleb(&klass);
               if (ok) out->vtable_class[p] = ptr_base + static_cast<uint64_t>(klass);
               break;
             }
-            default: ok = r.Fail("unknown metadata type " + std::to_string(mtype));
+            default:
+              ok = r.Fail("unknown metadata type " + std::to_string(mtype));
           }
           break;
         }
@@ -225,7 +249,9 @@ bool ReadMlpd(const std::string& bytes, MlpdFile* out, std::string* error) {
               order[{time, shots.size()}] = shots.size();
               shots.emplace_back();
               break;
-            case 1: filling.erase(thread); break;  // end
+            case 1:
+              filling.erase(thread);
+              break;   // end
             case 2: {  // object
               int64_t obj, vt;
               uint64_t size, gen, refs;
@@ -244,12 +270,17 @@ bool ReadMlpd(const std::string& bytes, MlpdFile* out, std::string* error) {
                                                       ptr_base + static_cast<uint64_t>(vt), size});
               break;
             }
-            case 3: ok = r.Count(&n, "roots") && r.Skip(2 * n); break;
+            case 3:
+              ok = r.Count(&n, "roots") && r.Skip(2 * n);
+              break;
             case 4:
               ok = r.Sleb(&s) && r.Uleb(&u) && r.Byte(&u) && r.Sleb(&s) && r.String(nullptr);
               break;
-            case 5: ok = r.Sleb(&s); break;
-            default: ok = r.Fail("unknown heap event " + std::to_string(ext >> 4));
+            case 5:
+              ok = r.Sleb(&s);
+              break;
+            default:
+              ok = r.Fail("unknown heap event " + std::to_string(ext >> 4));
           }
           break;
         case 7:  // sample
@@ -258,7 +289,9 @@ bool ReadMlpd(const std::string& bytes, MlpdFile* out, std::string* error) {
               ok = r.Sleb(&s) && r.Count(&n, "instruction pointers") && r.Skip(n) &&
                    r.Count(&n, "frames") && r.Skip(n);
               break;
-            case 1: ok = r.Sleb(&s) && r.Uleb(&u) && r.String(nullptr); break;
+            case 1:
+              ok = r.Sleb(&s) && r.Uleb(&u) && r.String(nullptr);
+              break;
             case 3:
               ok = r.Count(&n, "counters");
               for (uint64_t i = 0; ok && i < n; ++i) {
@@ -281,7 +314,8 @@ bool ReadMlpd(const std::string& bytes, MlpdFile* out, std::string* error) {
                 if (!ok) break;
               }
               break;
-            default: ok = r.Fail("unknown sample event " + std::to_string(ext >> 4));
+            default:
+              ok = r.Fail("unknown sample event " + std::to_string(ext >> 4));
           }
           break;
         case 8:  // runtime: JIT helper

@@ -33,8 +33,8 @@ struct MlpdObject {
 
 struct MlpdFile {
   std::vector<std::vector<MlpdObject>> heapshots;
-  std::unordered_map<uint64_t, uint64_t> vtable_class;     // MonoVTable* -> MonoClass*
-  std::unordered_map<uint64_t, std::string> class_name;    // MonoClass* -> name
+  std::unordered_map<uint64_t, uint64_t> vtable_class;   // MonoVTable* -> MonoClass*
+  std::unordered_map<uint64_t, std::string> class_name;  // MonoClass* -> name
   // The class name of a vtable, "" when the file never named it.
   std::string ClassOf(uint64_t vtable) const;
 };

@@ -31,8 +31,8 @@ TEST(MonoInspect, FindsTheMistakesPlantedInACSharpGame) {
   ASSERT_FALSE(run.proc->log().WaitFor("Mistakes: ready", 30000).empty()) << run.proc->log().All();
   const TempDir dir("xrpm_mono_inspect");
   const std::string file = dir.Path("mistakes.xrpm");
-  RunResult cap = RunProcess({XRPM_CLI_BIN, "capture", "--connect", run.endpoint, "-o", file},
-                             120000);
+  RunResult cap =
+      RunProcess({XRPM_CLI_BIN, "capture", "--connect", run.endpoint, "-o", file}, 120000);
   ASSERT_EQ(cap.exit_code, 0) << cap.err << run.proc->log().All();
   RunResult r = RunProcess({XRPM_CLI_BIN, "inspect", file, "--json"}, 120000);
   ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -54,7 +54,7 @@ TEST(MonoInspect, FindsTheMistakesPlantedInACSharpGame) {
     ASSERT_NE(f, nullptr) << p.inspection << " / " << p.what << "\n" << r.out.substr(0, 6000);
     EXPECT_EQ((*f)["count"], p.count) << p.what;
   }
-  EXPECT_EQ(FindingOf(j, "duplicate-strings", "Boss #"), nullptr);  // held once
+  EXPECT_EQ(FindingOf(j, "duplicate-strings", "Boss #"), nullptr);    // held once
   EXPECT_EQ(FindingOf(j, "finalizable", "Mistakes.Enemy"), nullptr);  // no finalizer
   EXPECT_EQ(FindingOf(j, "finalizable", "Mistakes.Texture"), nullptr);
   // Sparse: the spawn queue (1 of 32), not the enemy list (5 of 16).

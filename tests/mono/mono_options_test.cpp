@@ -20,8 +20,9 @@ TEST(MonoOptions, BadMonoOptionsExitTwoBeforeTheProgramRuns) {
     std::string option, message;
   } cases[] = {
       {"--mono-option=", "expected a Mono option"},  // CLI11 hands over the next word, "--"
-      {"--mono-option=debug", "expected a Mono option starting with '-' (such as --debug), "
-                              "found 'debug'"},
+      {"--mono-option=debug",
+       "expected a Mono option starting with '-' (such as --debug), "
+       "found 'debug'"},
       {"--mono-option=--", "expected a Mono option starting with '-'"},
       {"--mono-option=--version", "'--version' makes Mono do something other than run"},
       {"--mono-option=--aot=full", "'--aot=full' makes Mono do something other than run"},
@@ -37,7 +38,8 @@ TEST(MonoOptions, BadMonoOptionsExitTwoBeforeTheProgramRuns) {
     const RunResult r = RunLauncher({"--port", "0", c.option, "--", game});
     EXPECT_EQ(r.exit_code, 2) << c.option << "\n" << r.err;
     EXPECT_NE(r.err.find("xrpm-mono: --mono-option: " + c.message), std::string::npos)
-        << c.option << "\n" << r.err;
+        << c.option << "\n"
+        << r.err;
     EXPECT_EQ(r.err.find("xrpm-agent: listening"), std::string::npos) << c.option << "\n" << r.err;
   }
 }
@@ -46,12 +48,12 @@ TEST(MonoOptions, ReachMonoBesideTheAgent) {
   SKIP_WITHOUT_MONO();
   if (!std::filesystem::exists("/usr/lib/libmono-profiler-log.so"))
     GTEST_SKIP() << "Mono's log profiler is not installed (sudo apt-get install libmono-profiler)";
-  const std::string out = ::testing::TempDir() + "/xrpm_mono_options_" +
-                          std::to_string(getpid()) + ".mlpd";
+  const std::string out =
+      ::testing::TempDir() + "/xrpm_mono_options_" + std::to_string(getpid()) + ".mlpd";
   std::filesystem::remove(out);
   const RunResult r = RunLauncher({"--port", "0", "--mono-option=--debug",
-                              "--mono-option=--profile=log:nocalls,output=" + out, "--",
-                              MonoProgram("XnaBubbles.exe"), "--frames", "30"});
+                                   "--mono-option=--profile=log:nocalls,output=" + out, "--",
+                                   MonoProgram("XnaBubbles.exe"), "--frames", "30"});
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.err.find("xrpm-agent: listening on 127.0.0.1:"), std::string::npos) << r.err;
   // Mono's log profiler ran in the same process: its file starts with the .mlpd magic.

@@ -23,8 +23,8 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <iterator>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <sstream>
 #include <unordered_set>
@@ -49,12 +49,12 @@ constexpr const char* kCsharp = "/usr/lib/mono/4.5/csharp.exe";
 constexpr const char* kGendarme = "/usr/lib/gendarme/gendarme.exe";
 constexpr const char* kAspNetDemos = "/usr/share/asp.net-demos/2.0";
 
-#define SKIP_WITHOUT(path, package)                                                   \
-  do {                                                                                \
-    SKIP_WITHOUT_MONO();                                                              \
-    if (!fs::exists(path))                                                            \
-      GTEST_SKIP() << path << " is missing (sudo apt-get install " << package << ")"; \
-    if (!fs::exists("/usr/lib/libmono-profiler-log.so"))                              \
+#define SKIP_WITHOUT(path, package)                                                             \
+  do {                                                                                          \
+    SKIP_WITHOUT_MONO();                                                                        \
+    if (!fs::exists(path))                                                                      \
+      GTEST_SKIP() << path << " is missing (sudo apt-get install " << package << ")";           \
+    if (!fs::exists("/usr/lib/libmono-profiler-log.so"))                                        \
       GTEST_SKIP() << "Mono's log profiler is missing (sudo apt-get install libmono-profiler)"; \
   } while (0)
 
@@ -117,7 +117,8 @@ void ExpectMonosOwnReading(const std::vector<Snapshot>& shots, const std::string
     }
     std::string sizes;
     for (const auto& h : f.heapshots) sizes += " " + std::to_string(h.size());
-    ASSERT_NE(match, nullptr) << "heapshot sizes:" << sizes << "; capture " << k << " (" << s.object_count()
+    ASSERT_NE(match, nullptr) << "heapshot sizes:" << sizes << "; capture " << k << " ("
+                              << s.object_count()
                               << " objects): no heapshot of Mono's log profiler has the same "
                                  "objects (of "
                               << f.heapshots.size() << " heapshots)";
@@ -138,9 +139,8 @@ void ExpectMonosOwnReading(const std::vector<Snapshot>& shots, const std::string
       if (it != ours.end() && it->second == c) continue;
       if (++differ <= 10)
         ADD_FAILURE() << "capture " << k << ": " << name << ": Mono " << c.first << " objects, "
-                      << c.second << " bytes; xrpm "
-                      << (it == ours.end() ? 0 : it->second.first) << ", "
-                      << (it == ours.end() ? 0 : it->second.second);
+                      << c.second << " bytes; xrpm " << (it == ours.end() ? 0 : it->second.first)
+                      << ", " << (it == ours.end() ? 0 : it->second.second);
     }
     EXPECT_EQ(ours.size(), monos.size());
   }
@@ -197,11 +197,13 @@ std::string GenerateSource(size_t classes) {
   for (size_t i = 0; i < classes; ++i) {
     const std::string c = "C" + std::to_string(i);
     s += "  /// <summary>Generated class " + std::to_string(i) + ".</summary>\n";
-    s += "  public class " + c + " : IComparable<" + c + "> {\n    public int A; public string B;\n" +
-         "    public int CompareTo(" + c + " o) { return A.CompareTo(o.A); }\n" +
-         "    public static int Run(int x) { var l = new List<" + c + ">(); for (int k = 0; k < x; " +
-         "k++) l.Add(new " + c + " { A = k ^ " + std::to_string(i) + ", B = \"" + c +
-         "\" }); l.Sort(); return l[0].A + " + std::to_string(i % 7) + "; }\n  }\n";
+    s += "  public class " + c + " : IComparable<" + c +
+         "> {\n    public int A; public string B;\n" + "    public int CompareTo(" + c +
+         " o) { return A.CompareTo(o.A); }\n" +
+         "    public static int Run(int x) { var l = new List<" + c +
+         ">(); for (int k = 0; k < x; " + "k++) l.Add(new " + c + " { A = k ^ " +
+         std::to_string(i) + ", B = \"" + c + "\" }); l.Sort(); return l[0].A + " +
+         std::to_string(i % 7) + "; }\n  }\n";
   }
   s += "  public static class Program { public static int Main() { long s = 0;\n";
   for (size_t i = 0; i < classes; ++i) s += "    s += C" + std::to_string(i) + ".Run(3);\n";
@@ -347,10 +349,9 @@ TEST(MonoRealPrograms, AspNetHostServingTheExamplePages) {
     fs::create_directories(site + "/" + a + "/bin");
     fs::copy_file(MonoProgram("AspNetHost.exe"), site + "/" + a + "/bin/AspNetHost.exe");
   }
-  const std::vector<std::string> pages = {site + "/index.aspx", site + "/menu/menu1.aspx",
-                                          site + "/gridview/BasicGrid.aspx",
-                                          site + "/treeview/treeview.aspx",
-                                          site + "/masterpages/content1.aspx"};
+  const std::vector<std::string> pages = {
+      site + "/index.aspx", site + "/menu/menu1.aspx", site + "/gridview/BasicGrid.aspx",
+      site + "/treeview/treeview.aspx", site + "/masterpages/content1.aspx"};
   const std::string exe = site + "/bin/AspNetHost.exe", go = dir + "/go";
   Real run(exe, pages, dir + "/log.mlpd", {"XRPM_TEST_GO=" + go});
   ASSERT_FALSE(run.endpoint.empty()) << run.proc->log().All();

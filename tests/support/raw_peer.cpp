@@ -50,8 +50,10 @@ std::unique_ptr<RawPeer> RawPeer::Connect(uint16_t port, uint32_t timeout_ms) {
       if (ev.type == ENET_EVENT_TYPE_CONNECT) return p;
       if (ev.type == ENET_EVENT_TYPE_DISCONNECT) {
         p->peer_ = nullptr;  // ENet reset it
-        std::fprintf(stderr, "raw peer: a stray DISCONNECT (data %u) ended the connection attempt; "
-                     "retrying from a new socket\n", ev.data);
+        std::fprintf(stderr,
+                     "raw peer: a stray DISCONNECT (data %u) ended the connection attempt; "
+                     "retrying from a new socket\n",
+                     ev.data);
         break;
       }
     }

@@ -348,8 +348,8 @@ void Runtime::ReportSample(TypeIndex t, uint32_t size) {
     names[depth] = methods_[it->method].name.c_str();
     ++depth;
   }
-  agent::AllocationSample s{frame_number_, size,  t,           types_[t].name.c_str(),
-                            depth,         keys,  names,       scopes_.key(),
+  agent::AllocationSample s{frame_number_, size, t,     types_[t].name.c_str(),
+                            depth,         keys, names, scopes_.key(),
                             scopes_.name()};
   std::lock_guard<std::mutex> lock(sink_mu_);
   if (sink_) sink_->OnAllocationSample(s);

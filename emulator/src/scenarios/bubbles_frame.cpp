@@ -173,7 +173,7 @@ void BubblesScenario::DrawBubbles(Runtime& rt) {
     }
   }
   MethodFrameScope native(rt, rt.main_thread(), t_.draw_user_primitives, 1,
-                    agent::ContainerType::kNativeFrame);
+                          agent::ContainerType::kNativeFrame);
   native.set(0, f.get(0), kRootFlagPinned);
   rt.counters().Add(Counter::kPlatformInvokeCalls, 1);
 }
@@ -209,7 +209,7 @@ void BubblesScenario::DrawParticles(Runtime& rt) {
   }
   p.set(0, vertices);
   MethodFrameScope native(rt, rt.main_thread(), t_.draw_user_primitives, 1,
-                    agent::ContainerType::kNativeFrame);
+                          agent::ContainerType::kNativeFrame);
   native.set(0, vertices, kRootFlagPinned);
   rt.counters().Add(Counter::kPlatformInvokeCalls, 1);
 }

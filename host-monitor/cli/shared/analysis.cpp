@@ -51,8 +51,8 @@ uint32_t FindObjectForCli(const GraphIndex& g, const std::string& text, const st
         what, 0, "bad-number", "expected an object id in hex (like 1ce056), found '" + text + "'"});
   const uint32_t v = g.Find(*id);
   if (v == kNoIndex)
-    throw InputError(
-        Diagnostic{file, 0, "unknown-object", "no object with id " + Hex(*id) + " in the snapshot"});
+    throw InputError(Diagnostic{file, 0, "unknown-object",
+                                "no object with id " + Hex(*id) + " in the snapshot"});
   return v;
 }
 

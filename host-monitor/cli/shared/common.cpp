@@ -5,8 +5,8 @@
 #include <algorithm>
 #include <cinttypes>
 
-#include "xrpm/model/human_format.h"
 #include "xrpm/formats/snapshot_io.h"
+#include "xrpm/model/human_format.h"
 
 namespace xrpm::cli {
 
@@ -190,8 +190,8 @@ void PrintDomainTotals(const Snapshot& s, std::FILE* out) {
                {"types", A::kRight}});
   for (const AppDomainSection& sec : s.sections) {
     const SectionFigures f = Figures(s, sec);
-    t.AddRow({sec.name.empty() ? "(unnamed)" : sec.name, Thousands(f.objects),
-              HumanBytes(f.bytes), Thousands(f.roots), Thousands(f.types)});
+    t.AddRow({sec.name.empty() ? "(unnamed)" : sec.name, Thousands(f.objects), HumanBytes(f.bytes),
+              Thousands(f.roots), Thousands(f.types)});
   }
   std::fprintf(out, "\nAppDomains: %zu\n", s.sections.size());
   t.Print(out, 2);

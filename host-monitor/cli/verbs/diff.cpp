@@ -1,9 +1,9 @@
 // `xrpm diff A B [C ...]`: what changed between snapshots of the same application, per type
 // name (object ids are not stable across dumps), sorted by growth, plus the types that grew in
 // every step with the paths that hold them in the last snapshot.
+#include "xrpm/analysis/diff.h"
 #include "shared/analysis.h"
 #include "shared/verb.h"
-#include "xrpm/analysis/diff.h"
 
 namespace xrpm::cli {
 namespace {

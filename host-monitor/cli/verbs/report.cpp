@@ -65,11 +65,13 @@ int Run(const Opts& o) {
                        {"shallow_bytes", st.shallow_bytes},
                        {"retained_bytes", st.retained_bytes}});
     }
-    nlohmann::json j = {
-        {"file", f->loaded.path},           {"format", f->loaded.format},
-        {"totals", TotalsJson(t)},          {"top_types_by_retained", types},
-        {"suspects", SuspectsJson(a, sus)}, {"diagnostics", DiagnosticsJson(f->loaded.diags)},
-        {"appdomains", DomainTotalsJson(f->loaded.snap)}};
+    nlohmann::json j = {{"file", f->loaded.path},
+                        {"format", f->loaded.format},
+                        {"totals", TotalsJson(t)},
+                        {"top_types_by_retained", types},
+                        {"suspects", SuspectsJson(a, sus)},
+                        {"diagnostics", DiagnosticsJson(f->loaded.diags)},
+                        {"appdomains", DomainTotalsJson(f->loaded.snap)}};
     j["inspections"] = InspectionsJson(*a.snapshot, inspections)["inspections"];
     if (o.by_site) {
       const Snapshot& s = f->loaded.snap;

@@ -8,8 +8,8 @@
 #include "object_links.h"
 #include "view_registry.h"
 #include "widgets.h"
-#include "xrpm/model/object_fields.h"
 #include "xrpm/model/human_format.h"
+#include "xrpm/model/object_fields.h"
 
 namespace xrpm::gui {
 using namespace xrpm::app;

@@ -27,8 +27,7 @@ void FieldCell(const Snapshot& snap, const analysis::GraphIndex* g, uint64_t o,
   const FieldValue v = analysis::ReadFieldByName(snap, o, field);
   if (v.kind == FieldValue::Kind::kRef) {
     const uint32_t n = g ? g->Find(v.ref) : kNoIndex;
-    ImGui::TextUnformatted(n != kNoIndex ? ObjectLabel(snap, n).c_str()
-                                         : FormatHex(v.ref).c_str());
+    ImGui::TextUnformatted(n != kNoIndex ? ObjectLabel(snap, n).c_str() : FormatHex(v.ref).c_str());
     if (n != kNoIndex) StringTextTooltip(snap, n);
   } else if (v.kind == FieldValue::Kind::kMissing) {
     ImGui::TextDisabled("?");
@@ -271,12 +270,12 @@ void DrawInstancesView(App& app, SnapshotDoc& doc) {
           analysis::SortByField(a->index(), st.objects, st.field_columns[col - kColField0], desc);
           sort->SpecsDirty = false;
         } else {
-        const InstanceOrder order = col == kColRefs   ? InstanceOrder::kRefs
-                                    : col == kColSize ? InstanceOrder::kSize
-                                                      : InstanceOrder::kRetained;
-        SortInstances(snap, st.objects, order, desc,
-                      a ? a->dom().retained_sizes() : std::span<const uint64_t>());
-        sort->SpecsDirty = false;
+          const InstanceOrder order = col == kColRefs   ? InstanceOrder::kRefs
+                                      : col == kColSize ? InstanceOrder::kSize
+                                                        : InstanceOrder::kRetained;
+          SortInstances(snap, st.objects, order, desc,
+                        a ? a->dom().retained_sizes() : std::span<const uint64_t>());
+          sort->SpecsDirty = false;
         }
       }
     }

@@ -5,8 +5,8 @@
 #include <fstream>
 #include <sstream>
 
-#include "xrpm/model/atomic_file.h"
 #include "xrpm/formats/netcf_writer.h"
+#include "xrpm/model/atomic_file.h"
 #include "xrpm/model/pod_vector.h"
 #include "xrpm/model/snapshot.h"
 

@@ -48,9 +48,9 @@ class CounterStat {
     v.last = last_.load(std::memory_order_relaxed);
     v.min = v.n ? min_.load(std::memory_order_relaxed) : 0;
     v.max = v.n ? max_.load(std::memory_order_relaxed) : 0;
-    v.mean = v.n ? static_cast<double>(sum_.load(std::memory_order_relaxed)) /
-                       static_cast<double>(v.n)
-                 : 0.0;
+    v.mean =
+        v.n ? static_cast<double>(sum_.load(std::memory_order_relaxed)) / static_cast<double>(v.n)
+            : 0.0;
     return v;
   }
 

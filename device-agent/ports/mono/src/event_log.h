@@ -24,13 +24,13 @@ namespace xrpm {
 namespace mono {
 
 enum class EventKind : uint8_t {
-  kClassLoaded,     // a = MonoClass*, name
-  kRootRegister,    // a = start, b = size, c = MonoGCRootSource, d = key
-  kRootUnregister,  // a = start
-  kHandleCreated,   // a = handle, b = MonoGCHandleType
-  kHandleDeleted,   // a = handle
-  kDomainLoaded,    // a = MonoDomain*
-  kDomainName,      // a = MonoDomain*, name (its friendly name)
+  kClassLoaded,      // a = MonoClass*, name
+  kRootRegister,     // a = start, b = size, c = MonoGCRootSource, d = key
+  kRootUnregister,   // a = start
+  kHandleCreated,    // a = handle, b = MonoGCHandleType
+  kHandleDeleted,    // a = handle
+  kDomainLoaded,     // a = MonoDomain*
+  kDomainName,       // a = MonoDomain*, name (its friendly name)
   kDomainUnloading,  // a = MonoDomain*
 };
 

@@ -24,9 +24,9 @@ bool CheckMonoOption(const std::string& option, std::string* problem) {
     return false;
   }
   // Options after which Mono does not run the program.
-  static const char* const kNotRunning[] = {"--help", "-h", "--version", "-V", "--aot",
-                                            "--compile", "--compile-all", "--verify-all",
-                                            "--help-devel", "--help-debug", "--help-trace"};
+  static const char* const kNotRunning[] = {
+      "--help",        "-h",           "--version",    "-V",           "--aot",       "--compile",
+      "--compile-all", "--verify-all", "--help-devel", "--help-debug", "--help-trace"};
   for (const char* o : kNotRunning)
     if (option == o || (StartsWith(option, o) && option[std::strlen(o)] == '=')) {
       *problem = quoted + " makes Mono do something other than run the program";

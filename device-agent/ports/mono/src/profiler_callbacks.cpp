@@ -20,7 +20,7 @@ struct _MonoProfiler {
   MonoProfilerHandle handle;
   xrpm::mono::FrameMethod frame;
   std::atomic<int64_t> threads;
-  std::atomic<bool> ready;  // runtime_initialized has been raised
+  std::atomic<bool> ready;       // runtime_initialized has been raised
   std::atomic<bool> port_ready;  // an assembly loaded since: the port serves captures
   void (*on_shutdown)();
 };

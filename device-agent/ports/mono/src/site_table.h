@@ -36,7 +36,6 @@ namespace mono {
 
 class SiteTable {
  public:
-
   struct Site {
     uint32_t depth = 0;
     const std::string* names[agent::kMaxSampleStackDepth] = {};

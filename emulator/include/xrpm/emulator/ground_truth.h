@@ -9,9 +9,9 @@
 #include <cstdint>
 #include <string>
 
-#include "xrpm/model/snapshot.h"
 #include "xrpm/emulator/runtime.h"
 #include "xrpm/emulator/snapshot_builder_sink.h"
+#include "xrpm/model/snapshot.h"
 
 namespace xrpm::emulator {
 

@@ -16,9 +16,9 @@ namespace xrpm::emulator {
 class MethodFrameScope {
  public:
   MethodFrameScope(Runtime& rt, ManagedThread& thread, MethodId method, uint32_t locals,
-             agent::ContainerType kind = agent::ContainerType::kJitFrame);
+                   agent::ContainerType kind = agent::ContainerType::kJitFrame);
   MethodFrameScope(Runtime& rt, ManagedThread& thread, std::string_view method, uint32_t locals,
-             agent::ContainerType kind = agent::ContainerType::kJitFrame)
+                   agent::ContainerType kind = agent::ContainerType::kJitFrame)
       : MethodFrameScope(rt, thread, rt.methods().Intern(method), locals, kind) {}
   ~MethodFrameScope() { thread_.frames.pop_back(); }
   MethodFrameScope(const MethodFrameScope&) = delete;

@@ -277,7 +277,7 @@ class Runtime final : public agent::RuntimePort {
 
   // ---- game events ----
   agent::GameEventSlot game_sink_;
-  agent::ScopeTagStack scopes_;                     // the thread that holds the world
+  agent::ScopeTagStack scopes_;  // the thread that holds the world
 };
 
 // RAII: collections suppressed while alive (see Runtime::SuppressCollections).

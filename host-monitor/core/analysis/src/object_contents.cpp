@@ -126,20 +126,31 @@ void SortByField(const GraphIndex& g, std::vector<uint64_t>& objects, std::strin
     const FieldValue v = ReadFieldByName(s, o, name);
     Key k{2, 0, {}, o};
     switch (v.kind) {
-      case K::kBool: k = {0, v.b ? 1.0 : 0.0, {}, o}; break;
+      case K::kBool:
+        k = {0, v.b ? 1.0 : 0.0, {}, o};
+        break;
       case K::kSigned:
-      case K::kEnum: k = {0, static_cast<double>(v.i), {}, o}; break;
+      case K::kEnum:
+        k = {0, static_cast<double>(v.i), {}, o};
+        break;
       case K::kUnsigned:
-      case K::kChar: k = {0, static_cast<double>(v.u), {}, o}; break;
-      case K::kFloat: k = {0, v.d, {}, o}; break;
-      case K::kNull: k = {1, 0, {}, o}; break;
+      case K::kChar:
+        k = {0, static_cast<double>(v.u), {}, o};
+        break;
+      case K::kFloat:
+        k = {0, v.d, {}, o};
+        break;
+      case K::kNull:
+        k = {1, 0, {}, o};
+        break;
       case K::kRef: {
         const uint32_t n = g.Find(v.ref);
         const std::optional<StringValue> t = n == kNoIndex ? std::nullopt : StringOf(s, n);
         k = t ? Key{1, 0, std::string(t->text), o} : Key{0, static_cast<double>(v.ref), {}, o};
         break;
       }
-      case K::kMissing: break;
+      case K::kMissing:
+        break;
     }
     keys.push_back(std::move(k));
   }

@@ -178,8 +178,8 @@ std::vector<Suspect> FindGrowthSuspects(const HeapDiff& diff, const HeapAnalysis
                Count(r.at.back().count, "instance") + " over " +
                std::to_string(diff.sources.size()) + " snapshots (retained " +
                (r.retained_delta >= 0 ? "+" : "-") +
-               xrpm::FormatBytes(static_cast<uint64_t>(std::llabs(r.retained_delta))) +
-               ", now " + xrpm::FormatBytes(s.retained_bytes) + ")";
+               xrpm::FormatBytes(static_cast<uint64_t>(std::llabs(r.retained_delta))) + ", now " +
+               xrpm::FormatBytes(s.retained_bytes) + ")";
     out.push_back(std::move(s));
   }
   return out;

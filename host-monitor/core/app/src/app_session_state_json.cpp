@@ -188,8 +188,7 @@ std::string AppSession::StateJson() const {
   if (alloc_compare_) {
     const client::AllocationDiff& d = alloc_compare_->diff;
     nlohmann::json rows = nlohmann::json::array();
-    for (const client::AllocDiffRow& r : d.rows)
-      rows.push_back(AllocDiffRowJson(r));
+    for (const client::AllocDiffRow& r : d.rows) rows.push_back(AllocDiffRowJson(r));
     j["alloc_compare"] = {{"a", alloc_compare_->titles[0]},
                           {"b", alloc_compare_->titles[1]},
                           {"by", client::AllocSiteKindName(d.by)},

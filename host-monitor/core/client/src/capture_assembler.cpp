@@ -75,9 +75,10 @@ bool CaptureAssembler::Begin(const wire::CaptureBegin& m, size_t wire_bytes, std
                              std::to_string(protocol::kMaxMarkerBytes));
     last_marker_ = k.text();
     const uint64_t start_us = m.start_ms() * 1000;
-    marker_age_us_ = start_us > k.time_us() ? static_cast<int64_t>(std::min<uint64_t>(
-                                                  start_us - k.time_us(), uint64_t{INT64_MAX}))
-                                            : 0;
+    marker_age_us_ =
+        start_us > k.time_us()
+            ? static_cast<int64_t>(std::min<uint64_t>(start_us - k.time_us(), uint64_t{INT64_MAX}))
+            : 0;
   }
   begun_ = true;
   capture_id_ = m.capture_id();

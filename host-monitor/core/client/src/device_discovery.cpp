@@ -134,8 +134,8 @@ void DeviceDiscovery::OnDatagram(const void* data, size_t size, const std::strin
     }
     if (devices_.size() >= kMaxDevices) {
       ++stats_.ignored;
-      stats_.last_ignored_reason = from_address + ": over the limit of " +
-                                   std::to_string(kMaxDevices) + " devices";
+      stats_.last_ignored_reason =
+          from_address + ": over the limit of " + std::to_string(kMaxDevices) + " devices";
       return;
     }
     it = devices_.emplace(key, DiscoveredDevice{}).first;

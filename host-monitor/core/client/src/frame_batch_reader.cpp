@@ -95,9 +95,9 @@ bool FrameBatchReader::Read(const wire::FrameBatch& b, size_t wire_bytes, uint64
       continue;
     }
     --room;
-    d->markers.push_back({x.kind() == wire::CAPTURE_REQUEST ? MarkerKind::kCaptureRequest
-                                                           : MarkerKind::kMarker,
-                          x.text(), x.frame(), x.time_us()});
+    d->markers.push_back(
+        {x.kind() == wire::CAPTURE_REQUEST ? MarkerKind::kCaptureRequest : MarkerKind::kMarker,
+         x.text(), x.frame(), x.time_us()});
   }
   d->sample_bytes = b.sample_bytes();
   d->dropped_records = b.dropped_records();

@@ -125,7 +125,7 @@ std::optional<std::string> Reader::String(std::string_view what) {
   if (len == -1) return std::nullopt;
   if (len < 0) Fail(at, "bad-string", what, "string length " + std::to_string(len) + " < -1");
   Need(static_cast<uint64_t>(len), what);  // at least one byte per unit
-  std::u16string units;  // modified UTF-8 (Java's), one UTF-16 unit per sequence
+  std::u16string units;                    // modified UTF-8 (Java's), one UTF-16 unit per sequence
   units.reserve(static_cast<size_t>(len));
   for (int32_t i = 0; i < len; ++i) {
     uint32_t b = U8(what);

@@ -7,8 +7,8 @@
 #include <cstring>
 #include <functional>
 
-#include "xrpm/model/diagnostics.h"
 #include "xrpm/formats/fast_serialization.h"
+#include "xrpm/model/diagnostics.h"
 
 namespace xrpm::formats {
 namespace {

@@ -2,8 +2,8 @@
 // Decoding one node is O(1 + children); every read is checked against the blob's end.
 #include <string>
 
-#include "xrpm/model/diagnostics.h"
 #include "xrpm/formats/gcdump_file.h"
+#include "xrpm/model/diagnostics.h"
 
 namespace xrpm::formats {
 

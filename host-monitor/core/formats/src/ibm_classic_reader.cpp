@@ -657,7 +657,7 @@ class IbmReader {
   bool dotnet_ = false;                                // a .NET heap written by xrpm (see Readable)
   std::string app_names_;                              // `// xrpm AppDomain:` names, joined by ", "
   std::unordered_map<uint64_t, std::string> renamed_;  // `// xrpm class` names by class block
-  uint64_t headers_ = 0;  // OBJ/CLS header lines, valid or not
+  uint64_t headers_ = 0;                               // OBJ/CLS header lines, valid or not
   uint64_t skipped_records_ = 0, bad_tokens_ = 0;
   uint64_t obj_class_tokens_ = 0;
 

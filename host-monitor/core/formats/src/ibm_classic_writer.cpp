@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "ibm_root_classes.h"
-#include "xrpm/model/atomic_file.h"
 #include "xrpm/formats/jvm_names.h"
+#include "xrpm/model/atomic_file.h"
 
 namespace xrpm::formats {
 namespace {

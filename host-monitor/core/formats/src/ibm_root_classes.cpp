@@ -45,8 +45,7 @@ bool ParseRootClassName(std::string_view name, uint8_t* kind, uint8_t* flags) {
     auto r = std::from_chars(k.data() + 4, k.data() + k.size(), v, 10);
     // Only the kinds a Snapshot can hold (0-5): "kind6" is an ordinary class name (fuzz
     // finding: a root of kind 6 broke the Snapshot invariant).
-    if (r.ec != std::errc() || r.ptr != k.data() + k.size() || v >= kRootKindCount ||
-        k.size() == 4)
+    if (r.ec != std::errc() || r.ptr != k.data() + k.size() || v >= kRootKindCount || k.size() == 4)
       return false;
     *kind = static_cast<uint8_t>(v);
     found = true;

@@ -12,9 +12,9 @@
 #include "xrpm/formats/heapsnapshot_writer.h"
 #include "xrpm/formats/ibm_classic_reader.h"
 #include "xrpm/formats/ibm_classic_writer.h"
-#include "xrpm/formats/xrpm_file.h"
 #include "xrpm/formats/netcf_reader.h"
 #include "xrpm/formats/netcf_writer.h"
+#include "xrpm/formats/xrpm_file.h"
 
 namespace xrpm::formats {
 

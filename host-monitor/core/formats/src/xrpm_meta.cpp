@@ -346,8 +346,8 @@ CaptureInfo DecodeCapture(std::string_view blob) {
       case kMarkerAgeUs: {
         const uint64_t x = num();
         if (x > uint64_t{INT64_MAX})
-          Bad("marker age at blob offset " + std::to_string(at) + " is out of range: " +
-              std::to_string(x));
+          Bad("marker age at blob offset " + std::to_string(at) +
+              " is out of range: " + std::to_string(x));
         c.marker_age_us = static_cast<int64_t>(x);
         break;
       }

@@ -22,7 +22,7 @@ std::string EncodeCapture(const CaptureInfo& c);
 std::string EncodeAllocSites(const AllocationOrigins& o);
 
 void DecodeSections(std::string_view blob, Snapshot& s);
-void DecodeTypes(std::string_view blob, Snapshot& s);  // after DecodeSections
+void DecodeTypes(std::string_view blob, Snapshot& s);           // after DecodeSections
 void DecodeTypeFinalizers(std::string_view blob, Snapshot& s);  // after DecodeTypes
 void DecodeOrigins(std::string_view blob, Snapshot& s);
 CaptureInfo DecodeCapture(std::string_view blob);

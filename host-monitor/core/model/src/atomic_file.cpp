@@ -26,7 +26,9 @@ AtomicFile::AtomicFile(std::string path) : path_(std::move(path)) {
   buf_.reserve(kBufferBytes);
 }
 
-AtomicFile::~AtomicFile() { Abort(); }
+AtomicFile::~AtomicFile() {
+  Abort();
+}
 
 void AtomicFile::Write(std::string_view bytes) {
   if (fd_ < 0) throw std::logic_error("AtomicFile::Write after Commit/Abort: " + path_);

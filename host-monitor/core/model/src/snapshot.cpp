@@ -7,12 +7,18 @@ namespace xrpm {
 
 std::string_view RootKindName(RootKind k) {
   switch (k) {
-    case RootKind::kInternal: return "internal";
-    case RootKind::kLocal: return "local";
-    case RootKind::kFinalizer: return "finalizer";
-    case RootKind::kHandle: return "handle";
-    case RootKind::kStatic: return "static";
-    case RootKind::kGcSpecific: return "gc-specific";
+    case RootKind::kInternal:
+      return "internal";
+    case RootKind::kLocal:
+      return "local";
+    case RootKind::kFinalizer:
+      return "finalizer";
+    case RootKind::kHandle:
+      return "handle";
+    case RootKind::kStatic:
+      return "static";
+    case RootKind::kGcSpecific:
+      return "gc-specific";
   }
   return "unknown";
 }
@@ -146,8 +152,8 @@ bool operator==(const Snapshot& a, const Snapshot& b) {
          a.ref_end == b.ref_end && a.refs == b.refs && a.root_object == b.root_object &&
          a.root_kind == b.root_kind && a.root_flags == b.root_flags &&
          a.root_container == b.root_container && a.root_origin == b.root_origin &&
-         a.root_origins == b.root_origins && a.capture == b.capture &&
-         a.origins == b.origins && a.object_alloc_frame == b.object_alloc_frame &&
+         a.root_origins == b.root_origins && a.capture == b.capture && a.origins == b.origins &&
+         a.object_alloc_frame == b.object_alloc_frame &&
          a.object_alloc_site == b.object_alloc_site && a.fields == b.fields;
 }
 

@@ -42,7 +42,7 @@ namespace protocol {
 struct RawType {
   uint32_t id = 0;
   std::string name;
-  uint32_t domain = 0;  // 0: the capture's section; k: the k-th domain name of the capture
+  uint32_t domain = 0;         // 0: the capture's section; k: the k-th domain name of the capture
   bool has_finalizer = false;  // the type overrides Finalize (TypeEntry.has_finalizer)
 };
 

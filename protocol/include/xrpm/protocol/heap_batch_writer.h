@@ -53,7 +53,7 @@ struct CaptureTotals {
   uint64_t layouts = 0;
   uint64_t enums = 0;
   uint64_t value_words = 0;
-  uint64_t domains = 0;        // AppDomains named (0: the runtime names none)
+  uint64_t domains = 0;  // AppDomains named (0: the runtime names none)
 };
 
 class HeapBatchWriter {

@@ -7,13 +7,12 @@
 #include <cstdlib>
 #include <thread>
 
-#include "xrpm/model/mapped_file.h"
 #include "netcf_reader_stages.h"
+#include "xrpm/model/mapped_file.h"
 
 namespace xrpm::formats {
 
 namespace {
-
 
 // XRPM_NETCF_TIMING=1 prints how long each stage took to stderr (for benchmarking).
 class StageTimer {

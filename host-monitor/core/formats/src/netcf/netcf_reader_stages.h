@@ -23,9 +23,9 @@
 #include <string_view>
 #include <vector>
 
-#include "xrpm/model/id_hash.h"
 #include "netcf_reader_chunk.h"
 #include "xrpm/model/fork_join.h"
+#include "xrpm/model/id_hash.h"
 #include "xrpm/model/snapshot.h"
 
 namespace xrpm::formats {
@@ -92,6 +92,5 @@ std::vector<uint64_t> CheckIds(const Snapshot& snap, unsigned threads, PendingDi
 
 // Removes the objects at the sorted indices `drop` (and their references), fixing sections.
 void RemoveObjects(Snapshot& snap, const std::vector<uint64_t>& drop);
-
 
 }  // namespace xrpm::formats

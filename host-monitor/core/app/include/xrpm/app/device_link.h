@@ -17,8 +17,8 @@
 #include <string>
 #include <vector>
 
-#include "xrpm/client/host_client.h"
 #include "xrpm/app/child_process.h"
+#include "xrpm/client/host_client.h"
 
 namespace xrpm::app {
 

@@ -33,7 +33,7 @@ namespace xrpm::client {
 struct DiscoveredDevice {
   std::string address;  // IPv4 source address of the beacons
   protocol::BeaconInfo beacon;
-  uint64_t beacons = 0;      // beacons heard from it
+  uint64_t beacons = 0;       // beacons heard from it
   int64_t first_seen_ms = 0;  // host steady clock
   int64_t last_seen_ms = 0;
   std::string endpoint() const { return address + ":" + std::to_string(beacon.port); }

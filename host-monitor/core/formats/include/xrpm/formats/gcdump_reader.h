@@ -41,8 +41,8 @@
 #include <string>
 #include <string_view>
 
-#include "xrpm/model/diagnostics.h"
 #include "xrpm/formats/read_options.h"
+#include "xrpm/model/diagnostics.h"
 #include "xrpm/model/snapshot.h"
 
 namespace xrpm::formats {

@@ -16,9 +16,9 @@
 #include <string>
 #include <string_view>
 
+#include "xrpm/formats/read_options.h"
 #include "xrpm/model/diagnostics.h"
 #include "xrpm/model/snapshot.h"
-#include "xrpm/formats/read_options.h"
 
 namespace xrpm::formats {
 

@@ -10,8 +10,8 @@
 #include <string_view>
 #include <vector>
 
-#include "xrpm/model/diagnostics.h"
 #include "xrpm/formats/read_options.h"
+#include "xrpm/model/diagnostics.h"
 #include "xrpm/model/snapshot.h"
 
 namespace xrpm::formats {

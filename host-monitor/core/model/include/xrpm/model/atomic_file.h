@@ -23,7 +23,9 @@ class AtomicFile {
   AtomicFile& operator=(const AtomicFile&) = delete;
 
   void Write(std::string_view bytes);
-  void Write(const void* data, size_t n) { Write(std::string_view(static_cast<const char*>(data), n)); }
+  void Write(const void* data, size_t n) {
+    Write(std::string_view(static_cast<const char*>(data), n));
+  }
   // Replaces bytes already written at [offset, offset + size) (a header whose content is known
   // only once the rest is written). Throws std::out_of_range past bytes_written().
   void Overwrite(uint64_t offset, std::string_view bytes);

@@ -18,9 +18,9 @@
 namespace xrpm {
 
 struct Diagnostic {
-  std::string file;   // path or stream name
-  uint64_t line = 0;  // 1-based; 0 when not line-oriented
-  std::string code;   // stable short id: "unknown-type", "dangling-ref", "bad-number", ...
+  std::string file;     // path or stream name
+  uint64_t line = 0;    // 1-based; 0 when not line-oriented
+  std::string code;     // stable short id: "unknown-type", "dangling-ref", "bad-number", ...
   std::string message;  // "expected X, found Y"
 
   std::string ToString() const;  // "file:line: message [code]"
@@ -57,7 +57,7 @@ class Diagnostics {
   bool empty() const { return total_ == 0; }
   // Problems per code, counting kept and dropped ones: {"dangling-ref": 12, ...}.
   const std::map<std::string, uint64_t, std::less<>>& counts() const { return counts_; }
-  uint64_t total() const { return total_; }          // all problems seen
+  uint64_t total() const { return total_; }                      // all problems seen
   const std::vector<Diagnostic>& kept() const { return kept_; }  // the first max_kept
   uint64_t dropped() const { return total_ - kept_.size(); }
 

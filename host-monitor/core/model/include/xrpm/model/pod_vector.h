@@ -108,7 +108,8 @@ class PodVector {
   size_t bytes_reserved() const { return cap_ * sizeof(T); }
 
   friend bool operator==(const PodVector& a, const PodVector& b) {
-    return a.size_ == b.size_ && (a.size_ == 0 || std::memcmp(a.data_, b.data_, a.size_ * sizeof(T)) == 0);
+    return a.size_ == b.size_ &&
+           (a.size_ == 0 || std::memcmp(a.data_, b.data_, a.size_ * sizeof(T)) == 0);
   }
 
  private:
@@ -139,7 +140,8 @@ class PodVector {
       if (p == MAP_FAILED) throw std::bad_alloc();
       data_ = static_cast<T*>(p);
     } else {
-      void* p = mmap(nullptr, map_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+      void* p =
+          mmap(nullptr, map_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
       if (p == MAP_FAILED) throw std::bad_alloc();
       if (size_) std::memcpy(p, data_, size_ * sizeof(T));
       std::free(data_);

@@ -55,11 +55,11 @@ std::string RootFlagsName(uint8_t flags);   // "pinned|weak", "normal" for 0
 // One `a ... c` section.
 struct AppDomainSection {
   uint32_t version = 2;
-  std::string name;                 // from the `a` record
-  std::optional<uint64_t> start_ms; // boot-relative ms; absent in old RPM files
-  std::optional<uint64_t> end_ms;   // from the `c` record
-  std::string end_name;             // the `c` record's name when it differs from `name`, else ""
-  bool closed = true;               // false when the file ended before the `c` record
+  std::string name;                  // from the `a` record
+  std::optional<uint64_t> start_ms;  // boot-relative ms; absent in old RPM files
+  std::optional<uint64_t> end_ms;    // from the `c` record
+  std::string end_name;              // the `c` record's name when it differs from `name`, else ""
+  bool closed = true;                // false when the file ended before the `c` record
   // Half-open ranges of this section's records in the columns below, in file order.
   uint32_t types_begin = 0, types_end = 0;
   uint64_t objects_begin = 0, objects_end = 0;
@@ -127,10 +127,10 @@ class Snapshot {
 
   // ---- roots (columns, all the same length) ----
   PodVector<ObjectId> root_object;
-  PodVector<uint8_t> root_kind;        // RootKind
-  PodVector<uint8_t> root_flags;       // kRootPinned | kRootWeak | kRootInterior
-  PodVector<TypeId> root_container;    // raw type id of the static's class (kind 4), else 0
-  PodVector<uint32_t> root_origin;     // index into root_origins, or kNoIndex
+  PodVector<uint8_t> root_kind;      // RootKind
+  PodVector<uint8_t> root_flags;     // kRootPinned | kRootWeak | kRootInterior
+  PodVector<TypeId> root_container;  // raw type id of the static's class (kind 4), else 0
+  PodVector<uint32_t> root_origin;   // index into root_origins, or kNoIndex
   // Where a root came from on the device ("thread 3 / Game1.Update", "GCHandle table"), when
   // the capture knew it. Not part of the .gclog format, so files read from disk have none.
   std::vector<std::string> root_origins;
@@ -160,7 +160,7 @@ class Snapshot {
   HeapFields fields;
 
   // ---- building ----
-  uint32_t AddSection(AppDomainSection s);                    // returns its index
+  uint32_t AddSection(AppDomainSection s);  // returns its index
   uint32_t AddType(TypeId id, std::string name, uint32_t section, bool placeholder = false);
   void AddObject(ObjectId id, uint32_t type_index, uint32_t size, std::span<const ObjectId> refs);
   void AddRoot(ObjectId object, RootKind kind, uint8_t flags, TypeId container = 0,

@@ -38,7 +38,7 @@ enum class TypeSort { kCount, kBytes, kName };
 
 // Rows in type-table order (first occurrence when merging).
 std::vector<TypeHistogramRow> ComputeTypeHistogram(const Snapshot& snap,
-                                           const TypeHistogramOptions& opts = {});
+                                                   const TypeHistogramOptions& opts = {});
 // kCount / kBytes: descending, ties by the other figure then by name; kName: ascending.
 void SortTypeHistogram(std::vector<TypeHistogramRow>& rows, TypeSort by);
 // "count" / "bytes" / "name" -> TypeSort; nullopt for anything else.
