@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages xrpm builds against. As root it runs apt-get;
 # otherwise it prints the exact command to run and fails.
-# Usage: scripts/deps.sh [--gui] [--fuzz] [--big-endian]
+# Usage: scripts/deps.sh [--gui] [--fuzz] [--big-endian] [--format]
 set -euo pipefail
 
 pkgs=(build-essential cmake ninja-build pkg-config ccache git
@@ -22,6 +22,7 @@ for arg in "$@"; do
   case "$arg" in
     --fuzz) pkgs+=(clang-14 libclang-rt-14-dev) ;;
     --big-endian) pkgs+=(g++-s390x-linux-gnu qemu-user binutils) ;;  # scripts/big_endian.sh
+    --format) pkgs+=(clang-format-14) ;;  # scripts/format.sh
     --gui) ;;  # the GUI packages are always in the list; kept for compatibility
     *) echo "deps.sh: unknown option $arg" >&2; exit 2 ;;
   esac
