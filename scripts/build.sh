@@ -7,10 +7,11 @@ preset="${1:-release}"; shift || true
 export CCACHE_BASEDIR="${CCACHE_BASEDIR:-$PWD}"
 # Debug info names the build directory; do not let that split the cache between clones.
 export CCACHE_NOHASHDIR="${CCACHE_NOHASHDIR:-1}"
+source scripts/lib/step_timer.sh
 scripts/deps.sh
-cmake --preset "$preset" >/dev/null
+step "configure $preset" cmake --preset "$preset" >/dev/null
 if [ $# -gt 0 ]; then
-  cmake --build --preset "$preset" --target "$@"
+  step "build $preset ($*)" cmake --build --preset "$preset" --target "$@"
 else
-  cmake --build --preset "$preset"
+  step "build $preset" cmake --build --preset "$preset"
 fi

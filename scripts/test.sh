@@ -4,5 +4,6 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 preset="${1:-release}"
+source scripts/lib/step_timer.sh
 scripts/build.sh "$preset"
-ctest --preset "$preset" -j"$(nproc)" --timeout 600
+step "test $preset" ctest --preset "$preset" -j"$(nproc)" --timeout 600
