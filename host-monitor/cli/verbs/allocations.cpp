@@ -20,7 +20,7 @@
 #include "xrpm/client/allocation_profile.h"
 
 namespace xrpm::cli {
-namespace {
+namespace verb_allocations {
 
 struct Opts {
   FramesRecordOptions rec;
@@ -272,5 +272,5 @@ VerbRegistration reg{
       return [o] { return Run(*o); };
     }};
 
-}  // namespace
+}  // namespace verb_allocations
 }  // namespace xrpm::cli

@@ -25,7 +25,7 @@
 #include "xrpm/model/human_parse.h"
 
 namespace xrpm::cli {
-namespace {
+namespace verb_capture {
 
 struct Opts {
   ConnectOptions connect;
@@ -307,5 +307,5 @@ VerbRegistration reg{
       return [o] { return Run(*o); };
     }};
 
-}  // namespace
+}  // namespace verb_capture
 }  // namespace xrpm::cli

@@ -14,7 +14,7 @@
 #include "xrpm/formats/xrpm_file.h"
 
 namespace xrpm::cli {
-namespace {
+namespace verb_check {
 
 struct Opts {
   std::string budget;
@@ -132,5 +132,5 @@ VerbRegistration reg{
       return [o] { return Run(*o); };
     }};
 
-}  // namespace
+}  // namespace verb_check
 }  // namespace xrpm::cli

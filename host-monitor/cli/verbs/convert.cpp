@@ -7,7 +7,7 @@
 #include "xrpm/formats/snapshot_io.h"
 
 namespace xrpm::cli {
-namespace {
+namespace verb_convert {
 
 struct Opts {
   std::string in, out, to;
@@ -61,5 +61,5 @@ VerbRegistration reg{
       return [o] { return Run(*o); };
     }};
 
-}  // namespace
+}  // namespace verb_convert
 }  // namespace xrpm::cli

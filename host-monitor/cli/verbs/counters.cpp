@@ -12,7 +12,7 @@
 #include "xrpm/client/counter_csv.h"
 
 namespace xrpm::cli {
-namespace {
+namespace verb_counters {
 
 struct Opts {
   ConnectOptions connect;
@@ -129,5 +129,5 @@ VerbRegistration reg{"counters", "Sample the live performance counters of a devi
                        return [o] { return Run(*o); };
                      }};
 
-}  // namespace
+}  // namespace verb_counters
 }  // namespace xrpm::cli

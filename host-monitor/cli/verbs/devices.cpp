@@ -12,7 +12,7 @@
 #include "xrpm/client/device_discovery.h"
 
 namespace xrpm::cli {
-namespace {
+namespace verb_devices {
 
 struct Opts {
   double timeout_s = 3;
@@ -83,5 +83,5 @@ VerbRegistration reg{"devices", "List the devices announcing themselves on the l
                        return [o] { return Run(*o); };
                      }};
 
-}  // namespace
+}  // namespace verb_devices
 }  // namespace xrpm::cli

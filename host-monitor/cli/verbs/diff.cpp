@@ -6,7 +6,7 @@
 #include "shared/verb.h"
 
 namespace xrpm::cli {
-namespace {
+namespace verb_diff {
 
 struct Opts {
   std::vector<std::string> files;
@@ -148,5 +148,5 @@ VerbRun Setup(CLI::App& cmd) {
 VerbRegistration reg{"diff", "Compare snapshots of one application by type: counts, sizes, growth",
                      Setup};
 
-}  // namespace
+}  // namespace verb_diff
 }  // namespace xrpm::cli

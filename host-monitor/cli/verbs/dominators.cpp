@@ -4,7 +4,7 @@
 #include "shared/verb.h"
 
 namespace xrpm::cli {
-namespace {
+namespace verb_dominators {
 
 struct Opts : FileVerbOptions {
   size_t top = 20;
@@ -116,5 +116,5 @@ VerbRegistration reg{"dominators",
                      "The objects that keep the most memory alive (dominator tree, largest first)",
                      Setup};
 
-}  // namespace
+}  // namespace verb_dominators
 }  // namespace xrpm::cli

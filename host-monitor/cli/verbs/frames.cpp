@@ -16,7 +16,7 @@
 #include "xrpm/model/atomic_file.h"
 
 namespace xrpm::cli {
-namespace {
+namespace verb_frames {
 
 struct Opts {
   FramesRecordOptions rec;
@@ -147,5 +147,5 @@ VerbRegistration reg{"frames",
                        return [o] { return Run(*o); };
                      }};
 
-}  // namespace
+}  // namespace verb_frames
 }  // namespace xrpm::cli

@@ -12,7 +12,7 @@
 #include "xrpm/model/capture_pause.h"
 
 namespace xrpm::cli {
-namespace {
+namespace verb_info {
 
 struct Opts : FileVerbOptions {};
 
@@ -344,5 +344,5 @@ VerbRegistration reg{"info", "Show a snapshot file's sections, counts, totals an
                        return [o] { return Run(*o); };
                      }};
 
-}  // namespace
+}  // namespace verb_info
 }  // namespace xrpm::cli

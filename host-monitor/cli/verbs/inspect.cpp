@@ -8,7 +8,7 @@
 #include "shared/verb.h"
 
 namespace xrpm::cli {
-namespace {
+namespace verb_inspect {
 
 struct Opts : FileVerbOptions {
   std::string second;
@@ -80,5 +80,5 @@ VerbRegistration reg{"inspect",
                      "but held, sparse collections, boxed values, finalizable objects",
                      Setup};
 
-}  // namespace
+}  // namespace verb_inspect
 }  // namespace xrpm::cli

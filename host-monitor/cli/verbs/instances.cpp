@@ -7,7 +7,7 @@
 #include "xrpm/analysis/object_contents.h"
 
 namespace xrpm::cli {
-namespace {
+namespace verb_instances {
 
 struct Opts : FileVerbOptions {
   std::string type;
@@ -103,5 +103,5 @@ VerbRun Setup(CLI::App& cmd) {
 VerbRegistration reg{"instances",
                      "The instances of a type with chosen field values, filtered by field", Setup};
 
-}  // namespace
+}  // namespace verb_instances
 }  // namespace xrpm::cli

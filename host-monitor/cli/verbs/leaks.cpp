@@ -7,7 +7,7 @@
 #include "xrpm/analysis/leak_filter.h"
 
 namespace xrpm::cli {
-namespace {
+namespace verb_leaks {
 
 struct Opts {
   std::string a, b, c;
@@ -164,5 +164,5 @@ VerbRegistration reg{"leaks",
                      "allocation site, with what holds them",
                      Setup};
 
-}  // namespace
+}  // namespace verb_leaks
 }  // namespace xrpm::cli

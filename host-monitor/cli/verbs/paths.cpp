@@ -5,7 +5,7 @@
 #include "shared/verb.h"
 
 namespace xrpm::cli {
-namespace {
+namespace verb_paths {
 
 struct Opts : FileVerbOptions {
   std::string object;
@@ -87,5 +87,5 @@ VerbRun Setup(CLI::App& cmd) {
 VerbRegistration reg{
     "paths", "Shortest paths from an object, or all instances of a type, to GC roots", Setup};
 
-}  // namespace
+}  // namespace verb_paths
 }  // namespace xrpm::cli

@@ -8,7 +8,7 @@
 #include "xrpm/analysis/site_stats.h"
 
 namespace xrpm::cli {
-namespace {
+namespace verb_report {
 
 struct Opts : FileVerbOptions {
   size_t top = 15;
@@ -181,5 +181,5 @@ VerbRun Setup(CLI::App& cmd) {
 VerbRegistration reg{"report",
                      "Summary, top types by retained size and leak suspects of a heap dump", Setup};
 
-}  // namespace
+}  // namespace verb_report
 }  // namespace xrpm::cli

@@ -7,7 +7,7 @@
 #include "xrpm/analysis/object_contents.h"
 
 namespace xrpm::cli {
-namespace {
+namespace verb_show {
 
 struct Opts : FileVerbOptions {
   std::string object;
@@ -99,5 +99,5 @@ VerbRun Setup(CLI::App& cmd) {
 VerbRegistration reg{"show", "What an object contains: fields and values, string text, referrers",
                      Setup};
 
-}  // namespace
+}  // namespace verb_show
 }  // namespace xrpm::cli

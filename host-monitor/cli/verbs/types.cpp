@@ -7,7 +7,7 @@
 #include "xrpm/model/type_histogram.h"
 
 namespace xrpm::cli {
-namespace {
+namespace verb_types {
 
 struct Opts : FileVerbOptions {
   std::string sort = "bytes";
@@ -197,5 +197,5 @@ VerbRegistration reg{
       return [o] { return Run(*o); };
     }};
 
-}  // namespace
+}  // namespace verb_types
 }  // namespace xrpm::cli
