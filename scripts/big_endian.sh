@@ -113,7 +113,7 @@ xrpm=$native/bin/xrpm
 start_be_emulator "$work/synthetic-emulator.log" "${synth[@]}"
 "$xrpm" capture --connect "127.0.0.1:$port" --peer-timeout 60 \
   -o "$work/synthetic-be.xrpm" --json >"$work/synthetic-capture.json"
-# Fields and values (issue 22): the s390x emulator's layouts, reference fields, values and
+# Fields and values: the s390x emulator's layouts, reference fields, values and
 # string text, as the native one reports them for the same heap.
 fields_dump "$work/synthetic-fields-be.txt"
 stop_be_emulator

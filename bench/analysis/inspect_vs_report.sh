@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# `xrpm inspect` against `xrpm report` on the same snapshot with values (issue 23's Numbers:
+# `xrpm inspect` against `xrpm report` on the same snapshot with values (the targets:
 # inspect <= 0.5x report's time, <= 16 B/object of memory beyond the loaded snapshot).
 # Captures the emulator's synthetic heap once with values (`xrpm capture`, values are the
 # default) over 127.0.0.1, then runs `xrpm info` (load only), `xrpm inspect` and `xrpm report`

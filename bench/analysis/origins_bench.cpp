@@ -1,5 +1,5 @@
 // xrpm_origins_bench: what allocation origins cost in the model and how fast the three-capture
-// leak filter answers (issue #16's numbers), each against a baseline measured in the same run.
+// leak filter answers, each against a baseline measured in the same run.
 //
 //   xrpm_origins_bench [--objects N] [--repeat K] [--threads T]
 //

@@ -282,7 +282,7 @@ int main(int argc, char** argv) {
   const double gc_mark = Median(mark), gc_full = Median(full), lb = Median(lower);
   const double capture_ms = Median(net.elapsed), pause_ms = Median(net.pause);
   const double capture_ratio = paired(net.elapsed, lower);
-  const double after_pause_ratio = paired(net.elapsed, net.pause);  // issue 25: <= 2.0x
+  const double after_pause_ratio = paired(net.elapsed, net.pause);  // target: <= 2.0x
   const double pause_ratio = paired(net.pause, mark);
   const double per_object = static_cast<double>(net.peak_bytes) / static_cast<double>(net.objects);
   const double wire_ratio = static_cast<double>(net.wire_bytes) / static_cast<double>(gclog_bytes);

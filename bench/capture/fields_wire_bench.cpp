@@ -1,4 +1,4 @@
-// Wire cost, pause and agent memory of fields and values (issue 22: bytes on the wire with
+// Wire cost, pause and agent memory of fields and values (targets: bytes on the wire with
 // values <= 1.6x the same capture with --no-values; with --no-values <= 1.05x today's capture,
 // i.e. field identity <= 1 B/reference; the pause with values <= 1.2x the pause without; agent
 // memory within today's budget plus the values' own bytes; the 1 MiB streaming mode holds).
@@ -13,7 +13,7 @@
 // Each mode runs --repeat times; bytes are exact (deterministic), the pause is the median.
 // Reported per mode: total bytes (every message), bytes/object, the slot columns' bytes per
 // reference, the value columns' bytes per object, the layouts' bytes, the pause and the agent's
-// peak memory, and the ratios the issue bounds.
+// peak memory, and the ratios the targets bound.
 //
 // Heaps: the synthetic heap (--objects, 3 refs, 64 types, seed 1), bubbles and leak after
 // --frames frames.

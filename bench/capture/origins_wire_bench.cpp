@@ -1,4 +1,4 @@
-// Wire cost of allocation origins (issue 16: the per-object columns <= 4 B/object on the wire).
+// Wire cost of allocation origins (target: the per-object columns <= 4 B/object on the wire).
 // For each heap the agent's real capture path (RunCapture: CaptureSink -> HeapBatchWriter ->
 // serialized envelopes in the capture queue, no network) runs twice in the same process: on
 // the emulator with origins recorded (RuntimeConfig::record_origins, the default) and on the

@@ -10,7 +10,7 @@
 //   BM_BubblesFrame    one frame of the bubbles game (its allocations in nested method frames)
 // Each runs with the allocation origins the runtime records for every object (/origins:1, the
 // default) and without them (/origins:0, RuntimeConfig::record_origins off), the baseline of
-// what recording them costs the allocation path, the collection and the walk (issue 16).
+// what recording them costs the allocation path, the collection and the walk.
 // Run: [XRPM_BENCH_OBJECTS=3000000] build/release/bin/emulator_bench
 //      [--benchmark_filter=...]
 #include <benchmark/benchmark.h>

@@ -1,5 +1,5 @@
 // .gcdump import throughput against the .gclog reader on the same generated heap (5 M objects
-// by default, XRPM_BENCH_OBJECTS to change; the issue asks for >= 5 M nodes), both measured in
+// by default, XRPM_BENCH_OBJECTS to change; the target is >= 5 M nodes), both measured in
 // the same run, both single-threaded:
 //   BM_ReadGcDump: a .gcdump image in memory (written by the test-only writer,
 //     tests/support/gcdump_test_writer.h, from the heap below plus the [.NET Roots] pseudo-node

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Opening an .xrpm with object contents against the same capture with --no-values (issue 22's
-# Numbers: open with values <= 1.3x the time without). Captures the emulator's synthetic heap
+# Opening an .xrpm with object contents against the same capture with --no-values (the
+# target: open with values <= 1.3x the time without). Captures the emulator's synthetic heap
 # over 127.0.0.1 twice from one emulator, alternating (values, --no-values, values, ...; the
 # second pair's files are kept), then opens the two files in turn RUNS times in one process
 # (xrpm_open_bench: best and median, the ratio, the model's contents memory).

@@ -1,7 +1,7 @@
 // xrpm_open_bench: the time to open .xrpm files, the files taken in turn (A, B, A, B, ...) in
 // one process so that every file sees the same machine load; best and median of RUNS each, the
 // ratio of every file's best to the first file's, and what the model's object contents take
-// (issue 22: a capture with values against the same capture with --no-values).
+// (a capture with values against the same capture with --no-values).
 //
 //   xrpm_open_bench RUNS THREADS BASELINE.xrpm OTHER.xrpm...
 //

@@ -1,4 +1,4 @@
-// Markers and scopes on the game thread (issue 24): the cost of Runtime::Marker and of a scope
+// Markers and scopes on the game thread: the cost of Runtime::Marker and of a scope
 // enter/leave with the agent's marker queue installed and without an agent, against an empty
 // loop in the same run. "With the agent" drains the queue on the same thread every 64 posts, so
 // the figure is the post (copy into a slot) plus its share of the drain, never the drop path.

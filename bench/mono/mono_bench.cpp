@@ -7,14 +7,14 @@
 //   2. counters: XnaBubbles.exe unthrottled (--fps 0) for FRAMES frames under plain mono, and
 //      under xrpm-mono with a host subscribed to counters every 100 ms; the cost is the relative
 //      growth of the time per frame (rounds alternate the two, ratios are medians);
-//   3. the allocation path with allocation origins (issue #16): AllocBench.exe COUNT ROUNDS
+//   3. the allocation path with allocation origins: AllocBench.exe COUNT ROUNDS
 //      (32-byte objects in a loop, collections included) under xrpm-mono --allocations with
 //      origins off (--sample-bytes 0: Mono's allocation events only, the baseline), on at the
 //      default interval (16 KiB) and on at 256 bytes, and under plain mono; configurations
 //      alternate within each round, each figure is the median over rounds of a process's median
 //      ns/allocation (its first AllocBench round, the JIT's, dropped); then the origin
 //      tracker's own figures from the agent's capture log line.
-//   4. the pause on real programs' heaps (issue 25; `--only real`): Debian's gendarme analysing
+//   4. the pause on real programs' heaps (`--only real`): Debian's gendarme analysing
 //      System.dll and System.Xml.dll, held with its heap full where it writes its report (a
 //      PipeGate on --log; gendarme 2.11 stops with an exception on mscorlib.dll within seconds,
 //      which is what made this run end with "no peer" when it analysed mscorlib), and the
@@ -26,7 +26,7 @@
 //      pause (CaptureEnd walk_after_pause_us) and the line says so; end to end is the request
 //      sent -> CaptureEnd decoded, over the pause.
 //
-//   5. the in-game API (issue 24; `--only api`): ApiBench.exe FRAMES (bursts of 16
+//   5. the in-game API (`--only api`): ApiBench.exe FRAMES (bursts of 16
 //      Profiler.Marker calls and 16 Profiler.Scope enter/leave pairs per frame, 1 ms apart so a
 //      live agent's marker queue (256 slots, drained at least every 10 ms) never drops) under
 //      plain mono (no agent) and under xrpm-mono, alternating; per call against the same

@@ -154,7 +154,7 @@ void ScriptRunner::Start(const ScriptStep& s) {
     if (!d) return Fail("no snapshot is open");
     d->selection.type_filter = arg;
     Next();
-  } else if (s.id == ScriptVerb::kFieldFilter) {  // the Instances view's field filter (issue 22)
+  } else if (s.id == ScriptVerb::kFieldFilter) {  // the Instances view's field filter
     InstancesViewState& st = app_.views().instances;
     st.filter = arg;
     std::snprintf(st.filter_input.data(), st.filter_input.size(), "%s", arg.c_str());

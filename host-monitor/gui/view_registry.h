@@ -64,7 +64,7 @@ struct InstancesViewState {
   std::vector<analysis::SiteRow> sites;        // the type's instances by allocation site
   int sort_column = -1;
   bool sort_descending = true;
-  // Field columns and a field filter (issue 22).
+  // Field columns and a field filter.
   std::vector<std::string> field_names;    // the type's instance fields
   std::vector<std::string> field_columns;  // the ones shown as columns
   std::array<char, 256> filter_input{};    // "IsAlive=false", as typed
@@ -78,7 +78,7 @@ struct InspectorViewState {
   uint32_t object = kNoIndex;
   analysis::RootPath path;            // cached for `object`
   std::vector<uint32_t> roots;        // root records naming `object`
-  analysis::ObjectContents contents;  // its fields, text and referrers (issue 22)
+  analysis::ObjectContents contents;  // its fields, text and referrers
 };
 
 struct DominatorsViewState {
@@ -144,8 +144,8 @@ void DrawAgeView(App& app, app::SnapshotDoc& doc);
 void DrawCompareView(App& app);
 void DrawLeaksPanel(App& app);         // Compare's "allocated between A and B, alive in C" mode
 void DrawAllocComparePanel(App& app);  // Compare's allocation traffic of two recordings
-// The Timeline's and Allocations' first line: which recording is shown (live or a file), Open
-// recording... and Save recording... (issue 24 item 4).
+// The Timeline's and Allocations' first line: which recording is shown (live or a file) and
+// its buttons, Open recording... and Save recording...
 void DrawRecordingBar(App& app);
 void DrawCountersView(App& app);
 void DrawTimelineView(App& app);

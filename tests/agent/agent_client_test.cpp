@@ -111,7 +111,7 @@ TEST(AgentClient, CaptureEqualsTheHeapRecordForRecord) {
 
 // Buffered captures (the default 256 MiB bound) seal small batches until the capture is large:
 // the encoder's buffers, three batches' raw columns, scale with the batch, and a small heap
-// must not pay for 64 KiB batches (issue 25: the csharp shell's 66 k objects). Batches are
+// must not pay for 64 KiB batches (the csharp shell's 66 k objects). Batches are
 // sealed by the encoder's size estimate, not by timing, so their count is exact; a streaming
 // capture (4 MiB bound) of the same heap always seals at the small size.
 TEST(AgentClient, BatchesStaySmallOnASmallHeapAndGrowOnALargeOne) {

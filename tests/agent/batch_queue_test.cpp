@@ -202,7 +202,7 @@ TEST(BatchQueue, TheResumedLimitOnlyGoesDown) {
   EXPECT_EQ(q.resumed_limit(), 1000u);
 }
 
-// ---- the agent's peak on a small heap of many classes (issue 25) ----
+// ---- the agent's peak on a small heap of many classes ----
 // The csharp shell's shape (66 k objects, 18 k classes, ~1 MB of the capture being class
 // names), walked after the game resumed: the messages held are bounded by a share of the live
 // heap (CaptureSink::kResumedLimitHeapShare, not the 4 MiB a large heap needs), the batches are

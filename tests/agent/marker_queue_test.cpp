@@ -1,4 +1,4 @@
-// The agent's marker queue and scope tags (issue 24): markers keep their order, text past the
+// The agent's marker queue and scope tags: markers keep their order, text past the
 // documented limit is cut at a UTF-8 boundary (never refused), a flood is dropped and counted
 // without growing memory, and the frame tracker interns scope tags and sends each before the
 // samples that use it.

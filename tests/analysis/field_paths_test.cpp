@@ -1,4 +1,4 @@
-// Paths to roots with the field of every step (issue 22): single paths, the forest's parent
+// Paths to roots with the field of every step: single paths, the forest's parent
 // slots, merged paths keyed by field and root label, and the same heap without contents.
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-// Saved recordings in the monitor's model (issue 24 items 4 and 5, app_session_recordings.cpp):
+// Saved recordings in the monitor's model (app_session_recordings.cpp):
 // the Timeline's recording saved to an .xrpm opens back equal (markers where the Timeline puts
 // them) and is shown instead of the live one; File > Open tells recordings from snapshots; a
 // truncated, corrupt or non-recording file is refused with the reader's error, never half

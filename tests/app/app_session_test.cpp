@@ -131,7 +131,7 @@ TEST_F(AppSessionTest, OpeningABadFileFailsInPlainWordsWithoutCrashing) {
   EXPECT_NE(s.last_error().find("Could not open"), std::string::npos);
 }
 
-// Regression (issue 14): an empty file opened silently as an empty snapshot. The monitor now
+// Regression: an empty file opened silently as an empty snapshot. The monitor now
 // shows the reader's no-records warning (the document's diagnostics, the log's warning).
 TEST_F(AppSessionTest, OpeningAnEmptyFileShowsTheNoRecordsWarning) {
   const std::string empty = dir + "/empty.gclog";

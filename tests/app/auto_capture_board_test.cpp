@@ -1,4 +1,4 @@
-// The monitor's Auto capture (AutoCaptureBoard through AppSession, issue 24 item 3) against the
+// The monitor's Auto capture (AutoCaptureBoard through AppSession) against the
 // emulator over 127.0.0.1, as the Capture panel drives it: bad fields are refused with the CLI's
 // messages; "every" with a ring of 2 saves numbered files under the template and opens no
 // document; the game's own requests and a marker rule fire with the frames the Timeline

@@ -1,4 +1,4 @@
-// Where unattended captures go (issue 24 item 3): the -o template's fields and its errors, the
+// Where unattended captures go: the -o template's fields and its errors, the
 // file-name-safe field text, and the --keep ring removing the oldest files it wrote.
 #include "xrpm/app/capture_output.h"
 

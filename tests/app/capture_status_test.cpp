@@ -1,4 +1,4 @@
-// The monitor's words for a capture's cost (capture_status.h, issue 25): the status line logged
+// The monitor's words for a capture's cost (capture_status.h): the status line logged
 // when a capture lands and the Connection panel's pause line, for a paused walk and a snapshot
 // walk; and a snapshot walk saved as .xrpm and opened again still says so.
 #include "xrpm/app/capture_status.h"

@@ -1,6 +1,6 @@
 // `xrpm check BUDGET.json INPUT... [--json]` as a game's CI runs it: exit 0 when every rule holds,
 // 1 with a table of the broken ones, 2 for a bad budget (file:line and what was expected) or a
-// rule with nothing to apply to; the JSON keys the issue names. Inputs: a NETCF capture and a
+// rule with nothing to apply to; the documented JSON keys. Inputs: a NETCF capture and a
 // recording saved as .xrpm.
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-// `xrpm capture` unattended (issue 24 item 3) as a user runs it: real xrpm-emulator and xrpm
+// `xrpm capture` unattended as a user runs it: real xrpm-emulator and xrpm
 // processes over 127.0.0.1. Every trigger kind, the --keep ring, the -o template, reconnecting
 // after the emulator restarts, a shortened "one hour" run (RSS and open files flat, exactly N
 // files left) and bad input (exit 2, nothing written). Each run is bounded by --count and the
@@ -195,7 +195,7 @@ size_t OpenFiles(pid_t pid) {
   return static_cast<size_t>(std::distance(fs::directory_iterator(d), fs::directory_iterator()));
 }
 
-// The issue's one-hour run (--every 10s --keep 5) shortened: 80 captures. Memory and
+// An unattended one-hour run (--every 10s --keep 5) shortened: 80 captures. Memory and
 // descriptors after the 10th and after the 70th are the same (a small slack for allocator
 // noise), and exactly 5 files are left. Under ASan only the descriptors (sanitizers.h).
 TEST(CliAutoCapture, ShortenedHourRunIsFlat) {

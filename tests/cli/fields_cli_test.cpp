@@ -1,4 +1,4 @@
-// Object contents through the CLI (issue 22): `xrpm show`, `xrpm instances`, field names on
+// Object contents through the CLI: `xrpm show`, `xrpm instances`, field names on
 // `xrpm paths` (text and JSON) and the notice of `xrpm convert` to a format that drops them, on
 // an .xrpm file of the synthetic game heap (tests/core/fields_game.h).
 #include <gtest/gtest.h>

@@ -1,6 +1,6 @@
 // ctest-labels: threaded
 // `xrpm frames` and `xrpm allocations` as a user runs them: real processes (xrpm-emulator with
-// its agent, the xrpm CLI) over 127.0.0.1: the JSON fields the issue names, the CSV file, and a
+// its agent, the xrpm CLI) over 127.0.0.1: the documented JSON fields, the CSV file, and a
 // clear error (exit 1) when the agent refuses the sampling interval; a recording saved with -o
 // reads back (a FILE in place of --connect) with the same text and JSON as the live run.
 #include <gtest/gtest.h>

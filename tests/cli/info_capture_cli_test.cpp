@@ -1,4 +1,4 @@
-// `xrpm info` on .xrpm files that keep a capture's metadata (issue 25): the game pause in the
+// `xrpm info` on .xrpm files that keep a capture's metadata: the game pause in the
 // words `xrpm capture` uses, for a paused walk and for a snapshot walk, as text and as JSON
 // (walk_after_pause_us and snapshot_walk beside the existing pause fields).
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-// `xrpm inspect` (issue 23) on an .xrpm file of the planted heap (tests/support/inspect_game.h):
+// `xrpm inspect` on an .xrpm file of the planted heap (tests/support/inspect_game.h):
 // the JSON interface finding by finding, --only, the two-file form and the report's section.
 #include <gtest/gtest.h>
 #include <unistd.h>

@@ -78,7 +78,7 @@ TEST(Cli, BadInputExitsWith1AndSaysWhy) {
   std::remove(junk.c_str());
 }
 
-// Regression (issue 14): `info --strict` on an empty or blank file exited 0 with
+// Regression: `info --strict` on an empty or blank file exited 0 with
 // "Diagnostics: none". Now: exit 1 and no-records under --strict; a warning when lenient.
 TEST(Cli, EmptyInputIsNoRecords) {
   for (const char* text : {"", "  \n\n\t\n"}) {

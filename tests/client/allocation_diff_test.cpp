@@ -1,4 +1,4 @@
-// Allocation traffic diff (issue 24 item 5, client/allocation_diff.h): sites matched by name
+// Allocation traffic diff (client/allocation_diff.h): sites matched by name
 // across recordings whose devices numbered them apart, bytes per frame in A and B with their
 // sampling errors, the change and its error, sites only in one recording marked, the order.
 #include <gtest/gtest.h>

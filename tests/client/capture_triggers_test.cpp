@@ -1,4 +1,4 @@
-// CaptureTriggers (issue 24 item 3) as a pure state machine: each rule fires when it should and
+// CaptureTriggers as a pure state machine: each rule fires when it should and
 // not otherwise, events during a capture wait for it, the capture's own collection does not
 // fire --on-gc-pause, and the marker pattern's '*'.
 #include "xrpm/client/capture_triggers.h"

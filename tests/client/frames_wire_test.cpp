@@ -200,7 +200,7 @@ TEST(FramesWire, AHostThatStopsReadingCostsTheGameNothing) {
   d.loop->Join();
 }
 
-// Markers, capture requests and scope tags (issue 24): bubbles marks its waves, asks for a
+// Markers, capture requests and scope tags: bubbles marks its waves, asks for a
 // capture when one ends and tags its allocations ("Spawn", "Particles") through the runtime; the
 // agent carries them on the frames channel, sends the capture request to the host at once, and
 // a capture remembers the last marker before it.

@@ -1,4 +1,4 @@
-// Bad markers and scope tags from a device (issue 24): the host's FrameBatchReader refuses text
+// Bad markers and scope tags from a device: the host's FrameBatchReader refuses text
 // over the documented limit, too many markers in a batch, an unknown kind, tags out of order and
 // samples naming an undefined tag, each with a message that says what was expected; good ones are
 // kept with their frame and time.

@@ -1,4 +1,4 @@
-// Saved recordings (issue 24 item 4, client/recording_file.h): a recording with every kind of row
+// Saved recordings (client/recording_file.h): a recording with every kind of row
 // reads back equal from an .xrpm file; readers that do not know the parts still open the file;
 // a heap snapshot is "not a recording"; truncated, corrupt and inconsistent parts are refused
 // with the file, the part, its byte offset, what was expected and what was found.

@@ -1,5 +1,5 @@
 // ctest-labels: threaded
-// Fields and values of real emulator captures (issue 22), decoded with the protocol library
+// Fields and values of real emulator captures, decoded with the protocol library
 // alone (field_capture.h): the agent over 127.0.0.1, the runtime played a fixed number of
 // frames on the test thread, so the heap the test reads afterwards is the heap captured.
 //

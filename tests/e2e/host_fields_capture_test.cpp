@@ -1,4 +1,4 @@
-// The host's model of a fields capture (issue 22) against what the wire carried: the emulator's
+// The host's model of a fields capture against what the wire carried: the emulator's
 // bubbles, played a fixed number of frames on the test thread (so two captures see one heap),
 // captured once through the protocol library alone (field_capture.h, the oracle) and once
 // through HostClient -> CaptureAssembler -> Snapshot. Every object's field values, string text

@@ -1,5 +1,5 @@
 // ctest-labels: threaded
-// Allocation origins (issue 16): every object's allocation frame and site, kept by the runtime
+// Allocation origins: every object's allocation frame and site, kept by the runtime
 // across compaction and sweeps and reported by the heap walk (AllocationClock, DescribeSite,
 // ObjectOrigin) in the order heap_walker.h prescribes; the ground-truth Snapshot's origins; the
 // site table's bound; the leak scenario's sites.

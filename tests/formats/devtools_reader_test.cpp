@@ -169,8 +169,8 @@ TEST_F(DevToolsReader, ReadsOrdinalIdsWhenAddressesRepeat) {
   ExpectSameHeap(s, st, got);
 }
 
-// Issue 22: DevTools shows the fields holding each reference, element indexes, string text and
-// the roots' labels.
+// Object contents: DevTools shows the fields holding each reference, element indexes, string text
+// and the roots' labels.
 TEST_F(DevToolsReader, ShowsFieldNamesElementIndexesAndStringText) {
   const Snapshot s = testing::MakeFieldsGame();
   formats::HeapSnapshotStats st;

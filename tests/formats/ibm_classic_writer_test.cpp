@@ -162,7 +162,7 @@ TEST(IbmClassicWriter, SeveralSectionsBecomeOneHeapWithDistinctClasses) {
   EXPECT_EQ(Canonical(back), Canonical(s));
 }
 
-// Regression (issue 14): System.Byte[] was written `OBJ [LSystem/Byte;` (an object array of a
+// Regression: System.Byte[] was written `OBJ [LSystem/Byte;` (an object array of a
 // class System/Byte to Java tools) while the Breakdown counted it as a primitive array. .NET
 // primitive arrays are now JVM primitive arrays, and read back under their .NET names, also the
 // ones that share a letter (named by `// xrpm class` comments).
@@ -212,7 +212,7 @@ TEST(IbmClassicWriter, DotNetPrimitiveArraysAreJvmPrimitiveArraysAndReadBack) {
   EXPECT_EQ(Canonical(back), Canonical(s));
 }
 
-// Regression (issue 14): `// Version:` carried the application's name. It is the producer's
+// Regression: `// Version:` carried the application's name. It is the producer's
 // version string now (runtime, xrpm's version, platform); the name goes into `// xrpm
 // AppDomain:` and is read back from there. A Java heap says so; a J9 file keeps its header.
 TEST(IbmClassicWriter, VersionLineNamesTheProducerAndTheAppNameIsKeptApart) {

@@ -1,4 +1,4 @@
-// .xrpm object-content parts (formats 1.2 and 1.3, issue 22): layouts, reference slots, root
+// .xrpm object-content parts (formats 1.2 and 1.3): layouts, reference slots, root
 // labels and values round-trip; files without them still open, and so do 1.2 files with u64
 // value ends; each kind of bad content is refused naming the part and what was expected and
 // found.

@@ -132,7 +132,7 @@ TEST(XrpmFile, RandomModelsRoundTripInEveryField) {
   }
 }
 
-// Issue 25: a snapshot walk's walk after the pause is CAPT field 27, written only after a
+// A snapshot walk's walk after the pause is CAPT field 27, written only after a
 // snapshot walk; a file from before it (the fuzz seed random-1.xrpm, written by the 1.3 writer
 // without the field) reads as a paused walk with its other figures intact.
 TEST(XrpmFile, WalkAfterThePauseRoundTripsAndOlderFilesReadAsAPausedWalk) {

@@ -1,5 +1,5 @@
 // libFuzzer target: what `xrpm capture`'s unattended options and the monitor's Auto capture
-// fields parse (issue 24 item 3): ParseDuration, ParseByteSize, the -o template
+// fields parse: ParseDuration, ParseByteSize, the -o template
 // (OutputTemplate), the marker pattern (GlobMatch) and ParseTriggers, on arbitrary bytes.
 // The input is split at '\n' into: every, on-growth, on-gc-pause, on-marker, output template,
 // and a marker text (missing fields are "").

@@ -69,7 +69,7 @@ void CheckSnapshot(const Snapshot& s) {
                           s.object_alloc_site[i] < s.origins->sites.size(),
                       "object " + std::to_string(i) + " has an allocation site out of range");
   }
-  // Object contents (issue 22): what the readers accept is consistent.
+  // Object contents: what the readers accept is consistent.
   const std::string fields = CheckFields(s);
   XRPM_FUZZ_CHECK(fields.empty(), "object contents: " + fields);
 }

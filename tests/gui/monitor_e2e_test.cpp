@@ -461,7 +461,7 @@ TEST_F(MonitorE2E, TimelineAndAllocationsOfASelectedRange) {
   ExpectShowsAView(dir + "/allocations.png");
 }
 
-// The Capture panel's Auto capture (issue 24 item 3), scripted: every 200 ms with a ring of 2
+// The Capture panel's Auto capture, scripted: every 200 ms with a ring of 2
 // files, the panel shown while it runs, stopped; exactly the newest two files are left and no
 // capture was opened as a document.
 TEST_F(MonitorE2E, AutoCaptureKeepsARingOfFiles) {
@@ -493,7 +493,7 @@ TEST_F(MonitorE2E, AutoCaptureKeepsARingOfFiles) {
   ExpectShowsAView(dir + "/auto.png");
 }
 
-// Saved recordings (issue 24 items 4 and 5): the Timeline's recording saved, a second one
+// Saved recordings and their comparison: the Timeline's recording saved, a second one
 // recorded live, the first opened back (by dropping it on the window) into the Timeline, then
 // Compare's Allocations mode, live against saved; a damaged recording is refused with the
 // reader's error (the script's last step fails on purpose) and the monitor exits normally.

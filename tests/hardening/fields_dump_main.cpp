@@ -5,7 +5,7 @@
 //
 // With --measure it prints, instead, for today's capture (no fields), --no-values and values,
 // taken one after the other on one connection, the agent's figures from CaptureEnd (wire bytes,
-// pause, agent peak) and the ratios issue 22 bounds (docs/PERFORMANCE.md, Mono port).
+// pause, agent peak) and the ratios the targets bound (docs/PERFORMANCE.md, Mono port).
 //
 // Usage: xrpm_fields_dump --connect 127.0.0.1:PORT [--no-values] [--cap N] [--timeout-ms N]
 //                         [--measure]

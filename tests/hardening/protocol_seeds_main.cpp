@@ -159,7 +159,7 @@ int Main(const fs::path& out) {
     wire::StackDef* st2 = fb->add_stacks();
     st2->set_id(2);
     for (uint32_t m : {4u, 2u, 3u}) st2->add_methods(m);
-    fb->add_tags()->set_id(1);  // issue 24: scope tags and markers
+    fb->add_tags()->set_id(1);  // scope tags and markers
     fb->mutable_tags(0)->set_name("AI");
     wire::MarkerRow* mk = fb->add_markers();
     mk->set_text("Level 7 loaded");

@@ -1,4 +1,4 @@
-// DescribeCapturePause (issue 25): a paused walk and a snapshot walk in the words every place
+// DescribeCapturePause: a paused walk and a snapshot walk in the words every place
 // that shows a capture's pause uses, and the figures' units either side of a second.
 #include "xrpm/model/capture_pause.h"
 

@@ -1,6 +1,6 @@
 // The object-contents model (heap_fields.h, object_fields.h): reading values, strings, array
 // lengths, slot names and root labels from a synthetic heap, and the consistency check that
-// refuses each kind of bad input the issue lists.
+// refuses each kind of bad input.
 #include <gtest/gtest.h>
 
 #include "fields_game.h"
@@ -128,7 +128,7 @@ TEST(HeapFields, ModelCostIsColumnsNotObjects) {
   EXPECT_GE(s.MemoryBytes(), s.fields.MemoryBytes());
 }
 
-// Each kind of bad input named in the issue is refused with what was expected and found.
+// Each kind of bad input is refused with what was expected and found.
 TEST(HeapFields, CheckRefusesEachInconsistency) {
   auto refused = [](void (*mutate)(Snapshot&), std::string_view expect, FieldsPart part) {
     Snapshot s = testing::MakeFieldsGame();

@@ -89,7 +89,7 @@ TEST(MonoDomains, OneSectionPerLiveAppDomain) {
   EXPECT_EQ(run.proc->Stop(30000), 128 + SIGTERM);
 }
 
-// Fields and values with AppDomains (issues 22 and 25 together): a type made for a class met in
+// Fields and values with AppDomains (and the port's layout cache): a type made for a class met in
 // another domain shares its class's layout, so the worker's objects and its static root carry
 // their fields, values and slots like the root domain's.
 TEST(MonoDomains, FieldsAndValuesInEveryDomain) {

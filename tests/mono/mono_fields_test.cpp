@@ -1,10 +1,10 @@
-// Fields and values of a real Mono heap (issue 22): Fields.exe (tests/mono/programs/Fields)
+// Fields and values of a real Mono heap: Fields.exe (tests/mono/programs/Fields)
 // holds known values; a capture with fields and values over 127.0.0.1, decoded with the
 // protocol library alone (tests/capture/field_capture.h), must carry them field by field: each
 // primitive kind, enums with their members, strings (non-ASCII, an unpaired surrogate shown as
 // U+FFFD, a string longer than the cap cut with its length kept), a struct inside a class
 // flattened, an array of structs, static fields naming their roots, and the static event
-// followed to its three subscribers. Layouts are cached across captures by the port (issue 25):
+// followed to its three subscribers. Layouts are cached across captures by the port:
 // a second capture of the same objects carries the same layouts, slots and values, and a class
 // loaded between two captures is described in the second.
 #include <gtest/gtest.h>
@@ -273,7 +273,7 @@ void ExpectLayoutsIn(const FieldCapture& c, const std::set<std::string>& types) 
 }
 
 // The port computes each class's layout once and keeps it across captures, describing in each
-// capture only what it uses (issue 25): the second capture of the same objects must carry the
+// capture only what it uses: the second capture of the same objects must carry the
 // same layouts, slots, values and texts as the first, and a class loaded after a capture (the
 // program makes its first Fields.LateLoaded when told to) is described in the next one.
 TEST(MonoFields, CachedLayoutsRepeatAndALateClassIsDescribed) {

@@ -1,4 +1,4 @@
-// The in-game API (Xrpm.dll; issue 24 item 1) from a real C# program: Markers.exe marks "Wave W"
+// The in-game API (Xrpm.dll) from a real C# program: Markers.exe marks "Wave W"
 // every 20 frames, asks for a capture at frame 30 and every 100 frames after, and allocates
 // Markers.AiThing inside Scope("AI"), Markers.Nested inside Scope("Path") nested in it, and
 // Markers.Plain outside any scope. Under xrpm-mono the markers reach `xrpm frames --json`, the

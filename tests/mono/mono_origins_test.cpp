@@ -1,4 +1,4 @@
-// Allocation origins end to end (issue #16): Origins.exe under xrpm-mono --allocations, captured
+// Allocation origins end to end: Origins.exe under xrpm-mono --allocations, captured
 // by the host client over the wire into a Snapshot. Origins.exe N PAD 5 M makes N
 // Origins.Tracked objects (each with a PAD-byte payload) in Origins.Maker.MakeTracked inside the
 // frame method when 5 frames have completed, then moves them out of the nursery with

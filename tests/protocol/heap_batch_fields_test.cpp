@@ -320,7 +320,7 @@ TEST(HeapBatchFields, SlotsCostUnderAByteEach) {
   EXPECT_FALSE(WordToSlot(uint64_t{1} << 40, &dprev, &slot));
 
   // An array of 20000 references with every 4th null, and bubbles whose second reference skips
-  // five fields: the slot column stays under the 1 B/reference.
+  // five fields: the slot column stays under the 1 B/reference target.
   const FieldWalk w = MakeFieldWalk(20000, 16);
   const Decoded with = EncodeFieldWalk(w, false, kTargetBatchBytes, false);
   size_t slot_bytes = 0, refs = 0;

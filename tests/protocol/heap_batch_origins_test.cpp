@@ -258,8 +258,8 @@ TEST(HeapBatchOrigins, DecoderRefusesOversizedDefinitionsBeforeAllocating) {
   EXPECT_NE(error.find("object sites: bytes present for 0 values"), std::string::npos) << error;
 }
 
-// Not a timing target: the byte budget of the two columns (<= 4 B/object, issue #16) on an
-// allocation-ordered heap with 300 sites, measured as the batches' size with minus without.
+// Not a timing target: the byte budget of the two columns (<= 4 B/object, the origins' target) on
+// an allocation-ordered heap with 300 sites, measured as the batches' size with minus without.
 TEST(HeapBatchOrigins, OriginColumnsCostUnderFourBytesPerObject) {
   const size_t n = 200000;
   const OriginWalk w = MakeOriginWalk(n, 300, 0, 3);

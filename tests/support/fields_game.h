@@ -1,4 +1,4 @@
-// A small game heap with object contents (issue 22) for the model, format, analysis and CLI
+// A small game heap with object contents for the model, format, analysis and CLI
 // tests: type layouts with every primitive kind, an enum, strings (non-ASCII, a cut one), a
 // list with its array, a static event whose delegate holds one bubble, and labelled roots.
 //

@@ -1,4 +1,4 @@
-// A small game heap that plants each problem the automatic inspections (issue 23) look for a
+// A small game heap that plants each problem the automatic inspections look for a
 // known number of times, plus the near-misses that must not be reported:
 //
 //   duplicate-strings   "Score: " x3 (Bubble.name), near-miss "Solo" x1

@@ -16,7 +16,7 @@ constexpr uint32_t kParseEvery = 300;
 constexpr uint32_t kHistoryResetEvery = 1800;
 constexpr uint32_t kAudioTimerEvery = 30;
 // A wave of bubbles: the game marks its start ("Wave N") and asks for a capture when it ends
-// ("Wave N ended"), as a game would through Xrpm.Profiler (issue 24).
+// ("Wave N ended"), as a game would through Xrpm.Profiler.
 constexpr uint64_t kWaveFrames = 120;
 }  // namespace
 

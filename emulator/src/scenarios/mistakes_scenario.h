@@ -1,5 +1,5 @@
 // The `mistakes` scenario: a small XNA-style game whose heap holds each classic mistake the
-// automatic inspections (issue 23, docs/INSPECTIONS.md) find, a known number of times, next to
+// automatic inspections (docs/INSPECTIONS.md) find, a known number of times, next to
 // near-misses that must not be reported. Planted once in Setup; frames only tick.
 //
 //   duplicate-strings   "Grunt" held by 5 Enemy.name strings (one finding, 5 copies); near-miss:

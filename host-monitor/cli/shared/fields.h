@@ -1,4 +1,4 @@
-// Shared pieces of the verbs that show object contents (`show`, `instances`; issue 22): a
+// Shared pieces of the verbs that show object contents (`show`, `instances`): a
 // field value as JSON (number, boolean, string; a reference as {"ref": ID} with the string's
 // text when it references one) and as text ("true", "Popped", "-> String@1500 \"Bubble 0\"").
 //

@@ -3,7 +3,7 @@
 // While it runs, a progress line (objects, MB, rate, ETA) is drawn on stderr if that is a
 // terminal. An incomplete or unverifiable capture writes no file and exits 1.
 //
-// Unattended (issue 24 item 3): with --every, --on-growth, --on-gc-pause, --on-marker, --keep,
+// Unattended: with --every, --on-growth, --on-gc-pause, --on-marker, --keep,
 // --count or --duration it runs until stopped (SIGINT/SIGTERM, --count, --duration), capturing
 // whenever a trigger fires and whenever the game asks (Xrpm.Profiler.RequestCapture, unless
 // --ignore-game-requests), into files named by the -o template ({n}, {marker}, {trigger}),

@@ -121,7 +121,7 @@ VerbRegistration reg{
     "Check a memory budget (BUDGET.json) against captures and recordings; exit 1 if broken",
     [](CLI::App& cmd) -> VerbRun {
       auto o = std::make_shared<Opts>();
-      cmd.add_option("budget", o->budget, "The budget: rules in JSON (README, \"Budgets\")")
+      cmd.add_option("budget", o->budget, "The budget: rules in JSON (docs/guide/budgets.md)")
           ->required();
       cmd.add_option("inputs", o->inputs,
                      "Captures (types, after_marker; leaks: three, in order) and recordings "

@@ -110,7 +110,7 @@ void PrintAllocationOrigins(const Snapshot& s) {
   if (const std::string note = SampledNote(s); !note.empty()) std::printf("  %s\n", note.c_str());
 }
 
-// Object contents (issue 22): layouts, field identities, labels, values, or why none.
+// Object contents: layouts, field identities, labels, values, or why none.
 nlohmann::json ObjectContentsJson(const Snapshot& s) {
   if (!s.fields.present()) return nullptr;
   const HeapFieldsSummary f = Summarize(s.fields);

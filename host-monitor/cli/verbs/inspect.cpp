@@ -1,4 +1,4 @@
-// `xrpm inspect FILE [SECOND] [--json] [--only NAME,...]`: the automatic inspections of issue 23
+// `xrpm inspect FILE [SECOND] [--json] [--only NAME,...]`: the automatic inspections
 // (duplicate strings, event-handler leaks, disposed-but-held, sparse collections, boxed values,
 // finalizable); with two files, what is new or grew in the second.
 #include <stdexcept>

@@ -1,5 +1,5 @@
 // `xrpm instances FILE TYPE [--where FIELD=VALUE]... [--columns F1,F2] [--top N] [--json]`: the
-// instances of a type with chosen field values (issue 22), e.g. every Bubble whose IsAlive is
+// instances of a type with chosen field values, e.g. every Bubble whose IsAlive is
 // false. Filters are ANDed; values compare as analysis/object_contents.h describes.
 #include "shared/analysis.h"
 #include "shared/fields.h"

@@ -1,4 +1,4 @@
-// `xrpm show FILE OBJECT [--json]`: what one object contains (issue 22) — its type, size and
+// `xrpm show FILE OBJECT [--json]`: what one object contains — its type, size and
 // retained size, its fields with their values or the objects they reference, a string's text or
 // an array's length, and the objects that reference it with the field that holds it.
 #include "shared/analysis.h"

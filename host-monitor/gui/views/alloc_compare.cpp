@@ -1,10 +1,10 @@
-// Compare's Allocations mode (issue 24 item 5): pick two frame recordings (the live one or ones
-// opened from saved .xrpm files) and a site kind (call stack, allocating method, type, scope
-// tag); the session compares them with client::DiffAllocations, the function behind `xrpm
-// allocations --diff`, and this panel draws its rows as they come: per site, the estimated bytes
-// allocated per frame in A and in B and the change, each with its sampling error, largest change
-// first, sites seen in one recording only marked. A change within twice its error is drawn muted:
-// resampling the same game would show as much.
+// Compare's Allocations mode ("was this patch an improvement?"): pick two frame recordings (the
+// live one or ones opened from saved .xrpm files) and a site kind (call stack, allocating method,
+// type, scope tag); the session compares them with client::DiffAllocations, the function behind
+// `xrpm allocations --diff`, and this panel draws its rows as they come: per site, the estimated
+// bytes allocated per frame in A and in B and the change, each with its sampling error, largest
+// change first, sites seen in one recording only marked. A change within twice its error is drawn
+// muted: resampling the same game would show as much.
 #include <imgui.h>
 
 #include <cmath>

@@ -1,4 +1,4 @@
-// Inspections view (issue 23): the automatic inspections of the active snapshot, computed with
+// Inspections view: the automatic inspections of the active snapshot, computed with
 // its analysis (DocAnalysis::inspections, rows from app/inspection_rows.h). One section per
 // inspection, those with problems first (what it found in all, or why it was skipped), one
 // row per finding: severity,

@@ -83,7 +83,7 @@ void DrawOrigin(App& app, SnapshotDoc& doc, uint32_t v) {
   }
 }
 
-// The object's contents (issue 22): a string's text, an array's length, the fields with their
+// The object's contents: a string's text, an array's length, the fields with their
 // values or links to the objects they reference, the type's static fields.
 void DrawContents(App& app, SnapshotDoc& doc, const analysis::ObjectContents& c) {
   const Snapshot& snap = *doc.snapshot;

@@ -185,7 +185,7 @@ TEST(NetcfDiag, NothingValidIsAnInputError) {
   EXPECT_EQ(d.counts().at("unknown-record"), 3u);
 }
 
-// Regression (issue 14): an empty or blank file used to load silently as an empty snapshot
+// Regression: an empty or blank file used to load silently as an empty snapshot
 // ("Diagnostics: none", exit 0 even under --strict). It is not a heap dump: a no-records
 // warning when lenient, an InputError under strict.
 TEST(NetcfDiag, EmptyAndBlankInputsWarnNoRecordsAndFailStrict) {

@@ -175,7 +175,7 @@ TEST(NetcfMalformed, OneGiantLineAndManyTinyOnes) {
   std::string tiny(300000, '\n');
   Diagnostics d2;
   Snapshot s2 = formats::ReadNetcf(tiny, "t", d2);
-  EXPECT_EQ(d2.total(), 1u);  // blank lines only: no-records (issue 14), nothing else
+  EXPECT_EQ(d2.total(), 1u);  // blank lines only: no-records, nothing else
   EXPECT_EQ(d2.counts().at("no-records"), 1u);
   EXPECT_EQ(s2.sections.size(), 0u);
 }

@@ -1,4 +1,4 @@
-// ApiBench: the in-game API's cost on the game thread (Xrpm.dll; issue 24's Numbers), for the
+// ApiBench: the in-game API's cost on the game thread (Xrpm.dll; its targets in docs/PERFORMANCE.md), for the
 // Mono port's benchmark (bench/mono, `mono_bench --only api`): FRAMES frames (the frame method
 // ApiBench.Bench:Tick), each timing bursts of 16 iterations of an empty loop (the baseline),
 // 16 Profiler.Marker calls and 16 Profiler.Scope enter/leave pairs, then sleeping 1 ms (so a

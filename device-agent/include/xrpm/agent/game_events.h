@@ -1,4 +1,4 @@
-// Game events: what the game itself tells the profiler through its runtime (issue 24) — markers
+// Game events: what the game itself tells the profiler through its runtime — markers
 // ("Level 7 loaded"), capture requests, and the scope tags that label its allocation samples
 // (Xrpm.Profiler.Marker / RequestCapture / Scope in a Mono game; the emulator's scenarios call
 // the same through Runtime::Marker / RequestCapture / EnterScope / LeaveScope).

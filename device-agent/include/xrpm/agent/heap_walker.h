@@ -53,7 +53,7 @@
 // Objects without an ObjectOrigin have an unknown origin (a sampling runtime records only the
 // objects it sampled). Sinks that do not override these ignore them.
 //
-// Fields and values (optional, issue 22): the sink says what it wants in Detail() (a runtime
+// Fields and values (optional): the sink says what it wants in Detail() (a runtime
 // that does not override the calls below, or sees detail.fields false, reports none of it):
 //   DescribeEnum(id, name, underlying, members)
 //                                     an enum's members, once per walk, before a layout names
@@ -98,7 +98,7 @@
 // one AppDomain section (`a ... c`) per domain. Sinks that do not override DescribeDomain
 // ignore it, and DescribeTypeInDomain falls back to DescribeType.
 //
-// Type traits (optional, issue 23's finalizable inspection): a runtime that knows more about a
+// Type traits (optional, for the finalizable inspection): a runtime that knows more about a
 // type than its name calls, instead of DescribeType / DescribeTypeInDomain,
 //   DescribeTypeWithTraits(type_id, domain, name, traits)
 //                                     traits.has_finalizer: the type overrides Finalize (its

@@ -1,5 +1,5 @@
-// FieldLayouts: the Mono port's fields and values (issue 22; heap_walker.h "Fields and
-// values"). Layouts come from Mono's metadata (mono_class_get_fields, mono_field_get_offset,
+// FieldLayouts: the Mono port's fields and values (heap_walker.h "Fields and values").
+// Layouts come from Mono's metadata (mono_class_get_fields, mono_field_get_offset,
 // mono_field_get_type, parents first; embedded structs flattened to `field.sub`; enums with
 // their underlying primitive and their members), computed by Prepare on the collector thread
 // *before* its collection (a thread attached to Mono, world running: metadata queries may take
@@ -8,7 +8,7 @@
 // cached names): nothing about a class is computed or formatted twice.
 //
 // During the walk (world stopped, same thread) the cache only answers lookups, and a layout is
-// described to the sink only when the capture needs it (issue 25: describing every loaded
+// described to the sink only when the capture needs it (describing every loaded
 // type's layout at every capture was most of the pause on heaps of many classes and few
 // objects): Describe(type) right before the first root or object of that type in this walk
 // (BeginWalk forgets what the last walk described), with the enums it names before it, each

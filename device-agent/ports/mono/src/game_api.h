@@ -1,5 +1,5 @@
-// The native side of the in-game API (Xrpm.dll, device-agent/ports/mono/csharp/Xrpm; issue 24
-// item 1): Xrpm.Profiler.Marker(text), RequestCapture(label) and Scope(tag) reach the agent
+// The native side of the in-game API (Xrpm.dll, device-agent/ports/mono/csharp/Xrpm):
+// Xrpm.Profiler.Marker(text), RequestCapture(label) and Scope(tag) reach the agent
 // through internal calls that this module registers with Mono (mono_add_internal_call) once the
 // runtime is initialised; when it loads it sets XRPM_AGENT_PID to the process's id. Without the
 // module neither happens: Xrpm.dll's static constructor finds no variable for this process (a

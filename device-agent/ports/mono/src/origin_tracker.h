@@ -1,4 +1,4 @@
-// OriginTracker: allocation origins for the Mono port (issue #16): for every object whose
+// OriginTracker: allocation origins for the Mono port: for every object whose
 // allocation was sampled (SampleInterval), the frame it was allocated in and its interned
 // allocation site, kept across the GC's moves and reported in the capture's heap walk through
 // the walker API's AllocationClock / DescribeSite / ObjectOrigin (heap_walker.h). Objects whose

@@ -1,5 +1,5 @@
 // SnapshotWalk: a heap walk run in a copy-on-write child of the game's process, so the game's
-// pause holds the collection and the child's creation only (issue 25), the way Redis saves.
+// pause holds the collection and the child's creation only, the way Redis saves.
 //
 // Algorithm: at PRE_START_WORLD of the capture's collection, with every other thread stopped,
 // the collector thread (MonoPort, heap_walk.cpp) calls Start: a pipe, a WalkRecorder over its

@@ -1,4 +1,4 @@
-// Automatic inspections (issue 23); the algorithms are described in inspections.h.
+// Automatic inspections; the algorithms are described in inspections.h.
 #include "xrpm/analysis/inspections.h"
 
 #include <algorithm>

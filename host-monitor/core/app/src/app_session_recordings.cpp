@@ -1,4 +1,4 @@
-// Saved recordings in the monitor (issue 24 items 4 and 5, AppSession): opening .xrpm
+// Saved recordings in the monitor (AppSession): opening .xrpm
 // recordings into the Timeline and Allocations views, saving the shown recording, and Compare's
 // allocation traffic of two recordings (client::DiffAllocations, as `xrpm allocations --diff`).
 // Thread-safety: the UI thread only, as the rest of AppSession (app_session.h); the worker tasks

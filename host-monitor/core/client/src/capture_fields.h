@@ -1,4 +1,4 @@
-// CaptureFields: the object-contents part of assembling a capture (issue 22). Each decoded
+// CaptureFields: the object-contents part of assembling a capture. Each decoded
 // batch first goes through protocol::FieldChecker (which refuses inconsistent layouts, slots and
 // values with the batch, object id, expected and found); then its reference slots, its roots'
 // labels ("Bubbles.GameEvents.Popped" from a static root's slot, "in Bubbles.Game1.Update,

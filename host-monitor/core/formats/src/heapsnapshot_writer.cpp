@@ -185,7 +185,7 @@ HeapSnapshotStats WriteHeapSnapshot(const Snapshot& snap,
   // ---- type names ----
   std::vector<uint32_t> type_name(snap.type_count());
   for (size_t t = 0; t < snap.type_count(); ++t) type_name[t] = strings.Add(snap.types[t].name);
-  // Object contents (issue 22): field names of the edges, string text as string nodes' names.
+  // Object contents: field names of the edges, string text as string nodes' names.
   std::vector<std::vector<uint32_t>> field_name(snap.fields.layouts.size());
   for (size_t t = 0; t < snap.fields.layouts.size(); ++t)
     for (const FieldLayout& f : snap.fields.layouts[t].fields)

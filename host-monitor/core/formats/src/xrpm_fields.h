@@ -1,4 +1,4 @@
-// .xrpm parts for object contents (issue 22, format 1.2): the byte layout of the FLAY (type
+// .xrpm parts for object contents (format 1.2): the byte layout of the FLAY (type
 // layouts) and RLBL (root labels) blobs (docs/FORMAT.md). The per-reference slots (RSLT), per-root
 // label indices (RTLB) and the per-object values (OVAL ends + VDAT bytes) are plain columns and a
 // blob written straight from Snapshot::fields. Decoders throw std::out_of_range or

@@ -57,7 +57,7 @@ enum CaptureField : uint32_t {
   kElapsedUs,
   kLastMarker,
   kMarkerAgeUs,       // microseconds, 0..INT64_MAX; absent: no marker
-  kWalkAfterPauseUs,  // microseconds, > 0; absent: the walk was in the pause (issue 25)
+  kWalkAfterPauseUs,  // microseconds, > 0; absent: the walk was in the pause
 };
 
 }  // namespace

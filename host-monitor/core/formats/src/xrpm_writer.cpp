@@ -72,7 +72,7 @@ PartPlan Column(std::string_view tag, const PodVector<T>& v, XrpmTransform t,
   return p;
 }
 
-// Object contents (issue 22): optional parts, so that 1.1 readers skip them.
+// Object contents: optional parts, so that 1.1 readers skip them.
 void PlanFields(const Snapshot& s, std::vector<PartPlan>& parts) {
   const HeapFields& f = s.fields;
   if (!f.present()) return;

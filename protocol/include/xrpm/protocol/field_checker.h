@@ -1,4 +1,4 @@
-// FieldChecker: the capture-wide checks of a fields / values capture (issue 22) that one batch
+// FieldChecker: the capture-wide checks of a fields / values capture that one batch
 // cannot make alone, and the capture's layout and enum tables. The host runs every decoded
 // batch (DecodeHeapBatch) through Check, in order, before it keeps anything from it.
 //

@@ -1,4 +1,4 @@
-// Fields and values of a heap capture (issue 22): the decoded form of type layouts and enums,
+// Fields and values of a heap capture: the decoded form of type layouts and enums,
 // and how one value travels as a wire word (wire.proto "fields and values").
 //
 // A reference's *slot* is the index of its field in its type's layout (class instances, boxed

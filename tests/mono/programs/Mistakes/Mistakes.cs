@@ -1,4 +1,4 @@
-// Mistakes: a small game whose heap holds each mistake `xrpm inspect` finds (issue 23), a known
+// Mistakes: a small game whose heap holds each mistake `xrpm inspect` finds, a known
 // number of times, next to near-misses that must not be reported; for
 // tests/mono/mono_inspect_test.cpp (the same plan as the emulator's `mistakes` scenario):
 //

@@ -1,4 +1,4 @@
-// Xrpm.dll: the in-game API of the xrpm profiler for Mono games (issue 24 item 1). Reference it
+// Xrpm.dll: the in-game API of the xrpm profiler for Mono games. Reference it
 // (mcs -r:Xrpm.dll) and ship it beside the game; it does nothing until the game runs under
 // xrpm-mono, whose profiler module registers the internal calls below (game_api.h).
 //

@@ -1,4 +1,4 @@
-// Automatic inspections (issue 23): the problems a game developer would otherwise hunt by hand,
+// Automatic inspections: the problems a game developer would otherwise hunt by hand,
 // each a list of findings sorted by impact (bytes, then count).
 //
 // They need the graph index only, not the dominator tree: liveness is one BFS from the strong

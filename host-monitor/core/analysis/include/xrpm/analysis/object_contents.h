@@ -1,4 +1,4 @@
-// What objects contain, for `xrpm show`, `xrpm instances` and the monitor (issue 22):
+// What objects contain, for `xrpm show`, `xrpm instances` and the monitor:
 //  - DescribeContents: one object's fields with their values or the objects they reference
 //    (string text alongside), its string text or array length, its type's static fields, and its
 //    referrers with the field of each that holds it.

@@ -12,7 +12,7 @@
 //    container) and the sequence of types along them, with runs of one type collapsed into one
 //    step ("Node+"), so the thousand nodes of one linked list share one path. Memoised per
 //    object in a trie of path prefixes: O(N + E) for any number of instances.
-//    With object contents (issue 22) a step is keyed by its type *and* the field that holds it
+//    With object contents a step is keyed by its type *and* the field that holds it
 //    (all elements of an array count as one field, "[]"), and a root by its label (the static
 //    field), so paths through different fields stay apart and read
 //    "static Bubbles.GameEvents.Popped -> System.EventHandler._target -> Bubbles.Bubble".
@@ -45,10 +45,10 @@ struct RootDescription {
   uint8_t flags = 0;
   std::string container;  // the static's containing class (kind 4): its name, or "type 0x13c"
   std::string origin;     // where the capture saw it ("thread 3 / Game1.Update"), or ""
-  std::string label;      // the static field or the frame's method (issue 22), or ""
+  std::string label;      // the static field or the frame's method, or ""
 };
 RootDescription DescribeRoot(const GraphIndex& g, uint32_t record);
-// "static Game1 (pinned)", "local", "handle (weak) [GCHandle table]"; with a label (issue 22)
+// "static Game1 (pinned)", "local", "handle (weak) [GCHandle table]"; with a label
 // "static Bubbles.GameEvents.Popped", "local in Bubbles.Game1.Update, thread 1".
 std::string RootLabel(const RootDescription& r);
 
@@ -118,7 +118,7 @@ struct MergedStep {
 struct MergedPath {
   RootKind root_kind = RootKind::kInternal;
   uint32_t root_container = kNoIndex;  // type index of the static's class, or kNoIndex
-  std::string root_label;              // the static field or method (issue 22), or ""
+  std::string root_label;              // the static field or method, or ""
   std::vector<MergedStep> steps;       // from the root-held object down to the instances
   uint64_t count = 0;                  // instances held along this path
   uint64_t shallow_bytes = 0;

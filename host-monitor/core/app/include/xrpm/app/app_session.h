@@ -137,7 +137,7 @@ class AppSession {
   // The id of the document the last capture produced (0: none yet).
   uint32_t last_capture_doc() const { return last_capture_doc_; }
   // The document of a capture (Capture(), not auto capture) completed since the last call, once
-  // (0: none): the monitor then shows its Inspections view, as after an open (issue 23).
+  // (0: none): the monitor then shows its Inspections view, as after an open.
   uint32_t TakeLandedCapture() { return std::exchange(landed_capture_, 0u); }
   DeviceLink& link() { return link_; }
   const DeviceLink& link() const { return link_; }
@@ -165,7 +165,7 @@ class AppSession {
   AutoCaptureBoard& auto_capture() { return auto_capture_; }
   const AutoCaptureBoard& auto_capture() const { return auto_capture_; }
 
-  // ---- saved recordings (issue 24 item 4; recording_doc.h) ----
+  // ---- saved recordings (recording_doc.h) ----
   // Opens `path` as what it holds: a saved recording (OpenRecording) or a snapshot (OpenFile).
   // File > Open, dropped files, recent files and the command line all come here.
   struct Opened {

@@ -1,4 +1,4 @@
-// Unattended triggered captures (issue 24 item 3; `xrpm capture --every/--on-growth/
+// Unattended triggered captures (`xrpm capture --every/--on-growth/
 // --on-gc-pause/--on-marker/--keep`, the monitor's "Auto capture"): connect to a device, take a
 // capture whenever CaptureTriggers (client/capture_triggers.h) says so, save it under the output
 // template, keep the ring of files (capture_output.h), report one event per capture, and

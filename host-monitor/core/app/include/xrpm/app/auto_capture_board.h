@@ -1,4 +1,4 @@
-// AutoCaptureBoard: the model of the Capture panel's "Auto capture" (issue 24 item 3), GUI-free:
+// AutoCaptureBoard: the model of the Capture panel's "Auto capture", GUI-free:
 // the same rules as `xrpm capture --every/--on-growth/--on-gc-pause/--on-marker` and the game's
 // own requests (client/capture_triggers.h, parsed by app::ParseTriggers), the same output
 // template and ring (capture_output.h), over the monitor's own connection: it reads the frames

@@ -1,4 +1,4 @@
-// Memory budgets (issue 24 item 6): the rules of a BUDGET.json file for `xrpm check`, parsed with
+// Memory budgets: the rules of a BUDGET.json file for `xrpm check`, parsed with
 // the line of every problem, and the type-name patterns they use.
 //
 //   {"types":        [{"name": "Bubbles.*", "max_count": 500, "max_bytes": 65536,
@@ -14,7 +14,7 @@
 // recordings are non-negative numbers. An unknown rule or key, a wrong type, a missing key or a
 // bad pattern is an InputError with code "bad-budget" naming the file and the line (1-based) of
 // the offending value: "budget.json:3: types[0].max_count: expected a non-negative integer,
-// found \"500\"". The README documents the schema.
+// found \"500\"". docs/guide/budgets.md documents the schema.
 //
 // Patterns: xrpm/model/glob.h (GlobMatch); an empty pattern or a trailing `\` is bad here.
 //

@@ -1,4 +1,4 @@
-// Where an unattended run's captures go (issue 24 item 3): the output name template
+// Where an unattended run's captures go: the output name template
 // (`-o 'run-{n}-{marker}.xrpm'`) and the ring of kept files (`--keep N`: after each save the
 // oldest files this run wrote beyond the newest N are removed; files it did not write are never
 // touched).

@@ -64,7 +64,7 @@ class DeviceLink {
   const client::HostClient* client() const { return client_.get(); }
 
   bool StartCapture(std::string* error);
-  // Whether captures ask for values (issue 22; the Connection panel's checkbox). Default on.
+  // Whether captures ask for values (the Connection panel's checkbox). Default on.
   bool capture_values() const { return capture_values_; }
   void set_capture_values(bool on) { capture_values_ = on; }
   void CancelCapture();

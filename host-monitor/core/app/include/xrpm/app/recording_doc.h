@@ -1,4 +1,4 @@
-// RecordingDoc: a frames recording the monitor holds beside the live one (issue 24 item 4): one
+// RecordingDoc: a frames recording the monitor holds beside the live one: one
 // opened from a saved `.xrpm` recording (client/recording_file.h, the format `xrpm frames -o`
 // writes), with its own FrameBoard, so the Timeline and Allocations views show it exactly as
 // they show a live session (markers included), and Compare can set it against another.

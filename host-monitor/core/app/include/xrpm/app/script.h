@@ -22,7 +22,7 @@
 //   select-object first|shown|INDEX  select an instance of the selected type (the largest /
 //                                 the Instances view's first row) or an object index
 //   filter TEXT                   the Types view filter ("" clears)
-//   field-filter FIELD=VALUE      the Instances view's field filter ("" clears; issue 22)
+//   field-filter FIELD=VALUE      the Instances view's field filter ("" clears)
 //   group-by type|site|type-site  how Types, Instances and the Dominator tree group (allocation
 //                                 site, or type and site)
 //   select-site all|unknown|TEXT  narrow Instances to the selected type's largest site whose

@@ -1,5 +1,5 @@
-// AllocationDiff: the allocation traffic of two recordings compared per call site (issue 24 item
-// 5: "was this patch an improvement?"): for each site, the estimated bytes allocated per frame
+// AllocationDiff: the allocation traffic of two recordings compared per call site ("was this
+// patch an improvement?"): for each site, the estimated bytes allocated per frame
 // in A and in B, the change, and each one's sampling error; sites seen in only one recording are
 // marked.
 //

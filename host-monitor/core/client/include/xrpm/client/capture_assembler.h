@@ -12,7 +12,7 @@
 // objects before the clock). Without a clock origins stays absent, as from an old agent.
 // Ids are checked against what was defined before use; counts against the capture limits.
 //
-// Object contents (issue 22, optional batch fields): every batch first passes the capture-wide
+// Object contents (optional batch fields): every batch first passes the capture-wide
 // field checks (protocol::FieldChecker, via CaptureFields), then its layouts, reference slots,
 // root labels and values go into Snapshot::fields (client/capture_fields.h).
 //

@@ -1,5 +1,5 @@
 // CaptureTriggers: when an unattended run (`xrpm capture --every/--on-*`, the monitor's "Auto
-// capture") should take the next heap capture (issue 24 item 3). A pure state machine: the
+// capture") should take the next heap capture. A pure state machine: the
 // caller feeds it what the device sent (counter samples, frame rows, markers, the game's capture
 // requests) and when captures start and end, on its own clock (seconds, any monotonic origin),
 // and asks Due() whether to capture now and why. No network, no files, no clock reads, so every

@@ -38,7 +38,7 @@ struct ClientOptions {
   uint64_t max_frame_rows = 8'000'000;
 };
 
-// What a capture asks for beyond the heap's shape (issue 22). The host always asks for type
+// What a capture asks for beyond the heap's shape. The host always asks for type
 // layouts, reference slots and root labels; values (field values, string text, array lengths)
 // unless `values` is off (`xrpm capture --no-values`, the monitor's "Values" checkbox). An
 // agent without the capability sends what it can.

@@ -21,7 +21,7 @@
 //     reference's position in the object's reference list). References to ids that are not
 //     objects of the snapshot (dangling) have no node to point to and are left out (counted in
 //     HeapSnapshotStats). Objects no root reaches are kept; DevTools lists them as unreachable.
-//   - Object contents (issue 22), when the snapshot has them: a reference from a class
+//   - Object contents, when the snapshot has them: a reference from a class
 //     instance is a `property` edge named by its field ("bubbles"), from an array an `element`
 //     edge whose index is the element's; a string with captured text is a `string` node whose
 //     name is its text ("…" appended when cut at the capture), as V8 writes strings; a root

@@ -40,14 +40,14 @@ struct CaptureInfo {
   uint64_t wire_bytes = 0;  // serialized messages received (CaptureBegin + batches)
   uint64_t pause_us = 0;    // the game was stopped (GC + walk + encode), agent-measured
   uint64_t gc_us = 0, walk_us = 0, stop_wait_us = 0, stall_us = 0;
-  // A snapshot walk (issue 25): the game paused for the collection and a copy-on-write snapshot
+  // A snapshot walk: the game paused for the collection and a copy-on-write snapshot
   // only (walk_us is then the snapshot's share of the pause) and the heap was walked from the
   // snapshot while the game ran, for this long (CaptureEnd.walk_after_pause_us). 0: the walk
   // was in the pause (paused walk), as in every capture before snapshot walks.
   uint64_t walk_after_pause_us = 0;
   uint64_t agent_peak_bytes = 0;  // the agent's peak memory during the capture
   uint64_t elapsed_us = 0;        // host: request sent -> snapshot verified
-  // The last marker the game posted before the capture (issue 24): its text and how long
+  // The last marker the game posted before the capture: its text and how long
   // before the world stopped (device clock); marker_age_us < 0 when there was none.
   std::string last_marker;
   int64_t marker_age_us = -1;

@@ -1,4 +1,4 @@
-// HeapFields: what a snapshot knows about the *contents* of its objects (issue 22) — each
+// HeapFields: what a snapshot knows about the *contents* of its objects — each
 // type's layout (instance fields with inherited ones, static fields, enum member names), which
 // field or array slot holds each reference, a label per root (the static field, the method of a
 // stack frame), and each object's values (primitive fields, string text, array lengths).

@@ -1,4 +1,4 @@
-// Reading what an object contains (issue 22): its field values, the object each reference field
+// Reading what an object contains: its field values, the object each reference field
 // holds, string text and array lengths, the name of the field or slot holding a reference, and
 // the consistency check every reader and the capture assembler apply to Snapshot::fields.
 //

@@ -154,7 +154,7 @@ class Snapshot {
   // Index into origins->sites, or kUnknownSite.
   PodVector<uint32_t> object_alloc_site;
 
-  // ---- object contents (optional, issue 22) ----
+  // ---- object contents (optional) ----
   // Type layouts, the field or slot of every reference, root labels and object values, when
   // the source had them (heap_fields.h; reading them: object_fields.h). Empty otherwise.
   HeapFields fields;

@@ -1,5 +1,5 @@
 // UTF-16 text from devices and files, as the UTF-8 the host shows: Utf16ToUtf8 (unpaired
-// surrogates become U+FFFD, as issue 22 asks for string text) and IsWellFormedUtf8, the check a
+// surrogates become U+FFFD, so that string text always shows) and IsWellFormedUtf8, the check a
 // reader applies to stored text (NUL allowed, unlike protocol/utf8.h's check of protobuf
 // strings). O(length).
 //

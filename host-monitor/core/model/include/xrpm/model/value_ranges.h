@@ -1,5 +1,5 @@
 // ValueRanges: one byte range per object in one buffer — the storage of each object's values
-// (HeapFields::values, issue 22). A CSR whose ends are not u64 but u32 offsets from a u64 base per
+// (HeapFields::values). A CSR whose ends are not u64 but u32 offsets from a u64 base per
 // chunk of 256 objects: an object costs 4 B (+ 1/32 B of base) instead of 8, and its range is
 // still found in O(1) (two loads from the same chunk).
 //
