@@ -1,0 +1,116 @@
+// DotnetPort: the device agent's RuntimePort over a running CoreCLR, driven by the profiler's
+// callbacks (profiler.h forwards them).
+//
+// A capture, as the agent runs it (RunWithWorldStopped -> InduceFullCollection -> WalkHeap):
+//   1. RunWithWorldStopped does not stop the world itself: CoreCLR stops it only inside a
+//      collection, so it notes the time limit and calls fn on the capture thread at once.
+//   2. InduceFullCollection calls ICorProfilerInfo::ForceGC from the capture thread, which has
+//      never run managed code. The first full (generation 2) collection after that is recorded:
+//      with every managed thread stopped the runtime reports each live object with its
+//      references (ObjectReferences) and every root with its kind, flags and id
+//      (RootReferences2); at GarbageCollectionFinished, still stopped, the port asks each
+//      object's size (GetObjectSize2). ForceGC returns when the world runs again. A ForceGC the
+//      runtime refuses (still starting) is retried until the time limit; a collection that
+//      reported no objects (another collection came first) is forced again, at most three
+//      times.
+//      The GC events (COR_PRF_MONITOR_GC) must be asked for at start-up: the runtime refuses
+//      them later while background (concurrent) collections are on, and asking at start-up
+//      turns background collections off for the process. Outside a capture the port ends each
+//      collection's heap walk at its first object (an error from ObjectReferences stops it), so
+//      a collection costs its roots' reports only; except an induced one (GC.Collect, or
+//      another tool's forced collection, as dotnet-gcdump's: the runtime's own heap walk for
+//      EventPipe shares the walk, and would end too), which is walked to its end unrecorded.
+//   3. WalkHeap tells the sink the world resumed (the game's pause ended with the collection),
+//      adds the non-GC heap's objects the record references (frozen string literals: found
+//      with IsFrozenObject, they never move), names the classes and hands the record to the
+//      sink as a walk (heap_walker.h). Nothing is read from objects then (they may have moved);
+//      ClassIDs and FunctionIDs stay valid.
+// Roots: stack -> one kThread container (id 0: the runtime does not say which thread) and a
+// kJitFrame container per method (id2: its FunctionID); finalizer queue -> kFinalized; GC
+// handles -> kStrongPtr, table 2 strong, 3 pinned (flag pinned), 0 weak (flag weak: a live
+// weak handle's target, which does not keep it alive); others -> kRootTable. The statics of a
+// class are objects held by the runtime's own handles, so they appear as handle roots without
+// their class or field.
+//
+// Thread-safety: RuntimePort methods from the agent's threads (one capture at a time); the On*
+// callbacks from the runtime's GC threads, inside a collection.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <functional>
+#include <mutex>
+#include <string>
+
+#include "corprof_abi.h"
+#include "dotnet_counters.h"
+#include "heap_record.h"
+#include "xrpm/agent/runtime_port.h"
+
+namespace xrpm {
+namespace dotnet {
+
+class DotnetPort final : public agent::RuntimePort {
+ public:
+  DotnetPort(cor::ICorProfilerInfo10* info, std::string app_name, std::string runtime_version);
+  DotnetPort(const DotnetPort&) = delete;
+  DotnetPort& operator=(const DotnetPort&) = delete;
+
+  // The event mask, set at start-up (see the class comment).
+  static constexpr cor::DWORD kEventMaskLow = cor::kMonitorGc;
+  static constexpr cor::DWORD kEventMaskHigh = 0;
+
+  // ---- RuntimePort ----
+  agent::RuntimeInfo Info() const override;
+  uint64_t BootMillis() const override;
+  size_t CounterCount() const override { return kDotnetCounterCount; }
+  agent::CounterInfo DescribeCounter(size_t index) const override {
+    return DotnetCounters::Describe(index);
+  }
+  size_t SampleCounters(agent::CounterValue* out, size_t count) const override {
+    return counters_.Sample(out, count);
+  }
+  bool RunWithWorldStopped(void (*fn)(void* ctx), void* ctx, uint32_t timeout_ms) override;
+  void InduceFullCollection() override;
+  void WalkHeap(agent::HeapInfoCallback& sink) override;
+
+  // Where the port's lines go (the agent's log function; empty: stderr, "xrpm-agent: ").
+  void set_log(std::function<void(const std::string&)> log) { log_ = std::move(log); }
+
+  // ---- runtime callbacks (profiler.h) ----
+  void OnGcStarted(int32_t generation_count, const cor::BOOL* collected, int32_t reason);
+  void OnGcFinished();
+  // False: the runtime may stop this collection's heap walk (it is not recorded).
+  bool OnObjectReferences(cor::ObjectID object, cor::ClassID klass, cor::ULONG count,
+                          const cor::ObjectID* refs);
+  void OnRootReferences(cor::ULONG count, const cor::ObjectID* objects,
+                        const cor::GcRootKind* kinds, const cor::GcRootFlags* flags,
+                        const cor::UINT_PTR* ids);
+
+ private:
+  void Log(const std::string& line) const;
+  bool Collect(std::string* failure);  // one capture's forced collection(s), recorded
+  void AddFrozenObjects();             // the non-GC heap's objects the record references
+  void Walk(agent::HeapInfoCallback& sink);
+
+  cor::ICorProfilerInfo10* const info_;
+  const std::string app_name_;
+  const std::string runtime_version_;
+  const std::chrono::steady_clock::time_point start_;
+  std::function<void(const std::string&)> log_;
+  DotnetCounters counters_;
+  std::atomic<int64_t> gc_start_ns_{0};
+
+  // The capture (the capture thread, and the GC callbacks while armed_).
+  std::chrono::steady_clock::time_point deadline_;
+  std::atomic<bool> armed_{false};      // record the next full collection
+  std::atomic<bool> recording_{false};  // this collection is being recorded
+  std::atomic<bool> recorded_{false};
+  std::atomic<bool> induced_{false};  // the collection under way was induced
+  std::mutex record_mu_;  // GC threads during the recorded collection (server GC: several)
+  HeapRecord record_;
+  std::string failure_;  // why the last InduceFullCollection recorded nothing
+};
+
+}  // namespace dotnet
+}  // namespace xrpm
