@@ -3,9 +3,10 @@
 // (xrpm-dotnet), taken with the `xrpm capture` CLI over 127.0.0.1: a live set known by
 // construction (csharp/Graph) with exact per-type counts for the program's own types, its
 // objects reachable from the roots the runtime reported (a static list, a dictionary, an array
-// on Main's stack, a pinned handle), nothing only weakly reachable, and the program exiting
-// normally afterwards. The program is held at a known point by a named pipe it reads (no
-// sleeps): it says "ready" before it reads the pipe, and ends when the test writes a line.
+// on Main's stack, named by its method, a pinned handle), nothing only weakly reachable, and the
+// program exiting normally afterwards. The program is held at a known point by a named pipe it
+// reads (no sleeps): it says "ready" before it reads the pipe, and ends when the test writes a
+// line.
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <sys/stat.h>
@@ -139,11 +140,14 @@ void ExpectKnownGraph(const Snapshot& s) {
     if (s.root_object[r] == s.object_id[blit] && s.root_kind_of(r) == RootKind::kHandle &&
         (s.root_flags[r] & kRootPinned))
       pinned = true;
-    if (s.root_object[r] == s.object_id[nodes] && s.root_kind_of(r) == RootKind::kLocal)
+    if (s.root_object[r] == s.object_id[nodes] && s.root_kind_of(r) == RootKind::kLocal) {
       local = true;
+      EXPECT_NE(s.fields.label_of_root(r).find("Graph.Program.Main"), std::string_view::npos)
+          << "the stack root names its method: " << s.fields.label_of_root(r);
+    }
   }
   EXPECT_TRUE(pinned) << "the pinned array's handle root carries the pinned flag";
-  EXPECT_TRUE(local) << "the node array is a stack root of Main";
+  EXPECT_TRUE(local) << "the node array is a stack root of Graph.Program.Main";
 
   // Every reference and root names a captured object (frozen literals included).
   std::unordered_set<ObjectId> ids(s.object_id.begin(), s.object_id.end());

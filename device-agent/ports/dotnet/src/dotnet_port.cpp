@@ -284,6 +284,7 @@ void DotnetPort::Walk(agent::HeapInfoCallback& sink) {
               WalkResult::kAbort;
   }
   bool thread_sent = false;
+  const bool labels = sink.Detail().fields;  // a frame's method name is a field-detail label
   std::vector<agent::RootRef> batch;
   for (size_t i = 0; i < roots.size() && !aborted;) {
     size_t j = i;
@@ -301,6 +302,10 @@ void DotnetPort::Walk(agent::HeapInfoCallback& sink) {
     const uint64_t id1 = r.type == ContainerType::kStrongPtr ? r.id2 : 0;
     const uint64_t id2 = r.type == ContainerType::kJitFrame ? r.id2 : 0;
     if (!aborted) aborted = sink.BeginContainer(r.type, id1, id2) == WalkResult::kAbort;
+    if (!aborted && labels && r.type == ContainerType::kJitFrame) {
+      const std::string method = names.MethodName(static_cast<cor::FunctionID>(r.id2));
+      aborted = sink.ContainerLabel(method.data(), method.size()) == WalkResult::kAbort;
+    }
     if (!aborted) aborted = sink.RootReferences(batch.data(), batch.size()) == WalkResult::kAbort;
     i = j;
   }

@@ -26,7 +26,8 @@
 //      sink as a walk (heap_walker.h). Nothing is read from objects then (they may have moved);
 //      ClassIDs and FunctionIDs stay valid.
 // Roots: stack -> one kThread container (id 0: the runtime does not say which thread) and a
-// kJitFrame container per method (id2: its FunctionID); finalizer queue -> kFinalized; GC
+// kJitFrame container per method (id2: its FunctionID; labelled with the method's name when the
+// sink asks for field detail); finalizer queue -> kFinalized; GC
 // handles -> kStrongPtr, table 2 strong, 3 pinned (flag pinned), 0 weak (flag weak: a live
 // weak handle's target, which does not keep it alive); others -> kRootTable. The statics of a
 // class are objects held by the runtime's own handles, so they appear as handle roots without
@@ -73,6 +74,9 @@ class DotnetPort final : public agent::RuntimePort {
   bool RunWithWorldStopped(void (*fn)(void* ctx), void* ctx, uint32_t timeout_ms) override;
   void InduceFullCollection() override;
   void WalkHeap(agent::HeapInfoCallback& sink) override;
+  // Labels only: a stack frame's method ("Graph.Program.Main"); no layouts, slots or values
+  // yet, which the agent sends as unknown.
+  bool ReportsFields() const override { return true; }
 
   // Where the port's lines go (the agent's log function; empty: stderr, "xrpm-agent: ").
   void set_log(std::function<void(const std::string&)> log) { log_ = std::move(log); }
