@@ -181,6 +181,22 @@ TEST(DotnetCapture, KnownGraphExactlyAndTheProgramExitsNormally) {
   EXPECT_NE(g.run.proc->log().WaitFor("Graph: done", 1000), "") << g.run.proc->log().All();
 }
 
+// With DOTNET_gcConcurrent=1 in the environment the launcher leaves it, and the port asks for
+// the GC events from start-up (dotnet_port.h, EventMode::kAlways): captures are the same.
+TEST(DotnetCapture, WithBackgroundCollectionsAskedForTheEventsAreOnFromStartUp) {
+  SKIP_WITHOUT_DOTNET();
+  ASSERT_EQ(setenv("DOTNET_gcConcurrent", "1", 1), 0);
+  GraphRun g;
+  unsetenv("DOTNET_gcConcurrent");
+  ASSERT_GE(g.gate_fd, 0);
+  ASSERT_FALSE(g.run.endpoint.empty()) << g.run.proc->log().All();
+  EXPECT_NE(g.run.proc->log().WaitFor("GC events always on", 30000), "") << g.run.proc->log().All();
+  ASSERT_FALSE(g.run.proc->log().WaitFor("Graph: ready", 60000).empty());
+  ExpectKnownGraph(CaptureWithCli(g.run.endpoint, g.dir.Path("graph.xrpm")));
+  g.Release();
+  EXPECT_EQ(g.run.proc->Wait(60000), 0) << g.run.proc->log().All();
+}
+
 TEST(DotnetCapture, CountersReportCollectionsAndTheHeapInUse) {
   SKIP_WITHOUT_DOTNET();
   GraphRun g;

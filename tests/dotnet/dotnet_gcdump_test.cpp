@@ -4,8 +4,10 @@
 // through EventPipe instead of the profiling API). The object count and the program's own
 // types' counts and bytes must be equal. dotnet-gcdump is a NuGet tool, not part of the SDK:
 // the test runs when it is found (XRPM_DOTNET_GCDUMP, or dotnet-gcdump on the PATH) and skips
-// otherwise, saying how to install it. Its sessions also show that the agent leaves another
-// tool's forced collection walked whole.
+// otherwise, saying how to install it. The program runs with background collections asked for
+// (DOTNET_gcConcurrent=1), so the port has the GC events on from start-up and cuts the heap walk
+// of collections it does not record: the test also shows that another tool's forced collection
+// is walked whole.
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <sys/stat.h>
@@ -68,9 +70,12 @@ TEST(DotnetGcdump, SameCountsAsDotnetGcdumpOfTheSameProcess) {
   ASSERT_EQ(mkfifo(gate.c_str(), 0600), 0);
   const int gate_fd = open(gate.c_str(), O_RDWR | O_CLOEXEC);
   ASSERT_GE(gate_fd, 0);
+  ASSERT_EQ(setenv("DOTNET_gcConcurrent", "1", 1), 0);
   DotnetRun run({}, DotnetProgram("Graph"), {"300", "50", "20", "--gate", gate});
+  unsetenv("DOTNET_gcConcurrent");
   ASSERT_FALSE(run.endpoint.empty()) << run.proc->log().All();
   ASSERT_FALSE(run.proc->log().WaitFor("Graph: ready", 60000).empty());
+  EXPECT_NE(run.proc->log().WaitFor("GC events always on", 30000), "");
   const int pid = ChildOf(run.proc->pid());
   ASSERT_GT(pid, 0);
 

@@ -6,11 +6,12 @@
 //               -- APPHOST [ARGS...]            (a program's own executable)
 //
 // It starts the program with CoreCLR's start-up profiler variables naming the profiler library
-// (libxrpm-dotnet-profiler.so, beside this executable) and the agent's options in the
-// environment (profiler_env.h), and waits for the library's handshake line on a pipe: CoreCLR
-// runs a program without a profiler it cannot load, so no handshake within the time limit means
-// no agent, and the program is stopped (launch_support.h). The agent prints
-// "xrpm-agent: listening on ADDR:PORT" itself, as under xrpm-mono and xrpm-emulator.
+// (libxrpm-dotnet-profiler.so, beside this executable), the agent's options in the environment
+// and background collections off unless the environment says otherwise (profiler_env.h), and waits
+// for the library's handshake line on a pipe: CoreCLR runs a program without a profiler it cannot
+// load, so no handshake within the time limit means no agent, and the program is stopped
+// (launch_support.h). The agent prints "xrpm-agent: listening on ADDR:PORT" itself, as under
+// xrpm-mono and xrpm-emulator.
 // `--attach PID` (loading the agent into a running process) is not there yet and is refused.
 //
 // Exit codes: the program's own exit code once it runs (128+N after signal N); 2 for bad options,
@@ -144,6 +145,11 @@ int main(int argc, char** argv) {
     setenv(dn::kOptionsEnv, xrpm::mono::FormatProfilerOptions(opts).c_str(), 1);
     if (!token.empty()) setenv(dn::kTokenEnv, token.c_str(), 1);
     for (const char* name : dn::kRuntimeProfilerEnv) unsetenv(name);  // ours alone
+    // No background collections: the agent then asks for the GC events per capture only.
+    if (!std::getenv(dn::kGcConcurrentEnv)) {
+      setenv(dn::kGcConcurrentEnv, "0", 1);
+      setenv(dn::kGcSetEnv, "1", 1);
+    }
     setenv("CORECLR_ENABLE_PROFILING", "1", 1);
     setenv("CORECLR_PROFILER", dn::kProfilerClsidText, 1);
     setenv("CORECLR_PROFILER_PATH", library.c_str(), 1);

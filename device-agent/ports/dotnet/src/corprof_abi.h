@@ -76,8 +76,9 @@ constexpr GUID kIID_IMetaDataImport = {
 
 // COR_PRF_MONITOR (SetEventMask2's low word) and COR_PRF_HIGH_MONITOR (its high word).
 constexpr DWORD kMonitorNone = 0x0;
-constexpr DWORD kMonitorGc = 0x80;   // GC callbacks, the heap walk (ObjectReferences)
-constexpr DWORD kOpenForRead = 0x0;  // GetModuleMetaData: ofRead
+constexpr DWORD kMonitorGc = 0x80;    // GC callbacks, the heap walk (ObjectReferences)
+constexpr DWORD kHighBasicGc = 0x10;  // GarbageCollectionStarted/Finished only
+constexpr DWORD kOpenForRead = 0x0;   // GetModuleMetaData: ofRead
 
 // COR_PRF_GC_ROOT_KIND and COR_PRF_GC_ROOT_FLAGS (RootReferences2).
 enum GcRootKind : int32_t { kRootOther = 0, kRootStack = 1, kRootFinalizer = 2, kRootHandle = 3 };

@@ -68,8 +68,9 @@ std::string HexHr(cor::HRESULT hr) {
 }  // namespace
 
 DotnetPort::DotnetPort(cor::ICorProfilerInfo10* info, std::string app_name,
-                       std::string runtime_version)
+                       std::string runtime_version, EventMode mode)
     : info_(info),
+      mode_(mode),
       app_name_(std::move(app_name)),
       runtime_version_(std::move(runtime_version)),
       start_(std::chrono::steady_clock::now()) {}
@@ -96,6 +97,13 @@ void DotnetPort::Log(const std::string& line) const {
     log_(line);
   else
     std::fprintf(stderr, "xrpm-agent: %s\n", line.c_str());
+}
+
+void DotnetPort::LogEventMode() const {
+  Log(mode_ == EventMode::kPerCapture
+          ? "GC events per capture (background collections are off)"
+          : "GC events always on (background collections were on: the runtime allows them only "
+            "from start-up, which turned background collections off)");
 }
 
 // ---- runtime callbacks ----
@@ -185,8 +193,20 @@ bool DotnetPort::Collect(std::string* failure) {
   for (int collections = 0; collections < kMaxCollections;) {
     recorded_.store(false, std::memory_order_release);
     armed_.store(true, std::memory_order_release);
-    const cor::HRESULT hr = info_->ForceGC();
+    cor::HRESULT hr = cor::S_OK;
+    if (mode_ == EventMode::kPerCapture) {
+      hr = info_->SetEventMask2(cor::kMonitorGc, 0);
+      if (cor::Failed(hr)) {
+        armed_.store(false, std::memory_order_release);
+        *failure = "the runtime refused the GC events for the capture (" + HexHr(hr) +
+                   "): are background collections on (DOTNET_gcConcurrent)?";
+        return false;
+      }
+    }
+    hr = info_->ForceGC();
     armed_.store(false, std::memory_order_release);
+    if (mode_ == EventMode::kPerCapture)
+      info_->SetEventMask2(IdleMaskLow(mode_), IdleMaskHigh(mode_));
     if (recorded_.load(std::memory_order_acquire)) return true;
     if (cor::Failed(hr)) {
       if (std::chrono::steady_clock::now() >= deadline_) {

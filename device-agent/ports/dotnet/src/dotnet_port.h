@@ -13,13 +13,22 @@
 //      runtime refuses (still starting) is retried until the time limit; a collection that
 //      reported no objects (another collection came first) is forced again, at most three
 //      times.
-//      The GC events (COR_PRF_MONITOR_GC) must be asked for at start-up: the runtime refuses
-//      them later while background (concurrent) collections are on, and asking at start-up
-//      turns background collections off for the process. Outside a capture the port ends each
-//      collection's heap walk at its first object (an error from ObjectReferences stops it), so
-//      a collection costs its roots' reports only; except an induced one (GC.Collect, or
-//      another tool's forced collection, as dotnet-gcdump's: the runtime's own heap walk for
-//      EventPipe shares the walk, and would end too), which is walked to its end unrecorded.
+//      The GC events (COR_PRF_MONITOR_GC: the heap walk, roots) come in one of two modes,
+//      chosen at start-up (EventMode):
+//        kPerCapture  background collections are off in the process (DOTNET_gcConcurrent=0,
+//                     which xrpm-dotnet sets): the runtime then lets the profiler turn the GC
+//                     events on for the capture's collection and off after it; otherwise only
+//                     collection start and end are reported (COR_PRF_HIGH_BASIC_GC, counters),
+//                     and collections cost nothing more than without the agent.
+//        kAlways      otherwise: the runtime refuses the GC events after start-up while
+//                     background collections are on, so they are asked for at start-up, which
+//                     turns background collections off. The runtime then walks the heap for the
+//                     profiler after every collection: outside a capture the port answers the
+//                     walk's first object with an error (the runtime stops calling), except
+//                     for an induced collection (GC.Collect, or another tool's forced
+//                     collection: dotnet-gcdump reads the same walk through EventPipe), whose
+//                     walk goes on unrecorded. Collections cost markedly more (measured: a
+//                     loop of 900 gen0 collections over a 200k-object heap ran ~3x slower).
 //   3. WalkHeap tells the sink the world resumed (the game's pause ended with the collection),
 //      adds the non-GC heap's objects the record references (frozen string literals: found
 //      with IsFrozenObject, they never move), names the classes and hands the record to the
@@ -53,13 +62,20 @@ namespace dotnet {
 
 class DotnetPort final : public agent::RuntimePort {
  public:
-  DotnetPort(cor::ICorProfilerInfo10* info, std::string app_name, std::string runtime_version);
+  // How the GC events are asked for (see the class comment).
+  enum class EventMode : uint8_t { kPerCapture, kAlways };
+  // The event mask outside captures in `mode` (low, high words of SetEventMask2).
+  static cor::DWORD IdleMaskLow(EventMode mode) {
+    return mode == EventMode::kAlways ? cor::kMonitorGc : cor::kMonitorNone;
+  }
+  static cor::DWORD IdleMaskHigh(EventMode mode) {
+    return mode == EventMode::kAlways ? 0 : cor::kHighBasicGc;
+  }
+
+  DotnetPort(cor::ICorProfilerInfo10* info, std::string app_name, std::string runtime_version,
+             EventMode mode);
   DotnetPort(const DotnetPort&) = delete;
   DotnetPort& operator=(const DotnetPort&) = delete;
-
-  // The event mask, set at start-up (see the class comment).
-  static constexpr cor::DWORD kEventMaskLow = cor::kMonitorGc;
-  static constexpr cor::DWORD kEventMaskHigh = 0;
 
   // ---- RuntimePort ----
   agent::RuntimeInfo Info() const override;
@@ -80,6 +96,8 @@ class DotnetPort final : public agent::RuntimePort {
 
   // Where the port's lines go (the agent's log function; empty: stderr, "xrpm-agent: ").
   void set_log(std::function<void(const std::string&)> log) { log_ = std::move(log); }
+  // Logs the event mode ("GC events per capture ..." / "GC events always on ...").
+  void LogEventMode() const;
 
   // ---- runtime callbacks (profiler.h) ----
   void OnGcStarted(int32_t generation_count, const cor::BOOL* collected, int32_t reason);
@@ -98,6 +116,7 @@ class DotnetPort final : public agent::RuntimePort {
   void Walk(agent::HeapInfoCallback& sink);
 
   cor::ICorProfilerInfo10* const info_;
+  const EventMode mode_;
   const std::string app_name_;
   const std::string runtime_version_;
   const std::chrono::steady_clock::time_point start_;

@@ -110,7 +110,13 @@ cor::HRESULT Profiler::Initialize(cor::IUnknown* unknown) {
       !info)
     FailStartup("this runtime is too old for xrpm-dotnet (it needs .NET Core 3.0 or later)");
   info_ = static_cast<cor::ICorProfilerInfo10*>(info);
-  if (cor::Failed(info_->SetEventMask2(DotnetPort::kEventMaskLow, DotnetPort::kEventMaskHigh)))
+  // Background collections off (the launcher's DOTNET_gcConcurrent=0): GC events per capture.
+  const char* concurrent = std::getenv(kGcConcurrentEnv);
+  const DotnetPort::EventMode mode = concurrent && std::string(concurrent) == "0"
+                                         ? DotnetPort::EventMode::kPerCapture
+                                         : DotnetPort::EventMode::kAlways;
+  if (cor::Failed(
+          info_->SetEventMask2(DotnetPort::IdleMaskLow(mode), DotnetPort::IdleMaskHigh(mode))))
     FailStartup("the runtime refused the profiler's GC events");
 
   mono::ProfilerOptions opts;
@@ -126,10 +132,15 @@ cor::HRESULT Profiler::Initialize(cor::IUnknown* unknown) {
   // The program's own child processes start without the agent (profiler_env.h).
   unsetenv(kOptionsEnv);
   unsetenv(kTokenEnv);
+  if (const char* set = std::getenv(kGcSetEnv)) {
+    if (std::string(set) == "1") unsetenv(kGcConcurrentEnv);
+    unsetenv(kGcSetEnv);
+  }
   for (const char* name : kRuntimeProfilerEnv) unsetenv(name);
 
-  port_ = new DotnetPort(info_, AppName(), RuntimeVersion(info_));
+  port_ = new DotnetPort(info_, AppName(), RuntimeVersion(info_), mode);
   port_->set_log(agent_opts.log);
+  port_->LogEventMode();
   g_agent = new agent::Agent(*port_, std::move(agent_opts));
   if (!g_agent->Start(&error)) FailStartup("device agent: " + error);
   WriteStatus("ok " + opts.address + ":" + std::to_string(g_agent->port()));

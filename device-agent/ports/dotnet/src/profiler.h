@@ -3,10 +3,10 @@
 //
 // Initialize (the runtime's main thread, before any managed code): asks for
 // ICorProfilerInfo10 (.NET Core 3.0 and later; an older runtime is refused), asks for the GC
-// events (which turns background collections off, dotnet_port.h), reads the agent's options, token
-// and handshake descriptor from the environment (profiler_env.h) and removes them and the runtime's
-// profiler variables from it, creates the DotnetPort and starts the device agent, which prints
-// "xrpm-agent: listening on ADDR:PORT". Bad options or an agent that cannot listen end the
+// events in the mode the environment allows (dotnet_port.h, EventMode), reads the agent's options,
+// token and handshake descriptor from the environment (profiler_env.h) and removes them and the
+// runtime's profiler variables from it, creates the DotnetPort and starts the device agent, which
+// prints "xrpm-agent: listening on ADDR:PORT". Bad options or an agent that cannot listen end the
 // process with exit code 2 before the program runs (never a program silently running without
 // its agent), after telling the launcher why on the descriptor.
 // Shutdown stops the agent before the runtime tears down what a capture would walk.

@@ -8,6 +8,11 @@
 //                          ("xrpm:port=N,listen=ADDR:PORT,quiet,announce"; profiler_options.h of
 //                          the Mono port, which parses it); absent: the defaults (port 4510)
 //   XRPM_DOTNET_TOKEN      the token a host must present (not on a command line)
+//   DOTNET_gcConcurrent=0  set by the launcher unless the environment already has it: without
+//                          background collections the runtime lets the profiler ask for its GC
+//                          events during a capture only (dotnet_port.h, the event modes)
+//   XRPM_DOTNET_GC_SET     "1" when the launcher set DOTNET_gcConcurrent (the library then
+//                          removes it again, so child processes get background GC back)
 //   XRPM_DOTNET_STATUS_FD  a descriptor the library writes one line to once it has started the
 //                          agent ("ok ADDR:PORT" or "error MESSAGE"): CoreCLR runs a program
 //                          without a profiler it cannot load, the launcher must notice
@@ -30,6 +35,8 @@ constexpr const char* kProfilerLibrary = "libxrpm-dotnet-profiler.so";
 constexpr const char* kOptionsEnv = "XRPM_DOTNET_OPTIONS";
 constexpr const char* kTokenEnv = "XRPM_DOTNET_TOKEN";
 constexpr const char* kStatusFdEnv = "XRPM_DOTNET_STATUS_FD";
+constexpr const char* kGcConcurrentEnv = "DOTNET_gcConcurrent";
+constexpr const char* kGcSetEnv = "XRPM_DOTNET_GC_SET";
 
 // The runtime's variables (and their DOTNET_ spellings), removed once the library is loaded.
 constexpr const char* kRuntimeProfilerEnv[] = {
