@@ -19,7 +19,9 @@
 //                     which xrpm-dotnet sets): the runtime then lets the profiler turn the GC
 //                     events on for the capture's collection and off after it; otherwise only
 //                     collection start and end are reported (COR_PRF_HIGH_BASIC_GC, counters),
-//                     and collections cost nothing more than without the agent.
+//                     and collections cost what they cost without a profiler (with background
+//                     collections off, which itself made a GC-heavy loop ~2x slower:
+//                     docs/DOTNET.md).
 //        kAlways      otherwise: the runtime refuses the GC events after start-up while
 //                     background collections are on, so they are asked for at start-up, which
 //                     turns background collections off. The runtime then walks the heap for the
@@ -27,8 +29,7 @@
 //                     walk's first object with an error (the runtime stops calling), except
 //                     for an induced collection (GC.Collect, or another tool's forced
 //                     collection: dotnet-gcdump reads the same walk through EventPipe), whose
-//                     walk goes on unrecorded. Collections cost markedly more (measured: a
-//                     loop of 900 gen0 collections over a 200k-object heap ran ~3x slower).
+//                     walk goes on unrecorded. Every collection also reports its roots.
 //   3. WalkHeap tells the sink the world resumed (the game's pause ended with the collection),
 //      adds the non-GC heap's objects the record references (frozen string literals: found
 //      with IsFrozenObject, they never move), names the classes and hands the record to the
@@ -36,11 +37,10 @@
 //      ClassIDs and FunctionIDs stay valid.
 // Roots: stack -> one kThread container (id 0: the runtime does not say which thread) and a
 // kJitFrame container per method (id2: its FunctionID; labelled with the method's name when the
-// sink asks for field detail); finalizer queue -> kFinalized; GC
-// handles -> kStrongPtr, table 2 strong, 3 pinned (flag pinned), 0 weak (flag weak: a live
-// weak handle's target, which does not keep it alive); others -> kRootTable. The statics of a
-// class are objects held by the runtime's own handles, so they appear as handle roots without
-// their class or field.
+// sink asks for field detail); finalizer queue -> kFinalized; GC handles -> kStrongPtr, table 2
+// strong, 3 pinned (flag pinned), 0 weak (flag weak: a live weak handle's target, which does not
+// keep it alive); others -> kRootTable. The statics of a class are objects held by the runtime's
+// own handles, so they appear as handle roots without their class or field.
 //
 // Thread-safety: RuntimePort methods from the agent's threads (one capture at a time); the On*
 // callbacks from the runtime's GC threads, inside a collection.
