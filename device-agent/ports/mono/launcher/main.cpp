@@ -18,7 +18,6 @@
 // options (ours or Mono's), a missing program, an unknown profiler option or a port in use; 1 when
 // Mono is missing or the module did not load. SIGINT and SIGTERM are passed on to the program.
 #include <fcntl.h>
-#include <poll.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -26,13 +25,13 @@
 
 #include <CLI/CLI.hpp>
 #include <cerrno>
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <string>
 #include <vector>
 
+#include "launch_support.h"
 #include "mono_command_line.h"
 #include "profiler_options.h"
 #include "xrpm/agent/agent.h"
@@ -40,72 +39,13 @@
 namespace {
 
 constexpr int kHandshakeTimeoutMs = 30000;
-volatile sig_atomic_t g_child = 0;
 
-void Forward(int sig) {
-  if (g_child > 0) kill(g_child, sig);
-}
-
-std::string SelfDir() {
-  std::vector<char> buf(4096);
-  const ssize_t n = readlink("/proc/self/exe", buf.data(), buf.size() - 1);
-  if (n <= 0) return ".";
-  std::string path(buf.data(), static_cast<size_t>(n));
-  const size_t slash = path.rfind('/');
-  return slash == std::string::npos ? "." : path.substr(0, slash);
-}
-
-bool IsExecutable(const std::string& path) {
-  return access(path.c_str(), X_OK) == 0;
-}
-
-std::string FindOnPath(const std::string& name) {
-  const char* path = std::getenv("PATH");
-  std::string all = path ? path : "/usr/bin:/bin";
-  size_t pos = 0;
-  while (pos <= all.size()) {
-    size_t colon = all.find(':', pos);
-    if (colon == std::string::npos) colon = all.size();
-    std::string dir = all.substr(pos, colon - pos);
-    if (dir.empty()) dir = ".";
-    if (IsExecutable(dir + "/" + name)) return dir + "/" + name;
-    pos = colon + 1;
-  }
-  return "";
-}
-
-int ExitCodeOf(int status) {
-  if (WIFEXITED(status)) return WEXITSTATUS(status);
-  if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
-  return 1;
-}
+using xrpm::launch::ExitCodeOf;
+using xrpm::launch::ReadBounded;
 
 int Fail(int code, const std::string& message) {
   std::fprintf(stderr, "xrpm-mono: %s\n", message.c_str());
   return code;
-}
-
-// Reads `fd` into *out (at most 4 KiB kept) until EOF, the time limit, or, with
-// first_line_only, a newline. Returns true when it stopped at EOF (the writer closed its end).
-bool ReadBounded(int fd, int timeout_ms, bool first_line_only, std::string* out) {
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
-  while (!(first_line_only && out->find('\n') != std::string::npos)) {
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-                          deadline - std::chrono::steady_clock::now())
-                          .count();
-    if (left <= 0) return false;
-    pollfd p{fd, POLLIN, 0};
-    const int r = poll(&p, 1, static_cast<int>(left));
-    if (r <= 0) continue;  // EINTR, or the time is up (checked above)
-    char buf[512];
-    const ssize_t n = read(fd, buf, sizeof buf);
-    if (n > 0) {
-      if (out->size() < 4096) out->append(buf, static_cast<size_t>(n));
-    } else if (n == 0 || errno != EINTR) {
-      return true;
-    }
-  }
-  return false;
 }
 
 // Runs `mono OPTIONS... --version` and returns "" when Mono accepts the options, else what
@@ -233,10 +173,10 @@ int main(int argc, char** argv) {
   if (stat(program[0].c_str(), &st) != 0 || !S_ISREG(st.st_mode))
     return Fail(2, "no such program: " + program[0] + " (expected a .NET PROGRAM.exe)");
 
-  const std::string mono = FindOnPath("mono");
+  const std::string mono = xrpm::launch::FindOnPath("mono");
   if (mono.empty())
     return Fail(1, "Mono is not installed (no 'mono' on PATH): sudo apt-get install mono-runtime");
-  const std::string dir = SelfDir();
+  const std::string dir = xrpm::launch::SelfDir();
   if (access((dir + "/libmono-profiler-xrpm.so").c_str(), R_OK) != 0)
     return Fail(1, "the profiler module " + dir +
                        "/libmono-profiler-xrpm.so is missing (build it: scripts/build.sh "
@@ -259,11 +199,7 @@ int main(int argc, char** argv) {
   args.push_back("--profile=" + xrpm::mono::FormatProfilerOptions(opts));
   args.insert(args.end(), program.begin(), program.end());
 
-  struct sigaction sa {};
-  sa.sa_handler = Forward;
-  sigemptyset(&sa.sa_mask);
-  sigaction(SIGINT, &sa, nullptr);
-  sigaction(SIGTERM, &sa, nullptr);
+  xrpm::launch::InstallSignalForwarding();
 
   const pid_t child = fork();
   if (child < 0) return Fail(1, std::string("fork: ") + std::strerror(errno));
@@ -289,39 +225,28 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "xrpm-mono: cannot run %s: %s\n", mono.c_str(), std::strerror(errno));
     _exit(127);
   }
-  g_child = child;
+  xrpm::launch::ForwardSignalsTo(child);
   close(status_pipe[1]);
 
-  // The handshake: one line from the module, or EOF (the process ended), or the time limit.
-  std::string line;
-  const bool eof =
-      ReadBounded(status_pipe[0], kHandshakeTimeoutMs, /*first_line_only=*/true, &line);
+  // The handshake: one line from the module, or the process's end, or the time limit.
+  const xrpm::launch::Handshake h =
+      xrpm::launch::AwaitHandshake(child, status_pipe[0], kHandshakeTimeoutMs);
   close(status_pipe[0]);
-  int status = 0;
-  if (line.rfind("ok ", 0) != 0) {
-    if (line.rfind("error ", 0) == 0) {  // the module said why on stderr and exits 2
-      while (waitpid(child, &status, 0) < 0 && errno == EINTR) {
-      }
+  switch (h.outcome) {
+    case xrpm::launch::Handshake::kOk:
+      break;
+    case xrpm::launch::Handshake::kAgentError:  // the module said why on stderr and exits 2
       return 2;
-    }
-    if (!eof) {
-      kill(child, SIGKILL);
-      while (waitpid(child, &status, 0) < 0 && errno == EINTR) {
-      }
+    case xrpm::launch::Handshake::kTimedOut:
       return Fail(1, "the xrpm profiler module did not load within " +
                          std::to_string(kHandshakeTimeoutMs / 1000) +
                          " s (Mono runs a program "
                          "without a profiler it cannot load); stopped the program");
-    }
-    while (waitpid(child, &status, 0) < 0 && errno == EINTR) {
-    }
-    const int code = ExitCodeOf(status);
-    if (code == 2) return 2;
-    return Fail(1, "Mono ran the program without the xrpm profiler module (exit code " +
-                       std::to_string(code) + "): is " + dir +
-                       "/libmono-profiler-xrpm.so loadable by this Mono?");
+    case xrpm::launch::Handshake::kEndedWithout:
+      if (h.exit_code == 2) return 2;
+      return Fail(1, "Mono ran the program without the xrpm profiler module (exit code " +
+                         std::to_string(h.exit_code) + "): is " + dir +
+                         "/libmono-profiler-xrpm.so loadable by this Mono?");
   }
-  while (waitpid(child, &status, 0) < 0 && errno == EINTR) {
-  }
-  return ExitCodeOf(status);
+  return ExitCodeOf(xrpm::launch::WaitFor(child));
 }

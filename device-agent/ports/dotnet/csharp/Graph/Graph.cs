@@ -1,0 +1,76 @@
+// Graph: a .NET program whose live set is known by construction, for the .NET port's tests.
+//   - N Graph.Item instances in a static List<Graph.Item> (Graph.Holder.Items)
+//   - M Graph.Entry instances, values of a static Dictionary<string, Graph.Entry> whose keys are
+//     M strings made at run time ("key-0", ...)
+//   - K Graph.Node instances in a Graph.Node[] held by a local of Main
+//   - one Graph.Blit[] held by a pinned GC handle
+//   - one Graph.WeakOnly reachable only through a WeakReference (must not be captured)
+//   - G Graph.Garbage instances made and dropped before "ready" (must not be captured)
+// It writes "Graph: ready" to stderr, then opens the file given by --gate (a named pipe the test
+// made and holds open) and reads one line from it, which holds it there until the test writes
+// that line; then it writes "Graph: done" and exits with 0.
+//
+//   dotnet Graph.dll N M K --gate PATH
+using System;
+using System.Collections.Generic;
+using System.IO;
+using System.Runtime.CompilerServices;
+using System.Runtime.InteropServices;
+
+namespace Graph {
+  public class Item { public int Index; public string Label; }
+  public class Entry { public int Value; }
+  public class Node { public Node Next; public int Index; }
+  public class WeakOnly { public long Payload; }
+  public class Garbage { public int A; public byte[] Pad; }
+  public struct Blit { public int A; }
+
+  public static class Holder {
+    public static List<Item> Items = new List<Item>();
+    public static Dictionary<string, Entry> Entries = new Dictionary<string, Entry>();
+    public static WeakReference Weak;
+    public static GCHandle Pinned;
+  }
+
+  public static class Program {
+    static long sink;
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    static void MakeWeak() { Holder.Weak = new WeakReference(new WeakOnly { Payload = 42 }); }
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    static void MakeGarbage(int count) {
+      for (int i = 0; i < count; i++) {
+        var g = new Garbage { A = i, Pad = new byte[64] };
+        sink += g.A;
+      }
+    }
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    static Node[] MakeNodes(int k) {
+      var nodes = new Node[k];
+      for (int i = 0; i < k; i++) nodes[i] = new Node { Index = i, Next = i > 0 ? nodes[i - 1] : null };
+      return nodes;
+    }
+
+    public static int Main(string[] args) {
+      if (args.Length != 5 || args[3] != "--gate" || !int.TryParse(args[0], out int n) ||
+          !int.TryParse(args[1], out int m) || !int.TryParse(args[2], out int k)) {
+        Console.Error.WriteLine("usage: Graph N M K --gate PATH");
+        return 2;
+      }
+      for (int i = 0; i < n; i++) Holder.Items.Add(new Item { Index = i, Label = null });
+      for (int i = 0; i < m; i++) Holder.Entries.Add("key-" + i, new Entry { Value = i });
+      Node[] nodes = MakeNodes(k);
+      Holder.Pinned = GCHandle.Alloc(new Blit[16], GCHandleType.Pinned);
+      MakeWeak();
+      MakeGarbage(1000);
+      Console.Error.WriteLine("Graph: " + n + " items, " + m + " entries, " + k + " nodes");
+      Console.Error.WriteLine("Graph: ready");
+      using (var gate = new StreamReader(args[4])) gate.ReadLine();
+      GC.KeepAlive(nodes);
+      Console.Error.WriteLine("Graph: done");
+      return 0;
+    }
+  }
+}

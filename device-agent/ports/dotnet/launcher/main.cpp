@@ -1,0 +1,188 @@
+// xrpm-dotnet: runs a .NET program under CoreCLR with the xrpm device agent inside it.
+//
+//   xrpm-dotnet [--port N | --listen ADDR:PORT --token T] [--quiet] [--announce]
+//               -- PROGRAM.dll [ARGS...]        (run by `dotnet` from the PATH)
+//               -- dotnet PROGRAM.dll [ARGS...]
+//               -- APPHOST [ARGS...]            (a program's own executable)
+//
+// It starts the program with CoreCLR's start-up profiler variables naming the profiler library
+// (libxrpm-dotnet-profiler.so, beside this executable), the agent's options in the environment
+// and background collections off unless the environment says otherwise (profiler_env.h), and waits
+// for the library's handshake line on a pipe: CoreCLR runs a program without a profiler it cannot
+// load, so no handshake within the time limit means no agent, and the program is stopped
+// (launch_support.h). The agent prints "xrpm-agent: listening on ADDR:PORT" itself, as under
+// xrpm-mono and xrpm-emulator.
+// `--attach PID` (loading the agent into a running process) is not there yet and is refused.
+//
+// Exit codes: the program's own exit code once it runs (128+N after signal N); 2 for bad options,
+// a missing program, an agent that refused its options or a port in use; 1 when .NET is missing
+// or the library did not load. SIGINT and SIGTERM are passed on to the program.
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "launch_support.h"
+#include "profiler_env.h"
+#include "profiler_options.h"
+#include "xrpm/agent/agent.h"
+
+namespace {
+
+constexpr int kHandshakeTimeoutMs = 30000;
+
+int Fail(int code, const std::string& message) {
+  std::fprintf(stderr, "xrpm-dotnet: %s\n", message.c_str());
+  return code;
+}
+
+bool EndsWithDll(const std::string& path) {
+  if (path.size() < 4) return false;
+  std::string ext = path.substr(path.size() - 4);
+  for (char& c : ext) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return ext == ".dll";
+}
+
+bool IsRegularFile(const std::string& path) {
+  struct stat st {};
+  return stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
+}
+
+std::string BaseName(const std::string& path) {
+  const size_t slash = path.rfind('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  namespace dn = xrpm::dotnet;
+  CLI::App app{"xrpm-dotnet: run a .NET program under CoreCLR with the xrpm device agent",
+               "xrpm-dotnet"};
+  uint16_t port = xrpm::agent::kDefaultAgentPort;
+  std::string listen, token;
+  bool quiet = false, announce = false;
+  int64_t attach = 0;
+  std::vector<std::string> program;
+  app.add_option("--port", port, "Device agent port on 127.0.0.1 (0: any free port)")
+      ->capture_default_str();
+  app.add_option("--listen", listen, "Serve hosts on ADDR:PORT instead (off loopback: --token)");
+  app.add_option("--token", token, "Token a host must present to connect");
+  app.add_flag("--quiet", quiet, "No agent log lines except errors");
+  app.add_flag("--announce", announce,
+               "Announce this device on the local network (UDP multicast beacon, TTL 1, once a "
+               "second; never the token) so `xrpm devices` and the monitor list it");
+  app.add_option("--attach", attach, "Load the agent into a running .NET process (not yet)");
+  app.add_option("program", program, "-- PROGRAM.dll [ARGS...] | dotnet PROGRAM.dll | APPHOST");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? 0 : 2;
+  }
+  if (attach != 0)
+    return Fail(2,
+                "--attach is not supported yet: start the program under xrpm-dotnet instead "
+                "(xrpm-dotnet -- PROGRAM.dll)");
+  if (program.empty()) return Fail(2, "no program: xrpm-dotnet [OPTIONS] -- PROGRAM.dll [ARGS...]");
+
+  xrpm::mono::ProfilerOptions opts;
+  opts.port = port;
+  opts.quiet = quiet;
+  opts.announce = announce;
+  std::string problem;
+  if (!listen.empty()) {
+    xrpm::agent::AgentOptions a;
+    a.port = port;
+    if (!xrpm::agent::ParseListenAddress(listen, &a, &problem))
+      return Fail(2, "--listen: " + problem);
+    opts.address = a.address;
+    opts.port = a.port;
+  }
+
+  // What to execute: dotnet PROGRAM.dll, dotnet as given, or the app host.
+  std::vector<std::string> args;
+  std::string exe;
+  if (EndsWithDll(program[0])) {
+    if (!IsRegularFile(program[0]))
+      return Fail(2, "no such program: " + program[0] + " (expected a .NET PROGRAM.dll)");
+    exe = xrpm::launch::FindOnPath("dotnet");
+    if (exe.empty())
+      return Fail(1, ".NET is not installed (no 'dotnet' on PATH): install the .NET runtime");
+    args.push_back("dotnet");
+    args.insert(args.end(), program.begin(), program.end());
+  } else {
+    exe = xrpm::launch::FindOnPath(program[0]);
+    if (exe.empty() || !IsRegularFile(exe)) {
+      if (BaseName(program[0]) == "dotnet")
+        return Fail(1, ".NET is not installed (no 'dotnet' on PATH): install the .NET runtime");
+      return Fail(2, "no such program: " + program[0] +
+                         " (expected PROGRAM.dll, dotnet PROGRAM.dll or a .NET app host)");
+    }
+    args = program;
+  }
+  const std::string dir = xrpm::launch::SelfDir();
+  const std::string library = dir + "/" + dn::kProfilerLibrary;
+  if (access(library.c_str(), R_OK) != 0)
+    return Fail(1, "the profiler library " + library +
+                       " is missing (build it: scripts/build.sh release xrpm-dotnet-profiler)");
+
+  int status_pipe[2];
+  if (pipe2(status_pipe, O_CLOEXEC) != 0)
+    return Fail(1, std::string("pipe: ") + std::strerror(errno));
+  xrpm::launch::InstallSignalForwarding();
+  const pid_t child = fork();
+  if (child < 0) return Fail(1, std::string("fork: ") + std::strerror(errno));
+  if (child == 0) {
+    const int fd = dup(status_pipe[1]);  // without O_CLOEXEC: the library writes to it
+    setenv(dn::kStatusFdEnv, std::to_string(fd).c_str(), 1);
+    setenv(dn::kOptionsEnv, xrpm::mono::FormatProfilerOptions(opts).c_str(), 1);
+    if (!token.empty()) setenv(dn::kTokenEnv, token.c_str(), 1);
+    for (const char* name : dn::kRuntimeProfilerEnv) unsetenv(name);  // ours alone
+    // No background collections: the agent then asks for the GC events per capture only.
+    if (!std::getenv(dn::kGcConcurrentEnv)) {
+      setenv(dn::kGcConcurrentEnv, "0", 1);
+      setenv(dn::kGcSetEnv, "1", 1);
+    }
+    setenv("CORECLR_ENABLE_PROFILING", "1", 1);
+    setenv("CORECLR_PROFILER", dn::kProfilerClsidText, 1);
+    setenv("CORECLR_PROFILER_PATH", library.c_str(), 1);
+    std::vector<char*> cargs;
+    for (auto& a : args) cargs.push_back(a.data());
+    cargs.push_back(nullptr);
+    execv(exe.c_str(), cargs.data());
+    std::fprintf(stderr, "xrpm-dotnet: cannot run %s: %s\n", exe.c_str(), std::strerror(errno));
+    _exit(127);
+  }
+  xrpm::launch::ForwardSignalsTo(child);
+  close(status_pipe[1]);
+
+  const xrpm::launch::Handshake h =
+      xrpm::launch::AwaitHandshake(child, status_pipe[0], kHandshakeTimeoutMs);
+  close(status_pipe[0]);
+  switch (h.outcome) {
+    case xrpm::launch::Handshake::kOk:
+      break;
+    case xrpm::launch::Handshake::kAgentError:  // the library said why on stderr and exits 2
+      return 2;
+    case xrpm::launch::Handshake::kTimedOut:
+      return Fail(1, "the xrpm profiler library did not load within " +
+                         std::to_string(kHandshakeTimeoutMs / 1000) +
+                         " s (CoreCLR runs a program without a profiler it cannot load); "
+                         "stopped the program");
+    case xrpm::launch::Handshake::kEndedWithout:
+      if (h.exit_code == 2) return 2;
+      return Fail(1, "the program ran without the xrpm profiler (exit code " +
+                         std::to_string(h.exit_code) +
+                         "): is it a .NET (Core 3.0 or later) "
+                         "program, and is " +
+                         library + " loadable?");
+  }
+  return xrpm::launch::ExitCodeOf(xrpm::launch::WaitFor(child));
+}

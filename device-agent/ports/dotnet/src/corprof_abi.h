@@ -1,0 +1,406 @@
+// The CoreCLR profiling API as the .NET port uses it, declared here from its documented ABI
+// (the runtime's corprof.idl and cor.h, as of .NET 10.0; every interface below has kept its
+// layout since the version that introduced it): COM interfaces on Linux are C++ classes with
+// single inheritance, no virtual destructor and one vtable whose slots follow the declaration
+// order, methods returning a 32-bit HRESULT; WCHAR is a 16-bit UTF-16 unit.
+//
+// Only the methods the port calls or implements are declared with their signatures. Every other
+// slot is a placeholder that keeps the slots after it where the runtime expects them:
+//   XRPM_COR_UNUSED(Name)   a method of a runtime-implemented interface we never call
+//   XRPM_COR_IGNORED(Name)  a callback the runtime may call that we ignore: it returns S_OK and
+//                           takes no parameters (on the SysV x86-64 and AArch64 calling
+//                           conventions the caller owns its arguments, so ignoring them is safe);
+//                           callbacks with out-parameters are only called for events the port
+//                           never enables
+// Placeholders are named after the documented method they stand for.
+//
+// Thread-safety: declarations only.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace xrpm {
+namespace dotnet {
+namespace cor {
+
+using HRESULT = int32_t;
+using ULONG = uint32_t;
+using DWORD = uint32_t;
+using BOOL = int32_t;
+using USHORT = uint16_t;
+using WCHAR = char16_t;
+using UINT_PTR = uintptr_t;
+using ObjectID = uintptr_t;
+using ClassID = uintptr_t;
+using ModuleID = uintptr_t;
+using FunctionID = uintptr_t;
+using mdToken = uint32_t;
+using CorElementType = uint32_t;
+
+constexpr HRESULT S_OK = 0;
+constexpr HRESULT S_FALSE = 1;
+constexpr HRESULT E_NOINTERFACE = static_cast<HRESULT>(0x80004002u);
+constexpr HRESULT E_POINTER = static_cast<HRESULT>(0x80004003u);
+constexpr HRESULT E_FAIL = static_cast<HRESULT>(0x80004005u);
+constexpr HRESULT E_OUTOFMEMORY = static_cast<HRESULT>(0x8007000Eu);
+constexpr HRESULT CLASS_E_NOAGGREGATION = static_cast<HRESULT>(0x80040110u);
+constexpr HRESULT CLASS_E_CLASSNOTAVAILABLE = static_cast<HRESULT>(0x80040111u);
+constexpr bool Failed(HRESULT hr) {
+  return hr < 0;
+}
+
+struct GUID {
+  uint32_t data1;
+  uint16_t data2;
+  uint16_t data3;
+  uint8_t data4[8];
+};
+inline bool operator==(const GUID& a, const GUID& b) {
+  if (a.data1 != b.data1 || a.data2 != b.data2 || a.data3 != b.data3) return false;
+  for (int i = 0; i < 8; ++i)
+    if (a.data4[i] != b.data4[i]) return false;
+  return true;
+}
+
+constexpr GUID kIID_IUnknown = {0x00000000, 0x0000, 0x0000, {0xC0, 0, 0, 0, 0, 0, 0, 0x46}};
+constexpr GUID kIID_IClassFactory = {0x00000001, 0x0000, 0x0000, {0xC0, 0, 0, 0, 0, 0, 0, 0x46}};
+constexpr GUID kIID_ICorProfilerCallback = {
+    0x176FBED1, 0xA55C, 0x4796, {0x98, 0xCA, 0xA9, 0xDA, 0x0E, 0xF8, 0x83, 0xE7}};
+constexpr GUID kIID_ICorProfilerCallback2 = {
+    0x8A8CC829, 0xCCF2, 0x49FE, {0xBB, 0xAE, 0x0F, 0x02, 0x22, 0x28, 0x07, 0x1A}};
+constexpr GUID kIID_ICorProfilerInfo10 = {
+    0x2F1B5152, 0xC869, 0x40C9, {0xAA, 0x5F, 0x3A, 0xBE, 0x02, 0x6B, 0xD7, 0x20}};
+constexpr GUID kIID_IMetaDataImport = {
+    0x7DAC8207, 0xD3AE, 0x4C75, {0x9B, 0x67, 0x92, 0x80, 0x1A, 0x49, 0x7D, 0x44}};
+
+// COR_PRF_MONITOR (SetEventMask2's low word) and COR_PRF_HIGH_MONITOR (its high word).
+constexpr DWORD kMonitorNone = 0x0;
+constexpr DWORD kMonitorGc = 0x80;    // GC callbacks, the heap walk (ObjectReferences)
+constexpr DWORD kHighBasicGc = 0x10;  // GarbageCollectionStarted/Finished only
+constexpr DWORD kOpenForRead = 0x0;   // GetModuleMetaData: ofRead
+
+// COR_PRF_GC_ROOT_KIND and COR_PRF_GC_ROOT_FLAGS (RootReferences2).
+enum GcRootKind : int32_t { kRootOther = 0, kRootStack = 1, kRootFinalizer = 2, kRootHandle = 3 };
+enum GcRootFlags : int32_t {
+  kRootPinning = 0x1,
+  kRootWeakRef = 0x2,
+  kRootInterior = 0x4,
+  kRootRefCounted = 0x8
+};
+// COR_PRF_GC_GENERATION: 0, 1, 2, 3 large object heap, 4 pinned object heap.
+struct GcGenerationRange {  // COR_PRF_GC_GENERATION_RANGE
+  int32_t generation;
+  ObjectID range_start;
+  UINT_PTR range_length;
+  UINT_PTR range_length_reserved;
+};
+constexpr int32_t kGcInduced = 1;  // COR_PRF_GC_REASON
+
+class IUnknown {
+ public:
+  virtual HRESULT QueryInterface(const GUID& riid, void** object) = 0;
+  virtual ULONG AddRef() = 0;
+  virtual ULONG Release() = 0;
+};
+
+class IClassFactory : public IUnknown {
+ public:
+  virtual HRESULT CreateInstance(IUnknown* outer, const GUID& riid, void** object) = 0;
+  virtual HRESULT LockServer(BOOL lock) = 0;
+};
+
+#define XRPM_COR_UNUSED(name) virtual HRESULT name() = 0;
+#define XRPM_COR_IGNORED(name) \
+  virtual HRESULT name() {     \
+    return S_OK;               \
+  }
+
+// ICorProfilerCallback (slots 3..71) and ICorProfilerCallback2 (72..79).
+class ICorProfilerCallback2 : public IUnknown {
+ public:
+  virtual HRESULT Initialize(IUnknown* info) = 0;
+  virtual HRESULT Shutdown() = 0;
+  XRPM_COR_IGNORED(AppDomainCreationStarted)
+  XRPM_COR_IGNORED(AppDomainCreationFinished)
+  XRPM_COR_IGNORED(AppDomainShutdownStarted)
+  XRPM_COR_IGNORED(AppDomainShutdownFinished)
+  XRPM_COR_IGNORED(AssemblyLoadStarted)
+  XRPM_COR_IGNORED(AssemblyLoadFinished)
+  XRPM_COR_IGNORED(AssemblyUnloadStarted)
+  XRPM_COR_IGNORED(AssemblyUnloadFinished)
+  XRPM_COR_IGNORED(ModuleLoadStarted)
+  XRPM_COR_IGNORED(ModuleLoadFinished)
+  XRPM_COR_IGNORED(ModuleUnloadStarted)
+  XRPM_COR_IGNORED(ModuleUnloadFinished)
+  XRPM_COR_IGNORED(ModuleAttachedToAssembly)
+  XRPM_COR_IGNORED(ClassLoadStarted)
+  XRPM_COR_IGNORED(ClassLoadFinished)
+  XRPM_COR_IGNORED(ClassUnloadStarted)
+  XRPM_COR_IGNORED(ClassUnloadFinished)
+  XRPM_COR_IGNORED(FunctionUnloadStarted)
+  XRPM_COR_IGNORED(JITCompilationStarted)
+  XRPM_COR_IGNORED(JITCompilationFinished)
+  XRPM_COR_IGNORED(JITCachedFunctionSearchStarted)
+  XRPM_COR_IGNORED(JITCachedFunctionSearchFinished)
+  XRPM_COR_IGNORED(JITFunctionPitched)
+  XRPM_COR_IGNORED(JITInlining)
+  XRPM_COR_IGNORED(ThreadCreated)
+  XRPM_COR_IGNORED(ThreadDestroyed)
+  XRPM_COR_IGNORED(ThreadAssignedToOSThread)
+  XRPM_COR_IGNORED(RemotingClientInvocationStarted)
+  XRPM_COR_IGNORED(RemotingClientSendingMessage)
+  XRPM_COR_IGNORED(RemotingClientReceivingReply)
+  XRPM_COR_IGNORED(RemotingClientInvocationFinished)
+  XRPM_COR_IGNORED(RemotingServerReceivingMessage)
+  XRPM_COR_IGNORED(RemotingServerInvocationStarted)
+  XRPM_COR_IGNORED(RemotingServerInvocationReturned)
+  XRPM_COR_IGNORED(RemotingServerSendingReply)
+  XRPM_COR_IGNORED(UnmanagedToManagedTransition)
+  XRPM_COR_IGNORED(ManagedToUnmanagedTransition)
+  XRPM_COR_IGNORED(RuntimeSuspendStarted)
+  XRPM_COR_IGNORED(RuntimeSuspendFinished)
+  XRPM_COR_IGNORED(RuntimeSuspendAborted)
+  XRPM_COR_IGNORED(RuntimeResumeStarted)
+  XRPM_COR_IGNORED(RuntimeResumeFinished)
+  XRPM_COR_IGNORED(RuntimeThreadSuspended)
+  XRPM_COR_IGNORED(RuntimeThreadResumed)
+  XRPM_COR_IGNORED(MovedReferences)
+  XRPM_COR_IGNORED(ObjectAllocated)
+  XRPM_COR_IGNORED(ObjectsAllocatedByClass)
+  // One live object after a collection and the objects it references (COR_PRF_MONITOR_GC).
+  virtual HRESULT ObjectReferences(ObjectID object, ClassID klass, ULONG ref_count,
+                                   ObjectID refs[]) = 0;
+  XRPM_COR_IGNORED(RootReferences)
+  XRPM_COR_IGNORED(ExceptionThrown)
+  XRPM_COR_IGNORED(ExceptionSearchFunctionEnter)
+  XRPM_COR_IGNORED(ExceptionSearchFunctionLeave)
+  XRPM_COR_IGNORED(ExceptionSearchFilterEnter)
+  XRPM_COR_IGNORED(ExceptionSearchFilterLeave)
+  XRPM_COR_IGNORED(ExceptionSearchCatcherFound)
+  XRPM_COR_IGNORED(ExceptionOSHandlerEnter)
+  XRPM_COR_IGNORED(ExceptionOSHandlerLeave)
+  XRPM_COR_IGNORED(ExceptionUnwindFunctionEnter)
+  XRPM_COR_IGNORED(ExceptionUnwindFunctionLeave)
+  XRPM_COR_IGNORED(ExceptionUnwindFinallyEnter)
+  XRPM_COR_IGNORED(ExceptionUnwindFinallyLeave)
+  XRPM_COR_IGNORED(ExceptionCatcherEnter)
+  XRPM_COR_IGNORED(ExceptionCatcherLeave)
+  XRPM_COR_IGNORED(COMClassicVTableCreated)
+  XRPM_COR_IGNORED(COMClassicVTableDestroyed)
+  XRPM_COR_IGNORED(ExceptionCLRCatcherFound)
+  XRPM_COR_IGNORED(ExceptionCLRCatcherExecute)
+  // ---- ICorProfilerCallback2 ----
+  XRPM_COR_IGNORED(ThreadNameChanged)
+  // generation_collected[g] for g in COR_PRF_GC_GENERATION; reason: kGcInduced or 0.
+  virtual HRESULT GarbageCollectionStarted(int32_t generation_count, BOOL generation_collected[],
+                                           int32_t reason) = 0;
+  XRPM_COR_IGNORED(SurvivingReferences)
+  virtual HRESULT GarbageCollectionFinished() = 0;
+  XRPM_COR_IGNORED(FinalizeableObjectQueued)
+  // Roots after a collection: per root its object (0: null), kind, flags and id (stack: the
+  // FunctionID, 0 when unknown; handle: the handle; else opaque).
+  virtual HRESULT RootReferences2(ULONG count, ObjectID objects[], GcRootKind kinds[],
+                                  GcRootFlags flags[], UINT_PTR ids[]) = 0;
+  XRPM_COR_IGNORED(HandleCreated)
+  XRPM_COR_IGNORED(HandleDestroyed)
+};
+
+// ICorProfilerInfo (3..35), 2 (36..56), 3 (57..70), 4 (71..80), 5 (81..82), 6 (83),
+// 7 (84..86), 8 (87..89), 9 (90..92), 10 (93..98).
+class ICorProfilerInfo10 : public IUnknown {
+ public:
+  virtual HRESULT GetClassFromObject(ObjectID object, ClassID* klass) = 0;
+  XRPM_COR_UNUSED(GetClassFromToken)
+  XRPM_COR_UNUSED(GetCodeInfo)
+  XRPM_COR_UNUSED(GetEventMask)
+  XRPM_COR_UNUSED(GetFunctionFromIP)
+  XRPM_COR_UNUSED(GetFunctionFromToken)
+  XRPM_COR_UNUSED(GetHandleFromThread)
+  XRPM_COR_UNUSED(GetObjectSize)
+  // S_OK for an array class: its element type, the element's class (0 for some primitives) and
+  // rank; S_FALSE otherwise.
+  virtual HRESULT IsArrayClass(ClassID klass, CorElementType* element_type, ClassID* element_class,
+                               ULONG* rank) = 0;
+  XRPM_COR_UNUSED(GetThreadInfo)
+  XRPM_COR_UNUSED(GetCurrentThreadID)
+  XRPM_COR_UNUSED(GetClassIDInfo)
+  virtual HRESULT GetFunctionInfo(FunctionID function, ClassID* klass, ModuleID* module,
+                                  mdToken* token) = 0;
+  XRPM_COR_UNUSED(SetEventMask)
+  XRPM_COR_UNUSED(SetEnterLeaveFunctionHooks)
+  XRPM_COR_UNUSED(SetFunctionIDMapper)
+  XRPM_COR_UNUSED(GetTokenAndMetaDataFromFunction)
+  XRPM_COR_UNUSED(GetModuleInfo)
+  virtual HRESULT GetModuleMetaData(ModuleID module, DWORD open_flags, const GUID& riid,
+                                    IUnknown** out) = 0;
+  XRPM_COR_UNUSED(GetILFunctionBody)
+  XRPM_COR_UNUSED(GetILFunctionBodyAllocator)
+  XRPM_COR_UNUSED(SetILFunctionBody)
+  XRPM_COR_UNUSED(GetAppDomainInfo)
+  XRPM_COR_UNUSED(GetAssemblyInfo)
+  XRPM_COR_UNUSED(SetFunctionReJIT)
+  // A full blocking collection; from a thread that never ran managed code, outside callbacks.
+  virtual HRESULT ForceGC() = 0;
+  XRPM_COR_UNUSED(SetILInstrumentedCodeMap)
+  XRPM_COR_UNUSED(GetInprocInspectionInterface)
+  XRPM_COR_UNUSED(GetInprocInspectionIThisThread)
+  XRPM_COR_UNUSED(GetThreadContext)
+  XRPM_COR_UNUSED(BeginInprocDebugging)
+  XRPM_COR_UNUSED(EndInprocDebugging)
+  XRPM_COR_UNUSED(GetILToNativeMapping)
+  // ---- ICorProfilerInfo2 ----
+  XRPM_COR_UNUSED(DoStackSnapshot)
+  XRPM_COR_UNUSED(SetEnterLeaveFunctionHooks2)
+  XRPM_COR_UNUSED(GetFunctionInfo2)
+  XRPM_COR_UNUSED(GetStringLayout)
+  XRPM_COR_UNUSED(GetClassLayout)
+  virtual HRESULT GetClassIDInfo2(ClassID klass, ModuleID* module, mdToken* type_def,
+                                  ClassID* parent, ULONG type_arg_capacity, ULONG* type_arg_count,
+                                  ClassID type_args[]) = 0;
+  XRPM_COR_UNUSED(GetCodeInfo2)
+  XRPM_COR_UNUSED(GetClassFromTokenAndTypeArgs)
+  XRPM_COR_UNUSED(GetFunctionFromTokenAndTypeArgs)
+  XRPM_COR_UNUSED(EnumModuleFrozenObjects)
+  XRPM_COR_UNUSED(GetArrayObjectInfo)
+  XRPM_COR_UNUSED(GetBoxClassLayout)
+  XRPM_COR_UNUSED(GetThreadAppDomain)
+  XRPM_COR_UNUSED(GetRVAStaticAddress)
+  XRPM_COR_UNUSED(GetAppDomainStaticAddress)
+  XRPM_COR_UNUSED(GetThreadStaticAddress)
+  XRPM_COR_UNUSED(GetContextStaticAddress)
+  XRPM_COR_UNUSED(GetStaticFieldInfo)
+  // The heap's ranges by generation; the used lengths are exact inside GC callbacks.
+  virtual HRESULT GetGenerationBounds(ULONG capacity, ULONG* count, GcGenerationRange ranges[]) = 0;
+  XRPM_COR_UNUSED(GetObjectGeneration)
+  XRPM_COR_UNUSED(GetNotifiedExceptionClauseInfo)
+  // ---- ICorProfilerInfo3 ----
+  XRPM_COR_UNUSED(EnumJITedFunctions)
+  XRPM_COR_UNUSED(RequestProfilerDetach)
+  XRPM_COR_UNUSED(SetFunctionIDMapper2)
+  XRPM_COR_UNUSED(GetStringLayout2)
+  XRPM_COR_UNUSED(SetEnterLeaveFunctionHooks3)
+  XRPM_COR_UNUSED(SetEnterLeaveFunctionHooks3WithInfo)
+  XRPM_COR_UNUSED(GetFunctionEnter3Info)
+  XRPM_COR_UNUSED(GetFunctionLeave3Info)
+  XRPM_COR_UNUSED(GetFunctionTailcall3Info)
+  XRPM_COR_UNUSED(EnumModules)
+  virtual HRESULT GetRuntimeInformation(USHORT* clr_instance_id, int32_t* runtime_type,
+                                        USHORT* major, USHORT* minor, USHORT* build, USHORT* qfe,
+                                        ULONG version_capacity, ULONG* version_length,
+                                        WCHAR version[]) = 0;
+  XRPM_COR_UNUSED(GetThreadStaticAddress2)
+  XRPM_COR_UNUSED(GetAppDomainsContainingModule)
+  XRPM_COR_UNUSED(GetModuleInfo2)
+  // ---- ICorProfilerInfo4 ----
+  XRPM_COR_UNUSED(EnumThreads)
+  XRPM_COR_UNUSED(InitializeCurrentThread)
+  XRPM_COR_UNUSED(RequestReJIT)
+  XRPM_COR_UNUSED(RequestRevert)
+  XRPM_COR_UNUSED(GetCodeInfo3)
+  XRPM_COR_UNUSED(GetFunctionFromIP2)
+  XRPM_COR_UNUSED(GetReJITIDs)
+  XRPM_COR_UNUSED(GetILToNativeMapping2)
+  XRPM_COR_UNUSED(EnumJITedFunctions2)
+  virtual HRESULT GetObjectSize2(ObjectID object, size_t* size) = 0;
+  // ---- ICorProfilerInfo5 ----
+  XRPM_COR_UNUSED(GetEventMask2)
+  virtual HRESULT SetEventMask2(DWORD low, DWORD high) = 0;
+  // ---- ICorProfilerInfo6 .. 9 ----
+  XRPM_COR_UNUSED(EnumNgenModuleMethodsInliningThisMethod)
+  XRPM_COR_UNUSED(ApplyMetaData)
+  XRPM_COR_UNUSED(GetInMemorySymbolsLength)
+  XRPM_COR_UNUSED(ReadInMemorySymbols)
+  XRPM_COR_UNUSED(IsFunctionDynamic)
+  XRPM_COR_UNUSED(GetFunctionFromIP3)
+  XRPM_COR_UNUSED(GetDynamicFunctionInfo)
+  XRPM_COR_UNUSED(GetNativeCodeStartAddresses)
+  XRPM_COR_UNUSED(GetILToNativeMapping3)
+  XRPM_COR_UNUSED(GetCodeInfo4)
+  // ---- ICorProfilerInfo10 ----
+  XRPM_COR_UNUSED(EnumerateObjectReferences)
+  // An object on the non-GC heap (a string literal, a frozen RuntimeType): never moves or dies.
+  virtual HRESULT IsFrozenObject(ObjectID object, BOOL* frozen) = 0;
+  XRPM_COR_UNUSED(GetLOHObjectSizeThreshold)
+  XRPM_COR_UNUSED(RequestReJITWithInliners)
+  XRPM_COR_UNUSED(SuspendRuntime)
+  XRPM_COR_UNUSED(ResumeRuntime)
+};
+
+// IMetaDataImport (cor.h), slots 3..64; the three the type and method names need.
+class IMetaDataImport : public IUnknown {
+ public:
+  XRPM_COR_UNUSED(CloseEnum)
+  XRPM_COR_UNUSED(CountEnum)
+  XRPM_COR_UNUSED(ResetEnum)
+  XRPM_COR_UNUSED(EnumTypeDefs)
+  XRPM_COR_UNUSED(EnumInterfaceImpls)
+  XRPM_COR_UNUSED(EnumTypeRefs)
+  XRPM_COR_UNUSED(FindTypeDefByName)
+  XRPM_COR_UNUSED(GetScopeProps)
+  XRPM_COR_UNUSED(GetModuleFromScope)
+  // The type's full name (namespace and name, "System.Collections.Generic.List`1"), flags and
+  // base type token.
+  virtual HRESULT GetTypeDefProps(mdToken type_def, WCHAR name[], ULONG capacity, ULONG* length,
+                                  DWORD* flags, mdToken* extends) = 0;
+  XRPM_COR_UNUSED(GetInterfaceImplProps)
+  XRPM_COR_UNUSED(GetTypeRefProps)
+  XRPM_COR_UNUSED(ResolveTypeRef)
+  XRPM_COR_UNUSED(EnumMembers)
+  XRPM_COR_UNUSED(EnumMembersWithName)
+  XRPM_COR_UNUSED(EnumMethods)
+  XRPM_COR_UNUSED(EnumMethodsWithName)
+  XRPM_COR_UNUSED(EnumFields)
+  XRPM_COR_UNUSED(EnumFieldsWithName)
+  XRPM_COR_UNUSED(EnumParams)
+  XRPM_COR_UNUSED(EnumMemberRefs)
+  XRPM_COR_UNUSED(EnumMethodImpls)
+  XRPM_COR_UNUSED(EnumPermissionSets)
+  XRPM_COR_UNUSED(FindMember)
+  XRPM_COR_UNUSED(FindMethod)
+  XRPM_COR_UNUSED(FindField)
+  XRPM_COR_UNUSED(FindMemberRef)
+  virtual HRESULT GetMethodProps(mdToken method, mdToken* type_def, WCHAR name[], ULONG capacity,
+                                 ULONG* length, DWORD* attributes, const uint8_t** signature,
+                                 ULONG* signature_bytes, ULONG* code_rva, DWORD* impl_flags) = 0;
+  XRPM_COR_UNUSED(GetMemberRefProps)
+  XRPM_COR_UNUSED(EnumProperties)
+  XRPM_COR_UNUSED(EnumEvents)
+  XRPM_COR_UNUSED(GetEventProps)
+  XRPM_COR_UNUSED(EnumMethodSemantics)
+  XRPM_COR_UNUSED(GetMethodSemantics)
+  XRPM_COR_UNUSED(GetClassLayout)
+  XRPM_COR_UNUSED(GetFieldMarshal)
+  XRPM_COR_UNUSED(GetRVA)
+  XRPM_COR_UNUSED(GetPermissionSetProps)
+  XRPM_COR_UNUSED(GetSigFromToken)
+  XRPM_COR_UNUSED(GetModuleRefProps)
+  XRPM_COR_UNUSED(EnumModuleRefs)
+  XRPM_COR_UNUSED(GetTypeSpecFromToken)
+  XRPM_COR_UNUSED(GetNameFromToken)
+  XRPM_COR_UNUSED(EnumUnresolvedMethods)
+  XRPM_COR_UNUSED(GetUserString)
+  XRPM_COR_UNUSED(GetPinvokeMap)
+  XRPM_COR_UNUSED(EnumSignatures)
+  XRPM_COR_UNUSED(EnumTypeSpecs)
+  XRPM_COR_UNUSED(EnumUserStrings)
+  XRPM_COR_UNUSED(GetParamForMethodIndex)
+  XRPM_COR_UNUSED(EnumCustomAttributes)
+  XRPM_COR_UNUSED(GetCustomAttributeProps)
+  XRPM_COR_UNUSED(FindTypeRef)
+  XRPM_COR_UNUSED(GetMemberProps)
+  XRPM_COR_UNUSED(GetFieldProps)
+  XRPM_COR_UNUSED(GetPropertyProps)
+  XRPM_COR_UNUSED(GetParamProps)
+  XRPM_COR_UNUSED(GetCustomAttributeByName)
+  XRPM_COR_UNUSED(IsValidToken)
+  // S_OK and the enclosing type for a nested type.
+  virtual HRESULT GetNestedClassProps(mdToken nested, mdToken* enclosing) = 0;
+};
+
+#undef XRPM_COR_UNUSED
+#undef XRPM_COR_IGNORED
+
+}  // namespace cor
+}  // namespace dotnet
+}  // namespace xrpm

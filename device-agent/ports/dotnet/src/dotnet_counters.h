@@ -1,0 +1,55 @@
+// DotnetCounters: the NETCF performance counters the CoreCLR port fills (a subset of the catalog
+// in xrpm/agent/netcf_counters.h), from the runtime's collection notifications:
+//   Garbage Collections (GC)         one per GarbageCollectionStarted
+//   Managed Bytes In Use After GC    the used length of every generation's ranges at
+//                                    GarbageCollectionFinished (GetGenerationBounds)
+//   GC Latency Time (ms)             GarbageCollectionStarted to Finished
+// A counter the port cannot report yet is not in this list, so the host never shows a made-up
+// zero.
+//
+// Thread-safety: Add/Set from the runtime's GC threads; Describe/Sample from any thread
+// (agent::CounterStat, lock-free).
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+
+#include "xrpm/agent/counter_stat.h"
+#include "xrpm/agent/netcf_counters.h"
+#include "xrpm/agent/runtime_port.h"
+
+namespace xrpm {
+namespace dotnet {
+
+enum class DotnetCounter : uint16_t {
+  kGarbageCollections,
+  kManagedBytesInUseAfterGc,
+  kGcLatencyTime,
+  kCount
+};
+constexpr size_t kDotnetCounterCount = static_cast<size_t>(DotnetCounter::kCount);
+
+class DotnetCounters {
+ public:
+  static agent::CounterInfo Describe(size_t index) {
+    constexpr agent::NetcfCounter kCatalog[kDotnetCounterCount] = {
+        agent::NetcfCounter::kGarbageCollections, agent::NetcfCounter::kManagedBytesInUseAfterGc,
+        agent::NetcfCounter::kGcLatencyTime};
+    if (index >= kDotnetCounterCount) return {"", "", ""};
+    return agent::Spec(kCatalog[index]).info;
+  }
+  void Add(DotnetCounter c, int64_t datum) { stats_[static_cast<size_t>(c)].Add(datum); }
+  void Set(DotnetCounter c, int64_t level) { stats_[static_cast<size_t>(c)].Set(level); }
+  size_t Sample(agent::CounterValue* out, size_t count) const {
+    const size_t n = count < kDotnetCounterCount ? count : kDotnetCounterCount;
+    for (size_t i = 0; i < n; ++i) out[i] = stats_[i].Value();
+    return n;
+  }
+
+ private:
+  std::array<agent::CounterStat<agent::CounterWriters::kMany>, kDotnetCounterCount> stats_{};
+};
+
+}  // namespace dotnet
+}  // namespace xrpm

@@ -1,0 +1,347 @@
+// DotnetPort: the capture's collection, its recording and the walk over the record.
+#include "dotnet_port.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <exception>
+#include <thread>
+#include <tuple>
+#include <unordered_map>
+#include <vector>
+
+#include "type_names.h"
+
+namespace xrpm {
+namespace dotnet {
+namespace {
+
+using agent::ContainerType;
+using agent::WalkResult;
+
+int64_t NowNs() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+constexpr int kMaxCollections = 3;
+constexpr int kRetryMs = 20;  // a ForceGC refused while the runtime starts is retried this often
+constexpr int kMaxGenerationRanges = 64;
+
+// Handle tables of kStrongPtr containers (the Mono port's numbering).
+constexpr uint64_t kWeakTable = 0;
+constexpr uint64_t kStrongTable = 2;
+constexpr uint64_t kPinnedTable = 3;
+
+struct Root {
+  ContainerType type;
+  uint64_t id2;  // kJitFrame: the FunctionID; kStrongPtr: the table
+  uint8_t flags;
+  uint64_t object;
+  bool operator<(const Root& o) const {
+    return std::tie(type, id2, flags, object) < std::tie(o.type, o.id2, o.flags, o.object);
+  }
+};
+
+Root Classify(const RecordedRoot& r) {
+  const auto flags = static_cast<uint8_t>(r.flags & 0x7);  // pinned 1, weak 2, interior 4
+  switch (r.kind) {
+    case cor::kRootStack:
+      return Root{ContainerType::kJitFrame, r.id, flags, r.object};
+    case cor::kRootFinalizer:
+      return Root{ContainerType::kFinalized, 0, 0, r.object};
+    case cor::kRootHandle: {
+      const uint64_t table = (flags & 2) ? kWeakTable : (flags & 1) ? kPinnedTable : kStrongTable;
+      return Root{ContainerType::kStrongPtr, table, static_cast<uint8_t>(flags & 3), r.object};
+    }
+    default:
+      return Root{ContainerType::kRootTable, 0, flags, r.object};
+  }
+}
+
+std::string HexHr(cor::HRESULT hr) {
+  char buf[16];
+  std::snprintf(buf, sizeof buf, "0x%08x", static_cast<unsigned>(hr));
+  return buf;
+}
+
+}  // namespace
+
+DotnetPort::DotnetPort(cor::ICorProfilerInfo10* info, std::string app_name,
+                       std::string runtime_version, EventMode mode)
+    : info_(info),
+      mode_(mode),
+      app_name_(std::move(app_name)),
+      runtime_version_(std::move(runtime_version)),
+      start_(std::chrono::steady_clock::now()) {}
+
+agent::RuntimeInfo DotnetPort::Info() const {
+  return agent::RuntimeInfo{"CoreCLR via xrpm-dotnet",
+                            runtime_version_.c_str(),
+                            app_name_.c_str(),
+                            "Linux (.NET)",
+                            static_cast<uint32_t>(sizeof(void*)),
+                            false,
+                            2,
+                            1};
+}
+
+uint64_t DotnetPort::BootMillis() const {
+  return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::milliseconds>(
+                                   std::chrono::steady_clock::now() - start_)
+                                   .count());
+}
+
+void DotnetPort::Log(const std::string& line) const {
+  if (log_)
+    log_(line);
+  else
+    std::fprintf(stderr, "xrpm-agent: %s\n", line.c_str());
+}
+
+void DotnetPort::LogEventMode() const {
+  Log(mode_ == EventMode::kPerCapture
+          ? "GC events per capture (background collections are off)"
+          : "GC events always on (background collections were on: the runtime allows them only "
+            "from start-up, which turned background collections off)");
+}
+
+// ---- runtime callbacks ----
+
+void DotnetPort::OnGcStarted(int32_t generation_count, const cor::BOOL* collected, int32_t reason) {
+  gc_start_ns_.store(NowNs(), std::memory_order_relaxed);
+  induced_.store(reason == cor::kGcInduced, std::memory_order_relaxed);
+  counters_.Add(DotnetCounter::kGarbageCollections, 1);
+  const bool full = generation_count > 2 && collected && collected[2];
+  if (full && armed_.load(std::memory_order_acquire)) {
+    std::lock_guard<std::mutex> lock(record_mu_);
+    record_.Clear();
+    recording_.store(true, std::memory_order_release);
+  }
+}
+
+void DotnetPort::OnGcFinished() {
+  const int64_t start = gc_start_ns_.load(std::memory_order_relaxed);
+  if (start != 0) counters_.Add(DotnetCounter::kGcLatencyTime, (NowNs() - start) / 1000000);
+  cor::GcGenerationRange ranges[kMaxGenerationRanges];
+  cor::ULONG n = 0;
+  if (!cor::Failed(info_->GetGenerationBounds(kMaxGenerationRanges, &n, ranges))) {
+    int64_t used = 0;
+    for (cor::ULONG i = 0; i < n && i < kMaxGenerationRanges; ++i)
+      used += static_cast<int64_t>(ranges[i].range_length);
+    counters_.Set(DotnetCounter::kManagedBytesInUseAfterGc, used);
+  }
+  if (!recording_.load(std::memory_order_acquire)) return;
+  // Every object is in its final place now: its size can be read.
+  std::lock_guard<std::mutex> lock(record_mu_);
+  for (RecordedObject& o : record_.objects) {
+    size_t size = 0;
+    if (!cor::Failed(info_->GetObjectSize2(static_cast<cor::ObjectID>(o.id), &size)))
+      o.size = static_cast<uint32_t>(std::min<size_t>(size, UINT32_MAX));
+  }
+  recording_.store(false, std::memory_order_release);
+  armed_.store(false, std::memory_order_release);
+  recorded_.store(!record_.objects.empty(), std::memory_order_release);
+}
+
+bool DotnetPort::OnObjectReferences(cor::ObjectID object, cor::ClassID klass, cor::ULONG count,
+                                    const cor::ObjectID* refs) {
+  if (!recording_.load(std::memory_order_acquire))
+    return induced_.load(std::memory_order_relaxed);  // walked on for another tool
+  std::lock_guard<std::mutex> lock(record_mu_);
+  try {
+    RecordedObject o{object, klass, 0, 0, record_.refs.size()};
+    for (cor::ULONG i = 0; i < count; ++i)
+      if (refs[i] != 0) {
+        record_.refs.push_back(refs[i]);
+        ++o.ref_count;
+      }
+    record_.objects.push_back(o);
+    return true;
+  } catch (const std::exception&) {  // out of memory: this capture fails, the runtime goes on
+    recording_.store(false, std::memory_order_release);
+    record_.Clear();
+    return false;
+  }
+}
+
+void DotnetPort::OnRootReferences(cor::ULONG count, const cor::ObjectID* objects,
+                                  const cor::GcRootKind* kinds, const cor::GcRootFlags* flags,
+                                  const cor::UINT_PTR* ids) {
+  if (!recording_.load(std::memory_order_acquire)) return;
+  std::lock_guard<std::mutex> lock(record_mu_);
+  try {
+    for (cor::ULONG i = 0; i < count; ++i)
+      if (objects[i] != 0)
+        record_.roots.push_back(RecordedRoot{objects[i], kinds[i], flags[i], ids[i]});
+  } catch (const std::exception&) {
+    recording_.store(false, std::memory_order_release);
+    record_.Clear();
+  }
+}
+
+// ---- the capture ----
+
+bool DotnetPort::RunWithWorldStopped(void (*fn)(void* ctx), void* ctx, uint32_t timeout_ms) {
+  // CoreCLR stops the world only inside a collection (InduceFullCollection): fn runs now.
+  deadline_ = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
+  fn(ctx);
+  return true;
+}
+
+bool DotnetPort::Collect(std::string* failure) {
+  for (int collections = 0; collections < kMaxCollections;) {
+    recorded_.store(false, std::memory_order_release);
+    armed_.store(true, std::memory_order_release);
+    cor::HRESULT hr = cor::S_OK;
+    if (mode_ == EventMode::kPerCapture) {
+      hr = info_->SetEventMask2(cor::kMonitorGc, 0);
+      if (cor::Failed(hr)) {
+        armed_.store(false, std::memory_order_release);
+        *failure = "the runtime refused the GC events for the capture (" + HexHr(hr) +
+                   "): are background collections on (DOTNET_gcConcurrent)?";
+        return false;
+      }
+    }
+    hr = info_->ForceGC();
+    armed_.store(false, std::memory_order_release);
+    if (mode_ == EventMode::kPerCapture)
+      info_->SetEventMask2(IdleMaskLow(mode_), IdleMaskHigh(mode_));
+    if (recorded_.load(std::memory_order_acquire)) return true;
+    if (cor::Failed(hr)) {
+      if (std::chrono::steady_clock::now() >= deadline_) {
+        *failure = "the runtime refused the capture's collection (ForceGC: " + HexHr(hr) + ")";
+        return false;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(kRetryMs));
+      continue;
+    }
+    ++collections;
+  }
+  *failure = "the runtime reported no objects in " + std::to_string(kMaxCollections) +
+             " forced collections";
+  return false;
+}
+
+void DotnetPort::InduceFullCollection() {
+  failure_.clear();
+  if (!Collect(&failure_)) {
+    std::lock_guard<std::mutex> lock(record_mu_);
+    record_.Clear();
+  }
+}
+
+void DotnetPort::AddFrozenObjects() {
+  std::vector<uint64_t> ids;
+  ids.reserve(record_.objects.size());
+  for (const RecordedObject& o : record_.objects) ids.push_back(o.id);
+  std::sort(ids.begin(), ids.end());
+  std::vector<uint64_t> missing;
+  auto check = [&](uint64_t id) {
+    if (!std::binary_search(ids.begin(), ids.end(), id)) missing.push_back(id);
+  };
+  for (uint64_t r : record_.refs) check(r);
+  for (const RecordedRoot& r : record_.roots) check(r.object);
+  std::sort(missing.begin(), missing.end());
+  missing.erase(std::unique(missing.begin(), missing.end()), missing.end());
+  for (uint64_t id : missing) {
+    cor::BOOL frozen = 0;
+    cor::ClassID klass = 0;
+    size_t size = 0;
+    if (cor::Failed(info_->IsFrozenObject(static_cast<cor::ObjectID>(id), &frozen)) || !frozen)
+      continue;
+    if (cor::Failed(info_->GetClassFromObject(static_cast<cor::ObjectID>(id), &klass))) continue;
+    info_->GetObjectSize2(static_cast<cor::ObjectID>(id), &size);
+    RecordedObject o{id, klass, static_cast<uint32_t>(std::min<size_t>(size, UINT32_MAX)), 0,
+                     record_.refs.size()};
+    record_.objects.push_back(o);
+    ++record_.frozen;
+  }
+}
+
+void DotnetPort::WalkHeap(agent::HeapInfoCallback& sink) {
+  if (!failure_.empty()) {
+    sink.WalkFailed(failure_.data(), failure_.size());
+    sink.BeginContainer(ContainerType::kEnd, 0, 0);
+    return;
+  }
+  // The collection is over: the game runs again while the record is reported.
+  sink.WorldResumed();
+  try {
+    Walk(sink);
+  } catch (const std::exception& e) {  // bad_alloc: no end, so the agent fails the capture
+    Log(std::string("heap walk failed: ") + e.what());
+  }
+  std::lock_guard<std::mutex> lock(record_mu_);
+  record_.Clear();
+  record_.objects.shrink_to_fit();
+  record_.refs.shrink_to_fit();
+  record_.roots.shrink_to_fit();
+}
+
+void DotnetPort::Walk(agent::HeapInfoCallback& sink) {
+  std::lock_guard<std::mutex> lock(record_mu_);  // uncontended: no collection is recorded now
+  AddFrozenObjects();
+  TypeNames names(info_);
+  std::unordered_map<cor::ClassID, uint32_t> type_ids;
+  std::vector<cor::ClassID> classes;
+  for (const RecordedObject& o : record_.objects)
+    if (type_ids.emplace(o.klass, static_cast<uint32_t>(classes.size() + 1)).second)
+      classes.push_back(o.klass);
+  std::vector<Root> roots;
+  roots.reserve(record_.roots.size());
+  for (const RecordedRoot& r : record_.roots) roots.push_back(Classify(r));
+  std::sort(roots.begin(), roots.end());
+
+  if (sink.BeginContainer(ContainerType::kBegin, 0, 0) == WalkResult::kAbort) {
+    sink.BeginContainer(ContainerType::kEnd, 0, 0);
+    return;
+  }
+  bool aborted = false;
+  for (size_t i = 0; i < classes.size() && !aborted; ++i) {
+    const std::string& name = names.ClassName(classes[i]);
+    aborted = sink.DescribeType(static_cast<uint32_t>(i + 1), name.data(), name.size()) ==
+              WalkResult::kAbort;
+  }
+  bool thread_sent = false;
+  const bool labels = sink.Detail().fields;  // a frame's method name is a field-detail label
+  std::vector<agent::RootRef> batch;
+  for (size_t i = 0; i < roots.size() && !aborted;) {
+    size_t j = i;
+    batch.clear();
+    while (j < roots.size() && roots[j].type == roots[i].type && roots[j].id2 == roots[i].id2 &&
+           roots[j].flags == roots[i].flags) {
+      batch.push_back(agent::RootRef{roots[j].object, roots[j].flags});
+      ++j;
+    }
+    const Root& r = roots[i];
+    if (r.type == ContainerType::kJitFrame && !thread_sent) {
+      aborted = sink.BeginContainer(ContainerType::kThread, 0, 0) == WalkResult::kAbort;
+      thread_sent = true;
+    }
+    const uint64_t id1 = r.type == ContainerType::kStrongPtr ? r.id2 : 0;
+    const uint64_t id2 = r.type == ContainerType::kJitFrame ? r.id2 : 0;
+    if (!aborted) aborted = sink.BeginContainer(r.type, id1, id2) == WalkResult::kAbort;
+    if (!aborted && labels && r.type == ContainerType::kJitFrame) {
+      const std::string method = names.MethodName(static_cast<cor::FunctionID>(r.id2));
+      aborted = sink.ContainerLabel(method.data(), method.size()) == WalkResult::kAbort;
+    }
+    if (!aborted) aborted = sink.RootReferences(batch.data(), batch.size()) == WalkResult::kAbort;
+    i = j;
+  }
+  if (!aborted) aborted = sink.BeginContainer(ContainerType::kHeap, 0, 0) == WalkResult::kAbort;
+  for (size_t i = 0; i < record_.objects.size() && !aborted; ++i) {
+    const RecordedObject& o = record_.objects[i];
+    const uint64_t* refs = o.ref_count ? record_.refs.data() + o.first_ref : nullptr;
+    aborted = sink.ObjectReferences(o.id, type_ids[o.klass], o.size, refs, o.ref_count) ==
+              WalkResult::kAbort;
+  }
+  sink.BeginContainer(ContainerType::kEnd, 0, 0);
+  Log("capture: " + std::to_string(record_.objects.size()) + " objects (" +
+      std::to_string(record_.frozen) + " on the non-GC heap), " +
+      std::to_string(record_.roots.size()) + " roots, " + std::to_string(classes.size()) +
+      " types");
+}
+
+}  // namespace dotnet
+}  // namespace xrpm

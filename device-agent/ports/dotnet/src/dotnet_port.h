@@ -1,0 +1,139 @@
+// DotnetPort: the device agent's RuntimePort over a running CoreCLR, driven by the profiler's
+// callbacks (profiler.h forwards them).
+//
+// A capture, as the agent runs it (RunWithWorldStopped -> InduceFullCollection -> WalkHeap):
+//   1. RunWithWorldStopped does not stop the world itself: CoreCLR stops it only inside a
+//      collection, so it notes the time limit and calls fn on the capture thread at once.
+//   2. InduceFullCollection calls ICorProfilerInfo::ForceGC from the capture thread, which has
+//      never run managed code. The first full (generation 2) collection after that is recorded:
+//      with every managed thread stopped the runtime reports each live object with its
+//      references (ObjectReferences) and every root with its kind, flags and id
+//      (RootReferences2); at GarbageCollectionFinished, still stopped, the port asks each
+//      object's size (GetObjectSize2). ForceGC returns when the world runs again. A ForceGC the
+//      runtime refuses (still starting) is retried until the time limit; a collection that
+//      reported no objects (another collection came first) is forced again, at most three
+//      times.
+//      The GC events (COR_PRF_MONITOR_GC: the heap walk, roots) come in one of two modes,
+//      chosen at start-up (EventMode):
+//        kPerCapture  background collections are off in the process (DOTNET_gcConcurrent=0,
+//                     which xrpm-dotnet sets): the runtime then lets the profiler turn the GC
+//                     events on for the capture's collection and off after it; otherwise only
+//                     collection start and end are reported (COR_PRF_HIGH_BASIC_GC, counters),
+//                     and collections cost what they cost without a profiler (with background
+//                     collections off, which itself made a GC-heavy loop ~2x slower:
+//                     docs/DOTNET.md).
+//        kAlways      otherwise: the runtime refuses the GC events after start-up while
+//                     background collections are on, so they are asked for at start-up, which
+//                     turns background collections off. The runtime then walks the heap for the
+//                     profiler after every collection: outside a capture the port answers the
+//                     walk's first object with an error (the runtime stops calling), except
+//                     for an induced collection (GC.Collect, or another tool's forced
+//                     collection: dotnet-gcdump reads the same walk through EventPipe), whose
+//                     walk goes on unrecorded. Every collection also reports its roots.
+//   3. WalkHeap tells the sink the world resumed (the game's pause ended with the collection),
+//      adds the non-GC heap's objects the record references (frozen string literals: found
+//      with IsFrozenObject, they never move), names the classes and hands the record to the
+//      sink as a walk (heap_walker.h). Nothing is read from objects then (they may have moved);
+//      ClassIDs and FunctionIDs stay valid.
+// Roots: stack -> one kThread container (id 0: the runtime does not say which thread) and a
+// kJitFrame container per method (id2: its FunctionID; labelled with the method's name when the
+// sink asks for field detail); finalizer queue -> kFinalized; GC handles -> kStrongPtr, table 2
+// strong, 3 pinned (flag pinned), 0 weak (flag weak: a live weak handle's target, which does not
+// keep it alive); others -> kRootTable. The statics of a class are objects held by the runtime's
+// own handles, so they appear as handle roots without their class or field.
+//
+// Thread-safety: RuntimePort methods from the agent's threads (one capture at a time); the On*
+// callbacks from the runtime's GC threads, inside a collection.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <functional>
+#include <mutex>
+#include <string>
+
+#include "corprof_abi.h"
+#include "dotnet_counters.h"
+#include "heap_record.h"
+#include "xrpm/agent/runtime_port.h"
+
+namespace xrpm {
+namespace dotnet {
+
+class DotnetPort final : public agent::RuntimePort {
+ public:
+  // How the GC events are asked for (see the class comment).
+  enum class EventMode : uint8_t { kPerCapture, kAlways };
+  // The event mask outside captures in `mode` (low, high words of SetEventMask2).
+  static cor::DWORD IdleMaskLow(EventMode mode) {
+    return mode == EventMode::kAlways ? cor::kMonitorGc : cor::kMonitorNone;
+  }
+  static cor::DWORD IdleMaskHigh(EventMode mode) {
+    return mode == EventMode::kAlways ? 0 : cor::kHighBasicGc;
+  }
+
+  DotnetPort(cor::ICorProfilerInfo10* info, std::string app_name, std::string runtime_version,
+             EventMode mode);
+  DotnetPort(const DotnetPort&) = delete;
+  DotnetPort& operator=(const DotnetPort&) = delete;
+
+  // ---- RuntimePort ----
+  agent::RuntimeInfo Info() const override;
+  uint64_t BootMillis() const override;
+  size_t CounterCount() const override { return kDotnetCounterCount; }
+  agent::CounterInfo DescribeCounter(size_t index) const override {
+    return DotnetCounters::Describe(index);
+  }
+  size_t SampleCounters(agent::CounterValue* out, size_t count) const override {
+    return counters_.Sample(out, count);
+  }
+  bool RunWithWorldStopped(void (*fn)(void* ctx), void* ctx, uint32_t timeout_ms) override;
+  void InduceFullCollection() override;
+  void WalkHeap(agent::HeapInfoCallback& sink) override;
+  // Labels only: a stack frame's method ("Graph.Program.Main"); no layouts, slots or values
+  // yet, which the agent sends as unknown.
+  bool ReportsFields() const override { return true; }
+
+  // Where the port's lines go (the agent's log function; empty: stderr, "xrpm-agent: ").
+  void set_log(std::function<void(const std::string&)> log) { log_ = std::move(log); }
+  // Logs the event mode ("GC events per capture ..." / "GC events always on ...").
+  void LogEventMode() const;
+
+  // ---- runtime callbacks (profiler.h) ----
+  void OnGcStarted(int32_t generation_count, const cor::BOOL* collected, int32_t reason);
+  void OnGcFinished();
+  // False: the runtime may stop this collection's heap walk (it is not recorded).
+  bool OnObjectReferences(cor::ObjectID object, cor::ClassID klass, cor::ULONG count,
+                          const cor::ObjectID* refs);
+  void OnRootReferences(cor::ULONG count, const cor::ObjectID* objects,
+                        const cor::GcRootKind* kinds, const cor::GcRootFlags* flags,
+                        const cor::UINT_PTR* ids);
+
+ private:
+  void Log(const std::string& line) const;
+  bool Collect(std::string* failure);  // one capture's forced collection(s), recorded
+  void AddFrozenObjects();             // the non-GC heap's objects the record references
+  void Walk(agent::HeapInfoCallback& sink);
+
+  cor::ICorProfilerInfo10* const info_;
+  const EventMode mode_;
+  const std::string app_name_;
+  const std::string runtime_version_;
+  const std::chrono::steady_clock::time_point start_;
+  std::function<void(const std::string&)> log_;
+  DotnetCounters counters_;
+  std::atomic<int64_t> gc_start_ns_{0};
+
+  // The capture (the capture thread, and the GC callbacks while armed_).
+  std::chrono::steady_clock::time_point deadline_;
+  std::atomic<bool> armed_{false};      // record the next full collection
+  std::atomic<bool> recording_{false};  // this collection is being recorded
+  std::atomic<bool> recorded_{false};
+  std::atomic<bool> induced_{false};  // the collection under way was induced
+  std::mutex record_mu_;  // GC threads during the recorded collection (server GC: several)
+  HeapRecord record_;
+  std::string failure_;  // why the last InduceFullCollection recorded nothing
+};
+
+}  // namespace dotnet
+}  // namespace xrpm

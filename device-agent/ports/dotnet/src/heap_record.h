@@ -1,0 +1,52 @@
+// HeapRecord: what CoreCLR reported during the capture's collection, kept until the walk hands
+// it to the agent after the world resumed: every live object (address, ClassID, size, its
+// references) from ObjectReferences, every root from RootReferences2, and the objects of the
+// non-GC heap (frozen string literals and types) that live objects or roots reference, which the
+// collector's walk does not report.
+//
+// Memory: 24 B per object + 8 B per reference + 24 B per root, in vectors grown as the runtime
+// reports (the runtime gives no count ahead).
+//
+// Thread-safety: none; the port fills it inside the collection (the runtime serialises its GC
+// callbacks) and reads it afterwards on the capture thread.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "corprof_abi.h"
+
+namespace xrpm {
+namespace dotnet {
+
+struct RecordedObject {
+  uint64_t id;
+  cor::ClassID klass;
+  uint32_t size = 0;
+  uint32_t ref_count = 0;
+  uint64_t first_ref = 0;  // index into HeapRecord::refs
+};
+
+struct RecordedRoot {
+  uint64_t object;
+  cor::GcRootKind kind;
+  int32_t flags;  // cor::GcRootFlags bits
+  uint64_t id;    // stack: FunctionID; handle: the handle
+};
+
+struct HeapRecord {
+  std::vector<RecordedObject> objects;
+  std::vector<uint64_t> refs;
+  std::vector<RecordedRoot> roots;
+  uint64_t frozen = 0;  // of objects: the non-GC heap's (appended after the walk)
+
+  void Clear() {
+    objects.clear();
+    refs.clear();
+    roots.clear();
+    frozen = 0;
+  }
+};
+
+}  // namespace dotnet
+}  // namespace xrpm

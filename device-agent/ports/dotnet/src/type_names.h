@@ -1,0 +1,51 @@
+// TypeNames: the names of CoreCLR classes and methods as xrpm shows them, from the profiling API
+// (ICorProfilerInfo10) and each module's metadata (IMetaDataImport):
+//   classes  the C# form with full namespaces: "System.Collections.Generic.List<Graph.Item>",
+//            "System.Collections.Generic.Dictionary<System.String, Graph.Entry>", nested types
+//            "Outer+Inner" (the generic arity suffix `N is dropped), arrays "T[]", "T[,]"
+//   methods  "Namespace.Class.Method" (the declaring type definition's name, without its
+//            instantiation)
+// A name the runtime cannot give (a failed call) is "<class 0x...>" / "<method 0x...>", never a
+// failure of the capture.
+//
+// One object per capture: it caches names and each module's IMetaDataImport (released in the
+// destructor), and is used after the capture's collection, while the world runs (ClassIDs of
+// live objects and FunctionIDs stay valid; the port does not follow unloading of collectible
+// assemblies yet).
+//
+// Thread-safety: one thread.
+#pragma once
+
+#include <string>
+#include <unordered_map>
+
+#include "corprof_abi.h"
+
+namespace xrpm {
+namespace dotnet {
+
+class TypeNames {
+ public:
+  explicit TypeNames(cor::ICorProfilerInfo10* info) : info_(info) {}
+  ~TypeNames();
+  TypeNames(const TypeNames&) = delete;
+  TypeNames& operator=(const TypeNames&) = delete;
+
+  const std::string& ClassName(cor::ClassID klass);
+  std::string MethodName(cor::FunctionID function);
+
+ private:
+  std::string Compute(cor::ClassID klass, int depth);
+  std::string TypeDefName(cor::IMetaDataImport* md, cor::mdToken type_def);
+  cor::IMetaDataImport* Metadata(cor::ModuleID module);
+
+  cor::ICorProfilerInfo10* info_;
+  std::unordered_map<cor::ClassID, std::string> classes_;
+  std::unordered_map<cor::ModuleID, cor::IMetaDataImport*> modules_;  // null: none
+};
+
+// UTF-16 -> UTF-8 (unpaired surrogates become U+FFFD).
+std::string Utf8(const cor::WCHAR* text, size_t length);
+
+}  // namespace dotnet
+}  // namespace xrpm

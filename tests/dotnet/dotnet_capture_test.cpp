@@ -1,0 +1,247 @@
+// ctest-labels: cpu_timing
+// Captures of a real .NET program running under CoreCLR with the xrpm agent inside it
+// (xrpm-dotnet), taken with the `xrpm capture` CLI over 127.0.0.1: a live set known by
+// construction (csharp/Graph) with exact per-type counts for the program's own types, its
+// objects reachable from the roots the runtime reported (a static list, a dictionary, an array
+// on Main's stack, named by its method, a pinned handle), nothing only weakly reachable, and the
+// program exiting normally afterwards. The program is held at a known point by a named pipe it
+// reads (no sleeps): it says "ready" before it reads the pipe, and ends when the test writes a
+// line.
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <map>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "dotnet_process.h"
+#include "temp_dir.h"
+#include "test_util.h"
+#include "tool_process.h"
+#include "xrpm/formats/snapshot_io.h"
+
+namespace xrpm::testing {
+namespace {
+
+constexpr int kItems = 300;   // in the static List<Graph.Item>
+constexpr int kEntries = 50;  // values of the static Dictionary<string, Graph.Entry>
+constexpr int kNodes = 20;    // in the Graph.Node[] held by a local of Main
+
+std::map<std::string, size_t> CountByType(const Snapshot& s) {
+  std::map<std::string, size_t> n;
+  for (size_t i = 0; i < s.object_count(); ++i) ++n[s.type_name_of(i)];
+  return n;
+}
+
+size_t ObjectIndexOfType(const Snapshot& s, const std::string& type) {
+  for (size_t i = 0; i < s.object_count(); ++i)
+    if (s.type_name_of(i) == type) return i;
+  return kNoIndex;
+}
+
+// Objects reachable from the strong roots (weak roots do not retain).
+std::vector<bool> StronglyReachable(const Snapshot& s) {
+  std::unordered_map<ObjectId, size_t> index;
+  for (size_t i = 0; i < s.object_count(); ++i) index.emplace(s.object_id[i], i);
+  std::vector<bool> seen(s.object_count(), false);
+  std::vector<size_t> stack;
+  for (size_t r = 0; r < s.root_count(); ++r) {
+    if (s.root_flags[r] & kRootWeak) continue;
+    auto it = index.find(s.root_object[r]);
+    if (it != index.end() && !seen[it->second]) {
+      seen[it->second] = true;
+      stack.push_back(it->second);
+    }
+  }
+  while (!stack.empty()) {
+    const size_t i = stack.back();
+    stack.pop_back();
+    for (ObjectId ref : s.object_refs(i)) {
+      auto it = index.find(ref);
+      if (it != index.end() && !seen[it->second]) {
+        seen[it->second] = true;
+        stack.push_back(it->second);
+      }
+    }
+  }
+  return seen;
+}
+
+// The Graph program under xrpm-dotnet, held after "ready" by its gate: a named pipe the test
+// keeps open for reading and writing (so the program's open never waits, whenever it comes) and
+// writes the line the program waits for into.
+struct GraphRun {
+  explicit GraphRun(const std::vector<std::string>& launcher_args = {})
+      : gate(dir.Path("gate")),
+        gate_fd(mkfifo(gate.c_str(), 0600) == 0 ? open(gate.c_str(), O_RDWR | O_CLOEXEC) : -1),
+        run(launcher_args, DotnetProgram("Graph"),
+            {std::to_string(kItems), std::to_string(kEntries), std::to_string(kNodes), "--gate",
+             gate}) {}
+  ~GraphRun() {
+    if (gate_fd >= 0) close(gate_fd);
+  }
+  // Lets the program go on past its gate: it reads the line and exits.
+  void Release() {
+    if (gate_fd >= 0) {
+      EXPECT_EQ(write(gate_fd, "go\n", 3), 3);
+    }
+  }
+  TempDir dir{"xrpm-dotnet"};
+  std::string gate;
+  int gate_fd;
+  DotnetRun run;
+};
+
+Snapshot CaptureWithCli(const std::string& endpoint, const std::string& path) {
+  const RunResult r = RunXrpm("capture --connect " + endpoint + " -o " + path, true);
+  EXPECT_EQ(r.exit_code, 0) << r.out;
+  Diagnostics diags;
+  return formats::LoadSnapshot(path, diags);
+}
+
+void ExpectKnownGraph(const Snapshot& s) {
+  const auto n = CountByType(s);
+  auto count = [&](const std::string& t) { return n.count(t) ? n.at(t) : size_t{0}; };
+  EXPECT_EQ(count("Graph.Item"), static_cast<size_t>(kItems));
+  EXPECT_EQ(count("Graph.Entry"), static_cast<size_t>(kEntries));
+  EXPECT_EQ(count("Graph.Node"), static_cast<size_t>(kNodes));
+  EXPECT_EQ(count("Graph.Node[]"), 1u);
+  EXPECT_EQ(count("Graph.Blit[]"), 1u);
+  EXPECT_EQ(count("System.Collections.Generic.List<Graph.Item>"), 1u);
+  EXPECT_EQ(count("System.Collections.Generic.Dictionary<System.String, Graph.Entry>"), 1u);
+  EXPECT_EQ(count("Graph.WeakOnly"), 0u) << "reachable only through a weak reference";
+  EXPECT_EQ(count("Graph.Garbage"), 0u) << "dropped before the capture";
+  EXPECT_GE(count("System.String"), static_cast<size_t>(kEntries)) << "the dictionary's keys";
+
+  // Every planted object is reachable from a strong root.
+  const std::vector<bool> reachable = StronglyReachable(s);
+  size_t planted = 0, unreachable = 0;
+  for (size_t i = 0; i < s.object_count(); ++i) {
+    const std::string& t = s.type_name_of(i);
+    if (t == "Graph.Item" || t == "Graph.Entry" || t == "Graph.Node" || t == "Graph.Blit[]" ||
+        t == "Graph.Node[]") {
+      ++planted;
+      unreachable += !reachable[i];
+    }
+  }
+  EXPECT_EQ(planted, static_cast<size_t>(kItems + kEntries + kNodes + 2));
+  EXPECT_EQ(unreachable, 0u);
+
+  // The pinned array is held by a pinned GC handle; the node array by Main's stack frame.
+  const size_t blit = ObjectIndexOfType(s, "Graph.Blit[]");
+  const size_t nodes = ObjectIndexOfType(s, "Graph.Node[]");
+  ASSERT_NE(blit, kNoIndex);
+  ASSERT_NE(nodes, kNoIndex);
+  bool pinned = false, local = false;
+  for (size_t r = 0; r < s.root_count(); ++r) {
+    if (s.root_object[r] == s.object_id[blit] && s.root_kind_of(r) == RootKind::kHandle &&
+        (s.root_flags[r] & kRootPinned))
+      pinned = true;
+    if (s.root_object[r] == s.object_id[nodes] && s.root_kind_of(r) == RootKind::kLocal) {
+      local = true;
+      EXPECT_NE(s.fields.label_of_root(r).find("Graph.Program.Main"), std::string_view::npos)
+          << "the stack root names its method: " << s.fields.label_of_root(r);
+    }
+  }
+  EXPECT_TRUE(pinned) << "the pinned array's handle root carries the pinned flag";
+  EXPECT_TRUE(local) << "the node array is a stack root of Graph.Program.Main";
+
+  // Every reference and root names a captured object (frozen literals included).
+  std::unordered_set<ObjectId> ids(s.object_id.begin(), s.object_id.end());
+  size_t dangling = 0;
+  for (ObjectId r : s.refs) dangling += !ids.count(r);
+  for (ObjectId r : s.root_object) dangling += !ids.count(r);
+  EXPECT_EQ(dangling, 0u);
+  // Sizes come from the runtime: no object is empty.
+  size_t zero = 0;
+  for (size_t i = 0; i < s.object_count(); ++i) zero += s.object_size[i] == 0;
+  EXPECT_EQ(zero, 0u);
+}
+
+TEST(DotnetCapture, KnownGraphExactlyAndTheProgramExitsNormally) {
+  SKIP_WITHOUT_DOTNET();
+  GraphRun g;
+  ASSERT_GE(g.gate_fd, 0);
+  ASSERT_FALSE(g.run.endpoint.empty()) << g.run.proc->log().All();
+  ASSERT_FALSE(g.run.proc->log().WaitFor("Graph: ready", 60000).empty()) << g.run.proc->log().All();
+  const Snapshot s = CaptureWithCli(g.run.endpoint, g.dir.Path("graph.xrpm"));
+  ExpectKnownGraph(s);
+  EXPECT_NE(g.run.proc->log().WaitFor("xrpm-agent: capture:", 30000), "")
+      << g.run.proc->log().All();
+
+  // A second capture in a row: the same live set (the objects may have moved).
+  const Snapshot again = CaptureWithCli(g.run.endpoint, g.dir.Path("again.xrpm"));
+  ExpectKnownGraph(again);
+
+  g.Release();
+  EXPECT_EQ(g.run.proc->Wait(60000), 0) << g.run.proc->log().All();
+  EXPECT_NE(g.run.proc->log().WaitFor("Graph: done", 1000), "") << g.run.proc->log().All();
+}
+
+// With DOTNET_gcConcurrent=1 in the environment the launcher leaves it, and the port asks for
+// the GC events from start-up (dotnet_port.h, EventMode::kAlways): captures are the same.
+TEST(DotnetCapture, WithBackgroundCollectionsAskedForTheEventsAreOnFromStartUp) {
+  SKIP_WITHOUT_DOTNET();
+  ASSERT_EQ(setenv("DOTNET_gcConcurrent", "1", 1), 0);
+  GraphRun g;
+  unsetenv("DOTNET_gcConcurrent");
+  ASSERT_GE(g.gate_fd, 0);
+  ASSERT_FALSE(g.run.endpoint.empty()) << g.run.proc->log().All();
+  EXPECT_NE(g.run.proc->log().WaitFor("GC events always on", 30000), "") << g.run.proc->log().All();
+  ASSERT_FALSE(g.run.proc->log().WaitFor("Graph: ready", 60000).empty());
+  ExpectKnownGraph(CaptureWithCli(g.run.endpoint, g.dir.Path("graph.xrpm")));
+  g.Release();
+  EXPECT_EQ(g.run.proc->Wait(60000), 0) << g.run.proc->log().All();
+}
+
+TEST(DotnetCapture, CountersReportCollectionsAndTheHeapInUse) {
+  SKIP_WITHOUT_DOTNET();
+  GraphRun g;
+  ASSERT_GE(g.gate_fd, 0);
+  ASSERT_FALSE(g.run.endpoint.empty()) << g.run.proc->log().All();
+  ASSERT_FALSE(g.run.proc->log().WaitFor("Graph: ready", 60000).empty());
+  // A capture induces a collection, so both counters have a value afterwards.
+  CaptureWithCli(g.run.endpoint, g.dir.Path("graph.xrpm"));
+  const RunResult r =
+      RunXrpm("counters --connect " + g.run.endpoint + " --duration 1 --json", true);
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_NE(r.out.find("Managed Bytes In Use After GC"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("Garbage Collections (GC)"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("Managed Objects Allocated"), std::string::npos)
+      << "not reported by this port: not sent";
+  g.Release();
+  EXPECT_EQ(g.run.proc->Wait(60000), 0) << g.run.proc->log().All();
+}
+
+TEST(DotnetLauncher, RefusesWhatItCannotDo) {
+  SKIP_WITHOUT_DOTNET();
+  const RunResult attach = RunDotnetLauncher({"--attach", "1"});
+  EXPECT_EQ(attach.exit_code, 2);
+  EXPECT_NE(attach.err.find("--attach is not supported yet"), std::string::npos) << attach.err;
+  const RunResult missing = RunDotnetLauncher({"--", "/nonexistent/Program.dll"});
+  EXPECT_EQ(missing.exit_code, 2);
+  EXPECT_NE(missing.err.find("no such program"), std::string::npos) << missing.err;
+}
+
+TEST(DotnetLauncher, PortInUseEndsTheProgramBeforeItRuns) {
+  SKIP_WITHOUT_DOTNET();
+  GraphRun first;
+  ASSERT_GE(first.gate_fd, 0);
+  ASSERT_FALSE(first.run.endpoint.empty()) << first.run.proc->log().All();
+  const std::string port = first.run.endpoint.substr(first.run.endpoint.find(':') + 1);
+  TempDir dir;
+  const RunResult second = RunDotnetLauncher(
+      {"--port", port, "--", DotnetProgram("Graph"), "1", "1", "1", "--gate", dir.Path("none")});
+  EXPECT_EQ(second.exit_code, 2) << second.err;
+  EXPECT_NE(second.err.find("xrpm-agent:"), std::string::npos) << second.err;
+  EXPECT_EQ(second.err.find("Graph: ready"), std::string::npos) << "the program never ran";
+  ASSERT_FALSE(first.run.proc->log().WaitFor("Graph: ready", 60000).empty());
+  first.Release();
+  EXPECT_EQ(first.run.proc->Wait(60000), 0);
+}
+
+}  // namespace
+}  // namespace xrpm::testing
