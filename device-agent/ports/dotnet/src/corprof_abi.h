@@ -46,6 +46,8 @@ constexpr HRESULT E_FAIL = static_cast<HRESULT>(0x80004005u);
 constexpr HRESULT E_OUTOFMEMORY = static_cast<HRESULT>(0x8007000Eu);
 constexpr HRESULT CLASS_E_NOAGGREGATION = static_cast<HRESULT>(0x80040110u);
 constexpr HRESULT CLASS_E_CLASSNOTAVAILABLE = static_cast<HRESULT>(0x80040111u);
+// A profiler call the runtime cannot serve until it has fully started.
+constexpr HRESULT CORPROF_E_RUNTIME_UNINITIALIZED = static_cast<HRESULT>(0x80131371u);
 constexpr bool Failed(HRESULT hr) {
   return hr < 0;
 }

@@ -196,6 +196,12 @@ bool DotnetPort::Collect(std::string* failure) {
     cor::HRESULT hr = cor::S_OK;
     if (mode_ == EventMode::kPerCapture) {
       hr = info_->SetEventMask2(cor::kMonitorGc, 0);
+      if (hr == cor::CORPROF_E_RUNTIME_UNINITIALIZED &&
+          std::chrono::steady_clock::now() < deadline_) {  // still starting: as ForceGC below
+        armed_.store(false, std::memory_order_release);
+        std::this_thread::sleep_for(std::chrono::milliseconds(kRetryMs));
+        continue;
+      }
       if (cor::Failed(hr)) {
         armed_.store(false, std::memory_order_release);
         *failure = "the runtime refused the GC events for the capture (" + HexHr(hr) +

@@ -9,12 +9,11 @@
 //      with every managed thread stopped the runtime reports each live object with its
 //      references (ObjectReferences) and every root with its kind, flags and id
 //      (RootReferences2); at GarbageCollectionFinished, still stopped, the port asks each
-//      object's size (GetObjectSize2). ForceGC returns when the world runs again. A ForceGC the
-//      runtime refuses (still starting) is retried until the time limit; a collection that
-//      reported no objects (another collection came first) is forced again, at most three
-//      times.
-//      The GC events (COR_PRF_MONITOR_GC: the heap walk, roots) come in one of two modes,
-//      chosen at start-up (EventMode):
+//      object's size (GetObjectSize2). ForceGC returns when the world runs again. A ForceGC or
+//      GC event mask the runtime refuses while still starting is retried until the time limit; a
+//      collection that reported no objects (another collection came first) is forced again, at most
+//      three times. The GC events (COR_PRF_MONITOR_GC: the heap walk, roots) come in one of two
+//      modes, chosen at start-up (EventMode):
 //        kPerCapture  background collections are off in the process (DOTNET_gcConcurrent=0,
 //                     which xrpm-dotnet sets): the runtime then lets the profiler turn the GC
 //                     events on for the capture's collection and off after it; otherwise only
