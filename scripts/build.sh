@@ -9,6 +9,8 @@ export CCACHE_BASEDIR="${CCACHE_BASEDIR:-$PWD}"
 export CCACHE_NOHASHDIR="${CCACHE_NOHASHDIR:-1}"
 source scripts/lib/step_timer.sh
 scripts/deps.sh
+# With the .NET SDK: dotnet-gcdump into build/tools for tests/dotnet (quiet, bounded, never fails).
+scripts/dotnet_tools.sh
 step "configure $preset" cmake --preset "$preset" >/dev/null
 if [ $# -gt 0 ]; then
   step "build $preset ($*)" cmake --build --preset "$preset" --target "$@"

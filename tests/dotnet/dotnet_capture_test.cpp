@@ -3,10 +3,10 @@
 // (xrpm-dotnet), taken with the `xrpm capture` CLI over 127.0.0.1: a live set known by
 // construction (csharp/Graph) with exact per-type counts for the program's own types, its
 // objects reachable from the roots the runtime reported (a static list, a dictionary, an array
-// on Main's stack, named by its method, a pinned handle), nothing only weakly reachable, and the
-// program exiting normally afterwards. The program is held at a known point by a named pipe it
-// reads (no sleeps): it says "ready" before it reads the pipe, and ends when the test writes a
-// line.
+// on Main's stack, named by its method, a pinned handle), static fields named Class.Field, nothing
+// only weakly reachable, and the program exiting normally afterwards. The program is held at a
+// known point by a named pipe it reads (no sleeps): it says "ready" before it reads the pipe, and
+// ends when the test writes a line.
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <sys/stat.h>
@@ -179,6 +179,46 @@ TEST(DotnetCapture, KnownGraphExactlyAndTheProgramExitsNormally) {
   g.Release();
   EXPECT_EQ(g.run.proc->Wait(60000), 0) << g.run.proc->log().All();
   EXPECT_NE(g.run.proc->log().WaitFor("Graph: done", 1000), "") << g.run.proc->log().All();
+}
+
+// Static reference fields are static roots named by their class and field: the list only a
+// static holds is reached from "static Graph.Holder.Planted" (xrpm paths), and the list Main
+// also filled is a static root of Graph.Holder too, whatever its frame still holds.
+TEST(DotnetCapture, StaticFieldsAreStaticRootsNamedClassDotField) {
+  SKIP_WITHOUT_DOTNET();
+  GraphRun g;
+  ASSERT_GE(g.gate_fd, 0);
+  ASSERT_FALSE(g.run.endpoint.empty()) << g.run.proc->log().All();
+  ASSERT_FALSE(g.run.proc->log().WaitFor("Graph: ready", 60000).empty()) << g.run.proc->log().All();
+  const std::string path = g.dir.Path("statics.xrpm");
+  const Snapshot s = CaptureWithCli(g.run.endpoint, path);
+  EXPECT_EQ(CountByType(s)["Graph.StaticOnly"], 10u);
+
+  std::unordered_map<ObjectId, size_t> index;
+  for (size_t i = 0; i < s.object_count(); ++i) index.emplace(s.object_id[i], i);
+  std::map<std::string, std::string> static_roots;  // label -> the rooted object's type
+  for (size_t r = 0; r < s.root_count(); ++r) {
+    if (s.root_kind_of(r) != RootKind::kStatic) continue;
+    auto it = index.find(s.root_object[r]);
+    ASSERT_NE(it, index.end()) << "a static root names no captured object";
+    static_roots[std::string(s.fields.label_of_root(r))] = s.type_name_of(it->second);
+  }
+  EXPECT_EQ(static_roots["Graph.Holder.Planted"],
+            "System.Collections.Generic.List<Graph.StaticOnly>");
+  EXPECT_EQ(static_roots["Graph.Holder.Items"], "System.Collections.Generic.List<Graph.Item>");
+  EXPECT_EQ(static_roots["Graph.Holder.Entries"],
+            "System.Collections.Generic.Dictionary<System.String, Graph.Entry>");
+  EXPECT_EQ(static_roots["Graph.Holder.Weak"], "System.WeakReference");
+
+  const RunResult paths = RunXrpm("paths " + path + " --type Graph.StaticOnly", true);
+  ASSERT_EQ(paths.exit_code, 0) << paths.out;
+  EXPECT_NE(paths.out.find("static Graph.Holder.Planted -> "
+                           "System.Collections.Generic.List<Graph.StaticOnly>"),
+            std::string::npos)
+      << paths.out;
+
+  g.Release();
+  EXPECT_EQ(g.run.proc->Wait(60000), 0) << g.run.proc->log().All();
 }
 
 // With DOTNET_gcConcurrent=1 in the environment the launcher leaves it, and the port asks for

@@ -3,11 +3,12 @@
 // collect` of the same idle process right after `xrpm capture` (the runtime's heap walk read
 // through EventPipe instead of the profiling API). The object count and the program's own
 // types' counts and bytes must be equal. dotnet-gcdump is a NuGet tool, not part of the SDK:
-// the test runs when it is found (XRPM_DOTNET_GCDUMP, or dotnet-gcdump on the PATH) and skips
-// otherwise, saying how to install it. The program runs with background collections asked for
-// (DOTNET_gcConcurrent=1), so the port has the GC events on from start-up and cuts the heap walk
-// of collections it does not record: the test also shows that another tool's forced collection
-// is walked whole.
+// scripts/build.sh installs it into build/tools (scripts/dotnet_tools.sh). The test runs when it
+// is found (XRPM_DOTNET_GCDUMP, build/tools, or dotnet-gcdump on the PATH) and skips otherwise,
+// saying why (the install's own reason when it failed). The program runs with background
+// collections asked for (DOTNET_gcConcurrent=1), so the port has the GC events on from start-up and
+// cuts the heap walk of collections it does not record: the test also shows that another tool's
+// forced collection is walked whole.
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <sys/stat.h>
@@ -28,6 +29,8 @@ namespace {
 
 std::string FindGcdump() {
   if (const char* env = std::getenv("XRPM_DOTNET_GCDUMP")) return access(env, X_OK) == 0 ? env : "";
+  const std::string installed = std::string(XRPM_DOTNET_TOOLS_DIR) + "/dotnet-gcdump";
+  if (access(installed.c_str(), X_OK) == 0) return installed;
   const char* path = std::getenv("PATH");
   std::stringstream dirs(path ? path : "");
   std::string dir;
@@ -62,9 +65,14 @@ std::map<std::string, TypeTotals> ByType(const Snapshot& s) {
 TEST(DotnetGcdump, SameCountsAsDotnetGcdumpOfTheSameProcess) {
   SKIP_WITHOUT_DOTNET();
   const std::string gcdump = FindGcdump();
-  if (gcdump.empty())
-    GTEST_SKIP() << "dotnet-gcdump not found (dotnet tool install --tool-path DIR dotnet-gcdump; "
-                    "then put DIR on the PATH or set XRPM_DOTNET_GCDUMP=DIR/dotnet-gcdump)";
+  if (gcdump.empty()) {
+    std::ifstream why(std::string(XRPM_DOTNET_TOOLS_DIR) + "/dotnet-gcdump.unavailable");
+    std::string reason;
+    std::getline(why, reason);
+    GTEST_SKIP() << "dotnet-gcdump not found" << (reason.empty() ? "" : ": " + reason)
+                 << " (scripts/dotnet_tools.sh installs it into " XRPM_DOTNET_TOOLS_DIR
+                    "; or set XRPM_DOTNET_GCDUMP=PATH/dotnet-gcdump)";
+  }
   TempDir dir("xrpm-gcdump");
   const std::string gate = dir.Path("gate");
   ASSERT_EQ(mkfifo(gate.c_str(), 0600), 0);

@@ -35,6 +35,7 @@ using ObjectID = uintptr_t;
 using ClassID = uintptr_t;
 using ModuleID = uintptr_t;
 using FunctionID = uintptr_t;
+using AppDomainID = uintptr_t;
 using mdToken = uint32_t;
 using CorElementType = uint32_t;
 
@@ -46,6 +47,8 @@ constexpr HRESULT E_FAIL = static_cast<HRESULT>(0x80004005u);
 constexpr HRESULT E_OUTOFMEMORY = static_cast<HRESULT>(0x8007000Eu);
 constexpr HRESULT CLASS_E_NOAGGREGATION = static_cast<HRESULT>(0x80040110u);
 constexpr HRESULT CLASS_E_CLASSNOTAVAILABLE = static_cast<HRESULT>(0x80040111u);
+// A profiler call the runtime cannot serve until it has fully started.
+constexpr HRESULT CORPROF_E_RUNTIME_UNINITIALIZED = static_cast<HRESULT>(0x80131371u);
 constexpr bool Failed(HRESULT hr) {
   return hr < 0;
 }
@@ -76,9 +79,17 @@ constexpr GUID kIID_IMetaDataImport = {
 
 // COR_PRF_MONITOR (SetEventMask2's low word) and COR_PRF_HIGH_MONITOR (its high word).
 constexpr DWORD kMonitorNone = 0x0;
-constexpr DWORD kMonitorGc = 0x80;    // GC callbacks, the heap walk (ObjectReferences)
-constexpr DWORD kHighBasicGc = 0x10;  // GarbageCollectionStarted/Finished only
-constexpr DWORD kOpenForRead = 0x0;   // GetModuleMetaData: ofRead
+constexpr DWORD kMonitorClassLoads = 0x2;  // ClassLoadStarted/Finished
+constexpr DWORD kMonitorGc = 0x80;         // GC callbacks, the heap walk (ObjectReferences)
+constexpr DWORD kHighBasicGc = 0x10;       // GarbageCollectionStarted/Finished only
+constexpr DWORD kOpenForRead = 0x0;        // GetModuleMetaData: ofRead
+
+// COR_PRF_STATIC_TYPE.
+constexpr DWORD kAppDomainStatic = 0x1;
+// CorFieldAttr bits (GetFieldProps).
+constexpr DWORD kFieldStatic = 0x0010;
+constexpr DWORD kFieldLiteral = 0x0040;
+constexpr DWORD kFieldHasRva = 0x0100;
 
 // COR_PRF_GC_ROOT_KIND and COR_PRF_GC_ROOT_FLAGS (RootReferences2).
 enum GcRootKind : int32_t { kRootOther = 0, kRootStack = 1, kRootFinalizer = 2, kRootHandle = 3 };
@@ -135,7 +146,8 @@ class ICorProfilerCallback2 : public IUnknown {
   XRPM_COR_IGNORED(ModuleUnloadFinished)
   XRPM_COR_IGNORED(ModuleAttachedToAssembly)
   XRPM_COR_IGNORED(ClassLoadStarted)
-  XRPM_COR_IGNORED(ClassLoadFinished)
+  // A class was loaded (COR_PRF_MONITOR_CLASS_LOADS); status: the load's HRESULT.
+  virtual HRESULT ClassLoadFinished(ClassID klass, HRESULT status) = 0;
   XRPM_COR_IGNORED(ClassUnloadStarted)
   XRPM_COR_IGNORED(ClassUnloadFinished)
   XRPM_COR_IGNORED(FunctionUnloadStarted)
@@ -266,10 +278,14 @@ class ICorProfilerInfo10 : public IUnknown {
   XRPM_COR_UNUSED(GetBoxClassLayout)
   XRPM_COR_UNUSED(GetThreadAppDomain)
   XRPM_COR_UNUSED(GetRVAStaticAddress)
-  XRPM_COR_UNUSED(GetAppDomainStaticAddress)
+  // The address of a static field's storage (for a reference field: the slot holding the
+  // reference); CORPROF_E_DATAINCOMPLETE before the class's static constructor ran.
+  virtual HRESULT GetAppDomainStaticAddress(ClassID klass, mdToken field, AppDomainID domain,
+                                            void** address) = 0;
   XRPM_COR_UNUSED(GetThreadStaticAddress)
   XRPM_COR_UNUSED(GetContextStaticAddress)
-  XRPM_COR_UNUSED(GetStaticFieldInfo)
+  // COR_PRF_STATIC_TYPE bits of a field: kAppDomainStatic, thread, context, RVA.
+  virtual HRESULT GetStaticFieldInfo(ClassID klass, mdToken field, DWORD* static_type) = 0;
   // The heap's ranges by generation; the used lengths are exact inside GC callbacks.
   virtual HRESULT GetGenerationBounds(ULONG capacity, ULONG* count, GcGenerationRange ranges[]) = 0;
   XRPM_COR_UNUSED(GetObjectGeneration)
@@ -290,7 +306,8 @@ class ICorProfilerInfo10 : public IUnknown {
                                         ULONG version_capacity, ULONG* version_length,
                                         WCHAR version[]) = 0;
   XRPM_COR_UNUSED(GetThreadStaticAddress2)
-  XRPM_COR_UNUSED(GetAppDomainsContainingModule)
+  virtual HRESULT GetAppDomainsContainingModule(ModuleID module, ULONG capacity, ULONG* count,
+                                                AppDomainID domains[]) = 0;
   XRPM_COR_UNUSED(GetModuleInfo2)
   // ---- ICorProfilerInfo4 ----
   XRPM_COR_UNUSED(EnumThreads)
@@ -327,10 +344,10 @@ class ICorProfilerInfo10 : public IUnknown {
   XRPM_COR_UNUSED(ResumeRuntime)
 };
 
-// IMetaDataImport (cor.h), slots 3..64; the three the type and method names need.
+// IMetaDataImport (cor.h), slots 3..64; what the type, method and static field names need.
 class IMetaDataImport : public IUnknown {
  public:
-  XRPM_COR_UNUSED(CloseEnum)
+  virtual void CloseEnum(void* e) = 0;  // an HCORENUM
   XRPM_COR_UNUSED(CountEnum)
   XRPM_COR_UNUSED(ResetEnum)
   XRPM_COR_UNUSED(EnumTypeDefs)
@@ -350,7 +367,9 @@ class IMetaDataImport : public IUnknown {
   XRPM_COR_UNUSED(EnumMembersWithName)
   XRPM_COR_UNUSED(EnumMethods)
   XRPM_COR_UNUSED(EnumMethodsWithName)
-  XRPM_COR_UNUSED(EnumFields)
+  // The field definitions of a type, `capacity` at a time (*e starts null; CloseEnum it).
+  virtual HRESULT EnumFields(void** e, mdToken type_def, mdToken fields[], ULONG capacity,
+                             ULONG* count) = 0;
   XRPM_COR_UNUSED(EnumFieldsWithName)
   XRPM_COR_UNUSED(EnumParams)
   XRPM_COR_UNUSED(EnumMemberRefs)
@@ -389,7 +408,11 @@ class IMetaDataImport : public IUnknown {
   XRPM_COR_UNUSED(GetCustomAttributeProps)
   XRPM_COR_UNUSED(FindTypeRef)
   XRPM_COR_UNUSED(GetMemberProps)
-  XRPM_COR_UNUSED(GetFieldProps)
+  // A field's name, attributes (kFieldStatic...) and signature blob (ECMA-335 II.23.2.4).
+  virtual HRESULT GetFieldProps(mdToken field, mdToken* type_def, WCHAR name[], ULONG capacity,
+                                ULONG* length, DWORD* attributes, const uint8_t** signature,
+                                ULONG* signature_bytes, DWORD* constant_type, const void** constant,
+                                ULONG* constant_length) = 0;
   XRPM_COR_UNUSED(GetPropertyProps)
   XRPM_COR_UNUSED(GetParamProps)
   XRPM_COR_UNUSED(GetCustomAttributeByName)

@@ -35,11 +35,13 @@ constexpr uint64_t kPinnedTable = 3;
 
 struct Root {
   ContainerType type;
-  uint64_t id2;  // kJitFrame: the FunctionID; kStrongPtr: the table
+  uint64_t id2;  // kJitFrame: the FunctionID; kStrongPtr: the table; kClass: the type id
   uint8_t flags;
   uint64_t object;
+  uint32_t slot = agent::kNoSlot;  // kClass: the static field's index
   bool operator<(const Root& o) const {
-    return std::tie(type, id2, flags, object) < std::tie(o.type, o.id2, o.flags, o.object);
+    return std::tie(type, id2, flags, object, slot) <
+           std::tie(o.type, o.id2, o.flags, o.object, o.slot);
   }
 };
 
@@ -73,7 +75,8 @@ DotnetPort::DotnetPort(cor::ICorProfilerInfo10* info, std::string app_name,
       mode_(mode),
       app_name_(std::move(app_name)),
       runtime_version_(std::move(runtime_version)),
-      start_(std::chrono::steady_clock::now()) {}
+      start_(std::chrono::steady_clock::now()),
+      statics_(info) {}
 
 agent::RuntimeInfo DotnetPort::Info() const {
   return agent::RuntimeInfo{"CoreCLR via xrpm-dotnet",
@@ -139,6 +142,11 @@ void DotnetPort::OnGcFinished() {
     if (!cor::Failed(info_->GetObjectSize2(static_cast<cor::ObjectID>(o.id), &size)))
       o.size = static_cast<uint32_t>(std::min<size_t>(size, UINT32_MAX));
   }
+  try {
+    statics_.Read(&record_.statics);  // the slots' references, in their final places too
+  } catch (const std::exception&) {
+    record_.statics.clear();
+  }
   recording_.store(false, std::memory_order_release);
   armed_.store(false, std::memory_order_release);
   recorded_.store(!record_.objects.empty(), std::memory_order_release);
@@ -183,6 +191,11 @@ void DotnetPort::OnRootReferences(cor::ULONG count, const cor::ObjectID* objects
 // ---- the capture ----
 
 bool DotnetPort::RunWithWorldStopped(void (*fn)(void* ctx), void* ctx, uint32_t timeout_ms) {
+  // The program runs: the static fields' metadata and addresses may be asked for. Before fn,
+  // so that the agent does not count it in the game's pause.
+  const int64_t resolve_start = NowNs();
+  statics_.Resolve();
+  resolve_us_ = (NowNs() - resolve_start) / 1000;
   // CoreCLR stops the world only inside a collection (InduceFullCollection): fn runs now.
   deadline_ = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
   fn(ctx);
@@ -195,7 +208,13 @@ bool DotnetPort::Collect(std::string* failure) {
     armed_.store(true, std::memory_order_release);
     cor::HRESULT hr = cor::S_OK;
     if (mode_ == EventMode::kPerCapture) {
-      hr = info_->SetEventMask2(cor::kMonitorGc, 0);
+      hr = info_->SetEventMask2(cor::kMonitorGc | cor::kMonitorClassLoads, 0);
+      if (hr == cor::CORPROF_E_RUNTIME_UNINITIALIZED &&
+          std::chrono::steady_clock::now() < deadline_) {  // still starting: as ForceGC below
+        armed_.store(false, std::memory_order_release);
+        std::this_thread::sleep_for(std::chrono::milliseconds(kRetryMs));
+        continue;
+      }
       if (cor::Failed(hr)) {
         armed_.store(false, std::memory_order_release);
         *failure = "the runtime refused the GC events for the capture (" + HexHr(hr) +
@@ -242,6 +261,7 @@ void DotnetPort::AddFrozenObjects() {
   };
   for (uint64_t r : record_.refs) check(r);
   for (const RecordedRoot& r : record_.roots) check(r.object);
+  for (const StaticValue& v : record_.statics) check(v.object);
   std::sort(missing.begin(), missing.end());
   missing.erase(std::unique(missing.begin(), missing.end()), missing.end());
   for (uint64_t id : missing) {
@@ -277,6 +297,7 @@ void DotnetPort::WalkHeap(agent::HeapInfoCallback& sink) {
   record_.objects.shrink_to_fit();
   record_.refs.shrink_to_fit();
   record_.roots.shrink_to_fit();
+  record_.statics.shrink_to_fit();
 }
 
 void DotnetPort::Walk(agent::HeapInfoCallback& sink) {
@@ -289,8 +310,27 @@ void DotnetPort::Walk(agent::HeapInfoCallback& sink) {
     if (type_ids.emplace(o.klass, static_cast<uint32_t>(classes.size() + 1)).second)
       classes.push_back(o.klass);
   std::vector<Root> roots;
-  roots.reserve(record_.roots.size());
+  roots.reserve(record_.roots.size() + record_.statics.size());
   for (const RecordedRoot& r : record_.roots) roots.push_back(Classify(r));
+  // Static fields: only those naming a recorded object (a stale slot names nothing).
+  std::vector<uint64_t> ids;
+  ids.reserve(record_.objects.size());
+  for (const RecordedObject& o : record_.objects) ids.push_back(o.id);
+  std::sort(ids.begin(), ids.end());
+  const auto& owners = statics_.classes();
+  std::vector<uint32_t> owner_types(owners.size(), 0);  // type id of each class with a root
+  size_t stale = 0;
+  for (const StaticValue& v : record_.statics) {
+    if (v.owner >= owners.size() || !std::binary_search(ids.begin(), ids.end(), v.object)) {
+      ++stale;
+      continue;
+    }
+    const cor::ClassID klass = owners[v.owner].klass;
+    auto added = type_ids.emplace(klass, static_cast<uint32_t>(classes.size() + 1));
+    if (added.second) classes.push_back(klass);
+    owner_types[v.owner] = added.first->second;
+    roots.push_back(Root{ContainerType::kClass, added.first->second, 0, v.object, v.slot});
+  }
   std::sort(roots.begin(), roots.end());
 
   if (sink.BeginContainer(ContainerType::kBegin, 0, 0) == WalkResult::kAbort) {
@@ -305,13 +345,33 @@ void DotnetPort::Walk(agent::HeapInfoCallback& sink) {
   }
   bool thread_sent = false;
   const bool labels = sink.Detail().fields;  // a frame's method name is a field-detail label
+  // The layouts the static roots name: the static reference fields, by slot.
+  std::vector<agent::StaticFieldInfo> static_fields;
+  for (size_t i = 0; i < owners.size() && labels && !aborted; ++i) {
+    if (owner_types[i] == 0) continue;
+    static_fields.clear();
+    for (const std::string& name : owners[i].names)
+      static_fields.push_back(
+          agent::StaticFieldInfo{name.data(), name.size(), "", 0, agent::FieldKind::kReference});
+    agent::TypeLayoutInfo layout{};
+    // String.Empty and the statics of value types: the layout keeps the instances' shape.
+    const std::string& name = names.ClassName(owners[i].klass);
+    const std::string base = owners[i].parent ? names.ClassName(owners[i].parent) : "";
+    layout.shape = name == "System.String" ? agent::TypeShape::kString
+                   : base == "System.ValueType" || base == "System.Enum"
+                       ? agent::TypeShape::kValueType
+                       : agent::TypeShape::kClass;
+    layout.statics = static_fields.data();
+    layout.static_count = static_fields.size();
+    aborted = sink.DescribeLayout(owner_types[i], layout) == WalkResult::kAbort;
+  }
   std::vector<agent::RootRef> batch;
   for (size_t i = 0; i < roots.size() && !aborted;) {
     size_t j = i;
     batch.clear();
     while (j < roots.size() && roots[j].type == roots[i].type && roots[j].id2 == roots[i].id2 &&
            roots[j].flags == roots[i].flags) {
-      batch.push_back(agent::RootRef{roots[j].object, roots[j].flags});
+      batch.push_back(agent::RootRef{roots[j].object, roots[j].flags, roots[j].slot});
       ++j;
     }
     const Root& r = roots[i];
@@ -319,7 +379,8 @@ void DotnetPort::Walk(agent::HeapInfoCallback& sink) {
       aborted = sink.BeginContainer(ContainerType::kThread, 0, 0) == WalkResult::kAbort;
       thread_sent = true;
     }
-    const uint64_t id1 = r.type == ContainerType::kStrongPtr ? r.id2 : 0;
+    const uint64_t id1 =
+        r.type == ContainerType::kStrongPtr || r.type == ContainerType::kClass ? r.id2 : 0;
     const uint64_t id2 = r.type == ContainerType::kJitFrame ? r.id2 : 0;
     if (!aborted) aborted = sink.BeginContainer(r.type, id1, id2) == WalkResult::kAbort;
     if (!aborted && labels && r.type == ContainerType::kJitFrame) {
@@ -339,8 +400,11 @@ void DotnetPort::Walk(agent::HeapInfoCallback& sink) {
   sink.BeginContainer(ContainerType::kEnd, 0, 0);
   Log("capture: " + std::to_string(record_.objects.size()) + " objects (" +
       std::to_string(record_.frozen) + " on the non-GC heap), " +
-      std::to_string(record_.roots.size()) + " roots, " + std::to_string(classes.size()) +
-      " types");
+      std::to_string(record_.roots.size()) + " roots, " +
+      std::to_string(record_.statics.size() - stale) + " static fields (found in " +
+      std::to_string(resolve_us_) + " us before the collection)" +
+      (stale ? " (" + std::to_string(stale) + " naming no recorded object, dropped)" : "") + ", " +
+      std::to_string(classes.size()) + " types");
 }
 
 }  // namespace dotnet

@@ -9,12 +9,11 @@
 //      with every managed thread stopped the runtime reports each live object with its
 //      references (ObjectReferences) and every root with its kind, flags and id
 //      (RootReferences2); at GarbageCollectionFinished, still stopped, the port asks each
-//      object's size (GetObjectSize2). ForceGC returns when the world runs again. A ForceGC the
-//      runtime refuses (still starting) is retried until the time limit; a collection that
-//      reported no objects (another collection came first) is forced again, at most three
-//      times.
-//      The GC events (COR_PRF_MONITOR_GC: the heap walk, roots) come in one of two modes,
-//      chosen at start-up (EventMode):
+//      object's size (GetObjectSize2). ForceGC returns when the world runs again. A ForceGC or
+//      GC event mask the runtime refuses while still starting is retried until the time limit; a
+//      collection that reported no objects (another collection came first) is forced again, at most
+//      three times. The GC events (COR_PRF_MONITOR_GC: the heap walk, roots) come in one of two
+//      modes, chosen at start-up (EventMode):
 //        kPerCapture  background collections are off in the process (DOTNET_gcConcurrent=0,
 //                     which xrpm-dotnet sets): the runtime then lets the profiler turn the GC
 //                     events on for the capture's collection and off after it; otherwise only
@@ -39,8 +38,11 @@
 // kJitFrame container per method (id2: its FunctionID; labelled with the method's name when the
 // sink asks for field detail); finalizer queue -> kFinalized; GC handles -> kStrongPtr, table 2
 // strong, 3 pinned (flag pinned), 0 weak (flag weak: a live weak handle's target, which does not
-// keep it alive); others -> kRootTable. The statics of a class are objects held by the runtime's
-// own handles, so they appear as handle roots without their class or field.
+// keep it alive); others -> kRootTable. Static reference fields (static_roots.h) -> a kClass
+// container per declaring class (id1: its type id), each root's slot the field's index in the
+// class's layout, which the walk describes with the static fields' names only (no instance
+// fields: the port reports no slots for objects); the runtime's handle to the statics storage
+// stays a handle root.
 //
 // Thread-safety: RuntimePort methods from the agent's threads (one capture at a time); the On*
 // callbacks from the runtime's GC threads, inside a collection.
@@ -55,6 +57,7 @@
 #include "corprof_abi.h"
 #include "dotnet_counters.h"
 #include "heap_record.h"
+#include "static_roots.h"
 #include "xrpm/agent/runtime_port.h"
 
 namespace xrpm {
@@ -65,8 +68,9 @@ class DotnetPort final : public agent::RuntimePort {
   // How the GC events are asked for (see the class comment).
   enum class EventMode : uint8_t { kPerCapture, kAlways };
   // The event mask outside captures in `mode` (low, high words of SetEventMask2).
+  // Class loads always (static_roots.h).
   static cor::DWORD IdleMaskLow(EventMode mode) {
-    return mode == EventMode::kAlways ? cor::kMonitorGc : cor::kMonitorNone;
+    return cor::kMonitorClassLoads | (mode == EventMode::kAlways ? cor::kMonitorGc : 0);
   }
   static cor::DWORD IdleMaskHigh(EventMode mode) {
     return mode == EventMode::kAlways ? 0 : cor::kHighBasicGc;
@@ -102,6 +106,7 @@ class DotnetPort final : public agent::RuntimePort {
   // ---- runtime callbacks (profiler.h) ----
   void OnGcStarted(int32_t generation_count, const cor::BOOL* collected, int32_t reason);
   void OnGcFinished();
+  void OnClassLoaded(cor::ClassID klass) { statics_.OnClassLoaded(klass); }
   // False: the runtime may stop this collection's heap walk (it is not recorded).
   bool OnObjectReferences(cor::ObjectID object, cor::ClassID klass, cor::ULONG count,
                           const cor::ObjectID* refs);
@@ -122,6 +127,7 @@ class DotnetPort final : public agent::RuntimePort {
   const std::chrono::steady_clock::time_point start_;
   std::function<void(const std::string&)> log_;
   DotnetCounters counters_;
+  StaticRoots statics_;
   std::atomic<int64_t> gc_start_ns_{0};
 
   // The capture (the capture thread, and the GC callbacks while armed_).
@@ -132,7 +138,8 @@ class DotnetPort final : public agent::RuntimePort {
   std::atomic<bool> induced_{false};  // the collection under way was induced
   std::mutex record_mu_;  // GC threads during the recorded collection (server GC: several)
   HeapRecord record_;
-  std::string failure_;  // why the last InduceFullCollection recorded nothing
+  std::string failure_;     // why the last InduceFullCollection recorded nothing
+  int64_t resolve_us_ = 0;  // the last StaticRoots::Resolve
 };
 
 }  // namespace dotnet

@@ -1,6 +1,7 @@
 // HeapRecord: what CoreCLR reported during the capture's collection, kept until the walk hands
 // it to the agent after the world resumed: every live object (address, ClassID, size, its
-// references) from ObjectReferences, every root from RootReferences2, and the objects of the
+// references) from ObjectReferences, every root from RootReferences2, what the static reference
+// fields hold (read when the collection ends), and the objects of the
 // non-GC heap (frozen string literals and types) that live objects or roots reference, which the
 // collector's walk does not report.
 //
@@ -15,6 +16,7 @@
 #include <vector>
 
 #include "corprof_abi.h"
+#include "static_roots.h"
 
 namespace xrpm {
 namespace dotnet {
@@ -38,12 +40,14 @@ struct HeapRecord {
   std::vector<RecordedObject> objects;
   std::vector<uint64_t> refs;
   std::vector<RecordedRoot> roots;
-  uint64_t frozen = 0;  // of objects: the non-GC heap's (appended after the walk)
+  std::vector<StaticValue> statics;  // the static reference fields' values (static_roots.h)
+  uint64_t frozen = 0;               // of objects: the non-GC heap's (appended after the walk)
 
   void Clear() {
     objects.clear();
     refs.clear();
     roots.clear();
+    statics.clear();
     frozen = 0;
   }
 };

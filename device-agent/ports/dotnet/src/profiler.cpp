@@ -170,6 +170,11 @@ cor::HRESULT Profiler::GarbageCollectionFinished() {
   return cor::S_OK;
 }
 
+cor::HRESULT Profiler::ClassLoadFinished(cor::ClassID klass, cor::HRESULT status) {
+  if (port_ && !cor::Failed(status)) port_->OnClassLoaded(klass);
+  return cor::S_OK;
+}
+
 cor::HRESULT Profiler::RootReferences2(cor::ULONG count, cor::ObjectID objects[],
                                        cor::GcRootKind kinds[], cor::GcRootFlags flags[],
                                        cor::UINT_PTR ids[]) {

@@ -10,7 +10,7 @@
 // process with exit code 2 before the program runs (never a program silently running without
 // its agent), after telling the launcher why on the descriptor.
 // Shutdown stops the agent before the runtime tears down what a capture would walk.
-// The GC callbacks go to the port (dotnet_port.h); every other callback is ignored
+// The GC and class load callbacks go to the port (dotnet_port.h); every other callback is ignored
 // (corprof_abi.h's placeholders).
 //
 // Lifetime: COM reference counting; the runtime holds the object until the process ends, and
@@ -44,6 +44,7 @@ class Profiler final : public cor::ICorProfilerCallback2 {
   cor::HRESULT GarbageCollectionStarted(int32_t generation_count, cor::BOOL generation_collected[],
                                         int32_t reason) override;
   cor::HRESULT GarbageCollectionFinished() override;
+  cor::HRESULT ClassLoadFinished(cor::ClassID klass, cor::HRESULT status) override;
   cor::HRESULT RootReferences2(cor::ULONG count, cor::ObjectID objects[], cor::GcRootKind kinds[],
                                cor::GcRootFlags flags[], cor::UINT_PTR ids[]) override;
 

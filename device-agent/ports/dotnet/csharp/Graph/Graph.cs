@@ -3,6 +3,8 @@
 //   - M Graph.Entry instances, values of a static Dictionary<string, Graph.Entry> whose keys are
 //     M strings made at run time ("key-0", ...)
 //   - K Graph.Node instances in a Graph.Node[] held by a local of Main
+//   - 10 Graph.StaticOnly instances in a static List<Graph.StaticOnly> (Graph.Holder.Planted)
+//     that only a method Main calls touches, so no frame of Main's holds it: only the static
 //   - one Graph.Blit[] held by a pinned GC handle
 //   - one Graph.WeakOnly reachable only through a WeakReference (must not be captured)
 //   - G Graph.Garbage instances made and dropped before "ready" (must not be captured)
@@ -22,12 +24,14 @@ namespace Graph {
   public class Entry { public int Value; }
   public class Node { public Node Next; public int Index; }
   public class WeakOnly { public long Payload; }
+  public class StaticOnly { public int Index; }
   public class Garbage { public int A; public byte[] Pad; }
   public struct Blit { public int A; }
 
   public static class Holder {
     public static List<Item> Items = new List<Item>();
     public static Dictionary<string, Entry> Entries = new Dictionary<string, Entry>();
+    public static List<StaticOnly> Planted;
     public static WeakReference Weak;
     public static GCHandle Pinned;
   }
@@ -37,6 +41,13 @@ namespace Graph {
 
     [MethodImpl(MethodImplOptions.NoInlining)]
     static void MakeWeak() { Holder.Weak = new WeakReference(new WeakOnly { Payload = 42 }); }
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    static void MakePlanted() {
+      var planted = new List<StaticOnly>();
+      for (int i = 0; i < 10; i++) planted.Add(new StaticOnly { Index = i });
+      Holder.Planted = planted;
+    }
 
     [MethodImpl(MethodImplOptions.NoInlining)]
     static void MakeGarbage(int count) {
@@ -64,6 +75,7 @@ namespace Graph {
       Node[] nodes = MakeNodes(k);
       Holder.Pinned = GCHandle.Alloc(new Blit[16], GCHandleType.Pinned);
       MakeWeak();
+      MakePlanted();
       MakeGarbage(1000);
       Console.Error.WriteLine("Graph: " + n + " items, " + m + " entries, " + k + " nodes");
       Console.Error.WriteLine("Graph: ready");

@@ -1,0 +1,171 @@
+// StaticRoots: finding the static reference fields of loaded classes and reading their slots.
+#include "static_roots.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "type_names.h"
+
+namespace xrpm {
+namespace dotnet {
+namespace {
+
+constexpr cor::ULONG kFieldBatch = 64;
+constexpr cor::ULONG kNameCapacity = 512;
+constexpr cor::ULONG kMaxTypeArgs = 32;
+
+// ECMA-335 element types (II.23.1.16) the signature check needs.
+constexpr uint8_t kSigField = 0x06;
+constexpr uint8_t kString = 0x0e;
+constexpr uint8_t kClass = 0x12;
+constexpr uint8_t kArray = 0x14;
+constexpr uint8_t kGenericInst = 0x15;
+constexpr uint8_t kObject = 0x1c;
+constexpr uint8_t kSzArray = 0x1d;
+constexpr uint8_t kCmodReqd = 0x1f;
+constexpr uint8_t kCmodOpt = 0x20;
+
+// The length of a compressed integer (II.23.2) starting with byte b.
+size_t CompressedLength(uint8_t b) {
+  return (b & 0x80) == 0 ? 1 : (b & 0xC0) == 0x80 ? 2 : 4;
+}
+
+}  // namespace
+
+bool IsReferenceFieldSignature(const uint8_t* sig, size_t bytes) {
+  if (!sig || bytes < 2 || (sig[0] & 0x0f) != kSigField) return false;
+  size_t i = 1;
+  while (i < bytes && (sig[i] == kCmodReqd || sig[i] == kCmodOpt)) {
+    if (i + 1 >= bytes) return false;
+    i += 1 + CompressedLength(sig[i + 1]);  // the modifier's type token
+  }
+  if (i >= bytes) return false;
+  switch (sig[i]) {
+    case kString:
+    case kClass:
+    case kArray:
+    case kObject:
+    case kSzArray:
+      return true;
+    case kGenericInst:
+      return i + 1 < bytes && sig[i + 1] == kClass;
+    default:
+      return false;
+  }
+}
+
+void StaticRoots::OnClassLoaded(cor::ClassID klass) {
+  std::lock_guard<std::mutex> lock(queue_mu_);
+  queue_.push_back(klass);
+}
+
+cor::IMetaDataImport* StaticRoots::Metadata(cor::ModuleID module) {
+  auto it = modules_.find(module);
+  if (it != modules_.end()) return it->second;
+  cor::IUnknown* unknown = nullptr;
+  cor::IMetaDataImport* md = nullptr;
+  if (!cor::Failed(info_->GetModuleMetaData(module, cor::kOpenForRead, cor::kIID_IMetaDataImport,
+                                            &unknown)) &&
+      unknown)
+    md = static_cast<cor::IMetaDataImport*>(unknown);  // the interface asked for
+  modules_.emplace(module, md);
+  return md;
+}
+
+cor::AppDomainID StaticRoots::DomainOf(cor::ModuleID module) {
+  auto it = domains_.find(module);
+  if (it != domains_.end()) return it->second;
+  cor::AppDomainID domain = 0;
+  cor::ULONG n = 0;
+  if (cor::Failed(info_->GetAppDomainsContainingModule(module, 1, &n, &domain)) || n == 0)
+    domain = 0;
+  domains_.emplace(module, domain);
+  return domain;
+}
+
+void StaticRoots::Examine(cor::ClassID klass) {
+  cor::ModuleID module = 0;
+  cor::mdToken type_def = 0;
+  cor::ClassID parent = 0;
+  cor::ULONG nargs = 0;
+  cor::ClassID args[kMaxTypeArgs];
+  if (cor::Failed(
+          info_->GetClassIDInfo2(klass, &module, &type_def, &parent, kMaxTypeArgs, &nargs, args)) ||
+      module == 0 || type_def == 0)
+    return;  // an array or another class without a type definition of its own
+  cor::IMetaDataImport* md = Metadata(module);
+  if (!md) return;
+  ClassStatics c{klass, module, parent, {}, {}, {}};
+  void* e = nullptr;
+  cor::mdToken fields[kFieldBatch];
+  cor::ULONG n = 0;
+  while (!cor::Failed(md->EnumFields(&e, type_def, fields, kFieldBatch, &n)) && n > 0) {
+    for (cor::ULONG i = 0; i < n; ++i) {
+      cor::WCHAR name[kNameCapacity];
+      cor::ULONG len = 0;
+      cor::DWORD attributes = 0;
+      const uint8_t* sig = nullptr;
+      cor::ULONG sig_bytes = 0;
+      if (cor::Failed(md->GetFieldProps(fields[i], nullptr, name, kNameCapacity, &len, &attributes,
+                                        &sig, &sig_bytes, nullptr, nullptr, nullptr)))
+        continue;
+      if (!(attributes & cor::kFieldStatic) ||
+          (attributes & (cor::kFieldLiteral | cor::kFieldHasRva)))
+        continue;
+      if (!IsReferenceFieldSignature(sig, sig_bytes)) continue;
+      cor::DWORD kind = 0;
+      if (cor::Failed(info_->GetStaticFieldInfo(klass, fields[i], &kind)) ||
+          !(kind & cor::kAppDomainStatic))
+        continue;
+      c.names.push_back(Utf8(name, len > 0 ? std::min(len, kNameCapacity) - 1 : 0));  // len: + NUL
+      c.fields.push_back(fields[i]);
+    }
+  }
+  if (e) md->CloseEnum(e);
+  if (c.fields.empty()) return;
+  c.addresses.assign(c.fields.size(), 0);
+  unresolved_.push_back(classes_.size());
+  classes_.push_back(std::move(c));
+}
+
+void StaticRoots::Resolve() {
+  std::vector<cor::ClassID> loaded;
+  {
+    std::lock_guard<std::mutex> lock(queue_mu_);
+    loaded.swap(queue_);
+  }
+  for (cor::ClassID klass : loaded) Examine(klass);
+  std::vector<size_t> still;
+  for (size_t index : unresolved_) {
+    ClassStatics& c = classes_[index];
+    const cor::AppDomainID domain = DomainOf(c.module);
+    bool missing = false;
+    for (size_t f = 0; f < c.fields.size(); ++f) {
+      if (c.addresses[f] != 0) continue;
+      void* address = nullptr;
+      if (domain != 0 &&
+          !cor::Failed(info_->GetAppDomainStaticAddress(c.klass, c.fields[f], domain, &address)) &&
+          address)
+        c.addresses[f] = reinterpret_cast<uintptr_t>(address);
+      else
+        missing = true;
+    }
+    if (missing) still.push_back(index);
+  }
+  unresolved_.swap(still);
+}
+
+void StaticRoots::Read(std::vector<StaticValue>* out) const {
+  for (size_t i = 0; i < classes_.size(); ++i) {
+    const ClassStatics& c = classes_[i];
+    for (size_t f = 0; f < c.addresses.size(); ++f) {
+      if (c.addresses[f] == 0) continue;
+      const uint64_t object = *reinterpret_cast<const volatile uintptr_t*>(c.addresses[f]);
+      if (object != 0)
+        out->push_back(StaticValue{object, static_cast<uint32_t>(i), static_cast<uint32_t>(f)});
+    }
+  }
+}
+
+}  // namespace dotnet
+}  // namespace xrpm

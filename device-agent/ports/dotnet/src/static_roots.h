@@ -1,0 +1,93 @@
+// StaticRoots: the static reference fields of the loaded classes, so that a capture can report
+// what each one holds as a static root named "Class.Field" (a kClass container, the field's
+// index as the root's slot) instead of only as the runtime's handle to its statics storage.
+//
+// CoreCLR's root report (RootReferences2) does not tell statics apart: a class's reference
+// statics live in an object array the runtime holds through one of its own handles. The port
+// therefore finds them itself:
+//   - the runtime reports every class it loads (ClassLoadFinished, COR_PRF_MONITOR_CLASS_LOADS
+//     asked for at start-up): OnClassLoaded queues it;
+//   - before the capture's collection, with the program running, Resolve looks at the queued
+//     classes once: the class's type definition and module (GetClassIDInfo2), its fields in the
+//     module's metadata (EnumFields, GetFieldProps) that are static, not constant, not RVA, of a
+//     reference type by their signature (string, class, object, arrays, generic classes), and
+//     AppDomain-wide (GetStaticFieldInfo; thread statics are not followed). Then, for every such
+//     field without one yet, the address of its slot (GetAppDomainStaticAddress), which the
+//     runtime gives only once the class's static constructor has run: fields without an address
+//     are asked again at the next capture. Arrays and classes without such fields are dropped.
+//   - inside the capture's collection, with the world stopped and every object in its final
+//     place (GarbageCollectionFinished), Read copies each slot's reference: the statics storage
+//     is allocated where the collector does not move it (pinned), so the slot address stays
+//     valid. The walk keeps only references to objects it recorded (a stale or torn slot names
+//     nothing and is dropped, counted in the log).
+// Collectible (unloadable) assemblies are not followed: their classes are assumed to stay.
+//
+// Cost: one queue push per class load; at each capture, the metadata of the classes loaded
+// since the last one and one GetAppDomainStaticAddress per field still without an address
+// (classes whose static constructor never ran: most of the base library's); one memory read per
+// field inside the collection.
+//
+// Thread-safety: OnClassLoaded from any runtime thread (a mutex around the queue); Resolve and
+// the accessors on the capture thread; Read on the GC thread of the recorded collection, which
+// runs while the capture thread waits in ForceGC (so after Resolve, never concurrently).
+#pragma once
+
+#include <cstdint>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "corprof_abi.h"
+
+namespace xrpm {
+namespace dotnet {
+
+// A static field's reference at the capture's collection.
+struct StaticValue {
+  uint64_t object;
+  uint32_t owner;  // index into StaticRoots::classes()
+  uint32_t slot;   // the field's index in that class's statics
+};
+
+class StaticRoots {
+ public:
+  struct ClassStatics {
+    cor::ClassID klass;
+    cor::ModuleID module;
+    cor::ClassID parent;             // its base class (0: none), for the layout's shape
+    std::vector<std::string> names;  // reference statics, in metadata order (slot = index)
+    std::vector<cor::mdToken> fields;
+    std::vector<uintptr_t> addresses;  // 0: not known yet (static constructor not run)
+  };
+
+  explicit StaticRoots(cor::ICorProfilerInfo10* info) : info_(info) {}
+  StaticRoots(const StaticRoots&) = delete;
+  StaticRoots& operator=(const StaticRoots&) = delete;
+
+  void OnClassLoaded(cor::ClassID klass);
+  void Resolve();
+  // Appends the non-null references the resolved slots hold now (world stopped).
+  void Read(std::vector<StaticValue>* out) const;
+  const std::vector<ClassStatics>& classes() const { return classes_; }
+
+ private:
+  cor::IMetaDataImport* Metadata(cor::ModuleID module);
+  void Examine(cor::ClassID klass);
+  cor::AppDomainID DomainOf(cor::ModuleID module);
+
+  cor::ICorProfilerInfo10* const info_;
+  std::mutex queue_mu_;
+  std::vector<cor::ClassID> queue_;  // loaded, not examined yet
+  std::vector<ClassStatics> classes_;
+  std::vector<size_t> unresolved_;  // classes_ indices with a field still without an address
+  std::unordered_map<cor::ModuleID, cor::IMetaDataImport*> modules_;  // null: none; never freed
+  std::unordered_map<cor::ModuleID, cor::AppDomainID> domains_;
+};
+
+// Whether a field signature (ECMA-335 II.23.2.4: FIELD, custom modifiers, type) declares a
+// reference: string, object, class, array, or a generic instantiation of a class.
+bool IsReferenceFieldSignature(const uint8_t* sig, size_t bytes);
+
+}  // namespace dotnet
+}  // namespace xrpm
