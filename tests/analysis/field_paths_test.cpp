@@ -12,7 +12,7 @@
 namespace xrpm::analysis {
 namespace {
 
-constexpr const char* kList = "System.Collections.Generic.List`1<Bubbles.Bubble>";
+constexpr const char* kList = "System.Collections.Generic.List<Bubbles.Bubble>";
 
 struct Heap {
   Snapshot snap;

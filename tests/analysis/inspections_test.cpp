@@ -63,7 +63,7 @@ TEST(Inspections, CheckedFindingByFinding) {
   EXPECT_EQ(sp.findings[0].what, "System.Object[]");
   EXPECT_EQ(h.Ids(sp.findings[0]), V{0x1a00});
   EXPECT_EQ(sp.findings[0].bytes, 144u * 30 / 32);
-  EXPECT_EQ(sp.findings[1].what, "System.Collections.Generic.List`1<System.String>");
+  EXPECT_EQ(sp.findings[1].what, "System.Collections.Generic.List<System.String>");
   EXPECT_EQ(h.Ids(sp.findings[1]), V{0x1900});
   EXPECT_EQ(sp.findings[1].bytes, 80u);
 

@@ -200,7 +200,7 @@ TEST_F(LeaksCli, NamesTheLeakingTypesAndSitesAndWhatHoldsThem) {
   EXPECT_EQ(g[0]["count"], 30);
   EXPECT_EQ(g[0]["bytes"], 30 * 48);
   EXPECT_EQ(g[0]["path"],
-            "static Game1 -> Game1 -> System.Collections.Generic.List`1 -> System.EventHandler[] "
+            "static Game1 -> Game1 -> System.Collections.Generic.List<> -> System.EventHandler[] "
             "-> System.EventHandler -> Bubbles.Bubble");
   EXPECT_EQ(g[1]["type"], "System.EventHandler");
   EXPECT_EQ(g[1]["site"],

@@ -40,7 +40,7 @@ TEST(InspectEmulator, FindsExactlyTheMistakesPlantedInTheGame) {
       // not the texture in use, nor the disposed one dropped
       {"disposed-but-held", {"Microsoft.Xna.Framework.Graphics.Texture2D", 2}},
       // not the enemy list at 5 of 16
-      {"sparse-collections", {"System.Collections.Generic.List`1[Mistakes.Enemy]", 1}},
+      {"sparse-collections", {"System.Collections.Generic.List<Mistakes.Enemy>", 1}},
       {"boxed-values", {"System.Int32", 3}},  // not the box dropped
       // the two on the finalizer queue and the two the game holds (a type with a finalizer)
       {"finalizable", {"Mistakes.SoundHandle", 4}},

@@ -66,7 +66,7 @@ TEST(EmulatorLeak, DiffNamesTheLeakingTypeAndTheEventThatHoldsIt) {
   std::vector<std::string> steps;
   for (const MergedStep& st : top.steps) steps.push_back(last.index.group_name(st.group));
   ASSERT_GE(steps.size(), 3u);
-  EXPECT_EQ(steps.front(), "System.EventHandler`1[Bubbles.PoppedEventArgs]");
+  EXPECT_EQ(steps.front(), "System.EventHandler<Bubbles.PoppedEventArgs>");
   EXPECT_NE(std::find(steps.begin(), steps.end(), "System.Object[]"), steps.end());
   EXPECT_EQ(steps.back(), "Bubbles.Bubble");
 }

@@ -497,7 +497,7 @@ TEST(Origins, TheLeakScenarioLeaksFromOnSpawnAndNothingPerFrame) {
     const bool on_spawn =
         key.find("Bubbles.Bubble.OnSpawn <- Bubbles.BubbleField.Spawn <- ") != std::string::npos;
     const bool spawn = key.find("@ Bubbles.BubbleField.Spawn <- ") != std::string::npos;
-    if (key.rfind("System.EventHandler`1[Bubbles.PoppedEventArgs] @ ", 0) == 0) {
+    if (key.rfind("System.EventHandler<Bubbles.PoppedEventArgs> @ ", 0) == 0) {
       EXPECT_TRUE(on_spawn);
       handlers += n;
     }
@@ -546,7 +546,7 @@ TEST(Origins, LeakedObjectsKeepFrameAndSiteAcrossCapturesWhileTheirAddressesMove
   EXPECT_EQ(c.origins->capture_frame, 1200u);
 
   // (frame, innermost-first stack) -> count, and the addresses, of the window's handlers.
-  const std::string handler = "System.EventHandler`1[Bubbles.PoppedEventArgs]";
+  const std::string handler = "System.EventHandler<Bubbles.PoppedEventArgs>";
   struct Window {
     std::multiset<std::pair<uint32_t, std::vector<std::string>>> origins;
     std::set<ObjectId> addresses;

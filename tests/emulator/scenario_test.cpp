@@ -82,8 +82,8 @@ TEST(Bubbles, DumpHasEveryRootDescriptorAndFlag) {
 
   for (const char* name :
        {"System.String", "System.Object[]", "System.Int32[]",
-        "System.Collections.Generic.List`1[Bubbles.Bubble]", "Bubbles.Game1", "Bubbles.Bubble",
-        "Bubbles.ScoreBoard", "System.EventHandler`1[Bubbles.PoppedEventArgs]",
+        "System.Collections.Generic.List<Bubbles.Bubble>", "Bubbles.Game1", "Bubbles.Bubble",
+        "Bubbles.ScoreBoard", "System.EventHandler<Bubbles.PoppedEventArgs>",
         "Microsoft.Xna.Framework.Graphics.Texture2D", "System.AppDomain"})
     EXPECT_GT(CountType(s, name), 0u) << name;
   EXPECT_EQ(CountType(s, "Bubbles.Game1"), 1u);
@@ -185,7 +185,7 @@ TEST(Leak, HeapGrowsAndTheEventHoldsTheBubbles) {
   // -> Bubble.
   std::unordered_map<ObjectId, size_t> index;
   for (size_t i = 0; i < l.object_count(); ++i) index[l.object_id[i]] = i;
-  const std::string handler = "System.EventHandler`1[Bubbles.PoppedEventArgs]";
+  const std::string handler = "System.EventHandler<Bubbles.PoppedEventArgs>";
   size_t reached = 0;
   for (size_t r = 0; r < l.root_count(); ++r) {
     if (l.root_kind_of(r) != RootKind::kStatic) continue;

@@ -57,7 +57,9 @@ TEST(MonoInspect, FindsTheMistakesPlantedInACSharpGame) {
   EXPECT_EQ(FindingOf(j, "duplicate-strings", "Boss #"), nullptr);    // held once
   EXPECT_EQ(FindingOf(j, "finalizable", "Mistakes.Enemy"), nullptr);  // no finalizer
   EXPECT_EQ(FindingOf(j, "finalizable", "Mistakes.Texture"), nullptr);
-  // Sparse: the spawn queue (1 of 32), not the enemy list (5 of 16).
+  // Sparse: the spawn queue (1 of 32), not the enemy list (5 of 16), found as Lists by their
+  // canonical names (Mono writes List<T>), their arrays counted with them; the nine empty
+  // List<int>(4096), not the one holding 2000.
   uint64_t enemy_lists = 0;
   for (const auto& in : j["inspections"])
     if (in["name"] == "sparse-collections")
@@ -65,6 +67,14 @@ TEST(MonoInspect, FindsTheMistakesPlantedInACSharpGame) {
         if (f["what"].get<std::string>().find("Mistakes.Enemy") != std::string::npos)
           enemy_lists += f["count"].get<uint64_t>();
   EXPECT_EQ(enemy_lists, 1u) << r.out.substr(0, 6000);
+  const nlohmann::json* queue =
+      FindingOf(j, "sparse-collections", "System.Collections.Generic.List<Mistakes.Enemy>");
+  ASSERT_NE(queue, nullptr) << r.out.substr(0, 6000);
+  EXPECT_EQ((*queue)["count"], 1u);
+  const nlohmann::json* ints =
+      FindingOf(j, "sparse-collections", "System.Collections.Generic.List<System.Int32>");
+  ASSERT_NE(ints, nullptr) << r.out.substr(0, 6000);
+  EXPECT_EQ((*ints)["count"], 9u);
 }
 
 }  // namespace

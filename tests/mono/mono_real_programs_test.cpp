@@ -34,6 +34,7 @@
 #include "pipe_gate.h"
 #include "temp_dir.h"
 #include "test_util.h"
+#include "xrpm/model/type_name.h"
 
 #ifndef XRPM_MONO_REAL_DIR
 #define XRPM_MONO_REAL_DIR ""
@@ -95,6 +96,25 @@ void ExpectConsistent(const Snapshot& s) {
   EXPECT_EQ(dangling, 0u);
 }
 
+// A name as Mono's log profiler writes it (mono_type_get_name: nested classes joined by '.',
+// without arity marks), from the name xrpm-mono sent (nested classes joined the reflection way:
+// device-agent/ports/mono/src/type_names.h), both then made canonical to compare.
+std::string MonosForm(const std::string& sent) {
+  std::string out;
+  for (size_t i = 0; i < sent.size(); ++i) {
+    if (sent[i] == '`') {  // an arity mark before '+' or the arguments: dropped
+      size_t j = i + 1;
+      while (j < sent.size() && sent[j] >= '0' && sent[j] <= '9') ++j;
+      if (j > i + 1 && j < sent.size() && (sent[j] == '+' || sent[j] == '<')) {
+        i = j - 1;
+        continue;
+      }
+    }
+    out += sent[i] == '+' ? '.' : sent[i];
+  }
+  return CanonicalTypeName(out);
+}
+
 // Each capture against Mono's heapshot of the same collection (read once the program ended).
 void ExpectMonosOwnReading(const std::vector<Snapshot>& shots, const std::string& mlpd) {
   std::ifstream in(mlpd, std::ios::binary);
@@ -124,12 +144,12 @@ void ExpectMonosOwnReading(const std::vector<Snapshot>& shots, const std::string
                               << f.heapshots.size() << " heapshots)";
     std::map<std::string, std::pair<uint64_t, uint64_t>> ours, monos;  // name -> count, bytes
     for (size_t i = 0; i < s.object_count(); ++i) {
-      auto& c = ours[s.type_name_of(i)];
+      auto& c = ours[MonosForm(s.types[s.object_type[i]].written_name())];
       ++c.first;
       c.second += s.object_size[i];
     }
     for (const MlpdObject& o : *match) {
-      auto& c = monos[f.ClassOf(o.vtable)];
+      auto& c = monos[CanonicalTypeName(f.ClassOf(o.vtable))];
       ++c.first;
       c.second += o.size;
     }

@@ -4,6 +4,8 @@
 #include <cctype>
 #include <cinttypes>
 
+#include "xrpm/model/type_name.h"
+
 namespace xrpm::cli {
 
 using analysis::GraphIndex;
@@ -255,7 +257,7 @@ uint32_t FindTypeForCli(const GraphIndex& g, const std::string& name, const std:
     for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     return s;
   };
-  const std::string want = lower(name);
+  const std::string want = lower(CanonicalTypeName(name));
   std::vector<uint32_t> exact_ci, suffix, contains;
   for (uint32_t grp = 0; grp < g.group_count(); ++grp) {
     const std::string have = lower(g.group_name(grp));

@@ -63,8 +63,10 @@ void PrintSuspects(const analysis::HeapAnalysis& a, const std::vector<analysis::
 nlohmann::json SuspectsJson(const analysis::HeapAnalysis& a,
                             const std::vector<analysis::Suspect>& s);
 
-// Finds a type group by name: exact, then case-insensitive, then a unique match of the last
-// dotted component or substring. Throws InputError (listing candidates) when none or several.
+// Finds a type group by name, in any form (canonical, another source's, or as the file wrote it:
+// xrpm/model/type_name.h): exact, then case-insensitive, then a unique match of the last
+// dotted component or substring of the canonical name. Throws InputError (listing candidates) when
+// none or several.
 uint32_t FindTypeForCli(const analysis::GraphIndex& g, const std::string& name,
                         const std::string& file);
 

@@ -41,8 +41,9 @@ TEST(NetcfSyntax, CrLfEqualsLf) {
 
 TEST(NetcfSyntax, TypeNamesKeepTheirSpaces) {
   Snapshot s = ReadClean(kSample);
-  EXPECT_EQ(s.type_name_of(0),
+  EXPECT_EQ(s.types[s.object_type[0]].written_name(),
             "System.Collections.Generic.Dictionary`2[[System.String, mscorlib],[Foo, Bar]]");
+  EXPECT_EQ(s.type_name_of(0), "System.Collections.Generic.Dictionary<System.String, Foo>");
   EXPECT_EQ(s.type_name_of(2), "System.String");
   EXPECT_EQ(s.root_container[0], 7u);
   EXPECT_EQ(s.root_flags[0], kRootPinned);

@@ -55,6 +55,7 @@
 #include <tuple>
 #include <unordered_set>
 
+#include "class_names.h"
 #include "mono_port.h"
 
 namespace xrpm {
@@ -82,13 +83,6 @@ struct Root {
     return std::tie(type, id1, flags, object) < std::tie(o.type, o.id1, o.flags, o.object);
   }
 };
-
-std::string ClassName(MonoClass* klass) {
-  char* n = mono_type_get_name(mono_class_get_type(klass));
-  std::string s = n ? n : "<unnamed class>";
-  if (n) mono_free(n);
-  return s;
-}
 
 // The live AppDomains of one walk: MonoDomain* -> 1, 2, 3, ... (creation order); off (empty)
 // with fewer than two.

@@ -1,5 +1,6 @@
 #include "mono_frames.h"
 
+#include "class_names.h"
 #include "game_api.h"
 
 #include <mono/metadata/class.h>
@@ -87,10 +88,7 @@ const std::string& MonoFrames::CachedMethodName(void* method) {
 const std::string& MonoFrames::TypeName(void* klass) {
   auto it = type_names_.find(klass);
   if (it != type_names_.end()) return it->second;
-  char* n = mono_type_get_name(mono_class_get_type(static_cast<MonoClass*>(klass)));
-  std::string name = n ? n : "<unnamed class>";
-  if (n) mono_free(n);
-  return type_names_.emplace(klass, std::move(name)).first->second;
+  return type_names_.emplace(klass, ClassName(static_cast<MonoClass*>(klass))).first->second;
 }
 
 }  // namespace mono

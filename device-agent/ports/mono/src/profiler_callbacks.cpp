@@ -7,6 +7,8 @@
 // Mono's threads and only touch lock-free state or MonoPort's documented entry points.
 #include "profiler_callbacks.h"
 
+#include "class_names.h"
+
 #include <mono/metadata/appdomain.h>
 #include <mono/metadata/class.h>
 #include <mono/metadata/loader.h>
@@ -71,29 +73,14 @@ void GcMoves(MonoProfiler* p, MonoObject* const* objects, uint64_t count) {
   if (p->port->capture_gc_active() || p->port->origins_enabled())
     p->port->OnMoves(reinterpret_cast<void* const*>(objects), count);
 }
-// Namespace.Outer/Inner from the class's own metadata: what is safe before the runtime has
-// finished initialising (mono_type_get_name needs it, as Mono's log profiler notes).
-std::string PlainName(MonoClass* klass) {
-  std::string name = mono_class_get_name(klass);
-  MonoClass* outer = klass;
-  for (MonoClass* n = mono_class_get_nesting_type(klass); n; n = mono_class_get_nesting_type(n)) {
-    name = std::string(mono_class_get_name(n)) + "/" + name;
-    outer = n;
-  }
-  const char* ns = mono_class_get_namespace(outer);
-  return ns && *ns ? std::string(ns) + "." + name : name;
-}
-
+// Before the runtime has finished initialising, the name from the class's own metadata
+// (mono_type_get_name needs the runtime, as Mono's log profiler notes).
 void ClassLoaded(MonoProfiler* p, MonoClass* klass) {
-  if (p->ready.load(std::memory_order_acquire)) {
-    char* name = mono_type_get_name(mono_class_get_type(klass));
-    p->port->events().Push(EventKind::kClassLoaded, reinterpret_cast<uintptr_t>(klass), 0, 0, 0,
-                           name ? name : "<unnamed class>");
-    if (name) mono_free(name);
-  } else {
-    p->port->events().Push(EventKind::kClassLoaded, reinterpret_cast<uintptr_t>(klass), 0, 0, 0,
-                           PlainName(klass).c_str());
-  }
+  const std::string name = p->ready.load(std::memory_order_acquire)
+                               ? xrpm::mono::ClassName(klass)
+                               : xrpm::mono::PlainClassName(klass);
+  p->port->events().Push(EventKind::kClassLoaded, reinterpret_cast<uintptr_t>(klass), 0, 0, 0,
+                         name.c_str());
   p->port->counters().Add(MonoCounter::kClassesLoaded, 1);
 }
 void RootRegister(MonoProfiler* p, const mono_byte* start, uintptr_t size, MonoGCRootSource src,

@@ -8,6 +8,7 @@
 
 #include "xrpm/model/fork_join.h"
 #include "xrpm/model/huge_pages.h"
+#include "xrpm/model/type_name.h"
 
 namespace xrpm::analysis {
 
@@ -214,8 +215,11 @@ uint32_t GraphIndex::OutCount(uint32_t v) const {
 }
 
 uint32_t GraphIndex::FindGroup(std::string_view name) const {
+  const std::string canonical = CanonicalTypeName(name);
   for (uint32_t g = 0; g < group_names_.size(); ++g)
-    if (*group_names_[g] == name) return g;
+    if (*group_names_[g] == canonical) return g;
+  for (size_t t = 0; t < snap_->types.size(); ++t)
+    if (snap_->types[t].written_name() == name) return group_of_type_[t];
   return kNoIndex;
 }
 

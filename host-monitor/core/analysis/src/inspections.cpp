@@ -8,6 +8,7 @@
 
 #include "xrpm/analysis/paths.h"
 #include "xrpm/model/object_fields.h"
+#include "xrpm/model/type_name.h"
 
 namespace xrpm::analysis {
 namespace {
@@ -280,24 +281,27 @@ void DisposedButHeld(Ctx& c, Inspection& in) {
 }
 
 // ---- sparse-collections ----
+// A BCL collection by its generic definition's canonical name (type_name.h: the same for the
+// NETCF, emulator and Mono names of List<T> whatever T) and its fields in the class libraries
+// that lay it out (NETCF, Mono/corefx).
 struct CollectionShape {
-  std::string_view prefix;
+  std::string_view definition;
   std::string_view count[2];  // first present is the count
   std::string_view free[2];   // subtracted when present
   std::string_view store[3];  // the backing array (capacity = its length)
 };
 constexpr CollectionShape kCollections[] = {
-    {"System.Collections.Generic.List`1", {"_size", "size"}, {}, {"_items", "items"}},
-    {"System.Collections.Generic.Dictionary`2",
+    {"System.Collections.Generic.List<>", {"_size", "size"}, {}, {"_items", "items"}},
+    {"System.Collections.Generic.Dictionary<,>",
      {"count", "_count"},
      {"freeCount", "_freeCount"},
      {"buckets", "_buckets", "table"}},
-    {"System.Collections.Generic.HashSet`1",
+    {"System.Collections.Generic.HashSet<>",
      {"m_count", "_count"},
      {"m_freeCount", "_freeCount"},
      {"m_buckets", "_buckets", "table"}},
-    {"System.Collections.Generic.Queue`1", {"_size", "size"}, {}, {"_array", "array"}},
-    {"System.Collections.Generic.Stack`1", {"_size", "size"}, {}, {"_array", "array"}},
+    {"System.Collections.Generic.Queue<>", {"_size", "size"}, {}, {"_array", "array"}},
+    {"System.Collections.Generic.Stack<>", {"_size", "size"}, {}, {"_array", "array"}},
 };
 
 uint32_t FirstField(const TypeLayout& l, std::span<const std::string_view> names) {
@@ -344,8 +348,9 @@ void SparseCollections(Ctx& c, Inspection& in) {
                                      groups_with_objects.contains(elem));
       continue;
     }
+    const std::string definition = GenericDefinitionName(name);
     for (const CollectionShape& cs : kCollections) {
-      if (!name.starts_with(cs.prefix)) continue;
+      if (definition != cs.definition) continue;
       kinds[t].count = FirstField(*l, cs.count);
       kinds[t].free = FirstField(*l, cs.free);
       kinds[t].store = FirstField(*l, cs.store);
@@ -426,14 +431,15 @@ bool IsValueTypeName(std::string_view n) {
 // XNA names of IsValueTypeName stay known for snapshots without layouts (and for structs no field
 // declares). An enum's box has the one field `value__`. O(types + fields).
 std::vector<uint8_t> ValueTypes(const Snapshot& s) {
-  std::unordered_set<std::string_view> names;
-  for (const EnumTypeInfo& e : s.fields.enums) names.insert(e.name);
+  // Layouts name types as their source writes them: compared in canonical form (type_name.h).
+  std::unordered_set<std::string> names;
+  for (const EnumTypeInfo& e : s.fields.enums) names.insert(CanonicalTypeName(e.name));
   for (uint32_t t = 0; t < s.type_count(); ++t)
     if (const TypeLayout* l = s.fields.layout_of_type(t))
       for (const FieldLayout& f : l->fields)
         if (f.kind != FieldKind::kReference && !f.type_name.empty() &&
             f.name.find('.') == std::string::npos)  // "position.X": a flattened struct's part
-          names.insert(f.type_name);
+          names.insert(CanonicalTypeName(f.type_name));
   std::vector<uint8_t> value(s.type_count(), 0);
   for (uint32_t t = 0; t < s.type_count(); ++t) {
     const TypeLayout* l = s.fields.layout_of_type(t);

@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "xrpm/analysis/paths.h"
+#include "xrpm/model/type_name.h"
 
 namespace xrpm::analysis {
 namespace {
@@ -42,9 +43,12 @@ ObjectContents DescribeContents(const GraphIndex& g, uint32_t v) {
   c.has_layout = t && t->shape != TypeShape::kUnknown;
   if (t) {
     c.statics = t->statics;
+    for (StaticFieldLayout& st : c.statics) st.type_name = CanonicalTypeName(st.type_name);
     for (uint32_t k = 0; k < t->fields.size(); ++k) {
       const FieldLayout& f = t->fields[k];
-      FieldRow row{f.name, f.type_name, f.kind, ReadField(s, v, k), kNoIndex, std::nullopt};
+      FieldRow row{f.name,   CanonicalTypeName(f.type_name),
+                   f.kind,   ReadField(s, v, k),
+                   kNoIndex, std::nullopt};
       if (row.value.kind == FieldValue::Kind::kRef) {
         row.ref_node = g.Find(row.value.ref);
         if (row.ref_node != kNoIndex) row.text = StringOf(s, row.ref_node);

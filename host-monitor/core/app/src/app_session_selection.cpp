@@ -8,6 +8,7 @@
 #include "xrpm/app/inspection_rows.h"
 #include "xrpm/formats/snapshot_io.h"
 #include "xrpm/model/human_format.h"
+#include "xrpm/model/type_name.h"
 
 namespace xrpm::app {
 
@@ -15,16 +16,19 @@ bool AppSession::SelectType(const std::string& name) {
   SnapshotDoc* d = active();
   if (!d || !d->snapshot) return false;
   const auto& types = d->snapshot->types;
+  // Either form of the name: canonical (or another source's form of it) or as written.
+  const std::string canonical = CanonicalTypeName(name);
+  auto named = [&](const TypeInfo& t) { return t.name == canonical || t.written_name() == name; };
   int64_t found = -1;
   if (d->types)
     for (const auto& row : d->types->rows)  // prefer a type that has instances
-      if (types[row.type].name == name) {
+      if (named(types[row.type])) {
         found = row.type;
         break;
       }
   if (found < 0)
     for (size_t t = 0; t < types.size(); ++t)
-      if (types[t].name == name) {
+      if (named(types[t])) {
         found = static_cast<int64_t>(t);
         break;
       }

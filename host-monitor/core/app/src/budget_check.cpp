@@ -12,17 +12,33 @@
 #include "xrpm/client/frame_summary.h"
 #include "xrpm/model/diagnostics.h"
 #include "xrpm/model/glob.h"
+#include "xrpm/model/type_name.h"
 
 namespace xrpm::app {
 namespace {
+
+// A budget's type pattern, written in any form of type names (type_name.h): it matches a
+// canonical name as written or once made canonical itself, and a type's name as its source
+// wrote it.
+bool PatternMatches(const std::string& pattern, const std::string& canonical_pattern,
+                    const TypeInfo& t) {
+  return GlobMatch(pattern, t.name) || GlobMatch(canonical_pattern, t.name) ||
+         GlobMatch(pattern, t.written_name());
+}
+bool PatternMatchesName(const std::string& pattern, std::string_view canonical_name) {
+  return GlobMatch(pattern, canonical_name) ||
+         GlobMatch(CanonicalTypeName(pattern), canonical_name);
+}
 
 // Instances and shallow bytes of the types of `s` whose name matches: one pass over the objects.
 struct Matched {
   uint64_t count = 0, bytes = 0;
 };
 std::vector<char> MatchingTypes(const Snapshot& s, const std::string& pattern) {
+  const std::string canonical = CanonicalTypeName(pattern);
   std::vector<char> in(s.types.size());
-  for (size_t t = 0; t < s.types.size(); ++t) in[t] = GlobMatch(pattern, s.types[t].name);
+  for (size_t t = 0; t < s.types.size(); ++t)
+    in[t] = PatternMatches(pattern, canonical, s.types[t]);
   return in;
 }
 Matched CountMatching(const Snapshot& s, const std::string& pattern) {
@@ -92,8 +108,9 @@ class Checker {
       if (t.max_retained_bytes) {
         const analysis::HeapAnalysis& a = Analysed(*in);
         std::vector<char> groups(a.index.group_count());
-        for (uint32_t g = 0; g < groups.size(); ++g)
-          groups[g] = GlobMatch(t.name, a.index.group_name(g));
+        const std::vector<char> in_types = MatchingTypes(s, t.name);
+        for (uint32_t ti = 0; ti < in_types.size(); ++ti)
+          if (in_types[ti]) groups[a.index.group_of_type(ti)] = 1;
         Add(rule + "max_retained_bytes", in->name, double(*t.max_retained_bytes),
             double(analysis::RetainedBytesOfGroups(a.index, a.dom, groups)), t.line);
       }
@@ -130,7 +147,7 @@ class Checker {
     for (const LeakBudget& l : b_.leaks) {
       uint64_t count = 0;
       for (const analysis::LeakGroup& lg : rep.groups)
-        if (GlobMatch(l.type, lg.type)) count += lg.count;
+        if (PatternMatchesName(l.type, lg.type)) count += lg.count;
       Add("leaks " + l.type + " max_count", input, double(l.max_count), double(count), l.line);
     }
   }

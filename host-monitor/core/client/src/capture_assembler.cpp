@@ -187,7 +187,7 @@ bool CaptureAssembler::AppendBatch(const protocol::RawBatch& b, std::string* err
       it->second = snap_.AddType(t.id, t.name, 0);
       Remember(t.id, it->second);
     } else {  // described after an object used it
-      snap_.types[it->second].name = t.name;
+      snap_.types[it->second].SetName(t.name);
       snap_.types[it->second].placeholder = false;
     }
     snap_.types[it->second].has_finalizer = t.has_finalizer;

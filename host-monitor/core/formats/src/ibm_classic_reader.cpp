@@ -439,10 +439,10 @@ class IbmReader {
       if (added) {
         it->second = NewType(Readable(rec_type_, tokens_[0]), tokens_[0], true);
       } else if (it->second != kNoIndex && type_jvm_[it->second] != rec_type_ &&
-                 snap_.types[it->second].name != Readable(rec_type_, tokens_[0])) {
+                 snap_.types[it->second].written_name() != Readable(rec_type_, tokens_[0])) {
         Report(rec_line_, "class-name-mismatch",
                "object of type " + Quote(rec_type_) + " uses class block " + Hex(tokens_[0]) +
-                   ", which is " + Quote(snap_.types[it->second].name));
+                   ", which is " + Quote(snap_.types[it->second].written_name()));
       }
       type = it->second;
       if (type == kNoIndex) {  // a pseudo root class: not a type of objects
@@ -488,11 +488,11 @@ class IbmReader {
                       "a second class record for class block " + Hex(rec_addr_) + "; ignored");
       } else {
         owner = it->second;
-        if (snap_.types[owner].name != readable) {
+        if (snap_.types[owner].written_name() != readable) {
           Report(rec_line_, "class-name-mismatch",
                  "class record " + Quote(rec_type_) + " at " + Hex(rec_addr_) + " was named " +
-                     Quote(snap_.types[owner].name) + " by its objects");
-          snap_.types[owner].name = std::move(readable);
+                     Quote(snap_.types[owner].written_name()) + " by its objects");
+          snap_.types[owner].SetName(std::move(readable));
           type_jvm_[owner] = rec_type_;
         }
       }

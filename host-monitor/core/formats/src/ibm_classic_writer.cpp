@@ -80,8 +80,8 @@ struct HeapRange {
 // it): .NET type names live in System.*, Java ones in java.*.
 std::string_view RuntimeOf(const Snapshot& snap) {
   for (const TypeInfo& t : snap.types) {
-    if (t.name.rfind("System.", 0) == 0) return ".NET";
-    if (t.name.rfind("java.", 0) == 0) return "Java";
+    if (t.written_name().rfind("System.", 0) == 0) return ".NET";
+    if (t.written_name().rfind("java.", 0) == 0) return "Java";
   }
   return "unknown runtime";
 }
@@ -197,7 +197,7 @@ IbmWriteStats WriteIbmClassic(const Snapshot& snap,
   const std::string_view runtime = RuntimeOf(snap);
   std::vector<uint32_t> renamed;  // types the reader would not name back from the signature
   for (size_t t = 0; t < ntypes; ++t) {
-    const std::string& name = snap.types[t].name;
+    const std::string& name = snap.types[t].written_name();
     std::string sig = runtime == ".NET" ? JvmFromDotNetPrimitiveArray(name) : std::string();
     if (sig.empty()) sig = JvmFromReadable(name);
     classes[t].name = OneLine(std::move(sig));
@@ -243,7 +243,7 @@ IbmWriteStats WriteIbmClassic(const Snapshot& snap,
     out.Str("// xrpm class ");
     out.Addr(classes[t].address);
     out.Str(": ");
-    out.Str(OneLine(snap.types[t].name));
+    out.Str(OneLine(snap.types[t].written_name()));
     out.Char('\n');
   }
 

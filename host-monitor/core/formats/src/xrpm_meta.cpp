@@ -118,7 +118,7 @@ std::string EncodeTypes(const Snapshot& s) {
     w.U32(t.id);
     w.U32(t.section);
     w.U8(t.placeholder);
-    w.Str(t.name);
+    w.Str(t.written_name());
     w.Str(t.module);
     uint32_t bits;
     std::memcpy(&bits, &t.sample_multiplier, 4);
@@ -137,7 +137,7 @@ void DecodeTypes(std::string_view blob, Snapshot& s) {
     t.section = r.U32();
     const uint8_t placeholder = r.U8();
     t.placeholder = placeholder != 0;
-    t.name = r.Str();
+    t.SetName(r.Str());
     t.module = r.Str();
     const uint32_t bits = r.U32();
     std::memcpy(&t.sample_multiplier, &bits, 4);

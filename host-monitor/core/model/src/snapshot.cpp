@@ -3,6 +3,8 @@
 #include <cstdio>
 #include <numeric>
 
+#include "xrpm/model/type_name.h"
+
 namespace xrpm {
 
 std::string_view RootKindName(RootKind k) {
@@ -41,6 +43,18 @@ std::string RootFlagsName(uint8_t flags) {
   return s;
 }
 
+void TypeInfo::SetName(std::string written) {
+  name = CanonicalTypeName(written);
+  if (name == written)
+    source_name.clear();
+  else
+    source_name = std::move(written);
+}
+
+bool TypeInfo::Named(std::string_view n) const {
+  return n == name || n == written_name() || CanonicalTypeName(n) == name;
+}
+
 uint32_t Snapshot::AddSection(AppDomainSection s) {
   s.types_begin = s.types_end = static_cast<uint32_t>(types.size());
   s.objects_begin = s.objects_end = object_id.size();
@@ -52,7 +66,7 @@ uint32_t Snapshot::AddSection(AppDomainSection s) {
 uint32_t Snapshot::AddType(TypeId id, std::string name, uint32_t section, bool placeholder) {
   TypeInfo t;
   t.id = id;
-  t.name = std::move(name);
+  t.SetName(std::move(name));
   t.section = section;
   t.placeholder = placeholder;
   types.push_back(std::move(t));
@@ -117,7 +131,8 @@ size_t Snapshot::MemoryBytes() const {
              root_flags.bytes_reserved() + root_container.bytes_reserved() +
              root_origin.bytes_reserved() + object_alloc_frame.bytes_reserved() +
              object_alloc_site.bytes_reserved();
-  for (const auto& t : types) b += sizeof(TypeInfo) + t.name.capacity() + t.module.capacity();
+  for (const auto& t : types)
+    b += sizeof(TypeInfo) + t.name.capacity() + t.source_name.capacity() + t.module.capacity();
   for (const auto& o : root_origins) b += sizeof(std::string) + o.capacity();
   b += fields.MemoryBytes();
   b += sections.size() * sizeof(AppDomainSection);

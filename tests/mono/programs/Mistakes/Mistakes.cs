@@ -8,7 +8,8 @@
 //                       nowhere else; near-miss: a subscriber the game's enemy list also holds
 //   disposed-but-held   2 Texture with _disposed = true held by the game; near-misses: one in
 //                       use, one disposed and dropped
-//   sparse-collections  List<Enemy> SpawnQueue: 1 of 32; near-miss: List<Enemy> Enemies 5 of 16
+//   sparse-collections  List<Enemy> SpawnQueue: 1 of 32; near-miss: List<Enemy> Enemies 5 of 16;
+//                       9 empty List<int>(4096) in Scores; near-miss: a List<int>(4096) of 2000
 //   boxed-values        3 boxed Weapon (an enum of the game) in an object[]; near-miss: a box
 //                       dropped
 //   finalizable         2 SoundHandle (a class with a finalizer) held by the game; near-miss:
@@ -61,6 +62,7 @@ namespace Mistakes {
     public object[] Loadout = new object[3];
     public SoundHandle[] Sounds = { new SoundHandle(1), new SoundHandle(2) };
     public Enemy Boss;
+    public List<int>[] Scores = new List<int>[10];
   }
 
   public static class Program {
@@ -88,6 +90,8 @@ namespace Mistakes {
       for (int i = 0; i < 4; i++) GameEvents.Subscribe(new Enemy("Ghost " + (i + 1)));
       g.Boss = new Enemy(Named("Boss", 1));
       g.SpawnQueue.Add(new Enemy("Runner " + 1));
+      for (int i = 0; i < 10; i++) g.Scores[i] = new List<int>(4096);
+      for (int i = 0; i < 2000; i++) g.Scores[9].Add(i);
       g.Textures[0] = new Texture("level1");
       g.Textures[1] = new Texture("level2");
       g.Textures[0].Dispose();

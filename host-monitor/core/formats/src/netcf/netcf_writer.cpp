@@ -89,7 +89,7 @@ void WriteNetcf(const Snapshot& snap, const NetcfTextWriter::Sink& sink) {
   for (const AppDomainSection& s : snap.sections) {
     w.BeginSection(s.version, s.name, s.start_ms);
     for (uint32_t t = s.types_begin; t < s.types_end; ++t)
-      if (!snap.types[t].placeholder) w.Type(snap.types[t].id, snap.types[t].name);
+      if (!snap.types[t].placeholder) w.Type(snap.types[t].id, snap.types[t].written_name());
     for (uint64_t o = s.objects_begin; o < s.objects_end; ++o)
       w.Object(snap.object_id[o], snap.types[snap.object_type[o]].id, snap.object_size[o],
                snap.object_refs(o));

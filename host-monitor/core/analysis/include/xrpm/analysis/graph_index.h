@@ -9,7 +9,8 @@
 //  - Roots: each root record resolved to its node (kNoIndex when dangling). A node is a strong
 //    root when at least one of its records lacks the weak flag (kRootWeak); weak-only roots do
 //    not keep anything alive. StrongRoots() lists each strong root node once, in record order.
-//  - Type groups: types with the same name (from several AppDomain sections, or listed twice)
+//  - Type groups: types with the same canonical name (type_name.h: from several AppDomain
+//    sections, listed twice, or written in two forms that name one type)
 //    form one group; a group's instances are listed contiguously (Instances(g)).
 //
 // Building is O(N + E) time and memory: id resolution (IdResolver), reference resolution and
@@ -115,7 +116,8 @@ class GraphIndex {
   const std::string& group_name(uint32_t g) const { return *group_names_[g]; }
   uint32_t group_of_type(uint32_t type_index) const { return group_of_type_[type_index]; }
   uint32_t group_of(uint32_t v) const { return group_of_type_[snap_->object_type[v]]; }
-  // The group with this exact type name, or kNoIndex.
+  // The group of this type name, or kNoIndex: the canonical name (in any source's form, which
+  // is made canonical first: type_name.h) or a type's name as its source wrote it.
   uint32_t FindGroup(std::string_view name) const;
   std::span<const uint32_t> Instances(uint32_t g) const {
     return {by_group_.data() + group_off_[g], by_group_.data() + group_off_[g + 1]};

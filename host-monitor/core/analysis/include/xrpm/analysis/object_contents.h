@@ -28,7 +28,7 @@ namespace xrpm::analysis {
 
 struct FieldRow {
   std::string name;  // "position.X"
-  std::string type;  // declared type name
+  std::string type;  // declared type name, canonical (xrpm/model/type_name.h)
   FieldKind kind = FieldKind::kReference;
   FieldValue value;                 // kRef / kNull for references
   uint32_t ref_node = kNoIndex;     // the referenced object's node (kRef that resolves)
@@ -46,7 +46,7 @@ struct ObjectContents {
   std::vector<FieldRow> fields;            // instance fields in layout order
   std::optional<StringValue> text;         // a string's text
   std::optional<uint32_t> length;          // an array's length
-  std::vector<StaticFieldLayout> statics;  // the type's static fields
+  std::vector<StaticFieldLayout> statics;  // the type's static fields (canonical type names)
   std::vector<Referrer> referrers;         // in source order
 };
 

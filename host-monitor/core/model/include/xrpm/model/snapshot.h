@@ -70,7 +70,12 @@ struct AppDomainSection {
 
 struct TypeInfo {
   TypeId id = 0;
+  // The canonical name (type_name.h: C# with full namespaces), computed from the written one
+  // by SetName: what display, lookup, matching across snapshots and the analysis's rules use.
   std::string name;
+  // The name as the source wrote it, when it differs from `name`; "" when they are the same.
+  // Writers of the source formats write this (written_name), so files round-trip byte for byte.
+  std::string source_name;
   uint32_t section = 0;      // index into Snapshot::sections
   bool placeholder = false;  // made up by a lenient reader for an id with no `t` record
   // The module (assembly) that defines the type, when the format records it (.gcdump); "".
@@ -81,6 +86,12 @@ struct TypeInfo {
   // The type overrides Finalize (its instances are registered for finalization), when the
   // capture says so (xrpm captures of agents that report it; false otherwise).
   bool has_finalizer = false;
+
+  const std::string& written_name() const { return source_name.empty() ? name : source_name; }
+  // Sets the name as the source wrote it; computes the canonical one (O(length)).
+  void SetName(std::string written);
+  // True when `name` is this type's canonical or written name, or has the same canonical name.
+  bool Named(std::string_view name) const;
 
   friend bool operator==(const TypeInfo&, const TypeInfo&) = default;
 };
@@ -161,6 +172,7 @@ class Snapshot {
 
   // ---- building ----
   uint32_t AddSection(AppDomainSection s);  // returns its index
+  // `name` as the source wrote it (TypeInfo::SetName).
   uint32_t AddType(TypeId id, std::string name, uint32_t section, bool placeholder = false);
   void AddObject(ObjectId id, uint32_t type_index, uint32_t size, std::span<const ObjectId> refs);
   void AddRoot(ObjectId object, RootKind kind, uint8_t flags, TypeId container = 0,
@@ -183,6 +195,7 @@ class Snapshot {
   std::span<const ObjectId> object_refs(size_t i) const {
     return {refs.data() + ref_begin(i), refs.data() + ref_end[i]};
   }
+  // The canonical name of object i's type.
   const std::string& type_name_of(size_t object_index) const {
     return types[object_type[object_index]].name;
   }
