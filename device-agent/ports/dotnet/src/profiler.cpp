@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <string>
 
+#include "agent_startup.h"
 #include "dotnet_port.h"
 #include "profiler_env.h"
 #include "profiler_options.h"
@@ -22,51 +23,20 @@ namespace {
 agent::Agent* g_agent = nullptr;
 
 void WriteStatus(const std::string& line) {
-  const char* fd_text = std::getenv(kStatusFdEnv);
-  if (!fd_text) return;
-  const int fd = std::atoi(fd_text);
-  unsetenv(kStatusFdEnv);
-  if (fd <= 2) return;
-  const std::string out = line + "\n";
-  ssize_t ignored = write(fd, out.data(), out.size());
-  (void)ignored;
-  close(fd);
+  launch::WriteAgentStatus(kStatusFdEnv, line);
 }
 
 [[noreturn]] void FailStartup(const std::string& why) {
-  std::fprintf(stderr, "xrpm-agent: %s\n", why.c_str());
-  WriteStatus("error " + why);
-  std::fflush(stderr);
-  std::_Exit(2);
+  launch::FailAgentStartup(kStatusFdEnv, why);
 }
 
 // The program's name from the process's command line: the first *.dll argument (dotnet
 // PROGRAM.dll), else the executable's file name (an app host).
 std::string AppName() {
-  FILE* f = std::fopen("/proc/self/cmdline", "rb");
-  if (!f) return "dotnet";
-  std::string all;
-  char buf[4096];
-  size_t n;
-  while ((n = std::fread(buf, 1, sizeof buf, f)) > 0 && all.size() < (1u << 20)) all.append(buf, n);
-  std::fclose(f);
-  auto base = [](const std::string& path) {
-    const size_t slash = path.rfind('/');
-    return slash == std::string::npos ? path : path.substr(slash + 1);
-  };
-  std::string first;
-  size_t pos = 0;
-  while (pos < all.size()) {
-    std::string arg = all.c_str() + pos;
-    pos += arg.size() + 1;
-    if (first.empty()) first = arg;
-    if (arg.size() > 4 && arg[0] != '-') {
-      std::string ext = arg.substr(arg.size() - 4);
-      for (char& c : ext) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-      if (ext == ".dll") return base(arg);
-    }
-  }
-  return first.empty() ? "dotnet" : base(first);
+  const std::vector<std::string> args = launch::ProcessArguments();
+  std::string name = launch::FirstFileWithExtension(args, {".dll"});
+  if (name.empty()) name = args.empty() ? "dotnet" : launch::BaseName(args[0]);
+  return name;
 }
 
 std::string RuntimeVersion(cor::ICorProfilerInfo10* info) {

@@ -18,6 +18,7 @@
 #include <cstring>
 #include <string>
 
+#include "agent_startup.h"
 #include "game_api.h"
 #include "mono_port.h"
 #include "profiler_callbacks.h"
@@ -31,48 +32,18 @@ xrpm::mono::MonoPort* g_port = nullptr;
 xrpm::agent::Agent* g_agent = nullptr;
 
 void WriteStatus(const std::string& line) {
-  const char* fd_text = std::getenv(xrpm::mono::kStatusFdEnv);
-  if (!fd_text) return;
-  const int fd = std::atoi(fd_text);
-  std::string out = line + "\n";
-  if (fd > 2) {
-    ssize_t ignored = write(fd, out.data(), out.size());
-    (void)ignored;
-    close(fd);
-  }
-  unsetenv(xrpm::mono::kStatusFdEnv);
+  xrpm::launch::WriteAgentStatus(xrpm::mono::kStatusFdEnv, line);
 }
 
 [[noreturn]] void FailStartup(const std::string& why) {
-  std::fprintf(stderr, "xrpm-agent: %s\n", why.c_str());
-  WriteStatus("error " + why);
-  std::fflush(stderr);
-  std::_Exit(2);
+  xrpm::launch::FailAgentStartup(xrpm::mono::kStatusFdEnv, why);
 }
 
-// The program's file name from the process's command line (the first *.exe argument).
+// The program's file name from the process's command line (the first *.exe or *.dll argument).
 std::string AppName() {
-  FILE* f = std::fopen("/proc/self/cmdline", "rb");
-  if (!f) return "mono";
-  std::string all;
-  char buf[4096];
-  size_t n;
-  while ((n = std::fread(buf, 1, sizeof buf, f)) > 0 && all.size() < (1u << 20)) all.append(buf, n);
-  std::fclose(f);
-  size_t pos = 0;
-  while (pos < all.size()) {
-    std::string arg = all.c_str() + pos;
-    pos += arg.size() + 1;
-    if (arg.size() > 4 && arg[0] != '-') {
-      std::string ext = arg.substr(arg.size() - 4);
-      for (char& c : ext) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-      if (ext == ".exe" || ext == ".dll") {
-        const size_t slash = arg.rfind('/');
-        return slash == std::string::npos ? arg : arg.substr(slash + 1);
-      }
-    }
-  }
-  return "mono";
+  const std::string name =
+      xrpm::launch::FirstFileWithExtension(xrpm::launch::ProcessArguments(), {".exe", ".dll"});
+  return name.empty() ? "mono" : name;
 }
 
 // Before the runtime tears down what a capture would walk.
