@@ -59,19 +59,6 @@ void StaticRoots::OnClassLoaded(cor::ClassID klass) {
   queue_.push_back(klass);
 }
 
-cor::IMetaDataImport* StaticRoots::Metadata(cor::ModuleID module) {
-  auto it = modules_.find(module);
-  if (it != modules_.end()) return it->second;
-  cor::IUnknown* unknown = nullptr;
-  cor::IMetaDataImport* md = nullptr;
-  if (!cor::Failed(info_->GetModuleMetaData(module, cor::kOpenForRead, cor::kIID_IMetaDataImport,
-                                            &unknown)) &&
-      unknown)
-    md = static_cast<cor::IMetaDataImport*>(unknown);  // the interface asked for
-  modules_.emplace(module, md);
-  return md;
-}
-
 cor::AppDomainID StaticRoots::DomainOf(cor::ModuleID module) {
   auto it = domains_.find(module);
   if (it != domains_.end()) return it->second;
@@ -93,7 +80,7 @@ void StaticRoots::Examine(cor::ClassID klass) {
           info_->GetClassIDInfo2(klass, &module, &type_def, &parent, kMaxTypeArgs, &nargs, args)) ||
       module == 0 || type_def == 0)
     return;  // an array or another class without a type definition of its own
-  cor::IMetaDataImport* md = Metadata(module);
+  cor::IMetaDataImport* md = metadata_.Get(module);
   if (!md) return;
   ClassStatics c{klass, module, parent, {}, {}, {}};
   void* e = nullptr;

@@ -39,6 +39,7 @@
 #include <vector>
 
 #include "corprof_abi.h"
+#include "module_metadata.h"
 
 namespace xrpm {
 namespace dotnet {
@@ -61,7 +62,7 @@ class StaticRoots {
     std::vector<uintptr_t> addresses;  // 0: not known yet (static constructor not run)
   };
 
-  explicit StaticRoots(cor::ICorProfilerInfo10* info) : info_(info) {}
+  explicit StaticRoots(cor::ICorProfilerInfo10* info) : info_(info), metadata_(info) {}
   StaticRoots(const StaticRoots&) = delete;
   StaticRoots& operator=(const StaticRoots&) = delete;
 
@@ -72,7 +73,6 @@ class StaticRoots {
   const std::vector<ClassStatics>& classes() const { return classes_; }
 
  private:
-  cor::IMetaDataImport* Metadata(cor::ModuleID module);
   void Examine(cor::ClassID klass);
   cor::AppDomainID DomainOf(cor::ModuleID module);
 
@@ -81,7 +81,7 @@ class StaticRoots {
   std::vector<cor::ClassID> queue_;  // loaded, not examined yet
   std::vector<ClassStatics> classes_;
   std::vector<size_t> unresolved_;  // classes_ indices with a field still without an address
-  std::unordered_map<cor::ModuleID, cor::IMetaDataImport*> modules_;  // null: none; never freed
+  ModuleMetadata metadata_;
   std::unordered_map<cor::ModuleID, cor::AppDomainID> domains_;
 };
 

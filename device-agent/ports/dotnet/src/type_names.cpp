@@ -73,24 +73,6 @@ std::string Utf8(const cor::WCHAR* text, size_t length) {
   return out;
 }
 
-TypeNames::~TypeNames() {
-  for (auto& m : modules_)
-    if (m.second) m.second->Release();
-}
-
-cor::IMetaDataImport* TypeNames::Metadata(cor::ModuleID module) {
-  auto it = modules_.find(module);
-  if (it != modules_.end()) return it->second;
-  cor::IUnknown* unknown = nullptr;
-  cor::IMetaDataImport* md = nullptr;
-  if (!cor::Failed(info_->GetModuleMetaData(module, cor::kOpenForRead, cor::kIID_IMetaDataImport,
-                                            &unknown)) &&
-      unknown)
-    md = static_cast<cor::IMetaDataImport*>(unknown);  // the interface asked for
-  modules_.emplace(module, md);
-  return md;
-}
-
 std::string TypeNames::TypeDefName(cor::IMetaDataImport* md, cor::mdToken type_def) {
   std::string name;
   for (int depth = 0; depth < kMaxDepth && type_def != 0; ++depth) {
@@ -145,7 +127,7 @@ std::string TypeNames::Compute(cor::ClassID klass, int depth) {
   if (arg_count > 0 && cor::Failed(info_->GetClassIDInfo2(klass, &module, &type_def, &parent,
                                                           arg_count, &arg_count, args.data())))
     args.clear();
-  cor::IMetaDataImport* md = Metadata(module);
+  cor::IMetaDataImport* md = metadata_.Get(module);
   if (!md) return Hex("class", klass);
   std::string name = TypeDefName(md, type_def);
   if (!args.empty()) {
@@ -165,7 +147,7 @@ std::string TypeNames::MethodName(cor::FunctionID function) {
   cor::mdToken token = 0;
   if (function == 0 || cor::Failed(info_->GetFunctionInfo(function, &klass, &module, &token)))
     return Hex("method", function);
-  cor::IMetaDataImport* md = Metadata(module);
+  cor::IMetaDataImport* md = metadata_.Get(module);
   if (!md) return Hex("method", function);
   cor::WCHAR buf[kNameCapacity];
   cor::ULONG len = 0;

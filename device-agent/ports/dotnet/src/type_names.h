@@ -20,14 +20,14 @@
 #include <unordered_map>
 
 #include "corprof_abi.h"
+#include "module_metadata.h"
 
 namespace xrpm {
 namespace dotnet {
 
 class TypeNames {
  public:
-  explicit TypeNames(cor::ICorProfilerInfo10* info) : info_(info) {}
-  ~TypeNames();
+  explicit TypeNames(cor::ICorProfilerInfo10* info) : info_(info), metadata_(info) {}
   TypeNames(const TypeNames&) = delete;
   TypeNames& operator=(const TypeNames&) = delete;
 
@@ -37,11 +37,10 @@ class TypeNames {
  private:
   std::string Compute(cor::ClassID klass, int depth);
   std::string TypeDefName(cor::IMetaDataImport* md, cor::mdToken type_def);
-  cor::IMetaDataImport* Metadata(cor::ModuleID module);
 
   cor::ICorProfilerInfo10* info_;
   std::unordered_map<cor::ClassID, std::string> classes_;
-  std::unordered_map<cor::ModuleID, cor::IMetaDataImport*> modules_;  // null: none
+  ModuleMetadata metadata_;
 };
 
 // UTF-16 -> UTF-8 (unpaired surrogates become U+FFFD).
