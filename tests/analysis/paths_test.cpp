@@ -83,6 +83,53 @@ TEST(Paths, WeakRootsDoNotCount) {
   EXPECT_FALSE(f.ShortestPathToRoot(kNoIndex).found());
 }
 
+// A Holder reachable in two steps both from a conservatively scanned stack slot (recorded
+// first) and from a static; a Pinned object rooted directly by a conservative slot and a handle.
+struct TiedRootsHeap {
+  Snapshot snap;
+  GraphIndex g;
+  TiedRootsHeap() {
+    HeapBuilder b;
+    b.Obj(0xc00, "Temp", 16, {0xb00});
+    b.Obj(0xa00, "Registry", 16, {0xb00});
+    b.Obj(0xb00, "Holder", 24);
+    b.Obj(0xd00, "Pinned", 24);
+    b.Root(0xc00, RootKind::kLocal, kRootConservative);
+    b.Root(0xd00, RootKind::kLocal, kRootConservative);
+    b.Root(0xa00, RootKind::kStatic, 0, b.RawTypeId("Registry"));
+    b.Root(0xd00, RootKind::kHandle, kRootPinned);
+    snap = b.Build();
+    g = GraphIndex::Build(snap);
+  }
+  uint32_t N(ObjectId id) const { return g.Find(id); }
+};
+
+TEST(Paths, RootsAUserCanActOnComeFirst) {
+  EXPECT_LT(RootRank(RootKind::kStatic, 0), RootRank(RootKind::kHandle, kRootPinned));
+  EXPECT_LT(RootRank(RootKind::kHandle, 0), RootRank(RootKind::kLocal, 0));
+  EXPECT_LT(RootRank(RootKind::kLocal, kRootPinned), RootRank(RootKind::kFinalizer, 0));
+  EXPECT_LT(RootRank(RootKind::kFinalizer, 0), RootRank(RootKind::kInternal, 0));
+  EXPECT_LT(RootRank(RootKind::kInternal, 0), RootRank(RootKind::kLocal, kRootConservative));
+}
+
+TEST(Paths, AmongEqualPathsTheStaticBeatsAConservativeStackSlot) {
+  TiedRootsHeap h;
+  PathFinder f(h.g);
+  RootPathForest forest = RootPathForest::Build(h.g);
+  for (const RootPath& p : {f.ShortestPathToRoot(h.N(0xb00)), forest.PathTo(h.N(0xb00))}) {
+    ASSERT_TRUE(p.found());
+    EXPECT_EQ(p.nodes, (std::vector<uint32_t>{h.N(0xb00), h.N(0xa00)}));
+    EXPECT_EQ(h.snap.root_kind_of(p.root_record), RootKind::kStatic);
+  }
+  // An object rooted twice names the better root; a conservative root says so.
+  EXPECT_EQ(h.snap.root_kind_of(h.g.StrongRootRecord(h.N(0xd00))), RootKind::kHandle);
+  EXPECT_EQ(RootLabel(DescribeRoot(h.g, h.g.StrongRootRecord(h.N(0xc00)))), "local (conservative)");
+  EXPECT_EQ(h.g.StrongRoots().front(), h.N(0xa00));
+  EXPECT_EQ(h.g.StrongRoots().back(), h.N(0xc00));
+  // The temp, rooted only conservatively, still has its path.
+  EXPECT_EQ(f.ShortestPathToRoot(h.N(0xc00)).nodes, (std::vector<uint32_t>{h.N(0xc00)}));
+}
+
 TEST(Paths, ForestGivesShortestPathsToo) {
   GameHeap h;
   RootPathForest forest = RootPathForest::Build(h.g);

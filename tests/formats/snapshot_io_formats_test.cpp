@@ -103,6 +103,36 @@ TEST_F(SnapshotIoFiles, SampleCaptureRoundTripsThroughClassic) {
   EXPECT_FALSE(back.sections[0].start_ms.has_value());
 }
 
+// A conservatively found stack root keeps its flag in .xrpm and IBM classic (a root class
+// "xrpm/roots/local$conservative"); .gclog has no such flag, drops it and says so.
+TEST_F(SnapshotIoFiles, TheConservativeRootFlagSurvivesAllButGclog) {
+  Snapshot heap = testing::MakeHeap({.objects = 50});
+  size_t flagged = 0;
+  for (size_t r = 0; r < heap.root_count(); ++r)
+    if (heap.root_kind_of(r) == RootKind::kLocal && heap.root_flags[r] == 0)
+      heap.root_flags[r] = kRootConservative, ++flagged;
+  ASSERT_GT(flagged, 0u);
+  const std::string loss = "the conservative flag of " + std::to_string(flagged) +
+                           " stack roots (a conservative scan found them; NETCF has no such flag)";
+  EXPECT_EQ(formats::FormatLosses(heap, "netcf").back(), loss);
+  for (const char* format : {"xrpm", "ibm-classic"})
+    for (const std::string& l : formats::FormatLosses(heap, format))
+      EXPECT_EQ(l.find("conservative"), std::string::npos) << format << ": " << l;
+  auto count = [](const Snapshot& s) {
+    size_t n = 0;
+    for (uint8_t f : s.root_flags) n += (f & kRootConservative) != 0;
+    return n;
+  };
+  for (const char* name : {"c.xrpm", "c.txt", "c.gclog"}) {
+    formats::SaveSnapshot(heap, Path(name));
+    Diagnostics d;
+    const Snapshot back = formats::LoadSnapshot(Path(name), d);
+    EXPECT_EQ(back.root_count(), heap.root_count()) << name;
+    EXPECT_EQ(count(back), std::string(name) == "c.gclog" ? 0u : flagged) << name;
+    EXPECT_EQ(d.total(), 0u) << name;
+  }
+}
+
 // Allocation origins exist only in captures and .xrpm: every other format drops them, says so
 // before saving, and reads back with them absent (never made up).
 TEST_F(SnapshotIoFiles, LossyFormatsDropAllocationOriginsAndSaySo) {

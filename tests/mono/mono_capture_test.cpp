@@ -92,6 +92,15 @@ void ExpectKnownLiveSet(const Snapshot& s) {
       pinned = true;
   EXPECT_TRUE(pinned) << "the pinned array's handle root carries the pinned flag";
 
+  // SGen scans stacks conservatively: every stack root says so, no other root does.
+  size_t locals = 0;
+  for (size_t r = 0; r < s.root_count(); ++r) {
+    const bool local = s.root_kind_of(r) == RootKind::kLocal;
+    locals += local;
+    EXPECT_EQ((s.root_flags[r] & kRootConservative) != 0, local) << "root " << r;
+  }
+  EXPECT_GT(locals, 0u);
+
   // Every reference and root names a captured object (the walk saw live objects only).
   std::unordered_set<ObjectId> ids(s.object_id.begin(), s.object_id.end());
   size_t dangling = 0;

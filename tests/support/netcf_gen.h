@@ -136,7 +136,8 @@ inline Snapshot RandomModel(std::mt19937_64& rng, const RandomModelOptions& o = 
     const int nroots = static_cast<int>(rng() % static_cast<unsigned>(o.max_roots + 1));
     for (int r = 0; r < nroots; ++r) {
       auto kind = static_cast<RootKind>(rng() % kRootKindCount);
-      uint8_t flags = static_cast<uint8_t>(chance(70) ? rng() % 8 : rng());
+      // Any bits a .gclog may carry: all but xrpm's own conservative bit, which it drops.
+      uint8_t flags = static_cast<uint8_t>((chance(70) ? rng() % 8 : rng()) & ~kRootConservative);
       TypeId container = kind == RootKind::kStatic ? static_cast<TypeId>(rng() % 0x300) : 0;
       ObjectId obj = (!all_ids.empty() && chance(90)) ? all_ids[rng() % all_ids.size()] : u64();
       s.AddRoot(obj, kind, flags, container);

@@ -34,7 +34,8 @@
 //   kRootTable                                      -> 5 GC-specific (interned strings, class
 //                                                      descriptions)
 //   kHeap                                           objects only, never roots
-// RootRef::flags carries the NETCF flag bits (1 pinned, 2 weak, 4 interior) as they arise.
+// RootRef::flags carries the NETCF flag bits (1 pinned, 2 weak, 4 interior) as they arise, and
+// 8 for a stack root found by a conservative scan.
 //
 // Allocation origins (optional): a runtime that records where and when objects were allocated
 // tells the sink, inside the heap container:
@@ -167,9 +168,17 @@ constexpr uint32_t kNoSlot = protocol::kNoSlot;  // a slot that is not known
 using FieldKind = protocol::FieldKind;           // an enum field: its underlying primitive's
 using TypeShape = protocol::TypeShape;           // what a type's instances are
 
+// RootRef::flags bits: NETCF's pinned, weak and interior, and xrpm's own conservative bit for a
+// stack slot that a conservative scan found (it may hold a stale value that only looks like a
+// reference; hosts rank such roots last when they pick a path, and `.gclog` files drop the bit).
+constexpr uint8_t kRootFlagPinned = 1;
+constexpr uint8_t kRootFlagWeak = 2;
+constexpr uint8_t kRootFlagInterior = 4;
+constexpr uint8_t kRootFlagConservative = 8;
+
 struct RootRef {
   uint64_t object;          // the rooted object's id (address)
-  uint8_t flags;            // NETCF root flags: 1 pinned, 2 weak, 4 interior
+  uint8_t flags;            // kRootFlag* bits
   uint32_t slot = kNoSlot;  // kClass container: the static field's index in the type's layout
 };
 

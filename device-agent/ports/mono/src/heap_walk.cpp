@@ -387,7 +387,7 @@ void MonoPort::WalkLocked(agent::HeapInfoCallback& sink, AddressPairs& moves,
     if (type == MONO_GC_HANDLE_PINNED)
       pinned.insert(id);
     else  // weak handles are not roots to the collector; NETCF lists live targets, flagged
-      roots.push_back(Root{ContainerType::kStrongPtr, kWeakTable, 2, id});
+      roots.push_back(Root{ContainerType::kStrongPtr, kWeakTable, agent::kRootFlagWeak, id});
   }
   for (const auto& r : raw) {
     const uint64_t obj = now(r.second);
@@ -395,8 +395,9 @@ void MonoPort::WalkLocked(agent::HeapInfoCallback& sink, AddressPairs& moves,
     const int source = range ? range->source : -1;
     Root root{ContainerFor(source), 0, 0, obj};
     switch (source) {
-      case MONO_ROOT_SOURCE_STACK:
-        root.id1 = range->key;  // thread id
+      case MONO_ROOT_SOURCE_STACK:  // SGen scans thread stacks conservatively
+        root.id1 = range->key;      // thread id
+        root.flags = agent::kRootFlagConservative;
         break;
       case MONO_ROOT_SOURCE_STATIC: {
         auto* vtable = reinterpret_cast<MonoVTable*>(range->key);
@@ -427,7 +428,7 @@ void MonoPort::WalkLocked(agent::HeapInfoCallback& sink, AddressPairs& moves,
       case MONO_ROOT_SOURCE_GC_HANDLE:
         if (pinned.count(obj)) {
           root.id1 = kPinnedTable;
-          root.flags = 1;
+          root.flags = agent::kRootFlagPinned;
         } else {
           root.id1 = kNormalTable;
         }

@@ -169,16 +169,51 @@ void GraphIndex::ResolveRoots() {
       continue;
     }
     strong_record_.push_back(uint64_t{v} << 32 | r);
-    if (!IsStrongRoot(v)) {
-      strong_bits_[v >> 6] |= uint64_t{1} << (v & 63);
-      strong_roots_.push_back(v);
-    }
+    strong_bits_[v >> 6] |= uint64_t{1} << (v & 63);
   }
-  std::sort(strong_record_.begin(), strong_record_.end());
+  // Per node its best-ranked record first: sort by (node, rank, record), keep one per node.
+  auto rank = [&](uint64_t e) {
+    return RootRank(s.root_kind_of(uint32_t(e)), s.root_flags[uint32_t(e)]);
+  };
+  std::sort(strong_record_.begin(), strong_record_.end(), [&](uint64_t a, uint64_t b) {
+    if ((a >> 32) != (b >> 32)) return a < b;
+    const uint8_t ra = rank(a), rb = rank(b);
+    return ra != rb ? ra < rb : a < b;
+  });
+  strong_record_.resize(static_cast<size_t>(
+      std::unique(strong_record_.begin(), strong_record_.end(),
+                  [](uint64_t a, uint64_t b) { return (a >> 32) == (b >> 32); }) -
+      strong_record_.begin()));
+  // The nodes in the order of their best record's (rank, record).
+  PodVector<uint64_t> order;
+  order.reserve(strong_record_.size());
+  for (uint64_t e : strong_record_) order.push_back(uint64_t{rank(e)} << 32 | uint32_t(e));
+  std::sort(order.begin(), order.end());
+  strong_roots_.reserve(order.size());
+  for (uint64_t o : order) strong_roots_.push_back(root_node_[uint32_t(o)]);
   std::sort(weak_nodes.begin(), weak_nodes.end());
   for (size_t i = 0; i < weak_nodes.size(); ++i)
     if ((i == 0 || weak_nodes[i] != weak_nodes[i - 1]) && !IsStrongRoot(weak_nodes[i]))
       ++weak_only_roots_;
+}
+
+uint8_t RootRank(RootKind kind, uint8_t flags) {
+  if (flags & kRootConservative) return 6;
+  switch (kind) {
+    case RootKind::kStatic:
+      return 0;
+    case RootKind::kHandle:
+      return 1;
+    case RootKind::kLocal:
+      return 2;
+    case RootKind::kFinalizer:
+      return 3;
+    case RootKind::kGcSpecific:
+      return 4;
+    case RootKind::kInternal:
+      return 5;
+  }
+  return 5;
 }
 
 uint32_t GraphIndex::StrongRootRecord(uint32_t v) const {

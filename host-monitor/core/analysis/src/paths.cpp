@@ -104,8 +104,20 @@ RootPath PathFinder::ShortestPathToRoot(uint32_t v, const Progress& progress) {
   } reset{this};
   queue_.push_back(v);
   next_[v] = v;
+  // Level by level; the first level that holds a root is searched to its end, and its
+  // best-ranked root (RootRank; the first met among equals) ends the path.
+  const Snapshot& s = g_->snapshot();
+  auto rank = [&](uint32_t r) {
+    const uint32_t rec = g_->StrongRootRecord(r);
+    return RootRank(s.root_kind_of(rec), s.root_flags[rec]);
+  };
   uint32_t found = kNoIndex;
-  for (size_t head = 0; head < queue_.size() && found == kNoIndex; ++head) {
+  uint8_t found_rank = 0;
+  for (size_t head = 0, level_end = 1; head < queue_.size(); ++head) {
+    if (head == level_end) {
+      if (found != kNoIndex) break;
+      level_end = queue_.size();
+    }
     if ((head & 0xFFFF) == 0xFFFF)
       progress.Report("paths: searching", double(head) / g_->node_count());
     const uint32_t x = queue_[head];
@@ -114,8 +126,8 @@ RootPath PathFinder::ShortestPathToRoot(uint32_t v, const Progress& progress) {
       next_[p] = x;
       queue_.push_back(p);
       if (g_->IsStrongRoot(p)) {
-        found = p;
-        break;
+        const uint8_t r = rank(p);
+        if (found == kNoIndex || r < found_rank) found = p, found_rank = r;
       }
     }
   }

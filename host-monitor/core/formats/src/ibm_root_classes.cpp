@@ -7,7 +7,9 @@
 namespace xrpm::formats {
 namespace {
 constexpr std::string_view kPrefix = "xrpm/roots/";
-constexpr std::string_view kFlagNames[] = {"pinned", "weak", "interior"};  // bits 0, 1, 2
+// Bits 0-3 (snapshot.h): kRootPinned, kRootWeak, kRootInterior, kRootConservative.
+constexpr std::string_view kFlagNames[] = {"pinned", "weak", "interior", "conservative"};
+constexpr int kNamedFlags = 4;
 
 std::string KindName(uint8_t kind) {
   if (kind < kRootKindCount) return std::string(RootKindName(static_cast<RootKind>(kind)));
@@ -18,7 +20,7 @@ std::string KindName(uint8_t kind) {
 std::string RootClassName(uint8_t kind, uint8_t flags) {
   std::string s(kPrefix);
   s += KindName(kind);
-  for (int bit = 0; bit < 3; ++bit)
+  for (int bit = 0; bit < kNamedFlags; ++bit)
     if (flags & (1u << bit)) (s += '$') += kFlagNames[bit];
   if (uint8_t other = flags & ~kRootKnownFlags) {
     char buf[4];
@@ -57,7 +59,7 @@ bool ParseRootClassName(std::string_view name, uint8_t* kind, uint8_t* flags) {
     dollar = name.find('$');
     std::string_view f = name.substr(0, dollar);
     bool known = false;
-    for (int bit = 0; bit < 3; ++bit) {
+    for (int bit = 0; bit < kNamedFlags; ++bit) {
       if (f == kFlagNames[bit]) {
         *flags |= static_cast<uint8_t>(1u << bit);
         known = true;

@@ -211,6 +211,11 @@ std::vector<std::string> FormatLosses(const Snapshot& snap, std::string_view for
                      " references, the root labels and the values of " +
                      std::to_string(with_values) + " objects (field values, string text)");
   }
+  uint64_t conservative = 0;
+  for (uint8_t flags : snap.root_flags) conservative += (flags & kRootConservative) != 0;
+  if (conservative && f == "netcf")
+    lost.push_back("the conservative flag of " + std::to_string(conservative) +
+                   " stack roots (a conservative scan found them; NETCF has no such flag)");
   if (snap.sections.size() > 1 && f != "netcf")
     lost.push_back("the " + std::to_string(snap.sections.size()) +
                    " AppDomain sections (merged into one heap)");

@@ -35,6 +35,7 @@ std::string RootFlagsName(uint8_t flags) {
   if (flags & kRootPinned) add("pinned");
   if (flags & kRootWeak) add("weak");
   if (flags & kRootInterior) add("interior");
+  if (flags & kRootConservative) add("conservative");
   if (uint8_t other = flags & ~kRootKnownFlags) {
     char buf[8];
     std::snprintf(buf, sizeof buf, "0x%x", other);

@@ -5,9 +5,9 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <thread>
 
 #include "netcf_reader_stages.h"
+#include "xrpm/model/fork_join.h"
 #include "xrpm/model/mapped_file.h"
 
 namespace xrpm::formats {
@@ -116,8 +116,7 @@ Snapshot ReadImpl(std::string_view text, std::string_view name, Diagnostics& dia
                   const ReadOptions& opts, const MappedFile* mapped) {
   const std::string file(name);
   const bool strict = opts.strict || diags.strict();
-  unsigned threads =
-      opts.threads ? opts.threads : std::max(1u, std::thread::hardware_concurrency());
+  const unsigned threads = ResolveThreads(opts.threads);
   const size_t by_size =
       std::max<size_t>(1, text.size() / std::max<size_t>(1, opts.min_chunk_bytes));
   const unsigned nchunks = static_cast<unsigned>(std::min<size_t>(threads, by_size));

@@ -26,9 +26,6 @@ struct HexTable {
 };
 constexpr HexTable kHex;
 
-inline bool IsBlank(char c) {
-  return c == ' ' || c == '\t' || c == '\r';
-}
 inline bool IsDelim(char c) {
   return IsBlank(c) || c == '\n';
 }
@@ -363,7 +360,7 @@ class Parser {
       });
       p = eol;
     }
-    if (flags & ~uint64_t{kRootKnownFlags}) {
+    if (flags & ~uint64_t{kNetcfRootFlags}) {
       Diag(code::kUnknownRootFlags, [&] {
         return "root record: flags " + HexString(flags) +
                " include unknown bits (known: 1 pinned, " + "2 weak, 4 interior)";

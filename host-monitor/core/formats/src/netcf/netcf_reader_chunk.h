@@ -32,6 +32,11 @@ class MappedFile;
 
 namespace xrpm::formats {
 
+// The blanks between a `.gclog` line's tokens (the counter and the parser agree on them).
+inline bool IsBlank(char c) {
+  return c == ' ' || c == '\t' || c == '\r';
+}
+
 // Diagnostic codes (stable; tests and scripts match on them).
 namespace code {
 inline constexpr const char* kUnknownRecord = "unknown-record";

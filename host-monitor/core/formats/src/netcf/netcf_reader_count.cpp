@@ -25,10 +25,6 @@ inline unsigned Pop16(unsigned x) {
   return kPop.v[x & 0xff] + kPop.v[(x >> 8) & 0xff];
 }
 
-inline bool IsBlank(char c) {
-  return c == ' ' || c == '\t' || c == '\r';
-}
-
 class Counter {
  public:
   Counter(const char* b, const char* e) : e_(e), kind_(KindAt(b)) {}

@@ -94,7 +94,8 @@ void WriteNetcf(const Snapshot& snap, const NetcfTextWriter::Sink& sink) {
       w.Object(snap.object_id[o], snap.types[snap.object_type[o]].id, snap.object_size[o],
                snap.object_refs(o));
     for (uint64_t r = s.roots_begin; r < s.roots_end; ++r)
-      w.Root(snap.root_object[r], snap.root_kind_of(r), snap.root_flags[r], snap.root_container[r]);
+      w.Root(snap.root_object[r], snap.root_kind_of(r),  // the NETCF format has no conservative bit
+             static_cast<uint8_t>(snap.root_flags[r] & ~kRootConservative), snap.root_container[r]);
     if (s.closed) w.EndSection(s.end_name.empty() ? s.name : s.end_name, s.end_ms);
   }
   w.Finish();

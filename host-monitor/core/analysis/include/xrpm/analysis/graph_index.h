@@ -39,6 +39,12 @@
 
 namespace xrpm::analysis {
 
+// How much a user can act on a root, best first: a static field (a line of code to change),
+// a GC handle, a precise stack slot, the finalizer queue, the runtime's own tables, and last a
+// stack slot found by a conservative scan (it may be a stale value that only looks like a
+// reference). Paths to roots prefer the best rank among roots at the same distance.
+uint8_t RootRank(RootKind kind, uint8_t flags);
+
 struct GraphIndexOptions {
   unsigned threads = 0;  // 0: as many as the machine has
   // false: no reverse CSR (In() is then empty for every node; 4 B/reference + 4 B/object and
@@ -106,9 +112,13 @@ class GraphIndex {
   uint32_t root_node(size_t record) const { return root_node_[record]; }
   // Per root record: the type index of the static's containing class (kind 4), else kNoIndex.
   uint32_t root_container_type(size_t record) const { return root_container_[record]; }
+  // Every strongly rooted node once, best-ranked roots first (RootRank of its best record; by
+  // record order among equals), so a breadth-first search seeded in this order reaches each
+  // object first through the best root among those at the same distance.
   std::span<const uint32_t> StrongRoots() const { return strong_roots_.span(); }
   bool IsStrongRoot(uint32_t v) const { return (strong_bits_[v >> 6] >> (v & 63)) & 1; }
-  // The first non-weak root record naming v, or kNoIndex.
+  // The best-ranked non-weak root record naming v (the first in record order among equals), or
+  // kNoIndex.
   uint32_t StrongRootRecord(uint32_t v) const;
 
   // ---- type groups (types by name) ----
@@ -146,7 +156,7 @@ class GraphIndex {
   PodVector<uint32_t> root_node_, root_container_;
   PodVector<uint32_t> strong_roots_;
   PodVector<uint64_t> strong_bits_;
-  PodVector<uint64_t> strong_record_;            // (node << 32 | record), sorted
+  PodVector<uint64_t> strong_record_;  // (node << 32 | its best record), one per node, by node
   std::vector<const std::string*> group_names_;  // point into snapshot types
   PodVector<uint32_t> group_of_type_, group_off_, by_group_;
   uint64_t dangling_refs_ = 0, dangling_roots_ = 0, weak_only_roots_ = 0;

@@ -1,12 +1,16 @@
 // Paths to roots: why is this object still alive?
 //
 //  - PathFinder::ShortestPathToRoot: breadth-first search over reverse references from one
-//    object until the first strong root (weak roots are not roots here). O(N + E) worst case,
+//    object until the first level that holds a strong root (weak roots are not roots here),
+//    taking that level's best root by RootRank (graph_index.h: a static field before a handle,
+//    a precise stack slot, ..., a conservatively found stack slot last). O(N + E) worst case,
 //    usually a tiny part of the heap; the visited marks are reset per query in time
 //    proportional to what was visited.
-//  - RootPathForest: one multi-source BFS forward from every strong root (in root record order)
-//    gives every reachable object a shortest path from a root at once. O(N + E), 4 bytes/object
-//    (the parent; the holding field is found again per step, only for paths that are shown).
+//  - RootPathForest: one multi-source BFS forward from every strong root, seeded best rank
+//    first (GraphIndex::StrongRoots), gives every reachable object a shortest path from a root
+//    at once, through the best-ranked root among those at the same distance (FIFO order keeps
+//    the seeds' order level by level). O(N + E), 4 bytes/object (the parent; the holding field
+//    is found again per step, only for paths that are shown).
 //  - MergeShortestPaths: for all instances of a type, the few root paths that hold most of them
 //    (MAT's "merge shortest paths"). Paths are aggregated by their root (descriptor and static
 //    container) and the sequence of types along them, with runs of one type collapsed into one

@@ -47,7 +47,11 @@ inline constexpr int kRootKindCount = 6;
 inline constexpr uint8_t kRootPinned = 1;
 inline constexpr uint8_t kRootWeak = 2;
 inline constexpr uint8_t kRootInterior = 4;
-inline constexpr uint8_t kRootKnownFlags = kRootPinned | kRootWeak | kRootInterior;
+inline constexpr uint8_t kNetcfRootFlags = kRootPinned | kRootWeak | kRootInterior;
+// xrpm's own bit, not NETCF's: a stack slot found by a conservative scan (Mono's), which may
+// hold a stale value that only looks like a reference. `.gclog` files do not carry it.
+inline constexpr uint8_t kRootConservative = 8;
+inline constexpr uint8_t kRootKnownFlags = kNetcfRootFlags | kRootConservative;
 
 std::string_view RootKindName(RootKind k);  // "internal", "local", ...
 std::string RootFlagsName(uint8_t flags);   // "pinned|weak", "normal" for 0
