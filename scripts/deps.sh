@@ -10,6 +10,7 @@ pkgs=(build-essential cmake ninja-build pkg-config ccache git
       libcli11-dev nlohmann-json3-dev libzstd-dev libboost-graph-dev libsodium-dev
       libimgui-dev libglfw3-dev libstb-dev libgl-dev
       xvfb xauth libgl1-mesa-dri fonts-dejavu-core nodejs
+      fonts-droid-fallback  # the monitor draws CJK text with it (DejaVu covers Latin, Greek, Cyrillic)
       mono-runtime libmono-2.0-dev mono-mcs  # the Mono port (device-agent/ports/mono)
       libmono-profiler  # Mono's log profiler: the independent heap reading of tests/mono
       gendarme mono-csharp-shell libmono-system-web4.0-cil asp.net-examples  # real C# programs

@@ -7,9 +7,11 @@
 #include <imgui.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cstdio>
 #include <memory>
 #include <optional>
+#include <vector>
 
 #include "app.h"
 #include "platform.h"
@@ -39,6 +41,21 @@ constexpr int kExitNoDisplay = 3;
 
 bool ParseSize(const std::string& s, int* w, int* h) {
   return std::sscanf(s.c_str(), "%dx%d", w, h) == 2 && *w >= 320 && *h >= 240;
+}
+
+// Hands the fonts the characters of each document's text once its analysis is ready (the
+// analyses already fed are remembered weakly, so a closed document is forgotten).
+void FeedDocumentGlyphs(const xrpm::app::AppSession& session, xrpm::gui::Platform& platform,
+                        std::vector<std::weak_ptr<const xrpm::app::DocAnalysis>>& fed) {
+  std::erase_if(fed, [](const auto& w) { return w.expired(); });
+  for (const auto& d : session.docs()) {
+    const std::shared_ptr<const xrpm::app::DocAnalysis>& a = d->analysis;
+    if (!a || std::any_of(fed.begin(), fed.end(),
+                          [&](const auto& w) { return !w.owner_before(a) && !a.owner_before(w); }))
+      continue;
+    platform.WantGlyphs(a->glyphs);
+    fed.push_back(a);
+  }
 }
 
 }  // namespace
@@ -129,6 +146,7 @@ int main(int argc, char** argv) {
 
   int exit_code = 0;
   std::string window_title;
+  std::vector<std::weak_ptr<const xrpm::app::DocAnalysis>> fed_glyphs;
   for (int frame = 1;; ++frame) {
     if (scripted) {
       platform.WaitEvents(0);
@@ -144,6 +162,7 @@ int main(int argc, char** argv) {
     if (runner) runner->BeforeFrame();
 
     app.OpenDropped(platform.TakeDroppedFiles());
+    FeedDocumentGlyphs(session, platform, fed_glyphs);
     platform.BeginFrame();
     app.Frame();
     if (std::string title = app.WindowTitle(); title != window_title) {

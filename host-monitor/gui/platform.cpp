@@ -97,6 +97,7 @@ bool Platform::Init(const PlatformOptions& opts, std::string* error) {
   if (!ini_path_.empty() && std::filesystem::exists(ini_path_))
     ImGui::LoadIniSettingsFromDisk(ini_path_.c_str());
   io.ConfigFlags |= ImGuiConfigFlags_NavEnableKeyboard;
+  font_size_ = opts.font_size;
   ApplyStyleAndFonts(opts.font_size);
   ImGui_ImplGlfw_InitForOpenGL(window_, true);
   ImGui_ImplOpenGL3_Init("#version 130");
@@ -142,7 +143,19 @@ void Platform::Wake() {
   glfwPostEmptyEvent();
 }
 
+void Platform::WantGlyphs(std::span<const char32_t> code_points) {
+  for (char32_t c : code_points)
+    if (c <= 0xFFFF && glyphs_.insert(c).second) fonts_stale_ = true;
+}
+
 void Platform::BeginFrame() {
+  if (fonts_stale_) {
+    const std::vector<char32_t> wanted(glyphs_.begin(), glyphs_.end());
+    LoadFonts(font_size_, wanted);
+    ImGui_ImplOpenGL3_DestroyFontsTexture();
+    ImGui_ImplOpenGL3_CreateFontsTexture();
+    fonts_stale_ = false;
+  }
   ImGui_ImplOpenGL3_NewFrame();
   ImGui_ImplGlfw_NewFrame();
   ImGui::NewFrame();

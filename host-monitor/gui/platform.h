@@ -6,6 +6,8 @@
 // Thread-safety: UI thread only, except Wake(), which any thread may call.
 #pragma once
 
+#include <set>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -34,7 +36,10 @@ class Platform {
   void WaitEvents(double timeout_s);
   static void Wake();  // thread-safe: makes WaitEvents return
 
-  void BeginFrame();  // ImGui::NewFrame with the backends
+  // Characters the next frames will draw beyond the fonts' base set (a document's text): the
+  // font atlas is rebuilt with them before the next frame when any is new.
+  void WantGlyphs(std::span<const char32_t> code_points);
+  void BeginFrame();  // ImGui::NewFrame with the backends (rebuilding the fonts first if needed)
   // Renders the ImGui draw data; when `screenshot` is not empty, also writes the frame as PNG
   // (returns false and sets *error if that failed). Then swaps buffers.
   bool EndFrame(const std::string& screenshot = {}, std::string* error = nullptr);
@@ -49,6 +54,9 @@ class Platform {
   GLFWwindow* window_ = nullptr;
   bool imgui_ready_ = false;
   std::string ini_path_;
+  float font_size_ = 15.f;
+  std::set<char32_t> glyphs_;  // every character asked for so far (the atlas only grows)
+  bool fonts_stale_ = false;
 };
 
 // Reads the back buffer of the current context and writes it as PNG. Returns "" or an error.

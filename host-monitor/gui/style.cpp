@@ -29,33 +29,47 @@ void ApplyStyle() {
   c[ImGuiCol_HeaderActive] = ImVec4(0.28f, 0.50f, 0.80f, 0.90f);
 }
 
-void LoadFonts(float size) {
-  ImGuiIO& io = ImGui::GetIO();
-  const char* candidates[] = {"/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf",
-                              "/usr/share/fonts/TTF/DejaVuSans.ttf"};
-  // Latin-1 plus general punctuation (— … ·), arrows and geometric shapes (▶ ▼ ●).
-  static ImVector<ImWchar> ranges;
-  if (ranges.empty()) {
-    ImFontGlyphRangesBuilder b;
-    b.AddRanges(io.Fonts->GetGlyphRangesDefault());
-    static const ImWchar extra[] = {0x0370, 0x03FF, 0x2000, 0x206F, 0x2190, 0x21FF,
-                                    0x2200, 0x22FF, 0x25A0, 0x25FF, 0};
-    b.AddRanges(extra);
-    b.BuildRanges(&ranges);
-  }
-  for (const char* path : candidates) {
-    if (std::filesystem::exists(path) &&
-        io.Fonts->AddFontFromFileTTF(path, size, nullptr, ranges.Data))
-      return;
-  }
-  io.Fonts->AddFontDefault();  // ProggyClean: always available, smaller
-}
-
 }  // namespace
 
 void ApplyStyleAndFonts(float font_size) {
   ApplyStyle();
-  LoadFonts(font_size);
+  LoadFonts(font_size, {});
+}
+
+void LoadFonts(float size, std::span<const char32_t> wanted) {
+  ImGuiIO& io = ImGui::GetIO();
+  io.Fonts->Clear();
+  // Latin-1, Greek, Cyrillic, general punctuation (— … ·), arrows, math and geometric shapes
+  // (▶ ▼ ●), U+FFFD; then the documents' own characters (ImWchar is 16 bits: the BMP only).
+  ImFontGlyphRangesBuilder b;
+  b.AddRanges(io.Fonts->GetGlyphRangesDefault());
+  static const ImWchar extra[] = {0x0370, 0x03FF, 0x0400, 0x052F, 0x2000, 0x206F, 0x2190, 0x21FF,
+                                  0x2200, 0x22FF, 0x25A0, 0x25FF, 0xFFFD, 0xFFFD, 0};
+  b.AddRanges(extra);
+  for (char32_t c : wanted)
+    if (c <= 0xFFFF) b.AddChar(static_cast<ImWchar>(c));
+  static ImVector<ImWchar> ranges;  // the atlas keeps a pointer to them until it is rebuilt
+  ranges.clear();
+  b.BuildRanges(&ranges);
+  const char* main_fonts[] = {"/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf",
+                              "/usr/share/fonts/TTF/DejaVuSans.ttf"};
+  // CJK and whatever else DejaVu lacks: merged into the same font, each glyph from the first
+  // file that has it.
+  const char* fallback_fonts[] = {"/usr/share/fonts/truetype/droid/DroidSansFallbackFull.ttf"};
+  bool loaded = false;
+  for (const char* path : main_fonts)
+    if (!loaded && std::filesystem::exists(path))
+      loaded = io.Fonts->AddFontFromFileTTF(path, size, nullptr, ranges.Data) != nullptr;
+  if (!loaded) {
+    io.Fonts->AddFontDefault();  // ProggyClean: always available, smaller, ASCII only
+    return;
+  }
+  ImFontConfig merge;
+  merge.MergeMode = true;
+  for (const char* path : fallback_fonts)
+    if (std::filesystem::exists(path) &&
+        io.Fonts->AddFontFromFileTTF(path, size, &merge, ranges.Data))
+      break;
 }
 
 }  // namespace xrpm::gui

@@ -4,6 +4,8 @@
 #include <chrono>
 #include <map>
 
+#include "xrpm/app/glyph_set.h"
+
 namespace xrpm::app {
 namespace {
 
@@ -104,6 +106,7 @@ std::shared_ptr<const DocAnalysis> AnalyseDoc(std::shared_ptr<const Snapshot> sn
   a->origins = ComputeDocOrigins(s);
   ctx.SetPhase("Inspections");
   a->inspections = analysis::RunInspections(g, {}, progress);
+  a->glyphs = NonAsciiCodePoints(s);
   a->seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return a;
 }

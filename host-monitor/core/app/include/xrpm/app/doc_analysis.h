@@ -4,7 +4,8 @@
 // shortest-path-to-root forest (any object's path in O(path length)), the leak suspects, the
 // per-type summary Compare diffs, the Roots view's groupings, and the allocation-origin rows
 // and age histogram (DocOrigins; empty when the snapshot has no origins), and the automatic
-// inspections (analysis/inspections.h) the Inspections view lists.
+// inspections (analysis/inspections.h) the Inspections view lists, and the characters its text
+// needs from the monitor's fonts (glyph_set.h).
 //
 // It owns a reference to its snapshot, so the snapshot lives as long as the analysis does.
 // Memory: the engine's (≈ 8 B/reference + 12 B/object index, 12 B/object dominators) plus
@@ -56,6 +57,7 @@ struct DocAnalysis {
   RootsOverview roots;
   DocOrigins origins;  // sites and ages (present == false when the snapshot has none)
   std::vector<analysis::Inspection> inspections;  // all six, default thresholds
+  std::vector<char32_t> glyphs;  // the text's characters beyond ASCII (glyph_set.h), for fonts
   double seconds = 0;
 
   const analysis::GraphIndex& index() const { return heap.index; }
