@@ -29,8 +29,12 @@ TEST(HumanFormat, BytesCountsAndDurations) {
   EXPECT_EQ(FormatDuration(125), "2 m 05 s");
   EXPECT_EQ(FormatDuration(0.00045), "450 \u00b5s");
   EXPECT_EQ(FormatDuration(7384), "2 h 03 m");
-  EXPECT_EQ(FormatPercent(0.1234), "12.3 %");
+  EXPECT_EQ(FormatPercent(0.1234), "12.3%");
   EXPECT_EQ(FormatHex(0x1ce056), "0x1ce056");
+  EXPECT_EQ(FormatHex(0), "0x0");
+  EXPECT_EQ(FormatHex(0x1ce056, 16), "0x00000000001ce056");
+  EXPECT_EQ(FormatHex(~uint64_t{0}, 16), "0xffffffffffffffff");
+  EXPECT_EQ(FormatHexDigits(0x1ce056), "1ce056");
 }
 
 class SettingsTest : public ::testing::Test {

@@ -4,6 +4,7 @@
 #include <cstring>
 #include <sstream>
 
+#include "xrpm/model/human_format.h"
 #include "xrpm/protocol/constants.h"
 #include "xrpm/protocol/fields.h"
 
@@ -29,12 +30,6 @@ void AppendUtf8(std::string* out, uint32_t cp) {
     out->push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
     out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
   }
-}
-
-std::string Hex(uint64_t v) {
-  char b[24];
-  std::snprintf(b, sizeof b, "0x%llx", static_cast<unsigned long long>(v));
-  return b;
 }
 
 std::string ValueText(FieldKind k, uint64_t bits) {
@@ -212,13 +207,13 @@ std::string CanonicalText(const FieldCapture& c) {
   }
   for (size_t i = 0; i < c.root_object.size(); ++i) {
     const protocol::RawContainer& k = c.containers.at(c.root_container[i]);
-    o << "root " << Hex(c.root_object[i]) << " container " << k.kind << " " << k.label;
+    o << "root " << FormatHex(c.root_object[i]) << " container " << k.kind << " " << k.label;
     if (c.root_slot[i] != kNoSlot && k.kind == 11)
       o << " static " << c.layouts.at(static_cast<uint32_t>(k.id1)).statics.at(c.root_slot[i]).name;
     o << "\n";
   }
   for (size_t i = 0; i < c.object_id.size(); ++i) {
-    o << Hex(c.object_id[i]) << " " << c.TypeName(i) << " " << c.object_size[i];
+    o << FormatHex(c.object_id[i]) << " " << c.TypeName(i) << " " << c.object_size[i];
     const protocol::RawLayout* l = c.Layout(i);
     if (l && l->shape == protocol::TypeShape::kString) {
       uint64_t length = 0;
@@ -244,7 +239,7 @@ std::string CanonicalText(const FieldCapture& c) {
         o << "[" << s << "]";
       else if (l && s < l->fields.size())
         o << l->fields[s].name;
-      o << "->" << Hex(c.refs[r]);
+      o << "->" << FormatHex(c.refs[r]);
     }
     o << "\n";
   }

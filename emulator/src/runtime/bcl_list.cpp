@@ -40,12 +40,6 @@ Addr ListGet(const Runtime& rt, Addr list, uint32_t i) {
   return rt.Elem(rt.Ref(list, kListItems), i);
 }
 
-int32_t ListGetInt(Runtime& rt, Addr list, uint32_t i) {
-  int32_t v;
-  std::memcpy(&v, rt.ArrayData(rt.Ref(list, kListItems)) + 4 * i, 4);
-  return v;
-}
-
 namespace {
 // Makes room for one more element (EnsureCapacity: doubles, at least 4).
 void Grow(Runtime& rt, const ListType& lt, Addr* list) {

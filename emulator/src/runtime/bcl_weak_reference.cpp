@@ -9,11 +9,6 @@ Addr WeakReferenceNew(Runtime& rt, Addr* target) {
   return wr;
 }
 
-Addr WeakReferenceTarget(Runtime& rt, Addr wr) {
-  auto h = static_cast<uint32_t>(rt.I32(wr, rt.core().weak_reference_handle));
-  return rt.handles().Valid(h) ? rt.handles().Target(h) : kNull;
-}
-
 void FinalizeWeakReference(Runtime& rt, Addr wr) {
   auto h = static_cast<uint32_t>(rt.I32(wr, rt.core().weak_reference_handle));
   rt.handles().Free(h);

@@ -15,10 +15,6 @@ agent::CounterInfo Counters::Describe(size_t index) {
   return agent::kNetcfCounters[index].info;
 }
 
-bool Counters::IsLevel(size_t index) {
-  return index < kCounterCount && agent::kNetcfCounters[index].level;
-}
-
 void Counters::Publish() {
   std::array<agent::CounterValue, kCounterCount> v;
   for (size_t i = 0; i < kCounterCount; ++i) v[i] = stats_[i].Value();

@@ -54,17 +54,17 @@ uint32_t FindObjectForCli(const GraphIndex& g, const std::string& text, const st
   const uint32_t v = g.Find(*id);
   if (v == kNoIndex)
     throw InputError(Diagnostic{file, 0, "unknown-object",
-                                "no object with id " + Hex(*id) + " in the snapshot"});
+                                "no object with id " + FormatHexDigits(*id) + " in the snapshot"});
   return v;
 }
 
 std::string ObjectLabel(const GraphIndex& g, uint32_t v) {
-  return g.group_name(g.group_of(v)) + "@" + Hex(g.snapshot().object_id[v]);
+  return g.group_name(g.group_of(v)) + "@" + FormatHexDigits(g.snapshot().object_id[v]);
 }
 
 nlohmann::json ObjectJson(const HeapAnalysis& a, uint32_t v) {
   const Snapshot& s = *a.snapshot;
-  return {{"id", Hex(s.object_id[v])},
+  return {{"id", FormatHexDigits(s.object_id[v])},
           {"type", a.index.group_name(a.index.group_of(v))},
           {"size", s.object_size[v]},
           {"retained", a.dom.retained(v)}};
@@ -119,8 +119,8 @@ void PrintPath(const HeapAnalysis& a, const analysis::RootPath& p, int indent) {
     // A holder names the field that holds the hop before it: "List@1100._items".
     const std::string field = i > 0 ? analysis::HoldingField(a.index, v, p.nodes[i - 1]) : "";
     if (!field.empty()) label += (field.front() == '[' ? " " : ".") + field;
-    t.AddRow({i == 0 ? "" : "<-", label, HumanBytes(s.object_size[v]),
-              "retains " + HumanBytes(a.dom.retained(v))});
+    t.AddRow({i == 0 ? "" : "<-", label, FormatBytes(s.object_size[v]),
+              "retains " + FormatBytes(a.dom.retained(v))});
   }
   t.Print(stdout, indent);
   if (p.found())
@@ -153,15 +153,15 @@ void PrintMergedPaths(const HeapAnalysis& a, const analysis::MergedPaths& m, int
                {"retained", A::kRight},
                {"path (root -> ... -> instance; + = a run of that type)", A::kLeft}});
   for (const auto& p : m.paths)
-    t.AddRow({Thousands(p.count), HumanBytes(p.shallow_bytes), HumanBytes(p.retained_bytes),
+    t.AddRow({FormatCount(p.count), FormatBytes(p.shallow_bytes), FormatBytes(p.retained_bytes),
               MergedPathText(a.index, p)});
   if (t.rows()) t.Print(stdout, indent);
   if (m.other_paths)
     std::printf("%*s... %s more instances on %s other paths\n", indent, "",
-                Thousands(m.other_instances).c_str(), Thousands(m.other_paths).c_str());
+                FormatCount(m.other_instances).c_str(), FormatCount(m.other_paths).c_str());
   if (m.unreachable)
     std::printf("%*s%s instances are not reachable from a strong root\n", indent, "",
-                Thousands(m.unreachable).c_str());
+                FormatCount(m.unreachable).c_str());
 }
 
 nlohmann::json MergedPathsJson(const HeapAnalysis& a, const analysis::MergedPaths& m) {

@@ -72,9 +72,10 @@ void PrintDiagnostics(const Diagnostics& d, size_t limit, std::FILE* out) {
   if (d.total() > shown) {
     std::string by;
     for (const auto& [code, n] : d.counts())
-      by += (by.empty() ? "" : ", ") + code + " " + Thousands(n);
+      by += (by.empty() ? "" : ", ") + code + " " + FormatCount(n);
     std::fprintf(out, "... %s more problem(s) not shown (%s in all: %s)\n",
-                 Thousands(d.total() - shown).c_str(), Thousands(d.total()).c_str(), by.c_str());
+                 FormatCount(d.total() - shown).c_str(), FormatCount(d.total()).c_str(),
+                 by.c_str());
   }
 }
 
@@ -93,24 +94,8 @@ void PrintJson(const nlohmann::json& j) {
   std::fputc('\n', stdout);
 }
 
-std::string HumanBytes(uint64_t bytes) {
-  return xrpm::FormatBytes(bytes);
-}
-
-std::string Thousands(uint64_t n) {
-  return xrpm::FormatCount(n);
-}
-
-std::string Hex(uint64_t v) {
-  char buf[20];
-  std::snprintf(buf, sizeof buf, "%" PRIx64, v);
-  return buf;
-}
-
 std::string Percent(double part, double whole) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.1f%%", whole > 0 ? 100.0 * part / whole : 0.0);
-  return buf;
+  return FormatPercent(whole > 0 ? part / whole : 0.0);
 }
 
 namespace {
@@ -190,8 +175,8 @@ void PrintDomainTotals(const Snapshot& s, std::FILE* out) {
                {"types", A::kRight}});
   for (const AppDomainSection& sec : s.sections) {
     const SectionFigures f = Figures(s, sec);
-    t.AddRow({sec.name.empty() ? "(unnamed)" : sec.name, Thousands(f.objects), HumanBytes(f.bytes),
-              Thousands(f.roots), Thousands(f.types)});
+    t.AddRow({sec.name.empty() ? "(unnamed)" : sec.name, FormatCount(f.objects),
+              FormatBytes(f.bytes), FormatCount(f.roots), FormatCount(f.types)});
   }
   std::fprintf(out, "\nAppDomains: %zu\n", s.sections.size());
   t.Print(out, 2);

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "xrpm/model/diagnostics.h"
+#include "xrpm/model/human_format.h"
 #include "xrpm/model/snapshot.h"
 
 namespace xrpm::cli {
@@ -80,13 +81,7 @@ nlohmann::json DiagnosticsJson(const Diagnostics& d);
 // Prints `j` on stdout, indented, with a final newline.
 void PrintJson(const nlohmann::json& j);
 
-// 1536 -> "1.50 KiB"; below 1 KiB: "512 B" (xrpm::FormatBytes, as the GUI shows them).
-std::string HumanBytes(uint64_t bytes);
-// 1234567 -> "1,234,567" (xrpm::FormatCount).
-std::string Thousands(uint64_t n);
-// 0x1ce056 -> "1ce056" (the dumps' own notation).
-std::string Hex(uint64_t v);
-// 12.5 -> "12.5%".
+// part / whole as xrpm::FormatPercent prints it ("12.5%"); "0.0%" when whole is 0.
 std::string Percent(double part, double whole);
 
 // A text table with aligned columns (right-aligned numbers, left-aligned text), no borders.

@@ -28,7 +28,7 @@ nlohmann::json ValueJson(const FieldValue& v) {
       if (!v.enum_name.empty()) return std::string(v.enum_name);
       return v.i;
     case K::kRef:
-      return Hex(v.ref);
+      return FormatHexDigits(v.ref);
     case K::kNull:
     case K::kMissing:
       return nullptr;
@@ -38,7 +38,7 @@ nlohmann::json ValueJson(const FieldValue& v) {
 
 nlohmann::json CellJson(const analysis::GraphIndex& g, const FieldValue& v) {
   if (v.kind != FieldValue::Kind::kRef) return ValueJson(v);
-  nlohmann::json j{{"ref", Hex(v.ref)}};
+  nlohmann::json j{{"ref", FormatHexDigits(v.ref)}};
   const uint32_t n = g.Find(v.ref);
   if (n != kNoIndex)
     if (const auto s = StringOf(g.snapshot(), n)) j["text"] = std::string(s->text);
@@ -52,8 +52,8 @@ std::string ShortText(const StringValue& s, size_t max_chars) {
 std::string CellText(const analysis::GraphIndex& g, const FieldValue& v) {
   if (v.kind != FieldValue::Kind::kRef) return FormatValue(v);
   const uint32_t n = g.Find(v.ref);
-  if (n == kNoIndex) return Hex(v.ref) + " (not in the snapshot)";
-  std::string s = g.group_name(g.group_of(n)) + "@" + Hex(v.ref);
+  if (n == kNoIndex) return FormatHexDigits(v.ref) + " (not in the snapshot)";
+  std::string s = g.group_name(g.group_of(n)) + "@" + FormatHexDigits(v.ref);
   if (const auto t = StringOf(g.snapshot(), n)) s += " " + ShortText(*t);
   return s;
 }

@@ -12,7 +12,7 @@ nlohmann::json InspectionsJson(const Snapshot& s, const std::vector<analysis::In
     nlohmann::json findings = nlohmann::json::array();
     for (const analysis::Finding& f : in.findings) {
       nlohmann::json ids = nlohmann::json::array();
-      for (uint32_t v : f.objects) ids.push_back(Hex(s.object_id[v]));
+      for (uint32_t v : f.objects) ids.push_back(FormatHexDigits(s.object_id[v]));
       findings.push_back({{"what", f.what},
                           {"count", f.count},
                           {"bytes", f.bytes},
@@ -34,13 +34,13 @@ void PrintInspections(const std::vector<analysis::Inspection>& list, size_t top)
       continue;
     }
     std::printf("\n%s: %s finding(s), %s objects, %s %s\n", in.name.c_str(),
-                Thousands(in.findings.size()).c_str(), Thousands(in.total_count).c_str(),
-                HumanBytes(in.total_bytes).c_str(), in.bytes_meaning.c_str());
+                FormatCount(in.findings.size()).c_str(), FormatCount(in.total_count).c_str(),
+                FormatBytes(in.total_bytes).c_str(), in.bytes_meaning.c_str());
     const size_t n = std::min(top, in.findings.size());
     for (size_t i = 0; i < n; ++i) {
       const analysis::Finding& f = in.findings[i];
-      std::printf("  %s x %s  %s %s\n", f.what.c_str(), Thousands(f.count).c_str(),
-                  HumanBytes(f.bytes).c_str(), in.bytes_meaning.c_str());
+      std::printf("  %s x %s  %s %s\n", f.what.c_str(), FormatCount(f.count).c_str(),
+                  FormatBytes(f.bytes).c_str(), in.bytes_meaning.c_str());
       if (!f.path.empty()) std::printf("      %s\n", f.path.c_str());
     }
     if (in.findings.size() > n) std::printf("  ... %zu more\n", in.findings.size() - n);

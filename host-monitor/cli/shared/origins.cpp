@@ -37,7 +37,7 @@ nlohmann::json OriginsJson(const Snapshot& s) {
 std::string SampledNote(const Snapshot& s) {
   if (!s.origins || s.origins->sample_bytes == 0) return {};
   return "Sampled origins: the runtime recorded the site of one allocation per ~" +
-         HumanBytes(s.origins->sample_bytes) +
+         FormatBytes(s.origins->sample_bytes) +
          " allocated; counts and bytes are of the recorded objects, \"est.\" estimates all of "
          "them (each weighted 1/p(size)); the others are \"(unknown)\".";
 }

@@ -85,7 +85,7 @@ FramesRecorded RecordLive(const FramesRecordOptions& o, const char* verb) {
     if (c->state() != client::ConnectionState::kConnected) break;
     if (o.count && st.frames_received >= o.count) break;
     if (tty)
-      std::fprintf(stderr, "\r\033[K%s: %s frames", verb, Thousands(st.frames_received).c_str());
+      std::fprintf(stderr, "\r\033[K%s: %s frames", verb, FormatCount(st.frames_received).c_str());
   }
   if (tty) std::fprintf(stderr, "\r\033[K");
   c->TakeFrames(&out.rec);

@@ -55,8 +55,8 @@ void PrintTree(const client::AllocationProfile& p, uint32_t node, double min_byt
   for (uint32_t c : p.tree[node].children) {
     const client::CallTreeNode& n = p.tree[c];
     if (n.total.bytes < min_bytes) continue;
-    t.AddRow({std::string(2 * (n.depth - 1), ' ') + n.method, HumanBytes(Round(n.total.bytes)),
-              Percent(n.total.bytes, p.total.bytes), HumanBytes(Round(n.self.bytes))});
+    t.AddRow({std::string(2 * (n.depth - 1), ' ') + n.method, FormatBytes(Round(n.total.bytes)),
+              Percent(n.total.bytes, p.total.bytes), FormatBytes(Round(n.self.bytes))});
     PrintTree(p, c, min_bytes, t);
   }
 }
@@ -64,10 +64,10 @@ void PrintTree(const client::AllocationProfile& p, uint32_t node, double min_byt
 // "+1.2 KiB" / "-300 B" / "0 B".
 std::string SignedBytes(double v) {
   const uint64_t b = Round(std::fabs(v));
-  return (b == 0 ? "" : v < 0 ? "-" : "+") + HumanBytes(b);
+  return (b == 0 ? "" : v < 0 ? "-" : "+") + FormatBytes(b);
 }
 std::string WithError(const std::string& value, double error) {
-  return value + " \u00b1 " + HumanBytes(Round(error));
+  return value + " \u00b1 " + FormatBytes(Round(error));
 }
 
 // --diff A B: per site, bytes per frame in A and B and the change, each with its error.
@@ -100,10 +100,10 @@ int RunDiff(const Opts& o) {
   auto header = [](const char* label, const std::string& file, const client::SavedRecording& r,
                    const client::AllocSide& s) {
     std::printf("%s: %s (%s, %s frames, one sample per %s): %s per frame (exact %s)\n", label,
-                file.c_str(), r.rec.app.c_str(), Thousands(s.frames).c_str(),
-                HumanBytes(s.sample_bytes).c_str(),
-                WithError(HumanBytes(Round(s.per_frame)), s.error).c_str(),
-                HumanBytes(Round(s.exact_per_frame)).c_str());
+                file.c_str(), r.rec.app.c_str(), FormatCount(s.frames).c_str(),
+                FormatBytes(s.sample_bytes).c_str(),
+                WithError(FormatBytes(Round(s.per_frame)), s.error).c_str(),
+                FormatBytes(Round(s.exact_per_frame)).c_str());
   };
   header("A", fa, a, d.a);
   header("B", fb, b, d.b);
@@ -118,8 +118,8 @@ int RunDiff(const Opts& o) {
   size_t n = 0;
   for (const client::AllocDiffRow& r : d.rows) {
     if (n++ == o.top) break;
-    t.AddRow({r.site, r.only_b ? "-" : WithError(HumanBytes(Round(r.a_per_frame)), r.a_error),
-              r.only_a ? "-" : WithError(HumanBytes(Round(r.b_per_frame)), r.b_error),
+    t.AddRow({r.site, r.only_b ? "-" : WithError(FormatBytes(Round(r.a_per_frame)), r.a_error),
+              r.only_a ? "-" : WithError(FormatBytes(Round(r.b_per_frame)), r.b_error),
               WithError(SignedBytes(r.change), r.change_error),
               r.only_a   ? "only in A"
               : r.only_b ? "only in B"
@@ -197,13 +197,13 @@ int Run(const Opts& o) {
   std::printf(
       "%s on %s: %s frames, %s samples (one per %s); estimated %s allocated (%s per frame), "
       "exact %s\n",
-      r.app.c_str(), got.endpoint.c_str(), Thousands(p.frames).c_str(),
-      Thousands(p.total.samples).c_str(), HumanBytes(p.sample_bytes).c_str(),
-      HumanBytes(Round(p.total.bytes)).c_str(),
-      HumanBytes(Round(p.EstimatedBytesPerFrame())).c_str(), HumanBytes(p.exact_bytes).c_str());
+      r.app.c_str(), got.endpoint.c_str(), FormatCount(p.frames).c_str(),
+      FormatCount(p.total.samples).c_str(), FormatBytes(p.sample_bytes).c_str(),
+      FormatBytes(Round(p.total.bytes)).c_str(),
+      FormatBytes(Round(p.EstimatedBytesPerFrame())).c_str(), FormatBytes(p.exact_bytes).c_str());
   if (r.dropped_records)
     std::printf("  (the device dropped %s records the host did not take in time)\n",
-                Thousands(r.dropped_records).c_str());
+                FormatCount(r.dropped_records).c_str());
   if (o.by == "stack") {
     TextTable t({{"call tree (top-down)"},
                  {"bytes", TextTable::Align::kRight},
@@ -225,9 +225,9 @@ int Run(const Opts& o) {
                {by_type ? "samples" : "total", TextTable::Align::kRight}});
   size_t n = 0;
   auto grouped_row = [&](const std::string& name, const client::Estimate& e) {
-    t.AddRow({name, HumanBytes(Round(e.bytes)), Percent(e.bytes, p.total.bytes),
-              Thousands(Round(e.objects)), HumanBytes(Round(e.bytes * per_frame)),
-              Thousands(e.samples)});
+    t.AddRow({name, FormatBytes(Round(e.bytes)), Percent(e.bytes, p.total.bytes),
+              FormatCount(Round(e.objects)), FormatBytes(Round(e.bytes * per_frame)),
+              FormatCount(e.samples)});
   };
   if (by_tag)
     for (const auto& x : p.by_tag) {
@@ -242,9 +242,9 @@ int Run(const Opts& o) {
   else
     for (const auto& x : p.by_method) {
       if (n++ == o.top) break;
-      t.AddRow({x.method, HumanBytes(Round(x.self.bytes)), Percent(x.self.bytes, p.total.bytes),
-                Thousands(Round(x.self.objects)), HumanBytes(Round(x.self.bytes * per_frame)),
-                HumanBytes(Round(x.total.bytes))});
+      t.AddRow({x.method, FormatBytes(Round(x.self.bytes)), Percent(x.self.bytes, p.total.bytes),
+                FormatCount(Round(x.self.objects)), FormatBytes(Round(x.self.bytes * per_frame)),
+                FormatBytes(Round(x.total.bytes))});
     }
   t.Print();
   return kExitOk;

@@ -135,7 +135,7 @@ int RunUnattended(const Opts& o) {
     for (const auto& f : e.removed) removed += (removed.empty() ? "; removed " : ", ") + f;
     std::printf("%s capture %llu (%s) -> %s: %s objects, %s, game paused %s%s\n", UtcNow().c_str(),
                 static_cast<unsigned long long>(e.n), e.trigger.detail.c_str(), e.file.c_str(),
-                Thousands(e.stats.objects).c_str(), HumanBytes(e.stats.heap_bytes).c_str(),
+                FormatCount(e.stats.objects).c_str(), FormatBytes(e.stats.heap_bytes).c_str(),
                 e.pause.c_str(), removed.c_str());
     std::fflush(stdout);
   };
@@ -178,7 +178,7 @@ void DrawProgress(const client::CaptureProgress& p, double* receive_start_s) {
     eta = "0s";
   }
   std::fprintf(stderr, "\r\033[Kreceiving: %s objects, %.1f MB, %.1f MB/s, ETA %s",
-               Thousands(p.objects).c_str(), mb, rate, eta.c_str());
+               FormatCount(p.objects).c_str(), mb, rate, eta.c_str());
   std::fflush(stderr);
 }
 
@@ -248,13 +248,14 @@ int Run(const Opts& o) {
   std::printf("captured %s from %s -> %s\n", dev.app_name.c_str(), dev.endpoint.c_str(),
               o.out.c_str());
   std::printf("  %s objects, %s references, %s roots, %s types, %s heap\n",
-              Thousands(s.objects).c_str(), Thousands(s.refs).c_str(), Thousands(s.roots).c_str(),
-              Thousands(s.types).c_str(), HumanBytes(s.heap_bytes).c_str());
+              FormatCount(s.objects).c_str(), FormatCount(s.refs).c_str(),
+              FormatCount(s.roots).c_str(), FormatCount(s.types).c_str(),
+              FormatBytes(s.heap_bytes).c_str());
   // The snapshot's metadata (client::MakeCaptureInfo) says what the pause held, in the words
   // `xrpm info` and the monitor use.
   std::printf("  game paused %s; %s on the wire in %u batches; agent peak %s; %.2f s\n",
-              DescribeCapturePause(*r.snapshot->capture).c_str(), HumanBytes(s.wire_bytes).c_str(),
-              s.batches, HumanBytes(s.agent_peak_bytes).c_str(), s.elapsed_s);
+              DescribeCapturePause(*r.snapshot->capture).c_str(), FormatBytes(s.wire_bytes).c_str(),
+              s.batches, FormatBytes(s.agent_peak_bytes).c_str(), s.elapsed_s);
   PrintDomainTotals(*r.snapshot);
   return kExitOk;
 }

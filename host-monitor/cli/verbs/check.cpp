@@ -57,7 +57,7 @@ nlohmann::json Number(double v) {
   return v;
 }
 std::string NumberText(double v) {
-  if (v >= 0 && v < 1e18 && v == std::floor(v)) return Thousands(static_cast<uint64_t>(v));
+  if (v >= 0 && v < 1e18 && v == std::floor(v)) return FormatCount(static_cast<uint64_t>(v));
   char b[48];
   std::snprintf(b, sizeof b, "%.1f", v);
   return b;

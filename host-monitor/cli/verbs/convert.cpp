@@ -41,9 +41,9 @@ int Run(const Opts& o) {
                {"diagnostics", DiagnosticsJson(l.diags)}});
   } else {
     std::printf("wrote %s (%s): %s section(s), %s objects, %s references, %s roots\n",
-                o.out.c_str(), to.c_str(), Thousands(s.sections.size()).c_str(),
-                Thousands(s.object_count()).c_str(), Thousands(s.ref_count()).c_str(),
-                Thousands(s.root_count()).c_str());
+                o.out.c_str(), to.c_str(), FormatCount(s.sections.size()).c_str(),
+                FormatCount(s.object_count()).c_str(), FormatCount(s.ref_count()).c_str(),
+                FormatCount(s.root_count()).c_str());
   }
   return kExitOk;
 }

@@ -42,7 +42,7 @@ int Run(const Opts& o) {
     if (c->state() != client::ConnectionState::kConnected) break;
     if (tty)
       std::fprintf(stderr, "\r\033[Ksampling every %u ms: %s samples", c->counters().interval_ms(),
-                   Thousands(c->counters().received()).c_str());
+                   FormatCount(c->counters().received()).c_str());
   }
   if (tty) std::fprintf(stderr, "\r\033[K");
   const auto d = c->counters().descriptors();
@@ -107,7 +107,7 @@ int Run(const Opts& o) {
     }
     const auto& v = last.values[i];
     t.AddRow({"  " + d[i].name, std::to_string(v.total), Num(std::round(rate(i) * 10) / 10),
-              Thousands(v.n), Num(v.mean), std::to_string(v.min), std::to_string(v.max)});
+              FormatCount(v.n), Num(v.mean), std::to_string(v.min), std::to_string(v.max)});
   }
   t.Print();
   return kExitOk;

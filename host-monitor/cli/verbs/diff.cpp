@@ -18,13 +18,16 @@ struct Opts {
 
 std::string Signed(int64_t v, bool bytes) {
   const uint64_t mag = v < 0 ? uint64_t(0) - uint64_t(v) : uint64_t(v);
-  return std::string(v < 0 ? "-" : v > 0 ? "+" : "") + (bytes ? HumanBytes(mag) : Thousands(mag));
+  return std::string(v < 0   ? "-"
+                     : v > 0 ? "+"
+                             : "") +
+         (bytes ? FormatBytes(mag) : FormatCount(mag));
 }
 
 std::string Series(const analysis::TypeSeries& r) {
   std::string s;
   for (size_t i = 0; i < r.at.size(); ++i)
-    s += (i ? " -> " : "") + (r.present[i] ? Thousands(r.at[i].count) : std::string("-"));
+    s += (i ? " -> " : "") + (r.present[i] ? FormatCount(r.at[i].count) : std::string("-"));
   return s;
 }
 
@@ -92,8 +95,8 @@ int Run(const Opts& o) {
                    {"reachable", A::kRight},
                    {"types", A::kRight}});
   for (size_t i = 0; i < sums.size(); ++i)
-    snaps.AddRow({std::to_string(i + 1), o.files[i], Thousands(sums[i].totals.objects),
-                  HumanBytes(sums[i].totals.reachable_bytes), Thousands(sums[i].totals.types)});
+    snaps.AddRow({std::to_string(i + 1), o.files[i], FormatCount(sums[i].totals.objects),
+                  FormatBytes(sums[i].totals.reachable_bytes), FormatCount(sums[i].totals.types)});
   std::printf("Snapshots\n");
   snaps.Print(stdout, 2);
   const auto& first = sums.front().totals;
@@ -104,7 +107,7 @@ int Run(const Opts& o) {
       Signed(int64_t(lastt.reachable_bytes) - int64_t(first.reachable_bytes), true).c_str());
 
   std::printf("\nTypes by growth (first -> last; %s of %s types changed)\n",
-              Thousands(rows.size()).c_str(), Thousands(d.rows.size()).c_str());
+              FormatCount(rows.size()).c_str(), FormatCount(d.rows.size()).c_str());
   TextTable t({{"type", A::kLeft},
                {"count", A::kRight},
                {"d count", A::kRight},
@@ -116,7 +119,7 @@ int Run(const Opts& o) {
     std::string note = r->is_new ? "new" : r->vanished ? "vanished" : "";
     if (r->grows_steadily && sums.size() > 2) note += note.empty() ? "grows every time" : ", grows";
     t.AddRow({r->name, Series(*r), Signed(r->count_delta, false), Signed(r->shallow_delta, true),
-              Signed(r->retained_delta, true), HumanBytes(r->at.back().retained_bytes), note});
+              Signed(r->retained_delta, true), FormatBytes(r->at.back().retained_bytes), note});
   }
   if (t.rows())
     t.Print(stdout, 2);
@@ -124,7 +127,7 @@ int Run(const Opts& o) {
     std::printf("  no type changed\n");
   if (shown.size() < rows.size())
     std::printf("  ... %s more in between (--all lists every type)\n",
-                Thousands(rows.size() - shown.size()).c_str());
+                FormatCount(rows.size() - shown.size()).c_str());
 
   std::printf("\nGrowing types (count never drops, ends higher), held in the last snapshot by\n");
   PrintSuspects(last->a, sus);

@@ -62,9 +62,9 @@ struct Walker {
   void Rows(uint32_t root, TextTable& table) const {
     const Snapshot& s = *a.snapshot;
     Walk(root, 0, [&](uint32_t v, int level, int) {
-      table.AddRow({HumanBytes(a.dom.retained(v)),
+      table.AddRow({FormatBytes(a.dom.retained(v)),
                     Percent(double(a.dom.retained(v)), double(a.dom.reachable_bytes())),
-                    HumanBytes(s.object_size[v]), Thousands(ch.Children(v).size()),
+                    FormatBytes(s.object_size[v]), FormatCount(ch.Children(v).size()),
                     std::string(size_t(2 * (level - 1)), ' ') + ObjectLabel(a.index, v)});
       return 0;
     });
@@ -86,9 +86,9 @@ int Run(const Opts& o) {
     return kExitOk;
   }
   std::printf("%s: %s reachable objects, %s; %s directly under the roots\n\n",
-              f->loaded.path.c_str(), Thousands(a.dom.reachable_count()).c_str(),
-              HumanBytes(a.dom.reachable_bytes()).c_str(),
-              Thousands(ch.Children(root).size()).c_str());
+              f->loaded.path.c_str(), FormatCount(a.dom.reachable_count()).c_str(),
+              FormatBytes(a.dom.reachable_bytes()).c_str(),
+              FormatCount(ch.Children(root).size()).c_str());
   using A = TextTable::Align;
   TextTable t({{"retained", A::kRight},
                {"of heap", A::kRight},

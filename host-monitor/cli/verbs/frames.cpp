@@ -99,23 +99,25 @@ int Run(const Opts& o) {
     return kExitOk;
   }
   std::printf("%s on %s: %s frames over %.1f s", r.app.c_str(), got.endpoint.c_str(),
-              Thousands(s.frames).c_str(), s.seconds);
+              FormatCount(s.frames).c_str(), s.seconds);
   if (s.missing_frames)
     std::printf(" (%s missing: the device dropped records the host did not take in time)",
-                Thousands(s.missing_frames).c_str());
+                FormatCount(s.missing_frames).c_str());
   std::printf("\n");
   TextTable t({{""}, {"", TextTable::Align::kRight}});
   t.AddRow({"frame time mean / p50 / p95 / max", Fixed(s.mean_ms, 1) + " / " + Fixed(s.p50_ms, 1) +
                                                      " / " + Fixed(s.p95_ms, 1) + " / " +
                                                      Fixed(s.max_ms, 1) + " ms"});
-  t.AddRow({"frames over 16.7 ms (60 Hz)",
-            Thousands(s.over_60hz) + "  (" + Percent(double(s.over_60hz), double(s.frames)) + ")"});
-  t.AddRow({"frames over 33.3 ms (30 Hz)",
-            Thousands(s.over_30hz) + "  (" + Percent(double(s.over_30hz), double(s.frames)) + ")"});
+  t.AddRow(
+      {"frames over 16.7 ms (60 Hz)",
+       FormatCount(s.over_60hz) + "  (" + Percent(double(s.over_60hz), double(s.frames)) + ")"});
+  t.AddRow(
+      {"frames over 33.3 ms (30 Hz)",
+       FormatCount(s.over_30hz) + "  (" + Percent(double(s.over_30hz), double(s.frames)) + ")"});
   t.AddRow({"allocated per frame",
-            HumanBytes(static_cast<uint64_t>(s.alloc_bytes_per_frame)) + "  (" +
+            FormatBytes(static_cast<uint64_t>(s.alloc_bytes_per_frame)) + "  (" +
                 Fixed(double(s.alloc_objects) / double(s.frames), 1) + " objects)"});
-  t.AddRow({"collections", Thousands(s.gcs) + "  (" + Fixed(s.gcs_per_second, 2) + " per s, " +
+  t.AddRow({"collections", FormatCount(s.gcs) + "  (" + Fixed(s.gcs_per_second, 2) + " per s, " +
                                Fixed(s.gc_ms / (s.gcs ? s.gcs : 1), 1) + " ms each, max " +
                                Fixed(s.max_gc_ms, 1) + " ms)"});
   t.AddRow({"time in GC", Percent(s.gc_share, 1.0)});
@@ -133,7 +135,7 @@ int Run(const Opts& o) {
   }
   if (r.dropped_markers)
     std::printf("  (%s markers dropped: the game posted faster than the device could queue)\n",
-                Thousands(r.dropped_markers).c_str());
+                FormatCount(r.dropped_markers).c_str());
   return kExitOk;
 }
 

@@ -17,7 +17,7 @@ namespace verb_info {
 struct Opts : FileVerbOptions {};
 
 std::string Stamp(const std::optional<uint64_t>& ms) {
-  return ms ? Hex(*ms) : "-";
+  return ms ? FormatHexDigits(*ms) : "-";
 }
 
 std::string Duration(const AppDomainSection& s) {
@@ -70,9 +70,9 @@ void PrintCapture(const CaptureInfo& c) {
   t2.AddRow({"from", c.device.endpoint + ", " + c.device.agent_name});
   t2.AddRow({"taken", std::string(when) + ", capture " + std::to_string(c.capture_id)});
   t2.AddRow({"game paused", DescribeCapturePause(c)});
-  t2.AddRow({"transfer", HumanBytes(c.wire_bytes) + " in " + Thousands(c.batches) + " batches, " +
-                             FormatPauseTime(c.elapsed_us) + " in all"});
-  t2.AddRow({"agent memory", HumanBytes(c.agent_peak_bytes) + " at the peak"});
+  t2.AddRow({"transfer", FormatBytes(c.wire_bytes) + " in " + FormatCount(c.batches) +
+                             " batches, " + FormatPauseTime(c.elapsed_us) + " in all"});
+  t2.AddRow({"agent memory", FormatBytes(c.agent_peak_bytes) + " at the peak"});
   if (c.marker_age_us >= 0) {
     char b[64];
     std::snprintf(b, sizeof b, "captured %.1f s after marker", c.marker_age_us / 1e6);
@@ -104,9 +104,9 @@ void PrintAllocationOrigins(const Snapshot& s) {
   std::printf(
       "captured at frame %s; %s of %s objects have a site and frame, %s sites of %s "
       "methods\n",
-      Thousands(s.origins->capture_frame).c_str(), Thousands(known).c_str(),
-      Thousands(s.object_count()).c_str(), Thousands(s.origins->sites.size()).c_str(),
-      Thousands(s.origins->methods.size()).c_str());
+      FormatCount(s.origins->capture_frame).c_str(), FormatCount(known).c_str(),
+      FormatCount(s.object_count()).c_str(), FormatCount(s.origins->sites.size()).c_str(),
+      FormatCount(s.origins->methods.size()).c_str());
   if (const std::string note = SampledNote(s); !note.empty()) std::printf("  %s\n", note.c_str());
 }
 
@@ -132,16 +132,16 @@ void PrintObjectContents(const Snapshot& s) {
   }
   const HeapFieldsSummary f = Summarize(s.fields);
   std::printf("%s type layouts; the field of %s of %s references; %s of %s roots labelled\n",
-              Thousands(f.type_layouts).c_str(), Thousands(f.known_slots).c_str(),
-              Thousands(s.ref_count()).c_str(), Thousands(f.labelled_roots).c_str(),
-              Thousands(s.root_count()).c_str());
+              FormatCount(f.type_layouts).c_str(), FormatCount(f.known_slots).c_str(),
+              FormatCount(s.ref_count()).c_str(), FormatCount(f.labelled_roots).c_str(),
+              FormatCount(s.root_count()).c_str());
   if (s.fields.values_captured)
     std::printf("  values of %s objects (%s; strings cut at %s characters); %s in memory\n",
-                Thousands(f.objects_with_values).c_str(), HumanBytes(f.value_bytes).c_str(),
-                Thousands(s.fields.string_cap).c_str(), HumanBytes(f.model_bytes).c_str());
+                FormatCount(f.objects_with_values).c_str(), FormatBytes(f.value_bytes).c_str(),
+                FormatCount(s.fields.string_cap).c_str(), FormatBytes(f.model_bytes).c_str());
   else
     std::printf("  captured without values (--no-values); %s in memory\n",
-                HumanBytes(f.model_bytes).c_str());
+                FormatBytes(f.model_bytes).c_str());
 }
 
 // Does `path` hold a saved recording? (The table of contents only: cheap for any capture.)
@@ -177,13 +177,13 @@ int RunRecording(const Opts& o) {
   }
   std::printf("%s  (xrpm recording)\n\n", o.file.c_str());
   std::printf("Recording of %s on %s: %s frames (%llu..%llu) over %.1f s, %s allocation samples",
-              r.rec.app.c_str(), r.endpoint.c_str(), Thousands(s.frames).c_str(),
+              r.rec.app.c_str(), r.endpoint.c_str(), FormatCount(s.frames).c_str(),
               static_cast<unsigned long long>(s.first_frame),
               static_cast<unsigned long long>(s.last_frame), s.seconds,
-              Thousands(r.rec.samples.size()).c_str());
-  if (r.rec.sample_bytes) std::printf(" (one per %s)", HumanBytes(r.rec.sample_bytes).c_str());
-  std::printf(", %s markers, %s scope tags\n", Thousands(r.rec.markers.size()).c_str(),
-              Thousands(r.rec.tags.size()).c_str());
+              FormatCount(r.rec.samples.size()).c_str());
+  if (r.rec.sample_bytes) std::printf(" (one per %s)", FormatBytes(r.rec.sample_bytes).c_str());
+  std::printf(", %s markers, %s scope tags\n", FormatCount(r.rec.markers.size()).c_str(),
+              FormatCount(r.rec.tags.size()).c_str());
   std::printf("Read it with: xrpm frames %s; xrpm allocations %s [--by type|method|stack|tag]\n",
               o.file.c_str(), o.file.c_str());
   return kExitOk;
@@ -257,7 +257,7 @@ int Run(const Opts& o) {
   }
 
   std::printf("%s  (%s, %s%s)\n\n", l.path.c_str(), l.format.c_str(),
-              HumanBytes(l.file_bytes).c_str(), sampled ? ", sampled" : "");
+              FormatBytes(l.file_bytes).c_str(), sampled ? ", sampled" : "");
   using A = TextTable::Align;
   TextTable secs({{"#", A::kRight},
                   {"appdomain", A::kLeft},
@@ -280,8 +280,8 @@ int Run(const Opts& o) {
       note += (note.empty() ? "" : ", ") + ("ends as '" + sec.end_name + "'");
     secs.AddRow({std::to_string(i), sec.name.empty() ? "(unnamed)" : sec.name,
                  std::to_string(sec.version), Stamp(sec.start_ms), Stamp(sec.end_ms), Duration(sec),
-                 Thousands(f.types), Thousands(f.objects), Thousands(f.refs), Thousands(f.roots),
-                 HumanBytes(f.bytes), note});
+                 FormatCount(f.types), FormatCount(f.objects), FormatCount(f.refs),
+                 FormatCount(f.roots), FormatBytes(f.bytes), note});
   }
   std::printf("Sections: %zu\n", s.sections.size());
   if (secs.rows()) secs.Print(stdout, 2);
@@ -292,17 +292,17 @@ int Run(const Opts& o) {
 
   std::printf("\nTotals\n");
   TextTable tot({{"", A::kLeft}, {"", A::kRight}, {"", A::kLeft}});
-  tot.AddRow({"types", Thousands(s.type_count()),
-              placeholders ? "(" + Thousands(placeholders) + " without a type record)" : ""});
-  tot.AddRow({"objects", Thousands(s.object_count()), ""});
-  tot.AddRow({"references", Thousands(s.ref_count()), ""});
-  tot.AddRow({"roots", Thousands(s.root_count()), ""});
-  tot.AddRow({"size", HumanBytes(bytes), "(" + Thousands(bytes) + " bytes)"});
+  tot.AddRow({"types", FormatCount(s.type_count()),
+              placeholders ? "(" + FormatCount(placeholders) + " without a type record)" : ""});
+  tot.AddRow({"objects", FormatCount(s.object_count()), ""});
+  tot.AddRow({"references", FormatCount(s.ref_count()), ""});
+  tot.AddRow({"roots", FormatCount(s.root_count()), ""});
+  tot.AddRow({"size", FormatBytes(bytes), "(" + FormatCount(bytes) + " bytes)"});
   if (sampled) {
     const auto scaled_n = static_cast<uint64_t>(scaled_objects + 0.5);
     const auto scaled_b = static_cast<uint64_t>(scaled_bytes + 0.5);
-    tot.AddRow({"objects, scaled", Thousands(scaled_n), "(the whole heap, estimated)"});
-    tot.AddRow({"size, scaled", HumanBytes(scaled_b), "(" + Thousands(scaled_b) + " bytes)"});
+    tot.AddRow({"objects, scaled", FormatCount(scaled_n), "(the whole heap, estimated)"});
+    tot.AddRow({"size, scaled", FormatBytes(scaled_b), "(" + FormatCount(scaled_b) + " bytes)"});
   }
   tot.Print(stdout, 2);
   if (sampled)
@@ -316,13 +316,13 @@ int Run(const Opts& o) {
     for (int k = 0; k < kRootKindCount; ++k) {
       uint64_t n = by_kind[static_cast<size_t>(k)];
       if (n)
-        roots.AddRow({std::string(RootKindName(static_cast<RootKind>(k))), Thousands(n),
+        roots.AddRow({std::string(RootKindName(static_cast<RootKind>(k))), FormatCount(n),
                       Percent(static_cast<double>(n), static_cast<double>(s.root_count()))});
     }
     roots.Print(stdout, 2);
     if (pinned || weak || interior)
-      std::printf("  flags: %s pinned, %s weak, %s interior\n", Thousands(pinned).c_str(),
-                  Thousands(weak).c_str(), Thousands(interior).c_str());
+      std::printf("  flags: %s pinned, %s weak, %s interior\n", FormatCount(pinned).c_str(),
+                  FormatCount(weak).c_str(), FormatCount(interior).c_str());
   }
 
   std::printf("\nDiagnostics: ");
@@ -331,8 +331,8 @@ int Run(const Opts& o) {
   } else {
     std::string by;
     for (const auto& [code, n] : l.diags.counts())
-      by += (by.empty() ? "" : ", ") + code + " " + Thousands(n);
-    std::printf("%s (%s; listed on stderr)\n", Thousands(l.diags.total()).c_str(), by.c_str());
+      by += (by.empty() ? "" : ", ") + code + " " + FormatCount(n);
+    std::printf("%s (%s; listed on stderr)\n", FormatCount(l.diags.total()).c_str(), by.c_str());
   }
   return kExitOk;
 }

@@ -48,7 +48,9 @@ int Run(const Opts& o) {
       nlohmann::json fields = nlohmann::json::object();
       for (const std::string& c : columns)
         fields[c] = CellJson(g, analysis::ReadFieldByName(s, v, c));
-      rows.push_back({{"id", Hex(s.object_id[v])}, {"size", s.object_size[v]}, {"fields", fields}});
+      rows.push_back({{"id", FormatHexDigits(s.object_id[v])},
+                      {"size", s.object_size[v]},
+                      {"fields", fields}});
     }
     PrintJson({{"file", l.path},
                {"type", g.group_name(grp)},
@@ -59,7 +61,7 @@ int Run(const Opts& o) {
     return kExitOk;
   }
   std::printf("%s: %s of %s instances%s\n", g.group_name(grp).c_str(),
-              Thousands(list.count).c_str(), Thousands(g.Instances(grp).size()).c_str(),
+              FormatCount(list.count).c_str(), FormatCount(g.Instances(grp).size()).c_str(),
               where.empty() ? "" : " match");
   if (known.empty())
     std::printf("(the snapshot has no field layouts for this type: no field columns)\n");
@@ -68,7 +70,7 @@ int Run(const Opts& o) {
   for (const std::string& c : columns) cols.push_back({c, A::kLeft});
   TextTable t(cols);
   for (const uint32_t v : list.rows) {
-    std::vector<std::string> row = {Hex(s.object_id[v]), HumanBytes(s.object_size[v])};
+    std::vector<std::string> row = {FormatHexDigits(s.object_id[v]), FormatBytes(s.object_size[v])};
     for (const std::string& c : columns)
       row.push_back(CellText(g, analysis::ReadFieldByName(s, v, c)));
     t.AddRow(std::move(row));
@@ -79,7 +81,7 @@ int Run(const Opts& o) {
   }
   if (list.count > list.rows.size())
     std::printf("  ... %s more (--top N shows more)\n",
-                Thousands(list.count - list.rows.size()).c_str());
+                FormatCount(list.count - list.rows.size()).c_str());
   return kExitOk;
 }
 

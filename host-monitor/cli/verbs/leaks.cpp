@@ -26,7 +26,7 @@ nlohmann::json GroupJson(const analysis::GraphIndex& g, const analysis::LeakGrou
     paths.push_back({{"path", MergedPathText(g, p)},
                      {"count", p.count},
                      {"bytes", p.shallow_bytes},
-                     {"example", Hex(c.object_id[p.example])}});
+                     {"example", FormatHexDigits(c.object_id[p.example])}});
   nlohmann::json j = {
       {"type", lg.type},
       {"site", SiteJson(c, lg.site)},
@@ -38,7 +38,7 @@ nlohmann::json GroupJson(const analysis::GraphIndex& g, const analysis::LeakGrou
       {"paths", paths},
       {"other_paths", lg.paths.other_paths},
       {"other_path_objects", lg.paths.other_instances},
-      {"example", Hex(c.object_id[lg.objects.front()])}};
+      {"example", FormatHexDigits(c.object_id[lg.objects.front()])}};
   if (sampled) {
     j["est_count"] = lg.est_count;
     j["est_bytes"] = lg.est_bytes;
@@ -87,8 +87,8 @@ int Run(const Opts& o) {
   std::printf(
       "Objects of C allocated after A was captured and no later than B, still held in C\n"
       "  A %s (frame %s)\n  B %s (frame %s)\n  C %s (frame %s)\n",
-      a.path.c_str(), Thousands(r.window_first).c_str(), b.path.c_str(),
-      Thousands(r.window_end).c_str(), c.path.c_str(), Thousands(r.c_frame).c_str());
+      a.path.c_str(), FormatCount(r.window_first).c_str(), b.path.c_str(),
+      FormatCount(r.window_end).c_str(), c.path.c_str(), FormatCount(r.c_frame).c_str());
   if (const std::string note = SampledNote(c.snap); !note.empty())
     std::printf("  %s\n", note.c_str());
   if (r.groups.empty()) {
@@ -106,9 +106,9 @@ int Run(const Opts& o) {
     TextTable t(std::move(cols));
     for (size_t i = 0; i < r.groups.size(); ++i) {
       const analysis::LeakGroup& lg = r.groups[i];
-      std::vector<std::string> row = {std::to_string(i + 1), Thousands(lg.count),
-                                      HumanBytes(lg.bytes)};
-      if (r.sampled) row.push_back(HumanBytes(static_cast<uint64_t>(lg.est_bytes)));
+      std::vector<std::string> row = {std::to_string(i + 1), FormatCount(lg.count),
+                                      FormatBytes(lg.bytes)};
+      if (r.sampled) row.push_back(FormatBytes(static_cast<uint64_t>(lg.est_bytes)));
       row.push_back(std::string(lg.type));
       row.push_back(SiteText(c.snap, lg.site, o.site_depth));
       t.AddRow(std::move(row));
@@ -119,26 +119,26 @@ int Run(const Opts& o) {
         t.AddRow(std::move(cells));
       };
       for (const analysis::MergedPath& p : lg.paths.paths)
-        under("held by " + MergedPathText(g, p) + "  (" + Thousands(p.count) + ")");
+        under("held by " + MergedPathText(g, p) + "  (" + FormatCount(p.count) + ")");
       if (lg.paths.other_paths)
-        under("and " + Thousands(lg.paths.other_instances) + " on " +
-              Thousands(lg.paths.other_paths) + " other path(s)");
+        under("and " + FormatCount(lg.paths.other_instances) + " on " +
+              FormatCount(lg.paths.other_paths) + " other path(s)");
     }
     t.Print(stdout, 2);
   }
-  std::printf("\n%s objects, %s in %s group(s)", Thousands(r.count).c_str(),
-              HumanBytes(r.bytes).c_str(), Thousands(r.groups.size() + r.other_groups).c_str());
+  std::printf("\n%s objects, %s in %s group(s)", FormatCount(r.count).c_str(),
+              FormatBytes(r.bytes).c_str(), FormatCount(r.groups.size() + r.other_groups).c_str());
   if (r.other_groups)
-    std::printf(" (%s not shown; --top 0 shows all)", Thousands(r.other_groups).c_str());
+    std::printf(" (%s not shown; --top 0 shows all)", FormatCount(r.other_groups).c_str());
   std::printf(".\n");
   if (r.unreachable_count)
     std::printf(
         "%s object(s), %s, allocated in the window are unreachable in C (garbage not "
         "collected yet): not counted.\n",
-        Thousands(r.unreachable_count).c_str(), HumanBytes(r.unreachable_bytes).c_str());
+        FormatCount(r.unreachable_count).c_str(), FormatBytes(r.unreachable_bytes).c_str());
   if (r.unknown_count)
     std::printf("%s object(s) of C have no recorded origin: not considered.\n",
-                Thousands(r.unknown_count).c_str());
+                FormatCount(r.unknown_count).c_str());
   return kExitOk;
 }
 

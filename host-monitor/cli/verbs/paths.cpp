@@ -23,7 +23,7 @@ int RunObject(const Opts& o, const AnalyzedFile& f) {
     return kExitOk;
   }
   std::printf("%s retains %s\n\n", ObjectLabel(a.index, v).c_str(),
-              HumanBytes(a.dom.retained(v)).c_str());
+              FormatBytes(a.dom.retained(v)).c_str());
   if (!p.found()) {
     std::printf("No strong root reaches it: it is garbage or only weakly held.\n");
     return kExitOk;
@@ -50,9 +50,9 @@ int RunType(const Opts& o, const AnalyzedFile& f) {
     return kExitOk;
   }
   std::printf("%s: %s instances, %s shallow, %s retained\n\nMerged shortest paths to roots:\n",
-              a.index.group_name(grp).c_str(), Thousands(m.instances).c_str(),
-              HumanBytes(a.types[grp].shallow_bytes).c_str(),
-              HumanBytes(a.types[grp].retained_bytes).c_str());
+              a.index.group_name(grp).c_str(), FormatCount(m.instances).c_str(),
+              FormatBytes(a.types[grp].shallow_bytes).c_str(),
+              FormatBytes(a.types[grp].retained_bytes).c_str());
   PrintMergedPaths(a, m, 2);
   if (!m.paths.empty()) {
     std::printf("\nExample, the first instance on the top path:\n");

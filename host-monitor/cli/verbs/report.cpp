@@ -96,20 +96,20 @@ int Run(const Opts& o) {
   std::printf("%s  (%s)\n\nSummary\n", f->loaded.path.c_str(), f->loaded.format.c_str());
   using A = TextTable::Align;
   TextTable sum({{"", A::kLeft}, {"", A::kRight}, {"", A::kLeft}});
-  sum.AddRow({"objects", Thousands(t.objects), HumanBytes(t.total_bytes)});
-  sum.AddRow({"reachable", Thousands(t.reachable_objects),
-              HumanBytes(t.reachable_bytes) + " (" +
+  sum.AddRow({"objects", FormatCount(t.objects), FormatBytes(t.total_bytes)});
+  sum.AddRow({"reachable", FormatCount(t.reachable_objects),
+              FormatBytes(t.reachable_bytes) + " (" +
                   Percent(double(t.reachable_bytes), double(t.total_bytes)) + " of the bytes)"});
-  sum.AddRow({"unreachable", Thousands(t.unreachable_objects),
-              HumanBytes(t.unreachable_bytes) + " (garbage, or only weakly held)"});
-  sum.AddRow({"references", Thousands(t.references),
-              t.dangling_refs ? "(" + Thousands(t.dangling_refs) + " dangling, skipped)" : ""});
-  sum.AddRow({"types", Thousands(t.types), ""});
-  sum.AddRow({"root records", Thousands(t.root_records),
-              Thousands(t.strong_root_objects) + " objects strongly rooted, " +
-                  Thousands(t.weak_only_root_objects) + " only weakly" +
-                  (t.dangling_roots ? ", " + Thousands(t.dangling_roots) + " dangling" : "")});
-  if (t.duplicate_ids) sum.AddRow({"duplicate ids", Thousands(t.duplicate_ids), "(first kept)"});
+  sum.AddRow({"unreachable", FormatCount(t.unreachable_objects),
+              FormatBytes(t.unreachable_bytes) + " (garbage, or only weakly held)"});
+  sum.AddRow({"references", FormatCount(t.references),
+              t.dangling_refs ? "(" + FormatCount(t.dangling_refs) + " dangling, skipped)" : ""});
+  sum.AddRow({"types", FormatCount(t.types), ""});
+  sum.AddRow({"root records", FormatCount(t.root_records),
+              FormatCount(t.strong_root_objects) + " objects strongly rooted, " +
+                  FormatCount(t.weak_only_root_objects) + " only weakly" +
+                  (t.dangling_roots ? ", " + FormatCount(t.dangling_roots) + " dangling" : "")});
+  if (t.duplicate_ids) sum.AddRow({"duplicate ids", FormatCount(t.duplicate_ids), "(first kept)"});
   sum.Print(stdout, 2);
   PrintDomainTotals(f->loaded.snap);
 
@@ -118,7 +118,7 @@ int Run(const Opts& o) {
     const std::vector<SiteRetainedRow> rows = SitesByRetained(a);
     const size_t n = std::min(o.top, rows.size());
     std::printf("\nTop %zu allocation sites by retained size (capture frame %s)\n", n,
-                Thousands(s.origins->capture_frame).c_str());
+                FormatCount(s.origins->capture_frame).c_str());
     if (const std::string note = SampledNote(s); !note.empty()) std::printf("  %s\n", note.c_str());
     TextTable sites({{"allocated at", A::kLeft},
                      {"objects", A::kRight},
@@ -127,8 +127,8 @@ int Run(const Opts& o) {
                      {"of heap", A::kRight}});
     for (size_t i = 0; i < n; ++i) {
       const analysis::SiteRow& r = rows[i].row;
-      sites.AddRow({SiteText(s, r.site, o.site_depth), Thousands(r.count), HumanBytes(r.bytes),
-                    HumanBytes(rows[i].retained),
+      sites.AddRow({SiteText(s, r.site, o.site_depth), FormatCount(r.count), FormatBytes(r.bytes),
+                    FormatBytes(rows[i].retained),
                     Percent(double(rows[i].retained), double(t.reachable_bytes))});
     }
     sites.Print(stdout, 2);
@@ -147,8 +147,8 @@ int Run(const Opts& o) {
   for (size_t i = 0; i < shown; ++i) {
     const uint32_t g = by_retained[i];
     const analysis::TypeStat& st = a.types[g];
-    types.AddRow({a.index.group_name(g), Thousands(st.count), HumanBytes(st.shallow_bytes),
-                  HumanBytes(st.retained_bytes),
+    types.AddRow({a.index.group_name(g), FormatCount(st.count), FormatBytes(st.shallow_bytes),
+                  FormatBytes(st.retained_bytes),
                   Percent(double(st.retained_bytes), double(t.reachable_bytes))});
   }
   types.Print(stdout, 2);

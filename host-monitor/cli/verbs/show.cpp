@@ -19,7 +19,8 @@ nlohmann::json FieldJson(const analysis::FieldRow& f) {
     j["value"] = ValueJson(f.value);
     return j;
   }
-  j["ref"] = f.value.kind == FieldValue::Kind::kRef ? nlohmann::json(Hex(f.value.ref)) : nullptr;
+  j["ref"] = f.value.kind == FieldValue::Kind::kRef ? nlohmann::json(FormatHexDigits(f.value.ref))
+                                                    : nullptr;
   if (f.text) j["text"] = std::string(f.text->text);
   return j;
 }
@@ -48,7 +49,7 @@ int Run(const Opts& o) {
     if (!c.statics.empty()) j["statics"] = statics;
     nlohmann::json refs = nlohmann::json::array();
     for (const analysis::Referrer& r : c.referrers)
-      refs.push_back({{"id", Hex(s.object_id[r.node])},
+      refs.push_back({{"id", FormatHexDigits(s.object_id[r.node])},
                       {"type", a.index.group_name(a.index.group_of(r.node))},
                       {"field", r.field.empty() ? nlohmann::json() : nlohmann::json(r.field)}});
     j["referrers"] = refs;
@@ -57,12 +58,12 @@ int Run(const Opts& o) {
     return kExitOk;
   }
   std::printf("%s  %s, retains %s\n", ObjectLabel(a.index, v).c_str(),
-              HumanBytes(s.object_size[v]).c_str(), HumanBytes(a.dom.retained(v)).c_str());
+              FormatBytes(s.object_size[v]).c_str(), FormatBytes(a.dom.retained(v)).c_str());
   if (c.text)
-    std::printf("\ntext (%s characters%s): %s\n", Thousands(c.text->full_length).c_str(),
+    std::printf("\ntext (%s characters%s): %s\n", FormatCount(c.text->full_length).c_str(),
                 c.text->cut ? ", cut at the capture's cap" : "",
                 ShortText(*c.text, 1u << 20).c_str());
-  if (c.length) std::printf("\nlength: %s elements\n", Thousands(*c.length).c_str());
+  if (c.length) std::printf("\nlength: %s elements\n", FormatCount(*c.length).c_str());
   if (!c.has_layout && !c.text && !c.length)
     std::printf(
         "\nThe snapshot has no field layout for this type (captured without object "

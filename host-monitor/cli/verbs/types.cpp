@@ -89,18 +89,18 @@ int RunBySite(const Opts& o, const LoadedSnapshot& l) {
   for (size_t i = 0; i < shown; ++i) {
     const analysis::TypeSiteRow& r = rows[i];
     std::vector<std::string> row = {
-        std::to_string(i + 1), Thousands(r.count),
-        Percent(static_cast<double>(r.count), static_cast<double>(objects)), HumanBytes(r.bytes),
+        std::to_string(i + 1), FormatCount(r.count),
+        Percent(static_cast<double>(r.count), static_cast<double>(objects)), FormatBytes(r.bytes),
         Percent(static_cast<double>(r.bytes), static_cast<double>(bytes))};
-    if (sampled) row.push_back(HumanBytes(static_cast<uint64_t>(r.est_bytes)));
+    if (sampled) row.push_back(FormatBytes(static_cast<uint64_t>(r.est_bytes)));
     row.push_back(std::string(r.type));
     row.push_back(SiteText(s, r.site, o.site_depth));
     t.AddRow(std::move(row));
   }
   t.Print();
   std::printf("\n%s of %s (type, site) row(s) shown; %s objects, %s in all\n",
-              Thousands(shown).c_str(), Thousands(rows.size()).c_str(), Thousands(objects).c_str(),
-              HumanBytes(bytes).c_str());
+              FormatCount(shown).c_str(), FormatCount(rows.size()).c_str(),
+              FormatCount(objects).c_str(), FormatBytes(bytes).c_str());
   return kExitOk;
 }
 
@@ -160,19 +160,19 @@ int Run(const Opts& o) {
     const TypeHistogramRow& r = rows[i];
     std::vector<std::string> row = {
         std::to_string(i + 1),
-        Thousands(r.count),
+        FormatCount(r.count),
         Percent(static_cast<double>(r.count), static_cast<double>(objects)),
-        HumanBytes(r.bytes),
+        FormatBytes(r.bytes),
         Percent(static_cast<double>(r.bytes), static_cast<double>(bytes)),
-        r.count ? HumanBytes(r.bytes / r.count) : "-"};
+        r.count ? FormatBytes(r.bytes / r.count) : "-"};
     if (o.by_section) row.push_back(std::to_string(s.types[r.type_index].section));
     row.push_back(r.name);
     t.AddRow(std::move(row));
   }
   t.Print();
-  std::printf("\n%s of %s type(s) shown; %s objects, %s in all\n", Thousands(shown).c_str(),
-              Thousands(rows.size()).c_str(), Thousands(objects).c_str(),
-              HumanBytes(bytes).c_str());
+  std::printf("\n%s of %s type(s) shown; %s objects, %s in all\n", FormatCount(shown).c_str(),
+              FormatCount(rows.size()).c_str(), FormatCount(objects).c_str(),
+              FormatBytes(bytes).c_str());
   return kExitOk;
 }
 

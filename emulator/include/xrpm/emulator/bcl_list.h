@@ -33,7 +33,6 @@ Addr ListNew(Runtime& rt, const ListType& lt, uint32_t capacity);
 uint32_t ListCount(const Runtime& rt, Addr list);
 uint32_t ListCapacity(const Runtime& rt, Addr list);
 Addr ListGet(const Runtime& rt, Addr list, uint32_t i);
-int32_t ListGetInt(Runtime& rt, Addr list, uint32_t i);
 // list.Add(item); *list and *item are GC slots (the array may grow).
 void ListAdd(Runtime& rt, const ListType& lt, Addr* list, Addr* item);
 void ListAddInt(Runtime& rt, const ListType& lt, Addr* list, int32_t value);

@@ -11,7 +11,5 @@ namespace xrpm::emulator {
 
 // new WeakReference(*target)
 Addr WeakReferenceNew(Runtime& rt, Addr* target);
-// wr.Target: null once the target was collected.
-Addr WeakReferenceTarget(Runtime& rt, Addr wr);
 
 }  // namespace xrpm::emulator

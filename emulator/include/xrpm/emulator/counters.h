@@ -32,7 +32,6 @@ class Counters {
   Counters();
 
   static agent::CounterInfo Describe(size_t index);
-  static bool IsLevel(size_t index);
 
   // Event counter: one datum.
   void Add(Counter c, int64_t datum) { stats_[static_cast<size_t>(c)].Add(datum); }

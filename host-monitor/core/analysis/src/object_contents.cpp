@@ -7,16 +7,11 @@
 #include <stdexcept>
 
 #include "xrpm/analysis/paths.h"
+#include "xrpm/model/human_format.h"
 #include "xrpm/model/type_name.h"
 
 namespace xrpm::analysis {
 namespace {
-
-std::string HexId(uint64_t v) {
-  char b[24];
-  std::snprintf(b, sizeof b, "%" PRIx64, v);
-  return b;
-}
 
 std::optional<double> ParseNumber(std::string_view s) {
   double d = 0;
@@ -90,7 +85,7 @@ bool FieldMatches(const GraphIndex& g, uint32_t v, uint32_t field, std::string_v
     case K::kNull:
       return want == "null";
     case K::kRef: {
-      if (want == HexId(x.ref) || want == "0x" + HexId(x.ref)) return true;
+      if (want == FormatHexDigits(x.ref) || want == "0x" + FormatHexDigits(x.ref)) return true;
       const uint32_t n = g.Find(x.ref);
       const std::optional<StringValue> text = n == kNoIndex ? std::nullopt : StringOf(s, n);
       return text && !text->cut && text->text == want;

@@ -14,16 +14,8 @@ namespace xrpm::analysis {
 
 namespace {
 
-std::string Percent(double share) {
-  char buf[16];
-  std::snprintf(buf, sizeof buf, "%.1f%%", share * 100);
-  return buf;
-}
-
 std::string ObjectName(const GraphIndex& g, uint32_t v) {  // "Enemy@1ce056", as the CLI prints
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "@%" PRIx64, g.snapshot().object_id[v]);
-  return g.group_name(g.group_of(v)) + buf;
+  return g.group_name(g.group_of(v)) + "@" + FormatHexDigits(g.snapshot().object_id[v]);
 }
 
 std::string Count(uint64_t n, const char* what) {
@@ -108,7 +100,7 @@ std::vector<Suspect> FindSuspects(const HeapAnalysis& a, const SuspectOptions& o
         s.top_child_bytes = nb.second;
       }
     }
-    s.reason = "one " + ObjectName(g, v) + " retains " + Percent(s.share) +
+    s.reason = "one " + ObjectName(g, v) + " retains " + FormatPercent(s.share) +
                " of the reachable heap (" + xrpm::FormatBytes(s.retained_bytes) + " in " +
                Count(s.count, "object") + ")";
     if (s.top_child_group != kNoIndex)
@@ -143,7 +135,7 @@ std::vector<Suspect> FindSuspects(const HeapAnalysis& a, const SuspectOptions& o
     s.share = double(st.retained_bytes) / double(total);
     s.holders = MergeShortestPaths(g, *forest, &dom, grp, opts.max_paths);
     s.reason = std::to_string(st.reachable_count) + " " + g.group_name(grp) + " retain " +
-               Percent(s.share) + " of the reachable heap (" +
+               FormatPercent(s.share) + " of the reachable heap (" +
                xrpm::FormatBytes(st.retained_bytes) + "), none more than " +
                xrpm::FormatBytes(biggest) + " alone";
     out.push_back(std::move(s));

@@ -1,4 +1,5 @@
 #include "xrpm/client/capture_assembler.h"
+#include "xrpm/model/human_format.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -9,12 +10,6 @@
 
 namespace xrpm::client {
 namespace {
-
-std::string Hex(uint64_t v) {
-  char b[24];
-  std::snprintf(b, sizeof b, "0x%llx", static_cast<unsigned long long>(v));
-  return b;
-}
 
 bool Fail(std::string* error, std::string what) {
   *error = std::move(what);
@@ -101,7 +96,7 @@ uint32_t CaptureAssembler::TypeIndex(uint32_t type_id) {
     return dense_type_[type_id];  // the common case: one array load per object
   auto [it, inserted] = type_index_.try_emplace(type_id, 0);
   if (inserted)  // an object of a type the walk never described: keep the id, write no `t`
-    it->second = snap_.AddType(type_id, "<unknown type " + Hex(type_id) + ">", 0, true);
+    it->second = snap_.AddType(type_id, "<unknown type " + FormatHex(type_id) + ">", 0, true);
   Remember(type_id, it->second);
   return it->second;
 }
@@ -121,27 +116,27 @@ uint32_t CaptureAssembler::OriginOf(const protocol::RawContainer& c) {
     case 6:
     case 7:
     case 8:  // frames with a method
-      s = std::string(kind) + " (stack " + Hex(c.id1) + ", method " + Hex(c.id2) + ")";
+      s = std::string(kind) + " (stack " + FormatHex(c.id1) + ", method " + FormatHex(c.id2) + ")";
       break;
     case 5:
     case 9:  // frames without a method
-      s = std::string(kind) + " (stack " + Hex(c.id1) + ")";
+      s = std::string(kind) + " (stack " + FormatHex(c.id1) + ")";
       break;
     case 11: {
       auto it = type_index_.find(static_cast<uint32_t>(c.id1));
       s = "statics of " + (it != type_index_.end() && !snap_.types[it->second].placeholder
                                ? snap_.types[it->second].name
-                               : "type " + Hex(c.id1));
+                               : "type " + FormatHex(c.id1));
       break;
     }
     case 13:
-      s = std::string(kind) + " " + Hex(c.id1);
+      s = std::string(kind) + " " + FormatHex(c.id1);
       break;
     default:
       s = kind;
       break;
   }
-  if (c.has_thread) s = "thread " + Hex(c.thread_id) + " / " + s;
+  if (c.has_thread) s = "thread " + FormatHex(c.thread_id) + " / " + s;
   auto [it, inserted] = origin_index_.try_emplace(s, 0);
   if (inserted) {
     it->second = static_cast<uint32_t>(snap_.root_origins.size());
@@ -177,12 +172,12 @@ bool CaptureAssembler::AppendBatch(const protocol::RawBatch& b, std::string* err
   domain_names_.insert(domain_names_.end(), b.domain_names.begin(), b.domain_names.end());
   for (const auto& t : b.types) {
     if (t.domain > domain_names_.size())
-      return Fail(error, where + "type " + Hex(t.id) + " is in AppDomain " +
+      return Fail(error, where + "type " + FormatHex(t.id) + " is in AppDomain " +
                              std::to_string(t.domain) + ", but only " +
                              std::to_string(domain_names_.size()) + " are defined");
     auto [it, inserted] = type_index_.try_emplace(t.id, 0);
     if (!inserted && !snap_.types[it->second].placeholder)
-      return Fail(error, where + "type " + Hex(t.id) + " described twice");
+      return Fail(error, where + "type " + FormatHex(t.id) + " described twice");
     if (inserted) {
       it->second = snap_.AddType(t.id, t.name, 0);
       Remember(t.id, it->second);
@@ -224,7 +219,7 @@ bool CaptureAssembler::AppendBatch(const protocol::RawBatch& b, std::string* err
     const bool has_objects = !b.object_id.empty();
     if (b.cont_refs == 0 || b.cont_object != snap_.object_id.back() ||
         b.cont_refs > pending_refs_ || (has_objects && b.cont_refs != pending_refs_))
-      return Fail(error, where + "the references of object " + Hex(snap_.object_id.back()) +
+      return Fail(error, where + "the references of object " + FormatHex(snap_.object_id.back()) +
                              " are not continued correctly");
   }
   const uint64_t* ref = b.refs.data();
@@ -301,7 +296,7 @@ bool CaptureAssembler::AppendOrigins(const protocol::RawBatch& b, size_t first_o
   for (size_t i = 0; i < n; ++i) {
     const uint32_t site = b.object_site[i];
     if (site > defined)
-      return Fail(error, where + "object " + Hex(b.object_id[i]) + " names site " +
+      return Fail(error, where + "object " + FormatHex(b.object_id[i]) + " names site " +
                              std::to_string(site) + ", but only " + std::to_string(defined) +
                              " are defined");
     // The model's frame column saturates at 2^32 - 2 (snapshot.h).
@@ -336,9 +331,9 @@ bool CaptureAssembler::End(const wire::CaptureEnd& m, std::string* error) {
                            " references of the last object missing");
   if (m.checksum() != checksum_)
     return Fail(error, "capture " + std::to_string(capture_id_) +
-                           " failed verification: checksum " + Hex(checksum_) +
+                           " failed verification: checksum " + FormatHex(checksum_) +
                            " of the received batches differs from the agent's " +
-                           Hex(m.checksum()));
+                           FormatHex(m.checksum()));
   if (clock_seen_) snap_.origins = std::move(alloc_);  // else absent, as from an old agent
   if (!fields_->Finish(snap_, error)) return false;
   AppDomainSection& s = snap_.sections.back();

@@ -7,22 +7,6 @@
 
 namespace xrpm::client {
 
-const char* ConnectionStateName(ConnectionState s) {
-  switch (s) {
-    case ConnectionState::kIdle:
-      return "idle";
-    case ConnectionState::kConnecting:
-      return "connecting";
-    case ConnectionState::kConnected:
-      return "connected";
-    case ConnectionState::kClosed:
-      return "closed";
-    case ConnectionState::kFailed:
-      return "failed";
-  }
-  return "?";
-}
-
 CaptureInfo MakeCaptureInfo(const DeviceInfo& d, const CaptureStats& s) {
   CaptureInfo c;
   c.device = d;

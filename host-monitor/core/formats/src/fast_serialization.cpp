@@ -2,6 +2,7 @@
 // serialized types, object framing and forward references. Every operation is O(bytes read)
 // except type lookups (linear in the few types of a file) and the one-time forward table load.
 #include "xrpm/formats/fast_serialization.h"
+#include "xrpm/model/human_format.h"
 
 #include <algorithm>
 #include <bit>
@@ -15,12 +16,6 @@ namespace xrpm::formats {
 namespace {
 
 constexpr std::string_view kSignature = "!FastSerialization.1";
-
-std::string Hex(uint64_t v) {
-  char buf[24];
-  std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
-  return buf;
-}
 
 }  // namespace
 
@@ -49,8 +44,8 @@ Reader::Reader(std::span<const uint8_t> bytes, std::string name)
 
 void Reader::Fail(uint64_t at, std::string_view code, std::string_view what,
                   std::string_view message) const {
-  std::string m = "byte offset " + std::to_string(at) + " (" + Hex(at) + "): " + std::string(what) +
-                  ": " + std::string(message);
+  std::string m = "byte offset " + std::to_string(at) + " (" + FormatHex(at) +
+                  "): " + std::string(what) + ": " + std::string(message);
   throw InputError(Diagnostic{name_, 0, std::string(code), std::move(m)});
 }
 
@@ -84,13 +79,6 @@ std::span<const uint8_t> Reader::Bytes(uint64_t n, std::string_view what) {
 uint8_t Reader::U8(std::string_view what) {
   Need(1, what);
   return bytes_[pos_++];
-}
-
-int16_t Reader::I16(std::string_view what) {
-  Need(2, what);
-  uint16_t v = static_cast<uint16_t>(bytes_[pos_] | bytes_[pos_ + 1] << 8);
-  pos_ += 2;
-  return static_cast<int16_t>(v);
 }
 
 int32_t Reader::I32(std::string_view what) {

@@ -10,6 +10,7 @@
 // range), pending roots are resolved, type ids assigned, and ids/refs checked through an IdResolver
 // (O((N + refs) log N)).
 #include "xrpm/formats/ibm_classic_reader.h"
+#include "xrpm/model/human_format.h"
 
 #include <algorithm>
 #include <array>
@@ -88,12 +89,6 @@ std::string Quote(std::string_view s) {
   }
   if (s.size() > 48) q += "...";
   return q + "'";
-}
-
-std::string Hex(uint64_t v) {
-  char buf[19] = "0x";
-  auto r = std::to_chars(buf + 2, buf + sizeof buf, v, 16);
-  return std::string(buf, r.ptr);
 }
 
 // A heap reference of a class record, resolved into a root once every class is known.
@@ -441,13 +436,13 @@ class IbmReader {
       } else if (it->second != kNoIndex && type_jvm_[it->second] != rec_type_ &&
                  snap_.types[it->second].written_name() != Readable(rec_type_, tokens_[0])) {
         Report(rec_line_, "class-name-mismatch",
-               "object of type " + Quote(rec_type_) + " uses class block " + Hex(tokens_[0]) +
+               "object of type " + Quote(rec_type_) + " uses class block " + FormatHex(tokens_[0]) +
                    ", which is " + Quote(snap_.types[it->second].written_name()));
       }
       type = it->second;
       if (type == kNoIndex) {  // a pseudo root class: not a type of objects
         Report(rec_line_, "class-name-mismatch",
-               "object uses the class block of a root pseudo class " + Hex(tokens_[0]));
+               "object uses the class block of a root pseudo class " + FormatHex(tokens_[0]));
         auto [c, add2] = classless_.try_emplace(Readable(rec_type_, 0), 0);
         if (add2) c->second = NewType(Readable(rec_type_, 0), 0, false);
         type = c->second;
@@ -473,8 +468,9 @@ class IbmReader {
     auto it = class_of_.find(rec_addr_);
     if (pseudo) {
       if (it != class_of_.end() || root_classes_.count(rec_addr_)) {
-        return Report(rec_line_, "duplicate-class",
-                      "a second class record for class block " + Hex(rec_addr_) + "; ignored");
+        return Report(
+            rec_line_, "duplicate-class",
+            "a second class record for class block " + FormatHex(rec_addr_) + "; ignored");
       }
       root_classes_.emplace(rec_addr_, RootClass{kind, flags});
       class_of_.emplace(rec_addr_, kNoIndex);
@@ -484,14 +480,15 @@ class IbmReader {
         owner = NewType(std::move(readable), rec_addr_, true);
         class_of_.emplace(rec_addr_, owner);
       } else if (it->second == kNoIndex || type_has_cls_[it->second]) {
-        return Report(rec_line_, "duplicate-class",
-                      "a second class record for class block " + Hex(rec_addr_) + "; ignored");
+        return Report(
+            rec_line_, "duplicate-class",
+            "a second class record for class block " + FormatHex(rec_addr_) + "; ignored");
       } else {
         owner = it->second;
         if (snap_.types[owner].written_name() != readable) {
           Report(rec_line_, "class-name-mismatch",
-                 "class record " + Quote(rec_type_) + " at " + Hex(rec_addr_) + " was named " +
-                     Quote(snap_.types[owner].written_name()) + " by its objects");
+                 "class record " + Quote(rec_type_) + " at " + FormatHex(rec_addr_) +
+                     " was named " + Quote(snap_.types[owner].written_name()) + " by its objects");
           snap_.types[owner].SetName(std::move(readable));
           type_jvm_[owner] = rec_type_;
         }
@@ -531,7 +528,7 @@ class IbmReader {
           drop[dup] = 1;
           if (!CountOnly("duplicate-object"))
             Report(object_line_[dup], "duplicate-object",
-                   "object " + Hex(snap_.object_id[dup]) + " was already listed at line " +
+                   "object " + FormatHex(snap_.object_id[dup]) + " was already listed at line " +
                        std::to_string(object_line_[first]) + "; the first is kept");
         });
       }
@@ -574,7 +571,7 @@ class IbmReader {
           addresses ? static_cast<TypeId>(type_addr_[t]) : static_cast<TypeId>(t + 1);
       if (type_has_addr_[t] && !type_has_cls_[t]) {
         Report(type_line_[t], "missing-class",
-               "no class record for class block " + Hex(type_addr_[t]) + " (" +
+               "no class record for class block " + FormatHex(type_addr_[t]) + " (" +
                    Quote(snap_.types[t].name) + ")");
       }
     }
@@ -588,14 +585,15 @@ class IbmReader {
       TypeId container = p.owner == kNoIndex ? 0 : snap_.types[p.owner].id;
       snap_.AddRoot(p.ref, static_cast<RootKind>(p.kind), p.flags, container);
       if (index.Find(p.ref) == kNoIndex && !CountOnly("dangling-root"))
-        Report(p.line, "dangling-root",
-               "class record references " + Hex(p.ref) + ", which is not an object in the dump");
+        Report(
+            p.line, "dangling-root",
+            "class record references " + FormatHex(p.ref) + ", which is not an object in the dump");
     }
     for (size_t i = 0; i < snap_.object_count(); ++i) {
       for (ObjectId v : snap_.object_refs(i)) {
         if (index.Find(v) == kNoIndex && !CountOnly("dangling-ref"))
           Report(object_line_[i], "dangling-ref",
-                 "object " + Hex(snap_.object_id[i]) + " references " + Hex(v) +
+                 "object " + FormatHex(snap_.object_id[i]) + " references " + FormatHex(v) +
                      ", which is not an object in the dump");
       }
     }

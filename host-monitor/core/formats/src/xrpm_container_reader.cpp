@@ -66,12 +66,6 @@ void FileReader::Read(uint64_t offset, void* dst, size_t n) const {
   }
 }
 
-std::string Hex(uint64_t v) {
-  char b[24];
-  std::snprintf(b, sizeof b, "0x%016llx", static_cast<unsigned long long>(v));
-  return b;
-}
-
 const KnownPart* FindKnown(std::string_view tag) {
   for (const KnownPart& k : kKnown)
     if (k.tag == tag) return &k;

@@ -20,13 +20,11 @@
 #include <vector>
 
 #include "xrpm/formats/xrpm_file.h"
+#include "xrpm/model/human_format.h"
 #include "xrpm_blocks.h"
 #include "xrpm_layout.h"
 
 namespace xrpm::formats {
-
-// "0x" and 16 hex digits.
-std::string Hex(uint64_t v);
 
 struct DctxDeleter {
   void operator()(ZSTD_DCtx* c) const { ZSTD_freeDCtx(c); }
@@ -70,9 +68,9 @@ class FileReader {
   void CheckSum(uint64_t stored, uint64_t computed, uint64_t offset,
                 const std::string& what) const {
     if (verify && stored != computed)
-      Fail(
-          offset, "checksum",
-          what + " checksum mismatch (stored " + Hex(stored) + ", computed " + Hex(computed) + ")");
+      Fail(offset, "checksum",
+           what + " checksum mismatch (stored " + FormatHex(stored, 16) + ", computed " +
+               FormatHex(computed, 16) + ")");
   }
 
  private:

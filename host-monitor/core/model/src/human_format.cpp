@@ -78,13 +78,23 @@ std::string FormatDuration(double s) {
 
 std::string FormatPercent(double f) {
   char buf[32];
-  std::snprintf(buf, sizeof buf, "%.1f %%", f * 100.0);
+  std::snprintf(buf, sizeof buf, "%.1f%%", f * 100.0);
   return buf;
 }
 
-std::string FormatHex(uint64_t v) {
+std::string FormatHex(uint64_t v, int min_digits) {
   char buf[24];
-  std::snprintf(buf, sizeof buf, "0x%" PRIx64, v);
+  std::snprintf(buf, sizeof buf, "0x%0*" PRIx64,
+                min_digits < 0    ? 0
+                : min_digits > 16 ? 16
+                                  : min_digits,
+                v);
+  return buf;
+}
+
+std::string FormatHexDigits(uint64_t v) {
+  char buf[24];
+  std::snprintf(buf, sizeof buf, "%" PRIx64, v);
   return buf;
 }
 

@@ -1,4 +1,5 @@
 #include "xrpm/model/object_fields.h"
+#include "xrpm/model/human_format.h"
 
 #include <algorithm>
 #include <charconv>
@@ -28,12 +29,6 @@ uint32_t NextCodePoint(std::string_view s, size_t& i) {
     cp = cp << 6 | (static_cast<unsigned char>(s[i + k]) & 0x3F);
   i += n;
   return cp;
-}
-
-std::string Hex(uint64_t v) {
-  char b[24];
-  std::snprintf(b, sizeof b, "0x%" PRIx64, v);
-  return b;
 }
 
 }  // namespace
@@ -149,7 +144,7 @@ std::string FormatValue(const FieldValue& v) {
       return std::string(b, r.ptr);
     }
     case K::kRef:
-      return Hex(v.ref);
+      return FormatHex(v.ref);
     case K::kNull:
       return "null";
   }
@@ -257,7 +252,7 @@ std::string CheckObjects(const Snapshot& s, const std::vector<TypeExtent>& exten
     const TypeLayout& l = f.layouts[type];
     const uint32_t size = s.object_size[i];
     auto where = [&] {
-      return "object " + Hex(s.object_id[i]) + " (type " + std::to_string(type) + "): ";
+      return "object " + FormatHex(s.object_id[i]) + " (type " + std::to_string(type) + "): ";
     };
     in = FieldsPart::kLayouts;
     if (l.shape == TypeShape::kClass && extents[type].extent > size) {

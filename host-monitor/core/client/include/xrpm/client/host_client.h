@@ -58,7 +58,6 @@ struct FramesStatus {
 };
 
 enum class ConnectionState { kIdle, kConnecting, kConnected, kClosed, kFailed };
-const char* ConnectionStateName(ConnectionState s);
 
 using DeviceInfo = xrpm::DeviceInfo;  // capture_info.h: also kept in each captured Snapshot
 

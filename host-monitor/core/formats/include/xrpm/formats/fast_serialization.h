@@ -78,7 +78,6 @@ class Reader {
 
   // ---- primitives ----
   uint8_t U8(std::string_view what);
-  int16_t I16(std::string_view what);
   int32_t I32(std::string_view what);
   int64_t I64(std::string_view what);
   float F32(std::string_view what);
