@@ -126,6 +126,11 @@ TEST(Paths, AmongEqualPathsTheStaticBeatsAConservativeStackSlot) {
   EXPECT_EQ(RootLabel(DescribeRoot(h.g, h.g.StrongRootRecord(h.N(0xc00)))), "local (conservative)");
   EXPECT_EQ(h.g.StrongRoots().front(), h.N(0xa00));
   EXPECT_EQ(h.g.StrongRoots().back(), h.N(0xc00));
+  // Merged, the temp's path says its root was found conservatively.
+  const MergedPaths m = MergeShortestPaths(h.g, forest, nullptr, h.g.FindGroup("Temp"));
+  ASSERT_EQ(m.paths.size(), 1u);
+  EXPECT_TRUE(m.paths[0].root_conservative);
+  EXPECT_EQ(MergedPathLabel(h.g, m.paths[0], " -> "), "local (conservative) -> Temp");
   // The temp, rooted only conservatively, still has its path.
   EXPECT_EQ(f.ShortestPathToRoot(h.N(0xc00)).nodes, (std::vector<uint32_t>{h.N(0xc00)}));
 }

@@ -31,8 +31,8 @@ Snapshot TextHeap() {
 TEST(GlyphSet, CollectsNamesAndStringTextSortedOnce) {
   const Snapshot s = TextHeap();
   const std::vector<char32_t> got = NonAsciiCodePoints(s);
-  const std::vector<char32_t> want = {U'α', U'В', U'И', U'а', U'г', U'р',      U'こ',
-                                      U'ち', U'に', U'は', U'ん', U'\uFFFD'};
+  const std::vector<char32_t> want = {U'α',  U'В',  U'И',  U'а',  U'г',  U'р',
+                                      U'こ', U'ち', U'に', U'は', U'ん', U'\uFFFD'};
   EXPECT_EQ(got, want);
   EXPECT_EQ(std::count(got.begin(), got.end(), U'ü'), 0) << "only string objects carry text";
 }

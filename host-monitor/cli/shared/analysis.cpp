@@ -180,6 +180,7 @@ nlohmann::json MergedPathsJson(const HeapAnalysis& a, const analysis::MergedPath
     nlohmann::json root{{"kind", std::string(RootKindName(p.root_kind))}};
     if (p.root_container != kNoIndex) root["container"] = a.snapshot->types[p.root_container].name;
     if (!p.root_label.empty()) root["label"] = p.root_label;
+    if (p.root_conservative) root["conservative"] = true;
     paths.push_back({{"root", root},
                      {"steps", steps},
                      {"instances", p.count},

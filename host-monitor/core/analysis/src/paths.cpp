@@ -74,6 +74,7 @@ std::string MergedPathLabel(const GraphIndex& g, const MergedPath& p, std::strin
     s += " " + p.root_label;
   else if (p.root_container != kNoIndex && p.root_container < g.snapshot().type_count())
     s += " " + g.snapshot().types[p.root_container].name;
+  if (p.root_conservative) s += " (conservative)";
   for (size_t k = 0; k < p.steps.size(); ++k) {
     const MergedStep& st = p.steps[k];
     s += arrow;
@@ -225,6 +226,7 @@ class PathTrie {
     uint32_t group = kNoIndex;   // kNoIndex for a root node
     bool repeated = false;
     RootKind kind = RootKind::kInternal;  // root nodes
+    bool conservative = false;            // root nodes: kRootConservative
     uint32_t container = kNoIndex;        // root nodes: type index of the static's class
     uint32_t label = kNoSlot;             // root nodes: index into root_labels, or kNoSlot
     uint32_t field = kNoSlot;    // the field of the parent step's type holding it, kAnyElement
@@ -232,10 +234,13 @@ class PathTrie {
   };
   static constexpr uint32_t kAnyElement = kNoSlot - 1;  // every element of an array: "[]"
 
-  uint32_t Root(RootKind kind, uint32_t container, uint32_t container_group, uint32_t label) {
-    const Key key{uint64_t(kind) << 32 | container_group, label};
+  uint32_t Root(RootKind kind, bool conservative, uint32_t container, uint32_t container_group,
+                uint32_t label) {
+    const Key key{uint64_t(conservative) << 40 | uint64_t(kind) << 32 | container_group, label};
     auto [it, fresh] = roots_.emplace(key, static_cast<uint32_t>(nodes_.size()));
-    if (fresh) nodes_.push_back({.kind = kind, .container = container, .label = label});
+    if (fresh)
+      nodes_.push_back(
+          {.kind = kind, .conservative = conservative, .container = container, .label = label});
     return it->second;
   }
   uint32_t Child(uint32_t base, uint32_t group, uint32_t field, uint32_t holder) {
@@ -295,8 +300,9 @@ struct PathMerger::State {
         const uint32_t container = g->root_container_type(rec);
         const uint32_t label =
             rec < s.fields.root_label.size() ? s.fields.root_label[rec] : kNoSlot;
-        base = trie.Root(s.root_kind_of(rec), container,
-                         container == kNoIndex ? kNoIndex : g->group_of_type(container), label);
+        base =
+            trie.Root(s.root_kind_of(rec), (s.root_flags[rec] & kRootConservative) != 0, container,
+                      container == kNoIndex ? kNoIndex : g->group_of_type(container), label);
       } else {
         base = memo[par];
         holder = s.object_type[par];
@@ -366,6 +372,7 @@ MergedPaths PathMerger::Merge(std::span<const uint32_t> instances, const Dominat
     }
     std::reverse(m.steps.begin(), m.steps.end());
     m.root_kind = trie[t].kind;
+    m.root_conservative = trie[t].conservative;
     m.root_container = trie[t].container;
     if (trie[t].label < s.fields.root_labels.size())
       m.root_label = s.fields.root_labels[trie[t].label];

@@ -123,6 +123,7 @@ struct MergedPath {
   RootKind root_kind = RootKind::kInternal;
   uint32_t root_container = kNoIndex;  // type index of the static's class, or kNoIndex
   std::string root_label;              // the static field or method, or ""
+  bool root_conservative = false;      // a stack slot a conservative scan found
   std::vector<MergedStep> steps;       // from the root-held object down to the instances
   uint64_t count = 0;                  // instances held along this path
   uint64_t shallow_bytes = 0;
@@ -139,7 +140,8 @@ struct MergedPaths {
 };
 
 // "static Game.Events -> EventHandler -> Object[] -> Bubble+": the root (descriptor and static
-// container), then the types along the path; "+" marks a run of one type. `arrow` separates.
+// container, "local (conservative)" for a conservatively found slot), then the types along the
+// path; "+" marks a run of one type. `arrow` separates.
 // With fields: "static Bubbles.GameEvents.Popped -> System.EventHandler._invocationList ->
 // System.Delegate[] [] -> System.EventHandler._target -> Bubbles.Bubble".
 std::string MergedPathLabel(const GraphIndex& g, const MergedPath& p, std::string_view arrow);
