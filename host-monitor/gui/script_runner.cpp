@@ -141,10 +141,10 @@ void ScriptRunner::Start(const ScriptStep& s) {
           d->analysis ? d->analysis->dom().retained_sizes() : std::span<const uint64_t>());
       ses.SelectObject(objs.front());
     } else if (arg == "shown") {  // the Instances view's first row (as filtered and sorted)
-      const InstancesViewState& st = app_.views().instances;
-      if (st.doc != d->id || st.objects.empty())
+      const InstanceListView& list = app_.views().instances.list;
+      if (!list.built() || list.doc() != d->id || list.objects().empty())
         return Fail("select-object shown needs the Instances view drawn with rows");
-      ses.SelectObject(st.objects.front());
+      ses.SelectObject(list.objects().front());
     } else if (!ses.SelectObject(std::stoull(arg))) {
       return Fail("no object with index " + arg);
     }
