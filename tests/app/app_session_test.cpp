@@ -27,19 +27,19 @@ class AppSessionTest : public ::testing::Test {
 
 TEST_F(AppSessionTest, DemoHeapLoadsInTheBackgroundAndBecomesReady) {
   AppSession s(Opts());
-  const uint32_t id = s.OpenDemo({.objects = 50'000});
-  ASSERT_NE(s.doc(id), nullptr);
-  EXPECT_EQ(s.active_id(), id);
+  const uint32_t id = s.documents().OpenDemo({.objects = 50'000});
+  ASSERT_NE(s.documents().doc(id), nullptr);
+  EXPECT_EQ(s.documents().active_id(), id);
   ASSERT_TRUE(s.WaitIdle(60s));
-  SnapshotDoc* d = s.doc(id);
+  SnapshotDoc* d = s.documents().doc(id);
   EXPECT_EQ(d->state, DocState::kReady);
   EXPECT_TRUE(d->unsaved);
   EXPECT_EQ(d->snapshot->object_count(), 50'000u);
   ASSERT_TRUE(d->types);
   ASSERT_TRUE(d->overview);
   EXPECT_EQ(d->overview->objects, 50'000u);
-  EXPECT_TRUE(s.SelectType("Game.Bubble"));
-  EXPECT_FALSE(s.SelectType("No.Such.Type"));
+  EXPECT_TRUE(s.selection().SelectType("Game.Bubble"));
+  EXPECT_FALSE(s.selection().SelectType("No.Such.Type"));
   auto j = nlohmann::json::parse(s.StateJson());
   EXPECT_EQ(j["docs"][0]["selected_type"], "Game.Bubble");
   EXPECT_EQ(j["docs"][0]["state"], "ready");
@@ -52,14 +52,14 @@ TEST_F(AppSessionTest, UnsavedSnapshotsRefuseToCloseUntilDiscarded) {
   snap.AddType(1, "T", 0);
   snap.AddObject(0x10, 0, 12, {});
   snap.CloseSectionRanges();
-  const uint32_t id = s.AddSnapshot(std::move(snap), DocOrigin::kCaptured, "");
-  EXPECT_EQ(s.doc(id)->title, "Capture 1");
-  EXPECT_TRUE(s.HasUnsaved());
-  EXPECT_FALSE(s.Close(id));
-  EXPECT_NE(s.doc(id), nullptr);
-  EXPECT_TRUE(s.Close(id, /*discard=*/true));
-  EXPECT_EQ(s.doc(id), nullptr);
-  EXPECT_EQ(s.active_id(), 0u);
+  const uint32_t id = s.documents().AddSnapshot(std::move(snap), DocOrigin::kCaptured, "");
+  EXPECT_EQ(s.documents().doc(id)->title, "Capture 1");
+  EXPECT_TRUE(s.documents().HasUnsaved());
+  EXPECT_FALSE(s.documents().Close(id));
+  EXPECT_NE(s.documents().doc(id), nullptr);
+  EXPECT_TRUE(s.documents().Close(id, /*discard=*/true));
+  EXPECT_EQ(s.documents().doc(id), nullptr);
+  EXPECT_EQ(s.documents().active_id(), 0u);
 }
 
 TEST_F(AppSessionTest, SaveThenOpenRoundTripsAndUpdatesRecentFiles) {
@@ -68,14 +68,14 @@ TEST_F(AppSessionTest, SaveThenOpenRoundTripsAndUpdatesRecentFiles) {
   const std::string recent = std::filesystem::path(path).lexically_normal().string();
   {
     AppSession s(Opts());
-    const uint32_t id = s.OpenDemo({.objects = 5'000});
+    const uint32_t id = s.documents().OpenDemo({.objects = 5'000});
     ASSERT_TRUE(s.WaitIdle(60s));
-    s.SaveAs(id, path);
+    s.documents().SaveAs(id, path);
     ASSERT_TRUE(s.WaitIdle(60s));
     EXPECT_TRUE(s.last_error().empty()) << s.last_error();
-    EXPECT_FALSE(s.doc(id)->unsaved);
-    EXPECT_EQ(s.doc(id)->path, path);
-    EXPECT_TRUE(s.Close(id));
+    EXPECT_FALSE(s.documents().doc(id)->unsaved);
+    EXPECT_EQ(s.documents().doc(id)->path, path);
+    EXPECT_TRUE(s.documents().Close(id));
     ASSERT_FALSE(s.settings().recent_files.empty());
     EXPECT_EQ(s.settings().recent_files.front(), recent);
   }
@@ -83,9 +83,9 @@ TEST_F(AppSessionTest, SaveThenOpenRoundTripsAndUpdatesRecentFiles) {
   AppSession s(Opts());
   ASSERT_FALSE(s.settings().recent_files.empty());
   EXPECT_EQ(s.settings().recent_files.front(), recent);
-  const uint32_t id = s.OpenFile(s.settings().recent_files.front());
+  const uint32_t id = s.documents().OpenFile(s.settings().recent_files.front());
   ASSERT_TRUE(s.WaitIdle(60s));
-  SnapshotDoc* d = s.doc(id);
+  SnapshotDoc* d = s.documents().doc(id);
   ASSERT_EQ(d->state, DocState::kReady) << d->problem;
   EXPECT_EQ(d->snapshot->object_count(), 5'000u);
   EXPECT_FALSE(d->unsaved);
@@ -99,9 +99,9 @@ TEST_F(AppSessionTest, CaptureSavedAsXrpmKeepsEverythingAndGclogSaysWhatItDrops)
   snap.capture->pause_us = 4321;
   const Snapshot original = snap;
   AppSession s(Opts());
-  const uint32_t id = s.AddSnapshot(std::move(snap), DocOrigin::kCaptured, "");
+  const uint32_t id = s.documents().AddSnapshot(std::move(snap), DocOrigin::kCaptured, "");
   ASSERT_TRUE(s.WaitIdle(60s));
-  s.SaveAs(id, dir + "/c.gclog");
+  s.documents().SaveAs(id, dir + "/c.gclog");
   ASSERT_TRUE(s.WaitIdle(60s));
   std::string warnings;
   for (const LogEntry& e : s.log())
@@ -110,24 +110,24 @@ TEST_F(AppSessionTest, CaptureSavedAsXrpmKeepsEverythingAndGclogSaysWhatItDrops)
   EXPECT_NE(warnings.find("does not keep the capture's metadata"), std::string::npos) << warnings;
 
   const size_t before = s.log().size();
-  s.SaveAs(id, dir + "/c.xrpm");
+  s.documents().SaveAs(id, dir + "/c.xrpm");
   ASSERT_TRUE(s.WaitIdle(60s));
   for (size_t i = before; i < s.log().size(); ++i)
     EXPECT_NE(s.log()[i].level, LogEntry::kWarning) << s.log()[i].text;
-  const uint32_t back = s.OpenFile(dir + "/c.xrpm");
+  const uint32_t back = s.documents().OpenFile(dir + "/c.xrpm");
   ASSERT_TRUE(s.WaitIdle(60s));
-  ASSERT_EQ(s.doc(back)->state, DocState::kReady) << s.doc(back)->problem;
-  EXPECT_TRUE(*s.doc(back)->snapshot == original);
+  ASSERT_EQ(s.documents().doc(back)->state, DocState::kReady) << s.documents().doc(back)->problem;
+  EXPECT_TRUE(*s.documents().doc(back)->snapshot == original);
   EXPECT_EQ(s.settings().recent_files.front(),
             std::filesystem::path(dir + "/c.xrpm").lexically_normal().string());
 }
 
 TEST_F(AppSessionTest, OpeningABadFileFailsInPlainWordsWithoutCrashing) {
   AppSession s(Opts());
-  const uint32_t missing = s.OpenFile(dir + "/nope.gclog");
+  const uint32_t missing = s.documents().OpenFile(dir + "/nope.gclog");
   ASSERT_TRUE(s.WaitIdle(60s));
-  EXPECT_EQ(s.doc(missing)->state, DocState::kFailed);
-  EXPECT_NE(s.doc(missing)->problem.find("nope.gclog"), std::string::npos);
+  EXPECT_EQ(s.documents().doc(missing)->state, DocState::kFailed);
+  EXPECT_NE(s.documents().doc(missing)->problem.find("nope.gclog"), std::string::npos);
   EXPECT_NE(s.last_error().find("Could not open"), std::string::npos);
 }
 
@@ -137,9 +137,9 @@ TEST_F(AppSessionTest, OpeningAnEmptyFileShowsTheNoRecordsWarning) {
   const std::string empty = dir + "/empty.gclog";
   { std::ofstream(empty) << "\n  \n"; }
   AppSession s(Opts());
-  const uint32_t id = s.OpenFile(empty);
+  const uint32_t id = s.documents().OpenFile(empty);
   ASSERT_TRUE(s.WaitIdle(60s));
-  SnapshotDoc* d = s.doc(id);
+  SnapshotDoc* d = s.documents().doc(id);
   ASSERT_EQ(d->state, DocState::kReady) << d->problem;
   EXPECT_EQ(d->diagnostics_total, 1u);
   ASSERT_EQ(d->diagnostics.size(), 1u);
@@ -149,11 +149,11 @@ TEST_F(AppSessionTest, OpeningAnEmptyFileShowsTheNoRecordsWarning) {
 
 TEST_F(AppSessionTest, SavingToAnUnwritablePlaceReportsAndKeepsTheSnapshotUnsaved) {
   AppSession s(Opts());
-  const uint32_t id = s.OpenDemo({.objects = 1'000});
+  const uint32_t id = s.documents().OpenDemo({.objects = 1'000});
   ASSERT_TRUE(s.WaitIdle(60s));
-  s.SaveAs(id, dir + "/no/such/dir/x.gclog");
+  s.documents().SaveAs(id, dir + "/no/such/dir/x.gclog");
   ASSERT_TRUE(s.WaitIdle(60s));
-  EXPECT_TRUE(s.doc(id)->unsaved);
+  EXPECT_TRUE(s.documents().doc(id)->unsaved);
   EXPECT_NE(s.last_error().find("Could not save"), std::string::npos);
   EXPECT_FALSE(fs::exists(dir + "/no/such/dir/x.gclog"));
 }
