@@ -1,3 +1,6 @@
+// The open snapshots (Documents, documents.h) through AppSession as the GUI uses them: loading
+// and generating in the background, closing with unsaved changes, saving and opening back with
+// the recent files, and failures said in plain words.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -14,10 +17,10 @@ namespace {
 using namespace std::chrono_literals;
 namespace fs = std::filesystem;
 
-class AppSessionTest : public ::testing::Test {
+class DocumentsTest : public ::testing::Test {
  protected:
-  std::string dir = ::testing::TempDir() + "/xrpm_session_test_" + std::to_string(getpid()) + "_" +
-                    ::testing::UnitTest::GetInstance()->current_test_info()->name();
+  std::string dir = ::testing::TempDir() + "/xrpm_documents_test_" + std::to_string(getpid()) +
+                    "_" + ::testing::UnitTest::GetInstance()->current_test_info()->name();
   void SetUp() override {
     fs::remove_all(dir);
     fs::create_directories(dir);
@@ -25,7 +28,7 @@ class AppSessionTest : public ::testing::Test {
   AppSession::Options Opts() { return {dir + "/config", true, {}}; }
 };
 
-TEST_F(AppSessionTest, DemoHeapLoadsInTheBackgroundAndBecomesReady) {
+TEST_F(DocumentsTest, DemoHeapLoadsInTheBackgroundAndBecomesReady) {
   AppSession s(Opts());
   const uint32_t id = s.documents().OpenDemo({.objects = 50'000});
   ASSERT_NE(s.documents().doc(id), nullptr);
@@ -45,7 +48,7 @@ TEST_F(AppSessionTest, DemoHeapLoadsInTheBackgroundAndBecomesReady) {
   EXPECT_EQ(j["docs"][0]["state"], "ready");
 }
 
-TEST_F(AppSessionTest, UnsavedSnapshotsRefuseToCloseUntilDiscarded) {
+TEST_F(DocumentsTest, UnsavedSnapshotsRefuseToCloseUntilDiscarded) {
   AppSession s(Opts());
   Snapshot snap;
   snap.AddSection({.name = "a.exe"});
@@ -62,7 +65,7 @@ TEST_F(AppSessionTest, UnsavedSnapshotsRefuseToCloseUntilDiscarded) {
   EXPECT_EQ(s.documents().active_id(), 0u);
 }
 
-TEST_F(AppSessionTest, SaveThenOpenRoundTripsAndUpdatesRecentFiles) {
+TEST_F(DocumentsTest, SaveThenOpenRoundTripsAndUpdatesRecentFiles) {
   const std::string path = dir + "/demo.gclog";
   // Recent files are kept as normalised absolute paths (they must open from any directory).
   const std::string recent = std::filesystem::path(path).lexically_normal().string();
@@ -94,7 +97,7 @@ TEST_F(AppSessionTest, SaveThenOpenRoundTripsAndUpdatesRecentFiles) {
 
 // A capture saved as .xrpm keeps its origins and capture metadata; saved as .gclog, the log says
 // what the file does not keep (the save dialog shows the same list before writing).
-TEST_F(AppSessionTest, CaptureSavedAsXrpmKeepsEverythingAndGclogSaysWhatItDrops) {
+TEST_F(DocumentsTest, CaptureSavedAsXrpmKeepsEverythingAndGclogSaysWhatItDrops) {
   Snapshot snap = testing::OneObjectCapture();
   snap.capture->pause_us = 4321;
   const Snapshot original = snap;
@@ -122,7 +125,7 @@ TEST_F(AppSessionTest, CaptureSavedAsXrpmKeepsEverythingAndGclogSaysWhatItDrops)
             std::filesystem::path(dir + "/c.xrpm").lexically_normal().string());
 }
 
-TEST_F(AppSessionTest, OpeningABadFileFailsInPlainWordsWithoutCrashing) {
+TEST_F(DocumentsTest, OpeningABadFileFailsInPlainWordsWithoutCrashing) {
   AppSession s(Opts());
   const uint32_t missing = s.documents().OpenFile(dir + "/nope.gclog");
   ASSERT_TRUE(s.WaitIdle(60s));
@@ -133,7 +136,7 @@ TEST_F(AppSessionTest, OpeningABadFileFailsInPlainWordsWithoutCrashing) {
 
 // Regression: an empty file opened silently as an empty snapshot. The monitor now
 // shows the reader's no-records warning (the document's diagnostics, the log's warning).
-TEST_F(AppSessionTest, OpeningAnEmptyFileShowsTheNoRecordsWarning) {
+TEST_F(DocumentsTest, OpeningAnEmptyFileShowsTheNoRecordsWarning) {
   const std::string empty = dir + "/empty.gclog";
   { std::ofstream(empty) << "\n  \n"; }
   AppSession s(Opts());
@@ -147,7 +150,7 @@ TEST_F(AppSessionTest, OpeningAnEmptyFileShowsTheNoRecordsWarning) {
   EXPECT_EQ(nlohmann::json::parse(s.StateJson())["docs"][0]["diagnostics"], 1);
 }
 
-TEST_F(AppSessionTest, SavingToAnUnwritablePlaceReportsAndKeepsTheSnapshotUnsaved) {
+TEST_F(DocumentsTest, SavingToAnUnwritablePlaceReportsAndKeepsTheSnapshotUnsaved) {
   AppSession s(Opts());
   const uint32_t id = s.documents().OpenDemo({.objects = 1'000});
   ASSERT_TRUE(s.WaitIdle(60s));

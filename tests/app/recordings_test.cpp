@@ -1,9 +1,10 @@
-// Saved recordings in the monitor's model (app_session_recordings.cpp):
-// the Timeline's recording saved to an .xrpm opens back equal (markers where the Timeline puts
-// them) and is shown instead of the live one; File > Open tells recordings from snapshots; a
-// truncated, corrupt or non-recording file is refused with the reader's error, never half
-// shown; Compare's Allocations mode gives exactly client::DiffAllocations' rows, the live
-// recording against a saved one.
+// Saved recordings in the monitor's model (Recordings, recordings.h; Compare's Allocations mode
+// is Comparisons', comparisons.h), through AppSession as the GUI uses them: the Timeline's
+// recording saved to an .xrpm opens back equal (markers where the Timeline puts them) and is
+// shown instead of the live one; File > Open tells recordings from snapshots; a truncated,
+// corrupt or non-recording file is refused with the reader's error, never half shown; Compare's
+// Allocations mode gives exactly client::DiffAllocations' rows, the live recording against a
+// saved one.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
