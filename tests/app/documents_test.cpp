@@ -10,6 +10,7 @@
 
 #include "test_heaps.h"
 #include "xrpm/app/app_session.h"
+#include "xrpm/app/documents.h"
 #include "xrpm/formats/netcf_writer.h"
 
 namespace xrpm::app {
@@ -159,6 +160,33 @@ TEST_F(DocumentsTest, SavingToAnUnwritablePlaceReportsAndKeepsTheSnapshotUnsaved
   EXPECT_TRUE(s.documents().doc(id)->unsaved);
   EXPECT_NE(s.last_error().find("Could not save"), std::string::npos);
   EXPECT_FALSE(fs::exists(dir + "/no/such/dir/x.gclog"));
+}
+
+// Documents needs no facade: a worker, a log and settings are all it uses (the GUI-free parts of
+// AppSession can be driven one at a time).
+TEST(Documents, WorkWithTheirOwnWorkerLogAndSettings) {
+  Worker worker;
+  SessionLog log;
+  Settings settings;
+  Documents docs(worker, log, settings);
+  const uint32_t id = docs.OpenDemo({.objects = 2'000});
+  EXPECT_EQ(docs.active_id(), id);
+  while (!worker.Idle()) {
+    ASSERT_TRUE(worker.WaitTasksDone(60s));
+    worker.RunCompletions();
+  }
+  const SnapshotDoc* d = docs.doc(id);
+  ASSERT_NE(d, nullptr);
+  EXPECT_EQ(d->state, DocState::kReady) << d->problem;
+  EXPECT_TRUE(d->analysis);
+  EXPECT_EQ(log.last_error(), "");
+  ASSERT_FALSE(log.entries().empty());
+  EXPECT_EQ(log.entries().front().text.rfind("Generated Demo heap", 0), 0u)
+      << log.entries().front().text;
+  EXPECT_EQ(docs.NewCaptureTitle("bubbles.exe"), "Capture 1 — bubbles.exe");
+  EXPECT_FALSE(docs.Close(id)) << "a generated heap is unsaved";
+  EXPECT_TRUE(docs.Close(id, /*discard=*/true));
+  EXPECT_TRUE(docs.docs().empty());
 }
 
 }  // namespace
