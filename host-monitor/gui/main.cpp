@@ -107,18 +107,18 @@ int main(int argc, char** argv) {
   }
   xrpm::gui::App app(session);
   if (!o.connect.empty()) {
-    session.Connect(o.connect, o.token);
+    session.device().Connect(o.connect, o.token);
     app.SetView(xrpm::gui::View::kCounters);
   } else if (!o.launch.empty()) {
-    session.LaunchEmulator(o.launch);
+    session.device().LaunchEmulator(o.launch);
     app.SetView(xrpm::gui::View::kCounters);
   } else if (cli.count("--launch-mono")) {
-    session.LaunchMono(o.launch_mono == "sample" ? "" : o.launch_mono);
+    session.device().LaunchMono(o.launch_mono == "sample" ? "" : o.launch_mono);
     app.SetView(xrpm::gui::View::kCounters);
   }
   for (const auto& f : o.files) app.OpenPath(f);  // snapshots and saved recordings
   if (o.demo) {
-    session.OpenDemo({o.demo, 1, 0});
+    session.documents().OpenDemo({o.demo, 1, 0});
     app.SetView(xrpm::gui::View::kTypes);
   }
   std::unique_ptr<xrpm::gui::ScriptRunner> runner;

@@ -156,7 +156,7 @@ void ScriptRunner::StartOpenRecording(const ScriptStep& s) {
   AppSession& ses = app_.session();
   const std::string arg = FirstArg(s);
   awaited_doc_ = 0;
-  awaited_recording_ = ses.OpenRecording(arg);
+  awaited_recording_ = ses.recordings().Open(arg);
   app_.SetView(View::kTimeline);
   wait_ = Wait::kIdle;
 }
@@ -164,7 +164,7 @@ void ScriptRunner::StartOpenRecording(const ScriptStep& s) {
 void ScriptRunner::StartSaveRecording(const ScriptStep& s) {
   AppSession& ses = app_.session();
   const std::string arg = FirstArg(s);
-  if (!ses.SaveRecording(arg)) return Fail(ses.last_error());
+  if (!ses.recordings().Save(arg)) return Fail(ses.last_error());
   awaited_save_ = arg;
   wait_ = Wait::kIdle;
 }
@@ -178,9 +178,9 @@ void ScriptRunner::StartCompareAllocations(const ScriptStep& s) {
       continue;
     }
     const size_t n = std::stoull(s.args[k]);
-    if (n > ses.recordings().size())
-      return Fail("there are " + std::to_string(ses.recordings().size()) + " recordings open");
-    ids[k] = ses.recordings()[n - 1]->id;
+    if (n > ses.recordings().docs().size())
+      return Fail("there are " + std::to_string(ses.recordings().docs().size()) + " recordings open");
+    ids[k] = ses.recordings().docs()[n - 1]->id;
   }
   const auto by =
       s.args.size() > 2 ? *client::AllocSiteKindFromName(s.args[2]) : client::AllocSiteKind::kStack;
@@ -190,18 +190,18 @@ void ScriptRunner::StartCompareAllocations(const ScriptStep& s) {
   cv.alloc_b = ids[1];
   cv.alloc_by = by;
   app_.SetView(View::kCompare);
-  if (!ses.CompareAllocations(ids[0], ids[1], by)) return Fail(ses.last_error());
+  if (!ses.comparisons().CompareAllocations(ids[0], ids[1], by)) return Fail(ses.last_error());
   wait_ = Wait::kIdle;
 }
 
 void ScriptRunner::StartDrop(const ScriptStep& s) {
   AppSession& ses = app_.session();
   const std::string arg = FirstArg(s);
-  const size_t recordings = ses.recordings().size();
+  const size_t recordings = ses.recordings().docs().size();
   app_.OpenDropped({arg});  // the window's drop handler
-  const bool recording = ses.recordings().size() > recordings;
-  awaited_recording_ = recording ? ses.recordings().back()->id : 0;
-  awaited_doc_ = recording ? 0 : ses.active_id();
+  const bool recording = ses.recordings().docs().size() > recordings;
+  awaited_recording_ = recording ? ses.recordings().docs().back()->id : 0;
+  awaited_doc_ = recording ? 0 : ses.documents().active_id();
   wait_ = Wait::kIdle;
 }
 
@@ -210,7 +210,7 @@ void ScriptRunner::StartDemo(const ScriptStep& s) {
   DemoHeapOptions o;
   o.objects = std::stoull(s.args[0]);
   if (s.args.size() > 1) o.generation = static_cast<uint32_t>(std::stoul(s.args[1]));
-  awaited_doc_ = ses.OpenDemo(o);
+  awaited_doc_ = ses.documents().OpenDemo(o);
   wait_ = Wait::kIdle;
 }
 
@@ -229,23 +229,23 @@ void ScriptRunner::StartSelectDoc(const ScriptStep& s) {
   AppSession& ses = app_.session();
   const std::string arg = FirstArg(s);
   const size_t n = std::stoull(arg);
-  if (n == 0 || n > ses.docs().size())
-    return Fail("there are " + std::to_string(ses.docs().size()) + " snapshots open");
-  ses.SetActive(ses.docs()[n - 1]->id);
+  if (n == 0 || n > ses.documents().docs().size())
+    return Fail("there are " + std::to_string(ses.documents().docs().size()) + " snapshots open");
+  ses.documents().SetActive(ses.documents().docs()[n - 1]->id);
   Next();
 }
 
 void ScriptRunner::StartSelectType(const ScriptStep& s) {
   AppSession& ses = app_.session();
   const std::string arg = FirstArg(s);
-  if (!ses.SelectType(arg)) return Fail("no type named '" + arg + "' in the active snapshot");
+  if (!ses.selection().SelectType(arg)) return Fail("no type named '" + arg + "' in the active snapshot");
   Next();
 }
 
 void ScriptRunner::StartSelectObject(const ScriptStep& s) {
   AppSession& ses = app_.session();
   const std::string arg = FirstArg(s);
-  SnapshotDoc* d = ses.active();
+  SnapshotDoc* d = ses.documents().active();
   if (!d || !d->snapshot) return Fail("no snapshot is open");
   if (arg == "first") {
     if (d->selection.type < 0) return Fail("select-object first needs select-type first");
@@ -254,13 +254,13 @@ void ScriptRunner::StartSelectObject(const ScriptStep& s) {
     if (objs.empty()) return Fail("the selected type has no instances");
     SortInstances(*d->snapshot, objs, InstanceOrder::kRetained, true,
                   d->analysis ? d->analysis->dom().retained_sizes() : std::span<const uint64_t>());
-    ses.SelectObject(objs.front());
+    ses.selection().SelectObject(objs.front());
   } else if (arg == "shown") {  // the Instances view's first row (as filtered and sorted)
     const InstanceListView& list = app_.views().instances.list;
     if (!list.built() || list.doc() != d->id || list.objects().empty())
       return Fail("select-object shown needs the Instances view drawn with rows");
-    ses.SelectObject(list.objects().front());
-  } else if (!ses.SelectObject(std::stoull(arg))) {
+    ses.selection().SelectObject(list.objects().front());
+  } else if (!ses.selection().SelectObject(std::stoull(arg))) {
     return Fail("no object with index " + arg);
   }
   Next();
@@ -269,7 +269,7 @@ void ScriptRunner::StartSelectObject(const ScriptStep& s) {
 void ScriptRunner::StartFilter(const ScriptStep& s) {
   AppSession& ses = app_.session();
   const std::string arg = FirstArg(s);
-  SnapshotDoc* d = ses.active();
+  SnapshotDoc* d = ses.documents().active();
   if (!d) return Fail("no snapshot is open");
   d->selection.type_filter = arg;
   Next();
@@ -287,7 +287,7 @@ void ScriptRunner::StartFieldFilter(const ScriptStep& s) {
 void ScriptRunner::StartGroupBy(const ScriptStep& s) {
   AppSession& ses = app_.session();
   const std::string arg = FirstArg(s);
-  SnapshotDoc* d = ses.active();
+  SnapshotDoc* d = ses.documents().active();
   if (!d) return Fail("no snapshot is open");
   d->selection.grouping = *SiteGroupingFromName(arg);
   Next();
@@ -296,7 +296,7 @@ void ScriptRunner::StartGroupBy(const ScriptStep& s) {
 void ScriptRunner::StartSelectSite(const ScriptStep& s) {
   AppSession& ses = app_.session();
   const std::string arg = FirstArg(s);
-  if (!ses.SelectSite(arg))
+  if (!ses.selection().SelectSite(arg))
     return Fail("no allocation site matching '" + arg +
                 "' (the snapshot has no origins, or none of the sites matches)");
   Next();
@@ -305,7 +305,7 @@ void ScriptRunner::StartSelectSite(const ScriptStep& s) {
 void ScriptRunner::StartSelectAge(const ScriptStep& s) {
   AppSession& ses = app_.session();
   const std::string arg = FirstArg(s);
-  if (!ses.SelectAgeBin(arg))
+  if (!ses.selection().SelectAgeBin(arg))
     return Fail("no age bin '" + arg + "' (the snapshot has no ages, or that bin is empty)");
   Next();
 }
@@ -313,7 +313,7 @@ void ScriptRunner::StartSelectAge(const ScriptStep& s) {
 void ScriptRunner::StartSelectFinding(const ScriptStep& s) {
   AppSession& ses = app_.session();
   const size_t n = s.args.size() > 1 ? std::stoull(s.args[1]) : 1;
-  if (!ses.SelectFinding(s.args[0], n - 1))
+  if (!ses.selection().SelectFinding(s.args[0], n - 1))
     return Fail("no finding " + std::to_string(n) + " of " + s.args[0] +
                 " (not analysed yet, or the inspection found fewer)");
   Next();
@@ -335,7 +335,7 @@ void ScriptRunner::StartLaunchEmulator(const ScriptStep& s) {
   words >> scenario;
   std::vector<std::string> options;
   for (std::string w; words >> w;) options.push_back(w);
-  if (!ses.LaunchEmulator(scenario, options))
+  if (!ses.device().LaunchEmulator(scenario, options))
     return Fail("could not start the emulator: " + ses.last_error());
   app_.SetView(View::kCounters);
   wait_ = Wait::kDevice;
@@ -349,7 +349,7 @@ void ScriptRunner::StartLaunchMono(const ScriptStep& s) {
   words >> game;
   std::vector<std::string> game_args;
   for (std::string w; words >> w;) game_args.push_back(w);
-  if (!ses.LaunchMono(game == "sample" ? "" : game, game_args))
+  if (!ses.device().LaunchMono(game == "sample" ? "" : game, game_args))
     return Fail("could not start the program under Mono: " + ses.last_error());
   app_.SetView(View::kCounters);
   wait_ = Wait::kDevice;
@@ -366,14 +366,14 @@ void ScriptRunner::StartMonoOptions(const ScriptStep& s) {
 void ScriptRunner::StartConnect(const ScriptStep& s) {
   AppSession& ses = app_.session();
   const std::string arg = FirstArg(s);
-  ses.Connect(arg, ses.settings().token);
+  ses.device().Connect(arg, ses.settings().token);
   wait_ = Wait::kDevice;
 }
 
 void ScriptRunner::StartWaitDiscovered(const ScriptStep& s) {
   AppSession& ses = app_.session();
   const std::string arg = FirstArg(s);
-  if (!ses.StartDiscovery()) return Fail("device discovery is off: " + ses.discovery_error());
+  if (!ses.device().StartDiscovery()) return Fail("device discovery is off: " + ses.device().discovery_error());
   counter_target_ = std::stoull(arg);
   wait_ = Wait::kDevice;
 }
@@ -381,13 +381,13 @@ void ScriptRunner::StartWaitDiscovered(const ScriptStep& s) {
 void ScriptRunner::StartConnectDiscovered(const ScriptStep&) {
   AppSession& ses = app_.session();
   // As a user would: wait for the device to be listed, then click it (CheckDevice).
-  if (!ses.StartDiscovery()) return Fail("device discovery is off: " + ses.discovery_error());
+  if (!ses.device().StartDiscovery()) return Fail("device discovery is off: " + ses.device().discovery_error());
   wait_ = Wait::kDevice;
 }
 
 void ScriptRunner::StartDisconnect(const ScriptStep&) {
   AppSession& ses = app_.session();
-  ses.Disconnect();
+  ses.device().Disconnect();
   Next();
 }
 
@@ -396,7 +396,7 @@ void ScriptRunner::StartDisconnect(const ScriptStep&) {
 void ScriptRunner::StartCapture(const ScriptStep&) {
   AppSession& ses = app_.session();
   captures_before_ = ses.last_capture_doc();
-  if (!ses.Capture()) return Fail(ses.last_error());
+  if (!ses.device().Capture()) return Fail(ses.last_error());
   wait_ = Wait::kDevice;
 }
 
@@ -405,19 +405,19 @@ void ScriptRunner::StartWaitCapture(const ScriptStep&) {
 }
 
 void ScriptRunner::StartPauseCounters(const ScriptStep&) {
-  app_.session().counters().set_paused(true);
+  app_.session().device().counters().set_paused(true);
   Next();
 }
 
 void ScriptRunner::StartResumeCounters(const ScriptStep&) {
-  app_.session().counters().set_paused(false);
+  app_.session().device().counters().set_paused(false);
   Next();
 }
 
 void ScriptRunner::StartExportCounters(const ScriptStep& s) {
   AppSession& ses = app_.session();
   const std::string arg = FirstArg(s);
-  if (!ses.ExportCounters(arg)) return Fail("exporting the counters failed");
+  if (!ses.device().ExportCounters(arg)) return Fail("exporting the counters failed");
   Next();
 }
 
@@ -463,8 +463,8 @@ void ScriptRunner::StartExpectDialog(const ScriptStep& s) {
 void ScriptRunner::StartRecordFrames(const ScriptStep& s) {
   AppSession& ses = app_.session();
   const std::string arg = FirstArg(s);
-  if (!arg.empty()) ses.set_frame_sample_bytes(uint32_t(std::stoul(arg)));
-  if (!ses.StartFrames(ses.frame_sample_bytes()))
+  if (!arg.empty()) ses.device().set_frame_sample_bytes(uint32_t(std::stoul(arg)));
+  if (!ses.device().StartFrames(ses.device().frame_sample_bytes()))
     return Fail("could not record frames: " + ses.last_error());
   app_.SetView(View::kTimeline);
   Next();
@@ -480,7 +480,7 @@ void ScriptRunner::StartWaitCount(const ScriptStep& s) {
 void ScriptRunner::StartAutoCapture(const ScriptStep& s) {
   AppSession& ses = app_.session();
   const std::string arg = FirstArg(s);
-  AutoCaptureBoard& b = ses.auto_capture();
+  AutoCaptureBoard& b = ses.device().auto_capture();
   std::istringstream in(arg);
   for (std::string field; in >> field;) {
     const size_t eq = field.find('=');
@@ -506,25 +506,25 @@ void ScriptRunner::StartAutoCapture(const ScriptStep& s) {
           "game=, found '" +
           field + "'");
   }
-  if (!ses.StartAutoCapture()) return Fail("auto-capture: " + ses.last_error());
+  if (!ses.device().StartAutoCapture()) return Fail("auto-capture: " + ses.last_error());
   app_.SetView(View::kConnection);
   Next();
 }
 
 void ScriptRunner::StartStopAutoCapture(const ScriptStep&) {
   AppSession& ses = app_.session();
-  ses.StopAutoCapture();
+  ses.device().StopAutoCapture();
   Next();
 }
 
 void ScriptRunner::StartSelectFrames(const ScriptStep& s) {
   AppSession& ses = app_.session();
-  const auto& rows = ses.frames().recording().frames;
+  const auto& rows = ses.recordings().shown().recording().frames;
   const size_t a = std::stoull(s.args[0]);
   const size_t b = s.args.size() > 1 ? std::stoull(s.args[1]) : rows.size();
   if (a == 0 || a > b || b > rows.size())
     return Fail("select-frames: " + std::to_string(rows.size()) + " frames are recorded");
-  ses.frames().Select(rows[a - 1].frame, rows[b - 1].frame);
+  ses.recordings().shown().Select(rows[a - 1].frame, rows[b - 1].frame);
   Next();
 }
 
@@ -533,7 +533,7 @@ void ScriptRunner::StartAllocationsBy(const ScriptStep& s) {
   const std::string arg = FirstArg(s);
   auto g = AllocGroupFromName(arg);
   if (!g) return Fail("allocations-by: type, method or stack");
-  ses.frames().group = *g;
+  ses.recordings().shown().group = *g;
   app_.SetView(View::kAllocations);
   Next();
 }
@@ -541,9 +541,9 @@ void ScriptRunner::StartAllocationsBy(const ScriptStep& s) {
 void ScriptRunner::StartCompare(const ScriptStep&) {
   AppSession& ses = app_.session();
   std::vector<uint32_t> ids;
-  for (const auto& d : ses.docs()) ids.push_back(d->id);
+  for (const auto& d : ses.documents().docs()) ids.push_back(d->id);
   if (ids.size() < 2) return Fail("compare needs at least two open snapshots");
-  ses.Compare(ids);
+  ses.comparisons().CompareSnapshots(ids);
   app_.SetView(View::kCompare);
   wait_ = Wait::kIdle;
 }
@@ -553,11 +553,11 @@ void ScriptRunner::StartLeaks(const ScriptStep& s) {
   uint32_t ids[3];
   for (size_t k = 0; k < 3; ++k) {
     const size_t n = std::stoull(s.args[k]);
-    if (n == 0 || n > ses.docs().size())
-      return Fail("there are " + std::to_string(ses.docs().size()) + " snapshots open");
-    ids[k] = ses.docs()[n - 1]->id;
+    if (n == 0 || n > ses.documents().docs().size())
+      return Fail("there are " + std::to_string(ses.documents().docs().size()) + " snapshots open");
+    ids[k] = ses.documents().docs()[n - 1]->id;
   }
-  ses.FindLeaks(ids[0], ids[1], ids[2]);
+  ses.comparisons().FindLeaks(ids[0], ids[1], ids[2]);
   app_.views().compare.mode = CompareMode::kLeaks;
   app_.views().compare.leak_docs = {ids[0], ids[1], ids[2]};
   app_.SetView(View::kCompare);
@@ -567,19 +567,19 @@ void ScriptRunner::StartLeaks(const ScriptStep& s) {
 void ScriptRunner::StartSave(const ScriptStep& s) {
   AppSession& ses = app_.session();
   const std::string arg = FirstArg(s);
-  SnapshotDoc* d = ses.active();
+  SnapshotDoc* d = ses.documents().active();
   if (!d || !d->snapshot) return Fail("no snapshot to save");
   awaited_save_ = arg;
   awaited_doc_ = d->id;
-  ses.SaveAs(d->id, arg);
+  ses.documents().SaveAs(d->id, arg);
   wait_ = Wait::kIdle;
 }
 
 void ScriptRunner::StartClose(const ScriptStep&) {
   AppSession& ses = app_.session();
-  SnapshotDoc* d = ses.active();
+  SnapshotDoc* d = ses.documents().active();
   if (!d) return Fail("no snapshot is open");
-  ses.Close(d->id, /*discard=*/true);
+  ses.documents().Close(d->id, /*discard=*/true);
   Next();
 }
 
@@ -624,25 +624,25 @@ void ScriptRunner::Check() {
   if ((step.id == ScriptVerb::kOpen || step.id == ScriptVerb::kOpenRecording ||
        step.id == ScriptVerb::kDrop) &&
       awaited_recording_) {
-    const RecordingDoc* r = ses.recording(awaited_recording_);
+    const RecordingDoc* r = ses.recordings().doc(awaited_recording_);
     if (!r) return Fail("the recording was closed while loading");
     if (r->state == RecordingDoc::State::kFailed) return Fail(r->problem);
   } else if (step.id == ScriptVerb::kOpen || step.id == ScriptVerb::kDemo ||
              step.id == ScriptVerb::kDrop) {
-    SnapshotDoc* d = ses.doc(awaited_doc_);
+    SnapshotDoc* d = ses.documents().doc(awaited_doc_);
     if (!d) return Fail("the snapshot was closed while loading");
     if (d->state == DocState::kFailed) return Fail(d->problem);
   } else if (step.id == ScriptVerb::kCompare) {
-    if (!ses.compare()) return Fail("comparing failed: " + ses.last_error());
+    if (!ses.comparisons().snapshots()) return Fail("comparing failed: " + ses.last_error());
   } else if (step.id == ScriptVerb::kLeaks) {
-    if (!ses.leaks()) return Fail("the leak filter failed: " + ses.last_error());
+    if (!ses.comparisons().leaks()) return Fail("the leak filter failed: " + ses.last_error());
   } else if (step.id == ScriptVerb::kSaveRecording) {
-    if (ses.last_saved_recording() != awaited_save_)
+    if (ses.recordings().last_saved() != awaited_save_)
       return Fail("saving the recording failed: " + ses.last_error());
   } else if (step.id == ScriptVerb::kCompareAllocations) {
-    if (!ses.alloc_compare()) return Fail("comparing allocations failed: " + ses.last_error());
+    if (!ses.comparisons().allocations()) return Fail("comparing allocations failed: " + ses.last_error());
   } else if (step.id == ScriptVerb::kSave) {
-    SnapshotDoc* d = ses.doc(awaited_doc_);
+    SnapshotDoc* d = ses.documents().doc(awaited_doc_);
     if (!d || d->path != awaited_save_ || d->unsaved)
       return Fail("saving failed: " + ses.last_error());
   }
@@ -652,17 +652,17 @@ void ScriptRunner::Check() {
 void ScriptRunner::CheckDevice() {
   AppSession& ses = app_.session();
   const auto& step = steps_[pc_];
-  const DeviceLink& link = ses.link();
+  const DeviceLink& link = ses.device().link();
   if (Clock::now() > deadline_) return Fail("timed out (" + std::string(link.PhaseName()) + ")");
   if (step.id == ScriptVerb::kWaitDiscovered) {
-    if (ses.DiscoveredDevices().size() < counter_target_) return;
+    if (ses.device().DiscoveredDevices().size() < counter_target_) return;
     return Next();
   }
   if (step.id == ScriptVerb::kConnectDiscovered &&
       link.phase() == DeviceLink::Phase::kDisconnected) {
-    for (const auto& d : ses.DiscoveredDevices())
+    for (const auto& d : ses.device().DiscoveredDevices())
       if (!step.args.empty() && d.beacon.app == step.args[0]) {
-        ses.ConnectDiscovered(d, ses.settings().token);
+        ses.device().ConnectDiscovered(d, ses.settings().token);
         return;
       }
     return;  // not heard yet
@@ -678,7 +678,7 @@ void ScriptRunner::CheckDevice() {
     if (link.capturing() || !ses.Idle()) return;
     if (ses.last_capture_doc() == captures_before_)
       return Fail("the capture failed: " + ses.last_error());
-    SnapshotDoc* d = ses.doc(ses.last_capture_doc());
+    SnapshotDoc* d = ses.documents().doc(ses.last_capture_doc());
     if (!d || !d->ready()) return;  // counting types / analysing
   } else if (step.id == ScriptVerb::kWaitCounters) {
     // A connection started with --connect / --launch-emulator may still be on its way.
@@ -686,15 +686,15 @@ void ScriptRunner::CheckDevice() {
         link.phase() == DeviceLink::Phase::kStartingEmulator)
       return;
     if (link.phase() != DeviceLink::Phase::kConnected) return Fail("not connected");
-    if (ses.counters().samples() < counter_target_) return;
+    if (ses.device().counters().samples() < counter_target_) return;
   } else if (step.id == ScriptVerb::kWaitGameFrames) {
     if (link.phase() != DeviceLink::Phase::kConnected) return Fail("not connected");
     if (const client::HostClient* c = link.client(); c && !c->frames_status().error.empty())
       return Fail(c->frames_status().error);
-    if (ses.frames().recording().frames.size() < counter_target_) return;
+    if (ses.recordings().shown().recording().frames.size() < counter_target_) return;
   } else if (step.id == ScriptVerb::kWaitAutoCaptures) {
-    if (ses.auto_capture().failed() > 0) return Fail("an auto capture failed: " + ses.last_error());
-    if (ses.auto_capture().saved() < counter_target_) return;
+    if (ses.device().auto_capture().failed() > 0) return Fail("an auto capture failed: " + ses.last_error());
+    if (ses.device().auto_capture().saved() < counter_target_) return;
   }
   Next();
 }

@@ -108,7 +108,7 @@ void DrawSites(SnapshotDoc& doc, const std::vector<analysis::SiteRow>& sites, fl
 void DrawHolders(App& app, SnapshotDoc& doc, uint32_t type) {
   const DocAnalysis& a = *doc.analysis;
   const uint32_t group = a.index().group_of_type(type);
-  app.session().FindHolders(doc.id, type);  // no-op when done or running
+  app.session().documents().FindHolders(doc.id, type);  // no-op when done or running
   SectionTitle("Paths from GC roots holding these instances (merged shortest paths)");
   if (!doc.holders || doc.holders->group != group) {
     TextMuted("Finding paths...");
