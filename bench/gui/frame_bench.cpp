@@ -92,9 +92,9 @@ Result Measure(app::AppSession& ses, gui::App& app, const app::DemoHeapOptions& 
   Result r;
   const uint64_t rss0 = ResidentBytes();
   const auto t0 = std::chrono::steady_clock::now();
-  const uint32_t id = ses.OpenDemo(opts);
+  const uint32_t id = ses.documents().OpenDemo(opts);
   if (!ses.WaitIdle(std::chrono::hours(4))) std::exit(1);
-  app::SnapshotDoc* d = ses.doc(id);
+  app::SnapshotDoc* d = ses.documents().doc(id);
   if (!d || !d->analysis) {
     std::fprintf(stderr, "demo heap failed: %s\n", d ? d->problem.c_str() : "closed");
     std::exit(1);
@@ -124,7 +124,7 @@ Result Measure(app::AppSession& ses, gui::App& app, const app::DemoHeapOptions& 
   r.instances = Frames(app, frames);
   app.SetView(gui::View::kDominators);
   r.dominators = Frames(app, frames);
-  ses.Close(id, /*discard=*/true);
+  ses.documents().Close(id, /*discard=*/true);
   return r;
 }
 

@@ -43,15 +43,16 @@ bool EscapePressed() {
 App::App(app::AppSession& session) : session_(session) {}
 
 bool App::Animating() const {
-  const auto& link = session_.link();
+  const auto& link = session_.device().link();
   return !session_.Idle() || link.capturing() ||
          link.phase() == app::DeviceLink::Phase::kConnecting ||
          link.phase() == app::DeviceLink::Phase::kStartingEmulator ||
-         (link.phase() == app::DeviceLink::Phase::kConnected && !session_.counters().paused());
+         (link.phase() == app::DeviceLink::Phase::kConnected &&
+          !session_.device().counters().paused());
 }
 
 void App::ShowSaveRecordingDialog() {
-  const client::FrameRecording& r = session_.frames().recording();
+  const client::FrameRecording& r = session_.recordings().shown().recording();
   if (r.frames.empty()) return;
   save_recording_ = true;
   export_counters_ = false;
@@ -93,7 +94,7 @@ void App::SetView(View v) {
 }
 
 void App::RequestQuit(bool force) {
-  if (force || !session_.HasUnsaved()) {
+  if (force || !session_.documents().HasUnsaved()) {
     quit_requested_ = true;
     return;
   }
@@ -164,7 +165,8 @@ void App::Frame() {
 
 std::string App::WindowTitle() {
   std::string title = "xrpm monitor";
-  if (SnapshotDoc* d = session_.active()) title += " — " + d->title + (d->unsaved ? " *" : "");
+  if (SnapshotDoc* d = session_.documents().active())
+    title += " — " + d->title + (d->unsaved ? " *" : "");
   return title;
 }
 
@@ -184,9 +186,9 @@ void App::HandleShortcuts() {
   if (ImGui::IsPopupOpen("", ImGuiPopupFlags_AnyPopupId)) return;  // dialogs own the keyboard
   if (Ctrl(GLFW_KEY_O)) ShowOpenDialog();
   if (Ctrl(GLFW_KEY_S)) {
-    if (SnapshotDoc* d = session_.active()) {
+    if (SnapshotDoc* d = session_.documents().active()) {
       if (d->unsaved && !d->path.empty())
-        session_.SaveAs(d->id, d->path);
+        session_.documents().SaveAs(d->id, d->path);
       else
         ShowSaveDialog(d->id);
     }
@@ -196,7 +198,7 @@ void App::HandleShortcuts() {
     focus_filter_ = true;
   }
   if (Ctrl(GLFW_KEY_W))
-    if (SnapshotDoc* d = session_.active()) AskClose(d->id);
+    if (SnapshotDoc* d = session_.documents().active()) AskClose(d->id);
   if (Ctrl(GLFW_KEY_Q)) RequestQuit();
 }
 
@@ -207,7 +209,7 @@ void App::ShowOpenDialog() {
 }
 
 void App::ShowSaveDialog(uint32_t id) {
-  SnapshotDoc* d = session_.doc(id);
+  SnapshotDoc* d = session_.documents().doc(id);
   if (!d || !d->snapshot) return;
   save_doc_ = id;
   export_counters_ = save_recording_ = false;
@@ -236,7 +238,7 @@ void App::ShowSaveDialog(uint32_t id) {
 }
 
 void App::AskClose(uint32_t id) {
-  if (!session_.Close(id)) close_prompt_doc_ = id;
+  if (!session_.documents().Close(id)) close_prompt_doc_ = id;
 }
 
 void App::DrawMenuBar() {
@@ -253,10 +255,10 @@ void App::DrawMenuBar() {
       if (!chosen.empty()) OpenPath(chosen);
     }
     if (ImGui::MenuItem("Generate demo heap...")) show_demo_dialog_ = true;
-    SnapshotDoc* d = session_.active();
+    SnapshotDoc* d = session_.documents().active();
     if (ImGui::MenuItem("Save As...", "Ctrl+S", false, d && d->snapshot)) ShowSaveDialog(d->id);
     if (ImGui::MenuItem("Save recording As...", nullptr, false,
-                        !session_.frames().recording().frames.empty()))
+                        !session_.recordings().shown().recording().frames.empty()))
       ShowSaveRecordingDialog();
     if (ImGui::MenuItem("Close snapshot", "Ctrl+W", false, d != nullptr)) AskClose(d->id);
     ImGui::Separator();
@@ -301,7 +303,7 @@ void App::DrawSidebar(float width, float height) {
 
 void App::DrawSnapshotList() {
   SectionTitle("SNAPSHOTS");
-  const auto& docs = session_.docs();
+  const auto& docs = session_.documents().docs();
   if (docs.empty()) {
     ImGui::PushTextWrapPos(0);
     TextMuted(
@@ -313,13 +315,13 @@ void App::DrawSnapshotList() {
   for (const auto& dp : docs) {
     SnapshotDoc& d = *dp;
     ImGui::PushID(static_cast<int>(d.id));
-    const bool active = d.id == session_.active_id();
+    const bool active = d.id == session_.documents().active_id();
     const char* badge = d.origin == app::DocOrigin::kCaptured    ? "[capture]"
                         : d.origin == app::DocOrigin::kGenerated ? "[demo]"
                                                                  : "[file]";
     std::string label = std::string(badge) + " " + d.title + (d.unsaved ? "  *" : "");
     if (ImGui::Selectable(label.c_str(), active, ImGuiSelectableFlags_AllowItemOverlap))
-      session_.SetActive(d.id);
+      session_.documents().SetActive(d.id);
     if (ImGui::IsItemHovered() && !d.path.empty()) ImGui::SetTooltip("%s", d.path.c_str());
     if (ImGui::BeginPopupContextItem("##ctx")) {
       if (ImGui::MenuItem("Save As...", nullptr, false, d.snapshot != nullptr)) save_id = d.id;
@@ -353,7 +355,7 @@ void App::DrawSnapshotList() {
   ImGui::Spacing();
   if (ImGui::Button("Open...")) ShowOpenDialog();
   ImGui::SameLine();
-  SnapshotDoc* a = session_.active();
+  SnapshotDoc* a = session_.documents().active();
   ImGui::BeginDisabled(!a || !a->snapshot);
   if (ImGui::Button("Save As...")) save_id = a->id;
   ImGui::SameLine();
@@ -378,7 +380,7 @@ void App::DrawSnapshotList() {
 }
 
 void App::DrawMain() {
-  SnapshotDoc* d = session_.active();
+  SnapshotDoc* d = session_.documents().active();
   if (!ImGui::BeginTabBar("##views")) return;
   for (int i = 0; i < kViewCount; ++i) {
     const View v = static_cast<View>(i);
@@ -473,13 +475,13 @@ void App::DrawStatusBar() {
 void App::DrawModals() {
   if (auto r = file_dialog_.Draw()) {
     if (export_counters_) {
-      session_.ExportCounters(r->path);
+      session_.device().ExportCounters(r->path);
       export_counters_ = false;
     } else if (save_recording_) {
-      session_.SaveRecording(r->path);
+      session_.recordings().Save(r->path);
       save_recording_ = false;
     } else if (save_doc_) {
-      session_.SaveAs(save_doc_, r->path, r->format);
+      session_.documents().SaveAs(save_doc_, r->path, r->format);
       save_doc_ = 0;
     } else {
       OpenPath(r->path);
@@ -492,7 +494,7 @@ void App::DrawModals() {
 
   if (close_prompt_doc_) {
     ImGui::OpenPopup("Unsaved snapshot");
-    SnapshotDoc* d = session_.doc(close_prompt_doc_);
+    SnapshotDoc* d = session_.documents().doc(close_prompt_doc_);
     if (ImGui::BeginPopupModal("Unsaved snapshot", nullptr, ImGuiWindowFlags_AlwaysAutoResize)) {
       ImGui::Text("\"%s\" has not been saved.", d ? d->title.c_str() : "?");
       ImGui::TextUnformatted("Closing it loses the capture.");
@@ -505,7 +507,7 @@ void App::DrawModals() {
       }
       ImGui::SameLine();
       if (ImGui::Button("Close without saving", ImVec2(170, 0))) {
-        session_.Close(id, /*discard=*/true);
+        session_.documents().Close(id, /*discard=*/true);
         close_prompt_doc_ = 0;
         ImGui::CloseCurrentPopup();
       }
@@ -523,7 +525,7 @@ void App::DrawModals() {
     if (ImGui::BeginPopupModal("Quit with unsaved snapshots?", nullptr,
                                ImGuiWindowFlags_AlwaysAutoResize)) {
       ImGui::TextUnformatted("These snapshots have not been saved:");
-      for (const auto& d : session_.docs())
+      for (const auto& d : session_.documents().docs())
         if (d->unsaved) ImGui::BulletText("%s", d->title.c_str());
       ImGui::Spacing();
       if (ImGui::Button("Quit without saving", ImVec2(170, 0))) {
@@ -553,7 +555,7 @@ void App::DrawModals() {
           "Each generation adds a leaking cache of 10% more objects; generate two "
           "generations and compare them.");
       if (ImGui::Button("Generate", ImVec2(120, 0))) {
-        session_.OpenDemo({uint64_t(objects), 1, uint32_t(generation)});
+        session_.documents().OpenDemo({uint64_t(objects), 1, uint32_t(generation)});
         SetView(View::kTypes);
         show_demo_dialog_ = false;
         ImGui::CloseCurrentPopup();

@@ -38,7 +38,7 @@ class App {
   View view() const { return view_; }
   void FocusTypeFilter() { focus_filter_ = true; }
   void ShowExportCountersDialog();
-  // Save recording...: the shown frames recording to an .xrpm (AppSession::SaveRecording).
+  // Save recording...: the shown frames recording to an .xrpm (Recordings::Save).
   void ShowSaveRecordingDialog();
   // File > Open (also dropped files, recent files, the command line): a saved recording goes to
   // the Timeline, a snapshot to the Inspections view.

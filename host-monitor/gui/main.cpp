@@ -48,7 +48,7 @@ bool ParseSize(const std::string& s, int* w, int* h) {
 void FeedDocumentGlyphs(const xrpm::app::AppSession& session, xrpm::gui::Platform& platform,
                         std::vector<std::weak_ptr<const xrpm::app::DocAnalysis>>& fed) {
   std::erase_if(fed, [](const auto& w) { return w.expired(); });
-  for (const auto& d : session.docs()) {
+  for (const auto& d : session.documents().docs()) {
     const std::shared_ptr<const xrpm::app::DocAnalysis>& a = d->analysis;
     if (!a || std::any_of(fed.begin(), fed.end(),
                           [&](const auto& w) { return !w.owner_before(a) && !a.owner_before(w); }))
@@ -124,18 +124,18 @@ int main(int argc, char** argv) {
   }
   xrpm::gui::App app(session);
   if (!o.connect.empty()) {
-    session.Connect(o.connect, o.token);
+    session.device().Connect(o.connect, o.token);
     app.SetView(xrpm::gui::View::kCounters);
   } else if (!o.launch.empty()) {
-    session.LaunchEmulator(o.launch);
+    session.device().LaunchEmulator(o.launch);
     app.SetView(xrpm::gui::View::kCounters);
   } else if (cli.count("--launch-mono")) {
-    session.LaunchMono(o.launch_mono == "sample" ? "" : o.launch_mono);
+    session.device().LaunchMono(o.launch_mono == "sample" ? "" : o.launch_mono);
     app.SetView(xrpm::gui::View::kCounters);
   }
   for (const auto& f : o.files) app.OpenPath(f);  // snapshots and saved recordings
   if (o.demo) {
-    session.OpenDemo({o.demo, 1, 0});
+    session.documents().OpenDemo({o.demo, 1, 0});
     app.SetView(xrpm::gui::View::kTypes);
   }
   std::unique_ptr<xrpm::gui::ScriptRunner> runner;

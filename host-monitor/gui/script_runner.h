@@ -34,7 +34,57 @@ class ScriptRunner {
 
  private:
   enum class Wait { kNone, kFrames, kIdle, kScreenshot, kDevice };
+  // Starts step `s` through the verb table (script_runner.cpp): one Start<Verb> per verb, which
+  // either finishes the step (Next), or sets what to wait for, or fails.
   void Start(const app::ScriptStep& s);
+  void StartAllocationsBy(const app::ScriptStep& s);
+  void StartAutoCapture(const app::ScriptStep& s);
+  void StartCapture(const app::ScriptStep& s);
+  void StartClose(const app::ScriptStep& s);
+  void StartCloseWindow(const app::ScriptStep& s);
+  void StartCompare(const app::ScriptStep& s);
+  void StartCompareAllocations(const app::ScriptStep& s);
+  void StartConnect(const app::ScriptStep& s);
+  void StartConnectDiscovered(const app::ScriptStep& s);
+  void StartDemo(const app::ScriptStep& s);
+  void StartDisconnect(const app::ScriptStep& s);
+  void StartDrop(const app::ScriptStep& s);
+  void StartExpectDialog(const app::ScriptStep& s);
+  void StartExpectView(const app::ScriptStep& s);
+  void StartExportCounters(const app::ScriptStep& s);
+  void StartFieldFilter(const app::ScriptStep& s);
+  void StartFilter(const app::ScriptStep& s);
+  void StartGroupBy(const app::ScriptStep& s);
+  void StartKey(const app::ScriptStep& s);
+  void StartLaunchEmulator(const app::ScriptStep& s);
+  void StartLaunchMono(const app::ScriptStep& s);
+  void StartLeaks(const app::ScriptStep& s);
+  void StartMonoOptions(const app::ScriptStep& s);
+  void StartOpen(const app::ScriptStep& s);
+  void StartOpenRecording(const app::ScriptStep& s);
+  void StartPauseCounters(const app::ScriptStep& s);
+  void StartQuit(const app::ScriptStep& s);
+  void StartRecordFrames(const app::ScriptStep& s);
+  void StartResumeCounters(const app::ScriptStep& s);
+  void StartSave(const app::ScriptStep& s);
+  void StartSaveRecording(const app::ScriptStep& s);
+  void StartScreenshot(const app::ScriptStep& s);
+  void StartSelectAge(const app::ScriptStep& s);
+  void StartSelectDoc(const app::ScriptStep& s);
+  void StartSelectFinding(const app::ScriptStep& s);
+  void StartSelectFrames(const app::ScriptStep& s);
+  void StartSelectObject(const app::ScriptStep& s);
+  void StartSelectSite(const app::ScriptStep& s);
+  void StartSelectType(const app::ScriptStep& s);
+  void StartState(const app::ScriptStep& s);
+  void StartStopAutoCapture(const app::ScriptStep& s);
+  void StartType(const app::ScriptStep& s);
+  void StartView(const app::ScriptStep& s);
+  void StartWaitCapture(const app::ScriptStep& s);
+  void StartWaitCount(const app::ScriptStep& s);
+  void StartWaitDiscovered(const app::ScriptStep& s);
+  void StartWaitFrames(const app::ScriptStep& s);
+  void StartWaitIdle(const app::ScriptStep& s);
   void Check();  // while waiting: done yet?
   void CheckDevice();
   void Fail(const std::string& why);

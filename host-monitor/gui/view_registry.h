@@ -14,6 +14,7 @@
 #include "xrpm/analysis/object_contents.h"
 #include "xrpm/app/app_session.h"
 #include "xrpm/app/dominator_browser.h"
+#include "xrpm/app/instance_list.h"
 #include "xrpm/app/snapshot_doc.h"
 #include "xrpm/app/type_table.h"
 
@@ -56,21 +57,9 @@ struct TypesViewState {
 };
 
 struct InstancesViewState {
-  uint32_t doc = 0;
-  int64_t type = -1;
-  const app::DocAnalysis* analysis = nullptr;  // the instances came from this analysis
-  std::vector<uint64_t> objects;               // object indices of the type, sorted for display
-  std::optional<uint32_t> site;                // the list is narrowed to this site
-  std::vector<analysis::SiteRow> sites;        // the type's instances by allocation site
-  int sort_column = -1;
-  bool sort_descending = true;
-  // Field columns and a field filter.
-  std::vector<std::string> field_names;    // the type's instance fields
-  std::vector<std::string> field_columns;  // the ones shown as columns
-  std::array<char, 256> filter_input{};    // "IsAlive=false", as typed
-  std::string filter;                      // the applied filter ("" none)
-  std::string built_filter;                // the filter `objects` was built with
-  std::string filter_error;
+  app::InstanceListView list;            // the listed instances, their sites and field columns
+  std::array<char, 256> filter_input{};  // "IsAlive=false", as typed
+  std::string filter;                    // the applied filter ("" none)
 };
 
 struct InspectorViewState {

@@ -24,9 +24,9 @@ class AnalysisViews : public ::testing::Test {
 
 TEST_F(AnalysisViews, DocumentsGetRetainedSizesSuspectsAndRoots) {
   AppSession s(Opts());
-  const uint32_t id = s.OpenDemo({.objects = 30'000, .generation = 2});
+  const uint32_t id = s.documents().OpenDemo({.objects = 30'000, .generation = 2});
   ASSERT_TRUE(s.WaitIdle(60s));
-  SnapshotDoc* d = s.doc(id);
+  SnapshotDoc* d = s.documents().doc(id);
   ASSERT_EQ(d->state, DocState::kReady);
   ASSERT_TRUE(d->analysis);
   EXPECT_TRUE(d->types->has_retained);
@@ -45,8 +45,8 @@ TEST_F(AnalysisViews, DocumentsGetRetainedSizesSuspectsAndRoots) {
   EXPECT_FALSE(d->analysis->roots.statics.empty());
 
   // Holders of the leaking type: one path holds nearly all of them.
-  ASSERT_TRUE(s.SelectType("Game.ParticleEffect"));
-  s.FindHolders(id, uint32_t(d->selection.type));
+  ASSERT_TRUE(s.selection().SelectType("Game.ParticleEffect"));
+  s.documents().FindHolders(id, uint32_t(d->selection.type));
   ASSERT_TRUE(s.WaitIdle(60s));
   ASSERT_TRUE(d->holders);
   ASSERT_FALSE(d->holders->paths.paths.empty());
@@ -55,9 +55,9 @@ TEST_F(AnalysisViews, DocumentsGetRetainedSizesSuspectsAndRoots) {
 
 TEST_F(AnalysisViews, DominatorBrowserPagesExpandsAndReveals) {
   AppSession s(Opts());
-  const uint32_t id = s.OpenDemo({.objects = 20'000});
+  const uint32_t id = s.documents().OpenDemo({.objects = 20'000});
   ASSERT_TRUE(s.WaitIdle(60s));
-  auto a = s.doc(id)->analysis;
+  auto a = s.documents().doc(id)->analysis;
   ASSERT_TRUE(a);
   DominatorBrowser b;
   b.Reset(a);
@@ -103,14 +103,14 @@ TEST_F(AnalysisViews, CompareRanksTheLeakFirstAndKeepsSuspectsOnTop) {
   AppSession s(Opts());
   std::vector<uint32_t> ids;
   for (uint32_t gen : {0u, 1u, 2u})
-    ids.push_back(s.OpenDemo({.objects = 20'000, .generation = gen}));
+    ids.push_back(s.documents().OpenDemo({.objects = 20'000, .generation = gen}));
   ASSERT_TRUE(s.WaitIdle(60s));
-  s.Compare({ids[0]});  // one snapshot is not a comparison
+  s.comparisons().CompareSnapshots({ids[0]});  // one snapshot is not a comparison
   EXPECT_NE(s.last_error().find("at least two"), std::string::npos);
-  s.Compare(ids);
+  s.comparisons().CompareSnapshots(ids);
   ASSERT_TRUE(s.WaitIdle(60s));
-  ASSERT_TRUE(s.compare());
-  const CompareResult& r = *s.compare();
+  ASSERT_TRUE(s.comparisons().snapshots());
+  const CompareResult& r = *s.comparisons().snapshots();
   ASSERT_GE(r.growth.size(), 3u);
   // The leak, ranked by retained growth: the hub (retains it all) first, its effects near.
   std::set<std::string> top;
@@ -143,15 +143,15 @@ TEST_F(AnalysisViews, CancelledAnalysisLeavesAReadyDocumentThatCanBeAnalysedAgai
   };
   AppSession s(o);
   session = &s;
-  const uint32_t id = s.OpenDemo({.objects = 300'000});
+  const uint32_t id = s.documents().OpenDemo({.objects = 300'000});
   ASSERT_TRUE(s.WaitIdle(60s));
   ASSERT_TRUE(cancelled.load()) << "the analysis never reported a phase";
-  SnapshotDoc* d = s.doc(id);
+  SnapshotDoc* d = s.documents().doc(id);
   EXPECT_EQ(d->state, DocState::kReady);
   EXPECT_FALSE(d->analysis);
   EXPECT_NE(d->analysis_note.find("cancelled"), std::string::npos) << d->analysis_note;
   session = nullptr;  // the second analysis runs to the end
-  s.Analyse(id);
+  s.documents().Analyse(id);
   ASSERT_TRUE(s.WaitIdle(60s));
   EXPECT_TRUE(d->analysis);
 }

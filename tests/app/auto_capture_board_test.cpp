@@ -46,8 +46,8 @@ struct Fixture {
 
   bool Connect() {
     if (emu.endpoint.empty()) return false;
-    s.Connect(emu.endpoint, "");
-    return PollUntil(s, [&] { return s.link().phase() == DeviceLink::Phase::kConnected; });
+    s.device().Connect(emu.endpoint, "");
+    return PollUntil(s, [&] { return s.device().link().phase() == DeviceLink::Phase::kConnected; });
   }
 };
 
@@ -72,18 +72,18 @@ TEST(AutoCaptureBoard, BadFieldsAreRefusedWithTheCliMessages) {
 TEST(AutoCaptureBoard, EveryKeepsARingOfFilesAndOpensNoDocument) {
   Fixture f;
   ASSERT_TRUE(f.Connect()) << f.emu.proc->log().All() << LogText(f.s);
-  AutoCaptureBoard& b = f.s.auto_capture();
+  AutoCaptureBoard& b = f.s.device().auto_capture();
   b.triggers.every = "100ms";
   b.triggers.game_requests = false;
   b.output = f.dir.Path("a-{n}-{trigger}.xrpm");
   b.keep = 2;
-  ASSERT_TRUE(f.s.StartAutoCapture()) << LogText(f.s);
+  ASSERT_TRUE(f.s.device().StartAutoCapture()) << LogText(f.s);
   ASSERT_TRUE(PollUntil(f.s, [&] { return b.saved() >= 4; })) << LogText(f.s);
-  f.s.StopAutoCapture();
+  f.s.device().StopAutoCapture();
   const uint64_t saved = b.saved();
   EXPECT_FALSE(b.active());
   EXPECT_EQ(b.failed(), 0u) << LogText(f.s);
-  EXPECT_TRUE(f.s.docs().empty()) << "auto captures are saved, not opened";
+  EXPECT_TRUE(f.s.documents().docs().empty()) << "auto captures are saved, not opened";
   std::vector<std::string> files;
   for (const auto& e : fs::directory_iterator(f.dir.path()))
     if (e.path().extension() == ".xrpm") files.push_back(e.path().filename().string());
@@ -106,31 +106,31 @@ TEST(AutoCaptureBoard, EveryKeepsARingOfFilesAndOpensNoDocument) {
 TEST(AutoCaptureBoard, ACaptureInFlightWhenStoppedIsSavedNotOpened) {
   Fixture f;
   ASSERT_TRUE(f.Connect()) << f.emu.proc->log().All() << LogText(f.s);
-  AutoCaptureBoard& b = f.s.auto_capture();
+  AutoCaptureBoard& b = f.s.device().auto_capture();
   b.triggers.every = "100ms";
   b.triggers.game_requests = false;
   b.output = f.dir.Path("b-{n}.xrpm");
   b.keep = 0;
-  ASSERT_TRUE(f.s.StartAutoCapture()) << LogText(f.s);
+  ASSERT_TRUE(f.s.device().StartAutoCapture()) << LogText(f.s);
   ASSERT_TRUE(PollUntil(f.s, [&] { return b.awaiting(); })) << LogText(f.s);
   const uint64_t done = b.saved() + b.failed();
-  f.s.StopAutoCapture();
+  f.s.device().StopAutoCapture();
   EXPECT_FALSE(b.active());
   ASSERT_TRUE(PollUntil(f.s, [&] { return !b.awaiting(); })) << LogText(f.s);
   EXPECT_EQ(b.saved() + b.failed(), done + 1) << LogText(f.s);
-  EXPECT_TRUE(f.s.docs().empty()) << "auto captures are saved, not opened";
+  EXPECT_TRUE(f.s.documents().docs().empty()) << "auto captures are saved, not opened";
   EXPECT_TRUE(fs::exists(f.dir.Path("b-" + std::to_string(b.saved()) + ".xrpm"))) << LogText(f.s);
 }
 
 TEST(AutoCaptureBoard, TheGamesRequestsAndAMarkerRuleWithTheTimelinesFrames) {
   Fixture f;
   ASSERT_TRUE(f.Connect()) << f.emu.proc->log().All() << LogText(f.s);
-  AutoCaptureBoard& b = f.s.auto_capture();
+  AutoCaptureBoard& b = f.s.device().auto_capture();
   b.triggers.on_marker = "Wave *";
   b.output = f.dir.Path("{trigger}-{n}-{marker}.xrpm");
   b.keep = 0;
-  ASSERT_TRUE(f.s.StartAutoCapture()) << LogText(f.s);
-  ASSERT_TRUE(PollUntil(f.s, [&] { return f.s.link().client()->frames_status().started; }))
+  ASSERT_TRUE(f.s.device().StartAutoCapture()) << LogText(f.s);
+  ASSERT_TRUE(PollUntil(f.s, [&] { return f.s.device().link().client()->frames_status().started; }))
       << "the marker rule started the Timeline's frames: " << LogText(f.s);
   bool marker = false, game = false;
   ASSERT_TRUE(PollUntil(f.s, [&] {
@@ -141,7 +141,7 @@ TEST(AutoCaptureBoard, TheGamesRequestsAndAMarkerRuleWithTheTimelinesFrames) {
     }
     return marker && game;
   })) << LogText(f.s);
-  f.s.StopAutoCapture();
+  f.s.device().StopAutoCapture();
 }
 
 }  // namespace

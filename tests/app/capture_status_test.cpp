@@ -61,9 +61,9 @@ TEST(CaptureStatus, ASnapshotWalkSavedAndOpenedAgainStillSaysSo) {
   const testing::TempDir dir("xrpm_capture_status");
   formats::WriteXrpmFile(Captured(1'400'000), dir.Path("c.xrpm"));
   AppSession s(AppSession::Options{dir.Path("config"), true, {}});
-  const uint32_t id = s.OpenFile(dir.Path("c.xrpm"));
+  const uint32_t id = s.documents().OpenFile(dir.Path("c.xrpm"));
   ASSERT_TRUE(s.WaitIdle(60s));
-  const SnapshotDoc* d = s.doc(id);
+  const SnapshotDoc* d = s.documents().doc(id);
   ASSERT_NE(d, nullptr);
   ASSERT_EQ(d->state, DocState::kReady) << d->problem;
   ASSERT_TRUE(d->snapshot->capture.has_value());

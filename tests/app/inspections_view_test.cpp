@@ -28,9 +28,9 @@ TEST_F(InspectionsView, RowsPerFindingWithSeverityTypeAndLinks) {
   const std::string file = dir + "/game.xrpm";
   formats::SaveSnapshot(testing::MakeInspectGame(), file);
   AppSession s({dir, /*persist=*/false, {}});
-  const uint32_t id = s.OpenFile(file);
+  const uint32_t id = s.documents().OpenFile(file);
   ASSERT_TRUE(s.WaitIdle(60s));
-  SnapshotDoc* d = s.doc(id);
+  SnapshotDoc* d = s.documents().doc(id);
   ASSERT_EQ(d->state, DocState::kReady) << d->problem;
   const DocAnalysis& a = *d->analysis;
   ASSERT_EQ(a.inspections.size(), 6u);
@@ -64,9 +64,9 @@ TEST_F(InspectionsView, RowsPerFindingWithSeverityTypeAndLinks) {
   EXPECT_EQ(SeverityOf(huge, big, small), Severity::kWarning);
 
   // The link: the finding's type and first object become the selection.
-  EXPECT_FALSE(s.SelectFinding("event-handler-leaks", 1));  // there is one finding
-  EXPECT_FALSE(s.SelectFinding("nope", 0));
-  ASSERT_TRUE(s.SelectFinding("disposed-but-held", 0));
+  EXPECT_FALSE(s.selection().SelectFinding("event-handler-leaks", 1));  // there is one finding
+  EXPECT_FALSE(s.selection().SelectFinding("nope", 0));
+  ASSERT_TRUE(s.selection().SelectFinding("disposed-but-held", 0));
   EXPECT_EQ(d->selection.object, int64_t(rows[2].object));
   EXPECT_EQ(d->snapshot->types[d->selection.type].name,
             "Microsoft.Xna.Framework.Graphics.Texture2D");

@@ -60,9 +60,10 @@ class OriginViews : public ::testing::Test {
   AppSession s{{dir, /*persist=*/false, {}}};
 
   SnapshotDoc& Add(Snapshot snap) {
-    const uint32_t id = s.AddSnapshot(std::move(snap), DocOrigin::kCaptured, "Capture 1");
+    const uint32_t id =
+        s.documents().AddSnapshot(std::move(snap), DocOrigin::kCaptured, "Capture 1");
     EXPECT_TRUE(s.WaitIdle(60s));
-    SnapshotDoc* d = s.doc(id);
+    SnapshotDoc* d = s.documents().doc(id);
     EXPECT_TRUE(d && d->analysis);
     return *d;
   }
@@ -90,20 +91,20 @@ TEST_F(OriginViews, AnalysisCarriesSitesTypeSitesAndAges) {
 
 TEST_F(OriginViews, SiteNarrowingAndAgeBarsFollowTheScriptSteps) {
   SnapshotDoc& d = Add(LeakHeap());
-  ASSERT_TRUE(s.SelectType("System.String"));
-  EXPECT_FALSE(s.SelectSite("Bubble.OnSpawn"));  // no string comes from there
-  ASSERT_TRUE(s.SelectSite("LoadContent"));
+  ASSERT_TRUE(s.selection().SelectType("System.String"));
+  EXPECT_FALSE(s.selection().SelectSite("Bubble.OnSpawn"));  // no string comes from there
+  ASSERT_TRUE(s.selection().SelectSite("LoadContent"));
   EXPECT_EQ(d.selection.site, 1u);
-  ASSERT_TRUE(s.SelectSite("unknown"));
+  ASSERT_TRUE(s.selection().SelectSite("unknown"));
   EXPECT_EQ(d.selection.site, kUnknownSite);
-  ASSERT_TRUE(s.SelectSite("all"));
+  ASSERT_TRUE(s.selection().SelectSite("all"));
   EXPECT_FALSE(d.selection.site);
-  ASSERT_TRUE(s.SelectType("Bubbles.Handler"));
-  ASSERT_TRUE(s.SelectSite("Spawn"));
+  ASSERT_TRUE(s.selection().SelectType("Bubbles.Handler"));
+  ASSERT_TRUE(s.selection().SelectSite("Spawn"));
   EXPECT_EQ(d.selection.site, 0u);
 
   // The handlers are 61..100 frames old: log2 bins 32-63 and 64-127.
-  ASSERT_TRUE(s.SelectAgeBin("70"));
+  ASSERT_TRUE(s.selection().SelectAgeBin("70"));
   const auto& bins = d.analysis->origins.ages.bins;
   const auto& b = bins[size_t(d.selection.age_bin)];
   EXPECT_EQ(b.first, 64u);
@@ -112,11 +113,11 @@ TEST_F(OriginViews, SiteNarrowingAndAgeBarsFollowTheScriptSteps) {
   ASSERT_EQ(c.rows.size(), 1u);
   EXPECT_EQ(c.rows[0].type, "Bubbles.Handler");
   EXPECT_EQ(c.count, 37u);  // ages 64..100
-  ASSERT_TRUE(s.SelectAgeBin("oldest"));
+  ASSERT_TRUE(s.selection().SelectAgeBin("oldest"));
   EXPECT_EQ(bins[size_t(d.selection.age_bin)].last, 255u);  // the list and the strings: 195-200
   c = ContentsOfAge(*d.snapshot, 128, 255);
   EXPECT_EQ(c.count, 11u);
-  EXPECT_FALSE(s.SelectAgeBin("5"));  // empty bin
+  EXPECT_FALSE(s.selection().SelectAgeBin("5"));  // empty bin
 
   const auto state = nlohmann::json::parse(s.StateJson());
   const auto& jo = state["docs"][0]["origins"];
@@ -135,8 +136,8 @@ TEST_F(OriginViews, SnapshotsWithoutOriginsSayWhyAndSelectNothing) {
   SnapshotDoc& d = Add(std::move(plain));
   EXPECT_FALSE(d.analysis->origins.present);
   EXPECT_TRUE(d.analysis->origins.sites.empty());
-  EXPECT_FALSE(s.SelectSite("all"));
-  EXPECT_FALSE(s.SelectAgeBin("largest"));
+  EXPECT_FALSE(s.selection().SelectSite("all"));
+  EXPECT_FALSE(s.selection().SelectAgeBin("largest"));
   EXPECT_EQ(NoOriginsNote(*d.snapshot, "/tmp/game.gclog"),
             "This capture has no allocation sites and ages \xE2\x80\x94 .gclog files cannot hold "
             "them; capture from a device or open an .xrpm that has them.");
@@ -201,19 +202,19 @@ TEST_F(OriginViews, LeakFilterOfThreeCapturesOnTheWorkerOrWhyNot) {
     snap.origins->capture_frame = frame;
     return snap;
   };
-  const uint32_t a = s.AddSnapshot(at(100), DocOrigin::kCaptured, "A");
-  const uint32_t b = s.AddSnapshot(at(150), DocOrigin::kCaptured, "B");
-  const uint32_t c = s.AddSnapshot(at(200), DocOrigin::kCaptured, "C");
+  const uint32_t a = s.documents().AddSnapshot(at(100), DocOrigin::kCaptured, "A");
+  const uint32_t b = s.documents().AddSnapshot(at(150), DocOrigin::kCaptured, "B");
+  const uint32_t c = s.documents().AddSnapshot(at(200), DocOrigin::kCaptured, "C");
   ASSERT_TRUE(s.WaitIdle(60s));
-  s.FindLeaks(a, b, c);
+  s.comparisons().FindLeaks(a, b, c);
   ASSERT_TRUE(s.WaitIdle(60s));
-  ASSERT_TRUE(s.leaks());
-  ASSERT_EQ(s.leaks()->error, "");
-  const auto& groups = s.leaks()->report.groups;
+  ASSERT_TRUE(s.comparisons().leaks());
+  ASSERT_EQ(s.comparisons().leaks()->error, "");
+  const auto& groups = s.comparisons().leaks()->report.groups;
   ASSERT_EQ(groups.size(), 1u);  // the handlers of frames 100..139; not the strings of frame 5
   EXPECT_EQ(groups[0].type, "Bubbles.Handler");
   EXPECT_EQ(groups[0].count, 40u);
-  const auto by_site = LeakRollup(s.leaks()->report, SiteGrouping::kSite);
+  const auto by_site = LeakRollup(s.comparisons().leaks()->report, SiteGrouping::kSite);
   ASSERT_EQ(by_site.size(), 1u);
   EXPECT_EQ(by_site[0].site, 0u);
   EXPECT_EQ(by_site[0].bytes, 40u * 32);
@@ -222,10 +223,10 @@ TEST_F(OriginViews, LeakFilterOfThreeCapturesOnTheWorkerOrWhyNot) {
   EXPECT_NE(state["leaks"]["groups"][0]["path"].get<std::string>().find("System.Object[]"),
             std::string::npos);
 
-  s.FindLeaks(c, b, a);  // out of order: said at once, nothing run
-  ASSERT_TRUE(s.leaks());
-  EXPECT_NE(s.leaks()->error, "");
-  EXPECT_TRUE(s.leaks()->report.groups.empty());
+  s.comparisons().FindLeaks(c, b, a);  // out of order: said at once, nothing run
+  ASSERT_TRUE(s.comparisons().leaks());
+  EXPECT_NE(s.comparisons().leaks()->error, "");
+  EXPECT_TRUE(s.comparisons().leaks()->report.groups.empty());
 }
 
 TEST(OriginScript, NewVerbsParseAndRejectBadArguments) {

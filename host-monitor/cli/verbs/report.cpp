@@ -5,7 +5,7 @@
 #include "shared/inspections.h"
 #include "shared/origins.h"
 #include "shared/verb.h"
-#include "xrpm/analysis/site_stats.h"
+#include "xrpm/analysis/heap_report.h"
 
 namespace xrpm::cli {
 namespace verb_report {
@@ -17,83 +17,46 @@ struct Opts : FileVerbOptions {
   size_t site_depth = 3;
 };
 
-struct SiteRetainedRow {
-  analysis::SiteRow row;
-  uint64_t retained = 0;
-};
-
-// Sites by retained bytes (then shallow), largest first, the unknown origin as one row.
-std::vector<SiteRetainedRow> SitesByRetained(const analysis::HeapAnalysis& a) {
-  const Snapshot& s = *a.snapshot;
-  const std::vector<uint64_t> retained = analysis::SiteRetained(a.index, a.dom);
-  std::vector<SiteRetainedRow> rows;
-  for (const analysis::SiteRow& r : analysis::SiteStats(s))
-    rows.push_back({r, retained[r.site == kUnknownSite ? retained.size() - 1 : r.site]});
-  std::stable_sort(rows.begin(), rows.end(), [](const auto& x, const auto& y) {
-    return x.retained != y.retained ? x.retained > y.retained : x.row.bytes > y.row.bytes;
-  });
-  return rows;
-}
-
-// The short inspections section: each inspection's totals and its largest finding.
-void PrintInspectionsSection(const std::vector<analysis::Inspection>& list) {
-  std::printf("\nInspections (xrpm inspect for all findings)\n");
-  PrintInspections(list, 1);
-}
-
-int Run(const Opts& o) {
-  auto f = AnalyzeForCli(o.file, o.in);
-  if (o.by_site) RequireOrigins(f->loaded);
-  const analysis::HeapAnalysis& a = f->a;
-  const analysis::HeapTotals t = analysis::Totals(a);
-  analysis::SuspectOptions so;
-  so.min_share = o.min_share / 100.0;
-  const std::vector<analysis::Suspect> sus = analysis::FindSuspects(a, so);
-  std::vector<uint32_t> by_retained = a.types.ByRetained();
-  std::erase_if(by_retained, [&](uint32_t g) { return a.types[g].count == 0; });  // no instances
-  const size_t shown = std::min(o.top, by_retained.size());
-  const std::vector<analysis::Inspection> inspections = analysis::RunInspections(a.index);
-
-  if (o.json) {
-    nlohmann::json types = nlohmann::json::array();
-    for (size_t i = 0; i < shown; ++i) {
-      const uint32_t g = by_retained[i];
-      const analysis::TypeStat& st = a.types[g];
-      types.push_back({{"type", a.index.group_name(g)},
-                       {"count", st.count},
-                       {"reachable", st.reachable_count},
-                       {"shallow_bytes", st.shallow_bytes},
-                       {"retained_bytes", st.retained_bytes}});
-    }
-    nlohmann::json j = {{"file", f->loaded.path},
-                        {"format", f->loaded.format},
-                        {"totals", TotalsJson(t)},
-                        {"top_types_by_retained", types},
-                        {"suspects", SuspectsJson(a, sus)},
-                        {"diagnostics", DiagnosticsJson(f->loaded.diags)},
-                        {"appdomains", DomainTotalsJson(f->loaded.snap)}};
-    j["inspections"] = InspectionsJson(*a.snapshot, inspections)["inspections"];
-    if (o.by_site) {
-      const Snapshot& s = f->loaded.snap;
-      const std::vector<SiteRetainedRow> rows = SitesByRetained(a);
-      nlohmann::json sites = nlohmann::json::array();
-      for (size_t i = 0; i < std::min(o.top, rows.size()); ++i) {
-        const analysis::SiteRow& r = rows[i].row;
-        nlohmann::json row = {
-            {"site", SiteJson(s, r.site)},     {"site_label", SiteText(s, r.site, 0)},
-            {"known", r.site != kUnknownSite}, {"count", r.count},
-            {"shallow_bytes", r.bytes},        {"retained_bytes", rows[i].retained}};
-        if (s.origins->sample_bytes) row["est_bytes"] = r.est_bytes;
-        sites.push_back(std::move(row));
-      }
-      j["origins"] = OriginsJson(s);
-      j["top_sites_by_retained"] = std::move(sites);
-    }
-    PrintJson(j);
-    return kExitOk;
+// The JSON form: the same data, the top types always, the sites with --by-site.
+nlohmann::json ReportJson(const Opts& o, const AnalyzedFile& f, const analysis::HeapReport& r) {
+  const analysis::HeapAnalysis& a = f.a;
+  nlohmann::json types = nlohmann::json::array();
+  for (const uint32_t g : r.top_types) {
+    const analysis::TypeStat& st = a.types[g];
+    types.push_back({{"type", a.index.group_name(g)},
+                     {"count", st.count},
+                     {"reachable", st.reachable_count},
+                     {"shallow_bytes", st.shallow_bytes},
+                     {"retained_bytes", st.retained_bytes}});
   }
+  nlohmann::json j = {{"file", f.loaded.path},
+                      {"format", f.loaded.format},
+                      {"totals", TotalsJson(r.totals)},
+                      {"top_types_by_retained", types},
+                      {"suspects", SuspectsJson(a, r.suspects)},
+                      {"diagnostics", DiagnosticsJson(f.loaded.diags)},
+                      {"appdomains", DomainTotalsJson(f.loaded.snap)}};
+  j["inspections"] = InspectionsJson(*a.snapshot, r.inspections)["inspections"];
+  if (o.by_site) {
+    const Snapshot& s = f.loaded.snap;
+    nlohmann::json sites = nlohmann::json::array();
+    for (const analysis::SiteRetainedRow& sr : r.top_sites) {
+      const analysis::SiteRow& row = sr.row;
+      nlohmann::json site = {
+          {"site", SiteJson(s, row.site)},     {"site_label", SiteText(s, row.site, 0)},
+          {"known", row.site != kUnknownSite}, {"count", row.count},
+          {"shallow_bytes", row.bytes},        {"retained_bytes", sr.retained}};
+      if (s.origins->sample_bytes) site["est_bytes"] = row.est_bytes;
+      sites.push_back(std::move(site));
+    }
+    j["origins"] = OriginsJson(s);
+    j["top_sites_by_retained"] = std::move(sites);
+  }
+  return j;
+}
 
-  std::printf("%s  (%s)\n\nSummary\n", f->loaded.path.c_str(), f->loaded.format.c_str());
+void PrintSummary(const AnalyzedFile& f, const analysis::HeapTotals& t) {
+  std::printf("%s  (%s)\n\nSummary\n", f.loaded.path.c_str(), f.loaded.format.c_str());
   using A = TextTable::Align;
   TextTable sum({{"", A::kLeft}, {"", A::kRight}, {"", A::kLeft}});
   sum.AddRow({"objects", FormatCount(t.objects), FormatBytes(t.total_bytes)});
@@ -111,51 +74,68 @@ int Run(const Opts& o) {
                   (t.dangling_roots ? ", " + FormatCount(t.dangling_roots) + " dangling" : "")});
   if (t.duplicate_ids) sum.AddRow({"duplicate ids", FormatCount(t.duplicate_ids), "(first kept)"});
   sum.Print(stdout, 2);
-  PrintDomainTotals(f->loaded.snap);
+  PrintDomainTotals(f.loaded.snap);
+}
 
-  if (o.by_site) {
-    const Snapshot& s = f->loaded.snap;
-    const std::vector<SiteRetainedRow> rows = SitesByRetained(a);
-    const size_t n = std::min(o.top, rows.size());
-    std::printf("\nTop %zu allocation sites by retained size (capture frame %s)\n", n,
-                FormatCount(s.origins->capture_frame).c_str());
-    if (const std::string note = SampledNote(s); !note.empty()) std::printf("  %s\n", note.c_str());
-    TextTable sites({{"allocated at", A::kLeft},
-                     {"objects", A::kRight},
-                     {"shallow", A::kRight},
-                     {"retained", A::kRight},
-                     {"of heap", A::kRight}});
-    for (size_t i = 0; i < n; ++i) {
-      const analysis::SiteRow& r = rows[i].row;
-      sites.AddRow({SiteText(s, r.site, o.site_depth), FormatCount(r.count), FormatBytes(r.bytes),
-                    FormatBytes(rows[i].retained),
-                    Percent(double(rows[i].retained), double(t.reachable_bytes))});
-    }
-    sites.Print(stdout, 2);
-    std::printf("\nLeak suspects (retaining >= %.3g%% of the reachable heap)\n", o.min_share);
-    PrintSuspects(a, sus);
-    PrintInspectionsSection(inspections);
-    return kExitOk;
+void PrintTopSites(const Snapshot& s, const analysis::HeapReport& r, size_t site_depth) {
+  std::printf("\nTop %zu allocation sites by retained size (capture frame %s)\n",
+              r.top_sites.size(), FormatCount(s.origins->capture_frame).c_str());
+  if (const std::string note = SampledNote(s); !note.empty()) std::printf("  %s\n", note.c_str());
+  using A = TextTable::Align;
+  TextTable sites({{"allocated at", A::kLeft},
+                   {"objects", A::kRight},
+                   {"shallow", A::kRight},
+                   {"retained", A::kRight},
+                   {"of heap", A::kRight}});
+  for (const analysis::SiteRetainedRow& sr : r.top_sites) {
+    const analysis::SiteRow& row = sr.row;
+    sites.AddRow({SiteText(s, row.site, site_depth), FormatCount(row.count), FormatBytes(row.bytes),
+                  FormatBytes(sr.retained),
+                  Percent(double(sr.retained), double(r.totals.reachable_bytes))});
   }
+  sites.Print(stdout, 2);
+}
 
-  std::printf("\nTop %zu types by retained size\n", shown);
+void PrintTopTypes(const analysis::HeapAnalysis& a, const analysis::HeapReport& r) {
+  std::printf("\nTop %zu types by retained size\n", r.top_types.size());
+  using A = TextTable::Align;
   TextTable types({{"type", A::kLeft},
                    {"count", A::kRight},
                    {"shallow", A::kRight},
                    {"retained", A::kRight},
                    {"of heap", A::kRight}});
-  for (size_t i = 0; i < shown; ++i) {
-    const uint32_t g = by_retained[i];
+  for (const uint32_t g : r.top_types) {
     const analysis::TypeStat& st = a.types[g];
     types.AddRow({a.index.group_name(g), FormatCount(st.count), FormatBytes(st.shallow_bytes),
                   FormatBytes(st.retained_bytes),
-                  Percent(double(st.retained_bytes), double(t.reachable_bytes))});
+                  Percent(double(st.retained_bytes), double(r.totals.reachable_bytes))});
   }
   types.Print(stdout, 2);
+}
 
+// The text form: the summary, the top sites (--by-site) or types, the suspects and the short
+// inspections section (each inspection's totals and its largest finding).
+void PrintReport(const Opts& o, const AnalyzedFile& f, const analysis::HeapReport& r) {
+  PrintSummary(f, r.totals);
+  if (o.by_site)
+    PrintTopSites(f.loaded.snap, r, o.site_depth);
+  else
+    PrintTopTypes(f.a, r);
   std::printf("\nLeak suspects (retaining >= %.3g%% of the reachable heap)\n", o.min_share);
-  PrintSuspects(a, sus);
-  PrintInspectionsSection(inspections);
+  PrintSuspects(f.a, r.suspects);
+  std::printf("\nInspections (xrpm inspect for all findings)\n");
+  PrintInspections(r.inspections, 1);
+}
+
+int Run(const Opts& o) {
+  auto f = AnalyzeForCli(o.file, o.in);
+  if (o.by_site) RequireOrigins(f->loaded);
+  const analysis::HeapReport r = analysis::BuildHeapReport(
+      f->a, {.top = o.top, .min_share = o.min_share / 100.0, .by_site = o.by_site});
+  if (o.json)
+    PrintJson(ReportJson(o, *f, r));
+  else
+    PrintReport(o, *f, r);
   return kExitOk;
 }
 

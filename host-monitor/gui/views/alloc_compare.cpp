@@ -31,10 +31,10 @@ std::string WithError(double v, double error, bool sign) {
 // A combo of the recordings that can be read (live, or opened and ready); sets `id`.
 void PickRecording(AppSession& ses, const char* label, uint32_t& id) {
   ImGui::SetNextItemWidth(200);
-  if (!ImGui::BeginCombo(label, ses.RecordingTitle(id).c_str())) return;
-  if (ImGui::Selectable(ses.RecordingTitle(kLiveRecording).c_str(), id == kLiveRecording))
+  if (!ImGui::BeginCombo(label, ses.recordings().Title(id).c_str())) return;
+  if (ImGui::Selectable(ses.recordings().Title(kLiveRecording).c_str(), id == kLiveRecording))
     id = kLiveRecording;
-  for (const auto& rd : ses.recordings()) {
+  for (const auto& rd : ses.recordings().docs()) {
     if (rd->state != RecordingDoc::State::kReady) continue;
     ImGui::PushID(int(rd->id));
     if (ImGui::Selectable(rd->title.c_str(), id == rd->id)) id = rd->id;
@@ -59,8 +59,8 @@ void Side(const char* label, const std::string& title, const std::string& app,
 void DrawAllocComparePanel(App& app) {
   CompareViewState& st = app.views().compare;
   AppSession& ses = app.session();
-  if (!ses.recording(st.alloc_a)) st.alloc_a = kLiveRecording;  // closed since
-  if (!ses.recording(st.alloc_b)) st.alloc_b = kLiveRecording;
+  if (!ses.recordings().doc(st.alloc_a)) st.alloc_a = kLiveRecording;  // closed since
+  if (!ses.recordings().doc(st.alloc_b)) st.alloc_b = kLiveRecording;
   PickRecording(ses, "A (before)", st.alloc_a);
   ImGui::SameLine(0, 16);
   PickRecording(ses, "B (after)", st.alloc_b);
@@ -74,12 +74,13 @@ void DrawAllocComparePanel(App& app) {
   }
   ImGui::SameLine(0, 16);
   ImGui::BeginDisabled(!ses.Idle());
-  if (ImGui::Button("Compare")) ses.CompareAllocations(st.alloc_a, st.alloc_b, st.alloc_by);
+  if (ImGui::Button("Compare"))
+    ses.comparisons().CompareAllocations(st.alloc_a, st.alloc_b, st.alloc_by);
   ImGui::EndDisabled();
   ImGui::SameLine();
   if (ImGui::Button("Open recording...")) app.ShowOpenDialog();
 
-  const auto& res = ses.alloc_compare();
+  const auto& res = ses.comparisons().allocations();
   if (!res) {
     ImGui::Spacing();
     ImGui::PushTextWrapPos(0);

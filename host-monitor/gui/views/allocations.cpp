@@ -112,7 +112,7 @@ void Table(FrameBoard& board) {
 
 void DrawAllocationsView(App& app) {
   DrawRecordingBar(app);
-  FrameBoard& board = app.session().frames();
+  FrameBoard& board = app.session().recordings().shown();
   const client::AllocationProfile& p = board.profile();
   if (board.recording().frames.empty()) {
     ImGui::Spacing();

@@ -43,14 +43,14 @@ void DrawChooser(App& app, CompareViewState& st) {
   AppSession& ses = app.session();
   // Tick analysed snapshots; by default all of them.
   std::vector<uint32_t> ready;
-  for (const auto& d : ses.docs())
+  for (const auto& d : ses.documents().docs())
     if (d->analysis) ready.push_back(d->id);
   std::erase_if(st.chosen, [&](uint32_t id) {
     return std::find(ready.begin(), ready.end(), id) == ready.end();
   });
   TextMuted("Snapshots to compare (oldest first):");
   for (uint32_t id : ready) {
-    SnapshotDoc* d = ses.doc(id);
+    SnapshotDoc* d = ses.documents().doc(id);
     ImGui::SameLine();
     bool on = std::find(st.chosen.begin(), st.chosen.end(), id) != st.chosen.end();
     if (ImGui::Checkbox(d->title.c_str(), &on)) {
@@ -70,7 +70,7 @@ void DrawChooser(App& app, CompareViewState& st) {
   for (uint32_t id : ready)
     if (std::find(st.chosen.begin(), st.chosen.end(), id) != st.chosen.end()) ordered.push_back(id);
   ImGui::BeginDisabled(ordered.size() < 2 || !ses.Idle());
-  if (ImGui::Button("Compare")) ses.Compare(ordered);
+  if (ImGui::Button("Compare")) ses.comparisons().CompareSnapshots(ordered);
   ImGui::EndDisabled();
 }
 
@@ -115,11 +115,11 @@ void DrawCompareView(App& app) {
   if (st.mode == CompareMode::kLeaks) return DrawLeaksPanel(app);
   if (st.mode == CompareMode::kAllocations) return DrawAllocComparePanel(app);
   if (st.chosen.empty())
-    for (const auto& d : ses.docs())
+    for (const auto& d : ses.documents().docs())
       if (d->analysis) st.chosen.push_back(d->id);
   DrawChooser(app, st);
 
-  const auto& res = ses.compare();
+  const auto& res = ses.comparisons().snapshots();
   if (!res) {
     ImGui::Spacing();
     ImGui::PushTextWrapPos(0);

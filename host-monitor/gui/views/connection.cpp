@@ -60,12 +60,12 @@ void DiscoveredSection(App& app, char* token, size_t token_size) {
   AppSession& ses = app.session();
   static client::DiscoveredDevice asking;  // the device whose token prompt is open
   static bool ask_open = false;
-  ses.StartDiscovery();
-  const auto devices = ses.DiscoveredDevices();
+  ses.device().StartDiscovery();
+  const auto devices = ses.device().DiscoveredDevices();
   SectionTitle("ON THE NETWORK");
-  if (!ses.discovery_error().empty()) {
+  if (!ses.device().discovery_error().empty()) {
     ImGui::PushTextWrapPos(0);
-    TextMuted("Discovery is off: " + ses.discovery_error());
+    TextMuted("Discovery is off: " + ses.device().discovery_error());
     ImGui::PopTextWrapPos();
   } else if (devices.empty()) {
     ImGui::PushTextWrapPos(0);
@@ -81,7 +81,8 @@ void DiscoveredSection(App& app, char* token, size_t token_size) {
         ask_open = true;
         ImGui::OpenPopup("Token");
       } else {
-        ses.ConnectDiscovered(d, d.beacon.token_required ? std::string(token) : std::string());
+        ses.device().ConnectDiscovered(
+            d, d.beacon.token_required ? std::string(token) : std::string());
       }
     }
     ImGui::SameLine();
@@ -102,7 +103,7 @@ void DiscoveredSection(App& app, char* token, size_t token_size) {
           "##asktoken", "token", token, token_size,
           ImGuiInputTextFlags_Password | ImGuiInputTextFlags_EnterReturnsTrue);
       if ((ImGui::Button("Connect") || enter) && token[0] != 0) {
-        ses.ConnectDiscovered(asking, token);
+        ses.device().ConnectDiscovered(asking, token);
         ask_open = false;
         ImGui::CloseCurrentPopup();
       }
@@ -119,7 +120,7 @@ void DiscoveredSection(App& app, char* token, size_t token_size) {
 
 void CaptureSection(App& app) {
   AppSession& ses = app.session();
-  DeviceLink& link = ses.link();
+  DeviceLink& link = ses.device().link();
   SectionTitle("CAPTURE");
   const bool connected = link.phase() == DeviceLink::Phase::kConnected;
   if (link.capturing()) {
@@ -134,7 +135,7 @@ void CaptureSection(App& app) {
                                     : FormatShortCount(double(p.objects)) + " objects";
     ImGui::ProgressBar(shown, ImVec2(-70, 0), overlay.c_str());
     ImGui::SameLine();
-    if (ImGui::Button("Cancel")) ses.CancelCapture();
+    if (ImGui::Button("Cancel")) ses.device().CancelCapture();
     char line[128];
     std::snprintf(line, sizeof line, "%.1f MiB  ·  %s objects/s  ·  %s", mb,
                   FormatShortCount(rate).c_str(), FormatDuration(p.elapsed_s).c_str());
@@ -142,7 +143,7 @@ void CaptureSection(App& app) {
   } else {
     ImGui::BeginDisabled(!connected);
     if (ImGui::Button("Capture heap", ImVec2(-1, 0))) {
-      if (ses.Capture()) app.SetView(View::kSummary);
+      if (ses.device().Capture()) app.SetView(View::kSummary);
     }
     ImGui::EndDisabled();
     bool values = link.capture_values();
@@ -176,7 +177,7 @@ bool EditString(const char* label, const char* hint, std::string& s) {
 // connection; the fields are edited while it is off.
 void AutoCaptureSection(App& app) {
   AppSession& ses = app.session();
-  AutoCaptureBoard& b = ses.auto_capture();
+  AutoCaptureBoard& b = ses.device().auto_capture();
   SectionTitle("AUTO CAPTURE");
   if (b.active()) {
     ImGui::PushTextWrapPos(0);
@@ -185,7 +186,7 @@ void AutoCaptureSection(App& app) {
               (b.failed() ? ", " + FormatCount(b.failed()) + " failed" : std::string()) +
               (b.last_file().empty() ? std::string() : "; last: " + b.last_file()));
     ImGui::PopTextWrapPos();
-    if (ImGui::Button("Stop auto capture", ImVec2(-1, 0))) ses.StopAutoCapture();
+    if (ImGui::Button("Stop auto capture", ImVec2(-1, 0))) ses.device().StopAutoCapture();
     return;
   }
   ImGui::PushItemWidth(-110);
@@ -198,9 +199,9 @@ void AutoCaptureSection(App& app) {
   if (ImGui::InputInt("Keep newest", &keep)) b.keep = static_cast<uint32_t>(std::max(0, keep));
   ImGui::PopItemWidth();
   ImGui::Checkbox("When the game asks (RequestCapture)", &b.triggers.game_requests);
-  const bool connected = ses.link().phase() == DeviceLink::Phase::kConnected;
+  const bool connected = ses.device().link().phase() == DeviceLink::Phase::kConnected;
   ImGui::BeginDisabled(!connected);
-  if (ImGui::Button("Start auto capture", ImVec2(-1, 0))) ses.StartAutoCapture();
+  if (ImGui::Button("Start auto capture", ImVec2(-1, 0))) ses.device().StartAutoCapture();
   ImGui::EndDisabled();
   if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
     ImGui::SetTooltip(
@@ -213,7 +214,7 @@ void AutoCaptureSection(App& app) {
 void DrawConnectionView(App& app) {
   AppSession& ses = app.session();
   Settings& set = ses.settings();
-  DeviceLink& link = ses.link();
+  DeviceLink& link = ses.device().link();
   SectionTitle("CONNECTION");
 
   static char host[128] = {}, token[128] = {};
@@ -243,9 +244,9 @@ void DrawConnectionView(App& app) {
   if (connected || busy) {
     if (ImGui::Button(link.emulator_running() ? "Disconnect and stop emulator" : "Disconnect",
                       ImVec2(-1, 0)))
-      ses.Disconnect();
+      ses.device().Disconnect();
   } else {
-    if (ImGui::Button("Connect", ImVec2(90, 0))) ses.Connect(endpoint, set.token);
+    if (ImGui::Button("Connect", ImVec2(90, 0))) ses.device().Connect(endpoint, set.token);
     ImGui::SameLine();
     ImGui::SetNextItemWidth(ImGui::GetContentRegionAvail().x - 130);
     if (ImGui::BeginCombo("##scenario", set.emulator_scenario.c_str())) {
@@ -256,7 +257,7 @@ void DrawConnectionView(App& app) {
     if (ImGui::IsItemHovered()) ImGui::SetTooltip("Emulator scenario");
     ImGui::SameLine();
     if (ImGui::Button("Launch emulator", ImVec2(-1, 0))) {
-      if (ses.LaunchEmulator(set.emulator_scenario)) app.SetView(View::kCounters);
+      if (ses.device().LaunchEmulator(set.emulator_scenario)) app.SetView(View::kCounters);
     }
     static char mono_options[256] = {};
     static bool mono_init = false;
@@ -273,7 +274,7 @@ void DrawConnectionView(App& app) {
           "Options for Mono itself when a program runs under Mono, separated by "
           "spaces (xrpm-mono --mono-option=OPT each)");
     if (ImGui::Button("Launch C# sample game under Mono", ImVec2(-1, 0))) {
-      if (ses.LaunchMono("")) app.SetView(View::kCounters);
+      if (ses.device().LaunchMono("")) app.SetView(View::kCounters);
     }
     if (ImGui::IsItemHovered())
       ImGui::SetTooltip("XnaBubbles.exe with the device agent inside Mono (xrpm-mono)");

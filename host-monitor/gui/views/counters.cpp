@@ -87,8 +87,8 @@ void Graphs(CounterBoard& board, const client::FrameRecording& rec) {
 
 void DrawCountersView(App& app) {
   AppSession& ses = app.session();
-  CounterBoard& board = ses.counters();
-  const client::HostClient* c = ses.link().client();
+  CounterBoard& board = ses.device().counters();
+  const client::HostClient* c = ses.device().link().client();
   if (!c && board.counters().empty()) {
     ImGui::Spacing();
     ImGui::PushTextWrapPos(0);
@@ -171,7 +171,7 @@ void DrawCountersView(App& app) {
     ImGui::EndTable();
   }
   ImGui::Spacing();
-  Graphs(board, ses.frames().recording());
+  Graphs(board, ses.recordings().shown().recording());
 }
 
 }  // namespace xrpm::gui

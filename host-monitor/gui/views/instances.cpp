@@ -4,9 +4,12 @@
 // and site, and grouped by site (Group by) a table of the type's sites above the list: a click
 // narrows the list to that site. Below: the few root paths that hold most of the
 // instances (merged shortest paths, computed on the worker when the type is first shown).
+// What is listed, in which order, comes from app::InstanceListView; this file only draws it.
 #include <imgui.h>
 
 #include <algorithm>
+#include <string>
+#include <vector>
 
 #include "app.h"
 #include "object_links.h"
@@ -38,7 +41,7 @@ void FieldCell(const Snapshot& snap, const analysis::GraphIndex* g, uint64_t o,
 
 // The filter box and the field-columns chooser (the type's fields as checkboxes).
 void DrawFieldControls(InstancesViewState& st) {
-  if (st.field_names.empty()) return;
+  if (st.list.field_names().empty()) return;
   ImGui::SetNextItemWidth(260);
   if (ImGui::InputTextWithHint("##filter", "Filter: FIELD=VALUE (e.g. IsAlive=false)",
                                st.filter_input.data(), st.filter_input.size(),
@@ -52,23 +55,18 @@ void DrawFieldControls(InstancesViewState& st) {
   ImGui::SameLine();
   if (ImGui::SmallButton("Field columns...")) ImGui::OpenPopup("field_columns");
   if (ImGui::BeginPopup("field_columns")) {
-    for (const std::string& f : st.field_names) {
-      auto it = std::find(st.field_columns.begin(), st.field_columns.end(), f);
-      bool on = it != st.field_columns.end();
-      if (ImGui::Checkbox(f.c_str(), &on)) {
-        if (on)
-          st.field_columns.push_back(f);
-        else
-          st.field_columns.erase(it);
-      }
+    for (const std::string& f : st.list.field_names()) {
+      const auto& cols = st.list.field_columns();
+      bool on = std::find(cols.begin(), cols.end(), f) != cols.end();
+      if (ImGui::Checkbox(f.c_str(), &on)) st.list.ShowFieldColumn(f, on);
     }
     ImGui::EndPopup();
   }
-  if (!st.filter_error.empty()) TextColored(kWarn, st.filter_error);
+  if (!st.list.filter_error().empty()) TextColored(kWarn, st.list.filter_error());
 }
 
 // The type's instances by allocation site; a click narrows the list (doc.selection.site).
-void DrawSites(SnapshotDoc& doc, const InstancesViewState& st, float height) {
+void DrawSites(SnapshotDoc& doc, const std::vector<analysis::SiteRow>& sites, float height) {
   const Snapshot& snap = *doc.snapshot;
   const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV |
                                 ImGuiTableFlags_ScrollY | ImGuiTableFlags_SizingFixedFit |
@@ -82,7 +80,7 @@ void DrawSites(SnapshotDoc& doc, const InstancesViewState& st, float height) {
   ImGui::TableSetupColumn("Shallow", 0, 100);
   ImGui::TableHeadersRow();
   uint64_t all_count = 0, all_bytes = 0;
-  for (const auto& r : st.sites) all_count += r.count, all_bytes += r.bytes;
+  for (const auto& r : sites) all_count += r.count, all_bytes += r.bytes;
   auto row = [&](const std::string& label, bool selected, uint64_t count, uint64_t bytes,
                  std::optional<uint32_t> site) {
     ImGui::TableNextRow();
@@ -96,10 +94,10 @@ void DrawSites(SnapshotDoc& doc, const InstancesViewState& st, float height) {
     ImGui::TableNextColumn();
     TextRight(FormatBytes(bytes));
   };
-  row("All sites (" + FormatCount(st.sites.size()) + ")", !doc.selection.site, all_count, all_bytes,
+  row("All sites (" + FormatCount(sites.size()) + ")", !doc.selection.site, all_count, all_bytes,
       std::nullopt);
-  for (size_t i = 0; i < st.sites.size(); ++i) {
-    const auto& r = st.sites[i];
+  for (size_t i = 0; i < sites.size(); ++i) {
+    const auto& r = sites[i];
     ImGui::PushID(int(i));
     row(SiteText(snap, r.site), doc.selection.site == r.site, r.count, r.bytes, r.site);
     ImGui::PopID();
@@ -110,7 +108,7 @@ void DrawSites(SnapshotDoc& doc, const InstancesViewState& st, float height) {
 void DrawHolders(App& app, SnapshotDoc& doc, uint32_t type) {
   const DocAnalysis& a = *doc.analysis;
   const uint32_t group = a.index().group_of_type(type);
-  app.session().FindHolders(doc.id, type);  // no-op when done or running
+  app.session().documents().FindHolders(doc.id, type);  // no-op when done or running
   SectionTitle("Paths from GC roots holding these instances (merged shortest paths)");
   if (!doc.holders || doc.holders->group != group) {
     TextMuted("Finding paths...");
@@ -153,6 +151,134 @@ void DrawHolders(App& app, SnapshotDoc& doc, uint32_t type) {
   if (mp.unreachable)
     TextMuted(FormatCount(mp.unreachable) + " instances are unreachable (garbage)");
 }
+
+// The table's sort specs as the list's order: the first spec's column (Retained descending when
+// there is none); a field column's id names a field of `fields`.
+InstanceSort OrderOf(const ImGuiTableSortSpecs& sort, const std::vector<std::string>& fields,
+                     int field_count) {
+  const int col = sort.SpecsCount ? int(sort.Specs[0].ColumnUserID) : kColRetained;
+  InstanceSort order;
+  order.descending =
+      sort.SpecsCount ? sort.Specs[0].SortDirection == ImGuiSortDirection_Descending : true;
+  if (col >= kColField0 && col - kColField0 < field_count) {
+    order.column = InstanceColumn::kField;
+    order.field = fields[col - kColField0];
+  } else {
+    order.column = col == kColRefs   ? InstanceColumn::kRefs
+                   : col == kColSize ? InstanceColumn::kSize
+                                     : InstanceColumn::kRetained;
+  }
+  return order;
+}
+
+// The type's name, instance count and the site the list is narrowed to, above the list.
+void DrawTitle(SnapshotDoc& doc, const InstanceListView& list, uint32_t type) {
+  const Snapshot& snap = *doc.snapshot;
+  GroupingCombo(doc);
+  ImGui::SameLine(0, 16);
+  TextColored(kAccent, snap.types[type].name);
+  ImGui::SameLine();
+  TextMuted(FormatCount(list.objects().size()) + " instances");
+  if (doc.selection.site && snap.has_origins()) {
+    ImGui::SameLine();
+    TextMuted("allocated at");
+    ImGui::SameLine();
+    TextColored(kWarn, SiteText(snap, *doc.selection.site));
+    ImGui::SameLine();
+    if (ImGui::SmallButton("All sites")) doc.selection.site.reset();
+  }
+}
+
+// One instance's row: its id (a click selects it, a double click inspects it), sizes,
+// references, age and site, and the chosen fields.
+void DrawInstanceRow(App& app, SnapshotDoc& doc, const std::vector<std::string>& field_columns,
+                     int fields, int row, uint64_t o) {
+  const Snapshot& snap = *doc.snapshot;
+  const DocAnalysis* a = doc.analysis.get();
+  ImGui::TableNextRow();
+  ImGui::TableNextColumn();
+  ImGui::PushID(row);
+  const std::string label = FormatHex(snap.object_id[o]);
+  if (ImGui::Selectable(
+          label.c_str(), doc.selection.object == int64_t(o),
+          ImGuiSelectableFlags_SpanAllColumns | ImGuiSelectableFlags_AllowDoubleClick)) {
+    doc.selection.object = int64_t(o);
+    if (ImGui::IsMouseDoubleClicked(0)) app.SetView(View::kInspector);
+  }
+  ImGui::PopID();
+  ImGui::TableNextColumn();
+  TextRight(FormatBytes(snap.object_size[o]));
+  ImGui::TableNextColumn();
+  TextRight(a ? FormatBytes(a->dom().retained(uint32_t(o))) : "\u2026");
+  ImGui::TableNextColumn();
+  TextRight(FormatCount(snap.object_refs(o).size()));
+  if (snap.has_origins()) {
+    const bool known = snap.origin_known(o);
+    ImGui::TableNextColumn();
+    TextRight(known ? FormatCount(snap.age_frames(o)) : "?");
+    ImGui::TableNextColumn();
+    if (known)
+      ImGui::TextUnformatted(SiteText(snap, SiteOfObject(snap, uint32_t(o))).c_str());
+    else
+      TextMuted(std::string(analysis::kUnknownSiteLabel));
+  }
+  for (int k = 0; k < fields; ++k) {
+    ImGui::TableNextColumn();
+    ImGui::PushID(k);
+    FieldCell(snap, &a->index(), o, field_columns[k]);
+    ImGui::PopID();
+  }
+}
+
+// The instances, sorted as the table's headers say (the list re-sorts only on change).
+void DrawInstanceTable(App& app, SnapshotDoc& doc, InstanceListView& list, float height) {
+  const Snapshot& snap = *doc.snapshot;
+  const DocAnalysis* a = doc.analysis.get();
+  const bool origins = snap.has_origins();
+  const ImGuiTableFlags flags = ImGuiTableFlags_Resizable | ImGuiTableFlags_Sortable |
+                                ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV |
+                                ImGuiTableFlags_ScrollY | ImGuiTableFlags_SizingFixedFit;
+  const std::vector<std::string>& field_columns = list.field_columns();
+  const int fields = a ? static_cast<int>(std::min<size_t>(field_columns.size(), 32)) : 0;
+  if (!ImGui::BeginTable("instances", (origins ? 6 : 4) + fields, flags, ImVec2(0, height))) return;
+  ImGui::TableSetupScrollFreeze(0, 1);
+  // The id column fits the widest id of the list (and its header); it follows the list, so the
+  // user does not resize it.
+  const ImGuiStyle& style = ImGui::GetStyle();
+  const float id_width = std::max(ImGui::CalcTextSize(list.widest_id_label().c_str()).x,
+                                  ImGui::CalcTextSize("Object").x) +
+                         style.CellPadding.x * 2;
+  ImGui::TableSetupColumn("Object",
+                          ImGuiTableColumnFlags_WidthFixed | ImGuiTableColumnFlags_NoResize |
+                              ImGuiTableColumnFlags_NoSort,
+                          id_width, kColObject);
+  ImGui::TableSetupColumn("Size", ImGuiTableColumnFlags_PreferSortDescending, 100, kColSize);
+  ImGui::TableSetupColumn(
+      "Retained", ImGuiTableColumnFlags_DefaultSort | ImGuiTableColumnFlags_PreferSortDescending,
+      110, kColRetained);
+  ImGui::TableSetupColumn(origins ? "Refs out" : "References out",
+                          ImGuiTableColumnFlags_PreferSortDescending, origins ? 80 : 130, kColRefs);
+  if (origins) {
+    ImGui::TableSetupColumn("Age (frames)", ImGuiTableColumnFlags_NoSort, 100, kColAge);
+    ImGui::TableSetupColumn("Allocation site",
+                            ImGuiTableColumnFlags_NoSort | ImGuiTableColumnFlags_WidthStretch, 1.f,
+                            kColSite);
+  }
+  for (int k = 0; k < fields; ++k)
+    ImGui::TableSetupColumn(field_columns[k].c_str(), 0, 120, kColField0 + k);
+  ImGui::TableHeadersRow();
+  if (ImGuiTableSortSpecs* sort = ImGui::TableGetSortSpecs()) {
+    list.Sort(snap, a, OrderOf(*sort, field_columns, fields));
+    sort->SpecsDirty = false;
+  }
+
+  ImGuiListClipper clipper;
+  clipper.Begin(static_cast<int>(list.objects().size()));
+  while (clipper.Step())
+    for (int i = clipper.DisplayStart; i < clipper.DisplayEnd; ++i)
+      DrawInstanceRow(app, doc, field_columns, fields, i, list.objects()[i]);
+  ImGui::EndTable();
+}
 }  // namespace
 
 void DrawInstancesView(App& app, SnapshotDoc& doc) {
@@ -164,164 +290,17 @@ void DrawInstancesView(App& app, SnapshotDoc& doc) {
   InstancesViewState& st = app.views().instances;
   const uint32_t type = static_cast<uint32_t>(doc.selection.type);
   const DocAnalysis* a = doc.analysis.get();
-  const bool origins = snap.has_origins();
-  const std::string filter = st.filter;
-  if (st.doc != doc.id || st.type != doc.selection.type || st.analysis != a ||
-      st.site != doc.selection.site || filter != st.built_filter) {
-    if (st.doc != doc.id || st.type != doc.selection.type || st.analysis != a) {
-      st.sites = a && origins
-                     ? analysis::SiteStatsOfGroup(a->index(), a->index().group_of_type(type))
-                     : std::vector<analysis::SiteRow>{};
-      const std::vector<std::string> names =
-          a ? analysis::GroupFieldNames(a->index(), a->index().group_of_type(type))
-            : std::vector<std::string>{};
-      if (names != st.field_names) {  // another type: its first few fields as columns
-        st.field_names = names;
-        st.field_columns.assign(names.begin(), names.begin() + std::min<size_t>(names.size(), 4));
-      }
-    }
-    st.doc = doc.id;
-    st.type = doc.selection.type;
-    st.analysis = a;
-    st.site = doc.selection.site;
-    st.filter_error.clear();
-    st.built_filter = filter;
-    if (a) {
-      auto nodes = a->index().Instances(a->index().group_of_type(type));
-      st.objects.assign(nodes.begin(), nodes.end());
-      if (!filter.empty()) {
-        const auto f = analysis::ParseFieldFilter(filter);
-        if (!f) {
-          st.filter_error = "expected FIELD=VALUE, found '" + filter + "'";
-        } else {
-          try {
-            const analysis::InstanceList l = analysis::ListInstances(
-                a->index(), a->index().group_of_type(type), std::span(&*f, 1), SIZE_MAX);
-            st.objects.assign(l.rows.begin(), l.rows.end());
-          } catch (const std::invalid_argument& e) {
-            st.filter_error = e.what();
-          }
-        }
-      }
-    } else {
-      st.objects = InstancesOfType(snap, type);
-    }
-    if (st.site)
-      std::erase_if(st.objects,
-                    [&](uint64_t o) { return SiteOfObject(snap, uint32_t(o)) != *st.site; });
-    st.sort_column = -1;  // re-sort below
-  }
+  st.list.Update(snap, a, {doc.id, type, doc.selection.site, st.filter});
 
-  GroupingCombo(doc);
-  ImGui::SameLine(0, 16);
-  TextColored(kAccent, snap.types[type].name);
-  ImGui::SameLine();
-  TextMuted(FormatCount(st.objects.size()) + " instances");
-  if (st.site && origins) {
-    ImGui::SameLine();
-    TextMuted("allocated at");
-    ImGui::SameLine();
-    TextColored(kWarn, SiteText(snap, *st.site));
-    ImGui::SameLine();
-    if (ImGui::SmallButton("All sites")) doc.selection.site.reset();
-  }
+  DrawTitle(doc, st.list, type);
   DrawFieldControls(st);
-  const bool by_site = origins && a && doc.selection.grouping != SiteGrouping::kType;
+  const bool by_site = snap.has_origins() && a && doc.selection.grouping != SiteGrouping::kType;
   if (by_site)
-    DrawSites(doc, st,
+    DrawSites(doc, st.list.sites(),
               std::min(ImGui::GetContentRegionAvail().y * 0.3f,
-                       ImGui::GetTextLineHeightWithSpacing() * (st.sites.size() + 2.5f)));
-
+                       ImGui::GetTextLineHeightWithSpacing() * (st.list.sites().size() + 2.5f)));
   const bool holders = a != nullptr;
-  const float table_h = holders ? ImGui::GetContentRegionAvail().y * 0.62f : 0.f;
-  const ImGuiTableFlags flags = ImGuiTableFlags_Resizable | ImGuiTableFlags_Sortable |
-                                ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV |
-                                ImGuiTableFlags_ScrollY | ImGuiTableFlags_SizingFixedFit;
-  const int fields = a ? static_cast<int>(std::min<size_t>(st.field_columns.size(), 32)) : 0;
-  if (ImGui::BeginTable("instances", (origins ? 6 : 4) + fields, flags, ImVec2(0, table_h))) {
-    ImGui::TableSetupScrollFreeze(0, 1);
-    ImGui::TableSetupColumn("Object",
-                            ImGuiTableColumnFlags_WidthStretch | ImGuiTableColumnFlags_NoSort,
-                            origins ? 0.5f : 1.f, kColObject);
-    ImGui::TableSetupColumn("Size", ImGuiTableColumnFlags_PreferSortDescending, 100, kColSize);
-    ImGui::TableSetupColumn(
-        "Retained", ImGuiTableColumnFlags_DefaultSort | ImGuiTableColumnFlags_PreferSortDescending,
-        110, kColRetained);
-    ImGui::TableSetupColumn(origins ? "Refs out" : "References out",
-                            ImGuiTableColumnFlags_PreferSortDescending, origins ? 80 : 130,
-                            kColRefs);
-    if (origins) {
-      ImGui::TableSetupColumn("Age (frames)", ImGuiTableColumnFlags_NoSort, 100, kColAge);
-      ImGui::TableSetupColumn("Allocation site",
-                              ImGuiTableColumnFlags_NoSort | ImGuiTableColumnFlags_WidthStretch,
-                              1.f, kColSite);
-    }
-    for (int k = 0; k < fields; ++k)
-      ImGui::TableSetupColumn(st.field_columns[k].c_str(), 0, 120, kColField0 + k);
-    ImGui::TableHeadersRow();
-    if (ImGuiTableSortSpecs* sort = ImGui::TableGetSortSpecs()) {
-      const int col = sort->SpecsCount ? int(sort->Specs[0].ColumnUserID) : kColRetained;
-      const bool desc =
-          sort->SpecsCount ? sort->Specs[0].SortDirection == ImGuiSortDirection_Descending : true;
-      if (sort->SpecsDirty || col != st.sort_column || desc != st.sort_descending) {
-        st.sort_column = col;
-        st.sort_descending = desc;
-        if (col >= kColField0 && col - kColField0 < fields) {
-          analysis::SortByField(a->index(), st.objects, st.field_columns[col - kColField0], desc);
-          sort->SpecsDirty = false;
-        } else {
-          const InstanceOrder order = col == kColRefs   ? InstanceOrder::kRefs
-                                      : col == kColSize ? InstanceOrder::kSize
-                                                        : InstanceOrder::kRetained;
-          SortInstances(snap, st.objects, order, desc,
-                        a ? a->dom().retained_sizes() : std::span<const uint64_t>());
-          sort->SpecsDirty = false;
-        }
-      }
-    }
-
-    ImGuiListClipper clipper;
-    clipper.Begin(static_cast<int>(st.objects.size()));
-    while (clipper.Step()) {
-      for (int i = clipper.DisplayStart; i < clipper.DisplayEnd; ++i) {
-        const uint64_t o = st.objects[i];
-        ImGui::TableNextRow();
-        ImGui::TableNextColumn();
-        ImGui::PushID(i);
-        const std::string label = FormatHex(snap.object_id[o]);
-        if (ImGui::Selectable(
-                label.c_str(), doc.selection.object == int64_t(o),
-                ImGuiSelectableFlags_SpanAllColumns | ImGuiSelectableFlags_AllowDoubleClick)) {
-          doc.selection.object = int64_t(o);
-          if (ImGui::IsMouseDoubleClicked(0)) app.SetView(View::kInspector);
-        }
-        ImGui::PopID();
-        ImGui::TableNextColumn();
-        TextRight(FormatBytes(snap.object_size[o]));
-        ImGui::TableNextColumn();
-        TextRight(a ? FormatBytes(a->dom().retained(uint32_t(o))) : "\u2026");
-        ImGui::TableNextColumn();
-        TextRight(FormatCount(snap.object_refs(o).size()));
-        if (origins) {
-          const bool known = snap.origin_known(o);
-          ImGui::TableNextColumn();
-          TextRight(known ? FormatCount(snap.age_frames(o)) : "?");
-          ImGui::TableNextColumn();
-          if (known)
-            ImGui::TextUnformatted(SiteText(snap, SiteOfObject(snap, uint32_t(o))).c_str());
-          else
-            TextMuted(std::string(analysis::kUnknownSiteLabel));
-        }
-        for (int k = 0; k < fields; ++k) {
-          ImGui::TableNextColumn();
-          ImGui::PushID(k);
-          FieldCell(snap, &a->index(), o, st.field_columns[k]);
-          ImGui::PopID();
-        }
-      }
-    }
-    ImGui::EndTable();
-  }
+  DrawInstanceTable(app, doc, st.list, holders ? ImGui::GetContentRegionAvail().y * 0.62f : 0.f);
   if (holders) {
     ImGui::BeginChild("##holders");
     DrawHolders(app, doc, type);

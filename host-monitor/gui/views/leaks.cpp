@@ -25,7 +25,7 @@ namespace {
 void DrawLeakChooser(App& app, CompareViewState& st) {
   AppSession& ses = app.session();
   std::vector<SnapshotDoc*> ready;
-  for (const auto& d : ses.docs())
+  for (const auto& d : ses.documents().docs())
     if (d->analysis) ready.push_back(d.get());
   auto valid = [&](uint32_t id) {
     return std::any_of(ready.begin(), ready.end(), [&](auto* d) { return d->id == id; });
@@ -35,7 +35,7 @@ void DrawLeakChooser(App& app, CompareViewState& st) {
     st.leak_docs = {ready[0]->id, ready[1]->id, ready.back()->id};
   static constexpr const char* kWhat[] = {"A", "B", "C"};
   for (size_t k = 0; k < 3; ++k) {
-    SnapshotDoc* cur = ses.doc(st.leak_docs[k]);
+    SnapshotDoc* cur = ses.documents().doc(st.leak_docs[k]);
     ImGui::SetNextItemWidth(200);
     ImGui::PushID(int(k));
     if (ImGui::BeginCombo(kWhat[k], cur ? cur->title.c_str() : "choose...")) {
@@ -47,7 +47,8 @@ void DrawLeakChooser(App& app, CompareViewState& st) {
     ImGui::SameLine();
   }
   ImGui::BeginDisabled(ready.size() < 3 || !ses.Idle());
-  if (ImGui::Button("Find leaks")) ses.FindLeaks(st.leak_docs[0], st.leak_docs[1], st.leak_docs[2]);
+  if (ImGui::Button("Find leaks"))
+    ses.comparisons().FindLeaks(st.leak_docs[0], st.leak_docs[1], st.leak_docs[2]);
   ImGui::EndDisabled();
   ImGui::SameLine();
   HelpMarker(
@@ -70,7 +71,7 @@ void DrawLeaksPanel(App& app) {
   CompareViewState& st = app.views().compare;
   AppSession& ses = app.session();
   DrawLeakChooser(app, st);
-  const auto& res = ses.leaks();
+  const auto& res = ses.comparisons().leaks();
   if (!res) return;
   const LeaksResult& r = *res;
   ImGui::Separator();
@@ -137,8 +138,8 @@ void DrawLeaksPanel(App& app) {
               ImGuiSelectableFlags_SpanAllColumns | ImGuiSelectableFlags_AllowDoubleClick) &&
           ImGui::IsMouseDoubleClicked(0)) {
         // Open C with the largest group's type (and site) selected in Instances.
-        ses.SetActive(r.docs[2]);
-        if (SnapshotDoc* d = ses.doc(r.docs[2])) {
+        ses.documents().SetActive(r.docs[2]);
+        if (SnapshotDoc* d = ses.documents().doc(r.docs[2])) {
           d->selection.type = c.object_type[grp.objects.front()];
           d->selection.site = show_site ? std::optional<uint32_t>(grp.site) : std::nullopt;
           d->selection.object = -1;

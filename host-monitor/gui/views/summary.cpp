@@ -73,7 +73,7 @@ void DrawAnalysisSummary(App& app, SnapshotDoc& doc) {
     } else {
       TextColored(kWarn, doc.analysis_note.empty() ? "Not analysed." : doc.analysis_note);
       ImGui::SameLine();
-      if (ImGui::SmallButton("Analyse")) app.session().Analyse(doc.id);
+      if (ImGui::SmallButton("Analyse")) app.session().documents().Analyse(doc.id);
     }
     return;
   }

@@ -179,15 +179,15 @@ void Figures(FrameBoard& board) {
 
 void DrawRecordingBar(App& app) {
   AppSession& ses = app.session();
-  const uint32_t shown = ses.shown_recording();
+  const uint32_t shown = ses.recordings().shown_id();
   ImGui::AlignTextToFramePadding();
   ImGui::TextUnformatted("Recording");
   ImGui::SameLine();
   ImGui::SetNextItemWidth(280);
-  if (ImGui::BeginCombo("##recording", ses.RecordingTitle(shown).c_str())) {
-    if (ImGui::Selectable(ses.RecordingTitle(kLiveRecording).c_str(), shown == kLiveRecording))
-      ses.ShowRecording(kLiveRecording);
-    for (const auto& rd : ses.recordings()) {
+  if (ImGui::BeginCombo("##recording", ses.recordings().Title(shown).c_str())) {
+    if (ImGui::Selectable(ses.recordings().Title(kLiveRecording).c_str(), shown == kLiveRecording))
+      ses.recordings().Show(kLiveRecording);
+    for (const auto& rd : ses.recordings().docs()) {
       ImGui::PushID(int(rd->id));
       const bool ready = rd->state == RecordingDoc::State::kReady;
       const std::string label =
@@ -196,7 +196,7 @@ void DrawRecordingBar(App& app) {
                                                                   : " (refused)");
       if (ImGui::Selectable(label.c_str(), shown == rd->id,
                             ready ? 0 : ImGuiSelectableFlags_Disabled))
-        ses.ShowRecording(rd->id);
+        ses.recordings().Show(rd->id);
       if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", rd->path.c_str());
       ImGui::PopID();
     }
@@ -205,21 +205,21 @@ void DrawRecordingBar(App& app) {
   ImGui::SameLine();
   if (ImGui::Button("Open recording...")) app.ShowOpenDialog();
   ImGui::SameLine();
-  ImGui::BeginDisabled(ses.frames().recording().frames.empty());
+  ImGui::BeginDisabled(ses.recordings().shown().recording().frames.empty());
   if (ImGui::Button("Save recording...")) app.ShowSaveRecordingDialog();
   ImGui::EndDisabled();
   uint32_t close = 0;
   if (shown != kLiveRecording) {
     ImGui::SameLine();
     if (ImGui::Button("Close recording")) close = shown;
-    if (const RecordingDoc* rd = ses.recording(shown)) {
+    if (const RecordingDoc* rd = ses.recordings().doc(shown)) {
       ImGui::SameLine(0, 16);
       TextMuted("saved recording" + (rd->endpoint.empty() ? std::string() : " of " + rd->endpoint) +
                 ": " + rd->path);
     }
   }
   // A refused file: the reader's error (file, part, byte offset, what it found) until dismissed.
-  for (const auto& rd : ses.recordings()) {
+  for (const auto& rd : ses.recordings().docs()) {
     if (rd->state != RecordingDoc::State::kFailed) continue;
     ImGui::PushID(int(rd->id));
     ImGui::PushTextWrapPos(0);
@@ -228,15 +228,15 @@ void DrawRecordingBar(App& app) {
     if (ImGui::SmallButton("Dismiss")) close = rd->id;
     ImGui::PopID();
   }
-  if (close) ses.CloseRecording(close);
+  if (close) ses.recordings().Close(close);
 }
 
 void DrawTimelineView(App& app) {
   AppSession& ses = app.session();
   DrawRecordingBar(app);
-  FrameBoard& board = ses.frames();
-  const bool live = ses.shown_recording() == kLiveRecording;
-  client::HostClient* c = ses.link().client();
+  FrameBoard& board = ses.recordings().shown();
+  const bool live = ses.recordings().shown_id() == kLiveRecording;
+  client::HostClient* c = ses.device().link().client();
   const client::FrameRecording& r = board.recording();
   const client::FramesStatus st = c && live ? c->frames_status() : client::FramesStatus{};
   if (!c && r.frames.empty()) {
@@ -253,16 +253,16 @@ void DrawTimelineView(App& app) {
   }
   ImGui::BeginDisabled(c == nullptr || c->state() != client::ConnectionState::kConnected);
   if (st.requested) {
-    if (ImGui::Button("Stop recording", ImVec2(130, 0))) ses.StopFrames();
+    if (ImGui::Button("Stop recording", ImVec2(130, 0))) ses.device().StopFrames();
   } else if (ImGui::Button("Record frames", ImVec2(130, 0))) {
-    ses.StartFrames(ses.frame_sample_bytes());
+    ses.device().StartFrames(ses.device().frame_sample_bytes());
   }
   ImGui::EndDisabled();
   ImGui::SameLine();
-  int bytes = int(ses.frame_sample_bytes());
+  int bytes = int(ses.device().frame_sample_bytes());
   ImGui::SetNextItemWidth(120);
   if (ImGui::InputInt("bytes per sample", &bytes, 1024, 16384))
-    ses.set_frame_sample_bytes(uint32_t(std::clamp(bytes, 64, 64 << 20)));
+    ses.device().set_frame_sample_bytes(uint32_t(std::clamp(bytes, 64, 64 << 20)));
   ImGui::SameLine();
   HelpMarker(
       "One allocation is sampled per this many bytes allocated, on average, without bias "

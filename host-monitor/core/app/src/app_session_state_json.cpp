@@ -1,5 +1,6 @@
-// AppSession::StateJson: everything a test or script asserts, as JSON.
-// Thread-safety: the UI thread only, as the rest of AppSession (app_session.h).
+// AppSession::StateJson: everything a test or script asserts, as JSON: each part of the session
+// gives its piece, the facade adds its own.
+// Thread-safety: UI thread only, as the rest of AppSession (app_session.h).
 #include <algorithm>
 #include <filesystem>
 #include <nlohmann/json.hpp>
@@ -101,13 +102,11 @@ nlohmann::json LeaksJson(const LeaksResult& r) {
   j["groups"] = std::move(groups);
   return j;
 }
-}  // namespace
-
-std::string AppSession::StateJson() const {
-  nlohmann::json j;
-  j["active"] = active_id_;
+// The open snapshots and the selection in each.
+void AddDocuments(const Documents& docs, nlohmann::json& j) {
+  j["active"] = docs.active_id();
   j["docs"] = nlohmann::json::array();
-  for (const auto& d : docs_) {
+  for (const auto& d : docs.docs()) {
     nlohmann::json jd = {{"id", d->id},
                          {"title", d->title},
                          {"path", d->path},
@@ -139,27 +138,38 @@ std::string AppSession::StateJson() const {
     if (d->snapshot) jd["origins"] = OriginsJson(*d);
     j["docs"].push_back(std::move(jd));
   }
-  if (compare_) {
+}
+
+// Compare's results: snapshots, leaks, allocations.
+void AddComparisons(const Comparisons& c, nlohmann::json& j) {
+  if (const auto& cmp = c.snapshots()) {
     nlohmann::json jc;
-    jc["docs"] = compare_->docs;
-    jc["rows"] = compare_->diff.rows.size();
+    jc["docs"] = cmp->docs;
+    jc["rows"] = cmp->diff.rows.size();
     jc["growing"] = nlohmann::json::array();
-    for (const auto& g : compare_->growth)
-      jc["growing"].push_back(compare_->last->index().group_name(g.group));
+    for (const auto& g : cmp->growth)
+      jc["growing"].push_back(cmp->last->index().group_name(g.group));
     j["compare"] = std::move(jc);
   }
-  if (leaks_) j["leaks"] = LeaksJson(*leaks_);
-  nlohmann::json jc;
-  jc["samples"] = counters_.samples();
-  jc["paused"] = counters_.paused();
-  jc["categories"] = counters_.categories();
-  jc["counters"] = counters_.counters().size();
-  j["counters"] = std::move(jc);
-  {  // the recording the Timeline shows (live or opened from a file)
-    const FrameBoard& shown = frames();
+  if (c.leaks()) j["leaks"] = LeaksJson(*c.leaks());
+  if (const auto& ac = c.allocations()) {
+    const client::AllocationDiff& d = ac->diff;
+    nlohmann::json rows = nlohmann::json::array();
+    for (const client::AllocDiffRow& r : d.rows) rows.push_back(AllocDiffRowJson(r));
+    j["alloc_compare"] = {{"a", ac->titles[0]},
+                          {"b", ac->titles[1]},
+                          {"by", client::AllocSiteKindName(d.by)},
+                          {"sites", std::move(rows)}};
+  }
+}
+
+// The recording the Timeline shows (live or opened from a file) and the opened ones.
+void AddRecordings(const Recordings& recs, nlohmann::json& j) {
+  {
+    const FrameBoard& shown = recs.shown();
     const client::FrameRecording& r = shown.recording();
     nlohmann::json jf;
-    jf["shown"] = RecordingTitle(shown_recording_);
+    jf["shown"] = recs.Title(recs.shown_id());
     jf["app"] = r.app;
     jf["frames"] = r.frames.size();
     jf["samples"] = r.samples.size();
@@ -173,7 +183,7 @@ std::string AppSession::StateJson() const {
     j["frames"] = std::move(jf);
   }
   j["recordings"] = nlohmann::json::array();
-  for (const auto& rd : recordings_) {
+  for (const auto& rd : recs.docs()) {
     const char* state = rd->state == RecordingDoc::State::kReady    ? "ready"
                         : rd->state == RecordingDoc::State::kFailed ? "failed"
                                                                     : "loading";
@@ -185,29 +195,40 @@ std::string AppSession::StateJson() const {
     }
     j["recordings"].push_back(std::move(jr));
   }
-  if (alloc_compare_) {
-    const client::AllocationDiff& d = alloc_compare_->diff;
-    nlohmann::json rows = nlohmann::json::array();
-    for (const client::AllocDiffRow& r : d.rows) rows.push_back(AllocDiffRowJson(r));
-    j["alloc_compare"] = {{"a", alloc_compare_->titles[0]},
-                          {"b", alloc_compare_->titles[1]},
-                          {"by", client::AllocSiteKindName(d.by)},
-                          {"sites", std::move(rows)}};
-  }
-  j["connection"] = {{"phase", link_.PhaseName()}, {"status", link_.status_text()}};
-  j["auto_capture"] = {
-      {"active", auto_capture_.active()},       {"rules", auto_capture_.Describe()},
-      {"saved", auto_capture_.saved()},         {"failed", auto_capture_.failed()},
-      {"last_file", auto_capture_.last_file()}, {"files", auto_capture_.files()}};
+}
+
+// The connection, counters, auto capture and the devices found on the network.
+void AddDevice(const DeviceSession& dev, nlohmann::json& j) {
+  const CounterBoard& counters = dev.counters();
+  nlohmann::json jc;
+  jc["samples"] = counters.samples();
+  jc["paused"] = counters.paused();
+  jc["categories"] = counters.categories();
+  jc["counters"] = counters.counters().size();
+  j["counters"] = std::move(jc);
+  j["connection"] = {{"phase", dev.link().PhaseName()}, {"status", dev.link().status_text()}};
+  const AutoCaptureBoard& ac = dev.auto_capture();
+  j["auto_capture"] = {{"active", ac.active()},       {"rules", ac.Describe()},
+                       {"saved", ac.saved()},         {"failed", ac.failed()},
+                       {"last_file", ac.last_file()}, {"files", ac.files()}};
   nlohmann::json found = nlohmann::json::array();
-  for (const auto& d : DiscoveredDevices())
+  for (const auto& d : dev.DiscoveredDevices())
     found.push_back({{"app", d.beacon.app},
                      {"address", d.address},
                      {"port", d.beacon.port},
                      {"token_required", d.beacon.token_required}});
   j["discovered"] = std::move(found);
+}
+}  // namespace
+
+std::string AppSession::StateJson() const {
+  nlohmann::json j;
+  AddDocuments(documents_, j);
+  AddComparisons(comparisons_, j);
+  AddRecordings(recordings_, j);
+  AddDevice(device_, j);
   j["recent_files"] = settings_.recent_files;
-  j["last_error"] = last_error_;
+  j["last_error"] = last_error();
   j["busy"] = !worker_.Idle();
   return j.dump(2);
 }

@@ -1,5 +1,7 @@
 // V8 .heapsnapshot writer: counts first (edges per node, resolvable roots), then streams the
 // nodes, the edges and the string table. See heapsnapshot_writer.h for the mapping.
+// WriteHeapSnapshot groups the roots, resolves the references and counts, then writes one
+// section at a time: header (meta and counts), nodes, edges, strings.
 #include "xrpm/formats/heapsnapshot_writer.h"
 
 #include <charconv>
@@ -91,17 +93,40 @@ struct RootEdge {
   uint32_t name;    // string index, or element index
 };
 
-}  // namespace
+// The root edges, grouped by root kind, in kind order (one "(GC roots: ...)" node each).
+using RootGroups = std::map<uint8_t, std::vector<RootEdge>>;
 
-HeapSnapshotStats WriteHeapSnapshot(const Snapshot& snap,
-                                    const std::function<void(std::string_view)>& sink) {
-  HeapSnapshotStats st;
-  const size_t nobj = snap.object_count();
-  const IdResolver index = IdResolver::Build(snap.object_id.span());
-  StringTable strings;
+// Root r's edge name: its label, or a static's class; its origin; its flags ("" when none).
+std::string RootName(const Snapshot& snap, uint64_t r, uint32_t section,
+                     const std::unordered_map<uint64_t, uint32_t>& type_by_section_id) {
+  std::string name;
+  auto part = [&](const std::string& p) {
+    if (p.empty()) return;
+    if (!name.empty()) name += ' ';
+    name += p;
+  };
+  const std::string_view label = snap.fields.label_of_root(r);
+  if (!label.empty()) {
+    part(std::string(label));  // "Bubbles.GameEvents.Popped", "in Game1.Update, thread 1"
+  } else if (snap.root_kind[r] == static_cast<uint8_t>(RootKind::kStatic) &&
+             snap.root_container[r] != 0) {
+    auto it = type_by_section_id.find(uint64_t{section} << 32 | snap.root_container[r]);
+    char hex[16];
+    auto res = std::to_chars(hex, hex + sizeof hex, snap.root_container[r], 16);
+    part(it != type_by_section_id.end() ? snap.types[it->second].name
+                                        : "type 0x" + std::string(hex, res.ptr));
+  }
+  if (snap.root_origin[r] < snap.root_origins.size()) part(snap.root_origins[snap.root_origin[r]]);
+  if (snap.root_flags[r]) part(RootFlagsName(snap.root_flags[r]));
+  return name;
+}
 
-  // ---- roots, grouped by kind ----
-  std::map<uint8_t, std::vector<RootEdge>> groups;
+// Every root naming an object of the snapshot as an edge of its kind's group: weak ones as weak
+// edges, named ones as properties, the rest as elements. Roots naming no object are counted in
+// st.dropped_roots.
+RootGroups GroupRoots(const Snapshot& snap, const IdResolver& index, StringTable& strings,
+                      HeapSnapshotStats& st) {
+  RootGroups groups;
   std::unordered_map<uint64_t, uint32_t> type_by_section_id;  // section << 32 | id -> index
   for (uint32_t t = 0; t < snap.type_count(); ++t)
     type_by_section_id.try_emplace(uint64_t{snap.types[t].section} << 32 | snap.types[t].id, t);
@@ -114,29 +139,10 @@ HeapSnapshotStats WriteHeapSnapshot(const Snapshot& snap,
         ++st.dropped_roots;
         continue;
       }
-      const uint8_t kind = snap.root_kind[r], flags = snap.root_flags[r];
-      std::string name;
-      auto part = [&](const std::string& p) {
-        if (p.empty()) return;
-        if (!name.empty()) name += ' ';
-        name += p;
-      };
-      const std::string_view label = snap.fields.label_of_root(r);
-      if (!label.empty()) {
-        part(std::string(label));  // "Bubbles.GameEvents.Popped", "in Game1.Update, thread 1"
-      } else if (kind == static_cast<uint8_t>(RootKind::kStatic) && snap.root_container[r] != 0) {
-        auto it = type_by_section_id.find(uint64_t{section} << 32 | snap.root_container[r]);
-        char hex[16];
-        auto res = std::to_chars(hex, hex + sizeof hex, snap.root_container[r], 16);
-        part(it != type_by_section_id.end() ? snap.types[it->second].name
-                                            : "type 0x" + std::string(hex, res.ptr));
-      }
-      if (snap.root_origin[r] < snap.root_origins.size())
-        part(snap.root_origins[snap.root_origin[r]]);
-      if (flags) part(RootFlagsName(flags));
-      std::vector<RootEdge>& g = groups[kind];
+      const std::string name = RootName(snap, r, section, type_by_section_id);
+      std::vector<RootEdge>& g = groups[snap.root_kind[r]];
       RootEdge e{first_object + target, kEdgeElement, static_cast<uint32_t>(g.size())};
-      if (flags & kRootWeak) {
+      if (snap.root_flags[r] & kRootWeak) {
         e.type = kEdgeWeak;
         e.name = strings.Add(name);
       } else if (!name.empty()) {
@@ -152,116 +158,173 @@ HeapSnapshotStats WriteHeapSnapshot(const Snapshot& snap,
     for (uint32_t s = 0; s < snap.sections.size(); ++s)
       add_roots(s, snap.sections[s].roots_begin, snap.sections[s].roots_end);
   }
+  return groups;
+}
 
-  // ---- counts ----
-  st.root_groups = groups.size();
-  st.node_count = first_object + nobj;
-  if (st.node_count * kNodeFields > 0xFFFFFFFFu)
-    throw std::runtime_error("heapsnapshot export: " + std::to_string(nobj) +
-                             " objects exceed the format's 32-bit node indexes");
-  // Every reference resolved once, to its object's index (kDangling when there is none): the
-  // node pass counts edges from it and the edge pass writes them without a second lookup.
-  constexpr uint32_t kDangling = 0xFFFFFFFFu;
+// A reference that resolves to no object.
+constexpr uint32_t kDangling = 0xFFFFFFFFu;
+
+// Every reference resolved once, to its object's index (kDangling when there is none): the
+// node pass counts edges from it and the edge pass writes them without a second lookup.
+PodVector<uint32_t> ResolveRefs(const Snapshot& snap, const IdResolver& index,
+                                HeapSnapshotStats& st) {
   PodVector<uint32_t> target(snap.ref_count());
   for (size_t k = 0; k < snap.ref_count(); ++k) {
     const uint32_t t = index.Find(snap.refs[k]);
     target[k] = t == kNoIndex ? kDangling : t;
     st.dropped_refs += t == kNoIndex;
   }
-  auto edges_of = [&](size_t i) {
-    uint32_t n = 0;
-    for (uint64_t k = snap.ref_begin(i); k < snap.ref_end[i]; ++k) n += target[k] != kDangling;
-    return n;
-  };
+  return target;
+}
+
+// The node count; throws when the format's 32-bit node indexes cannot hold the snapshot.
+void CountNodes(const Snapshot& snap, const RootGroups& groups, HeapSnapshotStats& st) {
+  st.root_groups = groups.size();
+  st.node_count = 1 + groups.size() + snap.object_count();
+  if (st.node_count * kNodeFields > 0xFFFFFFFFu)
+    throw std::runtime_error("heapsnapshot export: " + std::to_string(snap.object_count()) +
+                             " objects exceed the format's 32-bit node indexes");
+}
+
+// The edge count (st.dropped_refs known), and whether object ids can be node ids; throws when
+// synthetic node ids would not fit in 32 bits.
+void CountEdges(const Snapshot& snap, const IdResolver& index, const RootGroups& groups,
+                HeapSnapshotStats& st) {
+  const size_t nobj = snap.object_count();
   st.edge_count = groups.size() + (snap.ref_count() - st.dropped_refs);
   for (const auto& [kind, g] : groups) st.edge_count += g.size();
-  const uint64_t max_synthetic_id = 2 * first_object - 1;
+  const uint64_t max_synthetic_id = 2 * (1 + groups.size()) - 1;
   st.ids_are_addresses = nobj > 0 && index.duplicate_ids() == 0;
   for (size_t i = 0; i < nobj && st.ids_are_addresses; ++i)
     st.ids_are_addresses = snap.object_id[i] > max_synthetic_id && snap.object_id[i] <= 0xFFFFFFFFu;
   if (!st.ids_are_addresses && 2 * st.node_count + 1 > 0xFFFFFFFFu)
     throw std::runtime_error("heapsnapshot export: too many objects for 32-bit node ids");
+}
 
-  // ---- type names ----
-  std::vector<uint32_t> type_name(snap.type_count());
-  for (size_t t = 0; t < snap.type_count(); ++t) type_name[t] = strings.Add(snap.types[t].name);
+// String indexes of the names nodes and edges use.
+struct Names {
+  std::vector<uint32_t> type;                // per type: its name
+  std::vector<std::vector<uint32_t>> field;  // per layout and field: a reference field's name
+  std::vector<uint32_t> group;               // per root group: "(GC roots: static)"
+};
+
+Names AddNames(const Snapshot& snap, const RootGroups& groups, StringTable& strings) {
+  Names n;
+  n.type.resize(snap.type_count());
+  for (size_t t = 0; t < snap.type_count(); ++t) n.type[t] = strings.Add(snap.types[t].name);
   // Object contents: field names of the edges, string text as string nodes' names.
-  std::vector<std::vector<uint32_t>> field_name(snap.fields.layouts.size());
+  n.field.resize(snap.fields.layouts.size());
   for (size_t t = 0; t < snap.fields.layouts.size(); ++t)
     for (const FieldLayout& f : snap.fields.layouts[t].fields)
-      field_name[t].push_back(f.kind == FieldKind::kReference ? strings.Add(f.name) : 0);
-  std::vector<uint32_t> group_name;
+      n.field[t].push_back(f.kind == FieldKind::kReference ? strings.Add(f.name) : 0);
   for (const auto& [kind, g] : groups)
-    group_name.push_back(strings.Add("(GC roots: " + KindLabel(kind) + ")"));
+    n.group.push_back(strings.Add("(GC roots: " + KindLabel(kind) + ")"));
+  return n;
+}
 
-  // ---- write ----
-  JsonOut out(sink);
+// The snapshot object: meta, counts, and the opening of the nodes array.
+void WriteHeader(JsonOut& out, const HeapSnapshotStats& st) {
   out.Raw(kMeta);
   out.Raw("\"node_count\":");
   out.Num(st.node_count);
   out.Raw(",\"edge_count\":");
   out.Num(st.edge_count);
   out.Raw(",\"trace_function_count\":0},\n\"nodes\":[");
-  auto node = [&](bool first, int type, uint32_t name, uint64_t id, uint64_t size, uint64_t edges) {
-    if (!first) out.Raw(",\n");
-    out.Num(static_cast<uint64_t>(type));
-    out.Raw(",");
-    out.Num(name);
-    out.Raw(",");
-    out.Num(id);
-    out.Raw(",");
-    out.Num(size);
-    out.Raw(",");
-    out.Num(edges);
-    out.Raw(",0,0");
-    out.MaybeFlush();
-  };
-  node(true, kNodeSynthetic, 0, 1, 0, groups.size());
-  {
-    size_t k = 0;
-    for (const auto& [kind, g] : groups) {
-      node(false, kNodeSynthetic, group_name[k], 3 + 2 * k, 0, g.size());
-      ++k;
-    }
+}
+
+void WriteNode(JsonOut& out, bool first, int type, uint32_t name, uint64_t id, uint64_t size,
+               uint64_t edges) {
+  if (!first) out.Raw(",\n");
+  out.Num(static_cast<uint64_t>(type));
+  out.Raw(",");
+  out.Num(name);
+  out.Raw(",");
+  out.Num(id);
+  out.Raw(",");
+  out.Num(size);
+  out.Raw(",");
+  out.Num(edges);
+  out.Raw(",0,0");
+  out.MaybeFlush();
+}
+
+// The nodes: the synthetic root, one per root group, then the objects (a string's node is
+// named by its text).
+void WriteNodes(JsonOut& out, const Snapshot& snap, const RootGroups& groups, const Names& names,
+                const PodVector<uint32_t>& target, StringTable& strings,
+                const HeapSnapshotStats& st) {
+  const uint64_t first_object = 1 + groups.size();
+  WriteNode(out, true, kNodeSynthetic, 0, 1, 0, groups.size());
+  size_t k = 0;
+  for (const auto& [kind, g] : groups) {
+    WriteNode(out, false, kNodeSynthetic, names.group[k], 3 + 2 * k, 0, g.size());
+    ++k;
   }
-  for (size_t i = 0; i < nobj; ++i) {
+  auto edges_of = [&](size_t i) {
+    uint32_t n = 0;
+    for (uint64_t r = snap.ref_begin(i); r < snap.ref_end[i]; ++r) n += target[r] != kDangling;
+    return n;
+  };
+  for (size_t i = 0; i < snap.object_count(); ++i) {
     uint64_t id = st.ids_are_addresses ? snap.object_id[i] : 2 * (first_object + i) + 1;
     if (const std::optional<StringValue> text = StringOf(snap, i))
-      node(false, kNodeString, strings.Add(std::string(text->text) + (text->cut ? "…" : "")), id,
-           snap.object_size[i], edges_of(i));
+      WriteNode(out, false, kNodeString,
+                strings.Add(std::string(text->text) + (text->cut ? "…" : "")), id,
+                snap.object_size[i], edges_of(i));
     else
-      node(false, kNodeObject, type_name[snap.object_type[i]], id, snap.object_size[i],
-           edges_of(i));
+      WriteNode(out, false, kNodeObject, names.type[snap.object_type[i]], id, snap.object_size[i],
+                edges_of(i));
   }
+}
+
+// EdgeOut: writes the edges array's entries, comma-separated. Not thread-safe.
+class EdgeOut {
+ public:
+  explicit EdgeOut(JsonOut& out) : out_(out) {}
+  void Edge(uint32_t type, uint64_t name_or_index, uint64_t target) {
+    if (!first_) out_.Raw(",\n");
+    first_ = false;
+    out_.Num(type);
+    out_.Raw(",");
+    out_.Num(name_or_index);
+    out_.Raw(",");
+    out_.Num(target * kNodeFields);
+    out_.MaybeFlush();
+  }
+
+ private:
+  JsonOut& out_;
+  bool first_ = true;
+};
+
+// The edges: root to groups, groups to rooted objects, then each object's references (array
+// elements by index, fields by name, the rest by position).
+void WriteEdges(JsonOut& out, const Snapshot& snap, const RootGroups& groups, const Names& names,
+                const PodVector<uint32_t>& target) {
+  const uint64_t first_object = 1 + groups.size();
   out.Raw("],\n\"edges\":[");
-  bool first_edge = true;
-  auto edge = [&](uint32_t type, uint64_t name_or_index, uint64_t target) {
-    if (!first_edge) out.Raw(",\n");
-    first_edge = false;
-    out.Num(type);
-    out.Raw(",");
-    out.Num(name_or_index);
-    out.Raw(",");
-    out.Num(target * kNodeFields);
-    out.MaybeFlush();
-  };
-  for (size_t k = 0; k < groups.size(); ++k) edge(kEdgeElement, k + 1, 1 + k);
+  EdgeOut edges(out);
+  for (size_t k = 0; k < groups.size(); ++k) edges.Edge(kEdgeElement, k + 1, 1 + k);
   for (const auto& [kind, g] : groups)
-    for (const RootEdge& e : g) edge(e.type, e.name, e.target);
-  for (size_t i = 0; i < nobj; ++i) {
+    for (const RootEdge& e : g) edges.Edge(e.type, e.name, e.target);
+  for (size_t i = 0; i < snap.object_count(); ++i) {
     const uint64_t begin = snap.ref_begin(i);
     const TypeLayout* layout = snap.fields.has_slots() ? LayoutOf(snap, i) : nullptr;
     for (uint64_t k = begin; k < snap.ref_end[i]; ++k) {
       if (target[k] == kDangling) continue;
       const uint32_t slot = layout ? snap.fields.ref_slot[k] : kNoSlot;
       if (slot != kNoSlot && layout->shape == TypeShape::kArray)
-        edge(kEdgeElement, slot, first_object + target[k]);
+        edges.Edge(kEdgeElement, slot, first_object + target[k]);
       else if (slot != kNoSlot && slot < layout->fields.size())
-        edge(kEdgeProperty, field_name[snap.object_type[i]][slot], first_object + target[k]);
+        edges.Edge(kEdgeProperty, names.field[snap.object_type[i]][slot], first_object + target[k]);
       else
-        edge(kEdgeElement, k - begin, first_object + target[k]);
+        edges.Edge(kEdgeElement, k - begin, first_object + target[k]);
     }
   }
+}
+
+// The empty trace and sample arrays, the string table, and the end of the document.
+void WriteStrings(JsonOut& out, const StringTable& strings) {
   out.Raw(
       "],\n\"trace_function_infos\":[],\n\"trace_tree\":[],\n\"samples\":[],\n"
       "\"locations\":[],\n\"strings\":[");
@@ -272,6 +335,26 @@ HeapSnapshotStats WriteHeapSnapshot(const Snapshot& snap,
     out.MaybeFlush();
   }
   out.Raw("]}\n");
+}
+
+}  // namespace
+
+HeapSnapshotStats WriteHeapSnapshot(const Snapshot& snap,
+                                    const std::function<void(std::string_view)>& sink) {
+  HeapSnapshotStats st;
+  const IdResolver index = IdResolver::Build(snap.object_id.span());
+  StringTable strings;
+  const RootGroups groups = GroupRoots(snap, index, strings, st);
+  CountNodes(snap, groups, st);
+  const PodVector<uint32_t> target = ResolveRefs(snap, index, st);
+  CountEdges(snap, index, groups, st);
+  const Names names = AddNames(snap, groups, strings);
+
+  JsonOut out(sink);
+  WriteHeader(out, st);
+  WriteNodes(out, snap, groups, names, target, strings, st);
+  WriteEdges(out, snap, groups, names, target);
+  WriteStrings(out, strings);
   out.Flush();
   return st;
 }

@@ -3,9 +3,10 @@
 // own requests (client/capture_triggers.h, parsed by app::ParseTriggers), the same output
 // template and ring (capture_output.h), over the monitor's own connection: it reads the frames
 // the Timeline records (FrameBoard's recording, incrementally), the live counters and the
-// game's capture requests, and says when to capture; AppSession starts the capture on its
-// DeviceLink and hands the result back, which is saved under the template and not opened as a
-// document (hours of captures must not pile up in memory); the log gets one line per capture.
+// game's capture requests, and says when to capture; DeviceSession (device_session.h) starts
+// the capture on its DeviceLink and hands the result back, which is saved under the template
+// and not opened as a document (hours of captures must not pile up in memory); the log gets one
+// line per capture.
 // A new connection (the device restarted, the user reconnected) resets the rules' device state,
 // and the rules keep running while the board is active.
 //

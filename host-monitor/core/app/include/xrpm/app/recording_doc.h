@@ -11,7 +11,7 @@
 // contents and block tables only (formats::ListXrpmParts: O(parts + blocks), a few KiB per GiB
 // of file), on the UI thread.
 //
-// Thread-safety: plain values; UI thread only (AppSession owns them).
+// Thread-safety: plain values; UI thread only (Recordings and Comparisons own them).
 #pragma once
 
 #include <array>

@@ -3,9 +3,9 @@
 // the analysis results once they are ready, whether it has unsaved changes, and the user's
 // selection in it (selected type and object, type filter).
 //
-// Thread-safety: owned by AppSession and mutated only on the UI thread (worker completions run
-// there). The heavy members are shared_ptr<const ...>: worker tasks hold their own references,
-// so closing a document while a task uses it is safe.
+// Thread-safety: owned by Documents (documents.h) and mutated only on the UI thread (worker
+// completions run there). The heavy members are shared_ptr<const ...>: worker tasks hold their
+// own references, so closing a document while a task uses it is safe.
 #pragma once
 
 #include <cstdint>

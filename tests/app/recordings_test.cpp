@@ -1,9 +1,10 @@
-// Saved recordings in the monitor's model (app_session_recordings.cpp):
-// the Timeline's recording saved to an .xrpm opens back equal (markers where the Timeline puts
-// them) and is shown instead of the live one; File > Open tells recordings from snapshots; a
-// truncated, corrupt or non-recording file is refused with the reader's error, never half
-// shown; Compare's Allocations mode gives exactly client::DiffAllocations' rows, the live
-// recording against a saved one.
+// Saved recordings in the monitor's model (Recordings, recordings.h; Compare's Allocations mode
+// is Comparisons', comparisons.h), through AppSession as the GUI uses them: the Timeline's
+// recording saved to an .xrpm opens back equal (markers where the Timeline puts them) and is
+// shown instead of the live one; File > Open tells recordings from snapshots; a truncated,
+// corrupt or non-recording file is refused with the reader's error, never half shown; Compare's
+// Allocations mode gives exactly client::DiffAllocations' rows, the live recording against a
+// saved one.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -69,10 +70,10 @@ TEST_F(RecordingsTest, SavedRecordingOpensBackEqualAndIsShownWithItsMarkers) {
   const std::string path = dir + "/rec.xrpm";
   {
     AppSession s(Opts());
-    s.live_frames().Load(rec);
-    ASSERT_TRUE(s.SaveRecording(path));
+    s.device().live_frames().Load(rec);
+    ASSERT_TRUE(s.recordings().Save(path));
     ASSERT_TRUE(s.WaitIdle(30s));
-    EXPECT_EQ(s.last_saved_recording(), path) << s.last_error();
+    EXPECT_EQ(s.recordings().last_saved(), path) << s.last_error();
   }
   // The same format as the CLI's: client::LoadRecordingFile reads it back equal.
   EXPECT_EQ(client::LoadRecordingFile(path).rec, rec);
@@ -81,41 +82,42 @@ TEST_F(RecordingsTest, SavedRecordingOpensBackEqualAndIsShownWithItsMarkers) {
   AppSession s(Opts());
   const AppSession::Opened o = s.Open(path);  // File > Open: decided by the file's contents
   ASSERT_TRUE(o.recording);
-  EXPECT_EQ(s.docs().size(), 0u) << "a recording is not a snapshot";
+  EXPECT_EQ(s.documents().docs().size(), 0u) << "a recording is not a snapshot";
   ASSERT_TRUE(s.WaitIdle(30s));
-  const RecordingDoc* r = s.recording(o.id);
+  const RecordingDoc* r = s.recordings().doc(o.id);
   ASSERT_NE(r, nullptr);
   EXPECT_EQ(r->state, RecordingDoc::State::kReady) << r->problem;
   EXPECT_EQ(r->title, "rec.xrpm");
-  EXPECT_EQ(s.shown_recording(), o.id);
-  EXPECT_EQ(s.frames().recording(), rec);
-  EXPECT_TRUE(s.live_frames().recording().frames.empty());
+  EXPECT_EQ(s.recordings().shown_id(), o.id);
+  EXPECT_EQ(s.recordings().shown().recording(), rec);
+  EXPECT_TRUE(s.device().live_frames().recording().frames.empty());
   // The Timeline's markers: frames 50, 100, 150, 200 in the window of the last 600 frames.
-  const auto marks = s.frames().MarkersIn(s.frames().window_first(), s.frames().window_count());
+  const auto marks = s.recordings().shown().MarkersIn(s.recordings().shown().window_first(),
+                                                      s.recordings().shown().window_count());
   ASSERT_EQ(marks.size(), 4u);
-  EXPECT_EQ(s.frames().recording().frames[marks[1].row].frame, 100u);
-  EXPECT_EQ(s.frames().recording().markers[marks[1].marker].kind,
+  EXPECT_EQ(s.recordings().shown().recording().frames[marks[1].row].frame, 100u);
+  EXPECT_EQ(s.recordings().shown().recording().markers[marks[1].marker].kind,
             client::MarkerKind::kCaptureRequest);
   // The Allocations view's table, as for a live session.
-  EXPECT_EQ(s.frames().profile().frames, 200u);
-  EXPECT_EQ(s.frames().profile().total.samples, 400u);
+  EXPECT_EQ(s.recordings().shown().profile().frames, 200u);
+  EXPECT_EQ(s.recordings().shown().profile().total.samples, 400u);
   const auto st = nlohmann::json::parse(s.StateJson());
   EXPECT_EQ(st["frames"]["shown"], "rec.xrpm");
   EXPECT_EQ(st["frames"]["markers"], 4);
   EXPECT_EQ(st["recordings"][0]["state"], "ready");
   EXPECT_EQ(st["recent_files"][0], fs::absolute(path).lexically_normal().string());
 
-  s.ShowRecording(kLiveRecording);
-  EXPECT_TRUE(s.frames().recording().frames.empty());
-  s.ShowRecording(o.id);
-  s.CloseRecording(o.id);
-  EXPECT_EQ(s.shown_recording(), kLiveRecording);
-  EXPECT_EQ(s.recording(o.id), nullptr);
+  s.recordings().Show(kLiveRecording);
+  EXPECT_TRUE(s.recordings().shown().recording().frames.empty());
+  s.recordings().Show(o.id);
+  s.recordings().Close(o.id);
+  EXPECT_EQ(s.recordings().shown_id(), kLiveRecording);
+  EXPECT_EQ(s.recordings().doc(o.id), nullptr);
 }
 
 TEST_F(RecordingsTest, NothingRecordedIsNotSaved) {
   AppSession s(Opts());
-  EXPECT_FALSE(s.SaveRecording(dir + "/empty.xrpm"));
+  EXPECT_FALSE(s.recordings().Save(dir + "/empty.xrpm"));
   EXPECT_NE(s.last_error().find("no frames recorded"), std::string::npos) << s.last_error();
   EXPECT_TRUE(s.Idle());
   EXPECT_FALSE(fs::exists(dir + "/empty.xrpm"));
@@ -135,10 +137,10 @@ TEST_F(RecordingsTest, BadRecordingsAreRefusedWithTheReadersError) {
   formats::WriteXrpmFile(Snapshot{}, snapshot_path);
 
   AppSession s(Opts());
-  s.live_frames().Load(Recording(10, false));
+  s.device().live_frames().Load(Recording(10, false));
   auto live_still_shown = [&] {
-    EXPECT_EQ(s.shown_recording(), kLiveRecording);
-    EXPECT_EQ(s.frames().recording().frames.size(), 10u);
+    EXPECT_EQ(s.recordings().shown_id(), kLiveRecording);
+    EXPECT_EQ(s.recordings().shown().recording().frames.size(), 10u);
   };
   struct Case {
     std::string path, expect;
@@ -147,19 +149,19 @@ TEST_F(RecordingsTest, BadRecordingsAreRefusedWithTheReadersError) {
                         Case{snapshot_path, "without a recording"}}) {
     SCOPED_TRACE(c.path);
     s.ClearError();
-    const uint32_t id = s.OpenRecording(c.path);
+    const uint32_t id = s.recordings().Open(c.path);
     ASSERT_TRUE(s.WaitIdle(30s));
-    const RecordingDoc* r = s.recording(id);
+    const RecordingDoc* r = s.recordings().doc(id);
     ASSERT_NE(r, nullptr);
     EXPECT_EQ(r->state, RecordingDoc::State::kFailed);
     EXPECT_EQ(r->problem.rfind("Could not open the recording " + c.path + ": ", 0), 0u)
         << r->problem;
     EXPECT_NE(r->problem.find(c.expect), std::string::npos) << r->problem;
     EXPECT_EQ(s.last_error(), r->problem);
-    live_still_shown();   // nothing half shown
-    s.ShowRecording(id);  // a refused recording cannot be shown
+    live_still_shown();       // nothing half shown
+    s.recordings().Show(id);  // a refused recording cannot be shown
     live_still_shown();
-    s.CloseRecording(id);
+    s.recordings().Close(id);
   }
   // File > Open of the damaged recordings: refused as recordings when their table of contents
   // still says so, else by the snapshot reader; either way with the reader's error, never an
@@ -168,11 +170,12 @@ TEST_F(RecordingsTest, BadRecordingsAreRefusedWithTheReadersError) {
     SCOPED_TRACE(path);
     const AppSession::Opened o = s.Open(path);
     ASSERT_TRUE(s.WaitIdle(30s));
-    const std::string problem = o.recording ? s.recording(o.id)->problem : s.doc(o.id)->problem;
+    const std::string problem =
+        o.recording ? s.recordings().doc(o.id)->problem : s.documents().doc(o.id)->problem;
     if (o.recording)
-      EXPECT_EQ(s.recording(o.id)->state, RecordingDoc::State::kFailed);
+      EXPECT_EQ(s.recordings().doc(o.id)->state, RecordingDoc::State::kFailed);
     else
-      EXPECT_EQ(s.doc(o.id)->state, DocState::kFailed);
+      EXPECT_EQ(s.documents().doc(o.id)->state, DocState::kFailed);
     EXPECT_NE(problem.find(path), std::string::npos) << problem;
     EXPECT_EQ(s.last_error(), problem);
     live_still_shown();
@@ -193,16 +196,16 @@ TEST_F(RecordingsTest, CompareGivesTheRowsOfDiffAllocationsLiveAgainstSaved) {
   client::SaveRecordingFile({b, ""}, path);
 
   AppSession s(Opts());
-  s.live_frames().Load(a);
-  const uint32_t id = s.OpenRecording(path);
+  s.device().live_frames().Load(a);
+  const uint32_t id = s.recordings().Open(path);
   ASSERT_TRUE(s.WaitIdle(30s));
   for (auto by : {client::AllocSiteKind::kStack, client::AllocSiteKind::kMethod,
                   client::AllocSiteKind::kType, client::AllocSiteKind::kTag}) {
     SCOPED_TRACE(client::AllocSiteKindName(by));
-    ASSERT_TRUE(s.CompareAllocations(kLiveRecording, id, by));
+    ASSERT_TRUE(s.comparisons().CompareAllocations(kLiveRecording, id, by));
     ASSERT_TRUE(s.WaitIdle(30s));
-    ASSERT_TRUE(s.alloc_compare());
-    const AllocCompareResult& r = *s.alloc_compare();
+    ASSERT_TRUE(s.comparisons().allocations());
+    const AllocCompareResult& r = *s.comparisons().allocations();
     EXPECT_EQ(r.titles[0], "Live recording (bubbles.exe)");
     EXPECT_EQ(r.titles[1], "after.xrpm");
     const client::AllocationDiff want = client::DiffAllocations(a, b, by);
@@ -219,9 +222,9 @@ TEST_F(RecordingsTest, CompareGivesTheRowsOfDiffAllocationsLiveAgainstSaved) {
   }
   // By type: the bubble's bytes per frame doubled, the string is only in B; both rows carry a
   // sampling error, and the order is by |change|.
-  ASSERT_TRUE(s.CompareAllocations(kLiveRecording, id, client::AllocSiteKind::kType));
+  ASSERT_TRUE(s.comparisons().CompareAllocations(kLiveRecording, id, client::AllocSiteKind::kType));
   ASSERT_TRUE(s.WaitIdle(30s));
-  const auto& rows = s.alloc_compare()->diff.rows;
+  const auto& rows = s.comparisons().allocations()->diff.rows;
   ASSERT_EQ(rows.size(), 2u);
   for (size_t i = 1; i < rows.size(); ++i)
     EXPECT_GE(std::fabs(rows[i - 1].change), std::fabs(rows[i].change));
@@ -238,13 +241,14 @@ TEST_F(RecordingsTest, CompareGivesTheRowsOfDiffAllocationsLiveAgainstSaved) {
   EXPECT_EQ(st["alloc_compare"]["by"], "type");
   EXPECT_EQ(st["alloc_compare"]["sites"].size(), 2u);
   // Swapped: the string is only in A.
-  ASSERT_TRUE(s.CompareAllocations(id, kLiveRecording, client::AllocSiteKind::kType));
+  ASSERT_TRUE(s.comparisons().CompareAllocations(id, kLiveRecording, client::AllocSiteKind::kType));
   ASSERT_TRUE(s.WaitIdle(30s));
-  for (const auto& row : s.alloc_compare()->diff.rows)
+  for (const auto& row : s.comparisons().allocations()->diff.rows)
     EXPECT_EQ(row.only_a, row.site == "System.String");
   // A closed recording cannot be compared.
-  s.CloseRecording(id);
-  EXPECT_FALSE(s.CompareAllocations(kLiveRecording, id, client::AllocSiteKind::kType));
+  s.recordings().Close(id);
+  EXPECT_FALSE(
+      s.comparisons().CompareAllocations(kLiveRecording, id, client::AllocSiteKind::kType));
   EXPECT_FALSE(s.last_error().empty());
 }
 

@@ -1,19 +1,15 @@
-// What the user selected in the active snapshot: type, object, site, age bin (AppSession).
-// Thread-safety: the UI thread only, as the rest of AppSession (app_session.h).
-#include <algorithm>
-#include <filesystem>
-#include <nlohmann/json.hpp>
+// Selection (selection.h): what is selected in the active snapshot: type, object, site, age bin.
+// Thread-safety: UI thread only.
+#include "xrpm/app/selection.h"
 
-#include "xrpm/app/app_session.h"
+#include "xrpm/app/documents.h"
 #include "xrpm/app/inspection_rows.h"
-#include "xrpm/formats/snapshot_io.h"
-#include "xrpm/model/human_format.h"
 #include "xrpm/model/type_name.h"
 
 namespace xrpm::app {
 
-bool AppSession::SelectType(const std::string& name) {
-  SnapshotDoc* d = active();
+bool Selection::SelectType(const std::string& name) {
+  SnapshotDoc* d = docs_.active();
   if (!d || !d->snapshot) return false;
   const auto& types = d->snapshot->types;
   // Either form of the name: canonical (or another source's form of it) or as written.
@@ -39,15 +35,15 @@ bool AppSession::SelectType(const std::string& name) {
   return true;
 }
 
-bool AppSession::SelectObject(uint64_t object_index) {
-  SnapshotDoc* d = active();
+bool Selection::SelectObject(uint64_t object_index) {
+  SnapshotDoc* d = docs_.active();
   if (!d || !d->snapshot || object_index >= d->snapshot->object_count()) return false;
   d->selection.object = static_cast<int64_t>(object_index);
   return true;
 }
 
-bool AppSession::SelectFinding(const std::string& name, size_t n) {
-  SnapshotDoc* d = active();
+bool Selection::SelectFinding(const std::string& name, size_t n) {
+  SnapshotDoc* d = docs_.active();
   if (!d || !d->analysis) return false;
   const std::optional<InspectionRow> r = FindInspectionRow(*d->analysis, name, n);
   if (!r || r->object == kNoIndex) return false;
@@ -57,8 +53,8 @@ bool AppSession::SelectFinding(const std::string& name, size_t n) {
   return true;
 }
 
-bool AppSession::SelectSite(const std::string& text) {
-  SnapshotDoc* d = active();
+bool Selection::SelectSite(const std::string& text) {
+  SnapshotDoc* d = docs_.active();
   if (!d || !d->snapshot || !d->snapshot->has_origins()) return false;
   if (text == "all") {
     d->selection.site.reset();
@@ -84,8 +80,8 @@ bool AppSession::SelectSite(const std::string& text) {
   return false;
 }
 
-bool AppSession::SelectAgeBin(const std::string& what) {
-  SnapshotDoc* d = active();
+bool Selection::SelectAgeBin(const std::string& what) {
+  SnapshotDoc* d = docs_.active();
   if (!d || !d->analysis || !d->analysis->origins.present) return false;
   const auto& bins = d->analysis->origins.ages.bins;
   int64_t pick = -1;

@@ -1,0 +1,49 @@
+// HeapReport: the one-page answer for a heap dump, as data: the totals, the types (or the
+// allocation sites) that retain the most, the leak suspects and the automatic inspections.
+// `xrpm report` builds it once and renders it as text or as JSON.
+//
+// Cost: suspects and inspections as in suspects.h and inspections.h; the site rows one
+// dominator tree walk (SiteRetained) and a sort of the sites.
+//
+// Thread-safety: a pure function over an immutable analysis; the report is a value (its rows
+// name type groups and nodes of that analysis).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "xrpm/analysis/heap_analysis.h"
+#include "xrpm/analysis/inspections.h"
+#include "xrpm/analysis/site_stats.h"
+#include "xrpm/analysis/suspects.h"
+
+namespace xrpm::analysis {
+
+struct HeapReportOptions {
+  size_t top = 15;          // type (and site) rows
+  double min_share = 0.10;  // suspects retain at least this share of the reachable bytes
+  bool by_site = false;     // also the allocation sites (the snapshot must have origins)
+};
+
+// An allocation site (or the unknown origin) and the bytes its objects retain.
+struct SiteRetainedRow {
+  SiteRow row;
+  uint64_t retained = 0;
+};
+
+struct HeapReport {
+  HeapTotals totals;
+  std::vector<uint32_t> top_types;         // type groups with instances, most retained first
+  std::vector<SiteRetainedRow> top_sites;  // by_site: most retained first (then shallow)
+  std::vector<Suspect> suspects;
+  std::vector<Inspection> inspections;  // every inspection, default thresholds
+};
+
+HeapReport BuildHeapReport(const HeapAnalysis& a, const HeapReportOptions& o = {});
+
+// Every site of the snapshot by retained bytes (then shallow), largest first, the unknown origin
+// as one row (empty without origins).
+std::vector<SiteRetainedRow> SitesByRetained(const HeapAnalysis& a);
+
+}  // namespace xrpm::analysis

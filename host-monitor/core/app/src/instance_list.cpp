@@ -1,0 +1,93 @@
+#include "xrpm/app/instance_list.h"
+
+#include <algorithm>
+#include <span>
+#include <stdexcept>
+
+#include "xrpm/analysis/object_contents.h"
+#include "xrpm/app/doc_origins.h"
+#include "xrpm/app/type_table.h"
+#include "xrpm/model/human_format.h"
+
+namespace xrpm::app {
+
+bool InstanceListView::Update(const Snapshot& snap, const DocAnalysis* a, const InstanceQuery& q) {
+  const bool new_type = !built_ || q.doc != query_.doc || q.type != query_.type || a != analysis_;
+  if (!new_type && q.site == query_.site && q.filter == query_.filter) return false;
+  query_ = q;
+  analysis_ = a;
+  Rebuild(snap, a, new_type);
+  return true;
+}
+
+void InstanceListView::Rebuild(const Snapshot& snap, const DocAnalysis* a, bool new_type) {
+  built_ = true;
+  ++rebuilds_;
+  const uint32_t group = a ? a->index().group_of_type(query_.type) : kNoIndex;
+  if (new_type) {
+    sites_ = a && snap.has_origins() ? analysis::SiteStatsOfGroup(a->index(), group)
+                                     : std::vector<analysis::SiteRow>{};
+    std::vector<std::string> names =
+        a ? analysis::GroupFieldNames(a->index(), group) : std::vector<std::string>{};
+    if (names != field_names_) {  // another type: its first few fields as columns
+      field_names_ = std::move(names);
+      field_columns_.assign(
+          field_names_.begin(),
+          field_names_.begin() + std::min(field_names_.size(), kDefaultFieldColumns));
+    }
+  }
+  filter_error_.clear();
+  if (a) {
+    const auto nodes = a->index().Instances(group);
+    objects_.assign(nodes.begin(), nodes.end());
+    if (!query_.filter.empty()) {
+      const auto f = analysis::ParseFieldFilter(query_.filter);
+      if (!f) {
+        filter_error_ = "expected FIELD=VALUE, found '" + query_.filter + "'";
+      } else {
+        try {
+          const analysis::InstanceList l =
+              analysis::ListInstances(a->index(), group, std::span(&*f, 1), SIZE_MAX);
+          objects_.assign(l.rows.begin(), l.rows.end());
+        } catch (const std::invalid_argument& e) {
+          filter_error_ = e.what();
+        }
+      }
+    }
+  } else {
+    objects_ = InstancesOfType(snap, query_.type);
+  }
+  if (query_.site)
+    std::erase_if(objects_,
+                  [&](uint64_t o) { return SiteOfObject(snap, uint32_t(o)) != *query_.site; });
+  ObjectId widest = 0;
+  for (uint64_t o : objects_) widest = std::max(widest, snap.object_id[o]);
+  widest_id_label_ = FormatHex(widest);
+  sorted_.reset();
+}
+
+bool InstanceListView::Sort(const Snapshot& snap, const DocAnalysis* a, const InstanceSort& order) {
+  if (sorted_ == order) return false;
+  sorted_ = order;
+  ++sorts_;
+  if (order.column == InstanceColumn::kField && a) {
+    analysis::SortByField(a->index(), objects_, order.field, order.descending);
+    return true;
+  }
+  const InstanceOrder by = order.column == InstanceColumn::kRefs   ? InstanceOrder::kRefs
+                           : order.column == InstanceColumn::kSize ? InstanceOrder::kSize
+                                                                   : InstanceOrder::kRetained;
+  SortInstances(snap, objects_, by, order.descending,
+                a ? a->dom().retained_sizes() : std::span<const uint64_t>());
+  return true;
+}
+
+void InstanceListView::ShowFieldColumn(const std::string& field, bool shown) {
+  auto it = std::find(field_columns_.begin(), field_columns_.end(), field);
+  if (shown && it == field_columns_.end())
+    field_columns_.push_back(field);
+  else if (!shown && it != field_columns_.end())
+    field_columns_.erase(it);
+}
+
+}  // namespace xrpm::app
