@@ -13,6 +13,7 @@
 #include "xrpm/client/allocation_profile.h"
 #include "xrpm/client/frame_summary.h"
 #include "xrpm/protocol/constants.h"
+#include "xrpm/protocol/sampling.h"
 
 namespace xrpm::testing {
 namespace {
@@ -141,7 +142,7 @@ TEST(AllocationSampler, SamplesEachSizeWithTheStatedProbability) {
     const int n = 200000;
     int hits = 0;
     for (int i = 0; i < n; ++i) hits += s.Take(size);
-    const double p = agent::SampleProbability(size, 16384);
+    const double p = protocol::SampleProbability(size, 16384);
     const double sd = std::sqrt(n * p * (1 - p));
     EXPECT_NEAR(hits, n * p, 5 * sd + 1) << "size " << size;
   }

@@ -12,11 +12,11 @@ Counters::Counters() {
 
 agent::CounterInfo Counters::Describe(size_t index) {
   if (index >= kCounterCount) return {"", "", ""};
-  return agent::kNetcfCounters[index].info;
+  return protocol::kNetcfCounters[index].info;
 }
 
 bool Counters::IsLevel(size_t index) {
-  return index < kCounterCount && agent::kNetcfCounters[index].level;
+  return index < kCounterCount && protocol::kNetcfCounters[index].level;
 }
 
 void Counters::Publish() {

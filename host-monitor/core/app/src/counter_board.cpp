@@ -4,8 +4,8 @@
 #include <cmath>
 #include <cstdio>
 
-#include "xrpm/agent/netcf_counters.h"
 #include "xrpm/client/counter_csv.h"
+#include "xrpm/protocol/netcf_counters.h"
 
 namespace xrpm::app {
 namespace {
@@ -43,10 +43,11 @@ bool CounterBoard::Update(const client::CounterHistory& h) {
     // Graph a few telling counters from the start, so the graphs are never empty.
     bool any = false;
     for (const auto& c : counters_) any = any || c.selected;
-    for (agent::NetcfCounter c :
-         {agent::NetcfCounter::kManagedBytesAllocated, agent::NetcfCounter::kGarbageCollections,
-          agent::NetcfCounter::kManagedBytesInUseAfterGc})
-      if (int i = Find(agent::CounterName(c)); i >= 0 && !any) counters_[size_t(i)].selected = true;
+    for (protocol::NetcfCounter c : {protocol::NetcfCounter::kManagedBytesAllocated,
+                                     protocol::NetcfCounter::kGarbageCollections,
+                                     protocol::NetcfCounter::kManagedBytesInUseAfterGc})
+      if (int i = Find(protocol::CounterName(c)); i >= 0 && !any)
+        counters_[size_t(i)].selected = true;
     categories_.clear();
     members_.clear();
     for (size_t i = 0; i < counters_.size(); ++i) {

@@ -4,10 +4,12 @@
 #include <cmath>
 #include <unordered_map>
 
+#include "xrpm/protocol/sampling.h"
+
 namespace xrpm::client {
 
 void Estimate::Add(uint32_t size, double sample_bytes) {
-  const double p = sample_bytes <= 0 ? 1.0 : -std::expm1(-double(size) / sample_bytes);
+  const double p = protocol::SampleProbability(size, sample_bytes);
   const double w = p > 0 ? 1.0 / p : 0.0;
   bytes += size * w;
   variance += double(size) * size * (1.0 - p) * w * w;
