@@ -51,7 +51,7 @@ bool App::Animating() const {
 }
 
 void App::ShowSaveRecordingDialog() {
-  const client::FrameRecording& r = session_.frames().recording();
+  const FrameRecording& r = session_.frames().recording();
   if (r.frames.empty()) return;
   save_recording_ = true;
   export_counters_ = false;

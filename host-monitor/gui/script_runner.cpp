@@ -89,8 +89,8 @@ void ScriptRunner::Start(const ScriptStep& s) {
         return Fail("there are " + std::to_string(ses.recordings().size()) + " recordings open");
       ids[k] = ses.recordings()[n - 1]->id;
     }
-    const auto by = s.args.size() > 2 ? *client::AllocSiteKindFromName(s.args[2])
-                                      : client::AllocSiteKind::kStack;
+    const auto by = s.args.size() > 2 ? *analysis::AllocSiteKindFromName(s.args[2])
+                                      : analysis::AllocSiteKind::kStack;
     CompareViewState& cv = app_.views().compare;
     cv.mode = CompareMode::kAllocations;
     cv.alloc_a = ids[0];

@@ -114,12 +114,12 @@ TEST(CounterBoardMarkers, MarkersFallBetweenTheSamplesAroundThem) {
     h.Add({i + 1, 1000 + 100 * i, double(i), {client::CounterStat{}}});
   CounterBoard b;
   b.Update(h);
-  const std::vector<client::MarkerRow> m = {
-      {client::MarkerKind::kMarker, "early", 0, 500'000},
-      {client::MarkerKind::kMarker, "first", 0, 1'000'000},
-      {client::MarkerKind::kMarker, "mid", 0, 1'450'000},
-      {client::MarkerKind::kCaptureRequest, "end", 0, 2'000'000},
-      {client::MarkerKind::kMarker, "late", 0, 2'500'000}};
+  const std::vector<MarkerRow> m = {
+      {MarkerKind::kMarker, "early", 0, 500'000},
+      {MarkerKind::kMarker, "first", 0, 1'000'000},
+      {MarkerKind::kMarker, "mid", 0, 1'450'000},
+      {MarkerKind::kCaptureRequest, "end", 0, 2'000'000},
+      {MarkerKind::kMarker, "late", 0, 2'500'000}};
   auto all = b.MarkersOnGraph(m, 11);
   ASSERT_EQ(all.size(), 3u);
   EXPECT_EQ(all[0].marker, 1u);

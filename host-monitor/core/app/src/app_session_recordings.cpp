@@ -1,13 +1,13 @@
 // Saved recordings in the monitor (AppSession): opening .xrpm
 // recordings into the Timeline and Allocations views, saving the shown recording, and Compare's
-// allocation traffic of two recordings (client::DiffAllocations, as `xrpm allocations --diff`).
+// allocation traffic of two recordings (analysis::DiffAllocations, as `xrpm allocations --diff`).
 // Thread-safety: the UI thread only, as the rest of AppSession (app_session.h); the worker tasks
 // below touch only the copies they were given.
 #include <algorithm>
 #include <filesystem>
 
 #include "xrpm/app/app_session.h"
-#include "xrpm/client/recording_file.h"
+#include "xrpm/formats/recording_file.h"
 #include "xrpm/formats/xrpm_file.h"
 #include "xrpm/model/human_format.h"
 
@@ -19,7 +19,7 @@ std::string FileName(const std::string& path) {
 }
 
 // "1,234 frames, 567 samples, 3 markers".
-std::string Contents(const client::FrameRecording& r) {
+std::string Contents(const FrameRecording& r) {
   return FormatCount(r.frames.size()) + " frames, " + FormatCount(r.samples.size()) + " samples, " +
          FormatCount(r.markers.size()) + " markers";
 }
@@ -28,7 +28,7 @@ std::string Contents(const client::FrameRecording& r) {
 
 bool IsRecordingFile(const std::string& path) {
   try {
-    const auto& tags = client::RecordingPartTags();
+    const auto& tags = formats::RecordingPartTags();
     for (const formats::XrpmPartInfo& p : formats::ListXrpmParts(path))
       if (std::find(tags.begin(), tags.end(), p.tag) != tags.end()) return true;
   } catch (const std::exception&) {
@@ -52,7 +52,7 @@ RecordingDoc* AppSession::recording(uint32_t id) {
   return nullptr;
 }
 
-const client::FrameRecording* AppSession::RecordingOf(uint32_t id) const {
+const FrameRecording* AppSession::RecordingOf(uint32_t id) const {
   if (id == kLiveRecording) return &frames_.recording();
   for (const auto& r : recordings_)
     if (r->id == id)
@@ -97,7 +97,7 @@ uint32_t AppSession::OpenRecording(const std::string& path) {
       "Opening " + FileName(path),
       [this, id, path](TaskContext& ctx) -> Completion {
         ctx.SetPhase("Reading " + path);
-        auto saved = std::make_shared<client::SavedRecording>(client::LoadRecordingFile(path));
+        auto saved = std::make_shared<formats::SavedRecording>(formats::LoadRecordingFile(path));
         return [this, id, path, saved] {
           RecordingDoc* r = recording(id);
           if (!r) return;  // closed while loading
@@ -126,13 +126,13 @@ uint32_t AppSession::OpenRecording(const std::string& path) {
 
 bool AppSession::SaveRecording(const std::string& path) {
   const uint32_t id = shown_recording_;
-  const client::FrameRecording& shown = frames().recording();
+  const FrameRecording& shown = frames().recording();
   if (shown.frames.empty()) {
     Log(LogEntry::kError, "Nothing to save: no frames recorded (press Record frames first)");
     return false;
   }
   // A copy: the live recording keeps growing while the worker writes.
-  auto saved = std::make_shared<client::SavedRecording>();
+  auto saved = std::make_shared<formats::SavedRecording>();
   saved->rec = shown;
   if (const RecordingDoc* r = recording(id))
     saved->endpoint = r->endpoint;
@@ -145,7 +145,7 @@ bool AppSession::SaveRecording(const std::string& path) {
       [this, id, path, saved](TaskContext& ctx) -> Completion {
         const auto t0 = std::chrono::steady_clock::now();
         ctx.SetPhase("Writing " + path);
-        client::SaveRecordingFile(*saved, path);
+        formats::SaveRecordingFile(*saved, path);
         const double secs =
             std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         return [this, id, path, saved, secs] {
@@ -167,9 +167,9 @@ bool AppSession::SaveRecording(const std::string& path) {
   return true;
 }
 
-bool AppSession::CompareAllocations(uint32_t a, uint32_t b, client::AllocSiteKind by) {
-  const client::FrameRecording* ra = RecordingOf(a);
-  const client::FrameRecording* rb = RecordingOf(b);
+bool AppSession::CompareAllocations(uint32_t a, uint32_t b, analysis::AllocSiteKind by) {
+  const FrameRecording* ra = RecordingOf(a);
+  const FrameRecording* rb = RecordingOf(b);
   if (!ra || !rb) {
     Log(LogEntry::kError,
         "Compare allocations: " + RecordingTitle(ra ? b : a) + " is not a recording that was read");
@@ -181,17 +181,17 @@ bool AppSession::CompareAllocations(uint32_t a, uint32_t b, client::AllocSiteKin
   r->titles = {RecordingTitle(a), RecordingTitle(b)};
   r->apps = {ra->app, rb->app};
   // Copies: the live recording keeps growing while the worker compares.
-  auto copies = std::make_shared<std::array<client::FrameRecording, 2>>(
-      std::array<client::FrameRecording, 2>{*ra, *rb});
+  auto copies =
+      std::make_shared<std::array<FrameRecording, 2>>(std::array<FrameRecording, 2>{*ra, *rb});
   worker_.Post(
       "Comparing the allocations of " + r->titles[0] + " and " + r->titles[1],
       [this, r, copies, by](TaskContext& ctx) -> Completion {
         ctx.SetPhase("Allocation profiles per call site");
-        r->diff = client::DiffAllocations((*copies)[0], (*copies)[1], by);
+        r->diff = analysis::DiffAllocations((*copies)[0], (*copies)[1], by);
         return [this, r] {
           alloc_compare_ = r;
           Log(LogEntry::kInfo, "Compared the allocations of " + r->titles[0] + " and " +
-                                   r->titles[1] + " by " + client::AllocSiteKindName(r->diff.by) +
+                                   r->titles[1] + " by " + analysis::AllocSiteKindName(r->diff.by) +
                                    ": " + FormatCount(r->diff.rows.size()) + " sites");
         };
       },

@@ -157,7 +157,7 @@ std::string AppSession::StateJson() const {
   j["counters"] = std::move(jc);
   {  // the recording the Timeline shows (live or opened from a file)
     const FrameBoard& shown = frames();
-    const client::FrameRecording& r = shown.recording();
+    const FrameRecording& r = shown.recording();
     nlohmann::json jf;
     jf["shown"] = RecordingTitle(shown_recording_);
     jf["app"] = r.app;
@@ -186,12 +186,12 @@ std::string AppSession::StateJson() const {
     j["recordings"].push_back(std::move(jr));
   }
   if (alloc_compare_) {
-    const client::AllocationDiff& d = alloc_compare_->diff;
+    const analysis::AllocationDiff& d = alloc_compare_->diff;
     nlohmann::json rows = nlohmann::json::array();
-    for (const client::AllocDiffRow& r : d.rows) rows.push_back(AllocDiffRowJson(r));
+    for (const analysis::AllocDiffRow& r : d.rows) rows.push_back(AllocDiffRowJson(r));
     j["alloc_compare"] = {{"a", alloc_compare_->titles[0]},
                           {"b", alloc_compare_->titles[1]},
-                          {"by", client::AllocSiteKindName(d.by)},
+                          {"by", analysis::AllocSiteKindName(d.by)},
                           {"sites", std::move(rows)}};
   }
   j["connection"] = {{"phase", link_.PhaseName()}, {"status", link_.status_text()}};

@@ -90,16 +90,16 @@ bool CounterBoard::Update(const client::CounterHistory& h) {
 }
 
 std::vector<CounterBoard::MarkerPoint> CounterBoard::MarkersOnGraph(
-    const std::vector<client::MarkerRow>& markers, size_t points) const {
+    const std::vector<MarkerRow>& markers, size_t points) const {
   std::vector<MarkerPoint> out;
   points = std::min(points, boot_ms_.size());
   if (points < 2 || markers.empty()) return out;
   const auto first = boot_ms_.end() - static_cast<ptrdiff_t>(points);
   const double t0 = double(*first), t1 = double(boot_ms_.back());
   if (!(t1 > t0)) return out;
-  auto it = std::lower_bound(
-      markers.begin(), markers.end(), t0,
-      [](const client::MarkerRow& m, double t) { return double(m.time_us) / 1000.0 < t; });
+  auto it = std::lower_bound(markers.begin(), markers.end(), t0, [](const MarkerRow& m, double t) {
+    return double(m.time_us) / 1000.0 < t;
+  });
   for (; it != markers.end() && double(it->time_us) / 1000.0 <= t1; ++it) {
     const double t = double(it->time_us) / 1000.0;
     // The samples around t: interpolate between their positions (the graph's points are evenly

@@ -179,7 +179,7 @@ class AppSession {
   // also goes to the log and last_error().
   uint32_t OpenRecording(const std::string& path);
   // Saves the shown recording (frames, collections, markers, allocation samples with their
-  // stacks and tags) to `path` in the background, atomically (client::SaveRecordingFile).
+  // stacks and tags) to `path` in the background, atomically (formats::SaveRecordingFile).
   // False, with the reason in the log, when there is nothing to save.
   bool SaveRecording(const std::string& path);
   // The path of the last recording saved ("" while a save runs or after it failed).
@@ -193,9 +193,9 @@ class AppSession {
   // "Live recording (bubbles.exe)" or the file name.
   std::string RecordingTitle(uint32_t id) const;
   // Compare's Allocations mode: the allocation traffic of recordings A and B (ids as above)
-  // per call site, by client::DiffAllocations on the worker; the result replaces
+  // per call site, by analysis::DiffAllocations on the worker; the result replaces
   // alloc_compare(). False, logged, when a recording is missing or not ready.
-  bool CompareAllocations(uint32_t a, uint32_t b, client::AllocSiteKind by);
+  bool CompareAllocations(uint32_t a, uint32_t b, analysis::AllocSiteKind by);
   const std::shared_ptr<const AllocCompareResult>& alloc_compare() const { return alloc_compare_; }
 
   // ---- discovery: devices that announce themselves (agents started with --announce) ----
@@ -259,7 +259,7 @@ class AppSession {
   uint32_t next_recording_id_ = 1;
   std::string last_saved_recording_;
   std::shared_ptr<const AllocCompareResult> alloc_compare_;
-  const client::FrameRecording* RecordingOf(uint32_t id) const;
+  const FrameRecording* RecordingOf(uint32_t id) const;
   AutoCaptureBoard auto_capture_;
   uint32_t frame_sample_bytes_ = 16 * 1024;
   std::string frames_error_;  // the last refusal logged

@@ -24,9 +24,9 @@
 #include <string>
 #include <vector>
 
-#include "xrpm/client/frame_recording.h"
+#include "xrpm/model/frame_recording.h"
 
-namespace xrpm::client {
+namespace xrpm::analysis {
 
 // Frames first..last (inclusive frame numbers); the default is the whole recording.
 struct FrameRange {
@@ -103,4 +103,4 @@ struct AllocationProfile {
 
 AllocationProfile BuildAllocationProfile(const FrameRecording& r, FrameRange range = {});
 
-}  // namespace xrpm::client
+}  // namespace xrpm::analysis

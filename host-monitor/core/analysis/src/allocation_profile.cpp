@@ -1,4 +1,4 @@
-#include "xrpm/client/allocation_profile.h"
+#include "xrpm/analysis/allocation_profile.h"
 
 #include <algorithm>
 #include <cmath>
@@ -6,7 +6,7 @@
 
 #include "xrpm/protocol/sampling.h"
 
-namespace xrpm::client {
+namespace xrpm::analysis {
 
 void Estimate::Add(uint32_t size, double sample_bytes) {
   const double p = protocol::SampleProbability(size, sample_bytes);
@@ -124,4 +124,4 @@ AllocationProfile BuildAllocationProfile(const FrameRecording& r, FrameRange ran
   return p;
 }
 
-}  // namespace xrpm::client
+}  // namespace xrpm::analysis
