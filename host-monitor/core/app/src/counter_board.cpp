@@ -69,7 +69,7 @@ bool CounterBoard::Update(const client::CounterHistory& h) {
                           : 0.0;
     for (size_t i = 0; i < counters_.size() && i < row.values.size(); ++i) {
       Counter& c = counters_[i];
-      const client::CounterStat& s = row.values[i];
+      const client::CounterReading& s = row.values[i];
       if (dt > 0) {
         c.per_second = double(s.total - c.stat.total) / dt;
         c.has_rate = true;

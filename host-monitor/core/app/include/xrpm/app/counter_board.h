@@ -25,7 +25,7 @@ class CounterBoard {
  public:
   struct Counter {
     client::CounterDescriptor desc;
-    client::CounterStat stat;
+    client::CounterReading stat;
     double per_second = 0;  // change of `total` per second between the last two samples
     bool has_rate = false;
     bool selected = false;           // shown in the graphs

@@ -1,6 +1,7 @@
 // TriggerFeed: feeds CaptureTriggers (analysis/capture_triggers.h) from a live HostClient: the
-// level of "Managed Bytes In Use After GC" of each new counter sample (for --on-growth) and the
-// game's capture requests. Frame rows and markers come from whoever reads the frames
+// level of the catalog's Managed Bytes In Use After GC (protocol::NetcfCounter, found by its
+// category and name) of each new counter sample (for --on-growth) and the game's capture
+// requests. Frame rows and markers come from whoever reads the frames
 // subscription (RunAutoCapture takes them itself; the monitor's Timeline does it for the
 // AutoCaptureBoard), since a subscription has one consumer.
 //
