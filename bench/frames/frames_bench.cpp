@@ -29,6 +29,7 @@
 #include "xrpm/emulator/scenario.h"
 #include "xrpm/protocol/constants.h"
 #include "xrpm/protocol/envelope_io.h"
+#include "xrpm/protocol/sampling.h"
 
 namespace {
 using namespace xrpm;
@@ -151,7 +152,7 @@ class EstimateSink final : public agent::FrameEventSink {
   explicit EstimateSink(double n) : n_(n) {}
   void OnFrame(const agent::FrameRecord&) noexcept override {}
   void OnAllocationSample(const agent::AllocationSample& s) noexcept override {
-    const double w = s.size / agent::SampleProbability(s.size, n_);
+    const double w = s.size / protocol::SampleProbability(s.size, n_);
     total += w;
     ++by_site[s.depth ? s.method_keys[0] : 0];
   }

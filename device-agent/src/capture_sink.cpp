@@ -6,9 +6,9 @@
 #include <vector>
 
 #include "utf8.h"
-#include "xrpm/agent/netcf_counters.h"
 #include "xrpm/protocol/constants.h"
 #include "xrpm/protocol/envelope_io.h"
+#include "xrpm/protocol/netcf_counters.h"
 
 namespace xrpm {
 namespace agent {
@@ -19,7 +19,9 @@ uint64_t HeapBytesAfterGc(RuntimePort& rt) {
   const size_t n = rt.CounterCount();
   for (size_t i = 0; i < n; ++i) {
     const CounterInfo c = rt.DescribeCounter(i);
-    if (c.name && std::strcmp(c.name, CounterName(NetcfCounter::kManagedBytesInUseAfterGc)) == 0) {
+    if (c.name &&
+        std::strcmp(c.name, protocol::CounterName(
+                                protocol::NetcfCounter::kManagedBytesInUseAfterGc)) == 0) {
       std::vector<CounterValue> v(i + 1);
       if (rt.SampleCounters(v.data(), v.size()) > i && v[i].last > 0)
         return static_cast<uint64_t>(v[i].last);

@@ -52,7 +52,7 @@ bool App::Animating() const {
 }
 
 void App::ShowSaveRecordingDialog() {
-  const client::FrameRecording& r = session_.recordings().shown().recording();
+  const FrameRecording& r = session_.recordings().shown().recording();
   if (r.frames.empty()) return;
   save_recording_ = true;
   export_counters_ = false;

@@ -183,7 +183,7 @@ void ScriptRunner::StartCompareAllocations(const ScriptStep& s) {
     ids[k] = ses.recordings().docs()[n - 1]->id;
   }
   const auto by =
-      s.args.size() > 2 ? *client::AllocSiteKindFromName(s.args[2]) : client::AllocSiteKind::kStack;
+      s.args.size() > 2 ? *analysis::AllocSiteKindFromName(s.args[2]) : analysis::AllocSiteKind::kStack;
   CompareViewState& cv = app_.views().compare;
   cv.mode = CompareMode::kAllocations;
   cv.alloc_a = ids[0];

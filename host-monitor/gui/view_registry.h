@@ -109,7 +109,7 @@ struct CompareViewState {
   std::string applied_filter;
   // Allocations: the two recordings (app::kLiveRecording or a RecordingDoc id) and the site.
   uint32_t alloc_a = app::kLiveRecording, alloc_b = app::kLiveRecording;
-  client::AllocSiteKind alloc_by = client::AllocSiteKind::kStack;
+  analysis::AllocSiteKind alloc_by = analysis::AllocSiteKind::kStack;
 };
 
 struct ViewStates {

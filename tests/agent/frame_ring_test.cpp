@@ -10,9 +10,10 @@
 #include "frame_ring.h"
 #include "frame_tracker.h"
 #include "xrpm/agent/frame_events.h"
-#include "xrpm/client/allocation_profile.h"
-#include "xrpm/client/frame_summary.h"
+#include "xrpm/analysis/allocation_profile.h"
+#include "xrpm/analysis/frame_summary.h"
 #include "xrpm/protocol/constants.h"
+#include "xrpm/protocol/sampling.h"
 
 namespace xrpm::testing {
 namespace {
@@ -141,7 +142,7 @@ TEST(AllocationSampler, SamplesEachSizeWithTheStatedProbability) {
     const int n = 200000;
     int hits = 0;
     for (int i = 0; i < n; ++i) hits += s.Take(size);
-    const double p = agent::SampleProbability(size, 16384);
+    const double p = protocol::SampleProbability(size, 16384);
     const double sd = std::sqrt(n * p * (1 - p));
     EXPECT_NEAR(hits, n * p, 5 * sd + 1) << "size " << size;
   }
@@ -151,14 +152,14 @@ TEST(AllocationSampler, SamplesEachSizeWithTheStatedProbability) {
 }
 
 TEST(AllocationProfile, ScalesSamplesAndBuildsBottomUpAndTopDownViews) {
-  client::FrameRecording r;
+  FrameRecording r;
   r.sample_bytes = 1024;
   r.methods = {"Spawn", "Update", "Tick", "Concat"};
   r.types = {"Bubble", "String"};
   r.stacks = {{1, 2, 3}, {4, 2, 3}};
   for (uint64_t f = 0; f < 4; ++f) r.frames.push_back({f, 0, 16667, 1000, 4096, 4, 0, 0, -1});
   r.samples = {{0, 1, 1, 1024}, {1, 1, 1, 1024}, {2, 2, 2, 1 << 20}, {3, 2, 2, 64}};
-  const auto p = client::BuildAllocationProfile(r);
+  const auto p = analysis::BuildAllocationProfile(r);
   const double w1024 = 1024 / -std::expm1(-1.0);
   const double w64 = 64 / -std::expm1(-64.0 / 1024);
   EXPECT_NEAR(p.total.bytes, 2 * w1024 + (1 << 20) + w64, 1e-3 * (1 << 20));
@@ -182,18 +183,18 @@ TEST(AllocationProfile, ScalesSamplesAndBuildsBottomUpAndTopDownViews) {
   EXPECT_EQ(p.tree[update.children[0]].method, "Concat");
   EXPECT_EQ(p.tree[update.children[1]].method, "Spawn");
   // A frame range selects its samples only.
-  const auto one = client::BuildAllocationProfile(r, {0, 1});
+  const auto one = analysis::BuildAllocationProfile(r, {0, 1});
   EXPECT_EQ(one.total.samples, 2u);
   EXPECT_EQ(one.frames, 2u);
   EXPECT_EQ(one.by_type.size(), 1u);
 }
 
 TEST(FrameSummary, CountsMissedFramesGcShareAndGaps) {
-  client::FrameRecording r;
+  FrameRecording r;
   r.frames = {{0, 0, 16000, 5000, 100, 1, 0, 0, -1},
               {1, 0, 40000, 30000, 100, 1, 1, 25000, -1},
               {3, 0, 20000, 5000, 100, 1, 0, 0, -1}};
-  const auto s = client::SummarizeFrames(r);
+  const auto s = analysis::SummarizeFrames(r);
   EXPECT_EQ(s.frames, 3u);
   EXPECT_EQ(s.missing_frames, 1u);
   EXPECT_EQ(s.over_60hz, 2u);

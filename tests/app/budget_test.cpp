@@ -245,8 +245,8 @@ TEST(BudgetCheck, LeaksOverThreeCaptures) {
   EXPECT_THROW(CheckBudget(b, two), BudgetUsageError);
 }
 
-client::FrameRecording Recording() {
-  client::FrameRecording r;
+FrameRecording Recording() {
+  FrameRecording r;
   r.sample_bytes = 1024;
   r.tags = {"AI", "Physics"};
   r.types = {"Bubbles.Bubble"};
@@ -260,7 +260,7 @@ client::FrameRecording Recording() {
 }
 
 TEST(BudgetCheck, FramesAndTagsOfARecording) {
-  const client::FrameRecording rec = Recording();
+  const FrameRecording rec = Recording();
   Budget b = ParseBudget(R"({"frames": {"alloc_bytes_mean": 1400, "alloc_bytes_p95": 1000,
                                         "alloc_bytes_max": 8999, "gcs_per_minute": 300},
                              "tags": [{"tag": "AI", "max_bytes_per_frame": 2000},

@@ -12,8 +12,8 @@
 namespace xrpm::app {
 namespace {
 
-client::CounterStat Stat(int64_t total, int64_t last, uint64_t n) {
-  client::CounterStat s;
+client::CounterReading Stat(int64_t total, int64_t last, uint64_t n) {
+  client::CounterReading s;
   s.total = total;
   s.last = last;
   s.n = n;
@@ -111,15 +111,14 @@ TEST(CounterBoardMarkers, MarkersFallBetweenTheSamplesAroundThem) {
   client::CounterHistory h(100);
   h.SetDescriptors({{"Garbage Collector", "GC Heap", "bytes"}}, 100);
   for (uint64_t i = 0; i < 11; ++i)  // samples at 1000, 1100, ... 2000 ms
-    h.Add({i + 1, 1000 + 100 * i, double(i), {client::CounterStat{}}});
+    h.Add({i + 1, 1000 + 100 * i, double(i), {client::CounterReading{}}});
   CounterBoard b;
   b.Update(h);
-  const std::vector<client::MarkerRow> m = {
-      {client::MarkerKind::kMarker, "early", 0, 500'000},
-      {client::MarkerKind::kMarker, "first", 0, 1'000'000},
-      {client::MarkerKind::kMarker, "mid", 0, 1'450'000},
-      {client::MarkerKind::kCaptureRequest, "end", 0, 2'000'000},
-      {client::MarkerKind::kMarker, "late", 0, 2'500'000}};
+  const std::vector<MarkerRow> m = {{MarkerKind::kMarker, "early", 0, 500'000},
+                                    {MarkerKind::kMarker, "first", 0, 1'000'000},
+                                    {MarkerKind::kMarker, "mid", 0, 1'450'000},
+                                    {MarkerKind::kCaptureRequest, "end", 0, 2'000'000},
+                                    {MarkerKind::kMarker, "late", 0, 2'500'000}};
   auto all = b.MarkersOnGraph(m, 11);
   ASSERT_EQ(all.size(), 3u);
   EXPECT_EQ(all[0].marker, 1u);

@@ -12,8 +12,8 @@ namespace {
 // a 40-byte String (Concat <- Update); a GC every 100th frame. Loaded with FrameBoard::Load.
 class FrameBoardTest : public ::testing::Test {
  protected:
-  static client::FrameRecording Recording(uint64_t n) {
-    client::FrameRecording r;
+  static FrameRecording Recording(uint64_t n) {
+    FrameRecording r;
     r.sample_bytes = 1024;
     r.methods = {"Spawn", "Update", "Concat"};
     r.types = {"Bubbles.Bubble", "System.String"};
@@ -92,15 +92,15 @@ namespace {
 // The game's markers on the Timeline: each on its frame's row; only those of the rows asked for;
 // a marker whose frame did not arrive (the device's ring overwrote it) is not placed.
 TEST(FrameBoardMarkers, MarkersLandOnTheirFramesRows) {
-  client::FrameRecording r;
+  FrameRecording r;
   for (uint64_t f = 100; f < 200; ++f)
-    if (f != 150) r.frames.push_back(client::FrameRow{.frame = f, .duration_us = 16000});
-  r.markers = {{client::MarkerKind::kMarker, "before", 90, 0},
-               {client::MarkerKind::kMarker, "Wave 1", 100, 0},
-               {client::MarkerKind::kCaptureRequest, "Wave 1 ended", 120, 0},
-               {client::MarkerKind::kMarker, "lost", 150, 0},
-               {client::MarkerKind::kMarker, "Wave 2", 160, 0},
-               {client::MarkerKind::kMarker, "Wave 2b", 160, 0}};
+    if (f != 150) r.frames.push_back(FrameRow{.frame = f, .duration_us = 16000});
+  r.markers = {{MarkerKind::kMarker, "before", 90, 0},
+               {MarkerKind::kMarker, "Wave 1", 100, 0},
+               {MarkerKind::kCaptureRequest, "Wave 1 ended", 120, 0},
+               {MarkerKind::kMarker, "lost", 150, 0},
+               {MarkerKind::kMarker, "Wave 2", 160, 0},
+               {MarkerKind::kMarker, "Wave 2b", 160, 0}};
   FrameBoard b;
   b.Load(r);
   auto all = b.MarkersIn(0, b.recording().frames.size());

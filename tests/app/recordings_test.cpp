@@ -3,7 +3,7 @@
 // recording saved to an .xrpm opens back equal (markers where the Timeline puts them) and is
 // shown instead of the live one; File > Open tells recordings from snapshots; a truncated,
 // corrupt or non-recording file is refused with the reader's error, never half shown; Compare's
-// Allocations mode gives exactly client::DiffAllocations' rows, the live recording against a
+// Allocations mode gives exactly analysis::DiffAllocations' rows, the live recording against a
 // saved one.
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -14,7 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "xrpm/app/app_session.h"
-#include "xrpm/client/recording_file.h"
+#include "xrpm/formats/recording_file.h"
 #include "xrpm/formats/xrpm_file.h"
 
 namespace xrpm::app {
@@ -24,8 +24,8 @@ namespace fs = std::filesystem;
 
 // `n` frames; each samples one 64-byte Bubble from Spawn <- Update (tag "AI") and, when
 // `strings`, one 40-byte String from Concat <- Update; a marker every 50 frames.
-client::FrameRecording Recording(uint64_t n, bool strings, uint32_t bubble_size = 64) {
-  client::FrameRecording r;
+FrameRecording Recording(uint64_t n, bool strings, uint32_t bubble_size = 64) {
+  FrameRecording r;
   r.app = "bubbles.exe";
   r.sample_bytes = 1024;
   r.methods = {"Spawn", "Update", "Concat"};
@@ -38,7 +38,7 @@ client::FrameRecording Recording(uint64_t n, bool strings, uint32_t bubble_size 
     if (strings) r.samples.push_back({f, 2, 2, 40, 0});
     if (f % 50 == 0)
       r.markers.push_back(
-          {f % 100 ? client::MarkerKind::kMarker : client::MarkerKind::kCaptureRequest,
+          {f % 100 ? MarkerKind::kMarker : MarkerKind::kCaptureRequest,
            "wave " + std::to_string(f / 50), f, f * 16'667});
   }
   return r;
@@ -66,7 +66,7 @@ class RecordingsTest : public ::testing::Test {
 };
 
 TEST_F(RecordingsTest, SavedRecordingOpensBackEqualAndIsShownWithItsMarkers) {
-  const client::FrameRecording rec = Recording(200, true);
+  const FrameRecording rec = Recording(200, true);
   const std::string path = dir + "/rec.xrpm";
   {
     AppSession s(Opts());
@@ -75,8 +75,8 @@ TEST_F(RecordingsTest, SavedRecordingOpensBackEqualAndIsShownWithItsMarkers) {
     ASSERT_TRUE(s.WaitIdle(30s));
     EXPECT_EQ(s.recordings().last_saved(), path) << s.last_error();
   }
-  // The same format as the CLI's: client::LoadRecordingFile reads it back equal.
-  EXPECT_EQ(client::LoadRecordingFile(path).rec, rec);
+  // The same format as the CLI's: formats::LoadRecordingFile reads it back equal.
+  EXPECT_EQ(formats::LoadRecordingFile(path).rec, rec);
   EXPECT_FALSE(fs::exists(path + ".tmp"));
 
   AppSession s(Opts());
@@ -97,7 +97,7 @@ TEST_F(RecordingsTest, SavedRecordingOpensBackEqualAndIsShownWithItsMarkers) {
   ASSERT_EQ(marks.size(), 4u);
   EXPECT_EQ(s.recordings().shown().recording().frames[marks[1].row].frame, 100u);
   EXPECT_EQ(s.recordings().shown().recording().markers[marks[1].marker].kind,
-            client::MarkerKind::kCaptureRequest);
+            MarkerKind::kCaptureRequest);
   // The Allocations view's table, as for a live session.
   EXPECT_EQ(s.recordings().shown().profile().frames, 200u);
   EXPECT_EQ(s.recordings().shown().profile().total.samples, 400u);
@@ -124,9 +124,9 @@ TEST_F(RecordingsTest, NothingRecordedIsNotSaved) {
 }
 
 TEST_F(RecordingsTest, BadRecordingsAreRefusedWithTheReadersError) {
-  client::SavedRecording saved{Recording(300, true), "127.0.0.1:4510"};
+  formats::SavedRecording saved{Recording(300, true), "127.0.0.1:4510"};
   const std::string good = dir + "/good.xrpm";
-  client::SaveRecordingFile(saved, good);
+  formats::SaveRecordingFile(saved, good);
   const std::string bytes = Read(good);
   std::string corrupt = bytes;
   corrupt[bytes.size() / 2] ^= 0x5a;
@@ -190,25 +190,25 @@ TEST_F(RecordingsTest, BadRecordingsAreRefusedWithTheReadersError) {
 
 TEST_F(RecordingsTest, CompareGivesTheRowsOfDiffAllocationsLiveAgainstSaved) {
   // A: bubbles only, 64 B each; B (saved): bubbles of 128 B and strings (only in B).
-  const client::FrameRecording a = Recording(400, false, 64);
-  const client::FrameRecording b = Recording(200, true, 128);
+  const FrameRecording a = Recording(400, false, 64);
+  const FrameRecording b = Recording(200, true, 128);
   const std::string path = dir + "/after.xrpm";
-  client::SaveRecordingFile({b, ""}, path);
+  formats::SaveRecordingFile({b, ""}, path);
 
   AppSession s(Opts());
   s.device().live_frames().Load(a);
   const uint32_t id = s.recordings().Open(path);
   ASSERT_TRUE(s.WaitIdle(30s));
-  for (auto by : {client::AllocSiteKind::kStack, client::AllocSiteKind::kMethod,
-                  client::AllocSiteKind::kType, client::AllocSiteKind::kTag}) {
-    SCOPED_TRACE(client::AllocSiteKindName(by));
+  for (auto by : {analysis::AllocSiteKind::kStack, analysis::AllocSiteKind::kMethod,
+                  analysis::AllocSiteKind::kType, analysis::AllocSiteKind::kTag}) {
+    SCOPED_TRACE(analysis::AllocSiteKindName(by));
     ASSERT_TRUE(s.comparisons().CompareAllocations(kLiveRecording, id, by));
     ASSERT_TRUE(s.WaitIdle(30s));
     ASSERT_TRUE(s.comparisons().allocations());
     const AllocCompareResult& r = *s.comparisons().allocations();
     EXPECT_EQ(r.titles[0], "Live recording (bubbles.exe)");
     EXPECT_EQ(r.titles[1], "after.xrpm");
-    const client::AllocationDiff want = client::DiffAllocations(a, b, by);
+    const analysis::AllocationDiff want = analysis::DiffAllocations(a, b, by);
     ASSERT_EQ(r.diff.rows.size(), want.rows.size());
     for (size_t i = 0; i < want.rows.size(); ++i) {
       EXPECT_EQ(r.diff.rows[i].site, want.rows[i].site);
@@ -222,7 +222,7 @@ TEST_F(RecordingsTest, CompareGivesTheRowsOfDiffAllocationsLiveAgainstSaved) {
   }
   // By type: the bubble's bytes per frame doubled, the string is only in B; both rows carry a
   // sampling error, and the order is by |change|.
-  ASSERT_TRUE(s.comparisons().CompareAllocations(kLiveRecording, id, client::AllocSiteKind::kType));
+  ASSERT_TRUE(s.comparisons().CompareAllocations(kLiveRecording, id, analysis::AllocSiteKind::kType));
   ASSERT_TRUE(s.WaitIdle(30s));
   const auto& rows = s.comparisons().allocations()->diff.rows;
   ASSERT_EQ(rows.size(), 2u);
@@ -241,14 +241,14 @@ TEST_F(RecordingsTest, CompareGivesTheRowsOfDiffAllocationsLiveAgainstSaved) {
   EXPECT_EQ(st["alloc_compare"]["by"], "type");
   EXPECT_EQ(st["alloc_compare"]["sites"].size(), 2u);
   // Swapped: the string is only in A.
-  ASSERT_TRUE(s.comparisons().CompareAllocations(id, kLiveRecording, client::AllocSiteKind::kType));
+  ASSERT_TRUE(s.comparisons().CompareAllocations(id, kLiveRecording, analysis::AllocSiteKind::kType));
   ASSERT_TRUE(s.WaitIdle(30s));
   for (const auto& row : s.comparisons().allocations()->diff.rows)
     EXPECT_EQ(row.only_a, row.site == "System.String");
   // A closed recording cannot be compared.
   s.recordings().Close(id);
   EXPECT_FALSE(
-      s.comparisons().CompareAllocations(kLiveRecording, id, client::AllocSiteKind::kType));
+      s.comparisons().CompareAllocations(kLiveRecording, id, analysis::AllocSiteKind::kType));
   EXPECT_FALSE(s.last_error().empty());
 }
 

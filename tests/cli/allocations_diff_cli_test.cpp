@@ -7,7 +7,7 @@
 
 #include "temp_dir.h"
 #include "tool_process.h"
-#include "xrpm/client/recording_file.h"
+#include "xrpm/formats/recording_file.h"
 
 namespace xrpm::testing {
 namespace {
@@ -17,7 +17,7 @@ const std::string kXrpm = XRPM_CLI_BIN;
 // A recording of `frames` frames: `spawn` samples of 64 B under Spawn, `emit` of 2 KiB under Emit.
 std::string Save(const TempDir& dir, const std::string& name, uint64_t frames, int spawn,
                  int emit) {
-  client::SavedRecording s;
+  formats::SavedRecording s;
   s.endpoint = "127.0.0.1:4510";
   s.rec.app = "bubbles.exe";
   s.rec.sample_bytes = 1024;
@@ -28,7 +28,7 @@ std::string Save(const TempDir& dir, const std::string& name, uint64_t frames, i
   for (int i = 0; i < spawn; ++i) s.rec.samples.push_back({1, 1, 1, 64, 0});
   for (int i = 0; i < emit; ++i) s.rec.samples.push_back({1, 2, 2, 2048, 0});
   const std::string p = dir.Path(name);
-  client::SaveRecordingFile(s, p);
+  formats::SaveRecordingFile(s, p);
   return p;
 }
 

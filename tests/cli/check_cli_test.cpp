@@ -9,7 +9,7 @@
 
 #include "temp_dir.h"
 #include "tool_process.h"
-#include "xrpm/client/recording_file.h"
+#include "xrpm/formats/recording_file.h"
 
 namespace xrpm::testing {
 namespace {
@@ -25,7 +25,7 @@ std::string WriteText(const TempDir& dir, const std::string& name, const std::st
 
 // 60 frames of 2,000 B, one of 50,000 B, one collection.
 std::string WriteRecording(const TempDir& dir) {
-  client::SavedRecording s;
+  formats::SavedRecording s;
   s.endpoint = "127.0.0.1:4510";
   s.rec.app = "bubbles.exe";
   s.rec.sample_bytes = 1024;
@@ -33,7 +33,7 @@ std::string WriteRecording(const TempDir& dir) {
     s.rec.frames.push_back({f, f * 16'667, 16'667, 4'000, f == 30 ? 50'000u : 2'000u, 20,
                             f == 30 ? 1u : 0u, f == 30 ? 3'000u : 0u, -1});
   const std::string p = dir.Path("play.xrpm");
-  client::SaveRecordingFile(s, p);
+  formats::SaveRecordingFile(s, p);
   return p;
 }
 

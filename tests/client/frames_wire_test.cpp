@@ -13,8 +13,8 @@
 
 #include "raw_peer.h"
 #include "test_util.h"
-#include "xrpm/client/allocation_profile.h"
-#include "xrpm/client/frame_summary.h"
+#include "xrpm/analysis/allocation_profile.h"
+#include "xrpm/analysis/frame_summary.h"
 #include "xrpm/client/host_client.h"
 #include "xrpm/emulator/game_loop.h"
 #include "xrpm/emulator/runtime.h"
@@ -70,7 +70,7 @@ TEST(FramesWire, StreamsConsecutiveFramesWithInternedStacks) {
   const client::FramesStatus st = c.frames_status();
   EXPECT_TRUE(st.started);
   EXPECT_EQ(st.sample_bytes, 1024u);
-  client::FrameRecording r;
+  FrameRecording r;
   c.TakeFrames(&r);
   ASSERT_GE(r.frames.size(), 60u);
   for (size_t i = 1; i < r.frames.size(); ++i)
@@ -82,7 +82,7 @@ TEST(FramesWire, StreamsConsecutiveFramesWithInternedStacks) {
     ASSERT_LE(s.stack, r.stacks.size());
     ASSERT_GE(s.type, 1u);
   }
-  const auto p = client::BuildAllocationProfile(r);
+  const auto p = analysis::BuildAllocationProfile(r);
   EXPECT_GT(p.total.bytes, 0);
   bool update = false;
   for (const auto& m : p.by_method) update |= m.method == "Bubbles.Game1.Update";
@@ -217,19 +217,19 @@ TEST(MarkersWire, WavesMarkersCaptureRequestsAndScopeTagsReachTheHost) {
   ASSERT_TRUE(c.WaitFrames(260, 60000)) << c.frames_status().error << log.All();
 
   // The game's capture request arrives on its own (frames or not).
-  client::MarkerRow req;
+  MarkerRow req;
   ASSERT_TRUE(c.WaitGameCaptureRequest(30000, &req)) << log.All();
-  EXPECT_EQ(req.kind, client::MarkerKind::kCaptureRequest);
+  EXPECT_EQ(req.kind, MarkerKind::kCaptureRequest);
   EXPECT_EQ(req.text.rfind("Wave ", 0), 0u) << req.text;
   EXPECT_NE(req.text.find(" ended"), std::string::npos) << req.text;
   EXPECT_EQ(req.frame % 120, 119u);
   EXPECT_GE(c.game_capture_requests(), 1u);
 
-  client::FrameRecording r;
+  FrameRecording r;
   c.TakeFrames(&r);
   bool wave = false, ended = false;
   for (const auto& m : r.markers) {
-    if (m.kind == client::MarkerKind::kMarker) {
+    if (m.kind == MarkerKind::kMarker) {
       EXPECT_EQ(m.frame % 120, 0u) << m.text;
       EXPECT_EQ(m.text, "Wave " + std::to_string(m.frame / 120 + 1));
       wave = true;
@@ -250,7 +250,7 @@ TEST(MarkersWire, WavesMarkersCaptureRequestsAndScopeTagsReachTheHost) {
       }
 
   // Scope tags: spawning and particles are tagged, the rest is not.
-  const auto p = client::BuildAllocationProfile(r);
+  const auto p = analysis::BuildAllocationProfile(r);
   bool spawn = false, particles = false, untagged = false;
   for (const auto& t : p.by_tag) {
     spawn |= t.tag == "Spawn";

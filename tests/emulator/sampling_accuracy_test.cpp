@@ -20,7 +20,7 @@
 #include <memory>
 
 #include "recording_sink.h"
-#include "xrpm/client/allocation_profile.h"
+#include "xrpm/analysis/allocation_profile.h"
 #include "xrpm/emulator/game_loop.h"
 #include "xrpm/emulator/runtime.h"
 #include "xrpm/emulator/scenario.h"
@@ -78,7 +78,7 @@ TEST(SamplingAccuracy, EstimatesMatchTheExactLedgerByTotalTypeAndSite) {
     AllocationLedger truth;
     const uint64_t gcs_before = g.rt->gc().collections();
     g.Run(kFrames, &sink, &truth);
-    const auto p = client::BuildAllocationProfile(sink.rec);
+    const auto p = analysis::BuildAllocationProfile(sink.rec);
 
     // Per-frame figures are exact; GC markers equal the runtime's collections.
     ASSERT_EQ(p.frames, kFrames);
@@ -123,7 +123,7 @@ TEST(SamplingAccuracy, EstimatesMatchTheExactLedgerByTotalTypeAndSite) {
   }
 }
 
-bool HasStack(const client::AllocationProfile& p, const std::vector<std::string>& inner,
+bool HasStack(const analysis::AllocationProfile& p, const std::vector<std::string>& inner,
               const std::string& type) {
   for (const auto& s : p.by_stack)
     if (s.type == type && s.frames.size() >= inner.size() &&
@@ -136,7 +136,7 @@ TEST(SamplingAccuracy, StacksAreTheScenariosNamedMethodFrames) {
   Game g("bubbles");
   RecordingSink sink(1024);  // denser sampling: rare sites too
   g.Run(kFrames, &sink, nullptr);
-  const auto p = client::BuildAllocationProfile(sink.rec);
+  const auto p = analysis::BuildAllocationProfile(sink.rec);
   EXPECT_TRUE(HasStack(
       p,
       {"Bubbles.BubbleField.Spawn", "Bubbles.Game1.Update", "Microsoft.Xna.Framework.Game.Tick",
@@ -161,7 +161,7 @@ TEST(SamplingAccuracy, TheLeakScenariosLeakingAllocationIsFoundAtItsSite) {
   RecordingSink sink(64);
   AllocationLedger truth;
   g.Run(kFrames, &sink, &truth);
-  const auto p = client::BuildAllocationProfile(sink.rec);
+  const auto p = analysis::BuildAllocationProfile(sink.rec);
   const std::vector<std::string> site = {"Bubbles.BubbleField.Spawn", "Bubbles.Game1.Update",
                                          "Microsoft.Xna.Framework.Game.Tick"};
   std::vector<std::string> on_spawn = site;

@@ -19,9 +19,9 @@
 #include <vector>
 
 #include "fuzz_check.h"
+#include "xrpm/analysis/capture_triggers.h"
 #include "xrpm/app/auto_capture.h"
 #include "xrpm/app/capture_output.h"
-#include "xrpm/client/capture_triggers.h"
 #include "xrpm/model/glob.h"
 #include "xrpm/model/human_parse.h"
 
@@ -56,7 +56,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   else
     XRPM_FUZZ_CHECK(error.find("expected") != std::string::npos, error);
 
-  xrpm::client::CaptureTriggerOptions o;
+  xrpm::analysis::CaptureTriggerOptions o;
   if (!xrpm::app::ParseTriggers({f[0], f[1], f[2], f[3], !f[5].empty()}, &o, &error))
     XRPM_FUZZ_CHECK(error.find("expected") != std::string::npos ||
                         error.find("nothing would trigger") != std::string::npos,

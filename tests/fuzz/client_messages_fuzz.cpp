@@ -102,7 +102,7 @@ class ClientHarness {
                     "connected state and handshake disagree");
     XRPM_FUZZ_CHECK(m.capture_active || !m.assembler, "an assembler without a capture");
     // Every kept sample refers to a defined stack and type; every stack to defined methods.
-    const client::FrameRecording& fr = m.frame_delta;
+    const FrameRecording& fr = m.frame_delta;
     for (const auto& st : fr.stacks)
       for (uint32_t id : st)
         XRPM_FUZZ_CHECK(id >= 1 && id <= fr.methods.size(), "a stack names an undefined method");

@@ -1,4 +1,4 @@
-// libFuzzer target: saved recordings (client::ParseRecording: the .xrpm container, then the
+// libFuzzer target: saved recordings (formats::ParseRecording: the .xrpm container, then the
 // recording parts rhdr, rdef, rmrk, rf.., rs..) on arbitrary bytes.
 //
 // Per input, beyond "no crash, hang, leak or sanitizer report":
@@ -18,33 +18,33 @@
 #include <string_view>
 
 #include "fuzz_check.h"
-#include "xrpm/client/allocation_profile.h"
-#include "xrpm/client/frame_summary.h"
-#include "xrpm/client/recording_file.h"
+#include "xrpm/analysis/allocation_profile.h"
+#include "xrpm/analysis/frame_summary.h"
+#include "xrpm/formats/recording_file.h"
 #include "xrpm/formats/xrpm_file.h"
 #include "xrpm/protocol/constants.h"
 
 namespace xrpm::fuzz {
 namespace {
 
-std::optional<client::SavedRecording> TryRead(std::string_view bytes, bool verify) {
+std::optional<formats::SavedRecording> TryRead(std::string_view bytes, bool verify) {
   try {
-    return client::ParseRecording(bytes, "fuzz", verify);
+    return formats::ParseRecording(bytes, "fuzz", verify);
   } catch (const InputError&) {
     return std::nullopt;
   }
 }
 
-std::string Rewrite(const client::SavedRecording& r) {
+std::string Rewrite(const formats::SavedRecording& r) {
   formats::XrpmWriteOptions w;
   w.threads = 1;
   w.block_bytes = 4096;
-  w.extra_parts = client::EncodeRecordingParts(r);
+  w.extra_parts = formats::EncodeRecordingParts(r);
   return formats::WriteXrpm(Snapshot{}, w);
 }
 
-void CheckRecording(const client::SavedRecording& s) {
-  const client::FrameRecording& r = s.rec;
+void CheckRecording(const formats::SavedRecording& s) {
+  const FrameRecording& r = s.rec;
   for (const auto& st : r.stacks) {
     XRPM_FUZZ_CHECK(st.size() <= protocol::kMaxStackDepth, "stack depth");
     for (uint32_t m : st) XRPM_FUZZ_CHECK(m >= 1 && m <= r.methods.size(), "stack method id");
@@ -57,9 +57,9 @@ void CheckRecording(const client::SavedRecording& s) {
     XRPM_FUZZ_CHECK(r.frames[i].frame > r.frames[i - 1].frame, "frame order");
   for (const auto& m : r.markers)
     XRPM_FUZZ_CHECK(m.text.size() <= protocol::kMaxMarkerBytes, "marker text");
-  const client::FrameSummary fs = client::SummarizeFrames(r);
+  const analysis::FrameSummary fs = analysis::SummarizeFrames(r);
   XRPM_FUZZ_CHECK(fs.frames == r.frames.size(), "summary frame count");
-  const client::AllocationProfile p = client::BuildAllocationProfile(r);
+  const analysis::AllocationProfile p = analysis::BuildAllocationProfile(r);
   XRPM_FUZZ_CHECK(p.total.samples == r.samples.size(), "profile sample count");
 }
 
@@ -70,13 +70,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace xrpm;
   using namespace xrpm::fuzz;
   const std::string_view bytes(reinterpret_cast<const char*>(data), size);
-  const std::optional<client::SavedRecording> checked = TryRead(bytes, true);
-  const std::optional<client::SavedRecording> unchecked = TryRead(bytes, false);
+  const std::optional<formats::SavedRecording> checked = TryRead(bytes, true);
+  const std::optional<formats::SavedRecording> unchecked = TryRead(bytes, false);
   for (const auto* r : {&checked, &unchecked}) {
     if (!*r) continue;
     CheckRecording(**r);
     const std::string out = Rewrite(**r);
-    const std::optional<client::SavedRecording> again = TryRead(out, true);
+    const std::optional<formats::SavedRecording> again = TryRead(out, true);
     XRPM_FUZZ_CHECK(again.has_value(), "the rewrite does not read back");
     XRPM_FUZZ_CHECK(*again == **r, "the rewrite reads back differently");
     XRPM_FUZZ_CHECK(Rewrite(*again) == out, "the rewrite is not a fixed point");

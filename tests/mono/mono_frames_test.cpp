@@ -22,7 +22,7 @@ TEST(MonoFrames, ExactFrameAllocationsAndSampledStacks) {
   client::HostClient& c = *client;
   c.SubscribeFrames(16384);
   ASSERT_TRUE(c.WaitFrames(40, 30000)) << c.frames_status().error << run.proc->log().All();
-  client::FrameRecording rec;
+  FrameRecording rec;
   c.TakeFrames(&rec);
   ASSERT_GE(rec.frames.size(), 40u);
   for (size_t i = 1; i < rec.frames.size(); ++i) {

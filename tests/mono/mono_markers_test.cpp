@@ -72,7 +72,7 @@ TEST(MonoGameApi, MarkersAndScopeTagsReachTheHost) {
   ASSERT_TRUE(client);
   client->SubscribeFrames(256);
   ASSERT_TRUE(client->WaitFrames(20, 30000)) << client->frames_status().error;
-  client::FrameRecording rec;
+  FrameRecording rec;
   client->TakeFrames(&rec);
   std::map<std::string, std::set<std::string>> tags_of_type;
   for (const auto& s : rec.samples) tags_of_type[rec.TypeName(s.type)].insert(rec.TagName(s.tag));

@@ -174,7 +174,7 @@ TEST(SiteTable, InternsStacksAndNamesEachMethodOnce) {
   g_name_calls = 0;
   const uint64_t a[] = {10, 20, 30};
   const uint64_t b[] = {10, 20};
-  EXPECT_EQ(s.Intern(nullptr, 0, &NameOf), agent::kOutsideManagedCode)
+  EXPECT_EQ(s.Intern(nullptr, 0, &NameOf), protocol::kOutsideManagedCode)
       << "no managed frame is a site too, always id 1 as in the emulator";
   EXPECT_EQ(s.Intern(a, 3, &NameOf), 2u);
   EXPECT_EQ(s.Intern(b, 2, &NameOf), 3u);
@@ -184,7 +184,7 @@ TEST(SiteTable, InternsStacksAndNamesEachMethodOnce) {
   EXPECT_EQ(s.site(2).depth, 3u);
   EXPECT_EQ(*s.site(2).names[0], "NS.C.M10");
   EXPECT_EQ(*s.site(2).names[2], "NS.C.M30");
-  EXPECT_EQ(s.site(agent::kOutsideManagedCode).depth, 0u);
+  EXPECT_EQ(s.site(protocol::kOutsideManagedCode).depth, 0u);
   std::vector<uint64_t> deep(agent::kMaxSampleStackDepth + 5, 7);
   const uint32_t id = s.Intern(deep.data(), static_cast<uint32_t>(deep.size()), &NameOf);
   EXPECT_EQ(s.site(id).depth, agent::kMaxSampleStackDepth);
@@ -207,9 +207,9 @@ TEST(SiteTable, AFullTableFallsBackToTheAllocatingMethodThenGivesNoId) {
   EXPECT_EQ(s.Intern(ac, 2, &NameOf), cut);
   EXPECT_EQ(s.truncated(), 2u);
   EXPECT_EQ(s.Intern(ab, 2, &NameOf), 2u) << "known stacks keep their ids";
-  EXPECT_EQ(s.Intern(dx, 2, &NameOf), agent::kNoSite)
+  EXPECT_EQ(s.Intern(dx, 2, &NameOf), protocol::kNoSite)
       << "{4} would need a sixth site: no room left";
-  EXPECT_EQ(s.Intern(ex, 1, &NameOf), agent::kNoSite);
+  EXPECT_EQ(s.Intern(ex, 1, &NameOf), protocol::kNoSite);
   EXPECT_EQ(s.count(), 5u);
 }
 
@@ -227,7 +227,7 @@ TEST(OriginTracker, AWalkDescribesEachSiteOnceBeforeItsFirstOrigin) {
   ASSERT_EQ(t.BeginWalk(sink, 12, 16384), WalkResult::kOk);
   for (uint64_t obj : {0x200u, 0x900u, 0x500u, 0x300u}) t.ReportObject(sink, obj);
   t.EndWalk(true);
-  // Site 1 is the empty stack (agent::kOutsideManagedCode).
+  // Site 1 is the empty stack (protocol::kOutsideManagedCode).
   const std::vector<std::string> want = {"clock 12 16384",  "site 2: NS.C.M1 NS.C.M2",
                                          "origin 512 5 2",   // 0x200
                                          "origin 2304 5 2",  // 0x900: moved, same frame and site

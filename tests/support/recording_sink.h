@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "xrpm/agent/frame_events.h"
-#include "xrpm/client/frame_recording.h"
+#include "xrpm/model/frame_recording.h"
 
 namespace xrpm::testing {
 
@@ -21,7 +21,7 @@ class RecordingSink final : public agent::FrameEventSink {
   void OnFrame(const agent::FrameRecord& f) noexcept override;
   void OnAllocationSample(const agent::AllocationSample& s) noexcept override;
 
-  client::FrameRecording rec;
+  FrameRecording rec;
 
  private:
   std::unordered_map<uint64_t, uint32_t> methods_, types_;

@@ -12,7 +12,7 @@ Counters::Counters() {
 
 agent::CounterInfo Counters::Describe(size_t index) {
   if (index >= kCounterCount) return {"", "", ""};
-  return agent::kNetcfCounters[index].info;
+  return protocol::kNetcfCounters[index].info;
 }
 
 void Counters::Publish() {

@@ -13,11 +13,11 @@ namespace {
 
 // Keeps the first `n` frame rows (all when n is 0 or more are not there) and the samples of
 // those frames (samples arrive in frame order). O(rows + samples).
-void KeepFirstFrames(client::FrameRecording& r, uint64_t n) {
+void KeepFirstFrames(FrameRecording& r, uint64_t n) {
   if (n == 0 || r.frames.size() <= n) return;
   r.frames.resize(n);
   const uint64_t last = r.frames.back().frame;
-  std::erase_if(r.samples, [last](const client::SampleRow& s) { return s.frame > last; });
+  std::erase_if(r.samples, [last](const SampleRow& s) { return s.frame > last; });
 }
 
 }  // namespace
@@ -108,10 +108,10 @@ FramesRecorded RecordFrames(const FramesRecordOptions& o, const char* verb) {
   if (o.file.empty()) {
     got = RecordLive(o, verb);
   } else {
-    got = client::LoadRecordingFile(o.file);
+    got = formats::LoadRecordingFile(o.file);
     KeepFirstFrames(got.rec, o.count);
   }
-  if (!o.out.empty()) client::SaveRecordingFile(got, o.out);
+  if (!o.out.empty()) formats::SaveRecordingFile(got, o.out);
   return got;
 }
 

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "shared/connect.h"
-#include "xrpm/client/recording_file.h"
+#include "xrpm/formats/recording_file.h"
 
 namespace xrpm::cli {
 
@@ -36,7 +36,7 @@ struct FramesRecordOptions {
 void AddFramesRecordOptions(CLI::App& cmd, FramesRecordOptions& o, bool sampling);
 
 // The recording and the endpoint it came from (as saved).
-using FramesRecorded = client::SavedRecording;
+using FramesRecorded = formats::SavedRecording;
 // Records (or reads the FILE, keeping its first --count frames) and saves it when -o is given.
 // Throws InputError("VERB: why") when nothing could be recorded or the file is refused.
 FramesRecorded RecordFrames(const FramesRecordOptions& o, const char* verb);

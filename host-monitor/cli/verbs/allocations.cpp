@@ -1,12 +1,12 @@
 // `xrpm allocations (--connect HOST:PORT [--duration S] [--sample-bytes N] | REC.xrpm) [--count N]
 // [-o REC.xrpm] [--by type|method|stack|tag] [--json]`: records allocation samples with call
 // stacks for S seconds or N frames (or reads a recording saved with -o) and shows which code
-// allocates during gameplay: estimated bytes and objects (frames/allocation_profile.h states the
+// allocates during gameplay: estimated bytes and objects (analysis/allocation_profile.h states the
 // estimator) by type, by allocating method (bottom-up: self, and total through the method) or as a
 // top-down call tree (--by stack), with shares and per-frame figures. The JSON always carries
 // `stacks` (frames innermost first, type, estimated bytes and count).
 // `xrpm allocations --diff A.xrpm B.xrpm [--by ...]`: two saved recordings compared per site
-// (client/allocation_diff.h): bytes per frame in A and in B, the change, each with its sampling
+// (analysis/allocation_diff.h): bytes per frame in A and in B, the change, each with its sampling
 // error, largest change first, sites seen in one recording only marked.
 #include <algorithm>
 #include <cmath>
@@ -16,8 +16,8 @@
 #include "shared/record_frames.h"
 #include "shared/verb.h"
 #include "xrpm/app/alloc_diff_json.h"
-#include "xrpm/client/allocation_diff.h"
-#include "xrpm/client/allocation_profile.h"
+#include "xrpm/analysis/allocation_diff.h"
+#include "xrpm/analysis/allocation_profile.h"
 
 namespace xrpm::cli {
 namespace verb_allocations {
@@ -33,15 +33,15 @@ uint64_t Round(double v) {
   return static_cast<uint64_t>(std::llround(v));
 }
 
-nlohmann::json EstimateJson(const client::Estimate& e) {
+nlohmann::json EstimateJson(const analysis::Estimate& e) {
   return {{"bytes", Round(e.bytes)},
           {"count", Round(e.objects)},
           {"samples", e.samples},
           {"sampled_bytes", e.sampled_bytes}};
 }
 
-nlohmann::json TreeJson(const client::AllocationProfile& p, uint32_t node) {
-  const client::CallTreeNode& n = p.tree[node];
+nlohmann::json TreeJson(const analysis::AllocationProfile& p, uint32_t node) {
+  const analysis::CallTreeNode& n = p.tree[node];
   nlohmann::json j = {{"method", n.method},
                       {"bytes", Round(n.total.bytes)},
                       {"count", Round(n.total.objects)},
@@ -51,9 +51,9 @@ nlohmann::json TreeJson(const client::AllocationProfile& p, uint32_t node) {
   return j;
 }
 
-void PrintTree(const client::AllocationProfile& p, uint32_t node, double min_bytes, TextTable& t) {
+void PrintTree(const analysis::AllocationProfile& p, uint32_t node, double min_bytes, TextTable& t) {
   for (uint32_t c : p.tree[node].children) {
-    const client::CallTreeNode& n = p.tree[c];
+    const analysis::CallTreeNode& n = p.tree[c];
     if (n.total.bytes < min_bytes) continue;
     t.AddRow({std::string(2 * (n.depth - 1), ' ') + n.method, FormatBytes(Round(n.total.bytes)),
               Percent(n.total.bytes, p.total.bytes), FormatBytes(Round(n.self.bytes))});
@@ -73,13 +73,13 @@ std::string WithError(const std::string& value, double error) {
 // --diff A B: per site, bytes per frame in A and B and the change, each with its error.
 int RunDiff(const Opts& o) {
   const std::string &fa = o.rec.diff[0], &fb = o.rec.diff[1];
-  const client::SavedRecording a = client::LoadRecordingFile(fa), b = client::LoadRecordingFile(fb);
-  const client::AllocSiteKind by =
-      client::AllocSiteKindFromName(o.by).value_or(client::AllocSiteKind::kStack);
-  const client::AllocationDiff d = client::DiffAllocations(a.rec, b.rec, by);
+  const formats::SavedRecording a = formats::LoadRecordingFile(fa), b = formats::LoadRecordingFile(fb);
+  const analysis::AllocSiteKind by =
+      analysis::AllocSiteKindFromName(o.by).value_or(analysis::AllocSiteKind::kStack);
+  const analysis::AllocationDiff d = analysis::DiffAllocations(a.rec, b.rec, by);
   if (o.json) {
-    auto side = [](const std::string& file, const client::SavedRecording& r,
-                   const client::AllocSide& s) {
+    auto side = [](const std::string& file, const formats::SavedRecording& r,
+                   const analysis::AllocSide& s) {
       return nlohmann::json{{"file", file},
                             {"app", r.rec.app},
                             {"frames", s.frames},
@@ -89,16 +89,16 @@ int RunDiff(const Opts& o) {
                             {"exact_bytes_per_frame", s.exact_per_frame}};
     };
     nlohmann::json sites = nlohmann::json::array();
-    for (const client::AllocDiffRow& r : d.rows) {
+    for (const analysis::AllocDiffRow& r : d.rows) {
       nlohmann::json j = app::AllocDiffRowJson(r);
-      if (by == client::AllocSiteKind::kStack) j["frames"] = r.frames;
+      if (by == analysis::AllocSiteKind::kStack) j["frames"] = r.frames;
       sites.push_back(std::move(j));
     }
     PrintJson({{"by", o.by}, {"a", side(fa, a, d.a)}, {"b", side(fb, b, d.b)}, {"sites", sites}});
     return kExitOk;
   }
-  auto header = [](const char* label, const std::string& file, const client::SavedRecording& r,
-                   const client::AllocSide& s) {
+  auto header = [](const char* label, const std::string& file, const formats::SavedRecording& r,
+                   const analysis::AllocSide& s) {
     std::printf("%s: %s (%s, %s frames, one sample per %s): %s per frame (exact %s)\n", label,
                 file.c_str(), r.rec.app.c_str(), FormatCount(s.frames).c_str(),
                 FormatBytes(s.sample_bytes).c_str(),
@@ -107,16 +107,16 @@ int RunDiff(const Opts& o) {
   };
   header("A", fa, a, d.a);
   header("B", fb, b, d.b);
-  TextTable t({{by == client::AllocSiteKind::kStack    ? "call stack (innermost first)"
-                : by == client::AllocSiteKind::kMethod ? "allocating method"
-                : by == client::AllocSiteKind::kTag    ? "scope tag"
+  TextTable t({{by == analysis::AllocSiteKind::kStack    ? "call stack (innermost first)"
+                : by == analysis::AllocSiteKind::kMethod ? "allocating method"
+                : by == analysis::AllocSiteKind::kTag    ? "scope tag"
                                                        : "type"},
                {"A per frame", TextTable::Align::kRight},
                {"B per frame", TextTable::Align::kRight},
                {"change", TextTable::Align::kRight},
                {""}});
   size_t n = 0;
-  for (const client::AllocDiffRow& r : d.rows) {
+  for (const analysis::AllocDiffRow& r : d.rows) {
     if (n++ == o.top) break;
     t.AddRow({r.site, r.only_b ? "-" : WithError(FormatBytes(Round(r.a_per_frame)), r.a_error),
               r.only_a ? "-" : WithError(FormatBytes(Round(r.b_per_frame)), r.b_error),
@@ -133,8 +133,8 @@ int RunDiff(const Opts& o) {
 int Run(const Opts& o) {
   if (!o.rec.diff.empty()) return RunDiff(o);
   const FramesRecorded got = RecordFrames(o.rec, "allocations");
-  const client::FrameRecording& r = got.rec;
-  const client::AllocationProfile p = client::BuildAllocationProfile(r);
+  const FrameRecording& r = got.rec;
+  const analysis::AllocationProfile p = analysis::BuildAllocationProfile(r);
   const double per_frame = p.frames ? 1.0 / double(p.frames) : 0;
   if (o.json) {
     nlohmann::json stacks = nlohmann::json::array();
@@ -224,7 +224,7 @@ int Run(const Opts& o) {
                {"per frame", TextTable::Align::kRight},
                {by_type ? "samples" : "total", TextTable::Align::kRight}});
   size_t n = 0;
-  auto grouped_row = [&](const std::string& name, const client::Estimate& e) {
+  auto grouped_row = [&](const std::string& name, const analysis::Estimate& e) {
     t.AddRow({name, FormatBytes(Round(e.bytes)), Percent(e.bytes, p.total.bytes),
               FormatCount(Round(e.objects)), FormatBytes(Round(e.bytes * per_frame)),
               FormatCount(e.samples)});

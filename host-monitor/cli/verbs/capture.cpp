@@ -103,7 +103,7 @@ int RunUnattended(const Opts& o) {
       std::fflush(stderr);
       return;
     }
-    const char* trigger = client::TriggerKindName(e.trigger.kind);
+    const char* trigger = analysis::TriggerKindName(e.trigger.kind);
     if (o.json) {
       nlohmann::json j = {{"time", UtcNow()},
                           {"n", e.n},

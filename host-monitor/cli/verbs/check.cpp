@@ -10,7 +10,7 @@
 #include "shared/common.h"
 #include "shared/verb.h"
 #include "xrpm/app/budget_check.h"
-#include "xrpm/client/recording_file.h"
+#include "xrpm/formats/recording_file.h"
 #include "xrpm/formats/xrpm_file.h"
 
 namespace xrpm::cli {
@@ -27,7 +27,7 @@ struct Opts {
 struct Loaded {
   std::string path;
   Snapshot capture;
-  std::optional<client::SavedRecording> recording;
+  std::optional<formats::SavedRecording> recording;
 };
 
 Loaded Load(const std::string& path, const InputOptions& in) {
@@ -39,11 +39,11 @@ Loaded Load(const std::string& path, const InputOptions& in) {
   }
   if (formats::LooksLikeXrpm(head)) {
     formats::XrpmReadOptions o;
-    o.wanted = client::RecordingPartTags();
+    o.wanted = formats::RecordingPartTags();
     o.threads = in.threads;
     formats::XrpmContents c = formats::ReadXrpmFile(path, o);
-    if (client::HasRecording(c))
-      l.recording = client::DecodeRecording(c, path);
+    if (formats::HasRecording(c))
+      l.recording = formats::DecodeRecording(c, path);
     else
       l.capture = std::move(c.snapshot);  // read once, not again through LoadForCli
     return l;

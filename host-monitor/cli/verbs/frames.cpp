@@ -12,7 +12,7 @@
 #include "shared/common.h"
 #include "shared/record_frames.h"
 #include "shared/verb.h"
-#include "xrpm/client/frame_summary.h"
+#include "xrpm/analysis/frame_summary.h"
 #include "xrpm/model/atomic_file.h"
 
 namespace xrpm::cli {
@@ -30,7 +30,7 @@ std::string Fixed(double v, int digits = 3) {
   return b;
 }
 
-void WriteCsv(const std::string& path, const client::FrameRecording& r) {
+void WriteCsv(const std::string& path, const FrameRecording& r) {
   AtomicFile f(path);
   f.Write("frame,ms,work_ms,alloc_bytes,alloc_objects,gcs,gc_ms,budget_left_bytes,end_us\n");
   for (const auto& x : r.frames)
@@ -42,7 +42,7 @@ void WriteCsv(const std::string& path, const client::FrameRecording& r) {
   f.Commit();
 }
 
-nlohmann::json SummaryJson(const client::FrameSummary& s) {
+nlohmann::json SummaryJson(const analysis::FrameSummary& s) {
   return {{"frames", s.frames},
           {"first_frame", s.first_frame},
           {"last_frame", s.last_frame},
@@ -67,9 +67,9 @@ nlohmann::json SummaryJson(const client::FrameSummary& s) {
 
 int Run(const Opts& o) {
   const FramesRecorded got = RecordFrames(o.rec, "frames");
-  const client::FrameRecording& r = got.rec;
+  const FrameRecording& r = got.rec;
   if (!o.csv.empty()) WriteCsv(o.csv, r);
-  const client::FrameSummary s = client::SummarizeFrames(r);
+  const analysis::FrameSummary s = analysis::SummarizeFrames(r);
   if (o.json) {
     nlohmann::json rows = nlohmann::json::array();
     for (const auto& x : r.frames)
@@ -84,7 +84,7 @@ int Run(const Opts& o) {
                       {"end_us", x.end_us}});
     nlohmann::json marks = nlohmann::json::array();
     for (const auto& m : r.markers)
-      marks.push_back({{"kind", client::MarkerKindName(m.kind)},
+      marks.push_back({{"kind", MarkerKindName(m.kind)},
                        {"text", m.text},
                        {"frame", m.frame},
                        {"time_us", m.time_us}});
@@ -130,7 +130,7 @@ int Run(const Opts& o) {
       std::printf("  %+8.3f s  frame %-8llu %s%s\n",
                   (static_cast<double>(m.time_us) - static_cast<double>(t0)) / 1e6,
                   static_cast<unsigned long long>(m.frame),
-                  m.kind == client::MarkerKind::kCaptureRequest ? "capture requested: " : "",
+                  m.kind == MarkerKind::kCaptureRequest ? "capture requested: " : "",
                   m.text.c_str());
   }
   if (r.dropped_markers)

@@ -6,8 +6,8 @@
 #include "shared/common.h"
 #include "shared/origins.h"
 #include "shared/verb.h"
-#include "xrpm/client/frame_summary.h"
-#include "xrpm/client/recording_file.h"
+#include "xrpm/analysis/frame_summary.h"
+#include "xrpm/formats/recording_file.h"
 #include "xrpm/formats/xrpm_file.h"
 #include "xrpm/model/capture_pause.h"
 
@@ -153,13 +153,13 @@ bool IsRecording(const std::string& path) {
   }
   if (!formats::LooksLikeXrpm(head)) return false;
   for (const formats::XrpmPartInfo& p : formats::ListXrpmParts(path))
-    if (p.tag == client::RecordingPartTags().front()) return true;
+    if (p.tag == formats::RecordingPartTags().front()) return true;
   return false;
 }
 
 int RunRecording(const Opts& o) {
-  const client::SavedRecording r = client::LoadRecordingFile(o.file);
-  const client::FrameSummary s = client::SummarizeFrames(r.rec);
+  const formats::SavedRecording r = formats::LoadRecordingFile(o.file);
+  const analysis::FrameSummary s = analysis::SummarizeFrames(r.rec);
   if (o.json) {
     PrintJson({{"file", o.file},
                {"format", "xrpm-recording"},

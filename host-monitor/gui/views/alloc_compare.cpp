@@ -1,6 +1,6 @@
 // Compare's Allocations mode ("was this patch an improvement?"): pick two frame recordings (the
 // live one or ones opened from saved .xrpm files) and a site kind (call stack, allocating method,
-// type, scope tag); the session compares them with client::DiffAllocations, the function behind
+// type, scope tag); the session compares them with analysis::DiffAllocations, the function behind
 // `xrpm allocations --diff`, and this panel draws its rows as they come: per site, the estimated
 // bytes allocated per frame in A and in B and the change, each with its sampling error, largest
 // change first, sites seen in one recording only marked. A change within twice its error is drawn
@@ -45,7 +45,7 @@ void PickRecording(AppSession& ses, const char* label, uint32_t& id) {
 }
 
 void Side(const char* label, const std::string& title, const std::string& app,
-          const client::AllocSide& s) {
+          const analysis::AllocSide& s) {
   const bool named = app.empty() || title.find(app) != std::string::npos;  // "Live (app)"
   ImGui::Text("%s: %s%s", label, title.c_str(), named ? "" : (" (" + app + ")").c_str());
   ImGui::SameLine(0, 16);
@@ -66,10 +66,10 @@ void DrawAllocComparePanel(App& app) {
   PickRecording(ses, "B (after)", st.alloc_b);
   ImGui::SameLine(0, 16);
   ImGui::SetNextItemWidth(110);
-  if (ImGui::BeginCombo("per", client::AllocSiteKindName(st.alloc_by))) {
-    for (auto k : {client::AllocSiteKind::kStack, client::AllocSiteKind::kMethod,
-                   client::AllocSiteKind::kType, client::AllocSiteKind::kTag})
-      if (ImGui::Selectable(client::AllocSiteKindName(k), st.alloc_by == k)) st.alloc_by = k;
+  if (ImGui::BeginCombo("per", analysis::AllocSiteKindName(st.alloc_by))) {
+    for (auto k : {analysis::AllocSiteKind::kStack, analysis::AllocSiteKind::kMethod,
+                   analysis::AllocSiteKind::kType, analysis::AllocSiteKind::kTag})
+      if (ImGui::Selectable(analysis::AllocSiteKindName(k), st.alloc_by == k)) st.alloc_by = k;
     ImGui::EndCombo();
   }
   ImGui::SameLine(0, 16);
@@ -94,7 +94,7 @@ void DrawAllocComparePanel(App& app) {
     return;
   }
   const AllocCompareResult& r = *res;
-  const client::AllocationDiff& d = r.diff;
+  const analysis::AllocationDiff& d = r.diff;
   ImGui::Separator();
   Side("A", r.titles[0], r.apps[0], d.a);
   Side("B", r.titles[1], r.apps[1], d.b);
@@ -109,10 +109,10 @@ void DrawAllocComparePanel(App& app) {
                                 ImGuiTableFlags_Resizable;
   if (!ImGui::BeginTable("alloc-diff", 5, flags)) return;
   ImGui::TableSetupScrollFreeze(1, 1);
-  const char* what = d.by == client::AllocSiteKind::kStack    ? "Call stack (innermost first)"
-                     : d.by == client::AllocSiteKind::kMethod ? "Allocating method"
-                     : d.by == client::AllocSiteKind::kTag    ? "Scope tag"
-                                                              : "Type";
+  const char* what = d.by == analysis::AllocSiteKind::kStack    ? "Call stack (innermost first)"
+                     : d.by == analysis::AllocSiteKind::kMethod ? "Allocating method"
+                     : d.by == analysis::AllocSiteKind::kTag    ? "Scope tag"
+                                                                : "Type";
   ImGui::TableSetupColumn(what, ImGuiTableColumnFlags_WidthStretch);
   ImGui::TableSetupColumn("A per frame", 0, 150);
   ImGui::TableSetupColumn("B per frame", 0, 150);
@@ -123,7 +123,7 @@ void DrawAllocComparePanel(App& app) {
   clip.Begin(int(d.rows.size()));
   while (clip.Step())
     for (int i = clip.DisplayStart; i < clip.DisplayEnd; ++i) {
-      const client::AllocDiffRow& row = d.rows[size_t(i)];
+      const analysis::AllocDiffRow& row = d.rows[size_t(i)];
       ImGui::TableNextRow();
       ImGui::TableNextColumn();
       ImGui::TextUnformatted(row.site.c_str());

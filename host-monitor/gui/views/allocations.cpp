@@ -22,9 +22,9 @@ std::string Bytes(double b) {
   return FormatBytes(uint64_t(std::llround(std::max(0.0, b))));
 }
 
-void Tree(const client::AllocationProfile& p, uint32_t node, double min_bytes) {
+void Tree(const analysis::AllocationProfile& p, uint32_t node, double min_bytes) {
   for (uint32_t c : p.tree[node].children) {
-    const client::CallTreeNode& n = p.tree[c];
+    const analysis::CallTreeNode& n = p.tree[c];
     if (n.total.bytes < min_bytes) continue;
     ImGui::TableNextRow();
     ImGui::TableNextColumn();
@@ -113,7 +113,7 @@ void Table(FrameBoard& board) {
 void DrawAllocationsView(App& app) {
   DrawRecordingBar(app);
   FrameBoard& board = app.session().recordings().shown();
-  const client::AllocationProfile& p = board.profile();
+  const analysis::AllocationProfile& p = board.profile();
   if (board.recording().frames.empty()) {
     ImGui::Spacing();
     ImGui::PushTextWrapPos(0);

@@ -28,7 +28,7 @@ std::string Value(double v, const std::string& unit) {
   return buf;
 }
 
-void Graphs(CounterBoard& board, const client::FrameRecording& rec) {
+void Graphs(CounterBoard& board, const FrameRecording& rec) {
   std::vector<int> sel;
   for (size_t i = 0; i < board.counters().size(); ++i)
     if (board.counters()[i].selected) sel.push_back(int(i));
@@ -68,9 +68,9 @@ void Graphs(CounterBoard& board, const client::FrameRecording& rec) {
     const float mx = ImGui::GetIO().MousePos.x;
     std::string tip;
     for (const auto& m : board.MarkersOnGraph(rec.markers, n)) {
-      const client::MarkerRow& mk = rec.markers[m.marker];
+      const MarkerRow& mk = rec.markers[m.marker];
       const float x = a.x + float(m.x) * (b.x - a.x);
-      const bool marker = mk.kind == client::MarkerKind::kMarker;
+      const bool marker = mk.kind == MarkerKind::kMarker;
       dl->AddLine(ImVec2(x, a.y), ImVec2(x, b.y),
                   marker ? IM_COL32(250, 220, 90, 200) : IM_COL32(120, 220, 230, 200), 1.0f);
       if (hovered && std::fabs(mx - x) <= 4)

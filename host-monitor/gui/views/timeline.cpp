@@ -71,7 +71,7 @@ void Caption(ImDrawList* dl, ImVec2 a, ImVec2 b, const std::string& s) {
 
 // Frame times with the 60 Hz and 30 Hz lines, GC markers and the game's markers; returns the
 // strip for input.
-Strip FrameTimes(ImDrawList* dl, const client::FrameRecording& r, size_t first, size_t count,
+Strip FrameTimes(ImDrawList* dl, const FrameRecording& r, size_t first, size_t count,
                  const std::vector<FrameBoard::MarkerAt>& marks, ImVec2 a, ImVec2 b) {
   Strip s{a, b, first, count};
   dl->AddRectFilled(a, b, IM_COL32(0, 0, 0, 60));
@@ -81,10 +81,10 @@ Strip FrameTimes(ImDrawList* dl, const client::FrameRecording& r, size_t first, 
   auto y = [&](double ms) { return b.y - float(ms / top) * (b.y - a.y - 14); };
   const float w = std::max(1.f, s.RowW() - (s.RowW() > 4 ? 1.f : 0.f));
   for (size_t i = first; i < first + count && i < r.frames.size(); ++i) {
-    const client::FrameRow& f = r.frames[i];
+    const FrameRow& f = r.frames[i];
     const double ms = f.duration_us / 1000.0;
-    const ImU32 col = ms > client::kFrameBudget30Ms + client::kFrameJitterMs   ? kBarHitch
-                      : ms > client::kFrameBudget60Ms + client::kFrameJitterMs ? kBarSlow
+    const ImU32 col = ms > client::kFrameBudget30Ms + analysis::kFrameJitterMs   ? kBarHitch
+                      : ms > client::kFrameBudget60Ms + analysis::kFrameJitterMs ? kBarSlow
                                                                                : kBarColor;
     const float x = s.RowX(i);
     dl->AddRectFilled(ImVec2(x, y(ms)), ImVec2(x + w, b.y), col);
@@ -102,8 +102,8 @@ Strip FrameTimes(ImDrawList* dl, const client::FrameRecording& r, size_t first, 
   // room (all of it in the tooltip).
   float last_label_end = -1e9f;
   for (const FrameBoard::MarkerAt& m : marks) {
-    const client::MarkerRow& mk = r.markers[m.marker];
-    const ImU32 col = mk.kind == client::MarkerKind::kMarker ? kMarkerColor : kRequestColor;
+    const MarkerRow& mk = r.markers[m.marker];
+    const ImU32 col = mk.kind == MarkerKind::kMarker ? kMarkerColor : kRequestColor;
     const float x = s.RowX(m.row) + w / 2;
     dl->AddLine(ImVec2(x, a.y + 12), ImVec2(x, b.y), col, 1.5f);
     const float tw = ImGui::CalcTextSize(mk.text.c_str()).x;
@@ -123,7 +123,7 @@ Strip FrameTimes(ImDrawList* dl, const client::FrameRecording& r, size_t first, 
 }
 
 // Bars (alloc bytes per frame) or a line (bytes left in the GC budget).
-void Series(ImDrawList* dl, const client::FrameRecording& r, const Strip& s, bool budget) {
+void Series(ImDrawList* dl, const FrameRecording& r, const Strip& s, bool budget) {
   dl->AddRectFilled(s.a, s.b, IM_COL32(0, 0, 0, 60));
   double top = 1;
   size_t end = std::min(s.first + s.count, r.frames.size());
@@ -135,7 +135,7 @@ void Series(ImDrawList* dl, const client::FrameRecording& r, const Strip& s, boo
   ImVec2 prev;
   bool have = false;
   for (size_t i = s.first; i < end; ++i) {
-    const client::FrameRow& f = r.frames[i];
+    const FrameRow& f = r.frames[i];
     const float x = s.RowX(i);
     if (budget) {
       if (f.gc_budget_left < 0) continue;
@@ -154,7 +154,7 @@ void Series(ImDrawList* dl, const client::FrameRecording& r, const Strip& s, boo
 }
 
 void Figures(FrameBoard& board) {
-  const client::FrameSummary& s = board.summary();
+  const analysis::FrameSummary& s = board.summary();
   const std::string range = board.selection()
                                 ? "selected frames " + std::to_string(board.selection()->first) +
                                       ".." + std::to_string(board.selection()->last)
@@ -237,7 +237,7 @@ void DrawTimelineView(App& app) {
   FrameBoard& board = ses.recordings().shown();
   const bool live = ses.recordings().shown_id() == kLiveRecording;
   client::HostClient* c = ses.device().link().client();
-  const client::FrameRecording& r = board.recording();
+  const FrameRecording& r = board.recording();
   const client::FramesStatus st = c && live ? c->frames_status() : client::FramesStatus{};
   if (!c && r.frames.empty()) {
     ImGui::Spacing();
@@ -322,7 +322,7 @@ void DrawTimelineView(App& app) {
     const auto sel = *board.selection();
     auto row_of = [&](uint64_t frame) {
       auto it = std::lower_bound(r.frames.begin(), r.frames.end(), frame,
-                                 [](const client::FrameRow& f, uint64_t v) { return f.frame < v; });
+                                 [](const FrameRow& f, uint64_t v) { return f.frame < v; });
       return size_t(it - r.frames.begin());
     };
     const size_t r0 = std::max(row_of(sel.first), first);
@@ -343,7 +343,7 @@ void DrawTimelineView(App& app) {
       g_drag.anchor_row = row;
     }
     if (row < r.frames.size() && !g_drag.selecting) {
-      const client::FrameRow& f = r.frames[row];
+      const FrameRow& f = r.frames[row];
       ImGui::BeginTooltip();
       ImGui::Text("frame %llu: %s (work %s)", static_cast<unsigned long long>(f.frame),
                   Ms(f.duration_us / 1000.0).c_str(), Ms(f.work_us / 1000.0).c_str());
@@ -354,9 +354,9 @@ void DrawTimelineView(App& app) {
         ImGui::Text("%s left before the next GC", FormatBytes(uint64_t(f.gc_budget_left)).c_str());
       for (const FrameBoard::MarkerAt& m : marks)
         if (m.row == row) {
-          const client::MarkerRow& mk = r.markers[m.marker];
-          TextColored(mk.kind == client::MarkerKind::kMarker ? kWarn : kGood,
-                      std::string(mk.kind == client::MarkerKind::kMarker ? "marker '"
+          const MarkerRow& mk = r.markers[m.marker];
+          TextColored(mk.kind == MarkerKind::kMarker ? kWarn : kGood,
+                      std::string(mk.kind == MarkerKind::kMarker ? "marker '"
                                                                          : "capture request '") +
                           mk.text + "'");
         }

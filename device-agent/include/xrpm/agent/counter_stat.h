@@ -3,7 +3,8 @@
 // Allocated, GC Latency Time) adds each datum to its total (Add); a level counter (GC Heap,
 // Managed Bytes In Use After GC) records samples and its total is the current level (Set). The
 // one accumulator behind both runtimes' counters: the emulator's (xrpm/emulator/counters.h)
-// and the Mono port's (ports/mono/src/mono_counters.h); the catalog is in netcf_counters.h.
+// and the Mono port's (ports/mono/src/mono_counters.h); the catalog is in
+// xrpm/protocol/netcf_counters.h.
 //
 // Thread-safety: set by the writer policy.
 //   kOne:  one thread updates (the emulator's world-holding thread). Updates are relaxed loads

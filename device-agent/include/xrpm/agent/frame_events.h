@@ -14,8 +14,8 @@
 // sample point per `mean_bytes` on average (exponentially distributed gaps, as tcmalloc and
 // heapprofd do); an allocation is sampled when a point falls inside it. An allocation of s bytes
 // is therefore sampled with probability p(s) = 1 - exp(-s / mean_bytes), independently of the
-// others, whatever its size or site, and the host's unbiased estimates are
-//   bytes = sum over samples of s / p(s),   objects = sum over samples of 1 / p(s).
+// others, whatever its size or site (protocol::SampleProbability, xrpm/protocol/sampling.h, is
+// that p and the host's estimator weights).
 // Cost on the allocation path: one compare and subtract; a log() and a few multiplies per sample.
 //
 // Thread-safety: FrameEventSink calls are serialised by the runtime (see RuntimePort).
@@ -25,11 +25,13 @@
 #include <cmath>
 #include <cstdint>
 
+#include "xrpm/protocol/constants.h"
+
 namespace xrpm {
 namespace agent {
 
-// Longest stack a sample carries; deeper stacks keep their innermost frames.
-constexpr uint32_t kMaxSampleStackDepth = 32;
+// Longest stack a sample carries; deeper stacks keep their innermost frames. The wire's bound.
+constexpr uint32_t kMaxSampleStackDepth = protocol::kMaxStackDepth;
 
 // One game frame, reported when it ends.
 struct FrameRecord {
@@ -122,11 +124,6 @@ class AllocationSampler {
   uint64_t state_ = 1;
   uint64_t left_ = UINT64_MAX;
 };
-
-// The sampling probability and the estimator weights of a sample of `size` bytes.
-inline double SampleProbability(double size, double mean_bytes) {
-  return mean_bytes <= 0 ? 1.0 : -std::expm1(-size / mean_bytes);
-}
 
 }  // namespace agent
 }  // namespace xrpm

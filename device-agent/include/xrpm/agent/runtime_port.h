@@ -15,6 +15,7 @@
 #include "xrpm/agent/frame_events.h"
 #include "xrpm/agent/game_events.h"
 #include "xrpm/agent/heap_walker.h"
+#include "xrpm/protocol/netcf_counters.h"
 
 namespace xrpm {
 namespace agent {
@@ -30,12 +31,9 @@ struct RuntimeInfo {
   uint32_t app_domain_count;
 };
 
-// One performance counter, as the NETCF Remote Performance Monitor shows it.
-struct CounterInfo {
-  const char* category;  // "Garbage Collector", "Memory", "JIT", "Exceptions", "Loader", ...
-  const char* name;      // "Managed Bytes Allocated", ...
-  const char* unit;      // "count", "bytes", "ms"
-};
+// One performance counter, as the NETCF Remote Performance Monitor shows it: the catalog's type
+// (xrpm/protocol/netcf_counters.h), which the host reads back from the wire.
+using CounterInfo = protocol::CounterInfo;
 
 // The `.stat` columns of one counter.
 struct CounterValue {

@@ -1,5 +1,5 @@
 // DotnetCounters: the NETCF performance counters the CoreCLR port fills (a subset of the catalog
-// in xrpm/agent/netcf_counters.h), from the runtime's collection notifications:
+// in xrpm/protocol/netcf_counters.h), from the runtime's collection notifications:
 //   Garbage Collections (GC)         one per GarbageCollectionStarted
 //   Managed Bytes In Use After GC    the used length of every generation's ranges at
 //                                    GarbageCollectionFinished (GetGenerationBounds)
@@ -16,8 +16,8 @@
 #include <cstdint>
 
 #include "xrpm/agent/counter_stat.h"
-#include "xrpm/agent/netcf_counters.h"
 #include "xrpm/agent/runtime_port.h"
+#include "xrpm/protocol/netcf_counters.h"
 
 namespace xrpm {
 namespace dotnet {
@@ -33,11 +33,11 @@ constexpr size_t kDotnetCounterCount = static_cast<size_t>(DotnetCounter::kCount
 class DotnetCounters {
  public:
   static agent::CounterInfo Describe(size_t index) {
-    constexpr agent::NetcfCounter kCatalog[kDotnetCounterCount] = {
-        agent::NetcfCounter::kGarbageCollections, agent::NetcfCounter::kManagedBytesInUseAfterGc,
-        agent::NetcfCounter::kGcLatencyTime};
+    constexpr protocol::NetcfCounter kCatalog[kDotnetCounterCount] = {
+        protocol::NetcfCounter::kGarbageCollections,
+        protocol::NetcfCounter::kManagedBytesInUseAfterGc, protocol::NetcfCounter::kGcLatencyTime};
     if (index >= kDotnetCounterCount) return {"", "", ""};
-    return agent::Spec(kCatalog[index]).info;
+    return protocol::Spec(kCatalog[index]).info;
   }
   void Add(DotnetCounter c, int64_t datum) { stats_[static_cast<size_t>(c)].Add(datum); }
   void Set(DotnetCounter c, int64_t level) { stats_[static_cast<size_t>(c)].Set(level); }

@@ -4,8 +4,8 @@ namespace xrpm {
 namespace mono {
 namespace {
 
-constexpr agent::NetcfCounter kCatalog[] = {
-#define XRPM_MONO_COUNTER_NETCF(e, netcf) agent::NetcfCounter::netcf,
+constexpr protocol::NetcfCounter kCatalog[] = {
+#define XRPM_MONO_COUNTER_NETCF(e, netcf) protocol::NetcfCounter::netcf,
     XRPM_MONO_COUNTERS(XRPM_MONO_COUNTER_NETCF)
 #undef XRPM_MONO_COUNTER_NETCF
 };
@@ -14,7 +14,7 @@ constexpr agent::NetcfCounter kCatalog[] = {
 
 agent::CounterInfo MonoCounters::Describe(size_t index) {
   if (index >= kMonoCounterCount) return {"", "", ""};
-  return agent::Spec(kCatalog[index]).info;
+  return protocol::Spec(kCatalog[index]).info;
 }
 
 size_t MonoCounters::Sample(agent::CounterValue* out, size_t count) const {

@@ -1,5 +1,5 @@
 // MonoCounters: the NETCF performance counters Mono can fill (a subset of the catalog in
-// xrpm/agent/netcf_counters.h). A counter Mono cannot report
+// xrpm/protocol/netcf_counters.h). A counter Mono cannot report
 // (objects allocated without allocation events, pitching, timers, ...) is not in this list,
 // so the host never shows a made-up zero.
 //
@@ -17,13 +17,13 @@
 #include <cstdint>
 
 #include "xrpm/agent/counter_stat.h"
-#include "xrpm/agent/netcf_counters.h"
 #include "xrpm/agent/runtime_port.h"
+#include "xrpm/protocol/netcf_counters.h"
 
 namespace xrpm {
 namespace mono {
 
-// The counters of the catalog (xrpm/agent/netcf_counters.h) that Mono fills, in the order the
+// The counters of the catalog (xrpm/protocol/netcf_counters.h) that Mono fills, in the order the
 // port reports them. X(enumerator, catalog enumerator)
 #define XRPM_MONO_COUNTERS(X)                             \
   X(kGarbageCollections, kGarbageCollections)             \

@@ -10,9 +10,9 @@ SiteTable::SiteTable(uint32_t max_sites)
     : max_sites_(std::max<uint32_t>(max_sites, 1)),
       capacity_(max_sites_ + std::max<uint32_t>(max_sites_ / 4, 1)),
       sites_(new std::atomic<const Site*>[capacity_]()) {
-  // The empty stack is agent::kOutsideManagedCode.
+  // The empty stack is protocol::kOutsideManagedCode.
   owned_.push_back(std::make_unique<Site>());
-  ids_.emplace(std::string(), agent::kOutsideManagedCode);
+  ids_.emplace(std::string(), protocol::kOutsideManagedCode);
   sites_[0].store(owned_.back().get(), std::memory_order_release);
   count_.store(1, std::memory_order_release);
 }
@@ -20,11 +20,11 @@ SiteTable::SiteTable(uint32_t max_sites)
 uint32_t SiteTable::FindLocked(std::string* stack, uint32_t* depth) {
   auto it = ids_.find(*stack);
   if (it != ids_.end()) return it->second;
-  if (count_.load(std::memory_order_relaxed) < max_sites_ || *depth <= 1) return agent::kNoSite;
+  if (count_.load(std::memory_order_relaxed) < max_sites_ || *depth <= 1) return protocol::kNoSite;
   *depth = 1;  // full: the allocating method alone
   stack->resize(sizeof(uint64_t));
   it = ids_.find(*stack);
-  return it != ids_.end() ? it->second : agent::kNoSite;
+  return it != ids_.end() ? it->second : protocol::kNoSite;
 }
 
 uint32_t SiteTable::Intern(const uint64_t* keys, uint32_t depth, NameOf name_of) {
@@ -36,8 +36,8 @@ uint32_t SiteTable::Intern(const uint64_t* keys, uint32_t depth, NameOf name_of)
     std::lock_guard<std::mutex> lock(mu_);
     const uint32_t id = FindLocked(&stack, &depth);
     if (depth < asked) truncated_.fetch_add(1, std::memory_order_relaxed);
-    if (id != agent::kNoSite) return id;
-    if (count_.load(std::memory_order_relaxed) >= capacity_) return agent::kNoSite;
+    if (id != protocol::kNoSite) return id;
+    if (count_.load(std::memory_order_relaxed) >= capacity_) return protocol::kNoSite;
     for (uint32_t i = 0; i < depth; ++i)
       if (!methods_.count(keys[i])) unnamed.push_back(keys[i]);
   }
@@ -52,9 +52,9 @@ uint32_t SiteTable::Intern(const uint64_t* keys, uint32_t depth, NameOf name_of)
   const uint32_t before = depth;
   const uint32_t id = FindLocked(&stack, &depth);
   if (depth < before) truncated_.fetch_add(1, std::memory_order_relaxed);
-  if (id != agent::kNoSite) return id;
+  if (id != protocol::kNoSite) return id;
   const uint32_t n = count_.load(std::memory_order_relaxed);
-  if (n >= capacity_) return agent::kNoSite;
+  if (n >= capacity_) return protocol::kNoSite;
   auto site = std::make_unique<Site>();
   site->depth = depth;
   for (uint32_t i = 0; i < depth; ++i) site->names[i] = &methods_.at(keys[i]);

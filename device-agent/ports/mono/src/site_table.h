@@ -5,7 +5,7 @@
 // Interning is O(depth) expected (a hash of the stack's method keys); names are computed by the
 // caller's function, outside the table's lock, once per method. Sites are immutable once
 // published and never removed. Ids, the bound and the fallback past it are the agent's
-// (xrpm/agent/allocation_sites.h), as in the emulator: id 1 is the empty stack; `max_sites`
+// (xrpm/protocol/allocation_sites.h), as in the emulator: id 1 is the empty stack; `max_sites`
 // stacks (kMaxAllocationSites) are interned in full, then a new stack is recorded under its
 // allocating method alone (truncated() counts these), and only when max_sites / 4 such
 // one-method sites more are taken too does a stack get no id (kNoSite: the caller counts the
@@ -28,8 +28,8 @@
 #include <unordered_map>
 #include <vector>
 
-#include "xrpm/agent/allocation_sites.h"
 #include "xrpm/agent/frame_events.h"
+#include "xrpm/protocol/allocation_sites.h"
 
 namespace xrpm {
 namespace mono {
@@ -43,7 +43,7 @@ class SiteTable {
   // The name of a method key (called without the table's lock held).
   using NameOf = std::string (*)(uint64_t method_key);
 
-  explicit SiteTable(uint32_t max_sites = agent::kMaxAllocationSites);
+  explicit SiteTable(uint32_t max_sites = protocol::kMaxAllocationSites);
   SiteTable(const SiteTable&) = delete;
   SiteTable& operator=(const SiteTable&) = delete;
 

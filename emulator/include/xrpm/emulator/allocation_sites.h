@@ -5,7 +5,7 @@
 // ids are dense, >= 1, in order of first use; id 1 is the empty stack (allocated outside any
 // managed frame), interned at construction. kNoSite (0) names no site.
 //
-// Ids, the bound and the fallback past it are the agent's (xrpm/agent/allocation_sites.h).
+// Ids, the bound and the fallback past it are the protocol's (xrpm/protocol/allocation_sites.h).
 // Bound: at most `max_sites` stacks (default kMaxSites = 65,536) are interned in full. When the
 // table is full, an allocation from a stack not seen yet is recorded under a shorter stack of its
 // innermost methods: Intern keeps only the allocating method (a one-frame stack, interned past
@@ -31,18 +31,18 @@
 #include <unordered_map>
 #include <vector>
 
-#include "xrpm/agent/allocation_sites.h"
 #include "xrpm/emulator/method_table.h"
+#include "xrpm/protocol/allocation_sites.h"
 
 namespace xrpm::emulator {
 
-using agent::kNoSite;
-using agent::kOutsideManagedCode;  // the empty stack
-using agent::SiteId;
+using protocol::kNoSite;
+using protocol::kOutsideManagedCode;  // the empty stack
+using protocol::SiteId;
 
 class SiteTable {
  public:
-  static constexpr size_t kMaxSites = agent::kMaxAllocationSites;
+  static constexpr size_t kMaxSites = protocol::kMaxAllocationSites;
 
   explicit SiteTable(size_t max_sites = kMaxSites);
 

@@ -1,5 +1,5 @@
 // Counters: the NETCF performance counters of the emulated runtime (the catalog in
-// xrpm/agent/netcf_counters.h, all but the Mono port's "Managed Threads").
+// xrpm/protocol/netcf_counters.h, all but the Mono port's "Managed Threads").
 //
 // Each counter keeps the .stat columns (agent::CounterStat, one writer): an event counter
 // (Managed Bytes Allocated, GC Latency Time) adds each datum to its total; a level counter (GC
@@ -17,14 +17,14 @@
 #include <mutex>
 
 #include "xrpm/agent/counter_stat.h"
-#include "xrpm/agent/netcf_counters.h"
 #include "xrpm/agent/runtime_port.h"
+#include "xrpm/protocol/netcf_counters.h"
 
 namespace xrpm::emulator {
 
-// The emulator reports every NETCF counter of the catalog (xrpm/agent/netcf_counters.h), in its
+// The emulator reports every NETCF counter of the catalog (xrpm/protocol/netcf_counters.h), in its
 // order: Counter is the catalog's enumeration.
-using Counter = agent::NetcfCounter;
+using Counter = protocol::NetcfCounter;
 inline constexpr size_t kCounterCount = static_cast<size_t>(Counter::kManagedThreads);
 
 class Counters {

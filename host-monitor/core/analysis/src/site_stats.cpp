@@ -6,6 +6,7 @@
 #include <unordered_map>
 
 #include "retained_by_key.h"
+#include "xrpm/protocol/sampling.h"
 
 namespace xrpm::analysis {
 namespace {
@@ -93,8 +94,7 @@ auto Listed(std::span<const uint32_t> objects) {
 
 double OriginWeight(const Snapshot& s, uint32_t size) {
   if (!s.origins || s.origins->sample_bytes == 0) return 1.0;
-  // agent::SampleProbability: p(size) = 1 - exp(-size / sample_bytes).
-  const double p = -std::expm1(-double(size) / s.origins->sample_bytes);
+  const double p = protocol::SampleProbability(size, s.origins->sample_bytes);
   return p > 0 ? 1.0 / p : 1.0;
 }
 

@@ -2,7 +2,7 @@
 
 namespace xrpm::app {
 
-nlohmann::json AllocDiffRowJson(const client::AllocDiffRow& r) {
+nlohmann::json AllocDiffRowJson(const analysis::AllocDiffRow& r) {
   return {{"site", r.site},
           {"a_bytes_per_frame", r.a_per_frame},
           {"a_error", r.a_error},

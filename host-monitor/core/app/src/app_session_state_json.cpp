@@ -153,12 +153,12 @@ void AddComparisons(const Comparisons& c, nlohmann::json& j) {
   }
   if (c.leaks()) j["leaks"] = LeaksJson(*c.leaks());
   if (const auto& ac = c.allocations()) {
-    const client::AllocationDiff& d = ac->diff;
+    const analysis::AllocationDiff& d = ac->diff;
     nlohmann::json rows = nlohmann::json::array();
-    for (const client::AllocDiffRow& r : d.rows) rows.push_back(AllocDiffRowJson(r));
+    for (const analysis::AllocDiffRow& r : d.rows) rows.push_back(AllocDiffRowJson(r));
     j["alloc_compare"] = {{"a", ac->titles[0]},
                           {"b", ac->titles[1]},
-                          {"by", client::AllocSiteKindName(d.by)},
+                          {"by", analysis::AllocSiteKindName(d.by)},
                           {"sites", std::move(rows)}};
   }
 }
@@ -167,7 +167,7 @@ void AddComparisons(const Comparisons& c, nlohmann::json& j) {
 void AddRecordings(const Recordings& recs, nlohmann::json& j) {
   {
     const FrameBoard& shown = recs.shown();
-    const client::FrameRecording& r = shown.recording();
+    const FrameRecording& r = shown.recording();
     nlohmann::json jf;
     jf["shown"] = recs.Title(recs.shown_id());
     jf["app"] = r.app;

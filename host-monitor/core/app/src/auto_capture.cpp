@@ -25,15 +25,15 @@ constexpr uint32_t kCounterIntervalMs = 250;
 // the subscription), counters and requests through TriggerFeed.
 struct Feed {
   client::HostClient& c;
-  client::CaptureTriggers& trig;
+  analysis::CaptureTriggers& trig;
   TriggerFeed live;
 
   void Poll(double now_s) {
     if (trig.options().NeedsFrames()) {
-      client::FrameRecording delta;  // dropped after the triggers saw it: memory stays flat
+      FrameRecording delta;  // dropped after the triggers saw it: memory stays flat
       c.TakeFrames(&delta);
-      for (const client::FrameRow& f : delta.frames) trig.OnFrame(f, now_s);
-      for (const client::MarkerRow& m : delta.markers) trig.OnMarker(m);
+      for (const FrameRow& f : delta.frames) trig.OnFrame(f, now_s);
+      for (const MarkerRow& m : delta.markers) trig.OnMarker(m);
     }
     live.FromClient(c, trig);
   }
@@ -46,8 +46,8 @@ bool Lost(const client::HostClient& c) {
 
 }  // namespace
 
-bool ParseTriggers(const TriggerText& t, client::CaptureTriggerOptions* out, std::string* error) {
-  client::CaptureTriggerOptions o;
+bool ParseTriggers(const TriggerText& t, analysis::CaptureTriggerOptions* out, std::string* error) {
+  analysis::CaptureTriggerOptions o;
   o.game_requests = t.game_requests;
   std::string why;
   if (!t.every.empty() && !ParseDuration(t.every, &o.every_s, &why)) {
@@ -102,7 +102,7 @@ AutoCaptureResult RunAutoCapture(const AutoCaptureOptions& o, const std::atomic<
   if (!CheckAutoCaptureOptions(o, &res.error)) return res;
   tmpl.Parse(o.output, &res.error);
   CaptureFileRing ring(o.keep);
-  client::CaptureTriggers trig(o.triggers);
+  analysis::CaptureTriggers trig(o.triggers);
   const auto t0 = Clock::now();
   auto now = [&] { return std::chrono::duration<double>(Clock::now() - t0).count(); };
   auto done = [&] {
@@ -171,7 +171,7 @@ AutoCaptureResult RunAutoCapture(const AutoCaptureOptions& o, const std::atomic<
       if (!fire) {
         // Wait for the next game request, the timer or the next poll, whichever is first.
         const double wait_s = std::min(trig.SecondsUntilTimer(now()), kPollMs / 1000.0);
-        client::MarkerRow req;
+        MarkerRow req;
         if (c->WaitGameCaptureRequest(static_cast<uint32_t>(wait_s * 1000), &req))
           trig.OnGameRequest(req);
         continue;

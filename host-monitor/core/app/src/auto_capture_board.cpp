@@ -8,14 +8,14 @@
 namespace xrpm::app {
 
 bool AutoCaptureBoard::Start(std::string* error) {
-  client::CaptureTriggerOptions o;
+  analysis::CaptureTriggerOptions o;
   if (!ParseTriggers(triggers, &o, error)) return false;
   AutoCaptureOptions check;
   check.output = output;
   check.keep = keep;
   if (!CheckAutoCaptureOptions(check, error)) return false;
   template_.Parse(output, error);
-  trig_ = std::make_unique<client::CaptureTriggers>(std::move(o));
+  trig_ = std::make_unique<analysis::CaptureTriggers>(std::move(o));
   ring_ = std::make_unique<CaptureFileRing>(keep);
   client_ = nullptr;
   subscription_ = ~uint64_t{0};
@@ -44,9 +44,9 @@ std::string AutoCaptureBoard::Describe() const {
   return s;
 }
 
-std::optional<client::TriggerFire> AutoCaptureBoard::Poll(client::HostClient* c,
-                                                          const client::FrameRecording& rec,
-                                                          bool link_busy, double now_s) {
+std::optional<analysis::TriggerFire> AutoCaptureBoard::Poll(client::HostClient* c,
+                                                            const FrameRecording& rec,
+                                                            bool link_busy, double now_s) {
   if (!trig_) return std::nullopt;
   if (c != client_) {  // a new connection: the device's clock and counters start afresh
     client_ = c;
@@ -69,7 +69,7 @@ std::optional<client::TriggerFire> AutoCaptureBoard::Poll(client::HostClient* c,
   return trig_->Due(now_s);
 }
 
-void AutoCaptureBoard::OnCaptureStarted(const client::TriggerFire& why, double now_s) {
+void AutoCaptureBoard::OnCaptureStarted(const analysis::TriggerFire& why, double now_s) {
   if (!trig_) return;
   trig_->OnCaptureStarted(now_s);
   awaiting_ = why;
@@ -78,7 +78,7 @@ void AutoCaptureBoard::OnCaptureStarted(const client::TriggerFire& why, double n
 AutoCaptureBoard::Outcome AutoCaptureBoard::OnCaptureResult(const client::CaptureResult& r,
                                                             double now_s) {
   Outcome out;
-  const client::TriggerFire why = awaiting_.value_or(client::TriggerFire{});
+  const analysis::TriggerFire why = awaiting_.value_or(analysis::TriggerFire{});
   awaiting_.reset();
   if (trig_) trig_->OnCaptureEnded(now_s);
   const uint64_t n = saved_ + 1;

@@ -3,13 +3,13 @@
 #include <map>
 #include <memory>
 
+#include "xrpm/analysis/allocation_profile.h"
+#include "xrpm/analysis/frame_summary.h"
 #include "xrpm/analysis/graph_index.h"
 #include "xrpm/analysis/heap_analysis.h"
 #include "xrpm/analysis/leak_filter.h"
 #include "xrpm/analysis/paths.h"
 #include "xrpm/analysis/type_stats.h"
-#include "xrpm/client/allocation_profile.h"
-#include "xrpm/client/frame_summary.h"
 #include "xrpm/model/diagnostics.h"
 #include "xrpm/model/glob.h"
 #include "xrpm/model/type_name.h"
@@ -80,9 +80,9 @@ class Checker {
       for (const BudgetInput* in : recs_) Frames(*in);
     for (const TagBudget& t : b_.tags)
       for (const BudgetInput* in : recs_) {
-        const client::AllocationProfile p = client::BuildAllocationProfile(*in->recording);
+        const analysis::AllocationProfile p = analysis::BuildAllocationProfile(*in->recording);
         double bytes = 0;
-        for (const client::TagAlloc& a : p.by_tag)
+        for (const analysis::TagAlloc& a : p.by_tag)
           if (a.tag == t.tag) bytes = a.est.bytes;
         Add("tags " + t.tag + " max_bytes_per_frame", in->name, t.max_bytes_per_frame,
             p.frames ? std::optional(bytes / double(p.frames)) : std::nullopt, t.line);
@@ -154,7 +154,7 @@ class Checker {
 
   void Frames(const BudgetInput& in) {
     const FrameBudget& f = b_.frames;
-    const client::FrameSummary s = client::SummarizeFrames(*in.recording);
+    const analysis::FrameSummary s = analysis::SummarizeFrames(*in.recording);
     auto measured = [&](double v) { return s.frames ? std::optional(v) : std::nullopt; };
     if (f.alloc_bytes_mean)
       Add("frames alloc_bytes_mean", in.name, *f.alloc_bytes_mean,

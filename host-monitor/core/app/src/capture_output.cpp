@@ -108,12 +108,12 @@ std::vector<std::string> CaptureFileRing::Add(const std::string& path) {
   return removed;
 }
 
-std::string SaveCapture(const Snapshot& snap, uint64_t n, const client::TriggerFire& why,
+std::string SaveCapture(const Snapshot& snap, uint64_t n, const analysis::TriggerFire& why,
                         const OutputTemplate& tmpl, CaptureFileRing& ring,
                         std::vector<std::string>* removed) {
   const std::string marker =
       !why.label.empty() ? why.label : (snap.capture ? snap.capture->last_marker : "");
-  const std::string file = tmpl.Expand(n, marker, client::TriggerKindName(why.kind));
+  const std::string file = tmpl.Expand(n, marker, analysis::TriggerKindName(why.kind));
   formats::SaveSnapshot(snap, file);
   *removed = ring.Add(file);
   return file;

@@ -106,9 +106,9 @@ void Comparisons::FindLeaks(uint32_t a, uint32_t b, uint32_t c) {
       [this](const std::string& m) { log_.Add(LogEntry::kError, "Could not find leaks: " + m); });
 }
 
-bool Comparisons::CompareAllocations(uint32_t a, uint32_t b, client::AllocSiteKind by) {
-  const client::FrameRecording* ra = recordings_.contents(a);
-  const client::FrameRecording* rb = recordings_.contents(b);
+bool Comparisons::CompareAllocations(uint32_t a, uint32_t b, analysis::AllocSiteKind by) {
+  const FrameRecording* ra = recordings_.contents(a);
+  const FrameRecording* rb = recordings_.contents(b);
   if (!ra || !rb) {
     log_.Add(LogEntry::kError, "Compare allocations: " + recordings_.Title(ra ? b : a) +
                                    " is not a recording that was read");
@@ -120,18 +120,18 @@ bool Comparisons::CompareAllocations(uint32_t a, uint32_t b, client::AllocSiteKi
   r->titles = {recordings_.Title(a), recordings_.Title(b)};
   r->apps = {ra->app, rb->app};
   // Copies: the live recording keeps growing while the worker compares.
-  auto copies = std::make_shared<std::array<client::FrameRecording, 2>>(
-      std::array<client::FrameRecording, 2>{*ra, *rb});
+  auto copies = std::make_shared<std::array<FrameRecording, 2>>(
+      std::array<FrameRecording, 2>{*ra, *rb});
   worker_.Post(
       "Comparing the allocations of " + r->titles[0] + " and " + r->titles[1],
       [this, r, copies, by](TaskContext& ctx) -> Completion {
         ctx.SetPhase("Allocation profiles per call site");
-        r->diff = client::DiffAllocations((*copies)[0], (*copies)[1], by);
+        r->diff = analysis::DiffAllocations((*copies)[0], (*copies)[1], by);
         return [this, r] {
           allocations_ = r;
           log_.Add(LogEntry::kInfo, "Compared the allocations of " + r->titles[0] + " and " +
                                         r->titles[1] + " by " +
-                                        client::AllocSiteKindName(r->diff.by) + ": " +
+                                        analysis::AllocSiteKindName(r->diff.by) + ": " +
                                         FormatCount(r->diff.rows.size()) + " sites");
         };
       },

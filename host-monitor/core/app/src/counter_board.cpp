@@ -4,8 +4,8 @@
 #include <cmath>
 #include <cstdio>
 
-#include "xrpm/agent/netcf_counters.h"
 #include "xrpm/client/counter_csv.h"
+#include "xrpm/protocol/netcf_counters.h"
 
 namespace xrpm::app {
 namespace {
@@ -43,10 +43,11 @@ bool CounterBoard::Update(const client::CounterHistory& h) {
     // Graph a few telling counters from the start, so the graphs are never empty.
     bool any = false;
     for (const auto& c : counters_) any = any || c.selected;
-    for (agent::NetcfCounter c :
-         {agent::NetcfCounter::kManagedBytesAllocated, agent::NetcfCounter::kGarbageCollections,
-          agent::NetcfCounter::kManagedBytesInUseAfterGc})
-      if (int i = Find(agent::CounterName(c)); i >= 0 && !any) counters_[size_t(i)].selected = true;
+    for (protocol::NetcfCounter c : {protocol::NetcfCounter::kManagedBytesAllocated,
+                                     protocol::NetcfCounter::kGarbageCollections,
+                                     protocol::NetcfCounter::kManagedBytesInUseAfterGc})
+      if (int i = Find(protocol::CounterName(c)); i >= 0 && !any)
+        counters_[size_t(i)].selected = true;
     categories_.clear();
     members_.clear();
     for (size_t i = 0; i < counters_.size(); ++i) {
@@ -68,7 +69,7 @@ bool CounterBoard::Update(const client::CounterHistory& h) {
                           : 0.0;
     for (size_t i = 0; i < counters_.size() && i < row.values.size(); ++i) {
       Counter& c = counters_[i];
-      const client::CounterStat& s = row.values[i];
+      const client::CounterReading& s = row.values[i];
       if (dt > 0) {
         c.per_second = double(s.total - c.stat.total) / dt;
         c.has_rate = true;
@@ -89,16 +90,16 @@ bool CounterBoard::Update(const client::CounterHistory& h) {
 }
 
 std::vector<CounterBoard::MarkerPoint> CounterBoard::MarkersOnGraph(
-    const std::vector<client::MarkerRow>& markers, size_t points) const {
+    const std::vector<MarkerRow>& markers, size_t points) const {
   std::vector<MarkerPoint> out;
   points = std::min(points, boot_ms_.size());
   if (points < 2 || markers.empty()) return out;
   const auto first = boot_ms_.end() - static_cast<ptrdiff_t>(points);
   const double t0 = double(*first), t1 = double(boot_ms_.back());
   if (!(t1 > t0)) return out;
-  auto it = std::lower_bound(
-      markers.begin(), markers.end(), t0,
-      [](const client::MarkerRow& m, double t) { return double(m.time_us) / 1000.0 < t; });
+  auto it = std::lower_bound(markers.begin(), markers.end(), t0, [](const MarkerRow& m, double t) {
+    return double(m.time_us) / 1000.0 < t;
+  });
   for (; it != markers.end() && double(it->time_us) / 1000.0 <= t1; ++it) {
     const double t = double(it->time_us) / 1000.0;
     // The samples around t: interpolate between their positions (the graph's points are evenly

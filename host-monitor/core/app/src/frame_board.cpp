@@ -59,12 +59,12 @@ std::vector<FrameBoard::MarkerAt> FrameBoard::MarkersIn(size_t first_row, size_t
   const size_t last_row = std::min(frames.size(), first_row + count) - 1;
   const uint64_t lo = frames[first_row].frame, hi = frames[last_row].frame;
   auto it = std::lower_bound(markers.begin(), markers.end(), lo,
-                             [](const client::MarkerRow& m, uint64_t f) { return m.frame < f; });
+                             [](const MarkerRow& m, uint64_t f) { return m.frame < f; });
   for (; it != markers.end() && it->frame <= hi; ++it) {
     const auto end = frames.begin() + static_cast<std::ptrdiff_t>(last_row) + 1;
     auto row =
         std::lower_bound(frames.begin() + static_cast<std::ptrdiff_t>(first_row), end, it->frame,
-                         [](const client::FrameRow& f, uint64_t v) { return f.frame < v; });
+                         [](const FrameRow& f, uint64_t v) { return f.frame < v; });
     if (row == end || row->frame != it->frame) continue;  // its frame was not received
     out.push_back(
         {static_cast<size_t>(row - frames.begin()), static_cast<size_t>(it - markers.begin())});
@@ -72,7 +72,7 @@ std::vector<FrameBoard::MarkerAt> FrameBoard::MarkersIn(size_t first_row, size_t
   return out;
 }
 
-void FrameBoard::Load(client::FrameRecording rec) {
+void FrameBoard::Load(FrameRecording rec) {
   const bool same = rec.subscription == rec_.subscription;
   rec_ = std::move(rec);
   if (!same) {
@@ -124,7 +124,7 @@ void FrameBoard::Follow() {
 }
 
 void FrameBoard::Select(uint64_t a, uint64_t b) {
-  selection_ = client::FrameRange{std::min(a, b), std::max(a, b)};
+  selection_ = analysis::FrameRange{std::min(a, b), std::max(a, b)};
   dirty_ = true;
   Recompute(true);
 }
@@ -139,20 +139,20 @@ void FrameBoard::Recompute(bool force) {
   const auto now = std::chrono::steady_clock::now();
   if (!dirty_) return;
   if (!force && now - computed_at_ < std::chrono::duration<double>(kRefreshSeconds)) return;
-  const client::FrameRange range = selection_.value_or(client::FrameRange{});
-  profile_ = client::BuildAllocationProfile(rec_, range);
-  summary_ = client::SummarizeFrames(rec_, range);
+  const analysis::FrameRange range = selection_.value_or(analysis::FrameRange{});
+  profile_ = analysis::BuildAllocationProfile(rec_, range);
+  summary_ = analysis::SummarizeFrames(rec_, range);
   computed_at_ = now;
   dirty_ = false;
   rows_dirty_ = true;
 }
 
-const client::AllocationProfile& FrameBoard::profile() {
+const analysis::AllocationProfile& FrameBoard::profile() {
   Recompute(false);
   return profile_;
 }
 
-const client::FrameSummary& FrameBoard::summary() {
+const analysis::FrameSummary& FrameBoard::summary() {
   Recompute(false);
   return summary_;
 }

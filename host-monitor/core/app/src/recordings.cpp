@@ -5,7 +5,7 @@
 #include <filesystem>
 
 #include "xrpm/app/recordings.h"
-#include "xrpm/client/recording_file.h"
+#include "xrpm/formats/recording_file.h"
 #include "xrpm/formats/xrpm_file.h"
 #include "xrpm/model/human_format.h"
 
@@ -17,7 +17,7 @@ std::string FileName(const std::string& path) {
 }
 
 // "1,234 frames, 567 samples, 3 markers".
-std::string Contents(const client::FrameRecording& r) {
+std::string Contents(const FrameRecording& r) {
   return FormatCount(r.frames.size()) + " frames, " + FormatCount(r.samples.size()) + " samples, " +
          FormatCount(r.markers.size()) + " markers";
 }
@@ -26,7 +26,7 @@ std::string Contents(const client::FrameRecording& r) {
 
 bool IsRecordingFile(const std::string& path) {
   try {
-    const auto& tags = client::RecordingPartTags();
+    const auto& tags = formats::RecordingPartTags();
     for (const formats::XrpmPartInfo& p : formats::ListXrpmParts(path))
       if (std::find(tags.begin(), tags.end(), p.tag) != tags.end()) return true;
   } catch (const std::exception&) {
@@ -54,7 +54,7 @@ RecordingDoc* Recordings::doc(uint32_t id) {
   return nullptr;
 }
 
-const client::FrameRecording* Recordings::contents(uint32_t id) const {
+const FrameRecording* Recordings::contents(uint32_t id) const {
   if (id == kLiveRecording) return &live_.recording();
   for (const auto& r : docs_)
     if (r->id == id)
@@ -94,7 +94,7 @@ uint32_t Recordings::Open(const std::string& path) {
       "Opening " + FileName(path),
       [this, id, path](TaskContext& ctx) -> Completion {
         ctx.SetPhase("Reading " + path);
-        auto saved = std::make_shared<client::SavedRecording>(client::LoadRecordingFile(path));
+        auto saved = std::make_shared<formats::SavedRecording>(formats::LoadRecordingFile(path));
         return [this, id, path, saved] {
           RecordingDoc* r = doc(id);
           if (!r) return;  // closed while loading
@@ -124,13 +124,13 @@ uint32_t Recordings::Open(const std::string& path) {
 
 bool Recordings::Save(const std::string& path) {
   const uint32_t id = shown_;
-  const client::FrameRecording& shown = this->shown().recording();
+  const FrameRecording& shown = this->shown().recording();
   if (shown.frames.empty()) {
     log_.Add(LogEntry::kError, "Nothing to save: no frames recorded (press Record frames first)");
     return false;
   }
   // A copy: the live recording keeps growing while the worker writes.
-  auto saved = std::make_shared<client::SavedRecording>();
+  auto saved = std::make_shared<formats::SavedRecording>();
   saved->rec = shown;
   if (const RecordingDoc* r = doc(id))
     saved->endpoint = r->endpoint;
@@ -143,7 +143,7 @@ bool Recordings::Save(const std::string& path) {
       [this, id, path, saved](TaskContext& ctx) -> Completion {
         const auto t0 = std::chrono::steady_clock::now();
         ctx.SetPhase("Writing " + path);
-        client::SaveRecordingFile(*saved, path);
+        formats::SaveRecordingFile(*saved, path);
         const double secs =
             std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         return [this, id, path, saved, secs] {

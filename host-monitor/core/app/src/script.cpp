@@ -1,8 +1,8 @@
 #include "xrpm/app/script.h"
 
+#include "xrpm/analysis/allocation_diff.h"
 #include "xrpm/analysis/inspections.h"
 #include "xrpm/app/doc_origins.h"
-#include "xrpm/client/allocation_diff.h"
 
 #include <algorithm>
 #include <charconv>
@@ -185,7 +185,7 @@ std::vector<ScriptStep> ParseScript(std::string_view text, const std::string& na
       const std::vector<std::string> w = Words(step.args[0]);
       auto side = [](const std::string& a) { return a == "live" || (IsNumber(a) && a != "0"); };
       if (w.size() < 2 || w.size() > 3 || !side(w[0]) || !side(w[1]) ||
-          (w.size() == 3 && !client::AllocSiteKindFromName(w[2])))
+          (w.size() == 3 && !analysis::AllocSiteKindFromName(w[2])))
         fail(usage + ", found '" + step.args[0] + "'", "bad-args");
       step.args = w;
     }

@@ -1,10 +1,12 @@
 #include "xrpm/app/trigger_feed.h"
 
+#include "xrpm/protocol/netcf_counters.h"
+
 namespace xrpm::app {
 
-void TriggerFeed::FromClient(client::HostClient& c, client::CaptureTriggers& t) {
+void TriggerFeed::FromClient(client::HostClient& c, analysis::CaptureTriggers& t) {
   if (t.options().NeedsCounters()) {
-    if (in_use_ < 0) in_use_ = c.counters().Find("Managed Bytes In Use After GC");
+    if (in_use_ < 0) in_use_ = c.counters().Find(protocol::NetcfCounter::kManagedBytesInUseAfterGc);
     if (in_use_ >= 0)
       for (const auto& row : c.counters().Since(seq_)) {
         seq_ = row.seq;
@@ -12,7 +14,7 @@ void TriggerFeed::FromClient(client::HostClient& c, client::CaptureTriggers& t) 
           t.OnInUseAfterGc(row.values[static_cast<size_t>(in_use_)].total);
       }
   }
-  client::MarkerRow req;
+  MarkerRow req;
   while (c.WaitGameCaptureRequest(0, &req)) t.OnGameRequest(req);
 }
 

@@ -449,8 +449,7 @@ void HostClient::Impl::OnGameCaptureRequest(const wire::GameCaptureRequest& g) {
     capture_requests.pop_front();  // nobody takes them: keep the newest
     ++capture_requests_dropped;
   }
-  capture_requests.push_back(
-      {client::MarkerKind::kCaptureRequest, m.text(), m.frame(), m.time_us()});
+  capture_requests.push_back({MarkerKind::kCaptureRequest, m.text(), m.frame(), m.time_us()});
   ++capture_requests_received;
   ++generation;
   cv.notify_all();
@@ -477,7 +476,7 @@ void HostClient::Impl::ExecuteCommands() {
       }
       frame_reader.Reset();
       std::lock_guard lock(mu);
-      frame_delta = client::FrameRecording{};
+      frame_delta = FrameRecording{};
       frame_delta.subscription = f->subscription;
       frame_delta.app = device.app_name;
       frame_rows_kept = 0;

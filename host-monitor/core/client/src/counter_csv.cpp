@@ -32,7 +32,7 @@ void WriteCounterCsv(const std::string& path, const std::vector<CounterDescripto
   f.Write(std::string(CounterCsvHeader()) + "\n");
   for (const auto& r : rows)
     for (size_t i = 0; i < r.values.size() && i < d.size(); ++i) {
-      const CounterStat& v = r.values[i];
+      const CounterReading& v = r.values[i];
       f.Write(Num(r.host_s) + "," + std::to_string(r.boot_ms) + "," + std::to_string(r.seq) + "," +
               CsvField(d[i].category) + "," + CsvField(d[i].name) + "," + CsvField(d[i].unit) +
               "," + std::to_string(v.total) + "," + std::to_string(v.last) + "," +

@@ -69,4 +69,13 @@ int CounterHistory::Find(const std::string& name) const {
   return -1;
 }
 
+int CounterHistory::Find(protocol::NetcfCounter c) const {
+  const protocol::CounterInfo& info = protocol::Spec(c).info;
+  std::lock_guard lock(mu_);
+  for (size_t i = 0; i < descriptors_.size(); ++i)
+    if (descriptors_[i].category == info.category && descriptors_[i].name == info.name)
+      return static_cast<int>(i);
+  return -1;
+}
+
 }  // namespace xrpm::client

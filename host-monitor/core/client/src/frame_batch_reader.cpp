@@ -17,7 +17,7 @@ void FrameBatchReader::Reset() {
 }
 
 bool FrameBatchReader::Read(const wire::FrameBatch& b, size_t wire_bytes, uint64_t room,
-                            client::FrameRecording* d, std::string* error) {
+                            FrameRecording* d, std::string* error) {
   auto fail = [&](const std::string& why) {
     *error = "frame batch " + std::to_string(b.seq()) + ": " + why;
     return false;

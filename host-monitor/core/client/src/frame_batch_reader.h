@@ -12,7 +12,7 @@
 #include <cstdint>
 #include <string>
 
-#include "xrpm/client/frame_recording.h"
+#include "xrpm/model/frame_recording.h"
 #include "xrpm/protocol/wire.pb.h"
 
 namespace xrpm::client {
@@ -23,8 +23,8 @@ class FrameBatchReader {
   void Reset();
   // Appends the batch to *delta. `room` = rows the host may still keep (the rest are counted in
   // delta->host_dropped_rows). False with *error when the batch breaks the rules.
-  bool Read(const wire::FrameBatch& b, size_t wire_bytes, uint64_t room,
-            client::FrameRecording* delta, std::string* error);
+  bool Read(const wire::FrameBatch& b, size_t wire_bytes, uint64_t room, FrameRecording* delta,
+            std::string* error);
   uint64_t frames() const { return frames_; }
 
  private:

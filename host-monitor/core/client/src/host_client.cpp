@@ -131,8 +131,8 @@ FramesStatus HostClient::frames_status() const {
   return impl_->frames;
 }
 
-void HostClient::TakeFrames(client::FrameRecording* into) {
-  client::FrameRecording delta;
+void HostClient::TakeFrames(FrameRecording* into) {
+  FrameRecording delta;
   {
     std::lock_guard lock(impl_->mu);
     delta.subscription = impl_->frame_delta.subscription;
@@ -154,7 +154,7 @@ bool HostClient::WaitFrames(uint64_t count, uint32_t timeout_ms) {
          m.frames.frames_received >= count;
 }
 
-bool HostClient::WaitGameCaptureRequest(uint32_t timeout_ms, client::MarkerRow* out) {
+bool HostClient::WaitGameCaptureRequest(uint32_t timeout_ms, MarkerRow* out) {
   Impl& m = *impl_;
   std::unique_lock lock(m.mu);
   auto done = [&] {

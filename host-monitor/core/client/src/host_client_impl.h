@@ -82,11 +82,11 @@ struct HostClient::Impl {
   bool capture_active = false;  // requested and not finished
   std::optional<CaptureResult> result;
   FramesStatus frames;
-  client::FrameRecording frame_delta;  // arrived, not yet taken
-  uint64_t frame_rows_kept = 0;        // of this subscription (ClientOptions::max_frame_rows)
-  uint32_t frame_subscription = 0;     // the current subscription's id (SubscribeFrames)
+  FrameRecording frame_delta;       // arrived, not yet taken
+  uint64_t frame_rows_kept = 0;     // of this subscription (ClientOptions::max_frame_rows)
+  uint32_t frame_subscription = 0;  // the current subscription's id (SubscribeFrames)
   // The game's RequestCapture calls not yet taken (oldest dropped past the limit).
-  std::deque<client::MarkerRow> capture_requests;
+  std::deque<MarkerRow> capture_requests;
   uint64_t capture_requests_received = 0, capture_requests_dropped = 0;
 
   // ---- network thread only ----

@@ -79,7 +79,7 @@ constexpr uint32_t kMinSampleBytes = 64;
 constexpr uint32_t kMaxSampleBytes = 64u * 1024 * 1024;
 constexpr uint32_t kMaxFrameBatchRows = 2048;  // frames + samples per FrameBatch
 constexpr uint32_t kMaxFrameBatchDefs = 4096;  // methods + types + stacks per FrameBatch
-constexpr uint32_t kMaxStackDepth = 32;        // = agent::kMaxSampleStackDepth
+constexpr uint32_t kMaxStackDepth = 32;        // methods per sampled stack and per site
 constexpr uint32_t kMaxFrameDefs = 4096;       // methods, types, and stacks (each)
 // Markers, capture requests and scope tags (CAP_MARKERS): text longer than kMaxMarkerBytes is
 // cut there (at a UTF-8 boundary) by the agent, never refused; the host refuses longer.

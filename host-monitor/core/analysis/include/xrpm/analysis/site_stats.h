@@ -7,8 +7,8 @@
 // Sampled origins (Mono: origins->sample_bytes > 0): only the sampled objects have a site, so
 // count/bytes of a site row are the recorded (sampled) objects; est_count/est_bytes add the
 // Horvitz-Thompson estimate of all live objects from that site, each sampled object weighted
-// 1/p(size) with p = agent::SampleProbability (frame_events.h). For complete origins and for
-// the unknown row the estimate equals the recorded figures.
+// 1/p(size) with p = protocol::SampleProbability (xrpm/protocol/sampling.h). For complete origins
+// and for the unknown row the estimate equals the recorded figures.
 //
 // Algorithm: SiteStats* count into an array indexed by site (O(objects + sites)) and sort the
 // non-empty rows (O(k log k)). TypeSiteStats hashes (type name, site) pairs: O(objects)

@@ -1,4 +1,4 @@
-// AllocDiffRowJson: one call site of an allocation traffic diff (client::DiffAllocations) as
+// AllocDiffRowJson: one call site of an allocation traffic diff (analysis::DiffAllocations) as
 // JSON, the same fields wherever a diff is printed: `xrpm allocations --diff --json` (its
 // "sites") and the monitor's state JSON for scripted tests (its "alloc_compare").
 //
@@ -7,12 +7,12 @@
 
 #include <nlohmann/json.hpp>
 
-#include "xrpm/client/allocation_diff.h"
+#include "xrpm/analysis/allocation_diff.h"
 
 namespace xrpm::app {
 
 // {"site", "a_bytes_per_frame", "a_error", "b_bytes_per_frame", "b_error", "change",
 //  "change_error", "only_in": "a" | "b" | null}
-nlohmann::json AllocDiffRowJson(const client::AllocDiffRow& r);
+nlohmann::json AllocDiffRowJson(const analysis::AllocDiffRow& r);
 
 }  // namespace xrpm::app

@@ -1,6 +1,6 @@
 // Unattended triggered captures (`xrpm capture --every/--on-growth/
 // --on-gc-pause/--on-marker/--keep`, the monitor's "Auto capture"): connect to a device, take a
-// capture whenever CaptureTriggers (client/capture_triggers.h) says so, save it under the output
+// capture whenever CaptureTriggers (analysis/capture_triggers.h) says so, save it under the output
 // template, keep the ring of files (capture_output.h), report one event per capture, and
 // reconnect when the device goes away (a restarted game, a rebooted console) until stopped.
 //
@@ -22,14 +22,14 @@
 #include <string>
 #include <vector>
 
-#include "xrpm/client/capture_triggers.h"
+#include "xrpm/analysis/capture_triggers.h"
 #include "xrpm/client/host_client.h"
 
 namespace xrpm::app {
 
 struct AutoCaptureOptions {
   client::ClientOptions client;  // endpoint, token, timeouts
-  client::CaptureTriggerOptions triggers;
+  analysis::CaptureTriggerOptions triggers;
   client::CaptureOptions capture;
   std::string output;         // template (capture_output.h): "run-{n}-{marker}.xrpm"
   uint32_t keep = 0;          // 0: keep every file
@@ -47,7 +47,7 @@ struct TriggerText {
 };
 // Parses `t` into *out; false with *error naming the option ("--every: expected a positive
 // duration such as 10s, 500ms, 2m or 1h, found '10x'"), also when no rule is on at all.
-bool ParseTriggers(const TriggerText& t, client::CaptureTriggerOptions* out, std::string* error);
+bool ParseTriggers(const TriggerText& t, analysis::CaptureTriggerOptions* out, std::string* error);
 
 // The options' own consistency, before connecting: the template parses, and names differ
 // between captures ({n}) unless only one file is kept. False with *error for the user.
@@ -60,7 +60,7 @@ struct AutoCaptureEvent {
   std::string text;  // kConnected: the device; kLost/kFailed: why
   // kCaptured (and kFailed, for the capture that failed):
   uint64_t n = 0;
-  client::TriggerFire trigger;
+  analysis::TriggerFire trigger;
   std::string file;
   std::vector<std::string> removed;  // files the ring removed after this save
   client::CaptureStats stats;

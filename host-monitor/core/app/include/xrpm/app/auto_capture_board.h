@@ -1,6 +1,6 @@
 // AutoCaptureBoard: the model of the Capture panel's "Auto capture", GUI-free:
 // the same rules as `xrpm capture --every/--on-growth/--on-gc-pause/--on-marker` and the game's
-// own requests (client/capture_triggers.h, parsed by app::ParseTriggers), the same output
+// own requests (analysis/capture_triggers.h, parsed by app::ParseTriggers), the same output
 // template and ring (capture_output.h), over the monitor's own connection: it reads the frames
 // the Timeline records (FrameBoard's recording, incrementally), the live counters and the
 // game's capture requests, and says when to capture; DeviceSession (device_session.h) starts
@@ -21,12 +21,12 @@
 #include <optional>
 #include <string>
 
+#include "xrpm/analysis/capture_triggers.h"
 #include "xrpm/app/auto_capture.h"
 #include "xrpm/app/capture_output.h"
 #include "xrpm/app/trigger_feed.h"
-#include "xrpm/client/capture_triggers.h"
-#include "xrpm/client/frame_recording.h"
 #include "xrpm/client/host_client.h"
+#include "xrpm/model/frame_recording.h"
 
 namespace xrpm::app {
 
@@ -47,9 +47,9 @@ class AutoCaptureBoard {
 
   // One UI frame: feeds the rules from `c` (null: not connected) and `rec`; returns the reason
   // to capture now when one is due and `link_busy` is false.
-  std::optional<client::TriggerFire> Poll(client::HostClient* c, const client::FrameRecording& rec,
-                                          bool link_busy, double now_s);
-  void OnCaptureStarted(const client::TriggerFire& why, double now_s);
+  std::optional<analysis::TriggerFire> Poll(client::HostClient* c, const FrameRecording& rec,
+                                            bool link_busy, double now_s);
+  void OnCaptureStarted(const analysis::TriggerFire& why, double now_s);
   bool awaiting() const { return awaiting_.has_value(); }
   // The result of the capture it started: saved under the template (ok) or not; the log line.
   struct Outcome {
@@ -65,10 +65,10 @@ class AutoCaptureBoard {
   std::string Describe() const;                  // "every 10 s, the game's requests"
 
  private:
-  std::unique_ptr<client::CaptureTriggers> trig_;
+  std::unique_ptr<analysis::CaptureTriggers> trig_;
   OutputTemplate template_;
   std::unique_ptr<CaptureFileRing> ring_;
-  std::optional<client::TriggerFire> awaiting_;
+  std::optional<analysis::TriggerFire> awaiting_;
   const client::HostClient* client_ = nullptr;  // the connection the rules' state belongs to
   uint64_t subscription_ = ~uint64_t{0};
   size_t frames_seen_ = 0, markers_seen_ = 0;

@@ -33,7 +33,7 @@
 #include <vector>
 
 #include "xrpm/app/budget.h"
-#include "xrpm/client/frame_recording.h"
+#include "xrpm/model/frame_recording.h"
 #include "xrpm/model/snapshot.h"
 
 namespace xrpm::app {
@@ -47,7 +47,7 @@ class BudgetUsageError : public std::runtime_error {
 struct BudgetInput {
   std::string name;
   const Snapshot* capture = nullptr;
-  const client::FrameRecording* recording = nullptr;
+  const FrameRecording* recording = nullptr;
 };
 
 struct RuleResult {

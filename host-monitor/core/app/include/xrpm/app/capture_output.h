@@ -21,7 +21,7 @@
 #include <string>
 #include <vector>
 
-#include "xrpm/client/capture_triggers.h"
+#include "xrpm/analysis/capture_triggers.h"
 #include "xrpm/model/snapshot.h"
 
 namespace xrpm::app {
@@ -62,7 +62,7 @@ class CaptureFileRing {
 // Saves capture number `n`, fired by `why`, under `tmpl` ({marker}: why's label, else the
 // capture's last marker) and adds it to `ring`; returns the file and sets *removed to what the
 // ring removed. Throws what formats::SaveSnapshot throws (then nothing is recorded).
-std::string SaveCapture(const Snapshot& snap, uint64_t n, const client::TriggerFire& why,
+std::string SaveCapture(const Snapshot& snap, uint64_t n, const analysis::TriggerFire& why,
                         const OutputTemplate& tmpl, CaptureFileRing& ring,
                         std::vector<std::string>* removed);
 

@@ -5,7 +5,7 @@
 //   - the leak filter: the objects of capture C allocated between captures A and B and still
 //     held in C (FindLeaks, leak_view.h);
 //   - the allocation traffic of two recordings per call site (CompareAllocations,
-//     client::DiffAllocations, as `xrpm allocations --diff`).
+//     analysis::DiffAllocations, as `xrpm allocations --diff`).
 // It reads the analysed documents (documents.h) and the recordings (recordings.h); failures go
 // to the SessionLog.
 //
@@ -57,7 +57,7 @@ class Comparisons {
   // The allocation traffic of recordings A and B (kLiveRecording or RecordingDoc ids) per call
   // site; the result replaces allocations(). False, logged, when a recording is missing or not
   // ready.
-  bool CompareAllocations(uint32_t a, uint32_t b, client::AllocSiteKind by);
+  bool CompareAllocations(uint32_t a, uint32_t b, analysis::AllocSiteKind by);
   const std::shared_ptr<const AllocCompareResult>& allocations() const { return allocations_; }
 
  private:

@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "xrpm/client/counter_history.h"
-#include "xrpm/client/frame_recording.h"
+#include "xrpm/model/frame_recording.h"
 
 namespace xrpm::app {
 
@@ -25,7 +25,7 @@ class CounterBoard {
  public:
   struct Counter {
     client::CounterDescriptor desc;
-    client::CounterStat stat;
+    client::CounterReading stat;
     double per_second = 0;  // change of `total` per second between the last two samples
     bool has_rate = false;
     bool selected = false;           // shown in the graphs
@@ -57,7 +57,7 @@ class CounterBoard {
     double x;
     size_t marker;  // index into `markers`
   };
-  std::vector<MarkerPoint> MarkersOnGraph(const std::vector<client::MarkerRow>& markers,
+  std::vector<MarkerPoint> MarkersOnGraph(const std::vector<MarkerRow>& markers,
                                           size_t points) const;
 
  private:

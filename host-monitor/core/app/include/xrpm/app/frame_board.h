@@ -2,7 +2,7 @@
 // the client's frames subscription incrementally (HostClient::TakeFrames), keeps the recording,
 // the Timeline's visible window (zoom, pan, follow the newest frames while live), the selected
 // range of frames, and the Allocations view's table (grouping, filter, sort) computed from the
-// selection (or the whole session) by client::BuildAllocationProfile.
+// selection (or the whole session) by analysis::BuildAllocationProfile.
 //
 // The game's markers are placed on their frames' rows (MarkersIn) for the Timeline.
 //
@@ -20,10 +20,10 @@
 #include <string>
 #include <vector>
 
-#include "xrpm/client/allocation_profile.h"
-#include "xrpm/client/frame_recording.h"
-#include "xrpm/client/frame_summary.h"
+#include "xrpm/analysis/allocation_profile.h"
+#include "xrpm/analysis/frame_summary.h"
 #include "xrpm/client/host_client.h"
+#include "xrpm/model/frame_recording.h"
 
 namespace xrpm::app {
 
@@ -36,8 +36,8 @@ std::optional<AllocGroup> AllocGroupFromName(const std::string& name);
 // tree directly).
 struct AllocRow {
   std::string name;
-  client::Estimate est;      // by method: self
-  client::Estimate through;  // by method: total through the method; by type: = est
+  analysis::Estimate est;      // by method: self
+  analysis::Estimate through;  // by method: total through the method; by type: = est
   double share = 0;
   double per_frame = 0;  // estimated bytes per frame of the range
 };
@@ -51,8 +51,8 @@ class FrameBoard {
   bool Update(client::HostClient& c);
   void Reset();  // a new connection or subscription: forget the recording
   // Replaces the recording (a recording opened from a file, or a test's).
-  void Load(client::FrameRecording rec);
-  const client::FrameRecording& recording() const { return rec_; }
+  void Load(FrameRecording rec);
+  const FrameRecording& recording() const { return rec_; }
 
   // ---- Timeline window (indices into recording().frames) ----
   size_t window_first() const { return first_; }
@@ -76,15 +76,15 @@ class FrameBoard {
   // ---- selection (frame numbers, inclusive) ----
   void Select(uint64_t first_frame, uint64_t last_frame);
   void ClearSelection();
-  const std::optional<client::FrameRange>& selection() const { return selection_; }
+  const std::optional<analysis::FrameRange>& selection() const { return selection_; }
 
   // ---- Allocations table ----
   AllocGroup group = AllocGroup::kType;
   AllocColumn column = AllocColumn::kBytes;
   bool descending = true;
   std::string filter;
-  const client::AllocationProfile& profile();  // of the selection (or everything)
-  const client::FrameSummary& summary();       // of the selection (or everything)
+  const analysis::AllocationProfile& profile();  // of the selection (or everything)
+  const analysis::FrameSummary& summary();       // of the selection (or everything)
   // The rows of `group` (type or method) matching `filter`, sorted by `column`.
   const std::vector<AllocRow>& rows();
 
@@ -92,12 +92,12 @@ class FrameBoard {
   void Recompute(bool force);
   void ClampWindow();
 
-  client::FrameRecording rec_;
+  FrameRecording rec_;
   size_t first_ = 0, count_ = kDefaultWindow;
   bool follow_ = true;
-  std::optional<client::FrameRange> selection_;
-  client::AllocationProfile profile_;
-  client::FrameSummary summary_;
+  std::optional<analysis::FrameRange> selection_;
+  analysis::AllocationProfile profile_;
+  analysis::FrameSummary summary_;
   std::vector<AllocRow> rows_;
   bool dirty_ = true;       // data or selection changed since the last computation
   bool rows_dirty_ = true;  // grouping, filter or sort changed

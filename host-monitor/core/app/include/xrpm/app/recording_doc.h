@@ -1,10 +1,10 @@
 // RecordingDoc: a frames recording the monitor holds beside the live one: one
-// opened from a saved `.xrpm` recording (client/recording_file.h, the format `xrpm frames -o`
+// opened from a saved `.xrpm` recording (formats/recording_file.h, the format `xrpm frames -o`
 // writes), with its own FrameBoard, so the Timeline and Allocations views show it exactly as
 // they show a live session (markers included), and Compare can set it against another.
 //
 // AllocCompareResult: the Compare view's "Allocations" mode: two recordings' allocation traffic
-// per call site, as client::DiffAllocations (the function behind `xrpm allocations --diff`)
+// per call site, as analysis::DiffAllocations (the function behind `xrpm allocations --diff`)
 // returns it; the view draws its rows, it computes nothing.
 //
 // IsRecordingFile decides what File > Open does with a path: it reads the file's table of
@@ -18,8 +18,8 @@
 #include <cstdint>
 #include <string>
 
+#include "xrpm/analysis/allocation_diff.h"
 #include "xrpm/app/frame_board.h"
-#include "xrpm/client/allocation_diff.h"
 
 namespace xrpm::app {
 
@@ -41,11 +41,11 @@ struct AllocCompareResult {
   std::array<uint32_t, 2> recordings{};  // A and B: RecordingDoc ids or kLiveRecording
   std::array<std::string, 2> titles;     // "Live recording (bubbles.exe)", "before.xrpm"
   std::array<std::string, 2> apps;       // the recorded applications
-  client::AllocationDiff diff;           // rows sorted by |change|, largest first
+  analysis::AllocationDiff diff;         // rows sorted by |change|, largest first
 };
 
 // True when `path` is a readable .xrpm whose table of contents lists a recording's parts
-// (client::RecordingPartTags). False for anything else, including files too damaged to list:
+// (formats::RecordingPartTags). False for anything else, including files too damaged to list:
 // those are opened as snapshots, whose reader then says what is wrong.
 bool IsRecordingFile(const std::string& path);
 

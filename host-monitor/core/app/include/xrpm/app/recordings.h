@@ -36,7 +36,7 @@ class Recordings {
   // kFailed with the reader's error, which also goes to the log and last_error().
   uint32_t Open(const std::string& path);
   // Saves the shown recording (frames, collections, markers, allocation samples with their
-  // stacks and tags) to `path` in the background, atomically (client::SaveRecordingFile).
+  // stacks and tags) to `path` in the background, atomically (formats::SaveRecordingFile).
   // False, with the reason in the log, when there is nothing to save.
   bool Save(const std::string& path);
   // The path of the last recording saved ("" while a save runs or after it failed).
@@ -46,7 +46,7 @@ class Recordings {
   RecordingDoc* doc(uint32_t id);
   void Close(uint32_t id);
   // The frames of kLiveRecording or of a ready RecordingDoc (nullptr: closed, loading, failed).
-  const client::FrameRecording* contents(uint32_t id) const;
+  const FrameRecording* contents(uint32_t id) const;
   // "Live recording (bubbles.exe)" or the file name.
   std::string Title(uint32_t id) const;
 

@@ -1,6 +1,7 @@
-// TriggerFeed: feeds CaptureTriggers (client/capture_triggers.h) from a live HostClient: the
-// level of "Managed Bytes In Use After GC" of each new counter sample (for --on-growth) and the
-// game's capture requests. Frame rows and markers come from whoever reads the frames
+// TriggerFeed: feeds CaptureTriggers (analysis/capture_triggers.h) from a live HostClient: the
+// level of the catalog's Managed Bytes In Use After GC (protocol::NetcfCounter, found by its
+// category and name) of each new counter sample (for --on-growth) and the game's capture
+// requests. Frame rows and markers come from whoever reads the frames
 // subscription (RunAutoCapture takes them itself; the monitor's Timeline does it for the
 // AutoCaptureBoard), since a subscription has one consumer.
 //
@@ -11,7 +12,7 @@
 
 #include <cstdint>
 
-#include "xrpm/client/capture_triggers.h"
+#include "xrpm/analysis/capture_triggers.h"
 #include "xrpm/client/host_client.h"
 
 namespace xrpm::app {
@@ -23,7 +24,7 @@ class TriggerFeed {
     seq_ = 0;
     in_use_ = -1;
   }
-  void FromClient(client::HostClient& c, client::CaptureTriggers& t);
+  void FromClient(client::HostClient& c, analysis::CaptureTriggers& t);
 
  private:
   uint64_t seq_ = 0;

@@ -13,6 +13,8 @@
 #include <string>
 #include <vector>
 
+#include "xrpm/protocol/netcf_counters.h"
+
 namespace xrpm::client {
 
 struct CounterDescriptor {
@@ -21,7 +23,9 @@ struct CounterDescriptor {
   std::string unit;      // "count", "bytes", "ms"
 };
 
-struct CounterStat {  // the `.stat` columns
+// One counter's figures in one sample, as the device reported them: the `.stat` columns (the
+// agent's CounterValue; agent::CounterStat is the runtime's accumulator that produces them).
+struct CounterReading {
   int64_t total = 0;
   int64_t last = 0;
   uint64_t n = 0;
@@ -31,10 +35,10 @@ struct CounterStat {  // the `.stat` columns
 };
 
 struct CounterSampleRow {
-  uint64_t seq = 0;                 // the agent's sample sequence number
-  uint64_t boot_ms = 0;             // device clock
-  double host_s = 0;                // seconds since the client connected
-  std::vector<CounterStat> values;  // values[i] belongs to descriptors()[i]
+  uint64_t seq = 0;                    // the agent's sample sequence number
+  uint64_t boot_ms = 0;                // device clock
+  double host_s = 0;                   // seconds since the client connected
+  std::vector<CounterReading> values;  // values[i] belongs to descriptors()[i]
 };
 
 class CounterHistory {
@@ -55,6 +59,9 @@ class CounterHistory {
   bool Latest(CounterSampleRow* out) const;
   // Index of the counter named `name` (first match), or -1.
   int Find(const std::string& name) const;
+  // Index of the catalog's counter `c` (its category and name, as the device describes it), or
+  // -1 when the device does not report it.
+  int Find(protocol::NetcfCounter c) const;
 
  private:
   mutable std::mutex mu_;

@@ -20,7 +20,7 @@
 #include <string>
 
 #include "xrpm/client/counter_history.h"
-#include "xrpm/client/frame_recording.h"
+#include "xrpm/model/frame_recording.h"
 #include "xrpm/model/snapshot.h"
 
 namespace xrpm::client {
@@ -132,7 +132,7 @@ class HostClient {
   void SubscribeFrames(uint32_t sample_bytes);
   FramesStatus frames_status() const;
   // Moves what arrived since the last call into *into (FrameRecording::Append). One consumer.
-  void TakeFrames(client::FrameRecording* into);
+  void TakeFrames(FrameRecording* into);
   // Waits until `count` frame rows of the current subscription arrived (true), or the agent
   // refused it, the connection ended, or the timeout passed (false).
   bool WaitFrames(uint64_t count, uint32_t timeout_ms);
@@ -141,7 +141,7 @@ class HostClient {
   // whether or not frames are subscribed: the oldest not yet taken (true), or false when none
   // arrived within timeout_ms (0: do not wait) or the connection ended. At most 64 wait; older
   // ones are dropped. The host decides whether to capture (StartCapture).
-  bool WaitGameCaptureRequest(uint32_t timeout_ms, client::MarkerRow* out);
+  bool WaitGameCaptureRequest(uint32_t timeout_ms, MarkerRow* out);
   uint64_t game_capture_requests() const;  // received on this client in total
 
   // Starts a capture. False (with *error) when not connected or one is running.

@@ -1,7 +1,7 @@
 // Little-endian byte helpers and the blob encoding of .xrpm parts (docs/FORMAT.md): fixed-width
 // integers and u32-length-prefixed strings appended to / read from a byte string. xrpm's own
 // metadata parts (SECT, TYPE, ASIT, FLAY...) and the parts that other layers add through the
-// extension API (recordings: xrpm/client/recording_file.h) use the same encoding.
+// extension API (recordings: xrpm/formats/recording_file.h) use the same encoding.
 //
 // BlobReader checks every read against the blob: a read past its end or a count of records that
 // cannot fit in what is left throws std::out_of_range naming the blob offset, so nothing is

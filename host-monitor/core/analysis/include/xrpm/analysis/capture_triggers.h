@@ -28,9 +28,9 @@
 #include <optional>
 #include <string>
 
-#include "xrpm/client/frame_recording.h"
+#include "xrpm/model/frame_recording.h"
 
-namespace xrpm::client {
+namespace xrpm::analysis {
 
 struct CaptureTriggerOptions {
   double every_s = 0;         // 0: off
@@ -98,4 +98,4 @@ class CaptureTriggers {
   double guard_from_s_ = 0, guard_to_s_ = -1;  // our clock: the last capture's span
 };
 
-}  // namespace xrpm::client
+}  // namespace xrpm::analysis

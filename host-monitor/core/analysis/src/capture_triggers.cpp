@@ -1,4 +1,4 @@
-#include "xrpm/client/capture_triggers.h"
+#include "xrpm/analysis/capture_triggers.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -6,7 +6,7 @@
 #include "xrpm/model/glob.h"
 #include "xrpm/model/human_format.h"
 
-namespace xrpm::client {
+namespace xrpm::analysis {
 
 const char* TriggerKindName(TriggerKind k) {
   switch (k) {
@@ -114,4 +114,4 @@ double CaptureTriggers::SecondsUntilTimer(double now_s) const {
   return std::max(0.0, last_start_s_ + o_.every_s - now_s);
 }
 
-}  // namespace xrpm::client
+}  // namespace xrpm::analysis

@@ -1,4 +1,4 @@
-#include "xrpm/client/recording_file.h"
+#include "xrpm/formats/recording_file.h"
 
 #include <cstring>
 #include <map>
@@ -9,13 +9,8 @@
 #include "xrpm/model/diagnostics.h"
 #include "xrpm/protocol/constants.h"
 
-namespace xrpm::client {
+namespace xrpm::formats {
 namespace {
-
-using formats::BlobReader;
-using formats::BlobWriter;
-using formats::XrpmPart;
-using formats::XrpmTransform;
 
 // Blob versions written by this code; a reader takes any later version (they only append).
 constexpr uint8_t kHeaderVersion = 1;
@@ -359,4 +354,4 @@ SavedRecording ParseRecording(std::string_view bytes, const std::string& name,
   return FromContents(formats::ReadXrpm(bytes, name, o), name);
 }
 
-}  // namespace xrpm::client
+}  // namespace xrpm::formats

@@ -1,8 +1,10 @@
 // The NETCF performance counter catalog: every counter a runtime port may report, under the
 // names, categories and units the .NET Compact Framework's Remote Performance Monitor and its
 // .stat files use (plus "Managed Threads", which the Mono port reports). One list for the
-// runtimes (the emulator reports all NETCF counters, the Mono port the ones Mono can fill),
-// the agent and the host: code names a counter by its enumerator, never by a string literal.
+// runtimes (the emulator reports all NETCF counters, the Mono and .NET ports the ones they can
+// fill), the agent and the host: code names a counter by its enumerator, never by a string
+// literal. The wire carries a counter's category, name and unit (CounterDescriptor), so the host
+// finds a catalog counter among the ones a device reports by Spec(c).info.
 //
 // An event counter (Managed Bytes Allocated, GC Latency Time) adds each datum to its total; a
 // level counter (GC Heap, Managed Bytes In Use After GC) records samples and its total is the
@@ -14,10 +16,16 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "xrpm/agent/runtime_port.h"
-
 namespace xrpm {
-namespace agent {
+namespace protocol {
+
+// One performance counter, as the NETCF Remote Performance Monitor shows it (the agent's
+// RuntimePort::DescribeCounter, the wire's CounterDescriptor).
+struct CounterInfo {
+  const char* category;  // "Garbage Collector", "Memory", "JIT", "Exceptions", "Loader", ...
+  const char* name;      // "Managed Bytes Allocated", ...
+  const char* unit;      // "count", "bytes", "ms"
+};
 
 // X(enumerator, category, name, unit, is_level)
 #define XRPM_NETCF_COUNTERS(X)                                                                    \
@@ -93,5 +101,5 @@ constexpr const char* CounterName(NetcfCounter c) {
   return Spec(c).info.name;
 }
 
-}  // namespace agent
+}  // namespace protocol
 }  // namespace xrpm

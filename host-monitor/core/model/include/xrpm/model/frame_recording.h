@@ -2,8 +2,10 @@
 // and allocation samples"): one row per game frame (duration, exact allocated bytes and objects,
 // collections and their pause, bytes left in the GC budget) and one row per sampled allocation
 // (frame, stack, type, size), with the interned method, type and stack tables they refer to.
-// It is the input of every frames analysis (frame_summary.h, allocation_profile.h) in the CLI
-// and the monitor, and what a recording file stores.
+// A document of its own, like a Snapshot: the host client (xrpm/client/host_client.h) fills one
+// from the wire, a recording file stores one (xrpm/formats/recording_file.h), and it is the
+// input of every frames analysis (xrpm/analysis/frame_summary.h, allocation_profile.h,
+// allocation_diff.h) in the CLI and the monitor.
 //
 // Markers (the game's Marker / RequestCapture calls) and the scope tags of samples travel with
 // the same batches (CAP_MARKERS).
@@ -11,14 +13,14 @@
 // Ids are 1-based indexes into methods / types / stacks / tags; id 0 means "unknown" (the device's
 // table was full) and has a fixed name.
 //
-// Thread-safety: a plain value; HostClient hands out copies.
+// Thread-safety: a plain value; the host client hands out copies.
 #pragma once
 
 #include <cstdint>
 #include <string>
 #include <vector>
 
-namespace xrpm::client {
+namespace xrpm {
 
 struct FrameRow {
   uint64_t frame = 0;
@@ -88,4 +90,4 @@ struct FrameRecording {
   const std::vector<uint32_t>& Stack(uint32_t id) const;
 };
 
-}  // namespace xrpm::client
+}  // namespace xrpm

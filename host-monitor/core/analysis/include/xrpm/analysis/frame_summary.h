@@ -8,10 +8,10 @@
 
 #include <cstdint>
 
-#include "xrpm/client/allocation_profile.h"
-#include "xrpm/client/frame_recording.h"
+#include "xrpm/analysis/allocation_profile.h"
+#include "xrpm/model/frame_recording.h"
 
-namespace xrpm::client {
+namespace xrpm::analysis {
 
 constexpr double kFrameBudget60Ms = 1000.0 / 60.0;  // 16.7 ms
 constexpr double kFrameBudget30Ms = 1000.0 / 30.0;  // 33.3 ms
@@ -40,4 +40,4 @@ struct FrameSummary {
 
 FrameSummary SummarizeFrames(const FrameRecording& r, FrameRange range = {});
 
-}  // namespace xrpm::client
+}  // namespace xrpm::analysis

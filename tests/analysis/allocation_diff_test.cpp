@@ -1,14 +1,14 @@
-// Allocation traffic diff (client/allocation_diff.h): sites matched by name
+// Allocation traffic diff (analysis/allocation_diff.h): sites matched by name
 // across recordings whose devices numbered them apart, bytes per frame in A and B with their
 // sampling errors, the change and its error, sites only in one recording marked, the order.
 #include <gtest/gtest.h>
 
 #include <cmath>
 
-#include "xrpm/client/allocation_diff.h"
-#include "xrpm/client/allocation_profile.h"
+#include "xrpm/analysis/allocation_diff.h"
+#include "xrpm/analysis/allocation_profile.h"
 
-namespace xrpm::client {
+namespace xrpm::analysis {
 namespace {
 
 constexpr uint32_t kN = 1024;  // sampling interval of both recordings
@@ -112,4 +112,4 @@ TEST(AllocationDiff, ALargeObjectIsAlwaysSampledAndHasNoError) {
 }
 
 }  // namespace
-}  // namespace xrpm::client
+}  // namespace xrpm::analysis

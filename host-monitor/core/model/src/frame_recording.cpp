@@ -1,9 +1,9 @@
-#include "xrpm/client/frame_recording.h"
+#include "xrpm/model/frame_recording.h"
 
 #include <algorithm>
 #include <iterator>
 
-namespace xrpm::client {
+namespace xrpm {
 namespace {
 const std::string kUnknownMethod = "<unknown method>";
 const std::string kUnknownType = "<unknown type>";
@@ -56,4 +56,4 @@ void FrameRecording::Append(FrameRecording&& d) {
   host_dropped_rows += d.host_dropped_rows;
 }
 
-}  // namespace xrpm::client
+}  // namespace xrpm

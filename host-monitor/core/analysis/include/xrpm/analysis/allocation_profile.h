@@ -2,8 +2,9 @@
 // frames: by type, by allocating method (bottom-up), by stack, and as a top-down call tree, each
 // with estimated bytes and objects and their share, plus per-frame figures.
 //
-// Estimator (frame_events.h): the device samples an allocation of s bytes with probability
-// p(s) = 1 - exp(-s / N) (N = the mean sampling interval), independently of the others, so
+// Estimator (xrpm/protocol/sampling.h): the device samples an allocation of s bytes with
+// probability p(s) = 1 - exp(-s / N) (N = the mean sampling interval, protocol::SampleProbability),
+// independently of the others, so
 //   estimated bytes   = sum over samples of s / p(s)
 //   estimated objects = sum over samples of 1 / p(s)
 // are unbiased (Horvitz-Thompson). For s << N this is about N bytes per sample; an object larger
@@ -23,9 +24,9 @@
 #include <string>
 #include <vector>
 
-#include "xrpm/client/frame_recording.h"
+#include "xrpm/model/frame_recording.h"
 
-namespace xrpm::client {
+namespace xrpm::analysis {
 
 // Frames first..last (inclusive frame numbers); the default is the whole recording.
 struct FrameRange {
@@ -102,4 +103,4 @@ struct AllocationProfile {
 
 AllocationProfile BuildAllocationProfile(const FrameRecording& r, FrameRange range = {});
 
-}  // namespace xrpm::client
+}  // namespace xrpm::analysis

@@ -1,13 +1,15 @@
-#include "xrpm/client/allocation_profile.h"
+#include "xrpm/analysis/allocation_profile.h"
 
 #include <algorithm>
 #include <cmath>
 #include <unordered_map>
 
-namespace xrpm::client {
+#include "xrpm/protocol/sampling.h"
+
+namespace xrpm::analysis {
 
 void Estimate::Add(uint32_t size, double sample_bytes) {
-  const double p = sample_bytes <= 0 ? 1.0 : -std::expm1(-double(size) / sample_bytes);
+  const double p = protocol::SampleProbability(size, sample_bytes);
   const double w = p > 0 ? 1.0 / p : 0.0;
   bytes += size * w;
   variance += double(size) * size * (1.0 - p) * w * w;
@@ -122,4 +124,4 @@ AllocationProfile BuildAllocationProfile(const FrameRecording& r, FrameRange ran
   return p;
 }
 
-}  // namespace xrpm::client
+}  // namespace xrpm::analysis

@@ -1,11 +1,11 @@
 // CaptureTriggers as a pure state machine: each rule fires when it should and
 // not otherwise, events during a capture wait for it, the capture's own collection does not
 // fire --on-gc-pause, and the marker pattern's '*'.
-#include "xrpm/client/capture_triggers.h"
+#include "xrpm/analysis/capture_triggers.h"
 
 #include <gtest/gtest.h>
 
-namespace xrpm::client {
+namespace xrpm::analysis {
 namespace {
 
 FrameRow Row(uint64_t frame, uint64_t end_us, uint32_t gcs, uint32_t pause_us) {
@@ -136,4 +136,4 @@ TEST(CaptureTriggers, EventsDuringACaptureFollowItOnceCoalesced) {
 }
 
 }  // namespace
-}  // namespace xrpm::client
+}  // namespace xrpm::analysis

@@ -27,9 +27,9 @@
 #include <string_view>
 #include <vector>
 
-#include "xrpm/client/frame_recording.h"
+#include "xrpm/model/frame_recording.h"
 
-namespace xrpm::client {
+namespace xrpm::analysis {
 
 enum class AllocSiteKind { kStack, kMethod, kType, kTag };
 // The names `--by` and the monitor's Compare use: "stack", "method", "type", "tag".
@@ -60,4 +60,4 @@ struct AllocationDiff {
 
 AllocationDiff DiffAllocations(const FrameRecording& a, const FrameRecording& b, AllocSiteKind by);
 
-}  // namespace xrpm::client
+}  // namespace xrpm::analysis

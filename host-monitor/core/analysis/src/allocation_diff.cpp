@@ -1,12 +1,12 @@
-#include "xrpm/client/allocation_diff.h"
+#include "xrpm/analysis/allocation_diff.h"
 
 #include <algorithm>
 #include <cmath>
 #include <unordered_map>
 
-#include "xrpm/client/allocation_profile.h"
+#include "xrpm/analysis/allocation_profile.h"
 
-namespace xrpm::client {
+namespace xrpm::analysis {
 namespace {
 
 struct Site {
@@ -113,4 +113,4 @@ AllocationDiff DiffAllocations(const FrameRecording& a, const FrameRecording& b,
   return d;
 }
 
-}  // namespace xrpm::client
+}  // namespace xrpm::analysis

@@ -5,13 +5,14 @@
 // one beside an empty snapshot; a reader that does not know the parts skips them, so old xrpm
 // versions still open the file, and a snapshot file without them is "not a recording".
 //
-// Reading checks what the analyses rely on, as the host checks the wire (frame_batch_reader):
+// Reading checks what the analyses rely on, as the host client checks the wire (its
+// frame_batch_reader), against the same limits (xrpm/protocol/constants.h):
 // column widths and counts, ids within the tables, table sizes, name and marker lengths, marker
 // kinds, increasing frame numbers. Every failure is an InputError naming the file, the part, its
 // byte offset, what was expected and what was found.
 //
 // Cost: O(frames + samples + markers + table bytes) both ways; memory is the recording plus the
-// encoded parts. Saving is atomic (formats::WriteXrpmFile: temporary file, fsync, rename).
+// encoded parts. Saving is atomic (WriteXrpmFile: temporary file, fsync, rename).
 //
 // Thread-safety: pure functions; separate calls may run concurrently.
 #pragma once
@@ -20,10 +21,10 @@
 #include <string_view>
 #include <vector>
 
-#include "xrpm/client/frame_recording.h"
 #include "xrpm/formats/xrpm_file.h"
+#include "xrpm/model/frame_recording.h"
 
-namespace xrpm::client {
+namespace xrpm::formats {
 
 struct SavedRecording {
   FrameRecording rec;
@@ -32,7 +33,7 @@ struct SavedRecording {
   friend bool operator==(const SavedRecording&, const SavedRecording&) = default;
 };
 
-// The tags of a recording's parts, for formats::XrpmReadOptions::wanted.
+// The tags of a recording's parts, for XrpmReadOptions::wanted.
 const std::vector<std::string>& RecordingPartTags();
 
 // The parts that hold `r` (for XrpmWriteOptions::extra_parts), all optional.
@@ -54,4 +55,4 @@ SavedRecording LoadRecordingFile(const std::string& path);
 SavedRecording ParseRecording(std::string_view bytes, const std::string& name,
                               bool verify_checksums = true);
 
-}  // namespace xrpm::client
+}  // namespace xrpm::formats

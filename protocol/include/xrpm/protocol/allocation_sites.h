@@ -1,6 +1,6 @@
-// Allocation sites as every runtime numbers them for the walker API (heap_walker.h:
+// Allocation sites as every runtime numbers them for the agent's walker API (heap_walker.h:
 // DescribeSite, ObjectOrigin) and the frame events: a site is an allocating thread's managed
-// stack, at most kMaxSampleStackDepth (frame_events.h) innermost methods, innermost first,
+// stack, at most kMaxStackDepth (constants.h) innermost methods, innermost first,
 // interned once per runtime's life under a dense id. The emulator's table
 // (xrpm/emulator/allocation_sites.h) and the Mono port's (ports/mono/src/site_table.h) differ
 // only in their threading; the ids, the bound and what happens past it are these.
@@ -15,7 +15,7 @@
 #include <cstdint>
 
 namespace xrpm {
-namespace agent {
+namespace protocol {
 
 using SiteId = uint32_t;
 // No site: the object has no recorded origin.
@@ -24,5 +24,5 @@ constexpr SiteId kNoSite = 0;
 constexpr SiteId kOutsideManagedCode = 1;
 constexpr uint32_t kMaxAllocationSites = 1u << 16;
 
-}  // namespace agent
+}  // namespace protocol
 }  // namespace xrpm

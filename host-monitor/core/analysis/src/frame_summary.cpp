@@ -1,9 +1,9 @@
-#include "xrpm/client/frame_summary.h"
+#include "xrpm/analysis/frame_summary.h"
 
 #include <algorithm>
 #include <vector>
 
-namespace xrpm::client {
+namespace xrpm::analysis {
 namespace {
 // The q-quantile of sorted values (nearest rank).
 template <class T>
@@ -62,4 +62,4 @@ FrameSummary SummarizeFrames(const FrameRecording& r, FrameRange range) {
   return s;
 }
 
-}  // namespace xrpm::client
+}  // namespace xrpm::analysis

@@ -1,4 +1,4 @@
-// Saved recordings (client/recording_file.h): a recording with every kind of row
+// Saved recordings (formats/recording_file.h): a recording with every kind of row
 // reads back equal from an .xrpm file; readers that do not know the parts still open the file;
 // a heap snapshot is "not a recording"; truncated, corrupt and inconsistent parts are refused
 // with the file, the part, its byte offset, what was expected and what was found.
@@ -9,10 +9,10 @@
 #include <string>
 
 #include "temp_dir.h"
-#include "xrpm/client/recording_file.h"
+#include "xrpm/formats/recording_file.h"
 #include "xrpm/formats/xrpm_file.h"
 
-namespace xrpm::client {
+namespace xrpm::formats {
 namespace {
 
 SavedRecording Sample() {
@@ -194,4 +194,4 @@ TEST(RecordingFile, RefusesBadTablesAndMissingParts) {
 }
 
 }  // namespace
-}  // namespace xrpm::client
+}  // namespace xrpm::formats
