@@ -2,7 +2,8 @@
 // heap) headless, with a real GC heap, live counters and a heap walker.
 //
 //   xrpm-emulator [--scenario bubbles|leak|synthetic] [--fps N] [--frames N | --duration S]
-//                 [--dump FILE.gclog|.xrpm] [--stat FILE.stat] ... (--help for all options;
+//                 [--dump FILE.gclog|.xrpm [--no-values] [--string-cap N]] [--stat FILE.stat]
+//                 ... (--help for all options;
 //                 --dump and --stat only where the host core is built, not in XRPM_DEVICE_ONLY)
 //                 [--port N | --listen ADDR:PORT --token T]      (the device agent, port 4510)
 //                 [--announce]                                   (discovery beacon, see agent.h)
@@ -60,7 +61,8 @@ int Run(const EmulatorOptions& opts, xrpm::agent::AgentOptions agent_opts) {
 
 #if XRPM_EMULATOR_OFFLINE_DUMPS
   if (!opts.dump.empty()) {
-    xrpm::Snapshot snap = WriteGroundTruthDump(runtime, opts.dump);
+    xrpm::Snapshot snap = WriteGroundTruthDump(
+        runtime, opts.dump, ContentsFor(opts.dump, !opts.no_values, opts.string_cap));
     if (!opts.quiet)
       std::fprintf(stderr, "xrpm-emulator: wrote %s: %zu objects, %zu references, %zu roots\n",
                    opts.dump.c_str(), snap.object_count(), snap.ref_count(), snap.root_count());

@@ -9,6 +9,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <string>
 
 #include "batch_queue.h"
@@ -45,6 +46,10 @@ struct CaptureJob {
   // Fields and values (heap_walker.h): set when the job is created, before the capture thread
   // sees it; constant afterwards.
   WalkDetail detail;
+  // How the capture walks the heap into its sink, with the world stopped, after the collection
+  // (null: runtime.WalkHeap(sink)). An in-process capture (local_capture.h) may hand the same
+  // walk to another sink too. Set before the capture thread sees the job.
+  std::function<void(HeapInfoCallback& sink)> walk;
   // The last marker the game posted before the request (CaptureBegin.last_marker).
   bool has_marker = false;
   QueuedMarker last_marker;

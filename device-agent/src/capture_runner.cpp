@@ -14,6 +14,7 @@ namespace {
 struct StoppedWork {
   RuntimePort* runtime;
   CaptureSink* sink;
+  const std::function<void(HeapInfoCallback&)>* walk;
   int64_t stopped_ns = 0, gc_done_ns = 0, walk_done_ns = 0;
 };
 
@@ -22,7 +23,10 @@ void WithWorldStopped(void* ctx) {
   w->stopped_ns = NowNs();
   w->runtime->InduceFullCollection();
   w->gc_done_ns = NowNs();
-  w->runtime->WalkHeap(*w->sink);
+  if (*w->walk)
+    (*w->walk)(*w->sink);
+  else
+    w->runtime->WalkHeap(*w->sink);
   w->walk_done_ns = NowNs();
 }
 
@@ -45,7 +49,7 @@ void QueueAbort(CaptureJob& job, wire::ErrorCode code, const std::string& reason
 
 void Run(RuntimePort& runtime, CaptureJob& job, uint32_t stop_timeout_ms) {
   CaptureSink sink(runtime, job);
-  StoppedWork work{&runtime, &sink};
+  StoppedWork work{&runtime, &sink, &job.walk};
   const int64_t requested_ns = NowNs();
   job.hold_sends.store(!CaptureSink::Streaming(job), std::memory_order_release);
   const bool stopped = runtime.RunWithWorldStopped(&WithWorldStopped, &work, stop_timeout_ms);

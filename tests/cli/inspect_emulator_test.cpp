@@ -1,6 +1,7 @@
 // `xrpm inspect` on a live capture of the emulator's `mistakes` game (mistakes_scenario.h), which
 // plants each mistake the inspections find a known number of times next to near-misses: every
-// inspection reports exactly the planted finding, with its count, and nothing else.
+// inspection reports exactly the planted finding, with its count, and nothing else; so does the
+// emulator's own ground-truth dump of the game (xrpm-emulator --dump FILE.xrpm).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -21,15 +22,8 @@ struct Expected {
   uint64_t count;
 };
 
-TEST(InspectEmulator, FindsExactlyTheMistakesPlantedInTheGame) {
-  const TempDir dir("xrpm_inspect_emulator");
-  EmulatorProcess emu({"--scenario", "mistakes"});
-  ASSERT_FALSE(emu.endpoint.empty()) << emu.proc->log().All();
-  const std::string file = dir.Path("mistakes.xrpm");
-  RunResult cap = RunProcess({kXrpm, "capture", "--connect", emu.endpoint, "-o", file});
-  ASSERT_EQ(cap.exit_code, 0) << cap.err;
-  EXPECT_EQ(emu.proc->Stop(), 0) << emu.proc->log().All();
-
+// Every inspection of `file` reports exactly the planted finding, none is skipped.
+void ExpectThePlantedMistakes(const std::string& file) {
   RunResult r = RunProcess({kXrpm, "inspect", file, "--json"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const nlohmann::json j = nlohmann::json::parse(r.out);
@@ -60,6 +54,27 @@ TEST(InspectEmulator, FindsExactlyTheMistakesPlantedInTheGame) {
   // The leak's path names the static event and the delegate's target field.
   const auto& leak = j["inspections"][1]["findings"][0];
   EXPECT_NE(leak["path"].get<std::string>().find("_target"), std::string::npos) << leak;
+}
+
+TEST(InspectEmulator, FindsExactlyTheMistakesPlantedInTheGame) {
+  const TempDir dir("xrpm_inspect_emulator");
+  EmulatorProcess emu({"--scenario", "mistakes"});
+  ASSERT_FALSE(emu.endpoint.empty()) << emu.proc->log().All();
+  const std::string file = dir.Path("mistakes.xrpm");
+  RunResult cap = RunProcess({kXrpm, "capture", "--connect", emu.endpoint, "-o", file});
+  ASSERT_EQ(cap.exit_code, 0) << cap.err;
+  EXPECT_EQ(emu.proc->Stop(), 0) << emu.proc->log().All();
+  ExpectThePlantedMistakes(file);
+}
+
+// The emulator's own dump, without a host: the same findings, every inspection run.
+TEST(InspectEmulator, ItsGroundTruthDumpFindsTheSameMistakes) {
+  const TempDir dir("xrpm_inspect_emulator_dump");
+  const std::string file = dir.Path("mistakes.xrpm");
+  RunResult dump = RunProcess({XRPM_EMULATOR_BIN, "--port", "0", "--scenario", "mistakes",
+                               "--frames", "120", "--dump", file, "--quiet"});
+  ASSERT_EQ(dump.exit_code, 0) << dump.err;
+  ExpectThePlantedMistakes(file);
 }
 
 }  // namespace

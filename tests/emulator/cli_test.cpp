@@ -1,5 +1,6 @@
 // ctest-labels: threaded
-// xrpm-emulator as a program: --dump writes a valid .gclog, --stat a table, usage errors exit 2,
+// xrpm-emulator as a program: --dump writes a valid .gclog (or an .xrpm with the contents a
+// capture holds, --no-values and --string-cap as for one), --stat a table, usage errors exit 2,
 // SIGTERM stops it cleanly (and still writes the dump).
 #include <fcntl.h>
 #include <poll.h>
@@ -174,6 +175,27 @@ TEST(Cli, DumpToXrpmByExtension) {
   EXPECT_EQ(s.origins->capture_frame, 300u);
   ASSERT_EQ(s.object_alloc_site.size(), s.object_count());
   for (size_t i = 0; i < s.object_count(); ++i) ASSERT_TRUE(s.origin_known(i)) << i;
+  // And what a capture holds: layouts, a slot per reference, root labels, values.
+  EXPECT_TRUE(s.fields.has_layouts());
+  EXPECT_EQ(s.fields.ref_slot.size(), s.ref_count());
+  EXPECT_FALSE(s.fields.root_labels.empty());
+  EXPECT_TRUE(s.fields.values_captured);
+  EXPECT_EQ(s.fields.values.size(), s.object_count());
+  fs::remove_all(fs::path(dump).parent_path());
+  // --no-values and --string-cap, as for a capture.
+  dump = TempPath("no-values.xrpm");
+  ASSERT_EQ(RunEmulator({"--frames", "60", "--dump", dump, "--no-values", "--quiet"}, &err), 0)
+      << err;
+  const Snapshot nv = LoadSnapshot(dump, diags);
+  EXPECT_TRUE(nv.fields.has_layouts());
+  EXPECT_FALSE(nv.fields.values_captured);
+  EXPECT_FALSE(nv.fields.has_values());
+  fs::remove_all(fs::path(dump).parent_path());
+  dump = TempPath("capped.xrpm");
+  ASSERT_EQ(RunEmulator({"--frames", "60", "--dump", dump, "--string-cap", "3", "--quiet"}, &err),
+            0)
+      << err;
+  EXPECT_EQ(LoadSnapshot(dump, diags).fields.string_cap, 3u);
   fs::remove_all(fs::path(dump).parent_path());
   // A format that cannot be written is a usage error, before the game runs.
   EXPECT_EQ(RunEmulator({"--frames", "1", "--dump", TempPath("x.gcdump")}, &err), 2);
@@ -188,6 +210,11 @@ TEST(Cli, UsageErrorsExitTwo) {
   EXPECT_EQ(RunEmulator({"--refs-per-object", "0"}), 2);
   EXPECT_EQ(RunEmulator({"--app-name", "two words"}), 2);
   EXPECT_EQ(RunEmulator({"--no-such-option"}), 2);
+  // The dump's contents options mean nothing without a dump.
+  EXPECT_EQ(RunEmulator({"--frames", "1", "--no-values"}, &err), 2);
+  EXPECT_NE(err.find("--no-values applies to --dump"), std::string::npos) << err;
+  EXPECT_EQ(RunEmulator({"--frames", "1", "--string-cap", "8"}, &err), 2);
+  EXPECT_EQ(RunEmulator({"--frames", "1", "--dump", TempPath("x.xrpm"), "--string-cap", "0"}), 2);
 }
 
 TEST(Cli, SigtermStopsCleanlyAndStillDumps) {

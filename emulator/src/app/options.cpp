@@ -1,5 +1,6 @@
 #include "options.h"
 
+#include "xrpm/protocol/constants.h"
 #if XRPM_EMULATOR_OFFLINE_DUMPS
 #include "xrpm/formats/snapshot_io.h"
 #endif
@@ -31,9 +32,16 @@ void AddEmulatorOptions(CLI::App& app, EmulatorOptions& o) {
 #if XRPM_EMULATOR_OFFLINE_DUMPS
   app.add_option("--dump", o.dump,
                  "At exit, collect and write the heap through the walker to this file: .gclog "
-                 "(the default for other extensions) or .xrpm (also keeps root origins and every "
-                 "object's allocation frame and site) (ground truth; without --frames/--duration "
-                 "runs 600 frames, unthrottled unless --fps is given)");
+                 "(the default for other extensions) or .xrpm (also keeps root origins, every "
+                 "object's allocation frame and site, and what a capture holds: type layouts, "
+                 "reference slots, root labels, field values and string text) (ground truth; "
+                 "without --frames/--duration runs 600 frames, unthrottled unless --fps is given)");
+  app.add_flag("--no-values", o.no_values,
+               "--dump: layouts, slots and labels without field values or string text (as "
+               "`xrpm capture --no-values`)");
+  app.add_option("--string-cap", o.string_cap,
+                 "--dump: UTF-16 code units of text kept per string (default 1024, as a capture)")
+      ->check(CLI::Range(1u, protocol::kMaxStringCap));
   app.add_option("--stat", o.stat, "At exit, write the performance counters as a .stat table");
 #endif
   app.add_flag("--quiet", o.quiet, "No status line on stderr");
@@ -46,6 +54,11 @@ std::string FinishOptions(const CLI::App& app, EmulatorOptions& o) {
   if (o.app_name.find_first_of(" \t\r\n") != std::string::npos)
     return "--app-name must not contain whitespace (it is a field of the heap dump's records)";
   if (o.scenario == "synthetic" && o.objects == 0) return "--objects must be at least 1";
+#if XRPM_EMULATOR_OFFLINE_DUMPS
+  if (o.dump.empty() && (o.no_values || app.count("--string-cap") != 0))
+    return std::string(o.no_values ? "--no-values" : "--string-cap") +
+           " applies to --dump (a capture asks for its own: xrpm capture --no-values)";
+#endif
   if (!o.dump.empty()) {
 #if XRPM_EMULATOR_OFFLINE_DUMPS
     const xrpm::formats::FormatInfo* f = xrpm::formats::FormatForPath(o.dump, false);

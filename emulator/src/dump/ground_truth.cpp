@@ -17,6 +17,10 @@ std::string RuntimeNamer::MethodName(uint64_t method_id) const {
 }
 
 Snapshot DumpToSnapshot(Runtime& rt, uint32_t timeout_ms) {
+  return DumpToSnapshot(rt, DumpContents{}, timeout_ms);
+}
+
+Snapshot DumpToSnapshot(Runtime& rt, const DumpContents& contents, uint32_t timeout_ms) {
   Snapshot snap;
   snap.source = std::string("xrpm-emulator dump of ") + rt.Info().app_name;
   RuntimeNamer namer(rt);
@@ -24,6 +28,11 @@ Snapshot DumpToSnapshot(Runtime& rt, uint32_t timeout_ms) {
       snap,
       SectionInfo{rt.Info().app_name, rt.Info().dump_version, [&rt] { return rt.BootMillis(); }},
       &namer);
+  if (contents.fields) {
+    WalkWithContents(rt, sink, snap, contents, timeout_ms);
+    snap.ShrinkToFit();
+    return snap;
+  }
   struct Ctx {
     Runtime* rt;
     SnapshotBuilderSink* sink;
@@ -43,7 +52,12 @@ Snapshot DumpToSnapshot(Runtime& rt, uint32_t timeout_ms) {
 }
 
 Snapshot WriteGroundTruthDump(Runtime& rt, const std::string& path, uint32_t timeout_ms) {
-  Snapshot snap = DumpToSnapshot(rt, timeout_ms);
+  return WriteGroundTruthDump(rt, path, ContentsFor(path, true, 0), timeout_ms);
+}
+
+Snapshot WriteGroundTruthDump(Runtime& rt, const std::string& path, const DumpContents& contents,
+                              uint32_t timeout_ms) {
+  Snapshot snap = DumpToSnapshot(rt, contents, timeout_ms);
   formats::SaveSnapshot(snap, path);  // by extension; .gclog by default
   return snap;
 }

@@ -102,6 +102,17 @@ WalkResult SnapshotBuilderSink::DescribeType(uint32_t type_id, const char* name,
   return WalkResult::kOk;
 }
 
+WalkResult SnapshotBuilderSink::DescribeTypeWithTraits(uint32_t type_id, uint32_t domain,
+                                                       const char* name, size_t name_len,
+                                                       const agent::TypeTraits& traits) {
+  (void)domain;  // one section: the runtime's
+  if (type_index_.count(type_id)) return WalkResult::kOk;
+  const uint32_t idx = out_.AddType(type_id, std::string(name, name_len), section_);
+  out_.types[idx].has_finalizer = traits.has_finalizer;
+  type_index_.emplace(type_id, idx);
+  return WalkResult::kOk;
+}
+
 uint32_t SnapshotBuilderSink::TypeIndexOf(uint32_t type_id) {
   auto it = type_index_.find(type_id);
   if (it != type_index_.end()) return it->second;

@@ -3,11 +3,12 @@
 // device runtime later) can be turned into the host's snapshot model without a network.
 //
 // Mapping: C_BEGIN opens an AppDomain section (name, version and start time from the
-// SectionInfo); DescribeType adds a type; RootReferences adds roots with the descriptor of the
-// current container (heap_walker.h: RootDescriptorFor), the container's class id for statics,
-// and a readable origin ("thread 1 (Main) / Bubbles.Game1.Update", "static Bubbles.Game1",
-// "GC handle table"); ObjectReferences adds an object (an unknown type id gets a placeholder
-// type); C_END closes the section with the end time. Ids stay raw, exactly as reported.
+// SectionInfo); DescribeType adds a type (DescribeTypeWithTraits: with has_finalizer);
+// RootReferences adds roots with the descriptor of the current container (heap_walker.h:
+// RootDescriptorFor), the container's class id for statics, and a readable origin ("thread 1 (Main)
+// / Bubbles.Game1.Update", "static Bubbles.Game1", "GC handle table"); ObjectReferences adds an
+// object (an unknown type id gets a placeholder type); C_END closes the section with the end time.
+// Ids stay raw, exactly as reported.
 //
 // Allocation origins: AllocationClock creates Snapshot::origins (capture_frame, sample_bytes);
 // DescribeSite appends a site (sites in the order described, methods interned by name in order of
@@ -52,6 +53,9 @@ class SnapshotBuilderSink final : public agent::HeapInfoCallback {
 
   agent::WalkResult BeginContainer(agent::ContainerType type, uint64_t id1, uint64_t id2) override;
   agent::WalkResult DescribeType(uint32_t type_id, const char* name, size_t name_len) override;
+  agent::WalkResult DescribeTypeWithTraits(uint32_t type_id, uint32_t domain, const char* name,
+                                           size_t name_len,
+                                           const agent::TypeTraits& traits) override;
   agent::WalkResult RootReferences(const agent::RootRef* roots, size_t count) override;
   agent::WalkResult ObjectReferences(uint64_t object, uint32_t type_id, uint32_t size,
                                      const uint64_t* refs, size_t ref_count) override;
