@@ -207,6 +207,13 @@ bool DotnetPort::RunWithWorldStopped(void (*fn)(void* ctx), void* ctx, uint32_t 
   } catch (const std::exception&) {  // out of memory: the capture goes on with what there is
   }
   resolve_us_ = (NowNs() - resolve_start) / 1000 - layouts_us_;
+  {
+    std::lock_guard<std::mutex> lock(record_mu_);
+    try {
+      record_.Reserve(last_sizes_);    // the program still runs: not part of its pause
+    } catch (const std::exception&) {  // the vectors grow in the collection instead
+    }
+  }
   // CoreCLR stops the world only inside a collection (InduceFullCollection): fn runs now.
   deadline_ = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
   fn(ctx);
@@ -305,6 +312,7 @@ void DotnetPort::WalkHeap(agent::HeapInfoCallback& sink) {
     Log(std::string("heap walk failed: ") + e.what());
   }
   std::lock_guard<std::mutex> lock(record_mu_);
+  last_sizes_ = record_.sizes();
   record_.Clear();
   record_.objects.shrink_to_fit();
   record_.refs.shrink_to_fit();

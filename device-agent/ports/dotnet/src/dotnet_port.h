@@ -145,9 +145,10 @@ class DotnetPort final : public agent::RuntimePort {
   std::atomic<bool> induced_{false};  // the collection under way was induced
   std::mutex record_mu_;  // GC threads during the recorded collection (server GC: several)
   HeapRecord record_;
-  std::string failure_;     // why the last InduceFullCollection recorded nothing
-  int64_t resolve_us_ = 0;  // the last StaticRoots::Resolve
-  int64_t layouts_us_ = 0;  // the last FieldLayouts::Prepare
+  HeapRecord::Sizes last_sizes_;  // the last record's, reserved before the next collection
+  std::string failure_;           // why the last InduceFullCollection recorded nothing
+  int64_t resolve_us_ = 0;        // the last StaticRoots::Resolve
+  int64_t layouts_us_ = 0;        // the last FieldLayouts::Prepare
 };
 
 }  // namespace dotnet

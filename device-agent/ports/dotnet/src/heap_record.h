@@ -13,6 +13,7 @@
 // callbacks) and reads it afterwards on the capture thread.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
@@ -50,6 +51,21 @@ struct HeapRecord {
   std::vector<RecordedRoot> roots;
   std::vector<StaticValue> statics;  // the static reference fields' values (static_roots.h)
   uint64_t frozen = 0;               // of objects: the non-GC heap's (appended after the walk)
+
+  // How much the last record held, to reserve before the next collection (growing the vectors
+  // inside it, where every copy lengthens the game's pause, costs more than reserving before).
+  struct Sizes {
+    size_t objects = 0, refs = 0, values = 0, text = 0;
+  };
+  Sizes sizes() const { return Sizes{objects.size(), refs.size(), values.size(), text.size()}; }
+  // Reserves `last` and an eighth more; throws std::bad_alloc as the vectors do.
+  void Reserve(const Sizes& last) {
+    objects.reserve(last.objects + last.objects / 8);
+    refs.reserve(last.refs + last.refs / 8);
+    slots.reserve(last.refs + last.refs / 8);
+    values.reserve(last.values + last.values / 8);
+    text.reserve(last.text + last.text / 8);
+  }
 
   void Clear() {
     objects.clear();
