@@ -7,6 +7,7 @@
 // values running, and what --no-values and --string-cap leave.
 #include <gtest/gtest.h>
 
+#include <set>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -124,6 +125,16 @@ TEST(DotnetFields, AKnownObjectsFieldNamesAndValues) {
   }
   EXPECT_EQ(unnamed, 0u);
   EXPECT_GE(named, static_cast<size_t>(kItems + kNodes));
+  // Every item has its own index (values read from each object in its final place).
+  std::set<int64_t> indexes;
+  for (size_t i = 0; i < s.object_count(); ++i) {
+    if (s.type_name_of(i) != "Graph.Item") continue;
+    const FieldValue v = FieldOf(s, i, "Index");
+    EXPECT_EQ(v.kind, FieldValue::Kind::kSigned);
+    indexes.insert(v.i);
+  }
+  EXPECT_EQ(indexes.size(), static_cast<size_t>(kItems));
+  EXPECT_EQ(indexes.empty() ? -1 : *indexes.rbegin(), kItems - 1);
   // Strings carry their text: the dictionary's keys ("key-0", ...; not the literal "key-").
   size_t keys = 0;
   for (size_t i = 0; i < s.object_count(); ++i)
