@@ -226,21 +226,28 @@ uintptr_t ReadPointer(uintptr_t address) {
   return v;
 }
 
-// refs[k] -> the index of an equal word in words[0, count), searched from *cursor on, then from
-// the start (the runtime reports elements in order: usually found at once); kNoSlot if none.
-uint32_t MatchWord(const uintptr_t* words, size_t count, uint64_t ref, size_t* cursor) {
-  for (size_t j = *cursor; j < count; ++j)
-    if (words[j] == ref) {
-      *cursor = j + 1;
-      return static_cast<uint32_t>(std::min<size_t>(j, UINT32_MAX - 1));
+// The index of a word equal to `ref` in words[0, count), searched from *cursor on, then from the
+// start (the runtime reports elements in order: each one is usually the next word), reading at
+// most *budget words in all (an array's search stays linear whatever the order); kNoSlot if none.
+uint32_t MatchWord(const uintptr_t* words, size_t count, uint64_t ref, size_t* cursor,
+                   size_t* budget) {
+  for (size_t pass = 0; pass < 2; ++pass) {
+    const size_t from = pass == 0 ? *cursor : 0;
+    const size_t to = pass == 0 ? count : std::min(*cursor, count);
+    for (size_t j = from; j < to; ++j) {
+      if (*budget == 0) return agent::kNoSlot;
+      --*budget;
+      if (words[j] == ref) {
+        *cursor = j + 1;
+        return static_cast<uint32_t>(std::min<size_t>(j, UINT32_MAX - 1));
+      }
     }
-  for (size_t j = 0; j < *cursor && j < count; ++j)
-    if (words[j] == ref) {
-      *cursor = j + 1;
-      return static_cast<uint32_t>(std::min<size_t>(j, UINT32_MAX - 1));
-    }
+  }
   return agent::kNoSlot;
 }
+
+// Words an array's slot search may read: its references found in order take at most one pass.
+constexpr size_t kScanPasses = 4;
 
 }  // namespace
 
@@ -735,7 +742,9 @@ void FieldLayouts::Record(HeapRecord* r, RecordedObject* o) {
       const auto* words = reinterpret_cast<const uintptr_t*>(data);
       size_t cursor = 0;
       if (l->element_kind == FieldKind::kReference) {
-        for (size_t k = 0; k < n; ++k) slots[k] = MatchWord(words, length, refs[k], &cursor);
+        size_t budget = kScanPasses * length + n;
+        for (size_t k = 0; k < n; ++k)
+          slots[k] = MatchWord(words, length, refs[k], &cursor, &budget);
         return;
       }
       // Structs holding references: the word's element.
@@ -746,8 +755,9 @@ void FieldLayouts::Record(HeapRecord* r, RecordedObject* o) {
       const size_t element = (size - data_offset) / length;
       if (element < sizeof(uintptr_t)) return;
       const size_t count = length * element / sizeof(uintptr_t);
+      size_t budget = kScanPasses * count + n;
       for (size_t k = 0; k < n; ++k) {
-        const uint32_t word = MatchWord(words, count, refs[k], &cursor);
+        const uint32_t word = MatchWord(words, count, refs[k], &cursor, &budget);
         if (word != agent::kNoSlot)
           slots[k] = static_cast<uint32_t>(word * sizeof(uintptr_t) / element);
       }

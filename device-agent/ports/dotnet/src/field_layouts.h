@@ -28,7 +28,8 @@
 // for each object the runtime reports, from its memory:
 //   - each reference field's value, to give each reported reference its field's index (the
 //     runtime reports referenced objects, not where they are held); an array's elements, for
-//     the element index;
+//     the element index (reading at most a few times the array's words: the runtime reports
+//     elements in order, so each is found at once; past that budget the rest have no slot);
 //   - its primitive fields' values (heap_walker.h ValueBits), a string's length and its first
 //     kMaxStringCap UTF-16 units, an array's length (GetArrayObjectInfo).
 // Everything is recorded whatever the capture asks for (the sink's detail is known only when the
@@ -38,10 +39,13 @@
 // the layout for the description, and the next capture has it).
 //
 // Memory: the cache: per class ~200 B plus per field its name, declared type name and ~80 B;
-// per enum its name and ~40 B per member: O(loaded classes + their fields). Per capture, in the
-// record (heap_record.h): 4 B per reference (its slot), 8 B per primitive field of each object
-// (one word per value; strings one word and arrays one word), 2 B per recorded UTF-16 unit
-// (<= kMaxStringCap per string: at most the strings' own bytes).
+// per enum its name and ~40 B per member; per non-generic loaded class ~64 B (the lookup of
+// structs by definition): O(loaded classes + their fields), for the process's life. Per
+// capture, in the record (heap_record.h): 4 B per reference (its slot), 8 B per primitive field
+// of each object (one word per value; strings one word and arrays one word), 2 B per recorded
+// UTF-16 unit (<= kMaxStringCap per string: at most the strings' own bytes). Time inside the
+// collection: per object one read per field, per reference a match among the holder's
+// reference fields (O(fields)) or its array's words (linear in the array, see above).
 //
 // Thread-safety: Prepare and Describe from the capture thread; Record from the GC thread(s) of
 // the recorded collection, while the capture thread waits in ForceGC (under the port's record
