@@ -2,9 +2,9 @@
 // Fields and values in captures of a real .NET program (csharp/Graph under xrpm-dotnet, taken
 // with the `xrpm capture` CLI): a known object's field names and values (an int, a bool, an enum
 // of the program's and one of the base library, a string made at run time and a literal one,
-// an array's length, an embedded struct flattened, a reference), each reference's field or
-// element, paths that name the fields they go through, the inspections that need fields and
-// values running, and what --no-values and --string-cap leave.
+// an array's length, an embedded struct and generic ones flattened, a reference), each reference's
+// field or element, paths that name the fields they go through, the inspections that need fields
+// and values running, and what --no-values and --string-cap leave.
 #include <gtest/gtest.h>
 
 #include <set>
@@ -97,6 +97,13 @@ TEST(DotnetFields, AKnownObjectsFieldNamesAndValues) {
   ASSERT_NE(friend_item, kNoIndex);
   EXPECT_EQ(s.type_name_of(friend_item), "Graph.Item");
   EXPECT_EQ(EdgeName(s, sample, s.object_id[friend_item]), "Friend");
+  // Generic structs, flattened through their instantiation's class.
+  EXPECT_TRUE(FieldOf(s, sample, "Maybe.hasValue").b);
+  EXPECT_EQ(FieldOf(s, sample, "Maybe.value").i, 5);
+  EXPECT_EQ(TextOf(s, Held(s, sample, "Pair.key")), "pair");
+  const size_t pair_item = Held(s, sample, "Pair.value");
+  ASSERT_NE(pair_item, kNoIndex);
+  EXPECT_EQ(EdgeName(s, sample, s.object_id[pair_item]), "Pair.value");
   // Declared types are named in the layout.
   const TypeLayout* layout = LayoutOf(s, sample);
   ASSERT_NE(layout, nullptr);

@@ -304,10 +304,18 @@ void FieldLayouts::Prepare(const std::vector<cor::ClassID>& classes) {
     cor::mdToken type_def = 0;
     cor::ClassID parent = 0;
     cor::ULONG nargs = 0;
-    if (!cor::Failed(
-            info_->GetClassIDInfo2(klass, &module, &type_def, &parent, 0, &nargs, nullptr)) &&
-        module != 0 && type_def != 0 && nargs == 0)
+    cor::ClassID args[kMaxTypeArgs];
+    if (cor::Failed(info_->GetClassIDInfo2(klass, &module, &type_def, &parent, kMaxTypeArgs, &nargs,
+                                           args)) ||
+        module == 0 || type_def == 0)
+      continue;
+    if (nargs == 0) {
       by_def_.emplace(std::make_pair(module, type_def), klass);
+    } else if (nargs <= kMaxTypeArgs) {
+      std::vector<uintptr_t> key{module, type_def};
+      key.insert(key.end(), args, args + nargs);
+      by_inst_.emplace(std::move(key), klass);
+    }
   }
   for (cor::ClassID klass : classes) {
     auto it = layouts_.find(klass);
@@ -456,6 +464,8 @@ FieldLayouts::SigType FieldLayouts::Decode(cor::IMetaDataImport* md, cor::Module
   if (const char* primitive = PrimitiveName(et)) {
     t.kind = PrimitiveKind(et);
     t.name = primitive;
+    Definition d;
+    if (LibraryDef(t.name, &d)) t.klass = ClassOf(d);  // for a generic argument
     return t;
   }
   switch (et) {
@@ -475,6 +485,8 @@ FieldLayouts::SigType FieldLayouts::Decode(cor::IMetaDataImport* md, cor::Module
       if (!ReadTypeToken(sig, bytes, i, &token)) return t;
       t.kind = FieldKind::kReference;
       t.name = TokenName(md, token);
+      Definition d;
+      if (ResolveDef(md, module, token, t.name, &d)) t.klass = ClassOf(d);
       return t;
     }
     case kEtValueType: {
@@ -510,20 +522,35 @@ FieldLayouts::SigType FieldLayouts::Decode(cor::IMetaDataImport* md, cor::Module
       cor::mdToken token = 0;
       uint32_t argc = 0;
       if (!ReadTypeToken(sig, bytes, i, &token) || !ReadCompressed(sig, bytes, i, &argc)) return t;
-      std::string name = TokenName(md, token) + "<";
+      const std::string generic = TokenName(md, token);
+      std::string name = generic + "<";
+      // The instantiation's class among the loaded ones: its definition and its arguments'
+      // classes (a generic struct is flattened through it; without it, left out).
+      Definition d;
+      std::vector<uintptr_t> key;
+      if (ResolveDef(md, module, token, generic, &d)) key = {d.module, d.type_def};
       for (uint32_t k = 0; k < argc && k < kMaxTypeArgs; ++k) {
         const SigType a = Decode(md, module, sig, bytes, i, args, names, depth + 1);
         name += (k ? ", " : "") + (a.name.empty() ? std::string("?") : a.name);
+        if (a.klass == 0) key.clear();
+        if (!key.empty()) key.push_back(a.klass);
       }
       t.name = name + ">";
-      // A generic struct's class is not looked up: left out (kUnknown).
-      t.kind = what == kEtClass ? FieldKind::kReference : FieldKind::kUnknown;
+      if (!key.empty()) {
+        auto found = by_inst_.find(key);
+        if (found != by_inst_.end()) t.klass = found->second;
+      }
+      if (what == kEtClass)
+        t.kind = FieldKind::kReference;
+      else
+        t.struct_class = t.klass;
       return t;
     }
     case kEtVar: {
       uint32_t n = 0;
       if (!ReadCompressed(sig, bytes, i, &n) || n >= args.size() || args[n] == 0) return t;
       const cor::ClassID arg = args[n];
+      t.klass = arg;
       t.name = names.ClassName(arg);
       t.kind = PrimitiveByName(t.name);
       if (t.kind != FieldKind::kUnknown) return t;
@@ -558,54 +585,70 @@ FieldLayouts::SigType FieldLayouts::Decode(cor::IMetaDataImport* md, cor::Module
   }
 }
 
+bool FieldLayouts::ResolveDef(cor::IMetaDataImport* md, cor::ModuleID module, cor::mdToken token,
+                              const std::string& name, Definition* out) {
+  *out = Definition{};
+  if ((token & 0xff000000) == cor::kTokenTypeDef) {
+    out->md = md;
+    out->module = module;
+    out->type_def = token;
+    return true;
+  }
+  if ((token & 0xff000000) != cor::kTokenTypeRef) return false;
+  // The module the reference names (its reader, if the runtime gave it to the port before),
+  // else the base library, where the reference assemblies forward most of theirs.
+  cor::IUnknown* scope = nullptr;
+  cor::mdToken type_def = 0;
+  if (cor::Failed(md->ResolveTypeRef(token, cor::kIID_IMetaDataImport, &scope, &type_def)) ||
+      !scope || type_def == 0) {
+    if (scope) scope->Release();
+    return LibraryDef(name, out);
+  }
+  auto* reader = static_cast<cor::IMetaDataImport*>(scope);
+  if (!scopes_.insert(reader).second) reader->Release();  // kept once, released at the end
+  const cor::ModuleID found = metadata_.ModuleOf(reader);
+  if (found == 0 && LibraryDef(name, out)) return true;
+  // Without its module (no class can be found for it) the definition still gives an enum.
+  *out = Definition{reader, found, type_def};
+  return true;
+}
+
+bool FieldLayouts::LibraryDef(const std::string& name, Definition* out) {
+  cor::IMetaDataImport* lib = base_library_ ? metadata_.Get(base_library_) : nullptr;
+  const std::u16string wide(name.begin(), name.end());  // type names are ASCII here
+  cor::mdToken type_def = 0;
+  if (!lib || cor::Failed(lib->FindTypeDefByName(wide.c_str(), 0, &type_def))) return false;
+  *out = Definition{lib, base_library_, type_def};
+  return true;
+}
+
+cor::ClassID FieldLayouts::ClassOf(const Definition& d) const {
+  if (d.module == 0) return 0;
+  auto found = by_def_.find(std::make_pair(d.module, d.type_def));
+  return found != by_def_.end() ? found->second : 0;
+}
+
 FieldLayouts::SigType FieldLayouts::ValueTypeFromToken(cor::IMetaDataImport* md,
                                                        cor::ModuleID module, cor::mdToken token) {
   SigType t;
   t.name = TokenName(md, token);
   t.kind = PrimitiveByName(t.name);  // the base library declares its primitives as structs
+  Definition d;
+  if (!ResolveDef(md, module, token, t.name, &d)) return t;
+  t.klass = ClassOf(d);
   if (t.kind != FieldKind::kUnknown) return t;
-  // The type definition: this module's, or the one a reference names (its module's reader, else
-  // the base library's, where the reference assemblies forward most of theirs).
-  cor::IMetaDataImport* target = nullptr;
-  cor::ModuleID target_module = 0;
-  cor::mdToken type_def = 0;
-  cor::IUnknown* scope = nullptr;
-  if ((token & 0xff000000) == cor::kTokenTypeDef) {
-    target = md;
-    target_module = module;
-    type_def = token;
-  } else if ((token & 0xff000000) == cor::kTokenTypeRef) {
-    if (!cor::Failed(md->ResolveTypeRef(token, cor::kIID_IMetaDataImport, &scope, &type_def)) &&
-        scope) {
-      target = static_cast<cor::IMetaDataImport*>(scope);
-      target_module = metadata_.ModuleOf(target);
-    }
-    if ((!target || type_def == 0) && base_library_ != 0) {
-      cor::IMetaDataImport* lib = metadata_.Get(base_library_);
-      std::u16string wide(t.name.begin(), t.name.end());  // type names are ASCII here
-      if (lib && !cor::Failed(lib->FindTypeDefByName(wide.c_str(), 0, &type_def))) {
-        target = lib;
-        target_module = base_library_;
-      }
-    }
+  cor::WCHAR buf[kNameCapacity];
+  cor::ULONG len = 0;
+  cor::DWORD flags = 0;
+  cor::mdToken extends = 0;
+  if (cor::Failed(d.md->GetTypeDefProps(d.type_def, buf, kNameCapacity, &len, &flags, &extends)))
+    return t;
+  if (TokenName(d.md, extends) == "System.Enum") {
+    t.enum_id = EnumId(d.md, d.type_def, t.name, &t.kind);
+    if (t.kind == FieldKind::kUnknown) t.enum_id = 0;
+  } else {
+    t.struct_class = t.klass;
   }
-  if (target && type_def != 0) {
-    cor::WCHAR buf[kNameCapacity];
-    cor::ULONG len = 0;
-    cor::DWORD flags = 0;
-    cor::mdToken extends = 0;
-    if (!cor::Failed(
-            target->GetTypeDefProps(type_def, buf, kNameCapacity, &len, &flags, &extends))) {
-      if (TokenName(target, extends) == "System.Enum") {
-        t.enum_id = EnumId(target, type_def, t.name, &t.kind);
-        if (t.kind == FieldKind::kUnknown) t.enum_id = 0;
-      } else if (target_module != 0) {
-        auto found = by_def_.find(std::make_pair(target_module, type_def));
-        if (found != by_def_.end()) t.struct_class = found->second;
-      }
-    }
-  }
-  if (scope) scope->Release();
   return t;
 }
 

@@ -15,14 +15,16 @@
 //     primitive (its `value__` field) and its members (its literal fields' constants), also
 //     across modules (ResolveTypeRef, else the base library's definition of that name); an
 //     embedded struct: its own fields, flattened as "position.X" (GetClassLayout of the
-//     struct's class, found among the loaded classes by module and type definition: offsets
-//     from its start), at most kMaxStructDepth deep;
+//     struct's class, found among the loaded classes by module and type definition, and for
+//     a generic struct, Nullable<int>, by its arguments' classes too: offsets from its start),
+//     at most kMaxStructDepth deep;
 //   - a boxed value type: its fields at GetBoxClassLayout's offset; System.String: the string
 //     layout (GetStringLayout2); arrays: the element's kind (IsArrayClass), found during the
 //     collection too (IsArrayClass is allowed there), so every array has one.
-// Fields whose kind is not known (a struct of another module the port cannot map to a class, a
-// generic struct, a generic parameter that is a struct) are left out of the layout: the
-// references in them have no slot, their values are not read.
+// Fields whose kind is not known (a struct whose class the port has not seen loaded, or of a
+// module whose reader it cannot tell; a generic struct with an argument it cannot tell, an
+// array say) are left out of the layout: the references in them have no slot, their values are
+// not read.
 //
 // During the collection (GC thread, world stopped, every object in its final place) Record reads,
 // for each object the runtime reports, from its memory:
@@ -39,9 +41,9 @@
 // the layout for the description, and the next capture has it).
 //
 // Memory: the cache: per class ~200 B plus per field its name, declared type name and ~80 B;
-// per enum its name and ~40 B per member; per non-generic loaded class ~64 B (the lookup of
-// structs by definition): O(loaded classes + their fields), for the process's life. Per
-// capture, in the record (heap_record.h): 4 B per reference (its slot), 8 B per primitive field
+// per enum its name and ~40 B per member; per loaded class ~64 B plus 8 B per generic argument
+// (the lookup of structs by definition): O(loaded classes + their fields), for the process's life.
+// Per capture, in the record (heap_record.h): 4 B per reference (its slot), 8 B per primitive field
 // of each object (one word per value; strings one word and arrays one word), 2 B per recorded
 // UTF-16 unit (<= kMaxStringCap per string: at most the strings' own bytes). Time inside the
 // collection: per object one read per field, per reference a match among the holder's
@@ -56,6 +58,7 @@
 #include <deque>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <unordered_map>
 #include <utility>
@@ -74,6 +77,9 @@ class TypeNames;
 class FieldLayouts {
  public:
   explicit FieldLayouts(cor::ICorProfilerInfo10* info) : info_(info), metadata_(info) {}
+  ~FieldLayouts() {
+    for (cor::IMetaDataImport* md : scopes_) md->Release();
+  }
   FieldLayouts(const FieldLayouts&) = delete;
   FieldLayouts& operator=(const FieldLayouts&) = delete;
 
@@ -127,6 +133,13 @@ class FieldLayouts {
     std::string name;
     uint32_t enum_id = 0;
     cor::ClassID struct_class = 0;  // an embedded struct's class (kind kUnknown)
+    cor::ClassID klass = 0;         // the type's class, when known (a generic argument)
+  };
+  // A type definition: the reader it is in, its module and its token.
+  struct Definition {
+    cor::IMetaDataImport* md = nullptr;
+    cor::ModuleID module = 0;
+    cor::mdToken type_def = 0;
   };
 
   const Layout* Find(cor::ClassID klass);             // null: none (arrays are added here)
@@ -139,6 +152,11 @@ class FieldLayouts {
   SigType Decode(cor::IMetaDataImport* md, cor::ModuleID module, const uint8_t* sig, size_t bytes,
                  size_t* i, const std::vector<cor::ClassID>& args, TypeNames& names, int depth);
   SigType ValueTypeFromToken(cor::IMetaDataImport* md, cor::ModuleID module, cor::mdToken token);
+  // The definition a type token of `md` names (`name`: its full name, for the base library).
+  bool ResolveDef(cor::IMetaDataImport* md, cor::ModuleID module, cor::mdToken token,
+                  const std::string& name, Definition* out);
+  bool LibraryDef(const std::string& name, Definition* out);  // the base library's
+  cor::ClassID ClassOf(const Definition& d) const;            // among the loaded (0: not seen)
   static std::string TokenName(cor::IMetaDataImport* md, cor::mdToken token);
   uint32_t EnumId(cor::IMetaDataImport* md, cor::mdToken type_def, const std::string& name,
                   agent::FieldKind* underlying);
@@ -154,7 +172,9 @@ class FieldLayouts {
   cor::ClassID string_class_ = 0;
   cor::mdToken string_def_ = 0;  // System.String's type definition in the base library
   std::map<std::pair<cor::ModuleID, cor::mdToken>, cor::ClassID> by_def_;  // non-generic
-  cor::ModuleID base_library_ = 0;  // System.Private.CoreLib's module
+  std::map<std::vector<uintptr_t>, cor::ClassID> by_inst_;  // (module, def, args...) -> class
+  std::set<cor::IMetaDataImport*> scopes_;  // readers ResolveTypeRef gave (one reference each)
+  cor::ModuleID base_library_ = 0;          // System.Private.CoreLib's module
   bool string_searched_ = false;
   uint32_t string_length_offset_ = 0, string_buffer_offset_ = 0;
   cor::ClassID last_class_ = 0;

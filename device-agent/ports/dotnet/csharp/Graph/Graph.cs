@@ -12,7 +12,7 @@
 //     Mood Mood.Happy (an enum of bytes), Day DayOfWeek.Friday (an enum of the base library),
 //     Label "sample-N" (made at run time), Title "a literal title" (a literal: on the non-GC
 //     heap), Numbers an int[7], Position a Graph.Point (1.5, -2) embedded in it, Friend the first
-//     Graph.Item
+//     Graph.Item, Maybe 5 (an int?), Pair ("pair", the second Graph.Item): generic structs
 // It writes "Graph: ready" to stderr, then opens the file given by --gate (a named pipe the test
 // made and holds open) and reads one line from it, which holds it there until the test writes
 // that line; then it writes "Graph: done" and exits with 0.
@@ -44,6 +44,8 @@ namespace Graph {
     public int[] Numbers;
     public Point Position;
     public Item Friend;
+    public int? Maybe;
+    public KeyValuePair<string, Item> Pair;
   }
 
   public static class Holder {
@@ -95,7 +97,8 @@ namespace Graph {
       Holder.Sample = new Sample {
         Count = 42, Alive = true, Mood = Mood.Happy, Day = DayOfWeek.Friday, Label = "sample-" + n,
         Title = "a literal title", Numbers = new int[7], Position = new Point { X = 1.5f, Y = -2f },
-        Friend = n > 0 ? Holder.Items[0] : null
+        Friend = n > 0 ? Holder.Items[0] : null, Maybe = 5,
+        Pair = new KeyValuePair<string, Item>("pair", n > 1 ? Holder.Items[1] : null)
       };
       Holder.Pinned = GCHandle.Alloc(new Blit[16], GCHandleType.Pinned);
       MakeWeak();
