@@ -122,12 +122,13 @@ TEST(DotnetFields, AKnownObjectsFieldNamesAndValues) {
     for (ObjectId r : s.object_refs(i)) {
       const std::string name = EdgeName(s, i, r);
       ++(name.empty() ? unnamed : named);
-      if (t == "Graph.Node")
+      if (t == "Graph.Node") {
         EXPECT_EQ(name, "Next");
-      else if (t == "Graph.Node[]")
-        EXPECT_EQ(name.front(), '[') << name;
-      else if (t == "System.Collections.Generic.List<Graph.Item>")
+      } else if (t == "Graph.Node[]") {
+        EXPECT_EQ(name.substr(0, 1), "[") << name;
+      } else if (t == "System.Collections.Generic.List<Graph.Item>") {
         EXPECT_EQ(name, "_items");
+      }
     }
   }
   EXPECT_EQ(unnamed, 0u);
