@@ -264,15 +264,18 @@ void FieldLayouts::FindStringClass(cor::ClassID any) {
     if (parent == 0) break;
     c = parent;
   }
+  // An interface has no parent either: the top is the base library's only if it defines
+  // System.String (else another class will do).
+  cor::IMetaDataImport* md = module ? metadata_.Get(module) : nullptr;
+  cor::mdToken string_def = 0;
+  if (!md || cor::Failed(md->FindTypeDefByName(u"System.String", 0, &string_def)) ||
+      string_def == 0)
+    return;
   string_searched_ = true;
   base_library_ = module;
-  cor::IMetaDataImport* md = module ? metadata_.Get(module) : nullptr;
   cor::ULONG length_offset = 0, buffer_offset = 0;
-  if (!md || cor::Failed(md->FindTypeDefByName(u"System.String", 0, &string_def_)) ||
-      cor::Failed(info_->GetStringLayout2(&length_offset, &buffer_offset))) {
-    string_def_ = 0;
-    return;
-  }
+  if (cor::Failed(info_->GetStringLayout2(&length_offset, &buffer_offset))) return;
+  string_def_ = string_def;
   string_length_offset_ = length_offset;
   string_buffer_offset_ = buffer_offset;
 }
@@ -295,10 +298,10 @@ void FieldLayouts::Prepare(const std::vector<cor::ClassID>& classes) {
   TypeNames names(info_);
   last_ = nullptr;
   last_class_ = 0;
-  for (size_t i = 0; i < classes.size() && !string_searched_ && i < 16; ++i)
+  for (size_t i = 0; i < classes.size() && !string_searched_ && i < 64; ++i)
     FindStringClass(classes[i]);
-  // Non-generic classes by type definition: the classes of embedded structs (the runtime loads
-  // a field's struct before the class that holds it).
+  // The classes by type definition (and generic arguments): the classes of embedded structs
+  // (the runtime loads a field's struct before the class that holds it).
   for (cor::ClassID klass : classes) {
     cor::ModuleID module = 0;
     cor::mdToken type_def = 0;
