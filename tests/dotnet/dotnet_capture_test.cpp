@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "dotnet_process.h"
+#include "graph_run.h"
 #include "temp_dir.h"
 #include "test_util.h"
 #include "tool_process.h"
@@ -25,10 +26,6 @@
 
 namespace xrpm::testing {
 namespace {
-
-constexpr int kItems = 300;   // in the static List<Graph.Item>
-constexpr int kEntries = 50;  // values of the static Dictionary<string, Graph.Entry>
-constexpr int kNodes = 20;    // in the Graph.Node[] held by a local of Main
 
 std::map<std::string, size_t> CountByType(const Snapshot& s) {
   std::map<std::string, size_t> n;
@@ -68,38 +65,6 @@ std::vector<bool> StronglyReachable(const Snapshot& s) {
     }
   }
   return seen;
-}
-
-// The Graph program under xrpm-dotnet, held after "ready" by its gate: a named pipe the test
-// keeps open for reading and writing (so the program's open never waits, whenever it comes) and
-// writes the line the program waits for into.
-struct GraphRun {
-  explicit GraphRun(const std::vector<std::string>& launcher_args = {})
-      : gate(dir.Path("gate")),
-        gate_fd(mkfifo(gate.c_str(), 0600) == 0 ? open(gate.c_str(), O_RDWR | O_CLOEXEC) : -1),
-        run(launcher_args, DotnetProgram("Graph"),
-            {std::to_string(kItems), std::to_string(kEntries), std::to_string(kNodes), "--gate",
-             gate}) {}
-  ~GraphRun() {
-    if (gate_fd >= 0) close(gate_fd);
-  }
-  // Lets the program go on past its gate: it reads the line and exits.
-  void Release() {
-    if (gate_fd >= 0) {
-      EXPECT_EQ(write(gate_fd, "go\n", 3), 3);
-    }
-  }
-  TempDir dir{"xrpm-dotnet"};
-  std::string gate;
-  int gate_fd;
-  DotnetRun run;
-};
-
-Snapshot CaptureWithCli(const std::string& endpoint, const std::string& path) {
-  const RunResult r = RunXrpm("capture --connect " + endpoint + " -o " + path, true);
-  EXPECT_EQ(r.exit_code, 0) << r.out;
-  Diagnostics diags;
-  return formats::LoadSnapshot(path, diags);
 }
 
 void ExpectKnownGraph(const Snapshot& s) {

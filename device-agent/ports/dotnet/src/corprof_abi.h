@@ -90,6 +90,9 @@ constexpr DWORD kAppDomainStatic = 0x1;
 constexpr DWORD kFieldStatic = 0x0010;
 constexpr DWORD kFieldLiteral = 0x0040;
 constexpr DWORD kFieldHasRva = 0x0100;
+// Metadata token kinds (the top byte).
+constexpr mdToken kTokenTypeDef = 0x02000000;
+constexpr mdToken kTokenTypeRef = 0x01000000;
 
 // COR_PRF_GC_ROOT_KIND and COR_PRF_GC_ROOT_FLAGS (RootReferences2).
 enum GcRootKind : int32_t { kRootOther = 0, kRootStack = 1, kRootFinalizer = 2, kRootHandle = 3 };
@@ -107,6 +110,11 @@ struct GcGenerationRange {  // COR_PRF_GC_GENERATION_RANGE
   UINT_PTR range_length_reserved;
 };
 constexpr int32_t kGcInduced = 1;  // COR_PRF_GC_REASON
+// COR_FIELD_OFFSET (GetClassLayout).
+struct FieldOffset {
+  mdToken field;
+  ULONG offset;
+};
 
 class IUnknown {
  public:
@@ -266,7 +274,12 @@ class ICorProfilerInfo10 : public IUnknown {
   XRPM_COR_UNUSED(SetEnterLeaveFunctionHooks2)
   XRPM_COR_UNUSED(GetFunctionInfo2)
   XRPM_COR_UNUSED(GetStringLayout)
-  XRPM_COR_UNUSED(GetClassLayout)
+  // The instance fields the class itself declares (not its bases'): each one's token and
+  // offset (from the object's start, the method table pointer, for a reference type; from the
+  // value's start for a value type), *count of them, and the class's size. Fails for strings
+  // and arrays. Callable inside a collection (no locks, triggers no collection).
+  virtual HRESULT GetClassLayout(ClassID klass, FieldOffset offsets[], ULONG capacity, ULONG* count,
+                                 ULONG* class_size) = 0;
   virtual HRESULT GetClassIDInfo2(ClassID klass, ModuleID* module, mdToken* type_def,
                                   ClassID* parent, ULONG type_arg_capacity, ULONG* type_arg_count,
                                   ClassID type_args[]) = 0;
@@ -274,8 +287,11 @@ class ICorProfilerInfo10 : public IUnknown {
   XRPM_COR_UNUSED(GetClassFromTokenAndTypeArgs)
   XRPM_COR_UNUSED(GetFunctionFromTokenAndTypeArgs)
   XRPM_COR_UNUSED(EnumModuleFrozenObjects)
-  XRPM_COR_UNUSED(GetArrayObjectInfo)
-  XRPM_COR_UNUSED(GetBoxClassLayout)
+  // An array object's dimension sizes and lower bounds (`rank` of each) and its first element.
+  virtual HRESULT GetArrayObjectInfo(ObjectID object, ULONG rank, ULONG sizes[],
+                                     int32_t lower_bounds[], uint8_t** data) = 0;
+  // Where a boxed value type's value starts in the box.
+  virtual HRESULT GetBoxClassLayout(ClassID klass, ULONG* value_offset) = 0;
   XRPM_COR_UNUSED(GetThreadAppDomain)
   XRPM_COR_UNUSED(GetRVAStaticAddress)
   // The address of a static field's storage (for a reference field: the slot holding the
@@ -294,7 +310,9 @@ class ICorProfilerInfo10 : public IUnknown {
   XRPM_COR_UNUSED(EnumJITedFunctions)
   XRPM_COR_UNUSED(RequestProfilerDetach)
   XRPM_COR_UNUSED(SetFunctionIDMapper2)
-  XRPM_COR_UNUSED(GetStringLayout2)
+  // Where a string's length (a 32-bit count of UTF-16 units) and its first unit are, from the
+  // object's start.
+  virtual HRESULT GetStringLayout2(ULONG* length_offset, ULONG* buffer_offset) = 0;
   XRPM_COR_UNUSED(SetEnterLeaveFunctionHooks3)
   XRPM_COR_UNUSED(SetEnterLeaveFunctionHooks3WithInfo)
   XRPM_COR_UNUSED(GetFunctionEnter3Info)
@@ -344,7 +362,8 @@ class ICorProfilerInfo10 : public IUnknown {
   XRPM_COR_UNUSED(ResumeRuntime)
 };
 
-// IMetaDataImport (cor.h), slots 3..64; what the type, method and static field names need.
+// IMetaDataImport (cor.h), slots 3..64; what the names, the static fields and the field layouts
+// need.
 class IMetaDataImport : public IUnknown {
  public:
   virtual void CloseEnum(void* e) = 0;  // an HCORENUM
@@ -353,7 +372,8 @@ class IMetaDataImport : public IUnknown {
   XRPM_COR_UNUSED(EnumTypeDefs)
   XRPM_COR_UNUSED(EnumInterfaceImpls)
   XRPM_COR_UNUSED(EnumTypeRefs)
-  XRPM_COR_UNUSED(FindTypeDefByName)
+  // The type definition of a full name ("System.String"; enclosing: 0 for a top-level type).
+  virtual HRESULT FindTypeDefByName(const WCHAR* name, mdToken enclosing, mdToken* type_def) = 0;
   XRPM_COR_UNUSED(GetScopeProps)
   XRPM_COR_UNUSED(GetModuleFromScope)
   // The type's full name (namespace and name, "System.Collections.Generic.List`1"), flags and
@@ -361,8 +381,12 @@ class IMetaDataImport : public IUnknown {
   virtual HRESULT GetTypeDefProps(mdToken type_def, WCHAR name[], ULONG capacity, ULONG* length,
                                   DWORD* flags, mdToken* extends) = 0;
   XRPM_COR_UNUSED(GetInterfaceImplProps)
-  XRPM_COR_UNUSED(GetTypeRefProps)
-  XRPM_COR_UNUSED(ResolveTypeRef)
+  // A type reference's full name ("System.Enum") and resolution scope.
+  virtual HRESULT GetTypeRefProps(mdToken type_ref, mdToken* scope, WCHAR name[], ULONG capacity,
+                                  ULONG* length) = 0;
+  // The scope (another module's metadata, AddRef'd) and type definition a reference names.
+  virtual HRESULT ResolveTypeRef(mdToken type_ref, const GUID& riid, IUnknown** scope,
+                                 mdToken* type_def) = 0;
   XRPM_COR_UNUSED(EnumMembers)
   XRPM_COR_UNUSED(EnumMembersWithName)
   XRPM_COR_UNUSED(EnumMethods)

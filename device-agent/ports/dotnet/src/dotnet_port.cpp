@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "type_names.h"
+#include "xrpm/protocol/constants.h"
 
 namespace xrpm {
 namespace dotnet {
@@ -76,7 +77,8 @@ DotnetPort::DotnetPort(cor::ICorProfilerInfo10* info, std::string app_name,
       app_name_(std::move(app_name)),
       runtime_version_(std::move(runtime_version)),
       start_(std::chrono::steady_clock::now()),
-      statics_(info) {}
+      statics_(info),
+      layouts_(info) {}
 
 agent::RuntimeInfo DotnetPort::Info() const {
   return agent::RuntimeInfo{"CoreCLR via xrpm-dotnet",
@@ -164,6 +166,7 @@ bool DotnetPort::OnObjectReferences(cor::ObjectID object, cor::ClassID klass, co
         record_.refs.push_back(refs[i]);
         ++o.ref_count;
       }
+    layouts_.Record(&record_, &o);  // its slots and values, read now (in place, world stopped)
     record_.objects.push_back(o);
     return true;
   } catch (const std::exception&) {  // out of memory: this capture fails, the runtime goes on
@@ -194,8 +197,23 @@ bool DotnetPort::RunWithWorldStopped(void (*fn)(void* ctx), void* ctx, uint32_t 
   // The program runs: the static fields' metadata and addresses may be asked for. Before fn,
   // so that the agent does not count it in the game's pause.
   const int64_t resolve_start = NowNs();
-  statics_.Resolve();
-  resolve_us_ = (NowNs() - resolve_start) / 1000;
+  std::vector<cor::ClassID> loaded;
+  layouts_us_ = 0;
+  try {
+    statics_.Resolve(&loaded);
+    const int64_t layouts_start = NowNs();
+    layouts_.Prepare(loaded);  // the new classes' field layouts (field_layouts.h)
+    layouts_us_ = (NowNs() - layouts_start) / 1000;
+  } catch (const std::exception&) {  // out of memory: the capture goes on with what there is
+  }
+  resolve_us_ = (NowNs() - resolve_start) / 1000 - layouts_us_;
+  {
+    std::lock_guard<std::mutex> lock(record_mu_);
+    try {
+      record_.Reserve(last_sizes_);    // the program still runs: not part of its pause
+    } catch (const std::exception&) {  // the vectors grow in the collection instead
+    }
+  }
   // CoreCLR stops the world only inside a collection (InduceFullCollection): fn runs now.
   deadline_ = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
   fn(ctx);
@@ -274,6 +292,7 @@ void DotnetPort::AddFrozenObjects() {
     info_->GetObjectSize2(static_cast<cor::ObjectID>(id), &size);
     RecordedObject o{id, klass, static_cast<uint32_t>(std::min<size_t>(size, UINT32_MAX)), 0,
                      record_.refs.size()};
+    layouts_.Record(&record_, &o);  // a frozen object never moves: read after the collection
     record_.objects.push_back(o);
     ++record_.frozen;
   }
@@ -293,9 +312,13 @@ void DotnetPort::WalkHeap(agent::HeapInfoCallback& sink) {
     Log(std::string("heap walk failed: ") + e.what());
   }
   std::lock_guard<std::mutex> lock(record_mu_);
+  last_sizes_ = record_.sizes();
   record_.Clear();
   record_.objects.shrink_to_fit();
   record_.refs.shrink_to_fit();
+  record_.slots.shrink_to_fit();
+  record_.values.shrink_to_fit();
+  record_.text.shrink_to_fit();
   record_.roots.shrink_to_fit();
   record_.statics.shrink_to_fit();
 }
@@ -344,26 +367,24 @@ void DotnetPort::Walk(agent::HeapInfoCallback& sink) {
               WalkResult::kAbort;
   }
   bool thread_sent = false;
-  const bool labels = sink.Detail().fields;  // a frame's method name is a field-detail label
-  // The layouts the static roots name: the static reference fields, by slot.
+  const agent::WalkDetail detail = sink.Detail();
+  const bool labels = detail.fields;  // layouts, slots, a frame's method name
+  // Each type's layout (field_layouts.h), with the static reference fields of the classes with
+  // static roots (a static root's slot is an index there).
+  std::unordered_map<cor::ClassID, size_t> owner_of;  // class -> index in owners
+  for (size_t i = 0; i < owners.size(); ++i)
+    if (owner_types[i] != 0) owner_of.emplace(owners[i].klass, i);
   std::vector<agent::StaticFieldInfo> static_fields;
-  for (size_t i = 0; i < owners.size() && labels && !aborted; ++i) {
-    if (owner_types[i] == 0) continue;
+  layouts_.BeginWalk();
+  for (size_t i = 0; i < classes.size() && labels && !aborted; ++i) {
     static_fields.clear();
-    for (const std::string& name : owners[i].names)
-      static_fields.push_back(
-          agent::StaticFieldInfo{name.data(), name.size(), "", 0, agent::FieldKind::kReference});
-    agent::TypeLayoutInfo layout{};
-    // String.Empty and the statics of value types: the layout keeps the instances' shape.
-    const std::string& name = names.ClassName(owners[i].klass);
-    const std::string base = owners[i].parent ? names.ClassName(owners[i].parent) : "";
-    layout.shape = name == "System.String" ? agent::TypeShape::kString
-                   : base == "System.ValueType" || base == "System.Enum"
-                       ? agent::TypeShape::kValueType
-                       : agent::TypeShape::kClass;
-    layout.statics = static_fields.data();
-    layout.static_count = static_fields.size();
-    aborted = sink.DescribeLayout(owner_types[i], layout) == WalkResult::kAbort;
+    auto owner = owner_of.find(classes[i]);
+    if (owner != owner_of.end())
+      for (const std::string& name : owners[owner->second].names)
+        static_fields.push_back(
+            agent::StaticFieldInfo{name.data(), name.size(), "", 0, agent::FieldKind::kReference});
+    aborted =
+        !layouts_.Describe(sink, static_cast<uint32_t>(i + 1), classes[i], static_fields, names);
   }
   std::vector<agent::RootRef> batch;
   for (size_t i = 0; i < roots.size() && !aborted;) {
@@ -391,20 +412,41 @@ void DotnetPort::Walk(agent::HeapInfoCallback& sink) {
     i = j;
   }
   if (!aborted) aborted = sink.BeginContainer(ContainerType::kHeap, 0, 0) == WalkResult::kAbort;
+  size_t value_at = 0, text_at = 0, with_values = 0;  // the next object's in values / text
   for (size_t i = 0; i < record_.objects.size() && !aborted; ++i) {
     const RecordedObject& o = record_.objects[i];
+    if (o.values) {
+      const uint64_t* bits = record_.values.data() + value_at;
+      const bool string = layouts_.IsString(o.klass) && o.value_count == 1;
+      const uint32_t length = string ? static_cast<uint32_t>(bits[0]) : 0;
+      const size_t units = std::min<size_t>(length, protocol::kMaxStringCap);  // recorded
+      if (detail.values) {
+        ++with_values;
+        aborted = (string ? sink.StringValue(o.id, length, record_.text.data() + text_at,
+                                             std::min<size_t>(length, detail.string_cap))
+                          : sink.ObjectValues(o.id, bits, o.value_count)) == WalkResult::kAbort;
+      }
+      value_at += o.value_count;
+      text_at += units;
+      if (aborted) break;
+    }
     const uint64_t* refs = o.ref_count ? record_.refs.data() + o.first_ref : nullptr;
-    aborted = sink.ObjectReferences(o.id, type_ids[o.klass], o.size, refs, o.ref_count) ==
-              WalkResult::kAbort;
+    const uint32_t* slots = o.ref_count ? record_.slots.data() + o.first_ref : nullptr;
+    aborted = (labels ? sink.ObjectReferencesWithSlots(o.id, type_ids[o.klass], o.size, refs, slots,
+                                                       o.ref_count)
+                      : sink.ObjectReferences(o.id, type_ids[o.klass], o.size, refs,
+                                              o.ref_count)) == WalkResult::kAbort;
   }
   sink.BeginContainer(ContainerType::kEnd, 0, 0);
   Log("capture: " + std::to_string(record_.objects.size()) + " objects (" +
       std::to_string(record_.frozen) + " on the non-GC heap), " +
       std::to_string(record_.roots.size()) + " roots, " +
       std::to_string(record_.statics.size() - stale) + " static fields (found in " +
-      std::to_string(resolve_us_) + " us before the collection)" +
+      std::to_string(resolve_us_) + " us before the collection, field layouts in " +
+      std::to_string(layouts_us_) + " us)" +
       (stale ? " (" + std::to_string(stale) + " naming no recorded object, dropped)" : "") + ", " +
-      std::to_string(classes.size()) + " types");
+      std::to_string(classes.size()) + " types, " + std::to_string(with_values) +
+      " objects' values sent");
 }
 
 }  // namespace dotnet

@@ -32,17 +32,21 @@
 //   3. WalkHeap tells the sink the world resumed (the game's pause ended with the collection),
 //      adds the non-GC heap's objects the record references (frozen string literals: found
 //      with IsFrozenObject, they never move), names the classes and hands the record to the
-//      sink as a walk (heap_walker.h). Nothing is read from objects then (they may have moved);
-//      ClassIDs and FunctionIDs stay valid.
+//      sink as a walk (heap_walker.h). Nothing is read from objects then (they may have moved;
+//      the frozen ones do not); ClassIDs and FunctionIDs stay valid.
+// Fields and values (field_layouts.h): the layouts of the classes loaded since the last capture
+// are computed before the collection (RunWithWorldStopped, program running, with the static
+// fields); inside it, as each object is reported, its slots and values are read from its memory
+// into the record; the walk describes each type's layout and sends what the sink's detail asks
+// for (values and text cut at its string cap only with detail.values).
 // Roots: stack -> one kThread container (id 0: the runtime does not say which thread) and a
 // kJitFrame container per method (id2: its FunctionID; labelled with the method's name when the
 // sink asks for field detail); finalizer queue -> kFinalized; GC handles -> kStrongPtr, table 2
 // strong, 3 pinned (flag pinned), 0 weak (flag weak: a live weak handle's target, which does not
 // keep it alive); others -> kRootTable. Static reference fields (static_roots.h) -> a kClass
 // container per declaring class (id1: its type id), each root's slot the field's index in the
-// class's layout, which the walk describes with the static fields' names only (no instance
-// fields: the port reports no slots for objects); the runtime's handle to the statics storage
-// stays a handle root.
+// statics of the class's layout (its static reference fields); the runtime's handle to the
+// statics storage stays a handle root.
 //
 // Thread-safety: RuntimePort methods from the agent's threads (one capture at a time); the On*
 // callbacks from the runtime's GC threads, inside a collection.
@@ -56,6 +60,7 @@
 
 #include "corprof_abi.h"
 #include "dotnet_counters.h"
+#include "field_layouts.h"
 #include "heap_record.h"
 #include "static_roots.h"
 #include "xrpm/agent/runtime_port.h"
@@ -94,9 +99,10 @@ class DotnetPort final : public agent::RuntimePort {
   bool RunWithWorldStopped(void (*fn)(void* ctx), void* ctx, uint32_t timeout_ms) override;
   void InduceFullCollection() override;
   void WalkHeap(agent::HeapInfoCallback& sink) override;
-  // Labels only: a stack frame's method ("Graph.Program.Main"); no layouts, slots or values
-  // yet, which the agent sends as unknown.
+  // Layouts, slots, values and string text (field_layouts.h), a stack frame's method
+  // ("Graph.Program.Main").
   bool ReportsFields() const override { return true; }
+  bool ReportsValues() const override { return true; }
 
   // Where the port's lines go (the agent's log function; empty: stderr, "xrpm-agent: ").
   void set_log(std::function<void(const std::string&)> log) { log_ = std::move(log); }
@@ -128,6 +134,7 @@ class DotnetPort final : public agent::RuntimePort {
   std::function<void(const std::string&)> log_;
   DotnetCounters counters_;
   StaticRoots statics_;
+  FieldLayouts layouts_;  // after statics_: Prepare takes the classes Resolve looked at
   std::atomic<int64_t> gc_start_ns_{0};
 
   // The capture (the capture thread, and the GC callbacks while armed_).
@@ -138,8 +145,10 @@ class DotnetPort final : public agent::RuntimePort {
   std::atomic<bool> induced_{false};  // the collection under way was induced
   std::mutex record_mu_;  // GC threads during the recorded collection (server GC: several)
   HeapRecord record_;
-  std::string failure_;     // why the last InduceFullCollection recorded nothing
-  int64_t resolve_us_ = 0;  // the last StaticRoots::Resolve
+  HeapRecord::Sizes last_sizes_;  // the last record's, reserved before the next collection
+  std::string failure_;           // why the last InduceFullCollection recorded nothing
+  int64_t resolve_us_ = 0;        // the last StaticRoots::Resolve
+  int64_t layouts_us_ = 0;        // the last FieldLayouts::Prepare
 };
 
 }  // namespace dotnet

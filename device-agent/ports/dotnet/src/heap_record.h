@@ -1,17 +1,19 @@
 // HeapRecord: what CoreCLR reported during the capture's collection, kept until the walk hands
 // it to the agent after the world resumed: every live object (address, ClassID, size, its
-// references) from ObjectReferences, every root from RootReferences2, what the static reference
-// fields hold (read when the collection ends), and the objects of the
-// non-GC heap (frozen string literals and types) that live objects or roots reference, which the
-// collector's walk does not report.
+// references, each reference's slot, its values: field_layouts.h) from ObjectReferences, every root
+// from RootReferences2, what the static reference fields hold (read when the collection ends), and
+// the objects of the non-GC heap (frozen string literals and types) that live objects or roots
+// reference, which the collector's walk does not report.
 //
-// Memory: 24 B per object + 8 B per reference + 24 B per root, in vectors grown as the runtime
-// reports (the runtime gives no count ahead).
+// Memory: 40 B per object + 12 B per reference (its id and slot) + 24 B per root, and the values
+// (field_layouts.h: 8 B per primitive field, string or array, 2 B per recorded string unit), in
+// vectors grown as the runtime reports (the runtime gives no count ahead).
 //
 // Thread-safety: none; the port fills it inside the collection (the runtime serialises its GC
 // callbacks) and reads it afterwards on the capture thread.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
@@ -26,7 +28,11 @@ struct RecordedObject {
   cor::ClassID klass;
   uint32_t size = 0;
   uint32_t ref_count = 0;
-  uint64_t first_ref = 0;  // index into HeapRecord::refs
+  uint64_t first_ref = 0;  // index into HeapRecord::refs (and ::slots)
+  // Words in HeapRecord::values (field_layouts.h): its primitive fields', a string's length
+  // (then min(length, kMaxStringCap) units in ::text) or an array's length.
+  uint32_t value_count = 0;
+  bool values = false;  // values were read (its class had a layout in the collection)
 };
 
 struct RecordedRoot {
@@ -39,13 +45,34 @@ struct RecordedRoot {
 struct HeapRecord {
   std::vector<RecordedObject> objects;
   std::vector<uint64_t> refs;
+  std::vector<uint32_t> slots;   // per reference: its field's index or element index
+  std::vector<uint64_t> values;  // the objects' values, in object order
+  std::vector<uint16_t> text;    // the strings' first units, in object order
   std::vector<RecordedRoot> roots;
   std::vector<StaticValue> statics;  // the static reference fields' values (static_roots.h)
   uint64_t frozen = 0;               // of objects: the non-GC heap's (appended after the walk)
 
+  // How much the last record held, to reserve before the next collection (growing the vectors
+  // inside it, where every copy lengthens the game's pause, costs more than reserving before).
+  struct Sizes {
+    size_t objects = 0, refs = 0, values = 0, text = 0;
+  };
+  Sizes sizes() const { return Sizes{objects.size(), refs.size(), values.size(), text.size()}; }
+  // Reserves `last` and an eighth more; throws std::bad_alloc as the vectors do.
+  void Reserve(const Sizes& last) {
+    objects.reserve(last.objects + last.objects / 8);
+    refs.reserve(last.refs + last.refs / 8);
+    slots.reserve(last.refs + last.refs / 8);
+    values.reserve(last.values + last.values / 8);
+    text.reserve(last.text + last.text / 8);
+  }
+
   void Clear() {
     objects.clear();
     refs.clear();
+    slots.clear();
+    values.clear();
+    text.clear();
     roots.clear();
     statics.clear();
     frozen = 0;

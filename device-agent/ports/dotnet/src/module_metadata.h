@@ -35,6 +35,12 @@ class ModuleMetadata {
     modules_.emplace(module, md);
     return md;
   }
+  // The module whose reader (asked here before) is `md`, or 0.
+  cor::ModuleID ModuleOf(const cor::IMetaDataImport* md) const {
+    for (const auto& m : modules_)
+      if (m.second == md) return m.first;
+    return 0;
+  }
 
  private:
   cor::ICorProfilerInfo10* const info_;

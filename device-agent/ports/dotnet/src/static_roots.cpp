@@ -115,13 +115,14 @@ void StaticRoots::Examine(cor::ClassID klass) {
   classes_.push_back(std::move(c));
 }
 
-void StaticRoots::Resolve() {
+void StaticRoots::Resolve(std::vector<cor::ClassID>* examined) {
   std::vector<cor::ClassID> loaded;
   {
     std::lock_guard<std::mutex> lock(queue_mu_);
     loaded.swap(queue_);
   }
   for (cor::ClassID klass : loaded) Examine(klass);
+  if (examined) examined->insert(examined->end(), loaded.begin(), loaded.end());
   std::vector<size_t> still;
   for (size_t index : unresolved_) {
     ClassStatics& c = classes_[index];

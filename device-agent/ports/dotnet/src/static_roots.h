@@ -67,7 +67,8 @@ class StaticRoots {
   StaticRoots& operator=(const StaticRoots&) = delete;
 
   void OnClassLoaded(cor::ClassID klass);
-  void Resolve();
+  // Appends the classes it looked at (those loaded since the last call) to *loaded, if given.
+  void Resolve(std::vector<cor::ClassID>* loaded = nullptr);
   // Appends the non-null references the resolved slots hold now (world stopped).
   void Read(std::vector<StaticValue>* out) const;
   const std::vector<ClassStatics>& classes() const { return classes_; }

@@ -24,7 +24,8 @@ std::string WithoutArity(std::string name) {
   return name;
 }
 
-// The element types IsArrayClass may give without a class (ECMA-335 element type codes).
+}  // namespace
+
 const char* PrimitiveName(cor::CorElementType t) {
   static const struct {
     cor::CorElementType code;
@@ -39,8 +40,6 @@ const char* PrimitiveName(cor::CorElementType t) {
     if (p.code == t) return p.name;
   return nullptr;
 }
-
-}  // namespace
 
 std::string Utf8(const cor::WCHAR* text, size_t length) {
   std::string out;

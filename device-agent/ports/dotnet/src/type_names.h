@@ -33,15 +33,19 @@ class TypeNames {
 
   const std::string& ClassName(cor::ClassID klass);
   std::string MethodName(cor::FunctionID function);
+  // A type definition's name in `md` ("Graph.Holder", "Outer+Inner", without generic arity).
+  static std::string TypeDefName(cor::IMetaDataImport* md, cor::mdToken type_def);
 
  private:
   std::string Compute(cor::ClassID klass, int depth);
-  std::string TypeDefName(cor::IMetaDataImport* md, cor::mdToken type_def);
 
   cor::ICorProfilerInfo10* info_;
   std::unordered_map<cor::ClassID, std::string> classes_;
   ModuleMetadata metadata_;
 };
+
+// The name of a primitive (or string, object) element type code, "System.Int32"; null for others.
+const char* PrimitiveName(cor::CorElementType t);
 
 // UTF-16 -> UTF-8 (unpaired surrogates become U+FFFD).
 std::string Utf8(const cor::WCHAR* text, size_t length);

@@ -8,6 +8,11 @@
 //   - one Graph.Blit[] held by a pinned GC handle
 //   - one Graph.WeakOnly reachable only through a WeakReference (must not be captured)
 //   - G Graph.Garbage instances made and dropped before "ready" (must not be captured)
+//   - one Graph.Sample with known field values (Graph.Holder.Sample): Count 42, Alive true,
+//     Mood Mood.Happy (an enum of bytes), Day DayOfWeek.Friday (an enum of the base library),
+//     Label "sample-N" (made at run time), Title "a literal title" (a literal: on the non-GC
+//     heap), Numbers an int[7], Position a Graph.Point (1.5, -2) embedded in it, Friend the first
+//     Graph.Item, Maybe 5 (an int?), Pair ("pair", the second Graph.Item): generic structs
 // It writes "Graph: ready" to stderr, then opens the file given by --gate (a named pipe the test
 // made and holds open) and reads one line from it, which holds it there until the test writes
 // that line; then it writes "Graph: done" and exits with 0.
@@ -27,6 +32,21 @@ namespace Graph {
   public class StaticOnly { public int Index; }
   public class Garbage { public int A; public byte[] Pad; }
   public struct Blit { public int A; }
+  public enum Mood : byte { Calm = 1, Happy = 7 }
+  public struct Point { public float X; public float Y; }
+  public class Sample {
+    public int Count;
+    public bool Alive;
+    public Mood Mood;
+    public DayOfWeek Day;
+    public string Label;
+    public string Title;
+    public int[] Numbers;
+    public Point Position;
+    public Item Friend;
+    public int? Maybe;
+    public KeyValuePair<string, Item> Pair;
+  }
 
   public static class Holder {
     public static List<Item> Items = new List<Item>();
@@ -34,6 +54,7 @@ namespace Graph {
     public static List<StaticOnly> Planted;
     public static WeakReference Weak;
     public static GCHandle Pinned;
+    public static Sample Sample;
   }
 
   public static class Program {
@@ -73,6 +94,12 @@ namespace Graph {
       for (int i = 0; i < n; i++) Holder.Items.Add(new Item { Index = i, Label = null });
       for (int i = 0; i < m; i++) Holder.Entries.Add("key-" + i, new Entry { Value = i });
       Node[] nodes = MakeNodes(k);
+      Holder.Sample = new Sample {
+        Count = 42, Alive = true, Mood = Mood.Happy, Day = DayOfWeek.Friday, Label = "sample-" + n,
+        Title = "a literal title", Numbers = new int[7], Position = new Point { X = 1.5f, Y = -2f },
+        Friend = n > 0 ? Holder.Items[0] : null, Maybe = 5,
+        Pair = new KeyValuePair<string, Item>("pair", n > 1 ? Holder.Items[1] : null)
+      };
       Holder.Pinned = GCHandle.Alloc(new Blit[16], GCHandleType.Pinned);
       MakeWeak();
       MakePlanted();
