@@ -179,11 +179,12 @@ void ScriptRunner::StartCompareAllocations(const ScriptStep& s) {
     }
     const size_t n = std::stoull(s.args[k]);
     if (n > ses.recordings().docs().size())
-      return Fail("there are " + std::to_string(ses.recordings().docs().size()) + " recordings open");
+      return Fail("there are " + std::to_string(ses.recordings().docs().size()) +
+                  " recordings open");
     ids[k] = ses.recordings().docs()[n - 1]->id;
   }
-  const auto by =
-      s.args.size() > 2 ? *analysis::AllocSiteKindFromName(s.args[2]) : analysis::AllocSiteKind::kStack;
+  const auto by = s.args.size() > 2 ? *analysis::AllocSiteKindFromName(s.args[2])
+                                    : analysis::AllocSiteKind::kStack;
   CompareViewState& cv = app_.views().compare;
   cv.mode = CompareMode::kAllocations;
   cv.alloc_a = ids[0];
@@ -238,7 +239,8 @@ void ScriptRunner::StartSelectDoc(const ScriptStep& s) {
 void ScriptRunner::StartSelectType(const ScriptStep& s) {
   AppSession& ses = app_.session();
   const std::string arg = FirstArg(s);
-  if (!ses.selection().SelectType(arg)) return Fail("no type named '" + arg + "' in the active snapshot");
+  if (!ses.selection().SelectType(arg))
+    return Fail("no type named '" + arg + "' in the active snapshot");
   Next();
 }
 
@@ -373,7 +375,8 @@ void ScriptRunner::StartConnect(const ScriptStep& s) {
 void ScriptRunner::StartWaitDiscovered(const ScriptStep& s) {
   AppSession& ses = app_.session();
   const std::string arg = FirstArg(s);
-  if (!ses.device().StartDiscovery()) return Fail("device discovery is off: " + ses.device().discovery_error());
+  if (!ses.device().StartDiscovery())
+    return Fail("device discovery is off: " + ses.device().discovery_error());
   counter_target_ = std::stoull(arg);
   wait_ = Wait::kDevice;
 }
@@ -381,7 +384,8 @@ void ScriptRunner::StartWaitDiscovered(const ScriptStep& s) {
 void ScriptRunner::StartConnectDiscovered(const ScriptStep&) {
   AppSession& ses = app_.session();
   // As a user would: wait for the device to be listed, then click it (CheckDevice).
-  if (!ses.device().StartDiscovery()) return Fail("device discovery is off: " + ses.device().discovery_error());
+  if (!ses.device().StartDiscovery())
+    return Fail("device discovery is off: " + ses.device().discovery_error());
   wait_ = Wait::kDevice;
 }
 
@@ -640,7 +644,8 @@ void ScriptRunner::Check() {
     if (ses.recordings().last_saved() != awaited_save_)
       return Fail("saving the recording failed: " + ses.last_error());
   } else if (step.id == ScriptVerb::kCompareAllocations) {
-    if (!ses.comparisons().allocations()) return Fail("comparing allocations failed: " + ses.last_error());
+    if (!ses.comparisons().allocations())
+      return Fail("comparing allocations failed: " + ses.last_error());
   } else if (step.id == ScriptVerb::kSave) {
     SnapshotDoc* d = ses.documents().doc(awaited_doc_);
     if (!d || d->path != awaited_save_ || d->unsaved)
@@ -693,7 +698,8 @@ void ScriptRunner::CheckDevice() {
       return Fail(c->frames_status().error);
     if (ses.recordings().shown().recording().frames.size() < counter_target_) return;
   } else if (step.id == ScriptVerb::kWaitAutoCaptures) {
-    if (ses.device().auto_capture().failed() > 0) return Fail("an auto capture failed: " + ses.last_error());
+    if (ses.device().auto_capture().failed() > 0)
+      return Fail("an auto capture failed: " + ses.last_error());
     if (ses.device().auto_capture().saved() < counter_target_) return;
   }
   Next();

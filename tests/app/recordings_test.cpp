@@ -37,9 +37,8 @@ FrameRecording Recording(uint64_t n, bool strings, uint32_t bubble_size = 64) {
     r.samples.push_back({f, 1, 1, bubble_size, 1});
     if (strings) r.samples.push_back({f, 2, 2, 40, 0});
     if (f % 50 == 0)
-      r.markers.push_back(
-          {f % 100 ? MarkerKind::kMarker : MarkerKind::kCaptureRequest,
-           "wave " + std::to_string(f / 50), f, f * 16'667});
+      r.markers.push_back({f % 100 ? MarkerKind::kMarker : MarkerKind::kCaptureRequest,
+                           "wave " + std::to_string(f / 50), f, f * 16'667});
   }
   return r;
 }
@@ -222,7 +221,8 @@ TEST_F(RecordingsTest, CompareGivesTheRowsOfDiffAllocationsLiveAgainstSaved) {
   }
   // By type: the bubble's bytes per frame doubled, the string is only in B; both rows carry a
   // sampling error, and the order is by |change|.
-  ASSERT_TRUE(s.comparisons().CompareAllocations(kLiveRecording, id, analysis::AllocSiteKind::kType));
+  ASSERT_TRUE(
+      s.comparisons().CompareAllocations(kLiveRecording, id, analysis::AllocSiteKind::kType));
   ASSERT_TRUE(s.WaitIdle(30s));
   const auto& rows = s.comparisons().allocations()->diff.rows;
   ASSERT_EQ(rows.size(), 2u);
@@ -241,7 +241,8 @@ TEST_F(RecordingsTest, CompareGivesTheRowsOfDiffAllocationsLiveAgainstSaved) {
   EXPECT_EQ(st["alloc_compare"]["by"], "type");
   EXPECT_EQ(st["alloc_compare"]["sites"].size(), 2u);
   // Swapped: the string is only in A.
-  ASSERT_TRUE(s.comparisons().CompareAllocations(id, kLiveRecording, analysis::AllocSiteKind::kType));
+  ASSERT_TRUE(
+      s.comparisons().CompareAllocations(id, kLiveRecording, analysis::AllocSiteKind::kType));
   ASSERT_TRUE(s.WaitIdle(30s));
   for (const auto& row : s.comparisons().allocations()->diff.rows)
     EXPECT_EQ(row.only_a, row.site == "System.String");

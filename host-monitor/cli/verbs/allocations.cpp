@@ -15,9 +15,9 @@
 #include "shared/common.h"
 #include "shared/record_frames.h"
 #include "shared/verb.h"
-#include "xrpm/app/alloc_diff_json.h"
 #include "xrpm/analysis/allocation_diff.h"
 #include "xrpm/analysis/allocation_profile.h"
+#include "xrpm/app/alloc_diff_json.h"
 
 namespace xrpm::cli {
 namespace verb_allocations {
@@ -51,7 +51,8 @@ nlohmann::json TreeJson(const analysis::AllocationProfile& p, uint32_t node) {
   return j;
 }
 
-void PrintTree(const analysis::AllocationProfile& p, uint32_t node, double min_bytes, TextTable& t) {
+void PrintTree(const analysis::AllocationProfile& p, uint32_t node, double min_bytes,
+               TextTable& t) {
   for (uint32_t c : p.tree[node].children) {
     const analysis::CallTreeNode& n = p.tree[c];
     if (n.total.bytes < min_bytes) continue;
@@ -73,7 +74,8 @@ std::string WithError(const std::string& value, double error) {
 // --diff A B: per site, bytes per frame in A and B and the change, each with its error.
 int RunDiff(const Opts& o) {
   const std::string &fa = o.rec.diff[0], &fb = o.rec.diff[1];
-  const formats::SavedRecording a = formats::LoadRecordingFile(fa), b = formats::LoadRecordingFile(fb);
+  const formats::SavedRecording a = formats::LoadRecordingFile(fa),
+                                b = formats::LoadRecordingFile(fb);
   const analysis::AllocSiteKind by =
       analysis::AllocSiteKindFromName(o.by).value_or(analysis::AllocSiteKind::kStack);
   const analysis::AllocationDiff d = analysis::DiffAllocations(a.rec, b.rec, by);
@@ -110,7 +112,7 @@ int RunDiff(const Opts& o) {
   TextTable t({{by == analysis::AllocSiteKind::kStack    ? "call stack (innermost first)"
                 : by == analysis::AllocSiteKind::kMethod ? "allocating method"
                 : by == analysis::AllocSiteKind::kTag    ? "scope tag"
-                                                       : "type"},
+                                                         : "type"},
                {"A per frame", TextTable::Align::kRight},
                {"B per frame", TextTable::Align::kRight},
                {"change", TextTable::Align::kRight},

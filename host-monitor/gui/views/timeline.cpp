@@ -83,9 +83,9 @@ Strip FrameTimes(ImDrawList* dl, const FrameRecording& r, size_t first, size_t c
   for (size_t i = first; i < first + count && i < r.frames.size(); ++i) {
     const FrameRow& f = r.frames[i];
     const double ms = f.duration_us / 1000.0;
-    const ImU32 col = ms > client::kFrameBudget30Ms + analysis::kFrameJitterMs   ? kBarHitch
-                      : ms > client::kFrameBudget60Ms + analysis::kFrameJitterMs ? kBarSlow
-                                                                               : kBarColor;
+    const ImU32 col = ms > analysis::kFrameBudget30Ms + analysis::kFrameJitterMs   ? kBarHitch
+                      : ms > analysis::kFrameBudget60Ms + analysis::kFrameJitterMs ? kBarSlow
+                                                                                   : kBarColor;
     const float x = s.RowX(i);
     dl->AddRectFilled(ImVec2(x, y(ms)), ImVec2(x + w, b.y), col);
     if (f.gcs) {  // GC marker: a triangle on top, and the pause as a darker part of the bar
@@ -113,7 +113,7 @@ Strip FrameTimes(ImDrawList* dl, const FrameRecording& r, size_t first, size_t c
     }
   }
   // The 60 Hz and 30 Hz lines over the bars.
-  for (double line : {client::kFrameBudget60Ms, client::kFrameBudget30Ms}) {
+  for (double line : {analysis::kFrameBudget60Ms, analysis::kFrameBudget30Ms}) {
     dl->AddLine(ImVec2(a.x, y(line)), ImVec2(b.x, y(line)), kGrid, 1.5f);
     Label(dl, ImVec2(a.x + 4, y(line) - 16), IM_COL32(230, 230, 230, 220),
           line < 20 ? "16.7 ms (60 Hz)" : "33.3 ms (30 Hz)");
@@ -355,10 +355,10 @@ void DrawTimelineView(App& app) {
       for (const FrameBoard::MarkerAt& m : marks)
         if (m.row == row) {
           const MarkerRow& mk = r.markers[m.marker];
-          TextColored(mk.kind == MarkerKind::kMarker ? kWarn : kGood,
-                      std::string(mk.kind == MarkerKind::kMarker ? "marker '"
-                                                                         : "capture request '") +
-                          mk.text + "'");
+          TextColored(
+              mk.kind == MarkerKind::kMarker ? kWarn : kGood,
+              std::string(mk.kind == MarkerKind::kMarker ? "marker '" : "capture request '") +
+                  mk.text + "'");
         }
       ImGui::EndTooltip();
     }

@@ -120,8 +120,8 @@ bool Comparisons::CompareAllocations(uint32_t a, uint32_t b, analysis::AllocSite
   r->titles = {recordings_.Title(a), recordings_.Title(b)};
   r->apps = {ra->app, rb->app};
   // Copies: the live recording keeps growing while the worker compares.
-  auto copies = std::make_shared<std::array<FrameRecording, 2>>(
-      std::array<FrameRecording, 2>{*ra, *rb});
+  auto copies =
+      std::make_shared<std::array<FrameRecording, 2>>(std::array<FrameRecording, 2>{*ra, *rb});
   worker_.Post(
       "Comparing the allocations of " + r->titles[0] + " and " + r->titles[1],
       [this, r, copies, by](TaskContext& ctx) -> Completion {
