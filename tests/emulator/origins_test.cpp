@@ -396,7 +396,7 @@ INSTANTIATE_TEST_SUITE_P(
                       ManyFrames{"synthetic", {"synthetic", 5, 20000, 3, 16}, 16u << 10, true}),
     [](const ::testing::TestParamInfo<ManyFrames>& i) { return std::string(i.param.name); });
 
-TEST(SiteTable, IdsAreStableAndAFullTableFallsBackToTheAllocatingMethod) {
+TEST(SiteTable, AFullTableFallsBackToTheAllocatingMethodThenGivesNoId) {
   SiteTable sites(3);  // the empty stack + 2
   const MethodId ab[] = {1, 2}, ac[] = {1, 3}, b[] = {2};
   EXPECT_EQ(sites.Intern(nullptr, 0), kOutsideManagedCode);
@@ -414,12 +414,13 @@ TEST(SiteTable, IdsAreStableAndAFullTableFallsBackToTheAllocatingMethod) {
   EXPECT_EQ(sites.Intern(ac, 2), s3);
   EXPECT_EQ(sites.size(), 4u);
   EXPECT_EQ(sites.Intern(ab, 2), s1) << "known stacks keep their ids";
-  // Push from a caller's site: known pairs give the known stack, a new one while full keeps
-  // the innermost method.
+  // Push from a caller's site: known pairs give the known stack; the table is at its capacity
+  // (protocol::SiteCapacity(3) == 4), so a new one-method stack gets no id, and a frame called
+  // from there keeps its method if that has an id.
   EXPECT_EQ(sites.Push(s2, 1), s1) << "{1} called from {2} is {1, 2}";
-  const SiteId s4 = sites.Push(s1, 7);
-  EXPECT_EQ(sites.depth(s4), 1u);
-  EXPECT_EQ(sites.methods(s4)[0], 7u);
+  EXPECT_EQ(sites.Push(s1, 7), kNoSite);
+  EXPECT_EQ(sites.size(), 4u);
+  EXPECT_EQ(sites.Push(kNoSite, 1), s3);
 }
 
 TEST(SiteTable, PushBuildsTheCallersStackAndCutsItAt32) {

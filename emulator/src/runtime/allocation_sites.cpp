@@ -33,6 +33,7 @@ SiteId SiteTable::Intern(const MethodId* methods, uint32_t depth) {
   ++truncated_;
   std::string one = KeyOf(methods, 1);
   if (auto it = by_stack_.find(one); it != by_stack_.end()) return it->second;
+  if (size() >= protocol::SiteCapacity(static_cast<uint32_t>(max_sites_))) return kNoSite;
   return Add(std::move(one), methods, 1);
 }
 
@@ -41,7 +42,9 @@ SiteId SiteTable::Push(SiteId caller, MethodId method) {
   if (auto it = by_caller_.find(key); it != by_caller_.end()) return it->second;
   MethodId stack[agent::kMaxSampleStackDepth];
   stack[0] = method;
-  const uint32_t outer = std::min<uint32_t>(depth(caller), agent::kMaxSampleStackDepth - 1);
+  // An unknown caller (a table past its capacity) leaves the method alone.
+  const uint32_t outer =
+      caller == kNoSite ? 0 : std::min<uint32_t>(depth(caller), agent::kMaxSampleStackDepth - 1);
   std::copy_n(methods(caller), outer, stack + 1);
   const SiteId id = Intern(stack, outer + 1);
   by_caller_.emplace(key, id);

@@ -100,7 +100,7 @@ std::string Runtime::VerifyOrigins() {
     if (i >= e.size() || e[i].addr != obj)
       problem = "object at " + Hex(obj) + " has no allocation origin (table has " +
                 (i < e.size() ? Hex(e[i].addr) : std::string("nothing")) + " there)";
-    else if (e[i].site == kNoSite || e[i].site > sites_.size())
+    else if (e[i].site > sites_.size())  // kNoSite: a stack past the table's capacity
       problem = "object at " + Hex(obj) + " names allocation site " + Hex(e[i].site);
     ++i;
   });

@@ -8,7 +8,7 @@ namespace mono {
 
 SiteTable::SiteTable(uint32_t max_sites)
     : max_sites_(std::max<uint32_t>(max_sites, 1)),
-      capacity_(max_sites_ + std::max<uint32_t>(max_sites_ / 4, 1)),
+      capacity_(protocol::SiteCapacity(max_sites_)),
       sites_(new std::atomic<const Site*>[capacity_]()) {
   // The empty stack is protocol::kOutsideManagedCode.
   owned_.push_back(std::make_unique<Site>());

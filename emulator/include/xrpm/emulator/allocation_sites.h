@@ -10,9 +10,10 @@
 // table is full, an allocation from a stack not seen yet is recorded under a shorter stack of its
 // innermost methods: Intern keeps only the allocating method (a one-frame stack, interned past
 // the bound), and Push builds on its caller's site as recorded, so frames called from such a
-// site keep their innermost methods and lose the outer ones. The table then holds at most
-// max_sites + the number of methods the program defines; truncated() counts the lookups that
-// found it full. Memory: about 130 B per site for a 10-deep stack (the method ids, once in a flat
+// site keep their innermost methods and lose the outer ones. The table holds at most
+// protocol::SiteCapacity(max_sites) sites; past that a new stack gets kNoSite (no recorded
+// origin) and a frame above it its method alone. truncated() counts the lookups that found the
+// table full. Memory: about 130 B per site for a 10-deep stack (the method ids, once in a flat
 // pool and once as the hash key, the hash nodes, the caller link).
 //
 // Algorithm: a hash map from the stack's method ids (as bytes) to the id: Intern is O(depth).
