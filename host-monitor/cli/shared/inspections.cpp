@@ -6,27 +6,6 @@
 
 namespace xrpm::cli {
 
-nlohmann::json InspectionsJson(const Snapshot& s, const std::vector<analysis::Inspection>& list) {
-  nlohmann::json out = nlohmann::json::array();
-  for (const analysis::Inspection& in : list) {
-    nlohmann::json findings = nlohmann::json::array();
-    for (const analysis::Finding& f : in.findings) {
-      nlohmann::json ids = nlohmann::json::array();
-      for (uint32_t v : f.objects) ids.push_back(FormatHexDigits(s.object_id[v]));
-      findings.push_back({{"what", f.what},
-                          {"count", f.count},
-                          {"bytes", f.bytes},
-                          {"path", f.path},
-                          {"objects", ids}});
-    }
-    out.push_back({{"name", in.name},
-                   {"skipped", in.skipped ? nlohmann::json(*in.skipped) : nlohmann::json()},
-                   {"bytes_meaning", in.bytes_meaning},
-                   {"findings", findings}});
-  }
-  return {{"inspections", out}};
-}
-
 void PrintInspections(const std::vector<analysis::Inspection>& list, size_t top) {
   for (const analysis::Inspection& in : list) {
     if (in.skipped) {

@@ -19,21 +19,6 @@ std::string SiteText(const Snapshot& s, uint32_t site, size_t max_methods) {
   return analysis::SiteLabel(s, site, max_methods, " <- ");
 }
 
-nlohmann::json SiteJson(const Snapshot& s, uint32_t site) {
-  nlohmann::json j = nlohmann::json::array();
-  for (std::string& m : analysis::SiteMethods(s, site)) j.push_back(std::move(m));
-  return j;
-}
-
-nlohmann::json OriginsJson(const Snapshot& s) {
-  if (!s.origins) return nullptr;
-  return {{"capture_frame", s.origins->capture_frame},
-          {"sample_bytes", s.origins->sample_bytes},
-          {"sampled", s.origins->sample_bytes > 0},
-          {"sites", s.origins->sites.size()},
-          {"methods", s.origins->methods.size()}};
-}
-
 std::string SampledNote(const Snapshot& s) {
   if (!s.origins || s.origins->sample_bytes == 0) return {};
   return "Sampled origins: the runtime recorded the site of one allocation per ~" +

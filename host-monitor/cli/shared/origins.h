@@ -5,7 +5,6 @@
 // Thread-safety: none needed (CLI).
 #pragma once
 
-#include <nlohmann/json.hpp>
 #include <string>
 
 #include "shared/common.h"
@@ -24,12 +23,6 @@ void RequireOrigins(const LoadedSnapshot& l);
 // Site label for tables: the innermost methods joined by " <- " (ASCII, so it survives any
 // terminal), "(unknown)", "(no managed frame)".
 std::string SiteText(const Snapshot& s, uint32_t site, size_t max_methods = 3);
-
-// JSON array of the site's method names, innermost first ([] for depth 0 and unknown).
-nlohmann::json SiteJson(const Snapshot& s, uint32_t site);
-
-// {"capture_frame": n, "sample_bytes": n, "sampled": b, "sites": n, "methods": n}.
-nlohmann::json OriginsJson(const Snapshot& s);
 
 // One line for sampled origins (Mono), "" when every object was recorded.
 std::string SampledNote(const Snapshot& s);

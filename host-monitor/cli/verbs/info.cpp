@@ -7,6 +7,7 @@
 #include "shared/origins.h"
 #include "shared/verb.h"
 #include "xrpm/analysis/frame_summary.h"
+#include "xrpm/app/analysis_json.h"
 #include "xrpm/formats/recording_file.h"
 #include "xrpm/formats/xrpm_file.h"
 #include "xrpm/model/capture_pause.h"
@@ -89,7 +90,7 @@ uint64_t KnownOrigins(const Snapshot& s) {
 }
 
 nlohmann::json AllocationOriginsJson(const Snapshot& s) {
-  nlohmann::json j = OriginsJson(s);
+  nlohmann::json j = app::OriginsSummaryJson(s);
   if (!j.is_null()) j["objects_with_origin"] = KnownOrigins(s);
   return j;
 }

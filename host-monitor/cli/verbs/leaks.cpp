@@ -5,6 +5,7 @@
 #include "shared/origins.h"
 #include "shared/verb.h"
 #include "xrpm/analysis/leak_filter.h"
+#include "xrpm/analysis/site_stats.h"
 
 namespace xrpm::cli {
 namespace verb_leaks {
@@ -29,7 +30,7 @@ nlohmann::json GroupJson(const analysis::GraphIndex& g, const analysis::LeakGrou
                      {"example", FormatHexDigits(c.object_id[p.example])}});
   nlohmann::json j = {
       {"type", lg.type},
-      {"site", SiteJson(c, lg.site)},
+      {"site", nlohmann::json(analysis::SiteMethods(c, lg.site))},
       {"count", lg.count},
       {"bytes", lg.bytes},
       {"path", lg.paths.paths.empty() ? nlohmann::json(nullptr)

@@ -6,6 +6,8 @@
 #include "shared/origins.h"
 #include "shared/verb.h"
 #include "xrpm/analysis/heap_report.h"
+#include "xrpm/analysis/site_stats.h"
+#include "xrpm/app/analysis_json.h"
 
 namespace xrpm::cli {
 namespace verb_report {
@@ -42,14 +44,16 @@ nlohmann::json ReportJson(const Opts& o, const AnalyzedFile& f, const analysis::
     nlohmann::json sites = nlohmann::json::array();
     for (const analysis::SiteRetainedRow& sr : r.top_sites) {
       const analysis::SiteRow& row = sr.row;
-      nlohmann::json site = {
-          {"site", SiteJson(s, row.site)},     {"site_label", SiteText(s, row.site, 0)},
-          {"known", row.site != kUnknownSite}, {"count", row.count},
-          {"shallow_bytes", row.bytes},        {"retained_bytes", sr.retained}};
+      nlohmann::json site = {{"site", nlohmann::json(analysis::SiteMethods(s, row.site))},
+                             {"site_label", SiteText(s, row.site, 0)},
+                             {"known", row.site != kUnknownSite},
+                             {"count", row.count},
+                             {"shallow_bytes", row.bytes},
+                             {"retained_bytes", sr.retained}};
       if (s.origins->sample_bytes) site["est_bytes"] = row.est_bytes;
       sites.push_back(std::move(site));
     }
-    j["origins"] = OriginsJson(s);
+    j["origins"] = app::OriginsSummaryJson(s);
     j["top_sites_by_retained"] = std::move(sites);
   }
   return j;

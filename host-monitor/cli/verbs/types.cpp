@@ -4,6 +4,7 @@
 #include "shared/origins.h"
 #include "shared/verb.h"
 #include "xrpm/analysis/site_stats.h"
+#include "xrpm/app/analysis_json.h"
 #include "xrpm/model/type_histogram.h"
 
 namespace xrpm::cli {
@@ -53,7 +54,7 @@ int RunBySite(const Opts& o, const LoadedSnapshot& l) {
     for (size_t i = 0; i < shown; ++i) {
       const analysis::TypeSiteRow& r = rows[i];
       nlohmann::json j = {{"name", r.type},
-                          {"site", SiteJson(s, r.site)},
+                          {"site", nlohmann::json(analysis::SiteMethods(s, r.site))},
                           {"site_label", SiteText(s, r.site, 0)},
                           {"count", r.count},
                           {"bytes", r.bytes}};
@@ -66,7 +67,7 @@ int RunBySite(const Opts& o, const LoadedSnapshot& l) {
     PrintJson({{"file", l.path},
                {"sort", o.sort},
                {"by_site", true},
-               {"origins", OriginsJson(s)},
+               {"origins", app::OriginsSummaryJson(s)},
                {"groups", rows.size()},
                {"objects", objects},
                {"bytes", bytes},

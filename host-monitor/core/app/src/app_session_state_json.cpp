@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "xrpm/app/alloc_diff_json.h"
+#include "xrpm/app/analysis_json.h"
 #include "xrpm/app/app_session.h"
 #include "xrpm/app/inspection_rows.h"
 #include "xrpm/formats/snapshot_io.h"
@@ -23,8 +24,7 @@ nlohmann::json OriginsJson(const SnapshotDoc& d) {
     j["note"] = NoOriginsNote(s, d.path);
     return j;
   }
-  j["sampled"] = s.origins->sample_bytes > 0;
-  j["capture_frame"] = s.origins->capture_frame;
+  j.update(OriginsSummaryJson(s));  // capture_frame, sample_bytes, sampled, sites, methods
   j["site_count"] = s.origins->sites.size();
   j["selected_site"] = d.selection.site
                            ? nlohmann::json(analysis::SiteLabel(s, *d.selection.site, 0))
@@ -53,26 +53,27 @@ nlohmann::json OriginsJson(const SnapshotDoc& d) {
 }  // namespace
 
 namespace {
-// The Inspections view's rows: per inspection whether it ran, and each finding as shown.
+// The Inspections view's rows: each inspection as `xrpm inspect --json` prints it, its findings
+// in the view's order with the severity, type and object the view shows.
 nlohmann::json InspectionsJson(const DocAnalysis& a) {
+  const Snapshot& s = *a.snapshot;
+  const std::vector<InspectionRow> rows = InspectionRows(a);
   nlohmann::json out = nlohmann::json::array();
-  for (const analysis::Inspection& in : a.inspections) {
+  for (size_t i = 0; i < a.inspections.size(); ++i) {
+    const analysis::Inspection& in = a.inspections[i];
     nlohmann::json findings = nlohmann::json::array();
-    for (const InspectionRow& r : InspectionRows(a)) {
-      if (a.inspections[r.inspection].name != in.name) continue;
-      const analysis::Finding& f = in.findings[r.finding];
-      findings.push_back(
-          {{"what", f.what},
-           {"count", f.count},
-           {"bytes", f.bytes},
-           {"severity", SeverityName(r.severity)},
-           {"type", r.type == kNoIndex ? nlohmann::json(nullptr)
-                                       : nlohmann::json(a.snapshot->types[r.type].name)},
-           {"object", r.object == kNoIndex ? nlohmann::json(nullptr) : nlohmann::json(r.object)}});
+    for (const InspectionRow& r : rows) {
+      if (r.inspection != i) continue;
+      nlohmann::json f = FindingJson(s, in.findings[r.finding]);
+      f["severity"] = SeverityName(r.severity);
+      f["type"] =
+          r.type == kNoIndex ? nlohmann::json(nullptr) : nlohmann::json(s.types[r.type].name);
+      f["object"] = r.object == kNoIndex ? nlohmann::json(nullptr) : nlohmann::json(r.object);
+      findings.push_back(std::move(f));
     }
-    out.push_back({{"name", in.name},
-                   {"skipped", in.skipped ? nlohmann::json(*in.skipped) : nlohmann::json()},
-                   {"findings", std::move(findings)}});
+    nlohmann::json j = InspectionJson(s, in);
+    j["findings"] = std::move(findings);
+    out.push_back(std::move(j));
   }
   return out;
 }

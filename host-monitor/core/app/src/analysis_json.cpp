@@ -1,0 +1,41 @@
+#include "xrpm/app/analysis_json.h"
+
+#include "xrpm/model/human_format.h"
+
+namespace xrpm::app {
+
+nlohmann::json FindingJson(const Snapshot& s, const analysis::Finding& f) {
+  nlohmann::json ids = nlohmann::json::array();
+  for (uint32_t v : f.objects) ids.push_back(FormatHexDigits(s.object_id[v]));
+  return {{"what", f.what},
+          {"count", f.count},
+          {"bytes", f.bytes},
+          {"path", f.path},
+          {"objects", std::move(ids)}};
+}
+
+nlohmann::json InspectionJson(const Snapshot& s, const analysis::Inspection& in) {
+  nlohmann::json findings = nlohmann::json::array();
+  for (const analysis::Finding& f : in.findings) findings.push_back(FindingJson(s, f));
+  return {{"name", in.name},
+          {"skipped", in.skipped ? nlohmann::json(*in.skipped) : nlohmann::json()},
+          {"bytes_meaning", in.bytes_meaning},
+          {"findings", std::move(findings)}};
+}
+
+nlohmann::json InspectionsJson(const Snapshot& s, const std::vector<analysis::Inspection>& list) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const analysis::Inspection& in : list) out.push_back(InspectionJson(s, in));
+  return {{"inspections", std::move(out)}};
+}
+
+nlohmann::json OriginsSummaryJson(const Snapshot& s) {
+  if (!s.origins) return nullptr;
+  return {{"capture_frame", s.origins->capture_frame},
+          {"sample_bytes", s.origins->sample_bytes},
+          {"sampled", s.origins->sample_bytes > 0},
+          {"sites", s.origins->sites.size()},
+          {"methods", s.origins->methods.size()}};
+}
+
+}  // namespace xrpm::app
