@@ -41,8 +41,13 @@ struct Device {
     if (!HandshakeFields(*peer, &welcome, error)) return false;
     if (!CaptureFields(*peer, welcome, values, 0, out, error)) return false;
     peer->DisconnectNow();
+    // The agent retires the capture after its end left; a host asking before that is told
+    // CAPTURE_BUSY, so wait for the outcome the agent logs then.
+    if (WaitCaptureOutcome(log, std::to_string(++captures)).empty())
+      return *error = "the agent never retired the oracle's capture", false;
     return true;
   }
+  uint64_t captures = 0;
   std::optional<Snapshot> Host(bool values, std::string* error) {
     client::ClientOptions o;
     o.endpoint = Endpoint(*agent);

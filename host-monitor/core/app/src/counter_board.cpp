@@ -46,8 +46,8 @@ bool CounterBoard::Update(const client::CounterHistory& h) {
     for (protocol::NetcfCounter c : {protocol::NetcfCounter::kManagedBytesAllocated,
                                      protocol::NetcfCounter::kGarbageCollections,
                                      protocol::NetcfCounter::kManagedBytesInUseAfterGc})
-      if (int i = Find(protocol::CounterName(c)); i >= 0 && !any)
-        counters_[size_t(i)].selected = true;
+      for (Counter& k : counters_)
+        if (!any && client::Describes(k.desc, c)) k.selected = true;
     categories_.clear();
     members_.clear();
     for (size_t i = 0; i < counters_.size(); ++i) {

@@ -69,12 +69,15 @@ int CounterHistory::Find(const std::string& name) const {
   return -1;
 }
 
-int CounterHistory::Find(protocol::NetcfCounter c) const {
+bool Describes(const CounterDescriptor& d, protocol::NetcfCounter c) {
   const protocol::CounterInfo& info = protocol::Spec(c).info;
+  return d.category == info.category && d.name == info.name;
+}
+
+int CounterHistory::Find(protocol::NetcfCounter c) const {
   std::lock_guard lock(mu_);
   for (size_t i = 0; i < descriptors_.size(); ++i)
-    if (descriptors_[i].category == info.category && descriptors_[i].name == info.name)
-      return static_cast<int>(i);
+    if (Describes(descriptors_[i], c)) return static_cast<int>(i);
   return -1;
 }
 

@@ -373,7 +373,9 @@ class Parser {
     if (store_) {
       out_.root_object[at] = id;
       out_.root_kind[at] = static_cast<uint8_t>(kind);
-      out_.root_flags[at] = static_cast<uint8_t>(flags);
+      // Unknown bits are kept as read, except 8: in the model that is xrpm's own conservative
+      // flag, which a .gclog cannot carry (its writer drops it), so reading it would make one up.
+      out_.root_flags[at] = static_cast<uint8_t>(flags & ~uint64_t{kRootConservative});
       out_.root_container[at] = static_cast<TypeId>(container);
     }
     if (o_.record_lines) r_.root_lines.push_back(line_);

@@ -23,6 +23,9 @@ struct CounterDescriptor {
   std::string unit;      // "count", "bytes", "ms"
 };
 
+// Is `d` the catalog's counter `c` (same category and name, as the device describes it)?
+bool Describes(const CounterDescriptor& d, protocol::NetcfCounter c);
+
 // One counter's figures in one sample, as the device reported them: the `.stat` columns (the
 // agent's CounterValue; agent::CounterStat is the runtime's accumulator that produces them).
 struct CounterReading {
