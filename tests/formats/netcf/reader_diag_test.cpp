@@ -85,13 +85,16 @@ TEST(NetcfDiag, AppDomainWithoutNameOrVersion) {
 }
 
 TEST(NetcfDiag, ExtraFieldAndRootKindAndFlags) {
-  Result r = Read("a 2 x\nt 1 T\no 1 1 4\nr 1 1 0 9\nr 1 6 0\nr 1 3 8\nr 1 3 100\nc x\n");
-  EXPECT_EQ(
-      Found(r.diags),
-      (Pairs{
-          {4, "extra-field"}, {5, "bad-root-kind"}, {6, "unknown-root-flags"}, {7, "bad-number"}}));
-  ASSERT_EQ(r.snap.root_count(), 2u);  // extra field ignored, unknown flags kept
-  EXPECT_EQ(r.snap.root_flags[1], 8u);
+  Result r = Read("a 2 x\nt 1 T\no 1 1 4\nr 1 1 0 9\nr 1 6 0\nr 1 3 10\nr 1 3 100\nr 1 3 9\nc x\n");
+  EXPECT_EQ(Found(r.diags), (Pairs{{4, "extra-field"},
+                                   {5, "bad-root-kind"},
+                                   {6, "unknown-root-flags"},
+                                   {7, "bad-number"},
+                                   {8, "unknown-root-flags"}}));
+  ASSERT_EQ(r.snap.root_count(), 3u);  // extra field ignored, unknown flags kept
+  EXPECT_EQ(r.snap.root_flags[1], 0x10u);
+  // ... but bit 8, xrpm's own conservative flag, which a .gclog cannot carry.
+  EXPECT_EQ(r.snap.root_flags[2], kRootPinned);
 }
 
 TEST(NetcfDiag, OutsideSectionKeepsRecordsInUnnamedSection) {
