@@ -145,28 +145,6 @@ std::string WithoutArity(std::string name) {
   return name;
 }
 
-uint32_t KindBytes(FieldKind k) {
-  switch (k) {
-    case FieldKind::kBoolean:
-    case FieldKind::kSByte:
-    case FieldKind::kByte:
-      return 1;
-    case FieldKind::kChar:
-    case FieldKind::kInt16:
-    case FieldKind::kUInt16:
-      return 2;
-    case FieldKind::kInt32:
-    case FieldKind::kUInt32:
-    case FieldKind::kSingle:
-      return 4;
-    case FieldKind::kIntPtr:
-    case FieldKind::kUIntPtr:
-      return sizeof(void*);
-    default:
-      return 8;
-  }
-}
-
 // A value of kind k at p, widened as heap_walker.h's ValueBits says (little-endian device).
 uint64_t ReadBits(const uint8_t* p, FieldKind k) {
   switch (k) {
@@ -697,7 +675,7 @@ uint32_t FieldLayouts::EnumId(cor::IMetaDataImport* md, cor::mdToken type_def,
       const auto* p = static_cast<const uint8_t*>(constant);
       const FieldKind constant_kind = PrimitiveKind(constant_type);
       if (constant_kind == FieldKind::kUnknown || constant_kind == FieldKind::kReference) continue;
-      const size_t width = KindBytes(constant_kind);
+      const size_t width = protocol::FieldKindBytes(constant_kind, sizeof(void*));
       constants.emplace_back(Utf8(buf, len > 0 ? std::min(len, kNameCapacity) - 1 : 0),
                              std::vector<uint8_t>(p, p + width));
     }
