@@ -11,6 +11,7 @@
 #include <optional>
 #include <unordered_map>
 
+#include "played_scenario.h"
 #include "test_util.h"
 #include "xrpm/client/host_client.h"
 #include "xrpm/emulator/game_loop.h"
@@ -21,30 +22,6 @@
 
 namespace xrpm::testing {
 namespace {
-
-struct Device {
-  emulator::Runtime rt{emulator::RuntimeConfig{.heap_reserve_bytes = 256u << 20}};
-  std::unique_ptr<emulator::Scenario> scenario;
-  emulator::GameLoop loop;
-  LogSink log;
-  std::unique_ptr<agent::Agent> agent;
-  Device(emulator::ScenarioParams p, uint64_t frames)
-      : scenario(emulator::MakeScenario(p)), loop(rt, *scenario, emulator::LoopConfig{0, frames}) {
-    loop.Setup();
-    loop.RunHere();
-    agent = StartAgent(rt, log);
-  }
-  std::optional<Snapshot> Capture(bool values, std::string* error) {
-    client::ClientOptions o;
-    o.endpoint = Endpoint(*agent);
-    client::HostClient c(o);
-    if (!Connected(c)) return *error = "cannot connect", std::nullopt;
-    if (!c.StartCapture(error, {.values = values})) return std::nullopt;
-    client::CaptureResult r;
-    if (!c.WaitCapture(60000, &r) || !r.ok) return *error = r.error, std::nullopt;
-    return std::move(*r.snapshot);
-  }
-};
 
 void ExpectSameFields(const Snapshot& cap, const Snapshot& dump) {
   ASSERT_EQ(CheckFields(dump), "");
@@ -101,10 +78,10 @@ void ExpectSameFields(const Snapshot& cap, const Snapshot& dump) {
 TEST(DumpFields, TheDumpHoldsWhatALiveCaptureOfTheSameHeapHolds) {
   for (const char* scenario : {"bubbles", "mistakes"}) {
     SCOPED_TRACE(scenario);
-    Device d({scenario, 5}, 180);
+    PlayedScenario d({scenario, 5}, 180);
     ASSERT_TRUE(d.agent);
     std::string error;
-    const std::optional<Snapshot> cap = d.Capture(true, &error);
+    const std::optional<Snapshot> cap = d.HostCapture(true, &error);
     ASSERT_TRUE(cap) << error;
     const Snapshot dump = emulator::DumpToSnapshot(d.rt, emulator::DumpContents{true, true, 0});
     ExpectSameFields(*cap, dump);
@@ -112,10 +89,10 @@ TEST(DumpFields, TheDumpHoldsWhatALiveCaptureOfTheSameHeapHolds) {
 }
 
 TEST(DumpFields, NoValuesAgreesToo) {
-  Device d({"bubbles", 5}, 180);
+  PlayedScenario d({"bubbles", 5}, 180);
   ASSERT_TRUE(d.agent);
   std::string error;
-  const std::optional<Snapshot> cap = d.Capture(false, &error);
+  const std::optional<Snapshot> cap = d.HostCapture(false, &error);
   ASSERT_TRUE(cap) << error;
   const Snapshot dump = emulator::DumpToSnapshot(d.rt, emulator::DumpContents{true, false, 0});
   ExpectSameFields(*cap, dump);

@@ -9,6 +9,7 @@
 #include <cstring>
 
 #include "field_capture.h"
+#include "played_scenario.h"
 #include "test_util.h"
 #include "xrpm/client/host_client.h"
 #include "xrpm/emulator/game_loop.h"
@@ -20,19 +21,9 @@
 namespace xrpm::testing {
 namespace {
 
-// A runtime that played `frames` frames of a scenario on this thread, served by an agent.
-struct Device {
-  emulator::Runtime rt{emulator::RuntimeConfig{.heap_reserve_bytes = 256u << 20}};
-  std::unique_ptr<emulator::Scenario> scenario;
-  emulator::GameLoop loop;
-  LogSink log;
-  std::unique_ptr<agent::Agent> agent;
-  Device(emulator::ScenarioParams p, uint64_t frames)
-      : scenario(emulator::MakeScenario(p)), loop(rt, *scenario, emulator::LoopConfig{0, frames}) {
-    loop.Setup();
-    loop.RunHere();
-    agent = StartAgent(rt, log);
-  }
+// The played scenario, plus an oracle capture through the protocol library alone.
+struct Device : PlayedScenario {
+  using PlayedScenario::PlayedScenario;
   // The oracle: a capture over its own connection, closed before the host connects.
   bool Oracle(bool values, FieldCapture* out, std::string* error) {
     auto peer = RawPeer::Connect(agent->port());
@@ -48,17 +39,6 @@ struct Device {
     return true;
   }
   uint64_t captures = 0;
-  std::optional<Snapshot> Host(bool values, std::string* error) {
-    client::ClientOptions o;
-    o.endpoint = Endpoint(*agent);
-    client::HostClient c(o);
-    if (!Connected(c)) return std::nullopt;
-    std::string e;
-    if (!c.StartCapture(&e, {.values = values})) return *error = e, std::nullopt;
-    client::CaptureResult r;
-    if (!c.WaitCapture(60000, &r) || !r.ok) return *error = r.error, std::nullopt;
-    return std::move(*r.snapshot);
-  }
 };
 
 // The model's value as the wire's canonical bits (fields.h), for comparison.
@@ -138,7 +118,7 @@ TEST(HostFieldsCapture, TheModelHoldsWhatTheWireCarried) {
   FieldCapture wire;
   std::string error;
   ASSERT_TRUE(d.Oracle(true, &wire, &error)) << error;
-  const std::optional<Snapshot> s = d.Host(true, &error);
+  const std::optional<Snapshot> s = d.HostCapture(true, &error);
   ASSERT_TRUE(s) << error;
   ExpectSameContents(wire, *s, true);
   EXPECT_TRUE(s->fields.values_captured);
@@ -163,7 +143,7 @@ TEST(HostFieldsCapture, NoValuesKeepsSlotsAndLabelsWithoutValues) {
   FieldCapture wire;
   std::string error;
   ASSERT_TRUE(d.Oracle(false, &wire, &error)) << error;
-  const std::optional<Snapshot> s = d.Host(false, &error);
+  const std::optional<Snapshot> s = d.HostCapture(false, &error);
   ASSERT_TRUE(s) << error;
   ExpectSameContents(wire, *s, false);
   EXPECT_FALSE(s->fields.values_captured);
