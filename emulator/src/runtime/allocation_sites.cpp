@@ -45,7 +45,7 @@ SiteId SiteTable::Push(SiteId caller, MethodId method) {
   // An unknown caller (a table past its capacity) leaves the method alone.
   const uint32_t outer =
       caller == kNoSite ? 0 : std::min<uint32_t>(depth(caller), agent::kMaxSampleStackDepth - 1);
-  std::copy_n(methods(caller), outer, stack + 1);
+  if (outer > 0) std::copy_n(methods(caller), outer, stack + 1);  // kNoSite has no methods()
   const SiteId id = Intern(stack, outer + 1);
   by_caller_.emplace(key, id);
   return id;
