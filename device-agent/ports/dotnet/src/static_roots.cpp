@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <utility>
 
+#include "ecma_signature.h"
 #include "type_names.h"
 
 namespace xrpm {
@@ -14,41 +15,26 @@ constexpr cor::ULONG kFieldBatch = 64;
 constexpr cor::ULONG kNameCapacity = 512;
 constexpr cor::ULONG kMaxTypeArgs = 32;
 
-// ECMA-335 element types (II.23.1.16) the signature check needs.
-constexpr uint8_t kSigField = 0x06;
-constexpr uint8_t kString = 0x0e;
-constexpr uint8_t kClass = 0x12;
-constexpr uint8_t kArray = 0x14;
-constexpr uint8_t kGenericInst = 0x15;
-constexpr uint8_t kObject = 0x1c;
-constexpr uint8_t kSzArray = 0x1d;
-constexpr uint8_t kCmodReqd = 0x1f;
-constexpr uint8_t kCmodOpt = 0x20;
-
-// The length of a compressed integer (II.23.2) starting with byte b.
-size_t CompressedLength(uint8_t b) {
-  return (b & 0x80) == 0 ? 1 : (b & 0xC0) == 0x80 ? 2 : 4;
-}
-
 }  // namespace
 
 bool IsReferenceFieldSignature(const uint8_t* sig, size_t bytes) {
   if (!sig || bytes < 2 || (sig[0] & 0x0f) != kSigField) return false;
   size_t i = 1;
-  while (i < bytes && (sig[i] == kCmodReqd || sig[i] == kCmodOpt)) {
-    if (i + 1 >= bytes) return false;
-    i += 1 + CompressedLength(sig[i + 1]);  // the modifier's type token
+  while (i < bytes && (sig[i] == kEtCmodReqd || sig[i] == kEtCmodOpt)) {
+    ++i;
+    uint32_t token = 0;  // the modifier's type
+    if (!ReadCompressed(sig, bytes, &i, &token)) return false;
   }
   if (i >= bytes) return false;
   switch (sig[i]) {
-    case kString:
-    case kClass:
-    case kArray:
-    case kObject:
-    case kSzArray:
+    case kEtString:
+    case kEtClass:
+    case kEtArray:
+    case kEtObject:
+    case kEtSzArray:
       return true;
-    case kGenericInst:
-      return i + 1 < bytes && sig[i + 1] == kClass;
+    case kEtGenericInst:
+      return i + 1 < bytes && sig[i + 1] == kEtClass;
     default:
       return false;
   }

@@ -17,14 +17,13 @@ std::string Hex(const char* what, uintptr_t v) {
   return buf;
 }
 
-// "List`1" -> "List".
+}  // namespace
+
 std::string WithoutArity(std::string name) {
   const size_t tick = name.find('`');
   if (tick != std::string::npos) name.resize(tick);
   return name;
 }
-
-}  // namespace
 
 const char* PrimitiveName(cor::CorElementType t) {
   static const struct {

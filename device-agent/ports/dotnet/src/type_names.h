@@ -46,6 +46,8 @@ class TypeNames {
 
 // The name of a primitive (or string, object) element type code, "System.Int32"; null for others.
 const char* PrimitiveName(cor::CorElementType t);
+// "List`1" -> "List": a metadata name without its generic arity.
+std::string WithoutArity(std::string name);
 
 // UTF-16 -> UTF-8 (unpaired surrogates become U+FFFD).
 std::string Utf8(const cor::WCHAR* text, size_t length);
