@@ -4,6 +4,7 @@
 //               -- PROGRAM.dll [ARGS...]        (run by `dotnet` from the PATH)
 //               -- dotnet PROGRAM.dll [ARGS...]
 //               -- APPHOST [ARGS...]            (a program's own executable)
+//   xrpm-dotnet --attach PID [--port N | --listen ADDR:PORT --token T] [--quiet] [--announce]
 //
 // It starts the program with CoreCLR's start-up profiler variables naming the profiler library
 // (libxrpm-dotnet-profiler.so, beside this executable), the agent's options in the environment
@@ -12,7 +13,8 @@
 // load, so no handshake within the time limit means no agent, and the program is stopped
 // (launch_support.h). The agent prints "xrpm-agent: listening on ADDR:PORT" itself, as under
 // xrpm-mono and xrpm-emulator.
-// `--attach PID` (loading the agent into a running process) is not there yet and is refused.
+// `--attach PID` loads the library into a .NET process that already runs, through the runtime's
+// diagnostics IPC (attach.h), and exits once the agent listens there (exit codes: attach.h).
 //
 // Exit codes: the program's own exit code once it runs (128+N after signal N); 2 for bad options,
 // a missing program, an agent that refused its options or a port in use; 1 when .NET is missing
@@ -29,6 +31,7 @@
 #include <string>
 #include <vector>
 
+#include "attach.h"
 #include "launch_support.h"
 #include "profiler_env.h"
 #include "profiler_options.h"
@@ -79,18 +82,18 @@ int main(int argc, char** argv) {
   app.add_flag("--announce", announce,
                "Announce this device on the local network (UDP multicast beacon, TTL 1, once a "
                "second; never the token) so `xrpm devices` and the monitor list it");
-  app.add_option("--attach", attach, "Load the agent into a running .NET process (not yet)");
+  app.add_option("--attach", attach,
+                 "Load the agent into the running .NET process PID (diagnostics IPC) instead");
   app.add_option("program", program, "-- PROGRAM.dll [ARGS...] | dotnet PROGRAM.dll | APPHOST");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     return app.exit(e) == 0 ? 0 : 2;
   }
-  if (attach != 0)
-    return Fail(2,
-                "--attach is not supported yet: start the program under xrpm-dotnet instead "
-                "(xrpm-dotnet -- PROGRAM.dll)");
-  if (program.empty()) return Fail(2, "no program: xrpm-dotnet [OPTIONS] -- PROGRAM.dll [ARGS...]");
+  if (app.count("--attach") && !program.empty())
+    return Fail(2, "--attach PID or -- PROGRAM.dll, not both");
+  if (!app.count("--attach") && program.empty())
+    return Fail(2, "no program: xrpm-dotnet [OPTIONS] -- PROGRAM.dll [ARGS...] (or --attach PID)");
 
   xrpm::mono::ProfilerOptions opts;
   opts.port = port;
@@ -104,6 +107,16 @@ int main(int argc, char** argv) {
       return Fail(2, "--listen: " + problem);
     opts.address = a.address;
     opts.port = a.port;
+  }
+  if (app.count("--attach")) {
+    if (attach <= 0 || attach > INT32_MAX)
+      return Fail(2, "--attach " + std::to_string(attach) + ": expected a process id");
+    dn::AttachOptions a;
+    a.pid = static_cast<pid_t>(attach);
+    a.agent_options = xrpm::mono::FormatProfilerOptions(opts);
+    a.token = token;
+    a.library = xrpm::launch::SelfDir() + "/" + dn::kProfilerLibrary;
+    return dn::Attach(a);
   }
 
   // What to execute: dotnet PROGRAM.dll, dotnet as given, or the app host.

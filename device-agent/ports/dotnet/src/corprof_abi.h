@@ -49,6 +49,8 @@ constexpr HRESULT CLASS_E_NOAGGREGATION = static_cast<HRESULT>(0x80040110u);
 constexpr HRESULT CLASS_E_CLASSNOTAVAILABLE = static_cast<HRESULT>(0x80040111u);
 // A profiler call the runtime cannot serve until it has fully started.
 constexpr HRESULT CORPROF_E_RUNTIME_UNINITIALIZED = static_cast<HRESULT>(0x80131371u);
+// InitializeForAttach's refusal: the profiler does not attach (ours: it said why).
+constexpr HRESULT CORPROF_E_PROFILER_NOT_ATTACHABLE = static_cast<HRESULT>(0x80131368u);
 constexpr bool Failed(HRESULT hr) {
   return hr < 0;
 }
@@ -72,6 +74,8 @@ constexpr GUID kIID_ICorProfilerCallback = {
     0x176FBED1, 0xA55C, 0x4796, {0x98, 0xCA, 0xA9, 0xDA, 0x0E, 0xF8, 0x83, 0xE7}};
 constexpr GUID kIID_ICorProfilerCallback2 = {
     0x8A8CC829, 0xCCF2, 0x49FE, {0xBB, 0xAE, 0x0F, 0x02, 0x22, 0x28, 0x07, 0x1A}};
+constexpr GUID kIID_ICorProfilerCallback3 = {
+    0x4FD2ED52, 0x7731, 0x4B8D, {0x94, 0x69, 0x03, 0xD2, 0xCC, 0x30, 0x86, 0xC5}};
 constexpr GUID kIID_ICorProfilerInfo10 = {
     0x2F1B5152, 0xC869, 0x40C9, {0xAA, 0x5F, 0x3A, 0xBE, 0x02, 0x6B, 0xD7, 0x20}};
 constexpr GUID kIID_IMetaDataImport = {
@@ -79,10 +83,11 @@ constexpr GUID kIID_IMetaDataImport = {
 
 // COR_PRF_MONITOR (SetEventMask2's low word) and COR_PRF_HIGH_MONITOR (its high word).
 constexpr DWORD kMonitorNone = 0x0;
-constexpr DWORD kMonitorClassLoads = 0x2;  // ClassLoadStarted/Finished
-constexpr DWORD kMonitorGc = 0x80;         // GC callbacks, the heap walk (ObjectReferences)
-constexpr DWORD kHighBasicGc = 0x10;       // GarbageCollectionStarted/Finished only
-constexpr DWORD kOpenForRead = 0x0;        // GetModuleMetaData: ofRead
+constexpr DWORD kMonitorClassLoads = 0x2;   // ClassLoadStarted/Finished
+constexpr DWORD kMonitorGc = 0x80;          // GC callbacks, the heap walk (ObjectReferences)
+constexpr DWORD kMonitorEnterLeave = 0x20;  // the enter/leave hooks (start-up only)
+constexpr DWORD kHighBasicGc = 0x10;        // GarbageCollectionStarted/Finished only
+constexpr DWORD kOpenForRead = 0x0;         // GetModuleMetaData: ofRead
 
 // COR_PRF_STATIC_TYPE.
 constexpr DWORD kAppDomainStatic = 0x1;
@@ -135,7 +140,7 @@ class IClassFactory : public IUnknown {
     return S_OK;               \
   }
 
-// ICorProfilerCallback (slots 3..71) and ICorProfilerCallback2 (72..79).
+// ICorProfilerCallback (slots 3..71) and ICorProfilerCallback2 (72..79); 3 below.
 class ICorProfilerCallback2 : public IUnknown {
  public:
   virtual HRESULT Initialize(IUnknown* info) = 0;
@@ -226,6 +231,26 @@ class ICorProfilerCallback2 : public IUnknown {
   XRPM_COR_IGNORED(HandleDestroyed)
 };
 
+// ICorProfilerCallback3 (slots 80..82): loading into a running process (attach).
+class ICorProfilerCallback3 : public ICorProfilerCallback2 {
+ public:
+  // Instead of Initialize when the profiler is attached: client_data is what the attaching
+  // client sent (valid during the call only). A failure HRESULT is answered to that client and
+  // the runtime unloads the profiler.
+  virtual HRESULT InitializeForAttach(IUnknown* info, void* client_data, ULONG client_bytes) = 0;
+  XRPM_COR_IGNORED(ProfilerAttachComplete)
+  XRPM_COR_IGNORED(ProfilerDetachSucceeded)
+};
+
+// The enter/leave hooks without argument information (SetEnterLeaveFunctionHooks3): the
+// argument is what the function ID mapper returned for the function. On Linux the runtime calls
+// them through its own stubs, as plain functions, with the thread in cooperative mode: a hook
+// that blocks blocks every collection.
+using FunctionHook3 = void (*)(UINT_PTR client_id);
+// The function ID mapper (SetFunctionIDMapper2): called once per function before it is
+// compiled; *hook = FALSE keeps the hooks out of that function.
+using FunctionIdMapper2 = UINT_PTR (*)(FunctionID function, void* client_data, BOOL* hook);
+
 // ICorProfilerInfo (3..35), 2 (36..56), 3 (57..70), 4 (71..80), 5 (81..82), 6 (83),
 // 7 (84..86), 8 (87..89), 9 (90..92), 10 (93..98).
 class ICorProfilerInfo10 : public IUnknown {
@@ -309,11 +334,13 @@ class ICorProfilerInfo10 : public IUnknown {
   // ---- ICorProfilerInfo3 ----
   XRPM_COR_UNUSED(EnumJITedFunctions)
   XRPM_COR_UNUSED(RequestProfilerDetach)
-  XRPM_COR_UNUSED(SetFunctionIDMapper2)
+  virtual HRESULT SetFunctionIDMapper2(FunctionIdMapper2 mapper, void* client_data) = 0;
   // Where a string's length (a 32-bit count of UTF-16 units) and its first unit are, from the
   // object's start.
   virtual HRESULT GetStringLayout2(ULONG* length_offset, ULONG* buffer_offset) = 0;
-  XRPM_COR_UNUSED(SetEnterLeaveFunctionHooks3)
+  // Start-up only (Initialize), with kMonitorEnterLeave in the event mask.
+  virtual HRESULT SetEnterLeaveFunctionHooks3(FunctionHook3 enter, FunctionHook3 leave,
+                                              FunctionHook3 tailcall) = 0;
   XRPM_COR_UNUSED(SetEnterLeaveFunctionHooks3WithInfo)
   XRPM_COR_UNUSED(GetFunctionEnter3Info)
   XRPM_COR_UNUSED(GetFunctionLeave3Info)

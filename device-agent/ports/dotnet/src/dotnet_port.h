@@ -106,6 +106,7 @@ class DotnetPort final : public agent::RuntimePort {
 
   // Where the port's lines go (the agent's log function; empty: stderr, "xrpm-agent: ").
   void set_log(std::function<void(const std::string&)> log) { log_ = std::move(log); }
+  const std::function<void(const std::string&)>& log() const { return log_; }
   // Logs the event mode ("GC events per capture ..." / "GC events always on ...").
   void LogEventMode() const;
 

@@ -1,6 +1,8 @@
-// Profiler: start-up, shutdown and the GC callbacks of the CoreCLR profiler object.
+// Profiler: start-up, attach, shutdown and the GC callbacks of the CoreCLR profiler object.
 #include "profiler.h"
 
+#include <dlfcn.h>
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <cctype>
@@ -9,6 +11,7 @@
 #include <string>
 
 #include "agent_startup.h"
+#include "diagnostics_ipc.h"
 #include "dotnet_port.h"
 #include "profiler_env.h"
 #include "profiler_options.h"
@@ -55,8 +58,8 @@ std::string RuntimeVersion(cor::ICorProfilerInfo10* info) {
 cor::HRESULT Profiler::QueryInterface(const cor::GUID& riid, void** object) {
   if (!object) return cor::E_POINTER;
   if (riid == cor::kIID_IUnknown || riid == cor::kIID_ICorProfilerCallback ||
-      riid == cor::kIID_ICorProfilerCallback2) {
-    *object = static_cast<cor::ICorProfilerCallback2*>(this);
+      riid == cor::kIID_ICorProfilerCallback2 || riid == cor::kIID_ICorProfilerCallback3) {
+    *object = static_cast<cor::ICorProfilerCallback3*>(this);
     AddRef();
     return cor::S_OK;
   }
@@ -80,41 +83,114 @@ cor::HRESULT Profiler::Initialize(cor::IUnknown* unknown) {
       !info)
     FailStartup("this runtime is too old for xrpm-dotnet (it needs .NET Core 3.0 or later)");
   info_ = static_cast<cor::ICorProfilerInfo10*>(info);
+  const char* options = std::getenv(kOptionsEnv);
+  const char* token = std::getenv(kTokenEnv);
+  const std::string opts_text = options && *options ? options : "xrpm";
+  const std::string token_text = token ? token : "";
+  // The program's own child processes start without the agent (profiler_env.h).
+  unsetenv(kOptionsEnv);
+  unsetenv(kTokenEnv);
+  std::string endpoint;
+  const std::string error = Start(opts_text, token_text, false, &endpoint);
+  if (!error.empty()) FailStartup(error);
+  WriteStatus("ok " + endpoint);
+  return cor::S_OK;
+}
+
+cor::HRESULT Profiler::InitializeForAttach(cor::IUnknown* unknown, void* client_data,
+                                           cor::ULONG client_bytes) {
+  ipc::AttachClientData data;
+  std::string error;
+  if (!ipc::ParseClientData(static_cast<const uint8_t*>(client_data),
+                            client_data ? client_bytes : 0, &data, &error)) {
+    std::fprintf(stderr, "xrpm-agent: attach refused: %s\n", error.c_str());
+    return cor::CORPROF_E_PROFILER_NOT_ATTACHABLE;
+  }
+  // The runtime unloads a profiler that refuses; one that runs must stay loaded, and a later
+  // attach finds this copy: pin the library.
+  Dl_info self{};
+  if (dladdr(reinterpret_cast<void*>(&AppName), &self) && self.dli_fname)
+    dlopen(self.dli_fname, RTLD_NOW | RTLD_NOLOAD | RTLD_NODELETE);
+  void* info = nullptr;
+  std::string endpoint;
+  if (!unknown || cor::Failed(unknown->QueryInterface(cor::kIID_ICorProfilerInfo10, &info)) ||
+      !info) {
+    error = "this runtime is too old for xrpm-dotnet (it needs .NET Core 3.0 or later)";
+  } else {
+    info_ = static_cast<cor::ICorProfilerInfo10*>(info);
+    error = Start(data.options, data.token, true, &endpoint);
+  }
+  std::string status = error.empty() ? "ok " + endpoint : "error " + error;
+  if (!error.empty()) std::fprintf(stderr, "xrpm-agent: attach refused: %s\n", error.c_str());
+  if (!data.status.empty()) {
+    const int fd = open(data.status.c_str(), O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd >= 0) {
+      status += "\n";
+      (void)!write(fd, status.data(), status.size());  // a FIFO: one write, at most 4 KiB
+      close(fd);
+    }
+  }
+  return error.empty() ? cor::S_OK : cor::CORPROF_E_PROFILER_NOT_ATTACHABLE;
+}
+
+std::string Profiler::Start(const std::string& options, const std::string& token, bool attached,
+                            std::string* endpoint) {
+  mono::ProfilerOptions opts;
+  std::string error;
+  if (!mono::ParseProfilerOptions(options, &opts, &error)) return error;
   // Background collections off (the launcher's DOTNET_gcConcurrent=0): GC events per capture.
   const char* concurrent = std::getenv(kGcConcurrentEnv);
   const DotnetPort::EventMode mode = concurrent && std::string(concurrent) == "0"
                                          ? DotnetPort::EventMode::kPerCapture
                                          : DotnetPort::EventMode::kAlways;
-  if (cor::Failed(
-          info_->SetEventMask2(DotnetPort::IdleMaskLow(mode), DotnetPort::IdleMaskHigh(mode))))
-    FailStartup("the runtime refused the profiler's GC events");
-
-  mono::ProfilerOptions opts;
-  std::string error;
-  const char* desc = std::getenv(kOptionsEnv);
-  if (!mono::ParseProfilerOptions(desc && *desc ? desc : "xrpm", &opts, &error)) FailStartup(error);
+  const cor::HRESULT hr =
+      info_->SetEventMask2(DotnetPort::IdleMaskLow(mode), DotnetPort::IdleMaskHigh(mode));
+  if (cor::Failed(hr)) {
+    char buf[16];
+    std::snprintf(buf, sizeof buf, "0x%08x", static_cast<unsigned>(hr));
+    return std::string("the runtime refused the profiler's GC events (") + buf + ")" +
+           (attached ? ": a background collection did not end within the attach's time limit?"
+                     : "");
+  }
   agent::AgentOptions agent_opts;
   agent_opts.address = opts.address;
   agent_opts.port = opts.port;
   agent_opts.announce = opts.announce;
-  if (const char* token = std::getenv(kTokenEnv)) agent_opts.token = token;
+  agent_opts.token = token;
   if (opts.quiet) agent_opts.log = [](const std::string&) {};
-  // The program's own child processes start without the agent (profiler_env.h).
-  unsetenv(kOptionsEnv);
-  unsetenv(kTokenEnv);
-  if (const char* set = std::getenv(kGcSetEnv)) {
-    if (std::string(set) == "1") unsetenv(kGcConcurrentEnv);
-    unsetenv(kGcSetEnv);
+  if (!attached) {
+    if (const char* set = std::getenv(kGcSetEnv)) {
+      if (std::string(set) == "1") unsetenv(kGcConcurrentEnv);
+      unsetenv(kGcSetEnv);
+    }
+    for (const char* name : kRuntimeProfilerEnv) unsetenv(name);
   }
-  for (const char* name : kRuntimeProfilerEnv) unsetenv(name);
 
-  port_ = new DotnetPort(info_, AppName(), RuntimeVersion(info_), mode);
-  port_->set_log(agent_opts.log);
-  port_->LogEventMode();
-  g_agent = new agent::Agent(*port_, std::move(agent_opts));
-  if (!g_agent->Start(&error)) FailStartup("device agent: " + error);
-  WriteStatus("ok " + opts.address + ":" + std::to_string(g_agent->port()));
-  return cor::S_OK;
+  auto* port = new DotnetPort(info_, AppName(), RuntimeVersion(info_), mode);
+  port->set_log(agent_opts.log);
+  port->LogEventMode();
+  auto* agent = new agent::Agent(*port, std::move(agent_opts));
+  if (!agent->Start(&error)) {
+    // Nothing runs yet: both can go (after a failed attach the runtime may call no more).
+    info_->SetEventMask2(cor::kMonitorNone, 0);
+    delete agent;
+    delete port;
+    return "device agent: " + error;
+  }
+  port_ = port;
+  g_agent = agent;
+  const auto& log = port->log();
+  if (attached) {
+    const std::string line = "attached to process " + std::to_string(getpid()) +
+                             " (classes loaded before the attach: their static fields are not "
+                             "named, their objects' fields not read)";
+    if (log)
+      log(line);
+    else
+      std::fprintf(stderr, "xrpm-agent: %s\n", line.c_str());
+  }
+  *endpoint = opts.address + ":" + std::to_string(agent->port());
+  return "";
 }
 
 cor::HRESULT Profiler::Shutdown() {

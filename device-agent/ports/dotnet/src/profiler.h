@@ -1,5 +1,6 @@
-// Profiler: the CoreCLR profiler object (ICorProfilerCallback2) the runtime creates through the
-// library's class factory (profiler_entry.cpp) at start-up.
+// Profiler: the CoreCLR profiler object (ICorProfilerCallback3) the runtime creates through the
+// library's class factory (profiler_entry.cpp), at start-up or when a client attaches it to a
+// running process (xrpm-dotnet --attach, diagnostics_ipc.h).
 //
 // Initialize (the runtime's main thread, before any managed code): asks for
 // ICorProfilerInfo10 (.NET Core 3.0 and later; an older runtime is refused), asks for the GC
@@ -9,6 +10,16 @@
 // prints "xrpm-agent: listening on ADDR:PORT". Bad options or an agent that cannot listen end the
 // process with exit code 2 before the program runs (never a program silently running without
 // its agent), after telling the launcher why on the descriptor.
+// InitializeForAttach (a runtime thread of a running process, the program going on): the same
+// start with the options, token and status FIFO from the attach's client data instead of the
+// environment. What only start-up allows is not there: the frame method's enter/leave hooks
+// (captures are taken at once, as for a program without the method). The GC events are asked
+// for at once (kAlways; kPerCapture when the process already runs with DOTNET_gcConcurrent=0),
+// which makes the runtime turn background collections off, waiting for one under way up to the
+// attach's timeout. Classes loaded before the attach are not reported to the profiler: their
+// static fields stay behind the runtime's statics handle and their objects carry no field
+// values. Any failure is written to the status FIFO and refused (the runtime unloads the
+// profiler): the process is never ended or left stopped.
 // Shutdown stops the agent before the runtime tears down what a capture would walk.
 // The GC and class load callbacks go to the port (dotnet_port.h); every other callback is ignored
 // (corprof_abi.h's placeholders).
@@ -21,6 +32,7 @@
 #pragma once
 
 #include <atomic>
+#include <string>
 
 #include "corprof_abi.h"
 
@@ -29,7 +41,7 @@ namespace dotnet {
 
 class DotnetPort;
 
-class Profiler final : public cor::ICorProfilerCallback2 {
+class Profiler final : public cor::ICorProfilerCallback3 {
  public:
   Profiler() = default;
 
@@ -38,6 +50,8 @@ class Profiler final : public cor::ICorProfilerCallback2 {
   cor::ULONG Release() override;
 
   cor::HRESULT Initialize(cor::IUnknown* info) override;
+  cor::HRESULT InitializeForAttach(cor::IUnknown* info, void* client_data,
+                                   cor::ULONG client_bytes) override;
   cor::HRESULT Shutdown() override;
   cor::HRESULT ObjectReferences(cor::ObjectID object, cor::ClassID klass, cor::ULONG ref_count,
                                 cor::ObjectID refs[]) override;
@@ -49,6 +63,10 @@ class Profiler final : public cor::ICorProfilerCallback2 {
                                cor::GcRootFlags flags[], cor::UINT_PTR ids[]) override;
 
  private:
+  // Creates the port and starts the agent; "" or why not (nothing left running then).
+  std::string Start(const std::string& options, const std::string& token, bool attached,
+                    std::string* endpoint);
+
   std::atomic<cor::ULONG> refs_{1};
   cor::ICorProfilerInfo10* info_ = nullptr;
   DotnetPort* port_ = nullptr;

@@ -1,0 +1,419 @@
+// DiagnosticsIpc: the AttachProfiler request and response, socket discovery and the client data.
+#include "diagnostics_ipc.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+namespace xrpm {
+namespace dotnet {
+namespace ipc {
+namespace {
+
+constexpr char kMagic[14] = "DOTNET_IPC_V1";  // and its NUL
+constexpr const char* kClientDataFirstLine = "xrpm-attach 1";
+
+void PutU16(std::vector<uint8_t>* out, uint32_t v) {
+  out->push_back(static_cast<uint8_t>(v));
+  out->push_back(static_cast<uint8_t>(v >> 8));
+}
+void PutU32(std::vector<uint8_t>* out, uint32_t v) {
+  for (int i = 0; i < 4; ++i) out->push_back(static_cast<uint8_t>(v >> (8 * i)));
+}
+uint32_t GetU16(const uint8_t* p) {
+  return static_cast<uint32_t>(p[0]) | static_cast<uint32_t>(p[1]) << 8;
+}
+uint32_t GetU32(const uint8_t* p) {
+  return static_cast<uint32_t>(p[0]) | static_cast<uint32_t>(p[1]) << 8 |
+         static_cast<uint32_t>(p[2]) << 16 | static_cast<uint32_t>(p[3]) << 24;
+}
+
+std::string Hex(uint32_t v, int digits) {
+  char buf[16];
+  std::snprintf(buf, sizeof buf, "0x%0*x", digits, static_cast<unsigned>(v));
+  return buf;
+}
+
+// UTF-8 -> UTF-16 units; false on a malformed sequence.
+bool Utf8ToUtf16(const std::string& s, std::vector<uint16_t>* out) {
+  for (size_t i = 0; i < s.size();) {
+    const auto c = static_cast<uint8_t>(s[i]);
+    uint32_t cp = 0;
+    size_t n = 0;
+    if (c < 0x80) {
+      cp = c;
+      n = 1;
+    } else if ((c & 0xE0) == 0xC0) {
+      cp = c & 0x1F;
+      n = 2;
+    } else if ((c & 0xF0) == 0xE0) {
+      cp = c & 0x0F;
+      n = 3;
+    } else if ((c & 0xF8) == 0xF0) {
+      cp = c & 0x07;
+      n = 4;
+    } else {
+      return false;
+    }
+    if (i + n > s.size()) return false;
+    for (size_t k = 1; k < n; ++k) {
+      const auto cc = static_cast<uint8_t>(s[i + k]);
+      if ((cc & 0xC0) != 0x80) return false;
+      cp = cp << 6 | (cc & 0x3F);
+    }
+    const uint32_t min = n == 1 ? 0 : n == 2 ? 0x80 : n == 3 ? 0x800 : 0x10000;
+    if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF) || cp == 0) return false;
+    if (cp >= 0x10000) {
+      cp -= 0x10000;
+      out->push_back(static_cast<uint16_t>(0xD800 | (cp >> 10)));
+      out->push_back(static_cast<uint16_t>(0xDC00 | (cp & 0x3FF)));
+    } else {
+      out->push_back(static_cast<uint16_t>(cp));
+    }
+    i += n;
+  }
+  return true;
+}
+
+// "dotnet-diagnostic-PID-KEY-socket" -> PID; 0 when the name is not one.
+pid_t SocketPid(const char* name) {
+  static const char kPrefix[] = "dotnet-diagnostic-";
+  static const char kSuffix[] = "-socket";
+  const size_t len = std::strlen(name);
+  const size_t pre = sizeof kPrefix - 1, suf = sizeof kSuffix - 1;
+  if (len <= pre + suf || std::strncmp(name, kPrefix, pre) != 0 ||
+      std::strcmp(name + len - suf, kSuffix) != 0)
+    return 0;
+  long pid = 0;
+  size_t i = pre;
+  for (; i < len && name[i] >= '0' && name[i] <= '9'; ++i) {
+    pid = pid * 10 + (name[i] - '0');
+    if (pid > 0x3FFFFFFF) return 0;
+  }
+  if (i == pre || name[i] != '-') return 0;
+  return static_cast<pid_t>(pid);
+}
+
+bool ProcessExists(pid_t pid) {
+  return pid > 0 && (kill(pid, 0) == 0 || errno == EPERM);
+}
+
+int64_t MtimeNs(const std::string& path) {
+  struct stat st {};
+  if (stat(path.c_str(), &st) != 0) return -1;
+  return static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
+}
+
+}  // namespace
+
+bool EncodeAttachRequest(const AttachRequest& request, std::vector<uint8_t>* out,
+                         std::string* error) {
+  std::vector<uint16_t> path;
+  if (!Utf8ToUtf16(request.library_path, &path)) {
+    *error = "the library path is not valid UTF-8 (or holds a NUL): " + request.library_path;
+    return false;
+  }
+  path.push_back(0);
+  const size_t size = kHeaderBytes + 4 + 16 + 4 + 2 * path.size() + 4 + request.client_data.size();
+  if (size > kMaxMessageBytes) {
+    *error = "the attach request would be " + std::to_string(size) + " bytes (at most " +
+             std::to_string(kMaxMessageBytes) + ")";
+    return false;
+  }
+  out->clear();
+  out->reserve(size);
+  for (char c : kMagic) out->push_back(static_cast<uint8_t>(c));
+  PutU16(out, static_cast<uint32_t>(size));
+  out->push_back(kCommandSetProfiler);
+  out->push_back(kCommandAttachProfiler);
+  PutU16(out, 0);
+  PutU32(out, request.timeout_ms);
+  for (uint8_t b : request.clsid) out->push_back(b);
+  PutU32(out, static_cast<uint32_t>(path.size()));
+  for (uint16_t u : path) PutU16(out, u);
+  PutU32(out, static_cast<uint32_t>(request.client_data.size()));
+  for (char c : request.client_data) out->push_back(static_cast<uint8_t>(c));
+  return true;
+}
+
+ParseStatus ParseResponse(const uint8_t* data, size_t size, Response* out, std::string* error,
+                          size_t* need) {
+  if (need) *need = kHeaderBytes;
+  // The magic first, byte by byte: a wrong byte is reported as soon as it arrived.
+  for (size_t i = 0; i < sizeof kMagic && i < size; ++i)
+    if (data[i] != static_cast<uint8_t>(kMagic[i])) {
+      *error = "byte " + std::to_string(i) + ": expected the magic \"DOTNET_IPC_V1\\0\" (" +
+               Hex(static_cast<uint8_t>(kMagic[i]), 2) + "), found " + Hex(data[i], 2);
+      return ParseStatus::kBad;
+    }
+  if (size < kHeaderBytes) return ParseStatus::kIncomplete;
+  const uint32_t total = GetU16(data + 14);
+  const uint8_t set = data[16], id = data[17];
+  if (total < kHeaderBytes + 4) {
+    *error = "byte 14: expected a message size of at least " + std::to_string(kHeaderBytes + 4) +
+             " (header and HRESULT), found " + std::to_string(total);
+    return ParseStatus::kBad;
+  }
+  if (set != kCommandSetServer) {
+    *error = "byte 16: expected the server command set " + Hex(kCommandSetServer, 2) +
+             " of a response, found " + Hex(set, 2);
+    return ParseStatus::kBad;
+  }
+  if (id != kResponseOk && id != kResponseError) {
+    *error = "byte 17: expected the response id " + Hex(kResponseOk, 2) + " (OK) or " +
+             Hex(kResponseError, 2) + " (error), found " + Hex(id, 2);
+    return ParseStatus::kBad;
+  }
+  if (need) *need = total;
+  if (size < total) return ParseStatus::kIncomplete;
+  out->ok = id == kResponseOk;
+  out->hresult = GetU32(data + kHeaderBytes);
+  return ParseStatus::kComplete;
+}
+
+std::string DescribeAttachResult(uint32_t hr) {
+  switch (hr) {
+    case 0:
+      return "";
+    case kUnknownCommand:
+    case kNotSupported:
+      return "this runtime does not support attaching a profiler (.NET Core 3.0 or later on "
+             "Linux is needed)";
+    case kUnknownMagic:
+    case kBadEncoding:
+      return "the runtime did not understand the attach request (" + Hex(hr, 8) + ")";
+    case kNotYetAvailable:
+    case kRuntimeUninitialized:
+      return "the runtime is still starting: try again in a moment";
+    case kProfilerAlreadyActive:
+      return "a profiler is already loaded in the process (xrpm's agent, attached or started "
+             "with it, or another tool's): the runtime allows one";
+    case kProfilerNotAttachable:
+      return "the profiler refused to attach";
+    default:
+      return "the runtime refused the attach (" + Hex(hr, 8) + ")";
+  }
+}
+
+std::vector<std::string> FindSockets(pid_t pid, const std::vector<std::string>& dirs) {
+  std::vector<std::pair<int64_t, std::string>> found;
+  for (const std::string& dir : dirs) {
+    DIR* d = opendir(dir.c_str());
+    if (!d) continue;
+    while (dirent* e = readdir(d)) {
+      if (SocketPid(e->d_name) != pid) continue;
+      const std::string path = dir + "/" + e->d_name;
+      found.emplace_back(MtimeNs(path), path);
+    }
+    closedir(d);
+  }
+  std::sort(found.begin(), found.end(), [](const auto& a, const auto& b) { return a > b; });
+  std::vector<std::string> paths;
+  for (auto& f : found) paths.push_back(std::move(f.second));
+  return paths;
+}
+
+std::vector<std::string> SocketDirsOf(pid_t pid) {
+  std::vector<std::string> dirs;
+  auto add = [&](std::string dir) {
+    while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
+    if (!dir.empty() && std::find(dirs.begin(), dirs.end(), dir) == dirs.end()) dirs.push_back(dir);
+  };
+  // The process's own TMPDIR: /proc/PID/environ, NUL-separated (readable for our own processes).
+  const std::string environ = "/proc/" + std::to_string(pid) + "/environ";
+  if (FILE* f = std::fopen(environ.c_str(), "rb")) {
+    std::string entry;
+    int c;
+    size_t read = 0;
+    while ((c = std::fgetc(f)) != EOF && ++read < (1u << 20)) {
+      if (c != 0) {
+        if (entry.size() < 4096) entry.push_back(static_cast<char>(c));
+        continue;
+      }
+      if (entry.compare(0, 7, "TMPDIR=") == 0) add(entry.substr(7));
+      entry.clear();
+    }
+    std::fclose(f);
+  }
+  if (const char* tmp = std::getenv("TMPDIR")) add(tmp);
+  add("/tmp");
+  return dirs;
+}
+
+std::vector<SocketEntry> ListSockets(const std::string& dir) {
+  std::vector<std::pair<pid_t, std::pair<int64_t, std::string>>> found;
+  DIR* d = opendir(dir.c_str());
+  if (!d) return {};
+  while (dirent* e = readdir(d)) {
+    const pid_t pid = SocketPid(e->d_name);
+    if (pid <= 0 || !ProcessExists(pid)) continue;
+    const std::string path = dir + "/" + e->d_name;
+    found.push_back({pid, {MtimeNs(path), path}});
+  }
+  closedir(d);
+  std::sort(found.begin(), found.end(), [](const auto& a, const auto& b) {
+    return a.first != b.first ? a.first < b.first : a.second.first > b.second.first;
+  });
+  std::vector<SocketEntry> out;
+  for (auto& f : found)
+    if (out.empty() || out.back().pid != f.first) out.push_back({f.first, f.second.second});
+  return out;
+}
+
+bool AttachProfiler(const std::string& socket_path, const AttachRequest& request, int timeout_ms,
+                    Response* response, std::string* error) {
+  std::vector<uint8_t> message;
+  if (!EncodeAttachRequest(request, &message, error)) return false;
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  if (socket_path.size() >= sizeof addr.sun_path) {
+    *error = "the socket path is too long: " + socket_path;
+    return false;
+  }
+  std::memcpy(addr.sun_path, socket_path.c_str(), socket_path.size() + 1);
+  const int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) {
+    *error = std::string("socket: ") + std::strerror(errno);
+    return false;
+  }
+  struct Closer {
+    int fd;
+    ~Closer() { close(fd); }
+  } closer{fd};
+  if (connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
+    *error =
+        "cannot connect to " + socket_path + ": " + std::strerror(errno) +
+        (errno == ECONNREFUSED ? " (nobody listens: a socket left by a process that ended?)" : "");
+    return false;
+  }
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
+  auto left_ms = [&] {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+                          deadline - std::chrono::steady_clock::now())
+                          .count();
+    return static_cast<int>(std::max<int64_t>(0, left));
+  };
+  for (size_t sent = 0; sent < message.size();) {
+    const ssize_t n = send(fd, message.data() + sent, message.size() - sent, MSG_NOSIGNAL);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      *error = std::string("sending the attach request: ") + std::strerror(errno);
+      return false;
+    }
+    sent += static_cast<size_t>(n);
+  }
+  std::vector<uint8_t> in;
+  for (;;) {
+    size_t need = kHeaderBytes;
+    switch (ParseResponse(in.data(), in.size(), response, error, &need)) {
+      case ParseStatus::kComplete:
+        return true;
+      case ParseStatus::kBad:
+        *error = "a malformed response from the runtime: " + *error;
+        return false;
+      case ParseStatus::kIncomplete:
+        break;
+    }
+    pollfd p{fd, POLLIN, 0};
+    const int ready = poll(&p, 1, left_ms());
+    if (ready < 0 && errno == EINTR) continue;
+    if (ready <= 0) {
+      *error = "no response from the runtime within " + std::to_string(timeout_ms / 1000) + " s";
+      return false;
+    }
+    uint8_t buf[256];
+    const size_t want = std::min(sizeof buf, need - in.size());
+    const ssize_t n = recv(fd, buf, want, 0);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      *error = in.empty() ? "the runtime closed the connection without a response (is the "
+                            "process exiting?)"
+                          : "the runtime closed the connection after " + std::to_string(in.size()) +
+                                " bytes of a " + std::to_string(need) + "-byte response";
+      return false;
+    }
+    in.insert(in.end(), buf, buf + n);
+  }
+}
+
+std::string FormatClientData(const AttachClientData& data) {
+  std::string s = std::string(kClientDataFirstLine) + "\noptions=" + data.options + "\n";
+  if (!data.token.empty()) s += "token=" + data.token + "\n";
+  if (!data.status.empty()) s += "status=" + data.status + "\n";
+  return s;
+}
+
+bool ParseClientData(const uint8_t* data, size_t size, AttachClientData* out, std::string* error) {
+  if (size > kMaxClientData) {
+    *error = "the client data is " + std::to_string(size) + " bytes (at most " +
+             std::to_string(kMaxClientData) + ")";
+    return false;
+  }
+  const std::string text(reinterpret_cast<const char*>(data), size);
+  if (const size_t nul = text.find('\0'); nul != std::string::npos) {
+    *error = "client data byte " + std::to_string(nul) + ": expected text, found a NUL";
+    return false;
+  }
+  *out = AttachClientData{};
+  bool have_options = false, have_token = false, have_status = false;
+  size_t at = 0;
+  for (size_t line = 1; at < text.size(); ++line) {
+    size_t end = text.find('\n', at);
+    if (end == std::string::npos) end = text.size();
+    const std::string l = text.substr(at, end - at);
+    const size_t offset = at;
+    at = end + 1;
+    if (line == 1) {
+      if (l != kClientDataFirstLine) {
+        *error = "client data line 1: expected \"" + std::string(kClientDataFirstLine) +
+                 "\", found \"" + l.substr(0, 40) + "\"";
+        return false;
+      }
+      continue;
+    }
+    const size_t eq = l.find('=');
+    if (eq == std::string::npos) {
+      *error = "client data line " + std::to_string(line) + " (byte " + std::to_string(offset) +
+               "): expected KEY=VALUE, found \"" + l.substr(0, 40) + "\"";
+      return false;
+    }
+    const std::string key = l.substr(0, eq), value = l.substr(eq + 1);
+    bool* seen = key == "options"  ? &have_options
+                 : key == "token"  ? &have_token
+                 : key == "status" ? &have_status
+                                   : nullptr;
+    if (!seen || *seen) {
+      *error = "client data line " + std::to_string(line) + ": expected options=, token= or " +
+               "status= once each, found " + (seen ? "a second " : "") + "\"" + key.substr(0, 40) +
+               "=\"";
+      return false;
+    }
+    *seen = true;
+    (key == "options" ? out->options : key == "token" ? out->token : out->status) = value;
+  }
+  if (text.empty() || text.compare(0, std::strlen(kClientDataFirstLine), kClientDataFirstLine)) {
+    *error = "client data: expected \"" + std::string(kClientDataFirstLine) + "\" first";
+    return false;
+  }
+  if (!have_options) {
+    *error = "client data: expected an options= line, found none";
+    return false;
+  }
+  return true;
+}
+
+}  // namespace ipc
+}  // namespace dotnet
+}  // namespace xrpm
