@@ -126,8 +126,10 @@ int Attach(const AttachOptions& o) {
       return Fail(2, "process " + label + " ended during the attach");
     return Fail(1, "attaching to process " + label + " failed: " + problems);
   }
+  // The profiler wrote its line when it ran: it answered OK, or refused (NOT_ATTACHABLE).
   std::string line;
-  launch::ReadBounded(fifo.fd, kStatusReadMs, true, &line);
+  if (response.ok || response.hresult == ipc::kProfilerNotAttachable)
+    launch::ReadBounded(fifo.fd, kStatusReadMs, true, &line);
   while (!line.empty() && (line.back() == '\n' || line.back() == '\r')) line.pop_back();
   if (response.ok && line.compare(0, 3, "ok ") == 0) {
     std::fprintf(stderr, "xrpm-agent: listening on %s (in process %s, attached)\n",

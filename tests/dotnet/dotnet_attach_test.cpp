@@ -1,0 +1,175 @@
+// xrpm-dotnet --attach PID against real .NET processes: the Graph program started by plain
+// `dotnet` (no agent), attached through its diagnostics socket, then captured with the `xrpm`
+// CLI (the program's types counted exactly), and every refusal with its one-line message and
+// exit code, the process running on: a process that does not exist, one that is not .NET, an
+// agent whose port is in use (the program goes on, a second attach works), a second attach, and
+// a process killed during a capture (the capture says so and saves nothing). Held by its gate
+// (graph_run.h), never by sleeps.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <map>
+
+#include "dotnet_process.h"
+#include "graph_run.h"
+#include "temp_dir.h"
+#include "tool_process.h"
+
+namespace xrpm::testing {
+namespace {
+
+std::string DotnetExecutable() {
+  const char* path = std::getenv("PATH");
+  std::string all = path ? path : "/usr/bin:/bin";
+  for (size_t at = 0; at <= all.size();) {
+    size_t end = all.find(':', at);
+    if (end == std::string::npos) end = all.size();
+    const std::string candidate = all.substr(at, end - at) + "/dotnet";
+    if (access(candidate.c_str(), X_OK) == 0) return candidate;
+    at = end + 1;
+  }
+  return "dotnet";
+}
+
+// Graph under plain `dotnet`, held after "ready" by its gate.
+struct AttachTarget {
+  explicit AttachTarget(int items = kItems)
+      : gate(dir.Path("gate")),
+        gate_fd(mkfifo(gate.c_str(), 0600) == 0 ? open(gate.c_str(), O_RDWR | O_CLOEXEC) : -1),
+        proc({DotnetExecutable(), DotnetProgram("Graph"), std::to_string(items),
+              std::to_string(kEntries), std::to_string(kNodes), "--gate", gate}) {
+    ready = !proc.log().WaitFor("Graph: ready", 60000).empty();
+  }
+  ~AttachTarget() {
+    if (gate_fd >= 0) close(gate_fd);
+  }
+  std::string pid() const { return std::to_string(proc.pid()); }
+  RunResult Attach(const std::vector<std::string>& more = {"--port", "0"}) {
+    std::vector<std::string> args = {"--attach", pid()};
+    args.insert(args.end(), more.begin(), more.end());
+    return RunDotnetLauncher(args);
+  }
+  // Lets the program end by itself; its exit code.
+  int Release() {
+    EXPECT_EQ(write(gate_fd, "go\n", 3), 3);
+    return proc.Wait(60000);
+  }
+  TempDir dir{"xrpm-attach"};
+  std::string gate;
+  int gate_fd;
+  BackgroundProcess proc;
+  bool ready = false;
+};
+
+std::string EndpointIn(const std::string& text) {
+  const size_t at = text.find("listening on 127.0.0.1:");
+  if (at == std::string::npos) return "";
+  const std::string from = text.substr(at + 13);
+  return from.substr(0, from.find(' '));
+}
+
+std::map<std::string, size_t> CountByType(const Snapshot& s) {
+  std::map<std::string, size_t> n;
+  for (size_t i = 0; i < s.object_count(); ++i) ++n[s.type_name_of(i)];
+  return n;
+}
+
+TEST(DotnetAttach, AttachedProcessIsCapturedWithItsKnownObjects) {
+  SKIP_WITHOUT_DOTNET();
+  AttachTarget t;
+  ASSERT_TRUE(t.ready) << t.proc.log().All();
+  const RunResult a = t.Attach();
+  ASSERT_EQ(a.exit_code, 0) << a.err;
+  const std::string endpoint = EndpointIn(a.err);
+  ASSERT_FALSE(endpoint.empty()) << a.err;
+  EXPECT_NE(a.err.find("attached"), std::string::npos) << a.err;
+  EXPECT_FALSE(t.proc.log().WaitFor("attached to process " + t.pid(), 10000).empty())
+      << t.proc.log().All();
+  TempDir out;
+  const Snapshot s = CaptureWithCli(endpoint, out.Path("a.xrpm"));
+  const auto n = CountByType(s);
+  auto count = [&](const std::string& type) { return n.count(type) ? n.at(type) : size_t{0}; };
+  EXPECT_EQ(count("Graph.Item"), static_cast<size_t>(kItems));
+  EXPECT_EQ(count("Graph.Entry"), static_cast<size_t>(kEntries));
+  EXPECT_EQ(count("Graph.Node"), static_cast<size_t>(kNodes));
+  EXPECT_EQ(count("Graph.WeakOnly"), 0u) << "only weakly reachable";
+  EXPECT_EQ(count("Graph.Garbage"), 0u) << "dropped before ready";
+  // A second capture of the same process, then the program ends normally.
+  const Snapshot again = CaptureWithCli(endpoint, out.Path("b.xrpm"));
+  EXPECT_EQ(CountByType(again)["Graph.Item"], static_cast<size_t>(kItems));
+  EXPECT_EQ(t.Release(), 0) << t.proc.log().All();
+}
+
+TEST(DotnetAttach, RefusesWhatItCannotAttachTo) {
+  SKIP_WITHOUT_DOTNET();
+  // A PID that is free: a child that ended and was reaped.
+  const pid_t gone = fork();
+  if (gone == 0) _exit(0);
+  ASSERT_GT(gone, 0);
+  waitpid(gone, nullptr, 0);
+  const RunResult none = RunDotnetLauncher({"--attach", std::to_string(gone)});
+  EXPECT_EQ(none.exit_code, 2);
+  EXPECT_NE(none.err.find("no process " + std::to_string(gone)), std::string::npos) << none.err;
+  // This test program: running, not .NET.
+  const RunResult native = RunDotnetLauncher({"--attach", std::to_string(getpid())});
+  EXPECT_EQ(native.exit_code, 2);
+  EXPECT_NE(native.err.find("has no .NET diagnostics socket"), std::string::npos) << native.err;
+  for (const RunResult* r : {&none, &native}) {
+    EXPECT_EQ(std::count(r->err.begin(), r->err.end(), '\n'), 1) << "one line: " << r->err;
+  }
+  const RunResult both = RunDotnetLauncher({"--attach", "1", "--", DotnetProgram("Graph")});
+  EXPECT_EQ(both.exit_code, 2);
+  EXPECT_NE(both.err.find("not both"), std::string::npos) << both.err;
+  const RunResult zero = RunDotnetLauncher({"--attach", "0"});
+  EXPECT_EQ(zero.exit_code, 2);
+  EXPECT_NE(zero.err.find("expected a process id"), std::string::npos) << zero.err;
+}
+
+TEST(DotnetAttach, PortInUseIsRefusedInsideAndTheProgramRunsOn) {
+  SKIP_WITHOUT_DOTNET();
+  AttachTarget first, second(10);
+  ASSERT_TRUE(first.ready && second.ready) << first.proc.log().All() << second.proc.log().All();
+  const RunResult a = first.Attach();
+  ASSERT_EQ(a.exit_code, 0) << a.err;
+  const std::string port = EndpointIn(a.err).substr(10);
+  const RunResult taken = second.Attach({"--port", port});
+  EXPECT_EQ(taken.exit_code, 2) << taken.err;
+  EXPECT_NE(taken.err.find("the agent did not start in process " + second.pid()), std::string::npos)
+      << taken.err;
+  EXPECT_NE(taken.err.find("address in use"), std::string::npos) << taken.err;
+  EXPECT_NE(taken.err.find("runs on without it"), std::string::npos) << taken.err;
+  // The refused profiler is gone: attaching again with a free port works.
+  const RunResult retry = second.Attach();
+  EXPECT_EQ(retry.exit_code, 0) << retry.err << second.proc.log().All();
+  // A second attach to a process that has the agent is refused.
+  const RunResult twice = first.Attach();
+  EXPECT_EQ(twice.exit_code, 2) << twice.err;
+  EXPECT_NE(twice.err.find("a profiler is already loaded"), std::string::npos) << twice.err;
+  // Both programs ran on and end normally.
+  EXPECT_EQ(second.Release(), 0) << second.proc.log().All();
+  EXPECT_EQ(first.Release(), 0) << first.proc.log().All();
+}
+
+TEST(DotnetAttach, ProcessKilledDuringACaptureFailsItWithoutAFile) {
+  SKIP_WITHOUT_DOTNET();
+  AttachTarget t(200000);  // a capture long enough to be inside it when the process goes
+  ASSERT_TRUE(t.ready) << t.proc.log().All();
+  const RunResult a = t.Attach();
+  ASSERT_EQ(a.exit_code, 0) << a.err;
+  TempDir out;
+  const std::string file = out.Path("mid.xrpm");
+  BackgroundProcess host({XRPM_CLI_BIN, "capture", "--connect", EndpointIn(a.err), "-o", file});
+  ASSERT_FALSE(t.proc.log().WaitFor("capture 1 requested", 30000).empty()) << t.proc.log().All();
+  kill(t.proc.pid(), SIGKILL);
+  EXPECT_EQ(host.Wait(60000), 1) << host.log().All();
+  EXPECT_NE(host.log().All().find("nothing was saved"), std::string::npos) << host.log().All();
+  struct stat st {};
+  EXPECT_NE(stat(file.c_str(), &st), 0) << "no partial file";
+}
+
+}  // namespace
+}  // namespace xrpm::testing
