@@ -12,17 +12,16 @@
 // its agent), after telling the launcher why on the descriptor.
 // InitializeForAttach (a runtime thread of a running process, the program going on): the same
 // start with the options, token and status FIFO from the attach's client data instead of the
-// environment. What only start-up allows is not there: the frame method's enter/leave hooks
-// (captures are taken at once, as for a program without the method). The GC events are asked
-// for at once (kAlways; kPerCapture when the process already runs with DOTNET_gcConcurrent=0),
-// which makes the runtime turn background collections off, waiting for one under way up to the
-// attach's timeout. Classes loaded before the attach are not reported to the profiler: their
-// static fields stay behind the runtime's statics handle and their objects carry no field
-// values. Any failure is written to the status FIFO and refused (the runtime unloads the
-// profiler): the process is never ended or left stopped.
-// Shutdown stops the agent before the runtime tears down what a capture would walk.
-// The GC and class load callbacks go to the port (dotnet_port.h); every other callback is ignored
-// (corprof_abi.h's placeholders).
+// environment. What only start-up allows (enter/leave hooks, allocation callbacks) is not
+// asked for. The GC events are asked for at once (kAlways; kPerCapture when the process
+// already runs with DOTNET_gcConcurrent=0), which makes the runtime turn background
+// collections off, waiting for one under way up to the attach's timeout. Classes loaded before the
+// attach are not reported to the profiler: their static fields stay behind the runtime's statics
+// handle and their objects carry no field values. Any failure is written to the status FIFO and
+// refused (the runtime unloads the profiler): the process is never ended or left stopped. Shutdown
+// stops the agent before the runtime tears down what a capture would walk. The GC and class load
+// callbacks go to the port (dotnet_port.h); every other callback is ignored (corprof_abi.h's
+// placeholders).
 //
 // Lifetime: COM reference counting; the runtime holds the object until the process ends, and
 // the port and agent it creates are never destroyed (the runtime may call late).
