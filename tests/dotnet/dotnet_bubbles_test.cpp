@@ -1,11 +1,10 @@
 // ctest-labels: cpu_timing
 // The sample game on .NET: XnaBubbles (the Mono port's game sources, compiled by the SDK into
 // bin/dotnet/XnaBubbles) playing at 60 fps under xrpm-dotnet, captured with the `xrpm capture`
-// CLI over 127.0.0.1, as `scripts/run.sh dotnet` does. The game has no "ready" line and the .NET
-// port no frame hooks yet, so the test captures until the game's types are there (the runtime
-// starts before Main: the first captures may come before the game object exists), a bounded
-// number of times; then it checks the game's objects and stops the game (SIGTERM, forwarded by
-// the launcher).
+// CLI over 127.0.0.1, as `scripts/run.sh dotnet` does. The game has no "ready" line, so the test
+// captures until the game's types are there (the runtime starts before Main: the first captures
+// may come before the game object exists), a bounded number of times; then it checks the game's
+// objects and stops the game (SIGTERM, forwarded by the launcher).
 #include <gtest/gtest.h>
 
 #include <map>

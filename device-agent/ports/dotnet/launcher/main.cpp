@@ -1,6 +1,7 @@
 // xrpm-dotnet: runs a .NET program under CoreCLR with the xrpm device agent inside it.
 //
 //   xrpm-dotnet [--port N | --listen ADDR:PORT --token T] [--quiet] [--announce]
+//               [--frame Namespace.Class:Method | --no-frame]
 //               -- PROGRAM.dll [ARGS...]        (run by `dotnet` from the PATH)
 //               -- dotnet PROGRAM.dll [ARGS...]
 //               -- APPHOST [ARGS...]            (a program's own executable)
@@ -12,7 +13,9 @@
 // for the library's handshake line on a pipe: CoreCLR runs a program without a profiler it cannot
 // load, so no handshake within the time limit means no agent, and the program is stopped
 // (launch_support.h). The agent prints "xrpm-agent: listening on ADDR:PORT" itself, as under
-// xrpm-mono and xrpm-emulator.
+// xrpm-mono and xrpm-emulator. Captures wait for the frame method's return (--frame, default
+// Microsoft.Xna.Framework.Game:Tick; frame_hook.h) when the program runs it; --no-frame leaves
+// the hooks out (the runtime then keeps using precompiled ReadyToRun code: a faster start-up).
 // `--attach PID` loads the library into a .NET process that already runs, through the runtime's
 // diagnostics IPC (attach.h), and exits once the agent listens there (exit codes: attach.h).
 //
@@ -70,8 +73,8 @@ int main(int argc, char** argv) {
   CLI::App app{"xrpm-dotnet: run a .NET program under CoreCLR with the xrpm device agent",
                "xrpm-dotnet"};
   uint16_t port = xrpm::agent::kDefaultAgentPort;
-  std::string listen, token;
-  bool quiet = false, announce = false;
+  std::string listen, token, frame = xrpm::mono::kDefaultFrameMethod;
+  bool quiet = false, announce = false, no_frame = false;
   int64_t attach = 0;
   std::vector<std::string> program;
   app.add_option("--port", port, "Device agent port on 127.0.0.1 (0: any free port)")
@@ -79,6 +82,12 @@ int main(int argc, char** argv) {
   app.add_option("--listen", listen, "Serve hosts on ADDR:PORT instead (off loopback: --token)");
   app.add_option("--token", token, "Token a host must present to connect");
   app.add_flag("--quiet", quiet, "No agent log lines except errors");
+  app.add_option("--frame", frame,
+                 "Frame method: captures are taken when it returns (Namespace.Class:Method; "
+                 "start-up only)")
+      ->capture_default_str();
+  app.add_flag("--no-frame", no_frame,
+               "No frame method hook: captures are taken at once, start-up keeps ReadyToRun code");
   app.add_flag("--announce", announce,
                "Announce this device on the local network (UDP multicast beacon, TTL 1, once a "
                "second; never the token) so `xrpm devices` and the monitor list it");
@@ -108,7 +117,15 @@ int main(int argc, char** argv) {
     opts.address = a.address;
     opts.port = a.port;
   }
+  if (no_frame && app.count("--frame")) return Fail(2, "--frame or --no-frame, not both");
+  xrpm::mono::FrameMethod fm;
+  if (!xrpm::mono::ParseFrameMethod(frame, &fm, &problem)) return Fail(2, "--frame: " + problem);
+  opts.frame = frame;
   if (app.count("--attach")) {
+    if (app.count("--frame") || no_frame)
+      return Fail(2,
+                  "--frame needs the frame method's enter/leave hooks, which CoreCLR allows only "
+                  "from start-up: start the program under xrpm-dotnet (-- PROGRAM.dll) instead");
     if (attach <= 0 || attach > INT32_MAX)
       return Fail(2, "--attach " + std::to_string(attach) + ": expected a process id");
     dn::AttachOptions a;
@@ -157,6 +174,7 @@ int main(int argc, char** argv) {
     setenv(dn::kStatusFdEnv, std::to_string(fd).c_str(), 1);
     setenv(dn::kOptionsEnv, xrpm::mono::FormatProfilerOptions(opts).c_str(), 1);
     if (!token.empty()) setenv(dn::kTokenEnv, token.c_str(), 1);
+    if (no_frame) setenv(dn::kNoFrameEnv, "1", 1);
     for (const char* name : dn::kRuntimeProfilerEnv) unsetenv(name);  // ours alone
     // No background collections: the agent then asks for the GC events per capture only.
     if (!std::getenv(dn::kGcConcurrentEnv)) {

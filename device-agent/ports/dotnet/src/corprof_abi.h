@@ -83,11 +83,11 @@ constexpr GUID kIID_IMetaDataImport = {
 
 // COR_PRF_MONITOR (SetEventMask2's low word) and COR_PRF_HIGH_MONITOR (its high word).
 constexpr DWORD kMonitorNone = 0x0;
-constexpr DWORD kMonitorClassLoads = 0x2;   // ClassLoadStarted/Finished
-constexpr DWORD kMonitorGc = 0x80;          // GC callbacks, the heap walk (ObjectReferences)
-constexpr DWORD kMonitorEnterLeave = 0x20;  // the enter/leave hooks (start-up only)
-constexpr DWORD kHighBasicGc = 0x10;        // GarbageCollectionStarted/Finished only
-constexpr DWORD kOpenForRead = 0x0;         // GetModuleMetaData: ofRead
+constexpr DWORD kMonitorClassLoads = 0x2;     // ClassLoadStarted/Finished
+constexpr DWORD kMonitorGc = 0x80;            // GC callbacks, the heap walk (ObjectReferences)
+constexpr DWORD kMonitorEnterLeave = 0x1000;  // the enter/leave hooks (start-up only)
+constexpr DWORD kHighBasicGc = 0x10;          // GarbageCollectionStarted/Finished only
+constexpr DWORD kOpenForRead = 0x0;           // GetModuleMetaData: ofRead
 
 // COR_PRF_STATIC_TYPE.
 constexpr DWORD kAppDomainStatic = 0x1;
@@ -242,11 +242,15 @@ class ICorProfilerCallback3 : public ICorProfilerCallback2 {
   XRPM_COR_IGNORED(ProfilerDetachSucceeded)
 };
 
-// The enter/leave hooks without argument information (SetEnterLeaveFunctionHooks3): the
-// argument is what the function ID mapper returned for the function. On Linux the runtime calls
-// them through its own stubs, as plain functions, with the thread in cooperative mode: a hook
-// that blocks blocks every collection.
-using FunctionHook3 = void (*)(UINT_PTR client_id);
+// The enter/leave hooks of SetEnterLeaveFunctionHooks2 (FunctionEnter2, FunctionLeave2,
+// FunctionTailcall2): the function, what the function ID mapper returned for it, an opaque frame
+// and argument (enter) or return value (leave) information we do not ask for. The runtime calls
+// them through its own register-saving stub, as plain functions, with the thread in cooperative
+// mode: a hook that blocks blocks every collection. (The version-3 hooks are called from the
+// compiled code without that stub: they would have to save the registers themselves.)
+using FunctionEnterLeave2 = void (*)(FunctionID function, UINT_PTR client_id, void* frame,
+                                     void* info);
+using FunctionTailcall2 = void (*)(FunctionID function, UINT_PTR client_id, void* frame);
 // The function ID mapper (SetFunctionIDMapper2): called once per function before it is
 // compiled; *hook = FALSE keeps the hooks out of that function.
 using FunctionIdMapper2 = UINT_PTR (*)(FunctionID function, void* client_data, BOOL* hook);
@@ -296,7 +300,9 @@ class ICorProfilerInfo10 : public IUnknown {
   XRPM_COR_UNUSED(GetILToNativeMapping)
   // ---- ICorProfilerInfo2 ----
   XRPM_COR_UNUSED(DoStackSnapshot)
-  XRPM_COR_UNUSED(SetEnterLeaveFunctionHooks2)
+  // Initialize only, before the event mask that turns them on (kMonitorEnterLeave).
+  virtual HRESULT SetEnterLeaveFunctionHooks2(FunctionEnterLeave2 enter, FunctionEnterLeave2 leave,
+                                              FunctionTailcall2 tailcall) = 0;
   XRPM_COR_UNUSED(GetFunctionInfo2)
   XRPM_COR_UNUSED(GetStringLayout)
   // The instance fields the class itself declares (not its bases'): each one's token and
@@ -334,13 +340,12 @@ class ICorProfilerInfo10 : public IUnknown {
   // ---- ICorProfilerInfo3 ----
   XRPM_COR_UNUSED(EnumJITedFunctions)
   XRPM_COR_UNUSED(RequestProfilerDetach)
+  // Initialize only, before the event mask (after it, the runtime's first call crashes).
   virtual HRESULT SetFunctionIDMapper2(FunctionIdMapper2 mapper, void* client_data) = 0;
   // Where a string's length (a 32-bit count of UTF-16 units) and its first unit are, from the
   // object's start.
   virtual HRESULT GetStringLayout2(ULONG* length_offset, ULONG* buffer_offset) = 0;
-  // Start-up only (Initialize), with kMonitorEnterLeave in the event mask.
-  virtual HRESULT SetEnterLeaveFunctionHooks3(FunctionHook3 enter, FunctionHook3 leave,
-                                              FunctionHook3 tailcall) = 0;
+  XRPM_COR_UNUSED(SetEnterLeaveFunctionHooks3)
   XRPM_COR_UNUSED(SetEnterLeaveFunctionHooks3WithInfo)
   XRPM_COR_UNUSED(GetFunctionEnter3Info)
   XRPM_COR_UNUSED(GetFunctionLeave3Info)
@@ -366,7 +371,7 @@ class ICorProfilerInfo10 : public IUnknown {
   XRPM_COR_UNUSED(EnumJITedFunctions2)
   virtual HRESULT GetObjectSize2(ObjectID object, size_t* size) = 0;
   // ---- ICorProfilerInfo5 ----
-  XRPM_COR_UNUSED(GetEventMask2)
+  virtual HRESULT GetEventMask2(DWORD* low, DWORD* high) = 0;
   virtual HRESULT SetEventMask2(DWORD low, DWORD high) = 0;
   // ---- ICorProfilerInfo6 .. 9 ----
   XRPM_COR_UNUSED(EnumNgenModuleMethodsInliningThisMethod)

@@ -28,6 +28,7 @@ int64_t NowNs() {
 constexpr int kMaxCollections = 3;
 constexpr int kRetryMs = 20;  // a ForceGC refused while the runtime starts is retried this often
 constexpr int kMaxGenerationRanges = 64;
+constexpr int kMaxMidFrame = 5;  // collections that caught the game inside its frame, per capture
 
 // Handle tables of kStrongPtr containers (the Mono port's numbering).
 constexpr uint64_t kWeakTable = 0;
@@ -119,6 +120,15 @@ void DotnetPort::OnGcStarted(int32_t generation_count, const cor::BOOL* collecte
   counters_.Add(DotnetCounter::kGarbageCollections, 1);
   const bool full = generation_count > 2 && collected && collected[2];
   if (full && armed_.load(std::memory_order_acquire)) {
+    // The world is stopped: where the game thread is is settled.
+    const bool inside = frame_ && frame_->in_frame();
+    if (inside && frame_wait_.load(std::memory_order_acquire) &&
+        mid_frame_retries_.load(std::memory_order_acquire) < kMaxMidFrame) {
+      caught_in_frame_.store(true, std::memory_order_release);
+      return;
+    }
+    stopped_inside_.store(inside, std::memory_order_relaxed);
+    stopped_after_.store(frame_ ? frame_->completed() : 0, std::memory_order_relaxed);
     std::lock_guard<std::mutex> lock(record_mu_);
     record_.Clear();
     recording_.store(true, std::memory_order_release);
@@ -216,7 +226,10 @@ bool DotnetPort::RunWithWorldStopped(void (*fn)(void* ctx), void* ctx, uint32_t 
   }
   // CoreCLR stops the world only inside a collection (InduceFullCollection): fn runs now.
   deadline_ = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
+  frame_wait_.store(frame_ && frame_->Recent(), std::memory_order_release);
+  mid_frame_retries_.store(0, std::memory_order_release);
   fn(ctx);
+  LogStopPoint();
   return true;
 }
 
@@ -226,7 +239,7 @@ bool DotnetPort::Collect(std::string* failure) {
     armed_.store(true, std::memory_order_release);
     cor::HRESULT hr = cor::S_OK;
     if (mode_ == EventMode::kPerCapture) {
-      hr = info_->SetEventMask2(cor::kMonitorGc | cor::kMonitorClassLoads, 0);
+      hr = info_->SetEventMask2(cor::kMonitorGc | cor::kMonitorClassLoads | ExtraMaskLow(), 0);
       if (hr == cor::CORPROF_E_RUNTIME_UNINITIALIZED &&
           std::chrono::steady_clock::now() < deadline_) {  // still starting: as ForceGC below
         armed_.store(false, std::memory_order_release);
@@ -240,11 +253,20 @@ bool DotnetPort::Collect(std::string* failure) {
         return false;
       }
     }
+    // At the frame boundary: the collection right after the frame method's next return. A
+    // stalled game (no return before the time limit) is collected where it is.
+    if (frame_wait_.load(std::memory_order_acquire) &&
+        !frame_->WaitForFrameEnd(frame_->completed(), deadline_))
+      frame_wait_.store(false, std::memory_order_release);
     hr = info_->ForceGC();
     armed_.store(false, std::memory_order_release);
     if (mode_ == EventMode::kPerCapture)
-      info_->SetEventMask2(IdleMaskLow(mode_), IdleMaskHigh(mode_));
+      info_->SetEventMask2(IdleMaskLow(mode_) | ExtraMaskLow(), IdleMaskHigh(mode_));
     if (recorded_.load(std::memory_order_acquire)) return true;
+    if (caught_in_frame_.exchange(false, std::memory_order_acq_rel)) {
+      mid_frame_retries_.fetch_add(1, std::memory_order_acq_rel);
+      continue;  // not counted: the runtime did report the objects, inside a frame
+    }
     if (cor::Failed(hr)) {
       if (std::chrono::steady_clock::now() >= deadline_) {
         *failure = "the runtime refused the capture's collection (ForceGC: " + HexHr(hr) + ")";
@@ -258,6 +280,22 @@ bool DotnetPort::Collect(std::string* failure) {
   *failure = "the runtime reported no objects in " + std::to_string(kMaxCollections) +
              " forced collections";
   return false;
+}
+
+void DotnetPort::LogStopPoint() {
+  if (!frame_ || !failure_.empty()) return;
+  const std::string after = "after frame " + std::to_string(stopped_after_.load());
+  const int retries = mid_frame_retries_.load();
+  if (!frame_wait_.load())
+    Log("capture: the game was stopped at once (" + frame_->name() + " did not return in the " +
+        "last " + std::to_string(frame_->window_ms()) + " ms" +
+        (frame_->found() ? "" : "; the program has not run it") + ")");
+  else if (stopped_inside_.load())
+    Log("capture: the game was stopped inside the frame method (" + frame_->name() + ", " + after +
+        ", " + std::to_string(retries) + " collections caught it inside)");
+  else
+    Log("capture: the game was stopped at the frame boundary (" + frame_->name() + "), " + after +
+        (retries ? " (" + std::to_string(retries) + " collections caught it inside first)" : ""));
 }
 
 void DotnetPort::InduceFullCollection() {

@@ -29,6 +29,11 @@
 //                     for an induced collection (GC.Collect, or another tool's forced
 //                     collection: dotnet-gcdump reads the same walk through EventPipe), whose
 //                     walk goes on unrecorded. Every collection also reports its roots.
+//   2'. With the frame method's hook (start-up only, frame_hook.h) and the method returned
+//      within the frame window, each forced collection waits for the method's next return;
+//      a collection that caught the game thread inside the method anyway is not recorded and
+//      the capture waits for the next return (at most five times, then it records where it
+//      is). The capture's log line says where the game was stopped and after which frame.
 //   3. WalkHeap tells the sink the world resumed (the game's pause ended with the collection),
 //      adds the non-GC heap's objects the record references (frozen string literals: found
 //      with IsFrozenObject, they never move), names the classes and hands the record to the
@@ -61,6 +66,7 @@
 #include "corprof_abi.h"
 #include "dotnet_counters.h"
 #include "field_layouts.h"
+#include "frame_hook.h"
 #include "heap_record.h"
 #include "static_roots.h"
 #include "xrpm/agent/runtime_port.h"
@@ -104,6 +110,9 @@ class DotnetPort final : public agent::RuntimePort {
   bool ReportsFields() const override { return true; }
   bool ReportsValues() const override { return true; }
 
+  // The frame method's hook (start-up only; frame_hook.h): captures then wait for a frame's end
+  // when the method returned within its window. Before the agent starts.
+  void set_frame_hook(FrameHook* hook) { frame_ = hook; }
   // Where the port's lines go (the agent's log function; empty: stderr, "xrpm-agent: ").
   void set_log(std::function<void(const std::string&)> log) { log_ = std::move(log); }
   const std::function<void(const std::string&)>& log() const { return log_; }
@@ -126,6 +135,8 @@ class DotnetPort final : public agent::RuntimePort {
   bool Collect(std::string* failure);  // one capture's forced collection(s), recorded
   void AddFrozenObjects();             // the non-GC heap's objects the record references
   void Walk(agent::HeapInfoCallback& sink);
+  void LogStopPoint();
+  cor::DWORD ExtraMaskLow() const { return frame_ ? FrameHook::kMaskLow : 0; }
 
   cor::ICorProfilerInfo10* const info_;
   const EventMode mode_;
@@ -137,6 +148,7 @@ class DotnetPort final : public agent::RuntimePort {
   StaticRoots statics_;
   FieldLayouts layouts_;  // after statics_: Prepare takes the classes Resolve looked at
   std::atomic<int64_t> gc_start_ns_{0};
+  FrameHook* frame_ = nullptr;
 
   // The capture (the capture thread, and the GC callbacks while armed_).
   std::chrono::steady_clock::time_point deadline_;
@@ -144,6 +156,13 @@ class DotnetPort final : public agent::RuntimePort {
   std::atomic<bool> recording_{false};  // this collection is being recorded
   std::atomic<bool> recorded_{false};
   std::atomic<bool> induced_{false};  // the collection under way was induced
+  // The frame boundary (frame_hook.h): this capture waits for frame ends; a collection that
+  // caught the game thread inside the frame method is not recorded (at most kMaxMidFrame times).
+  std::atomic<bool> frame_wait_{false};
+  std::atomic<bool> caught_in_frame_{false};
+  std::atomic<int> mid_frame_retries_{0};
+  std::atomic<bool> stopped_inside_{false};  // the recorded collection's
+  std::atomic<uint64_t> stopped_after_{0};   // frames completed at the recorded collection
   std::mutex record_mu_;  // GC threads during the recorded collection (server GC: several)
   HeapRecord record_;
   HeapRecord::Sizes last_sizes_;  // the last record's, reserved before the next collection

@@ -13,6 +13,7 @@
 #include "agent_startup.h"
 #include "diagnostics_ipc.h"
 #include "dotnet_port.h"
+#include "frame_hook.h"
 #include "profiler_env.h"
 #include "profiler_options.h"
 #include "type_names.h"
@@ -90,8 +91,11 @@ cor::HRESULT Profiler::Initialize(cor::IUnknown* unknown) {
   // The program's own child processes start without the agent (profiler_env.h).
   unsetenv(kOptionsEnv);
   unsetenv(kTokenEnv);
+  const char* no_frame = std::getenv(kNoFrameEnv);
+  const bool frame_hook = !(no_frame && std::string(no_frame) == "1");
+  unsetenv(kNoFrameEnv);
   std::string endpoint;
-  const std::string error = Start(opts_text, token_text, false, &endpoint);
+  const std::string error = Start(opts_text, token_text, false, frame_hook, &endpoint);
   if (!error.empty()) FailStartup(error);
   WriteStatus("ok " + endpoint);
   return cor::S_OK;
@@ -118,7 +122,7 @@ cor::HRESULT Profiler::InitializeForAttach(cor::IUnknown* unknown, void* client_
     error = "this runtime is too old for xrpm-dotnet (it needs .NET Core 3.0 or later)";
   } else {
     info_ = static_cast<cor::ICorProfilerInfo10*>(info);
-    error = Start(data.options, data.token, true, &endpoint);
+    error = Start(data.options, data.token, true, false, &endpoint);
   }
   std::string status = error.empty() ? "ok " + endpoint : "error " + error;
   if (!error.empty()) std::fprintf(stderr, "xrpm-agent: attach refused: %s\n", error.c_str());
@@ -134,7 +138,7 @@ cor::HRESULT Profiler::InitializeForAttach(cor::IUnknown* unknown, void* client_
 }
 
 std::string Profiler::Start(const std::string& options, const std::string& token, bool attached,
-                            std::string* endpoint) {
+                            bool frame_hook, std::string* endpoint) {
   mono::ProfilerOptions opts;
   std::string error;
   if (!mono::ParseProfilerOptions(options, &opts, &error)) return error;
@@ -143,8 +147,17 @@ std::string Profiler::Start(const std::string& options, const std::string& token
   const DotnetPort::EventMode mode = concurrent && std::string(concurrent) == "0"
                                          ? DotnetPort::EventMode::kPerCapture
                                          : DotnetPort::EventMode::kAlways;
+  // The frame method's hooks: from start-up only (frame_hook.h).
+  FrameHook* frame = nullptr;
+  if (frame_hook) {
+    mono::FrameMethod method;
+    if (!mono::ParseFrameMethod(opts.frame, &method, &error)) return error;
+    frame = new FrameHook(info_, method, opts.frame_window_ms);
+    if (!frame->Install(&error)) return error;  // before the mask that turns the hooks on
+  }
   const cor::HRESULT hr =
-      info_->SetEventMask2(DotnetPort::IdleMaskLow(mode), DotnetPort::IdleMaskHigh(mode));
+      info_->SetEventMask2(DotnetPort::IdleMaskLow(mode) | (frame ? FrameHook::kMaskLow : 0),
+                           DotnetPort::IdleMaskHigh(mode));
   if (cor::Failed(hr)) {
     char buf[16];
     std::snprintf(buf, sizeof buf, "0x%08x", static_cast<unsigned>(hr));
@@ -168,6 +181,7 @@ std::string Profiler::Start(const std::string& options, const std::string& token
 
   auto* port = new DotnetPort(info_, AppName(), RuntimeVersion(info_), mode);
   port->set_log(agent_opts.log);
+  port->set_frame_hook(frame);  // never destroyed: the runtime calls its hooks until the end
   port->LogEventMode();
   auto* agent = new agent::Agent(*port, std::move(agent_opts));
   if (!agent->Start(&error)) {
