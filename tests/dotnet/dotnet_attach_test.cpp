@@ -1,10 +1,11 @@
 // xrpm-dotnet --attach PID against real .NET processes: the Graph program started by plain
 // `dotnet` (no agent), attached through its diagnostics socket, then captured with the `xrpm`
-// CLI (the program's types counted exactly), and every refusal with its one-line message and
-// exit code, the process running on: a process that does not exist, one that is not .NET, an
-// agent whose port is in use (the program goes on, a second attach works), a second attach, and
-// a process killed during a capture (the capture says so and saves nothing). Held by its gate
-// (graph_run.h), never by sleeps.
+// CLI (the program's types counted exactly, its statics named although their classes were loaded
+// before the attach, its values read from the second capture on), and every refusal with its
+// one-line message and exit code, the process running on: a process that does not exist, one that
+// is not .NET, an agent whose port is in use (the program goes on, a second attach works), a second
+// attach, and a process killed during a capture (the capture says so and saves nothing). Held by
+// its gate (graph_run.h), never by sleeps.
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/stat.h>
@@ -13,6 +14,7 @@
 
 #include <cstdlib>
 #include <map>
+#include <unordered_map>
 
 #include "dotnet_process.h"
 #include "graph_run.h"
@@ -98,9 +100,28 @@ TEST(DotnetAttach, AttachedProcessIsCapturedWithItsKnownObjects) {
   EXPECT_EQ(count("Graph.Node"), static_cast<size_t>(kNodes));
   EXPECT_EQ(count("Graph.WeakOnly"), 0u) << "only weakly reachable";
   EXPECT_EQ(count("Graph.Garbage"), 0u) << "dropped before ready";
-  // A second capture of the same process, then the program ends normally.
-  const Snapshot again = CaptureWithCli(endpoint, out.Path("b.xrpm"));
+  // The program's statics, although their classes were loaded before the attach (found from
+  // the compiled code at the first capture: Graph.Holder's static constructor).
+  std::unordered_map<ObjectId, size_t> index;
+  for (size_t i = 0; i < s.object_count(); ++i) index.emplace(s.object_id[i], i);
+  std::map<std::string, std::string> static_roots;  // label -> the rooted object's type
+  for (size_t r = 0; r < s.root_count(); ++r) {
+    if (s.root_kind_of(r) != RootKind::kStatic) continue;
+    auto it = index.find(s.root_object[r]);
+    ASSERT_NE(it, index.end()) << "a static root names no captured object";
+    static_roots[std::string(s.fields.label_of_root(r))] = s.type_name_of(it->second);
+  }
+  EXPECT_EQ(static_roots["Graph.Holder.Items"], "System.Collections.Generic.List<Graph.Item>");
+  EXPECT_EQ(static_roots["Graph.Holder.Planted"],
+            "System.Collections.Generic.List<Graph.StaticOnly>");
+  // A second capture of the same process: the classes the first one met have their fields read.
+  const std::string second = out.Path("b.xrpm");
+  const Snapshot again = CaptureWithCli(endpoint, second);
   EXPECT_EQ(CountByType(again)["Graph.Item"], static_cast<size_t>(kItems));
+  const RunResult sample = RunXrpm("instances " + second + " Graph.Sample", true);
+  ASSERT_EQ(sample.exit_code, 0) << sample.out;
+  for (const char* value : {" 42 ", "true", "Happy", "Friday", "\"sample-300\""})
+    EXPECT_NE(sample.out.find(value), std::string::npos) << value << "\n" << sample.out;
   EXPECT_EQ(t.Release(), 0) << t.proc.log().All();
 }
 

@@ -255,6 +255,22 @@ using FunctionTailcall2 = void (*)(FunctionID function, UINT_PTR client_id, void
 // compiled; *hook = FALSE keeps the hooks out of that function.
 using FunctionIdMapper2 = UINT_PTR (*)(FunctionID function, void* client_data, BOOL* hook);
 
+// COR_PRF_FUNCTION and ICorProfilerFunctionEnum (corprof.idl): the runtime's enumerator of
+// compiled functions.
+struct PrfFunction {
+  FunctionID function;
+  UINT_PTR rejit_id;
+};
+class ICorProfilerFunctionEnum : public IUnknown {
+ public:
+  XRPM_COR_UNUSED(Skip)
+  XRPM_COR_UNUSED(Reset)
+  XRPM_COR_UNUSED(Clone)
+  XRPM_COR_UNUSED(GetCount)
+  // Up to `capacity` more functions; S_FALSE when fewer were left.
+  virtual HRESULT Next(ULONG capacity, PrfFunction functions[], ULONG* fetched) = 0;
+};
+
 // ICorProfilerInfo (3..35), 2 (36..56), 3 (57..70), 4 (71..80), 5 (81..82), 6 (83),
 // 7 (84..86), 8 (87..89), 9 (90..92), 10 (93..98).
 class ICorProfilerInfo10 : public IUnknown {
@@ -338,7 +354,8 @@ class ICorProfilerInfo10 : public IUnknown {
   XRPM_COR_UNUSED(GetObjectGeneration)
   XRPM_COR_UNUSED(GetNotifiedExceptionClauseInfo)
   // ---- ICorProfilerInfo3 ----
-  XRPM_COR_UNUSED(EnumJITedFunctions)
+  // The functions the JIT compiled so far (an enumerator the caller releases).
+  virtual HRESULT EnumJITedFunctions(ICorProfilerFunctionEnum** functions) = 0;
   XRPM_COR_UNUSED(RequestProfilerDetach)
   // Initialize only, before the event mask (after it, the runtime's first call crashes).
   virtual HRESULT SetFunctionIDMapper2(FunctionIdMapper2 mapper, void* client_data) = 0;

@@ -9,6 +9,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "loaded_classes.h"
 #include "type_names.h"
 #include "xrpm/protocol/constants.h"
 
@@ -210,6 +211,14 @@ bool DotnetPort::RunWithWorldStopped(void (*fn)(void* ctx), void* ctx, uint32_t 
   std::vector<cor::ClassID> loaded;
   layouts_us_ = 0;
   try {
+    if (attached_ && !census_done_) {
+      census_done_ = true;
+      std::vector<cor::ClassID> before;
+      const size_t functions = FindClassesOfCompiledCode(info_, &before);
+      for (cor::ClassID klass : before) statics_.OnClassLoaded(klass);
+      Log("classes loaded before the attach: " + std::to_string(before.size()) + " found from " +
+          std::to_string(functions) + " compiled functions");
+    }
     statics_.Resolve(&loaded);
     const int64_t layouts_start = NowNs();
     layouts_.Prepare(loaded);  // the new classes' field layouts (field_layouts.h)
@@ -476,6 +485,10 @@ void DotnetPort::Walk(agent::HeapInfoCallback& sink) {
                                               o.ref_count)) == WalkResult::kAbort;
   }
   sink.BeginContainer(ContainerType::kEnd, 0, 0);
+  // After an attach, the classes met here may never have been reported loaded: their statics
+  // are looked for at the next capture (StaticRoots looks at each class once).
+  if (attached_)
+    for (cor::ClassID klass : classes) statics_.OnClassLoaded(klass);
   Log("capture: " + std::to_string(record_.objects.size()) + " objects (" +
       std::to_string(record_.frozen) + " on the non-GC heap), " +
       std::to_string(record_.roots.size()) + " roots, " +

@@ -44,6 +44,9 @@
 // fields); inside it, as each object is reported, its slots and values are read from its memory
 // into the record; the walk describes each type's layout and sends what the sink's detail asks
 // for (values and text cut at its string cap only with detail.values).
+// After an attach (set_attached) the class load events miss the classes loaded before it: the
+// first capture adds the classes of the compiled code (loaded_classes.h) and each capture the
+// classes of the objects it met, for the next capture's static fields and layouts.
 // Roots: stack -> one kThread container (id 0: the runtime does not say which thread) and a
 // kJitFrame container per method (id2: its FunctionID; labelled with the method's name when the
 // sink asks for field detail); finalizer queue -> kFinalized; GC handles -> kStrongPtr, table 2
@@ -113,6 +116,10 @@ class DotnetPort final : public agent::RuntimePort {
   // The frame method's hook (start-up only; frame_hook.h): captures then wait for a frame's end
   // when the method returned within its window. Before the agent starts.
   void set_frame_hook(FrameHook* hook) { frame_ = hook; }
+  // The profiler was attached to a running process: the classes loaded before are found at the
+  // first capture (loaded_classes.h) and from the objects each capture meets. Before the agent
+  // starts.
+  void set_attached() { attached_ = true; }
   // Where the port's lines go (the agent's log function; empty: stderr, "xrpm-agent: ").
   void set_log(std::function<void(const std::string&)> log) { log_ = std::move(log); }
   const std::function<void(const std::string&)>& log() const { return log_; }
@@ -149,6 +156,8 @@ class DotnetPort final : public agent::RuntimePort {
   FieldLayouts layouts_;  // after statics_: Prepare takes the classes Resolve looked at
   std::atomic<int64_t> gc_start_ns_{0};
   FrameHook* frame_ = nullptr;
+  bool attached_ = false;
+  bool census_done_ = false;  // the capture thread's
 
   // The capture (the capture thread, and the GC callbacks while armed_).
   std::chrono::steady_clock::time_point deadline_;

@@ -181,7 +181,8 @@ std::string Profiler::Start(const std::string& options, const std::string& token
 
   auto* port = new DotnetPort(info_, AppName(), RuntimeVersion(info_), mode);
   port->set_log(agent_opts.log);
-  port->set_frame_hook(frame);  // never destroyed: the runtime calls its hooks until the end
+  port->set_frame_hook(frame);
+  if (attached) port->set_attached();  // never destroyed: the runtime calls its hooks until the end
   port->LogEventMode();
   auto* agent = new agent::Agent(*port, std::move(agent_opts));
   if (!agent->Start(&error)) {
@@ -196,8 +197,8 @@ std::string Profiler::Start(const std::string& options, const std::string& token
   const auto& log = port->log();
   if (attached) {
     const std::string line = "attached to process " + std::to_string(getpid()) +
-                             " (classes loaded before the attach: their static fields are not "
-                             "named, their objects' fields not read)";
+                             " (classes loaded before the attach are found at the first capture, "
+                             "some only at the next: docs/DOTNET.md)";
     if (log)
       log(line);
     else

@@ -17,8 +17,8 @@
 // asked for. The GC events are asked for at once (kAlways; kPerCapture when the process
 // already runs with DOTNET_gcConcurrent=0), which makes the runtime turn background
 // collections off, waiting for one under way up to the attach's timeout. Classes loaded before the
-// attach are not reported to the profiler: their static fields stay behind the runtime's statics
-// handle and their objects carry no field values. Any failure is written to the status FIFO and
+// attach are not reported to the profiler: the port finds them otherwise (dotnet_port.h,
+// loaded_classes.h). Any failure is written to the status FIFO and
 // refused (the runtime unloads the profiler): the process is never ended or left stopped. Shutdown
 // stops the agent before the runtime tears down what a capture would walk. The GC and class load
 // callbacks go to the port (dotnet_port.h); every other callback is ignored (corprof_abi.h's

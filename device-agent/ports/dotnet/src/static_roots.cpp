@@ -107,6 +107,9 @@ void StaticRoots::Resolve(std::vector<cor::ClassID>* examined) {
     std::lock_guard<std::mutex> lock(queue_mu_);
     loaded.swap(queue_);
   }
+  loaded.erase(std::remove_if(loaded.begin(), loaded.end(),
+                              [&](cor::ClassID k) { return !examined_.insert(k).second; }),
+               loaded.end());
   for (cor::ClassID klass : loaded) Examine(klass);
   if (examined) examined->insert(examined->end(), loaded.begin(), loaded.end());
   std::vector<size_t> still;

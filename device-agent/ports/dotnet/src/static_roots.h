@@ -36,6 +36,7 @@
 #include <mutex>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "corprof_abi.h"
@@ -66,8 +67,11 @@ class StaticRoots {
   StaticRoots(const StaticRoots&) = delete;
   StaticRoots& operator=(const StaticRoots&) = delete;
 
+  // A class to look at (again: the first time counts). From the class load events, and after an
+  // attach from the port's other sources (loaded_classes.h, the classes a capture met).
   void OnClassLoaded(cor::ClassID klass);
-  // Appends the classes it looked at (those loaded since the last call) to *loaded, if given.
+  // Appends the classes it looked at (those queued since the last call, each class once in the
+  // process's life) to *loaded, if given.
   void Resolve(std::vector<cor::ClassID>* loaded = nullptr);
   // Appends the non-null references the resolved slots hold now (world stopped).
   void Read(std::vector<StaticValue>* out) const;
@@ -82,6 +86,7 @@ class StaticRoots {
   std::vector<cor::ClassID> queue_;  // loaded, not examined yet
   std::vector<ClassStatics> classes_;
   std::vector<size_t> unresolved_;  // classes_ indices with a field still without an address
+  std::unordered_set<cor::ClassID> examined_;  // a class queued twice is looked at once
   ModuleMetadata metadata_;
   std::unordered_map<cor::ModuleID, cor::AppDomainID> domains_;
 };
