@@ -12,14 +12,18 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <map>
+#include <thread>
 #include <unordered_map>
 
 #include "dotnet_process.h"
 #include "graph_run.h"
 #include "temp_dir.h"
 #include "tool_process.h"
+#include "xrpm/app/device_link.h"
+#include "xrpm/app/dotnet_processes.h"
 
 namespace xrpm::testing {
 namespace {
@@ -190,6 +194,37 @@ TEST(DotnetAttach, ProcessKilledDuringACaptureFailsItWithoutAFile) {
   EXPECT_NE(host.log().All().find("nothing was saved"), std::string::npos) << host.log().All();
   struct stat st {};
   EXPECT_NE(stat(file.c_str(), &st), 0) << "no partial file";
+}
+
+// The monitor's "Attach to a .NET process" (GUI-free): the process is listed by its socket with
+// its program's name, and the link attaches, reads the agent's port and connects.
+TEST(DotnetAttach, TheMonitorListsAttachesAndConnects) {
+  SKIP_WITHOUT_DOTNET();
+  AttachTarget t;
+  ASSERT_TRUE(t.ready) << t.proc.log().All();
+  bool listed = false;
+  for (const app::DotnetProcess& p : app::ListDotnetProcesses(app::DefaultSocketDirs()))
+    if (p.pid == t.proc.pid()) {
+      listed = true;
+      EXPECT_EQ(p.name, "Graph.dll");
+    }
+  EXPECT_TRUE(listed);
+  TempDir dir;
+  app::DeviceLink link;
+  std::string error;
+  ASSERT_TRUE(link.AttachDotnet(DotnetLauncher(), t.proc.pid(), 0, dir.Path("a.log"), &error))
+      << error;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (link.phase() != app::DeviceLink::Phase::kConnected &&
+         link.phase() != app::DeviceLink::Phase::kFailed &&
+         std::chrono::steady_clock::now() < deadline) {
+    link.Poll();
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));  // a UI frame, not a guess
+  }
+  ASSERT_EQ(link.phase(), app::DeviceLink::Phase::kConnected) << link.error();
+  EXPECT_EQ(link.client()->device().app_name, "Graph.dll");
+  link.Disconnect();
+  EXPECT_EQ(t.Release(), 0) << "the process runs on after the monitor disconnects";
 }
 
 }  // namespace

@@ -1,7 +1,8 @@
 // Sidebar: the connection (host, port, token, Connect / Disconnect, Launch emulator with a
-// scenario), the device and app it reached, the devices announcing themselves on the network
-// (one click connects), and the Capture heap button with its progress and the game's measured
-// pause. Everything is the session's DeviceLink and discovery state in plain words.
+// scenario, a C# game under Mono, attach to a running .NET process), the device and app it reached,
+// the devices announcing themselves on the network (one click connects), and the Capture heap
+// button with its progress and the game's measured pause. Everything is the session's DeviceLink
+// and discovery state in plain words.
 #include <imgui.h>
 
 #include <algorithm>
@@ -12,6 +13,7 @@
 #include "app.h"
 #include "view_registry.h"
 #include "widgets.h"
+#include "xrpm/app/dotnet_processes.h"
 #include "xrpm/model/human_format.h"
 
 namespace xrpm::gui {
@@ -209,6 +211,35 @@ void AutoCaptureSection(App& app) {
         "{trigger}); the oldest beyond Keep newest are removed (0: keep all).");
 }
 
+// Attach to a .NET process: the local .NET processes (found by their diagnostics sockets,
+// xrpm/app/dotnet_processes.h), one to pick, and Attach (xrpm-dotnet --attach).
+void DotnetAttachSection(App& app) {
+  static std::vector<xrpm::app::DotnetProcess> processes;
+  static bool listed = false;
+  static pid_t picked = 0;
+  if (!ImGui::CollapsingHeader("Attach to a .NET process")) return;
+  if (!listed || ImGui::Button("Refresh", ImVec2(-1, 0))) {
+    processes = xrpm::app::ListDotnetProcesses(xrpm::app::DefaultSocketDirs());
+    listed = true;
+  }
+  if (processes.empty())
+    ImGui::TextDisabled("No running .NET process (none with a diagnostics socket).");
+  for (const xrpm::app::DotnetProcess& p : processes) {
+    const std::string label = std::to_string(p.pid) + "  " + p.name;
+    if (ImGui::Selectable(label.c_str(), picked == p.pid)) picked = p.pid;
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", p.socket.c_str());
+  }
+  ImGui::BeginDisabled(picked == 0);
+  if (ImGui::Button("Attach", ImVec2(-1, 0))) {
+    if (app.session().device().AttachDotnet(picked)) app.SetView(View::kCounters);
+  }
+  ImGui::EndDisabled();
+  if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
+    ImGui::SetTooltip(
+        "Loads the device agent into the picked process (xrpm-dotnet --attach); "
+        "the process keeps running when you disconnect");
+}
+
 }  // namespace
 
 void DrawConnectionView(App& app) {
@@ -278,6 +309,7 @@ void DrawConnectionView(App& app) {
     }
     if (ImGui::IsItemHovered())
       ImGui::SetTooltip("XnaBubbles.exe with the device agent inside Mono (xrpm-mono)");
+    DotnetAttachSection(app);
   }
 
   // State in plain words.

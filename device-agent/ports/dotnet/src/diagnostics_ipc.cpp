@@ -4,7 +4,6 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <poll.h>
-#include <signal.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -102,12 +101,8 @@ pid_t SocketPid(const char* name) {
     pid = pid * 10 + (name[i] - '0');
     if (pid > 0x3FFFFFFF) return 0;
   }
-  if (i == pre || name[i] != '-') return 0;
+  if (i == pre || name[i] != '-' || i >= len - suf) return 0;  // a key must follow
   return static_cast<pid_t>(pid);
-}
-
-bool ProcessExists(pid_t pid) {
-  return pid > 0 && (kill(pid, 0) == 0 || errno == EPERM);
 }
 
 int64_t MtimeNs(const std::string& path) {
@@ -250,26 +245,6 @@ std::vector<std::string> SocketDirsOf(pid_t pid) {
   if (const char* tmp = std::getenv("TMPDIR")) add(tmp);
   add("/tmp");
   return dirs;
-}
-
-std::vector<SocketEntry> ListSockets(const std::string& dir) {
-  std::vector<std::pair<pid_t, std::pair<int64_t, std::string>>> found;
-  DIR* d = opendir(dir.c_str());
-  if (!d) return {};
-  while (dirent* e = readdir(d)) {
-    const pid_t pid = SocketPid(e->d_name);
-    if (pid <= 0 || !ProcessExists(pid)) continue;
-    const std::string path = dir + "/" + e->d_name;
-    found.push_back({pid, {MtimeNs(path), path}});
-  }
-  closedir(d);
-  std::sort(found.begin(), found.end(), [](const auto& a, const auto& b) {
-    return a.first != b.first ? a.first < b.first : a.second.first > b.second.first;
-  });
-  std::vector<SocketEntry> out;
-  for (auto& f : found)
-    if (out.empty() || out.back().pid != f.first) out.push_back({f.first, f.second.second});
-  return out;
 }
 
 bool AttachProfiler(const std::string& socket_path, const AttachRequest& request, int timeout_ms,

@@ -87,15 +87,6 @@ std::vector<std::string> FindSockets(pid_t pid, const std::vector<std::string>& 
 // Where a process's runtime puts its socket: its TMPDIR (read from /proc/PID/environ when
 // readable), this process's TMPDIR, and /tmp; without duplicates.
 std::vector<std::string> SocketDirsOf(pid_t pid);
-// One .NET process found by its socket (the monitor's attach list).
-struct SocketEntry {
-  pid_t pid;
-  std::string path;
-};
-// Every dotnet-diagnostic-PID-KEY-socket in `dir` whose PID is a live process, by PID (one per
-// PID: the newest).
-std::vector<SocketEntry> ListSockets(const std::string& dir);
-
 // Sends `request` on a new connection to `socket_path` and reads the response, within
 // timeout_ms. False (with *error) when that could not be done (no connection, the runtime
 // closed it, a malformed response, the time ran out); true with *response otherwise.

@@ -67,6 +67,7 @@ void DeviceLink::Disconnect() {
     client_.reset();
   }
   capturing_ = false;
+  attaching_ = 0;
   if (emulator_) {
     emulator_->Stop();
     emulator_.reset();
@@ -107,6 +108,33 @@ bool DeviceLink::LaunchMono(const std::string& launcher, const std::string& game
   return true;
 }
 
+bool DeviceLink::AttachDotnet(const std::string& launcher, pid_t pid, int port,
+                              const std::string& log_path, std::string* error) {
+  Disconnect();
+  auto child = std::make_unique<ChildProcess>();
+  const std::vector<std::string> args = {"--attach", std::to_string(pid), "--port",
+                                         std::to_string(port), "--quiet"};
+  const std::string what = "process " + std::to_string(pid);
+  if (!child->Start(launcher, args, log_path, error)) {
+    phase_ = Phase::kFailed;
+    error_ = *error;
+    status_ = "Could not attach to " + what + ".";
+    return false;
+  }
+  emulator_pid_ = child->pid();
+  emulator_ = std::move(child);
+  endpoint_ = "127.0.0.1:" + std::to_string(port);
+  token_.clear();
+  error_.clear();
+  attaching_ = pid;
+  child_what_ = "the .NET " + what;
+  scenario_.clear();
+  phase_ = Phase::kStartingEmulator;
+  status_ = "Attaching the agent to " + what + "...";
+  launch_deadline_ = std::chrono::steady_clock::now() + kEmulatorStartBudget;
+  return true;
+}
+
 bool DeviceLink::LaunchChild(const std::string& program, const std::vector<std::string>& args,
                              const std::string& what, int port, const std::string& log_path,
                              std::string* error) {
@@ -133,6 +161,40 @@ bool DeviceLink::LaunchChild(const std::string& program, const std::vector<std::
 
 std::vector<DeviceLink::Event> DeviceLink::Poll() {
   std::vector<Event> ev;
+  // xrpm-dotnet --attach ends once the agent listens in the process (or says why not).
+  if (attaching_ > 0 && emulator_ && !emulator_->Running()) {
+    const pid_t pid = attaching_;
+    attaching_ = 0;
+    emulator_pid_ = -1;
+    const std::string exit_text = emulator_->exit_text();
+    const bool ok = exit_text == "exited with code 0";
+    std::string tail = TailOfFile(emulator_->log_path(), 600);
+    while (!tail.empty() && (tail.back() == '\n' || tail.back() == '\r')) tail.pop_back();
+    const size_t line = tail.rfind('\n');
+    if (line != std::string::npos) tail = tail.substr(line + 1);  // its last line says it
+    emulator_.reset();
+    if (ok) {
+      // "xrpm-agent: listening on ADDR:PORT (in process ...)": the port, when 0 was asked for.
+      const size_t at = tail.find("listening on ");
+      if (at != std::string::npos) {
+        const std::string from = tail.substr(at + 13);
+        endpoint_ = from.substr(0, from.find(' '));
+      }
+      status_ =
+          "Attached to process " + std::to_string(pid) + "; connecting to " + endpoint_ + "...";
+      ev.push_back(
+          {false, "Attached the agent to process " + std::to_string(pid) + " (" + endpoint_ + ")"});
+      phase_ = Phase::kConnecting;
+      StartClient(kConnectTimeoutMs);
+    } else {
+      phase_ = Phase::kFailed;
+      error_ = "Could not attach to process " + std::to_string(pid) + ": " +
+               (tail.empty() ? "xrpm-dotnet " + exit_text : tail);
+      status_ = "Not connected.";
+      ev.push_back({true, error_});
+    }
+    return ev;
+  }
   if (emulator_ && !emulator_->Running() && emulator_pid_ > 0) {
     emulator_pid_ = -1;
     std::string tail = TailOfFile(emulator_->log_path(), 600);

@@ -119,6 +119,28 @@ bool DeviceSession::LaunchMono(const std::string& game, const std::vector<std::s
   return true;
 }
 
+bool DeviceSession::AttachDotnet(pid_t pid) {
+  const std::string launcher = FindCompanionProgram("xrpm-dotnet", "emulator");
+  if (launcher.empty()) {
+    log_.Add(LogEntry::kError,
+             "Cannot find xrpm-dotnet (next to xrpm-monitor, in the build tree or in PATH); it is "
+             "built when the .NET SDK is installed (`dotnet` on the PATH)");
+    return false;
+  }
+  std::error_code ec;
+  std::filesystem::create_directories(config_dir_, ec);
+  const std::string log_path = config_dir_ + "/dotnet-attach.log";
+  std::string error;
+  counters_.Reset();
+  if (!link_.AttachDotnet(launcher, pid, settings_.port, log_path, &error)) {
+    log_.Add(LogEntry::kError, "Could not attach to process " + std::to_string(pid) + ": " + error);
+    return false;
+  }
+  log_.Add(LogEntry::kInfo, "Started " + launcher + " --attach " + std::to_string(pid) +
+                                " (output in " + log_path + ")");
+  return true;
+}
+
 bool DeviceSession::Capture() {
   std::string error;
   if (!link_.StartCapture(&error)) {

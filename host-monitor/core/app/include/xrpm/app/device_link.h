@@ -48,6 +48,13 @@ class DeviceLink {
                   const std::vector<std::string>& game_args = {},
                   const std::vector<std::string>& mono_options = {});
 
+  // Runs `launcher --attach PID --port PORT --quiet` (xrpm-dotnet: loads the agent into the
+  // running .NET process PID) and, once it exited 0 (the agent listens), connects to it; when it
+  // fails, its one-line message is the error. The process is never stopped by this link
+  // (Disconnect leaves it running).
+  bool AttachDotnet(const std::string& launcher, pid_t pid, int port, const std::string& log_path,
+                    std::string* error);
+
   // Applies changes; returns what happened, for the log.
   std::vector<Event> Poll();
 
@@ -91,6 +98,7 @@ class DeviceLink {
   std::unique_ptr<ChildProcess> emulator_;
   pid_t emulator_pid_ = -1;
   std::chrono::steady_clock::time_point launch_deadline_;
+  pid_t attaching_ = 0;  // the .NET process the launcher is attaching to (AttachDotnet)
   bool capturing_ = false;
   std::optional<client::CaptureResult> finished_;
   bool capture_values_ = true;
