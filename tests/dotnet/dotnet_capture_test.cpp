@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <fstream>
 #include <map>
 #include <unordered_map>
 #include <unordered_set>
@@ -226,6 +227,19 @@ TEST(DotnetLauncher, RefusesWhatItCannotDo) {
   const RunResult nothing = RunDotnetLauncher({});
   EXPECT_EQ(nothing.exit_code, 2);
   EXPECT_NE(nothing.err.find("no program"), std::string::npos) << nothing.err;
+  // A .dll the runtime cannot start: the launcher says so in one line of its own, exit code 1.
+  TempDir dir;
+  const std::string bad = dir.Path("Bad.dll");
+  {
+    std::ofstream out(bad);
+    out << "not an assembly";
+  }
+  const RunResult unstartable = RunDotnetLauncher({"--", bad});
+  EXPECT_EQ(unstartable.exit_code, 1) << unstartable.err;
+  EXPECT_NE(unstartable.err.find("xrpm-dotnet: the program ended (exit code "), std::string::npos)
+      << unstartable.err;
+  EXPECT_NE(unstartable.err.find("before the xrpm profiler started in it"), std::string::npos)
+      << unstartable.err;
   const RunResult missing = RunDotnetLauncher({"--", "/nonexistent/Program.dll"});
   EXPECT_EQ(missing.exit_code, 2);
   EXPECT_NE(missing.err.find("no such program"), std::string::npos) << missing.err;

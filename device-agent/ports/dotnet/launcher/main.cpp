@@ -209,11 +209,11 @@ int main(int argc, char** argv) {
                          "stopped the program");
     case xrpm::launch::Handshake::kEndedWithout:
       if (h.exit_code == 2) return 2;
-      return Fail(1, "the program ran without the xrpm profiler (exit code " +
-                         std::to_string(h.exit_code) +
-                         "): is it a .NET (Core 3.0 or later) "
-                         "program, and is " +
-                         library + " loadable?");
+      return Fail(1, "the program ended (exit code " + std::to_string(h.exit_code) +
+                         ") before the xrpm profiler started in it: the runtime did not start "
+                         "it (its host's message is above), it is not a .NET (Core 3.0 or later) "
+                         "program, or " +
+                         library + " could not be loaded");
   }
   return xrpm::launch::ExitCodeOf(xrpm::launch::WaitFor(child));
 }
