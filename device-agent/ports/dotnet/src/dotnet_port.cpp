@@ -107,8 +107,10 @@ void DotnetPort::Log(const std::string& line) const {
 }
 
 void DotnetPort::LogEventMode() const {
-  Log(mode_ == EventMode::kPerCapture
-          ? "GC events per capture (background collections are off)"
+  Log(mode_ == EventMode::kPerCapture ? "GC events per capture (background collections are off)"
+      : attached_
+          ? "GC events always on (asked for at the attach, which turned background collections "
+            "off: the runtime allows them later only without background collections)"
           : "GC events always on (background collections were on: the runtime allows them only "
             "from start-up, which turned background collections off)");
 }

@@ -181,8 +181,8 @@ std::string Profiler::Start(const std::string& options, const std::string& token
 
   auto* port = new DotnetPort(info_, AppName(), RuntimeVersion(info_), mode);
   port->set_log(agent_opts.log);
-  port->set_frame_hook(frame);
-  if (attached) port->set_attached();  // never destroyed: the runtime calls its hooks until the end
+  port->set_frame_hook(frame);  // never destroyed: the runtime calls its hooks until the end
+  if (attached) port->set_attached();
   port->LogEventMode();
   auto* agent = new agent::Agent(*port, std::move(agent_opts));
   if (!agent->Start(&error)) {
