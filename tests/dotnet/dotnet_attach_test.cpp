@@ -196,6 +196,34 @@ TEST(DotnetAttach, ProcessKilledDuringACaptureFailsItWithoutAFile) {
   EXPECT_NE(stat(file.c_str(), &st), 0) << "no partial file";
 }
 
+// A process whose TMPDIR differs from the launcher's (its socket is there: read from its
+// environment), attached with --listen and a token, which the agent then asks every host for.
+TEST(DotnetAttach, TheProcessTmpdirAndAToken) {
+  SKIP_WITHOUT_DOTNET();
+  TempDir tmp("xrpm-attach-tmpdir");
+  const char* old_tmpdir = std::getenv("TMPDIR");
+  const std::string saved = old_tmpdir ? old_tmpdir : "";
+  setenv("TMPDIR", tmp.path().c_str(), 1);
+  AttachTarget t;
+  if (old_tmpdir)
+    setenv("TMPDIR", saved.c_str(), 1);
+  else
+    unsetenv("TMPDIR");
+  ASSERT_TRUE(t.ready) << t.proc.log().All();
+  const RunResult a = t.Attach({"--listen", "127.0.0.1:0", "--token", "s3cret"});
+  ASSERT_EQ(a.exit_code, 0) << a.err;
+  const std::string endpoint = EndpointIn(a.err);
+  ASSERT_FALSE(endpoint.empty()) << a.err;
+  TempDir out;
+  const RunResult without = RunXrpm(
+      "capture --connect " + endpoint + " -o " + out.Path("no.xrpm") + " --connect-timeout 3",
+      true);
+  EXPECT_NE(without.exit_code, 0) << without.out;
+  const Snapshot s = CaptureWithCli(endpoint, out.Path("yes.xrpm"), " --token s3cret");
+  EXPECT_EQ(CountByType(s)["Graph.Item"], static_cast<size_t>(kItems));
+  EXPECT_EQ(t.Release(), 0) << t.proc.log().All();
+}
+
 // The monitor's "Attach to a .NET process" (GUI-free): the process is listed by its socket with
 // its program's name, and the link attaches, reads the agent's port and connects.
 TEST(DotnetAttach, TheMonitorListsAttachesAndConnects) {
