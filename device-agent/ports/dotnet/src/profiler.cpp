@@ -155,16 +155,20 @@ std::string Profiler::Start(const std::string& options, const std::string& token
     frame = new FrameHook(info_, method, opts.frame_window_ms);
     if (!frame->Install(&error)) return error;  // before the mask that turns the hooks on
   }
-  const cor::HRESULT hr =
-      info_->SetEventMask2(DotnetPort::IdleMaskLow(mode) | (frame ? FrameHook::kMaskLow : 0),
-                           DotnetPort::IdleMaskHigh(mode));
-  if (cor::Failed(hr)) {
+  // The event mask: asking for the GC events turns background collections off in the process,
+  // so an attach asks only once its agent listens (a port in use leaves the process as it was).
+  auto set_mask = [&]() -> std::string {
+    const cor::HRESULT hr =
+        info_->SetEventMask2(DotnetPort::IdleMaskLow(mode) | (frame ? FrameHook::kMaskLow : 0),
+                             DotnetPort::IdleMaskHigh(mode));
+    if (!cor::Failed(hr)) return "";
     char buf[16];
     std::snprintf(buf, sizeof buf, "0x%08x", static_cast<unsigned>(hr));
     return std::string("the runtime refused the profiler's GC events (") + buf + ")" +
            (attached ? ": a background collection did not end within the attach's time limit?"
                      : "");
-  }
+  };
+  if (!attached && !(error = set_mask()).empty()) return error;
   agent::AgentOptions agent_opts;
   agent_opts.address = opts.address;
   agent_opts.port = opts.port;
@@ -187,10 +191,16 @@ std::string Profiler::Start(const std::string& options, const std::string& token
   auto* agent = new agent::Agent(*port, std::move(agent_opts));
   if (!agent->Start(&error)) {
     // Nothing runs yet: both can go (after a failed attach the runtime may call no more).
-    info_->SetEventMask2(cor::kMonitorNone, 0);
+    if (!attached) info_->SetEventMask2(cor::kMonitorNone, 0);
     delete agent;
     delete port;
     return "device agent: " + error;
+  }
+  if (attached && !(error = set_mask()).empty()) {
+    agent->Stop();
+    delete agent;
+    delete port;
+    return error;
   }
   port_ = port;
   g_agent = agent;

@@ -14,8 +14,8 @@
 // InitializeForAttach (a runtime thread of a running process, the program going on): the same
 // start with the options, token and status FIFO from the attach's client data instead of the
 // environment. What only start-up allows (enter/leave hooks, allocation callbacks) is not
-// asked for. The GC events are asked for at once (kAlways; kPerCapture when the process
-// already runs with DOTNET_gcConcurrent=0), which makes the runtime turn background
+// asked for. The GC events are asked for once the agent listens (kAlways; kPerCapture when the
+// process already runs with DOTNET_gcConcurrent=0), which makes the runtime turn background
 // collections off, waiting for one under way up to the attach's timeout. Classes loaded before the
 // attach are not reported to the profiler: the port finds them otherwise (dotnet_port.h,
 // loaded_classes.h). Any failure is written to the status FIFO and
