@@ -193,8 +193,34 @@ WalkResult CaptureSink::DoDescribeType(uint32_t type_id, const char* name, size_
     return Fail("the runtime described type " + std::to_string(type_id) + " in AppDomain " +
                 std::to_string(domain) + " before describing that domain (walker contract)");
   if (job_.detail.fields) fields_.NoteType(type_id);
-  return writer_.Type(type_id, name, name_len, domain, traits.has_finalizer) ? WalkResult::kOk
-                                                                             : Stopped();
+  protocol::RawType t;
+  t.id = type_id;
+  t.name.assign(name, name_len);
+  t.domain = domain;
+  t.has_finalizer = traits.has_finalizer;
+  if (static_cast<uint32_t>(traits.kind) > protocol::kMaxTypeKind)
+    return Fail("the runtime described type " + std::to_string(type_id) + " with kind " +
+                std::to_string(static_cast<uint32_t>(traits.kind)) + " (walker contract)");
+  t.kind = traits.kind;
+  if (t.kind == TypeKind::kEnum) {
+    if (!protocol::IsValueKind(traits.enum_underlying))
+      return Fail("the runtime described enum " + std::to_string(type_id) +
+                  " without an underlying integer kind (walker contract)");
+    t.enum_underlying = traits.enum_underlying;
+  }
+  if (t.kind == TypeKind::kArray) {
+    if (traits.array_rank < 1 || traits.array_rank > protocol::kMaxArrayRank ||
+        traits.element_type_name_len > protocol::kMaxTypeNameBytes)
+      return Fail("the runtime described array type " + std::to_string(type_id) + " with rank " +
+                  std::to_string(traits.array_rank) + " and a " +
+                  std::to_string(traits.element_type_name_len) +
+                  "-byte element type name (limits 1.." + std::to_string(protocol::kMaxArrayRank) +
+                  ", " + std::to_string(protocol::kMaxTypeNameBytes) + " bytes)");
+    t.array_rank = traits.array_rank;
+    if (traits.element_type_name)
+      t.element_type.assign(traits.element_type_name, traits.element_type_name_len);
+  }
+  return writer_.Type(t) ? WalkResult::kOk : Stopped();
 }
 
 WalkResult CaptureSink::DoDescribeDomain(uint32_t domain, const char* name, size_t name_len) {

@@ -267,11 +267,17 @@ WalkResult WalkRecorder::DescribeTypeInDomain(uint32_t type_id, uint32_t domain,
 
 WalkResult WalkRecorder::DescribeTypeWithTraits(uint32_t type_id, uint32_t domain, const char* name,
                                                 size_t name_len, const TypeTraits& traits) {
-  if (Begin(WalkRecordTag::kDescribeTypeWithTraits, 9 + StrBytes(name, name_len))) {
+  if (Begin(WalkRecordTag::kDescribeTypeWithTraits,
+            15 + StrBytes(name, name_len) +
+                StrBytes(traits.element_type_name, traits.element_type_name_len))) {
     Val(type_id);
     Val(domain);
     Val<uint8_t>(traits.has_finalizer ? 1 : 0);
+    Val<uint8_t>(static_cast<uint8_t>(traits.kind));
+    Val<uint8_t>(static_cast<uint8_t>(traits.enum_underlying));
+    Val<uint32_t>(traits.array_rank);
     Str(name, name_len);
+    Str(traits.element_type_name, traits.element_type_name_len);
   }
   return Done();
 }

@@ -297,10 +297,17 @@ WalkResult Deliver(uint8_t tag, Payload& in, Scratch& s, HeapInfoCallback& sink,
       const auto id = in.Val<uint32_t>("a type id");
       const auto domain = in.Val<uint32_t>("a domain");
       TypeTraits t;
-      if (traits) t.has_finalizer = in.Bool("a finalizer flag");
+      if (traits) {
+        t.has_finalizer = in.Bool("a finalizer flag");
+        t.kind = static_cast<TypeKind>(in.Enum(protocol::kMaxTypeKind, "a type kind"));
+        t.enum_underlying =
+            static_cast<FieldKind>(in.Enum(protocol::kMaxFieldKind, "an enum underlying kind"));
+        t.array_rank = in.Val<uint32_t>("an array rank");
+      }
       const char* name;
       size_t len;
       in.Str(&name, &len, "a type name");
+      if (traits) in.Str(&t.element_type_name, &t.element_type_name_len, "an element type name");
       if (!in.Whole()) return WalkResult::kOk;  // the caller reports why
       return traits ? sink.DescribeTypeWithTraits(id, domain, name, len, t)
                     : sink.DescribeTypeInDomain(id, domain, name, len);

@@ -293,7 +293,35 @@ bool DecodeHeapBatch(const wire::HeapBatch& in, RawBatch* out, std::string* erro
   for (const wire::TypeEntry& t : in.types()) {
     if (t.name().size() > kMaxTypeNameBytes)
       return Fail(error, where + "type name over " + std::to_string(kMaxTypeNameBytes) + " bytes");
-    out->types.push_back(RawType{t.id(), t.name(), t.domain(), t.has_finalizer()});
+    RawType r{t.id(), t.name(), t.domain(), t.has_finalizer()};
+    const std::string type = where + "type " + std::to_string(t.id()) + ": ";
+    if (t.kind() < 0 || static_cast<uint32_t>(t.kind()) > kMaxTypeKind)
+      return Fail(error, type + "kind " + std::to_string(t.kind()) + ", expected 0.." +
+                             std::to_string(kMaxTypeKind));
+    r.kind = static_cast<TypeKind>(t.kind());
+    if (r.kind == TypeKind::kEnum) {
+      const auto u = static_cast<FieldKind>(t.enum_underlying());
+      if (t.enum_underlying() < 0 || !IsValueKind(u) || u == FieldKind::kBoolean ||
+          u == FieldKind::kSingle || u == FieldKind::kDouble)
+        return Fail(error, type + "enum underlying kind " + std::to_string(t.enum_underlying()) +
+                               ", expected an integer kind");
+      r.enum_underlying = u;
+    } else if (t.enum_underlying() != 0) {
+      return Fail(error, type + "an enum underlying kind on a type that is not an enum");
+    }
+    if (r.kind == TypeKind::kArray) {
+      if (t.array_rank() < 1 || t.array_rank() > kMaxArrayRank)
+        return Fail(error, type + "array rank " + std::to_string(t.array_rank()) +
+                               ", expected 1.." + std::to_string(kMaxArrayRank));
+      if (t.element_type_name().size() > kMaxTypeNameBytes)
+        return Fail(
+            error, type + "element type name over " + std::to_string(kMaxTypeNameBytes) + " bytes");
+      r.array_rank = t.array_rank();
+      r.element_type = t.element_type_name();
+    } else if (t.array_rank() != 0 || !t.element_type_name().empty()) {
+      return Fail(error, type + "an array rank or element type on a type that is not an array");
+    }
+    out->types.push_back(std::move(r));
   }
   if (static_cast<size_t>(in.domain_names_size()) > kMaxCaptureDomains)
     return Fail(error, where + std::to_string(in.domain_names_size()) +
@@ -547,6 +575,17 @@ uint64_t ChecksumBatch(const RawBatch& b, uint64_t seed) {
   if (finalizers) {
     Feed64(&st, 0x5446494eull);  // "TFIN"
     for (const RawType& t : b.types) Feed64(&st, t.has_finalizer);
+  }
+  // Traits, likewise only when some type has them.
+  bool traits = false;
+  for (const RawType& t : b.types) traits = traits || t.kind != TypeKind::kUnknown;
+  if (traits) {
+    Feed64(&st, 0x54545254ull);  // "TTRT"
+    for (const RawType& t : b.types) {
+      Feed64(&st, static_cast<uint64_t>(t.kind) | static_cast<uint64_t>(t.enum_underlying) << 8 |
+                      uint64_t{t.array_rank} << 16);
+      FeedString(&st, t.element_type);
+    }
   }
   return XXH3_64bits_digest(&st);
 }

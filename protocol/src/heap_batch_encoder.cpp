@@ -112,10 +112,20 @@ size_t BatchEncoder::FootprintBytes() const {
 
 bool BatchEncoder::AddType(uint32_t id, const char* name, size_t len, uint32_t domain,
                            bool has_finalizer) {
-  // Without domains or finalizers: sealed as it always was.
-  const size_t cost = len + (domain ? 24 : 16) + (has_finalizer ? 2 : 0);
+  RawType t;
+  t.id = id;
+  t.name.assign(name, len);
+  t.domain = domain;
+  t.has_finalizer = has_finalizer;
+  return AddType(std::move(t));
+}
+
+bool BatchEncoder::AddType(RawType t) {
+  // Without domains, finalizers or traits: sealed as it always was.
+  size_t cost = t.name.size() + (t.domain ? 24 : 16) + (t.has_finalizer ? 2 : 0);
+  if (t.kind != TypeKind::kUnknown) cost += 6 + t.element_type.size();
   if (raw_.types.size() >= kMaxBatchTypes || !Fits(cost)) return false;
-  raw_.types.push_back(RawType{id, std::string(name, len), domain, has_finalizer});
+  raw_.types.push_back(std::move(t));
   estimate_ += cost;
   return true;
 }
@@ -456,6 +466,13 @@ void EncodeRawBatch(RawBatch& b, uint32_t capture_id, uint32_t seq, wire::HeapBa
     e->set_name(t.name);
     if (t.domain != 0) e->set_domain(t.domain);
     if (t.has_finalizer) e->set_has_finalizer(true);
+    if (t.kind != TypeKind::kUnknown) e->set_kind(static_cast<wire::TypeKind>(t.kind));
+    if (t.kind == TypeKind::kEnum)
+      e->set_enum_underlying(static_cast<wire::FieldKind>(t.enum_underlying));
+    if (t.kind == TypeKind::kArray) {
+      e->set_array_rank(t.array_rank);
+      e->set_element_type_name(t.element_type);
+    }
   }
   for (const std::string& d : b.domain_names) out->add_domain_names(d);
   for (const RawContainer& c : b.containers) {

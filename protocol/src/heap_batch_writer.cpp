@@ -115,6 +115,13 @@ bool HeapBatchWriter::Type(uint32_t id, const char* name, size_t len, uint32_t d
   return true;
 }
 
+bool HeapBatchWriter::Type(const RawType& t) {
+  if (stopped_.load(std::memory_order_relaxed)) return false;
+  if (!enc_.AddType(t) && (!Seal() || !enc_.AddType(t))) return false;
+  ++totals_.types;
+  return true;
+}
+
 bool HeapBatchWriter::Domain(const std::string& name) {
   if (stopped_.load(std::memory_order_relaxed)) return false;
   if (!enc_.AddDomain(name) && (!Seal() || !enc_.AddDomain(name))) return false;

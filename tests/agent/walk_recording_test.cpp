@@ -116,8 +116,11 @@ class LogSink final : public HeapInfoCallback {
   }
   WalkResult DescribeTypeWithTraits(uint32_t id, uint32_t d, const char* n, size_t len,
                                     const TypeTraits& tr) override {
-    return Add("type-traits " + std::to_string(id) + " " + std::to_string(d) + " " + S(n, len) +
-               " " + std::to_string(tr.has_finalizer));
+    return Add(
+        "type-traits " + std::to_string(id) + " " + std::to_string(d) + " " + S(n, len) + " " +
+        std::to_string(tr.has_finalizer) + " " + std::to_string(static_cast<int>(tr.kind)) + " " +
+        std::to_string(static_cast<int>(tr.enum_underlying)) + " " + std::to_string(tr.array_rank) +
+        " " + S(tr.element_type_name, tr.element_type_name_len));
   }
   void WalkFailed(const char* reason, size_t len) override { failed.assign(reason, len); }
 
@@ -146,6 +149,16 @@ void SyntheticWalk(HeapInfoCallback& s) {
   s.DescribeType(1, "System.Object", 13);
   s.DescribeTypeInDomain(2, 2, "Game.Ball", 9);
   s.DescribeTypeWithTraits(3, 1, "Game.Res", 8, TypeTraits{true});
+  TypeTraits grid;  // an array of rank 2
+  grid.kind = TypeKind::kArray;
+  grid.array_rank = 2;
+  grid.element_type_name = "System.Int32";
+  grid.element_type_name_len = 12;
+  s.DescribeTypeWithTraits(4, 1, "System.Int32[,]", 15, grid);
+  TypeTraits mode;  // an enum of Byte
+  mode.kind = TypeKind::kEnum;
+  mode.enum_underlying = FieldKind::kByte;
+  s.DescribeTypeWithTraits(5, 1, "Game.Mode", 9, mode);
   const EnumMemberInfo members[] = {{"Red", 3, 0}, {"Blue", 4, ~uint64_t{0}}};
   s.DescribeEnum(1, "Game.Color", 10, FieldKind::kInt32, members, 2);
   const FieldInfo fields[] = {{"next", 4, "Game.Ball", 9, 8, FieldKind::kReference, false, 0},

@@ -177,6 +177,68 @@ TEST(Inspections, BoxedValueTypesComeFromTheLayoutsNotOnlyNames) {
   EXPECT_EQ(boxed_what(a), "Game.Score");
 }
 
+// With type traits (a capture that says what each type is) the runtime's word decides: a
+// struct no field declares is boxed, a class shaped like a box is not, and nothing says it
+// guessed. Without traits the inspection guesses and says so in its note.
+TEST(Inspections, BoxedValuesFollowTheRuntimesTraitsWhenTheSnapshotHasThem) {
+  InspectOptions o;
+  o.only = {"boxed-values", "sparse-collections"};
+  Snapshot a = testing::MakeInspectGame();
+  auto run = [&] {
+    const GraphIndex g = GraphIndex::Build(a, {.reverse = false});
+    return RunInspections(g, o);
+  };
+  auto type_of = [&](std::string_view name) -> uint32_t {
+    for (uint32_t t = 0; t < a.type_count(); ++t)
+      if (a.types[t].name == name) return t;
+    return kNoIndex;
+  };
+  const uint32_t box = type_of("System.Int32"), bubble = type_of("Bubbles.Bubble");
+  ASSERT_NE(box, kNoIndex);
+  ASSERT_NE(bubble, kNoIndex);
+  {  // no traits: names and layouts (Int32 by name), and a note saying so
+    const auto all = run();
+    const Inspection& boxed = Named(all, "boxed-values");
+    ASSERT_EQ(boxed.findings.size(), 1u);
+    EXPECT_EQ(boxed.findings[0].what, "System.Int32");
+    EXPECT_NE(boxed.note.find("no type traits"), std::string::npos) << boxed.note;
+    EXPECT_NE(Named(all, "sparse-collections").note.find("no type traits"), std::string::npos);
+  }
+  // Traits for every type: classes, except Bubble said a value type (no field declares it).
+  for (TypeInfo& t : a.types) t.traits.kind = TypeKind::kClass;
+  for (uint32_t t = 0; t < a.type_count(); ++t)
+    if (a.types[t].name.ends_with("[]")) {
+      a.types[t].traits.kind = TypeKind::kArray;
+      a.types[t].traits.array_rank = 1;
+      a.types[t].traits.element_type = a.types[t].name.substr(0, a.types[t].name.size() - 2);
+    }
+  a.types[bubble].traits.kind = TypeKind::kValueType;
+  {
+    const auto all = run();
+    const Inspection& boxed = Named(all, "boxed-values");
+    ASSERT_EQ(boxed.findings.size(), 1u);  // System.Int32 is a class now: the runtime said so
+    EXPECT_EQ(boxed.findings[0].what, "Bubbles.Bubble");
+    EXPECT_TRUE(boxed.note.empty()) << boxed.note;
+    const Inspection& sparse = Named(all, "sparse-collections");
+    EXPECT_TRUE(sparse.note.empty()) << sparse.note;
+    EXPECT_EQ(sparse.findings.size(), 2u);  // the same as by names: Object[] and the List
+  }
+  // An enum is a value type too.
+  a.types[bubble].traits.kind = TypeKind::kClass;
+  a.types[box].traits.kind = TypeKind::kEnum;
+  a.types[box].traits.enum_underlying = "System.Int32";
+  const auto all = run();
+  ASSERT_EQ(Named(all, "boxed-values").findings.size(), 1u);
+  EXPECT_EQ(Named(all, "boxed-values").findings[0].what, "System.Int32");
+  // A two-dimensional array of references is no sparse array of references.
+  const uint32_t objects = type_of("System.Object[]");
+  ASSERT_NE(objects, kNoIndex);
+  a.types[objects].traits.array_rank = 2;
+  const auto two = run();
+  for (const Finding& f : Named(two, "sparse-collections").findings)
+    EXPECT_NE(f.what, "System.Object[]");
+}
+
 TEST(Inspections, OnlyThresholdsAndUnknownNames) {
   Heap h;
   InspectOptions o;

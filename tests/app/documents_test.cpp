@@ -49,6 +49,31 @@ TEST_F(DocumentsTest, DemoHeapLoadsInTheBackgroundAndBecomesReady) {
   EXPECT_EQ(j["docs"][0]["state"], "ready");
 }
 
+// The selected type's traits (what the runtime said it is) are in the state, as the Inspector
+// shows them.
+TEST_F(DocumentsTest, TheSelectedTypesTraitsAreInTheState) {
+  AppSession s(Opts());
+  Snapshot snap;
+  snap.AddSection({.name = "a.exe"});
+  const uint32_t hit = snap.AddType(1, "Game.Hit", 0);
+  snap.types[hit].traits.kind = TypeKind::kValueType;
+  const uint32_t grid = snap.AddType(2, "System.Int32[,]", 0);
+  snap.types[grid].traits = {TypeKind::kArray, 2, "", "System.Int32"};
+  snap.AddObject(0x10, hit, 16, {});
+  snap.AddObject(0x20, grid, 48, {});
+  snap.CloseSectionRanges();
+  s.documents().AddSnapshot(std::move(snap), DocOrigin::kCaptured, "");
+  ASSERT_TRUE(s.WaitIdle(60s));
+  ASSERT_TRUE(s.selection().SelectType("Game.Hit"));
+  auto j = nlohmann::json::parse(s.StateJson());
+  EXPECT_EQ(j["docs"][0]["selected_type_traits"]["kind"], "value type");
+  EXPECT_EQ(j["docs"][0]["selected_type_traits"]["text"], "value type");
+  ASSERT_TRUE(s.selection().SelectType("System.Int32[,]"));
+  j = nlohmann::json::parse(s.StateJson());
+  EXPECT_EQ(j["docs"][0]["selected_type_traits"]["array_rank"], 2);
+  EXPECT_EQ(j["docs"][0]["selected_type_traits"]["text"], "array rank 2 of System.Int32");
+}
+
 TEST_F(DocumentsTest, UnsavedSnapshotsRefuseToCloseUntilDiscarded) {
   AppSession s(Opts());
   Snapshot snap;

@@ -83,6 +83,38 @@ TEST_F(FieldsCli, ShowListsFieldsValuesAndReferrersWithTheirFields) {
   EXPECT_NE(bad.find("no object with id 9999"), std::string::npos) << bad;
 }
 
+// `xrpm show` says what the object's type is when the file carries type traits, and that it
+// does not know otherwise.
+TEST_F(FieldsCli, ShowSaysTheTypesTraits) {
+  std::string text;
+  EXPECT_EQ(Xrpm("show " + file_ + " 1340", &text), 0);
+  EXPECT_NE(text.find("type: traits not known"), std::string::npos) << text;
+  EXPECT_TRUE(Json("show " + file_ + " 1340")["type_traits"]["kind"].is_null());
+
+  Snapshot s = testing::MakeFieldsGame();
+  for (TypeInfo& t : s.types) {
+    t.traits.kind = TypeKind::kClass;
+    if (t.name == "Bubbles.Bubble") t.has_finalizer = true;
+    if (t.name.ends_with("[]")) {
+      t.traits = {TypeKind::kArray, 2, "", t.name.substr(0, t.name.size() - 2)};
+    }
+  }
+  const std::string traits = (dir_ / "traits.xrpm").string();
+  formats::WriteXrpmFile(s, traits);
+  text.clear();
+  EXPECT_EQ(Xrpm("show " + traits + " 1340", &text), 0);
+  EXPECT_NE(text.find("type: class, has finalizer"), std::string::npos) << text;
+  const json bubble = Json("show " + traits + " 1340");
+  EXPECT_EQ(bubble["type_traits"]["kind"], "class");
+  EXPECT_EQ(bubble["type_traits"]["has_finalizer"], true);
+  const json arr = Json("show " + traits + " 1200");
+  ASSERT_TRUE(arr["type"].get<std::string>().ends_with("[]")) << arr;
+  EXPECT_EQ(arr["type_traits"]["kind"], "array");
+  EXPECT_EQ(arr["type_traits"]["array_rank"], 2);
+  EXPECT_EQ(arr["type_traits"]["text"],
+            "array rank 2 of " + arr["type_traits"]["element_type"].get<std::string>());
+}
+
 TEST_F(FieldsCli, InstancesFiltersOnFieldsAndShowsChosenColumns) {
   const json j = Json("instances " + file_ + " Bubble --where IsAlive=false --columns name,state");
   ASSERT_FALSE(j.is_discarded());

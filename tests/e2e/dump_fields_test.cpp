@@ -32,6 +32,8 @@ void ExpectSameFields(const Snapshot& cap, const Snapshot& dump) {
   for (size_t t = 0; t < cap.type_count(); ++t) {
     ASSERT_EQ(dump.types[t].id, cap.types[t].id);
     EXPECT_EQ(dump.types[t].has_finalizer, cap.types[t].has_finalizer) << cap.types[t].name;
+    EXPECT_TRUE(dump.types[t].traits == cap.types[t].traits) << cap.types[t].name;
+    EXPECT_TRUE(cap.types[t].traits.known()) << cap.types[t].name;  // the emulator says all
   }
   EXPECT_TRUE(dump.fields.layouts == cap.fields.layouts);
   EXPECT_TRUE(dump.fields.enums == cap.fields.enums);

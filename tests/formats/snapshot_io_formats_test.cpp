@@ -133,6 +133,28 @@ TEST_F(SnapshotIoFiles, TheConservativeRootFlagSurvivesAllButGclog) {
   }
 }
 
+// Type traits exist only in captures and .xrpm: every other format drops them and says so
+// before saving; .xrpm keeps them.
+TEST_F(SnapshotIoFiles, LossyFormatsDropTypeTraitsAndSaySo) {
+  Snapshot heap = testing::MakeHeap({.objects = 50});
+  ASSERT_GT(heap.types.size(), 2u);
+  heap.types[0].traits.kind = TypeKind::kValueType;
+  heap.types[1].has_finalizer = true;
+  EXPECT_TRUE(formats::FormatLosses(heap, "xrpm").empty());
+  for (const char* format : {"netcf", "ibm-classic", "heapsnapshot"}) {
+    bool named = false;
+    for (const std::string& l : formats::FormatLosses(heap, format))
+      named |= l.starts_with("the traits of 2 types (value type, enum, array rank, finalizer");
+    EXPECT_TRUE(named) << format;
+  }
+  formats::SaveSnapshot(heap, Path("t.gclog"));
+  Diagnostics d;
+  const Snapshot back = formats::LoadSnapshot(Path("t.gclog"), d);
+  EXPECT_FALSE(back.has_type_traits());
+  for (const std::string& l : formats::FormatLosses(back, "ibm-classic"))
+    EXPECT_EQ(l.find("traits"), std::string::npos) << l;
+}
+
 // Allocation origins exist only in captures and .xrpm: every other format drops them, says so
 // before saving, and reads back with them absent (never made up).
 TEST_F(SnapshotIoFiles, LossyFormatsDropAllocationOriginsAndSaySo) {

@@ -38,7 +38,7 @@ TEST(XrpmFields, ContentsRoundTripInEveryField) {
   const std::string bytes = Write(s);
   const XrpmContents c = ReadXrpm(bytes, "t.xrpm");
   EXPECT_TRUE(c.skipped.empty());
-  EXPECT_EQ(c.minor, 3);
+  EXPECT_EQ(c.minor, formats::kXrpmMinorVersion);
   EXPECT_TRUE(c.snapshot == s);
   EXPECT_EQ(c.snapshot.fields.layouts[3].fields[5].value_offset,
             s.fields.layouts[3].fields[5].value_offset);
@@ -154,7 +154,7 @@ TEST(XrpmFields, Format12FilesWithValueEndsStillOpen) {
   EXPECT_TRUE(str->cut);
   // Written again, it is a 1.3 file with the same contents.
   const XrpmContents again = ReadXrpm(Write(seed.snapshot), "t.xrpm");
-  EXPECT_EQ(again.minor, 3);
+  EXPECT_EQ(again.minor, formats::kXrpmMinorVersion);
   EXPECT_TRUE(again.snapshot == seed.snapshot);
 }
 

@@ -575,6 +575,54 @@ TEST_F(XrpmCorruption, TypeFinalizersNamingNoTypeAreRefused) {
   EXPECT_NE(e.find("names type 4294967280"), std::string::npos) << e;
 }
 
+// Type traits (TTRT, format 1.4): each kind round-trips; written only when some type's kind is
+// known, so a snapshot of a source without traits (or an older file) reads with none.
+TEST(XrpmFile, TypeTraitsAreAnOptionalPart) {
+  TempDir t;
+  Snapshot s = GameHeap(100);
+  ASSERT_GT(s.types.size(), 4u);
+  formats::WriteXrpmFile(s, t.Path("none.xrpm"));
+  for (const Part& p : Parts(ReadAll(t.Path("none.xrpm")))) EXPECT_NE(p.tag, "TTRT");
+  EXPECT_FALSE(formats::ReadXrpmFile(t.Path("none.xrpm")).snapshot.has_type_traits());
+  s.types[0].traits.kind = TypeKind::kClass;
+  s.types[1].traits.kind = TypeKind::kValueType;
+  s.types[2].traits = {TypeKind::kEnum, 0, "System.Byte", ""};
+  s.types[3].traits = {TypeKind::kArray, 2, "", "System.Int32"};
+  s.types[4].traits = {TypeKind::kArray, 1, "", ""};  // element not said
+  formats::WriteXrpmFile(s, t.Path("traits.xrpm"));
+  const formats::XrpmContents c = formats::ReadXrpmFile(t.Path("traits.xrpm"));
+  EXPECT_TRUE(c.snapshot == s);
+  EXPECT_TRUE(c.snapshot.has_type_traits());
+  EXPECT_EQ(c.snapshot.types[3].traits.array_rank, 2u);
+  EXPECT_EQ(DescribeTypeTraits(c.snapshot.types[3].traits, false), "array rank 2 of System.Int32");
+  EXPECT_EQ(DescribeTypeTraits(c.snapshot.types[2].traits, true),
+            "enum of System.Byte, has finalizer");
+  EXPECT_FALSE(c.snapshot.types[5].traits.known());
+}
+
+TEST_F(XrpmCorruption, TypeTraitsOfAnUnknownKindAreRefused) {
+  // TTRT holds one entry (type 0, a class), stored raw: version, count, index, kind, rank, two
+  // empty strings. Make the kind 9 and re-seal every checksum, so only the check can catch it.
+  Snapshot s = GameHeap(100);
+  s.types[0].traits.kind = TypeKind::kClass;
+  formats::WriteXrpmFile(s, t_.Path("traits.xrpm"));
+  std::string b = ReadAll(t_.Path("traits.xrpm"));
+  const std::vector<Part> ps = Parts(b);
+  const Part& tr = ps[2];
+  ASSERT_EQ(tr.tag, "TTRT");
+  const uint64_t bytes = 1 + 4 + 4 + 1 + 4 + 4 + 4;
+  ASSERT_EQ(tr.stored, bytes + 16u);
+  b[tr.offset + 9] = 9;
+  Put64(b, tr.offset + bytes + 8, XXH3_64bits(b.data() + tr.offset, bytes));  // block
+  Put64(b, tr.toc_at + 40, XXH3_64bits(b.data() + tr.offset + bytes, 16));    // table
+  Reseal(b);
+  std::string code;
+  const std::string e = ErrorOf(t_, b, &code);
+  EXPECT_EQ(code, "bad-part") << e;
+  EXPECT_NE(e.find("part 'TTRT'"), std::string::npos) << e;
+  EXPECT_NE(e.find("has kind 9, expected 1..4"), std::string::npos) << e;
+}
+
 TEST_F(XrpmCorruption, NewerMajorVersionNamesBothVersions) {
   std::string b = good_;
   b[8] = 2;  // major 2

@@ -2,6 +2,8 @@
 
 #include <cstdio>
 
+#include "xrpm/client/wire_type_traits.h"
+
 namespace xrpm::emulator {
 namespace {
 using agent::ContainerType;
@@ -109,6 +111,11 @@ WalkResult SnapshotBuilderSink::DescribeTypeWithTraits(uint32_t type_id, uint32_
   if (type_index_.count(type_id)) return WalkResult::kOk;
   const uint32_t idx = out_.AddType(type_id, std::string(name, name_len), section_);
   out_.types[idx].has_finalizer = traits.has_finalizer;
+  out_.types[idx].traits = client::ModelTypeTraits(
+      traits.kind, traits.enum_underlying, traits.array_rank,
+      traits.element_type_name
+          ? std::string_view(traits.element_type_name, traits.element_type_name_len)
+          : std::string_view());
   type_index_.emplace(type_id, idx);
   return WalkResult::kOk;
 }

@@ -217,8 +217,24 @@ class HeapReporter {
 bool DescribeTypes(const TypeTable& types, HeapInfoCallback& sink) {
   for (TypeIndex t = kFirstRealType; t < types.size(); ++t) {
     const std::string& name = types[t].name;
+    const TypeDesc& d = types[t];
     agent::TypeTraits traits;
-    traits.has_finalizer = types[t].options.finalizable;
+    traits.has_finalizer = d.options.finalizable;
+    // The emulated runtime knows what each type is: NETCF's arrays are vectors (rank 1), named
+    // "<element>[]"; boxed value types and enums are classes flagged so.
+    traits.kind = d.options.value_type ? agent::TypeKind::kValueType : agent::TypeKind::kClass;
+    if (d.options.enum_underlying != agent::FieldKind::kUnknown) {
+      traits.kind = agent::TypeKind::kEnum;
+      traits.enum_underlying = d.options.enum_underlying;
+    }
+    if (d.kind == TypeKind::kArray) {
+      traits.kind = agent::TypeKind::kArray;
+      traits.array_rank = 1;
+      if (name.size() > 2 && name.ends_with("[]")) {
+        traits.element_type_name = name.data();
+        traits.element_type_name_len = name.size() - 2;
+      }
+    }
     if (sink.DescribeTypeWithTraits(t, 0, name.data(), name.size(), traits) == WalkResult::kAbort)
       return false;
   }

@@ -22,6 +22,11 @@ void MistakesScenario::Setup(Runtime& rt) {
   const TypeIndex sound = t.DefineClass("Mistakes.SoundHandle", "Mistakes", 0,
                                         {{"handle", F::kInt32}}, ClassOptions{.finalizable = true});
   const TypeIndex sound_array = t.DefineRefArray(sound, "Mistakes");
+  // A struct of the game that no field declares: only the runtime's traits tell it is one.
+  const TypeIndex hit =
+      t.DefineClass("Mistakes.Hit", "Mistakes", 0, {{"damage", F::kInt32}, {"x", F::kFloat}},
+                    ClassOptions{.value_type = true});
+  const ListType int_list = DefineListType(t, "System.Int32", rt.core().int32_array, false);
   const TypeIndex handler = t.DefineClass("System.EventHandler`1[Mistakes.KilledEventArgs]",
                                           "mscorlib", rt.core().multicast_delegate, {});
   const TypeIndex game =
@@ -32,6 +37,9 @@ void MistakesScenario::Setup(Runtime& rt) {
                      {"scores", F::kRef, "System.Object[]"},
                      {"sounds", F::kRef, "Mistakes.SoundHandle[]"},
                      {"boss", F::kRef, "Mistakes.Enemy"},
+                     {"hits", F::kRef, "System.Object[]"},
+                     {"reserve", F::kRef, "System.Collections.Generic.List`1<Mistakes.Enemy>"},
+                     {"histories", F::kRef, "System.Object[]"},
                      {"background", F::kRef, "Microsoft.Xna.Framework.Graphics.Texture2D"}});
   const TypeIndex events = t.DefineClass("Mistakes.GameEvents", "Mistakes", 0, {});
   const StaticId instance = rt.statics().Define(game, "Instance", "Mistakes.Game");
@@ -70,6 +78,32 @@ void MistakesScenario::Setup(Runtime& rt) {
   rt.SetRef(g, off(game, "spawnQueue"), queue);
   Addr queued = new_enemy("Runner");
   ListAdd(rt, enemy_list, &queue, &queued);
+  // The reserve: 12 of 20 (60 %, near-miss).
+  Addr reserve = ListNew(rt, enemy_list, 20);
+  rt.SetRef(g, off(game, "reserve"), reserve);
+  for (int i = 0; i < 12; ++i) {
+    Addr e = new_enemy("Reserve " + std::to_string(i + 1));
+    ListAdd(rt, enemy_list, &reserve, &e);
+  }
+  // Score histories: 9 empty List<int>(4096); near-miss: a tenth holding 2000.
+  Addr histories = rt.NewArray(rt.core().object_array, 10);
+  rt.SetRef(g, off(game, "histories"), histories);
+  for (uint32_t i = 0; i < 10; ++i) {
+    Addr h = ListNew(rt, int_list, 4096);
+    rt.SetElem(histories, i, h);
+    if (i == 9)
+      for (int32_t k = 0; k < 2000; ++k) ListAddInt(rt, int_list, &h, k);
+  }
+  // 40 boxed Hit structs in an Object[]; near-miss: one more box dropped.
+  Addr hits = rt.NewArray(rt.core().object_array, 40);
+  rt.SetRef(g, off(game, "hits"), hits);
+  auto new_hit = [&](int32_t damage) {
+    Addr h = rt.New(hit);
+    rt.SetI32(h, off(hit, "damage"), damage);
+    return h;
+  };
+  for (uint32_t i = 0; i < 40; ++i) rt.SetElem(hits, i, new_hit(int32_t(i)));
+  new_hit(-1);
   // Textures: two disposed and still held, one in use; a disposed one dropped.
   Addr textures = rt.NewArray(texture_array, 2);
   rt.SetRef(g, off(game, "textures"), textures);

@@ -15,6 +15,7 @@ void PrintInspections(const std::vector<analysis::Inspection>& list, size_t top)
     std::printf("\n%s: %s finding(s), %s objects, %s %s\n", in.name.c_str(),
                 FormatCount(in.findings.size()).c_str(), FormatCount(in.total_count).c_str(),
                 FormatBytes(in.total_bytes).c_str(), in.bytes_meaning.c_str());
+    if (!in.note.empty()) std::printf("  note: %s\n", in.note.c_str());
     const size_t n = std::min(top, in.findings.size());
     for (size_t i = 0; i < n; ++i) {
       const analysis::Finding& f = in.findings[i];

@@ -1,10 +1,12 @@
-// `xrpm show FILE OBJECT [--json]`: what one object contains — its type, size and
-// retained size, its fields with their values or the objects they reference, a string's text or
-// an array's length, and the objects that reference it with the field that holds it.
+// `xrpm show FILE OBJECT [--json]`: what one object contains — its type (and the type's
+// traits: value type, enum of ..., array rank n of ..., has finalizer), size and retained size, its
+// fields with their values or the objects they reference, a string's text or an array's length, and
+// the objects that reference it with the field that holds it.
 #include "shared/analysis.h"
 #include "shared/fields.h"
 #include "shared/verb.h"
 #include "xrpm/analysis/object_contents.h"
+#include "xrpm/app/analysis_json.h"
 
 namespace xrpm::cli {
 namespace verb_show {
@@ -33,6 +35,7 @@ int Run(const Opts& o) {
   const analysis::ObjectContents c = analysis::DescribeContents(a.index, v);
   if (o.json) {
     nlohmann::json j = ObjectJson(a, v);
+    j["type_traits"] = app::TypeTraitsJson(s.types[s.object_type[v]]);
     nlohmann::json fields = nlohmann::json::array();
     for (const analysis::FieldRow& r : c.fields) fields.push_back(FieldJson(r));
     j["fields"] = fields;
@@ -59,6 +62,10 @@ int Run(const Opts& o) {
   }
   std::printf("%s  %s, retains %s\n", ObjectLabel(a.index, v).c_str(),
               FormatBytes(s.object_size[v]).c_str(), FormatBytes(a.dom.retained(v)).c_str());
+  const TypeInfo& type = s.types[s.object_type[v]];
+  const std::string traits = DescribeTypeTraits(type.traits, type.has_finalizer);
+  std::printf("type: %s\n",
+              traits.empty() ? "traits not known (the file does not say)" : traits.c_str());
   if (c.text)
     std::printf("\ntext (%s characters%s): %s\n", FormatCount(c.text->full_length).c_str(),
                 c.text->cut ? ", cut at the capture's cap" : "",

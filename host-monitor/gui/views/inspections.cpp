@@ -128,8 +128,14 @@ void DrawInspectionsView(App& app, SnapshotDoc& doc) {
         TextMuted("Skipped: " + *in.skipped + ".");
         ImGui::PopTextWrapPos();
       } else if (in.findings.empty()) {
+        if (!in.note.empty()) TextMuted("Note: " + in.note + ".");
         TextMuted("Nothing found.");
       } else {
+        if (!in.note.empty()) {
+          ImGui::PushTextWrapPos(0);
+          TextMuted("Note: " + in.note + ".");
+          ImGui::PopTextWrapPos();
+        }
         std::vector<InspectionRow> mine;
         for (const InspectionRow& r : rows)
           if (r.inspection == i) mine.push_back(r);

@@ -175,6 +175,10 @@ void DrawInspectorView(App& app, SnapshotDoc& doc) {
     app.views().dominators.reveal = v;
     app.SetView(View::kDominators);
   }
+  const TypeInfo& type = snap.types[snap.object_type[v]];
+  if (const std::string traits = DescribeTypeTraits(type.traits, type.has_finalizer);
+      !traits.empty())
+    TextMuted(traits);
   const double heap = a.totals.reachable_bytes ? double(a.totals.reachable_bytes) : 1.0;
   TextMuted("size " + FormatBytes(snap.object_size[v]) + "  ·  retained " +
             FormatBytes(a.dom().retained(v)) + " (" +

@@ -103,7 +103,9 @@
 // type than its name calls, instead of DescribeType / DescribeTypeInDomain,
 //   DescribeTypeWithTraits(type_id, domain, name, traits)
 //                                     traits.has_finalizer: the type overrides Finalize (its
-//                                     instances are registered for finalization)
+//                                     instances are registered for finalization); traits.kind:
+//                                     class, value type, enum (with its underlying integer) or
+//                                     array (with its rank and element type)
 // Sinks that do not override it get DescribeTypeInDomain (the traits are dropped).
 //
 // Snapshot walks (optional): a runtime that walks a copy of its heap (walk_recording.h) may
@@ -167,6 +169,7 @@ const char* ContainerTypeName(ContainerType c);
 constexpr uint32_t kNoSlot = protocol::kNoSlot;  // a slot that is not known
 using FieldKind = protocol::FieldKind;           // an enum field: its underlying primitive's
 using TypeShape = protocol::TypeShape;           // what a type's instances are
+using TypeKind = protocol::TypeKind;             // what a type is (TypeTraits)
 
 // RootRef::flags bits: NETCF's pinned, weak and interior, and xrpm's own conservative bit for a
 // stack slot that a conservative scan found (it may hold a stale value that only looks like a
@@ -228,6 +231,12 @@ struct EnumMemberInfo {
 // What a runtime knows about a type beyond its name (DescribeTypeWithTraits).
 struct TypeTraits {
   bool has_finalizer = false;  // overrides Object.Finalize (a C# destructor)
+  // What the type is (kUnknown: the runtime does not say; the fields below are then ignored).
+  TypeKind kind = TypeKind::kUnknown;
+  FieldKind enum_underlying = FieldKind::kUnknown;  // kEnum: the underlying integer kind
+  uint32_t array_rank = 0;                          // kArray: 1 for T[], n for T[,...]
+  const char* element_type_name = nullptr;          // kArray: the element type (may be null)
+  size_t element_type_name_len = 0;
 };
 
 // What the sink wants beyond the heap's shape (HeapInfoCallback::Detail).

@@ -439,7 +439,9 @@ class IMetaDataImport : public IUnknown {
   XRPM_COR_UNUSED(EnumMembers)
   XRPM_COR_UNUSED(EnumMembersWithName)
   XRPM_COR_UNUSED(EnumMethods)
-  XRPM_COR_UNUSED(EnumMethodsWithName)
+  // The method definitions of a type with a name, `capacity` at a time (*e starts null).
+  virtual HRESULT EnumMethodsWithName(void** e, mdToken type_def, const WCHAR* name,
+                                      mdToken methods[], ULONG capacity, ULONG* count) = 0;
   // The field definitions of a type, `capacity` at a time (*e starts null; CloseEnum it).
   virtual HRESULT EnumFields(void** e, mdToken type_def, mdToken fields[], ULONG capacity,
                              ULONG* count) = 0;

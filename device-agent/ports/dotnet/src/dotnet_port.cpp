@@ -412,8 +412,10 @@ void DotnetPort::Walk(agent::HeapInfoCallback& sink) {
   bool aborted = false;
   for (size_t i = 0; i < classes.size() && !aborted; ++i) {
     const std::string& name = names.ClassName(classes[i]);
-    aborted = sink.DescribeType(static_cast<uint32_t>(i + 1), name.data(), name.size()) ==
-              WalkResult::kAbort;
+    agent::TypeTraits traits;
+    layouts_.Traits(classes[i], name, names, &traits);
+    aborted = sink.DescribeTypeWithTraits(static_cast<uint32_t>(i + 1), 0, name.data(), name.size(),
+                                          traits) == WalkResult::kAbort;
   }
   bool thread_sent = false;
   const agent::WalkDetail detail = sink.Detail();

@@ -208,6 +208,30 @@ void FieldLayouts::AddField(const std::string& prefix, void* type_ptr, uint32_t 
     out->values.emplace_back(offset, k);
 }
 
+void FieldLayouts::Traits(void* k, const std::string& name, agent::TypeTraits* out) {
+  auto* klass = static_cast<MonoClass*>(k);
+  if (const int rank = mono_class_get_rank(klass); rank > 0) {
+    out->kind = agent::TypeKind::kArray;
+    out->array_rank = static_cast<uint32_t>(rank);
+    const size_t open = name.rfind('[');
+    if (open != std::string::npos && open > 0 && name.back() == ']') {
+      out->element_type_name = name.data();
+      out->element_type_name_len = open;
+    }
+  } else if (mono_class_is_enum(klass)) {
+    MonoType* base = mono_class_enum_basetype(klass);
+    out->enum_underlying = base ? Primitive(mono_type_get_type(base)) : FieldKind::kUnknown;
+    // An enum whose base type Mono has not set up yet: said a value type, not an enum.
+    out->kind = agent::TypeKind::kValueType;
+    if (out->enum_underlying != FieldKind::kUnknown &&
+        out->enum_underlying != FieldKind::kReference)
+      out->kind = agent::TypeKind::kEnum;
+  } else {
+    out->kind =
+        mono_class_is_valuetype(klass) ? agent::TypeKind::kValueType : agent::TypeKind::kClass;
+  }
+}
+
 void FieldLayouts::Compute(void* klass_ptr, Layout* out) {
   auto* klass = static_cast<MonoClass*>(klass_ptr);
   if (mono_class_get_rank(klass) > 0) {

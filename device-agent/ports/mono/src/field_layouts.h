@@ -81,6 +81,11 @@ class FieldLayouts {
     const Layout* l = ByType(type_id);
     return l && l->has_finalizer;
   }
+  // What `klass` (a MonoClass*) is: an array (its rank; its element type: `name`, the class's
+  // wire name, up to its last rank specifier), an enum (its underlying integer), a value type or
+  // a class. Reads class metadata only (no lock, no allocation): callable while the world is
+  // stopped. `out->element_type_name` points into `name`.
+  static void Traits(void* klass, const std::string& name, agent::TypeTraits* out);
   // The static field index of the reference static at `offset` in type_id's static data.
   uint32_t StaticSlot(uint32_t type_id, uintptr_t offset) const;
   // slots[i] for the reference at offsets[i] of `object` (type_id); valid until the next call.

@@ -96,11 +96,14 @@ struct Domains {
   }
 };
 
-// With layouts (a fields capture) the type's traits come from its class's cached layout.
+// What the type is comes from its class (`key`, a MonoClass*; none for a synthetic key); with
+// layouts (a fields capture) whether it has a finalizer from its class's cached layout.
 WalkResult Describe(agent::HeapInfoCallback& sink, const Domains& domains,
                     const FieldLayouts* layouts, uint32_t id, uint32_t domain,
-                    const std::string& name) {
+                    const std::string& name, uintptr_t key) {
   agent::TypeTraits traits;
+  if (key > Registry::kMaxSyntheticKey)
+    FieldLayouts::Traits(reinterpret_cast<void*>(key), name, &traits);
   traits.has_finalizer = layouts && layouts->HasFinalizer(id);
   return sink.DescribeTypeWithTraits(id, domains.on() ? domain : 0, name.data(), name.size(),
                                      traits);
@@ -165,7 +168,7 @@ struct HeapPass {
     uint32_t id = registry->TypeId(key);
     if (id == 0) {
       id = registry->AddClass(key, ClassName(klass));  // a class whose load was not reported
-      if (Describe(*sink, *domains, layouts, id, 1, registry->names()[id - 1]) ==
+      if (Describe(*sink, *domains, layouts, id, 1, registry->names()[id - 1], key) ==
           WalkResult::kAbort)
         aborted = true;  // a class loaded during the collection: no layout (field_layouts.h)
     }
@@ -187,8 +190,8 @@ struct HeapPass {
     } else if (const uint32_t index = domains->Of(domain)) {
       bool added = false;
       id = TypeInOtherDomain(*registry, layouts, klass, domain, &added);
-      if (added && Describe(*sink, *domains, layouts, id, index, registry->names()[id - 1]) ==
-                       WalkResult::kAbort)
+      if (added && Describe(*sink, *domains, layouts, id, index, registry->names()[id - 1],
+                            reinterpret_cast<uintptr_t>(klass)) == WalkResult::kAbort)
         aborted = true;
     }
     vtable_types.emplace(vt, id);
@@ -459,7 +462,7 @@ void MonoPort::WalkLocked(agent::HeapInfoCallback& sink, AddressPairs& moves,
     if (domain == 0) continue;  // a type of an unloaded domain
     const auto id = static_cast<uint32_t>(i + 1);
     aborted = Describe(sink, domains, detail.fields ? &layouts_ : nullptr, id, domain,
-                       reg.names()[i]) == WalkResult::kAbort;
+                       reg.names()[i], reg.keys()[i]) == WalkResult::kAbort;
   }
   // The layouts the roots name (a static root's slot is a static field of its class's layout).
   for (size_t i = 0; i < roots.size() && !aborted && detail.fields; ++i)

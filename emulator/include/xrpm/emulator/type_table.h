@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "xrpm/emulator/object_model.h"
+#include "xrpm/protocol/fields.h"
 
 namespace xrpm::emulator {
 
@@ -51,8 +52,10 @@ struct FieldSpec {
 const char* DeclaredTypeName(const FieldDesc& f);
 
 struct ClassOptions {
-  bool finalizable = false;         // instances are registered for finalization when allocated
-  bool value_type = false;          // a boxed value type
+  bool finalizable = false;  // instances are registered for finalization when allocated
+  bool value_type = false;   // a boxed value type
+  // An enum's box (value_type too): its underlying integer, reported as the type's trait.
+  protocol::FieldKind enum_underlying = protocol::FieldKind::kUnknown;
   FinalizerFn finalizer = nullptr;  // what Finalize() does (may be null: nothing to release)
 };
 

@@ -324,6 +324,11 @@ int64_t IntValue(const FieldValue& v) {
 }
 
 bool IsValueTypeName(std::string_view n);
+std::vector<uint8_t> ValueTypes(const Snapshot& s);
+
+constexpr const char* kNamesOnlyNote =
+    "this snapshot carries no type traits: value types are guessed from names and field "
+    "declarations (a boxed struct that no field declares is missed)";
 
 void SparseCollections(Ctx& c, Inspection& in) {
   if (!HasValues(c.s)) return void(in.skipped = kNoValues);
@@ -332,6 +337,16 @@ void SparseCollections(Ctx& c, Inspection& in) {
     bool array = false;
   };
   std::vector<Kind> kinds(c.s.type_count());
+  // With traits an array's element type is the runtime's, and whether it is a value type too.
+  const bool traits = c.s.has_type_traits();
+  std::unordered_set<std::string_view> value_types;
+  if (traits) {
+    const std::vector<uint8_t> value = ValueTypes(c.s);
+    for (uint32_t t = 0; t < c.s.type_count(); ++t)
+      if (value[t]) value_types.insert(c.s.types[t].name);
+  } else {
+    in.note = kNamesOnlyNote;
+  }
   std::unordered_set<std::string_view> groups_with_objects;
   for (uint32_t gi = 0; gi < c.g.group_count(); ++gi)
     if (c.g.group_size(gi) != 0) groups_with_objects.insert(c.g.group_name(gi));
@@ -339,7 +354,18 @@ void SparseCollections(Ctx& c, Inspection& in) {
     const TypeLayout* l = c.s.fields.layout_of_type(t);
     const std::string& name = c.s.types[t].name;
     if (!l) continue;
-    if (l->shape == TypeShape::kArray && name.size() > 2 && name.ends_with("[]")) {
+    const TypeTraits& tr = c.s.types[t].traits;
+    if (traits && tr.kind == TypeKind::kArray) {
+      // One-dimensional arrays of references: the element is no value type (the runtime's
+      // word) and an object type the heap has, or Object / String.
+      const std::string_view elem = tr.element_type;
+      kinds[t].array = tr.array_rank == 1 && !elem.empty() && !IsValueTypeName(elem) &&
+                       !value_types.contains(elem) &&
+                       (elem == "System.Object" || elem == "System.String" ||
+                        groups_with_objects.contains(elem));
+      continue;
+    }
+    if (!traits && l->shape == TypeShape::kArray && name.size() > 2 && name.ends_with("[]")) {
       // Arrays of references only: the element type is an object type the heap has (or
       // Object / String), not a primitive or a value type.
       const std::string_view elem = std::string_view(name).substr(0, name.size() - 2);
@@ -424,13 +450,19 @@ bool IsValueTypeName(std::string_view n) {
   return std::find(std::begin(kNames), std::end(kNames), n) != std::end(kNames);
 }
 
-// Value types from the type layouts: enums the capture names; the types some field stores
+// Value types: the runtime's traits (TypeInfo::traits) when the snapshot carries them; else
+// guessed from the type layouts: enums the capture names; the types some field stores
 // inline (a non-reference field declared of that type: a game's own structs, primitives);
 // boxes by their shape (a class whose one instance field is a non-reference `m_value` /
 // `_value`, as the CLR and Mono lay out Int32, Single, ..., or an enum's `value__`). The BCL and
 // XNA names of IsValueTypeName stay known for snapshots without layouts (and for structs no field
 // declares). An enum's box has the one field `value__`. O(types + fields).
 std::vector<uint8_t> ValueTypes(const Snapshot& s) {
+  if (s.has_type_traits()) {  // the runtime said which types are value types
+    std::vector<uint8_t> value(s.type_count(), 0);
+    for (uint32_t t = 0; t < s.type_count(); ++t) value[t] = s.types[t].traits.value_type();
+    return value;
+  }
   // Layouts name types as their source writes them: compared in canonical form (type_name.h).
   std::unordered_set<std::string> names;
   for (const EnumTypeInfo& e : s.fields.enums) names.insert(CanonicalTypeName(e.name));
@@ -454,6 +486,7 @@ std::vector<uint8_t> ValueTypes(const Snapshot& s) {
 
 void BoxedValues(Ctx& c, Inspection& in) {
   const std::vector<uint8_t> boxed = ValueTypes(c.s);
+  if (!c.s.has_type_traits()) in.note = kNamesOnlyNote;
   std::vector<uint32_t> hits;
   for (uint32_t v = 0; v < c.g.node_count(); ++v)
     if (boxed[c.s.object_type[v]] && c.live(v)) hits.push_back(v);
@@ -522,6 +555,7 @@ std::vector<Inspection> DiffInspections(const std::vector<Inspection>& before,
     d.name = b.name;
     d.bytes_meaning = b.bytes_meaning;
     d.skipped = b.skipped;
+    d.note = b.note;
     const Inspection* old = nullptr;
     for (const Inspection& x : before)
       if (x.name == b.name) old = &x;

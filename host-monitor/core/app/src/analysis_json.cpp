@@ -19,6 +19,7 @@ nlohmann::json InspectionJson(const Snapshot& s, const analysis::Inspection& in)
   for (const analysis::Finding& f : in.findings) findings.push_back(FindingJson(s, f));
   return {{"name", in.name},
           {"skipped", in.skipped ? nlohmann::json(*in.skipped) : nlohmann::json()},
+          {"note", in.note.empty() ? nlohmann::json() : nlohmann::json(in.note)},
           {"bytes_meaning", in.bytes_meaning},
           {"findings", std::move(findings)}};
 }
@@ -27,6 +28,19 @@ nlohmann::json InspectionsJson(const Snapshot& s, const std::vector<analysis::In
   nlohmann::json out = nlohmann::json::array();
   for (const analysis::Inspection& in : list) out.push_back(InspectionJson(s, in));
   return {{"inspections", std::move(out)}};
+}
+
+nlohmann::json TypeTraitsJson(const TypeInfo& t) {
+  const TypeTraits& tr = t.traits;
+  nlohmann::json j{{"kind", tr.known() ? nlohmann::json(TypeKindName(tr.kind)) : nlohmann::json()},
+                   {"has_finalizer", t.has_finalizer},
+                   {"text", DescribeTypeTraits(tr, t.has_finalizer)}};
+  if (tr.kind == TypeKind::kEnum) j["enum_underlying"] = tr.enum_underlying;
+  if (tr.kind == TypeKind::kArray) {
+    j["array_rank"] = tr.array_rank;
+    j["element_type"] = tr.element_type;
+  }
+  return j;
 }
 
 nlohmann::json OriginsSummaryJson(const Snapshot& s) {

@@ -127,6 +127,9 @@ void AddDocuments(const Documents& docs, nlohmann::json& j) {
     jd["selected_type"] = d->selection.type >= 0 && d->snapshot
                               ? nlohmann::json(d->snapshot->types[d->selection.type].name)
                               : nlohmann::json(nullptr);
+    jd["selected_type_traits"] = d->selection.type >= 0 && d->snapshot
+                                     ? TypeTraitsJson(d->snapshot->types[d->selection.type])
+                                     : nlohmann::json(nullptr);
     jd["selected_object"] = d->selection.object;
     jd["type_filter"] = d->selection.type_filter;
     jd["analysed"] = d->analysis != nullptr;

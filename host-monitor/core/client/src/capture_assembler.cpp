@@ -6,6 +6,7 @@
 
 #include "capture_fields.h"
 #include "xrpm/client/domain_sections.h"
+#include "xrpm/client/wire_type_traits.h"
 #include "xrpm/protocol/constants.h"
 
 namespace xrpm::client {
@@ -186,6 +187,8 @@ bool CaptureAssembler::AppendBatch(const protocol::RawBatch& b, std::string* err
       snap_.types[it->second].placeholder = false;
     }
     snap_.types[it->second].has_finalizer = t.has_finalizer;
+    snap_.types[it->second].traits =
+        ModelTypeTraits(t.kind, t.enum_underlying, t.array_rank, t.element_type);
     if (t.domain != 0) {
       if (type_domain_.size() <= it->second) type_domain_.resize(it->second + 1, 0);
       type_domain_[it->second] = t.domain;

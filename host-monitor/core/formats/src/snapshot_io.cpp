@@ -211,6 +211,12 @@ std::vector<std::string> FormatLosses(const Snapshot& snap, std::string_view for
                      " references, the root labels and the values of " +
                      std::to_string(with_values) + " objects (field values, string text)");
   }
+  uint64_t with_traits = 0;
+  for (const TypeInfo& t : snap.types) with_traits += t.traits.known() || t.has_finalizer;
+  if (with_traits)
+    lost.push_back("the traits of " + std::to_string(with_traits) +
+                   " types (value type, enum, array rank, finalizer: what the runtime said each "
+                   "type is; the inspections then guess from names)");
   uint64_t conservative = 0;
   for (uint8_t flags : snap.root_flags) conservative += (flags & kRootConservative) != 0;
   if (conservative && f == "netcf")

@@ -28,6 +28,7 @@ constexpr KnownPart kKnown[] = {
     {kTagRootLabel, 4, XrpmTransform::kDelta},    {kTagValueEnd, 8, XrpmTransform::kDelta},
     {kTagValueData, 0, XrpmTransform::kNone},     {kTagValueLength, 4, XrpmTransform::kNone},
     {kTagValueBytes, 0, XrpmTransform::kNone},    {kTagTypeFinalizers, 0, XrpmTransform::kNone},
+    {kTagTypeTraits, 0, XrpmTransform::kNone},
 };
 
 }  // namespace

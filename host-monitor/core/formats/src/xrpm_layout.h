@@ -100,6 +100,8 @@ inline constexpr std::string_view kTagValueEnd = "OVAL";     // u64, delta, per 
 inline constexpr std::string_view kTagValueData = "VDAT";    // blob (1.2)
 // Type finalizers (format 1.3, optional): which types override Finalize.
 inline constexpr std::string_view kTagTypeFinalizers = "TFIN";  // blob
+// Type traits (format 1.4, optional): what each type is (value type, enum, array rank ...).
+inline constexpr std::string_view kTagTypeTraits = "TTRT";  // blob
 
 // Reserved for xrpm: tags made only of upper-case letters and digits.
 inline bool IsReservedTag(std::string_view t) {

@@ -182,6 +182,59 @@ void DecodeTypeFinalizers(std::string_view blob, Snapshot& s) {
   if (r.left()) Bad(std::to_string(r.left()) + " unexpected bytes after the type finalizers");
 }
 
+std::string EncodeTypeTraits(const Snapshot& s) {
+  std::vector<uint32_t> with;
+  for (uint32_t t = 0; t < s.types.size(); ++t)
+    if (s.types[t].traits.known()) with.push_back(t);
+  if (with.empty()) return {};
+  BlobWriter w;
+  w.U8(1);  // version
+  w.U32(static_cast<uint32_t>(with.size()));
+  for (const uint32_t t : with) {
+    const TypeTraits& tr = s.types[t].traits;
+    w.U32(t);
+    w.U8(static_cast<uint8_t>(tr.kind));
+    w.U32(tr.array_rank);
+    w.Str(tr.enum_underlying);
+    w.Str(tr.element_type);
+  }
+  return std::move(w.bytes());
+}
+
+void DecodeTypeTraits(std::string_view blob, Snapshot& s) {
+  BlobReader r(blob);
+  const uint8_t version = r.U8();
+  if (version != 1) Bad("type traits version " + std::to_string(version) + ", expected 1");
+  const uint32_t n = r.Count(4 + 1 + 4 + 2 * kMinStringBytes);
+  for (uint32_t i = 0, prev = 0; i < n; ++i) {
+    const uint32_t t = r.U32();
+    const std::string entry = "type traits entry " + std::to_string(i);
+    if (t >= s.types.size() || (i > 0 && t <= prev))
+      Bad(entry + " names type " + std::to_string(t) + ": expected ascending type indices below " +
+          std::to_string(s.types.size()));
+    TypeTraits tr;
+    const uint8_t kind = r.U8();
+    if (kind == 0 || kind > kMaxTypeKindValue)
+      Bad(entry + " has kind " + std::to_string(kind) + ", expected 1.." +
+          std::to_string(kMaxTypeKindValue));
+    tr.kind = static_cast<TypeKind>(kind);
+    tr.array_rank = r.U32();
+    tr.enum_underlying = r.Str();
+    tr.element_type = r.Str();
+    if ((tr.kind == TypeKind::kArray) != (tr.array_rank != 0) || tr.array_rank > kMaxArrayRankValue)
+      Bad(entry + " (" + TypeKindName(tr.kind) + ") has array rank " +
+          std::to_string(tr.array_rank) + ": expected 1.." + std::to_string(kMaxArrayRankValue) +
+          " for an array, 0 otherwise");
+    if (!tr.enum_underlying.empty() && tr.kind != TypeKind::kEnum)
+      Bad(entry + " (" + TypeKindName(tr.kind) + ") has an underlying type: expected an enum");
+    if (!tr.element_type.empty() && tr.kind != TypeKind::kArray)
+      Bad(entry + " (" + TypeKindName(tr.kind) + ") has an element type: expected an array");
+    s.types[t].traits = std::move(tr);
+    prev = t;
+  }
+  if (r.left()) Bad(std::to_string(r.left()) + " unexpected bytes after the type traits");
+}
+
 std::string EncodeOrigins(const Snapshot& s) {
   BlobWriter w;
   w.U32(static_cast<uint32_t>(s.root_origins.size()));

@@ -118,6 +118,8 @@ class SnapshotLoader {
     Blob(kTagTypes, [&](std::string_view b) { DecodeTypes(b, s); });
     if (Part(kTagTypeFinalizers))
       Blob(kTagTypeFinalizers, [&](std::string_view b) { DecodeTypeFinalizers(b, s); });
+    if (Part(kTagTypeTraits))
+      Blob(kTagTypeTraits, [&](std::string_view b) { DecodeTypeTraits(b, s); });
     Blob(kTagOrigins, [&](std::string_view b) { DecodeOrigins(b, s); });
     if (Part(kTagCapture))
       Blob(kTagCapture, [&](std::string_view b) { s.capture = DecodeCapture(b); });

@@ -116,6 +116,8 @@ std::vector<PartPlan> Plan(const Snapshot& s, const XrpmWriteOptions& opts) {
   parts.push_back(Blob(kTagTypes, EncodeTypes(s), true));
   if (std::string fin = EncodeTypeFinalizers(s); !fin.empty())
     parts.push_back(Blob(kTagTypeFinalizers, std::move(fin), false));
+  if (std::string traits = EncodeTypeTraits(s); !traits.empty())
+    parts.push_back(Blob(kTagTypeTraits, std::move(traits), false));
   parts.push_back(Blob(kTagOrigins, EncodeOrigins(s), true));
   if (s.capture) parts.push_back(Blob(kTagCapture, EncodeCapture(*s.capture), false));
   parts.push_back(Column(kTagObjectId, s.object_id, XrpmTransform::kDelta));

@@ -104,6 +104,12 @@ uint64_t Snapshot::total_bytes() const {
   return std::accumulate(object_size.begin(), object_size.end(), uint64_t{0});
 }
 
+bool Snapshot::has_type_traits() const {
+  for (const TypeInfo& t : types)
+    if (t.traits.known()) return true;
+  return false;
+}
+
 bool Snapshot::sampled() const {
   for (const TypeInfo& t : types)
     if (t.sample_multiplier != 1.0f) return true;

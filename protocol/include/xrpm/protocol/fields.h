@@ -52,6 +52,12 @@ constexpr uint32_t kMaxFieldKind = 15;
 enum class TypeShape : uint8_t { kClass = 0, kValueType = 1, kString = 2, kArray = 3 };
 constexpr uint32_t kMaxTypeShape = 3;
 
+// = wire::TypeKind values: what a type is, as its runtime knows it (TypeEntry.kind).
+enum class TypeKind : uint8_t { kUnknown = 0, kClass = 1, kValueType = 2, kEnum = 3, kArray = 4 };
+constexpr uint32_t kMaxTypeKind = 4;
+// An array type's dimensions at most (the CLR's limit).
+constexpr uint32_t kMaxArrayRank = 32;
+
 // "Int32", "reference", ...; "unknown" for out-of-range values.
 const char* FieldKindName(FieldKind k);
 // Bytes a value of kind `k` takes (pointer kinds: pointer_bytes); 0 for kReference / kUnknown.

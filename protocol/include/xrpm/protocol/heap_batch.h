@@ -44,6 +44,11 @@ struct RawType {
   std::string name;
   uint32_t domain = 0;         // 0: the capture's section; k: the k-th domain name of the capture
   bool has_finalizer = false;  // the type overrides Finalize (TypeEntry.has_finalizer)
+  // Traits (TypeEntry.kind ...): kUnknown when the runtime does not say.
+  TypeKind kind = TypeKind::kUnknown;
+  FieldKind enum_underlying = FieldKind::kUnknown;  // kEnum
+  uint32_t array_rank = 0;                          // kArray: 1..kMaxArrayRank
+  std::string element_type;                         // kArray
 };
 
 struct RawContainer {
@@ -146,6 +151,8 @@ class BatchEncoder {
   // `domain`: 0, or a domain id given by an earlier AddDomain (the caller checks).
   bool AddType(uint32_t id, const char* name, size_t len, uint32_t domain = 0,
                bool has_finalizer = false);
+  // With traits (t.kind ...); the caller checks the limits (name, element_type, rank).
+  bool AddType(RawType t);
   // An AppDomain's name; it gets the next capture-wide domain id (1, 2, ...).
   bool AddDomain(const std::string& name);
   bool AddContainer(const RawContainer& c);

@@ -71,6 +71,7 @@ class HeapBatchWriter {
 
   bool Type(uint32_t id, const char* name, size_t len, uint32_t domain = 0,
             bool has_finalizer = false);
+  bool Type(const RawType& t);  // with traits (RawType::kind ...)
   // An AppDomain: the next capture-wide domain id (totals().domains after it).
   bool Domain(const std::string& name);
   bool Container(const RawContainer& c);  // gets the next container index

@@ -22,11 +22,16 @@
 //  - sparse-collections: List`1, Dictionary`2, HashSet`1, Queue`1, Stack`1 (count and backing
 //    array read from their fields) and arrays of references (count = non-null elements) with
 //    capacity >= min_capacity and count <= sparse_ratio x capacity, by type; bytes = wasted
-//    (the unused share of the backing array's bytes). Needs values. O(N).
-//  - boxed-values: live objects of value types, by type; bytes = shallow. Value types come
-//    from the layouts (enums the capture names, types a non-reference field stores inline,
-//    boxes by their one `m_value` / `value__` field), plus the BCL primitives and XNA math
-//    structs by name for snapshots without layouts. O(N + fields).
+//    (the unused share of the backing array's bytes). Arrays of references: one-dimensional,
+//    of an element that is not a value type (the traits' element type and kind when the
+//    snapshot has them, else the name). Needs values. O(N).
+//  - boxed-values: live objects of value types, by type; bytes = shallow. Value types are the
+//    runtime's word when the snapshot carries type traits (TypeInfo::traits: value types and
+//    enums). Without traits (other formats, old captures) they are guessed, and the
+//    inspection's note says so: from the layouts (enums the capture names, types a
+//    non-reference field stores inline, boxes by their one `m_value` / `value__` field), plus
+//    the BCL primitives and XNA math structs by name; a struct no field declares is missed.
+//    O(N + fields).
 //  - finalizable: objects named by finalizer roots (registered for or waiting on finalization)
 //    and live objects of types with a finalizer (TypeInfo::has_finalizer, when the capture
 //    says), by type; bytes = shallow. O(roots + N).
@@ -83,7 +88,10 @@ struct Finding {
 
 struct Inspection {
   std::string name;
-  std::optional<std::string> skipped;         // why it did not run
+  std::optional<std::string> skipped;  // why it did not run
+  // How it decided, when that limits it: boxed-values and sparse-collections on a snapshot
+  // without type traits (value types guessed from names); "" otherwise.
+  std::string note;
   std::string bytes_meaning;                  // "wasted", "retained", "shallow"
   std::vector<Finding> findings;              // by bytes, then count, descending
   uint64_t total_count = 0, total_bytes = 0;  // over all findings (also those cut)

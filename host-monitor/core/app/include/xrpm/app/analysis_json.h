@@ -22,6 +22,11 @@ nlohmann::json InspectionJson(const Snapshot& s, const analysis::Inspection& in)
 // {"inspections": [InspectionJson...]}: the `xrpm inspect --json` document.
 nlohmann::json InspectionsJson(const Snapshot& s, const std::vector<analysis::Inspection>& list);
 
+// A type's traits (type_traits.h): {"kind": "value type" | "enum" | "array" | "class" | null
+// (not known), "enum_underlying", "array_rank", "element_type" (each only for its kind),
+// "has_finalizer", "text": "enum of System.Int32" (DescribeTypeTraits, "" when nothing is known)}.
+nlohmann::json TypeTraitsJson(const TypeInfo& t);
+
 // {"capture_frame", "sample_bytes", "sampled", "sites", "methods"}, or null without origins.
 nlohmann::json OriginsSummaryJson(const Snapshot& s);
 

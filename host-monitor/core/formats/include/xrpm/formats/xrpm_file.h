@@ -34,7 +34,7 @@
 namespace xrpm::formats {
 
 inline constexpr uint16_t kXrpmMajorVersion = 1;
-inline constexpr uint16_t kXrpmMinorVersion = 3;
+inline constexpr uint16_t kXrpmMinorVersion = 4;
 
 // How a column's values are transformed before packing (the reader undoes it).
 enum class XrpmTransform : uint8_t {

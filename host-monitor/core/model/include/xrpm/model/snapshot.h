@@ -24,6 +24,7 @@
 #include "xrpm/model/capture_info.h"
 #include "xrpm/model/heap_fields.h"
 #include "xrpm/model/pod_vector.h"
+#include "xrpm/model/type_traits.h"
 
 namespace xrpm {
 
@@ -90,6 +91,8 @@ struct TypeInfo {
   // The type overrides Finalize (its instances are registered for finalization), when the
   // capture says so (xrpm captures of agents that report it; false otherwise).
   bool has_finalizer = false;
+  // What the type is (value type, enum, array rank ...), when the capture says (type_traits.h).
+  TypeTraits traits;
 
   const std::string& written_name() const { return source_name.empty() ? name : source_name; }
   // Sets the name as the source wrote it; computes the canonical one (O(length)).
@@ -205,6 +208,8 @@ class Snapshot {
   }
   RootKind root_kind_of(size_t r) const { return static_cast<RootKind>(root_kind[r]); }
   bool has_origins() const { return origins.has_value(); }
+  // Whether the source said what its types are (TypeInfo::traits): some type's kind is known.
+  bool has_type_traits() const;
   // True when object i's allocation site and frame are known.
   bool origin_known(size_t i) const {
     return origins && i < object_alloc_site.size() && object_alloc_site[i] != kUnknownSite;
