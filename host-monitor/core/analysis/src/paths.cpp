@@ -237,7 +237,7 @@ class PathTrie {
   uint32_t Root(RootKind kind, bool conservative, uint32_t container, uint32_t container_group,
                 uint32_t label) {
     const Key key{uint64_t(conservative) << 40 | uint64_t(kind) << 32 | container_group, label};
-    auto [it, fresh] = roots_.emplace(key, static_cast<uint32_t>(nodes_.size()));
+    auto [it, fresh] = roots_.try_emplace(key, static_cast<uint32_t>(nodes_.size()));
     if (fresh)
       nodes_.push_back(
           {.kind = kind, .conservative = conservative, .container = container, .label = label});
@@ -248,8 +248,8 @@ class PathTrie {
       nodes_[base].repeated = true;
       return base;
     }
-    auto [it, fresh] = children_.emplace(Key{uint64_t(base) << 32 | group, field},
-                                         static_cast<uint32_t>(nodes_.size()));
+    auto [it, fresh] = children_.try_emplace(Key{uint64_t(base) << 32 | group, field},
+                                             static_cast<uint32_t>(nodes_.size()));
     if (fresh) nodes_.push_back({.parent = base, .group = group, .field = field, .holder = holder});
     return it->second;
   }
