@@ -8,16 +8,19 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <csignal>
 #include <fstream>
 #include <iterator>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <thread>
 
 #include "dotnet_process.h"
 #include "mono_process.h"
 #include "temp_dir.h"
 #include "tool_process.h"
+#include "xrpm/app/device_link.h"
 #include "xrpm/client/host_client.h"
 
 namespace xrpm::testing {
@@ -74,8 +77,8 @@ TEST(DotnetLive, TheFramesVerbPrintsTheGame) {
   TempDir dir("xrpm-dotnet-live");
   DotnetRun run({}, DotnetProgram("XnaBubbles"), {});
   ASSERT_FALSE(run.endpoint.empty()) << run.proc->log().All();
-  const RunResult r = RunXrpm(
-      "frames --connect " + run.endpoint + " --count 60 --csv " + dir.Path("f.csv"), true);
+  const RunResult r =
+      RunXrpm("frames --connect " + run.endpoint + " --count 60 --csv " + dir.Path("f.csv"), true);
   ASSERT_EQ(r.exit_code, 0) << r.out << run.proc->log().All();
   EXPECT_NE(r.out.find("frames"), std::string::npos) << r.out;
   std::ifstream in(dir.Path("f.csv"));
@@ -106,8 +109,8 @@ TEST(DotnetLive, CountersAtTheChosenInterval) {
   DotnetRun run({}, DotnetProgram("XnaBubbles"), {"--collect-at", "1"});
   ASSERT_FALSE(run.endpoint.empty()) << run.proc->log().All();
   ASSERT_FALSE(run.proc->log().WaitFor("XnaBubbles: running", 30000).empty());
-  const RunResult r = RunXrpm(
-      "counters --connect " + run.endpoint + " --duration 2 --interval 250 --json", true);
+  const RunResult r =
+      RunXrpm("counters --connect " + run.endpoint + " --duration 2 --interval 250 --json", true);
   ASSERT_EQ(r.exit_code, 0) << r.out;
   const nlohmann::json j = nlohmann::json::parse(r.out, nullptr, false);
   ASSERT_FALSE(j.is_discarded()) << r.out;
@@ -124,6 +127,36 @@ TEST(DotnetLive, CountersAtTheChosenInterval) {
   EXPECT_GE(total("GC Latency Time (ms)"), 0) << r.out;
   EXPECT_EQ(total("Managed Bytes Allocated"), -1) << "not reported by this port: absent, not zero";
   EXPECT_EQ(run.proc->Stop(30000), 128 + SIGTERM);
+}
+
+// The monitor's "Launch C# sample game under .NET" (DeviceSession::LaunchDotnet): its link starts
+// xrpm-dotnet on a fixed port, connects, and the Timeline's frames subscription gets rows;
+// Disconnect stops the program.
+TEST(DotnetLive, TheMonitorsLaunchConnectsAndRecordsFrames) {
+  SKIP_WITHOUT_DOTNET();
+  TempDir dir("xrpm-dotnet-launch");
+  int low = 0;
+  std::ifstream("/proc/sys/net/ipv4/ip_local_port_range") >> low;
+  if (low <= 11000) low = 32768;
+  const int port = 10000 + int((getpid() + 7) % (low - 10000));  // below the ephemeral ports
+  app::DeviceLink link;
+  std::string error;
+  ASSERT_TRUE(link.LaunchDotnet(DotnetLauncher(), DotnetProgram("XnaBubbles"), port,
+                                dir.Path("dotnet.log"), &error))
+      << error;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (link.phase() != app::DeviceLink::Phase::kConnected &&
+         link.phase() != app::DeviceLink::Phase::kFailed &&
+         std::chrono::steady_clock::now() < deadline) {
+    link.Poll();
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));  // a UI frame, not a guess
+  }
+  ASSERT_EQ(link.phase(), app::DeviceLink::Phase::kConnected) << link.error();
+  EXPECT_EQ(link.client()->device().app_name, "XnaBubbles.dll");
+  link.client()->SubscribeFrames(65536);
+  EXPECT_TRUE(link.client()->WaitFrames(10, 30000)) << link.client()->frames_status().error;
+  link.Disconnect();
+  EXPECT_FALSE(link.emulator_running());
 }
 
 }  // namespace
