@@ -34,6 +34,7 @@ struct Options {
   std::string token;
   std::string launch;
   std::string launch_mono;
+  std::string launch_dotnet;
 };
 
 // Exit code when no window can be opened (no display): scripts fall back to headless work.
@@ -84,6 +85,11 @@ int main(int argc, char** argv) {
                  "with the device agent (xrpm-mono) at start and connect to it")
       ->expected(0, 1)
       ->default_str("sample");
+  cli.add_option("--launch-dotnet", o.launch_dotnet,
+                 "Start this .NET program (PROGRAM.dll; \"sample\": the sample game "
+                 "XnaBubbles.dll) with the device agent (xrpm-dotnet) at start and connect to it")
+      ->expected(0, 1)
+      ->default_str("sample");
   try {
     cli.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -131,6 +137,9 @@ int main(int argc, char** argv) {
     app.SetView(xrpm::gui::View::kCounters);
   } else if (cli.count("--launch-mono")) {
     session.device().LaunchMono(o.launch_mono == "sample" ? "" : o.launch_mono);
+    app.SetView(xrpm::gui::View::kCounters);
+  } else if (cli.count("--launch-dotnet")) {
+    session.device().LaunchDotnet(o.launch_dotnet == "sample" ? "" : o.launch_dotnet);
     app.SetView(xrpm::gui::View::kCounters);
   }
   for (const auto& f : o.files) app.OpenPath(f);  // snapshots and saved recordings

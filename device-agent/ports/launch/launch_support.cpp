@@ -3,6 +3,7 @@
 
 #include <poll.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -21,8 +22,11 @@ void Forward(int sig) {
   if (g_child > 0) kill(g_child, sig);
 }
 
+// A file that may be run: not a directory of that name (build/release/bin/dotnet/ holds the C#
+// programs, and that directory is on the PATH of whoever runs xrpm-dotnet from there).
 bool IsExecutable(const std::string& path) {
-  return access(path.c_str(), X_OK) == 0;
+  struct stat st;
+  return stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) && access(path.c_str(), X_OK) == 0;
 }
 
 }  // namespace

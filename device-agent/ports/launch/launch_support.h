@@ -18,8 +18,8 @@ namespace launch {
 
 // The directory of the running executable ("." when unknown).
 std::string SelfDir();
-// The first executable `name` on $PATH (or /usr/bin:/bin), "" if none; a name with a '/' is
-// returned as it is when executable.
+// The first executable file `name` on $PATH (or /usr/bin:/bin; directories are passed over), ""
+// if none; a name with a '/' is returned as it is when executable.
 std::string FindOnPath(const std::string& name);
 // A waitpid status as a shell shows it: the exit code, or 128+N after signal N.
 int ExitCodeOf(int status);

@@ -1,8 +1,8 @@
 // Sidebar: the connection (host, port, token, Connect / Disconnect, Launch emulator with a
-// scenario, a C# game under Mono, attach to a running .NET process), the device and app it reached,
-// the devices announcing themselves on the network (one click connects), and the Capture heap
-// button with its progress and the game's measured pause. Everything is the session's DeviceLink
-// and discovery state in plain words.
+// scenario, a C# game under Mono or .NET, attach to a running .NET process), the device and app
+// it reached, the devices announcing themselves on the network (one click connects), and the
+// Capture heap button with its progress and the game's measured pause. Everything is the
+// session's DeviceLink and discovery state in plain words.
 #include <imgui.h>
 
 #include <algorithm>
@@ -309,6 +309,13 @@ void DrawConnectionView(App& app) {
     }
     if (ImGui::IsItemHovered())
       ImGui::SetTooltip("XnaBubbles.exe with the device agent inside Mono (xrpm-mono)");
+    if (ImGui::Button("Launch C# sample game under .NET", ImVec2(-1, 0))) {
+      if (ses.device().LaunchDotnet("")) app.SetView(View::kCounters);
+    }
+    if (ImGui::IsItemHovered())
+      ImGui::SetTooltip(
+          "XnaBubbles.dll with the device agent inside CoreCLR (xrpm-dotnet): counters, "
+          "captures at the frame boundary, frames on the Timeline");
     DotnetAttachSection(app);
   }
 

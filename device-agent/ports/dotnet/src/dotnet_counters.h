@@ -4,6 +4,9 @@
 //   Managed Bytes In Use After GC    the used length of every generation's ranges at
 //                                    GarbageCollectionFinished (GetGenerationBounds)
 //   GC Latency Time (ms)             GarbageCollectionStarted to Finished
+//   Calls to GC.Collect              collections started for reason COR_PRF_GC_INDUCED outside a
+//                                    capture (a capture's own forced collection is not counted)
+//   Classes Loaded                   one per ClassLoadFinished (after an attach: since it)
 // A counter the port cannot report yet is not in this list, so the host never shows a made-up
 // zero.
 //
@@ -26,6 +29,8 @@ enum class DotnetCounter : uint16_t {
   kGarbageCollections,
   kManagedBytesInUseAfterGc,
   kGcLatencyTime,
+  kCallsToGcCollect,
+  kClassesLoaded,
   kCount
 };
 constexpr size_t kDotnetCounterCount = static_cast<size_t>(DotnetCounter::kCount);
@@ -35,7 +40,8 @@ class DotnetCounters {
   static agent::CounterInfo Describe(size_t index) {
     constexpr protocol::NetcfCounter kCatalog[kDotnetCounterCount] = {
         protocol::NetcfCounter::kGarbageCollections,
-        protocol::NetcfCounter::kManagedBytesInUseAfterGc, protocol::NetcfCounter::kGcLatencyTime};
+        protocol::NetcfCounter::kManagedBytesInUseAfterGc, protocol::NetcfCounter::kGcLatencyTime,
+        protocol::NetcfCounter::kCallsToGcCollect, protocol::NetcfCounter::kClassesLoaded};
     if (index >= kDotnetCounterCount) return {"", "", ""};
     return protocol::Spec(kCatalog[index]).info;
   }

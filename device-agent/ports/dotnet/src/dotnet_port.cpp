@@ -121,6 +121,8 @@ void DotnetPort::OnGcStarted(int32_t generation_count, const cor::BOOL* collecte
   gc_start_ns_.store(NowNs(), std::memory_order_relaxed);
   induced_.store(reason == cor::kGcInduced, std::memory_order_relaxed);
   counters_.Add(DotnetCounter::kGarbageCollections, 1);
+  if (reason == cor::kGcInduced && !armed_.load(std::memory_order_acquire))
+    counters_.Add(DotnetCounter::kCallsToGcCollect, 1);  // the program's, not a capture's
   const bool full = generation_count > 2 && collected && collected[2];
   if (full && armed_.load(std::memory_order_acquire)) {
     // The world is stopped: where the game thread is is settled.
@@ -140,7 +142,9 @@ void DotnetPort::OnGcStarted(int32_t generation_count, const cor::BOOL* collecte
 
 void DotnetPort::OnGcFinished() {
   const int64_t start = gc_start_ns_.load(std::memory_order_relaxed);
-  if (start != 0) counters_.Add(DotnetCounter::kGcLatencyTime, (NowNs() - start) / 1000000);
+  const int64_t pause_ns = start != 0 ? NowNs() - start : 0;
+  if (start != 0) counters_.Add(DotnetCounter::kGcLatencyTime, pause_ns / 1000000);
+  if (frame_) frame_->frames().OnGc(static_cast<uint32_t>(pause_ns / 1000));
   cor::GcGenerationRange ranges[kMaxGenerationRanges];
   cor::ULONG n = 0;
   if (!cor::Failed(info_->GetGenerationBounds(kMaxGenerationRanges, &n, ranges))) {

@@ -47,6 +47,8 @@
 // After an attach (set_attached) the class load events miss the classes loaded before it: the
 // first capture adds the classes of the compiled code (loaded_classes.h) and each capture the
 // classes of the objects it met, for the next capture's static fields and layouts.
+// Frames (dotnet_frames.h): with the frame method's hook, one record per frame, its collections
+// counted at GarbageCollectionFinished.
 // Roots: stack -> one kThread container (id 0: the runtime does not say which thread) and a
 // kJitFrame container per method (id2: its FunctionID; labelled with the method's name when the
 // sink asks for field detail); finalizer queue -> kFinalized; GC handles -> kStrongPtr, table 2
@@ -112,10 +114,21 @@ class DotnetPort final : public agent::RuntimePort {
   // ("Graph.Program.Main").
   bool ReportsFields() const override { return true; }
   bool ReportsValues() const override { return true; }
+  // Frame records (dotnet_frames.h) while the frame method's hook is on (launched, not
+  // attached); no allocation samples, whatever the interval.
+  bool SupportsFrameEvents() const override { return frame_ != nullptr; }
+  bool SetFrameEventSink(agent::FrameEventSink* sink, uint32_t /*sample_bytes*/) override {
+    if (!frame_) return false;
+    frame_->frames().SetSink(sink);
+    return true;
+  }
 
   // The frame method's hook (start-up only; frame_hook.h): captures then wait for a frame's end
   // when the method returned within its window. Before the agent starts.
-  void set_frame_hook(FrameHook* hook) { frame_ = hook; }
+  void set_frame_hook(FrameHook* hook) {
+    frame_ = hook;
+    if (hook) hook->frames().set_start(start_);  // frame times on BootMillis' clock
+  }
   // The profiler was attached to a running process: the classes loaded before are found at the
   // first capture (loaded_classes.h) and from the objects each capture meets. Before the agent
   // starts.
@@ -129,7 +142,10 @@ class DotnetPort final : public agent::RuntimePort {
   // ---- runtime callbacks (profiler.h) ----
   void OnGcStarted(int32_t generation_count, const cor::BOOL* collected, int32_t reason);
   void OnGcFinished();
-  void OnClassLoaded(cor::ClassID klass) { statics_.OnClassLoaded(klass); }
+  void OnClassLoaded(cor::ClassID klass) {
+    counters_.Add(DotnetCounter::kClassesLoaded, 1);
+    statics_.OnClassLoaded(klass);
+  }
   // False: the runtime may stop this collection's heap walk (it is not recorded).
   bool OnObjectReferences(cor::ObjectID object, cor::ClassID klass, cor::ULONG count,
                           const cor::ObjectID* refs);

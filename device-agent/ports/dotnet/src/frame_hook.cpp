@@ -99,7 +99,10 @@ void FrameHook::OnEnter() {
     }
   }
   if (!pthread_equal(game_, pthread_self())) return;
-  if (depth_++ == 0) inside_.store(true, std::memory_order_release);
+  if (depth_++ == 0) {
+    frames_.OnEnter();
+    inside_.store(true, std::memory_order_release);
+  }
 }
 
 void FrameHook::OnLeave() {
@@ -109,6 +112,7 @@ void FrameHook::OnLeave() {
   if (--depth_ > 0) return;
   inside_.store(false, std::memory_order_release);
   last_leave_ns_.store(NowNs(), std::memory_order_relaxed);
+  frames_.OnLeave(completed_.load(std::memory_order_relaxed));  // only this thread adds
   // Sequentially consistent with the waiter's increment and check: one of them sees the other.
   completed_.fetch_add(1);
   if (waiters_.load() > 0) {

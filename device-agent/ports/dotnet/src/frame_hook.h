@@ -6,7 +6,8 @@
 // the runtime calls once per method before compiling it, turns the hooks on for the frame method
 // alone (matched by its name and its class's full name), so no other method pays for them. The
 // game thread is the first thread that enters the method; its leaves (depth back to 0) count the
-// completed frames and wake a capture waiting for the end of one.
+// completed frames, end a frame record (dotnet_frames.h) and wake a capture waiting for the end
+// of one.
 //
 // How a capture uses it (DotnetPort): CoreCLR can stop the world only inside a collection, and a
 // hook cannot hold the game thread (it runs in cooperative mode: the collection would wait for
@@ -32,6 +33,7 @@
 #include <string>
 
 #include "corprof_abi.h"
+#include "dotnet_frames.h"
 #include "module_metadata.h"
 #include "profiler_options.h"
 
@@ -63,6 +65,8 @@ class FrameHook {
   bool in_frame() const { return inside_.load(std::memory_order_acquire); }
   // Waits until more than `after` frames completed or the deadline; true when they did.
   bool WaitForFrameEnd(uint64_t after, std::chrono::steady_clock::time_point deadline);
+  // The frame records the hooks feed (dotnet_frames.h).
+  DotnetFrames& frames() { return frames_; }
 
  private:
   static cor::UINT_PTR Map(cor::FunctionID function, void* self, cor::BOOL* hook);
@@ -90,6 +94,7 @@ class FrameHook {
   std::atomic<bool> inside_{false};
   std::atomic<uint64_t> completed_{0};
   std::atomic<int64_t> last_leave_ns_{0};
+  DotnetFrames frames_;
 
   std::atomic<int> waiters_{0};
   std::mutex wait_mu_;

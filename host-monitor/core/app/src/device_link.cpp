@@ -108,6 +108,18 @@ bool DeviceLink::LaunchMono(const std::string& launcher, const std::string& game
   return true;
 }
 
+bool DeviceLink::LaunchDotnet(const std::string& launcher, const std::string& program, int port,
+                              const std::string& log_path, std::string* error,
+                              const std::vector<std::string>& program_args) {
+  std::vector<std::string> args = {"--port", std::to_string(port), "--quiet", "--", program};
+  args.insert(args.end(), program_args.begin(), program_args.end());
+  const std::string name = program.substr(program.find_last_of('/') + 1);
+  if (!LaunchChild(launcher, args, name + " under .NET", port, log_path, error)) return false;
+  child_what_ = name + " under .NET";
+  scenario_ = name;
+  return true;
+}
+
 bool DeviceLink::AttachDotnet(const std::string& launcher, pid_t pid, int port,
                               const std::string& log_path, std::string* error) {
   Disconnect();

@@ -119,6 +119,31 @@ bool DeviceSession::LaunchMono(const std::string& game, const std::vector<std::s
   return true;
 }
 
+bool DeviceSession::LaunchDotnet(const std::string& program,
+                                 const std::vector<std::string>& program_args) {
+  const std::string launcher = FindCompanionProgram("xrpm-dotnet", "emulator");
+  if (launcher.empty()) {
+    log_.Add(LogEntry::kError,
+             "Cannot find xrpm-dotnet (next to xrpm-monitor, in the build tree or in PATH); it is "
+             "built when the .NET SDK is installed (`dotnet` on the PATH)");
+    return false;
+  }
+  const std::string dll = program.empty() ? launcher.substr(0, launcher.find_last_of('/') + 1) +
+                                                "dotnet/XnaBubbles/XnaBubbles.dll"
+                                          : program;
+  std::error_code ec;
+  std::filesystem::create_directories(config_dir_, ec);
+  const std::string log_path = config_dir_ + "/dotnet.log";
+  std::string error;
+  counters_.Reset();
+  if (!link_.LaunchDotnet(launcher, dll, settings_.port, log_path, &error, program_args)) {
+    log_.Add(LogEntry::kError, "Could not start " + dll + " under .NET: " + error);
+    return false;
+  }
+  log_.Add(LogEntry::kInfo, "Started " + launcher + " -- " + dll + " (output in " + log_path + ")");
+  return true;
+}
+
 bool DeviceSession::AttachDotnet(pid_t pid) {
   const std::string launcher = FindCompanionProgram("xrpm-dotnet", "emulator");
   if (launcher.empty()) {

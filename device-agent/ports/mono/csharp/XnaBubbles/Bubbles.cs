@@ -3,8 +3,9 @@
 // the leak scenario: each bubble subscribes to a static event when it spawns and never
 // unsubscribes, so popped bubbles stay reachable from GameEvents.ScoreChanged.
 //
-//   mono XnaBubbles.exe [--frames N] [--fps N] [--no-leak]
+//   mono XnaBubbles.exe [--frames N] [--fps N] [--no-leak] [--collect-at N]
 // --fps 0 runs frames back to back and prints "XnaBubbles: N frames in S s" at the end.
+// --collect-at N forces a full collection (GC.Collect(2)) in the update of frame N (from 0).
 using System;
 using System.Collections.Generic;
 using Microsoft.Xna.Framework;
@@ -50,10 +51,12 @@ namespace XnaBubbles {
     readonly Hud hud = new Hud();
     readonly bool leak;
     readonly long frames;
+    readonly long collectAt;
     int score;
 
-    public BubblesGame(long frames, bool leak) {
+    public BubblesGame(long frames, bool leak, long collectAt) {
       this.frames = frames;
+      this.collectAt = collectAt;
       this.leak = leak;
     }
 
@@ -96,6 +99,7 @@ namespace XnaBubbles {
         if (p.Life <= 0) particles.RemoveAt(i);
       }
       if (FrameCount == 0) Console.Error.WriteLine("XnaBubbles: running");  // the first frame
+      if (FrameCount == collectAt) GC.Collect(2);  // a full collection in a known frame
       if (frames > 0 && FrameCount + 1 >= frames) Exit();
     }
 
@@ -113,20 +117,23 @@ namespace XnaBubbles {
       long frames = 0;
       int fps = 60;
       bool leak = true;
+      long collectAt = -1;
       for (int i = 0; i < args.Length; i++) {
         if (args[i] == "--frames" && i + 1 < args.Length && long.TryParse(args[i + 1], out frames)) {
           i++;
         } else if (args[i] == "--fps" && i + 1 < args.Length && int.TryParse(args[i + 1], out fps) && fps >= 0) {
           i++;
+        } else if (args[i] == "--collect-at" && i + 1 < args.Length && long.TryParse(args[i + 1], out collectAt)) {
+          i++;
         } else if (args[i] == "--no-leak") {
           leak = false;
         } else {
           Console.Error.WriteLine("XnaBubbles: unknown argument '" + args[i] +
-                                  "' (expected --frames N, --fps N, --no-leak)");
+                                  "' (expected --frames N, --fps N, --no-leak, --collect-at N)");
           return 2;
         }
       }
-      var game = new BubblesGame(frames, leak);
+      var game = new BubblesGame(frames, leak, collectAt);
       game.TargetElapsedTime = TimeSpan.FromTicks(TimeSpan.TicksPerSecond / (fps == 0 ? 60 : fps));
       game.Unthrottled = fps == 0;
       var clock = System.Diagnostics.Stopwatch.StartNew();

@@ -48,6 +48,13 @@ class DeviceLink {
                   const std::vector<std::string>& game_args = {},
                   const std::vector<std::string>& mono_options = {});
 
+  // Starts `launcher --port PORT --quiet -- program [program_args...]` (xrpm-dotnet: a .NET
+  // program, PROGRAM.dll, with the agent inside CoreCLR) and connects to it, as LaunchEmulator
+  // does (the program is stopped by Disconnect).
+  bool LaunchDotnet(const std::string& launcher, const std::string& program, int port,
+                    const std::string& log_path, std::string* error,
+                    const std::vector<std::string>& program_args = {});
+
   // Runs `launcher --attach PID --port PORT --quiet` (xrpm-dotnet: loads the agent into the
   // running .NET process PID) and, once it exited 0 (the agent listens), connects to it; when it
   // fails, its one-line message is the error. The process is never stopped by this link

@@ -48,6 +48,10 @@ class DeviceSession {
   // on 127.0.0.1:<settings port> and connects; `game` "" is the sample game XnaBubbles.exe
   // built beside xrpm-mono. Mono itself gets the options of settings().mono_options.
   bool LaunchMono(const std::string& game, const std::vector<std::string>& game_args = {});
+  // Starts a .NET program with the agent inside CoreCLR (xrpm-dotnet, found like xrpm-mono) on
+  // 127.0.0.1:<settings port> and connects. An empty `program` runs the sample game
+  // (dotnet/XnaBubbles/XnaBubbles.dll, built beside xrpm-dotnet).
+  bool LaunchDotnet(const std::string& program, const std::vector<std::string>& program_args = {});
   // Loads the agent into the running .NET process `pid` (xrpm-dotnet --attach, found like
   // xrpm-mono) on 127.0.0.1:<settings port> and connects (dotnet_processes.h lists candidates).
   bool AttachDotnet(pid_t pid);

@@ -1,0 +1,31 @@
+// DotnetFrames: one frame record at each return of the frame method.
+#include "dotnet_frames.h"
+
+namespace xrpm {
+namespace dotnet {
+
+void DotnetFrames::OnLeave(uint64_t frame) {
+  const int64_t now = NowNs();
+  // Collections between frames count in the frame that ends next, as under Mono: taken even
+  // when no sink listens, so a subscription's first frame holds only its own.
+  const uint32_t gcs = gcs_.exchange(0, std::memory_order_relaxed);
+  const uint32_t pause = gc_pause_us_.exchange(0, std::memory_order_relaxed);
+  if (sink_active_.load(std::memory_order_acquire)) {
+    agent::FrameRecord r{};
+    r.frame = frame;
+    r.end_us = static_cast<uint64_t>(now / 1000);
+    r.duration_us = last_end_ns_ < 0 ? 0 : static_cast<uint32_t>((now - last_end_ns_) / 1000);
+    r.work_us = enter_ns_ < 0 ? 0 : static_cast<uint32_t>((now - enter_ns_) / 1000);
+    r.alloc_bytes = 0;  // not reported on .NET (see the header)
+    r.alloc_objects = 0;
+    r.gcs = gcs;
+    r.gc_pause_us = pause;
+    r.gc_budget_left = -1;
+    std::lock_guard<std::mutex> lock(sink_mu_);
+    if (sink_) sink_->OnFrame(r);
+  }
+  last_end_ns_ = now;
+}
+
+}  // namespace dotnet
+}  // namespace xrpm

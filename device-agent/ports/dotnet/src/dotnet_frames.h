@@ -1,0 +1,73 @@
+// DotnetFrames: the per-frame records of a program under xrpm-dotnet (RuntimePort::
+// SetFrameEventSink, xrpm/agent/frame_events.h), fed by the frame method's hooks (frame_hook.h)
+// and the runtime's collection notifications (GarbageCollectionStarted/Finished, which the port
+// receives in either event mode: COR_PRF_HIGH_BASIC_GC or COR_PRF_MONITOR_GC).
+//
+// A frame ends when the game thread returns from the frame method (Microsoft.Xna.Framework.Game:
+// Tick unless --frame says otherwise): frame = the frames completed before it (0, 1, 2, ...: the
+// hook's count), duration = previous end -> this end, work = the method's entry -> return,
+// collections = those that finished since the previous end, their pause (started -> finished,
+// summed). Allocations are not reported (alloc_bytes and alloc_objects 0): the profiling API has
+// no per-thread allocation figure; ObjectAllocated would send every allocation through a callback
+// and can be asked for only at start-up (docs/DOTNET.md). No allocation samples either, and no
+// byte budget (gc_budget_left -1).
+//
+// Thread-safety: set_start from the runtime's start-up thread, before any managed code; SetSink
+// from the agent's thread; OnEnter/OnLeave on the game thread only (the hook filters); OnGc from
+// the collecting thread. Sink calls happen under sink_mu_ on the game thread, so they are
+// serialised, and SetSink returns only once the previous sink can receive no further call.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <mutex>
+
+#include "xrpm/agent/frame_events.h"
+
+namespace xrpm {
+namespace dotnet {
+
+class DotnetFrames {
+ public:
+  // The clock's origin (the port's BootMillis origin), before the program runs managed code.
+  void set_start(std::chrono::steady_clock::time_point start) { start_ = start; }
+
+  void SetSink(agent::FrameEventSink* sink) {
+    std::lock_guard<std::mutex> lock(sink_mu_);
+    sink_ = sink;
+    sink_active_.store(sink != nullptr, std::memory_order_release);
+  }
+
+  // The game thread entered the frame method (depth 0 -> 1).
+  void OnEnter() { enter_ns_ = NowNs(); }
+  // The game thread returned from it (depth back to 0): frame number `frame` ended.
+  void OnLeave(uint64_t frame);
+  // A collection finished after a pause of `pause_us`.
+  void OnGc(uint32_t pause_us) {
+    gcs_.fetch_add(1, std::memory_order_relaxed);
+    gc_pause_us_.fetch_add(pause_us, std::memory_order_relaxed);
+  }
+
+ private:
+  int64_t NowNs() const {
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() -
+                                                                start_)
+        .count();
+  }
+
+  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
+  std::mutex sink_mu_;
+  agent::FrameEventSink* sink_ = nullptr;  // guarded by sink_mu_
+  std::atomic<bool> sink_active_{false};
+
+  // Game thread only.
+  int64_t last_end_ns_ = -1;
+  int64_t enter_ns_ = -1;
+
+  std::atomic<uint32_t> gcs_{0};
+  std::atomic<uint32_t> gc_pause_us_{0};
+};
+
+}  // namespace dotnet
+}  // namespace xrpm

@@ -1,0 +1,163 @@
+// Live channels on .NET: frame records from xrpm-dotnet (dotnet_frames.h) and the counters. The
+// sample game XnaBubbles runs Microsoft.Xna.Framework.Game:Tick; with --collect-at N it calls
+// GC.Collect(2) in the update of frame N, so that frame's record must hold a collection. Rows
+// arrive in order, frame numbers consecutive; `xrpm frames --connect` prints them. Waits on
+// frames and log lines, bounded; no sleeps.
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <csignal>
+#include <fstream>
+#include <iterator>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <thread>
+
+#include "dotnet_process.h"
+#include "mono_process.h"
+#include "temp_dir.h"
+#include "tool_process.h"
+#include "xrpm/app/device_link.h"
+#include "xrpm/client/host_client.h"
+
+namespace xrpm::testing {
+namespace {
+
+TEST(DotnetLive, FrameRowsArriveInOrderAndAForcedCollectionIsInItsFrame) {
+  SKIP_WITHOUT_DOTNET();
+  // Frame 150: after the subscription started (a loaded machine may take seconds to connect;
+  // at 60 frames a second that is 2.5 s, and the test waits for frames before deciding).
+  constexpr uint64_t kCollectAt = 150;
+  DotnetRun run({}, DotnetProgram("XnaBubbles"), {"--collect-at", std::to_string(kCollectAt)});
+  ASSERT_FALSE(run.endpoint.empty()) << run.proc->log().All();
+  auto client = ConnectTo(run.endpoint);
+  ASSERT_TRUE(client);
+  client::HostClient& c = *client;
+  c.SubscribeFrames(65536);
+  FrameRecording rec;
+  bool seen = false;
+  // Bounded: at most 120 waits of up to 1 s for more rows.
+  for (int i = 0; i < 120 && !seen; ++i) {
+    c.WaitFrames(rec.frames.size() + 30, 1000);
+    ASSERT_TRUE(c.frames_status().error.empty()) << c.frames_status().error;
+    c.TakeFrames(&rec);
+    seen = !rec.frames.empty() && rec.frames.back().frame > kCollectAt;
+  }
+  ASSERT_TRUE(seen) << rec.frames.size() << " rows" << run.proc->log().All();
+  ASSERT_LE(rec.frames.front().frame, kCollectAt) << "subscribed too late for the test's frame";
+  bool found = false;
+  for (size_t i = 0; i < rec.frames.size(); ++i) {
+    const auto& f = rec.frames[i];
+    if (i > 0) {
+      EXPECT_EQ(f.frame, rec.frames[i - 1].frame + 1) << "consecutive";
+      EXPECT_GT(f.end_us, rec.frames[i - 1].end_us);
+      EXPECT_GT(f.duration_us, 0u) << "frame " << f.frame;
+    }
+    EXPECT_LE(f.work_us, f.duration_us == 0 ? f.work_us : f.duration_us) << "frame " << f.frame;
+    EXPECT_EQ(f.gc_budget_left, -1) << "CoreCLR has no byte budget";
+    if (f.gcs == 0) {
+      EXPECT_EQ(f.gc_pause_us, 0u) << "frame " << f.frame;
+    }
+    if (f.frame == kCollectAt) {
+      found = true;
+      EXPECT_GE(f.gcs, 1u) << "GC.Collect(2) ran in frame " << kCollectAt;
+      EXPECT_GT(f.gc_pause_us, 0u);
+      EXPECT_GE(f.work_us, f.gc_pause_us) << "the collection ran inside the frame's work";
+    }
+  }
+  EXPECT_TRUE(found);
+  EXPECT_EQ(run.proc->Stop(30000), 128 + SIGTERM);
+}
+
+TEST(DotnetLive, TheFramesVerbPrintsTheGame) {
+  SKIP_WITHOUT_DOTNET();
+  TempDir dir("xrpm-dotnet-live");
+  DotnetRun run({}, DotnetProgram("XnaBubbles"), {});
+  ASSERT_FALSE(run.endpoint.empty()) << run.proc->log().All();
+  const RunResult r =
+      RunXrpm("frames --connect " + run.endpoint + " --count 60 --csv " + dir.Path("f.csv"), true);
+  ASSERT_EQ(r.exit_code, 0) << r.out << run.proc->log().All();
+  EXPECT_NE(r.out.find("frames"), std::string::npos) << r.out;
+  std::ifstream in(dir.Path("f.csv"));
+  const std::string csv((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(csv.rfind("frame,ms,work_ms,", 0), 0u) << csv;
+  EXPECT_GE(std::count(csv.begin(), csv.end(), '\n'), 61) << csv;
+  EXPECT_EQ(run.proc->Stop(30000), 128 + SIGTERM);
+}
+
+TEST(DotnetLive, AfterAnAttachFramesAreRefused) {
+  SKIP_WITHOUT_DOTNET();
+  // --no-frame: no frame method's hook, as after an attach (hooks are start-up only).
+  DotnetRun run({"--no-frame"}, DotnetProgram("XnaBubbles"), {});
+  ASSERT_FALSE(run.endpoint.empty()) << run.proc->log().All();
+  auto client = ConnectTo(run.endpoint);
+  ASSERT_TRUE(client);
+  client::HostClient& c = *client;
+  c.SubscribeFrames(65536);
+  for (int i = 0; i < 150 && c.frames_status().error.empty(); ++i)
+    EXPECT_FALSE(c.WaitFrames(1, 200));
+  EXPECT_NE(c.frames_status().error.find("does not report frames"), std::string::npos)
+      << c.frames_status().error;
+  EXPECT_EQ(run.proc->Stop(30000), 128 + SIGTERM);
+}
+
+TEST(DotnetLive, CountersAtTheChosenInterval) {
+  SKIP_WITHOUT_DOTNET();
+  DotnetRun run({}, DotnetProgram("XnaBubbles"), {"--collect-at", "1"});
+  ASSERT_FALSE(run.endpoint.empty()) << run.proc->log().All();
+  ASSERT_FALSE(run.proc->log().WaitFor("XnaBubbles: running", 30000).empty());
+  const RunResult r =
+      RunXrpm("counters --connect " + run.endpoint + " --duration 2 --interval 250 --json", true);
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  const nlohmann::json j = nlohmann::json::parse(r.out, nullptr, false);
+  ASSERT_FALSE(j.is_discarded()) << r.out;
+  EXPECT_EQ(j["interval_ms"], 250) << r.out;
+  EXPECT_GE(j["samples"].get<int>(), 4) << "2 s at 250 ms: " << r.out;
+  auto total = [&](const std::string& name) -> int64_t {
+    for (const auto& c : j["counters"])
+      if (c["name"] == name) return c["total"].get<int64_t>();
+    return -1;  // absent
+  };
+  EXPECT_GE(total("Garbage Collections (GC)"), 1) << r.out;
+  EXPECT_GE(total("Calls to GC.Collect"), 1) << "GC.Collect(2) in frame 1: " << r.out;
+  EXPECT_GT(total("Classes Loaded"), 10) << r.out;
+  EXPECT_GE(total("GC Latency Time (ms)"), 0) << r.out;
+  EXPECT_EQ(total("Managed Bytes Allocated"), -1) << "not reported by this port: absent, not zero";
+  EXPECT_EQ(run.proc->Stop(30000), 128 + SIGTERM);
+}
+
+// The monitor's "Launch C# sample game under .NET" (DeviceSession::LaunchDotnet): its link starts
+// xrpm-dotnet on a fixed port, connects, and the Timeline's frames subscription gets rows;
+// Disconnect stops the program.
+TEST(DotnetLive, TheMonitorsLaunchConnectsAndRecordsFrames) {
+  SKIP_WITHOUT_DOTNET();
+  TempDir dir("xrpm-dotnet-launch");
+  int low = 0;
+  std::ifstream("/proc/sys/net/ipv4/ip_local_port_range") >> low;
+  if (low <= 11000) low = 32768;
+  const int port = 10000 + int((getpid() + 7) % (low - 10000));  // below the ephemeral ports
+  app::DeviceLink link;
+  std::string error;
+  ASSERT_TRUE(link.LaunchDotnet(DotnetLauncher(), DotnetProgram("XnaBubbles"), port,
+                                dir.Path("dotnet.log"), &error))
+      << error;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (link.phase() != app::DeviceLink::Phase::kConnected &&
+         link.phase() != app::DeviceLink::Phase::kFailed &&
+         std::chrono::steady_clock::now() < deadline) {
+    link.Poll();
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));  // a UI frame, not a guess
+  }
+  ASSERT_EQ(link.phase(), app::DeviceLink::Phase::kConnected) << link.error();
+  EXPECT_EQ(link.client()->device().app_name, "XnaBubbles.dll");
+  link.client()->SubscribeFrames(65536);
+  EXPECT_TRUE(link.client()->WaitFrames(10, 30000)) << link.client()->frames_status().error;
+  link.Disconnect();
+  EXPECT_FALSE(link.emulator_running());
+}
+
+}  // namespace
+}  // namespace xrpm::testing
