@@ -11,8 +11,6 @@ namespace xrpm {
 namespace agent {
 namespace {
 
-constexpr uint32_t kNullString = 0xFFFFFFFFu;
-
 uint64_t StrBytes(const char* s, size_t n) {  // what Str writes
   return 4 + (s ? n : 0);
 }
@@ -57,7 +55,7 @@ void WalkRecorder::Put(const void* p, size_t n) {
 
 void WalkRecorder::Str(const char* s, size_t n) {
   if (!s) {
-    Val<uint32_t>(kNullString);
+    Val<uint32_t>(kWalkNullString);
     return;
   }
   Val<uint32_t>(static_cast<uint32_t>(n));

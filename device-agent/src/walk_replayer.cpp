@@ -13,7 +13,6 @@ namespace xrpm {
 namespace agent {
 namespace {
 
-constexpr uint32_t kNullString = 0xFFFFFFFFu;
 constexpr size_t kHeaderBytes = 5;
 constexpr size_t kMinBuffer = size_t{64} << 10;
 constexpr uint8_t kMaxTag = static_cast<uint8_t>(WalkRecordTag::kDescribeTypeWithTraits);
@@ -98,7 +97,7 @@ struct Payload {
     *s = nullptr;
     *n = 0;
     const auto len = Val<uint32_t>(what);
-    if (!error.empty() || len == kNullString) return error.empty();
+    if (!error.empty() || len == kWalkNullString) return error.empty();
     if (size - pos < len)
       return Fail(std::string("expected ") + what + " of " + std::to_string(len) +
                   " bytes, found " + std::to_string(size - pos) + " bytes left in the record");

@@ -4,16 +4,13 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "report_error.h"
+
 namespace xrpm {
 namespace protocol {
 namespace {
 
 constexpr uint32_t kClassContainer = 11;  // agent::ContainerType::kClass
-
-bool Fail(std::string* error, const std::string& what) {
-  if (error) *error = what;
-  return false;
-}
 
 std::string Hex(uint64_t v) {
   char b[24];
@@ -64,26 +61,27 @@ bool FieldChecker::CheckSlot(uint64_t owner, uint32_t type, const RawLayout* l, 
   // The message is built only on failure: this runs once per reference of the capture.
   auto where = [&] { return Where(owner, type) + ", reference " + std::to_string(ref) + ": "; };
   if (!l)
-    return Fail(error, where() + "slot " + std::to_string(slot) + " but its type has no layout");
+    return ReportError(error,
+                       where() + "slot " + std::to_string(slot) + " but its type has no layout");
   switch (l->shape) {
     case TypeShape::kString:
-      return Fail(error,
-                  where() + "a string has no reference slots (found " + std::to_string(slot) + ")");
+      return ReportError(
+          error, where() + "a string has no reference slots (found " + std::to_string(slot) + ")");
     case TypeShape::kArray:
       if (array_length != UINT64_MAX && slot >= array_length)
-        return Fail(error, where() + "element index " + std::to_string(slot) +
-                               " out of range for an array of length " +
-                               std::to_string(array_length));
+        return ReportError(error, where() + "element index " + std::to_string(slot) +
+                                      " out of range for an array of length " +
+                                      std::to_string(array_length));
       return true;
     default:
       if (slot >= l->fields.size())
-        return Fail(error, where() + "field id " + std::to_string(slot) +
-                               " out of range for its type (" + std::to_string(l->fields.size()) +
-                               " fields)");
+        return ReportError(error, where() + "field id " + std::to_string(slot) +
+                                      " out of range for its type (" +
+                                      std::to_string(l->fields.size()) + " fields)");
       if (l->fields[slot].kind != FieldKind::kReference)
-        return Fail(error, where() + "field id " + std::to_string(slot) + " (" +
-                               Quote(l->fields[slot].name) + ") is a " +
-                               FieldKindName(l->fields[slot].kind) + ", not a reference");
+        return ReportError(error, where() + "field id " + std::to_string(slot) + " (" +
+                                      Quote(l->fields[slot].name) + ") is a " +
+                                      FieldKindName(l->fields[slot].kind) + ", not a reference");
       return true;
   }
 }
@@ -99,9 +97,9 @@ bool FieldChecker::CheckObject(size_t i, const RawBatch& b, size_t* value_at,
   const RawLayout* l = LayoutOf(info);
   *layout = l;
   if (l && l->shape != TypeShape::kArray && info->extent > size)
-    return Fail(error, Where(id, type) + ": its layout has a field up to byte " +
-                           std::to_string(info->extent) + ", outside the object's " +
-                           std::to_string(size) + " bytes");
+    return ReportError(error, Where(id, type) + ": its layout has a field up to byte " +
+                                  std::to_string(info->extent) + ", outside the object's " +
+                                  std::to_string(size) + " bytes");
   last_length_ = UINT64_MAX;
   if (!values_ || b.object_value_count.empty()) return true;
   const uint32_t n = b.object_value_count[i];
@@ -111,48 +109,51 @@ bool FieldChecker::CheckObject(size_t i, const RawBatch& b, size_t* value_at,
   // The message is built only on failure: this runs once per object of the capture.
   auto where = [&] { return Where(id, type) + ": "; };
   if (!l)
-    return Fail(error, where() + std::to_string(n) + " value words but its type has no layout");
+    return ReportError(error,
+                       where() + std::to_string(n) + " value words but its type has no layout");
   switch (l->shape) {
     case TypeShape::kString: {
       const uint64_t length = w[0];
       if (length > size / 2)
-        return Fail(error, where() + "string length " + std::to_string(length) +
-                               " code units is beyond its object (" + std::to_string(size) +
-                               " bytes)");
+        return ReportError(error, where() + "string length " + std::to_string(length) +
+                                      " code units is beyond its object (" + std::to_string(size) +
+                                      " bytes)");
       const uint64_t sent = std::min<uint64_t>(length, string_cap_);
       if (n - 1 != sent)
-        return Fail(error, where() + std::to_string(n - 1) + " code units sent, expected " +
-                               std::to_string(sent) + " (length " + std::to_string(length) +
-                               ", cap " + std::to_string(string_cap_) + ")");
+        return ReportError(error, where() + std::to_string(n - 1) + " code units sent, expected " +
+                                      std::to_string(sent) + " (length " + std::to_string(length) +
+                                      ", cap " + std::to_string(string_cap_) + ")");
       for (uint32_t k = 1; k < n; ++k)
         if (w[k] > 0xFFFF)
-          return Fail(error, where() + "code unit " + std::to_string(k - 1) + " is " +
-                                 std::to_string(w[k]) + ", wider than 16 bits");
+          return ReportError(error, where() + "code unit " + std::to_string(k - 1) + " is " +
+                                        std::to_string(w[k]) + ", wider than 16 bits");
       return true;
     }
     case TypeShape::kArray: {
       if (n != 1)
-        return Fail(error, where() + std::to_string(n) + " value words for an array, expected 1");
+        return ReportError(error,
+                           where() + std::to_string(n) + " value words for an array, expected 1");
       const uint64_t elem = l->element_kind == FieldKind::kReference
                                 ? pointer_bytes_
                                 : FieldKindBytes(l->element_kind, pointer_bytes_);
       if (w[0] > size || (elem && w[0] > size / elem))
-        return Fail(error, where() + "array length " + std::to_string(w[0]) +
-                               " is beyond its object (" + std::to_string(size) + " bytes)");
+        return ReportError(error, where() + "array length " + std::to_string(w[0]) +
+                                      " is beyond its object (" + std::to_string(size) + " bytes)");
       last_length_ = w[0];
       return true;
     }
     default: {
       if (n != info->value_words)
-        return Fail(error, where() + std::to_string(n) + " value words, its layout has " +
-                               std::to_string(info->value_words) + " value fields");
+        return ReportError(error, where() + std::to_string(n) + " value words, its layout has " +
+                                      std::to_string(info->value_words) + " value fields");
       uint32_t k = 0;
       for (const RawField& f : l->fields) {
         if (!IsValueKind(f.kind)) continue;
         uint64_t bits;
         if (!WordToValue(f.kind, w[k], pointer_bytes_, &bits))
-          return Fail(error, where() + "field " + Quote(f.name) + " (" + FieldKindName(f.kind) +
-                                 "): value word " + std::to_string(w[k]) + " has the wrong width");
+          return ReportError(error, where() + "field " + Quote(f.name) + " (" +
+                                        FieldKindName(f.kind) + "): value word " +
+                                        std::to_string(w[k]) + " has the wrong width");
         ++k;
       }
       return true;
@@ -166,14 +167,14 @@ bool FieldChecker::Check(const RawBatch& b, uint32_t seq, std::string* error) {
   for (const RawContainer& c : b.containers) labels |= !c.label.empty();
   if (!fields_ && (!b.layouts.empty() || !b.enums.empty() || !b.root_slot.empty() ||
                    !b.ref_slot.empty() || labels))
-    return Fail(error, batch_ + "layouts, slots or labels in a capture without fields");
+    return ReportError(error, batch_ + "layouts, slots or labels in a capture without fields");
   if (!values_ && b.HasValueColumns())
-    return Fail(error, batch_ + "values in a capture without values");
+    return ReportError(error, batch_ + "values in a capture without values");
   if (fields_ && ((!b.root_object.empty() && b.root_slot.size() != b.root_object.size()) ||
                   (!b.refs.empty() && b.ref_slot.size() != b.refs.size())))
-    return Fail(error, batch_ + "a fields capture's batch without its slot columns");
+    return ReportError(error, batch_ + "a fields capture's batch without its slot columns");
   if (values_ && !b.object_id.empty() && b.object_value_count.size() != b.object_id.size())
-    return Fail(error, batch_ + "a values capture's batch without its value columns");
+    return ReportError(error, batch_ + "a values capture's batch without its value columns");
 
   // Types and layouts may be added below (layouts_ may move).
   info_cached_ = false;
@@ -181,21 +182,22 @@ bool FieldChecker::Check(const RawBatch& b, uint32_t seq, std::string* error) {
   for (const RawContainer& c : b.containers) containers_.emplace_back(c.kind, c.id1);
   for (const RawEnum& e : b.enums)
     if (!enums_.emplace(e.id, e).second)
-      return Fail(error, batch_ + "enum " + std::to_string(e.id) + " defined twice");
+      return ReportError(error, batch_ + "enum " + std::to_string(e.id) + " defined twice");
   for (const RawLayout& l : b.layouts) {
     auto it = types_.find(l.type_id);
     if (it == types_.end())
-      return Fail(error, batch_ + "a layout (" + std::to_string(l.fields.size()) + " fields, " +
-                             std::to_string(l.statics.size()) + " static fields) for type " +
-                             std::to_string(l.type_id) + ", which the capture does not hold");
+      return ReportError(error, batch_ + "a layout (" + std::to_string(l.fields.size()) +
+                                    " fields, " + std::to_string(l.statics.size()) +
+                                    " static fields) for type " + std::to_string(l.type_id) +
+                                    ", which the capture does not hold");
     if (it->second.layout >= 0)
-      return Fail(error, batch_ + "a second layout for type " + Quote(it->second.name));
+      return ReportError(error, batch_ + "a second layout for type " + Quote(it->second.name));
     uint64_t extent = 0;
     for (const RawField& f : l.fields) {
       if (f.enum_id != 0 && !enums_.count(f.enum_id))
-        return Fail(error, batch_ + "layout of " + Quote(it->second.name) + ": field " +
-                               Quote(f.name) + " names enum " + std::to_string(f.enum_id) +
-                               ", which is not defined");
+        return ReportError(error, batch_ + "layout of " + Quote(it->second.name) + ": field " +
+                                      Quote(f.name) + " names enum " + std::to_string(f.enum_id) +
+                                      ", which is not defined");
       const uint64_t width =
           f.kind == FieldKind::kReference ? pointer_bytes_ : FieldKindBytes(f.kind, pointer_bytes_);
       extent = std::max<uint64_t>(extent, uint64_t{f.offset} + width);
@@ -215,14 +217,15 @@ bool FieldChecker::Check(const RawBatch& b, uint32_t seq, std::string* error) {
              "): static field " + std::to_string(slot);
     };
     if (c >= containers_.size() || containers_[c].first != kClassContainer)
-      return Fail(error, where() + " on a container that is not a type's statics");
+      return ReportError(error, where() + " on a container that is not a type's statics");
     const uint64_t type = containers_[c].second;
     const RawLayout* l = type <= 0xFFFFFFFFu ? Layout(static_cast<uint32_t>(type)) : nullptr;
     if (!l)
-      return Fail(error, where() + " of type " + std::to_string(type) + ", which has no layout");
+      return ReportError(error,
+                         where() + " of type " + std::to_string(type) + ", which has no layout");
     if (slot >= l->statics.size())
-      return Fail(error, where() + " out of range for its type (" +
-                             std::to_string(l->statics.size()) + " static fields)");
+      return ReportError(error, where() + " out of range for its type (" +
+                                    std::to_string(l->statics.size()) + " static fields)");
   }
 
   size_t r = 0, value_at = 0;

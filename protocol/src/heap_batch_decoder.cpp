@@ -6,6 +6,7 @@
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
+#include "report_error.h"
 #include "xrpm/protocol/column_codec.h"
 #include "xrpm/protocol/constants.h"
 #include "xrpm/protocol/heap_batch.h"
@@ -14,22 +15,18 @@ namespace xrpm {
 namespace protocol {
 namespace {
 
-bool Fail(std::string* error, const std::string& what) {
-  if (error) *error = what;
-  return false;
-}
-
 template <class T>
 bool Column(const std::string& bytes, size_t n, std::vector<T>* out, const char* name,
             std::string* error) {
   out->resize(n);
   if (n == 0) {
-    if (!bytes.empty()) return Fail(error, std::string(name) + ": bytes present for 0 values");
+    if (!bytes.empty())
+      return ReportError(error, std::string(name) + ": bytes present for 0 values");
     return true;
   }
   if (!DecodeColumn(bytes, n, out->data()))
-    return Fail(error, std::string(name) + ": not a valid column of " + std::to_string(n) +
-                           " values (" + std::to_string(bytes.size()) + " bytes)");
+    return ReportError(error, std::string(name) + ": not a valid column of " + std::to_string(n) +
+                                  " values (" + std::to_string(bytes.size()) + " bytes)");
   return true;
 }
 
@@ -43,39 +40,40 @@ bool DecodeOrigins(const wire::HeapBatch& in, RawBatch* out, std::string* error)
     out->sample_bytes = in.origin_clock().sample_bytes();
   }
   if (static_cast<size_t>(in.origin_methods_size()) > kMaxBatchOriginMethods)
-    return Fail(error, std::to_string(in.origin_methods_size()) +
-                           " origin method definitions, over the batch limit of " +
-                           std::to_string(kMaxBatchOriginMethods));
+    return ReportError(error, std::to_string(in.origin_methods_size()) +
+                                  " origin method definitions, over the batch limit of " +
+                                  std::to_string(kMaxBatchOriginMethods));
   out->origin_methods.reserve(in.origin_methods_size());
   for (const std::string& m : in.origin_methods()) {
     if (m.size() > kMaxMethodNameBytes)
-      return Fail(error, "origin method " + std::to_string(out->origin_methods.size()) + " is " +
-                             std::to_string(m.size()) + " bytes, over the limit of " +
-                             std::to_string(kMaxMethodNameBytes));
+      return ReportError(error, "origin method " + std::to_string(out->origin_methods.size()) +
+                                    " is " + std::to_string(m.size()) +
+                                    " bytes, over the limit of " +
+                                    std::to_string(kMaxMethodNameBytes));
     out->origin_methods.push_back(m);
   }
   if (in.site_count() > kMaxBatchSites)
-    return Fail(error, std::to_string(in.site_count()) +
-                           " site definitions, over the batch limit of " +
-                           std::to_string(kMaxBatchSites));
+    return ReportError(error, std::to_string(in.site_count()) +
+                                  " site definitions, over the batch limit of " +
+                                  std::to_string(kMaxBatchSites));
   if (!Column(in.site_depths(), in.site_count(), &out->site_depth, "site depths", error))
     return false;
   size_t total = 0;
   for (size_t i = 0; i < out->site_depth.size(); ++i) {
     if (out->site_depth[i] > kMaxStackDepth)
-      return Fail(error, "site " + std::to_string(i) + " of the batch has depth " +
-                             std::to_string(out->site_depth[i]) + ", over the limit of " +
-                             std::to_string(kMaxStackDepth));
+      return ReportError(error, "site " + std::to_string(i) + " of the batch has depth " +
+                                    std::to_string(out->site_depth[i]) + ", over the limit of " +
+                                    std::to_string(kMaxStackDepth));
     total += out->site_depth[i];
   }
   if (!Column(in.site_methods(), total, &out->site_method, "site methods", error)) return false;
   for (uint32_t m : out->site_method)
-    if (m == 0) return Fail(error, "site methods: method id 0 (ids start at 1)");
+    if (m == 0) return ReportError(error, "site methods: method id 0 (ids start at 1)");
 
   const size_t nobj = out->object_id.size();
   if (in.object_sites().empty()) {
     if (!in.object_frames().empty() || in.frame_base() != 0)
-      return Fail(error, "object frames without object sites");
+      return ReportError(error, "object frames without object sites");
     return true;
   }
   if (!Column(in.object_sites(), nobj, &out->object_site, "object sites", error)) return false;
@@ -104,8 +102,8 @@ bool IsIntegralKind(FieldKind k) {
 
 bool NameOk(const std::string& name, size_t limit, const std::string& what, std::string* error) {
   if (name.size() <= limit) return true;
-  return Fail(error, what + " is " + std::to_string(name.size()) + " bytes, over the limit of " +
-                         std::to_string(limit));
+  return ReportError(error, what + " is " + std::to_string(name.size()) +
+                                " bytes, over the limit of " + std::to_string(limit));
 }
 
 // One layout: counts, name lengths, kinds (what one message can check; the capture-wide
@@ -113,18 +111,19 @@ bool NameOk(const std::string& name, size_t limit, const std::string& what, std:
 bool DecodeLayout(const wire::TypeLayout& in, RawLayout* out, std::string* error) {
   const std::string where = "layout of type " + std::to_string(in.type_id()) + ": ";
   if (in.shape() < 0 || static_cast<uint32_t>(in.shape()) > kMaxTypeShape)
-    return Fail(error, where + "shape " + std::to_string(in.shape()) + " out of range");
+    return ReportError(error, where + "shape " + std::to_string(in.shape()) + " out of range");
   if (static_cast<size_t>(in.fields_size()) > kMaxLayoutFields ||
       static_cast<size_t>(in.statics_size()) > kMaxLayoutFields)
-    return Fail(error, where + std::to_string(in.fields_size()) + " fields and " +
-                           std::to_string(in.statics_size()) + " statics, over the limit of " +
-                           std::to_string(kMaxLayoutFields));
+    return ReportError(error, where + std::to_string(in.fields_size()) + " fields and " +
+                                  std::to_string(in.statics_size()) +
+                                  " statics, over the limit of " +
+                                  std::to_string(kMaxLayoutFields));
   out->type_id = in.type_id();
   out->shape = static_cast<TypeShape>(in.shape());
   out->cut = in.cut();
   if (!KindInRange(in.element_kind(), true))
-    return Fail(error,
-                where + "element kind " + std::to_string(in.element_kind()) + " out of range");
+    return ReportError(
+        error, where + "element kind " + std::to_string(in.element_kind()) + " out of range");
   out->element_kind = static_cast<FieldKind>(in.element_kind());
   if (!NameOk(in.element_type_name(), kMaxFieldNameBytes, where + "element type name", error))
     return false;
@@ -138,7 +137,7 @@ bool DecodeLayout(const wire::TypeLayout& in, RawLayout* out, std::string* error
         !NameOk(f.type_name(), kMaxFieldNameBytes, what + " type name", error))
       return false;
     if (!KindInRange(f.kind(), false))
-      return Fail(error, what + ": kind " + std::to_string(f.kind()) + " out of range");
+      return ReportError(error, what + ": kind " + std::to_string(f.kind()) + " out of range");
     r.name = f.name();
     r.type_name = f.type_name();
     r.offset = f.offset();
@@ -146,8 +145,8 @@ bool DecodeLayout(const wire::TypeLayout& in, RawLayout* out, std::string* error
     r.is_enum = f.is_enum();
     r.enum_id = f.enum_id();
     if ((r.is_enum && !IsIntegralKind(r.kind)) || (r.enum_id != 0 && !r.is_enum))
-      return Fail(error, what + ": an enum of kind " + FieldKindName(r.kind) + " (enum id " +
-                             std::to_string(r.enum_id) + ")");
+      return ReportError(error, what + ": an enum of kind " + FieldKindName(r.kind) + " (enum id " +
+                                    std::to_string(r.enum_id) + ")");
   }
   out->statics.resize(in.statics_size());
   for (int i = 0; i < in.statics_size(); ++i) {
@@ -157,7 +156,7 @@ bool DecodeLayout(const wire::TypeLayout& in, RawLayout* out, std::string* error
         !NameOk(f.type_name(), kMaxFieldNameBytes, what + " type name", error))
       return false;
     if (!KindInRange(f.kind(), false))
-      return Fail(error, what + ": kind " + std::to_string(f.kind()) + " out of range");
+      return ReportError(error, what + ": kind " + std::to_string(f.kind()) + " out of range");
     out->statics[i] = RawStaticField{f.name(), f.type_name(), static_cast<FieldKind>(f.kind())};
   }
   return true;
@@ -165,18 +164,18 @@ bool DecodeLayout(const wire::TypeLayout& in, RawLayout* out, std::string* error
 
 bool DecodeEnum(const wire::EnumDef& in, RawEnum* out, std::string* error) {
   const std::string where = "enum " + std::to_string(in.id()) + ": ";
-  if (in.id() == 0) return Fail(error, "enum id 0 (ids start at 1)");
+  if (in.id() == 0) return ReportError(error, "enum id 0 (ids start at 1)");
   if (!NameOk(in.name(), kMaxTypeNameBytes, where + "name", error)) return false;
   if (!KindInRange(in.underlying(), false) ||
       !IsIntegralKind(static_cast<FieldKind>(in.underlying())))
-    return Fail(error, where + "underlying kind " + std::to_string(in.underlying()) +
-                           " is not an integral primitive");
+    return ReportError(error, where + "underlying kind " + std::to_string(in.underlying()) +
+                                  " is not an integral primitive");
   if (in.member_names_size() != in.member_values_size() ||
       static_cast<size_t>(in.member_names_size()) > kMaxEnumMembers)
-    return Fail(error, where + std::to_string(in.member_names_size()) + " member names and " +
-                           std::to_string(in.member_values_size()) +
-                           " values (equal counts, at most " + std::to_string(kMaxEnumMembers) +
-                           ")");
+    return ReportError(error, where + std::to_string(in.member_names_size()) +
+                                  " member names and " + std::to_string(in.member_values_size()) +
+                                  " values (equal counts, at most " +
+                                  std::to_string(kMaxEnumMembers) + ")");
   out->id = in.id();
   out->name = in.name();
   out->underlying = static_cast<FieldKind>(in.underlying());
@@ -193,10 +192,10 @@ bool DecodeEnum(const wire::EnumDef& in, RawEnum* out, std::string* error) {
 bool DecodeFields(const wire::HeapBatch& in, RawBatch* out, std::string* error) {
   if (static_cast<size_t>(in.layouts_size()) > kMaxBatchLayouts ||
       static_cast<size_t>(in.enums_size()) > kMaxBatchEnums)
-    return Fail(error, std::to_string(in.layouts_size()) + " layouts and " +
-                           std::to_string(in.enums_size()) + " enums, over the batch limits (" +
-                           std::to_string(kMaxBatchLayouts) + ", " +
-                           std::to_string(kMaxBatchEnums) + ")");
+    return ReportError(
+        error, std::to_string(in.layouts_size()) + " layouts and " +
+                   std::to_string(in.enums_size()) + " enums, over the batch limits (" +
+                   std::to_string(kMaxBatchLayouts) + ", " + std::to_string(kMaxBatchEnums) + ")");
   out->layouts.resize(in.layouts_size());
   for (int i = 0; i < in.layouts_size(); ++i)
     if (!DecodeLayout(in.layouts(i), &out->layouts[i], error)) return false;
@@ -211,28 +210,28 @@ bool DecodeFields(const wire::HeapBatch& in, RawBatch* out, std::string* error) 
     out->root_slot.resize(n);
     for (size_t i = 0; i < n; ++i) {
       if (words[i] > kNoSlot)
-        return Fail(error, "root slots: root " + std::to_string(i) + " has slot word " +
-                               std::to_string(words[i]) + ", over 32 bits");
+        return ReportError(error, "root slots: root " + std::to_string(i) + " has slot word " +
+                                      std::to_string(words[i]) + ", over 32 bits");
       out->root_slot[i] = words[i] == 0 ? kNoSlot : static_cast<uint32_t>(words[i] - 1);
     }
   }
   if (in.ref_slots().empty() && in.cont_slot() != 0)
-    return Fail(error, "cont_slot without reference slots");
+    return ReportError(error, "cont_slot without reference slots");
   if (!in.ref_slots().empty()) {
     const size_t nrefs = out->refs.size();
     if (!Column(in.ref_slots(), nrefs, &words, "reference slots", error)) return false;
     out->ref_slot.resize(nrefs);
     size_t r = 0;
     if (in.cont_slot() != 0 && out->cont_refs == 0)
-      return Fail(error,
-                  "cont_slot " + std::to_string(in.cont_slot()) + " without continued references");
+      return ReportError(
+          error, "cont_slot " + std::to_string(in.cont_slot()) + " without continued references");
     out->cont_prev_slot = in.cont_slot() == 0 ? kNoSlot : in.cont_slot() - 1;
     uint32_t prev = out->cont_prev_slot;
     const auto one = [&](size_t i) {
       if (WordToSlot(words[i], &prev, &out->ref_slot[i])) return true;
-      return Fail(error, "reference slots: reference " + std::to_string(i) + " has slot word " +
-                             std::to_string(words[i]) + ", which is not a slot of 0.." +
-                             std::to_string(kNoSlot - 1));
+      return ReportError(error, "reference slots: reference " + std::to_string(i) +
+                                    " has slot word " + std::to_string(words[i]) +
+                                    ", which is not a slot of 0.." + std::to_string(kNoSlot - 1));
     };
     for (; r < out->cont_refs; ++r)
       if (!one(r)) return false;
@@ -245,27 +244,29 @@ bool DecodeFields(const wire::HeapBatch& in, RawBatch* out, std::string* error) 
   }
   if (in.object_value_counts().empty()) {
     if (in.value_count() != 0 || !in.values().empty())
-      return Fail(error, "values without object value counts");
+      return ReportError(error, "values without object value counts");
     return true;
   }
   const size_t nobj = out->object_id.size();
   if (in.value_count() > kMaxBatchValues)
-    return Fail(error, std::to_string(in.value_count()) + " value words, over the batch limit of " +
-                           std::to_string(kMaxBatchValues));
+    return ReportError(error, std::to_string(in.value_count()) +
+                                  " value words, over the batch limit of " +
+                                  std::to_string(kMaxBatchValues));
   if (!Column(in.object_value_counts(), nobj, &out->object_value_count, "object value counts",
               error))
     return false;
   uint64_t total = 0;
   for (size_t i = 0; i < nobj; ++i) {
     if (out->object_value_count[i] > kMaxObjectValues)
-      return Fail(error, "object " + std::to_string(i) + " of the batch has " +
-                             std::to_string(out->object_value_count[i]) +
-                             " value words, over the limit of " + std::to_string(kMaxObjectValues));
+      return ReportError(error, "object " + std::to_string(i) + " of the batch has " +
+                                    std::to_string(out->object_value_count[i]) +
+                                    " value words, over the limit of " +
+                                    std::to_string(kMaxObjectValues));
     total += out->object_value_count[i];
   }
   if (total != in.value_count())
-    return Fail(error, "object value counts add up to " + std::to_string(total) +
-                           " words, value_count says " + std::to_string(in.value_count()));
+    return ReportError(error, "object value counts add up to " + std::to_string(total) +
+                                  " words, value_count says " + std::to_string(in.value_count()));
   return Column(in.values(), total, &out->values, "values", error);
 }
 
@@ -277,71 +278,77 @@ bool DecodeHeapBatch(const wire::HeapBatch& in, RawBatch* out, std::string* erro
   out->Clear();
   const std::string where = "batch " + std::to_string(in.seq()) + ": ";
   if (in.shift() > kMaxShift)
-    return Fail(error, where + "shift " + std::to_string(in.shift()) + " over " +
-                           std::to_string(kMaxShift));
+    return ReportError(error, where + "shift " + std::to_string(in.shift()) + " over " +
+                                  std::to_string(kMaxShift));
   if (in.root_count() > kMaxBatchRoots || in.object_count() > kMaxBatchObjects ||
       in.ref_count() > kMaxBatchRefs || static_cast<size_t>(in.types_size()) > kMaxBatchTypes ||
       static_cast<size_t>(in.containers_size()) > kMaxBatchContainers)
-    return Fail(error, where + "counts over the batch limits (roots " +
-                           std::to_string(in.root_count()) + ", objects " +
-                           std::to_string(in.object_count()) + ", refs " +
-                           std::to_string(in.ref_count()) + ")");
-  if (in.cont_refs() > in.ref_count()) return Fail(error, where + "cont_refs exceeds ref_count");
+    return ReportError(error, where + "counts over the batch limits (roots " +
+                                  std::to_string(in.root_count()) + ", objects " +
+                                  std::to_string(in.object_count()) + ", refs " +
+                                  std::to_string(in.ref_count()) + ")");
+  if (in.cont_refs() > in.ref_count())
+    return ReportError(error, where + "cont_refs exceeds ref_count");
   const uint32_t shift = in.shift();
 
   out->types.reserve(in.types_size());
   for (const wire::TypeEntry& t : in.types()) {
     if (t.name().size() > kMaxTypeNameBytes)
-      return Fail(error, where + "type name over " + std::to_string(kMaxTypeNameBytes) + " bytes");
+      return ReportError(error,
+                         where + "type name over " + std::to_string(kMaxTypeNameBytes) + " bytes");
     RawType r{t.id(), t.name(), t.domain(), t.has_finalizer()};
     const std::string type = where + "type " + std::to_string(t.id()) + ": ";
     if (t.kind() < 0 || static_cast<uint32_t>(t.kind()) > kMaxTypeKind)
-      return Fail(error, type + "kind " + std::to_string(t.kind()) + ", expected 0.." +
-                             std::to_string(kMaxTypeKind));
+      return ReportError(error, type + "kind " + std::to_string(t.kind()) + ", expected 0.." +
+                                    std::to_string(kMaxTypeKind));
     r.kind = static_cast<TypeKind>(t.kind());
     if (r.kind == TypeKind::kEnum) {
       const auto u = static_cast<FieldKind>(t.enum_underlying());
       if (t.enum_underlying() < 0 || !IsValueKind(u) || u == FieldKind::kBoolean ||
           u == FieldKind::kSingle || u == FieldKind::kDouble)
-        return Fail(error, type + "enum underlying kind " + std::to_string(t.enum_underlying()) +
-                               ", expected an integer kind");
+        return ReportError(error, type + "enum underlying kind " +
+                                      std::to_string(t.enum_underlying()) +
+                                      ", expected an integer kind");
       r.enum_underlying = u;
     } else if (t.enum_underlying() != 0) {
-      return Fail(error, type + "an enum underlying kind on a type that is not an enum");
+      return ReportError(error, type + "an enum underlying kind on a type that is not an enum");
     }
     if (r.kind == TypeKind::kArray) {
       if (t.array_rank() < 1 || t.array_rank() > kMaxArrayRank)
-        return Fail(error, type + "array rank " + std::to_string(t.array_rank()) +
-                               ", expected 1.." + std::to_string(kMaxArrayRank));
+        return ReportError(error, type + "array rank " + std::to_string(t.array_rank()) +
+                                      ", expected 1.." + std::to_string(kMaxArrayRank));
       if (t.element_type_name().size() > kMaxTypeNameBytes)
-        return Fail(
+        return ReportError(
             error, type + "element type name over " + std::to_string(kMaxTypeNameBytes) + " bytes");
       r.array_rank = t.array_rank();
       r.element_type = t.element_type_name();
     } else if (t.array_rank() != 0 || !t.element_type_name().empty()) {
-      return Fail(error, type + "an array rank or element type on a type that is not an array");
+      return ReportError(error,
+                         type + "an array rank or element type on a type that is not an array");
     }
     out->types.push_back(std::move(r));
   }
   if (static_cast<size_t>(in.domain_names_size()) > kMaxCaptureDomains)
-    return Fail(error, where + std::to_string(in.domain_names_size()) +
-                           " AppDomain names, over the limit of " +
-                           std::to_string(kMaxCaptureDomains));
+    return ReportError(error, where + std::to_string(in.domain_names_size()) +
+                                  " AppDomain names, over the limit of " +
+                                  std::to_string(kMaxCaptureDomains));
   out->domain_names.reserve(in.domain_names_size());
   for (const std::string& d : in.domain_names()) {
     if (d.size() > kMaxShortString)
-      return Fail(error,
-                  where + "AppDomain name over " + std::to_string(kMaxShortString) + " bytes");
+      return ReportError(
+          error, where + "AppDomain name over " + std::to_string(kMaxShortString) + " bytes");
     out->domain_names.push_back(d);
   }
   out->containers.reserve(in.containers_size());
   for (const wire::Container& c : in.containers()) {
     if (c.kind() < 1 || c.kind() > 16 || c.descriptor() > 5)
-      return Fail(error, where + "container kind " + std::to_string(c.kind()) + " / descriptor " +
-                             std::to_string(c.descriptor()) + " out of range");
+      return ReportError(error, where + "container kind " + std::to_string(c.kind()) +
+                                    " / descriptor " + std::to_string(c.descriptor()) +
+                                    " out of range");
     if (c.label().size() > kMaxMethodNameBytes)
-      return Fail(error, where + "container label of " + std::to_string(c.label().size()) +
-                             " bytes, over the limit of " + std::to_string(kMaxMethodNameBytes));
+      return ReportError(error, where + "container label of " + std::to_string(c.label().size()) +
+                                    " bytes, over the limit of " +
+                                    std::to_string(kMaxMethodNameBytes));
     out->containers.push_back(RawContainer{c.kind(), c.id1(), c.id2(), c.descriptor(),
                                            c.has_thread(), c.thread_id(), c.label()});
   }
@@ -362,8 +369,9 @@ bool DecodeHeapBatch(const wire::HeapBatch& in, RawBatch* out, std::string* erro
   int64_t prevc = 0;
   for (size_t i = 0; i < nroots; ++i) {
     const int64_t c = prevc + UnZigZag(tmp[i]);
-    if (c < 0 || c > 0xFFFFFFFFll) return Fail(error, where + "root container index out of range");
-    if (out->root_flags[i] > 0xFF) return Fail(error, where + "root flags over 8 bits");
+    if (c < 0 || c > 0xFFFFFFFFll)
+      return ReportError(error, where + "root container index out of range");
+    if (out->root_flags[i] > 0xFF) return ReportError(error, where + "root flags over 8 bits");
     out->root_container[i] = static_cast<uint32_t>(c);
     prevc = c;
   }
@@ -381,7 +389,7 @@ bool DecodeHeapBatch(const wire::HeapBatch& in, RawBatch* out, std::string* erro
   for (size_t i = 0; i < nobj; ++i) {
     const uint64_t id = prev_end + (static_cast<uint64_t>(UnZigZag(out->object_id[i])) << shift);
     const uint64_t size = static_cast<uint64_t>(out->object_size[i]) << shift;
-    if (size > 0xFFFFFFFFull) return Fail(error, where + "object size over 32 bits");
+    if (size > 0xFFFFFFFFull) return ReportError(error, where + "object size over 32 bits");
     out->object_id[i] = id;
     out->object_size[i] = static_cast<uint32_t>(size);
     prev_end = id + size;
@@ -396,9 +404,9 @@ bool DecodeHeapBatch(const wire::HeapBatch& in, RawBatch* out, std::string* erro
   for (size_t i = 0; i + 1 < nobj; ++i) need += out->object_ref_count[i];
   const uint64_t last = nobj ? out->object_ref_count[nobj - 1] : 0;
   if (nrefs < need || nrefs > need + last)
-    return Fail(error, where + "ref_count " + std::to_string(nrefs) +
-                           " does not match the objects' reference counts (" +
-                           std::to_string(need) + ".." + std::to_string(need + last) + ")");
+    return ReportError(error, where + "ref_count " + std::to_string(nrefs) +
+                                  " does not match the objects' reference counts (" +
+                                  std::to_string(need) + ".." + std::to_string(need + last) + ")");
   if (!Column(in.refs(), nrefs, &out->refs, "refs", error)) {
     *error = where + *error;
     return false;

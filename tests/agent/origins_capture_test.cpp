@@ -21,8 +21,9 @@ using client::CaptureResult;
 using client::ClientOptions;
 using client::HostClient;
 
-struct Served {
-  Served(size_t objects, bool origins, bool hostile, agent::AgentOptions opt = {}) : rt(objects) {
+struct OriginsServed {
+  OriginsServed(size_t objects, bool origins, bool hostile, agent::AgentOptions opt = {})
+      : rt(objects) {
     rt.set_origins(origins);
     rt.set_hostile_origins(hostile);
     agent = StartAgent(rt, log, std::move(opt));
@@ -66,7 +67,7 @@ TEST(OriginsCapture, SnapshotCarriesTheRuntimesOrigins) {
     SCOPED_TRACE(streaming ? "streaming" : "buffered");
     agent::AgentOptions opt;
     if (streaming) opt.capture_memory_limit = 1 << 20;  // 16 KiB batches sealed inline
-    Served s(40000, true, false, opt);
+    OriginsServed s(40000, true, false, opt);
     ASSERT_TRUE(s.agent);
     ASSERT_TRUE(Connected(*s.client));
     const CaptureResult r = CaptureOnce(*s.client);
@@ -82,7 +83,7 @@ TEST(OriginsCapture, SnapshotCarriesTheRuntimesOrigins) {
 }
 
 TEST(OriginsCapture, RuntimeWithoutOriginsGivesNoOrigins) {
-  Served s(5000, false, false);
+  OriginsServed s(5000, false, false);
   ASSERT_TRUE(s.agent);
   ASSERT_TRUE(Connected(*s.client));
   const CaptureResult r = CaptureOnce(*s.client);
@@ -94,7 +95,7 @@ TEST(OriginsCapture, RuntimeWithoutOriginsGivesNoOrigins) {
 }
 
 TEST(OriginsCapture, BrokenOriginsCostOnlyThoseOrigins) {
-  Served s(5000, true, true);
+  OriginsServed s(5000, true, true);
   ASSERT_TRUE(s.agent);
   ASSERT_TRUE(Connected(*s.client));
   const CaptureResult r = CaptureOnce(*s.client);

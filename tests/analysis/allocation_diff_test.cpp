@@ -27,7 +27,7 @@ Estimate One(uint32_t size) {
   return e;
 }
 
-const AllocDiffRow* Row(const AllocationDiff& d, const std::string& site) {
+const AllocDiffRow* AllocRow(const AllocationDiff& d, const std::string& site) {
   for (const AllocDiffRow& r : d.rows)
     if (r.site == site) return &r;
   return nullptr;
@@ -55,7 +55,7 @@ TEST(AllocationDiff, MatchesSitesByNameWithErrorsAndMarksNewAndGoneOnes) {
   ASSERT_EQ(d.rows.size(), 3u);
   const Estimate bubble = One(64), particle = One(2048), vertex = One(32);
 
-  const AllocDiffRow* spawn = Row(d, "BubbleField.Spawn <- Game1.Update");
+  const AllocDiffRow* spawn = AllocRow(d, "BubbleField.Spawn <- Game1.Update");
   ASSERT_TRUE(spawn);
   EXPECT_EQ(spawn->frames, (std::vector<std::string>{"BubbleField.Spawn", "Game1.Update"}));
   EXPECT_FALSE(spawn->only_a || spawn->only_b);
@@ -69,12 +69,12 @@ TEST(AllocationDiff, MatchesSitesByNameWithErrorsAndMarksNewAndGoneOnes) {
   EXPECT_NEAR(bubble.bytes, kN, 64);
   EXPECT_NEAR(bubble.Error(), kN, 64);
 
-  const AllocDiffRow* emit = Row(d, "Particles.Emit <- Game1.Update");
+  const AllocDiffRow* emit = AllocRow(d, "Particles.Emit <- Game1.Update");
   ASSERT_TRUE(emit);
   EXPECT_TRUE(emit->only_a);
   EXPECT_EQ(emit->b_per_frame, 0);
   EXPECT_NEAR(emit->change, -3 * particle.bytes / 10, 1e-9);
-  const AllocDiffRow* draw = Row(d, "Game1.Draw");
+  const AllocDiffRow* draw = AllocRow(d, "Game1.Draw");
   ASSERT_TRUE(draw);
   EXPECT_TRUE(draw->only_b);
   EXPECT_NEAR(draw->change, 4 * vertex.bytes / 20, 1e-9);
@@ -88,13 +88,13 @@ TEST(AllocationDiff, MatchesSitesByNameWithErrorsAndMarksNewAndGoneOnes) {
 
   // By type and by method the same samples group differently; names still match across ids.
   const AllocationDiff by_type = DiffAllocations(a, b, AllocSiteKind::kType);
-  ASSERT_TRUE(Row(by_type, "Bubble"));
-  EXPECT_FALSE(Row(by_type, "Bubble")->only_a || Row(by_type, "Bubble")->only_b);
-  EXPECT_TRUE(Row(by_type, "Particle")->only_a);
-  EXPECT_TRUE(Row(by_type, "Vertex")->only_b);
+  ASSERT_TRUE(AllocRow(by_type, "Bubble"));
+  EXPECT_FALSE(AllocRow(by_type, "Bubble")->only_a || AllocRow(by_type, "Bubble")->only_b);
+  EXPECT_TRUE(AllocRow(by_type, "Particle")->only_a);
+  EXPECT_TRUE(AllocRow(by_type, "Vertex")->only_b);
   const AllocationDiff by_method = DiffAllocations(a, b, AllocSiteKind::kMethod);
-  EXPECT_TRUE(Row(by_method, "BubbleField.Spawn"));
-  EXPECT_FALSE(Row(by_method, "Game1.Update"));  // allocates nothing itself
+  EXPECT_TRUE(AllocRow(by_method, "BubbleField.Spawn"));
+  EXPECT_FALSE(AllocRow(by_method, "Game1.Update"));  // allocates nothing itself
   const AllocationDiff by_tag = DiffAllocations(a, b, AllocSiteKind::kTag);
   ASSERT_EQ(by_tag.rows.size(), 1u);
   EXPECT_EQ(by_tag.rows[0].site, "<untagged>");

@@ -8,7 +8,7 @@
 namespace xrpm::analysis {
 namespace {
 
-FrameRow Row(uint64_t frame, uint64_t end_us, uint32_t gcs, uint32_t pause_us) {
+FrameRow TriggerRow(uint64_t frame, uint64_t end_us, uint32_t gcs, uint32_t pause_us) {
   FrameRow r;
   r.frame = frame;
   r.end_us = end_us;
@@ -39,7 +39,7 @@ TEST(CaptureTriggers, NothingFiresWithoutARule) {
   CaptureTriggers t({.game_requests = false});
   t.OnGameRequest(Marker("x", MarkerKind::kCaptureRequest));
   t.OnMarker(Marker("x"));
-  t.OnFrame(Row(1, 1000, 3, 900000), 1);
+  t.OnFrame(TriggerRow(1, 1000, 3, 900000), 1);
   t.OnInUseAfterGc(1 << 30);
   EXPECT_FALSE(t.Due(1e6));
 }
@@ -67,10 +67,10 @@ TEST(CaptureTriggers, GrowthOverTheFirstSampleAfterTheLastCapture) {
 
 TEST(CaptureTriggers, GcPauseLongerThanTheLimitFires) {
   CaptureTriggers t({.gc_pause_ms = 2, .game_requests = false});
-  t.OnFrame(Row(1, 1'000'000, 1, 2000), 1.0);  // exactly 2 ms: not longer
-  t.OnFrame(Row(2, 1'016'000, 0, 0), 1.016);
+  t.OnFrame(TriggerRow(1, 1'000'000, 1, 2000), 1.0);  // exactly 2 ms: not longer
+  t.OnFrame(TriggerRow(2, 1'016'000, 0, 0), 1.016);
   EXPECT_FALSE(t.Due(1.1));
-  t.OnFrame(Row(3, 1'032'000, 1, 2001), 1.032);
+  t.OnFrame(TriggerRow(3, 1'032'000, 1, 2001), 1.032);
   auto f = t.Due(1.1);
   ASSERT_TRUE(f);
   EXPECT_EQ(f->kind, TriggerKind::kGcPause);
@@ -81,13 +81,14 @@ TEST(CaptureTriggers, TheCapturesOwnCollectionDoesNotFireGcPause) {
   // Device clock = our clock + 100 s; rows arrive 5 ms after their frame ends.
   CaptureTriggers t({.gc_pause_ms = 0, .game_requests = false});
   auto dev = [](double s) { return static_cast<uint64_t>((s + 100) * 1e6); };
-  t.OnFrame(Row(1, dev(1.0), 0, 0), 1.005);
+  t.OnFrame(TriggerRow(1, dev(1.0), 0, 0), 1.005);
   t.OnCaptureStarted(2.0);
-  t.OnFrame(Row(2, dev(2.1), 1, 30000), 2.105);  // the induced collection, during the capture
+  t.OnFrame(TriggerRow(2, dev(2.1), 1, 30000),
+            2.105);  // the induced collection, during the capture
   t.OnCaptureEnded(2.2);
-  t.OnFrame(Row(3, dev(2.25), 1, 30000), 2.3);  // ended just after: still the capture's
+  t.OnFrame(TriggerRow(3, dev(2.25), 1, 30000), 2.3);  // ended just after: still the capture's
   EXPECT_FALSE(t.Due(2.3));
-  t.OnFrame(Row(4, dev(4.0), 1, 500), 4.005);  // a collection of the game's own
+  t.OnFrame(TriggerRow(4, dev(4.0), 1, 500), 4.005);  // a collection of the game's own
   auto f = t.Due(4.01);
   ASSERT_TRUE(f);
   EXPECT_NE(f->detail.find("frame 4"), std::string::npos) << f->detail;

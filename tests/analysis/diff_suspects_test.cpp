@@ -17,7 +17,7 @@ std::string a_name(const HeapAnalysis& a, const Suspect& s) {
   return a.index.group_name(s.group);
 }
 
-const TypeSeries* Row(const HeapDiff& d, const std::string& name) {
+const TypeSeries* SuspectRow(const HeapDiff& d, const std::string& name) {
   for (const auto& r : d.rows)
     if (r.name == name) return &r;
   return nullptr;
@@ -33,7 +33,7 @@ TEST(Diff, ComparesByTypeNameAcrossUnstableIds) {
   ASSERT_FALSE(d.rows.empty());
   // Sorted by retained growth: Enemy[] holds every enemy and its sprite.
   EXPECT_EQ(d.rows[0].name, "Enemy[]");
-  const TypeSeries* enemy = Row(d, "Enemy");
+  const TypeSeries* enemy = SuspectRow(d, "Enemy");
   ASSERT_TRUE(enemy);
   EXPECT_EQ(enemy->at[0].count, 10u);
   EXPECT_EQ(enemy->at[1].count, 25u);
@@ -42,16 +42,16 @@ TEST(Diff, ComparesByTypeNameAcrossUnstableIds) {
   EXPECT_EQ(enemy->retained_delta, 15 * 100);
   EXPECT_TRUE(enemy->grows_steadily);
   EXPECT_FALSE(enemy->is_new);
-  const TypeSeries* bullet = Row(d, "Bullet");
+  const TypeSeries* bullet = SuspectRow(d, "Bullet");
   ASSERT_TRUE(bullet);
   EXPECT_TRUE(bullet->is_new);
   EXPECT_FALSE(bullet->present[0]);
-  const TypeSeries* expl = Row(d, "Explosion");
+  const TypeSeries* expl = SuspectRow(d, "Explosion");
   ASSERT_TRUE(expl);
   EXPECT_TRUE(expl->vanished);
   EXPECT_EQ(expl->count_delta, -3);
   EXPECT_EQ(d.rows.back().name, "Explosion");  // shrank the most
-  const TypeSeries* game = Row(d, "Game");
+  const TypeSeries* game = SuspectRow(d, "Game");
   ASSERT_TRUE(game);
   EXPECT_EQ(game->count_delta, 0);
   EXPECT_FALSE(game->grows_steadily);
@@ -65,7 +65,7 @@ TEST(Diff, SteadyGrowthNeedsEverySnapshot) {
     sums.push_back(Summarize(HeapAnalysis::Run(s)));
   }
   HeapDiff d = DiffSummaries(sums);
-  const TypeSeries* enemy = Row(d, "Enemy");
+  const TypeSeries* enemy = SuspectRow(d, "Enemy");
   ASSERT_TRUE(enemy);
   EXPECT_EQ(enemy->count_delta, 10);
   EXPECT_FALSE(enemy->grows_steadily);

@@ -14,14 +14,14 @@ namespace {
 
 constexpr const char* kList = "System.Collections.Generic.List<Bubbles.Bubble>";
 
-struct Heap {
+struct PathsHeap {
   Snapshot snap;
   GraphIndex g;
-  explicit Heap(Snapshot s) : snap(std::move(s)), g(GraphIndex::Build(snap)) {}
+  explicit PathsHeap(Snapshot s) : snap(std::move(s)), g(GraphIndex::Build(snap)) {}
 };
 
 TEST(FieldPaths, AShortestPathNamesTheFieldOfEveryStepAndTheRoot) {
-  Heap h(testing::MakeFieldsGame());
+  PathsHeap h(testing::MakeFieldsGame());
   PathFinder finder(h.g);
   const RootPath popped = finder.ShortestPathToRoot(h.g.Find(0x1340));
   ASSERT_TRUE(popped.found());
@@ -36,7 +36,7 @@ TEST(FieldPaths, AShortestPathNamesTheFieldOfEveryStepAndTheRoot) {
 }
 
 TEST(FieldPaths, TheForestKnowsEachParentSlot) {
-  Heap h(testing::MakeFieldsGame());
+  PathsHeap h(testing::MakeFieldsGame());
   const RootPathForest f = RootPathForest::Build(h.g);
   EXPECT_EQ(f.parent_slot(h.g.Find(0x1380)), 2u);       // element 2
   EXPECT_EQ(f.parent_slot(h.g.Find(0x1100)), 0u);       // Game1.bubbles
@@ -49,7 +49,7 @@ TEST(FieldPaths, TheForestKnowsEachParentSlot) {
 }
 
 TEST(FieldPaths, MergedPathsAreKeyedByFieldAndRootLabel) {
-  Heap h(testing::MakeFieldsGame());
+  PathsHeap h(testing::MakeFieldsGame());
   const RootPathForest f = RootPathForest::Build(h.g);
   const MergedPaths m = MergeShortestPaths(h.g, f, nullptr, h.g.FindGroup("Bubbles.Bubble"));
   ASSERT_EQ(m.paths.size(), 2u);
@@ -73,7 +73,7 @@ TEST(FieldPaths, TwoFieldsOfOneTypeAreTwoMergedPaths) {
   b.Object(0x200, item, 8, {}, {});
   b.Object(0x300, item, 8, {}, {});
   b.Root(0x100, RootKind::kLocal, 0, "");
-  Heap h(b.Take());
+  PathsHeap h(b.Take());
   const RootPathForest f = RootPathForest::Build(h.g);
   const MergedPaths m = MergeShortestPaths(h.g, f, nullptr, h.g.FindGroup("Item"));
   ASSERT_EQ(m.paths.size(), 2u);
@@ -92,7 +92,7 @@ TEST(FieldPaths, DanglingReferencesDoNotShiftTheSlots) {
   b.Object(0x100, holder, 16, {{0xdead, 0}, {0x200, 1}}, {});
   b.Object(0x200, item, 8, {}, {});
   b.Root(0x100, RootKind::kLocal, 0, "");
-  Heap h(b.Take());
+  PathsHeap h(b.Take());
   const RootPathForest f = RootPathForest::Build(h.g);
   EXPECT_EQ(f.parent_slot(h.g.Find(0x200)), 1u);
   EXPECT_EQ(RootPathText(h.g, f.PathTo(h.g.Find(0x200)), " -> "), "local -> Holder.kept -> Item");
@@ -101,7 +101,7 @@ TEST(FieldPaths, DanglingReferencesDoNotShiftTheSlots) {
 TEST(FieldPaths, WithoutContentsPathsReadAsBefore) {
   Snapshot s = testing::MakeFieldsGame();
   s.fields.Clear();
-  Heap h(std::move(s));
+  PathsHeap h(std::move(s));
   const RootPathForest f = RootPathForest::Build(h.g);
   EXPECT_EQ(f.parent_slot(h.g.Find(0x1380)), kNoSlot);
   const MergedPaths m = MergeShortestPaths(h.g, f, nullptr, h.g.FindGroup("Bubbles.Bubble"));

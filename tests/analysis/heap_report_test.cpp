@@ -9,10 +9,10 @@ namespace {
 
 // Game.Holder@10 (site 0) holds Game.Blob@40 (site 0); two small holders (site 1); a type
 // without instances. Retained: Holder 1120 (1100 + 10 + 10), Blob 1000; site 0 1100, site 1 20.
-struct Heap {
+struct ReportHeap {
   Snapshot snap;
   HeapAnalysis a;
-  Heap() {
+  ReportHeap() {
     snap.AddSection({.version = 2, .name = "game.exe"});
     const uint32_t holder = snap.AddType(2, "Game.Holder", 0);
     const uint32_t blob = snap.AddType(3, "Game.Blob", 0);
@@ -39,7 +39,7 @@ struct Heap {
 };
 
 TEST(HeapReport, TopTypesByRetainedWithoutEmptyTypesUpToTop) {
-  const Heap h;
+  const ReportHeap h;
   const HeapReport r = BuildHeapReport(h.a);
   EXPECT_EQ(r.totals.objects, 4u);
   EXPECT_EQ(r.totals.reachable_bytes, 1120u);
@@ -54,7 +54,7 @@ TEST(HeapReport, TopTypesByRetainedWithoutEmptyTypesUpToTop) {
 }
 
 TEST(HeapReport, TopSitesByRetainedWithBySite) {
-  const Heap h;
+  const ReportHeap h;
   const HeapReport r = BuildHeapReport(h.a, {.by_site = true});
   ASSERT_EQ(r.top_sites.size(), 2u);
   EXPECT_EQ(r.top_sites[0].row.site, 0u);
@@ -67,7 +67,7 @@ TEST(HeapReport, TopSitesByRetainedWithBySite) {
 }
 
 TEST(HeapReport, SuspectsAtTheShareAskedForAndEveryInspection) {
-  const Heap h;
+  const ReportHeap h;
   for (double share : {0.01, 0.5, 1.0}) {
     SuspectOptions so;
     so.min_share = share;

@@ -25,7 +25,7 @@ AllocationOrigins Origins(uint64_t capture_frame) {
 }
 
 // A capture with no objects that only says when it was taken.
-Snapshot Marker(uint64_t frame) {
+Snapshot MarkerCapture(uint64_t frame) {
   HeapBuilder b;
   Snapshot s = b.Build();
   s.origins = Origins(frame);
@@ -38,7 +38,7 @@ Snapshot Marker(uint64_t frame) {
 //   Bubble 0x80 (frame 150, site 0) is unreachable: garbage. Particle 0x90 (frame 299, site 2)
 //   is held by a local: allocated this frame. String 0xa0 has no recorded origin.
 struct LeakHeap {
-  Snapshot a = Marker(100), b = Marker(200), c;
+  Snapshot a = MarkerCapture(100), b = MarkerCapture(200), c;
   GraphIndex g;
   RootPathForest forest;
   LeakHeap() {
@@ -107,16 +107,16 @@ TEST(LeakFilter, GroupsTheWindowsSurvivorsByTypeAndSite) {
 
 TEST(LeakFilter, WindowBoundsAreAInclusiveBExclusive) {
   LeakHeap h;
-  h.a = Marker(150);
-  h.b = Marker(150);  // an empty window
+  h.a = MarkerCapture(150);
+  h.b = MarkerCapture(150);  // an empty window
   EXPECT_TRUE(FindLeaks(h.a, h.b, h.g, h.forest).groups.empty());
-  h.b = Marker(151);  // only frame 150
+  h.b = MarkerCapture(151);  // only frame 150
   LeakReport r = FindLeaks(h.a, h.b, h.g, h.forest);
   ASSERT_EQ(r.groups.size(), 1u);
   EXPECT_EQ(r.groups[0].count, 1u);
   EXPECT_EQ(r.groups[0].objects, (std::vector<uint32_t>{3}));
-  h.a = Marker(0);
-  h.b = Marker(300);  // everything recorded up to C
+  h.a = MarkerCapture(0);
+  h.b = MarkerCapture(300);  // everything recorded up to C
   r = FindLeaks(h.a, h.b, h.g, h.forest);
   EXPECT_EQ(r.count, 8u);  // all reachable objects with an origin
   EXPECT_EQ(r.before_count + r.after_count, 0u);
@@ -161,7 +161,7 @@ TEST(LeakFilter, RefusesCapturesOutOfOrder) {
                 .find("not in order: A was captured at frame 200, "
                       "after B (frame 100)"),
             std::string::npos);
-  h.b = Marker(400);  // after C
+  h.b = MarkerCapture(400);  // after C
   const std::string why = CheckLeakCaptures(h.a, h.b, h.c);
   EXPECT_NE(why.find("B was captured at frame 400, after C (frame 300)"), std::string::npos) << why;
   EXPECT_THROW(FindLeaks(h.a, h.b, h.g, h.forest), LeakFilterError);

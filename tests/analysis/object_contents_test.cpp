@@ -9,19 +9,19 @@
 namespace xrpm::analysis {
 namespace {
 
-struct Heap {
+struct ContentsHeap {
   Snapshot snap = testing::MakeFieldsGame();
   GraphIndex g = GraphIndex::Build(snap);
 };
 
-std::vector<ObjectId> Ids(const Heap& h, const InstanceList& l) {
+std::vector<ObjectId> Ids(const ContentsHeap& h, const InstanceList& l) {
   std::vector<ObjectId> ids;
   for (uint32_t v : l.rows) ids.push_back(h.snap.object_id[v]);
   return ids;
 }
 
 TEST(ObjectContents, DescribesFieldsTargetsTextAndReferrers) {
-  Heap h;
+  ContentsHeap h;
   const ObjectContents c = DescribeContents(h.g, h.g.Find(0x1340));
   EXPECT_TRUE(c.has_layout);
   ASSERT_EQ(c.fields.size(), 15u);
@@ -47,7 +47,7 @@ TEST(ObjectContents, DescribesFieldsTargetsTextAndReferrers) {
 }
 
 TEST(ObjectContents, InstancesFilterByEveryKindOfValue) {
-  Heap h;
+  ContentsHeap h;
   const uint32_t bubble = h.g.FindGroup("Bubbles.Bubble");
   auto ids = [&](std::vector<FieldFilter> where, size_t max_rows = 100) {
     return Ids(h, ListInstances(h.g, bubble, where, max_rows));
@@ -80,13 +80,13 @@ TEST(ObjectContents, FilterParsingAndFieldNames) {
   ASSERT_TRUE(f);
   EXPECT_EQ(f->field, "name");
   EXPECT_EQ(f->value, "a=b");
-  Heap h;
+  ContentsHeap h;
   const std::vector<std::string> names = GroupFieldNames(h.g, h.g.FindGroup("Bubbles.Game1"));
   EXPECT_EQ(names, (std::vector<std::string>{"bubbles", "score", "paused"}));
 }
 
 TEST(ObjectContents, WithoutContentsNothingIsMadeUp) {
-  Heap h;
+  ContentsHeap h;
   h.snap.fields.Clear();
   const ObjectContents c = DescribeContents(h.g, h.g.Find(0x1340));
   EXPECT_FALSE(c.has_layout);

@@ -245,7 +245,7 @@ TEST(BudgetCheck, LeaksOverThreeCaptures) {
   EXPECT_THROW(CheckBudget(b, two), BudgetUsageError);
 }
 
-FrameRecording Recording() {
+FrameRecording BudgetRecording() {
   FrameRecording r;
   r.sample_bytes = 1024;
   r.tags = {"AI", "Physics"};
@@ -260,7 +260,7 @@ FrameRecording Recording() {
 }
 
 TEST(BudgetCheck, FramesAndTagsOfARecording) {
-  const FrameRecording rec = Recording();
+  const FrameRecording rec = BudgetRecording();
   Budget b = ParseBudget(R"({"frames": {"alloc_bytes_mean": 1400, "alloc_bytes_p95": 1000,
                                         "alloc_bytes_max": 8999, "gcs_per_minute": 300},
                              "tags": [{"tag": "AI", "max_bytes_per_frame": 2000},

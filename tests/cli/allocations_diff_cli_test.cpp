@@ -12,8 +12,6 @@
 namespace xrpm::testing {
 namespace {
 
-const std::string kXrpm = XRPM_CLI_BIN;
-
 // A recording of `frames` frames: `spawn` samples of 64 B under Spawn, `emit` of 2 KiB under Emit.
 std::string Save(const TempDir& dir, const std::string& name, uint64_t frames, int spawn,
                  int emit) {

@@ -14,7 +14,6 @@
 namespace xrpm::testing {
 namespace {
 
-const std::string kXrpm = XRPM_CLI_BIN;
 const std::string kBubbles = XRPM_TEST_DATA "/netcf/bubbles.gclog";  // 304 Bubbles.Bubble
 
 std::string WriteText(const TempDir& dir, const std::string& name, const std::string& text) {

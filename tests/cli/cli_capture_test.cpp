@@ -17,7 +17,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const std::string kXrpm = XRPM_CLI_BIN;
 const std::string kEmulator = XRPM_EMULATOR_BIN;
 
 size_t FilesIn(const std::string& d) {

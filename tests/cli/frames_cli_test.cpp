@@ -18,8 +18,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const std::string kXrpm = XRPM_CLI_BIN;
-
 TEST(FramesCli, FramesJsonAndCsv) {
   const TempDir dir("xrpm_frames_cli");
   EmulatorProcess emu({"--scenario", "bubbles"});

@@ -19,12 +19,9 @@ namespace {
 namespace fs = std::filesystem;
 
 using xrpm::testing::RunResult;
+using xrpm::testing::RunXrpm;
 
 // `xrpm ARGS 2>&1`.
-RunResult Xrpm(const std::string& args) {
-  return xrpm::testing::RunXrpm(args, true);
-}
-
 const std::string kMono = std::string(XRPM_TEST_DATA) + "/gcdump/sample-monovm.gcdump";
 const std::string kTest1 = std::string(XRPM_TEST_DATA) + "/gcdump/perfview-test1.gcdump";
 
@@ -46,30 +43,30 @@ TEST_F(GcDumpCli, EveryFileVerbReadsAGcDump) {
        {"info " + kMono, "types " + kMono, "report " + kMono, "dominators " + kMono,
         "paths " + kMono + " --type System.String", "diff " + kMono + " " + kMono,
         "info --json " + kTest1, "types --json " + kTest1}) {
-    const RunResult r = Xrpm(args);
+    const RunResult r = RunXrpm(args, true);
     EXPECT_EQ(r.exit_code, 0) << args << "\n" << r.out;
   }
-  const RunResult info = Xrpm("info " + kMono);
+  const RunResult info = RunXrpm("info " + kMono, true);
   EXPECT_NE(info.out.find("(gcdump, "), std::string::npos) << info.out;
   EXPECT_EQ(info.out.find("sampled"), std::string::npos) << info.out;
-  const RunResult types = Xrpm("types " + kMono);
+  const RunResult types = RunXrpm("types " + kMono, true);
   EXPECT_NE(types.out.find("System.RuntimeType"), std::string::npos) << types.out;
 }
 
 TEST_F(GcDumpCli, ConvertWritesEveryWritableFormatAndRefusesGcDumpOutput) {
   for (const char* out : {"m.gclog", "m.txt", "m.heapsnapshot"}) {
-    const RunResult r = Xrpm("convert " + kMono + " " + Path(out));
+    const RunResult r = RunXrpm("convert " + kMono + " " + Path(out), true);
     EXPECT_EQ(r.exit_code, 0) << out << "\n" << r.out;
     EXPECT_NE(r.out.find("23,909 objects"), std::string::npos) << r.out;
     EXPECT_GT(fs::file_size(Path(out)), 100000u) << out;
   }
-  const RunResult back = Xrpm("info --json --strict " + Path("m.gclog"));
+  const RunResult back = RunXrpm("info --json --strict " + Path("m.gclog"), true);
   ASSERT_EQ(back.exit_code, 0) << back.out;
   const auto j = nlohmann::json::parse(back.out);
   EXPECT_EQ(j["totals"]["objects"], 23909);
   EXPECT_EQ(j["totals"]["references"], 13144);
   EXPECT_EQ(j["totals"]["bytes"], 1309128);
-  const RunResult refuse = Xrpm("convert " + kMono + " " + Path("m.gcdump"));
+  const RunResult refuse = RunXrpm("convert " + kMono + " " + Path("m.gcdump"), true);
   EXPECT_NE(refuse.exit_code, 0);
   EXPECT_NE(refuse.out.find("cannot be written"), std::string::npos) << refuse.out;
   EXPECT_FALSE(fs::exists(Path("m.gcdump")));
@@ -85,12 +82,12 @@ TEST_F(GcDumpCli, InfoFlagsASampledDumpWithStoredAndScaledTotals) {
   w.count_multipliers = {1, 1, 10};
   std::ofstream(Path("s.gcdump"), std::ios::binary) << w.Finish();
 
-  const RunResult text = Xrpm("info " + Path("s.gcdump"));
+  const RunResult text = RunXrpm("info " + Path("s.gcdump"), true);
   ASSERT_EQ(text.exit_code, 0) << text.out;
   EXPECT_NE(text.out.find("(gcdump, 398 B, sampled)"), std::string::npos) << text.out;
   EXPECT_NE(text.out.find("objects, scaled     20"), std::string::npos) << text.out;
   EXPECT_NE(text.out.find("(500 bytes)"), std::string::npos) << text.out;
-  const RunResult json = Xrpm("info --json " + Path("s.gcdump"));
+  const RunResult json = RunXrpm("info --json " + Path("s.gcdump"), true);
   ASSERT_EQ(json.exit_code, 0) << json.out;
   const auto j = nlohmann::json::parse(json.out);
   EXPECT_EQ(j["sampled"], true);
@@ -104,7 +101,7 @@ TEST_F(GcDumpCli, ABrokenGcDumpExitsWith1AndNamesTheOffset) {
   std::string b = testing::FileBytes(kTest1);
   b.resize(1000);
   std::ofstream(Path("cut.gcdump"), std::ios::binary) << b;
-  const RunResult r = Xrpm("info " + Path("cut.gcdump"));
+  const RunResult r = RunXrpm("info " + Path("cut.gcdump"), true);
   EXPECT_EQ(r.exit_code, 1) << r.out;
   EXPECT_NE(r.out.find("cut.gcdump: byte offset "), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("count 1994 needs at least"), std::string::npos) << r.out;

@@ -13,8 +13,6 @@
 namespace xrpm::testing {
 namespace {
 
-const std::string kXrpm = XRPM_CLI_BIN;
-
 // A one-object capture of bubbles.exe whose pause was `pause` µs (GC, walk, walk after it).
 std::string WriteCapture(const TempDir& dir, const std::string& name, uint64_t walk_after) {
   Snapshot s = OneObjectCapture();

@@ -16,8 +16,6 @@
 namespace xrpm::testing {
 namespace {
 
-const std::string kXrpm = XRPM_CLI_BIN;
-
 struct Expected {
   std::string what;
   uint64_t count;

@@ -14,12 +14,9 @@
 namespace {
 
 using xrpm::testing::RunResult;
+using xrpm::testing::RunXrpm;
 
 // `xrpm ARGS`, stderr to /dev/null unless `with_stderr`.
-RunResult Xrpm(const std::string& args, bool with_stderr = false) {
-  return xrpm::testing::RunXrpm(args, with_stderr);
-}
-
 const std::string kSample = XRPM_TEST_DATA "/netcf/bubbles.gclog";
 const std::string kSpec = XRPM_TEST_DATA "/netcf/spec-format-sample.gclog";
 
@@ -35,11 +32,11 @@ std::string Slurp(const std::string& path) {
 }
 
 TEST(Cli, HelpListsTheVerbsAndEveryVerbHasHelp) {
-  RunResult r = Xrpm("--help");
+  RunResult r = RunXrpm("--help");
   EXPECT_EQ(r.exit_code, 0);
   for (const char* v : {"info", "types", "convert"}) {
     EXPECT_NE(r.out.find(v), std::string::npos) << v;
-    RunResult h = Xrpm(std::string(v) + " --help");
+    RunResult h = RunXrpm(std::string(v) + " --help");
     EXPECT_EQ(h.exit_code, 0) << v;
     EXPECT_NE(h.out.find("--strict"), std::string::npos) << v;
     EXPECT_NE(h.out.find("--json"), std::string::npos) << v;
@@ -47,31 +44,31 @@ TEST(Cli, HelpListsTheVerbsAndEveryVerbHasHelp) {
 }
 
 TEST(Cli, UsageErrorsExitWith2) {
-  EXPECT_EQ(Xrpm("").exit_code, 2);
-  EXPECT_EQ(Xrpm("info").exit_code, 2);
-  EXPECT_EQ(Xrpm("info " + kSample + " --bogus").exit_code, 2);
-  EXPECT_EQ(Xrpm("types " + kSample + " --sort size").exit_code, 2);
-  EXPECT_EQ(Xrpm("types " + kSample + " --top many").exit_code, 2);
-  EXPECT_EQ(Xrpm("convert " + kSample).exit_code, 2);
-  EXPECT_EQ(Xrpm("convert " + kSample + " x --to nosuch").exit_code, 2);
-  EXPECT_EQ(Xrpm("info --from nosuch " + kSample).exit_code, 2);
-  EXPECT_EQ(Xrpm("nosuchverb").exit_code, 2);
+  EXPECT_EQ(RunXrpm("").exit_code, 2);
+  EXPECT_EQ(RunXrpm("info").exit_code, 2);
+  EXPECT_EQ(RunXrpm("info " + kSample + " --bogus").exit_code, 2);
+  EXPECT_EQ(RunXrpm("types " + kSample + " --sort size").exit_code, 2);
+  EXPECT_EQ(RunXrpm("types " + kSample + " --top many").exit_code, 2);
+  EXPECT_EQ(RunXrpm("convert " + kSample).exit_code, 2);
+  EXPECT_EQ(RunXrpm("convert " + kSample + " x --to nosuch").exit_code, 2);
+  EXPECT_EQ(RunXrpm("info --from nosuch " + kSample).exit_code, 2);
+  EXPECT_EQ(RunXrpm("nosuchverb").exit_code, 2);
 }
 
 TEST(Cli, BadInputExitsWith1AndSaysWhy) {
-  RunResult r = Xrpm("info /nonexistent/x.gclog", true);
+  RunResult r = RunXrpm("info /nonexistent/x.gclog", true);
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.out.find("/nonexistent/x.gclog"), std::string::npos);
   EXPECT_NE(r.out.find("open-failed"), std::string::npos);
 
-  r = Xrpm("info --strict " + kSpec, true);
+  r = RunXrpm("info --strict " + kSpec, true);
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.out.find("spec-format-sample.gclog:8:"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("[unknown-type]"), std::string::npos);
 
   const std::string junk = Temp("junk.gclog");
   { std::ofstream(junk) << "this is not\nthe heap dump\n"; }
-  r = Xrpm("info " + junk, true);
+  r = RunXrpm("info " + junk, true);
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.out.find("junk.gclog:1:"), std::string::npos);
   EXPECT_NE(r.out.find("no-records"), std::string::npos);
@@ -84,14 +81,14 @@ TEST(Cli, EmptyInputIsNoRecords) {
   for (const char* text : {"", "  \n\n\t\n"}) {
     const std::string empty = Temp("empty.gclog");
     { std::ofstream(empty) << text; }
-    RunResult r = Xrpm("info --strict " + empty, true);
+    RunResult r = RunXrpm("info --strict " + empty, true);
     EXPECT_EQ(r.exit_code, 1) << r.out;
     EXPECT_NE(r.out.find("[no-records]"), std::string::npos) << r.out;
-    r = Xrpm("info " + empty, true);
+    r = RunXrpm("info " + empty, true);
     EXPECT_EQ(r.exit_code, 0) << r.out;
     EXPECT_NE(r.out.find("[no-records]"), std::string::npos) << r.out;  // the warning, on stderr
     EXPECT_NE(r.out.find("Diagnostics: 1 (no-records 1"), std::string::npos) << r.out;
-    r = Xrpm("info --json " + empty);
+    r = RunXrpm("info --json " + empty);
     ASSERT_EQ(r.exit_code, 0);
     EXPECT_NE(r.out.find("no-records"), std::string::npos) << r.out;
     std::remove(empty.c_str());
@@ -99,7 +96,7 @@ TEST(Cli, EmptyInputIsNoRecords) {
 }
 
 TEST(Cli, InfoHumanOutput) {
-  RunResult r = Xrpm("info " + kSample);
+  RunResult r = RunXrpm("info " + kSample);
   ASSERT_EQ(r.exit_code, 0);
   EXPECT_NE(r.out.find("Bubbles.exe"), std::string::npos);
   EXPECT_NE(r.out.find("2,000"), std::string::npos);
@@ -107,14 +104,14 @@ TEST(Cli, InfoHumanOutput) {
 }
 
 TEST(Cli, InfoLenientPrintsDiagnosticsOnStderrAndSucceeds) {
-  RunResult r = Xrpm("info --max-diagnostics 2 " + kSpec, true);
+  RunResult r = RunXrpm("info --max-diagnostics 2 " + kSpec, true);
   EXPECT_EQ(r.exit_code, 0);
   EXPECT_NE(r.out.find("spec-format-sample.gclog:8: "), std::string::npos);
   EXPECT_NE(r.out.find("9 more problem(s) not shown (11 in all"), std::string::npos) << r.out;
 }
 
 TEST(Cli, InfoJson) {
-  RunResult r = Xrpm("info --json " + kSpec);
+  RunResult r = RunXrpm("info --json " + kSpec);
   ASSERT_EQ(r.exit_code, 0);
   auto j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j["format"], "netcf");
@@ -130,7 +127,7 @@ TEST(Cli, InfoJson) {
 }
 
 TEST(Cli, TypesSortedAndLimited) {
-  RunResult r = Xrpm("types --json --sort count --top 3 " + kSample);
+  RunResult r = RunXrpm("types --json --sort count --top 3 " + kSample);
   ASSERT_EQ(r.exit_code, 0);
   auto j = nlohmann::json::parse(r.out);
   ASSERT_EQ(j["rows"].size(), 3u);
@@ -139,16 +136,16 @@ TEST(Cli, TypesSortedAndLimited) {
   EXPECT_GE(j["rows"][1]["count"], j["rows"][2]["count"]);
   EXPECT_EQ(j["rows"][0]["name"], "System.String");
 
-  r = Xrpm("types --sort bytes " + kSample);
+  r = RunXrpm("types --sort bytes " + kSample);
   ASSERT_EQ(r.exit_code, 0);
   EXPECT_NE(r.out.find("System.String"), std::string::npos);
   EXPECT_NE(r.out.find("KiB"), std::string::npos);
-  EXPECT_EQ(Xrpm("types --section 5 " + kSample).exit_code, 1);
+  EXPECT_EQ(RunXrpm("types --section 5 " + kSample).exit_code, 1);
 }
 
 TEST(Cli, ConvertCanonicalisesAtomically) {
   const std::string out = Temp("converted.gclog");
-  RunResult r = Xrpm("convert --json " + kSpec + " " + out);
+  RunResult r = RunXrpm("convert --json " + kSpec + " " + out);
   ASSERT_EQ(r.exit_code, 0);
   auto j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j["to"], "netcf");
@@ -157,11 +154,11 @@ TEST(Cli, ConvertCanonicalisesAtomically) {
   EXPECT_EQ(text.substr(0, 26), "a 2 bubblecs.exe 763f9d2\nt");
   // Converting the canonical output again is byte-identical.
   const std::string out2 = Temp("converted2.gclog");
-  ASSERT_EQ(Xrpm("convert " + out + " " + out2).exit_code, 0);
+  ASSERT_EQ(RunXrpm("convert " + out + " " + out2).exit_code, 0);
   EXPECT_EQ(Slurp(out2), text);
   // A failed conversion leaves no output behind.
   std::remove(out2.c_str());
-  EXPECT_EQ(Xrpm("convert /nonexistent.gclog " + out2).exit_code, 1);
+  EXPECT_EQ(RunXrpm("convert /nonexistent.gclog " + out2).exit_code, 1);
   EXPECT_FALSE(std::ifstream(out2).good());
   std::remove(out.c_str());
 }

@@ -31,7 +31,7 @@ using emulator::Runtime;
 using protocol::FieldKind;
 using protocol::kNoSlot;
 
-emulator::RuntimeConfig SmallHeap() {
+emulator::RuntimeConfig FieldsSmallHeap() {
   emulator::RuntimeConfig c;
   c.heap_reserve_bytes = 256u << 20;
   return c;
@@ -39,7 +39,7 @@ emulator::RuntimeConfig SmallHeap() {
 
 // A runtime that played `frames` frames of a scenario on this thread, served by an agent.
 struct Served {
-  Runtime rt{SmallHeap()};
+  Runtime rt{FieldsSmallHeap()};
   std::unique_ptr<emulator::Scenario> scenario;
   GameLoop loop;
   LogSink log;
@@ -63,7 +63,7 @@ struct Served {
   }
 };
 
-uint32_t Bits(float f) {
+uint32_t FloatBits(float f) {
   uint32_t b;
   std::memcpy(&b, &f, 4);
   return b;
@@ -121,9 +121,9 @@ TEST(EmulatorFields, BubblesCarriesLayoutsValuesStringsAndLabels) {
     bubble_ids.insert(a);
     uint64_t bits = 0;
     ASSERT_TRUE(c.Value(i, "Position.X", &bits));
-    EXPECT_EQ(bits, Bits(s.rt.F32(a, types.Offset(bubble, "Position"))));
+    EXPECT_EQ(bits, FloatBits(s.rt.F32(a, types.Offset(bubble, "Position"))));
     ASSERT_TRUE(c.Value(i, "Velocity.Y", &bits));
-    EXPECT_EQ(bits, Bits(s.rt.F32(a, types.Offset(bubble, "Velocity") + 4)));
+    EXPECT_EQ(bits, FloatBits(s.rt.F32(a, types.Offset(bubble, "Velocity") + 4)));
     ASSERT_TRUE(c.Value(i, "Color", &bits));
     EXPECT_EQ(static_cast<int64_t>(bits), s.rt.I32(a, types.Offset(bubble, "Color")));
     ASSERT_TRUE(c.Value(i, "Points", &bits));

@@ -22,7 +22,7 @@ namespace xrpm::testing {
 namespace {
 
 // The played scenario, plus an oracle capture through the protocol library alone.
-struct Device : PlayedScenario {
+struct FieldsDevice : PlayedScenario {
   using PlayedScenario::PlayedScenario;
   // The oracle: a capture over its own connection, closed before the host connects.
   bool Oracle(bool values, FieldCapture* out, std::string* error) {
@@ -42,7 +42,7 @@ struct Device : PlayedScenario {
 };
 
 // The model's value as the wire's canonical bits (fields.h), for comparison.
-uint64_t Bits(const FieldValue& v, FieldKind kind) {
+uint64_t Bits(const FieldValue& v, xrpm::FieldKind kind) {
   switch (v.kind) {
     case FieldValue::Kind::kBool:
       return v.b;
@@ -53,7 +53,7 @@ uint64_t Bits(const FieldValue& v, FieldKind kind) {
     case FieldValue::Kind::kChar:
       return v.u;
     case FieldValue::Kind::kFloat:
-      if (kind == FieldKind::kSingle) {
+      if (kind == xrpm::FieldKind::kSingle) {
         const float f = static_cast<float>(v.d);
         uint32_t b;
         std::memcpy(&b, &f, 4);
@@ -88,8 +88,9 @@ void ExpectSameContents(const FieldCapture& wire, const Snapshot& s, bool values
       if (!values || wl->fields[k].kind == protocol::FieldKind::kReference ||
           !wire.Value(i, wl->fields[k].name, &bits))
         continue;
-      const FieldKind kind =
-          ml->fields[k].kind == FieldKind::kEnum ? ml->fields[k].underlying : ml->fields[k].kind;
+      const xrpm::FieldKind kind = ml->fields[k].kind == xrpm::FieldKind::kEnum
+                                       ? ml->fields[k].underlying
+                                       : ml->fields[k].kind;
       EXPECT_EQ(Bits(ReadField(s, i, static_cast<uint32_t>(k)), kind), bits)
           << wire.TypeName(i) << "." << wl->fields[k].name;
       ++checked_values;
@@ -113,7 +114,7 @@ void ExpectSameContents(const FieldCapture& wire, const Snapshot& s, bool values
 }
 
 TEST(HostFieldsCapture, TheModelHoldsWhatTheWireCarried) {
-  Device d({"bubbles", 7}, 120);
+  FieldsDevice d({"bubbles", 7}, 120);
   ASSERT_TRUE(d.agent);
   FieldCapture wire;
   std::string error;
@@ -138,7 +139,7 @@ TEST(HostFieldsCapture, TheModelHoldsWhatTheWireCarried) {
 }
 
 TEST(HostFieldsCapture, NoValuesKeepsSlotsAndLabelsWithoutValues) {
-  Device d({"bubbles", 7}, 120);
+  FieldsDevice d({"bubbles", 7}, 120);
   ASSERT_TRUE(d.agent);
   FieldCapture wire;
   std::string error;

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "subprocess.h"
+#include "tool_process.h"
 
 namespace xrpm::testing {
 namespace {
@@ -20,7 +21,6 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-const std::string kXrpm = XRPM_CLI_BIN;
 const std::string kEmulator = XRPM_EMULATOR_BIN;
 
 // Captures the emulator into `path`; returns the capture frame (0 on failure).

@@ -37,7 +37,7 @@ struct Played {
 
 constexpr DumpContents kAll{true, true, 0};
 
-uint32_t TypeIndex(const Snapshot& s, const std::string& name) {
+uint32_t TypeIndexOf(const Snapshot& s, const std::string& name) {
   for (uint32_t t = 0; t < s.type_count(); ++t)
     if (s.types[t].name == name) return t;
   return kNoIndex;
@@ -51,7 +51,7 @@ TEST(DumpContents, BubblesHasLayoutsSlotsLabelsAndText) {
   EXPECT_EQ(s.fields.string_cap, 1024u) << "a capture's default";
 
   // Layouts for the game's types.
-  const uint32_t bubble = TypeIndex(s, "Bubbles.Bubble");
+  const uint32_t bubble = TypeIndexOf(s, "Bubbles.Bubble");
   ASSERT_NE(bubble, kNoIndex);
   const TypeLayout* bl = s.fields.layout_of_type(bubble);
   ASSERT_TRUE(bl && bl->shape == TypeShape::kClass);
@@ -59,7 +59,7 @@ TEST(DumpContents, BubblesHasLayoutsSlotsLabelsAndText) {
   for (const FieldLayout& f : bl->fields) names.push_back(f.name);
   for (const char* want : {"Position.X", "Position.Y", "Label", "Name", "IsAlive"})
     EXPECT_NE(std::find(names.begin(), names.end(), want), names.end()) << want;
-  const uint32_t events = TypeIndex(s, "Bubbles.GameEvents");
+  const uint32_t events = TypeIndexOf(s, "Bubbles.GameEvents");
   ASSERT_NE(events, kNoIndex);
   ASSERT_FALSE(s.fields.layout_of_type(events)->statics.empty());
 

@@ -23,7 +23,7 @@ namespace {
 using agent::ContainerType;
 using agent::WalkResult;
 
-RuntimeConfig SmallConfig() {
+RuntimeConfig OriginsConfig() {
   RuntimeConfig c;
   c.heap_reserve_bytes = 256u << 20;
   return c;
@@ -114,18 +114,18 @@ OriginSink Walk(Runtime& rt, bool postpone = false) {
   return sink;
 }
 
-struct Device {
+struct OriginsDevice {
   Runtime rt;
   std::unique_ptr<Scenario> scenario;
   GameLoop loop;
-  Device(ScenarioParams p, uint64_t frames)
-      : rt(SmallConfig()), scenario(MakeScenario(p)), loop(rt, *scenario, LoopConfig{0, frames}) {
+  OriginsDevice(ScenarioParams p, uint64_t frames)
+      : rt(OriginsConfig()), scenario(MakeScenario(p)), loop(rt, *scenario, LoopConfig{0, frames}) {
     loop.Setup();
   }
 };
 
 TEST(Origins, EveryObjectOfAWalkHasOneInBothWalkOrders) {
-  Device d({"bubbles", 3}, 300);
+  OriginsDevice d({"bubbles", 3}, 300);
   d.loop.RunHere();
   d.rt.InduceFullCollection();
   for (bool postpone : {false, true}) {
@@ -181,7 +181,7 @@ class AbortingSink final : public OriginSink {
 };
 
 TEST(Origins, AnAbortInTheOriginCallbacksEndsTheWalk) {
-  Runtime rt(SmallConfig());
+  Runtime rt(OriginsConfig());
   test::TestTypes t(rt);
   for (bool in_describe : {true, false}) {
     AbortingSink sink(in_describe);
@@ -195,7 +195,7 @@ TEST(Origins, AnAbortInTheOriginCallbacksEndsTheWalk) {
 }
 
 TEST(Origins, ObjectsAllocatedInFrameNCarryN) {
-  Runtime rt(SmallConfig());
+  Runtime rt(OriginsConfig());
   test::TestTypes t(rt);
   std::vector<uint32_t> handles;  // one rooted leaf per frame
   for (int frame = 0; frame < 5; ++frame) {
@@ -221,7 +221,7 @@ TEST(Origins, ObjectsAllocatedInFrameNCarryN) {
 }
 
 TEST(Origins, SiteStacksMatchTheFrameScopeNesting) {
-  Runtime rt(SmallConfig());
+  Runtime rt(OriginsConfig());
   test::TestTypes t(rt);
   ManagedThread& main = rt.main_thread();
   ASSERT_TRUE(main.frames.empty());
@@ -253,7 +253,7 @@ TEST(Origins, SiteStacksMatchTheFrameScopeNesting) {
 }
 
 TEST(Origins, DeepStacksKeepTheirInnermost32Frames) {
-  Runtime rt(SmallConfig());
+  Runtime rt(OriginsConfig());
   test::TestTypes t(rt);
   ManagedThread& main = rt.main_thread();
   for (int i = 0; i < 40; ++i) rt.PushFrame(main, rt.methods().Intern("M" + std::to_string(i)), 0);
@@ -266,7 +266,7 @@ TEST(Origins, DeepStacksKeepTheirInnermost32Frames) {
 }
 
 TEST(Origins, ACompactionMovesAnObjectButNotItsFrameOrSite) {
-  Runtime rt(SmallConfig());
+  Runtime rt(OriginsConfig());
   test::TestTypes t(rt);
   ManagedThread& main = rt.main_thread();
   for (int f = 0; f < 3; ++f) {
@@ -312,7 +312,7 @@ TEST(Origins, ACompactionMovesAnObjectButNotItsFrameOrSite) {
 }
 
 TEST(Origins, ASweepKeepsTheSurvivorsAndDropsTheDead) {
-  Runtime rt(SmallConfig());
+  Runtime rt(OriginsConfig());
   test::TestTypes t(rt);
   std::vector<uint32_t> keep;
   for (int f = 0; f < 10; ++f) {
@@ -353,7 +353,7 @@ class OriginsOverManyFrames : public ::testing::TestWithParam<ManyFrames> {};
 
 TEST_P(OriginsOverManyFrames, TheTableStaysTheSizeOfTheHeap) {
   const ManyFrames& p = GetParam();
-  RuntimeConfig c = SmallConfig();
+  RuntimeConfig c = OriginsConfig();
   c.gc_budget_bytes = p.budget;
   Runtime rt(c);
   auto scenario = MakeScenario(p.params);
@@ -441,7 +441,7 @@ TEST(SiteTable, PushBuildsTheCallersStackAndCutsItAt32) {
 // The ground truth (DumpToSnapshot) carries the origins: capture frame, one entry per object,
 // sites in the order the walk first used them.
 TEST(Origins, TheGroundTruthSnapshotHasThem) {
-  Device d({"bubbles", 2}, 240);
+  OriginsDevice d({"bubbles", 2}, 240);
   d.loop.RunHere();
   const Snapshot s = DumpToSnapshot(d.rt);
   ASSERT_TRUE(s.has_origins());
@@ -476,7 +476,7 @@ TEST(Origins, TheGroundTruthSnapshotHasThem) {
 // The leak scenario's leaked objects come from Bubble.OnSpawn / BubbleField.Spawn; what it
 // allocates and drops every frame comes from elsewhere, so a three-capture filter names them.
 TEST(Origins, TheLeakScenarioLeaksFromOnSpawnAndNothingPerFrame) {
-  Device d({"leak", 1}, 1200);
+  OriginsDevice d({"leak", 1}, 1200);
   d.loop.RunHere();
   const Snapshot s = DumpToSnapshot(d.rt);
   ASSERT_TRUE(s.has_origins());
@@ -521,7 +521,7 @@ TEST(Origins, TheLeakScenarioLeaksFromOnSpawnAndNothingPerFrame) {
 // handlers Bubble.OnSpawn allocated between A and B are all still in C with the same frame and
 // site, although the collections in between (each capture's own, and the game's) moved them.
 TEST(Origins, LeakedObjectsKeepFrameAndSiteAcrossCapturesWhileTheirAddressesMove) {
-  Runtime rt(SmallConfig());
+  Runtime rt(OriginsConfig());
   auto scenario = MakeScenario({"leak", 1});
   {
     GameLoop setup(rt, *scenario, LoopConfig{0, 0});

@@ -17,18 +17,18 @@ namespace {
 
 using testing::GcDumpTestWriter;
 
-const std::string kDir = std::string(XRPM_TEST_DATA) + "/gcdump";
+const std::string kMalformedDir = std::string(XRPM_TEST_DATA) + "/gcdump";
 
-Snapshot Read(const std::string& bytes) {
+Snapshot ReadMalformed(const std::string& bytes) {
   Diagnostics d;
   return formats::ReadGcDump({reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()},
                              "bad.gcdump", d);
 }
 
 // The error's code and message of reading `bytes`; fails the test if it loads.
-Diagnostic ErrorOf(const std::string& bytes) {
+Diagnostic MalformedErrorOf(const std::string& bytes) {
   try {
-    Read(bytes);
+    ReadMalformed(bytes);
   } catch (const InputError& e) {
     EXPECT_NE(e.diagnostic().message.find("byte offset "), std::string::npos)
         << e.diagnostic().message;
@@ -56,7 +56,7 @@ void PutI32(std::string& b, size_t at, int32_t v) {
 }
 
 TEST(GcDumpMalformed, TheHandBuiltSeedLoads) {
-  const Snapshot s = Read(Small());
+  const Snapshot s = ReadMalformed(Small());
   EXPECT_EQ(s.object_count(), 2u);
   EXPECT_EQ(s.root_count(), 2u);
 }
@@ -65,20 +65,20 @@ TEST(GcDumpMalformed, EveryTruncationFailsWithAnOffset) {
   const std::string full = Small();
   for (size_t n = 0; n < full.size(); ++n) {
     SCOPED_TRACE(n);
-    ErrorOf(full.substr(0, n));
+    MalformedErrorOf(full.substr(0, n));
   }
-  const std::string test1 = testing::FileBytes(kDir + "/perfview-test1.gcdump");
-  for (size_t n = 0; n < test1.size(); n += 997) ErrorOf(test1.substr(0, n));
-  ErrorOf(test1 + "x");  // bytes after the trailer
+  const std::string test1 = testing::FileBytes(kMalformedDir + "/perfview-test1.gcdump");
+  for (size_t n = 0; n < test1.size(); n += 997) MalformedErrorOf(test1.substr(0, n));
+  MalformedErrorOf(test1 + "x");  // bytes after the trailer
 }
 
 TEST(GcDumpMalformed, WrongSignatureAndWrongTags) {
   std::string b = Small();
   b[5] = 'f';
-  EXPECT_EQ(ErrorOf(b).code, "not-gcdump");
+  EXPECT_EQ(MalformedErrorOf(b).code, "not-gcdump");
   b = Small();
   b[24] = 0x42;  // the entry object's BeginObject
-  const Diagnostic d = ErrorOf(b);
+  const Diagnostic d = MalformedErrorOf(b);
   EXPECT_EQ(d.code, "bad-tag");
   EXPECT_NE(d.message.find("byte offset 24 "), std::string::npos) << d.message;
   EXPECT_NE(d.message.find("found an unknown tag (66)"), std::string::npos) << d.message;
@@ -86,19 +86,19 @@ TEST(GcDumpMalformed, WrongSignatureAndWrongTags) {
 
 TEST(GcDumpMalformed, CountsLargerThanTheFile) {
   // test1: the graph's type count is at offset 0x60 (after total size and root index).
-  const std::string test1 = testing::FileBytes(kDir + "/perfview-test1.gcdump");
+  const std::string test1 = testing::FileBytes(kMalformedDir + "/perfview-test1.gcdump");
   ASSERT_EQ(static_cast<uint8_t>(test1[0x60]), 0xca);  // 1994
   std::string b = test1;
   PutI32(b, 0x60, 0x7fffffff);
-  Diagnostic d = ErrorOf(b);
+  Diagnostic d = MalformedErrorOf(b);
   EXPECT_EQ(d.code, "bad-count");
   EXPECT_NE(d.message.find("byte offset 96 "), std::string::npos) << d.message;
   PutI32(b, 0x60, -5);
-  EXPECT_EQ(ErrorOf(b).code, "bad-count");
+  EXPECT_EQ(MalformedErrorOf(b).code, "bad-count");
   // A string longer than the file.
   b = test1;
   PutI32(b, 0x64, 0x40000000);  // the first type name's length
-  EXPECT_EQ(ErrorOf(b).code, "truncated");
+  EXPECT_EQ(MalformedErrorOf(b).code, "truncated");
 }
 
 TEST(GcDumpMalformed, ForwardReferenceLoopsEndOrFail) {
@@ -106,12 +106,12 @@ TEST(GcDumpMalformed, ForwardReferenceLoopsEndOrFail) {
   const uint32_t root_t = w.AddType("[.NET Roots]", 0);
   w.AddNode(root_t, 0, {}, 0);
   w.backward_skip_region = true;
-  EXPECT_EQ(ErrorOf(w.Finish()).code, "cycle");
+  EXPECT_EQ(MalformedErrorOf(w.Finish()).code, "cycle");
   // An object defined through a forward reference that refers to itself is read once.
   GcDumpTestWriter w2;
   w2.AddNode(w2.AddType("[.NET Roots]", 0), 0, {}, 0);
   w2.self_forward_reference = true;
-  EXPECT_NO_THROW(Read(w2.Finish()));
+  EXPECT_NO_THROW(ReadMalformed(w2.Finish()));
 }
 
 // Fuzz finding (fuzz_gcdump, 2026-11-24): a NaN count multiplier made a Snapshot unequal to
@@ -122,7 +122,7 @@ TEST(GcDumpMalformed, CountMultipliersMustBeFiniteAndNotNegative) {
     const uint32_t root_t = w.AddType("[.NET Roots]", 0);
     w.AddNode(root_t, 0, {}, 0);
     w.count_multipliers = {1, bad};
-    const Diagnostic d = ErrorOf(w.Finish());
+    const Diagnostic d = MalformedErrorOf(w.Finish());
     EXPECT_EQ(d.code, "bad-multiplier");
     EXPECT_NE(d.message.find("count multiplier of type 1"), std::string::npos) << d.message;
   }
@@ -132,7 +132,7 @@ TEST(GcDumpMalformed, UnknownSerializedType) {
   GcDumpTestWriter w;
   w.AddNode(w.AddType("[.NET Roots]", 0), 0, {}, 0);
   w.unknown_object = true;
-  const Diagnostic d = ErrorOf(w.Finish());
+  const Diagnostic d = MalformedErrorOf(w.Finish());
   EXPECT_EQ(d.code, "unknown-type");
   EXPECT_NE(d.message.find("'Xrpm.Unknown'"), std::string::npos) << d.message;
 }
@@ -142,7 +142,7 @@ TEST(GcDumpMalformed, BrokenNodeRecords) {
     GcDumpTestWriter w;  // a child index past the last node
     const uint32_t kids[] = {7};
     w.AddNode(w.AddType("[.NET Roots]", 0), 0, kids, 0);
-    const Diagnostic d = ErrorOf(w.Finish());
+    const Diagnostic d = MalformedErrorOf(w.Finish());
     EXPECT_EQ(d.code, "bad-node");
     EXPECT_NE(d.message.find("child 7 is not a node index"), std::string::npos) << d.message;
   }
@@ -155,9 +155,9 @@ TEST(GcDumpMalformed, BrokenNodeRecords) {
     ASSERT_NE(size_at, std::string::npos);
     const size_t blob = size_at + 4;
     b[blob + 2] = 0x3e;  // type 31
-    EXPECT_EQ(ErrorOf(b).code, "bad-node");
+    EXPECT_EQ(MalformedErrorOf(b).code, "bad-node");
     b[blob + 2] = static_cast<char>(0x81);  // a varint that runs past the blob
-    EXPECT_EQ(ErrorOf(b).code, "bad-node");
+    EXPECT_EQ(MalformedErrorOf(b).code, "bad-node");
   }
 }
 
@@ -174,7 +174,7 @@ TEST(GcDumpMalformed, MutatedSeedsNeverCrash) {
       b[(x >> 8) % b.size()] = static_cast<char>(x >> 24);
     }
     try {
-      const Snapshot s = Read(b);
+      const Snapshot s = ReadMalformed(b);
       ++loaded;
       ASSERT_EQ(s.object_type.size(), s.object_count());
       ASSERT_EQ(s.ref_end.size(), s.object_count());

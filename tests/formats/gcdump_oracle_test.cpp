@@ -12,7 +12,7 @@
 namespace xrpm {
 namespace {
 
-const std::string kDir = std::string(XRPM_TEST_DATA) + "/gcdump";
+const std::string kOracleDir = std::string(XRPM_TEST_DATA) + "/gcdump";
 
 std::string Unescape(std::string_view s) {
   std::string r;
@@ -98,8 +98,9 @@ XmlGraph ParseXml(const std::string& xml) {
 }
 
 TEST(GcDumpOracle, PerfViewTest1MatchesPerfViewsXmlRendering) {
-  const std::string bytes = testing::FileBytes(kDir + "/perfview-test1.gcdump");
-  const XmlGraph want = ParseXml(testing::FileBytes(kDir + "/perfview-test1_baseline.gcdump.xml"));
+  const std::string bytes = testing::FileBytes(kOracleDir + "/perfview-test1.gcdump");
+  const XmlGraph want =
+      ParseXml(testing::FileBytes(kOracleDir + "/perfview-test1_baseline.gcdump.xml"));
   ASSERT_EQ(want.nodes.size(), 6482u);
   ASSERT_EQ(want.type_names.size(), 1994u);
 

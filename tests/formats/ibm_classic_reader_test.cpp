@@ -4,20 +4,16 @@
 #include <random>
 #include <sstream>
 
+#include "file_bytes.h"
 #include "xrpm/formats/ibm_classic_reader.h"
 
 namespace xrpm {
 namespace {
 
+using testing::FileBytes;
+
 std::string Data(const std::string& name) {
   return std::string(FORMATS_TEST_DATA) + "/" + name;
-}
-
-std::string Slurp(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
 }
 
 std::vector<std::string> Codes(const Diagnostics& d) {
@@ -26,7 +22,7 @@ std::vector<std::string> Codes(const Diagnostics& d) {
   return c;
 }
 
-std::string All(const Diagnostics& d) {
+std::string ReaderDiagnostics(const Diagnostics& d) {
   std::string s;
   for (const Diagnostic& x : d.kept()) s += x.ToString() + "\n";
   return s;
@@ -94,17 +90,19 @@ TEST(IbmClassicReader, ReadsTheSpecExamples) {
                 x.code == "missing-class" || x.code == "trailer-mismatch")
         << x.ToString();
   }
-  EXPECT_NE(All(d).find("trailer says Classes: 321, the file has 1"), std::string::npos) << All(d);
-  EXPECT_NE(All(d).find("spec_examples.txt:13: class record references 0x4152f018"),
+  EXPECT_NE(ReaderDiagnostics(d).find("trailer says Classes: 321, the file has 1"),
             std::string::npos)
-      << All(d);
+      << ReaderDiagnostics(d);
+  EXPECT_NE(ReaderDiagnostics(d).find("spec_examples.txt:13: class record references 0x4152f018"),
+            std::string::npos)
+      << ReaderDiagnostics(d);
 }
 
 TEST(IbmClassicReader, ReadsJ9NativeStyleExactly) {
   Diagnostics d;
   formats::IbmReadStats st;
   Snapshot s = formats::ReadIbmClassicFile(Data("j9_native_style.txt"), d, {}, &st);
-  EXPECT_TRUE(d.empty()) << All(d);
+  EXPECT_TRUE(d.empty()) << ReaderDiagnostics(d);
   ASSERT_EQ(s.object_count(), 5u);
   ASSERT_EQ(s.type_count(), 5u);
   // Types keyed by class block address, in order of first use.
@@ -139,7 +137,7 @@ TEST(IbmClassicReader, ReadsDtfjStyleWithCrlfCompactColonsAndShortNulls) {
   Diagnostics d;
   formats::IbmReadStats st;
   Snapshot s = formats::ReadIbmClassicFile(Data("dtfj_style.txt"), d, {}, &st);
-  EXPECT_TRUE(d.empty()) << All(d);
+  EXPECT_TRUE(d.empty()) << ReaderDiagnostics(d);
   EXPECT_EQ(s.sections[0].name,
             "JRE 1.8.0 IBM J9 2.9 Windows 7 amd64-64 build pwa6480sr6-20171231_01");
   ASSERT_EQ(s.object_count(), 2u);
@@ -180,7 +178,7 @@ TEST(IbmClassicReader, AcceptsEveryTrailerSpelling) {
       Diagnostics d;
       formats::IbmReadStats st;
       Snapshot s = formats::ReadIbmClassic(WithTrailers(b, e), "t", d, {}, &st);
-      EXPECT_TRUE(d.empty()) << b << " / " << e << "\n" << All(d);
+      EXPECT_TRUE(d.empty()) << b << " / " << e << "\n" << ReaderDiagnostics(d);
       EXPECT_EQ(s.object_count(), 2u);
       EXPECT_TRUE(st.saw_breakdown && st.saw_eof);
     }
@@ -193,9 +191,12 @@ TEST(IbmClassicReader, ReportsWrongTrailerCounts) {
                                        "PrimitiveArrays: 1",
                                        "// EOF:  Total 'Objects',Refs(null) : 4,7(1)"),
                           "t", d);
-  EXPECT_EQ(Codes(d), (std::vector<std::string>{"trailer-mismatch", "trailer-mismatch"})) << All(d);
-  EXPECT_NE(All(d).find("t:10: the trailer says Classes: 3, the file has 2"), std::string::npos);
-  EXPECT_NE(All(d).find("t:11: the trailer says Refs(null) 7(1)"), std::string::npos) << All(d);
+  EXPECT_EQ(Codes(d), (std::vector<std::string>{"trailer-mismatch", "trailer-mismatch"}))
+      << ReaderDiagnostics(d);
+  EXPECT_NE(ReaderDiagnostics(d).find("t:10: the trailer says Classes: 3, the file has 2"),
+            std::string::npos);
+  EXPECT_NE(ReaderDiagnostics(d).find("t:11: the trailer says Refs(null) 7(1)"), std::string::npos)
+      << ReaderDiagnostics(d);
 }
 
 struct Expect {
@@ -240,7 +241,7 @@ TEST(IbmClassicReader, MalformedCorpusGetsDiagnosticsWithLines) {
       EXPECT_EQ(x.file, path);
       EXPECT_FALSE(x.message.empty());
     }
-    EXPECT_EQ(got, e.diags) << All(d);
+    EXPECT_EQ(got, e.diags) << ReaderDiagnostics(d);
     // Strict mode stops at the first problem with the same diagnostic.
     try {
       formats::ReadIbmClassicFile(path, d, formats::ReadOptions{.strict = true});
@@ -279,9 +280,9 @@ TEST(IbmClassicReader, InputWithoutAnyHeapdumpIsAnError) {
 }
 
 TEST(IbmClassicReader, SniffsTheFormat) {
-  EXPECT_TRUE(formats::LooksLikeIbmClassic(Slurp(Data("spec_examples.txt"))));
+  EXPECT_TRUE(formats::LooksLikeIbmClassic(FileBytes(Data("spec_examples.txt"))));
   EXPECT_TRUE(formats::LooksLikeIbmClassic("\n\n0x00001000 [16] OBJ java/lang/Object\n"));
-  EXPECT_FALSE(formats::LooksLikeIbmClassic(Slurp(Data("malformed/not_ibm.txt"))));
+  EXPECT_FALSE(formats::LooksLikeIbmClassic(FileBytes(Data("malformed/not_ibm.txt"))));
   EXPECT_FALSE(formats::LooksLikeIbmClassic(""));
   EXPECT_FALSE(formats::LooksLikeIbmClassic("{\"snapshot\":"));
 }
@@ -302,7 +303,7 @@ TEST(IbmClassicReader, SurvivesGarbageAndCorruption) {
     }
     EXPECT_LE(d.kept().size(), 50u);
   }
-  const std::string good = Slurp(Data("j9_native_style.txt"));
+  const std::string good = FileBytes(Data("j9_native_style.txt"));
   for (size_t cut = 0; cut <= good.size(); ++cut) {
     Diagnostics d;
     try {
@@ -332,7 +333,7 @@ TEST(IbmClassicReader, SixtyFourBitClassAddressesGetOrdinalTypeIds) {
       "// EOF:  Total 'Objects',Refs(null) : 3,4(0)\n";
   Diagnostics d;
   Snapshot s = formats::ReadIbmClassic(text, "t", d);
-  EXPECT_TRUE(d.empty()) << All(d);
+  EXPECT_TRUE(d.empty()) << ReaderDiagnostics(d);
   ASSERT_EQ(s.type_count(), 1u);
   EXPECT_EQ(s.types[0].id, 1u);
   ASSERT_EQ(s.root_count(), 1u);

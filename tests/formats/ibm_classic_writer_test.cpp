@@ -18,7 +18,7 @@ using testing::Canonical;
 using testing::HeapShape;
 using testing::MakeHeap;
 
-std::string Write(const Snapshot& s, formats::IbmWriteStats* st = nullptr) {
+std::string WriteIbm(const Snapshot& s, formats::IbmWriteStats* st = nullptr) {
   std::string out;
   formats::IbmWriteStats w =
       formats::WriteIbmClassic(s, [&](std::string_view b) { out.append(b); });
@@ -26,7 +26,7 @@ std::string Write(const Snapshot& s, formats::IbmWriteStats* st = nullptr) {
   return out;
 }
 
-std::string All(const Diagnostics& d) {
+std::string WriterDiagnostics(const Diagnostics& d) {
   std::string s;
   for (const Diagnostic& x : d.kept()) s += x.ToString() + "\n";
   return s;
@@ -39,7 +39,7 @@ std::set<std::pair<TypeId, std::string>> UsedTypes(const Snapshot& s) {
   return t;
 }
 
-Snapshot Sample() {
+Snapshot IbmSample() {
   Snapshot s;
   s.AddSection({.version = 2, .name = "bubbles.exe", .start_ms = 0x763f9d2, .end_ms = 0x763fbef});
   uint32_t str = s.AddType(0x2, "System.String", 0);
@@ -56,7 +56,7 @@ Snapshot Sample() {
 
 TEST(IbmClassicWriter, WritesTheLayoutJ9Writes) {
   formats::IbmWriteStats st;
-  const std::string text = Write(Sample(), &st);
+  const std::string text = WriteIbm(IbmSample(), &st);
   const size_t nl = text.find('\n');
   EXPECT_EQ(text.substr(0, 34), "// Version: .NET heap, xrpm 0.1.0 ") << text;
   EXPECT_EQ(text.substr(nl + 1),
@@ -84,11 +84,11 @@ TEST(IbmClassicWriter, RoundTripKeepsObjectsSizesReferencesAndRoots) {
     shape.objects = seed == 3 ? 20000 : 300;
     Snapshot original = MakeHeap(shape);
     formats::IbmWriteStats ws;
-    std::string text = Write(original, &ws);
+    std::string text = WriteIbm(original, &ws);
     Diagnostics d;
     formats::IbmReadStats rs;
     Snapshot back = formats::ReadIbmClassic(text, "rt", d, {}, &rs);
-    EXPECT_TRUE(d.empty()) << All(d);
+    EXPECT_TRUE(d.empty()) << WriterDiagnostics(d);
     EXPECT_EQ(Canonical(back), Canonical(original)) << "seed " << seed;
     EXPECT_EQ(UsedTypes(back), UsedTypes(original));
     EXPECT_EQ(back.sections.at(0).name, original.sections[0].name);
@@ -101,7 +101,7 @@ TEST(IbmClassicWriter, RoundTripKeepsObjectsSizesReferencesAndRoots) {
     EXPECT_GT(ws.object_arrays, 0u);
     EXPECT_GT(ws.primitive_arrays, 0u);  // System.Byte[] and System.Char[] objects
     // And the second write is the same file: the output does not depend on type order.
-    EXPECT_EQ(Write(back), text);
+    EXPECT_EQ(WriteIbm(back), text);
   }
 }
 
@@ -110,7 +110,7 @@ TEST(IbmClassicWriter, DanglingReferencesSurviveAndAreReported) {
   shape.dangling = 0.2;
   Snapshot original = MakeHeap(shape);
   Diagnostics d;
-  Snapshot back = formats::ReadIbmClassic(Write(original), "rt", d);
+  Snapshot back = formats::ReadIbmClassic(WriteIbm(original), "rt", d);
   EXPECT_EQ(Canonical(back), Canonical(original));
   ASSERT_FALSE(d.empty());
   for (const Diagnostic& x : d.kept()) EXPECT_EQ(x.code, "dangling-ref") << x.ToString();
@@ -121,11 +121,11 @@ TEST(IbmClassicWriter, TypeIdsInsideTheHeapGetSyntheticClassAddresses) {
   shape.first_type_id = 0x1ce100;  // collides with the object address range
   Snapshot original = MakeHeap(shape);
   formats::IbmWriteStats ws;
-  std::string text = Write(original, &ws);
+  std::string text = WriteIbm(original, &ws);
   EXPECT_FALSE(ws.type_ids_as_addresses);
   Diagnostics d;
   Snapshot back = formats::ReadIbmClassic(text, "rt", d);
-  EXPECT_TRUE(d.empty()) << All(d);
+  EXPECT_TRUE(d.empty()) << WriterDiagnostics(d);
   EXPECT_EQ(Canonical(back), Canonical(original));  // statics keep their class (by name)
   ObjectId max_end = 0;
   for (size_t i = 0; i < original.object_count(); ++i)
@@ -149,14 +149,14 @@ TEST(IbmClassicWriter, SeveralSectionsBecomeOneHeapWithDistinctClasses) {
   s.CloseSectionRanges();
 
   formats::IbmWriteStats ws;
-  std::string text = Write(s, &ws);
+  std::string text = WriteIbm(s, &ws);
   EXPECT_FALSE(ws.type_ids_as_addresses);  // ids repeat across sections
   EXPECT_NE(text.find("\n// xrpm AppDomain: a.exe\n// xrpm AppDomain: b.exe\n0x"),
             std::string::npos)
       << text.substr(0, 200);
   Diagnostics d;
   Snapshot back = formats::ReadIbmClassic(text, "rt", d);
-  EXPECT_TRUE(d.empty()) << All(d);
+  EXPECT_TRUE(d.empty()) << WriterDiagnostics(d);
   ASSERT_EQ(back.sections.size(), 1u);
   EXPECT_EQ(back.sections[0].name, "a.exe, b.exe");
   EXPECT_EQ(Canonical(back), Canonical(s));
@@ -188,7 +188,7 @@ TEST(IbmClassicWriter, DotNetPrimitiveArraysAreJvmPrimitiveArraysAndReadBack) {
   }
   s.CloseSectionRanges();
   formats::IbmWriteStats st;
-  const std::string text = Write(s, &st);
+  const std::string text = WriteIbm(s, &st);
   for (size_t i = 0; i < std::size(cases); ++i) {
     char rec[64];
     std::snprintf(rec, sizeof rec, "0x%08zX [16] OBJ %s\n", 0x10000 + 0x100 * i, cases[i].sig);
@@ -203,7 +203,7 @@ TEST(IbmClassicWriter, DotNetPrimitiveArraysAreJvmPrimitiveArraysAndReadBack) {
   Diagnostics d;
   formats::IbmReadStats rs;
   const Snapshot back = formats::ReadIbmClassic(text, "rt", d, {}, &rs);
-  EXPECT_TRUE(d.empty()) << All(d);
+  EXPECT_TRUE(d.empty()) << WriterDiagnostics(d);
   EXPECT_EQ(rs.primitive_arrays, 14u);
   ASSERT_EQ(back.object_count(), std::size(cases));
   for (size_t i = 0; i < std::size(cases); ++i)
@@ -216,7 +216,7 @@ TEST(IbmClassicWriter, DotNetPrimitiveArraysAreJvmPrimitiveArraysAndReadBack) {
 // version string now (runtime, xrpm's version, platform); the name goes into `// xrpm
 // AppDomain:` and is read back from there. A Java heap says so; a J9 file keeps its header.
 TEST(IbmClassicWriter, VersionLineNamesTheProducerAndTheAppNameIsKeptApart) {
-  const std::string text = Write(Sample());
+  const std::string text = WriteIbm(IbmSample());
   const std::string first = text.substr(0, text.find('\n'));
   EXPECT_EQ(first.find("bubbles"), std::string::npos) << first;
   EXPECT_NE(first.find(".NET heap"), std::string::npos) << first;
@@ -230,7 +230,7 @@ TEST(IbmClassicWriter, VersionLineNamesTheProducerAndTheAppNameIsKeptApart) {
   java.AddObject(0x1000, java.AddType(1, "java.lang.String", 0), 24, {});
   java.AddObject(0x1018, java.AddType(2, "byte[]", 0), 24, {});
   java.CloseSectionRanges();
-  const std::string jt = Write(java);
+  const std::string jt = WriteIbm(java);
   EXPECT_EQ(jt.rfind("// Version: Java heap, xrpm 0.1.0 ", 0), 0u) << jt;
   EXPECT_NE(jt.find("OBJ [B\n"), std::string::npos);
   const Snapshot jb = formats::ReadIbmClassic(jt, "rt", d);
@@ -242,21 +242,21 @@ TEST(IbmClassicWriter, SixtyFourBitHeapsUseWideAddresses) {
   HeapShape shape;
   shape.base = 0x00007F0000000000;
   Snapshot original = MakeHeap(shape);
-  std::string text = Write(original);
+  std::string text = WriteIbm(original);
   EXPECT_NE(text.find("0x00007F0000000000 ["), std::string::npos);
   Diagnostics d;
   Snapshot back = formats::ReadIbmClassic(text, "rt", d);
-  EXPECT_TRUE(d.empty()) << All(d);
+  EXPECT_TRUE(d.empty()) << WriterDiagnostics(d);
   EXPECT_EQ(Canonical(back), Canonical(original));
 }
 
 TEST(IbmClassicWriter, FlaggedStaticKeepsKindAndFlagsButNotItsContainer) {
-  Snapshot s = Sample();
+  Snapshot s = IbmSample();
   s.AddRoot(0x1ce14c, RootKind::kStatic, kRootWeak, 0x2);
   s.CloseSectionRanges();
   Diagnostics d;
-  Snapshot back = formats::ReadIbmClassic(Write(s), "rt", d);
-  EXPECT_TRUE(d.empty()) << All(d);
+  Snapshot back = formats::ReadIbmClassic(WriteIbm(s), "rt", d);
+  EXPECT_TRUE(d.empty()) << WriterDiagnostics(d);
   bool found = false;
   for (size_t r = 0; r < back.root_count(); ++r) {
     if (back.root_object[r] != 0x1ce14c) continue;
@@ -269,18 +269,18 @@ TEST(IbmClassicWriter, FlaggedStaticKeepsKindAndFlagsButNotItsContainer) {
 }
 
 TEST(IbmClassicWriter, NullReferencesAreCountedInTheTrailer) {
-  Snapshot s = Sample();
+  Snapshot s = IbmSample();
   const ObjectId refs[] = {0x1ce056, 0, 0x1ce11f};
   s.AddObject(0x1ce200, 0, 0x10, refs);
   s.CloseSectionRanges();
   formats::IbmWriteStats ws;
-  std::string text = Write(s, &ws);
+  std::string text = WriteIbm(s, &ws);
   EXPECT_EQ(ws.null_refs, 1u);
   EXPECT_NE(text.find("Refs(null) : 7,11(1)"), std::string::npos) << text;
   Diagnostics d;
   formats::IbmReadStats rs;
   Snapshot back = formats::ReadIbmClassic(text, "rt", d, {}, &rs);
-  EXPECT_TRUE(d.empty()) << All(d);
+  EXPECT_TRUE(d.empty()) << WriterDiagnostics(d);
   EXPECT_EQ(rs.null_refs, 1u);
   auto r = back.object_refs(3);
   EXPECT_EQ(std::vector<ObjectId>(r.begin(), r.end()), (std::vector<ObjectId>{0x1ce056, 0x1ce11f}));
@@ -291,17 +291,17 @@ TEST(IbmClassicWriter, SavesAtomically) {
       std::filesystem::temp_directory_path() / ("xrpm_ibm_" + std::to_string(getpid()));
   std::filesystem::create_directories(dir);
   const std::string path = (dir / "heap.txt").string();
-  formats::WriteIbmClassicFile(Sample(), path);
+  formats::WriteIbmClassicFile(IbmSample(), path);
   std::ifstream f(path, std::ios::binary);
   std::stringstream ss;
   ss << f.rdbuf();
-  EXPECT_EQ(ss.str(), Write(Sample()));
+  EXPECT_EQ(ss.str(), WriteIbm(IbmSample()));
   EXPECT_EQ(std::distance(std::filesystem::directory_iterator(dir), {}), 1);  // no temp left
-  EXPECT_THROW(formats::WriteIbmClassicFile(Sample(), (dir / "missing" / "heap.txt").string()),
+  EXPECT_THROW(formats::WriteIbmClassicFile(IbmSample(), (dir / "missing" / "heap.txt").string()),
                std::runtime_error);
   Diagnostics d;
   Snapshot back = formats::ReadIbmClassicFile(path, d);
-  EXPECT_EQ(Canonical(back), Canonical(Sample()));
+  EXPECT_EQ(Canonical(back), Canonical(IbmSample()));
   std::filesystem::remove_all(dir);
 }
 

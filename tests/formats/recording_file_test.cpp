@@ -15,7 +15,7 @@
 namespace xrpm::formats {
 namespace {
 
-SavedRecording Sample() {
+SavedRecording SampleRecording() {
   SavedRecording s;
   s.endpoint = "127.0.0.1:4510";
   FrameRecording& r = s.rec;
@@ -41,7 +41,7 @@ SavedRecording Sample() {
   return s;
 }
 
-std::string Write(const std::vector<formats::XrpmPart>& parts, Snapshot snap = {}) {
+std::string WriteRecording(const std::vector<formats::XrpmPart>& parts, Snapshot snap = {}) {
   formats::XrpmWriteOptions w;
   w.threads = 1;
   w.extra_parts = parts;
@@ -81,7 +81,7 @@ Refusal Refuse(const std::string& bytes, std::string_view tag = {}) {
 void ExpectRefusedParts(const std::vector<formats::XrpmPart>& parts, std::string_view tag,
                         const std::string& code, const std::string& says) {
   SCOPED_TRACE(std::string(tag) + ": " + says);
-  const Refusal r = Refuse(Write(parts), tag);
+  const Refusal r = Refuse(WriteRecording(parts), tag);
   EXPECT_EQ(r.d.file, "rec.xrpm");
   EXPECT_EQ(r.d.code, code) << r.d.message;
   ASSERT_NE(r.part_offset, 0u);
@@ -94,14 +94,14 @@ void ExpectRefusedParts(const std::vector<formats::XrpmPart>& parts, std::string
 // The same with part `tag` of Sample()'s parts changed by `mutate`.
 void ExpectRefused(std::string_view tag, const std::function<void(formats::XrpmPart&)>& mutate,
                    const std::string& code, const std::string& says) {
-  auto parts = EncodeRecordingParts(Sample());
+  auto parts = EncodeRecordingParts(SampleRecording());
   mutate(PartOf(parts, tag));
   ExpectRefusedParts(parts, tag, code, says);
 }
 // The same for a recording the encoder writes as it is but no device could have sent.
 void ExpectRefused(const std::function<void(FrameRecording&)>& spoil, std::string_view tag,
                    const std::string& says) {
-  SavedRecording s = Sample();
+  SavedRecording s = SampleRecording();
   spoil(s.rec);
   ExpectRefusedParts(EncodeRecordingParts(s), tag, "bad-part", says);
 }
@@ -112,7 +112,7 @@ void SetU32(formats::XrpmPart& p, size_t index, uint32_t v) {
 
 TEST(RecordingFile, ReadsBackEqual) {
   const testing::TempDir dir("xrpm_recording_file");
-  const SavedRecording s = Sample();
+  const SavedRecording s = SampleRecording();
   SaveRecordingFile(s, dir.Path("rec.xrpm"));
   EXPECT_EQ(LoadRecordingFile(dir.Path("rec.xrpm")), s);
   // An empty recording too (a run that got no samples and no markers).
@@ -123,20 +123,20 @@ TEST(RecordingFile, ReadsBackEqual) {
 }
 
 TEST(RecordingFile, OlderReadersSkipThePartsAndSnapshotsAreNotRecordings) {
-  const std::string bytes = Write(EncodeRecordingParts(Sample()));
+  const std::string bytes = WriteRecording(EncodeRecordingParts(SampleRecording()));
   const formats::XrpmContents c = formats::ReadXrpm(bytes, "rec.xrpm");  // wants no parts
   EXPECT_EQ(c.snapshot.object_count(), 0u);
   EXPECT_EQ(c.skipped.size(), RecordingPartTags().size());
   ASSERT_FALSE(c.skipped.empty());
   EXPECT_NE(c.skipped[0].find("skipped optional part 'rhdr'"), std::string::npos) << c.skipped[0];
 
-  const Refusal r = Refuse(Write({}));
+  const Refusal r = Refuse(WriteRecording({}));
   EXPECT_EQ(r.d.code, "no-recording");
   EXPECT_NE(r.d.message.find("xrpm frames -o"), std::string::npos) << r.d.message;
 }
 
 TEST(RecordingFile, RefusesTruncatedAndCorruptFiles) {
-  const std::string bytes = Write(EncodeRecordingParts(Sample()));
+  const std::string bytes = WriteRecording(EncodeRecordingParts(SampleRecording()));
   EXPECT_EQ(Refuse(bytes.substr(0, bytes.size() - 10)).d.code, "truncated");
   std::string flipped = bytes;
   flipped[flipped.size() / 2] ^= 0x40;
@@ -186,9 +186,9 @@ TEST(RecordingFile, RefusesBadTablesAndMissingParts) {
   ExpectRefused([](auto& r) { r.sample_bytes = 10; }, "rhdr",
                 "sample interval 10, expected 0 or 64..67108864");
 
-  auto parts = EncodeRecordingParts(Sample());
+  auto parts = EncodeRecordingParts(SampleRecording());
   std::erase_if(parts, [](const auto& p) { return p.tag == "rsfr"; });
-  const Refusal r = Refuse(Write(parts));
+  const Refusal r = Refuse(WriteRecording(parts));
   EXPECT_EQ(r.d.code, "missing-part");
   EXPECT_NE(r.d.message.find("but not its part 'rsfr'"), std::string::npos) << r.d.message;
 }

@@ -11,7 +11,7 @@
 namespace xrpm {
 namespace {
 
-std::string Temp(const std::string& name) {
+std::string TempPath(const std::string& name) {
   return ::testing::TempDir() + "/xrpm_" + std::to_string(getpid()) + "_" + name;
 }
 
@@ -33,7 +33,7 @@ TEST(SnapshotIo, FormatTable) {
 }
 
 TEST(SnapshotIo, DetectsNetcfByContentWhateverTheExtension) {
-  const std::string p = Temp("dump.weird");
+  const std::string p = TempPath("dump.weird");
   Put(p, "\n  a 2 x\nc x\n");
   ASSERT_NE(formats::FormatForPath(p, true), nullptr);
   EXPECT_EQ(formats::FormatForPath(p, true)->name, "netcf");
@@ -45,7 +45,7 @@ TEST(SnapshotIo, DetectsNetcfByContentWhateverTheExtension) {
 }
 
 TEST(SnapshotIo, UnknownContentNeedsFrom) {
-  const std::string p = Temp("garbage.bin");
+  const std::string p = TempPath("garbage.bin");
   Put(p,
       "\x7f"
       "ELF binary");
@@ -69,13 +69,13 @@ TEST(SnapshotIo, SaveByExtensionDefaultsToNetcf) {
   s.AddObject(5, 0, 8, {});
   s.CloseSectionRanges();
   for (const char* name : {"out.gclog", "out.anything"}) {
-    const std::string p = Temp(name);
+    const std::string p = TempPath(name);
     formats::SaveSnapshot(s, p);
     Diagnostics d;
     EXPECT_TRUE(formats::LoadSnapshot(p, d) == s);
     std::remove(p.c_str());
   }
-  EXPECT_THROW(formats::SaveSnapshot(s, Temp("x.gclog"), "nosuch"), std::runtime_error);
+  EXPECT_THROW(formats::SaveSnapshot(s, TempPath("x.gclog"), "nosuch"), std::runtime_error);
 }
 
 TEST(SnapshotIo, MissingFileReportsTheOpenError) {

@@ -8,22 +8,18 @@
 #include <fstream>
 #include <sstream>
 
+#include "file_bytes.h"
 #include "xrpm/formats/snapshot_io.h"
 
 namespace xrpm {
 namespace {
 
+using testing::FileBytes;
+
 const std::string kData = XRPM_TEST_DATA;
 
 std::string Temp(const std::string& name) {
   return ::testing::TempDir() + "/xrpm_names_" + std::to_string(getpid()) + "_" + name;
-}
-
-std::string Slurp(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
 }
 
 const TypeInfo* ByName(const Snapshot& s, std::string_view canonical) {
@@ -62,7 +58,7 @@ TEST(TypeNames, NetcfGclogKeepsWrittenNamesAndRoundTrips) {
     EXPECT_EQ(sx.types[t].written_name(), s.types[t].written_name());
   }
   formats::SaveSnapshot(sx, back);
-  EXPECT_EQ(Slurp(back), Slurp(in));
+  EXPECT_EQ(FileBytes(back), FileBytes(in));
   std::remove(x.c_str());
   std::remove(back.c_str());
 }

@@ -20,7 +20,7 @@ using client::HostClient;
 
 constexpr char kToken[] = "7f3a9c1e5b2d8f60a4c7e19b3d5f7a2c";
 
-client::ClientOptions Opts(const agent::Agent& a, std::string token) {
+client::ClientOptions AuthOpts(const agent::Agent& a, std::string token) {
   client::ClientOptions o;
   o.endpoint = Endpoint(a);
   o.token = std::move(token);
@@ -151,7 +151,7 @@ TEST(Auth, RefusalsSayWhyOnBothSides) {
   };
   for (const Case& k : {Case{"", "requires a token"}, Case{"wrong", "does not match"}}) {
     SCOPED_TRACE(k.token);
-    HostClient c(Opts(*agent, k.token));
+    HostClient c(AuthOpts(*agent, k.token));
     c.Connect();
     std::string error;
     EXPECT_FALSE(c.WaitConnected(20000, &error));
@@ -163,7 +163,7 @@ TEST(Auth, RefusalsSayWhyOnBothSides) {
     EXPECT_NE(line.find("bad token"), std::string::npos) << log.All();
   }
   EXPECT_EQ(agent->stats().refused, 2u);
-  HostClient good(Opts(*agent, kToken));
+  HostClient good(AuthOpts(*agent, kToken));
   ASSERT_TRUE(Connected(good));
   EXPECT_FALSE(log.WaitFor("(token verified)").empty()) << log.All();
 }
@@ -273,9 +273,9 @@ TEST(Auth, HostWithATokenStillConnectsToALoopbackAgentWithout) {
   LogSink log;
   auto agent = StartAgent(rt, log);
   ASSERT_TRUE(agent);
-  HostClient c(Opts(*agent, kToken));
+  HostClient c(AuthOpts(*agent, kToken));
   ASSERT_TRUE(Connected(c));
-  HostClient none(Opts(*agent, ""));
+  HostClient none(AuthOpts(*agent, ""));
   c.Disconnect();
   ASSERT_FALSE(log.WaitFor("disconnected").empty());
   ASSERT_TRUE(Connected(none));

@@ -32,8 +32,6 @@ namespace fs = std::filesystem;
 using client::CaptureResult;
 using client::HostClient;
 
-const std::string kXrpm = XRPM_CLI_BIN;
-
 fs::path TempDir() {
   const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
   fs::path d =

@@ -30,7 +30,7 @@ using emulator::LoopConfig;
 using emulator::Runtime;
 using emulator::RuntimeConfig;
 
-constexpr char kToken[] = "0c1d2e3f4a5b6c7d8e9f0a1b2c3d4e5f";
+constexpr char kHostileToken[] = "0c1d2e3f4a5b6c7d8e9f0a1b2c3d4e5f";
 
 struct Game {
   Runtime rt;
@@ -53,7 +53,7 @@ TEST(HostilePeers, AreCutOffAndLoggedWhileTheGameRuns) {
   Game g;
   LogSink log;
   agent::AgentOptions opt;
-  opt.token = kToken;
+  opt.token = kHostileToken;
   auto agent = StartAgent(g.rt, log, opt);
   ASSERT_TRUE(agent);
   g.loop.Start();
@@ -82,7 +82,7 @@ TEST(HostilePeers, AreCutOffAndLoggedWhileTheGameRuns) {
   // DISCONNECT left).
   client::ClientOptions o;
   o.endpoint = Endpoint(*agent);
-  o.token = kToken;
+  o.token = kHostileToken;
   client::HostClient c(o);
   ASSERT_TRUE(Connected(c));
   for (int i = 0; i < 40; ++i) {

@@ -56,7 +56,7 @@ std::string TypeNameOfId(const Snapshot& s, TypeId id) {
   return "";
 }
 
-client::CaptureResult Capture(const std::string& endpoint, const std::string& token = "") {
+client::CaptureResult CaptureFrom(const std::string& endpoint, const std::string& token = "") {
   auto c = ConnectTo(endpoint, token);
   if (!c) return {};
   return CaptureOnce(*c, 120000);
@@ -115,7 +115,7 @@ TEST(MonoCapture, KnownLiveSetAtTheFrameBoundary) {
               {std::to_string(kStatics), std::to_string(kLocals)});
   ASSERT_FALSE(run.endpoint.empty()) << run.proc->log().All();
   ASSERT_FALSE(run.proc->log().WaitFor("LiveSet: ready", 30000).empty()) << run.proc->log().All();
-  const client::CaptureResult r = Capture(run.endpoint);
+  const client::CaptureResult r = CaptureFrom(run.endpoint);
   ASSERT_TRUE(r.ok) << r.error << "\n" << run.proc->log().All();
   ExpectKnownLiveSet(*r.snapshot);
   EXPECT_GT(r.stats.pause_us, 0u);
@@ -123,7 +123,7 @@ TEST(MonoCapture, KnownLiveSetAtTheFrameBoundary) {
       << run.proc->log().All();
 
   // A second capture in a row: the same live set (the objects may have moved).
-  const client::CaptureResult again = Capture(run.endpoint);
+  const client::CaptureResult again = CaptureFrom(run.endpoint);
   ASSERT_TRUE(again.ok) << again.error;
   ExpectKnownLiveSet(*again.snapshot);
   EXPECT_EQ(run.proc->Stop(30000), 128 + SIGTERM) << "the program ran until stopped";
@@ -136,7 +136,7 @@ TEST(MonoCapture, WithoutTheFrameMethodAtTheNextSafePoint) {
               {std::to_string(kStatics), std::to_string(kLocals), "--no-frame"});
   ASSERT_FALSE(run.endpoint.empty()) << run.proc->log().All();
   ASSERT_FALSE(run.proc->log().WaitFor("LiveSet: ready", 30000).empty());
-  const client::CaptureResult r = Capture(run.endpoint);
+  const client::CaptureResult r = CaptureFrom(run.endpoint);
   ASSERT_TRUE(r.ok) << r.error << "\n" << run.proc->log().All();
   ExpectKnownLiveSet(*r.snapshot);
   EXPECT_NE(run.proc->log().WaitFor(
@@ -197,7 +197,7 @@ TEST(MonoCapture, HostKilledMidCaptureLeavesTheProgramRunning) {
   // The agent drops the silent host after its peer timeout (5 s) and ends the capture.
   ASSERT_FALSE(run.proc->log().WaitFor("disconnected", 30000).empty()) << run.proc->log().All();
   // The agent notices, the program goes on, and a new host captures it.
-  const client::CaptureResult r = Capture(run.endpoint);
+  const client::CaptureResult r = CaptureFrom(run.endpoint);
   ASSERT_TRUE(r.ok) << r.error << "\n" << run.proc->log().All();
   ExpectKnownLiveSet(*r.snapshot);
   EXPECT_EQ(waitpid(run.proc->pid(), nullptr, WNOHANG), 0) << "the program still runs";
@@ -223,7 +223,7 @@ TEST(MonoCapture, HostilePeersAndTokensAreAnsweredAsByTheEmulator) {
   std::string error;
   EXPECT_FALSE(wrong.WaitConnected(10000, &error));
   wrong.Disconnect();
-  const client::CaptureResult r = Capture(run.endpoint, token);
+  const client::CaptureResult r = CaptureFrom(run.endpoint, token);
   ASSERT_TRUE(r.ok) << r.error;
   const auto n = CountByType(*r.snapshot);
   EXPECT_GT(n.count("XnaBubbles.Bubble") ? n.at("XnaBubbles.Bubble") : 0, 100u);

@@ -32,7 +32,7 @@
 namespace xrpm::testing {
 namespace {
 
-constexpr uint32_t kMakeFrame = 5;
+constexpr uint32_t kOriginsMakeFrame = 5;
 
 std::vector<std::string> Methods(const Snapshot& s, size_t i) {
   std::vector<std::string> m;
@@ -64,8 +64,8 @@ Counts CheckTracked(const Snapshot& s) {
     if (m.size() < 2) return;
     EXPECT_EQ(m[0], "Origins.Maker.MakeTracked") << what;
     EXPECT_EQ(m[1], "Origins.Program.Tick") << what;
-    EXPECT_EQ(s.object_alloc_frame[i], kMakeFrame) << what;
-    EXPECT_EQ(s.age_frames(i), s.origins->capture_frame - kMakeFrame) << what;
+    EXPECT_EQ(s.object_alloc_frame[i], kOriginsMakeFrame) << what;
+    EXPECT_EQ(s.age_frames(i), s.origins->capture_frame - kOriginsMakeFrame) << what;
   };
   for (size_t i = 0; i < s.object_count(); ++i) {
     const std::string type = s.type_name_of(i);
@@ -99,14 +99,14 @@ TEST(MonoOrigins, EverySampledObjectKeepsItsSiteAndFrameAcrossCollections) {
   // stopped at a safe point): each one follows a frame of its own, so capture frames increase.
   MonoRun run({"--frame", "Origins.Program:Tick", "--frame-window-ms", "30000", "--allocations",
                "--sample-bytes", "1"},
-              "Origins.exe", {"400", "64", std::to_string(kMakeFrame), "30"});
+              "Origins.exe", {"400", "64", std::to_string(kOriginsMakeFrame), "30"});
   ASSERT_FALSE(run.endpoint.empty()) << run.proc->log().All();
   ASSERT_FALSE(run.proc->log().WaitFor("Origins: made", 30000).empty()) << run.proc->log().All();
   const auto first = CaptureOf(run);
   ASSERT_TRUE(first);
   ASSERT_TRUE(first->has_origins());
   EXPECT_EQ(first->origins->sample_bytes, 1u);
-  EXPECT_GT(first->origins->capture_frame, kMakeFrame);
+  EXPECT_GT(first->origins->capture_frame, kOriginsMakeFrame);
   const Counts a = CheckTracked(*first);
   EXPECT_EQ(a.tracked, 400u);
   EXPECT_EQ(a.tracked_known, 400u) << "every allocation was sampled";
@@ -130,7 +130,7 @@ TEST(MonoOrigins, AtTheDefaultIntervalOnlySampledObjectsHaveAnOrigin) {
   SKIP_WITHOUT_MONO();
   // 2,000 1 KiB payloads: each sampled with p = 1 - e^(-1040/16384) ~ 6% (about 120 expected).
   MonoRun run({"--frame", "Origins.Program:Tick", "--allocations"}, "Origins.exe",
-              {"2000", "1024", std::to_string(kMakeFrame), "0"});
+              {"2000", "1024", std::to_string(kOriginsMakeFrame), "0"});
   ASSERT_FALSE(run.endpoint.empty()) << run.proc->log().All();
   ASSERT_FALSE(run.proc->log().WaitFor("Origins: made", 30000).empty()) << run.proc->log().All();
   const auto s = CaptureOf(run);

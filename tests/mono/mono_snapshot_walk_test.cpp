@@ -29,8 +29,8 @@
 namespace xrpm::testing {
 namespace {
 
-constexpr int kStatics = 300;
-constexpr int kLocals = 200;
+constexpr int kWalkStatics = 300;
+constexpr int kWalkLocals = 200;
 
 struct ClassTotal {
   size_t count = 0;
@@ -107,7 +107,7 @@ struct HeldCapture {
     setenv("XRPM_MONO_SNAPSHOT_STOP", "1", 1);
     run = std::make_unique<MonoRun>(
         LiveSetArgs("snapshot"), "LiveSet.exe",
-        std::vector<std::string>{std::to_string(kStatics), std::to_string(kLocals)});
+        std::vector<std::string>{std::to_string(kWalkStatics), std::to_string(kWalkLocals)});
     unsetenv("XRPM_MONO_SNAPSHOT_STOP");
     if (run->endpoint.empty() || run->proc->log().WaitFor("LiveSet: ready", 30000).empty()) {
       ADD_FAILURE() << Log();
@@ -131,7 +131,7 @@ struct HeldCapture {
 
 client::CaptureResult CaptureLiveSet(const std::string& walk, std::string* log) {
   MonoRun run(LiveSetArgs(walk), "LiveSet.exe",
-              {std::to_string(kStatics), std::to_string(kLocals)});
+              {std::to_string(kWalkStatics), std::to_string(kWalkLocals)});
   if (run.endpoint.empty() || run.proc->log().WaitFor("LiveSet: ready", 30000).empty()) {
     ADD_FAILURE() << run.proc->log().All();
     return {};
@@ -158,8 +158,8 @@ TEST(MonoSnapshotWalk, EqualsThePausedWalkOfTheKnownLiveSet) {
   const auto a = LiveSetClasses(*paused.snapshot);
   const auto b = LiveSetClasses(*snapshot.snapshot);
   ASSERT_EQ(a.count("LiveSet.StaticHeld"), 1u);
-  EXPECT_EQ(a.at("LiveSet.StaticHeld").count, static_cast<size_t>(kStatics));
-  EXPECT_EQ(a.at("LiveSet.LocalHeld").count, static_cast<size_t>(kLocals));
+  EXPECT_EQ(a.at("LiveSet.StaticHeld").count, static_cast<size_t>(kWalkStatics));
+  EXPECT_EQ(a.at("LiveSet.LocalHeld").count, static_cast<size_t>(kWalkLocals));
   ASSERT_EQ(a.size(), b.size());
   for (const auto& [name, total] : a) {
     ASSERT_EQ(b.count(name), 1u) << name;
@@ -203,8 +203,8 @@ TEST(MonoSnapshotWalk, AChildKilledMidWalkFailsTheCaptureAndTheGameGoesOn) {
   ASSERT_TRUE(again.ok) << again.error << "\n" << held.Log();
   const auto classes = LiveSetClasses(*again.snapshot);
   ASSERT_EQ(classes.count("LiveSet.StaticHeld"), 1u);
-  EXPECT_EQ(classes.at("LiveSet.StaticHeld").count, static_cast<size_t>(kStatics));
-  EXPECT_EQ(classes.at("LiveSet.LocalHeld").count, static_cast<size_t>(kLocals));
+  EXPECT_EQ(classes.at("LiveSet.StaticHeld").count, static_cast<size_t>(kWalkStatics));
+  EXPECT_EQ(classes.at("LiveSet.LocalHeld").count, static_cast<size_t>(kWalkLocals));
   EXPECT_EQ(again.stats.walk_after_pause_us, 0u) << "walked with the program paused";
   EXPECT_EQ(run.proc->Stop(30000), 128 + SIGTERM) << "the program ran until stopped";
 }
@@ -230,7 +230,7 @@ TEST(MonoSnapshotWalk, ACancelDuringTheReplayKillsAndReapsTheChild) {
   const client::CaptureResult again = CaptureOnce(c, 120000);
   ASSERT_TRUE(again.ok) << again.error << "\n" << held.Log();
   EXPECT_EQ(LiveSetClasses(*again.snapshot).at("LiveSet.StaticHeld").count,
-            static_cast<size_t>(kStatics));
+            static_cast<size_t>(kWalkStatics));
   EXPECT_GT(again.stats.walk_after_pause_us, 0u);
   EXPECT_EQ(run.proc->Stop(30000), 128 + SIGTERM);
 }

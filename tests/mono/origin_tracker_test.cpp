@@ -27,7 +27,7 @@ std::string NameOf(uint64_t key) {
 }
 
 // Records the origin calls of a walk, in order.
-struct RecordingSink : agent::HeapInfoCallback {
+struct OriginSink : agent::HeapInfoCallback {
   std::vector<std::string> calls;
   WalkResult abort_on_site = WalkResult::kOk;
   WalkResult BeginContainer(agent::ContainerType, uint64_t, uint64_t) override {
@@ -223,7 +223,7 @@ TEST(OriginTracker, AWalkDescribesEachSiteOnceBeforeItsFirstOrigin) {
   t.Record(0x400, 1, other, 1, &NameOf);  // dies before the capture
   t.Move(0x100, 0x900);                   // the collection moves one
 
-  RecordingSink sink;
+  OriginSink sink;
   ASSERT_EQ(t.BeginWalk(sink, 12, 16384), WalkResult::kOk);
   for (uint64_t obj : {0x200u, 0x900u, 0x500u, 0x300u}) t.ReportObject(sink, obj);
   t.EndWalk(true);
@@ -242,7 +242,7 @@ TEST(OriginTracker, AWalkDescribesEachSiteOnceBeforeItsFirstOrigin) {
   EXPECT_EQ(s.sites, 3u) << "the empty stack and two";
 
   // The next walk describes its sites again (ids stay the same).
-  RecordingSink again;
+  OriginSink again;
   t.BeginWalk(again, 13, 16384);
   t.ReportObject(again, 0x300);
   t.EndWalk(true);
@@ -256,7 +256,7 @@ TEST(OriginTracker, AnAbortedWalkPrunesNothing) {
   const uint64_t k[] = {1};
   t.Record(0x100, 1, k, 1, &NameOf);
   t.Record(0x200, 1, k, 1, &NameOf);
-  RecordingSink sink;
+  OriginSink sink;
   sink.abort_on_site = WalkResult::kAbort;
   t.BeginWalk(sink, 2, 64);
   EXPECT_EQ(t.ReportObject(sink, 0x100), WalkResult::kAbort);
@@ -270,7 +270,7 @@ TEST(OriginTracker, FramesSaturateAndFullTablesAreCounted) {
   const uint64_t k[] = {1};
   t.Record(8, uint64_t{1} << 40, k, 1, &NameOf);
   for (uintptr_t a = 2; a <= 6; ++a) t.Record(a * 8, 1, k, 1, &NameOf);
-  RecordingSink sink;
+  OriginSink sink;
   t.BeginWalk(sink, 3, 1);
   t.ReportObject(sink, 8);
   t.EndWalk(false);

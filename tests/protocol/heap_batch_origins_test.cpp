@@ -82,7 +82,7 @@ CaptureTotals EncodeOrigins(const OriginWalk& w, std::vector<std::string>* out, 
   return writer.totals();
 }
 
-struct Decoded {
+struct DecodedOrigins {
   uint64_t checksum = 0;
   int clocks = 0;
   uint64_t capture_frame = 0;
@@ -93,7 +93,7 @@ struct Decoded {
   size_t objects = 0;
 };
 
-bool DecodeAll(const std::vector<std::string>& bytes, Decoded* d, std::string* error) {
+bool DecodeOrigins(const std::vector<std::string>& bytes, DecodedOrigins* d, std::string* error) {
   RawBatch b;
   for (const std::string& m : bytes) {
     wire::Envelope env;
@@ -137,9 +137,9 @@ TEST(HeapBatchOrigins, WalkWithOriginsRoundTrips) {
     EXPECT_EQ(t.origin_methods, w.methods.size());
     EXPECT_GT(wire.size(), 5u);
     for (const auto& b : wire) EXPECT_LE(b.size(), batch_bytes + 1024);
-    Decoded d;
+    DecodedOrigins d;
     std::string error;
-    ASSERT_TRUE(DecodeAll(wire, &d, &error)) << error;
+    ASSERT_TRUE(DecodeOrigins(wire, &d, &error)) << error;
     EXPECT_EQ(d.checksum, t.checksum);
     EXPECT_EQ(d.clocks, 1);
     EXPECT_EQ(d.capture_frame, 777u);
@@ -214,9 +214,9 @@ TEST(HeapBatchOrigins, FlippedOriginIsRejectedOrCaughtByChecksum) {
     ASSERT_TRUE(env.ParseFromString(damaged[0]));
     flips[k](env.mutable_heap_batch());
     damaged[0] = env.SerializeAsString();
-    Decoded d;
+    DecodedOrigins d;
     std::string error;
-    if (DecodeAll(damaged, &d, &error))
+    if (DecodeOrigins(damaged, &d, &error))
       EXPECT_NE(d.checksum, t.checksum);
     else
       EXPECT_FALSE(error.empty());
@@ -228,9 +228,9 @@ TEST(HeapBatchOrigins, FlippedOriginIsRejectedOrCaughtByChecksum) {
     auto damaged = wire;
     std::string& b = damaged[rng() % damaged.size()];
     b[rng() % b.size()] ^= static_cast<char>(1 + rng() % 255);
-    Decoded d;
+    DecodedOrigins d;
     std::string error;
-    if (!DecodeAll(damaged, &d, &error))
+    if (!DecodeOrigins(damaged, &d, &error))
       ++rejected;
     else if (d.checksum != t.checksum)
       ++caught;

@@ -16,6 +16,9 @@
 namespace xrpm::testing {
 
 #ifdef XRPM_CLI_BIN
+// The `xrpm` executable, for tests that start it as a child process themselves.
+inline const std::string kXrpm = XRPM_CLI_BIN;
+
 // Runs `xrpm ARGS`; stderr goes into `out` with `with_stderr`, else to /dev/null.
 inline RunResult RunXrpm(const std::string& args, bool with_stderr = false) {
   return RunShell(std::string(XRPM_CLI_BIN) + " " + args +

@@ -18,17 +18,23 @@ namespace xrpm::gui {
 using namespace xrpm::app;
 
 namespace {
-enum Col { kColName = 0, kColDeltaCount = 100, kColDeltaShallow, kColDeltaRetained, kColLast };
+enum CompareCol {
+  kCompareColName = 0,
+  kCompareColDeltaCount = 100,
+  kCompareColDeltaShallow,
+  kCompareColDeltaRetained,
+  kCompareColLast
+};
 
 CompareColumn ToColumn(int id) {
   switch (id) {
-    case kColName:
+    case kCompareColName:
       return CompareColumn::kName;
-    case kColDeltaCount:
+    case kCompareColDeltaCount:
       return CompareColumn::kCountDelta;
-    case kColDeltaShallow:
+    case kCompareColDeltaShallow:
       return CompareColumn::kShallowDelta;
-    case kColLast:
+    case kCompareColLast:
       return CompareColumn::kCountInLast;
     default:
       return CompareColumn::kRetainedDelta;
@@ -153,7 +159,7 @@ void DrawCompareView(App& app) {
   if (!ImGui::BeginTable("compare", ncols, flags)) return;
   ImGui::TableSetupScrollFreeze(1, 1);
   ImGui::TableSetupColumn("Type", ImGuiTableColumnFlags_WidthStretch | ImGuiTableColumnFlags_NoHide,
-                          0, kColName);
+                          0, kCompareColName);
   std::vector<size_t> which;  // snapshot index per count column
   for (size_t i = 0; i < shown_snaps; ++i) which.push_back(i + 1 == shown_snaps ? snaps - 1 : i);
   for (size_t k = 0; k < which.size(); ++k) {
@@ -161,16 +167,16 @@ void DrawCompareView(App& app) {
     ImGui::TableSetupColumn(h.c_str(),
                             ImGuiTableColumnFlags_PreferSortDescending |
                                 (k + 1 == which.size() ? 0 : ImGuiTableColumnFlags_NoSort),
-                            110, k + 1 == which.size() ? kColLast : 1 + int(k));
+                            110, k + 1 == which.size() ? kCompareColLast : 1 + int(k));
   }
   ImGui::TableSetupColumn("\u0394 instances", ImGuiTableColumnFlags_PreferSortDescending, 110,
-                          kColDeltaCount);
+                          kCompareColDeltaCount);
   ImGui::TableSetupColumn("\u0394 shallow", ImGuiTableColumnFlags_PreferSortDescending, 110,
-                          kColDeltaShallow);
+                          kCompareColDeltaShallow);
   ImGui::TableSetupColumn(
       "\u0394 retained",
       ImGuiTableColumnFlags_DefaultSort | ImGuiTableColumnFlags_PreferSortDescending, 110,
-      kColDeltaRetained);
+      kCompareColDeltaRetained);
   ImGui::TableHeadersRow();
 
   int col = st.sort_column;

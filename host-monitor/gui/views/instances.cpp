@@ -22,7 +22,15 @@ namespace xrpm::gui {
 using namespace xrpm::app;
 
 namespace {
-enum Col { kColObject, kColSize, kColRetained, kColRefs, kColAge, kColSite, kColField0 };
+enum InstCol {
+  kInstColObject,
+  kInstColSize,
+  kInstColRetained,
+  kInstColRefs,
+  kInstColAge,
+  kInstColSite,
+  kInstColField0
+};
 
 // A field's value in a cell: the referenced object's label (with a string's text) or the value.
 void FieldCell(const Snapshot& snap, const analysis::GraphIndex* g, uint64_t o,
@@ -156,17 +164,17 @@ void DrawHolders(App& app, SnapshotDoc& doc, uint32_t type) {
 // there is none); a field column's id names a field of `fields`.
 InstanceSort OrderOf(const ImGuiTableSortSpecs& sort, const std::vector<std::string>& fields,
                      int field_count) {
-  const int col = sort.SpecsCount ? int(sort.Specs[0].ColumnUserID) : kColRetained;
+  const int col = sort.SpecsCount ? int(sort.Specs[0].ColumnUserID) : kInstColRetained;
   InstanceSort order;
   order.descending =
       sort.SpecsCount ? sort.Specs[0].SortDirection == ImGuiSortDirection_Descending : true;
-  if (col >= kColField0 && col - kColField0 < field_count) {
+  if (col >= kInstColField0 && col - kInstColField0 < field_count) {
     order.column = InstanceColumn::kField;
-    order.field = fields[col - kColField0];
+    order.field = fields[col - kInstColField0];
   } else {
-    order.column = col == kColRefs   ? InstanceColumn::kRefs
-                   : col == kColSize ? InstanceColumn::kSize
-                                     : InstanceColumn::kRetained;
+    order.column = col == kInstColRefs   ? InstanceColumn::kRefs
+                   : col == kInstColSize ? InstanceColumn::kSize
+                                         : InstanceColumn::kRetained;
   }
   return order;
 }
@@ -251,21 +259,22 @@ void DrawInstanceTable(App& app, SnapshotDoc& doc, InstanceListView& list, float
   ImGui::TableSetupColumn("Object",
                           ImGuiTableColumnFlags_WidthFixed | ImGuiTableColumnFlags_NoResize |
                               ImGuiTableColumnFlags_NoSort,
-                          id_width, kColObject);
-  ImGui::TableSetupColumn("Size", ImGuiTableColumnFlags_PreferSortDescending, 100, kColSize);
+                          id_width, kInstColObject);
+  ImGui::TableSetupColumn("Size", ImGuiTableColumnFlags_PreferSortDescending, 100, kInstColSize);
   ImGui::TableSetupColumn(
       "Retained", ImGuiTableColumnFlags_DefaultSort | ImGuiTableColumnFlags_PreferSortDescending,
-      110, kColRetained);
+      110, kInstColRetained);
   ImGui::TableSetupColumn(origins ? "Refs out" : "References out",
-                          ImGuiTableColumnFlags_PreferSortDescending, origins ? 80 : 130, kColRefs);
+                          ImGuiTableColumnFlags_PreferSortDescending, origins ? 80 : 130,
+                          kInstColRefs);
   if (origins) {
-    ImGui::TableSetupColumn("Age (frames)", ImGuiTableColumnFlags_NoSort, 100, kColAge);
+    ImGui::TableSetupColumn("Age (frames)", ImGuiTableColumnFlags_NoSort, 100, kInstColAge);
     ImGui::TableSetupColumn("Allocation site",
                             ImGuiTableColumnFlags_NoSort | ImGuiTableColumnFlags_WidthStretch, 1.f,
-                            kColSite);
+                            kInstColSite);
   }
   for (int k = 0; k < fields; ++k)
-    ImGui::TableSetupColumn(field_columns[k].c_str(), 0, 120, kColField0 + k);
+    ImGui::TableSetupColumn(field_columns[k].c_str(), 0, 120, kInstColField0 + k);
   ImGui::TableHeadersRow();
   if (ImGuiTableSortSpecs* sort = ImGui::TableGetSortSpecs()) {
     list.Sort(snap, a, OrderOf(*sort, field_columns, fields));

@@ -18,15 +18,21 @@ namespace xrpm::gui {
 using namespace xrpm::app;
 
 namespace {
-enum Col { kColName, kColCount, kColShallow, kColRetained, kColShare };
+enum TypesCol {
+  kTypesColName,
+  kTypesColCount,
+  kTypesColShallow,
+  kTypesColRetained,
+  kTypesColShare
+};
 
 TypeColumn ToTypeColumn(int user_id) {
   switch (user_id) {
-    case kColName:
+    case kTypesColName:
       return TypeColumn::kName;
-    case kColCount:
+    case kTypesColCount:
       return TypeColumn::kCount;
-    case kColShallow:
+    case kTypesColShallow:
       return TypeColumn::kShallow;
     default:
       return TypeColumn::kRetained;
@@ -208,13 +214,15 @@ void DrawTypesView(App& app, SnapshotDoc& doc) {
   if (!ImGui::BeginTable("types", 5, flags)) return;
   ImGui::TableSetupScrollFreeze(0, 1);
   ImGui::TableSetupColumn("Type", ImGuiTableColumnFlags_WidthStretch | ImGuiTableColumnFlags_NoHide,
-                          0, kColName);
-  ImGui::TableSetupColumn("Instances", ImGuiTableColumnFlags_PreferSortDescending, 110, kColCount);
-  ImGui::TableSetupColumn("Shallow", ImGuiTableColumnFlags_PreferSortDescending, 100, kColShallow);
+                          0, kTypesColName);
+  ImGui::TableSetupColumn("Instances", ImGuiTableColumnFlags_PreferSortDescending, 110,
+                          kTypesColCount);
+  ImGui::TableSetupColumn("Shallow", ImGuiTableColumnFlags_PreferSortDescending, 100,
+                          kTypesColShallow);
   ImGui::TableSetupColumn(
       "Retained", ImGuiTableColumnFlags_DefaultSort | ImGuiTableColumnFlags_PreferSortDescending,
-      100, kColRetained);
-  ImGui::TableSetupColumn("% of heap", ImGuiTableColumnFlags_NoSort, 150, kColShare);
+      100, kTypesColRetained);
+  ImGui::TableSetupColumn("% of heap", ImGuiTableColumnFlags_NoSort, 150, kTypesColShare);
   ImGui::TableHeadersRow();
 
   if (ImGuiTableSortSpecs* sort = ImGui::TableGetSortSpecs()) {

@@ -13,7 +13,7 @@ struct Result {
   Diagnostics diags;
 };
 
-Result Read(std::string_view text, unsigned threads = 1) {
+Result ReadDiag(std::string_view text, unsigned threads = 1) {
   Result r;
   formats::ReadOptions ro;
   ro.threads = threads;
@@ -31,14 +31,14 @@ std::vector<std::pair<uint64_t, std::string>> Found(const Diagnostics& d) {
 using Pairs = std::vector<std::pair<uint64_t, std::string>>;
 
 TEST(NetcfDiag, UnknownRecord) {
-  Result r = Read("a 2 x\nq 1 2\nobject 1 1 1\nc x\n");
+  Result r = ReadDiag("a 2 x\nq 1 2\nobject 1 1 1\nc x\n");
   EXPECT_EQ(Found(r.diags), (Pairs{{2, "unknown-record"}, {3, "unknown-record"}}));
   EXPECT_NE(r.diags.kept()[0].message.find("'q 1 2'"), std::string::npos);
   EXPECT_EQ(r.diags.kept()[0].ToString().rfind("d.gclog:2: ", 0), 0u);
 }
 
 TEST(NetcfDiag, BadNumbersDropTheRecordButABadReferenceOnlyItself) {
-  Result r = Read(
+  Result r = ReadDiag(
       "a 2 x\nt 1 T\n"
       "o 1g 1 4\n"                    // 3: bad id
       "o 10 1 100000000\n"            // 4: size out of range
@@ -56,13 +56,13 @@ TEST(NetcfDiag, BadNumbersDropTheRecordButABadReferenceOnlyItself) {
 }
 
 TEST(NetcfDiag, LeadingZerosAreNotOverflow) {
-  Result r = Read("a 2 x\nt 1 T\no 000000000000000000000ff 1 4\nc x\n");
+  Result r = ReadDiag("a 2 x\nt 1 T\no 000000000000000000000ff 1 4\nc x\n");
   EXPECT_TRUE(r.diags.empty());
   EXPECT_EQ(r.snap.object_id[0], 0xffu);
 }
 
 TEST(NetcfDiag, MissingFields) {
-  Result r = Read("a 2 x\nt 1\no 1 1\nr 1 1\nr 2 4 0\nc\n");
+  Result r = ReadDiag("a 2 x\nt 1\no 1 1\nr 1 1\nr 2 4 0\nc\n");
   EXPECT_EQ(Found(r.diags), (Pairs{{2, "missing-field"},
                                    {3, "missing-field"},
                                    {4, "missing-field"},
@@ -76,7 +76,7 @@ TEST(NetcfDiag, MissingFields) {
 }
 
 TEST(NetcfDiag, AppDomainWithoutNameOrVersion) {
-  Result r = Read("a\no 1 1 1\n");
+  Result r = ReadDiag("a\no 1 1 1\n");
   ASSERT_EQ(r.snap.sections.size(), 1u);
   EXPECT_EQ(r.snap.sections[0].version, 2u);
   EXPECT_EQ(r.snap.sections[0].name, "");
@@ -85,7 +85,8 @@ TEST(NetcfDiag, AppDomainWithoutNameOrVersion) {
 }
 
 TEST(NetcfDiag, ExtraFieldAndRootKindAndFlags) {
-  Result r = Read("a 2 x\nt 1 T\no 1 1 4\nr 1 1 0 9\nr 1 6 0\nr 1 3 10\nr 1 3 100\nr 1 3 9\nc x\n");
+  Result r =
+      ReadDiag("a 2 x\nt 1 T\no 1 1 4\nr 1 1 0 9\nr 1 6 0\nr 1 3 10\nr 1 3 100\nr 1 3 9\nc x\n");
   EXPECT_EQ(Found(r.diags), (Pairs{{4, "extra-field"},
                                    {5, "bad-root-kind"},
                                    {6, "unknown-root-flags"},
@@ -98,7 +99,7 @@ TEST(NetcfDiag, ExtraFieldAndRootKindAndFlags) {
 }
 
 TEST(NetcfDiag, OutsideSectionKeepsRecordsInUnnamedSection) {
-  Result r = Read("t 1 T\no 1 1 4\na 2 x\nc x\no 2 1 4\n");
+  Result r = ReadDiag("t 1 T\no 1 1 4\na 2 x\nc x\no 2 1 4\n");
   EXPECT_EQ(Found(r.diags),
             (Pairs{{1, "outside-section"}, {5, "outside-section"}, {5, "unknown-type"}}));
   ASSERT_EQ(r.snap.sections.size(), 3u);
@@ -109,7 +110,7 @@ TEST(NetcfDiag, OutsideSectionKeepsRecordsInUnnamedSection) {
 }
 
 TEST(NetcfDiag, RecordsWithoutAnyARecordTakeTheNameOfTheCRecord) {
-  Result r = Read("o 1 1 4\nc game.exe 5\n");
+  Result r = ReadDiag("o 1 1 4\nc game.exe 5\n");
   ASSERT_EQ(r.snap.sections.size(), 1u);
   EXPECT_EQ(r.snap.sections[0].name, "game.exe");
   EXPECT_TRUE(r.snap.sections[0].closed);
@@ -117,7 +118,7 @@ TEST(NetcfDiag, RecordsWithoutAnyARecordTakeTheNameOfTheCRecord) {
 }
 
 TEST(NetcfDiag, UnclosedSections) {
-  Result r = Read("a 2 one\nt 1 T\no 1 1 4\na 2 two\no 2 1 4\n");
+  Result r = ReadDiag("a 2 one\nt 1 T\no 1 1 4\na 2 two\no 2 1 4\n");
   EXPECT_EQ(Found(r.diags),
             (Pairs{{1, "unclosed-section"}, {4, "unclosed-section"}, {5, "unknown-type"}}));
   ASSERT_EQ(r.snap.sections.size(), 2u);
@@ -129,21 +130,21 @@ TEST(NetcfDiag, UnclosedSections) {
 }
 
 TEST(NetcfDiag, UnmatchedEndAndNameMismatch) {
-  Result r = Read("a 2 x 10\nc y 20\nc x\n");
+  Result r = ReadDiag("a 2 x 10\nc y 20\nc x\n");
   EXPECT_EQ(Found(r.diags), (Pairs{{2, "end-name-mismatch"}, {3, "unmatched-end"}}));
   EXPECT_EQ(r.snap.sections[0].end_name, "y");
   EXPECT_EQ(r.snap.sections[0].end_ms, 0x20u);
 }
 
 TEST(NetcfDiag, DuplicateTypeKeepsTheFirst) {
-  Result r = Read("a 2 x\nt 1 A\nt 1 B\no 5 1 4\nc x\n");
+  Result r = ReadDiag("a 2 x\nt 1 A\nt 1 B\no 5 1 4\nc x\n");
   EXPECT_EQ(Found(r.diags), (Pairs{{3, "duplicate-type"}}));
   EXPECT_EQ(r.snap.type_name_of(0), "A");
   EXPECT_EQ(r.snap.type_count(), 1u);
 }
 
 TEST(NetcfDiag, UnknownTypeBecomesAPlaceholderReportedAtFirstUse) {
-  Result r = Read("a 2 x\nt 1 A\no 5 1 4\no 6 1f 4\no 7 1f 8\nc x\n");
+  Result r = ReadDiag("a 2 x\nt 1 A\no 5 1 4\no 6 1f 4\no 7 1f 8\nc x\n");
   EXPECT_EQ(Found(r.diags), (Pairs{{4, "unknown-type"}}));
   ASSERT_EQ(r.snap.type_count(), 2u);
   EXPECT_TRUE(r.snap.types[1].placeholder);
@@ -153,7 +154,7 @@ TEST(NetcfDiag, UnknownTypeBecomesAPlaceholderReportedAtFirstUse) {
 }
 
 TEST(NetcfDiag, TypeIdsArePerSection) {
-  Result r = Read("a 2 x\nt 1 A\no 5 1 4\nc x\na 2 y\nt 1 B\no 6 1 4\nc y\n");
+  Result r = ReadDiag("a 2 x\nt 1 A\no 5 1 4\nc x\na 2 y\nt 1 B\no 6 1 4\nc y\n");
   EXPECT_TRUE(r.diags.empty());
   EXPECT_EQ(r.snap.type_name_of(0), "A");
   EXPECT_EQ(r.snap.type_name_of(1), "B");
@@ -161,7 +162,7 @@ TEST(NetcfDiag, TypeIdsArePerSection) {
 }
 
 TEST(NetcfDiag, DuplicateObjectKeepsTheFirst) {
-  Result r = Read("a 2 x\nt 1 A\no 5 1 4 6\no 6 1 8\no 5 1 c 6 6\nr 5 1 0\nc x\n");
+  Result r = ReadDiag("a 2 x\nt 1 A\no 5 1 4 6\no 6 1 8\no 5 1 c 6 6\nr 5 1 0\nc x\n");
   EXPECT_EQ(Found(r.diags), (Pairs{{5, "duplicate-object"}}));
   ASSERT_EQ(r.snap.object_count(), 2u);
   EXPECT_EQ(r.snap.object_size[0], 4u);
@@ -170,7 +171,7 @@ TEST(NetcfDiag, DuplicateObjectKeepsTheFirst) {
 }
 
 TEST(NetcfDiag, DanglingReferencesAndRootsAreKeptRaw) {
-  Result r = Read("a 2 x\nr 6 1 0\nt 1 A\no 5 1 4 7 6\no 6 1 8\nr 9 3 2\nc x\n");
+  Result r = ReadDiag("a 2 x\nr 6 1 0\nt 1 A\no 5 1 4 7 6\no 6 1 8\nr 9 3 2\nc x\n");
   EXPECT_EQ(Found(r.diags), (Pairs{{4, "dangling-ref"}, {6, "dangling-root"}}));
   EXPECT_EQ(r.snap.object_refs(0)[0], 7u);
   EXPECT_EQ(r.snap.root_count(), 2u);  // the root before its object is fine
@@ -193,7 +194,7 @@ TEST(NetcfDiag, NothingValidIsAnInputError) {
 // warning when lenient, an InputError under strict.
 TEST(NetcfDiag, EmptyAndBlankInputsWarnNoRecordsAndFailStrict) {
   for (std::string_view t : {"", "\n\n", "  \r\n\t\n", " "}) {
-    Result r = Read(t);
+    Result r = ReadDiag(t);
     ASSERT_EQ(r.diags.total(), 1u) << '"' << t << '"';
     EXPECT_EQ(r.diags.counts().at("no-records"), 1u);
     EXPECT_EQ(r.diags.kept()[0].file, "d.gclog");
@@ -217,7 +218,7 @@ TEST(NetcfDiag, DiagnosticsAreCappedButCounted) {
   for (int i = 0; i < 3000; ++i) text += "o " + std::to_string(1000 + i) + " 1 4 dead\n";
   text += "c x\n";
   for (unsigned threads : {1u, 3u}) {
-    Result r = Read(text, threads);
+    Result r = ReadDiag(text, threads);
     EXPECT_EQ(r.diags.total(), 8000u);
     EXPECT_EQ(r.diags.kept().size(), 1000u);
     EXPECT_EQ(r.diags.dropped(), 7000u);
@@ -239,9 +240,9 @@ TEST(NetcfDiag, LinesAreExactWhateverTheChunking) {
     }
     if (s != 2) text += "c s" + std::to_string(s) + "\n";
   }
-  Result one = Read(text, 1);
+  Result one = ReadDiag(text, 1);
   for (unsigned threads : {2u, 5u, 16u}) {
-    Result many = Read(text, threads);
+    Result many = ReadDiag(text, threads);
     EXPECT_EQ(Found(many.diags), Found(one.diags)) << threads;
     EXPECT_TRUE(many.snap == one.snap) << threads;
   }
@@ -287,7 +288,7 @@ TEST(NetcfDiag, StrictThrowsOnTheFirstProblemWithItsLine) {
       }
     }
     // The same input loads leniently.
-    Result r = Read(c.text);
+    Result r = ReadDiag(c.text);
     EXPECT_EQ(r.diags.counts().count(c.code), 1u) << c.code;
   }
   // A Diagnostics sink in strict mode has the same effect as formats::ReadOptions::strict.

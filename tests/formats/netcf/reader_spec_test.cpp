@@ -6,13 +6,13 @@
 namespace xrpm {
 namespace {
 
-Snapshot Read(std::string_view text, Diagnostics& d) {
+Snapshot ReadSpec(std::string_view text, Diagnostics& d) {
   return formats::ReadNetcf(text, "t.gclog", d);
 }
 
 TEST(NetcfSpec, NotesObjectExampleSizeIsHex) {
   Diagnostics d;
-  Snapshot s = Read("a 2 x.exe\nt 3 T\no 1c15d2 3 1c 1c15db 1c15d8 1c15d5\nc x.exe\n", d);
+  Snapshot s = ReadSpec("a 2 x.exe\nt 3 T\no 1c15d2 3 1c 1c15db 1c15d8 1c15d5\nc x.exe\n", d);
   ASSERT_EQ(s.object_count(), 1u);
   EXPECT_EQ(s.object_id[0], 0x1c15d2u);
   EXPECT_EQ(s.object_size[0], 28u);
@@ -58,8 +58,8 @@ TEST(NetcfSpec, NotesSampleHasNoTimestamps) {
 
 TEST(NetcfSpec, StaticRootCarriesContainer) {
   Diagnostics d;
-  Snapshot s =
-      Read("a 2 HH3.exe 763f9d2\nt 13c C\no b2753 13c 8\nr b2753 4 0 13c\nc HH3.exe 763fbef\n", d);
+  Snapshot s = ReadSpec(
+      "a 2 HH3.exe 763f9d2\nt 13c C\no b2753 13c 8\nr b2753 4 0 13c\nc HH3.exe 763fbef\n", d);
   EXPECT_TRUE(d.empty()) << d.kept().front().ToString();
   ASSERT_EQ(s.root_count(), 1u);
   EXPECT_EQ(s.root_kind_of(0), RootKind::kStatic);

@@ -6,6 +6,7 @@
 #include <random>
 #include <sstream>
 
+#include "file_bytes.h"
 #include "netcf_gen.h"
 #include "xrpm/formats/netcf_reader.h"
 #include "xrpm/formats/netcf_writer.h"
@@ -13,17 +14,12 @@
 namespace xrpm {
 namespace {
 
-std::string Write(const Snapshot& s) {
+using testing::FileBytes;
+
+std::string WriteNetcf(const Snapshot& s) {
   std::string out;
   formats::WriteNetcf(s, [&](std::string_view b) { out.append(b); });
   return out;
-}
-
-std::string Slurp(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
 }
 
 // Explains the first difference, so a failing seed is easy to debug.
@@ -48,7 +44,7 @@ TEST_P(RoundTrip, ReadOfWriteIsIdentity) {
   std::mt19937_64 rng(static_cast<uint64_t>(GetParam()) * 7919 + 1);
   for (int iter = 0; iter < 25; ++iter) {
     Snapshot x = testing::RandomModel(rng);
-    const std::string text = Write(x);
+    const std::string text = WriteNetcf(x);
     for (unsigned threads : {1u, 2u, 3u}) {
       Diagnostics d;
       formats::ReadOptions ro;
@@ -58,7 +54,7 @@ TEST_P(RoundTrip, ReadOfWriteIsIdentity) {
                           << ": " << FirstDifference(x, y) << "\n"
                           << text;
       // And the canonical text is a fixed point.
-      ASSERT_EQ(Write(y), text);
+      ASSERT_EQ(WriteNetcf(y), text);
     }
   }
 }
@@ -67,12 +63,12 @@ INSTANTIATE_TEST_SUITE_P(Seeds, RoundTrip, ::testing::Range(0, 8));
 
 TEST(RoundTripFile, CanonicalSampleIsByteIdentical) {
   const std::string path = XRPM_TEST_DATA "/netcf/bubbles.gclog";
-  const std::string text = Slurp(path);
+  const std::string text = FileBytes(path);
   ASSERT_GT(text.size(), 10000u);
   Diagnostics d;
   Snapshot s = formats::ReadNetcfFile(path, d);
   EXPECT_TRUE(d.empty()) << d.kept().front().ToString();
-  EXPECT_EQ(Write(s), text);
+  EXPECT_EQ(WriteNetcf(s), text);
 }
 
 TEST(RoundTripFile, WriteFileThenReadFile) {
@@ -102,7 +98,7 @@ TEST(RoundTripFile, ParallelChunksAgreeWithOneThread) {
   EXPECT_TRUE(d3.empty());
   EXPECT_EQ(a.object_count(), 30000u);
   EXPECT_TRUE(a == b);
-  EXPECT_EQ(Write(b), text);
+  EXPECT_EQ(WriteNetcf(b), text);
 }
 
 }  // namespace

@@ -26,7 +26,7 @@ TEST(PodVector, GrowsPastTheMappingThresholdAndKeepsValues) {
   EXPECT_FALSE(copy == v);
 }
 
-Snapshot Sample() {
+Snapshot NetcfSample() {
   Snapshot s;
   s.AddSection({.version = 2, .name = "bubbles.exe", .start_ms = 0x763f9d2, .end_ms = 0x763fbef});
   uint32_t str = s.AddType(0x2, "System.String", 0);
@@ -43,7 +43,7 @@ Snapshot Sample() {
 
 TEST(NetcfWriter, WritesCanonicalRecordsInLowercaseHex) {
   std::string out;
-  formats::WriteNetcf(Sample(), [&](std::string_view b) { out.append(b); });
+  formats::WriteNetcf(NetcfSample(), [&](std::string_view b) { out.append(b); });
   EXPECT_EQ(out,
             "a 2 bubbles.exe 763f9d2\n"
             "t 2 System.String\n"
@@ -57,7 +57,7 @@ TEST(NetcfWriter, WritesCanonicalRecordsInLowercaseHex) {
 }
 
 TEST(Snapshot, ColumnsAndTotals) {
-  Snapshot s = Sample();
+  Snapshot s = NetcfSample();
   EXPECT_EQ(s.object_count(), 3u);
   EXPECT_EQ(s.ref_count(), 2u);
   EXPECT_EQ(s.total_bytes(), 0x118u + 0x1c + 0x20);
@@ -66,7 +66,7 @@ TEST(Snapshot, ColumnsAndTotals) {
   EXPECT_EQ(s.type_name_of(0), "System.Object[]");
   EXPECT_EQ(RootFlagsName(kRootWeak | kRootPinned), "pinned|weak");
   EXPECT_EQ(RootFlagsName(0), "normal");
-  EXPECT_EQ(s, Sample());
+  EXPECT_EQ(s, NetcfSample());
 }
 
 TEST(AtomicFile, UncommittedWriteLeavesNoFileAndKeepsTheOldOne) {

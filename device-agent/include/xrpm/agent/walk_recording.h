@@ -49,6 +49,9 @@ namespace agent {
 // One record's largest payload: an array of 16 M references with slots (192 MiB) fits.
 constexpr uint32_t kMaxWalkRecordBytes = 256u << 20;
 
+// A string's length field when the string is null (absent, not empty).
+constexpr uint32_t kWalkNullString = 0xFFFFFFFFu;
+
 // Record tags (the stream format above). Values are part of the format: append only.
 enum class WalkRecordTag : uint8_t {
   kBeginContainer = 1,

@@ -33,15 +33,15 @@ std::string Lower(std::string_view s) {
 }
 
 // What a pseudo-node's name says about the roots below it.
-struct RootClass {
+struct GcdumpRootClass {
   RootKind kind = RootKind::kInternal;
   uint8_t flags = 0;
 };
 
-RootClass Classify(const std::string& name, RootClass parent) {
+GcdumpRootClass Classify(const std::string& name, GcdumpRootClass parent) {
   const std::string n = Lower(name);
   auto has = [&](std::string_view w) { return n.find(w) != std::string::npos; };
-  RootClass c = parent;
+  GcdumpRootClass c = parent;
   if (has("local var") || has("stack")) {
     c.kind = RootKind::kLocal;
   } else if (has("finaliz")) {
@@ -58,7 +58,7 @@ RootClass Classify(const std::string& name, RootClass parent) {
 
 struct Pseudo {
   uint32_t node;
-  RootClass cls;
+  GcdumpRootClass cls;
   uint32_t origin;  // index into Snapshot::root_origins
 };
 

@@ -8,7 +8,6 @@ namespace xrpm::formats {
 namespace {
 
 constexpr uint8_t kFieldLayoutsVersion = 1;
-constexpr size_t kMinStringBytes = 4;
 // Smallest encodings, for BlobReader::Count: a field (two empty strings, offset, kind,
 // underlying, enum index), a static field, an enum member, an enum type, a type layout.
 constexpr size_t kMinFieldBytes = 4 + 4 + 4 + 1 + 1 + 4;
@@ -16,10 +15,6 @@ constexpr size_t kMinStaticBytes = 8;
 constexpr size_t kMinMemberBytes = 8 + 4;
 constexpr size_t kMinEnumBytes = 4 + 1 + 4;
 constexpr size_t kMinLayoutBytes = 1 + 4 + 4;
-
-[[noreturn]] void Bad(const std::string& what) {
-  throw std::runtime_error(what);
-}
 
 }  // namespace
 
@@ -62,10 +57,10 @@ std::string EncodeFieldLayouts(const HeapFields& f) {
 void DecodeFieldLayouts(std::string_view blob, size_t type_count, HeapFields& f) {
   BlobReader r(blob);
   const uint8_t version = r.U8();
-  if (version == 0) Bad("field layouts version 0 does not exist");
+  if (version == 0) BadBlob("field layouts version 0 does not exist");
   f.string_cap = r.U32();
   const uint8_t values = r.U8();
-  if (values > 1) Bad("values flag " + std::to_string(values) + ", expected 0 or 1");
+  if (values > 1) BadBlob("values flag " + std::to_string(values) + ", expected 0 or 1");
   f.values_captured = values != 0;
   const uint32_t enums = r.Count(kMinEnumBytes);
   f.enums.resize(enums);
@@ -73,7 +68,7 @@ void DecodeFieldLayouts(std::string_view blob, size_t type_count, HeapFields& f)
     e.name = r.Str();
     const uint8_t flags = r.U8();
     if (flags > 1)
-      Bad("enum '" + e.name + "': flags byte " + std::to_string(flags) + ", expected 0 or 1");
+      BadBlob("enum '" + e.name + "': flags byte " + std::to_string(flags) + ", expected 0 or 1");
     e.flags = flags != 0;
     const uint32_t n = r.Count(kMinMemberBytes);
     e.members.resize(n);
@@ -85,14 +80,14 @@ void DecodeFieldLayouts(std::string_view blob, size_t type_count, HeapFields& f)
   const size_t at = r.pos();
   const uint32_t types = r.Count(kMinLayoutBytes);
   if (types != type_count)
-    Bad("layouts of " + std::to_string(types) + " types at blob offset " + std::to_string(at) +
-        ", but the file has " + std::to_string(type_count) + " types");
+    BadBlob("layouts of " + std::to_string(types) + " types at blob offset " + std::to_string(at) +
+            ", but the file has " + std::to_string(type_count) + " types");
   f.layouts.resize(types);
   for (uint32_t t = 0; t < types; ++t) {
     TypeLayout& l = f.layouts[t];
     const uint8_t shape = r.U8();
     if (shape > static_cast<uint8_t>(TypeShape::kString))
-      Bad("type " + std::to_string(t) + ": shape " + std::to_string(shape) + ", expected 0-3");
+      BadBlob("type " + std::to_string(t) + ": shape " + std::to_string(shape) + ", expected 0-3");
     l.shape = static_cast<TypeShape>(shape);
     const uint32_t fields = r.Count(kMinFieldBytes);
     l.fields.resize(fields);
@@ -103,18 +98,18 @@ void DecodeFieldLayouts(std::string_view blob, size_t type_count, HeapFields& f)
       fl.offset = r.U32();
       const uint8_t kind = r.U8(), underlying = r.U8();
       if (kind >= kFieldKindCount || underlying >= kFieldKindCount)
-        Bad("type " + std::to_string(t) + " field '" + fl.name + "' (blob offset " +
-            std::to_string(field_at) + "): kind " + std::to_string(kind) + " / " +
-            std::to_string(underlying) + ", expected 0-15");
+        BadBlob("type " + std::to_string(t) + " field '" + fl.name + "' (blob offset " +
+                std::to_string(field_at) + "): kind " + std::to_string(kind) + " / " +
+                std::to_string(underlying) + ", expected 0-15");
       fl.kind = static_cast<FieldKind>(kind);
       fl.underlying = static_cast<FieldKind>(underlying);
       if (fl.kind == FieldKind::kEnum && !IsIntegerKind(fl.underlying))
-        Bad("type " + std::to_string(t) + " field '" + fl.name + "': an enum of kind " +
-            std::string(FieldKindName(fl.underlying)) + ", expected an integer kind");
+        BadBlob("type " + std::to_string(t) + " field '" + fl.name + "': an enum of kind " +
+                std::string(FieldKindName(fl.underlying)) + ", expected an integer kind");
       fl.enum_type = r.U32();
       if (fl.enum_type != kNoSlot && fl.enum_type >= enums)
-        Bad("type " + std::to_string(t) + " field '" + fl.name + "' names enum " +
-            std::to_string(fl.enum_type) + " of " + std::to_string(enums));
+        BadBlob("type " + std::to_string(t) + " field '" + fl.name + "' names enum " +
+                std::to_string(fl.enum_type) + " of " + std::to_string(enums));
     }
     const uint32_t statics = r.Count(kMinStaticBytes);
     l.statics.resize(statics);
@@ -124,10 +119,9 @@ void DecodeFieldLayouts(std::string_view blob, size_t type_count, HeapFields& f)
     }
     PackLayout(l);
   }
-  (void)kMinStringBytes;
   // Later versions append fields, which this version ignores.
   if (version == kFieldLayoutsVersion && r.left())
-    Bad(std::to_string(r.left()) + " unexpected bytes after the field layouts");
+    BadBlob(std::to_string(r.left()) + " unexpected bytes after the field layouts");
 }
 
 std::string EncodeRootLabels(const HeapFields& f) {
@@ -139,10 +133,10 @@ std::string EncodeRootLabels(const HeapFields& f) {
 
 void DecodeRootLabels(std::string_view blob, HeapFields& f) {
   BlobReader r(blob);
-  const uint32_t n = r.Count(kMinStringBytes);
+  const uint32_t n = r.Count(kMinBlobStringBytes);
   f.root_labels.reserve(n);
   for (uint32_t i = 0; i < n; ++i) f.root_labels.push_back(r.Str());
-  if (r.left()) Bad(std::to_string(r.left()) + " unexpected bytes after the root labels");
+  if (r.left()) BadBlob(std::to_string(r.left()) + " unexpected bytes after the root labels");
 }
 
 }  // namespace xrpm::formats

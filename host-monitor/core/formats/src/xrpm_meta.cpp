@@ -17,16 +17,11 @@ namespace {
 // Smallest encoded record sizes, to bound counts by the bytes left before allocating.
 constexpr size_t kMinSectionBytes = 4 + 4 + 1 + 8 + 1 + 8 + 4 + 1 + 4 * 2 + 8 * 4;
 constexpr size_t kMinTypeBytes = 4 + 4 + 1 + 4 + 4 + 4;
-constexpr size_t kMinStringBytes = 4;
 
 std::string HexBits(uint32_t bits) {
   char buf[9];
   std::snprintf(buf, sizeof buf, "%08x", bits);
   return buf;
-}
-
-[[noreturn]] void Bad(const std::string& what) {
-  throw std::runtime_error(what);
 }
 
 // CAPT field ids. Never reuse a number; add new fields at the end.
@@ -108,7 +103,7 @@ void DecodeSections(std::string_view blob, Snapshot& s) {
     a.roots_end = r.U64();
     s.sections.push_back(std::move(a));
   }
-  if (r.left()) Bad(std::to_string(r.left()) + " unexpected bytes after the sections");
+  if (r.left()) BadBlob(std::to_string(r.left()) + " unexpected bytes after the sections");
 }
 
 std::string EncodeTypes(const Snapshot& s) {
@@ -143,15 +138,15 @@ void DecodeTypes(std::string_view blob, Snapshot& s) {
     std::memcpy(&t.sample_multiplier, &bits, 4);
     // NaN would make a snapshot unequal to itself; counts scale by it (as .gcdump's check).
     if (!std::isfinite(t.sample_multiplier) || t.sample_multiplier < 0)
-      Bad("type " + std::to_string(i) + " has sample multiplier " +
-          std::to_string(t.sample_multiplier) + " (bits 0x" + HexBits(bits) +
-          "): expected a finite number >= 0");
+      BadBlob("type " + std::to_string(i) + " has sample multiplier " +
+              std::to_string(t.sample_multiplier) + " (bits 0x" + HexBits(bits) +
+              "): expected a finite number >= 0");
     if (t.section >= s.sections.size())
-      Bad("type " + std::to_string(i) + " names section " + std::to_string(t.section) + " of " +
-          std::to_string(s.sections.size()));
+      BadBlob("type " + std::to_string(i) + " names section " + std::to_string(t.section) + " of " +
+              std::to_string(s.sections.size()));
     s.types.push_back(std::move(t));
   }
-  if (r.left()) Bad(std::to_string(r.left()) + " unexpected bytes after the types");
+  if (r.left()) BadBlob(std::to_string(r.left()) + " unexpected bytes after the types");
 }
 
 std::string EncodeTypeFinalizers(const Snapshot& s) {
@@ -169,17 +164,17 @@ std::string EncodeTypeFinalizers(const Snapshot& s) {
 void DecodeTypeFinalizers(std::string_view blob, Snapshot& s) {
   BlobReader r(blob);
   const uint8_t version = r.U8();
-  if (version != 1) Bad("type finalizers version " + std::to_string(version) + ", expected 1");
+  if (version != 1) BadBlob("type finalizers version " + std::to_string(version) + ", expected 1");
   const uint32_t n = r.Count(4);
   for (uint32_t i = 0, prev = 0; i < n; ++i) {
     const uint32_t t = r.U32();
     if (t >= s.types.size() || (i > 0 && t <= prev))
-      Bad("type finalizers entry " + std::to_string(i) + " names type " + std::to_string(t) +
-          ": expected ascending type indices below " + std::to_string(s.types.size()));
+      BadBlob("type finalizers entry " + std::to_string(i) + " names type " + std::to_string(t) +
+              ": expected ascending type indices below " + std::to_string(s.types.size()));
     s.types[t].has_finalizer = true;
     prev = t;
   }
-  if (r.left()) Bad(std::to_string(r.left()) + " unexpected bytes after the type finalizers");
+  if (r.left()) BadBlob(std::to_string(r.left()) + " unexpected bytes after the type finalizers");
 }
 
 std::string EncodeTypeTraits(const Snapshot& s) {
@@ -244,10 +239,10 @@ std::string EncodeOrigins(const Snapshot& s) {
 
 void DecodeOrigins(std::string_view blob, Snapshot& s) {
   BlobReader r(blob);
-  const uint32_t n = r.Count(kMinStringBytes);
+  const uint32_t n = r.Count(kMinBlobStringBytes);
   s.root_origins.reserve(n);
   for (uint32_t i = 0; i < n; ++i) s.root_origins.push_back(r.Str());
-  if (r.left()) Bad(std::to_string(r.left()) + " unexpected bytes after the root origins");
+  if (r.left()) BadBlob(std::to_string(r.left()) + " unexpected bytes after the root origins");
 }
 
 std::string EncodeCapture(const CaptureInfo& c) {
@@ -302,22 +297,23 @@ CaptureInfo DecodeCapture(std::string_view blob) {
     const uint32_t field = r.U32();
     const uint32_t len = r.U32();
     if (len > r.left())
-      Bad("field " + std::to_string(field) + " at blob offset " + std::to_string(at) + " claims " +
-          std::to_string(len) + " bytes, only " + std::to_string(r.left()) + " remain");
+      BadBlob("field " + std::to_string(field) + " at blob offset " + std::to_string(at) +
+              " claims " + std::to_string(len) + " bytes, only " + std::to_string(r.left()) +
+              " remain");
     const std::string_view bytes = r.Bytes(len);
     const std::string value(bytes);
     BlobReader v(bytes);
     auto num = [&]() -> uint64_t {
       if (len != 8)
-        Bad("numeric field " + std::to_string(field) + " at blob offset " + std::to_string(at) +
-            " has " + std::to_string(len) + " bytes, expected 8");
+        BadBlob("numeric field " + std::to_string(field) + " at blob offset " + std::to_string(at) +
+                " has " + std::to_string(len) + " bytes, expected 8");
       return v.U64();
     };
     auto u32 = [&]() -> uint32_t {
       const uint64_t x = num();
       if (x > UINT32_MAX)
-        Bad("field " + std::to_string(field) + " at blob offset " + std::to_string(at) +
-            " is out of range: " + std::to_string(x));
+        BadBlob("field " + std::to_string(field) + " at blob offset " + std::to_string(at) +
+                " is out of range: " + std::to_string(x));
       return static_cast<uint32_t>(x);
     };
     switch (field) {
@@ -399,8 +395,8 @@ CaptureInfo DecodeCapture(std::string_view blob) {
       case kMarkerAgeUs: {
         const uint64_t x = num();
         if (x > uint64_t{INT64_MAX})
-          Bad("marker age at blob offset " + std::to_string(at) +
-              " is out of range: " + std::to_string(x));
+          BadBlob("marker age at blob offset " + std::to_string(at) +
+                  " is out of range: " + std::to_string(x));
         c.marker_age_us = static_cast<int64_t>(x);
         break;
       }
@@ -438,10 +434,10 @@ AllocationOrigins DecodeAllocSites(std::string_view blob) {
   AllocationOrigins o;
   BlobReader r(blob);
   const uint8_t version = r.U8();
-  if (version == 0) Bad("allocation sites version 0 does not exist");
+  if (version == 0) BadBlob("allocation sites version 0 does not exist");
   o.capture_frame = r.U64();
   o.sample_bytes = r.U32();
-  const uint32_t methods = r.Count(kMinStringBytes);
+  const uint32_t methods = r.Count(kMinBlobStringBytes);
   o.methods.reserve(methods);
   for (uint32_t i = 0; i < methods; ++i) o.methods.push_back(r.Str());
   const uint32_t sites = r.Count(4);
@@ -454,13 +450,13 @@ AllocationOrigins DecodeAllocSites(std::string_view blob) {
     for (uint32_t k = 0; k < depth; ++k) {
       const uint32_t m = r.U32();
       if (m >= methods)
-        Bad("site " + std::to_string(i) + " (blob offset " + std::to_string(at) +
-            ") names method " + std::to_string(m) + " of " + std::to_string(methods));
+        BadBlob("site " + std::to_string(i) + " (blob offset " + std::to_string(at) +
+                ") names method " + std::to_string(m) + " of " + std::to_string(methods));
       site.methods.push_back(m);
     }
   }
   if (version == kAllocSitesVersion && r.left())
-    Bad(std::to_string(r.left()) + " unexpected bytes after the allocation sites");
+    BadBlob(std::to_string(r.left()) + " unexpected bytes after the allocation sites");
   return o;
 }
 

@@ -70,6 +70,15 @@ class BlobWriter {
   std::string s_;
 };
 
+// The smallest encoding of a string in a blob (its u32 length), for BlobReader::Count.
+inline constexpr size_t kMinBlobStringBytes = 4;
+
+// A blob whose bytes are readable but whose content breaks the format: the message says what was
+// expected and what was found; the reader turns it into an InputError naming the part.
+[[noreturn]] inline void BadBlob(const std::string& what) {
+  throw std::runtime_error(what);
+}
+
 // Reads a blob; any read past its end throws std::out_of_range with the blob offset, which the
 // reader turns into an InputError naming the part.
 class BlobReader {
