@@ -22,8 +22,6 @@ constexpr size_t kMaxFields = 4096;  // per class, flattened (the agent keeps it
 constexpr int kMaxChain = 64;        // bases of a class
 constexpr int kMaxSigDepth = 16;     // nesting in a signature (arrays of arrays, generic args)
 constexpr cor::ULONG kMaxRank = 32;  // array dimensions read
-constexpr cor::ULONG kNameCapacity = 1024;
-constexpr cor::ULONG kMaxTypeArgs = 32;
 constexpr uint32_t kMaxStringUnits = protocol::kMaxStringCap;
 
 // A value of kind k at p, widened as heap_walker.h's ValueBits says (little-endian device).
@@ -270,17 +268,17 @@ void FieldLayouts::AddOwnFields(cor::ClassID klass, const std::string& prefix, u
   if (!md) return;
   for (const cor::FieldOffset& fo : offsets) {
     if (out->fields.size() >= kMaxFields) return;
-    cor::WCHAR name[kNameCapacity];
+    cor::WCHAR name[kMetadataNameCapacity];
     cor::ULONG len = 0;
     cor::DWORD attributes = 0;
     const uint8_t* sig = nullptr;
     cor::ULONG sig_bytes = 0;
-    if (cor::Failed(md->GetFieldProps(fo.field, nullptr, name, kNameCapacity, &len, &attributes,
-                                      &sig, &sig_bytes, nullptr, nullptr, nullptr)) ||
+    if (cor::Failed(md->GetFieldProps(fo.field, nullptr, name, kMetadataNameCapacity, &len,
+                                      &attributes, &sig, &sig_bytes, nullptr, nullptr, nullptr)) ||
         (attributes & cor::kFieldStatic))
       continue;
     const std::string field =
-        prefix + Utf8(name, len > 0 ? std::min(len, kNameCapacity) - 1 : 0);  // len: + NUL
+        prefix + Utf8(name, len > 0 ? std::min(len, kMetadataNameCapacity) - 1 : 0);  // len: + NUL
     if (!sig || sig_bytes < 2 || (sig[0] & 0x0f) != kSigField) continue;
     size_t i = 1;
     const SigType t = Decode(md, module, sig, sig_bytes, &i, args, names, 0);
@@ -302,11 +300,11 @@ void FieldLayouts::AddOwnFields(cor::ClassID klass, const std::string& prefix, u
 std::string FieldLayouts::TokenName(cor::IMetaDataImport* md, cor::mdToken token) {
   if ((token & 0xff000000) == cor::kTokenTypeDef) return TypeNames::TypeDefName(md, token);
   if ((token & 0xff000000) == cor::kTokenTypeRef) {
-    cor::WCHAR buf[kNameCapacity];
+    cor::WCHAR buf[kMetadataNameCapacity];
     cor::ULONG len = 0;
     cor::mdToken scope = 0;
-    if (!cor::Failed(md->GetTypeRefProps(token, &scope, buf, kNameCapacity, &len)))
-      return WithoutArity(Utf8(buf, len > 0 ? std::min(len, kNameCapacity) - 1 : 0));
+    if (!cor::Failed(md->GetTypeRefProps(token, &scope, buf, kMetadataNameCapacity, &len)))
+      return WithoutArity(Utf8(buf, len > 0 ? std::min(len, kMetadataNameCapacity) - 1 : 0));
   }
   return "?";
 }
@@ -499,11 +497,12 @@ FieldLayouts::SigType FieldLayouts::ValueTypeFromToken(cor::IMetaDataImport* md,
   if (!ResolveDef(md, module, token, t.name, &d)) return t;
   t.klass = ClassOf(d);
   if (t.kind != FieldKind::kUnknown) return t;
-  cor::WCHAR buf[kNameCapacity];
+  cor::WCHAR buf[kMetadataNameCapacity];
   cor::ULONG len = 0;
   cor::DWORD flags = 0;
   cor::mdToken extends = 0;
-  if (cor::Failed(d.md->GetTypeDefProps(d.type_def, buf, kNameCapacity, &len, &flags, &extends)))
+  if (cor::Failed(
+          d.md->GetTypeDefProps(d.type_def, buf, kMetadataNameCapacity, &len, &flags, &extends)))
     return t;
   if (TokenName(d.md, extends) == "System.Enum") {
     t.enum_id = EnumId(d.md, d.type_def, t.name, &t.kind);
@@ -530,14 +529,14 @@ uint32_t FieldLayouts::EnumId(cor::IMetaDataImport* md, cor::mdToken type_def,
   cor::ULONG n = 0;
   while (!cor::Failed(md->EnumFields(&en, type_def, fields, 64, &n)) && n > 0) {
     for (cor::ULONG k = 0; k < n; ++k) {
-      cor::WCHAR buf[kNameCapacity];
+      cor::WCHAR buf[kMetadataNameCapacity];
       cor::ULONG len = 0;
       cor::DWORD attributes = 0, constant_type = 0;
       const uint8_t* sig = nullptr;
       cor::ULONG sig_bytes = 0, constant_len = 0;
       const void* constant = nullptr;
-      if (cor::Failed(md->GetFieldProps(fields[k], nullptr, buf, kNameCapacity, &len, &attributes,
-                                        &sig, &sig_bytes, &constant_type, &constant,
+      if (cor::Failed(md->GetFieldProps(fields[k], nullptr, buf, kMetadataNameCapacity, &len,
+                                        &attributes, &sig, &sig_bytes, &constant_type, &constant,
                                         &constant_len)))
         continue;
       if (!(attributes & cor::kFieldStatic)) {  // value__: the underlying primitive
@@ -557,7 +556,7 @@ uint32_t FieldLayouts::EnumId(cor::IMetaDataImport* md, cor::mdToken type_def,
       const FieldKind constant_kind = PrimitiveKind(constant_type);
       if (constant_kind == FieldKind::kUnknown || constant_kind == FieldKind::kReference) continue;
       const size_t width = protocol::FieldKindBytes(constant_kind, sizeof(void*));
-      constants.emplace_back(Utf8(buf, len > 0 ? std::min(len, kNameCapacity) - 1 : 0),
+      constants.emplace_back(Utf8(buf, len > 0 ? std::min(len, kMetadataNameCapacity) - 1 : 0),
                              std::vector<uint8_t>(p, p + width));
     }
   }

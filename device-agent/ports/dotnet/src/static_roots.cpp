@@ -12,8 +12,6 @@ namespace dotnet {
 namespace {
 
 constexpr cor::ULONG kFieldBatch = 64;
-constexpr cor::ULONG kNameCapacity = 512;
-constexpr cor::ULONG kMaxTypeArgs = 32;
 
 }  // namespace
 
@@ -74,13 +72,13 @@ void StaticRoots::Examine(cor::ClassID klass) {
   cor::ULONG n = 0;
   while (!cor::Failed(md->EnumFields(&e, type_def, fields, kFieldBatch, &n)) && n > 0) {
     for (cor::ULONG i = 0; i < n; ++i) {
-      cor::WCHAR name[kNameCapacity];
+      cor::WCHAR name[kMetadataNameCapacity];
       cor::ULONG len = 0;
       cor::DWORD attributes = 0;
       const uint8_t* sig = nullptr;
       cor::ULONG sig_bytes = 0;
-      if (cor::Failed(md->GetFieldProps(fields[i], nullptr, name, kNameCapacity, &len, &attributes,
-                                        &sig, &sig_bytes, nullptr, nullptr, nullptr)))
+      if (cor::Failed(md->GetFieldProps(fields[i], nullptr, name, kMetadataNameCapacity, &len,
+                                        &attributes, &sig, &sig_bytes, nullptr, nullptr, nullptr)))
         continue;
       if (!(attributes & cor::kFieldStatic) ||
           (attributes & (cor::kFieldLiteral | cor::kFieldHasRva)))
@@ -90,7 +88,8 @@ void StaticRoots::Examine(cor::ClassID klass) {
       if (cor::Failed(info_->GetStaticFieldInfo(klass, fields[i], &kind)) ||
           !(kind & cor::kAppDomainStatic))
         continue;
-      c.names.push_back(Utf8(name, len > 0 ? std::min(len, kNameCapacity) - 1 : 0));  // len: + NUL
+      c.names.push_back(
+          Utf8(name, len > 0 ? std::min(len, kMetadataNameCapacity) - 1 : 0));  // len: + NUL
       c.fields.push_back(fields[i]);
     }
   }

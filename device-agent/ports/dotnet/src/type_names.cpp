@@ -9,7 +9,6 @@ namespace dotnet {
 namespace {
 
 constexpr int kMaxDepth = 32;  // generic arguments nested deeper are not named
-constexpr cor::ULONG kNameCapacity = 1024;
 
 std::string Hex(const char* what, uintptr_t v) {
   char buf[48];
@@ -74,13 +73,14 @@ std::string Utf8(const cor::WCHAR* text, size_t length) {
 std::string TypeNames::TypeDefName(cor::IMetaDataImport* md, cor::mdToken type_def) {
   std::string name;
   for (int depth = 0; depth < kMaxDepth && type_def != 0; ++depth) {
-    cor::WCHAR buf[kNameCapacity];
+    cor::WCHAR buf[kMetadataNameCapacity];
     cor::ULONG len = 0;
     cor::DWORD flags = 0;
     cor::mdToken extends = 0;
-    if (cor::Failed(md->GetTypeDefProps(type_def, buf, kNameCapacity, &len, &flags, &extends)))
+    if (cor::Failed(
+            md->GetTypeDefProps(type_def, buf, kMetadataNameCapacity, &len, &flags, &extends)))
       return name.empty() ? Hex("typedef", type_def) : name;
-    const size_t n = len > 0 && len <= kNameCapacity ? len - 1 : 0;  // len counts the NUL
+    const size_t n = len > 0 && len <= kMetadataNameCapacity ? len - 1 : 0;  // len counts the NUL
     std::string part = WithoutArity(Utf8(buf, n));
     name = name.empty() ? part : part + "+" + name;
     cor::mdToken enclosing = 0;
@@ -147,16 +147,16 @@ std::string TypeNames::MethodName(cor::FunctionID function) {
     return Hex("method", function);
   cor::IMetaDataImport* md = metadata_.Get(module);
   if (!md) return Hex("method", function);
-  cor::WCHAR buf[kNameCapacity];
+  cor::WCHAR buf[kMetadataNameCapacity];
   cor::ULONG len = 0;
   cor::mdToken type_def = 0;
   cor::DWORD attributes = 0, impl_flags = 0;
   const uint8_t* signature = nullptr;
   cor::ULONG signature_bytes = 0, rva = 0;
-  if (cor::Failed(md->GetMethodProps(token, &type_def, buf, kNameCapacity, &len, &attributes,
-                                     &signature, &signature_bytes, &rva, &impl_flags)))
+  if (cor::Failed(md->GetMethodProps(token, &type_def, buf, kMetadataNameCapacity, &len,
+                                     &attributes, &signature, &signature_bytes, &rva, &impl_flags)))
     return Hex("method", function);
-  const size_t n = len > 0 && len <= kNameCapacity ? len - 1 : 0;
+  const size_t n = len > 0 && len <= kMetadataNameCapacity ? len - 1 : 0;
   const std::string method = Utf8(buf, n);
   return type_def != 0 ? TypeDefName(md, type_def) + "." + method : method;
 }

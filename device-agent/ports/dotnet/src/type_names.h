@@ -25,6 +25,12 @@
 namespace xrpm {
 namespace dotnet {
 
+// The UTF-16 buffer (NUL included) the metadata API fills with a type's, field's or method's name;
+// a longer name comes back cut to it.
+constexpr cor::ULONG kMetadataNameCapacity = 1024;
+// Generic arguments read per class (GetClassIDInfo2): a class with more is named with these.
+constexpr cor::ULONG kMaxTypeArgs = 32;
+
 class TypeNames {
  public:
   explicit TypeNames(cor::ICorProfilerInfo10* info) : info_(info), metadata_(info) {}
