@@ -21,6 +21,7 @@
 #include "dotnet_process.h"
 #include "graph_run.h"
 #include "temp_dir.h"
+#include "test_heaps.h"
 #include "tool_process.h"
 #include "xrpm/app/device_link.h"
 #include "xrpm/app/dotnet_processes.h"
@@ -76,12 +77,6 @@ std::string EndpointIn(const std::string& text) {
   if (at == std::string::npos) return "";
   const std::string from = text.substr(at + 13);
   return from.substr(0, from.find(' '));
-}
-
-std::map<std::string, size_t> CountByType(const Snapshot& s) {
-  std::map<std::string, size_t> n;
-  for (size_t i = 0; i < s.object_count(); ++i) ++n[s.type_name_of(i)];
-  return n;
 }
 
 TEST(DotnetAttach, AttachedProcessIsCapturedWithItsKnownObjects) {

@@ -21,18 +21,13 @@
 #include "dotnet_process.h"
 #include "graph_run.h"
 #include "temp_dir.h"
+#include "test_heaps.h"
 #include "test_util.h"
 #include "tool_process.h"
 #include "xrpm/formats/snapshot_io.h"
 
 namespace xrpm::testing {
 namespace {
-
-std::map<std::string, size_t> CountByType(const Snapshot& s) {
-  std::map<std::string, size_t> n;
-  for (size_t i = 0; i < s.object_count(); ++i) ++n[s.type_name_of(i)];
-  return n;
-}
 
 size_t ObjectIndexOfType(const Snapshot& s, const std::string& type) {
   for (size_t i = 0; i < s.object_count(); ++i)

@@ -20,6 +20,7 @@
 
 #include "hostile_attacks.h"
 #include "mono_process.h"
+#include "test_heaps.h"
 #include "test_util.h"
 #include "xrpm/client/host_client.h"
 
@@ -37,12 +38,6 @@ constexpr size_t kConservativeSlack = 4;
 const std::vector<std::string> kFrameWindow = {"--frame-window-ms", "30000"};
 constexpr int kStatics = 300;  // N, held by the static list
 constexpr int kLocals = 200;   // M, held by a local of Main
-
-std::map<std::string, size_t> CountByType(const Snapshot& s) {
-  std::map<std::string, size_t> n;
-  for (size_t i = 0; i < s.object_count(); ++i) ++n[s.type_name_of(i)];
-  return n;
-}
 
 size_t ObjectIndexOfType(const Snapshot& s, const std::string& type) {
   for (size_t i = 0; i < s.object_count(); ++i)

@@ -91,6 +91,12 @@ Canon Canonical(const Snapshot& s) {
   return c;
 }
 
+std::map<std::string, size_t> CountByType(const Snapshot& s) {
+  std::map<std::string, size_t> n;
+  for (size_t i = 0; i < s.object_count(); ++i) ++n[s.type_name_of(i)];
+  return n;
+}
+
 Snapshot OneObjectCapture() {
   Snapshot s;
   s.AddSection({.name = "bubbles.exe"});

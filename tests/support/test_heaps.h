@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -48,6 +49,9 @@ struct Canon {
   friend bool operator==(const Canon&, const Canon&) = default;
 };
 Canon Canonical(const Snapshot& s);
+
+// Objects per type name (as the snapshot names them), for per-type counts in capture tests.
+std::map<std::string, size_t> CountByType(const Snapshot& s);
 
 // A captured snapshot of bubbles.exe at its smallest: one Game.Bubble of 12 bytes at 0x10, held
 // by a local root of "thread 1 / Game1.Update", with capture metadata (device app name only);

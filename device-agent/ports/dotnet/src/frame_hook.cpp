@@ -7,7 +7,6 @@ namespace xrpm {
 namespace dotnet {
 namespace {
 
-constexpr cor::ULONG kNameCapacity = 512;
 FrameHook* g_hook = nullptr;  // set once by Install; the hooks are plain functions
 
 }  // namespace
@@ -48,22 +47,24 @@ bool FrameHook::Matches(cor::FunctionID function) {
   std::lock_guard<std::mutex> lock(metadata_mu_);
   cor::IMetaDataImport* md = metadata_.Get(module);
   if (!md) return false;
-  cor::WCHAR name[kNameCapacity];
+  cor::WCHAR name[kMetadataNameCapacity];
   cor::ULONG len = 0, signature_bytes = 0, rva = 0;
   cor::mdToken type_def = 0;
   cor::DWORD attributes = 0, impl_flags = 0;
   const uint8_t* signature = nullptr;
-  if (cor::Failed(md->GetMethodProps(token, &type_def, name, kNameCapacity, &len, &attributes,
-                                     &signature, &signature_bytes, &rva, &impl_flags)) ||
-      len == 0 || len > kNameCapacity || Utf8(name, len - 1) != method_.method)
+  if (cor::Failed(md->GetMethodProps(token, &type_def, name, kMetadataNameCapacity, &len,
+                                     &attributes, &signature, &signature_bytes, &rva,
+                                     &impl_flags)) ||
+      len == 0 || len > kMetadataNameCapacity || Utf8(name, len - 1) != method_.method)
     return false;
 
   cor::mdToken enclosing = 0;
   if (md->GetNestedClassProps(type_def, &enclosing) == cor::S_OK) return false;  // top-level only
   cor::DWORD flags = 0;
   cor::mdToken extends = 0;
-  if (cor::Failed(md->GetTypeDefProps(type_def, name, kNameCapacity, &len, &flags, &extends)) ||
-      len == 0 || len > kNameCapacity)
+  if (cor::Failed(
+          md->GetTypeDefProps(type_def, name, kMetadataNameCapacity, &len, &flags, &extends)) ||
+      len == 0 || len > kMetadataNameCapacity)
     return false;
   return Utf8(name, len - 1) == class_full_name_;
 }
