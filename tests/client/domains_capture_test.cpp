@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "assembled_walk.h"
 #include "xrpm/client/capture_assembler.h"
 #include "xrpm/client/domain_sections.h"
 #include "xrpm/protocol/constants.h"
@@ -22,11 +23,6 @@ namespace xrpm::testing {
 namespace {
 
 using client::CaptureAssembler;
-
-struct Walk {
-  std::vector<wire::HeapBatch> batches;
-  protocol::CaptureTotals totals;
-};
 
 // Root domain "Game.exe" (types 1 Game.Root, 2 System.String), "Worker" (types 3 Game.Job,
 // 4 System.String), objects interleaved in address order as a heap walk meets them; a static
@@ -70,36 +66,6 @@ Walk WalkTwoDomains(bool named, size_t batch_bytes = protocol::kTargetBatchBytes
   EXPECT_TRUE(writer.Flush());
   w.totals = writer.totals();
   return w;
-}
-
-wire::CaptureEnd EndOf(const Walk& w) {
-  wire::CaptureEnd e;
-  e.set_capture_id(1);
-  e.set_batch_count(w.totals.batches);
-  e.set_type_count(w.totals.types);
-  e.set_container_count(w.totals.containers);
-  e.set_object_count(w.totals.objects);
-  e.set_ref_count(w.totals.refs);
-  e.set_root_count(w.totals.roots);
-  e.set_heap_bytes(w.totals.heap_bytes);
-  e.set_checksum(w.totals.checksum);
-  e.set_end_ms(20);
-  return e;
-}
-
-bool Assemble(const Walk& w, Snapshot* out, std::string* error) {
-  CaptureAssembler a;
-  wire::CaptureBegin b;
-  b.set_capture_id(1);
-  b.set_section_version(2);
-  b.set_section_name("Game.exe");
-  b.set_start_ms(10);
-  if (!a.Begin(b, 10, error)) return false;
-  for (const auto& m : w.batches)
-    if (!a.Batch(m, 10, error)) return false;
-  if (!a.End(EndOf(w), error)) return false;
-  *out = a.Take();
-  return true;
 }
 
 TEST(DomainsCapture, OneSectionPerDomainInCreationOrder) {

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "assembled_walk.h"
 #include "xrpm/client/capture_assembler.h"
 #include "xrpm/protocol/envelope_io.h"
 #include "xrpm/protocol/heap_batch.h"
@@ -15,11 +16,6 @@
 
 namespace xrpm::testing {
 namespace {
-
-struct Walk {
-  std::vector<wire::HeapBatch> batches;
-  protocol::CaptureTotals totals;
-};
 
 protocol::RawType Type(uint32_t id, std::string name, protocol::TypeKind kind) {
   protocol::RawType t;
@@ -59,36 +55,6 @@ Walk WalkWithTraits(bool traits) {
   EXPECT_TRUE(writer.Flush());
   w.totals = writer.totals();
   return w;
-}
-
-wire::CaptureEnd EndOf(const Walk& w) {
-  wire::CaptureEnd e;
-  e.set_capture_id(1);
-  e.set_batch_count(w.totals.batches);
-  e.set_type_count(w.totals.types);
-  e.set_container_count(w.totals.containers);
-  e.set_object_count(w.totals.objects);
-  e.set_ref_count(w.totals.refs);
-  e.set_root_count(w.totals.roots);
-  e.set_heap_bytes(w.totals.heap_bytes);
-  e.set_checksum(w.totals.checksum);
-  e.set_end_ms(20);
-  return e;
-}
-
-bool Assemble(const Walk& w, Snapshot* out, std::string* error) {
-  client::CaptureAssembler a;
-  wire::CaptureBegin b;
-  b.set_capture_id(1);
-  b.set_section_version(2);
-  b.set_section_name("Game.exe");
-  b.set_start_ms(10);
-  if (!a.Begin(b, 10, error)) return false;
-  for (const auto& m : w.batches)
-    if (!a.Batch(m, 10, error)) return false;
-  if (!a.End(EndOf(w), error)) return false;
-  *out = a.Take();
-  return true;
 }
 
 TEST(TypeTraitsCapture, EachKindReachesTheSnapshotTypes) {

@@ -19,9 +19,7 @@ using agent::WalkResult;
 
 constexpr int kMaxStructDepth = 8;   // nesting of embedded structs flattened
 constexpr size_t kMaxFields = 4096;  // per class, flattened (the agent keeps its own maximum)
-constexpr int kMaxChain = 64;        // bases of a class
 constexpr int kMaxSigDepth = 16;     // nesting in a signature (arrays of arrays, generic args)
-constexpr cor::ULONG kMaxRank = 32;  // array dimensions read
 constexpr uint32_t kMaxStringUnits = protocol::kMaxStringCap;
 
 // A value of kind k at p, widened as heap_walker.h's ValueBits says (little-endian device).
@@ -112,7 +110,7 @@ void FieldLayouts::FindStringClass(cor::ClassID any) {
   // System.Object (the top of any class's chain) is in the base library, as System.String.
   cor::ClassID c = any;
   cor::ModuleID module = 0;
-  for (int i = 0; i < kMaxChain && c != 0; ++i) {
+  for (int i = 0; i < kMaxBaseChain && c != 0; ++i) {
     cor::mdToken type_def = 0;
     cor::ClassID parent = 0;
     cor::ULONG nargs = 0;
@@ -223,7 +221,7 @@ bool FieldLayouts::Compute(cor::ClassID klass, Layout* out, TypeNames& names) {
   // The class and its bases, base first.
   std::vector<cor::ClassID> chain;
   bool value_type = false;
-  for (cor::ClassID c = klass; c != 0 && chain.size() < kMaxChain;) {
+  for (cor::ClassID c = klass; c != 0 && chain.size() < kMaxBaseChain;) {
     cor::ModuleID module = 0;
     cor::mdToken type_def = 0;
     cor::ClassID parent = 0;
@@ -424,7 +422,7 @@ FieldLayouts::SigType FieldLayouts::Decode(cor::IMetaDataImport* md, cor::Module
       // A class is a reference; a struct (System.ValueType below it) is flattened.
       bool value_type = false;
       cor::ClassID c = arg;
-      for (int k = 0; k < kMaxChain && c != 0; ++k) {
+      for (int k = 0; k < kMaxBaseChain && c != 0; ++k) {
         cor::ModuleID m = 0;
         cor::mdToken td = 0;
         cor::ClassID parent = 0;

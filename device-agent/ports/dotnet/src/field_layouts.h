@@ -74,6 +74,11 @@ namespace dotnet {
 
 class TypeNames;
 
+// What the layout and trait readers walk at most: base classes of a class (a deeper chain is
+// cut), and array dimensions (the CLR's limit).
+constexpr int kMaxBaseChain = 64;
+constexpr cor::ULONG kMaxRank = 32;
+
 class FieldLayouts {
  public:
   explicit FieldLayouts(cor::ICorProfilerInfo10* info) : info_(info), metadata_(info) {}

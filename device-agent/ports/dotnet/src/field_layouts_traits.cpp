@@ -8,12 +8,6 @@
 
 namespace xrpm {
 namespace dotnet {
-namespace {
-
-constexpr int kMaxChain = 64;        // bases of a class
-constexpr cor::ULONG kMaxRank = 32;  // array dimensions (the CLR's limit)
-
-}  // namespace
 
 void FieldLayouts::Traits(cor::ClassID klass, const std::string& name, TypeNames& names,
                           agent::TypeTraits* out) {
@@ -77,7 +71,7 @@ bool FieldLayouts::HasFinalizer(cor::ClassID klass, TypeNames& names) {
   // Some class below System.Object declares an instance Finalize() without parameters (what a
   // C# destructor compiles to); System.Object's own does nothing and does not count.
   cor::ClassID c = klass;
-  for (int depth = 0; depth < kMaxChain && c != 0; ++depth) {
+  for (int depth = 0; depth < kMaxBaseChain && c != 0; ++depth) {
     cor::ModuleID module = 0;
     cor::mdToken type_def = 0;
     cor::ClassID parent = 0;
