@@ -199,35 +199,35 @@ std::string EncodeTypeTraits(const Snapshot& s) {
 void DecodeTypeTraits(std::string_view blob, Snapshot& s) {
   BlobReader r(blob);
   const uint8_t version = r.U8();
-  if (version != 1) Bad("type traits version " + std::to_string(version) + ", expected 1");
-  const uint32_t n = r.Count(4 + 1 + 4 + 2 * kMinStringBytes);
+  if (version != 1) BadBlob("type traits version " + std::to_string(version) + ", expected 1");
+  const uint32_t n = r.Count(4 + 1 + 4 + 2 * kMinBlobStringBytes);
   for (uint32_t i = 0, prev = 0; i < n; ++i) {
     const uint32_t t = r.U32();
     const std::string entry = "type traits entry " + std::to_string(i);
     if (t >= s.types.size() || (i > 0 && t <= prev))
-      Bad(entry + " names type " + std::to_string(t) + ": expected ascending type indices below " +
-          std::to_string(s.types.size()));
+      BadBlob(entry + " names type " + std::to_string(t) +
+              ": expected ascending type indices below " + std::to_string(s.types.size()));
     TypeTraits tr;
     const uint8_t kind = r.U8();
     if (kind == 0 || kind > kMaxTypeKindValue)
-      Bad(entry + " has kind " + std::to_string(kind) + ", expected 1.." +
-          std::to_string(kMaxTypeKindValue));
+      BadBlob(entry + " has kind " + std::to_string(kind) + ", expected 1.." +
+              std::to_string(kMaxTypeKindValue));
     tr.kind = static_cast<TypeKind>(kind);
     tr.array_rank = r.U32();
     tr.enum_underlying = r.Str();
     tr.element_type = r.Str();
     if ((tr.kind == TypeKind::kArray) != (tr.array_rank != 0) || tr.array_rank > kMaxArrayRankValue)
-      Bad(entry + " (" + TypeKindName(tr.kind) + ") has array rank " +
-          std::to_string(tr.array_rank) + ": expected 1.." + std::to_string(kMaxArrayRankValue) +
-          " for an array, 0 otherwise");
+      BadBlob(entry + " (" + TypeKindName(tr.kind) + ") has array rank " +
+              std::to_string(tr.array_rank) + ": expected 1.." +
+              std::to_string(kMaxArrayRankValue) + " for an array, 0 otherwise");
     if (!tr.enum_underlying.empty() && tr.kind != TypeKind::kEnum)
-      Bad(entry + " (" + TypeKindName(tr.kind) + ") has an underlying type: expected an enum");
+      BadBlob(entry + " (" + TypeKindName(tr.kind) + ") has an underlying type: expected an enum");
     if (!tr.element_type.empty() && tr.kind != TypeKind::kArray)
-      Bad(entry + " (" + TypeKindName(tr.kind) + ") has an element type: expected an array");
+      BadBlob(entry + " (" + TypeKindName(tr.kind) + ") has an element type: expected an array");
     s.types[t].traits = std::move(tr);
     prev = t;
   }
-  if (r.left()) Bad(std::to_string(r.left()) + " unexpected bytes after the type traits");
+  if (r.left()) BadBlob(std::to_string(r.left()) + " unexpected bytes after the type traits");
 }
 
 std::string EncodeOrigins(const Snapshot& s) {
