@@ -18,6 +18,7 @@
 #include <thread>
 #include <unordered_map>
 
+#include "device_link_poll.h"
 #include "dotnet_process.h"
 #include "graph_run.h"
 #include "temp_dir.h"
@@ -237,14 +238,7 @@ TEST(DotnetAttach, TheMonitorListsAttachesAndConnects) {
   std::string error;
   ASSERT_TRUE(link.AttachDotnet(DotnetLauncher(), t.proc.pid(), 0, dir.Path("a.log"), &error))
       << error;
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-  while (link.phase() != app::DeviceLink::Phase::kConnected &&
-         link.phase() != app::DeviceLink::Phase::kFailed &&
-         std::chrono::steady_clock::now() < deadline) {
-    link.Poll();
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));  // a UI frame, not a guess
-  }
-  ASSERT_EQ(link.phase(), app::DeviceLink::Phase::kConnected) << link.error();
+  ASSERT_EQ(PollUntilSettled(link), app::DeviceLink::Phase::kConnected) << link.error();
   EXPECT_EQ(link.client()->device().app_name, "Graph.dll");
   link.Disconnect();
   EXPECT_EQ(t.Release(), 0) << "the process runs on after the monitor disconnects";

@@ -16,6 +16,7 @@
 #include <string>
 #include <thread>
 
+#include "device_link_poll.h"
 #include "dotnet_process.h"
 #include "mono_process.h"
 #include "temp_dir.h"
@@ -144,14 +145,7 @@ TEST(DotnetLive, TheMonitorsLaunchConnectsAndRecordsFrames) {
   ASSERT_TRUE(link.LaunchDotnet(DotnetLauncher(), DotnetProgram("XnaBubbles"), port,
                                 dir.Path("dotnet.log"), &error))
       << error;
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-  while (link.phase() != app::DeviceLink::Phase::kConnected &&
-         link.phase() != app::DeviceLink::Phase::kFailed &&
-         std::chrono::steady_clock::now() < deadline) {
-    link.Poll();
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));  // a UI frame, not a guess
-  }
-  ASSERT_EQ(link.phase(), app::DeviceLink::Phase::kConnected) << link.error();
+  ASSERT_EQ(PollUntilSettled(link), app::DeviceLink::Phase::kConnected) << link.error();
   EXPECT_EQ(link.client()->device().app_name, "XnaBubbles.dll");
   link.client()->SubscribeFrames(65536);
   EXPECT_TRUE(link.client()->WaitFrames(10, 30000)) << link.client()->frames_status().error;

@@ -24,14 +24,7 @@ TEST(MonoInspect, FindsTheMistakesPlantedInACSharpGame) {
   ASSERT_FALSE(run.proc->log().WaitFor("Mistakes: ready", 30000).empty()) << run.proc->log().All();
   const TempDir dir("xrpm_mono_inspect");
   const std::string file = dir.Path("mistakes.xrpm");
-  RunResult cap =
-      RunProcess({XRPM_CLI_BIN, "capture", "--connect", run.endpoint, "-o", file}, 120000);
-  ASSERT_EQ(cap.exit_code, 0) << cap.err << run.proc->log().All();
-  RunResult r = RunProcess({XRPM_CLI_BIN, "inspect", file, "--json"}, 120000);
-  ASSERT_EQ(r.exit_code, 0) << r.err;
-  ExpectTheCSharpMistakes(nlohmann::json::parse(r.out));
-  Diagnostics diags;
-  ExpectTheCSharpMistakesTraits(formats::LoadSnapshot(file, diags));
+  CaptureAndExpectTheCSharpMistakes(run.endpoint, file, run.proc->log().All());
 }
 
 }  // namespace

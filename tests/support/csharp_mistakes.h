@@ -14,6 +14,8 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "subprocess.h"
+#include "xrpm/formats/snapshot_io.h"
 #include "xrpm/model/snapshot.h"
 
 namespace xrpm::testing {
@@ -85,5 +87,21 @@ inline void ExpectTheCSharpMistakesTraits(const Snapshot& s) {
   EXPECT_EQ(traits("Mistakes.Hit[]"), "array rank 1 of Mistakes.Hit");
   EXPECT_EQ(traits("System.String"), "class");
 }
+
+#ifdef XRPM_CLI_BIN
+// Captures the game running behind `endpoint` into `file` with `xrpm capture`, runs `xrpm inspect
+// --json` on it and checks both the findings and the traits; `log` (the game's output) goes with
+// a failed capture.
+inline void CaptureAndExpectTheCSharpMistakes(const std::string& endpoint, const std::string& file,
+                                              const std::string& log) {
+  RunResult cap = RunProcess({XRPM_CLI_BIN, "capture", "--connect", endpoint, "-o", file}, 120000);
+  ASSERT_EQ(cap.exit_code, 0) << cap.err << log;
+  RunResult r = RunProcess({XRPM_CLI_BIN, "inspect", file, "--json"}, 120000);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  ExpectTheCSharpMistakes(nlohmann::json::parse(r.out));
+  Diagnostics diags;
+  ExpectTheCSharpMistakesTraits(formats::LoadSnapshot(file, diags));
+}
+#endif
 
 }  // namespace xrpm::testing
