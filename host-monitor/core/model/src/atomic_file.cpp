@@ -1,6 +1,7 @@
 #include "xrpm/model/atomic_file.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -20,6 +21,14 @@ std::atomic<uint64_t> g_counter{0};
 }  // namespace
 
 AtomicFile::AtomicFile(std::string path) : path_(std::move(path)) {
+  struct stat st;
+  if (::stat(path_.c_str(), &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
+    in_place_ = true;
+    fd_ = ::open(path_.c_str(), O_WRONLY | O_CLOEXEC);
+    if (fd_ < 0) Fail("cannot open", path_);
+    buf_.reserve(kBufferBytes);
+    return;
+  }
   tmp_path_ = path_ + ".tmp." + std::to_string(getpid()) + "." + std::to_string(g_counter++);
   fd_ = ::open(tmp_path_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
   if (fd_ < 0) Fail("cannot create", tmp_path_);
@@ -49,7 +58,7 @@ void AtomicFile::Flush() {
     ssize_t w = ::write(fd_, p, n);
     if (w < 0) {
       if (errno == EINTR) continue;
-      Fail("cannot write", tmp_path_);
+      Fail("cannot write", in_place_ ? path_ : tmp_path_);
     }
     p += w;
     n -= static_cast<size_t>(w);
@@ -68,7 +77,7 @@ void AtomicFile::Overwrite(uint64_t offset, std::string_view bytes) {
     ssize_t w = ::pwrite(fd_, p, n, static_cast<off_t>(offset));
     if (w < 0) {
       if (errno == EINTR) continue;
-      Fail("cannot write", tmp_path_);
+      Fail("cannot write", in_place_ ? path_ : tmp_path_);
     }
     p += w;
     n -= static_cast<size_t>(w);
@@ -79,6 +88,12 @@ void AtomicFile::Overwrite(uint64_t offset, std::string_view bytes) {
 void AtomicFile::Commit() {
   if (fd_ < 0) throw std::logic_error("AtomicFile::Commit twice: " + path_);
   Flush();
+  if (in_place_) {
+    const int rc = ::close(fd_);
+    fd_ = -1;
+    if (rc != 0) Fail("cannot close", path_);
+    return;
+  }
   if (::fsync(fd_) != 0) Fail("cannot sync", tmp_path_);
   if (::close(fd_) != 0) {
     fd_ = -1;

@@ -2,6 +2,9 @@
 // never a half-written file: data goes to "<path>.tmp.<pid>.<n>" in the same directory, is
 // flushed and fsync'ed, then renamed over <path> by Commit(). Destroying an uncommitted
 // AtomicFile (an error, an exception, a cancelled capture) removes the temporary file.
+// A target that exists and is not a regular file (/dev/null, /dev/stdout, a FIFO) is written in
+// place: renaming over it would replace the device or pipe with a file. Nothing is atomic then,
+// Overwrite needs a seekable target, and Abort leaves the target where it is.
 //
 // Writes are buffered (1 MiB). Errors throw std::runtime_error naming the path and errno text.
 //
@@ -45,6 +48,7 @@ class AtomicFile {
   int fd_ = -1;
   std::string buf_;
   uint64_t written_ = 0;
+  bool in_place_ = false;  // the target is a device or pipe: fd_ is the target itself
 };
 
 }  // namespace xrpm
