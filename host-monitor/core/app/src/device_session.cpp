@@ -63,6 +63,13 @@ void DeviceSession::ConnectDiscovered(const client::DiscoveredDevice& d, const s
   Connect(d.endpoint(), token);
 }
 
+std::string DeviceSession::PrepareChild(const std::string& log_name) {
+  std::error_code ec;
+  std::filesystem::create_directories(config_dir_, ec);
+  counters_.Reset();
+  return config_dir_ + "/" + log_name;
+}
+
 bool DeviceSession::LaunchEmulator(const std::string& scenario,
                                    const std::vector<std::string>& extra_args) {
   const std::string program =
@@ -74,11 +81,8 @@ bool DeviceSession::LaunchEmulator(const std::string& scenario,
         "emulator_path in settings.json)");
     return false;
   }
-  std::error_code ec;
-  std::filesystem::create_directories(config_dir_, ec);
-  const std::string log_path = config_dir_ + "/emulator.log";
+  const std::string log_path = PrepareChild("emulator.log");
   std::string error;
-  counters_.Reset();
   settings_.emulator_scenario = scenario;
   if (!link_.LaunchEmulator(program, scenario, settings_.port, log_path, &error, extra_args)) {
     log_.Add(LogEntry::kError, "Could not start the emulator: " + error);
@@ -101,11 +105,8 @@ bool DeviceSession::LaunchMono(const std::string& game, const std::vector<std::s
   }
   const std::string program =
       game.empty() ? launcher.substr(0, launcher.find_last_of('/') + 1) + "XnaBubbles.exe" : game;
-  std::error_code ec;
-  std::filesystem::create_directories(config_dir_, ec);
-  const std::string log_path = config_dir_ + "/mono.log";
+  const std::string log_path = PrepareChild("mono.log");
   std::string error;
-  counters_.Reset();
   std::vector<std::string> mono_options;
   std::istringstream words(settings_.mono_options);
   for (std::string w; words >> w;) mono_options.push_back(w);
@@ -131,11 +132,8 @@ bool DeviceSession::LaunchDotnet(const std::string& program,
   const std::string dll = program.empty() ? launcher.substr(0, launcher.find_last_of('/') + 1) +
                                                 "dotnet/XnaBubbles/XnaBubbles.dll"
                                           : program;
-  std::error_code ec;
-  std::filesystem::create_directories(config_dir_, ec);
-  const std::string log_path = config_dir_ + "/dotnet.log";
+  const std::string log_path = PrepareChild("dotnet.log");
   std::string error;
-  counters_.Reset();
   if (!link_.LaunchDotnet(launcher, dll, settings_.port, log_path, &error, program_args)) {
     log_.Add(LogEntry::kError, "Could not start " + dll + " under .NET: " + error);
     return false;
@@ -152,11 +150,8 @@ bool DeviceSession::AttachDotnet(pid_t pid) {
              "built when the .NET SDK is installed (`dotnet` on the PATH)");
     return false;
   }
-  std::error_code ec;
-  std::filesystem::create_directories(config_dir_, ec);
-  const std::string log_path = config_dir_ + "/dotnet-attach.log";
+  const std::string log_path = PrepareChild("dotnet-attach.log");
   std::string error;
-  counters_.Reset();
   if (!link_.AttachDotnet(launcher, pid, settings_.port, log_path, &error)) {
     log_.Add(LogEntry::kError, "Could not attach to process " + std::to_string(pid) + ": " + error);
     return false;

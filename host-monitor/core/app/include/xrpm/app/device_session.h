@@ -114,6 +114,9 @@ class DeviceSession {
 
  private:
   void PollEvents();
+  // Before a launch or attach: the settings folder made, the counters of the last device
+  // dropped; returns the path of the child's output file `log_name` in that folder.
+  std::string PrepareChild(const std::string& log_name);
 
   SessionLog& log_;
   Settings& settings_;
