@@ -102,15 +102,7 @@ TEST(DotnetAttach, AttachedProcessIsCapturedWithItsKnownObjects) {
   EXPECT_EQ(count("Graph.Garbage"), 0u) << "dropped before ready";
   // The program's statics, although their classes were loaded before the attach (found from
   // the compiled code at the first capture: Graph.Holder's static constructor).
-  std::unordered_map<ObjectId, size_t> index;
-  for (size_t i = 0; i < s.object_count(); ++i) index.emplace(s.object_id[i], i);
-  std::map<std::string, std::string> static_roots;  // label -> the rooted object's type
-  for (size_t r = 0; r < s.root_count(); ++r) {
-    if (s.root_kind_of(r) != RootKind::kStatic) continue;
-    auto it = index.find(s.root_object[r]);
-    ASSERT_NE(it, index.end()) << "a static root names no captured object";
-    static_roots[std::string(s.fields.label_of_root(r))] = s.type_name_of(it->second);
-  }
+  std::map<std::string, std::string> static_roots = StaticRootTypes(s);
   EXPECT_EQ(static_roots["Graph.Holder.Items"], "System.Collections.Generic.List<Graph.Item>");
   EXPECT_EQ(static_roots["Graph.Holder.Planted"],
             "System.Collections.Generic.List<Graph.StaticOnly>");

@@ -1,5 +1,7 @@
 #include "test_heaps.h"
 
+#include <gtest/gtest.h>
+
 #include <algorithm>
 #include <random>
 #include <unordered_map>
@@ -95,6 +97,22 @@ std::map<std::string, size_t> CountByType(const Snapshot& s) {
   std::map<std::string, size_t> n;
   for (size_t i = 0; i < s.object_count(); ++i) ++n[s.type_name_of(i)];
   return n;
+}
+
+std::map<std::string, std::string> StaticRootTypes(const Snapshot& s) {
+  std::unordered_map<ObjectId, size_t> index;
+  for (size_t i = 0; i < s.object_count(); ++i) index.emplace(s.object_id[i], i);
+  std::map<std::string, std::string> types;
+  for (size_t r = 0; r < s.root_count(); ++r) {
+    if (s.root_kind_of(r) != RootKind::kStatic) continue;
+    auto it = index.find(s.root_object[r]);
+    if (it == index.end()) {
+      ADD_FAILURE() << "static root " << s.fields.label_of_root(r) << " names no captured object";
+      continue;
+    }
+    types[std::string(s.fields.label_of_root(r))] = s.type_name_of(it->second);
+  }
+  return types;
 }
 
 Snapshot OneObjectCapture() {

@@ -53,6 +53,10 @@ Canon Canonical(const Snapshot& s);
 // Objects per type name (as the snapshot names them), for per-type counts in capture tests.
 std::map<std::string, size_t> CountByType(const Snapshot& s);
 
+// Each static root's label ("Class.Field") and the type of the object it holds; a static root
+// whose object the capture lacks is a test failure.
+std::map<std::string, std::string> StaticRootTypes(const Snapshot& s);
+
 // A captured snapshot of bubbles.exe at its smallest: one Game.Bubble of 12 bytes at 0x10, held
 // by a local root of "thread 1 / Game1.Update", with capture metadata (device app name only);
 // tests set the pause figures they look at.

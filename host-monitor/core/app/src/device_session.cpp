@@ -120,15 +120,19 @@ bool DeviceSession::LaunchMono(const std::string& game, const std::vector<std::s
   return true;
 }
 
-bool DeviceSession::LaunchDotnet(const std::string& program,
-                                 const std::vector<std::string>& program_args) {
+std::string DeviceSession::DotnetLauncher() {
   const std::string launcher = FindCompanionProgram("xrpm-dotnet", "emulator");
-  if (launcher.empty()) {
+  if (launcher.empty())
     log_.Add(LogEntry::kError,
              "Cannot find xrpm-dotnet (next to xrpm-monitor, in the build tree or in PATH); it is "
              "built when the .NET SDK is installed (`dotnet` on the PATH)");
-    return false;
-  }
+  return launcher;
+}
+
+bool DeviceSession::LaunchDotnet(const std::string& program,
+                                 const std::vector<std::string>& program_args) {
+  const std::string launcher = DotnetLauncher();
+  if (launcher.empty()) return false;
   const std::string dll = program.empty() ? launcher.substr(0, launcher.find_last_of('/') + 1) +
                                                 "dotnet/XnaBubbles/XnaBubbles.dll"
                                           : program;
@@ -143,13 +147,8 @@ bool DeviceSession::LaunchDotnet(const std::string& program,
 }
 
 bool DeviceSession::AttachDotnet(pid_t pid) {
-  const std::string launcher = FindCompanionProgram("xrpm-dotnet", "emulator");
-  if (launcher.empty()) {
-    log_.Add(LogEntry::kError,
-             "Cannot find xrpm-dotnet (next to xrpm-monitor, in the build tree or in PATH); it is "
-             "built when the .NET SDK is installed (`dotnet` on the PATH)");
-    return false;
-  }
+  const std::string launcher = DotnetLauncher();
+  if (launcher.empty()) return false;
   const std::string log_path = PrepareChild("dotnet-attach.log");
   std::string error;
   if (!link_.AttachDotnet(launcher, pid, settings_.port, log_path, &error)) {

@@ -117,6 +117,8 @@ class DeviceSession {
   // Before a launch or attach: the settings folder made, the counters of the last device
   // dropped; returns the path of the child's output file `log_name` in that folder.
   std::string PrepareChild(const std::string& log_name);
+  // xrpm-dotnet's path, or "" after logging where it was looked for.
+  std::string DotnetLauncher();
 
   SessionLog& log_;
   Settings& settings_;
