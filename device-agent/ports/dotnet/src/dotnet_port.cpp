@@ -113,6 +113,10 @@ void DotnetPort::LogEventMode() const {
             "off: the runtime allows them later only without background collections)"
           : "GC events always on (background collections were on: the runtime allows them only "
             "from start-up, which turned background collections off)");
+  if (allocations_)
+    Log("allocations: every allocation reported (ObjectAllocated); frames carry the game "
+        "thread's, a frames subscription gets one sample per its interval (start-up interval " +
+        std::to_string(allocations_->mean_bytes()) + " bytes)");
 }
 
 // ---- runtime callbacks ----

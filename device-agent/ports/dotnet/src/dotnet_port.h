@@ -48,7 +48,8 @@
 // first capture adds the classes of the compiled code (loaded_classes.h) and each capture the
 // classes of the objects it met, for the next capture's static fields and layouts.
 // Frames (dotnet_frames.h): with the frame method's hook, one record per frame, its collections
-// counted at GarbageCollectionFinished.
+// counted at GarbageCollectionFinished; with --allocations (dotnet_allocations.h) its exact
+// allocations and allocation samples with managed stacks from every thread.
 // Roots: stack -> one kThread container (id 0: the runtime does not say which thread) and a
 // kJitFrame container per method (id2: its FunctionID; labelled with the method's name when the
 // sink asks for field detail); finalizer queue -> kFinalized; GC handles -> kStrongPtr, table 2
@@ -69,6 +70,7 @@
 #include <string>
 
 #include "corprof_abi.h"
+#include "dotnet_allocations.h"
 #include "dotnet_counters.h"
 #include "field_layouts.h"
 #include "frame_hook.h"
@@ -115,11 +117,14 @@ class DotnetPort final : public agent::RuntimePort {
   bool ReportsFields() const override { return true; }
   bool ReportsValues() const override { return true; }
   // Frame records (dotnet_frames.h) while the frame method's hook is on (launched, not
-  // attached); no allocation samples, whatever the interval.
+  // attached); with --allocations also their allocations and allocation samples, one per
+  // `sample_bytes` on average (dotnet_allocations.h).
   bool SupportsFrameEvents() const override { return frame_ != nullptr; }
-  bool SetFrameEventSink(agent::FrameEventSink* sink, uint32_t /*sample_bytes*/) override {
+  bool SetFrameEventSink(agent::FrameEventSink* sink, uint32_t sample_bytes) override {
     if (!frame_) return false;
+    if (allocations_ && sink) allocations_->SetSubscription(sample_bytes);
     frame_->frames().SetSink(sink);
+    if (allocations_ && !sink) allocations_->SetSubscription(0);
     return true;
   }
 
@@ -129,6 +134,9 @@ class DotnetPort final : public agent::RuntimePort {
     frame_ = hook;
     if (hook) hook->frames().set_start(start_);  // frame times on BootMillis' clock
   }
+  // Every allocation reported (--allocations, start-up only; dotnet_allocations.h): its bits go
+  // into every event mask. Before the agent starts.
+  void set_allocations(DotnetAllocations* allocations) { allocations_ = allocations; }
   // The profiler was attached to a running process: the classes loaded before are found at the
   // first capture (loaded_classes.h) and from the objects each capture meets. Before the agent
   // starts.
@@ -146,6 +154,9 @@ class DotnetPort final : public agent::RuntimePort {
     counters_.Add(DotnetCounter::kClassesLoaded, 1);
     statics_.OnClassLoaded(klass);
   }
+  void OnObjectAllocated(cor::ObjectID object, cor::ClassID klass) {
+    if (allocations_) allocations_->OnAllocated(object, klass);
+  }
   // False: the runtime may stop this collection's heap walk (it is not recorded).
   bool OnObjectReferences(cor::ObjectID object, cor::ClassID klass, cor::ULONG count,
                           const cor::ObjectID* refs);
@@ -159,7 +170,9 @@ class DotnetPort final : public agent::RuntimePort {
   void AddFrozenObjects();             // the non-GC heap's objects the record references
   void Walk(agent::HeapInfoCallback& sink);
   void LogStopPoint();
-  cor::DWORD ExtraMaskLow() const { return frame_ ? FrameHook::kMaskLow : 0; }
+  cor::DWORD ExtraMaskLow() const {
+    return (frame_ ? FrameHook::kMaskLow : 0) | (allocations_ ? DotnetAllocations::kMaskLow : 0);
+  }
 
   cor::ICorProfilerInfo10* const info_;
   const EventMode mode_;
@@ -172,6 +185,7 @@ class DotnetPort final : public agent::RuntimePort {
   FieldLayouts layouts_;  // after statics_: Prepare takes the classes Resolve looked at
   std::atomic<int64_t> gc_start_ns_{0};
   FrameHook* frame_ = nullptr;
+  DotnetAllocations* allocations_ = nullptr;
   bool attached_ = false;
   bool census_done_ = false;  // the capture thread's
 
