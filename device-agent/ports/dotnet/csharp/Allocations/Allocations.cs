@@ -8,14 +8,18 @@
 //     Allocations.Program.MakeGarbage, and nothing else from frame 3 on. Writes "Allocations:
 //     ready" and "Allocations: garbage size B" (the runtime's own figure: the bytes one Garbage
 //     adds to GC.GetAllocatedBytesForCurrentThread) after the second frame (so in frame 2).
-//   Allocations.dll bench COUNT ROUNDS
+//   Allocations.dll bench COUNT ROUNDS [--gate PATH]
 //     ROUNDS rounds of COUNT allocations of Allocations.Small (32 bytes; one in 64 kept in a ring
 //     of 4,096 so some survive a collection, as in a game) in Allocations.Program.Make; writes
-//     "alloc_ns X" (wall time per allocation, collections included) after each round, then
-//     "small_bytes B total_bytes T": the bytes of Small the rounds allocated (COUNT x ROUNDS x
-//     one Small's size, measured as above) and GC.GetTotalAllocatedBytes(true) at the end.
+//     (to stderr) "alloc_ns X" (wall time per allocation, collections included) after each
+//     round, then "small_objects N small_bytes B total_bytes T": every Small the program
+//     allocated and their bytes (N x one Small's size, measured as above), and
+//     GC.GetTotalAllocatedBytes(true) at the end. With --gate (a named pipe the benchmark
+//     writes to) it reads one line from PATH before starting and another before exiting, so a
+//     host can subscribe first and collect every sample last.
 using System;
 using System.Diagnostics;
+using System.IO;
 using System.Runtime.CompilerServices;
 using System.Threading;
 
@@ -69,12 +73,15 @@ namespace Allocations {
 
     static int Bench(string[] args) {
       int count, rounds;
-      if (args.Length != 3 || !int.TryParse(args[1], out count) ||
-          !int.TryParse(args[2], out rounds) || count < 1 || rounds < 1) {
-        Console.Error.WriteLine("usage: Allocations.dll bench COUNT ROUNDS");
+      if ((args.Length != 3 && (args.Length != 5 || args[3] != "--gate")) ||
+          !int.TryParse(args[1], out count) || !int.TryParse(args[2], out rounds) || count < 1 ||
+          rounds < 1) {
+        Console.Error.WriteLine("usage: Allocations.dll bench COUNT ROUNDS [--gate PATH]");
         return 2;
       }
-      long smallSize = SizeOf(() => new Small());
+      StreamReader gate = args.Length == 5 ? new StreamReader(args[4]) : null;
+      if (gate != null) gate.ReadLine();
+      long smallSize = SizeOf(() => new Small());  // 1,001 Small
       Make(0);
       for (int r = 0; r < rounds; r++) {
         var sw = Stopwatch.StartNew();
@@ -86,12 +93,14 @@ namespace Allocations {
           if ((i & 63) == 0) ring[(i >> 6) & 4095] = s;
         }
         sw.Stop();
-        Console.Out.WriteLine("alloc_ns " + (sw.Elapsed.TotalMilliseconds * 1e6 / count).ToString("F2"));
-        Console.Out.Flush();
+        Console.Error.WriteLine("alloc_ns " +
+                                (sw.Elapsed.TotalMilliseconds * 1e6 / count).ToString("F2"));
       }
-      Console.Out.WriteLine("small_bytes " + (smallSize * count * rounds) + " total_bytes " +
-                            GC.GetTotalAllocatedBytes(true));
-      Console.Out.Flush();
+      long smallObjects = (long)count * rounds + 1002;  // + SizeOf's and Make(0)'s
+      Console.Error.WriteLine("small_objects " + smallObjects + " small_bytes " +
+                              (smallSize * smallObjects) + " total_bytes " +
+                              GC.GetTotalAllocatedBytes(true));
+      if (gate != null) gate.ReadLine();
       return 0;
     }
 
