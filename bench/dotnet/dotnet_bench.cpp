@@ -5,7 +5,10 @@
 //   plain     `dotnet Allocations.dll ...`, no agent;
 //   agent     `xrpm-dotnet -- Allocations.dll ...` (the agent and its frame hook, background
 //             collections off as the launcher sets them; no allocation callbacks);
-//   allocs    `xrpm-dotnet --allocations --sample-bytes 16384 -- Allocations.dll ...` with a host
+//   unheard   `xrpm-dotnet --allocations --sample-bytes 16384 -- Allocations.dll ...` without a
+//             host (every allocation through ObjectAllocated, counted and sampled; no stack walk:
+//             no subscription keeps samples);
+//   allocs    the same with a host
 //             client subscribed to frames and samples at one per 16 KiB (what `xrpm allocations`
 //             does), so every sample's stack is walked and sent.
 // Each figure is the median over rounds of a process's median ns/allocation (its first round,
@@ -145,16 +148,22 @@ int main(int argc, char** argv) {
       allocs = std::atoi(argv[i + 1]);
   }
   const std::string launcher = XRPM_DOTNET_LAUNCHER;
-  std::vector<double> plain, agent, allocs_ns, ratio_plain, ratio_agent, est_ratio;
+  std::vector<double> plain, agent, unheard, allocs_ns, ratio_plain, ratio_agent, ratio_unheard,
+      est_ratio;
   for (int r = 0; r < runs; ++r) {
     const AllocRun a = RunOnce("", {}, false, allocs);
     const AllocRun b = RunOnce(launcher, {}, false, allocs);
+    const AllocRun u =
+        RunOnce(launcher, {"--allocations", "--sample-bytes", "16384"}, false, allocs);
     const AllocRun c =
         RunOnce(launcher, {"--allocations", "--sample-bytes", "16384"}, true, allocs);
-    if (a.ns <= 0 || b.ns <= 0 || c.ns <= 0) {
-      std::fprintf(stderr, "dotnet_bench: a run failed (%.2f %.2f %.2f)\n", a.ns, b.ns, c.ns);
+    if (a.ns <= 0 || b.ns <= 0 || u.ns <= 0 || c.ns <= 0) {
+      std::fprintf(stderr, "dotnet_bench: a run failed (%.2f %.2f %.2f %.2f)\n", a.ns, b.ns, u.ns,
+                   c.ns);
       return 1;
     }
+    unheard.push_back(u.ns);
+    ratio_unheard.push_back(u.ns / a.ns);
     plain.push_back(a.ns);
     agent.push_back(b.ns);
     allocs_ns.push_back(c.ns);
@@ -162,12 +171,14 @@ int main(int argc, char** argv) {
     ratio_agent.push_back(c.ns / b.ns);
     est_ratio.push_back(c.small_bytes > 0 ? c.estimated_small / c.small_bytes : 0);
     std::printf(
-        "round %d: ns/allocation plain dotnet %.2f, xrpm-dotnet %.2f, --allocations (host "
-        "subscribed, 16 KiB) %.2f = %.2fx plain, %.2fx agent; Small exact %.0f B, estimated "
-        "%.0f B (%.4f), %llu samples, %llu dropped; GC.GetTotalAllocatedBytes %.0f B\n",
-        r + 1, a.ns, b.ns, c.ns, ratio_plain.back(), ratio_agent.back(), c.small_bytes,
-        c.estimated_small, est_ratio.back(), static_cast<unsigned long long>(c.samples),
-        static_cast<unsigned long long>(c.dropped), c.total_bytes);
+        "round %d: ns/allocation plain dotnet %.2f, xrpm-dotnet %.2f, --allocations without a "
+        "host %.2f = %.2fx plain, with a host subscribed (16 KiB) %.2f = %.2fx plain, %.2fx "
+        "agent; Small exact %.0f B, estimated %.0f B (%.4f), %llu samples, %llu dropped; "
+        "GC.GetTotalAllocatedBytes %.0f B\n",
+        r + 1, a.ns, b.ns, u.ns, ratio_unheard.back(), c.ns, ratio_plain.back(), ratio_agent.back(),
+        c.small_bytes, c.estimated_small, est_ratio.back(),
+        static_cast<unsigned long long>(c.samples), static_cast<unsigned long long>(c.dropped),
+        c.total_bytes);
     std::fflush(stdout);
   }
   std::printf("\nAllocations.dll bench %d %d, %d rounds; medians:\n", allocs, kBenchRounds, runs);
@@ -179,6 +190,10 @@ int main(int argc, char** argv) {
       "| allocation, --allocations (16 KiB, subscribed) | %.2f ns | xrpm-dotnet without "
       "it %.2f ns | %.2fx |\n",
       MedianOf(allocs_ns), MedianOf(agent), MedianOf(ratio_agent));
+  std::printf(
+      "| allocation, --allocations without a host | %.2f ns | plain dotnet %.2f ns | "
+      "%.2fx |\n",
+      MedianOf(unheard), MedianOf(plain), MedianOf(ratio_unheard));
   std::printf("| Allocations.Small estimated / exact bytes | %.4f |\n", MedianOf(est_ratio));
   return 0;
 }
