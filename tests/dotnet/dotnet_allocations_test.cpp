@@ -5,8 +5,8 @@
 // frame rows' objects (1,000) and bytes (1,000 x the size the runtime itself counts for one
 // Garbage, which the program prints); estimated within reason: `xrpm allocations` (sampling)
 // puts Garbage's bytes per frame near that and names MakeGarbage, under Tick, as the allocating
-// method. --allocations is refused on attach and with --no-frame. Waits on frames and log lines,
-// bounded; no sleeps.
+// method; a capture works with --allocations on. --allocations is refused on attach and with
+// --no-frame. Waits on frames and log lines, bounded; no sleeps.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -78,6 +78,14 @@ TEST(DotnetAllocations, FrameRowsCarryTheGameThreadsExactAllocationsAndSamplesTh
     EXPECT_EQ(rec.MethodName(stack[2]), "Allocations.Program.Frames");
   }
   EXPECT_GT(garbage, 10u) << rec.samples.size() << " samples";
+  // A capture still works: its event masks keep the allocation bits (the runtime refuses a
+  // mask that drops them), and frames go on after it.
+  std::string error;
+  client::CaptureResult res;
+  ASSERT_TRUE(c.StartCapture(&error)) << error;
+  ASSERT_TRUE(c.WaitCapture(60000, &res)) << a.run.proc->log().All();
+  EXPECT_TRUE(res.ok) << res.error << a.run.proc->log().All();
+  EXPECT_TRUE(c.WaitFrames(rec.frames.size() + 20, 30000)) << c.frames_status().error;
   EXPECT_EQ(a.run.proc->Stop(30000), 128 + SIGTERM);
 }
 
