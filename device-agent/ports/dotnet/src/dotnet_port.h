@@ -60,7 +60,8 @@
 // statics storage stays a handle root.
 //
 // Thread-safety: RuntimePort methods from the agent's threads (one capture at a time); the On*
-// callbacks from the runtime's GC threads, inside a collection.
+// callbacks from the runtime's GC threads, inside a collection, except OnClassLoaded (the
+// loading thread) and OnObjectAllocated (the allocating thread; dotnet_allocations.h).
 #pragma once
 
 #include <atomic>
