@@ -1,11 +1,14 @@
 // Allocations on .NET (xrpm-dotnet --allocations, dotnet_allocations.h): the C# program
 // Allocations (csharp/Allocations) allocates exactly 1,000 Allocations.Garbage a frame in
 // Allocations.Program.MakeGarbage, called from its frame method Allocations.Program:Tick, and
-// nothing else on the game thread from frame 3 on (frame 2 holds its "ready" lines). Exact: the
-// frame rows' objects (1,000) and bytes (1,000 x the size the runtime itself counts for one
-// Garbage, which the program prints); estimated within reason: `xrpm allocations` (sampling)
-// puts Garbage's bytes per frame near that and names MakeGarbage, under Tick, as the allocating
-// method; a capture works with --allocations on. --allocations is refused on attach and with
+// nothing else on the game thread from frame 3 on (frame 2 holds its "ready" lines), while a
+// background thread allocates Allocations.Background all the time. Exact: the frame rows'
+// objects (1,000) and bytes (1,000 x the size the runtime itself counts for one Garbage, which
+// the program prints): the other thread's allocations are not the frame's; sampled: both
+// threads' allocations, each with its own stack; estimated within reason: `xrpm allocations`
+// (sampling) puts Garbage's bytes per frame near that and names MakeGarbage, under Tick, as the
+// allocating method; a capture works with --allocations on. --allocations is refused on attach and
+// with
 // --no-frame. Waits on frames and log lines, bounded; no sleeps.
 #include <gtest/gtest.h>
 
@@ -66,8 +69,15 @@ TEST(DotnetAllocations, FrameRowsCarryTheGameThreadsExactAllocationsAndSamplesTh
   }
   EXPECT_GT(checked, 30u);
   // About 24,000 B a frame at one sample per 16 KiB: ~60 samples over 40 frames.
-  size_t garbage = 0;
+  size_t garbage = 0, background = 0;
   for (const auto& s : rec.samples) {
+    if (rec.TypeName(s.type) == "Allocations.Background") {
+      ++background;
+      const auto& stack = rec.Stack(s.stack);
+      ASSERT_FALSE(stack.empty());
+      EXPECT_EQ(rec.MethodName(stack[0]), "Allocations.Program.Worker");
+      continue;
+    }
     if (rec.TypeName(s.type) != "Allocations.Garbage") continue;
     ++garbage;
     EXPECT_EQ(s.size, a.garbage_size);
@@ -78,6 +88,8 @@ TEST(DotnetAllocations, FrameRowsCarryTheGameThreadsExactAllocationsAndSamplesTh
     EXPECT_EQ(rec.MethodName(stack[2]), "Allocations.Program.Frames");
   }
   EXPECT_GT(garbage, 10u) << rec.samples.size() << " samples";
+  // ~480 KB/s on the other thread: ~20 samples over 40 frames.
+  EXPECT_GT(background, 0u) << "samples from every thread";
   // A capture still works: its event masks keep the allocation bits (the runtime refuses a
   // mask that drops them), and frames go on after it.
   std::string error;

@@ -8,6 +8,8 @@
 //     Allocations.Program.MakeGarbage, and nothing else from frame 3 on. Writes "Allocations:
 //     ready" and "Allocations: garbage size B" (the runtime's own figure: the bytes one Garbage
 //     adds to GC.GetAllocatedBytesForCurrentThread) after the second frame (so in frame 2).
+//     Meanwhile a background thread allocates Allocations.Background (100 every 5 ms) in
+//     Allocations.Program.Worker: not the game thread's, so never in a frame's figures.
 //   Allocations.dll bench COUNT ROUNDS [--gate PATH]
 //     ROUNDS rounds of COUNT allocations of Allocations.Small (32 bytes; one in 64 kept in a ring
 //     of 4,096 so some survive a collection, as in a game) in Allocations.Program.Make; writes
@@ -26,6 +28,7 @@ using System.Threading;
 namespace Allocations {
   public class Garbage { public int A, B; }
   public class Small { public int A, B; public Small Next; }
+  public class Background { public long A; }
 
   public static class Program {
     static long sink;
@@ -43,6 +46,18 @@ namespace Allocations {
     [MethodImpl(MethodImplOptions.NoInlining)]
     public static void Tick() { MakeGarbage(); }
 
+    // Another thread's allocations, all the time.
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    static void Worker() {
+      for (;;) {
+        for (int i = 0; i < 100; i++) {
+          var b = new Background { A = i };
+          Interlocked.Add(ref sink, b.A);
+        }
+        Thread.Sleep(5);
+      }
+    }
+
     [MethodImpl(MethodImplOptions.NoInlining)]
     static Small Make(int i) { return new Small { A = i }; }
 
@@ -58,6 +73,7 @@ namespace Allocations {
       long frames = 0;
       if (args.Length == 3 && args[1] == "--frames") long.TryParse(args[2], out frames);
       long garbageSize = SizeOf(() => new Garbage());
+      new Thread(Worker) { IsBackground = true }.Start();
       Console.Error.WriteLine("Allocations: frames");
       for (long f = 0; frames == 0 || f < frames; f++) {
         Tick();
