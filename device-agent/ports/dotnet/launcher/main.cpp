@@ -102,8 +102,9 @@ int main(int argc, char** argv) {
       "then reports every allocation to the profiler: slower allocation; start-up only)");
   uint32_t sample_bytes = xrpm::mono::kDefaultOriginSampleBytes;
   app.add_option("--sample-bytes", sample_bytes,
-                 "With --allocations: one sampled allocation per N bytes on average until a host "
-                 "subscribes to frames (its interval then applies; 0: none until then)")
+                 "With --allocations: the sampling interval (one per N bytes on average) before a "
+                 "host subscribes to frames, whose interval then applies; without a subscription "
+                 "nothing keeps samples on .NET yet")
       ->check(CLI::Range(uint32_t{0}, xrpm::mono::kMaxOriginSampleBytes))
       ->needs(allocations_flag)
       ->capture_default_str();
