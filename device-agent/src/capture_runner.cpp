@@ -23,6 +23,11 @@ void WithWorldStopped(void* ctx) {
   w->stopped_ns = NowNs();
   w->runtime->InduceFullCollection();
   w->gc_done_ns = NowNs();
+  // A runtime that stops the game only inside the collection says when it did (after the wait
+  // for the frame boundary): the pause starts there.
+  const int64_t stopped_inside = w->runtime->WorldStoppedAtNs();
+  if (stopped_inside > w->stopped_ns && stopped_inside <= w->gc_done_ns)
+    w->stopped_ns = stopped_inside;
   if (*w->walk)
     (*w->walk)(*w->sink);
   else

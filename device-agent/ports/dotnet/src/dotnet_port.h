@@ -8,8 +8,9 @@
 //      never run managed code. The first full (generation 2) collection after that is recorded:
 //      with every managed thread stopped the runtime reports each live object with its
 //      references (ObjectReferences) and every root with its kind, flags and id
-//      (RootReferences2); at GarbageCollectionFinished, still stopped, the port asks each
-//      object's size (GetObjectSize2). ForceGC returns when the world runs again. A ForceGC or
+//      (RootReferences2); the walk comes after the collection moved the objects, so the port
+//      asks each object's size as it is reported (GetObjectSize2). ForceGC returns when the
+//      world runs again. A ForceGC or
 //      GC event mask the runtime refuses while still starting is retried until the time limit; a
 //      collection that reported no objects (another collection came first) is forced again, at most
 //      three times. The GC events (COR_PRF_MONITOR_GC: the heap walk, roots) come in one of two
@@ -34,6 +35,8 @@
 //      a collection that caught the game thread inside the method anyway is not recorded and
 //      the capture waits for the next return (at most five times, then it records where it
 //      is). The capture's log line says where the game was stopped and after which frame.
+//      The game's pause is the recorded collection (WorldStoppedAtNs: its start); the wait
+//      for the frame boundary before it is the capture's stop wait, not part of the pause.
 //   3. WalkHeap tells the sink the world resumed (the game's pause ended with the collection),
 //      adds the non-GC heap's objects the record references (frozen string literals: found
 //      with IsFrozenObject, they never move), names the classes and hands the record to the
@@ -112,6 +115,10 @@ class DotnetPort final : public agent::RuntimePort {
   }
   bool RunWithWorldStopped(void (*fn)(void* ctx), void* ctx, uint32_t timeout_ms) override;
   void InduceFullCollection() override;
+  // The start of the recorded collection (OnGcStarted's time), 0 before the first.
+  int64_t WorldStoppedAtNs() const override {
+    return recorded_start_ns_.load(std::memory_order_acquire);
+  }
   void WalkHeap(agent::HeapInfoCallback& sink) override;
   // Layouts, slots, values and string text (field_layouts.h), a stack frame's method
   // ("Graph.Program.Main").
@@ -168,7 +175,9 @@ class DotnetPort final : public agent::RuntimePort {
  private:
   void Log(const std::string& line) const;
   bool Collect(std::string* failure);  // one capture's forced collection(s), recorded
-  void AddFrozenObjects();             // the non-GC heap's objects the record references
+  // Sizes to reserve before the first capture, from the GC heap's bytes in use.
+  HeapRecord::Sizes FirstRecordGuess() const;
+  void AddFrozenObjects();  // the non-GC heap's objects the record references
   void Walk(agent::HeapInfoCallback& sink);
   void LogStopPoint();
   cor::DWORD ExtraMaskLow() const {
@@ -185,6 +194,7 @@ class DotnetPort final : public agent::RuntimePort {
   StaticRoots statics_;
   FieldLayouts layouts_;  // after statics_: Prepare takes the classes Resolve looked at
   std::atomic<int64_t> gc_start_ns_{0};
+  std::atomic<int64_t> recorded_start_ns_{0};  // the last recorded collection's start
   FrameHook* frame_ = nullptr;
   DotnetAllocations* allocations_ = nullptr;
   bool attached_ = false;
