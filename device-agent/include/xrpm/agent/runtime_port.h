@@ -71,6 +71,10 @@ class RuntimePort : public HeapWalkable {
   // collection may first wait for the frame boundary); 0 otherwise. The capture's pause and its
   // stop wait are measured from it when it is set.
   virtual int64_t WorldStoppedAtNs() const { return 0; }
+  // For such a runtime, when its collection was done and it began reporting the heap inside the
+  // same pause (same clock; 0: not known): the capture then reports the collection and the walk
+  // apart (gc_us, walk_us).
+  virtual int64_t HeapReportStartNs() const { return 0; }
 
   // ---- frames and allocation samples (optional; frame_events.h) ----
   // A runtime that does not override these reports no frames: the agent refuses a frames

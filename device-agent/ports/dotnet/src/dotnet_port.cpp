@@ -142,6 +142,7 @@ void DotnetPort::OnGcStarted(int32_t generation_count, const cor::BOOL* collecte
     std::lock_guard<std::mutex> lock(record_mu_);
     record_.Clear();
     recorded_start_ns_.store(started_ns, std::memory_order_release);
+    report_start_ns_.store(0, std::memory_order_release);
     recording_.store(true, std::memory_order_release);
   }
 }
@@ -184,6 +185,8 @@ bool DotnetPort::OnObjectReferences(cor::ObjectID object, cor::ClassID klass, co
   if (!recording_.load(std::memory_order_acquire))
     return induced_.load(std::memory_order_relaxed);  // walked on for another tool
   std::lock_guard<std::mutex> lock(record_mu_);
+  if (record_.objects.empty() && report_start_ns_.load(std::memory_order_relaxed) == 0)
+    report_start_ns_.store(NowNs(), std::memory_order_release);
   try {
     // The walk runs after the collection moved everything: the object is in its final place
     // and its size can be read now, while its header is in the cache.
@@ -210,6 +213,8 @@ void DotnetPort::OnRootReferences(cor::ULONG count, const cor::ObjectID* objects
                                   const cor::UINT_PTR* ids) {
   if (!recording_.load(std::memory_order_acquire)) return;
   std::lock_guard<std::mutex> lock(record_mu_);
+  if (report_start_ns_.load(std::memory_order_relaxed) == 0)
+    report_start_ns_.store(NowNs(), std::memory_order_release);
   try {
     for (cor::ULONG i = 0; i < count; ++i)
       if (objects[i] != 0)

@@ -119,6 +119,10 @@ class DotnetPort final : public agent::RuntimePort {
   int64_t WorldStoppedAtNs() const override {
     return recorded_start_ns_.load(std::memory_order_acquire);
   }
+  // The recorded collection's first root or object report (the collection proper ended).
+  int64_t HeapReportStartNs() const override {
+    return report_start_ns_.load(std::memory_order_acquire);
+  }
   void WalkHeap(agent::HeapInfoCallback& sink) override;
   // Layouts, slots, values and string text (field_layouts.h), a stack frame's method
   // ("Graph.Program.Main").
@@ -195,6 +199,7 @@ class DotnetPort final : public agent::RuntimePort {
   FieldLayouts layouts_;  // after statics_: Prepare takes the classes Resolve looked at
   std::atomic<int64_t> gc_start_ns_{0};
   std::atomic<int64_t> recorded_start_ns_{0};  // the last recorded collection's start
+  std::atomic<int64_t> report_start_ns_{0};    // its first root or object report
   FrameHook* frame_ = nullptr;
   DotnetAllocations* allocations_ = nullptr;
   bool attached_ = false;
