@@ -70,6 +70,7 @@
 
 #include "corprof_abi.h"
 #include "dotnet_counters.h"
+#include "dotnet_game_api.h"
 #include "field_layouts.h"
 #include "frame_hook.h"
 #include "heap_record.h"
@@ -123,6 +124,11 @@ class DotnetPort final : public agent::RuntimePort {
     return true;
   }
 
+  // Xrpm.Profiler.Marker / RequestCapture (dotnet_game_api.h), each with the frame in progress
+  // (the frame hook's count; 0 without the hook).
+  bool SetGameEventSink(agent::GameEventSink* sink) override { return game_.SetSink(sink); }
+  agent::GameEvents& game_events() { return game_; }
+
   // The frame method's hook (start-up only; frame_hook.h): captures then wait for a frame's end
   // when the method returned within its window. Before the agent starts.
   void set_frame_hook(FrameHook* hook) {
@@ -160,6 +166,10 @@ class DotnetPort final : public agent::RuntimePort {
   void Walk(agent::HeapInfoCallback& sink);
   void LogStopPoint();
   cor::DWORD ExtraMaskLow() const { return frame_ ? FrameHook::kMaskLow : 0; }
+  static uint64_t FrameInProgress(const void* port) {
+    const FrameHook* hook = static_cast<const DotnetPort*>(port)->frame_;
+    return hook ? hook->completed() : 0;
+  }
 
   cor::ICorProfilerInfo10* const info_;
   const EventMode mode_;
@@ -174,6 +184,7 @@ class DotnetPort final : public agent::RuntimePort {
   FrameHook* frame_ = nullptr;
   bool attached_ = false;
   bool census_done_ = false;  // the capture thread's
+  agent::GameEvents game_{start_, &DotnetPort::FrameInProgress, this};
 
   // The capture (the capture thread, and the GC callbacks while armed_).
   std::chrono::steady_clock::time_point deadline_;
