@@ -1,8 +1,8 @@
 // The native side of the in-game API on .NET (Xrpm.dll, csharp/Xrpm): Xrpm.Profiler.Marker(text),
 // RequestCapture(label) and Scope(tag) reach the agent through four C functions the profiler
 // library exports (dotnet_game_api_exports.cpp), which Xrpm.dll finds in the already-loaded library
-// (NativeLibrary.TryLoad by its file name, which the dynamic loader matches against the loaded
-// library's soname; then TryGetExport) and calls through unmanaged function pointers:
+// (among the process's loaded objects by its file name, dl_iterate_phdr; then NativeLibrary by its
+// full path and TryGetExport) and calls through unmanaged function pointers:
 //
 //   int  xrpm_game_api_version(void)                         1 once the agent runs in this
 //                                                            process (0 before, or never)
