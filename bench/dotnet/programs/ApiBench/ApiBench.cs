@@ -1,12 +1,13 @@
 // ApiBench: the in-game API's cost on the game thread (Xrpm.dll for .NET; its targets and figures
 // in docs/PERFORMANCE.md), run by bench/dotnet/api_bench.sh with and without xrpm-dotnet: FRAMES
-// frames (the frame method ApiBench.Bench:Tick), each timing bursts of 16 iterations of an empty
-// loop, 16 calls of an empty method of its own (not inlined: the "empty call" baseline), 16
-// Profiler.Marker calls, 16 Profiler.Scope enter/leave pairs (`using`) and 16 `using` statements
-// over a no-op IDisposable of its own (what the C# construct costs without Xrpm), then sleeping
-// 1 ms (so a live agent drains its marker queue between bursts and the figure is the post, never
-// the drop path). Prints "api_ns empty E call C marker M scope S using_noop U" (Stopwatch time per
-// call, averaged over the frames) and "ApiBench: attached B, markers N".
+// frames (the frame method ApiBench.Bench:Tick), each running every burst once untimed (warm)
+// and then timing bursts of 16 iterations of an empty loop, 16 calls of an empty method of its
+// own (not inlined: the "empty call" baseline), 16 Profiler.Marker calls, 16 Profiler.Scope
+// enter/leave pairs (`using`) and 16 `using` statements over a no-op IDisposable of its own (what
+// the C# construct costs without Xrpm), then sleeping 1 ms (so a live agent drains its marker
+// queue, 32 markers a frame of its 256 slots, between frames and the figure is the post, never
+// the drop path). Prints "api_ns empty E call C marker M scope S using_noop U" (Stopwatch time
+// per call, averaged over the frames) and "ApiBench: attached B, markers N".
 //
 //   dotnet ApiBench.dll FRAMES
 using System;
@@ -28,8 +29,25 @@ namespace ApiBench {
     [MethodImpl(MethodImplOptions.NoInlining)]
     static void EmptyCall(string text) {}
 
+    // One untimed pass of every burst: the first code after the sleep runs cold (caches, branch
+    // predictors; ~20 ns per call more whatever it is), which would fall on whichever burst is
+    // timed first.
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    static void Warm() {
+      for (int i = 0; i < Burst; i++) sink += i;
+      for (int i = 0; i < Burst; i++) EmptyCall("Level 7 loaded");
+      for (int i = 0; i < Burst; i++) Profiler.Marker("Level 7 loaded");
+      for (int i = 0; i < Burst; i++) {
+        using (Profiler.Scope("AI")) sink += i;
+      }
+      for (int i = 0; i < Burst; i++) {
+        using (noop) sink += i;
+      }
+    }
+
     [MethodImpl(MethodImplOptions.NoInlining)]
     public static void Tick() {
+      Warm();
       long t0 = Stopwatch.GetTimestamp();
       for (int i = 0; i < Burst; i++) sink += i;
       long t1 = Stopwatch.GetTimestamp();
