@@ -5,6 +5,7 @@
 
 #include <new>
 
+#include "dotnet_game_api.h"
 #include "type_names.h"
 
 namespace xrpm {
@@ -58,8 +59,9 @@ void DotnetAllocations::SampleAllocation(cor::ClassID klass, uint64_t size) {
   s.depth = walk.depth;
   s.method_keys = walk.keys;
   s.method_names = names;
-  s.tag_key = ScopeTagKey();  // Xrpm.dll's scope tags on .NET: taken here once they exist
-  s.tag_name = ScopeTagName();
+  const agent::ScopeTagStack& scopes = ThreadScopes();  // Xrpm.Profiler.Scope (dotnet_game_api.h)
+  s.tag_key = scopes.key();
+  s.tag_name = scopes.name();
   frame_->frames().Sample(s);
 }
 

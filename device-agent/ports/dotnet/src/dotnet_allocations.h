@@ -17,8 +17,8 @@
 // ICorProfilerInfo2::DoStackSnapshot on the current thread (a synchronous walk), each method named
 // "Namespace.Class.Method" (type_names.h). The agent's FrameTracker interns them (frame_events.h)
 // for `xrpm allocations --by type|method|stack` and the monitor's Allocations view.
-// The sample's scope tag (AllocationSample::tag_key/tag_name) is left empty: ScopeTag() is where a
-// thread's innermost scope tag (Xrpm.dll's scopes on .NET) will be taken.
+// The sample's scope tag (AllocationSample::tag_key/tag_name) is the allocating thread's innermost
+// open Xrpm.Profiler.Scope (dotnet_game_api.h), as on Mono.
 //
 // Cost and bounds: an unsampled allocation costs the callback, GetObjectSize2, a thread check and
 // one compare and subtract. A sample costs the stack walk (O(depth)) and two lookups under a
@@ -76,9 +76,6 @@ class DotnetAllocations {
   const char* ClassName(cor::ClassID klass);
   const char* CachedName(std::unordered_map<uintptr_t, std::string>& cache, uintptr_t key,
                          bool is_class);
-  // The allocating thread's innermost scope tag: none on .NET yet (key 0, no name).
-  static uint64_t ScopeTagKey() { return 0; }
-  static const char* ScopeTagName() { return nullptr; }
 
   cor::ICorProfilerInfo10* const info_;
   FrameHook* const frame_;  // the game thread and the frame records (never null)

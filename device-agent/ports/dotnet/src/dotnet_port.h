@@ -76,6 +76,7 @@
 #include "corprof_abi.h"
 #include "dotnet_allocations.h"
 #include "dotnet_counters.h"
+#include "dotnet_game_api.h"
 #include "field_layouts.h"
 #include "frame_hook.h"
 #include "heap_record.h"
@@ -140,6 +141,11 @@ class DotnetPort final : public agent::RuntimePort {
     return true;
   }
 
+  // Xrpm.Profiler.Marker / RequestCapture (dotnet_game_api.h), each with the frame in progress
+  // (the frame hook's count; 0 without the hook).
+  bool SetGameEventSink(agent::GameEventSink* sink) override { return game_.SetSink(sink); }
+  agent::GameEvents& game_events() { return game_; }
+
   // The frame method's hook (start-up only; frame_hook.h): captures then wait for a frame's end
   // when the method returned within its window. Before the agent starts.
   void set_frame_hook(FrameHook* hook) {
@@ -187,6 +193,10 @@ class DotnetPort final : public agent::RuntimePort {
   cor::DWORD ExtraMaskLow() const {
     return (frame_ ? FrameHook::kMaskLow : 0) | (allocations_ ? DotnetAllocations::kMaskLow : 0);
   }
+  static uint64_t FrameInProgress(const void* port) {
+    const FrameHook* hook = static_cast<const DotnetPort*>(port)->frame_;
+    return hook ? hook->completed() : 0;
+  }
 
   cor::ICorProfilerInfo10* const info_;
   const EventMode mode_;
@@ -204,6 +214,7 @@ class DotnetPort final : public agent::RuntimePort {
   DotnetAllocations* allocations_ = nullptr;
   bool attached_ = false;
   bool census_done_ = false;  // the capture thread's
+  agent::GameEvents game_{start_, &DotnetPort::FrameInProgress, this};
 
   // The capture (the capture thread, and the GC callbacks while armed_).
   std::chrono::steady_clock::time_point deadline_;

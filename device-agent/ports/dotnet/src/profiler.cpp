@@ -13,6 +13,7 @@
 #include "agent_startup.h"
 #include "diagnostics_ipc.h"
 #include "dotnet_allocations.h"
+#include "dotnet_game_api.h"
 #include "dotnet_port.h"
 #include "frame_hook.h"
 #include "profiler_env.h"
@@ -216,6 +217,7 @@ std::string Profiler::Start(const std::string& options, const std::string& token
   }
   port_ = port;
   g_agent = agent;
+  PublishGameEvents(&port->game_events());  // Xrpm.dll's calls reach the agent from now on
   const auto& log = port->log();
   if (attached) {
     const std::string line = "attached to process " + std::to_string(getpid()) +

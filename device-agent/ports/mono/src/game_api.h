@@ -9,43 +9,28 @@
 // Internal calls (Xrpm.Profiler/Native::..., the nested class of Profiler.cs):
 //   bool AgentAttached()                 true (only reachable when the module registered it)
 //   void PostMarker(int kind, string)    kind 0 marker, 1 capture request -> GameEvents::Post
-//   void EnterScope(string tag)          pushes the tag on the calling thread's ScopeTagStack
+//   void EnterScope(string tag)          pushes the tag on the calling thread's scope tags
 //   void LeaveScope()                    pops it
-// A string's text is converted from UTF-16 to UTF-8 into a fixed buffer (cut at
-// kMaxMarkerTextBytes, never refused); nothing allocates but a thread's scope state, once.
+// The text conversion, the per-thread scope tags and the marker path (agent::GameEvents, whose
+// mutex no Mono callback holds, so a thread suspended while holding it delays at most the
+// agent's SetSink, never a capture) are the agent's, shared with the .NET port
+// (xrpm/agent/game_api.h).
 //
-// GameEvents: the marker path to the agent's queue (RuntimePort::SetGameEventSink): one relaxed
-// load without an agent, else the device clock, the frame in progress and the sink's call under
-// a mutex (held only to exclude a sink change; never held by a Mono callback, so a thread
-// suspended while holding it delays at most the agent's SetSink, never a capture).
-//
-// Thread-safety: Post and the internal calls from any managed thread; SetSink from the agent's
-// thread. Each thread's scope stack (ThreadScopes) is its own (thread_local).
+// Thread-safety: the internal calls from any managed thread. Each thread's scope stack
+// (ThreadScopes) is its own (thread_local).
 #pragma once
 
-#include <atomic>
-#include <chrono>
-#include <mutex>
+#include <cstdint>
 
-#include "xrpm/agent/game_events.h"
+#include "xrpm/agent/game_api.h"
 
 namespace xrpm {
 namespace mono {
 
 class MonoFrames;
 
-class GameEvents {
- public:
-  GameEvents(std::chrono::steady_clock::time_point start, const MonoFrames& frames)
-      : start_(start), frames_(frames) {}
-  bool SetSink(agent::GameEventSink* sink);
-  void Post(agent::MarkerKind kind, const char* text);
-
- private:
-  const std::chrono::steady_clock::time_point start_;
-  const MonoFrames& frames_;
-  agent::GameEventSlot sink_;
-};
+// The frame in progress for agent::GameEvents (ctx: the port's MonoFrames).
+uint64_t MonoFrameInProgress(const void* frames);
 
 // The calling thread's open Xrpm.Profiler.Scope tags (the innermost labels its allocation
 // samples).
@@ -56,7 +41,7 @@ const agent::ScopeTagStack& ThreadScopes();
 void AnnounceGameApi();
 // Registers the internal calls; call once the runtime is initialised (runtime_initialized),
 // before the program's managed code runs.
-void RegisterGameApi(GameEvents* events);
+void RegisterGameApi(agent::GameEvents* events);
 
 }  // namespace mono
 }  // namespace xrpm

@@ -110,7 +110,7 @@ class MonoPort final : public agent::RuntimePort {
   bool SupportsFrameEvents() const override { return frames_.enabled(); }
   // Xrpm.Profiler.Marker / RequestCapture (game_api.h).
   bool SetGameEventSink(agent::GameEventSink* sink) override { return game_.SetSink(sink); }
-  GameEvents& game_events() { return game_; }
+  agent::GameEvents& game_events() { return game_; }
   // Layouts, slots, static labels and values (field_layouts.h).
   bool ReportsFields() const override { return true; }
   bool ReportsValues() const override { return true; }
@@ -184,7 +184,7 @@ class MonoPort final : public agent::RuntimePort {
   std::atomic<bool> ready_{false};
   std::function<void(const std::string&)> log_;
   MonoFrames frames_;
-  GameEvents game_{start_, frames_};
+  agent::GameEvents game_{start_, &MonoFrameInProgress, &frames_};
   agent::SampleInterval interval_;
   std::unique_ptr<OriginTracker> origins_;  // null: origins off
   EventLog events_;
