@@ -157,7 +157,12 @@ int RunUnattended(const Opts& o) {
 
 // One progress line: objects, MB received, rate since the first batch, ETA (when the agent
 // announced the heap size).
-void DrawProgress(const client::CaptureProgress& p, double* receive_start_s) {
+void DrawProgress(const client::CaptureProgress& p, double* receive_start_s, bool joining) {
+  if (joining && (p.phase == client::CapturePhase::kRequested || p.objects == 0)) {
+    std::fprintf(stderr, "\r\033[Kwaiting for another tool's collection... %.0fs", p.elapsed_s);
+    std::fflush(stderr);
+    return;
+  }
   if (p.phase == client::CapturePhase::kRequested || p.objects == 0) {
     // The agent holds the batches while the game is stopped (docs/PROTOCOL.md), so the first
     // objects arrive when it runs again.
@@ -229,7 +234,7 @@ int Run(const Opts& o) {
                             std::chrono::duration<double>(o.timeout_s));
   for (;;) {
     if (c->WaitCapture(tty ? 100 : 1000, &r)) break;
-    if (tty) DrawProgress(c->capture_progress(), &receive_start_s);
+    if (tty) DrawProgress(c->capture_progress(), &receive_start_s, capture.join_induced_gc_ms != 0);
     if (std::chrono::steady_clock::now() > deadline) {
       c->CancelCapture();
       c->WaitCapture(5000, &r);

@@ -43,6 +43,8 @@
 //      that reported no objects is not the one: the wait goes on. At the time limit, or when the
 //      capture is cancelled, the recording is disarmed under the record's lock; a collection
 //      already recording is waited for, so no GC thread writes the record after the wait.
+//      Layouts and static fields are prepared before the wait (RunWithWorldStopped), so a
+//      class first loaded during it has no values, slots or static roots in this capture.
 //   3. WalkHeap tells the sink the world resumed (the game's pause ended with the collection),
 //      adds the non-GC heap's objects the record references (frozen string literals: found
 //      with IsFrozenObject, they never move), names the classes and hands the record to the
