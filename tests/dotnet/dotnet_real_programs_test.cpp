@@ -39,18 +39,18 @@ constexpr int kRealProjectClasses = 300;
 constexpr uint32_t kRealRunMs = 240000;
 
 // Skips unless the SDK and dotnet-gcdump are here; fills both.
-#define SKIP_WITHOUT_REAL_PROGRAMS(sdk, gcdump)   \
-  SKIP_WITHOUT_DOTNET();                          \
-  const DotnetSdk sdk = FindDotnetSdk();          \
+#define SKIP_WITHOUT_REAL_PROGRAMS(sdk, gcdump)          \
+  SKIP_WITHOUT_DOTNET();                                 \
+  const DotnetSdk sdk = FindDotnetSdk();                 \
   if (!sdk.missing.empty()) GTEST_SKIP() << sdk.missing; \
-  const std::string gcdump = FindDotnetGcdump();  \
+  const std::string gcdump = FindDotnetGcdump();         \
   if (gcdump.empty()) GTEST_SKIP() << GcdumpMissingReason()
 
 // Capture `n` of the program in `run` (process `pid`): `xrpm capture --join-induced-gc` waits,
 // then `dotnet-gcdump collect` induces the collection both read; their totals per type key must
 // be equal. False (with the failure added) when a step did not complete.
-bool CaptureAlongsideGcdump(DotnetRun& run, int pid, const std::string& gcdump,
-                            const TempDir& dir, int n, size_t* objects) {
+bool CaptureAlongsideGcdump(DotnetRun& run, int pid, const std::string& gcdump, const TempDir& dir,
+                            int n, size_t* objects) {
   if (run.proc->Exited()) {
     ADD_FAILURE() << "the program ended before capture " << n
                   << ": grow the generated input so it runs longer\n"
@@ -93,9 +93,9 @@ bool CaptureAlongsideGcdump(DotnetRun& run, int pid, const std::string& gcdump,
     if (totals == theirs) continue;
     if (++differing <= 20)
       shown += "  " + key + ": xrpm " + std::to_string(totals.count) + " objects, " +
-               std::to_string(totals.bytes) + " B; dotnet-gcdump " +
-               std::to_string(theirs.count) + " objects, " + std::to_string(theirs.bytes) +
-               " B\n" + GcdumpObjectDifferences(xs, gs, key);
+               std::to_string(totals.bytes) + " B; dotnet-gcdump " + std::to_string(theirs.count) +
+               " objects, " + std::to_string(theirs.bytes) + " B\n" +
+               GcdumpObjectDifferences(xs, gs, key);
   }
   for (const auto& [key, totals] : gt)
     if (!xt.count(key) && ++differing <= 20)

@@ -77,8 +77,7 @@ void WriteGeneratedCSharp(const std::string& path, const std::string& name_space
 void WriteCscResponseFile(const DotnetSdk& sdk, const std::string& rsp, const std::string& source,
                           const std::string& out_dll) {
   std::ofstream f(rsp);
-  f << "-nologo\n-deterministic\n-nostdlib\n-target:library\n-out:\"" << out_dll
-    << "\"\n";
+  f << "-nologo\n-deterministic\n-nostdlib\n-target:library\n-out:\"" << out_dll << "\"\n";
   std::vector<std::string> refs;
   for (const auto& e : fs::directory_iterator(sdk.ref_dir))
     if (e.path().extension() == ".dll") refs.push_back(e.path().string());
@@ -97,8 +96,7 @@ std::vector<std::string> WriteGeneratedSolution(const DotnetSdk& sdk, const std:
     fs::create_directories(dir + "/" + name);
     std::ofstream proj(dir + "/" + name + "/" + name + ".csproj");
     proj << "<Project Sdk=\"Microsoft.NET.Sdk\">\n  <PropertyGroup>\n    <TargetFramework>"
-         << sdk.framework
-         << "</TargetFramework>\n    <RootNamespace>" << name
+         << sdk.framework << "</TargetFramework>\n    <RootNamespace>" << name
          << "</RootNamespace>\n  </PropertyGroup>\n";
     if (p > 0)
       proj << "  <ItemGroup><ProjectReference Include=\"../P" << p - 1 << "/P" << p - 1
@@ -117,8 +115,14 @@ std::vector<std::string> WriteGeneratedSolution(const DotnetSdk& sdk, const std:
 }
 
 std::vector<std::string> SolutionBuildArgs(const std::string& dir) {
-  return {"build",      dir + "/Gen.slnx", "-nodeReuse:false", "-m:1", "-p:UseSharedCompilation=false",
-          "--disable-build-servers", "-v:q", "-nologo"};
+  return {"build",
+          dir + "/Gen.slnx",
+          "-nodeReuse:false",
+          "-m:1",
+          "-p:UseSharedCompilation=false",
+          "--disable-build-servers",
+          "-v:q",
+          "-nologo"};
 }
 
 }  // namespace xrpm::testing
