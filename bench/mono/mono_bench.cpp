@@ -48,6 +48,7 @@
 #include <thread>
 #include <vector>
 
+#include "bench_child.h"
 #include "field_capture.h"
 #include "pipe_gate.h"
 #include "xrpm/client/host_client.h"
@@ -55,98 +56,14 @@
 
 namespace {
 
+using xrpm::bench::Child;
+using xrpm::bench::EndpointOf;
+using xrpm::bench::Median;
+
 // The xrpm-mono under test: this build's, or --launcher PATH (e.g. another checkout's build, to
 // compare two versions of the agent on the same machine moments apart).
 std::string kLauncher = XRPM_MONO_LAUNCHER;
 const std::string kDir = XRPM_MONO_PROGRAMS_DIR;
-
-// A child with pipes on stdin, stdout and stderr; lines read with a timeout.
-struct Child {
-  pid_t pid = -1;
-  int in = -1, out = -1, err = -1;
-  std::string out_buf, err_buf;
-
-  explicit Child(const std::vector<std::string>& argv) {
-    int pi[2], po[2], pe[2];
-    if (pipe(pi) || pipe(po) || pipe(pe)) return;
-    pid = fork();
-    if (pid == 0) {
-      dup2(pi[0], 0);
-      dup2(po[1], 1);
-      dup2(pe[1], 2);
-      for (int fd : {pi[0], pi[1], po[0], po[1], pe[0], pe[1]}) close(fd);
-      std::vector<char*> a;
-      for (const auto& s : argv) a.push_back(const_cast<char*>(s.c_str()));
-      a.push_back(nullptr);
-      execvp(a[0], a.data());
-      _exit(127);
-    }
-    close(pi[0]);
-    close(po[1]);
-    close(pe[1]);
-    in = pi[1];
-    out = po[0];
-    err = pe[0];
-    fcntl(out, F_SETFL, O_NONBLOCK);
-    fcntl(err, F_SETFL, O_NONBLOCK);
-  }
-  ~Child() {
-    if (pid > 0) {
-      kill(pid, SIGTERM);
-      waitpid(pid, nullptr, 0);
-    }
-    for (int fd : {in, out, err})
-      if (fd >= 0) close(fd);
-  }
-  static void Pump(int fd, std::string* buf) {
-    char b[4096];
-    ssize_t n;
-    while ((n = read(fd, b, sizeof b)) > 0) buf->append(b, static_cast<size_t>(n));
-  }
-  // Waits until stdout (or stderr) holds a line containing `text`; returns the whole line and
-  // drops it and everything before it ("" on timeout).
-  std::string WaitLine(const std::string& text, bool on_err, int timeout_s = 300) {
-    std::string& buf = on_err ? err_buf : out_buf;
-    const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(timeout_s);
-    while (std::chrono::steady_clock::now() < end) {
-      Pump(out, &out_buf);
-      Pump(err, &err_buf);
-      const size_t at = buf.find(text);
-      if (at != std::string::npos) {
-        const size_t eol = buf.find('\n', at);
-        if (eol != std::string::npos) {
-          const size_t bol = buf.rfind('\n', at);
-          const size_t from = bol == std::string::npos ? 0 : bol + 1;
-          std::string line = buf.substr(from, eol - from);
-          buf.erase(0, eol + 1);
-          return line;
-        }
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(5));
-    }
-    return "";
-  }
-  void Send(const std::string& line) {
-    const std::string l = line + "\n";
-    if (write(in, l.data(), l.size()) < 0) std::perror("write");
-  }
-  int Wait() {
-    int status = 0;
-    waitpid(pid, &status, 0);
-    pid = -1;
-    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  }
-};
-
-double Median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v.empty() ? 0 : v[v.size() / 2];
-}
-
-std::string EndpointOf(const std::string& line) {
-  std::string e = line.substr(line.find("127.0.0.1:"));
-  return e.substr(0, e.find(' '));
-}
 
 // The median ns/allocation of AllocBench.exe's rounds after the first, run as `argv`.
 double AllocNs(const std::vector<std::string>& argv, int rounds) {

@@ -32,6 +32,15 @@ void WithWorldStopped(void* ctx) {
     w->runtime->InduceFullCollection();
   }
   w->gc_done_ns = NowNs();
+  // A runtime that stops the game only inside the collection says when it did (after the wait
+  // for the frame boundary): the pause starts there.
+  const int64_t stopped_inside = w->runtime->WorldStoppedAtNs();
+  if (stopped_inside > w->stopped_ns && stopped_inside <= w->gc_done_ns) {
+    w->stopped_ns = stopped_inside;
+    const int64_t report_start = w->runtime->HeapReportStartNs();
+    if (report_start >= stopped_inside && report_start <= w->gc_done_ns)
+      w->gc_done_ns = report_start;  // the rest of the collection was the runtime's heap report
+  }
   if (*w->walk)
     (*w->walk)(*w->sink);
   else

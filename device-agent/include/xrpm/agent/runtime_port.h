@@ -66,6 +66,16 @@ class RuntimePort : public HeapWalkable {
   virtual bool RunWithWorldStopped(void (*fn)(void* ctx), void* ctx, uint32_t timeout_ms) = 0;
   // A full, compacting collection, as GC.Collect() would do (world stopped).
   virtual void InduceFullCollection() = 0;
+  // When the world stopped for the last InduceFullCollection, on std::chrono::steady_clock in
+  // nanoseconds since its epoch, for a runtime that stops the game only inside the collection
+  // rather than in RunWithWorldStopped (CoreCLR: RunWithWorldStopped returns at once and the
+  // collection may first wait for the frame boundary); 0 otherwise. The capture's pause and its
+  // stop wait are measured from it when it is set.
+  virtual int64_t WorldStoppedAtNs() const { return 0; }
+  // For such a runtime, when its collection was done and it began reporting the heap inside the
+  // same pause (same clock; 0: not known): the capture then reports the collection and the walk
+  // apart (gc_us, walk_us).
+  virtual int64_t HeapReportStartNs() const { return 0; }
 
   // ---- joining another tool's collection (optional) ----
   // True when JoinInducedCollection is supported (the agent then advertises

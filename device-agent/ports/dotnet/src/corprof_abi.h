@@ -36,6 +36,7 @@ using ClassID = uintptr_t;
 using ModuleID = uintptr_t;
 using FunctionID = uintptr_t;
 using AppDomainID = uintptr_t;
+using ThreadID = uintptr_t;
 using mdToken = uint32_t;
 using CorElementType = uint32_t;
 
@@ -86,11 +87,15 @@ constexpr GUID kIID_IMetaDataImport = {
 
 // COR_PRF_MONITOR (SetEventMask2's low word) and COR_PRF_HIGH_MONITOR (its high word).
 constexpr DWORD kMonitorNone = 0x0;
-constexpr DWORD kMonitorClassLoads = 0x2;     // ClassLoadStarted/Finished
-constexpr DWORD kMonitorGc = 0x80;            // GC callbacks, the heap walk (ObjectReferences)
-constexpr DWORD kMonitorEnterLeave = 0x1000;  // the enter/leave hooks (start-up only)
-constexpr DWORD kHighBasicGc = 0x10;          // GarbageCollectionStarted/Finished only
-constexpr DWORD kOpenForRead = 0x0;           // GetModuleMetaData: ofRead
+constexpr DWORD kMonitorClassLoads = 0x2;         // ClassLoadStarted/Finished
+constexpr DWORD kMonitorGc = 0x80;                // GC callbacks, the heap walk (ObjectReferences)
+constexpr DWORD kMonitorObjectAllocated = 0x100;  // ObjectAllocated (needs the next bit)
+constexpr DWORD kMonitorEnterLeave = 0x1000;      // the enter/leave hooks (start-up only)
+// May ask for ObjectAllocated (start-up only; immutable: every later mask keeps it).
+constexpr DWORD kEnableObjectAllocated = 0x800000;
+constexpr DWORD kEnableStackSnapshot = 0x10000000;  // DoStackSnapshot may be called
+constexpr DWORD kHighBasicGc = 0x10;                // GarbageCollectionStarted/Finished only
+constexpr DWORD kOpenForRead = 0x0;                 // GetModuleMetaData: ofRead
 
 // COR_PRF_STATIC_TYPE.
 constexpr DWORD kAppDomainStatic = 0x1;
@@ -194,7 +199,9 @@ class ICorProfilerCallback2 : public IUnknown {
   XRPM_COR_IGNORED(RuntimeThreadSuspended)
   XRPM_COR_IGNORED(RuntimeThreadResumed)
   XRPM_COR_IGNORED(MovedReferences)
-  XRPM_COR_IGNORED(ObjectAllocated)
+  // An object was allocated (kMonitorObjectAllocated), on the allocating thread, before the
+  // constructor ran: its id and class.
+  virtual HRESULT ObjectAllocated(ObjectID object, ClassID klass) = 0;
   XRPM_COR_IGNORED(ObjectsAllocatedByClass)
   // One live object after a collection and the objects it references (COR_PRF_MONITOR_GC).
   virtual HRESULT ObjectReferences(ObjectID object, ClassID klass, ULONG ref_count,
@@ -254,6 +261,13 @@ class ICorProfilerCallback3 : public ICorProfilerCallback2 {
 using FunctionEnterLeave2 = void (*)(FunctionID function, UINT_PTR client_id, void* frame,
                                      void* info);
 using FunctionTailcall2 = void (*)(FunctionID function, UINT_PTR client_id, void* frame);
+// DoStackSnapshot's per-frame callback: a managed frame's function (0 for a run of native frames),
+// its instruction pointer, an opaque frame info and the register context we do not ask for.
+// S_OK goes on to the next frame; a failure HRESULT stops the walk (DoStackSnapshot then returns
+// an error, the frames reported so far stand).
+using StackSnapshotCallback = HRESULT (*)(FunctionID function, UINT_PTR ip, UINT_PTR frame_info,
+                                          ULONG context_size, uint8_t context[], void* client);
+constexpr ULONG kSnapshotDefault = 0;  // COR_PRF_SNAPSHOT_DEFAULT: no register context
 // The function ID mapper (SetFunctionIDMapper2): called once per function before it is
 // compiled; *hook = FALSE keeps the hooks out of that function.
 using FunctionIdMapper2 = UINT_PTR (*)(FunctionID function, void* client_data, BOOL* hook);
@@ -318,7 +332,10 @@ class ICorProfilerInfo10 : public IUnknown {
   XRPM_COR_UNUSED(EndInprocDebugging)
   XRPM_COR_UNUSED(GetILToNativeMapping)
   // ---- ICorProfilerInfo2 ----
-  XRPM_COR_UNUSED(DoStackSnapshot)
+  // Walks `thread`'s managed frames (0: the calling thread, a synchronous walk, allowed inside
+  // a callback), innermost first, calling `callback` per frame (kEnableStackSnapshot).
+  virtual HRESULT DoStackSnapshot(ThreadID thread, StackSnapshotCallback callback, ULONG flags,
+                                  void* client, uint8_t context[], ULONG context_size) = 0;
   // Initialize only, before the event mask that turns them on (kMonitorEnterLeave).
   virtual HRESULT SetEnterLeaveFunctionHooks2(FunctionEnterLeave2 enter, FunctionEnterLeave2 leave,
                                               FunctionTailcall2 tailcall) = 0;

@@ -16,8 +16,8 @@ void DotnetFrames::OnLeave(uint64_t frame) {
     r.end_us = static_cast<uint64_t>(now / 1000);
     r.duration_us = last_end_ns_ < 0 ? 0 : static_cast<uint32_t>((now - last_end_ns_) / 1000);
     r.work_us = enter_ns_ < 0 ? 0 : static_cast<uint32_t>((now - enter_ns_) / 1000);
-    r.alloc_bytes = 0;  // not reported on .NET (see the header)
-    r.alloc_objects = 0;
+    r.alloc_bytes = alloc_bytes_;  // 0 without --allocations (see the header)
+    r.alloc_objects = alloc_objects_;
     r.gcs = gcs;
     r.gc_pause_us = pause;
     r.gc_budget_left = -1;
@@ -25,6 +25,9 @@ void DotnetFrames::OnLeave(uint64_t frame) {
     if (sink_) sink_->OnFrame(r);
   }
   last_end_ns_ = now;
+  alloc_bytes_ = 0;
+  alloc_objects_ = 0;
+  frame_in_progress_.store(frame + 1, std::memory_order_relaxed);
 }
 
 }  // namespace dotnet

@@ -7,15 +7,17 @@
 // Tick unless --frame says otherwise): frame = the frames completed before it (0, 1, 2, ...: the
 // hook's count), duration = previous end -> this end, work = the method's entry -> return,
 // collections = those that finished since the previous end, their pause (started -> finished,
-// summed). Allocations are not reported (alloc_bytes and alloc_objects 0): the profiling API has
-// no per-thread allocation figure; ObjectAllocated would send every allocation through a callback
-// and can be asked for only at start-up (docs/DOTNET.md). No allocation samples either, and no
-// byte budget (gc_budget_left -1).
+// summed). Allocations: with xrpm-dotnet --allocations (ObjectAllocated, start-up only;
+// dotnet_allocations.h) what the game thread allocated since the previous end, exact (every
+// allocation is reported to the profiler); without it 0 (the profiling API has no per-thread
+// allocation figure). Allocation samples (dotnet_allocations.h) come from every thread and carry
+// the frame in progress. No byte budget (gc_budget_left -1).
 //
 // Thread-safety: set_start from the runtime's start-up thread, before any managed code; SetSink
-// from the agent's thread; OnEnter/OnLeave on the game thread only (the hook filters); OnGc from
-// the collecting thread. Sink calls happen under sink_mu_ on the game thread, so they are
-// serialised, and SetSink returns only once the previous sink can receive no further call.
+// from the agent's thread; OnEnter/OnLeave/CountAllocation on the game thread only (the callers
+// filter); OnGc from the collecting thread; Sample from any thread. Sink calls happen under
+// sink_mu_ (frames on the game thread, samples on the allocating thread), so they are serialised,
+// and SetSink returns only once the previous sink can receive no further call.
 #pragma once
 
 #include <atomic>
@@ -43,6 +45,19 @@ class DotnetFrames {
   void OnEnter() { enter_ns_ = NowNs(); }
   // The game thread returned from it (depth back to 0): frame number `frame` ended.
   void OnLeave(uint64_t frame);
+  // The game thread allocated an object of `bytes` (counted in the frame in progress).
+  void CountAllocation(uint64_t bytes) {
+    alloc_bytes_ += bytes;
+    ++alloc_objects_;
+  }
+  // A subscription listens (a sample is worth its stack walk).
+  bool sink_active() const { return sink_active_.load(std::memory_order_acquire); }
+  // Hands a sampled allocation to the sink (if any), stamped with the frame in progress.
+  void Sample(agent::AllocationSample& sample) {
+    sample.frame = frame_in_progress_.load(std::memory_order_relaxed);
+    std::lock_guard<std::mutex> lock(sink_mu_);
+    if (sink_) sink_->OnAllocationSample(sample);
+  }
   // A collection finished after a pause of `pause_us`.
   void OnGc(uint32_t pause_us) {
     gcs_.fetch_add(1, std::memory_order_relaxed);
@@ -64,6 +79,10 @@ class DotnetFrames {
   // Game thread only.
   int64_t last_end_ns_ = -1;
   int64_t enter_ns_ = -1;
+  uint64_t alloc_bytes_ = 0;  // since the previous end (CountAllocation)
+  uint32_t alloc_objects_ = 0;
+
+  std::atomic<uint64_t> frame_in_progress_{0};  // the next OnLeave's frame number
 
   std::atomic<uint32_t> gcs_{0};
   std::atomic<uint32_t> gc_pause_us_{0};

@@ -115,12 +115,17 @@ void DotnetPort::LogEventMode() const {
             "off: the runtime allows them later only without background collections)"
           : "GC events always on (background collections were on: the runtime allows them only "
             "from start-up, which turned background collections off)");
+  if (allocations_)
+    Log("allocations: every allocation reported (ObjectAllocated); frames carry the game "
+        "thread's, a frames subscription gets one sample per its interval (start-up interval " +
+        std::to_string(allocations_->mean_bytes()) + " bytes)");
 }
 
 // ---- runtime callbacks ----
 
 void DotnetPort::OnGcStarted(int32_t generation_count, const cor::BOOL* collected, int32_t reason) {
-  gc_start_ns_.store(NowNs(), std::memory_order_relaxed);
+  const int64_t started_ns = NowNs();
+  gc_start_ns_.store(started_ns, std::memory_order_relaxed);
   induced_.store(reason == cor::kGcInduced, std::memory_order_relaxed);
   counters_.Add(DotnetCounter::kGarbageCollections, 1);
   if (reason == cor::kGcInduced && !armed_.load(std::memory_order_acquire))
@@ -140,6 +145,8 @@ void DotnetPort::OnGcStarted(int32_t generation_count, const cor::BOOL* collecte
     std::lock_guard<std::mutex> lock(record_mu_);
     if (!armed_.load(std::memory_order_acquire)) return;  // a join that just gave up (Join)
     record_.Clear();
+    recorded_start_ns_.store(started_ns, std::memory_order_release);
+    report_start_ns_.store(0, std::memory_order_release);
     recording_.store(true, std::memory_order_release);
   }
 }
@@ -151,21 +158,23 @@ void DotnetPort::OnGcFinished() {
   if (frame_) frame_->frames().OnGc(static_cast<uint32_t>(pause_ns / 1000));
   cor::GcGenerationRange ranges[kMaxGenerationRanges];
   cor::ULONG n = 0;
-  if (!cor::Failed(info_->GetGenerationBounds(kMaxGenerationRanges, &n, ranges))) {
+  const bool bounds = !cor::Failed(info_->GetGenerationBounds(kMaxGenerationRanges, &n, ranges));
+  if (bounds) {
     int64_t used = 0;
     for (cor::ULONG i = 0; i < n && i < kMaxGenerationRanges; ++i)
       used += static_cast<int64_t>(ranges[i].range_length);
     counters_.Set(DotnetCounter::kManagedBytesInUseAfterGc, used);
   }
   if (!recording_.load(std::memory_order_acquire)) return;
-  // Every object is in its final place now: its size can be read.
   std::lock_guard<std::mutex> lock(record_mu_);
-  for (RecordedObject& o : record_.objects) {
-    size_t size = 0;
-    if (!cor::Failed(info_->GetObjectSize2(static_cast<cor::ObjectID>(o.id), &size)))
-      o.size = static_cast<uint32_t>(std::min<size_t>(size, UINT32_MAX));
-  }
   try {
+    // Where the GC heap is, to find the references that leave it (AddFrozenObjects); all of it
+    // or nothing (then every reference is looked up among the reported objects).
+    record_.gc_ranges.clear();
+    if (bounds && n <= kMaxGenerationRanges)
+      for (cor::ULONG i = 0; i < n; ++i)
+        record_.gc_ranges.push_back(
+            {ranges[i].range_start, ranges[i].range_start + ranges[i].range_length_reserved});
     statics_.Read(&record_.statics);  // the slots' references, in their final places too
   } catch (const std::exception&) {
     record_.statics.clear();
@@ -181,8 +190,14 @@ bool DotnetPort::OnObjectReferences(cor::ObjectID object, cor::ClassID klass, co
   if (!recording_.load(std::memory_order_acquire))
     return induced_.load(std::memory_order_relaxed);  // walked on for another tool
   std::lock_guard<std::mutex> lock(record_mu_);
+  if (record_.objects.empty() && report_start_ns_.load(std::memory_order_relaxed) == 0)
+    report_start_ns_.store(NowNs(), std::memory_order_release);
   try {
-    RecordedObject o{object, klass, 0, 0, record_.refs.size()};
+    // The walk runs after the collection moved everything: the object is in its final place
+    // and its size can be read now, while its header is in the cache.
+    size_t size = 0;
+    if (cor::Failed(info_->GetObjectSize2(object, &size))) size = 0;
+    RecordedObject o{object, klass, static_cast<uint32_t>(std::min<size_t>(size, UINT32_MAX))};
     for (cor::ULONG i = 0; i < count; ++i)
       if (refs[i] != 0) {
         record_.refs.push_back(refs[i]);
@@ -203,6 +218,8 @@ void DotnetPort::OnRootReferences(cor::ULONG count, const cor::ObjectID* objects
                                   const cor::UINT_PTR* ids) {
   if (!recording_.load(std::memory_order_acquire)) return;
   std::lock_guard<std::mutex> lock(record_mu_);
+  if (report_start_ns_.load(std::memory_order_relaxed) == 0)
+    report_start_ns_.store(NowNs(), std::memory_order_release);
   try {
     for (cor::ULONG i = 0; i < count; ++i)
       if (objects[i] != 0)
@@ -238,9 +255,10 @@ bool DotnetPort::RunWithWorldStopped(void (*fn)(void* ctx), void* ctx, uint32_t 
   }
   resolve_us_ = (NowNs() - resolve_start) / 1000 - layouts_us_;
   {
+    // The program still runs: reserving (and mapping) now is not part of its pause.
     std::lock_guard<std::mutex> lock(record_mu_);
     try {
-      record_.Reserve(last_sizes_);    // the program still runs: not part of its pause
+      record_.Reserve(last_sizes_.objects ? last_sizes_ : FirstRecordGuess());
     } catch (const std::exception&) {  // the vectors grow in the collection instead
     }
   }
@@ -251,6 +269,18 @@ bool DotnetPort::RunWithWorldStopped(void (*fn)(void* ctx), void* ctx, uint32_t 
   fn(ctx);
   LogStopPoint();
   return true;
+}
+
+HeapRecord::Sizes DotnetPort::FirstRecordGuess() const {
+  cor::GcGenerationRange ranges[kMaxGenerationRanges];
+  cor::ULONG n = 0;
+  if (cor::Failed(info_->GetGenerationBounds(kMaxGenerationRanges, &n, ranges))) return {};
+  uint64_t used = 0;
+  for (cor::ULONG i = 0; i < n && i < kMaxGenerationRanges; ++i) used += ranges[i].range_length;
+  // Some garbage is still in the heap, and objects average 30-60 bytes in the heaps we
+  // measured: an object per 48 bytes in use, two references and a value each.
+  const size_t objects = static_cast<size_t>(used / 48);
+  return HeapRecord::Sizes{objects, 2 * objects, objects, 0};
 }
 
 bool DotnetPort::Collect(std::string* failure) {
@@ -395,17 +425,34 @@ void DotnetPort::InduceFullCollection() {
 }
 
 void DotnetPort::AddFrozenObjects() {
-  std::vector<uint64_t> ids;
-  ids.reserve(record_.objects.size());
-  for (const RecordedObject& o : record_.objects) ids.push_back(o.id);
-  std::sort(ids.begin(), ids.end());
+  // A referenced object that the walk did not report: outside the GC heap's ranges when the
+  // runtime gave them (a binary search among a few ranges per reference), else missing from the
+  // sorted ids of the reported objects (a sort of every object and a search per reference:
+  // several times slower on a big heap).
   std::vector<uint64_t> missing;
-  auto check = [&](uint64_t id) {
-    if (!std::binary_search(ids.begin(), ids.end(), id)) missing.push_back(id);
+  auto collect = [&](auto&& outside) {
+    for (uint64_t r : record_.refs)
+      if (outside(r)) missing.push_back(r);
+    for (const RecordedRoot& r : record_.roots)
+      if (outside(r.object)) missing.push_back(r.object);
+    for (const StaticValue& v : record_.statics)
+      if (outside(v.object)) missing.push_back(v.object);
   };
-  for (uint64_t r : record_.refs) check(r);
-  for (const RecordedRoot& r : record_.roots) check(r.object);
-  for (const StaticValue& v : record_.statics) check(v.object);
+  std::vector<std::pair<uint64_t, uint64_t>>& ranges = record_.gc_ranges;
+  if (!ranges.empty()) {
+    std::sort(ranges.begin(), ranges.end());
+    collect([&](uint64_t id) {
+      auto after = std::upper_bound(ranges.begin(), ranges.end(),
+                                    std::pair<uint64_t, uint64_t>{id, UINT64_MAX});
+      return after == ranges.begin() || id >= std::prev(after)->second;
+    });
+  } else {
+    std::vector<uint64_t> ids;
+    ids.reserve(record_.objects.size());
+    for (const RecordedObject& o : record_.objects) ids.push_back(o.id);
+    std::sort(ids.begin(), ids.end());
+    collect([&](uint64_t id) { return !std::binary_search(ids.begin(), ids.end(), id); });
+  }
   std::sort(missing.begin(), missing.end());
   missing.erase(std::unique(missing.begin(), missing.end()), missing.end());
   for (uint64_t id : missing) {
@@ -416,8 +463,7 @@ void DotnetPort::AddFrozenObjects() {
       continue;
     if (cor::Failed(info_->GetClassFromObject(static_cast<cor::ObjectID>(id), &klass))) continue;
     info_->GetObjectSize2(static_cast<cor::ObjectID>(id), &size);
-    RecordedObject o{id, klass, static_cast<uint32_t>(std::min<size_t>(size, UINT32_MAX)), 0,
-                     record_.refs.size()};
+    RecordedObject o{id, klass, static_cast<uint32_t>(std::min<size_t>(size, UINT32_MAX))};
     layouts_.Record(&record_, &o);  // a frozen object never moves: read after the collection
     record_.objects.push_back(o);
     ++record_.frozen;
@@ -541,6 +587,7 @@ void DotnetPort::Walk(agent::HeapInfoCallback& sink) {
   }
   if (!aborted) aborted = sink.BeginContainer(ContainerType::kHeap, 0, 0) == WalkResult::kAbort;
   size_t value_at = 0, text_at = 0, with_values = 0;  // the next object's in values / text
+  size_t ref_at = 0;                                  // its first in refs / slots
   for (size_t i = 0; i < record_.objects.size() && !aborted; ++i) {
     const RecordedObject& o = record_.objects[i];
     if (o.values) {
@@ -558,8 +605,9 @@ void DotnetPort::Walk(agent::HeapInfoCallback& sink) {
       text_at += units;
       if (aborted) break;
     }
-    const uint64_t* refs = o.ref_count ? record_.refs.data() + o.first_ref : nullptr;
-    const uint32_t* slots = o.ref_count ? record_.slots.data() + o.first_ref : nullptr;
+    const uint64_t* refs = o.ref_count ? record_.refs.data() + ref_at : nullptr;
+    const uint32_t* slots = o.ref_count ? record_.slots.data() + ref_at : nullptr;
+    ref_at += o.ref_count;
     aborted = (labels ? sink.ObjectReferencesWithSlots(o.id, type_ids[o.klass], o.size, refs, slots,
                                                        o.ref_count)
                       : sink.ObjectReferences(o.id, type_ids[o.klass], o.size, refs,

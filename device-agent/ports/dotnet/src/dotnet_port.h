@@ -8,8 +8,9 @@
 //      never run managed code. The first full (generation 2) collection after that is recorded:
 //      with every managed thread stopped the runtime reports each live object with its
 //      references (ObjectReferences) and every root with its kind, flags and id
-//      (RootReferences2); at GarbageCollectionFinished, still stopped, the port asks each
-//      object's size (GetObjectSize2). ForceGC returns when the world runs again. A ForceGC or
+//      (RootReferences2); the walk comes after the collection moved the objects, so the port
+//      asks each object's size as it is reported (GetObjectSize2). ForceGC returns when the
+//      world runs again. A ForceGC or
 //      GC event mask the runtime refuses while still starting is retried until the time limit; a
 //      collection that reported no objects (another collection came first) is forced again, at most
 //      three times. The GC events (COR_PRF_MONITOR_GC: the heap walk, roots) come in one of two
@@ -34,6 +35,8 @@
 //      a collection that caught the game thread inside the method anyway is not recorded and
 //      the capture waits for the next return (at most five times, then it records where it
 //      is). The capture's log line says where the game was stopped and after which frame.
+//      The game's pause is the recorded collection (WorldStoppedAtNs: its start); the wait
+//      for the frame boundary before it is the capture's stop wait, not part of the pause.
 //   2''. A capture that joins another tool's collection (JoinInducedCollection, `xrpm capture
 //      --join-induced-gc`) forces none: it arms the recording for the next full collection
 //      whose reason is "induced" (dotnet-gcdump's, through EventPipe, or the program's
@@ -59,7 +62,8 @@
 // first capture adds the classes of the compiled code (loaded_classes.h) and each capture the
 // classes of the objects it met, for the next capture's static fields and layouts.
 // Frames (dotnet_frames.h): with the frame method's hook, one record per frame, its collections
-// counted at GarbageCollectionFinished.
+// counted at GarbageCollectionFinished; with --allocations (dotnet_allocations.h) its exact
+// allocations and allocation samples with managed stacks from every thread.
 // Roots: stack -> one kThread container (id 0: the runtime does not say which thread) and a
 // kJitFrame container per method (id2: its FunctionID; labelled with the method's name when the
 // sink asks for field detail); finalizer queue -> kFinalized; GC handles -> kStrongPtr, table 2
@@ -70,7 +74,8 @@
 // statics storage stays a handle root.
 //
 // Thread-safety: RuntimePort methods from the agent's threads (one capture at a time); the On*
-// callbacks from the runtime's GC threads, inside a collection.
+// callbacks from the runtime's GC threads, inside a collection, except OnClassLoaded (the
+// loading thread) and OnObjectAllocated (the allocating thread; dotnet_allocations.h).
 #pragma once
 
 #include <atomic>
@@ -81,6 +86,7 @@
 #include <string>
 
 #include "corprof_abi.h"
+#include "dotnet_allocations.h"
 #include "dotnet_counters.h"
 #include "field_layouts.h"
 #include "frame_hook.h"
@@ -121,6 +127,14 @@ class DotnetPort final : public agent::RuntimePort {
   }
   bool RunWithWorldStopped(void (*fn)(void* ctx), void* ctx, uint32_t timeout_ms) override;
   void InduceFullCollection() override;
+  // The start of the recorded collection (OnGcStarted's time), 0 before the first.
+  int64_t WorldStoppedAtNs() const override {
+    return recorded_start_ns_.load(std::memory_order_acquire);
+  }
+  // The recorded collection's first root or object report (the collection proper ended).
+  int64_t HeapReportStartNs() const override {
+    return report_start_ns_.load(std::memory_order_acquire);
+  }
   bool JoinsInducedCollections() const override { return true; }
   void JoinInducedCollection(uint32_t timeout_ms, const std::atomic<int64_t>* cancelled) override;
   void WalkHeap(agent::HeapInfoCallback& sink) override;
@@ -129,11 +143,14 @@ class DotnetPort final : public agent::RuntimePort {
   bool ReportsFields() const override { return true; }
   bool ReportsValues() const override { return true; }
   // Frame records (dotnet_frames.h) while the frame method's hook is on (launched, not
-  // attached); no allocation samples, whatever the interval.
+  // attached); with --allocations also their allocations and allocation samples, one per
+  // `sample_bytes` on average (dotnet_allocations.h).
   bool SupportsFrameEvents() const override { return frame_ != nullptr; }
-  bool SetFrameEventSink(agent::FrameEventSink* sink, uint32_t /*sample_bytes*/) override {
+  bool SetFrameEventSink(agent::FrameEventSink* sink, uint32_t sample_bytes) override {
     if (!frame_) return false;
+    if (allocations_ && sink) allocations_->SetSubscription(sample_bytes);
     frame_->frames().SetSink(sink);
+    if (allocations_ && !sink) allocations_->SetSubscription(0);
     return true;
   }
 
@@ -143,6 +160,9 @@ class DotnetPort final : public agent::RuntimePort {
     frame_ = hook;
     if (hook) hook->frames().set_start(start_);  // frame times on BootMillis' clock
   }
+  // Every allocation reported (--allocations, start-up only; dotnet_allocations.h): its bits go
+  // into every event mask. Before the agent starts.
+  void set_allocations(DotnetAllocations* allocations) { allocations_ = allocations; }
   // The profiler was attached to a running process: the classes loaded before are found at the
   // first capture (loaded_classes.h) and from the objects each capture meets. Before the agent
   // starts.
@@ -160,6 +180,9 @@ class DotnetPort final : public agent::RuntimePort {
     counters_.Add(DotnetCounter::kClassesLoaded, 1);
     statics_.OnClassLoaded(klass);
   }
+  void OnObjectAllocated(cor::ObjectID object, cor::ClassID klass) {
+    if (allocations_) allocations_->OnAllocated(object, klass);
+  }
   // False: the runtime may stop this collection's heap walk (it is not recorded).
   bool OnObjectReferences(cor::ObjectID object, cor::ClassID klass, cor::ULONG count,
                           const cor::ObjectID* refs);
@@ -170,12 +193,16 @@ class DotnetPort final : public agent::RuntimePort {
  private:
   void Log(const std::string& line) const;
   bool Collect(std::string* failure);  // one capture's forced collection(s), recorded
+  // Sizes to reserve before the first capture, from the GC heap's bytes in use.
+  HeapRecord::Sizes FirstRecordGuess() const;
   // One capture's wait for an induced collection, recorded (2'' above).
   bool Join(uint32_t timeout_ms, const std::atomic<int64_t>* cancelled, std::string* failure);
   void AddFrozenObjects();  // the non-GC heap's objects the record references
   void Walk(agent::HeapInfoCallback& sink);
   void LogStopPoint();
-  cor::DWORD ExtraMaskLow() const { return frame_ ? FrameHook::kMaskLow : 0; }
+  cor::DWORD ExtraMaskLow() const {
+    return (frame_ ? FrameHook::kMaskLow : 0) | (allocations_ ? DotnetAllocations::kMaskLow : 0);
+  }
 
   cor::ICorProfilerInfo10* const info_;
   const EventMode mode_;
@@ -187,7 +214,10 @@ class DotnetPort final : public agent::RuntimePort {
   StaticRoots statics_;
   FieldLayouts layouts_;  // after statics_: Prepare takes the classes Resolve looked at
   std::atomic<int64_t> gc_start_ns_{0};
+  std::atomic<int64_t> recorded_start_ns_{0};  // the last recorded collection's start
+  std::atomic<int64_t> report_start_ns_{0};    // its first root or object report
   FrameHook* frame_ = nullptr;
+  DotnetAllocations* allocations_ = nullptr;
   bool attached_ = false;
   bool census_done_ = false;  // the capture thread's
 

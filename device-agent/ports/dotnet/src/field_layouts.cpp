@@ -612,7 +612,7 @@ void FieldLayouts::Record(HeapRecord* r, RecordedObject* o) {
   const Layout* l = Find(o->klass);
   if (!l) return;
   const uintptr_t object = static_cast<uintptr_t>(o->id);
-  const uint64_t* refs = n ? r->refs.data() + o->first_ref : nullptr;
+  const uint64_t* refs = n ? r->refs.data() + (r->refs.size() - n) : nullptr;  // the last n
   uint32_t* slots = r->slots.data() + first_slot;
   switch (l->shape) {
     case TypeShape::kString: {

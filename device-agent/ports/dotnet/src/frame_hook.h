@@ -19,8 +19,8 @@
 //
 // Thread-safety: Install from the runtime's start-up thread; the mapper from JIT threads (its
 // metadata cache under a mutex); Enter/Leave from managed threads (only the game thread's
-// count); completed/recent/in_frame anywhere (in_frame is exact with the world stopped);
-// WaitForFrameEnd from the capture thread.
+// count); completed/recent/in_frame/OnGameThread anywhere (in_frame is exact with the world
+// stopped); WaitForFrameEnd from the capture thread.
 #pragma once
 
 #include <pthread.h>
@@ -65,6 +65,10 @@ class FrameHook {
   bool in_frame() const { return inside_.load(std::memory_order_acquire); }
   // Waits until more than `after` frames completed or the deadline; true when they did.
   bool WaitForFrameEnd(uint64_t after, std::chrono::steady_clock::time_point deadline);
+  // The calling thread is the game thread (the first thread that entered the method).
+  bool OnGameThread() const {
+    return have_game_.load(std::memory_order_acquire) && pthread_equal(game_, pthread_self());
+  }
   // The frame records the hooks feed (dotnet_frames.h).
   DotnetFrames& frames() { return frames_; }
 

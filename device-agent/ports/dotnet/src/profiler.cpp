@@ -12,6 +12,7 @@
 
 #include "agent_startup.h"
 #include "diagnostics_ipc.h"
+#include "dotnet_allocations.h"
 #include "dotnet_port.h"
 #include "frame_hook.h"
 #include "profiler_env.h"
@@ -152,6 +153,13 @@ std::string Profiler::Start(const std::string& options, const std::string& token
   const DotnetPort::EventMode mode = concurrent && std::string(concurrent) == "0"
                                          ? DotnetPort::EventMode::kPerCapture
                                          : DotnetPort::EventMode::kAlways;
+  // Every allocation through ObjectAllocated: the runtime takes the enabling bit in Initialize
+  // only (dotnet_allocations.h); the samples go to the frame hook's subscription.
+  if (opts.allocations && attached)
+    return "allocations need the runtime's ObjectAllocated callback, which CoreCLR enables only "
+           "at start-up (never on attach): start the program under xrpm-dotnet --allocations";
+  if (opts.allocations && !frame_hook)
+    return "allocations need the frame method's hook (frames carry them): drop --no-frame";
   // The frame method's hooks: from start-up only (frame_hook.h).
   FrameHook* frame = nullptr;
   if (frame_hook) {
@@ -160,11 +168,14 @@ std::string Profiler::Start(const std::string& options, const std::string& token
     frame = new FrameHook(info_, method, opts.frame_window_ms);
     if (!frame->Install(&error)) return error;  // before the mask that turns the hooks on
   }
+  DotnetAllocations* allocations =
+      opts.allocations ? new DotnetAllocations(info_, frame, opts.sample_bytes) : nullptr;
   // The event mask: asking for the GC events turns background collections off in the process,
   // so an attach asks only once its agent listens (a port in use leaves the process as it was).
   auto set_mask = [&]() -> std::string {
     const cor::HRESULT hr =
-        info_->SetEventMask2(DotnetPort::IdleMaskLow(mode) | (frame ? FrameHook::kMaskLow : 0),
+        info_->SetEventMask2(DotnetPort::IdleMaskLow(mode) | (frame ? FrameHook::kMaskLow : 0) |
+                                 (allocations ? DotnetAllocations::kMaskLow : 0),
                              DotnetPort::IdleMaskHigh(mode));
     if (!cor::Failed(hr)) return "";
     char buf[16];
@@ -190,7 +201,8 @@ std::string Profiler::Start(const std::string& options, const std::string& token
 
   auto* port = new DotnetPort(info_, AppName(), RuntimeVersion(info_), mode);
   port->set_log(agent_opts.log);
-  port->set_frame_hook(frame);  // never destroyed: the runtime calls its hooks until the end
+  port->set_frame_hook(frame);         // never destroyed: the runtime calls its hooks until the end
+  port->set_allocations(allocations);  // never destroyed either (ObjectAllocated until the end)
   if (attached) port->set_attached();
   port->LogEventMode();
   auto* agent = new agent::Agent(*port, std::move(agent_opts));
@@ -248,6 +260,11 @@ cor::HRESULT Profiler::GarbageCollectionFinished() {
 
 cor::HRESULT Profiler::ClassLoadFinished(cor::ClassID klass, cor::HRESULT status) {
   if (port_ && !cor::Failed(status)) port_->OnClassLoaded(klass);
+  return cor::S_OK;
+}
+
+cor::HRESULT Profiler::ObjectAllocated(cor::ObjectID object, cor::ClassID klass) {
+  if (port_) port_->OnObjectAllocated(object, klass);
   return cor::S_OK;
 }
 

@@ -21,7 +21,9 @@
 // loaded_classes.h). Any failure is written to the status FIFO and
 // refused (the runtime unloads the profiler): the process is never ended or left stopped. Shutdown
 // stops the agent before the runtime tears down what a capture would walk. The GC and class load
-// callbacks go to the port (dotnet_port.h); every other callback is ignored (corprof_abi.h's
+// callbacks, and ObjectAllocated with --allocations (start-up only: refused on attach, the runtime
+// allows it from Initialize alone; dotnet_allocations.h), go to the port (dotnet_port.h); every
+// other callback is ignored (corprof_abi.h's
 // placeholders).
 //
 // Lifetime: COM reference counting; the runtime holds the object until the process ends, and
@@ -59,6 +61,7 @@ class Profiler final : public cor::ICorProfilerCallback3 {
                                         int32_t reason) override;
   cor::HRESULT GarbageCollectionFinished() override;
   cor::HRESULT ClassLoadFinished(cor::ClassID klass, cor::HRESULT status) override;
+  cor::HRESULT ObjectAllocated(cor::ObjectID object, cor::ClassID klass) override;
   cor::HRESULT RootReferences2(cor::ULONG count, cor::ObjectID objects[], cor::GcRootKind kinds[],
                                cor::GcRootFlags flags[], cor::UINT_PTR ids[]) override;
 

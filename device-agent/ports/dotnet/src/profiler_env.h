@@ -5,8 +5,10 @@
 //   CORECLR_ENABLE_PROFILING=1, CORECLR_PROFILER={CLSID}, CORECLR_PROFILER_PATH=.../lib
 //                          make CoreCLR load the library at start-up (the runtime's own variables)
 //   XRPM_DOTNET_OPTIONS    the agent's options in the Mono module's syntax
-//                          ("xrpm:port=N,listen=ADDR:PORT,quiet,announce"; profiler_options.h of
-//                          the Mono port, which parses it); absent: the defaults (port 4510)
+//                          ("xrpm:port=N,listen=ADDR:PORT,quiet,announce,allocations,
+//                          sample_bytes=N"; profiler_options.h of the Mono port, which parses
+//                          it; allocations: dotnet_allocations.h); absent: the defaults (port
+//                          4510)
 //   XRPM_DOTNET_TOKEN      the token a host must present (not on a command line)
 //   XRPM_DOTNET_NO_FRAME   "1": no frame method hook (xrpm-dotnet --no-frame; frame_hook.h)
 //   DOTNET_gcConcurrent=0  set by the launcher unless the environment already has it: without

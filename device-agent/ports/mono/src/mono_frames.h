@@ -9,9 +9,9 @@
 // allocations = what the game thread allocated since the previous end (exact, from Mono's
 // allocation events; other threads' allocations are not in the frame), collections = those
 // that ended since the previous end and their pause. The port samples allocations
-// (SampleInterval, sample_interval.h) and walks the stack of a sampled one (stack_walk.h);
-// a sample on the game thread is passed here and carries the type and up to 32 managed frames
-// (innermost first; method names "Namespace.Class.Method", cached per method).
+// (SampleInterval, xrpm/agent/sample_interval.h) and walks the stack of a sampled one
+// (stack_walk.h); a sample on the game thread is passed here and carries the type and up to 32
+// managed frames (innermost first; method names "Namespace.Class.Method", cached per method).
 // completed() is the port's frame counter: frames completed by the game thread.
 //
 // Thread-safety: SetSink from the agent's thread; OnFrameEnter/OnFrameLeave/CountAllocation on

@@ -26,7 +26,7 @@ constexpr int kRenotifyMs = 100;  // a safe-point request wakes the finalizer th
 // Each allocating thread's sampler (SampleInterval). initial-exec: read at a fixed offset from
 // the thread pointer on every allocation, instead of through __tls_get_addr (the module is
 // dlopen'ed; its 32 bytes fit the static TLS surplus glibc keeps for that).
-thread_local ThreadSampler t_sampler __attribute__((tls_model("initial-exec")));
+thread_local agent::ThreadSampler t_sampler __attribute__((tls_model("initial-exec")));
 
 }  // namespace
 

@@ -61,9 +61,9 @@
 #include "origin_tracker.h"
 #include "profiler_options.h"
 #include "registry.h"
-#include "sample_interval.h"
 #include "snapshot_walk.h"
 #include "xrpm/agent/runtime_port.h"
+#include "xrpm/agent/sample_interval.h"
 
 namespace xrpm {
 namespace mono {
@@ -185,7 +185,7 @@ class MonoPort final : public agent::RuntimePort {
   std::function<void(const std::string&)> log_;
   MonoFrames frames_;
   GameEvents game_{start_, frames_};
-  SampleInterval interval_;
+  agent::SampleInterval interval_;
   std::unique_ptr<OriginTracker> origins_;  // null: origins off
   EventLog events_;
   Registry registry_;

@@ -1,9 +1,9 @@
-// SampleInterval: the mean allocation-sampling interval in force in the Mono port, and each
-// thread's AllocationSampler following it (agent/frame_events.h: one sample per `mean` bytes on
-// average, without bias).
+// SampleInterval: the mean allocation-sampling interval in force in a runtime port that samples
+// allocations itself (Mono, CoreCLR), and each thread's AllocationSampler following it
+// (frame_events.h: one sample per `mean` bytes on average, without bias).
 //
 // In force: the frames subscription's interval while one is active, else the start-up interval
-// (profiler option sample_bytes, for allocation origins; 0 = no sampling without a
+// (the port's sample_bytes option: Mono's allocation origins; 0 = no sampling without a
 // subscription). Each allocating thread keeps its own sampler (thread_local in the port) and
 // re-seeds it when the interval changes (a generation number): O(1) per allocation, one compare
 // and subtract when nothing changed.
@@ -18,10 +18,10 @@
 #include "xrpm/agent/frame_events.h"
 
 namespace xrpm {
-namespace mono {
+namespace agent {
 
 struct ThreadSampler {
-  agent::AllocationSampler sampler;
+  AllocationSampler sampler;
   uint32_t generation = 0;  // 0: never reset
 };
 
@@ -56,5 +56,5 @@ class SampleInterval {
   std::atomic<uint32_t> generation_{0};
 };
 
-}  // namespace mono
+}  // namespace agent
 }  // namespace xrpm

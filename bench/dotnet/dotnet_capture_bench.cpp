@@ -1,0 +1,272 @@
+// dotnet_capture_bench: the CoreCLR port's figures (docs/PERFORMANCE.md, ".NET port: the capture on
+// a 1 M-object heap"), each against its baseline measured in the same run, on a real .NET heap:
+//   1. HeapBench.dll NODES (NODES Node objects, 3 references each; the Mono benchmark's program
+//      built by the SDK) under xrpm-dotnet with its frame method hooked; per round a plain
+//      GC.Collect() of that heap timed inside the program (the baseline: the port asks for no GC
+//      events outside a capture), then a capture by the host client: the game pause (the
+//      capture's collection with the heap recorded: on CoreCLR the world is stopped only inside
+//      it), of which the time waiting for the frame boundary, the end to end (request sent ->
+//      CaptureEnd decoded), bytes on the wire vs the .gclog of the captured snapshot, and the
+//      agent's memory: what the agent core holds (CaptureEnd agent_peak_bytes) and the growth of
+//      the process's peak resident memory over the capture against the same growth over the
+//      plain GC.Collect() (/proc/PID/status VmHWM, reset through /proc/PID/clear_refs), per
+//      object;
+//   2. the idle agent: XnaBubbles.dll --no-leak unthrottled (--fps 0) for FRAMES frames under plain
+//      `dotnet`, under xrpm-dotnet (the frame method hooked, nobody connected) and under
+//      xrpm-dotnet --no-frame, alternating; the time per frame against plain dotnet's, wall and
+//      processor time (every thread of the process, the agent's included), medians.
+//
+//   dotnet_capture_bench [--nodes N] [--runs R] [--frames F] [--only heap|idle]
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "bench_child.h"
+#include "xrpm/client/host_client.h"
+#include "xrpm/formats/netcf_writer.h"
+
+namespace {
+
+using xrpm::bench::Child;
+using xrpm::bench::EndpointOf;
+using xrpm::bench::Median;
+
+const std::string kDotnetLauncher = XRPM_DOTNET_LAUNCHER;
+const std::string kDotnetPrograms = XRPM_DOTNET_PROGRAMS_DIR;
+
+std::string ProgramDll(const std::string& name) {
+  return kDotnetPrograms + "/" + name + "/" + name + ".dll";
+}
+
+// The first child of `pid` (xrpm-dotnet's: the program), 0 if none.
+int FirstChildOf(int pid) {
+  std::ifstream f("/proc/" + std::to_string(pid) + "/task/" + std::to_string(pid) + "/children");
+  int child = 0;
+  f >> child;
+  return child;
+}
+
+// A process's resident memory figures (/proc/PID/status, kB -> bytes); 0 when unreadable.
+uint64_t StatusBytes(int pid, const char* key) {
+  std::ifstream f("/proc/" + std::to_string(pid) + "/status");
+  std::string line;
+  while (std::getline(f, line))
+    if (line.rfind(key, 0) == 0)
+      return std::strtoull(line.c_str() + strlen(key), nullptr, 10) * 1024;
+  return 0;
+}
+
+// Resets the process's peak resident size to its current one ("5" to clear_refs); false if the
+// kernel refused.
+bool ResetPeak(int pid) {
+  std::ofstream f("/proc/" + std::to_string(pid) + "/clear_refs");
+  f << "5";
+  f.flush();
+  return static_cast<bool>(f);
+}
+
+// The growth of `pid`'s peak resident memory while `fn` runs (0 when it cannot be measured).
+template <typename Fn>
+uint64_t PeakGrowth(int pid, Fn&& fn) {
+  const bool reset = pid > 0 && ResetPeak(pid);
+  const uint64_t before = reset ? StatusBytes(pid, "VmRSS:") : 0;
+  fn();
+  const uint64_t peak = reset ? StatusBytes(pid, "VmHWM:") : 0;
+  return peak > before ? peak - before : 0;
+}
+
+int HeapSection(int nodes, int runs) {
+  Child heap({kDotnetLauncher, "--port", "0", "--frame", "HeapBench.Bench:Tick", "--",
+              ProgramDll("HeapBench"), std::to_string(nodes)});
+  const std::string listening = heap.WaitLine("listening on 127.0.0.1:", true);
+  if (listening.empty() || heap.WaitLine("ready", false).empty()) {
+    Child::Pump(heap.err, &heap.err_buf);
+    std::fprintf(stderr, "dotnet_capture_bench: HeapBench did not start:\n%s\n",
+                 heap.err_buf.c_str());
+    return 1;
+  }
+  const int pid = FirstChildOf(heap.pid);
+  xrpm::client::ClientOptions o;
+  o.endpoint = EndpointOf(listening);
+  o.peer_timeout_ms = 60000;
+  xrpm::client::HostClient client(o);
+  client.Connect();
+  std::string error;
+  if (!client.WaitConnected(30000, &error)) {
+    std::fprintf(stderr, "dotnet_capture_bench: %s\n", error.c_str());
+    return 1;
+  }
+  std::vector<double> gc_ms, pause_ms, pause_ratio, own_gc_ms, own_ratio, wait_ms, e2e_ms,
+      e2e_ratio, wire_ratio, core_per_obj, rss_per_obj;
+  uint64_t objects = 0, refs = 0, wire = 0, gclog = 0;
+  for (int r = 0; r < runs; ++r) {
+    double gc_us = 0;
+    const uint64_t gc_growth = PeakGrowth(pid, [&] {
+      heap.Send("gc");
+      const std::string gc = heap.WaitLine("gc_us ", false);
+      gc_us = gc.size() > 6 ? std::atof(gc.c_str() + 6) : 0;
+    });
+    xrpm::client::CaptureResult res;
+    double e2e = 0;
+    const uint64_t cap_growth = PeakGrowth(pid, [&] {
+      const auto started = std::chrono::steady_clock::now();
+      if (!client.StartCapture(&error)) return;
+      if (!client.WaitCapture(600000, &res)) res.ok = false;
+      e2e = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started)
+                .count();
+    });
+    if (!res.ok || !res.snapshot) {
+      std::fprintf(stderr, "dotnet_capture_bench: capture failed: %s %s\n", error.c_str(),
+                   res.error.c_str());
+      return 1;
+    }
+    uint64_t bytes = 0;
+    xrpm::formats::WriteNetcf(*res.snapshot, [&](std::string_view b) { bytes += b.size(); });
+    const auto& st = res.stats;
+    objects = st.objects;
+    refs = st.refs;
+    wire = st.wire_bytes;
+    gclog = bytes;
+    // On CoreCLR the world stops inside the capture's collection only: the pause is that
+    // collection (pause_us; gc_us its collection proper, walk_us the runtime's heap report to the
+    // agent); the wait for the frame boundary and the record's memory before it is the stop
+    // wait (stop_wait_us), the game running.
+    const double pause = st.pause_us / 1000.0;
+    gc_ms.push_back(gc_us / 1000);
+    pause_ms.push_back(pause);
+    wait_ms.push_back(st.stop_wait_us / 1000.0);
+    pause_ratio.push_back(gc_us > 0 ? st.pause_us / gc_us : 0);
+    own_gc_ms.push_back(st.gc_us / 1000.0);
+    own_ratio.push_back(st.gc_us ? static_cast<double>(st.pause_us) / st.gc_us : 0);
+    e2e_ms.push_back(e2e);
+    e2e_ratio.push_back(pause > 0 ? e2e / pause : 0);
+    wire_ratio.push_back(bytes ? static_cast<double>(st.wire_bytes) / bytes : 0);
+    core_per_obj.push_back(st.objects ? static_cast<double>(st.agent_peak_bytes) / st.objects : 0);
+    const double extra = static_cast<double>(cap_growth) - static_cast<double>(gc_growth);
+    rss_per_obj.push_back(st.objects ? extra / st.objects : 0);
+    std::printf(
+        "round %d: GC.Collect %.1f ms; capture pause %.1f ms = %.2fx (its own collection %.1f ms: "
+        "%.2fx); end to end %.0f ms = "
+        "%.2fx the pause; wire %.2f MiB vs .gclog %.2f MiB = %.3fx; agent core peak %.1f "
+        "B/object; peak RSS growth capture %.1f MiB vs GC.Collect %.1f MiB = %+.1f B/object\n",
+        r + 1, gc_us / 1000, pause, pause_ratio.back(), own_gc_ms.back(), own_ratio.back(), e2e,
+        e2e_ratio.back(), st.wire_bytes / 1048576.0, bytes / 1048576.0, wire_ratio.back(),
+        core_per_obj.back(), cap_growth / 1048576.0, gc_growth / 1048576.0, rss_per_obj.back());
+    std::fflush(stdout);
+  }
+  client.Disconnect();
+  heap.Send("quit");
+  heap.Wait();
+  std::printf(
+      "\n.NET heap: %llu objects, %llu references (HeapBench.dll %d), %d rounds; medians:\n",
+      static_cast<unsigned long long>(objects), static_cast<unsigned long long>(refs), nodes, runs);
+  std::printf(
+      "| game pause of a capture | %.1f ms | GC.Collect() of the same heap %.1f ms | %.2fx |\n",
+      Median(pause_ms), Median(gc_ms), Median(pause_ratio));
+  std::printf(
+      "| game pause of a capture | %.1f ms | its own collection, before the heap report %.1f ms | "
+      "%.2fx |\n",
+      Median(pause_ms), Median(own_gc_ms), Median(own_ratio));
+  std::printf(
+      "| before the pause: frame boundary, the record's memory (stop wait) | %.1f ms | | |\n",
+      Median(wait_ms));
+  std::printf("| end to end (request -> CaptureEnd decoded) | %.0f ms | the pause | %.2fx |\n",
+              Median(e2e_ms), Median(e2e_ratio));
+  std::printf("| bytes on the wire | %.2f MiB | .gclog %.2f MiB | %.3fx |\n", wire / 1048576.0,
+              gclog / 1048576.0, Median(wire_ratio));
+  std::printf("| agent core peak (batches, encoder) | | per object | %.1f B/object |\n",
+              Median(core_per_obj));
+  std::printf("| peak RSS growth, capture minus GC.Collect() | | per object | %.1f B/object |\n",
+              Median(rss_per_obj));
+  return 0;
+}
+
+// "XnaBubbles: N frames in S s (cpu C s)" -> {wall, cpu} seconds per frame ({0, 0} if absent).
+std::pair<double, double> SecondsPerFrame(Child& c) {
+  const std::string line = c.WaitLine("frames in", true);
+  unsigned long long frames = 0;
+  double secs = 0, cpu = 0;
+  if (std::sscanf(line.c_str(), "XnaBubbles: %llu frames in %lf s (cpu %lf s)", &frames, &secs,
+                  &cpu) != 3 ||
+      frames == 0)
+    return {0, 0};
+  return {secs / static_cast<double>(frames), cpu / static_cast<double>(frames)};
+}
+
+int IdleSection(int frames, int runs) {
+  // --no-leak: the game's heap stays the same size, so every frame costs the same.
+  const std::vector<std::string> game = {
+      ProgramDll("XnaBubbles"), "--no-leak", "--fps", "0", "--frames", std::to_string(frames)};
+  auto with = [&](std::vector<std::string> pre) {
+    pre.insert(pre.end(), game.begin(), game.end());
+    return pre;
+  };
+  const std::vector<std::vector<std::string>> configs = {
+      with({"dotnet"}), with({kDotnetLauncher, "--port", "0", "--quiet", "--"}),
+      with({kDotnetLauncher, "--port", "0", "--quiet", "--no-frame", "--"})};
+  const char* names[] = {"plain dotnet", "xrpm-dotnet (frame hook)", "xrpm-dotnet --no-frame"};
+  // [config]: wall and processor time per frame (us), and their ratios to plain dotnet's.
+  std::vector<double> wall[3], cpu[3], wall_ratio[3], cpu_ratio[3];
+  for (int r = 0; r < runs; ++r) {
+    std::pair<double, double> v[3];
+    for (int c = 0; c < 3; ++c) {
+      Child p(configs[c]);
+      v[c] = SecondsPerFrame(p);
+      p.Wait();
+      if (v[c].first <= 0 || v[c].second <= 0) {
+        std::fprintf(stderr, "dotnet_capture_bench: %s did not report its frames\n", names[c]);
+        return 1;
+      }
+      wall[c].push_back(v[c].first * 1e6);
+      cpu[c].push_back(v[c].second * 1e6);
+    }
+    for (int c = 0; c < 3; ++c) {
+      wall_ratio[c].push_back(v[c].first / v[0].first);
+      cpu_ratio[c].push_back(v[c].second / v[0].second);
+    }
+    std::printf(
+        "round %d: us/frame wall (cpu) plain %.2f (%.2f), frame hook %.2f (%.2f) = %+.2f%% "
+        "(%+.2f%%), --no-frame %.2f (%.2f) = %+.2f%% (%+.2f%%)\n",
+        r + 1, wall[0].back(), cpu[0].back(), wall[1].back(), cpu[1].back(),
+        (wall_ratio[1].back() - 1) * 100, (cpu_ratio[1].back() - 1) * 100, wall[2].back(),
+        cpu[2].back(), (wall_ratio[2].back() - 1) * 100, (cpu_ratio[2].back() - 1) * 100);
+    std::fflush(stdout);
+  }
+  std::printf("\nXnaBubbles.dll --no-leak --fps 0 --frames %d, %d rounds; medians:\n", frames,
+              runs);
+  for (int c = 1; c < 3; ++c)
+    std::printf(
+        "| %s, idle | wall %.2f us/frame, cpu %.2f us/frame | plain dotnet: wall %.2f, cpu %.2f "
+        "| wall %+.2f%%, cpu %+.2f%% |\n",
+        names[c], Median(wall[c]), Median(cpu[c]), Median(wall[0]), Median(cpu[0]),
+        (Median(wall_ratio[c]) - 1) * 100, (Median(cpu_ratio[c]) - 1) * 100);
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int nodes = 1000000, runs = 5, frames = 50000;
+  std::string only;
+  for (int i = 1; i + 1 < argc; i += 2) {
+    const std::string a = argv[i];
+    if (a == "--nodes")
+      nodes = std::atoi(argv[i + 1]);
+    else if (a == "--runs")
+      runs = std::atoi(argv[i + 1]);
+    else if (a == "--frames")
+      frames = std::atoi(argv[i + 1]);
+    else if (a == "--only")
+      only = argv[i + 1];
+  }
+  int rc = 0;
+  if (only.empty() || only == "heap") rc |= HeapSection(nodes, runs);
+  if (only.empty() || only == "idle") rc |= IdleSection(frames, runs);
+  return rc;
+}

@@ -1,0 +1,97 @@
+// DotnetAllocations: the ObjectAllocated path (counting, sampling, the stack walk, the names).
+#include "dotnet_allocations.h"
+
+#include <pthread.h>
+
+#include <new>
+
+#include "type_names.h"
+
+namespace xrpm {
+namespace dotnet {
+namespace {
+
+// Each allocating thread's sampler (SampleInterval). initial-exec: read at a fixed offset from
+// the thread pointer on every allocation instead of through __tls_get_addr (the library is
+// dlopen'ed by the runtime; these 32 bytes fit the static TLS surplus glibc keeps for that).
+thread_local agent::ThreadSampler t_alloc_sampler __attribute__((tls_model("initial-exec")));
+
+constexpr const char* kAllocMethodsFull = "<method: name table full>";
+constexpr const char* kAllocClassesFull = "<class: name table full>";
+
+// One sample's managed stack, filled by DoStackSnapshot's callback.
+struct AllocStackWalk {
+  uint64_t keys[agent::kMaxSampleStackDepth];
+  uint32_t depth = 0;
+};
+
+cor::HRESULT CollectAllocFrame(cor::FunctionID function, cor::UINT_PTR, cor::UINT_PTR, cor::ULONG,
+                               uint8_t[], void* client) {
+  auto* walk = static_cast<AllocStackWalk*>(client);
+  if (function == 0) return cor::S_OK;  // a run of native frames
+  walk->keys[walk->depth++] = function;
+  return walk->depth < agent::kMaxSampleStackDepth ? cor::S_OK : cor::E_FAIL;  // E_FAIL: enough
+}
+
+}  // namespace
+
+void DotnetAllocations::OnAllocated(cor::ObjectID object, cor::ClassID klass) {
+  size_t size = 0;
+  if (cor::Failed(info_->GetObjectSize2(object, &size))) return;
+  if (frame_->OnGameThread()) frame_->frames().CountAllocation(size);
+  if (!interval_.Take(t_alloc_sampler, size, static_cast<uint64_t>(pthread_self()))) return;
+  if (!frame_->frames().sink_active()) return;  // nobody keeps samples: no walk
+  SampleAllocation(klass, size);
+}
+
+void DotnetAllocations::SampleAllocation(cor::ClassID klass, uint64_t size) {
+  AllocStackWalk walk;
+  // The calling thread (0), synchronously; an early stop (E_FAIL above) or a walk the runtime
+  // cut short still leaves the frames collected so far.
+  info_->DoStackSnapshot(0, &CollectAllocFrame, cor::kSnapshotDefault, &walk, nullptr, 0);
+  const char* names[agent::kMaxSampleStackDepth];
+  for (uint32_t i = 0; i < walk.depth; ++i) names[i] = MethodName(walk.keys[i]);
+  agent::AllocationSample s{};
+  s.size = size > UINT32_MAX ? UINT32_MAX : static_cast<uint32_t>(size);
+  s.type_key = klass;
+  s.type_name = ClassName(klass);
+  s.depth = walk.depth;
+  s.method_keys = walk.keys;
+  s.method_names = names;
+  s.tag_key = ScopeTagKey();  // Xrpm.dll's scope tags on .NET: taken here once they exist
+  s.tag_name = ScopeTagName();
+  frame_->frames().Sample(s);
+}
+
+const char* DotnetAllocations::MethodName(cor::FunctionID function) {
+  return CachedName(methods_, function, false);
+}
+
+const char* DotnetAllocations::ClassName(cor::ClassID klass) {
+  return CachedName(classes_, klass, true);
+}
+
+const char* DotnetAllocations::CachedName(std::unordered_map<uintptr_t, std::string>& cache,
+                                          uintptr_t key, bool is_class) {
+  const char* full = is_class ? kAllocClassesFull : kAllocMethodsFull;
+  {
+    std::lock_guard<std::mutex> lock(names_mu_);
+    auto it = cache.find(key);
+    if (it != cache.end()) return it->second.c_str();
+    if (cache.size() >= kMaxAllocNames) return full;
+  }
+  // Outside the lock: the runtime's metadata calls (see the header). A reader per miss: misses
+  // are bounded by the cache.
+  try {
+    TypeNames names(info_);
+    std::string name = is_class ? names.ClassName(key) : names.MethodName(key);
+    std::lock_guard<std::mutex> lock(names_mu_);
+    if (cache.size() >= kMaxAllocNames && !cache.count(key)) return full;
+    return cache.emplace(key, std::move(name)).first->second.c_str();  // or another thread's
+  } catch (const std::bad_alloc&) {  // the sample goes out under the placeholder
+    return full;
+  }
+}
+
+}  // namespace dotnet
+}  // namespace xrpm

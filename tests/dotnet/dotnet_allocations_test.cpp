@@ -1,0 +1,160 @@
+// Allocations on .NET (xrpm-dotnet --allocations, dotnet_allocations.h): the C# program
+// Allocations (csharp/Allocations) allocates exactly 1,000 Allocations.Garbage a frame in
+// Allocations.Program.MakeGarbage, called from its frame method Allocations.Program:Tick, and
+// nothing else on the game thread from frame 3 on (frame 2 holds its "ready" lines), while a
+// background thread allocates Allocations.Background all the time. Exact: the frame rows'
+// objects (1,000) and bytes (1,000 x the size the runtime itself counts for one Garbage, which
+// the program prints): the other thread's allocations are not the frame's; sampled: both
+// threads' allocations, each with its own stack; estimated within reason: `xrpm allocations`
+// (sampling) puts Garbage's bytes per frame near that and names MakeGarbage, under Tick, as the
+// allocating method; a capture works with --allocations on. --allocations is refused on attach and
+// with
+// --no-frame. Waits on frames and log lines, bounded; no sleeps.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <csignal>
+#include <cstdlib>
+#include <cstring>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "dotnet_process.h"
+#include "mono_process.h"
+#include "tool_process.h"
+#include "xrpm/client/host_client.h"
+
+namespace xrpm::testing {
+namespace {
+
+constexpr uint32_t kGarbagePerFrame = 1000;
+constexpr const char* kGarbageSizeLine = "Allocations: garbage size ";
+
+// The program under xrpm-dotnet --allocations with its frame method; the size of one Garbage
+// from its line (0 when it never came).
+struct AllocationsRun {
+  AllocationsRun()
+      : run({"--frame", "Allocations.Program:Tick", "--allocations"}, DotnetProgram("Allocations"),
+            {"frames"}) {
+    const std::string line = run.proc->log().WaitFor(kGarbageSizeLine, 60000);
+    const size_t at = line.find(kGarbageSizeLine);
+    if (at != std::string::npos)
+      garbage_size = std::strtoull(line.c_str() + at + std::strlen(kGarbageSizeLine), nullptr, 10);
+  }
+  DotnetRun run;
+  uint64_t garbage_size = 0;
+};
+
+TEST(DotnetAllocations, FrameRowsCarryTheGameThreadsExactAllocationsAndSamplesTheirStack) {
+  SKIP_WITHOUT_DOTNET();
+  AllocationsRun a;
+  ASSERT_FALSE(a.run.endpoint.empty()) << a.run.proc->log().All();
+  ASSERT_GT(a.garbage_size, 0u) << a.run.proc->log().All();
+  auto client = ConnectTo(a.run.endpoint);
+  ASSERT_TRUE(client);
+  client::HostClient& c = *client;
+  c.SubscribeFrames(16384);
+  ASSERT_TRUE(c.WaitFrames(40, 30000)) << c.frames_status().error << a.run.proc->log().All();
+  FrameRecording rec;
+  c.TakeFrames(&rec);
+  ASSERT_GE(rec.frames.size(), 40u);
+  size_t checked = 0;
+  for (size_t i = 0; i < rec.frames.size(); ++i) {
+    const auto& f = rec.frames[i];
+    if (i > 0) EXPECT_EQ(f.frame, rec.frames[i - 1].frame + 1) << "consecutive";
+    if (f.frame < 3) continue;  // frame 2 also writes the program's lines
+    ++checked;
+    EXPECT_EQ(f.alloc_objects, kGarbagePerFrame) << "frame " << f.frame;
+    EXPECT_EQ(f.alloc_bytes, kGarbagePerFrame * a.garbage_size) << "frame " << f.frame;
+  }
+  EXPECT_GT(checked, 30u);
+  // About 24,000 B a frame at one sample per 16 KiB: ~60 samples over 40 frames.
+  size_t garbage = 0, background = 0;
+  for (const auto& s : rec.samples) {
+    if (rec.TypeName(s.type) == "Allocations.Background") {
+      ++background;
+      const auto& stack = rec.Stack(s.stack);
+      ASSERT_FALSE(stack.empty());
+      EXPECT_EQ(rec.MethodName(stack[0]), "Allocations.Program.Worker");
+      continue;
+    }
+    if (rec.TypeName(s.type) != "Allocations.Garbage") continue;
+    ++garbage;
+    EXPECT_EQ(s.size, a.garbage_size);
+    const auto& stack = rec.Stack(s.stack);
+    ASSERT_GE(stack.size(), 3u);
+    EXPECT_EQ(rec.MethodName(stack[0]), "Allocations.Program.MakeGarbage");
+    EXPECT_EQ(rec.MethodName(stack[1]), "Allocations.Program.Tick");
+    EXPECT_EQ(rec.MethodName(stack[2]), "Allocations.Program.Frames");
+  }
+  EXPECT_GT(garbage, 10u) << rec.samples.size() << " samples";
+  // ~480 KB/s on the other thread: ~20 samples over 40 frames.
+  EXPECT_GT(background, 0u) << "samples from every thread";
+  // A capture still works: its event masks keep the allocation bits (the runtime refuses a
+  // mask that drops them), and frames go on after it.
+  std::string error;
+  client::CaptureResult res;
+  ASSERT_TRUE(c.StartCapture(&error)) << error;
+  ASSERT_TRUE(c.WaitCapture(60000, &res)) << a.run.proc->log().All();
+  EXPECT_TRUE(res.ok) << res.error << a.run.proc->log().All();
+  EXPECT_TRUE(c.WaitFrames(rec.frames.size() + 20, 30000)) << c.frames_status().error;
+  EXPECT_EQ(a.run.proc->Stop(30000), 128 + SIGTERM);
+}
+
+TEST(DotnetAllocations, XrpmAllocationsNamesTheTypeAndTheMethodWithAnEstimateInReason) {
+  SKIP_WITHOUT_DOTNET();
+  AllocationsRun a;
+  ASSERT_FALSE(a.run.endpoint.empty()) << a.run.proc->log().All();
+  ASSERT_GT(a.garbage_size, 0u) << a.run.proc->log().All();
+  const double per_frame = double(kGarbagePerFrame * a.garbage_size);
+
+  // 150 frames of 24,000 B at one sample per 16 KiB: ~220 samples, a relative error of ~7 %.
+  const RunResult by_type = RunXrpm("allocations --connect " + a.run.endpoint +
+                                    " --count 150 --duration 60 --by type --json");
+  ASSERT_EQ(by_type.exit_code, 0) << by_type.out;
+  const auto t = nlohmann::json::parse(by_type.out);
+  EXPECT_EQ(t["frames"], 150);
+  // Exact: every frame but possibly frame 2 (its lines) holds the 1,000 objects alone.
+  EXPECT_GE(t["exact_bytes_per_frame"].get<double>(), per_frame);
+  EXPECT_LE(t["exact_bytes_per_frame"].get<double>(), per_frame * 1.05);
+  bool type_found = false;
+  for (const auto& row : t["types"]) {
+    if (row["type"] != "Allocations.Garbage") continue;
+    type_found = true;
+    const double est = row["bytes_per_frame"].get<double>();
+    EXPECT_NEAR(est, per_frame, per_frame * 0.3) << by_type.out.substr(0, 2000);
+  }
+  EXPECT_TRUE(type_found) << by_type.out.substr(0, 2000);
+
+  const RunResult by_method = RunXrpm("allocations --connect " + a.run.endpoint +
+                                      " --count 60 --duration 60 --by method --json");
+  ASSERT_EQ(by_method.exit_code, 0) << by_method.out;
+  const auto m = nlohmann::json::parse(by_method.out);
+  ASSERT_GT(m["methods"].size(), 0u) << by_method.out.substr(0, 2000);
+  EXPECT_EQ(m["methods"][0]["method"], "Allocations.Program.MakeGarbage") << "the top self";
+
+  const RunResult tree =
+      RunXrpm("allocations --connect " + a.run.endpoint + " --count 30 --duration 60 --by stack");
+  ASSERT_EQ(tree.exit_code, 0) << tree.out;
+  EXPECT_NE(tree.out.find("Allocations.Program.Tick"), std::string::npos) << tree.out;
+  EXPECT_NE(tree.out.find("Allocations.Program.MakeGarbage"), std::string::npos) << tree.out;
+  EXPECT_EQ(a.run.proc->Stop(30000), 128 + SIGTERM);
+}
+
+TEST(DotnetAllocations, RefusedOnAttachAndWithoutTheFrameHook) {
+  SKIP_WITHOUT_DOTNET();
+  const RunResult attach = RunDotnetLauncher({"--attach", "1", "--allocations"});
+  EXPECT_EQ(attach.exit_code, 2);
+  EXPECT_NE(attach.err.find("never on attach"), std::string::npos) << attach.err;
+  const RunResult no_frame =
+      RunDotnetLauncher({"--allocations", "--no-frame", "--", DotnetProgram("Graph")});
+  EXPECT_EQ(no_frame.exit_code, 2);
+  EXPECT_NE(no_frame.err.find("not with --no-frame"), std::string::npos) << no_frame.err;
+  const RunResult alone =
+      RunDotnetLauncher({"--sample-bytes", "4096", "--", DotnetProgram("Graph")});
+  EXPECT_EQ(alone.exit_code, 2);
+  EXPECT_NE(alone.err.find("--allocations"), std::string::npos) << alone.err;
+}
+
+}  // namespace
+}  // namespace xrpm::testing
