@@ -33,6 +33,19 @@ void Agent::Impl::OnCaptureRequest(ENetPeer* peer, const wire::CaptureRequest& r
                                           false));
     return;
   }
+  if (r.join_induced_gc_ms() != 0 && (!runtime.JoinsInducedCollections() ||
+                                      r.join_induced_gc_ms() > protocol::kMaxJoinInducedGcMs)) {
+    SendControl(peer,
+                protocol::MakeError(
+                    wire::BAD_REQUEST,
+                    !runtime.JoinsInducedCollections()
+                        ? std::string("this runtime cannot join another tool's collection: "
+                                      "it induces its own (CAP_JOIN_INDUCED_GC)")
+                        : "join_induced_gc_ms " + std::to_string(r.join_induced_gc_ms()) +
+                              " over the limit of " + std::to_string(protocol::kMaxJoinInducedGcMs),
+                    false));
+    return;
+  }
   StartJob(r);
 }
 
@@ -43,6 +56,7 @@ void Agent::Impl::StartJob(const wire::CaptureRequest& r) {
   job->detail.fields = r.fields() && runtime.ReportsFields();
   job->detail.values = job->detail.fields && r.values() && runtime.ReportsValues();
   job->detail.string_cap = r.string_cap() ? r.string_cap() : protocol::kDefaultStringCap;
+  job->join_induced_gc_ms = r.join_induced_gc_ms();
   PumpMarkers();  // the markers posted up to now, so the last one is current
   job->has_marker = has_last_marker;
   job->last_marker = last_marker;

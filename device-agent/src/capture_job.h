@@ -50,6 +50,10 @@ struct CaptureJob {
   // (null: runtime.WalkHeap(sink)). An in-process capture (local_capture.h) may hand the same
   // walk to another sink too. Set before the capture thread sees the job.
   std::function<void(HeapInfoCallback& sink)> walk;
+  // Not 0: record the next full collection induced in the process within this many ms instead
+  // of inducing one (RuntimePort::JoinInducedCollection). Set before the capture thread sees
+  // the job.
+  uint32_t join_induced_gc_ms = 0;
   // The last marker the game posted before the request (CaptureBegin.last_marker).
   bool has_marker = false;
   QueuedMarker last_marker;

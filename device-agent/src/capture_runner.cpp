@@ -15,13 +15,22 @@ struct StoppedWork {
   RuntimePort* runtime;
   CaptureSink* sink;
   const std::function<void(HeapInfoCallback&)>* walk;
+  uint32_t join_induced_gc_ms;
+  const std::atomic<int64_t>* cancelled;
   int64_t stopped_ns = 0, gc_done_ns = 0, walk_done_ns = 0;
 };
 
 void WithWorldStopped(void* ctx) {
   auto* w = static_cast<StoppedWork*>(ctx);
   w->stopped_ns = NowNs();
-  w->runtime->InduceFullCollection();
+  if (w->join_induced_gc_ms != 0) {
+    // The collection is the other tool's, and so is its pause: the wait for it counts as the
+    // wait for the stop (CaptureEnd.stop_wait_us), not as the capture's collection.
+    w->runtime->JoinInducedCollection(w->join_induced_gc_ms, w->cancelled);
+    w->stopped_ns = NowNs();
+  } else {
+    w->runtime->InduceFullCollection();
+  }
   w->gc_done_ns = NowNs();
   // A runtime that stops the game only inside the collection says when it did (after the wait
   // for the frame boundary): the pause starts there.
@@ -58,7 +67,7 @@ void QueueAbort(CaptureJob& job, wire::ErrorCode code, const std::string& reason
 
 void Run(RuntimePort& runtime, CaptureJob& job, uint32_t stop_timeout_ms) {
   CaptureSink sink(runtime, job);
-  StoppedWork work{&runtime, &sink, &job.walk};
+  StoppedWork work{&runtime, &sink, &job.walk, job.join_induced_gc_ms, &job.cancel_ns};
   const int64_t requested_ns = NowNs();
   job.hold_sends.store(!CaptureSink::Streaming(job), std::memory_order_release);
   const bool stopped = runtime.RunWithWorldStopped(&WithWorldStopped, &work, stop_timeout_ms);

@@ -199,7 +199,8 @@ void Agent::Impl::GrantControl(ENetPeer* peer, Session* s) {
                       (runtime.SupportsFrameEvents() ? wire::CAP_FRAMES : 0) |
                       (runtime.ReportsFields() ? wire::CAP_FIELDS : 0) |
                       (runtime.ReportsFields() && runtime.ReportsValues() ? wire::CAP_VALUES : 0) |
-                      (markers_on ? wire::CAP_MARKERS : 0));
+                      (markers_on ? wire::CAP_MARKERS : 0) |
+                      (runtime.JoinsInducedCollections() ? wire::CAP_JOIN_INDUCED_GC : 0));
   w->set_min_counter_interval_ms(protocol::kMinCounterIntervalMs);
   w->set_max_message_bytes(protocol::kMaxAgentMessageBytes);
   w->set_max_host_message_bytes(protocol::kMaxHostMessageBytes);

@@ -137,5 +137,31 @@ TEST(CliCapture, UsageErrors) {
   EXPECT_NE(r.err.find("bad port"), std::string::npos) << r.err;
 }
 
+// --join-induced-gc: a bad duration and unattended options are usage errors; a runtime that
+// induces its own collection (the emulator) is refused before anything is asked, nothing saved.
+TEST(CliCapture, JoinInducedGcIsRefusedWhereItCannotHold) {
+  RunResult bad = RunProcess(
+      {kXrpm, "capture", "--connect", "127.0.0.1:1", "--join-induced-gc=soon", "-o", "x.gclog"});
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("--join-induced-gc: expected a positive duration"), std::string::npos)
+      << bad.err;
+  RunResult every = RunProcess({kXrpm, "capture", "--connect", "127.0.0.1:1", "--join-induced-gc",
+                                "--every", "1s", "-o", "x.gclog"});
+  EXPECT_EQ(every.exit_code, 2);
+  EXPECT_NE(every.err.find("does not combine with unattended options"), std::string::npos)
+      << every.err;
+
+  const TempDir dir("xrpm_cli_capture");
+  EmulatorProcess emu({"--scenario", "bubbles"});
+  ASSERT_FALSE(emu.endpoint.empty()) << emu.proc->log().All();
+  RunResult r = RunProcess({kXrpm, "capture", "--connect", emu.endpoint, "--join-induced-gc", "-o",
+                            dir.Path("x.gclog")});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("cannot join another tool's collection: it induces its own"),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(FilesIn(dir.path()), 0u);
+}
+
 }  // namespace
 }  // namespace xrpm::testing

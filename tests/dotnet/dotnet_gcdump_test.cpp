@@ -20,33 +20,13 @@
 #include <sstream>
 
 #include "dotnet_process.h"
+#include "gcdump_compare.h"
 #include "temp_dir.h"
 #include "tool_process.h"
 #include "xrpm/formats/snapshot_io.h"
 
 namespace xrpm::testing {
 namespace {
-
-std::string FindGcdump() {
-  if (const char* env = std::getenv("XRPM_DOTNET_GCDUMP")) return access(env, X_OK) == 0 ? env : "";
-  const std::string installed = std::string(XRPM_DOTNET_TOOLS_DIR) + "/dotnet-gcdump";
-  if (access(installed.c_str(), X_OK) == 0) return installed;
-  const char* path = std::getenv("PATH");
-  std::stringstream dirs(path ? path : "");
-  std::string dir;
-  while (std::getline(dirs, dir, ':'))
-    if (!dir.empty() && access((dir + "/dotnet-gcdump").c_str(), X_OK) == 0)
-      return dir + "/dotnet-gcdump";
-  return "";
-}
-
-// The first child of `pid` (xrpm-dotnet's: the program).
-int ChildOf(int pid) {
-  std::ifstream f("/proc/" + std::to_string(pid) + "/task/" + std::to_string(pid) + "/children");
-  int child = 0;
-  f >> child;
-  return child;
-}
 
 struct TypeTotals {
   size_t count = 0;
@@ -64,15 +44,8 @@ std::map<std::string, TypeTotals> ByType(const Snapshot& s) {
 
 TEST(DotnetGcdump, SameCountsAsDotnetGcdumpOfTheSameProcess) {
   SKIP_WITHOUT_DOTNET();
-  const std::string gcdump = FindGcdump();
-  if (gcdump.empty()) {
-    std::ifstream why(std::string(XRPM_DOTNET_TOOLS_DIR) + "/dotnet-gcdump.unavailable");
-    std::string reason;
-    std::getline(why, reason);
-    GTEST_SKIP() << "dotnet-gcdump not found" << (reason.empty() ? "" : ": " + reason)
-                 << " (scripts/dotnet_tools.sh installs it into " XRPM_DOTNET_TOOLS_DIR
-                    "; or set XRPM_DOTNET_GCDUMP=PATH/dotnet-gcdump)";
-  }
+  const std::string gcdump = FindDotnetGcdump();
+  if (gcdump.empty()) GTEST_SKIP() << GcdumpMissingReason();
   TempDir dir("xrpm-gcdump");
   const std::string gate = dir.Path("gate");
   ASSERT_EQ(mkfifo(gate.c_str(), 0600), 0);
@@ -84,7 +57,7 @@ TEST(DotnetGcdump, SameCountsAsDotnetGcdumpOfTheSameProcess) {
   ASSERT_FALSE(run.endpoint.empty()) << run.proc->log().All();
   ASSERT_FALSE(run.proc->log().WaitFor("Graph: ready", 60000).empty());
   EXPECT_NE(run.proc->log().WaitFor("GC events always on", 30000), "");
-  const int pid = ChildOf(run.proc->pid());
+  const int pid = FirstChildOf(run.proc->pid());
   ASSERT_GT(pid, 0);
 
   const RunResult cap =

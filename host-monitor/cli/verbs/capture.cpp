@@ -38,6 +38,8 @@ struct Opts {
   uint32_t keep = 0;
   uint64_t count = 0;
   bool ignore_game_requests = false;
+  // --join-induced-gc[=DURATION]: "" when absent; "default" when given without a value.
+  std::string join;
   bool Unattended() const {
     return !every.empty() || !on_growth.empty() || !on_gc_pause.empty() || !on_marker.empty() ||
            keep > 0 || count > 0 || !duration.empty();
@@ -155,7 +157,12 @@ int RunUnattended(const Opts& o) {
 
 // One progress line: objects, MB received, rate since the first batch, ETA (when the agent
 // announced the heap size).
-void DrawProgress(const client::CaptureProgress& p, double* receive_start_s) {
+void DrawProgress(const client::CaptureProgress& p, double* receive_start_s, bool joining) {
+  if (joining && (p.phase == client::CapturePhase::kRequested || p.objects == 0)) {
+    std::fprintf(stderr, "\r\033[Kwaiting for another tool's collection... %.0fs", p.elapsed_s);
+    std::fflush(stderr);
+    return;
+  }
   if (p.phase == client::CapturePhase::kRequested || p.objects == 0) {
     // The agent holds the batches while the game is stopped (docs/PROTOCOL.md), so the first
     // objects arrive when it runs again.
@@ -183,6 +190,12 @@ void DrawProgress(const client::CaptureProgress& p, double* receive_start_s) {
 }
 
 int Run(const Opts& o) {
+  if (o.Unattended() && !o.join.empty()) {
+    std::fprintf(stderr,
+                 "xrpm capture: --join-induced-gc takes one capture, when another tool collects; "
+                 "it does not combine with unattended options\n");
+    return kExitUsage;
+  }
   if (o.Unattended()) return RunUnattended(o);
   if (o.ignore_game_requests) {
     std::fprintf(stderr,
@@ -190,10 +203,26 @@ int Run(const Opts& o) {
                  "--on-growth, --on-gc-pause, --on-marker, --keep, --count or --duration)\n");
     return kExitUsage;
   }
+  client::CaptureOptions capture = o.capture;
+  if (!o.join.empty()) {
+    double join_s = client::kDefaultJoinInducedGcMs / 1000.0;
+    std::string why;
+    if (o.join != "default" && !ParseDuration(o.join, &join_s, &why)) {
+      std::fprintf(stderr, "xrpm capture: --join-induced-gc: %s\n", why.c_str());
+      return kExitUsage;
+    }
+    if (join_s * 1000 < 1 || join_s * 1000 > UINT32_MAX) {
+      std::fprintf(stderr,
+                   "xrpm capture: --join-induced-gc: %s: expected a duration of 1 ms or more\n",
+                   o.join.c_str());
+      return kExitUsage;
+    }
+    capture.join_induced_gc_ms = static_cast<uint32_t>(join_s * 1000);
+  }
   auto c = ConnectForCli(o.connect);
   const client::DeviceInfo dev = c->device();
   std::string error;
-  if (!c->StartCapture(&error, o.capture)) {
+  if (!c->StartCapture(&error, capture)) {
     std::fprintf(stderr, "xrpm capture: %s\n", error.c_str());
     return kExitBadInput;
   }
@@ -205,7 +234,7 @@ int Run(const Opts& o) {
                             std::chrono::duration<double>(o.timeout_s));
   for (;;) {
     if (c->WaitCapture(tty ? 100 : 1000, &r)) break;
-    if (tty) DrawProgress(c->capture_progress(), &receive_start_s);
+    if (tty) DrawProgress(c->capture_progress(), &receive_start_s, capture.join_induced_gc_ms != 0);
     if (std::chrono::steady_clock::now() > deadline) {
       c->CancelCapture();
       c->WaitCapture(5000, &r);
@@ -304,6 +333,13 @@ VerbRegistration reg{
       cmd.add_option("--string-cap", o->capture.string_cap,
                      "Characters of text kept per string (default: the agent's, 1024)")
           ->check(CLI::Range(1, 4096));
+      cmd.add_option("--join-induced-gc", o->join,
+                     "Induce no collection: record the next full collection another tool "
+                     "induces within DURATION (default 60s), e.g. `dotnet-gcdump collect -p PID` "
+                     "started after this; both then read the same heap (the .NET port)")
+          ->type_name("[DURATION]")
+          ->expected(0, 1)
+          ->default_str("default");
       AddJsonFlag(cmd, o->json);
       return [o] { return Run(*o); };
     }};

@@ -9,6 +9,7 @@
 // where a method says it needs the world stopped.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 
@@ -75,6 +76,21 @@ class RuntimePort : public HeapWalkable {
   // same pause (same clock; 0: not known): the capture then reports the collection and the walk
   // apart (gc_us, walk_us).
   virtual int64_t HeapReportStartNs() const { return 0; }
+
+  // ---- joining another tool's collection (optional) ----
+  // True when JoinInducedCollection is supported (the agent then advertises
+  // CAP_JOIN_INDUCED_GC and accepts CaptureRequest.join_induced_gc_ms).
+  virtual bool JoinsInducedCollections() const { return false; }
+  // Instead of InduceFullCollection (world "stopped" as for it): induces nothing, waits up to
+  // timeout_ms for the next full collection induced in the process (another tool's, such as
+  // dotnet-gcdump's, or the program's GC.Collect) and records that one, so the capture and the
+  // other tool read the same heap at the same moment. Returns early, recording nothing, once
+  // *cancelled is non-zero (may be null). A wait that ends without a recorded collection makes
+  // WalkHeap report WalkFailed, saying why. Called only when JoinsInducedCollections().
+  virtual void JoinInducedCollection(uint32_t timeout_ms, const std::atomic<int64_t>* cancelled) {
+    (void)timeout_ms;
+    (void)cancelled;
+  }
 
   // ---- frames and allocation samples (optional; frame_events.h) ----
   // A runtime that does not override these reports no frames: the agent refuses a frames

@@ -201,6 +201,8 @@ int main(int argc, char** argv) {
     setenv(dn::kOptionsEnv, xrpm::mono::FormatProfilerOptions(opts).c_str(), 1);
     if (!token.empty()) setenv(dn::kTokenEnv, token.c_str(), 1);
     if (no_frame) setenv(dn::kNoFrameEnv, "1", 1);
+    // The agent runs in this process only, not in the .NET processes it starts (profiler_env.h).
+    setenv(dn::kPidEnv, std::to_string(getpid()).c_str(), 1);
     for (const char* name : dn::kRuntimeProfilerEnv) unsetenv(name);  // ours alone
     // No background collections: the agent then asks for the GC events per capture only.
     if (!std::getenv(dn::kGcConcurrentEnv)) {

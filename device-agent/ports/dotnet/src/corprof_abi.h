@@ -52,6 +52,9 @@ constexpr HRESULT CLASS_E_CLASSNOTAVAILABLE = static_cast<HRESULT>(0x80040111u);
 constexpr HRESULT CORPROF_E_RUNTIME_UNINITIALIZED = static_cast<HRESULT>(0x80131371u);
 // InitializeForAttach's refusal: the profiler does not attach (ours: it said why).
 constexpr HRESULT CORPROF_E_PROFILER_NOT_ATTACHABLE = static_cast<HRESULT>(0x80131368u);
+// Initialize's answer when the profiler should not run in this process: the runtime releases it
+// and runs the program without a profiler, logging nothing.
+constexpr HRESULT CORPROF_E_PROFILER_CANCEL_ACTIVATION = static_cast<HRESULT>(0x80131375u);
 constexpr bool Failed(HRESULT hr) {
   return hr < 0;
 }

@@ -1,6 +1,8 @@
 // DotnetPort: the capture's collection, its recording and the walk over the record.
 #include "dotnet_port.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cstdio>
 #include <exception>
@@ -129,7 +131,8 @@ void DotnetPort::OnGcStarted(int32_t generation_count, const cor::BOOL* collecte
   if (reason == cor::kGcInduced && !armed_.load(std::memory_order_acquire))
     counters_.Add(DotnetCounter::kCallsToGcCollect, 1);  // the program's, not a capture's
   const bool full = generation_count > 2 && collected && collected[2];
-  if (full && armed_.load(std::memory_order_acquire)) {
+  const bool wanted = !join_.load(std::memory_order_acquire) || reason == cor::kGcInduced;
+  if (full && wanted && armed_.load(std::memory_order_acquire)) {
     // The world is stopped: where the game thread is is settled.
     const bool inside = frame_ && frame_->in_frame();
     if (inside && frame_wait_.load(std::memory_order_acquire) &&
@@ -140,6 +143,7 @@ void DotnetPort::OnGcStarted(int32_t generation_count, const cor::BOOL* collecte
     stopped_inside_.store(inside, std::memory_order_relaxed);
     stopped_after_.store(frame_ ? frame_->completed() : 0, std::memory_order_relaxed);
     std::lock_guard<std::mutex> lock(record_mu_);
+    if (!armed_.load(std::memory_order_acquire)) return;  // a join that just gave up (Join)
     record_.Clear();
     recorded_start_ns_.store(started_ns, std::memory_order_release);
     report_start_ns_.store(0, std::memory_order_release);
@@ -178,6 +182,7 @@ void DotnetPort::OnGcFinished() {
   recording_.store(false, std::memory_order_release);
   armed_.store(false, std::memory_order_release);
   recorded_.store(!record_.objects.empty(), std::memory_order_release);
+  recorded_cv_.notify_all();
 }
 
 bool DotnetPort::OnObjectReferences(cor::ObjectID object, cor::ClassID klass, cor::ULONG count,
@@ -325,6 +330,74 @@ bool DotnetPort::Collect(std::string* failure) {
   *failure = "the runtime reported no objects in " + std::to_string(kMaxCollections) +
              " forced collections";
   return false;
+}
+
+bool DotnetPort::Join(uint32_t timeout_ms, const std::atomic<int64_t>* cancelled,
+                      std::string* failure) {
+  const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
+  frame_wait_.store(false, std::memory_order_release);  // the other tool picks the moment
+  if (mode_ == EventMode::kPerCapture) {
+    for (;;) {
+      const cor::HRESULT hr =
+          info_->SetEventMask2(cor::kMonitorGc | cor::kMonitorClassLoads | ExtraMaskLow(), 0);
+      if (!cor::Failed(hr)) break;
+      if (hr != cor::CORPROF_E_RUNTIME_UNINITIALIZED || std::chrono::steady_clock::now() >= until) {
+        *failure = "the runtime refused the GC events for the capture (" + HexHr(hr) +
+                   "): are background collections on (DOTNET_gcConcurrent)?";
+        return false;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(kRetryMs));  // still starting
+    }
+  }
+  {
+    std::lock_guard<std::mutex> lock(record_mu_);
+    recorded_.store(false, std::memory_order_release);
+    join_.store(true, std::memory_order_release);
+    armed_.store(true, std::memory_order_release);
+  }
+  // Armed: a tool started once this line is out is joined.
+  Log("capture: waiting up to " + std::to_string(timeout_ms) +
+      " ms for a full collection another tool induces (dotnet-gcdump collect -p " +
+      std::to_string(getpid()) + "), inducing none");
+  bool recorded = false;
+  {
+    std::unique_lock<std::mutex> lock(record_mu_);
+    for (;;) {
+      recorded = recorded_.load(std::memory_order_acquire);
+      if (recorded) break;
+      // A collection that reported no objects disarmed the recording: wait for the next one.
+      if (!recording_.load(std::memory_order_acquire))
+        armed_.store(true, std::memory_order_release);
+      const bool stop = (cancelled && cancelled->load(std::memory_order_acquire) != 0) ||
+                        std::chrono::steady_clock::now() >= until;
+      if (stop && !recording_.load(std::memory_order_acquire)) break;
+      // Woken when a recorded collection finishes; the slice bounds how late a cancel is seen.
+      recorded_cv_.wait_for(lock, std::chrono::milliseconds(50));
+    }
+    // Under the lock: a collection starting from now on sees the recording disarmed.
+    armed_.store(false, std::memory_order_release);
+    join_.store(false, std::memory_order_release);
+  }
+  if (mode_ == EventMode::kPerCapture)
+    info_->SetEventMask2(IdleMaskLow(mode_) | ExtraMaskLow(), IdleMaskHigh(mode_));
+  if (recorded) {
+    Log("capture: recorded the collection another tool induced");
+    return true;
+  }
+  *failure = cancelled && cancelled->load(std::memory_order_acquire) != 0
+                 ? "the capture was cancelled while it waited for another tool's collection"
+                 : "no full collection was induced within " + std::to_string(timeout_ms) +
+                       " ms (start the other tool, e.g. dotnet-gcdump collect -p " +
+                       std::to_string(getpid()) + ", once the capture waits)";
+  return false;
+}
+
+void DotnetPort::JoinInducedCollection(uint32_t timeout_ms, const std::atomic<int64_t>* cancelled) {
+  failure_.clear();
+  if (!Join(timeout_ms, cancelled, &failure_)) {
+    std::lock_guard<std::mutex> lock(record_mu_);
+    record_.Clear();
+  }
 }
 
 void DotnetPort::LogStopPoint() {

@@ -37,6 +37,17 @@
 //      is). The capture's log line says where the game was stopped and after which frame.
 //      The game's pause is the recorded collection (WorldStoppedAtNs: its start); the wait
 //      for the frame boundary before it is the capture's stop wait, not part of the pause.
+//   2''. A capture that joins another tool's collection (JoinInducedCollection, `xrpm capture
+//      --join-induced-gc`) forces none: it arms the recording for the next full collection
+//      whose reason is "induced" (dotnet-gcdump's, through EventPipe, or the program's
+//      GC.Collect) and waits up to its time limit for it (kPerCapture: with the GC events on
+//      for that wait). The runtime walks that collection's heap once, for the profiler and for
+//      EventPipe alike, so the capture and the other tool read the same objects. A collection
+//      that reported no objects is not the one: the wait goes on. At the time limit, or when the
+//      capture is cancelled, the recording is disarmed under the record's lock; a collection
+//      already recording is waited for, so no GC thread writes the record after the wait.
+//      Layouts and static fields are prepared before the wait (RunWithWorldStopped), so a
+//      class first loaded during it has no values, slots or static roots in this capture.
 //   3. WalkHeap tells the sink the world resumed (the game's pause ended with the collection),
 //      adds the non-GC heap's objects the record references (frozen string literals: found
 //      with IsFrozenObject, they never move), names the classes and hands the record to the
@@ -69,6 +80,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <functional>
 #include <mutex>
 #include <string>
@@ -124,6 +136,8 @@ class DotnetPort final : public agent::RuntimePort {
   int64_t HeapReportStartNs() const override {
     return report_start_ns_.load(std::memory_order_acquire);
   }
+  bool JoinsInducedCollections() const override { return true; }
+  void JoinInducedCollection(uint32_t timeout_ms, const std::atomic<int64_t>* cancelled) override;
   void WalkHeap(agent::HeapInfoCallback& sink) override;
   // Layouts, slots, values and string text (field_layouts.h), a stack frame's method
   // ("Graph.Program.Main").
@@ -187,6 +201,8 @@ class DotnetPort final : public agent::RuntimePort {
   bool Collect(std::string* failure);  // one capture's forced collection(s), recorded
   // Sizes to reserve before the first capture, from the GC heap's bytes in use.
   HeapRecord::Sizes FirstRecordGuess() const;
+  // One capture's wait for an induced collection, recorded (2'' above).
+  bool Join(uint32_t timeout_ms, const std::atomic<int64_t>* cancelled, std::string* failure);
   void AddFrozenObjects();  // the non-GC heap's objects the record references
   void Walk(agent::HeapInfoCallback& sink);
   void LogStopPoint();
@@ -221,7 +237,9 @@ class DotnetPort final : public agent::RuntimePort {
   std::atomic<bool> armed_{false};      // record the next full collection
   std::atomic<bool> recording_{false};  // this collection is being recorded
   std::atomic<bool> recorded_{false};
-  std::atomic<bool> induced_{false};  // the collection under way was induced
+  std::atomic<bool> induced_{false};     // the collection under way was induced
+  std::atomic<bool> join_{false};        // armed_ for an induced collection only (Join)
+  std::condition_variable recorded_cv_;  // with record_mu_: a recorded collection finished
   // The frame boundary (frame_hook.h): this capture waits for frame ends; a collection that
   // caught the game thread inside the frame method is not recorded (at most kMaxMidFrame times).
   std::atomic<bool> frame_wait_{false};

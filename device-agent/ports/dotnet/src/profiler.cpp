@@ -81,6 +81,10 @@ cor::ULONG Profiler::Release() {
 }
 
 cor::HRESULT Profiler::Initialize(cor::IUnknown* unknown) {
+  // Another process than the one the launcher started (a child that inherited the runtime's
+  // copy of the environment: profiler_env.h): no agent here, and nothing touched.
+  if (const char* pid = std::getenv(kPidEnv))
+    if (std::to_string(getpid()) != pid) return cor::CORPROF_E_PROFILER_CANCEL_ACTIVATION;
   void* info = nullptr;
   if (!unknown || cor::Failed(unknown->QueryInterface(cor::kIID_ICorProfilerInfo10, &info)) ||
       !info)
@@ -96,6 +100,7 @@ cor::HRESULT Profiler::Initialize(cor::IUnknown* unknown) {
   const char* no_frame = std::getenv(kNoFrameEnv);
   const bool frame_hook = !(no_frame && std::string(no_frame) == "1");
   unsetenv(kNoFrameEnv);
+  unsetenv(kPidEnv);
   std::string endpoint;
   const std::string error = Start(opts_text, token_text, false, frame_hook, &endpoint);
   if (!error.empty()) FailStartup(error);

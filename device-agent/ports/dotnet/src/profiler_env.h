@@ -19,8 +19,16 @@
 //   XRPM_DOTNET_STATUS_FD  a descriptor the library writes one line to once it has started the
 //                          agent ("ok ADDR:PORT" or "error MESSAGE"): CoreCLR runs a program
 //                          without a profiler it cannot load, the launcher must notice
-// The library removes all of them from the process's environment once read, so the program's
-// own child processes (a build's compiler servers, say) start without the agent.
+//   XRPM_DOTNET_PID        the process id of the program the launcher started: the library
+//                          starts the agent there only and declines (Initialize answers
+//                          CORPROF_E_PROFILER_CANCEL_ACTIVATION) in any other process
+// The library removes all of them from the C environment once read, but that does not reach
+// the program's own .NET child processes (MSBuild's compiler, `dotnet build`'s nodes): CoreCLR
+// keeps its own copy of the environment, taken before the profiler loads, and managed code
+// (Process.Start) passes that copy on. So a child loads the library too, finds another process
+// id in XRPM_DOTNET_PID and declines at once: it runs without a profiler and no second agent
+// competes for the port. What a child still inherits: DOTNET_gcConcurrent=0 when the launcher
+// set it (docs/DOTNET.md, "Programs that start other .NET processes").
 //
 // Thread-safety: constants.
 #pragma once
@@ -41,6 +49,7 @@ constexpr const char* kNoFrameEnv = "XRPM_DOTNET_NO_FRAME";
 constexpr const char* kStatusFdEnv = "XRPM_DOTNET_STATUS_FD";
 constexpr const char* kGcConcurrentEnv = "DOTNET_gcConcurrent";
 constexpr const char* kGcSetEnv = "XRPM_DOTNET_GC_SET";
+constexpr const char* kPidEnv = "XRPM_DOTNET_PID";
 
 // The runtime's variables (and their DOTNET_ spellings), removed once the library is loaded.
 constexpr const char* kRuntimeProfilerEnv[] = {

@@ -491,6 +491,7 @@ void HostClient::Impl::ExecuteCommands() {
       req->set_fields(true);  // layouts, slots and labels: always, when the agent can
       req->set_values(co.values);
       req->set_string_cap(co.string_cap);
+      req->set_join_induced_gc_ms(co.join_induced_gc_ms);
     } else {  // cancel
       if (!assembler) continue;
       cancelled_capture = assembler->capture_id();  // 0 if its begin has not arrived yet

@@ -4,6 +4,7 @@
 #include <chrono>
 
 #include "host_client_impl.h"
+#include "xrpm/protocol/constants.h"
 
 namespace xrpm::client {
 
@@ -182,6 +183,20 @@ bool HostClient::StartCapture(std::string* error, const CaptureOptions& opts) {
   }
   if (m.capture_active) {
     if (error) *error = "a capture is already running";
+    return false;
+  }
+  // An agent without the capability would ignore the field and induce its own collection.
+  if (opts.join_induced_gc_ms != 0 && !(m.device.capabilities & wire::CAP_JOIN_INDUCED_GC)) {
+    if (error)
+      *error = "the agent (" + m.device.runtime_name +
+               ") cannot join another tool's collection: it induces its own (only the .NET "
+               "port can; an older agent cannot)";
+    return false;
+  }
+  if (opts.join_induced_gc_ms > protocol::kMaxJoinInducedGcMs) {
+    if (error)
+      *error = "joining waits at most " + std::to_string(protocol::kMaxJoinInducedGcMs / 1000) +
+               " s for another tool's collection";
     return false;
   }
   m.capture_active = true;

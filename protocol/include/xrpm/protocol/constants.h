@@ -67,6 +67,9 @@ constexpr uint32_t kMaxStringCap = 4096;
 constexpr uint32_t kMaxObjectValues =
     kMaxStringCap + 1 > kMaxLayoutFields ? kMaxStringCap + 1 : kMaxLayoutFields;
 
+// ---- joining another tool's collection (CaptureRequest.join_induced_gc_ms) ----
+constexpr uint32_t kMaxJoinInducedGcMs = 3600 * 1000;  // an hour
+
 // ---- strings and counters ----
 constexpr size_t kMaxShortString = 256;  // names, versions, platform, client name, token
 constexpr size_t kMaxErrorMessage = 1024;

@@ -45,7 +45,13 @@ struct ClientOptions {
 struct CaptureOptions {
   bool values = true;
   uint32_t string_cap = 0;  // UTF-16 units of text per string; 0: the agent's default (1024)
+  // Not 0: the agent induces no collection; it records the next full collection induced in the
+  // process within this many ms (another tool's, e.g. `dotnet-gcdump collect`; `xrpm capture
+  // --join-induced-gc`). StartCapture refuses it unless the agent has CAP_JOIN_INDUCED_GC.
+  uint32_t join_induced_gc_ms = 0;
 };
+// `xrpm capture --join-induced-gc` without a duration.
+inline constexpr uint32_t kDefaultJoinInducedGcMs = 60 * 1000;
 
 // The state of the frames subscription (SubscribeFrames).
 struct FramesStatus {
