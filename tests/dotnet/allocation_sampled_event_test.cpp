@@ -21,8 +21,8 @@ void PutLe(std::vector<uint8_t>* out, uint64_t v, size_t bytes) {
 std::vector<uint8_t> Payload(size_t pointer, bool heap_index, const std::u16string& name,
                              uint64_t size, uint64_t offset) {
   std::vector<uint8_t> p;
-  PutLe(&p, 1, 4);                     // AllocationKind: large
-  PutLe(&p, 7, 2);                     // ClrInstanceID
+  PutLe(&p, 1, 4);                        // AllocationKind: large
+  PutLe(&p, 7, 2);                        // ClrInstanceID
   PutLe(&p, 0x7F00AABBCCDDull, pointer);  // TypeID
   for (char16_t c : name) PutLe(&p, c, 2);
   PutLe(&p, 0, 2);

@@ -41,9 +41,9 @@ bool ParseAllocationSampled(const uint8_t* data, size_t size, size_t pointer_byt
   const size_t tail = size - at;
   const size_t fixed = pointer_bytes + 8 + 8;  // Address, ObjectSize, SampledByteOffset
   if (tail != fixed && tail != fixed + 4)
-    return SampledPayloadError(at, std::to_string(fixed) + " or " + std::to_string(fixed + 4) +
-                                       " bytes after the type name, found " +
-                                       std::to_string(tail),
+    return SampledPayloadError(at,
+                               std::to_string(fixed) + " or " + std::to_string(fixed + 4) +
+                                   " bytes after the type name, found " + std::to_string(tail),
                                error);
   e.object_size = ReadSampledLe(data + size - 16, 8);
   e.sampled_offset = ReadSampledLe(data + size - 8, 8);
