@@ -505,7 +505,7 @@ class ICorProfilerInfo12 : public ICorProfilerInfo10 {
                                         EventPipeProviderConfig providers[], BOOL rundown,
                                         EventPipeSession* session) = 0;
   XRPM_COR_UNUSED(EventPipeAddProviderToSession)
-  virtual HRESULT EventPipeStopSession(EventPipeSession session) = 0;
+  XRPM_COR_UNUSED(EventPipeStopSession)  // the session lasts as long as the process
   XRPM_COR_UNUSED(EventPipeCreateProvider)
   XRPM_COR_UNUSED(EventPipeGetProviderInfo)
   XRPM_COR_UNUSED(EventPipeDefineEvent)
