@@ -5,16 +5,17 @@
 //   plain     `dotnet Allocations.dll ...`, no agent;
 //   agent     `xrpm-dotnet -- Allocations.dll ...` (the agent and its frame hook, background
 //             collections off as the launcher sets them; no allocation callbacks);
-//   unheard   `xrpm-dotnet --allocations --sample-bytes 16384 -- Allocations.dll ...` without a
-//             host (every allocation through ObjectAllocated, counted and sampled; no stack walk:
-//             no subscription keeps samples);
-//   allocs    the same with a host
-//             client subscribed to frames and samples at one per 16 KiB (what `xrpm allocations`
-//             does), so every sample's stack is walked and sent.
+//   unheard   `xrpm-dotnet --allocations=exact --sample-bytes 16384 -- Allocations.dll ...`
+//             without a host (every allocation through ObjectAllocated, counted and sampled; no
+//             stack walk: no subscription keeps samples);
+//   exact     the same with a host client subscribed to frames and samples at one per 16 KiB
+//             (what `xrpm allocations` does), so every sample's stack is walked and sent;
+//   sampled   `xrpm-dotnet --allocations -- Allocations.dll ...` (the runtime's randomized
+//             sampling over EventPipe, one per 100 KiB) with a host client subscribed.
 // Each figure is the median over rounds of a process's median ns/allocation (its first round,
-// the JIT's, dropped). The allocs runs also compare the host's estimate of Allocations.Small's
-// bytes (analysis/allocation_profile.h, from the samples) with the program's exact count and
-// GC.GetTotalAllocatedBytes(true).
+// the JIT's, dropped). The subscribed runs also compare the host's estimates (analysis/
+// allocation_profile.h, from the samples) with the program's exact count of Allocations.Small's
+// bytes and, for every type together, with GC.GetTotalAllocatedBytes(true).
 //
 //   dotnet_bench [--runs R] [--allocs N]
 #include <fcntl.h>
@@ -50,6 +51,7 @@ struct AllocRun {
   double ns = 0;  // median ns/allocation, 0 when the run failed
   double small_bytes = 0, total_bytes = 0;
   double estimated_small = 0;  // the samples' estimate of Allocations.Small's bytes
+  double estimated_total = 0;  // of every type's
   uint64_t samples = 0, dropped = 0;
 };
 
@@ -119,8 +121,10 @@ AllocRun RunOnce(const std::string& launcher, const std::vector<std::string>& ag
       client->TakeFrames(&rec);
     }
     const xrpm::analysis::AllocationProfile prof = xrpm::analysis::BuildAllocationProfile(rec);
-    for (const auto& t : prof.by_type)
+    for (const auto& t : prof.by_type) {
       if (t.type == "Allocations.Small") out.estimated_small = t.est.bytes;
+      out.estimated_total += t.est.bytes;
+    }
     out.samples = rec.samples.size();
     out.dropped = rec.dropped_records;
     client->Disconnect();
@@ -148,18 +152,20 @@ int main(int argc, char** argv) {
       allocs = std::atoi(argv[i + 1]);
   }
   const std::string launcher = XRPM_DOTNET_LAUNCHER;
-  std::vector<double> plain, agent, unheard, allocs_ns, ratio_plain, ratio_agent, ratio_unheard,
-      est_ratio;
+  std::vector<double> plain, agent, unheard, allocs_ns, sampled_ns, ratio_plain, ratio_agent,
+      ratio_unheard, ratio_sampled, ratio_sampled_agent, est_ratio, sampled_small_ratio,
+      sampled_total_ratio;
   for (int r = 0; r < runs; ++r) {
     const AllocRun a = RunOnce("", {}, false, allocs);
     const AllocRun b = RunOnce(launcher, {}, false, allocs);
     const AllocRun u =
-        RunOnce(launcher, {"--allocations", "--sample-bytes", "16384"}, false, allocs);
+        RunOnce(launcher, {"--allocations=exact", "--sample-bytes", "16384"}, false, allocs);
     const AllocRun c =
-        RunOnce(launcher, {"--allocations", "--sample-bytes", "16384"}, true, allocs);
-    if (a.ns <= 0 || b.ns <= 0 || u.ns <= 0 || c.ns <= 0) {
-      std::fprintf(stderr, "dotnet_bench: a run failed (%.2f %.2f %.2f %.2f)\n", a.ns, b.ns, u.ns,
-                   c.ns);
+        RunOnce(launcher, {"--allocations=exact", "--sample-bytes", "16384"}, true, allocs);
+    const AllocRun s = RunOnce(launcher, {"--allocations"}, true, allocs);
+    if (a.ns <= 0 || b.ns <= 0 || u.ns <= 0 || c.ns <= 0 || s.ns <= 0) {
+      std::fprintf(stderr, "dotnet_bench: a run failed (%.2f %.2f %.2f %.2f %.2f)\n", a.ns, b.ns,
+                   u.ns, c.ns, s.ns);
       return 1;
     }
     unheard.push_back(u.ns);
@@ -170,30 +176,53 @@ int main(int argc, char** argv) {
     ratio_plain.push_back(c.ns / a.ns);
     ratio_agent.push_back(c.ns / b.ns);
     est_ratio.push_back(c.small_bytes > 0 ? c.estimated_small / c.small_bytes : 0);
+    sampled_ns.push_back(s.ns);
+    ratio_sampled.push_back(s.ns / a.ns);
+    ratio_sampled_agent.push_back(s.ns / b.ns);
+    sampled_small_ratio.push_back(s.small_bytes > 0 ? s.estimated_small / s.small_bytes : 0);
+    sampled_total_ratio.push_back(s.total_bytes > 0 ? s.estimated_total / s.total_bytes : 0);
     std::printf(
-        "round %d: ns/allocation plain dotnet %.2f, xrpm-dotnet %.2f, --allocations without a "
-        "host %.2f = %.2fx plain, with a host subscribed (16 KiB) %.2f = %.2fx plain, %.2fx "
-        "agent; Small exact %.0f B, estimated %.0f B (%.4f), %llu samples, %llu dropped; "
-        "GC.GetTotalAllocatedBytes %.0f B\n",
+        "round %d: ns/allocation plain dotnet %.2f, xrpm-dotnet %.2f, --allocations=exact "
+        "without a host %.2f = %.2fx plain, with a host subscribed (16 KiB) %.2f = %.2fx plain, "
+        "%.2fx agent; Small exact %.0f B, estimated %.0f B (%.4f), %llu samples, %llu dropped; "
+        "--allocations (sampled, subscribed) %.2f = %.2fx plain, %.2fx agent; Small exact %.0f "
+        "B, estimated %.0f B (%.4f); GC.GetTotalAllocatedBytes %.0f B, every type estimated "
+        "%.0f B (%.4f), %llu samples, %llu dropped\n",
         r + 1, a.ns, b.ns, u.ns, ratio_unheard.back(), c.ns, ratio_plain.back(), ratio_agent.back(),
         c.small_bytes, c.estimated_small, est_ratio.back(),
         static_cast<unsigned long long>(c.samples), static_cast<unsigned long long>(c.dropped),
-        c.total_bytes);
+        s.ns, ratio_sampled.back(), ratio_sampled_agent.back(), s.small_bytes, s.estimated_small,
+        sampled_small_ratio.back(), s.total_bytes, s.estimated_total, sampled_total_ratio.back(),
+        static_cast<unsigned long long>(s.samples), static_cast<unsigned long long>(s.dropped));
     std::fflush(stdout);
   }
   std::printf("\nAllocations.dll bench %d %d, %d rounds; medians:\n", allocs, kBenchRounds, runs);
   std::printf(
-      "| allocation, --allocations (16 KiB, subscribed) | %.2f ns | plain dotnet %.2f ns | "
+      "| allocation, --allocations (sampled by the runtime, subscribed) | %.2f ns | plain dotnet "
+      "%.2f ns | %.2fx |\n",
+      MedianOf(sampled_ns), MedianOf(plain), MedianOf(ratio_sampled));
+  std::printf(
+      "| allocation, --allocations (sampled by the runtime, subscribed) | %.2f ns | xrpm-dotnet "
+      "without it %.2f ns | %.2fx |\n",
+      MedianOf(sampled_ns), MedianOf(agent), MedianOf(ratio_sampled_agent));
+  std::printf(
+      "| allocation, --allocations=exact (16 KiB, subscribed) | %.2f ns | plain dotnet %.2f ns | "
       "%.2fx |\n",
       MedianOf(allocs_ns), MedianOf(plain), MedianOf(ratio_plain));
   std::printf(
-      "| allocation, --allocations (16 KiB, subscribed) | %.2f ns | xrpm-dotnet without "
+      "| allocation, --allocations=exact (16 KiB, subscribed) | %.2f ns | xrpm-dotnet without "
       "it %.2f ns | %.2fx |\n",
       MedianOf(allocs_ns), MedianOf(agent), MedianOf(ratio_agent));
   std::printf(
-      "| allocation, --allocations without a host | %.2f ns | plain dotnet %.2f ns | "
+      "| allocation, --allocations=exact without a host | %.2f ns | plain dotnet %.2f ns | "
       "%.2fx |\n",
       MedianOf(unheard), MedianOf(plain), MedianOf(ratio_unheard));
-  std::printf("| Allocations.Small estimated / exact bytes | %.4f |\n", MedianOf(est_ratio));
+  std::printf("| Allocations.Small estimated / exact bytes, exact route (16 KiB) | %.4f |\n",
+              MedianOf(est_ratio));
+  std::printf("| Allocations.Small estimated / exact bytes, sampled route (100 KiB) | %.4f |\n",
+              MedianOf(sampled_small_ratio));
+  std::printf(
+      "| every type estimated / GC.GetTotalAllocatedBytes, sampled route (100 KiB) | %.4f |\n",
+      MedianOf(sampled_total_ratio));
   return 0;
 }

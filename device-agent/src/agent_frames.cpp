@@ -31,7 +31,7 @@ void Agent::Impl::OnSubscribeFrames(ENetPeer* peer, const wire::SubscribeFrames&
     SendControl(peer, RefuseFrames("this runtime does not report frames"));
     return;
   }
-  const uint32_t n = s.sample_bytes();
+  uint32_t n = s.sample_bytes();
   if (n < protocol::kMinSampleBytes || n > protocol::kMaxSampleBytes) {
     SendControl(peer, RefuseFrames("sample interval of " + std::to_string(n) +
                                    " bytes is out of range: expected " +
@@ -46,6 +46,7 @@ void Agent::Impl::OnSubscribeFrames(ENetPeer* peer, const wire::SubscribeFrames&
     SendControl(peer, RefuseFrames("the runtime refused to report frames"));
     return;
   }
+  n = runtime.FrameSampleBytes(n);  // the interval the samples follow, which the host weights
   frames_on = true;
   pending_markers.clear();  // markers of this subscription only
   pending_markers_dropped = 0;

@@ -1,15 +1,21 @@
-// Allocations on .NET (xrpm-dotnet --allocations, dotnet_allocations.h): the C# program
-// Allocations (csharp/Allocations) allocates exactly 1,000 Allocations.Garbage a frame in
+// Allocations on .NET (xrpm-dotnet --allocations, dotnet_allocations.h), both routes: the C#
+// program Allocations (csharp/Allocations) allocates exactly 1,000 Allocations.Garbage a frame in
 // Allocations.Program.MakeGarbage, called from its frame method Allocations.Program:Tick, and
 // nothing else on the game thread from frame 3 on (frame 2 holds its "ready" lines), while a
-// background thread allocates Allocations.Background all the time. Exact: the frame rows'
-// objects (1,000) and bytes (1,000 x the size the runtime itself counts for one Garbage, which
-// the program prints): the other thread's allocations are not the frame's; sampled: both
-// threads' allocations, each with its own stack; estimated within reason: `xrpm allocations`
-// (sampling) puts Garbage's bytes per frame near that and names MakeGarbage, under Tick, as the
-// allocating method; a capture works with --allocations on. --allocations is refused on attach and
-// with
-// --no-frame. Waits on frames and log lines, bounded; no sleeps.
+// background thread allocates Allocations.Background all the time.
+// Exact route (--allocations=exact): the frame rows' objects (1,000) and bytes (1,000 x the size
+// the runtime itself counts for one Garbage, which the program prints): the other thread's
+// allocations are not the frame's; sampled: both threads' allocations, each with its own stack;
+// estimated within reason: `xrpm allocations` (sampling) puts Garbage's bytes per frame near that
+// and names MakeGarbage, under Tick, as the allocating method; a capture works with
+// --allocations on.
+// Sampled route (--allocations, the runtime's AllocationSampled events over EventPipe; .NET 10):
+// the agent announces the runtime's interval (102,400 bytes) whatever the host asked; samples
+// name Garbage with MakeGarbage under Tick, and Background with Worker; over 600 frames the
+// per-type estimate and the frame rows' estimate of the game thread's bytes are within reason
+// of 24,000 B a frame.
+// --allocations is refused on attach (with the reason) and with --no-frame. Waits on frames and
+// log lines, bounded; no sleeps.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -33,8 +39,8 @@ constexpr const char* kGarbageSizeLine = "Allocations: garbage size ";
 // The program under xrpm-dotnet --allocations with its frame method; the size of one Garbage
 // from its line (0 when it never came).
 struct AllocationsRun {
-  AllocationsRun()
-      : run({"--frame", "Allocations.Program:Tick", "--allocations"}, DotnetProgram("Allocations"),
+  explicit AllocationsRun(const std::string& route = "--allocations=exact")
+      : run({"--frame", "Allocations.Program:Tick", route}, DotnetProgram("Allocations"),
             {"frames"}) {
     const std::string line = run.proc->log().WaitFor(kGarbageSizeLine, 60000);
     const size_t at = line.find(kGarbageSizeLine);
@@ -141,11 +147,88 @@ TEST(DotnetAllocations, XrpmAllocationsNamesTheTypeAndTheMethodWithAnEstimateInR
   EXPECT_EQ(a.run.proc->Stop(30000), 128 + SIGTERM);
 }
 
+// The runtime's own sampling: its interval, whatever the host asked; both threads' samples with
+// their stacks (EventPipe's instruction pointers mapped to methods).
+TEST(DotnetAllocations, SampledRouteNamesTheTypesAndMethodsAtTheRuntimesInterval) {
+  SKIP_WITHOUT_DOTNET();
+  AllocationsRun a("--allocations");
+  ASSERT_FALSE(a.run.endpoint.empty()) << a.run.proc->log().All();
+  ASSERT_GT(a.garbage_size, 0u) << a.run.proc->log().All();
+  EXPECT_FALSE(a.run.proc->log().WaitFor("AllocationSampled over EventPipe", 1000).empty())
+      << a.run.proc->log().All();
+  auto client = ConnectTo(a.run.endpoint);
+  ASSERT_TRUE(client);
+  client::HostClient& c = *client;
+  c.SubscribeFrames(16384);
+  // ~24,000 B a frame on the game thread and ~480 KB/s on the other at one sample per 100 KiB:
+  // ~30 Garbage and ~25 Background samples over 200 frames.
+  ASSERT_TRUE(c.WaitFrames(200, 60000)) << c.frames_status().error << a.run.proc->log().All();
+  EXPECT_EQ(c.frames_status().sample_bytes, 102400u) << "the runtime's interval, not 16 KiB";
+  FrameRecording rec;
+  c.TakeFrames(&rec);
+  size_t garbage = 0, background = 0;
+  for (const auto& s : rec.samples) {
+    const auto& stack = rec.Stack(s.stack);
+    if (rec.TypeName(s.type) == "Allocations.Background") {
+      ++background;
+      ASSERT_FALSE(stack.empty());
+      EXPECT_EQ(rec.MethodName(stack[0]), "Allocations.Program.Worker");
+      continue;
+    }
+    if (rec.TypeName(s.type) != "Allocations.Garbage") continue;
+    ++garbage;
+    EXPECT_EQ(s.size, a.garbage_size);
+    ASSERT_GE(stack.size(), 3u);
+    EXPECT_EQ(rec.MethodName(stack[0]), "Allocations.Program.MakeGarbage");
+    EXPECT_EQ(rec.MethodName(stack[1]), "Allocations.Program.Tick");
+    EXPECT_EQ(rec.MethodName(stack[2]), "Allocations.Program.Frames");
+  }
+  EXPECT_GT(garbage, 5u) << rec.samples.size() << " samples";
+  EXPECT_GT(background, 5u) << "samples from every thread";
+  EXPECT_EQ(a.run.proc->Stop(30000), 128 + SIGTERM);
+}
+
+// The estimates (the runtime's sampling is unbiased): per type from the samples, and the frame
+// rows' (the game thread's samples' weights) over enough frames.
+TEST(DotnetAllocations, SampledRouteEstimatesPerTypeAndPerFrameWithinReason) {
+  SKIP_WITHOUT_DOTNET();
+  AllocationsRun a("--allocations");
+  ASSERT_FALSE(a.run.endpoint.empty()) << a.run.proc->log().All();
+  ASSERT_GT(a.garbage_size, 0u) << a.run.proc->log().All();
+  const double per_frame = double(kGarbagePerFrame * a.garbage_size);
+  // 600 frames of 24,000 B at one sample per 100 KiB: ~140 samples, a relative error of ~9 %.
+  const RunResult by_type = RunXrpm("allocations --connect " + a.run.endpoint +
+                                    " --count 600 --duration 120 --by type --json");
+  ASSERT_EQ(by_type.exit_code, 0) << by_type.out;
+  const auto t = nlohmann::json::parse(by_type.out);
+  EXPECT_EQ(t["frames"], 600);
+  EXPECT_EQ(t["sample_bytes"], 102400);
+  // The frame rows carry the estimate: frame 2's lines add a little.
+  EXPECT_NEAR(t["exact_bytes_per_frame"].get<double>(), per_frame, per_frame * 0.35)
+      << by_type.out.substr(0, 2000);
+  bool type_found = false;
+  for (const auto& row : t["types"]) {
+    if (row["type"] != "Allocations.Garbage") continue;
+    type_found = true;
+    EXPECT_NEAR(row["bytes_per_frame"].get<double>(), per_frame, per_frame * 0.35)
+        << by_type.out.substr(0, 2000);
+  }
+  EXPECT_TRUE(type_found) << by_type.out.substr(0, 2000);
+  EXPECT_EQ(a.run.proc->Stop(30000), 128 + SIGTERM);
+}
+
 TEST(DotnetAllocations, RefusedOnAttachAndWithoutTheFrameHook) {
   SKIP_WITHOUT_DOTNET();
-  const RunResult attach = RunDotnetLauncher({"--attach", "1", "--allocations"});
-  EXPECT_EQ(attach.exit_code, 2);
-  EXPECT_NE(attach.err.find("never on attach"), std::string::npos) << attach.err;
+  for (const char* route : {"--allocations", "--allocations=exact"}) {
+    const RunResult attach = RunDotnetLauncher({"--attach", "1", route});
+    EXPECT_EQ(attach.exit_code, 2);
+    EXPECT_NE(attach.err.find("never on attach"), std::string::npos) << attach.err;
+    EXPECT_NE(attach.err.find("frame records"), std::string::npos) << attach.err;
+  }
+  const RunResult bad_route =
+      RunDotnetLauncher({"--allocations=every", "--", DotnetProgram("Graph")});
+  EXPECT_EQ(bad_route.exit_code, 2);
+  EXPECT_NE(bad_route.err.find("every"), std::string::npos) << bad_route.err;
   const RunResult no_frame =
       RunDotnetLauncher({"--allocations", "--no-frame", "--", DotnetProgram("Graph")});
   EXPECT_EQ(no_frame.exit_code, 2);

@@ -30,6 +30,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     XRPM_FUZZ_CHECK(ParseProfilerOptions(again, &back, &error), again + ": " + error);
     XRPM_FUZZ_CHECK(back.address == o.address && back.port == o.port && back.frame == o.frame &&
                         back.quiet == o.quiet && back.allocations == o.allocations &&
+                        back.allocations_exact == o.allocations_exact &&
                         back.announce == o.announce && back.sample_bytes == o.sample_bytes &&
                         back.frame_window_ms == o.frame_window_ms && back.walk == o.walk,
                     again);

@@ -108,6 +108,11 @@ class RuntimePort : public HeapWalkable {
     (void)sample_bytes;
     return false;
   }
+  // The mean interval the runtime's samples actually follow once SetFrameEventSink(sink,
+  // `requested`) succeeded: `requested` unless the runtime samples at its own fixed interval
+  // (CoreCLR's randomized allocation sampling). The agent tells the host this one, whose
+  // estimates weight each sample by it (xrpm/protocol/sampling.h).
+  virtual uint32_t FrameSampleBytes(uint32_t requested) const { return requested; }
   // True when SetFrameEventSink is supported (the agent then advertises CAP_FRAMES).
   virtual bool SupportsFrameEvents() const { return false; }
 

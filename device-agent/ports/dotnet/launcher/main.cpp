@@ -1,7 +1,8 @@
 // xrpm-dotnet: runs a .NET program under CoreCLR with the xrpm device agent inside it.
 //
 //   xrpm-dotnet [--port N | --listen ADDR:PORT --token T] [--quiet] [--announce]
-//               [--frame Namespace.Class:Method | --no-frame] [--allocations [--sample-bytes N]]
+//               [--frame Namespace.Class:Method | --no-frame]
+//               [--allocations[=sampled|exact] [--sample-bytes N]]
 //               -- PROGRAM.dll [ARGS...]        (run by `dotnet` from the PATH)
 //               -- dotnet PROGRAM.dll [ARGS...]
 //               -- APPHOST [ARGS...]            (a program's own executable)
@@ -16,10 +17,11 @@
 // xrpm-mono and xrpm-emulator. Captures wait for the frame method's return (--frame, default
 // Microsoft.Xna.Framework.Game:Tick; frame_hook.h) when the program runs it; --no-frame leaves
 // the hooks out (the runtime then keeps using precompiled ReadyToRun code: a faster start-up).
-// --allocations has the runtime report every allocation to the profiler (ObjectAllocated,
-// dotnet_allocations.h): frames then carry the game thread's exact allocations and a frames
-// subscription gets allocation samples with managed stacks (start-up only; refused with --attach
-// and with --no-frame).
+// --allocations gives a frames subscription allocation samples with managed stacks
+// (dotnet_allocations.h): by default from the runtime's randomized sampling (.NET 10 and later;
+// frames carry an estimate of the game thread's allocations), with =exact (or on older runtimes)
+// from a profiler callback on every allocation (frames carry exact figures; slower allocation).
+// Start-up only; refused with --attach and with --no-frame.
 // `--attach PID` loads the library into a .NET process that already runs, through the runtime's
 // diagnostics IPC (attach.h), and exits once the agent listens there (exit codes: attach.h).
 //
@@ -95,16 +97,21 @@ int main(int argc, char** argv) {
   app.add_flag("--announce", announce,
                "Announce this device on the local network (UDP multicast beacon, TTL 1, once a "
                "second; never the token) so `xrpm devices` and the monitor list it");
-  bool allocations = false;
-  CLI::Option* allocations_flag = app.add_flag(
-      "--allocations", allocations,
-      "Report each frame's allocations and allocation samples with managed stacks (the runtime "
-      "then reports every allocation to the profiler: slower allocation; start-up only)");
+  std::string allocations_route;
+  CLI::Option* allocations_flag =
+      app.add_flag("--allocations{sampled}", allocations_route,
+                   "Allocation samples with managed stacks, and each frame's allocations. "
+                   "--allocations (=sampled): the runtime's own randomized sampling (.NET 10: one "
+                   "sample per 100 KiB, fast allocation; frames carry an estimate; older runtimes "
+                   "fall back to exact). --allocations=exact: every allocation reported to the "
+                   "profiler (slow allocation; exact per-frame figures). Start-up only")
+          ->check(CLI::IsMember({"sampled", "exact"}));
   uint32_t sample_bytes = xrpm::mono::kDefaultOriginSampleBytes;
-  app.add_option("--sample-bytes", sample_bytes,
-                 "With --allocations: the sampling interval (one per N bytes on average) before a "
-                 "host subscribes to frames, whose interval then applies; without a subscription "
-                 "nothing keeps samples on .NET yet")
+  app.add_option(
+         "--sample-bytes", sample_bytes,
+         "With --allocations=exact: the sampling interval (one per N bytes on average) before a "
+         "host subscribes to frames, whose interval then applies; without a subscription "
+         "nothing keeps samples on .NET yet (the sampled route follows the runtime's 100 KiB)")
       ->check(CLI::Range(uint32_t{0}, xrpm::mono::kMaxOriginSampleBytes))
       ->needs(allocations_flag)
       ->capture_default_str();
@@ -138,16 +145,20 @@ int main(int argc, char** argv) {
   xrpm::mono::FrameMethod fm;
   if (!xrpm::mono::ParseFrameMethod(frame, &fm, &problem)) return Fail(2, "--frame: " + problem);
   opts.frame = frame;
+  const bool allocations = !allocations_route.empty();
   opts.allocations = allocations;
+  opts.allocations_exact = allocations_route == "exact";
   opts.sample_bytes = sample_bytes;
   if (allocations && no_frame)
     return Fail(2, "--allocations reports through the frame method's frames: not with --no-frame");
   if (app.count("--attach")) {
     if (allocations)
       return Fail(2,
-                  "--allocations needs the runtime's per-allocation callback (ObjectAllocated), "
-                  "which CoreCLR enables only when the program starts, never on attach: start "
-                  "the program under xrpm-dotnet --allocations (-- PROGRAM.dll) instead");
+                  "--allocations: allocation samples travel with the frame records, which need "
+                  "the frame method's enter/leave hooks, and CoreCLR allows those only when the "
+                  "program starts, never on attach (the runtime's sampling session itself could "
+                  "start; the exact route's ObjectAllocated could not): start the program under "
+                  "xrpm-dotnet --allocations (-- PROGRAM.dll) instead");
     if (app.count("--frame") || no_frame)
       return Fail(2,
                   "--frame needs the frame method's enter/leave hooks, which CoreCLR allows only "

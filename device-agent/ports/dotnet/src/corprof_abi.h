@@ -80,8 +80,24 @@ constexpr GUID kIID_ICorProfilerCallback2 = {
     0x8A8CC829, 0xCCF2, 0x49FE, {0xBB, 0xAE, 0x0F, 0x02, 0x22, 0x28, 0x07, 0x1A}};
 constexpr GUID kIID_ICorProfilerCallback3 = {
     0x4FD2ED52, 0x7731, 0x4B8D, {0x94, 0x69, 0x03, 0xD2, 0xCC, 0x30, 0x86, 0xC5}};
+constexpr GUID kIID_ICorProfilerCallback4 = {
+    0x7B63B2E3, 0x107D, 0x4D48, {0xB2, 0xF6, 0xF6, 0x1E, 0x22, 0x94, 0x70, 0xD2}};
+constexpr GUID kIID_ICorProfilerCallback5 = {
+    0x8DFBA405, 0x8C9F, 0x45F8, {0xBF, 0xFA, 0x83, 0xB1, 0x4C, 0xEF, 0x78, 0xB5}};
+constexpr GUID kIID_ICorProfilerCallback6 = {
+    0xFC13DF4B, 0x4448, 0x4F4F, {0x95, 0x0C, 0xBA, 0x8D, 0x19, 0xD0, 0x0C, 0x36}};
+constexpr GUID kIID_ICorProfilerCallback7 = {
+    0xF76A2DBA, 0x1D52, 0x4539, {0x86, 0x6C, 0x2A, 0xA5, 0x18, 0xF9, 0xEF, 0xC3}};
+constexpr GUID kIID_ICorProfilerCallback8 = {
+    0x5BED9B15, 0xC079, 0x4D47, {0xBF, 0xE2, 0x21, 0x5A, 0x14, 0x0C, 0x07, 0xE0}};
+constexpr GUID kIID_ICorProfilerCallback9 = {
+    0x27583EC3, 0xC8F5, 0x482F, {0x80, 0x52, 0x19, 0x4B, 0x8C, 0xE4, 0x70, 0x5A}};
+constexpr GUID kIID_ICorProfilerCallback10 = {
+    0xCEC5B60E, 0xC69C, 0x495F, {0x87, 0xF6, 0x84, 0xD2, 0x8E, 0xE1, 0x6F, 0xFB}};
 constexpr GUID kIID_ICorProfilerInfo10 = {
     0x2F1B5152, 0xC869, 0x40C9, {0xAA, 0x5F, 0x3A, 0xBE, 0x02, 0x6B, 0xD7, 0x20}};
+constexpr GUID kIID_ICorProfilerInfo12 = {
+    0x27B24CCD, 0x1CB1, 0x47C5, {0x96, 0xEE, 0x98, 0x19, 0x0D, 0xC3, 0x09, 0x59}};
 constexpr GUID kIID_IMetaDataImport = {
     0x7DAC8207, 0xD3AE, 0x4C75, {0x9B, 0x67, 0x92, 0x80, 0x1A, 0x49, 0x7D, 0x44}};
 
@@ -95,7 +111,9 @@ constexpr DWORD kMonitorEnterLeave = 0x1000;      // the enter/leave hooks (star
 constexpr DWORD kEnableObjectAllocated = 0x800000;
 constexpr DWORD kEnableStackSnapshot = 0x10000000;  // DoStackSnapshot may be called
 constexpr DWORD kHighBasicGc = 0x10;                // GarbageCollectionStarted/Finished only
-constexpr DWORD kOpenForRead = 0x0;                 // GetModuleMetaData: ofRead
+// EventPipeEventDelivered for the profiler's own EventPipe sessions (allowed after an attach too).
+constexpr DWORD kHighMonitorEventPipe = 0x80;
+constexpr DWORD kOpenForRead = 0x0;  // GetModuleMetaData: ofRead
 
 // COR_PRF_STATIC_TYPE.
 constexpr DWORD kAppDomainStatic = 0x1;
@@ -252,6 +270,42 @@ class ICorProfilerCallback3 : public ICorProfilerCallback2 {
   XRPM_COR_IGNORED(ProfilerDetachSucceeded)
 };
 
+// ICorProfilerCallback4 (83..88), 5 (89), 6 (90), 7 (91), 8 (92..93), 9 (94) and
+// ICorProfilerCallback10 (95..96): EventPipe events of the profiler's own sessions. Callback4's
+// MovedReferences2/SurvivingReferences2 are called (with GC monitoring) before the version-1
+// callbacks, which follow when they succeed: ignored, they return S_OK. GetReJITParameters and
+// GetAssemblyReferences are called only for ReJIT requests and never on CoreCLR.
+using EventPipeProvider = UINT_PTR;  // EVENTPIPE_PROVIDER
+using EventPipeSession = uint64_t;   // EVENTPIPE_SESSION
+class ICorProfilerCallback10 : public ICorProfilerCallback3 {
+ public:
+  XRPM_COR_IGNORED(ReJITCompilationStarted)
+  XRPM_COR_IGNORED(GetReJITParameters)
+  XRPM_COR_IGNORED(ReJITCompilationFinished)
+  XRPM_COR_IGNORED(ReJITError)
+  XRPM_COR_IGNORED(MovedReferences2)
+  XRPM_COR_IGNORED(SurvivingReferences2)
+  // ---- 5 .. 9 ----
+  XRPM_COR_IGNORED(ConditionalWeakTableElementReferences)
+  XRPM_COR_IGNORED(GetAssemblyReferences)
+  XRPM_COR_IGNORED(ModuleInMemorySymbolsUpdated)
+  XRPM_COR_IGNORED(DynamicMethodJITCompilationStarted)
+  XRPM_COR_IGNORED(DynamicMethodJITCompilationFinished)
+  XRPM_COR_IGNORED(DynamicMethodUnloaded)
+  // ---- 10 ----
+  // An event of a session the profiler started (EventPipeStartSession), on the thread that wrote
+  // it: its provider, id and version, the provider's metadata, the payload, the activity ids
+  // (or null), the writing thread and its managed stack as instruction pointers, innermost
+  // first. Every pointer is valid during the call only.
+  virtual HRESULT EventPipeEventDelivered(EventPipeProvider provider, DWORD event_id,
+                                          DWORD event_version, ULONG metadata_bytes,
+                                          const uint8_t* metadata, ULONG data_bytes,
+                                          const uint8_t* data, const GUID* activity,
+                                          const GUID* related_activity, ThreadID thread,
+                                          ULONG frame_count, UINT_PTR frames[]) = 0;
+  XRPM_COR_IGNORED(EventPipeProviderCreated)
+};
+
 // The enter/leave hooks of SetEnterLeaveFunctionHooks2 (FunctionEnter2, FunctionLeave2,
 // FunctionTailcall2): the function, what the function ID mapper returned for it, an opaque frame
 // and argument (enter) or return value (leave) information we do not ask for. The runtime calls
@@ -296,7 +350,8 @@ class ICorProfilerInfo10 : public IUnknown {
   XRPM_COR_UNUSED(GetClassFromToken)
   XRPM_COR_UNUSED(GetCodeInfo)
   XRPM_COR_UNUSED(GetEventMask)
-  XRPM_COR_UNUSED(GetFunctionFromIP)
+  // The function whose compiled code holds `ip` (managed code only: fails elsewhere).
+  virtual HRESULT GetFunctionFromIP(const uint8_t* ip, FunctionID* function) = 0;
   XRPM_COR_UNUSED(GetFunctionFromToken)
   XRPM_COR_UNUSED(GetHandleFromThread)
   XRPM_COR_UNUSED(GetObjectSize)
@@ -429,6 +484,35 @@ class ICorProfilerInfo10 : public IUnknown {
   XRPM_COR_UNUSED(RequestReJITWithInliners)
   XRPM_COR_UNUSED(SuspendRuntime)
   XRPM_COR_UNUSED(ResumeRuntime)
+};
+
+// COR_PRF_EVENTPIPE_PROVIDER_CONFIG: a provider a session enables, with its keywords and level
+// (4: informational); filter_data may be null.
+struct EventPipeProviderConfig {
+  const WCHAR* provider_name;
+  uint64_t keywords;
+  uint32_t logging_level;
+  const WCHAR* filter_data;
+};
+
+// ICorProfilerInfo11 (99..100) and ICorProfilerInfo12 (101..108): in-process EventPipe sessions
+// (.NET 5 and later).
+class ICorProfilerInfo12 : public ICorProfilerInfo10 {
+ public:
+  XRPM_COR_UNUSED(GetEnvironmentVariable)
+  XRPM_COR_UNUSED(SetEnvironmentVariable)
+  // ---- ICorProfilerInfo12 ----
+  // A session delivering the providers' events to EventPipeEventDelivered (with the
+  // kHighMonitorEventPipe mask bit); rundown: the runtime's rundown events at its end.
+  virtual HRESULT EventPipeStartSession(uint32_t provider_count,
+                                        EventPipeProviderConfig providers[], BOOL rundown,
+                                        EventPipeSession* session) = 0;
+  XRPM_COR_UNUSED(EventPipeAddProviderToSession)
+  XRPM_COR_UNUSED(EventPipeStopSession)  // the session lasts as long as the process
+  XRPM_COR_UNUSED(EventPipeCreateProvider)
+  XRPM_COR_UNUSED(EventPipeGetProviderInfo)
+  XRPM_COR_UNUSED(EventPipeDefineEvent)
+  XRPM_COR_UNUSED(EventPipeWriteEvent)
 };
 
 // IMetaDataImport (cor.h), slots 3..64; what the names, the static fields and the field layouts

@@ -1,12 +1,15 @@
-// DotnetAllocations: the ObjectAllocated path (counting, sampling, the stack walk, the names).
+// DotnetAllocations: the sampled route (the EventPipe session, AllocationSampled events) and the
+// exact route (ObjectAllocated: counting, sampling, the stack walk), and the names both send.
 #include "dotnet_allocations.h"
 
 #include <pthread.h>
 
+#include <cstdio>
 #include <new>
 
 #include "dotnet_game_api.h"
 #include "type_names.h"
+#include "xrpm/protocol/sampling.h"
 
 namespace xrpm {
 namespace dotnet {
@@ -50,14 +53,68 @@ void DotnetAllocations::SampleAllocation(cor::ClassID klass, uint64_t size) {
   // The calling thread (0), synchronously; an early stop (E_FAIL above) or a walk the runtime
   // cut short still leaves the frames collected so far.
   info_->DoStackSnapshot(0, &CollectAllocFrame, cor::kSnapshotDefault, &walk, nullptr, 0);
+  SendSample(klass, size, walk.keys, walk.depth);
+}
+
+std::string DotnetAllocations::StartSession() {
+  if (route_ != AllocationRoute::kSampled || !info12_) return "no EventPipe session interface";
+  static const cor::WCHAR kRuntimeProvider[] = u"Microsoft-Windows-DotNETRuntime";
+  cor::EventPipeProviderConfig provider{kRuntimeProvider, kAllocationSamplingKeyword,
+                                        kEventLevelInformational, nullptr};
+  const cor::HRESULT hr = info12_->EventPipeStartSession(1, &provider, 0, &session_);
+  if (!cor::Failed(hr)) return "";
+  char buf[16];
+  std::snprintf(buf, sizeof buf, "0x%08x", static_cast<unsigned>(hr));
+  return std::string("the runtime refused the allocation sampling session (EventPipe, ") + buf +
+         ")";
+}
+
+void DotnetAllocations::OnEventPipeEvent(uint32_t event_id, const uint8_t* data, size_t bytes,
+                                         const cor::UINT_PTR* ips, uint32_t ip_count) {
+  if (event_id != kAllocationSampledEventId) return;
+  AllocationSampledEvent e;
+  std::string error;
+  if (!ParseAllocationSampled(data, bytes, sizeof(void*), &e, &error)) {
+    if (bad_events_.fetch_add(1, std::memory_order_relaxed) == 0)
+      std::fprintf(stderr, "xrpm-agent: an AllocationSampled event did not parse: %s\n",
+                   error.c_str());
+    return;
+  }
+  // The sample's weight (s / p(s) bytes, 1 / p(s) objects): the game thread's frame estimate.
+  if (frame_->OnGameThread()) {
+    const double p =
+        protocol::SampleProbability(static_cast<double>(e.object_size), kRuntimeSampleBytes);
+    frame_->frames().CountEstimate(static_cast<double>(e.object_size) / p, 1.0 / p);
+  }
+  if (!frame_->frames().sink_active()) return;  // nobody keeps samples: no names
+  if (ip_count == 0) {  // what the runtime's own events carry to a profiler's session (below)
+    SampleAllocation(static_cast<cor::ClassID>(e.type_id), e.object_size);
+    return;
+  }
+  uint64_t keys[agent::kMaxSampleStackDepth];
+  uint32_t depth = 0;
+  for (uint32_t i = 0; i < ip_count && depth < agent::kMaxSampleStackDepth; ++i) {
+    cor::FunctionID function = 0;
+    // Not managed code (a stub, the runtime's own frames): left out, as DoStackSnapshot does.
+    if (cor::Failed(
+            info_->GetFunctionFromIP(reinterpret_cast<const uint8_t*>(ips[i]), &function)) ||
+        function == 0)
+      continue;
+    keys[depth++] = function;
+  }
+  SendSample(static_cast<cor::ClassID>(e.type_id), e.object_size, keys, depth);
+}
+
+void DotnetAllocations::SendSample(cor::ClassID klass, uint64_t size, const uint64_t* keys,
+                                   uint32_t depth) {
   const char* names[agent::kMaxSampleStackDepth];
-  for (uint32_t i = 0; i < walk.depth; ++i) names[i] = MethodName(walk.keys[i]);
+  for (uint32_t i = 0; i < depth; ++i) names[i] = MethodName(keys[i]);
   agent::AllocationSample s{};
   s.size = size > UINT32_MAX ? UINT32_MAX : static_cast<uint32_t>(size);
   s.type_key = klass;
   s.type_name = ClassName(klass);
-  s.depth = walk.depth;
-  s.method_keys = walk.keys;
+  s.depth = depth;
+  s.method_keys = keys;
   s.method_names = names;
   const agent::ScopeTagStack& scopes = ThreadScopes();  // Xrpm.Profiler.Scope (dotnet_game_api.h)
   s.tag_key = scopes.key();

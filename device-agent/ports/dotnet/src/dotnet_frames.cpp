@@ -16,8 +16,10 @@ void DotnetFrames::OnLeave(uint64_t frame) {
     r.end_us = static_cast<uint64_t>(now / 1000);
     r.duration_us = last_end_ns_ < 0 ? 0 : static_cast<uint32_t>((now - last_end_ns_) / 1000);
     r.work_us = enter_ns_ < 0 ? 0 : static_cast<uint32_t>((now - enter_ns_) / 1000);
-    r.alloc_bytes = alloc_bytes_;  // 0 without --allocations (see the header)
-    r.alloc_objects = alloc_objects_;
+    // Exact, or the sampled route's estimate; 0 without --allocations (see the header).
+    r.alloc_bytes = alloc_bytes_ + static_cast<uint64_t>(est_bytes_ + 0.5);
+    const double objects = alloc_objects_ + est_objects_ + 0.5;
+    r.alloc_objects = objects >= UINT32_MAX ? UINT32_MAX : static_cast<uint32_t>(objects);
     r.gcs = gcs;
     r.gc_pause_us = pause;
     r.gc_budget_left = -1;
@@ -27,6 +29,7 @@ void DotnetFrames::OnLeave(uint64_t frame) {
   last_end_ns_ = now;
   alloc_bytes_ = 0;
   alloc_objects_ = 0;
+  est_bytes_ = est_objects_ = 0;
   frame_in_progress_.store(frame + 1, std::memory_order_relaxed);
 }
 

@@ -7,17 +7,20 @@
 // Tick unless --frame says otherwise): frame = the frames completed before it (0, 1, 2, ...: the
 // hook's count), duration = previous end -> this end, work = the method's entry -> return,
 // collections = those that finished since the previous end, their pause (started -> finished,
-// summed). Allocations: with xrpm-dotnet --allocations (ObjectAllocated, start-up only;
+// summed). Allocations: with xrpm-dotnet --allocations=exact (ObjectAllocated, start-up only;
 // dotnet_allocations.h) what the game thread allocated since the previous end, exact (every
-// allocation is reported to the profiler); without it 0 (the profiling API has no per-thread
-// allocation figure). Allocation samples (dotnet_allocations.h) come from every thread and carry
-// the frame in progress. No byte budget (gc_budget_left -1).
+// allocation is reported to the profiler); with the sampled route (the default --allocations on
+// .NET 10) the weights of the game thread's samples in the frame, an unbiased estimate (most
+// frames under 100 KiB show 0, a few ~100 KiB: meaningful averaged over frames); without
+// --allocations 0 (the profiling API has no per-thread allocation figure). Allocation samples
+// (dotnet_allocations.h) come from every thread and carry the frame in progress. No byte budget
+// (gc_budget_left -1).
 //
 // Thread-safety: set_start from the runtime's start-up thread, before any managed code; SetSink
-// from the agent's thread; OnEnter/OnLeave/CountAllocation on the game thread only (the callers
-// filter); OnGc from the collecting thread; Sample from any thread. Sink calls happen under
-// sink_mu_ (frames on the game thread, samples on the allocating thread), so they are serialised,
-// and SetSink returns only once the previous sink can receive no further call.
+// from the agent's thread; OnEnter/OnLeave/CountAllocation/CountEstimate on the game thread only
+// (the callers filter); OnGc from the collecting thread; Sample from any thread. Sink calls happen
+// under sink_mu_ (frames on the game thread, samples on the allocating thread), so they are
+// serialised, and SetSink returns only once the previous sink can receive no further call.
 #pragma once
 
 #include <atomic>
@@ -50,6 +53,12 @@ class DotnetFrames {
     alloc_bytes_ += bytes;
     ++alloc_objects_;
   }
+  // The game thread allocated an estimated `bytes` in `objects` (a sample's weight, the sampled
+  // route: dotnet_allocations.h), counted in the frame in progress.
+  void CountEstimate(double bytes, double objects) {
+    est_bytes_ += bytes;
+    est_objects_ += objects;
+  }
   // A subscription listens (a sample is worth its stack walk).
   bool sink_active() const { return sink_active_.load(std::memory_order_acquire); }
   // Hands a sampled allocation to the sink (if any), stamped with the frame in progress.
@@ -81,6 +90,8 @@ class DotnetFrames {
   int64_t enter_ns_ = -1;
   uint64_t alloc_bytes_ = 0;  // since the previous end (CountAllocation)
   uint32_t alloc_objects_ = 0;
+  double est_bytes_ = 0;  // since the previous end (CountEstimate)
+  double est_objects_ = 0;
 
   std::atomic<uint64_t> frame_in_progress_{0};  // the next OnLeave's frame number
 

@@ -115,10 +115,15 @@ void DotnetPort::LogEventMode() const {
             "off: the runtime allows them later only without background collections)"
           : "GC events always on (background collections were on: the runtime allows them only "
             "from start-up, which turned background collections off)");
-  if (allocations_)
+  if (allocations_ && allocations_->route() == AllocationRoute::kExact)
     Log("allocations: every allocation reported (ObjectAllocated); frames carry the game "
         "thread's, a frames subscription gets one sample per its interval (start-up interval " +
         std::to_string(allocations_->mean_bytes()) + " bytes)");
+  if (allocations_ && allocations_->route() == AllocationRoute::kSampled)
+    Log("allocations: the runtime's randomized sampling (AllocationSampled over EventPipe, one "
+        "sample per " +
+        std::to_string(allocations_->mean_bytes()) +
+        " bytes on average); frames carry the game thread's estimate");
 }
 
 // ---- runtime callbacks ----
@@ -289,7 +294,8 @@ bool DotnetPort::Collect(std::string* failure) {
     armed_.store(true, std::memory_order_release);
     cor::HRESULT hr = cor::S_OK;
     if (mode_ == EventMode::kPerCapture) {
-      hr = info_->SetEventMask2(cor::kMonitorGc | cor::kMonitorClassLoads | ExtraMaskLow(), 0);
+      hr = info_->SetEventMask2(cor::kMonitorGc | cor::kMonitorClassLoads | ExtraMaskLow(),
+                                ExtraMaskHigh());
       if (hr == cor::CORPROF_E_RUNTIME_UNINITIALIZED &&
           std::chrono::steady_clock::now() < deadline_) {  // still starting: as ForceGC below
         armed_.store(false, std::memory_order_release);
@@ -311,7 +317,8 @@ bool DotnetPort::Collect(std::string* failure) {
     hr = info_->ForceGC();
     armed_.store(false, std::memory_order_release);
     if (mode_ == EventMode::kPerCapture)
-      info_->SetEventMask2(IdleMaskLow(mode_) | ExtraMaskLow(), IdleMaskHigh(mode_));
+      info_->SetEventMask2(IdleMaskLow(mode_) | ExtraMaskLow(),
+                           IdleMaskHigh(mode_) | ExtraMaskHigh());
     if (recorded_.load(std::memory_order_acquire)) return true;
     if (caught_in_frame_.exchange(false, std::memory_order_acq_rel)) {
       mid_frame_retries_.fetch_add(1, std::memory_order_acq_rel);

@@ -75,7 +75,8 @@
 //
 // Thread-safety: RuntimePort methods from the agent's threads (one capture at a time); the On*
 // callbacks from the runtime's GC threads, inside a collection, except OnClassLoaded (the
-// loading thread) and OnObjectAllocated (the allocating thread; dotnet_allocations.h).
+// loading thread), OnObjectAllocated and OnEventPipeEvent (the allocating thread;
+// dotnet_allocations.h).
 #pragma once
 
 #include <atomic>
@@ -154,6 +155,10 @@ class DotnetPort final : public agent::RuntimePort {
     if (allocations_ && !sink) allocations_->SetSubscription(0);
     return true;
   }
+  // The sampled route's samples follow the runtime's interval (dotnet_allocations.h).
+  uint32_t FrameSampleBytes(uint32_t requested) const override {
+    return allocations_ ? allocations_->SampleBytes(requested) : requested;
+  }
 
   // Xrpm.Profiler.Marker / RequestCapture (dotnet_game_api.h), each with the frame in progress
   // (the frame hook's count; 0 without the hook).
@@ -166,8 +171,8 @@ class DotnetPort final : public agent::RuntimePort {
     frame_ = hook;
     if (hook) hook->frames().set_start(start_);  // frame times on BootMillis' clock
   }
-  // Every allocation reported (--allocations, start-up only; dotnet_allocations.h): its bits go
-  // into every event mask. Before the agent starts.
+  // Allocations reported (--allocations; dotnet_allocations.h): its route's bits go into every
+  // event mask. Before the agent starts.
   void set_allocations(DotnetAllocations* allocations) { allocations_ = allocations; }
   // The profiler was attached to a running process: the classes loaded before are found at the
   // first capture (loaded_classes.h) and from the objects each capture meets. Before the agent
@@ -189,6 +194,10 @@ class DotnetPort final : public agent::RuntimePort {
   void OnObjectAllocated(cor::ObjectID object, cor::ClassID klass) {
     if (allocations_) allocations_->OnAllocated(object, klass);
   }
+  void OnEventPipeEvent(uint32_t event_id, const uint8_t* data, size_t bytes,
+                        const cor::UINT_PTR* ips, uint32_t ip_count) {
+    if (allocations_) allocations_->OnEventPipeEvent(event_id, data, bytes, ips, ip_count);
+  }
   // False: the runtime may stop this collection's heap walk (it is not recorded).
   bool OnObjectReferences(cor::ObjectID object, cor::ClassID klass, cor::ULONG count,
                           const cor::ObjectID* refs);
@@ -207,12 +216,13 @@ class DotnetPort final : public agent::RuntimePort {
   void Walk(agent::HeapInfoCallback& sink);
   void LogStopPoint();
   cor::DWORD ExtraMaskLow() const {
-    return (frame_ ? FrameHook::kMaskLow : 0) | (allocations_ ? DotnetAllocations::kMaskLow : 0);
+    return (frame_ ? FrameHook::kMaskLow : 0) | (allocations_ ? allocations_->mask_low() : 0);
   }
   static uint64_t FrameInProgress(const void* port) {
     const FrameHook* hook = static_cast<const DotnetPort*>(port)->frame_;
     return hook ? hook->completed() : 0;
   }
+  cor::DWORD ExtraMaskHigh() const { return allocations_ ? allocations_->mask_high() : 0; }
 
   cor::ICorProfilerInfo10* const info_;
   const EventMode mode_;

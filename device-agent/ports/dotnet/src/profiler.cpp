@@ -45,6 +45,27 @@ std::string AppName() {
   return name;
 }
 
+// The runtime's major version (0 when it does not say).
+int RuntimeMajor(cor::ICorProfilerInfo10* info) {
+  cor::USHORT instance = 0, major = 0, minor = 0, build = 0, qfe = 0;
+  int32_t type = 0;
+  cor::WCHAR text[64];
+  cor::ULONG len = 0;
+  if (cor::Failed(info->GetRuntimeInformation(&instance, &type, &major, &minor, &build, &qfe, 64,
+                                              &len, text)))
+    return 0;
+  return major;
+}
+
+// The sampled route's session interface: ICorProfilerInfo12 on a runtime that has the
+// AllocationSampled event (.NET 10 and later); null otherwise (the exact route then).
+cor::ICorProfilerInfo12* SampledAllocationInfo(cor::ICorProfilerInfo10* info) {
+  if (RuntimeMajor(info) < 10) return nullptr;
+  void* info12 = nullptr;
+  if (cor::Failed(info->QueryInterface(cor::kIID_ICorProfilerInfo12, &info12))) return nullptr;
+  return static_cast<cor::ICorProfilerInfo12*>(info12);
+}
+
 std::string RuntimeVersion(cor::ICorProfilerInfo10* info) {
   cor::USHORT instance = 0, major = 0, minor = 0, build = 0, qfe = 0;
   int32_t type = 0;
@@ -61,8 +82,12 @@ std::string RuntimeVersion(cor::ICorProfilerInfo10* info) {
 cor::HRESULT Profiler::QueryInterface(const cor::GUID& riid, void** object) {
   if (!object) return cor::E_POINTER;
   if (riid == cor::kIID_IUnknown || riid == cor::kIID_ICorProfilerCallback ||
-      riid == cor::kIID_ICorProfilerCallback2 || riid == cor::kIID_ICorProfilerCallback3) {
-    *object = static_cast<cor::ICorProfilerCallback3*>(this);
+      riid == cor::kIID_ICorProfilerCallback2 || riid == cor::kIID_ICorProfilerCallback3 ||
+      riid == cor::kIID_ICorProfilerCallback4 || riid == cor::kIID_ICorProfilerCallback5 ||
+      riid == cor::kIID_ICorProfilerCallback6 || riid == cor::kIID_ICorProfilerCallback7 ||
+      riid == cor::kIID_ICorProfilerCallback8 || riid == cor::kIID_ICorProfilerCallback9 ||
+      riid == cor::kIID_ICorProfilerCallback10) {
+    *object = static_cast<cor::ICorProfilerCallback10*>(this);
     AddRef();
     return cor::S_OK;
   }
@@ -154,11 +179,13 @@ std::string Profiler::Start(const std::string& options, const std::string& token
   const DotnetPort::EventMode mode = concurrent && std::string(concurrent) == "0"
                                          ? DotnetPort::EventMode::kPerCapture
                                          : DotnetPort::EventMode::kAlways;
-  // Every allocation through ObjectAllocated: the runtime takes the enabling bit in Initialize
-  // only (dotnet_allocations.h); the samples go to the frame hook's subscription.
+  // The samples go to the frame hook's subscription, whose hooks only start-up allows (the
+  // runtime's sampling session itself could start now; the exact route's ObjectAllocated only
+  // from Initialize): dotnet_allocations.h.
   if (opts.allocations && attached)
-    return "allocations need the runtime's ObjectAllocated callback, which CoreCLR enables only "
-           "at start-up (never on attach): start the program under xrpm-dotnet --allocations";
+    return "allocation samples travel with the frame records, which need the frame method's "
+           "enter/leave hooks, and CoreCLR allows those only at start-up, never on attach: start "
+           "the program under xrpm-dotnet --allocations";
   if (opts.allocations && !frame_hook)
     return "allocations need the frame method's hook (frames carry them): drop --no-frame";
   // The frame method's hooks: from start-up only (frame_hook.h).
@@ -169,15 +196,20 @@ std::string Profiler::Start(const std::string& options, const std::string& token
     frame = new FrameHook(info_, method, opts.frame_window_ms);
     if (!frame->Install(&error)) return error;  // before the mask that turns the hooks on
   }
+  // The sampled route unless asked for the exact one or the runtime lacks the event.
+  cor::ICorProfilerInfo12* info12 =
+      opts.allocations && !opts.allocations_exact ? SampledAllocationInfo(info_) : nullptr;
+  const AllocationRoute route = info12 ? AllocationRoute::kSampled : AllocationRoute::kExact;
   DotnetAllocations* allocations =
-      opts.allocations ? new DotnetAllocations(info_, frame, opts.sample_bytes) : nullptr;
+      opts.allocations ? new DotnetAllocations(info_, info12, frame, opts.sample_bytes, route)
+                       : nullptr;
   // The event mask: asking for the GC events turns background collections off in the process,
   // so an attach asks only once its agent listens (a port in use leaves the process as it was).
   auto set_mask = [&]() -> std::string {
-    const cor::HRESULT hr =
-        info_->SetEventMask2(DotnetPort::IdleMaskLow(mode) | (frame ? FrameHook::kMaskLow : 0) |
-                                 (allocations ? DotnetAllocations::kMaskLow : 0),
-                             DotnetPort::IdleMaskHigh(mode));
+    const cor::HRESULT hr = info_->SetEventMask2(
+        DotnetPort::IdleMaskLow(mode) | (frame ? FrameHook::kMaskLow : 0) |
+            (allocations ? allocations->mask_low() : 0),
+        DotnetPort::IdleMaskHigh(mode) | (allocations ? allocations->mask_high() : 0));
     if (!cor::Failed(hr)) return "";
     char buf[16];
     std::snprintf(buf, sizeof buf, "0x%08x", static_cast<unsigned>(hr));
@@ -186,6 +218,9 @@ std::string Profiler::Start(const std::string& options, const std::string& token
                      : "");
   };
   if (!attached && !(error = set_mask()).empty()) return error;
+  if (allocations && route == AllocationRoute::kSampled &&
+      !(error = allocations->StartSession()).empty())
+    return error;
   agent::AgentOptions agent_opts;
   agent_opts.address = opts.address;
   agent_opts.port = opts.port;
@@ -267,6 +302,16 @@ cor::HRESULT Profiler::ClassLoadFinished(cor::ClassID klass, cor::HRESULT status
 
 cor::HRESULT Profiler::ObjectAllocated(cor::ObjectID object, cor::ClassID klass) {
   if (port_) port_->OnObjectAllocated(object, klass);
+  return cor::S_OK;
+}
+
+cor::HRESULT Profiler::EventPipeEventDelivered(cor::EventPipeProvider, cor::DWORD event_id,
+                                               cor::DWORD, cor::ULONG, const uint8_t*,
+                                               cor::ULONG data_bytes, const uint8_t* data,
+                                               const cor::GUID*, const cor::GUID*, cor::ThreadID,
+                                               cor::ULONG frame_count, cor::UINT_PTR frames[]) {
+  // The only session is the allocation sampling one (Microsoft-Windows-DotNETRuntime).
+  if (port_) port_->OnEventPipeEvent(event_id, data, data_bytes, frames, frame_count);
   return cor::S_OK;
 }
 

@@ -1,4 +1,4 @@
-// Profiler: the CoreCLR profiler object (ICorProfilerCallback3) the runtime creates through the
+// Profiler: the CoreCLR profiler object (ICorProfilerCallback10) the runtime creates through the
 // library's class factory (profiler_entry.cpp), at start-up or when a client attaches it to a
 // running process (xrpm-dotnet --attach, diagnostics_ipc.h).
 //
@@ -21,10 +21,10 @@
 // loaded_classes.h). Any failure is written to the status FIFO and
 // refused (the runtime unloads the profiler): the process is never ended or left stopped. Shutdown
 // stops the agent before the runtime tears down what a capture would walk. The GC and class load
-// callbacks, and ObjectAllocated with --allocations (start-up only: refused on attach, the runtime
-// allows it from Initialize alone; dotnet_allocations.h), go to the port (dotnet_port.h); every
-// other callback is ignored (corprof_abi.h's
-// placeholders).
+// callbacks, and with --allocations ObjectAllocated (the exact route) or EventPipeEventDelivered
+// (the sampled route; dotnet_allocations.h), go to the port (dotnet_port.h); every other callback
+// is ignored (corprof_abi.h's placeholders). --allocations is refused on attach: its samples
+// travel with the frame records, whose hooks only start-up allows.
 //
 // Lifetime: COM reference counting; the runtime holds the object until the process ends, and
 // the port and agent it creates are never destroyed (the runtime may call late).
@@ -43,7 +43,7 @@ namespace dotnet {
 
 class DotnetPort;
 
-class Profiler final : public cor::ICorProfilerCallback3 {
+class Profiler final : public cor::ICorProfilerCallback10 {
  public:
   Profiler() = default;
 
@@ -64,6 +64,12 @@ class Profiler final : public cor::ICorProfilerCallback3 {
   cor::HRESULT ObjectAllocated(cor::ObjectID object, cor::ClassID klass) override;
   cor::HRESULT RootReferences2(cor::ULONG count, cor::ObjectID objects[], cor::GcRootKind kinds[],
                                cor::GcRootFlags flags[], cor::UINT_PTR ids[]) override;
+  cor::HRESULT EventPipeEventDelivered(cor::EventPipeProvider provider, cor::DWORD event_id,
+                                       cor::DWORD event_version, cor::ULONG metadata_bytes,
+                                       const uint8_t* metadata, cor::ULONG data_bytes,
+                                       const uint8_t* data, const cor::GUID* activity,
+                                       const cor::GUID* related_activity, cor::ThreadID thread,
+                                       cor::ULONG frame_count, cor::UINT_PTR frames[]) override;
 
  private:
   // Creates the port (with the frame method's hook: start-up only) and starts the agent; "" or

@@ -157,12 +157,20 @@ bool ParseProfilerOptions(const std::string& desc, ProfilerOptions* out, std::st
       out->quiet = true;
     } else if (key == "allocations" && !has_value) {
       out->allocations = true;
+    } else if (key == "allocations" && has_value) {
+      if (value != "exact" && value != "sampled") {
+        *error = "profiler option allocations='" + value + "': expected exact or sampled";
+        return false;
+      }
+      out->allocations = true;
+      out->allocations_exact = value == "exact";
     } else if (key == "announce" && !has_value) {
       out->announce = true;
     } else {
       *error = "unknown profiler option '" + item +
                "' (expected port=N, listen=ADDR:PORT, frame=Namespace.Class:Method, "
-               "frame_window_ms=N, walk=snapshot|paused, quiet, allocations, sample_bytes=N or "
+               "frame_window_ms=N, walk=snapshot|paused, quiet, allocations[=exact|sampled], "
+               "sample_bytes=N or "
                "announce)";
       return false;
     }
@@ -176,7 +184,7 @@ std::string FormatProfilerOptions(const ProfilerOptions& opts) {
   if (host.find(':') != std::string::npos) host = "[" + host + "]";
   std::string s = "xrpm:listen=" + host + ":" + std::to_string(opts.port) + ",frame=" + opts.frame;
   if (opts.quiet) s += ",quiet";
-  if (opts.allocations) s += ",allocations";
+  if (opts.allocations) s += opts.allocations_exact ? ",allocations=exact" : ",allocations";
   if (opts.sample_bytes != kDefaultOriginSampleBytes)
     s += ",sample_bytes=" + std::to_string(opts.sample_bytes);
   if (opts.frame_window_ms != kDefaultFrameWindowMs)

@@ -8,6 +8,9 @@
 //   quiet                   no agent log lines except errors
 //   allocations             Mono reports every allocation: frames and allocation samples with
 //                           stacks can be served (slower allocation; off by default)
+//   allocations=exact|sampled  CoreCLR (xrpm-dotnet): which route `allocations` takes
+//                           (dotnet_allocations.h; sampled, the default, falls back to exact on
+//                           runtimes before .NET 10); Mono has one route and takes either
 //   announce                discovery beacon on the local network (AgentOptions::announce)
 //   sample_bytes=N          with `allocations`: allocation origins in captures, one sampled
 //                           allocation per N bytes on average from start-up (default 16384;
@@ -68,6 +71,7 @@ struct ProfilerOptions {
   std::string frame = kDefaultFrameMethod;
   bool quiet = false;
   bool allocations = false;
+  bool allocations_exact = false;  // allocations=exact (CoreCLR's ObjectAllocated route)
   bool announce = false;
   uint32_t sample_bytes = kDefaultOriginSampleBytes;
   uint32_t frame_window_ms = kDefaultFrameWindowMs;
