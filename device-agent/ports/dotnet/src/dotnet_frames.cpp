@@ -8,8 +8,7 @@ void DotnetFrames::OnLeave(uint64_t frame) {
   const int64_t now = NowNs();
   // Collections between frames count in the frame that ends next, as under Mono: taken even
   // when no sink listens, so a subscription's first frame holds only its own.
-  const uint32_t gcs = gcs_.exchange(0, std::memory_order_relaxed);
-  const uint32_t pause = gc_pause_us_.exchange(0, std::memory_order_relaxed);
+  const agent::GcTally::Taken gc = gc_tally_.Take();
   if (sink_active_.load(std::memory_order_acquire)) {
     agent::FrameRecord r{};
     r.frame = frame;
@@ -18,8 +17,9 @@ void DotnetFrames::OnLeave(uint64_t frame) {
     r.work_us = enter_ns_ < 0 ? 0 : static_cast<uint32_t>((now - enter_ns_) / 1000);
     r.alloc_bytes = alloc_bytes_;  // 0 without --allocations (see the header)
     r.alloc_objects = alloc_objects_;
-    r.gcs = gcs;
-    r.gc_pause_us = pause;
+    r.gcs = gc.gcs;
+    r.gc_pause_us = gc.pause_us;
+    r.gc_kinds = gc.kinds;
     r.gc_budget_left = -1;
     std::lock_guard<std::mutex> lock(sink_mu_);
     if (sink_) sink_->OnFrame(r);
