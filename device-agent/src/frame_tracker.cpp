@@ -67,7 +67,7 @@ void FrameTracker::OnFrame(const FrameRecord& f) noexcept {
   r.w[2] = f.end_us;
   r.w[3] = f.duration_us | (uint64_t{f.work_us} << 32);
   r.w[4] = f.alloc_bytes;
-  r.w[5] = f.gc_pause_us;
+  r.w[5] = f.gc_pause_us | (uint64_t{f.gc_kinds} << 32);
   r.w[6] = static_cast<uint64_t>(f.gc_budget_left);
   ring_.Push(r);
 }
@@ -224,6 +224,7 @@ bool FrameTracker::Fill(wire::FrameBatch* b) {
       row->set_alloc_objects(static_cast<uint32_t>(r.w[0] >> 32));
       row->set_gcs(static_cast<uint32_t>((r.w[0] >> 8) & 0xFFFFFF));
       row->set_gc_pause_us(static_cast<uint32_t>(r.w[5]));
+      row->set_gc_kinds(static_cast<uint32_t>(r.w[5] >> 32));
       row->set_gc_budget_left(static_cast<int64_t>(r.w[6]));
     }
     ring_.Pop();

@@ -3,13 +3,16 @@
 // and the host's estimator, without a runtime or a network.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <cmath>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "frame_ring.h"
 #include "frame_tracker.h"
 #include "xrpm/agent/frame_events.h"
+#include "xrpm/agent/gc_tally.h"
 #include "xrpm/analysis/allocation_profile.h"
 #include "xrpm/analysis/frame_summary.h"
 #include "xrpm/protocol/constants.h"
@@ -69,7 +72,8 @@ TEST(FrameTracker, SendsEachDefinitionOnceAndBeforeTheRowsThatUseIt) {
     t.OnAllocationSample(Sample(0, k1, n1, 7, "Bubbles.Bubble", 48));
     t.OnAllocationSample(Sample(0, k2, n2, 8, "System.String", 30));
   }
-  t.OnFrame({0, 1000, 16667, 2000, 4096, 40, 1, 1500, 1000});
+  t.OnFrame({0, 1000, 16667, 2000, 4096, 40, 1, 1500, 1000,
+             protocol::AppendGcKind(0, 2, protocol::GcReason::kInduced)});
 
   wire::FrameBatch b;
   ASSERT_TRUE(t.Fill(&b));
@@ -88,6 +92,7 @@ TEST(FrameTracker, SendsEachDefinitionOnceAndBeforeTheRowsThatUseIt) {
   EXPECT_EQ(b.frames(0).gcs(), 1u);
   EXPECT_EQ(b.frames(0).gc_pause_us(), 1500u);
   EXPECT_EQ(b.frames(0).gc_budget_left(), 1000);
+  EXPECT_EQ(analysis::GcKindsText(b.frames(0).gc_kinds()), "gen 2 induced");
   EXPECT_EQ(b.dropped_records(), 0u);
 
   // Nothing new: nothing to send; a known stack again: a row without definitions.
@@ -191,17 +196,59 @@ TEST(AllocationProfile, ScalesSamplesAndBuildsBottomUpAndTopDownViews) {
 
 TEST(FrameSummary, CountsMissedFramesGcShareAndGaps) {
   FrameRecording r;
-  r.frames = {{0, 0, 16000, 5000, 100, 1, 0, 0, -1},
-              {1, 0, 40000, 30000, 100, 1, 1, 25000, -1},
-              {3, 0, 20000, 5000, 100, 1, 0, 0, -1}};
+  using protocol::AppendGcKind;
+  using protocol::GcReason;
+  r.frames = {
+      {0, 0, 16000, 5000, 100, 1, 0, 0, -1},
+      {1, 0, 40000, 30000, 100, 1, 3, 25000, -1,
+       AppendGcKind(AppendGcKind(AppendGcKind(0, 0, GcReason::kAllocation), 2, GcReason::kInduced),
+                    0, GcReason::kAllocation)},
+      {3, 0, 20000, 5000, 100, 1, 0, 0, -1}};
   const auto s = analysis::SummarizeFrames(r);
   EXPECT_EQ(s.frames, 3u);
   EXPECT_EQ(s.missing_frames, 1u);
   EXPECT_EQ(s.over_60hz, 2u);
   EXPECT_EQ(s.over_30hz, 1u);
-  EXPECT_EQ(s.gcs, 1u);
+  EXPECT_EQ(s.gcs, 3u);
+  ASSERT_EQ(s.gcs_by_kind.size(), 2u) << "by generation and reason, in the order first met";
+  EXPECT_EQ(analysis::GcKindText(s.gcs_by_kind[0].kind), "gen 0 allocation");
+  EXPECT_EQ(s.gcs_by_kind[0].count, 2u);
+  EXPECT_EQ(analysis::GcKindText(s.gcs_by_kind[1].kind), "gen 2 induced");
+  EXPECT_EQ(s.gcs_by_kind[1].count, 1u);
   EXPECT_NEAR(s.gc_share, 25.0 / 76.0, 1e-9);
   EXPECT_NEAR(s.max_ms, 40.0, 1e-9);
+}
+
+// The collections between two frames, taken whole by the game thread while the collector adds:
+// a frame never carries more kinds than collections.
+TEST(GcTally, TakesCountPauseAndKindsTogether) {
+  agent::GcTally tally;
+  tally.Add(100, 0, protocol::GcReason::kAllocation);
+  tally.Add(2500, 2, protocol::GcReason::kInduced);
+  const agent::GcTally::Taken t = tally.Take();
+  EXPECT_EQ(t.gcs, 2u);
+  EXPECT_EQ(t.pause_us, 2600u);
+  EXPECT_EQ(analysis::GcKindsText(t.kinds), "gen 0 allocation, gen 2 induced");
+  EXPECT_EQ(tally.Take().gcs, 0u) << "taken: starts again from nothing";
+
+  std::atomic<bool> done{false};
+  std::thread collector([&] {
+    for (int i = 0; i < 20000; ++i) tally.Add(1, 1, protocol::GcReason::kOther);
+    done = true;
+  });
+  uint64_t gcs = 0;
+  bool consistent = true;
+  for (bool last = false; !last;) {
+    last = done.load();
+    const agent::GcTally::Taken x = tally.Take();
+    gcs += x.gcs;
+    consistent &= protocol::GcKindsValid(x.kinds, x.gcs) &&
+                  protocol::GcKindCount(x.kinds) == std::min<size_t>(x.gcs, protocol::kMaxGcKinds);
+  }
+  collector.join();
+  gcs += tally.Take().gcs;
+  EXPECT_EQ(gcs, 20000u);
+  EXPECT_TRUE(consistent);
 }
 
 }  // namespace

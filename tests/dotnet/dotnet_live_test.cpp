@@ -21,8 +21,10 @@
 #include "mono_process.h"
 #include "temp_dir.h"
 #include "tool_process.h"
+#include "xrpm/analysis/frame_summary.h"
 #include "xrpm/app/device_link.h"
 #include "xrpm/client/host_client.h"
+#include "xrpm/protocol/gc_kinds.h"
 
 namespace xrpm::testing {
 namespace {
@@ -62,9 +64,18 @@ TEST(DotnetLive, FrameRowsArriveInOrderAndAForcedCollectionIsInItsFrame) {
     if (f.gcs == 0) {
       EXPECT_EQ(f.gc_pause_us, 0u) << "frame " << f.frame;
     }
+    EXPECT_EQ(protocol::GcKindCount(f.gc_kinds), std::min<size_t>(f.gcs, protocol::kMaxGcKinds))
+        << "every collection of frame " << f.frame << " has its kind";
     if (f.frame == kCollectAt) {
       found = true;
       EXPECT_GE(f.gcs, 1u) << "GC.Collect(2) ran in frame " << kCollectAt;
+      bool induced_full = false;  // GC.Collect(2): generation 2, induced
+      for (size_t k = 0; k < protocol::GcKindCount(f.gc_kinds); ++k) {
+        const protocol::GcKind kind = protocol::GcKindAt(f.gc_kinds, k);
+        induced_full |= kind.generation == 2 && kind.reason == protocol::GcReason::kInduced;
+      }
+      EXPECT_TRUE(induced_full) << "kinds of frame " << kCollectAt << ": "
+                                << analysis::GcKindsText(f.gc_kinds);
       EXPECT_GT(f.gc_pause_us, 0u);
       EXPECT_GE(f.work_us, f.gc_pause_us) << "the collection ran inside the frame's work";
     }

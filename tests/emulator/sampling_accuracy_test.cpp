@@ -21,10 +21,12 @@
 
 #include "recording_sink.h"
 #include "xrpm/analysis/allocation_profile.h"
+#include "xrpm/analysis/frame_summary.h"
 #include "xrpm/emulator/game_loop.h"
 #include "xrpm/emulator/runtime.h"
 #include "xrpm/emulator/scenario.h"
 #include "xrpm/protocol/constants.h"
+#include "xrpm/protocol/gc_kinds.h"
 
 namespace xrpm::testing {
 namespace {
@@ -90,6 +92,12 @@ TEST(SamplingAccuracy, EstimatesMatchTheExactLedgerByTotalTypeAndSite) {
       if (f.gcs) {
         EXPECT_GT(f.gc_pause_us, 0u) << "frame " << f.frame;
       }
+      // NETCF: one generation; bubbles never calls GC.Collect, its budget runs out.
+      ASSERT_EQ(protocol::GcKindCount(f.gc_kinds), std::min<size_t>(f.gcs, protocol::kMaxGcKinds))
+          << "frame " << f.frame;
+      for (size_t k = 0; k < protocol::GcKindCount(f.gc_kinds); ++k)
+        EXPECT_EQ(analysis::GcKindText(protocol::GcKindAt(f.gc_kinds, k)), "gen 0 allocation")
+            << "frame " << f.frame;
       EXPECT_LE(f.gc_budget_left, int64_t{1} << 20);
     }
     EXPECT_EQ(gcs, g.rt->gc().collections() - gcs_before);

@@ -11,6 +11,7 @@
 #include "temp_dir.h"
 #include "xrpm/formats/recording_file.h"
 #include "xrpm/formats/xrpm_file.h"
+#include "xrpm/protocol/gc_kinds.h"
 
 namespace xrpm::formats {
 namespace {
@@ -27,7 +28,8 @@ SavedRecording SampleRecording() {
   r.stacks = {{2, 1}, {3, 1}, {}};
   // Frames 10..13 with 12 missing (the device's ring dropped it), a collection, no GC budget.
   r.frames = {{10, 166'000, 16'600, 2'100, 4'096, 40, 0, 0, 900'000},
-              {11, 182'600, 16'700, 2'300, 70'000, 612, 1, 3'100, 1'000'000},
+              {11, 182'600, 16'700, 2'300, 70'000, 612, 1, 3'100, 1'000'000,
+               protocol::AppendGcKind(0, 0, protocol::GcReason::kAllocation)},
               {13, 215'900, 16'650, 1'900, 1'024, 9, 0, 0, -1}};
   r.samples = {{10, 1, 1, 48, 1}, {11, 2, 2, 4'096, 2}, {11, 3, 0, 24, 0}, {13, 0, 1, 48, 0}};
   r.markers = {{MarkerKind::kMarker, "Wave 1", 10, 160'000},
@@ -122,6 +124,18 @@ TEST(RecordingFile, ReadsBackEqual) {
   EXPECT_EQ(LoadRecordingFile(dir.Path("empty.xrpm")), empty);
 }
 
+// A recording written before frame rows kept their collections' kinds (no part 'rfgk') reads
+// with every kind unknown.
+TEST(RecordingFile, ReadsRecordingsWithoutCollectionKinds) {
+  const testing::TempDir dir("xrpm_recording_file");
+  auto parts = EncodeRecordingParts(SampleRecording());
+  std::erase_if(parts, [](const auto& p) { return p.tag == "rfgk"; });
+  const SavedRecording got = ParseRecording(WriteRecording(parts), "old.xrpm");
+  SavedRecording want = SampleRecording();
+  for (FrameRow& f : want.rec.frames) f.gc_kinds = 0;
+  EXPECT_EQ(got, want);
+}
+
 TEST(RecordingFile, OlderReadersSkipThePartsAndSnapshotsAreNotRecordings) {
   const std::string bytes = WriteRecording(EncodeRecordingParts(SampleRecording()));
   const formats::XrpmContents c = formats::ReadXrpm(bytes, "rec.xrpm");  // wants no parts
@@ -185,6 +199,14 @@ TEST(RecordingFile, RefusesBadTablesAndMissingParts) {
                 "marker text of 129 bytes, expected at most 128");
   ExpectRefused([](auto& r) { r.sample_bytes = 10; }, "rhdr",
                 "sample interval 10, expected 0 or 64..67108864");
+
+  // Collection kinds that do not match the frame's collections (two kinds, one collection).
+  ExpectRefused(
+      [](auto& r) {
+        r.frames[1].gc_kinds =
+            protocol::AppendGcKind(r.frames[1].gc_kinds, 2, protocol::GcReason::kInduced);
+      },
+      "rfgk", "frame row 1: collection kinds");
 
   auto parts = EncodeRecordingParts(SampleRecording());
   std::erase_if(parts, [](const auto& p) { return p.tag == "rsfr"; });

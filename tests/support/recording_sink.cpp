@@ -4,7 +4,7 @@ namespace xrpm::testing {
 
 void RecordingSink::OnFrame(const agent::FrameRecord& f) noexcept {
   rec.frames.push_back({f.frame, f.end_us, f.duration_us, f.work_us, f.alloc_bytes, f.alloc_objects,
-                        f.gcs, f.gc_pause_us, f.gc_budget_left});
+                        f.gcs, f.gc_pause_us, f.gc_budget_left, f.gc_kinds});
 }
 
 void RecordingSink::OnAllocationSample(const agent::AllocationSample& s) noexcept {

@@ -4,8 +4,26 @@
 #include <cstring>
 
 #include "xrpm/emulator/method_frame_scope.h"
+#include "xrpm/protocol/gc_kinds.h"
 
 namespace xrpm::emulator {
+namespace {
+
+// Why a NETCF collection ran, in the frame rows' vocabulary (xrpm/protocol/gc_kinds.h).
+protocol::GcReason ProtocolReason(GcReason r) {
+  switch (r) {
+    case GcReason::kBudget:
+      return protocol::GcReason::kAllocation;
+    case GcReason::kInduced:
+    case GcReason::kCapture:
+      return protocol::GcReason::kInduced;
+    case GcReason::kLowMemory:
+      return protocol::GcReason::kLowMemory;
+  }
+  return protocol::GcReason::kUnknown;
+}
+
+}  // namespace
 
 Runtime::Runtime(RuntimeConfig config)
     : config_(std::move(config)),
@@ -268,6 +286,8 @@ void Runtime::UpdateMemoryCounters() {
 void Runtime::OnCollectionDone(const GcResult& r) {
   bytes_since_gc_ = 0;
   gc_pause_us_total_ += static_cast<uint64_t>(r.pause_ms * 1000.0 + 0.5);
+  // NETCF's collector has one generation (0); the frame row keeps why each collection ran.
+  gc_kinds_pending_ = protocol::AppendGcKind(gc_kinds_pending_, 0, ProtocolReason(r.reason));
   UpdateMemoryCounters();
   int64_t other = counters_.Total(Counter::kJitHeap) + counters_.Total(Counter::kAppDomainHeap) +
                   counters_.Total(Counter::kProcessHeap);
@@ -327,6 +347,7 @@ void Runtime::ApplyFrameSink() {
   // The first reported frame starts a fresh series.
   gcs_reported_ = gc_.collections();
   gc_pause_us_reported_ = gc_pause_us_total_;
+  gc_kinds_pending_ = 0;
   last_frame_end_ = std::chrono::steady_clock::now();
 }
 
@@ -374,6 +395,7 @@ void Runtime::ReportFrame() {
     f.gcs = static_cast<uint32_t>(gcs - gcs_reported_);
     f.gc_pause_us = static_cast<uint32_t>(
         std::min<uint64_t>(gc_pause_us_total_ - gc_pause_us_reported_, UINT32_MAX));
+    f.gc_kinds = gc_kinds_pending_;
     f.gc_budget_left = static_cast<int64_t>(config_.gc_budget_bytes) -
                        static_cast<int64_t>(std::min<uint64_t>(bytes_since_gc_, INT64_MAX / 2));
     std::lock_guard<std::mutex> lock(sink_mu_);
@@ -381,6 +403,7 @@ void Runtime::ReportFrame() {
   }
   gcs_reported_ = gcs;
   gc_pause_us_reported_ = gc_pause_us_total_;
+  gc_kinds_pending_ = 0;
   last_frame_end_ = now;
   ++frame_number_;
 }

@@ -3,7 +3,8 @@
 // allocated, collections and their pause, bytes left before the next collection) for S seconds or N
 // frames and prints what an XNA developer asks first: how many frames missed 16.7 / 33.3 ms, how
 // much each frame allocates, how often the GC runs and what share of the time it takes. --csv
-// writes one row per frame (atomically); --json has a `frames` array and a `markers` array (what
+// writes one row per frame (atomically; gc_kinds "gen 0 allocation, gen 2 induced"); --json has a
+// `frames` array (each with its `collections`: generation and reason) and a `markers` array (what
 // the game posted: Xrpm.Profiler.Marker / RequestCapture), which the text lists after the table. -o
 // saves the whole recording; a saved one given in place of --connect prints exactly what the live
 // run did.
@@ -32,14 +33,29 @@ std::string Fixed(double v, int digits = 3) {
 
 void WriteCsv(const std::string& path, const FrameRecording& r) {
   AtomicFile f(path);
-  f.Write("frame,ms,work_ms,alloc_bytes,alloc_objects,gcs,gc_ms,budget_left_bytes,end_us\n");
+  f.Write(
+      "frame,ms,work_ms,alloc_bytes,alloc_objects,gcs,gc_ms,budget_left_bytes,end_us,gc_kinds\n");
   for (const auto& x : r.frames)
     f.Write(std::to_string(x.frame) + "," + Fixed(x.duration_us / 1000.0) + "," +
             Fixed(x.work_us / 1000.0) + "," + std::to_string(x.alloc_bytes) + "," +
             std::to_string(x.alloc_objects) + "," + std::to_string(x.gcs) + "," +
             Fixed(x.gc_pause_us / 1000.0) + "," + std::to_string(x.gc_budget_left) + "," +
-            std::to_string(x.end_us) + "\n");
+            std::to_string(x.end_us) + ",\"" + analysis::GcKindsText(x.gc_kinds) + "\"\n");
   f.Commit();
+}
+
+nlohmann::json KindJson(protocol::GcKind k) {
+  return {{"generation", k.generation}, {"reason", protocol::GcReasonName(k.reason)}};
+}
+
+nlohmann::json KindCountsJson(const analysis::FrameSummary& s) {
+  nlohmann::json a = nlohmann::json::array();
+  for (const auto& c : s.gcs_by_kind) {
+    nlohmann::json k = KindJson(c.kind);
+    k["count"] = c.count;
+    a.push_back(k);
+  }
+  return a;
 }
 
 nlohmann::json SummaryJson(const analysis::FrameSummary& s) {
@@ -62,7 +78,8 @@ nlohmann::json SummaryJson(const analysis::FrameSummary& s) {
           {"gc_ms", s.gc_ms},
           {"max_gc_ms", s.max_gc_ms},
           {"gcs_per_second", s.gcs_per_second},
-          {"gc_share", s.gc_share}};
+          {"gc_share", s.gc_share},
+          {"collections_by_kind", KindCountsJson(s)}};
 }
 
 int Run(const Opts& o) {
@@ -72,7 +89,10 @@ int Run(const Opts& o) {
   const analysis::FrameSummary s = analysis::SummarizeFrames(r);
   if (o.json) {
     nlohmann::json rows = nlohmann::json::array();
-    for (const auto& x : r.frames)
+    for (const auto& x : r.frames) {
+      nlohmann::json kinds = nlohmann::json::array();
+      for (size_t k = 0; k < protocol::GcKindCount(x.gc_kinds); ++k)
+        kinds.push_back(KindJson(protocol::GcKindAt(x.gc_kinds, k)));
       rows.push_back({{"frame", x.frame},
                       {"ms", x.duration_us / 1000.0},
                       {"work_ms", x.work_us / 1000.0},
@@ -81,7 +101,9 @@ int Run(const Opts& o) {
                       {"gcs", x.gcs},
                       {"gc_ms", x.gc_pause_us / 1000.0},
                       {"budget_left_bytes", x.gc_budget_left},
-                      {"end_us", x.end_us}});
+                      {"end_us", x.end_us},
+                      {"collections", kinds}});
+    }
     nlohmann::json marks = nlohmann::json::array();
     for (const auto& m : r.markers)
       marks.push_back({{"kind", MarkerKindName(m.kind)},
@@ -120,6 +142,13 @@ int Run(const Opts& o) {
   t.AddRow({"collections", FormatCount(s.gcs) + "  (" + Fixed(s.gcs_per_second, 2) + " per s, " +
                                Fixed(s.gc_ms / (s.gcs ? s.gcs : 1), 1) + " ms each, max " +
                                Fixed(s.max_gc_ms, 1) + " ms)"});
+  if (!s.gcs_by_kind.empty()) {
+    std::string kinds;
+    for (const auto& c : s.gcs_by_kind)
+      kinds +=
+          (kinds.empty() ? "" : ", ") + analysis::GcKindText(c.kind) + ": " + FormatCount(c.count);
+    t.AddRow({"collections by kind", kinds});
+  }
   t.AddRow({"time in GC", Percent(s.gc_share, 1.0)});
   t.Print(stdout, 2);
   if (!r.markers.empty()) {

@@ -26,6 +26,7 @@
 #include <cstdint>
 
 #include "xrpm/protocol/constants.h"
+#include "xrpm/protocol/gc_kinds.h"
 
 namespace xrpm {
 namespace agent {
@@ -46,6 +47,8 @@ struct FrameRecord {
   // Bytes that may still be allocated before the next collection (the NETCF 1 MB budget), at the
   // end of the frame; -1 when the runtime has no byte budget.
   int64_t gc_budget_left;
+  // The first collections' generations and reasons (xrpm/protocol/gc_kinds.h); 0: not known.
+  uint32_t gc_kinds = 0;
 };
 
 // One sampled allocation.

@@ -8,8 +8,7 @@ void DotnetFrames::OnLeave(uint64_t frame) {
   const int64_t now = NowNs();
   // Collections between frames count in the frame that ends next, as under Mono: taken even
   // when no sink listens, so a subscription's first frame holds only its own.
-  const uint32_t gcs = gcs_.exchange(0, std::memory_order_relaxed);
-  const uint32_t pause = gc_pause_us_.exchange(0, std::memory_order_relaxed);
+  const agent::GcTally::Taken gc = gc_tally_.Take();
   if (sink_active_.load(std::memory_order_acquire)) {
     agent::FrameRecord r{};
     r.frame = frame;
@@ -20,8 +19,9 @@ void DotnetFrames::OnLeave(uint64_t frame) {
     r.alloc_bytes = alloc_bytes_ + static_cast<uint64_t>(est_bytes_ + 0.5);
     const double objects = alloc_objects_ + est_objects_ + 0.5;
     r.alloc_objects = objects >= UINT32_MAX ? UINT32_MAX : static_cast<uint32_t>(objects);
-    r.gcs = gcs;
-    r.gc_pause_us = pause;
+    r.gcs = gc.gcs;
+    r.gc_pause_us = gc.pause_us;
+    r.gc_kinds = gc.kinds;
     r.gc_budget_left = -1;
     std::lock_guard<std::mutex> lock(sink_mu_);
     if (sink_) sink_->OnFrame(r);

@@ -29,6 +29,7 @@
 #include <mutex>
 
 #include "xrpm/agent/frame_events.h"
+#include "xrpm/agent/gc_tally.h"
 
 namespace xrpm {
 namespace dotnet {
@@ -67,10 +68,9 @@ class DotnetFrames {
     std::lock_guard<std::mutex> lock(sink_mu_);
     if (sink_) sink_->OnAllocationSample(sample);
   }
-  // A collection finished after a pause of `pause_us`.
-  void OnGc(uint32_t pause_us) {
-    gcs_.fetch_add(1, std::memory_order_relaxed);
-    gc_pause_us_.fetch_add(pause_us, std::memory_order_relaxed);
+  // A collection of `generation` (its highest) finished after a pause of `pause_us`.
+  void OnGc(uint32_t pause_us, uint8_t generation, protocol::GcReason reason) {
+    gc_tally_.Add(pause_us, generation, reason);
   }
 
  private:
@@ -95,8 +95,7 @@ class DotnetFrames {
 
   std::atomic<uint64_t> frame_in_progress_{0};  // the next OnLeave's frame number
 
-  std::atomic<uint32_t> gcs_{0};
-  std::atomic<uint32_t> gc_pause_us_{0};
+  agent::GcTally gc_tally_;  // the collections since the last frame ended
 };
 
 }  // namespace dotnet

@@ -135,6 +135,12 @@ void DotnetPort::OnGcStarted(int32_t generation_count, const cor::BOOL* collecte
   counters_.Add(DotnetCounter::kGarbageCollections, 1);
   if (reason == cor::kGcInduced && !armed_.load(std::memory_order_acquire))
     counters_.Add(DotnetCounter::kCallsToGcCollect, 1);  // the program's, not a capture's
+  // The highest generation it collects (0-2; the large and pinned object heaps, 3 and 4, go with
+  // generation 2), and why: the profiling API tells an induced collection from the others only.
+  uint8_t generation = 0;
+  for (int32_t g = 0; collected && g < generation_count && g < 3; ++g)
+    if (collected[g]) generation = static_cast<uint8_t>(g);
+  gc_generation_.store(generation, std::memory_order_relaxed);
   const bool full = generation_count > 2 && collected && collected[2];
   const bool wanted = !join_.load(std::memory_order_acquire) || reason == cor::kGcInduced;
   if (full && wanted && armed_.load(std::memory_order_acquire)) {
@@ -160,7 +166,11 @@ void DotnetPort::OnGcFinished() {
   const int64_t start = gc_start_ns_.load(std::memory_order_relaxed);
   const int64_t pause_ns = start != 0 ? NowNs() - start : 0;
   if (start != 0) counters_.Add(DotnetCounter::kGcLatencyTime, pause_ns / 1000000);
-  if (frame_) frame_->frames().OnGc(static_cast<uint32_t>(pause_ns / 1000));
+  if (frame_)
+    frame_->frames().OnGc(static_cast<uint32_t>(pause_ns / 1000),
+                          gc_generation_.load(std::memory_order_relaxed),
+                          induced_.load(std::memory_order_relaxed) ? protocol::GcReason::kInduced
+                                                                   : protocol::GcReason::kOther);
   cor::GcGenerationRange ranges[kMaxGenerationRanges];
   cor::ULONG n = 0;
   const bool bounds = !cor::Failed(info_->GetGenerationBounds(kMaxGenerationRanges, &n, ranges));

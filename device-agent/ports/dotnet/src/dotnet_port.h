@@ -234,6 +234,7 @@ class DotnetPort final : public agent::RuntimePort {
   StaticRoots statics_;
   FieldLayouts layouts_;  // after statics_: Prepare takes the classes Resolve looked at
   std::atomic<int64_t> gc_start_ns_{0};
+  std::atomic<uint8_t> gc_generation_{0};      // the collection in progress's highest generation
   std::atomic<int64_t> recorded_start_ns_{0};  // the last recorded collection's start
   std::atomic<int64_t> report_start_ns_{0};    // its first root or object report
   FrameHook* frame_ = nullptr;

@@ -38,8 +38,10 @@ void MonoFrames::OnFrameLeave() {
   r.work_us = enter_ns_ < 0 ? 0 : static_cast<uint32_t>((now - enter_ns_) / 1000);
   r.alloc_bytes = bytes_;
   r.alloc_objects = objects_;
-  r.gcs = gcs_.exchange(0, std::memory_order_relaxed);
-  r.gc_pause_us = gc_pause_us_.exchange(0, std::memory_order_relaxed);
+  const agent::GcTally::Taken gc = gc_tally_.Take();
+  r.gcs = gc.gcs;
+  r.gc_pause_us = gc.pause_us;
+  r.gc_kinds = gc.kinds;
   r.gc_budget_left = -1;  // SGen has no per-frame byte budget to report
   if (sink_active_.load(std::memory_order_acquire)) {
     std::lock_guard<std::mutex> lock(sink_mu_);

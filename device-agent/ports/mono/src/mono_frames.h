@@ -32,6 +32,7 @@
 
 #include "stack_walk.h"
 #include "xrpm/agent/frame_events.h"
+#include "xrpm/agent/gc_tally.h"
 
 namespace xrpm {
 namespace mono {
@@ -55,9 +56,10 @@ class MonoFrames {
   bool CountAllocation(uint32_t size);
   // A sampled allocation of the game thread (MonoObject*), its stack walked.
   void Sample(void* object, uint32_t size, const StackWalk& walk);
-  void OnGc(uint32_t pause_us) {
-    gcs_.fetch_add(1, std::memory_order_relaxed);
-    gc_pause_us_.fetch_add(pause_us, std::memory_order_relaxed);
+  // A collection of `generation` (SGen: 0 nursery, 1 major) ended after a pause of `pause_us`;
+  // Mono does not say why a collection ran.
+  void OnGc(uint32_t pause_us, uint8_t generation) {
+    gc_tally_.Add(pause_us, generation, protocol::GcReason::kUnknown);
   }
 
  private:
@@ -91,8 +93,7 @@ class MonoFrames {
   std::unordered_map<void*, std::string> method_names_;
   std::unordered_map<void*, std::string> type_names_;
 
-  std::atomic<uint32_t> gcs_{0};
-  std::atomic<uint32_t> gc_pause_us_{0};
+  agent::GcTally gc_tally_;  // the collections since the last frame ended
 };
 
 }  // namespace mono

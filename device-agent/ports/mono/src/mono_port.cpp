@@ -249,6 +249,9 @@ void MonoPort::OnGcEvent(int event, uint32_t generation, bool is_serial) {
     case MONO_GC_EVENT_PRE_STOP_WORLD:
       gc_start_ns_ = NowNs();
       break;
+    case MONO_GC_EVENT_START:
+      gc_generation_ = static_cast<uint8_t>(std::min<uint32_t>(generation, 15));
+      break;
     case MONO_GC_EVENT_END:
       counters_.Add(MonoCounter::kGarbageCollections, 1);
       memory_stale_.store(true, std::memory_order_relaxed);
@@ -257,7 +260,7 @@ void MonoPort::OnGcEvent(int event, uint32_t generation, bool is_serial) {
       if (gc_start_ns_ != 0) {
         const int64_t pause_ns = NowNs() - gc_start_ns_;
         counters_.Add(MonoCounter::kGcLatencyTime, pause_ns / 1000000);
-        frames_.OnGc(static_cast<uint32_t>(pause_ns / 1000));
+        frames_.OnGc(static_cast<uint32_t>(pause_ns / 1000), gc_generation_);
       }
       gc_start_ns_ = 0;
       break;

@@ -216,6 +216,7 @@ class MonoPort final : public agent::RuntimePort {
 
   // GC timing for the latency counter (collecting thread only).
   int64_t gc_start_ns_ = 0;
+  uint8_t gc_generation_ = 0;  // the collection in progress's (MONO_GC_EVENT_START)
   // A collection ended since the memory counters were last read: Mono's heap-size queries take
   // the GC lock, so they are made at the next frame boundary or finalizer wake-up, outside it.
   std::atomic<bool> memory_stale_{true};

@@ -274,6 +274,7 @@ class Runtime final : public agent::RuntimePort {
   uint64_t frame_objects_ = 0;
   uint64_t gc_pause_us_total_ = 0, gc_pause_us_reported_ = 0;
   uint64_t gcs_reported_ = 0;
+  uint32_t gc_kinds_pending_ = 0;  // the kinds of the collections since the last frame row
 
   // ---- game events ----
   agent::GameEventSlot game_sink_;

@@ -43,6 +43,14 @@ FrameSummary SummarizeFrames(const FrameRecording& r, FrameRange range) {
     s.gc_ms += f.gc_pause_us / 1000.0;
     s.max_gc_ms = std::max(s.max_gc_ms, f.gc_pause_us / 1000.0);
     if (f.gcs) ++s.frames_with_gc;
+    for (size_t k = 0; k < protocol::GcKindCount(f.gc_kinds); ++k) {
+      const protocol::GcKind kind = protocol::GcKindAt(f.gc_kinds, k);
+      auto it = std::find_if(s.gcs_by_kind.begin(), s.gcs_by_kind.end(), [&](const auto& c) {
+        return c.kind.generation == kind.generation && c.kind.reason == kind.reason;
+      });
+      if (it == s.gcs_by_kind.end()) it = s.gcs_by_kind.insert(s.gcs_by_kind.end(), {kind, 0});
+      ++it->count;
+    }
   }
   s.frames = ms.size();
   if (s.frames == 0) return s;
@@ -60,6 +68,20 @@ FrameSummary SummarizeFrames(const FrameRecording& r, FrameRange range) {
     s.gc_share = s.gc_ms / (s.seconds * 1000.0);
   }
   return s;
+}
+
+std::string GcKindText(protocol::GcKind kind) {
+  std::string t = "gen " + std::to_string(kind.generation);
+  if (kind.reason != protocol::GcReason::kUnknown)
+    t += std::string(" ") + protocol::GcReasonName(kind.reason);
+  return t;
+}
+
+std::string GcKindsText(uint32_t packed) {
+  std::string t;
+  for (size_t i = 0; i < protocol::GcKindCount(packed); ++i)
+    t += (i ? ", " : "") + GcKindText(protocol::GcKindAt(packed, i));
+  return t;
 }
 
 }  // namespace xrpm::analysis

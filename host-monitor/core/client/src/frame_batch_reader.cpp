@@ -1,8 +1,10 @@
 #include "frame_batch_reader.h"
 
 #include <algorithm>
+#include <cstdio>
 
 #include "xrpm/protocol/constants.h"
+#include "xrpm/protocol/gc_kinds.h"
 
 namespace xrpm::client {
 namespace {
@@ -76,6 +78,14 @@ bool FrameBatchReader::Read(const wire::FrameBatch& b, size_t wire_bytes, uint64
     if (++g > protocol::kMaxFrameTags)
       return fail("more than " + std::to_string(protocol::kMaxFrameTags) + " tags");
   }
+  for (const auto& x : b.frames())
+    if (!protocol::GcKindsValid(x.gc_kinds(), x.gcs())) {
+      char hex[16];
+      std::snprintf(hex, sizeof hex, "%08x", x.gc_kinds());
+      return fail("frame " + std::to_string(x.frame()) + ": collection kinds 0x" + hex +
+                  " malformed for " + std::to_string(x.gcs()) +
+                  " collections (expected a byte per collection, bit 7 set, reason 0-4, no gaps)");
+    }
   for (const auto& x : b.samples())
     if (x.stack() > s || x.type() > t || x.tag() > g)
       return fail("sample refers to undefined stack " + std::to_string(x.stack()) + ", type " +
@@ -114,7 +124,8 @@ bool FrameBatchReader::Read(const wire::FrameBatch& b, size_t wire_bytes, uint64
     }
     --room;
     d->frames.push_back({x.frame(), x.end_us(), x.duration_us(), x.work_us(), x.alloc_bytes(),
-                         x.alloc_objects(), x.gcs(), x.gc_pause_us(), x.gc_budget_left()});
+                         x.alloc_objects(), x.gcs(), x.gc_pause_us(), x.gc_budget_left(),
+                         x.gc_kinds()});
   }
   for (const auto& x : b.samples()) {
     if (room == 0) {

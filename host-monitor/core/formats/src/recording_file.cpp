@@ -8,6 +8,7 @@
 #include "xrpm/formats/xrpm_blob.h"
 #include "xrpm/model/diagnostics.h"
 #include "xrpm/protocol/constants.h"
+#include "xrpm/protocol/gc_kinds.h"
 
 namespace xrpm::formats {
 namespace {
@@ -31,6 +32,7 @@ struct Column {
   XrpmTransform transform;
   uint64_t (*get)(const Row&);
   void (*set)(Row&, uint64_t);
+  bool optional = false;  // added later: files written before it do not have it (rows keep 0)
 };
 #define XRPM_FIELD(Row, f)                                 \
   [](const Row& r) { return static_cast<uint64_t>(r.f); }, \
@@ -48,6 +50,7 @@ const Column<FrameRow> kFrameColumns[] = {
     {"rfgc", 4, kNone, XRPM_FIELD(FrameRow, gcs)},
     {"rfgp", 4, kNone, XRPM_FIELD(FrameRow, gc_pause_us)},
     {"rfbl", 8, kDelta, XRPM_FIELD(FrameRow, gc_budget_left)},
+    {"rfgk", 4, kNone, XRPM_FIELD(FrameRow, gc_kinds), true},
 };
 const Column<SampleRow> kSampleColumns[] = {
     {"rsfr", 8, kDelta, XRPM_FIELD(SampleRow, frame)},
@@ -92,6 +95,7 @@ class PartSet {
         name_, 0, code,
         "at byte offset " + std::to_string(p.offset) + ": part '" + p.tag + "': " + msg});
   }
+  bool Has(std::string_view tag) const { return parts_.find(tag) != parts_.end(); }
   const XrpmPart& Need(std::string_view tag) const {
     auto it = parts_.find(std::string(tag));
     if (it == parts_.end())
@@ -120,6 +124,7 @@ class PartSet {
   void Columns(const Column<Row> (&cols)[N], std::vector<Row>& rows) const {
     const size_t n = Need(cols[0].tag).count();
     for (const Column<Row>& c : cols) {
+      if (c.optional && !Has(c.tag)) continue;
       const XrpmPart& p = Need(c.tag);
       if (p.width != c.width)
         Fail(p, "bad-part",
@@ -131,6 +136,7 @@ class PartSet {
     }
     rows.assign(n, Row{});
     for (const Column<Row>& c : cols) {
+      if (c.optional && !Has(c.tag)) continue;
       const uint8_t* d = Need(c.tag).data.data();
       for (size_t i = 0; i < n; ++i) {
         uint64_t v = 0;
@@ -304,6 +310,13 @@ SavedRecording DecodeRecording(const formats::XrpmContents& c, const std::string
                  "frame row " + std::to_string(i) + " is frame " +
                      std::to_string(r.frames[i].frame) + ", expected a frame after " +
                      std::to_string(r.frames[i - 1].frame));
+  for (size_t i = 0; i < r.frames.size(); ++i)
+    if (!protocol::GcKindsValid(r.frames[i].gc_kinds, r.frames[i].gcs))
+      parts.Fail(parts.Need("rfgk"), "bad-part",
+                 "frame row " + std::to_string(i) + ": collection kinds " +
+                     std::to_string(r.frames[i].gc_kinds) + " malformed for " +
+                     std::to_string(r.frames[i].gcs) +
+                     " collections (expected a byte per collection, bit 7 set, reason 0-4)");
   parts.Columns(kSampleColumns, r.samples);
   if (!r.samples.empty() && r.sample_bytes == 0)
     parts.Fail(parts.Need(kTagHeader), "bad-part",

@@ -7,9 +7,12 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
+#include <vector>
 
 #include "xrpm/analysis/allocation_profile.h"
 #include "xrpm/model/frame_recording.h"
+#include "xrpm/protocol/gc_kinds.h"
 
 namespace xrpm::analysis {
 
@@ -36,8 +39,21 @@ struct FrameSummary {
   double gcs_per_second = 0;
   double gc_share = 0;  // of the frame time spent in collections
   uint64_t frames_with_gc = 0;
+  // Collections by generation and reason (the frame rows' kinds: a frame keeps the first four);
+  // in the order first met. Collections without a kind are not in it.
+  struct GcKindCount {
+    protocol::GcKind kind;
+    uint64_t count = 0;
+  };
+  std::vector<GcKindCount> gcs_by_kind;
 };
 
 FrameSummary SummarizeFrames(const FrameRecording& r, FrameRange range = {});
+
+// "gen 2 induced", "gen 0 allocation", "gen 1" (reason unknown): one collection's kind as the CLI
+// and the monitor show it.
+std::string GcKindText(protocol::GcKind kind);
+// A frame row's kinds joined with ", " ("" when it has none).
+std::string GcKindsText(uint32_t packed);
 
 }  // namespace xrpm::analysis

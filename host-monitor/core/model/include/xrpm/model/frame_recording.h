@@ -32,6 +32,9 @@ struct FrameRow {
   uint32_t gcs = 0;
   uint32_t gc_pause_us = 0;
   int64_t gc_budget_left = -1;  // -1: the runtime has no byte budget
+  // The first collections' generations and reasons, a byte each (xrpm/protocol/gc_kinds.h);
+  // 0: not known.
+  uint32_t gc_kinds = 0;
 
   friend bool operator==(const FrameRow&, const FrameRow&) = default;
 };
