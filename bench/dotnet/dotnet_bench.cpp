@@ -32,20 +32,17 @@
 #include <thread>
 #include <vector>
 
+#include "bench_child.h"
 #include "subprocess.h"
 #include "xrpm/analysis/allocation_profile.h"
 #include "xrpm/client/host_client.h"
 
 namespace {
 
+using xrpm::bench::Median;
 using xrpm::testing::BackgroundProcess;
 
 constexpr int kBenchRounds = 6;  // Allocations rounds per process; the first (JIT) is dropped
-
-double MedianOf(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v.empty() ? 0 : v[v.size() / 2];
-}
 
 struct AllocRun {
   double ns = 0;  // median ns/allocation, 0 when the run failed
@@ -136,7 +133,7 @@ AllocRun RunOnce(const std::string& launcher, const std::vector<std::string>& ag
   rmdir(dir_template);
   if (static_cast<int>(ns.size()) == kBenchRounds) {
     ns.erase(ns.begin());
-    out.ns = MedianOf(ns);
+    out.ns = Median(ns);
   }
   return out;
 }
@@ -200,29 +197,29 @@ int main(int argc, char** argv) {
   std::printf(
       "| allocation, --allocations (sampled by the runtime, subscribed) | %.2f ns | plain dotnet "
       "%.2f ns | %.2fx |\n",
-      MedianOf(sampled_ns), MedianOf(plain), MedianOf(ratio_sampled));
+      Median(sampled_ns), Median(plain), Median(ratio_sampled));
   std::printf(
       "| allocation, --allocations (sampled by the runtime, subscribed) | %.2f ns | xrpm-dotnet "
       "without it %.2f ns | %.2fx |\n",
-      MedianOf(sampled_ns), MedianOf(agent), MedianOf(ratio_sampled_agent));
+      Median(sampled_ns), Median(agent), Median(ratio_sampled_agent));
   std::printf(
       "| allocation, --allocations=exact (16 KiB, subscribed) | %.2f ns | plain dotnet %.2f ns | "
       "%.2fx |\n",
-      MedianOf(allocs_ns), MedianOf(plain), MedianOf(ratio_plain));
+      Median(allocs_ns), Median(plain), Median(ratio_plain));
   std::printf(
       "| allocation, --allocations=exact (16 KiB, subscribed) | %.2f ns | xrpm-dotnet without "
       "it %.2f ns | %.2fx |\n",
-      MedianOf(allocs_ns), MedianOf(agent), MedianOf(ratio_agent));
+      Median(allocs_ns), Median(agent), Median(ratio_agent));
   std::printf(
       "| allocation, --allocations=exact without a host | %.2f ns | plain dotnet %.2f ns | "
       "%.2fx |\n",
-      MedianOf(unheard), MedianOf(plain), MedianOf(ratio_unheard));
+      Median(unheard), Median(plain), Median(ratio_unheard));
   std::printf("| Allocations.Small estimated / exact bytes, exact route (16 KiB) | %.4f |\n",
-              MedianOf(est_ratio));
+              Median(est_ratio));
   std::printf("| Allocations.Small estimated / exact bytes, sampled route (100 KiB) | %.4f |\n",
-              MedianOf(sampled_small_ratio));
+              Median(sampled_small_ratio));
   std::printf(
       "| every type estimated / GC.GetTotalAllocatedBytes, sampled route (100 KiB) | %.4f |\n",
-      MedianOf(sampled_total_ratio));
+      Median(sampled_total_ratio));
   return 0;
 }
