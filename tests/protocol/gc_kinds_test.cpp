@@ -27,8 +27,8 @@ TEST(GcKinds, PacksTheFirstFourCollectionsInOrder) {
 }
 
 TEST(GcKinds, RefusesWhatNoDeviceSends) {
-  const uint32_t two = AppendGcKind(AppendGcKind(0, 0, GcReason::kAllocation), 2,
-                                    GcReason::kInduced);
+  const uint32_t two =
+      AppendGcKind(AppendGcKind(0, 0, GcReason::kAllocation), 2, GcReason::kInduced);
   EXPECT_TRUE(GcKindsValid(0, 0));
   EXPECT_TRUE(GcKindsValid(0, 3)) << "kinds not known";
   EXPECT_TRUE(GcKindsValid(two, 2));
