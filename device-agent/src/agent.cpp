@@ -1,9 +1,11 @@
 // Agent lifecycle: Start (bind, threads), the network loop, the capture worker, Stop.
 #include "xrpm/agent/agent.h"
 
+#include <chrono>
 #include <cstdio>
 #include <exception>
 #include <random>
+#include <thread>
 
 #include "agent_impl.h"
 #include "xrpm/protocol/beacon.h"
@@ -144,6 +146,7 @@ void Agent::Impl::NetLoop() {
       beacon.MaybeSend(NowNs(), [this](const std::string& line) { Log(line); });
       CheckHandshakeTimeouts();
       RetireFreedJobs();
+      capture_in_flight.store(job != nullptr || !retired.empty(), std::memory_order_release);
     }
   } catch (const std::exception& e) {
     Log(std::string("network thread stopped: ") + e.what());
@@ -212,6 +215,19 @@ void Agent::Stop() noexcept {
     impl_->Stop();
   } catch (...) {
   }
+}
+
+void Agent::StopAfterCapture(uint32_t max_wait_ms) noexcept {
+  const auto deadline = SteadyClock::now() + std::chrono::milliseconds(max_wait_ms);
+  if (impl_->capture_in_flight.load(std::memory_order_acquire)) {
+    impl_->Log("the program is ending: the capture under way finishes first (at most " +
+               std::to_string(max_wait_ms / 1000) + " s)");
+    // Bounded polling: the network thread owns the job; this thread only waits for it to clear.
+    while (impl_->capture_in_flight.load(std::memory_order_acquire) &&
+           SteadyClock::now() < deadline && impl_->net_thread.joinable())
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  Stop();
 }
 
 uint16_t Agent::port() const noexcept {

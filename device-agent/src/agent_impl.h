@@ -115,6 +115,9 @@ struct Agent::Impl {
   std::atomic<uint16_t> port{0};
   std::thread net_thread, worker_thread;
   std::atomic<bool> stopping{false};
+  // A capture is running or its bytes are still inside ENet (the network thread's view, updated
+  // every turn of its loop): StopAfterCapture waits for it to clear.
+  std::atomic<bool> capture_in_flight{false};
 
   // Worker hand-off.
   std::mutex worker_mu;

@@ -67,7 +67,9 @@ TEST(DotnetAllocations, FrameRowsCarryTheGameThreadsExactAllocationsAndSamplesTh
   size_t checked = 0;
   for (size_t i = 0; i < rec.frames.size(); ++i) {
     const auto& f = rec.frames[i];
-    if (i > 0) EXPECT_EQ(f.frame, rec.frames[i - 1].frame + 1) << "consecutive";
+    if (i > 0) {
+      EXPECT_EQ(f.frame, rec.frames[i - 1].frame + 1) << "consecutive";
+    }
     if (f.frame < 3) continue;  // frame 2 also writes the program's lines
     ++checked;
     EXPECT_EQ(f.alloc_objects, kGarbagePerFrame) << "frame " << f.frame;

@@ -114,6 +114,10 @@ class Agent {
   bool Start(std::string* error) noexcept;
   // Cancels a running capture, tells the host, closes the socket, joins the threads.
   void Stop() noexcept;
+  // The program is ending (the runtime's shutdown): lets a capture already under way finish
+  // streaming to its host, its last bytes out of ENet, for at most max_wait_ms, then Stop().
+  // Returns at once when no capture is under way. Called from the runtime's shutdown thread.
+  void StopAfterCapture(uint32_t max_wait_ms) noexcept;
 
   uint16_t port() const noexcept;  // the bound port (after Start)
   AgentStats stats() const noexcept;

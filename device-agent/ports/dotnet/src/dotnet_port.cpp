@@ -442,29 +442,38 @@ void DotnetPort::InduceFullCollection() {
 }
 
 void DotnetPort::AddFrozenObjects() {
-  // A referenced object that the walk did not report: outside the GC heap's ranges when the
-  // runtime gave them (a binary search among a few ranges per reference), else missing from the
-  // sorted ids of the reported objects (a sort of every object and a search per reference:
-  // several times slower on a big heap).
+  // A referenced object that the walk did not report. With the GC heap's ranges (the runtime
+  // gave them all): a reference outside them, unless the walk reported that object anyway (it
+  // reports some objects of the non-GC heap itself: boxed statics, empty arrays, literals it
+  // met), found among the few reported objects outside the ranges: a binary search among a few
+  // ranges per reference and object. Without the ranges: missing from the sorted ids of every
+  // reported object (a sort of every object and a search per reference: several times slower
+  // on a big heap).
   std::vector<uint64_t> missing;
-  auto collect = [&](auto&& outside) {
+  auto collect = [&](auto&& unreported) {
     for (uint64_t r : record_.refs)
-      if (outside(r)) missing.push_back(r);
+      if (unreported(r)) missing.push_back(r);
     for (const RecordedRoot& r : record_.roots)
-      if (outside(r.object)) missing.push_back(r.object);
+      if (unreported(r.object)) missing.push_back(r.object);
     for (const StaticValue& v : record_.statics)
-      if (outside(v.object)) missing.push_back(v.object);
+      if (unreported(v.object)) missing.push_back(v.object);
   };
   std::vector<std::pair<uint64_t, uint64_t>>& ranges = record_.gc_ranges;
+  std::vector<uint64_t> ids;  // reported: outside the ranges (with ranges), or all of them
   if (!ranges.empty()) {
     std::sort(ranges.begin(), ranges.end());
-    collect([&](uint64_t id) {
+    auto outside = [&](uint64_t id) {
       auto after = std::upper_bound(ranges.begin(), ranges.end(),
                                     std::pair<uint64_t, uint64_t>{id, UINT64_MAX});
       return after == ranges.begin() || id >= std::prev(after)->second;
+    };
+    for (const RecordedObject& o : record_.objects)
+      if (outside(o.id)) ids.push_back(o.id);
+    std::sort(ids.begin(), ids.end());
+    collect([&](uint64_t id) {
+      return outside(id) && !std::binary_search(ids.begin(), ids.end(), id);
     });
   } else {
-    std::vector<uint64_t> ids;
     ids.reserve(record_.objects.size());
     for (const RecordedObject& o : record_.objects) ids.push_back(o.id);
     std::sort(ids.begin(), ids.end());

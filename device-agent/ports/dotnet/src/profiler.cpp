@@ -27,6 +27,8 @@ namespace {
 
 // One agent per process; never destroyed (the runtime may call late).
 agent::Agent* g_agent = nullptr;
+// How long the program's exit waits for a capture still streaming (its heap already recorded).
+constexpr uint32_t kShutdownCaptureWaitMs = 30000;
 
 void WriteStatus(const std::string& line) {
   launch::WriteAgentStatus(kStatusFdEnv, line);
@@ -273,7 +275,9 @@ std::string Profiler::Start(const std::string& options, const std::string& token
 }
 
 cor::HRESULT Profiler::Shutdown() {
-  if (g_agent) g_agent->Stop();
+  // A capture whose heap was recorded streams on after the game resumed: the program ending
+  // meanwhile (a compiler finishing) waits for it, bounded, instead of cutting it off.
+  if (g_agent) g_agent->StopAfterCapture(kShutdownCaptureWaitMs);
   return cor::S_OK;
 }
 
