@@ -79,12 +79,9 @@ AllocRun RunOnce(const std::string& launcher, const std::vector<std::string>& ag
     const std::string endpoint = xrpm::testing::WaitForAgentEndpoint(p, 60000);
     if (endpoint.empty()) return out;
     if (subscribe) {
-      xrpm::client::ClientOptions co;
-      co.endpoint = endpoint;
-      client = std::make_unique<xrpm::client::HostClient>(co);
-      client->Connect();
       std::string error;
-      if (!client->WaitConnected(30000, &error)) {
+      client = xrpm::bench::ConnectClient(endpoint, &error);
+      if (!client) {
         std::fprintf(stderr, "dotnet_bench: %s\n", error.c_str());
         return out;
       }

@@ -92,16 +92,13 @@ int HeapSection(int nodes, int runs) {
     return 1;
   }
   const int pid = FirstChildOf(heap.pid);
-  xrpm::client::ClientOptions o;
-  o.endpoint = EndpointOf(listening);
-  o.peer_timeout_ms = 60000;
-  xrpm::client::HostClient client(o);
-  client.Connect();
   std::string error;
-  if (!client.WaitConnected(30000, &error)) {
+  const auto connected = xrpm::bench::ConnectClient(EndpointOf(listening), &error, 60000);
+  if (!connected) {
     std::fprintf(stderr, "dotnet_capture_bench: %s\n", error.c_str());
     return 1;
   }
+  xrpm::client::HostClient& client = *connected;
   std::vector<double> gc_ms, pause_ms, pause_ratio, own_gc_ms, own_ratio, wait_ms, e2e_ms,
       e2e_ratio, wire_ratio, core_per_obj, rss_per_obj;
   uint64_t objects = 0, refs = 0, wire = 0, gclog = 0;

@@ -57,6 +57,7 @@
 namespace {
 
 using xrpm::bench::Child;
+using xrpm::bench::ConnectClient;
 using xrpm::bench::EndpointOf;
 using xrpm::bench::Median;
 
@@ -125,16 +126,13 @@ int AllocationPath(int runs, int allocs) {
   std::string origins_line;
   if (!l.empty() && !game.WaitLine("XnaBubbles: running", true).empty()) {
     std::this_thread::sleep_for(std::chrono::seconds(5));  // let it run a little
-    xrpm::client::ClientOptions co;
-    co.endpoint = EndpointOf(l);
-    xrpm::client::HostClient c(co);
-    c.Connect();
     std::string error;
     xrpm::client::CaptureResult res;
-    if (c.WaitConnected(30000, &error) && c.StartCapture(&error) && c.WaitCapture(120000, &res) &&
-        res.ok)
-      origins_line = game.WaitLine("allocation origins:", true, 30);
-    c.Disconnect();
+    if (auto c = ConnectClient(EndpointOf(l), &error)) {
+      if (c->StartCapture(&error) && c->WaitCapture(120000, &res) && res.ok)
+        origins_line = game.WaitLine("allocation origins:", true, 30);
+      c->Disconnect();
+    }
   }
 
   std::printf("\nAllocBench.exe %d %d, %d rounds; medians:\n", allocs, kRounds, runs);
@@ -355,16 +353,13 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "mono_bench: HeapBench did not start:\n%s\n", heap.err_buf.c_str());
     return 1;
   }
-  xrpm::client::ClientOptions o;
-  o.endpoint = EndpointOf(listening);
-  o.peer_timeout_ms = 60000;
-  xrpm::client::HostClient client(o);
-  client.Connect();
   std::string error;
-  if (!client.WaitConnected(30000, &error)) {
+  const auto connected = ConnectClient(EndpointOf(listening), &error, 60000);
+  if (!connected) {
     std::fprintf(stderr, "mono_bench: %s\n", error.c_str());
     return 1;
   }
+  xrpm::client::HostClient& client = *connected;
   std::vector<double> gc_ms, pause_ms, pause_ratio, induced_ms, walk_ms, wire_ratio, peak_per_obj;
   uint64_t objects = 0, refs = 0, wire = 0, gclog = 0, peak = 0;
   for (int r = 0; r < runs; ++r) {
@@ -417,14 +412,11 @@ int main(int argc, char** argv) {
     Child agent({kLauncher, "--port", "0", "--", kDir + "/XnaBubbles.exe", "--fps", "0", "--frames",
                  std::to_string(frames)});
     const std::string l = agent.WaitLine("listening on 127.0.0.1:", true);
-    xrpm::client::ClientOptions co;
-    co.endpoint = l.empty() ? "" : EndpointOf(l);
-    xrpm::client::HostClient counters(co);
-    counters.Connect();
-    if (counters.WaitConnected(30000, &error)) counters.SubscribeCounters(100);
+    const auto counters = ConnectClient(EndpointOf(l), &error);
+    if (counters) counters->SubscribeCounters(100);
     const double a = FrameSeconds(agent);
-    const uint64_t samples = counters.counters().received();
-    counters.Disconnect();
+    const uint64_t samples = counters ? counters->counters().received() : 0;
+    if (counters) counters->Disconnect();
     agent.Wait();
     if (p <= 0 || a <= 0) {
       std::fprintf(stderr, "mono_bench: a frame-time run failed\n");

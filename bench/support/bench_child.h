@@ -1,7 +1,8 @@
 // Child processes for the runtime ports' benchmarks (bench/mono, bench/dotnet): a program run with
 // pipes on stdin, stdout and stderr whose lines are waited for with a timeout, the median of a
-// series, and the agent's endpoint from its "listening on" line. Benchmarks only: a polling
-// reader (5 ms) is fine there, never in tests (tests/support/subprocess.h).
+// series, the agent's endpoint from its "listening on" line and a host client connected to it.
+// Benchmarks only: a polling reader (5 ms) is fine there, never in tests
+// (tests/support/subprocess.h).
 //
 // Thread-safety: one thread drives each Child.
 #pragma once
@@ -14,9 +15,12 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <memory>
 #include <string>
 #include <thread>
 #include <vector>
+
+#include "xrpm/client/host_client.h"
 
 namespace xrpm::bench {
 
@@ -101,6 +105,21 @@ struct Child {
 inline double Median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   return v.empty() ? 0 : v[v.size() / 2];
+}
+
+// A host client connected to the agent at `endpoint` (its handshake within 30 s; a peer
+// silent for peer_timeout_ms, 0: the client's default, is gone); null, with *error, when it
+// did not connect.
+inline std::unique_ptr<client::HostClient> ConnectClient(const std::string& endpoint,
+                                                         std::string* error,
+                                                         uint32_t peer_timeout_ms = 0) {
+  client::ClientOptions o;
+  o.endpoint = endpoint;
+  if (peer_timeout_ms) o.peer_timeout_ms = peer_timeout_ms;
+  auto c = std::make_unique<client::HostClient>(o);
+  c->Connect();
+  if (!c->WaitConnected(30000, error)) return nullptr;
+  return c;
 }
 
 // The agent's "127.0.0.1:PORT" from its "xrpm-agent: listening on 127.0.0.1:PORT" line.
