@@ -19,6 +19,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
+#include <string>
 
 namespace xrpm {
 namespace dotnet {
@@ -57,6 +59,12 @@ constexpr HRESULT CORPROF_E_PROFILER_NOT_ATTACHABLE = static_cast<HRESULT>(0x801
 constexpr HRESULT CORPROF_E_PROFILER_CANCEL_ACTIVATION = static_cast<HRESULT>(0x80131375u);
 constexpr bool Failed(HRESULT hr) {
   return hr < 0;
+}
+// An HRESULT as messages show it ("0x80131363").
+inline std::string HexText(HRESULT hr) {
+  char buf[16];
+  std::snprintf(buf, sizeof buf, "0x%08x", static_cast<unsigned>(hr));
+  return buf;
 }
 
 struct GUID {

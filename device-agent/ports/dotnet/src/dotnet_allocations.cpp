@@ -63,9 +63,7 @@ std::string DotnetAllocations::StartSession() {
                                         kEventLevelInformational, nullptr};
   const cor::HRESULT hr = info12_->EventPipeStartSession(1, &provider, 0, &session_);
   if (!cor::Failed(hr)) return "";
-  char buf[16];
-  std::snprintf(buf, sizeof buf, "0x%08x", static_cast<unsigned>(hr));
-  return std::string("the runtime refused the allocation sampling session (EventPipe, ") + buf +
+  return "the runtime refused the allocation sampling session (EventPipe, " + cor::HexText(hr) +
          ")";
 }
 

@@ -66,12 +66,6 @@ Root Classify(const RecordedRoot& r) {
   }
 }
 
-std::string HexHr(cor::HRESULT hr) {
-  char buf[16];
-  std::snprintf(buf, sizeof buf, "0x%08x", static_cast<unsigned>(hr));
-  return buf;
-}
-
 }  // namespace
 
 DotnetPort::DotnetPort(cor::ICorProfilerInfo10* info, std::string app_name,
@@ -314,7 +308,7 @@ bool DotnetPort::Collect(std::string* failure) {
       }
       if (cor::Failed(hr)) {
         armed_.store(false, std::memory_order_release);
-        *failure = "the runtime refused the GC events for the capture (" + HexHr(hr) +
+        *failure = "the runtime refused the GC events for the capture (" + cor::HexText(hr) +
                    "): are background collections on (DOTNET_gcConcurrent)?";
         return false;
       }
@@ -336,7 +330,8 @@ bool DotnetPort::Collect(std::string* failure) {
     }
     if (cor::Failed(hr)) {
       if (std::chrono::steady_clock::now() >= deadline_) {
-        *failure = "the runtime refused the capture's collection (ForceGC: " + HexHr(hr) + ")";
+        *failure =
+            "the runtime refused the capture's collection (ForceGC: " + cor::HexText(hr) + ")";
         return false;
       }
       std::this_thread::sleep_for(std::chrono::milliseconds(kRetryMs));
@@ -359,7 +354,7 @@ bool DotnetPort::Join(uint32_t timeout_ms, const std::atomic<int64_t>* cancelled
           info_->SetEventMask2(cor::kMonitorGc | cor::kMonitorClassLoads | ExtraMaskLow(), 0);
       if (!cor::Failed(hr)) break;
       if (hr != cor::CORPROF_E_RUNTIME_UNINITIALIZED || std::chrono::steady_clock::now() >= until) {
-        *failure = "the runtime refused the GC events for the capture (" + HexHr(hr) +
+        *failure = "the runtime refused the GC events for the capture (" + cor::HexText(hr) +
                    "): are background collections on (DOTNET_gcConcurrent)?";
         return false;
       }

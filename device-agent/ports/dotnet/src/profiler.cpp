@@ -213,9 +213,7 @@ std::string Profiler::Start(const std::string& options, const std::string& token
             (allocations ? allocations->mask_low() : 0),
         DotnetPort::IdleMaskHigh(mode) | (allocations ? allocations->mask_high() : 0));
     if (!cor::Failed(hr)) return "";
-    char buf[16];
-    std::snprintf(buf, sizeof buf, "0x%08x", static_cast<unsigned>(hr));
-    return std::string("the runtime refused the profiler's GC events (") + buf + ")" +
+    return "the runtime refused the profiler's GC events (" + cor::HexText(hr) + ")" +
            (attached ? ": a background collection did not end within the attach's time limit?"
                      : "");
   };
