@@ -1,0 +1,123 @@
+// DotnetOrigins: allocation origins for the .NET port: for every object whose allocation was
+// sampled (dotnet_allocations.h, either route), the frame it was allocated in and its interned
+// allocation site (agent::SiteTable), kept across the collections that move it, and reported in
+// a capture's walk (agent::OriginReporter: heap_walker.h AllocationClock / DescribeSite /
+// ObjectOrigin), so captures carry origins and `xrpm leaks` works as on the other runtimes.
+//
+// CoreCLR moves objects in every compacting collection and reuses the space of dead ones, and
+// the profiler sees neither allocation nor death of the objects it did not sample. With the GC
+// events on (COR_PRF_MONITOR_GC: the port keeps them on between captures while origins are
+// recorded) every collection reports its survivors: MovedReferences2 (compacting: old range ->
+// new range) or SurvivingReferences2 (sweeping: ranges left in place), both for the condemned
+// generations only. So, per collection:
+//   BeginCollection  (GarbageCollectionStarted, objects still in place) merges the samples
+//                    recorded since the last collection, sorts the entries by address and marks
+//                    each one condemned when its address lies in a generation this collection
+//                    collects (the runtime's generation bounds; outside every range: condemned);
+//   Moved / Survived each reported range: the entries inside it survive (at their new address);
+//   EndCollection    (GarbageCollectionFinished) drops the condemned entries no range named
+//                    (dead: their space may be reused), moves the rest, sorts again.
+// A capture's collection is a full one (every entry condemned), so after it the entries are
+// exactly the live sampled objects, at the addresses the capture's walk reports; the port
+// copies them (Snapshot) before the world resumes. A capture also checks each entry's class
+// against the object's (class_mismatches in stats(): 0 unless the runtime broke the above).
+//
+// Bounds: `capacity` entries (kDefaultCapacity = 2^18: 6 MiB of entries, 6 MiB of pending samples
+// and 9 MiB of per-collection state, reserved up front, committed as touched); a sample past it is counted
+// (table_full) and has no origin; sites as agent::SiteTable bounds them. Cost per collection:
+// O(n log n) to sort n entries, O(r log n) for r reported ranges, O(n log g) for g generation
+// ranges; nothing when no sample was ever recorded.
+//
+// Thread-safety: Record from any allocating thread: the runtime calls ObjectAllocated and the
+// sampling event on that thread before it can reach a safe point, so no collection moves the
+// object before Record returns; a mutex guards only the pending list (no runtime call under
+// it). BeginCollection / Moved / Survived / EndCollection / Snapshot from the GC's threads (one
+// collection at a time; a mutex serialises server GC's threads). stats() from anywhere.
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <mutex>
+#include <vector>
+
+#include "xrpm/agent/site_table.h"
+
+namespace xrpm {
+namespace dotnet {
+
+class DotnetOrigins {
+ public:
+  static constexpr size_t kDefaultCapacity = size_t{1} << 18;
+
+  // 24 bytes: one sampled object.
+  struct Entry {
+    uint64_t address;
+    uint64_t klass;  // its ClassID, checked at the capture
+    uint32_t frame;  // frames completed at its allocation (saturating)
+    uint32_t site;   // SiteTable id
+  };
+  // One range of a generation (GetGenerationBounds): [start, end).
+  struct GenerationRange {
+    uint64_t start, end;
+    int generation;
+  };
+  struct Stats {
+    uint64_t recorded = 0;           // sampled objects recorded
+    uint64_t table_full = 0;         // sampled but not recorded: capacity reached
+    uint64_t sites_full = 0;         // sampled but not recorded: no site id left
+    uint64_t moved = 0;              // entries a compacting collection moved
+    uint64_t died = 0;               // entries dropped: condemned and not reported surviving
+    uint64_t class_mismatches = 0;   // capture lookups whose object had another class
+    size_t tracked = 0;              // entries now (after the last collection)
+    uint32_t sites = 0;
+    size_t capacity = 0;
+  };
+
+  explicit DotnetOrigins(size_t capacity = kDefaultCapacity);
+  DotnetOrigins(const DotnetOrigins&) = delete;
+  DotnetOrigins& operator=(const DotnetOrigins&) = delete;
+
+  // ---- allocating threads ----
+  // A sampled allocation: `frame` = frames completed, `keys[0..depth)` its stack (FunctionIDs,
+  // innermost first), named with name_of(ctx, key) the first time a method is interned.
+  void Record(uint64_t object, uint64_t klass, uint64_t frame, const uint64_t* keys,
+              uint32_t depth, agent::SiteTable::NameOf name_of, void* ctx);
+
+  // ---- the GC's threads, world stopped ----
+  // `collected[g]` for g < generations: whether generation g is collected; `ranges` the
+  // generations' address ranges before the collection.
+  void BeginCollection(const GenerationRange* ranges, size_t range_count, const bool* collected,
+                       size_t generations);
+  void Moved(const uintptr_t* from, const uintptr_t* to, const size_t* lengths, size_t count);
+  void Survived(const uintptr_t* starts, const size_t* lengths, size_t count);
+  void EndCollection();
+  // The entries now, sorted by address (after EndCollection of a capture's collection).
+  void Snapshot(std::vector<Entry>* out) const;
+  // Counts a capture lookup that found an entry at an object of another class.
+  void CountClassMismatch() { class_mismatches_.fetch_add(1, std::memory_order_relaxed); }
+
+  const agent::SiteTable& sites() const { return sites_; }
+  Stats stats() const;
+
+ private:
+  void ForEachIn(uint64_t start, uint64_t length, uint64_t to);  // gc_mu_ held
+
+  const size_t capacity_;
+  agent::SiteTable sites_;
+  std::mutex pending_mu_;
+  std::vector<Entry> pending_;  // under pending_mu_: recorded since the last collection
+  mutable std::mutex gc_mu_;
+  std::vector<Entry> entries_;         // under gc_mu_: sorted by address between collections
+  std::vector<uint64_t> new_address_;  // under gc_mu_, per entry in a collection: 0 = unreported
+  std::vector<uint8_t> condemned_;     // under gc_mu_, per entry in a collection
+  std::vector<Entry> scratch_;         // under gc_mu_: EndCollection's result, then swapped
+  std::vector<GenerationRange> ranges_;  // under gc_mu_: this collection's, sorted by start
+  bool in_collection_ = false;           // under gc_mu_
+  std::atomic<uint64_t> recorded_{0}, table_full_{0}, sites_full_{0}, moved_{0}, died_{0},
+      class_mismatches_{0};
+  std::atomic<size_t> tracked_{0};
+};
+
+}  // namespace dotnet
+}  // namespace xrpm
