@@ -16,14 +16,20 @@
 namespace xrpm::dotnet {
 namespace {
 
-std::string OriginTestName(void*, uint64_t key) { return "NS.C.M" + std::to_string(key); }
+std::string OriginTestName(void*, uint64_t key) {
+  return "NS.C.M" + std::to_string(key);
+}
 
 // Generation 0 at [0x10000, 0x20000), 1 at [0x20000, 0x30000), 2 at [0x30000, 0x40000).
 const DotnetOrigins::GenerationRange kOriginTestRanges[] = {
     {0x10000, 0x20000, 0}, {0x20000, 0x30000, 1}, {0x30000, 0x40000, 2}};
 
+// One collection of generations 0..up_to_generation; the bounds after it are the same unless a
+// test sets `after` (a region promoted in place).
 struct OriginCollection {
   DotnetOrigins& o;
+  std::vector<DotnetOrigins::GenerationRange> after{std::begin(kOriginTestRanges),
+                                                    std::end(kOriginTestRanges)};
   explicit OriginCollection(DotnetOrigins& origins, int up_to_generation) : o(origins) {
     bool collected[5] = {};
     for (int g = 0; g <= up_to_generation; ++g) collected[g] = true;
@@ -31,7 +37,7 @@ struct OriginCollection {
   }
   void Move(uintptr_t from, uintptr_t to, size_t len) { o.Moved(&from, &to, &len, 1); }
   void Survive(uintptr_t start, size_t len) { o.Survived(&start, &len, 1); }
-  ~OriginCollection() { o.EndCollection(); }
+  ~OriginCollection() { o.EndCollection(after.data(), after.size()); }
 };
 
 void Record(DotnetOrigins& o, uint64_t address, uint64_t klass, uint64_t frame, uint64_t method) {
@@ -54,7 +60,7 @@ TEST(DotnetOrigins, ACompactingCollectionMovesSurvivorsAndDropsTheRest) {
   Record(o, 0x10300, 8, 4, 2);  // survives in the same plug
   {
     OriginCollection gc(o, 0);
-    gc.Move(0x10100, 0x20500, 0x40);  // a plug of one object
+    gc.Move(0x10100, 0x20500, 0x40);   // a plug of one object
     gc.Move(0x10280, 0x20600, 0x100);  // 0x10300 is inside: offset 0x80
   }
   std::vector<DotnetOrigins::Entry> e;
@@ -92,12 +98,37 @@ TEST(DotnetOrigins, GenerationsNotCollectedKeepTheirEntriesUnreported) {
   EXPECT_EQ(o.stats().died, 2u);
 }
 
+// The cheap events report compacting collections only: a sweep says nothing.
+TEST(DotnetOrigins, SweepsKeepTheirEntriesWhereTheSpaceIsNotReusedForAllocation) {
+  DotnetOrigins o(64);
+  Record(o, 0x30100, 1, 1, 1);  // generation 2
+  Record(o, 0x10100, 2, 1, 1);  // generation 0, its region promoted in place by a sweep
+  Record(o, 0x18100, 3, 1, 1);  // generation 0, its region reset for allocation: dead
+  {
+    OriginCollection gc(o, 2);  // a full collection that compacted nothing: no reports
+    gc.after = {
+        {0x10000, 0x18000, 1}, {0x18000, 0x20000, 0}, {0x20000, 0x30000, 1}, {0x30000, 0x40000, 2}};
+  }
+  EXPECT_EQ(Addresses(o), (std::vector<uint64_t>{0x10100, 0x30100}));
+  EXPECT_EQ(o.stats().swept, 2u);
+  EXPECT_EQ(o.stats().died, 1u);
+  // A full collection that compacted generation 2 (some of it moved): the unreported died.
+  Record(o, 0x30200, 4, 1, 1);
+  {
+    OriginCollection gc(o, 2);
+    gc.Move(0x30200, 0x30180, 0x20);
+  }
+  EXPECT_EQ(Addresses(o), (std::vector<uint64_t>{0x30180}))
+      << "0x10100 (generation 0 in "
+         "these bounds): collected, unreported: dead";
+}
+
 TEST(DotnetOrigins, AnAddressOutsideEveryRangeCountsAsCondemned) {
   DotnetOrigins o(64);
   Record(o, 0x90000, 1, 1, 1);  // beyond the bounds (an allocation context, say)
   Record(o, 0x90100, 1, 1, 1);
   {
-    OriginCollection gc(o, 1);   // generation 2 not collected
+    OriginCollection gc(o, 1);  // generation 2 not collected
     gc.Survive(0x90100, 0x10);  // reported: kept
   }
   EXPECT_EQ(Addresses(o), (std::vector<uint64_t>{0x90100}));
@@ -158,7 +189,7 @@ TEST(DotnetOrigins, NothingRecordedCostsNothingAndCallsOutsideACollectionAreIgno
   o.Moved(&from, &to, &len, 1);  // no collection begun: ignored
   { OriginCollection gc(o, 2); }
   EXPECT_TRUE(Addresses(o).empty());
-  o.EndCollection();  // a second end: ignored
+  o.EndCollection(kOriginTestRanges, 3);  // a second end: ignored
   EXPECT_EQ(o.stats().died, 0u);
 }
 

@@ -27,8 +27,8 @@ class OriginReporter {
                    uint32_t sample_bytes);
   // `object`'s origin (allocated in frame `frame` at `site`, an id of the SiteTable), describing
   // the site first if this walk has not.
-  WalkResult Report(HeapInfoCallback& sink, const SiteTable& sites, uint64_t object,
-                    uint64_t frame, uint32_t site);
+  WalkResult Report(HeapInfoCallback& sink, const SiteTable& sites, uint64_t object, uint64_t frame,
+                    uint32_t site);
   // Closes the walk (the next Begin describes every site again).
   void End();
   // Begin was called without End since (a walk ended early).

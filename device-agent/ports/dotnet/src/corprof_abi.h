@@ -119,6 +119,8 @@ constexpr DWORD kMonitorEnterLeave = 0x1000;      // the enter/leave hooks (star
 constexpr DWORD kEnableObjectAllocated = 0x800000;
 constexpr DWORD kEnableStackSnapshot = 0x10000000;  // DoStackSnapshot may be called
 constexpr DWORD kHighBasicGc = 0x10;                // GarbageCollectionStarted/Finished only
+// With kHighBasicGc: MovedReferences2 for compacting collections (allowed after an attach too).
+constexpr DWORD kHighMonitorGcMovedObjects = 0x20;
 // EventPipeEventDelivered for the profiler's own EventPipe sessions (allowed after an attach too).
 constexpr DWORD kHighMonitorEventPipe = 0x80;
 constexpr DWORD kOpenForRead = 0x0;  // GetModuleMetaData: ofRead

@@ -32,6 +32,7 @@ DotnetOrigins::DotnetOrigins(size_t capacity) : capacity_(capacity) {
   scratch_.reserve(capacity_);
   new_address_.reserve(capacity_);
   condemned_.reserve(capacity_);
+  generation_.reserve(capacity_);
 }
 
 void DotnetOrigins::Record(uint64_t object, uint64_t klass, uint64_t frame, const uint64_t* keys,
@@ -55,6 +56,14 @@ void DotnetOrigins::Record(uint64_t object, uint64_t klass, uint64_t frame, cons
   recorded_.fetch_add(1, std::memory_order_relaxed);
 }
 
+int DotnetOrigins::GenerationOf(const std::vector<GenerationRange>& ranges, uint64_t address) {
+  auto after = std::upper_bound(ranges.begin(), ranges.end(), address,
+                                [](uint64_t x, const GenerationRange& r) { return x < r.start; });
+  if (after == ranges.begin()) return -1;
+  const GenerationRange& r = *std::prev(after);
+  return address < r.end && r.generation >= 0 ? r.generation : -1;
+}
+
 void DotnetOrigins::BeginCollection(const GenerationRange* ranges, size_t range_count,
                                     const bool* collected, size_t generations) {
   std::lock_guard<std::mutex> lock(gc_mu_);
@@ -76,25 +85,26 @@ void DotnetOrigins::BeginCollection(const GenerationRange* ranges, size_t range_
     }
   }
   in_collection_ = true;
+  std::fill(std::begin(reported_), std::end(reported_), false);
   new_address_.assign(entries_.size(), 0);
   condemned_.assign(entries_.size(), 1);
+  generation_.assign(entries_.size(), -1);
+  ranges_.clear();
   if (entries_.empty()) return;
   ranges_.assign(ranges, ranges + range_count);
   std::sort(ranges_.begin(), ranges_.end(),
             [](const GenerationRange& a, const GenerationRange& b) { return a.start < b.start; });
   for (size_t i = 0; i < entries_.size(); ++i) {
-    const uint64_t a = entries_[i].address;
-    auto after = std::upper_bound(ranges_.begin(), ranges_.end(), a,
-                                  [](uint64_t x, const GenerationRange& r) { return x < r.start; });
-    if (after == ranges_.begin()) continue;  // outside every range: condemned
-    const GenerationRange& r = *std::prev(after);
-    if (a >= r.end || r.generation < 0) continue;
-    const size_t g = static_cast<size_t>(r.generation);
-    condemned_[i] = g >= generations || collected[g] ? 1 : 0;
+    const int g = GenerationOf(ranges_, entries_[i].address);
+    if (g < 0) continue;  // outside every range: condemned, no generation
+    generation_[i] = static_cast<int8_t>(std::min<int>(g, 127));
+    condemned_[i] = static_cast<size_t>(g) >= generations || collected[g] ? 1 : 0;
   }
 }
 
 void DotnetOrigins::ForEachIn(uint64_t start, uint64_t length, uint64_t to) {
+  const int g = GenerationOf(ranges_, start);
+  if (g >= 0 && static_cast<size_t>(g) < kMaxGenerations) reported_[g] = true;
   auto it = std::lower_bound(entries_.begin(), entries_.end(), Entry{start, 0, 0, 0}, EntryBefore);
   for (; it != entries_.end() && it->address - start < length; ++it)
     new_address_[static_cast<size_t>(it - entries_.begin())] = to + (it->address - start);
@@ -113,15 +123,19 @@ void DotnetOrigins::Survived(const uintptr_t* starts, const size_t* lengths, siz
   for (size_t i = 0; i < count; ++i) ForEachIn(starts[i], lengths[i], starts[i]);
 }
 
-void DotnetOrigins::EndCollection() {
+void DotnetOrigins::EndCollection(const GenerationRange* ranges, size_t range_count) {
   std::lock_guard<std::mutex> lock(gc_mu_);
   if (!in_collection_) return;
   in_collection_ = false;
-  // The reported survivors first, then the entries of generations this collection left alone,
-  // so that of two entries at one address (an unreported one's object cannot be there any
-  // more) the stable sort keeps the reported one first, and KeepFirstOfEachAddress keeps it.
+  if (entries_.empty()) return;
+  after_.assign(ranges, ranges + range_count);
+  std::sort(after_.begin(), after_.end(),
+            [](const GenerationRange& a, const GenerationRange& b) { return a.start < b.start; });
+  // The reported survivors first, then the entries kept unreported, so that of two entries at
+  // one address the stable sort keeps the reported one first, and KeepFirstOfEachAddress keeps
+  // it.
   scratch_.clear();
-  uint64_t moved = 0, died = 0;
+  uint64_t moved = 0, died = 0, swept = 0;
   for (size_t i = 0; i < entries_.size(); ++i) {
     if (new_address_[i] == 0) continue;
     if (new_address_[i] != entries_[i].address) ++moved;
@@ -131,18 +145,31 @@ void DotnetOrigins::EndCollection() {
   }
   for (size_t i = 0; i < entries_.size(); ++i) {
     if (new_address_[i] != 0) continue;
-    if (condemned_[i])
-      ++died;
-    else
+    if (!condemned_[i]) {
+      scratch_.push_back(entries_[i]);  // a generation this collection left alone
+      continue;
+    }
+    const int g = generation_[i];
+    bool keep = false;
+    if (g >= 0) {
+      const int now = GenerationOf(after_, entries_[i].address);
+      const bool reported = static_cast<size_t>(g) < kMaxGenerations && reported_[g];
+      keep = now > g || (!reported && g >= 2);  // promoted in place, or swept in place
+    }
+    if (keep) {
+      ++swept;
       scratch_.push_back(entries_[i]);
+    } else {
+      ++died;
+    }
   }
   std::stable_sort(scratch_.begin(), scratch_.end(), EntryBefore);
   KeepFirstOfEachAddress(&scratch_);
   entries_.swap(scratch_);
   moved_.fetch_add(moved, std::memory_order_relaxed);
   died_.fetch_add(died, std::memory_order_relaxed);
+  swept_.fetch_add(swept, std::memory_order_relaxed);
   tracked_.store(entries_.size(), std::memory_order_relaxed);
-  ranges_.clear();
 }
 
 void DotnetOrigins::Snapshot(std::vector<Entry>* out) const {
@@ -157,6 +184,7 @@ DotnetOrigins::Stats DotnetOrigins::stats() const {
   s.sites_full = sites_full_.load(std::memory_order_relaxed);
   s.moved = moved_.load(std::memory_order_relaxed);
   s.died = died_.load(std::memory_order_relaxed);
+  s.swept = swept_.load(std::memory_order_relaxed);
   s.class_mismatches = class_mismatches_.load(std::memory_order_relaxed);
   s.tracked = tracked_.load(std::memory_order_relaxed);
   s.sites = sites_.count();

@@ -105,8 +105,6 @@ void DotnetPort::Log(const std::string& line) const {
 
 void DotnetPort::LogEventMode() const {
   Log(mode_ == EventMode::kPerCapture ? "GC events per capture (background collections are off)"
-      : origins_ ? "GC events always on (allocation origins follow every collection's survivors; "
-                   "background collections are off)"
       : attached_
           ? "GC events always on (asked for at the attach, which turned background collections "
             "off: the runtime allows them later only without background collections)"
@@ -116,7 +114,10 @@ void DotnetPort::LogEventMode() const {
     Log("allocations: every allocation reported (ObjectAllocated); frames carry the game "
         "thread's, a frames subscription gets one sample per its interval (start-up interval " +
         std::to_string(allocations_->mean_bytes()) + " bytes)");
-  if (allocations_ && !origins_) Log("allocations: no allocation origins in captures (no_origins)");
+  if (allocations_)
+    Log(origins_ ? "allocations: captures carry the sampled objects' allocation origins (the "
+                   "collections' moves followed)"
+                 : "allocations: no allocation origins in captures (no_origins)");
   if (allocations_ && allocations_->route() == AllocationRoute::kSampled)
     Log("allocations: the runtime's randomized sampling (AllocationSampled over EventPipe, one "
         "sample per " +
@@ -164,7 +165,7 @@ void DotnetPort::OnGcStarted(int32_t generation_count, const cor::BOOL* collecte
 void DotnetPort::OnGcFinished() {
   const int64_t start = gc_start_ns_.load(std::memory_order_relaxed);
   const int64_t pause_ns = start != 0 ? NowNs() - start : 0;
-  if (origins_) origins_->EndCollection();  // survivors at their new addresses, the dead gone
+  if (origins_) EndOriginsCollection();  // survivors at their new addresses, the dead gone
   if (start != 0) counters_.Add(DotnetCounter::kGcLatencyTime, pause_ns / 1000000);
   if (frame_)
     frame_->frames().OnGc(static_cast<uint32_t>(pause_ns / 1000),
@@ -361,8 +362,8 @@ bool DotnetPort::Join(uint32_t timeout_ms, const std::atomic<int64_t>* cancelled
   frame_wait_.store(false, std::memory_order_release);  // the other tool picks the moment
   if (mode_ == EventMode::kPerCapture) {
     for (;;) {
-      const cor::HRESULT hr =
-          info_->SetEventMask2(cor::kMonitorGc | cor::kMonitorClassLoads | ExtraMaskLow(), 0);
+      const cor::HRESULT hr = info_->SetEventMask2(
+          cor::kMonitorGc | cor::kMonitorClassLoads | ExtraMaskLow(), ExtraMaskHigh());
       if (!cor::Failed(hr)) break;
       if (hr != cor::CORPROF_E_RUNTIME_UNINITIALIZED || std::chrono::steady_clock::now() >= until) {
         *failure = "the runtime refused the GC events for the capture (" + cor::HexText(hr) +
@@ -402,7 +403,8 @@ bool DotnetPort::Join(uint32_t timeout_ms, const std::atomic<int64_t>* cancelled
     join_.store(false, std::memory_order_release);
   }
   if (mode_ == EventMode::kPerCapture)
-    info_->SetEventMask2(IdleMaskLow(mode_) | ExtraMaskLow(), IdleMaskHigh(mode_));
+    info_->SetEventMask2(IdleMaskLow(mode_) | ExtraMaskLow(),
+                         IdleMaskHigh(mode_) | ExtraMaskHigh());
   if (recorded) {
     Log("capture: recorded the collection another tool induced");
     return true;

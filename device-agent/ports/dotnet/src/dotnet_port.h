@@ -112,6 +112,11 @@ class DotnetPort final : public agent::RuntimePort {
   static cor::DWORD IdleMaskHigh(EventMode mode) {
     return mode == EventMode::kAlways ? 0 : cor::kHighBasicGc;
   }
+  // What allocation origins add (dotnet_origins.h): per capture, the compacting collections'
+  // moves between captures (the full GC events, always on in kAlways, report them already).
+  static cor::DWORD OriginsMaskHigh(EventMode mode, bool origins) {
+    return origins && mode == EventMode::kPerCapture ? cor::kHighMonitorGcMovedObjects : 0;
+  }
 
   DotnetPort(cor::ICorProfilerInfo10* info, std::string app_name, std::string runtime_version,
              EventMode mode);
@@ -176,8 +181,8 @@ class DotnetPort final : public agent::RuntimePort {
   // event mask. Before the agent starts.
   void set_allocations(DotnetAllocations* allocations) { allocations_ = allocations; }
   // Allocation origins kept (dotnet_origins.h; with --allocations unless turned off): each
-  // collection's moves update them, each capture reports them. The GC events must then be on
-  // between captures (EventMode::kAlways). Before the agent starts.
+  // collection's moves update them (OriginsMaskHigh), each capture reports them. Before the
+  // agent starts.
   void set_origins(DotnetOrigins* origins) { origins_ = origins; }
   // The profiler was attached to a running process: the classes loaded before are found at the
   // first capture (loaded_classes.h) and from the objects each capture meets. Before the agent
@@ -229,8 +234,9 @@ class DotnetPort final : public agent::RuntimePort {
   // Every range of the GC heap's generations now (GetGenerationBounds, however many); false
   // when the runtime gave none.
   bool GenerationBounds(std::vector<cor::GcGenerationRange>* out) const;
-  // The origins' view of the collection starting (dotnet_origins.h BeginCollection).
+  // The origins' view of the collection starting and ending (dotnet_origins.h).
   void BeginOriginsCollection(int32_t generation_count, const cor::BOOL* collected);
+  void EndOriginsCollection();
   // The capture's origins line ("" without origins).
   std::string OriginsLine(size_t reported) const;
   void Walk(agent::HeapInfoCallback& sink);
@@ -242,7 +248,10 @@ class DotnetPort final : public agent::RuntimePort {
     const FrameHook* hook = static_cast<const DotnetPort*>(port)->frame_;
     return hook ? hook->completed() : 0;
   }
-  cor::DWORD ExtraMaskHigh() const { return allocations_ ? allocations_->mask_high() : 0; }
+  cor::DWORD ExtraMaskHigh() const {
+    return (allocations_ ? allocations_->mask_high() : 0) |
+           OriginsMaskHigh(mode_, origins_ != nullptr);
+  }
 
   cor::ICorProfilerInfo10* const info_;
   const EventMode mode_;

@@ -15,8 +15,8 @@ bool DotnetPort::GenerationBounds(std::vector<cor::GcGenerationRange>* out) cons
   out->resize(out->empty() ? 64 : out->capacity());
   for (int attempt = 0; attempt < 3; ++attempt) {
     cor::ULONG n = 0;
-    if (cor::Failed(info_->GetGenerationBounds(static_cast<cor::ULONG>(out->size()), &n,
-                                               out->data()))) {
+    if (cor::Failed(
+            info_->GetGenerationBounds(static_cast<cor::ULONG>(out->size()), &n, out->data()))) {
       out->clear();
       return false;
     }
@@ -49,16 +49,29 @@ void DotnetPort::BeginOriginsCollection(int32_t generation_count, const cor::BOO
   origins_->BeginCollection(origin_ranges_.data(), origin_ranges_.size(), collects, generations);
 }
 
+void DotnetPort::EndOriginsCollection() {
+  try {
+    GenerationBounds(&origin_bounds_);
+    origin_ranges_.clear();
+    for (const cor::GcGenerationRange& r : origin_bounds_)
+      origin_ranges_.push_back(DotnetOrigins::GenerationRange{
+          r.range_start, r.range_start + r.range_length_reserved, r.generation});
+  } catch (const std::exception&) {
+    origin_ranges_.clear();  // no bounds: unreported entries of generations 0 and 1 are dropped
+  }
+  origins_->EndCollection(origin_ranges_.data(), origin_ranges_.size());
+}
+
 std::string DotnetPort::OriginsLine(size_t reported) const {
   const DotnetOrigins::Stats s = origins_->stats();
   std::string line = "capture: allocation origins: " + std::to_string(reported) +
                      " objects with an origin, " + std::to_string(s.sites) + " sites; " +
                      std::to_string(s.recorded) + " samples kept since start, " +
                      std::to_string(s.moved) + " moves followed, " + std::to_string(s.died) +
-                     " died";
+                     " died, " + std::to_string(s.swept) + " kept through sweeps";
   if (s.table_full || s.sites_full)
-    line += ", " + std::to_string(s.table_full + s.sites_full) + " not kept (tables full: " +
-            std::to_string(s.capacity) + " objects)";
+    line += ", " + std::to_string(s.table_full + s.sites_full) +
+            " not kept (tables full: " + std::to_string(s.capacity) + " objects)";
   if (s.class_mismatches)
     line += ", " + std::to_string(s.class_mismatches) + " dropped (another class at the address)";
   return line;

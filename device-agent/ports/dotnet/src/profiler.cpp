@@ -176,11 +176,10 @@ std::string Profiler::Start(const std::string& options, const std::string& token
   mono::ProfilerOptions opts;
   std::string error;
   if (!mono::ParseProfilerOptions(options, &opts, &error)) return error;
-  // Background collections off (the launcher's DOTNET_gcConcurrent=0): GC events per capture,
-  // unless allocation origins follow every collection's survivors (dotnet_origins.h).
+  // Background collections off (the launcher's DOTNET_gcConcurrent=0): GC events per capture.
   const bool origins = opts.allocations && !opts.no_origins;
   const char* concurrent = std::getenv(kGcConcurrentEnv);
-  const DotnetPort::EventMode mode = concurrent && std::string(concurrent) == "0" && !origins
+  const DotnetPort::EventMode mode = concurrent && std::string(concurrent) == "0"
                                          ? DotnetPort::EventMode::kPerCapture
                                          : DotnetPort::EventMode::kAlways;
   // The samples go to the frame hook's subscription, whose hooks only start-up allows (the
@@ -216,7 +215,8 @@ std::string Profiler::Start(const std::string& options, const std::string& token
     const cor::HRESULT hr = info_->SetEventMask2(
         DotnetPort::IdleMaskLow(mode) | (frame ? FrameHook::kMaskLow : 0) |
             (allocations ? allocations->mask_low() : 0),
-        DotnetPort::IdleMaskHigh(mode) | (allocations ? allocations->mask_high() : 0));
+        DotnetPort::IdleMaskHigh(mode) | (allocations ? allocations->mask_high() : 0) |
+            DotnetPort::OriginsMaskHigh(mode, origin_table != nullptr));
     if (!cor::Failed(hr)) return "";
     return "the runtime refused the profiler's GC events (" + cor::HexText(hr) + ")" +
            (attached ? ": a background collection did not end within the attach's time limit?"
