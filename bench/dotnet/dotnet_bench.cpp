@@ -11,7 +11,10 @@
 //   exact     the same with a host client subscribed to frames and samples at one per 16 KiB
 //             (what `xrpm allocations` does), so every sample's stack is walked and sent;
 //   sampled   `xrpm-dotnet --allocations -- Allocations.dll ...` (the runtime's randomized
-//             sampling over EventPipe, one per 100 KiB) with a host client subscribed.
+//             sampling over EventPipe, one per 100 KiB) with a host client subscribed; with
+//             allocation origins, so the GC events stay on and every collection reports its
+//             survivors (dotnet_origins.h);
+//   no-origins the same with --no-origins (GC events per capture), what origins cost.
 // Each figure is the median over rounds of a process's median ns/allocation (its first round,
 // the JIT's, dropped). The subscribed runs also compare the host's estimates (analysis/
 // allocation_profile.h, from the samples) with the program's exact count of Allocations.Small's
@@ -148,7 +151,7 @@ int main(int argc, char** argv) {
   const std::string launcher = XRPM_DOTNET_LAUNCHER;
   std::vector<double> plain, agent, unheard, allocs_ns, sampled_ns, ratio_plain, ratio_agent,
       ratio_unheard, ratio_sampled, ratio_sampled_agent, est_ratio, sampled_small_ratio,
-      sampled_total_ratio;
+      sampled_total_ratio, no_origins_ns, ratio_origins;
   for (int r = 0; r < runs; ++r) {
     const AllocRun a = RunOnce("", {}, false, allocs);
     const AllocRun b = RunOnce(launcher, {}, false, allocs);
@@ -157,11 +160,14 @@ int main(int argc, char** argv) {
     const AllocRun c =
         RunOnce(launcher, {"--allocations=exact", "--sample-bytes", "16384"}, true, allocs);
     const AllocRun s = RunOnce(launcher, {"--allocations"}, true, allocs);
-    if (a.ns <= 0 || b.ns <= 0 || u.ns <= 0 || c.ns <= 0 || s.ns <= 0) {
-      std::fprintf(stderr, "dotnet_bench: a run failed (%.2f %.2f %.2f %.2f %.2f)\n", a.ns, b.ns,
-                   u.ns, c.ns, s.ns);
+    const AllocRun n = RunOnce(launcher, {"--allocations", "--no-origins"}, true, allocs);
+    if (a.ns <= 0 || b.ns <= 0 || u.ns <= 0 || c.ns <= 0 || s.ns <= 0 || n.ns <= 0) {
+      std::fprintf(stderr, "dotnet_bench: a run failed (%.2f %.2f %.2f %.2f %.2f %.2f)\n", a.ns,
+                   b.ns, u.ns, c.ns, s.ns, n.ns);
       return 1;
     }
+    no_origins_ns.push_back(n.ns);
+    ratio_origins.push_back(s.ns / n.ns);
     unheard.push_back(u.ns);
     ratio_unheard.push_back(u.ns / a.ns);
     plain.push_back(a.ns);
@@ -188,6 +194,10 @@ int main(int argc, char** argv) {
         s.ns, ratio_sampled.back(), ratio_sampled_agent.back(), s.small_bytes, s.estimated_small,
         sampled_small_ratio.back(), s.total_bytes, s.estimated_total, sampled_total_ratio.back(),
         static_cast<unsigned long long>(s.samples), static_cast<unsigned long long>(s.dropped));
+    std::printf(
+        "round %d: --allocations (sampled) with origins %.2f ns, --no-origins %.2f ns: "
+        "%.3fx\n",
+        r + 1, s.ns, n.ns, ratio_origins.back());
     std::fflush(stdout);
   }
   std::printf("\nAllocations.dll bench %d %d, %d rounds; medians:\n", allocs, kBenchRounds, runs);
@@ -199,6 +209,10 @@ int main(int argc, char** argv) {
       "| allocation, --allocations (sampled by the runtime, subscribed) | %.2f ns | xrpm-dotnet "
       "without it %.2f ns | %.2fx |\n",
       Median(sampled_ns), Median(agent), Median(ratio_sampled_agent));
+  std::printf(
+      "| allocation, --allocations (sampled) with origins | %.2f ns | --no-origins %.2f ns | "
+      "%.3fx |\n",
+      Median(sampled_ns), Median(no_origins_ns), Median(ratio_origins));
   std::printf(
       "| allocation, --allocations=exact (16 KiB, subscribed) | %.2f ns | plain dotnet %.2f ns | "
       "%.2fx |\n",

@@ -19,7 +19,7 @@ void PutLe(std::vector<uint8_t>* out, uint64_t v, size_t bytes) {
 }
 
 std::vector<uint8_t> Payload(size_t pointer, bool heap_index, const std::u16string& name,
-                             uint64_t size, uint64_t offset) {
+                             uint64_t size, uint64_t offset, uint64_t address = 0x7E0011223344ull) {
   std::vector<uint8_t> p;
   PutLe(&p, 1, 4);                        // AllocationKind: large
   PutLe(&p, 7, 2);                        // ClrInstanceID
@@ -27,7 +27,7 @@ std::vector<uint8_t> Payload(size_t pointer, bool heap_index, const std::u16stri
   for (char16_t c : name) PutLe(&p, c, 2);
   PutLe(&p, 0, 2);
   if (heap_index) PutLe(&p, 3, 4);
-  PutLe(&p, 0x7E0011223344ull, pointer);  // Address
+  PutLe(&p, address, pointer);  // Address
   PutLe(&p, size, 8);
   PutLe(&p, offset, 8);
   return p;
@@ -43,6 +43,8 @@ TEST(AllocationSampledEvent, ReadsBothLayoutsAndPointerSizes) {
       EXPECT_EQ(e.kind, 1u);
       EXPECT_EQ(e.type_id, pointer == 8 ? 0x7F00AABBCCDDull : 0xAABBCCDDull);
       EXPECT_EQ(e.type_name_units, 19u);
+      EXPECT_EQ(e.address, pointer == 8 ? 0x7E0011223344ull : 0x11223344ull)
+          << "the object, which allocation origins key on";
       EXPECT_EQ(e.object_size, 24u);
       EXPECT_EQ(e.sampled_offset, 5u);
     }
@@ -69,6 +71,9 @@ TEST(AllocationSampledEvent, BadPayloadsSayWhereAndWhat) {
   const auto empty = Payload(8, false, u"T", 0, 0);
   EXPECT_FALSE(ParseAllocationSampled(empty.data(), empty.size(), 8, &e, &error));
   EXPECT_FALSE(ParseAllocationSampled(good.data(), good.size(), 2, &e, &error));
+  const auto nowhere = Payload(8, false, u"T", 100, 1, 0);
+  EXPECT_FALSE(ParseAllocationSampled(nowhere.data(), nowhere.size(), 8, &e, &error));
+  EXPECT_NE(error.find("an object address"), std::string::npos) << error;
 }
 
 // The runtime's per-object probability 1 - (1 - 1/102400)^s is the host's Poisson p(s) at mean

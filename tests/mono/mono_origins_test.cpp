@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "mono_process.h"
+#include "origins_program.h"
 #include "subprocess.h"
 #include "test_util.h"
 #include "xrpm/client/host_client.h"
@@ -34,13 +35,6 @@ namespace {
 
 constexpr uint32_t kOriginsMakeFrame = 5;
 
-std::vector<std::string> Methods(const Snapshot& s, size_t i) {
-  std::vector<std::string> m;
-  for (uint32_t k : s.origins->sites[s.object_alloc_site[i]].methods)
-    m.push_back(s.origins->methods[k]);
-  return m;
-}
-
 std::shared_ptr<const Snapshot> CaptureOf(MonoRun& run) {
   auto c = ConnectTo(run.endpoint);
   if (!c) return nullptr;
@@ -49,48 +43,8 @@ std::shared_ptr<const Snapshot> CaptureOf(MonoRun& run) {
   return r.ok ? r.snapshot : nullptr;
 }
 
-struct Counts {
-  size_t tracked = 0, tracked_known = 0, payloads = 0, payloads_known = 0, early_known = 0;
-};
-
-// Counts the Tracked objects and their payloads, checking every known origin among them.
-Counts CheckTracked(const Snapshot& s) {
-  Counts n;
-  std::unordered_map<ObjectId, size_t> index;
-  for (size_t i = 0; i < s.object_count(); ++i) index[s.object_id[i]] = i;
-  auto check = [&](size_t i, const std::string& what) {
-    const std::vector<std::string> m = Methods(s, i);
-    EXPECT_GE(m.size(), 2u) << what;
-    if (m.size() < 2) return;
-    EXPECT_EQ(m[0], "Origins.Maker.MakeTracked") << what;
-    EXPECT_EQ(m[1], "Origins.Program.Tick") << what;
-    EXPECT_EQ(s.object_alloc_frame[i], kOriginsMakeFrame) << what;
-    EXPECT_EQ(s.age_frames(i), s.origins->capture_frame - kOriginsMakeFrame) << what;
-  };
-  for (size_t i = 0; i < s.object_count(); ++i) {
-    const std::string type = s.type_name_of(i);
-    if (type == "Origins.Early" && s.origin_known(i)) {
-      ++n.early_known;
-      EXPECT_EQ(s.object_alloc_frame[i], 0u);
-      EXPECT_EQ(Methods(s, i).front(), "Origins.Program.MakeEarly");
-    }
-    if (type != "Origins.Tracked") continue;
-    ++n.tracked;
-    if (s.origin_known(i)) {
-      ++n.tracked_known;
-      check(i, "Tracked");
-    }
-    for (ObjectId r : s.object_refs(i)) {
-      auto it = index.find(r);
-      if (it == index.end() || s.type_name_of(it->second) != "System.Byte[]") continue;
-      ++n.payloads;
-      if (s.origin_known(it->second)) {
-        ++n.payloads_known;
-        check(it->second, "payload");
-      }
-    }
-  }
-  return n;
+OriginsCounts CheckTracked(const Snapshot& s) {
+  return CheckOriginsProgram(s, kOriginsMakeFrame);
 }
 
 TEST(MonoOrigins, EverySampledObjectKeepsItsSiteAndFrameAcrossCollections) {
@@ -107,7 +61,7 @@ TEST(MonoOrigins, EverySampledObjectKeepsItsSiteAndFrameAcrossCollections) {
   ASSERT_TRUE(first->has_origins());
   EXPECT_EQ(first->origins->sample_bytes, 1u);
   EXPECT_GT(first->origins->capture_frame, kOriginsMakeFrame);
-  const Counts a = CheckTracked(*first);
+  const OriginsCounts a = CheckTracked(*first);
   EXPECT_EQ(a.tracked, 400u);
   EXPECT_EQ(a.tracked_known, 400u) << "every allocation was sampled";
   EXPECT_EQ(a.payloads_known, 400u);
@@ -121,7 +75,7 @@ TEST(MonoOrigins, EverySampledObjectKeepsItsSiteAndFrameAcrossCollections) {
   ASSERT_TRUE(second);
   ASSERT_TRUE(second->has_origins());
   EXPECT_GT(second->origins->capture_frame, first->origins->capture_frame);
-  const Counts b = CheckTracked(*second);
+  const OriginsCounts b = CheckTracked(*second);
   EXPECT_EQ(b.tracked_known, 400u);
   EXPECT_EQ(b.payloads_known, 400u);
 }
@@ -137,7 +91,7 @@ TEST(MonoOrigins, AtTheDefaultIntervalOnlySampledObjectsHaveAnOrigin) {
   ASSERT_TRUE(s);
   ASSERT_TRUE(s->has_origins());
   EXPECT_EQ(s->origins->sample_bytes, 16384u) << "the default interval, in force";
-  const Counts n = CheckTracked(*s);  // every known one names MakeTracked and frame 5
+  const OriginsCounts n = CheckTracked(*s);  // every known one names MakeTracked and frame 5
   EXPECT_EQ(n.payloads, 2000u);
   EXPECT_GT(n.payloads_known, 0u);
   EXPECT_LT(n.payloads_known, 600u) << "a sample, not every object";

@@ -1,9 +1,10 @@
 // ctest-labels: threaded
 // The Mono port's allocation-origin tables without Mono (device-agent/ports/mono/src:
-// OriginTable, SiteTable, OriginTracker): recording, address reuse, moves, full buckets, the
-// prune after a walk, and the exact walker-API calls a walk makes (a recording
-// HeapInfoCallback), so these run in every configuration, sanitizers included. The same code
-// inside real Mono is tested end to end in mono_origins_test.cpp.
+// OriginTable, OriginTracker; the SiteTable is the agent's: tests/agent/site_table_test.cpp):
+// recording, address reuse, moves, full buckets, the prune after a walk, and the exact walker-API
+// calls a walk makes (a recording HeapInfoCallback), so these run in every configuration,
+// sanitizers included. The same code inside real Mono is tested end to end in
+// mono_origins_test.cpp.
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -13,7 +14,6 @@
 
 #include "origin_table.h"
 #include "origin_tracker.h"
-#include "site_table.h"
 
 namespace xrpm::mono {
 namespace {
@@ -21,7 +21,7 @@ namespace {
 using agent::WalkResult;
 
 std::atomic<int> g_name_calls{0};
-std::string NameOf(uint64_t key) {
+std::string NameOf(void*, uint64_t key) {
   ++g_name_calls;
   return "NS.C.M" + std::to_string(key);
 }
@@ -167,50 +167,6 @@ TEST(OriginTable, ConcurrentMutatorsRecordAndForgetWithoutLosingEntries) {
   EXPECT_EQ(right, found);
   // 4,000 entries in 16,384 4-way buckets, two per 64-byte line: a full bucket is rare.
   EXPECT_GE(found, static_cast<size_t>(kThreads * kPer / 2 * 99 / 100));
-}
-
-TEST(SiteTable, InternsStacksAndNamesEachMethodOnce) {
-  SiteTable s;
-  g_name_calls = 0;
-  const uint64_t a[] = {10, 20, 30};
-  const uint64_t b[] = {10, 20};
-  EXPECT_EQ(s.Intern(nullptr, 0, &NameOf), protocol::kOutsideManagedCode)
-      << "no managed frame is a site too, always id 1 as in the emulator";
-  EXPECT_EQ(s.Intern(a, 3, &NameOf), 2u);
-  EXPECT_EQ(s.Intern(b, 2, &NameOf), 3u);
-  EXPECT_EQ(s.Intern(a, 3, &NameOf), 2u);
-  EXPECT_EQ(g_name_calls.load(), 3);
-  ASSERT_EQ(s.count(), 3u);
-  EXPECT_EQ(s.site(2).depth, 3u);
-  EXPECT_EQ(*s.site(2).names[0], "NS.C.M10");
-  EXPECT_EQ(*s.site(2).names[2], "NS.C.M30");
-  EXPECT_EQ(s.site(protocol::kOutsideManagedCode).depth, 0u);
-  std::vector<uint64_t> deep(agent::kMaxSampleStackDepth + 5, 7);
-  const uint32_t id = s.Intern(deep.data(), static_cast<uint32_t>(deep.size()), &NameOf);
-  EXPECT_EQ(s.site(id).depth, agent::kMaxSampleStackDepth);
-  EXPECT_EQ(s.truncated(), 0u);
-}
-
-// The emulator's SiteTable test (tests/emulator/origins_test.cpp) asks the same of its table.
-TEST(SiteTable, AFullTableFallsBackToTheAllocatingMethodThenGivesNoId) {
-  SiteTable s(4);  // the empty stack + 3 full stacks, then 1 one-method stack past the bound
-  const uint64_t ab[] = {1, 2}, ac[] = {1, 3}, b[] = {2}, c[] = {3}, dx[] = {4, 9}, ex[] = {5, 9};
-  EXPECT_EQ(s.Intern(ab, 2, &NameOf), 2u);
-  EXPECT_EQ(s.Intern(b, 1, &NameOf), 3u);
-  EXPECT_EQ(s.Intern(c, 1, &NameOf), 4u);
-  EXPECT_EQ(s.count(), 4u);
-  // Full: {1, 3} becomes {1}, interned past the bound, once.
-  const uint32_t cut = s.Intern(ac, 2, &NameOf);
-  EXPECT_EQ(cut, 5u);
-  EXPECT_EQ(s.site(cut).depth, 1u);
-  EXPECT_EQ(*s.site(cut).names[0], "NS.C.M1");
-  EXPECT_EQ(s.Intern(ac, 2, &NameOf), cut);
-  EXPECT_EQ(s.truncated(), 2u);
-  EXPECT_EQ(s.Intern(ab, 2, &NameOf), 2u) << "known stacks keep their ids";
-  EXPECT_EQ(s.Intern(dx, 2, &NameOf), protocol::kNoSite)
-      << "{4} would need a sixth site: no room left";
-  EXPECT_EQ(s.Intern(ex, 1, &NameOf), protocol::kNoSite);
-  EXPECT_EQ(s.count(), 5u);
 }
 
 TEST(OriginTracker, AWalkDescribesEachSiteOnceBeforeItsFirstOrigin) {

@@ -2,7 +2,7 @@
 //
 //   xrpm-dotnet [--port N | --listen ADDR:PORT --token T] [--quiet] [--announce]
 //               [--frame Namespace.Class:Method | --no-frame]
-//               [--allocations[=sampled|exact] [--sample-bytes N]]
+//               [--allocations[=sampled|exact] [--sample-bytes N] [--no-origins]]
 //               -- PROGRAM.dll [ARGS...]        (run by `dotnet` from the PATH)
 //               -- dotnet PROGRAM.dll [ARGS...]
 //               -- APPHOST [ARGS...]            (a program's own executable)
@@ -21,7 +21,8 @@
 // (dotnet_allocations.h): by default from the runtime's randomized sampling (.NET 10 and later;
 // frames carry an estimate of the game thread's allocations), with =exact (or on older runtimes)
 // from a profiler callback on every allocation (frames carry exact figures; slower allocation).
-// Start-up only; refused with --attach and with --no-frame.
+// Captures then carry each sampled object's allocation origin (dotnet_origins.h) unless
+// --no-origins. Start-up only; refused with --attach and with --no-frame.
 // `--attach PID` loads the library into a .NET process that already runs, through the runtime's
 // diagnostics IPC (attach.h), and exits once the agent listens there (exit codes: attach.h).
 //
@@ -115,6 +116,12 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(uint32_t{0}, xrpm::mono::kMaxOriginSampleBytes))
       ->needs(allocations_flag)
       ->capture_default_str();
+  bool no_origins = false;
+  app.add_flag("--no-origins", no_origins,
+               "With --allocations: captures carry no allocation origins (by default each "
+               "sampled object's allocating stack and frame, followed across collections, which "
+               "keeps the runtime's GC events on between captures)")
+      ->needs(allocations_flag);
   app.add_option("--attach", attach,
                  "Load the agent into the running .NET process PID (diagnostics IPC) instead");
   app.add_option("program", program, "-- PROGRAM.dll [ARGS...] | dotnet PROGRAM.dll | APPHOST");
@@ -149,6 +156,7 @@ int main(int argc, char** argv) {
   opts.allocations = allocations;
   opts.allocations_exact = allocations_route == "exact";
   opts.sample_bytes = sample_bytes;
+  opts.no_origins = no_origins;
   if (allocations && no_frame)
     return Fail(2, "--allocations reports through the frame method's frames: not with --no-frame");
   if (app.count("--attach")) {

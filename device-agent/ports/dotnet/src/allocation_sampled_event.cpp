@@ -45,8 +45,11 @@ bool ParseAllocationSampled(const uint8_t* data, size_t size, size_t pointer_byt
                                std::to_string(fixed) + " or " + std::to_string(fixed + 4) +
                                    " bytes after the type name, found " + std::to_string(tail),
                                error);
+  e.address = ReadSampledLe(data + size - 16 - pointer_bytes, pointer_bytes);
   e.object_size = ReadSampledLe(data + size - 16, 8);
   e.sampled_offset = ReadSampledLe(data + size - 8, 8);
+  if (e.address == 0)
+    return SampledPayloadError(size - 16 - pointer_bytes, "an object address", error);
   if (e.object_size == 0) return SampledPayloadError(size - 16, "an object size > 0", error);
   if (e.sampled_offset >= e.object_size)
     return SampledPayloadError(size - 8, "a sampled offset below the object size", error);

@@ -35,6 +35,7 @@ constexpr uint32_t kRuntimeSampleBytes = 102400;
 struct AllocationSampledEvent {
   uint32_t kind = 0;         // 0 small object heap, 1 large, 2 pinned
   uint64_t type_id = 0;      // the runtime's type handle (a ClassID)
+  uint64_t address = 0;      // the object (an ObjectID until the next collection)
   uint64_t object_size = 0;  // bytes
   uint64_t sampled_offset = 0;
   size_t type_name_units = 0;  // UTF-16 units of the name (not read: the port names types)

@@ -119,6 +119,8 @@ constexpr DWORD kMonitorEnterLeave = 0x1000;      // the enter/leave hooks (star
 constexpr DWORD kEnableObjectAllocated = 0x800000;
 constexpr DWORD kEnableStackSnapshot = 0x10000000;  // DoStackSnapshot may be called
 constexpr DWORD kHighBasicGc = 0x10;                // GarbageCollectionStarted/Finished only
+// With kHighBasicGc: MovedReferences2 for compacting collections (allowed after an attach too).
+constexpr DWORD kHighMonitorGcMovedObjects = 0x20;
 // EventPipeEventDelivered for the profiler's own EventPipe sessions (allowed after an attach too).
 constexpr DWORD kHighMonitorEventPipe = 0x80;
 constexpr DWORD kOpenForRead = 0x0;  // GetModuleMetaData: ofRead
@@ -281,7 +283,8 @@ class ICorProfilerCallback3 : public ICorProfilerCallback2 {
 // ICorProfilerCallback4 (83..88), 5 (89), 6 (90), 7 (91), 8 (92..93), 9 (94) and
 // ICorProfilerCallback10 (95..96): EventPipe events of the profiler's own sessions. Callback4's
 // MovedReferences2/SurvivingReferences2 are called (with GC monitoring) before the version-1
-// callbacks, which follow when they succeed: ignored, they return S_OK. GetReJITParameters and
+// callbacks, which follow when they succeed: the version-1 ones are ignored (S_OK), so each
+// range is seen once. GetReJITParameters and
 // GetAssemblyReferences are called only for ReJIT requests and never on CoreCLR.
 using EventPipeProvider = UINT_PTR;  // EVENTPIPE_PROVIDER
 using EventPipeSession = uint64_t;   // EVENTPIPE_SESSION
@@ -291,8 +294,13 @@ class ICorProfilerCallback10 : public ICorProfilerCallback3 {
   XRPM_COR_IGNORED(GetReJITParameters)
   XRPM_COR_IGNORED(ReJITCompilationFinished)
   XRPM_COR_IGNORED(ReJITError)
-  XRPM_COR_IGNORED(MovedReferences2)
-  XRPM_COR_IGNORED(SurvivingReferences2)
+  // The survivors of a compacting collection's condemned generations: objects in
+  // [from[i], from[i] + lengths[i]) now start at to[i] + their offset (COR_PRF_MONITOR_GC).
+  virtual HRESULT MovedReferences2(ULONG count, ObjectID from[], ObjectID to[],
+                                   size_t lengths[]) = 0;
+  // The survivors of a sweeping (non-compacting) collection's condemned generations: objects in
+  // [starts[i], starts[i] + lengths[i]) stayed in place.
+  virtual HRESULT SurvivingReferences2(ULONG count, ObjectID starts[], size_t lengths[]) = 0;
   // ---- 5 .. 9 ----
   XRPM_COR_IGNORED(ConditionalWeakTableElementReferences)
   XRPM_COR_IGNORED(GetAssemblyReferences)

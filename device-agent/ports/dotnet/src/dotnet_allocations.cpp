@@ -44,16 +44,27 @@ void DotnetAllocations::OnAllocated(cor::ObjectID object, cor::ClassID klass) {
   if (cor::Failed(info_->GetObjectSize2(object, &size))) return;
   if (frame_->OnGameThread()) frame_->frames().CountAllocation(size);
   if (!interval_.Take(t_alloc_sampler, size, static_cast<uint64_t>(pthread_self()))) return;
-  if (!frame_->frames().sink_active()) return;  // nobody keeps samples: no walk
-  SampleAllocation(klass, size);
+  if (!origins_ && !frame_->frames().sink_active()) return;  // nobody keeps samples: no walk
+  SampleAllocation(object, klass, size);
 }
 
-void DotnetAllocations::SampleAllocation(cor::ClassID klass, uint64_t size) {
+void DotnetAllocations::SampleAllocation(cor::ObjectID object, cor::ClassID klass, uint64_t size) {
   AllocStackWalk walk;
   // The calling thread (0), synchronously; an early stop (E_FAIL above) or a walk the runtime
   // cut short still leaves the frames collected so far.
   info_->DoStackSnapshot(0, &CollectAllocFrame, cor::kSnapshotDefault, &walk, nullptr, 0);
-  SendSample(klass, size, walk.keys, walk.depth);
+  KeepSample(object, klass, size, walk.keys, walk.depth);
+}
+
+std::string DotnetAllocations::OriginMethodName(void* self, uint64_t function) {
+  return static_cast<DotnetAllocations*>(self)->MethodName(static_cast<cor::FunctionID>(function));
+}
+
+void DotnetAllocations::KeepSample(cor::ObjectID object, cor::ClassID klass, uint64_t size,
+                                   const uint64_t* keys, uint32_t depth) {
+  if (origins_)
+    origins_->Record(object, klass, frame_->completed(), keys, depth, &OriginMethodName, this);
+  if (frame_->frames().sink_active()) SendSample(klass, size, keys, depth);
 }
 
 std::string DotnetAllocations::StartSession() {
@@ -84,9 +95,10 @@ void DotnetAllocations::OnEventPipeEvent(uint32_t event_id, const uint8_t* data,
         protocol::SampleProbability(static_cast<double>(e.object_size), kRuntimeSampleBytes);
     frame_->frames().CountEstimate(static_cast<double>(e.object_size) / p, 1.0 / p);
   }
-  if (!frame_->frames().sink_active()) return;  // nobody keeps samples: no names
+  if (!origins_ && !frame_->frames().sink_active()) return;  // nobody keeps samples: no names
+  const auto object = static_cast<cor::ObjectID>(e.address);
   if (ip_count == 0) {  // what the runtime's own events carry to a profiler's session (below)
-    SampleAllocation(static_cast<cor::ClassID>(e.type_id), e.object_size);
+    SampleAllocation(object, static_cast<cor::ClassID>(e.type_id), e.object_size);
     return;
   }
   uint64_t keys[agent::kMaxSampleStackDepth];
@@ -100,7 +112,7 @@ void DotnetAllocations::OnEventPipeEvent(uint32_t event_id, const uint8_t* data,
       continue;
     keys[depth++] = function;
   }
-  SendSample(static_cast<cor::ClassID>(e.type_id), e.object_size, keys, depth);
+  KeepSample(object, static_cast<cor::ClassID>(e.type_id), e.object_size, keys, depth);
 }
 
 void DotnetAllocations::SendSample(cor::ClassID klass, uint64_t size, const uint64_t* keys,

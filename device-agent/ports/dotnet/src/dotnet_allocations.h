@@ -30,8 +30,9 @@
 // unbiased by size; its stack from ICorProfilerInfo2::DoStackSnapshot on the current thread.
 //
 // Both need the frame method's hook (not --no-frame): the frames subscription that receives the
-// samples is the hook's (dotnet_frames.h). A sample is handed on only while a frames subscription
-// listens (nothing else keeps samples on .NET yet): its class (named as captures name classes,
+// samples is the hook's (dotnet_frames.h). A sample is kept by the allocation origins
+// (dotnet_origins.h, unless turned off: its object, class, frame and interned stack) and handed
+// on while a frames subscription listens: its class (named as captures name classes,
 // type_names.h) and up to agent::kMaxSampleStackDepth managed frames, innermost first, each
 // method named "Namespace.Class.Method" (type_names.h). The agent's FrameTracker interns them
 // (frame_events.h) for `xrpm allocations --by type|method|stack` and the monitor's Allocations
@@ -60,6 +61,7 @@
 
 #include "allocation_sampled_event.h"
 #include "corprof_abi.h"
+#include "dotnet_origins.h"
 #include "frame_hook.h"
 #include "xrpm/agent/sample_interval.h"
 #include "xrpm/protocol/constants.h"
@@ -105,6 +107,9 @@ class DotnetAllocations {
   // The sampled route's EventPipe session, once the mask holds mask_high(). "" or why not.
   std::string StartSession();
 
+  // Where sampled objects' origins are kept (null: none). Before the first allocation.
+  void set_origins(DotnetOrigins* origins) { origins_ = origins; }
+
   // A frames subscription with `sample_bytes` began (0: it ended).
   void SetSubscription(uint32_t sample_bytes) { interval_.SetSubscription(sample_bytes); }
   // The interval the samples follow when a subscription asks for `requested`.
@@ -123,7 +128,13 @@ class DotnetAllocations {
   uint64_t bad_events() const { return bad_events_.load(std::memory_order_relaxed); }
 
  private:
-  void SampleAllocation(cor::ClassID klass, uint64_t size);
+  // Walks the calling thread's stack for a sample, then keeps it.
+  void SampleAllocation(cor::ObjectID object, cor::ClassID klass, uint64_t size);
+  // A sample with its stack: to the origins and, while one listens, the frames subscription.
+  void KeepSample(cor::ObjectID object, cor::ClassID klass, uint64_t size, const uint64_t* keys,
+                  uint32_t depth);
+  // agent::SiteTable::NameOf over MethodName (`self`: this).
+  static std::string OriginMethodName(void* self, uint64_t function);
   // Names the `depth` methods and hands the sample to the frames' sink.
   void SendSample(cor::ClassID klass, uint64_t size, const uint64_t* keys, uint32_t depth);
   // The cached name of a method (FunctionID) or class (ClassID), computed on first use; a
@@ -138,6 +149,7 @@ class DotnetAllocations {
   FrameHook* const frame_;                 // the game thread and the frame records (never null)
   const AllocationRoute route_;
   agent::SampleInterval interval_;
+  DotnetOrigins* origins_ = nullptr;
   cor::EventPipeSession session_ = 0;
   std::atomic<uint64_t> bad_events_{0};
   std::mutex names_mu_;

@@ -13,6 +13,7 @@
 
 #include "loaded_classes.h"
 #include "type_names.h"
+#include "xrpm/agent/origin_reporter.h"
 #include "xrpm/protocol/constants.h"
 
 namespace xrpm {
@@ -113,6 +114,10 @@ void DotnetPort::LogEventMode() const {
     Log("allocations: every allocation reported (ObjectAllocated); frames carry the game "
         "thread's, a frames subscription gets one sample per its interval (start-up interval " +
         std::to_string(allocations_->mean_bytes()) + " bytes)");
+  if (allocations_)
+    Log(origins_ ? "allocations: captures carry the sampled objects' allocation origins (the "
+                   "collections' moves followed)"
+                 : "allocations: no allocation origins in captures (no_origins)");
   if (allocations_ && allocations_->route() == AllocationRoute::kSampled)
     Log("allocations: the runtime's randomized sampling (AllocationSampled over EventPipe, one "
         "sample per " +
@@ -125,6 +130,7 @@ void DotnetPort::LogEventMode() const {
 void DotnetPort::OnGcStarted(int32_t generation_count, const cor::BOOL* collected, int32_t reason) {
   const int64_t started_ns = NowNs();
   gc_start_ns_.store(started_ns, std::memory_order_relaxed);
+  if (origins_) BeginOriginsCollection(generation_count, collected);  // objects still in place
   induced_.store(reason == cor::kGcInduced, std::memory_order_relaxed);
   counters_.Add(DotnetCounter::kGarbageCollections, 1);
   if (reason == cor::kGcInduced && !armed_.load(std::memory_order_acquire))
@@ -159,6 +165,7 @@ void DotnetPort::OnGcStarted(int32_t generation_count, const cor::BOOL* collecte
 void DotnetPort::OnGcFinished() {
   const int64_t start = gc_start_ns_.load(std::memory_order_relaxed);
   const int64_t pause_ns = start != 0 ? NowNs() - start : 0;
+  if (origins_) EndOriginsCollection();  // survivors at their new addresses, the dead gone
   if (start != 0) counters_.Add(DotnetCounter::kGcLatencyTime, pause_ns / 1000000);
   if (frame_)
     frame_->frames().OnGc(static_cast<uint32_t>(pause_ns / 1000),
@@ -187,6 +194,11 @@ void DotnetPort::OnGcFinished() {
     statics_.Read(&record_.statics);  // the slots' references, in their final places too
   } catch (const std::exception&) {
     record_.statics.clear();
+  }
+  try {
+    if (origins_) origins_->Snapshot(&record_.origins);  // at the addresses the walk reported
+  } catch (const std::exception&) {
+    record_.origins.clear();  // the capture goes on without origins
   }
   recording_.store(false, std::memory_order_release);
   armed_.store(false, std::memory_order_release);
@@ -350,8 +362,8 @@ bool DotnetPort::Join(uint32_t timeout_ms, const std::atomic<int64_t>* cancelled
   frame_wait_.store(false, std::memory_order_release);  // the other tool picks the moment
   if (mode_ == EventMode::kPerCapture) {
     for (;;) {
-      const cor::HRESULT hr =
-          info_->SetEventMask2(cor::kMonitorGc | cor::kMonitorClassLoads | ExtraMaskLow(), 0);
+      const cor::HRESULT hr = info_->SetEventMask2(
+          cor::kMonitorGc | cor::kMonitorClassLoads | ExtraMaskLow(), ExtraMaskHigh());
       if (!cor::Failed(hr)) break;
       if (hr != cor::CORPROF_E_RUNTIME_UNINITIALIZED || std::chrono::steady_clock::now() >= until) {
         *failure = "the runtime refused the GC events for the capture (" + cor::HexText(hr) +
@@ -391,7 +403,8 @@ bool DotnetPort::Join(uint32_t timeout_ms, const std::atomic<int64_t>* cancelled
     join_.store(false, std::memory_order_release);
   }
   if (mode_ == EventMode::kPerCapture)
-    info_->SetEventMask2(IdleMaskLow(mode_) | ExtraMaskLow(), IdleMaskHigh(mode_));
+    info_->SetEventMask2(IdleMaskLow(mode_) | ExtraMaskLow(),
+                         IdleMaskHigh(mode_) | ExtraMaskHigh());
   if (recorded) {
     Log("capture: recorded the collection another tool induced");
     return true;
@@ -607,10 +620,33 @@ void DotnetPort::Walk(agent::HeapInfoCallback& sink) {
     i = j;
   }
   if (!aborted) aborted = sink.BeginContainer(ContainerType::kHeap, 0, 0) == WalkResult::kAbort;
+  // Allocation origins (dotnet_origins.h): the clock, then each sampled object's origin right
+  // before its values and references.
+  agent::OriginReporter origin_reporter;
+  const std::vector<DotnetOrigins::Entry>& origins = record_.origins;
+  size_t with_origin = 0;
+  if (!aborted && origins_ && allocations_)
+    aborted = origin_reporter.Begin(sink, origins_->sites(), stopped_after_.load(),
+                                    allocations_->mean_bytes()) == WalkResult::kAbort;
   size_t value_at = 0, text_at = 0, with_values = 0;  // the next object's in values / text
   size_t ref_at = 0;                                  // its first in refs / slots
   for (size_t i = 0; i < record_.objects.size() && !aborted; ++i) {
     const RecordedObject& o = record_.objects[i];
+    if (!origins.empty()) {
+      auto e = std::lower_bound(
+          origins.begin(), origins.end(), o.id,
+          [](const DotnetOrigins::Entry& x, uint64_t id) { return x.address < id; });
+      if (e != origins.end() && e->address == o.id) {
+        if (e->klass != o.klass) {
+          origins_->CountClassMismatch();
+        } else {
+          ++with_origin;
+          aborted = origin_reporter.Report(sink, origins_->sites(), o.id, e->frame, e->site) ==
+                    WalkResult::kAbort;
+          if (aborted) break;
+        }
+      }
+    }
     if (o.values) {
       const uint64_t* bits = record_.values.data() + value_at;
       const bool string = layouts_.IsString(o.klass) && o.value_count == 1;
@@ -634,7 +670,9 @@ void DotnetPort::Walk(agent::HeapInfoCallback& sink) {
                       : sink.ObjectReferences(o.id, type_ids[o.klass], o.size, refs,
                                               o.ref_count)) == WalkResult::kAbort;
   }
+  origin_reporter.End();
   sink.BeginContainer(ContainerType::kEnd, 0, 0);
+  if (origins_) Log(OriginsLine(with_origin));
   // After an attach, the classes met here may never have been reported loaded: their statics
   // are looked for at the next capture (StaticRoots looks at each class once).
   if (attached_)

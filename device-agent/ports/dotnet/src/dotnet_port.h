@@ -90,6 +90,7 @@
 #include "dotnet_allocations.h"
 #include "dotnet_counters.h"
 #include "dotnet_game_api.h"
+#include "dotnet_origins.h"
 #include "field_layouts.h"
 #include "frame_hook.h"
 #include "heap_record.h"
@@ -110,6 +111,11 @@ class DotnetPort final : public agent::RuntimePort {
   }
   static cor::DWORD IdleMaskHigh(EventMode mode) {
     return mode == EventMode::kAlways ? 0 : cor::kHighBasicGc;
+  }
+  // What allocation origins add (dotnet_origins.h): per capture, the compacting collections'
+  // moves between captures (the full GC events, always on in kAlways, report them already).
+  static cor::DWORD OriginsMaskHigh(EventMode mode, bool origins) {
+    return origins && mode == EventMode::kPerCapture ? cor::kHighMonitorGcMovedObjects : 0;
   }
 
   DotnetPort(cor::ICorProfilerInfo10* info, std::string app_name, std::string runtime_version,
@@ -174,6 +180,10 @@ class DotnetPort final : public agent::RuntimePort {
   // Allocations reported (--allocations; dotnet_allocations.h): its route's bits go into every
   // event mask. Before the agent starts.
   void set_allocations(DotnetAllocations* allocations) { allocations_ = allocations; }
+  // Allocation origins kept (dotnet_origins.h; with --allocations unless turned off): each
+  // collection's moves update them (OriginsMaskHigh), each capture reports them. Before the
+  // agent starts.
+  void set_origins(DotnetOrigins* origins) { origins_ = origins; }
   // The profiler was attached to a running process: the classes loaded before are found at the
   // first capture (loaded_classes.h) and from the objects each capture meets. Before the agent
   // starts.
@@ -187,6 +197,14 @@ class DotnetPort final : public agent::RuntimePort {
   // ---- runtime callbacks (profiler.h) ----
   void OnGcStarted(int32_t generation_count, const cor::BOOL* collected, int32_t reason);
   void OnGcFinished();
+  // A collection's survivors (MovedReferences2 / SurvivingReferences2), for the origins.
+  void OnMoved(const cor::ObjectID* from, const cor::ObjectID* to, const size_t* lengths,
+               cor::ULONG count) {
+    if (origins_) origins_->Moved(from, to, lengths, count);
+  }
+  void OnSurvived(const cor::ObjectID* starts, const size_t* lengths, cor::ULONG count) {
+    if (origins_) origins_->Survived(starts, lengths, count);
+  }
   void OnClassLoaded(cor::ClassID klass) {
     counters_.Add(DotnetCounter::kClassesLoaded, 1);
     statics_.OnClassLoaded(klass);
@@ -213,6 +231,14 @@ class DotnetPort final : public agent::RuntimePort {
   // One capture's wait for an induced collection, recorded (2'' above).
   bool Join(uint32_t timeout_ms, const std::atomic<int64_t>* cancelled, std::string* failure);
   void AddFrozenObjects();  // the non-GC heap's objects the record references
+  // Every range of the GC heap's generations now (GetGenerationBounds, however many); false
+  // when the runtime gave none.
+  bool GenerationBounds(std::vector<cor::GcGenerationRange>* out) const;
+  // The origins' view of the collection starting and ending (dotnet_origins.h).
+  void BeginOriginsCollection(int32_t generation_count, const cor::BOOL* collected);
+  void EndOriginsCollection();
+  // The capture's origins line ("" without origins).
+  std::string OriginsLine(size_t reported) const;
   void Walk(agent::HeapInfoCallback& sink);
   void LogStopPoint();
   cor::DWORD ExtraMaskLow() const {
@@ -222,7 +248,10 @@ class DotnetPort final : public agent::RuntimePort {
     const FrameHook* hook = static_cast<const DotnetPort*>(port)->frame_;
     return hook ? hook->completed() : 0;
   }
-  cor::DWORD ExtraMaskHigh() const { return allocations_ ? allocations_->mask_high() : 0; }
+  cor::DWORD ExtraMaskHigh() const {
+    return (allocations_ ? allocations_->mask_high() : 0) |
+           OriginsMaskHigh(mode_, origins_ != nullptr);
+  }
 
   cor::ICorProfilerInfo10* const info_;
   const EventMode mode_;
@@ -239,6 +268,9 @@ class DotnetPort final : public agent::RuntimePort {
   std::atomic<int64_t> report_start_ns_{0};    // its first root or object report
   FrameHook* frame_ = nullptr;
   DotnetAllocations* allocations_ = nullptr;
+  DotnetOrigins* origins_ = nullptr;
+  std::vector<cor::GcGenerationRange> origin_bounds_;  // GC thread: BeginOriginsCollection's
+  std::vector<DotnetOrigins::GenerationRange> origin_ranges_;  // the same
   bool attached_ = false;
   bool census_done_ = false;  // the capture thread's
   agent::GameEvents game_{start_, &DotnetPort::FrameInProgress, this};

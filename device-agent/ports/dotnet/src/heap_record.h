@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "corprof_abi.h"
+#include "dotnet_origins.h"
 #include "static_roots.h"
 
 namespace xrpm {
@@ -59,6 +60,8 @@ struct HeapRecord {
   // The GC heap's address ranges [start, end) at the collection's end (GetGenerationBounds);
   // empty when the runtime did not give them all.
   std::vector<std::pair<uint64_t, uint64_t>> gc_ranges;
+  // The sampled objects' origins after the collection (dotnet_origins.h), sorted by address.
+  std::vector<DotnetOrigins::Entry> origins;
 
   // How much the last record held, to reserve before the next collection (growing the vectors
   // inside it, where every copy lengthens the game's pause, costs more than reserving before).
@@ -95,6 +98,7 @@ struct HeapRecord {
     roots.clear();
     statics.clear();
     gc_ranges.clear();
+    origins.clear();
     frozen = 0;
   }
 };

@@ -177,6 +177,7 @@ std::string Profiler::Start(const std::string& options, const std::string& token
   std::string error;
   if (!mono::ParseProfilerOptions(options, &opts, &error)) return error;
   // Background collections off (the launcher's DOTNET_gcConcurrent=0): GC events per capture.
+  const bool origins = opts.allocations && !opts.no_origins;
   const char* concurrent = std::getenv(kGcConcurrentEnv);
   const DotnetPort::EventMode mode = concurrent && std::string(concurrent) == "0"
                                          ? DotnetPort::EventMode::kPerCapture
@@ -205,13 +206,17 @@ std::string Profiler::Start(const std::string& options, const std::string& token
   DotnetAllocations* allocations =
       opts.allocations ? new DotnetAllocations(info_, info12, frame, opts.sample_bytes, route)
                        : nullptr;
+  // Never destroyed either: the runtime reports collections until the end.
+  DotnetOrigins* origin_table = origins ? new DotnetOrigins() : nullptr;
+  if (allocations) allocations->set_origins(origin_table);
   // The event mask: asking for the GC events turns background collections off in the process,
   // so an attach asks only once its agent listens (a port in use leaves the process as it was).
   auto set_mask = [&]() -> std::string {
     const cor::HRESULT hr = info_->SetEventMask2(
         DotnetPort::IdleMaskLow(mode) | (frame ? FrameHook::kMaskLow : 0) |
             (allocations ? allocations->mask_low() : 0),
-        DotnetPort::IdleMaskHigh(mode) | (allocations ? allocations->mask_high() : 0));
+        DotnetPort::IdleMaskHigh(mode) | (allocations ? allocations->mask_high() : 0) |
+            DotnetPort::OriginsMaskHigh(mode, origin_table != nullptr));
     if (!cor::Failed(hr)) return "";
     return "the runtime refused the profiler's GC events (" + cor::HexText(hr) + ")" +
            (attached ? ": a background collection did not end within the attach's time limit?"
@@ -239,6 +244,7 @@ std::string Profiler::Start(const std::string& options, const std::string& token
   port->set_log(agent_opts.log);
   port->set_frame_hook(frame);         // never destroyed: the runtime calls its hooks until the end
   port->set_allocations(allocations);  // never destroyed either (ObjectAllocated until the end)
+  port->set_origins(origin_table);
   if (attached) port->set_attached();
   port->LogEventMode();
   auto* agent = new agent::Agent(*port, std::move(agent_opts));
@@ -294,6 +300,18 @@ cor::HRESULT Profiler::GarbageCollectionStarted(int32_t generation_count,
 
 cor::HRESULT Profiler::GarbageCollectionFinished() {
   if (port_) port_->OnGcFinished();
+  return cor::S_OK;
+}
+
+cor::HRESULT Profiler::MovedReferences2(cor::ULONG count, cor::ObjectID from[], cor::ObjectID to[],
+                                        size_t lengths[]) {
+  if (port_) port_->OnMoved(from, to, lengths, count);
+  return cor::S_OK;
+}
+
+cor::HRESULT Profiler::SurvivingReferences2(cor::ULONG count, cor::ObjectID starts[],
+                                            size_t lengths[]) {
+  if (port_) port_->OnSurvived(starts, lengths, count);
   return cor::S_OK;
 }
 

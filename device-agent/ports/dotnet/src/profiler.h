@@ -60,6 +60,10 @@ class Profiler final : public cor::ICorProfilerCallback10 {
   cor::HRESULT GarbageCollectionStarted(int32_t generation_count, cor::BOOL generation_collected[],
                                         int32_t reason) override;
   cor::HRESULT GarbageCollectionFinished() override;
+  cor::HRESULT MovedReferences2(cor::ULONG count, cor::ObjectID from[], cor::ObjectID to[],
+                                size_t lengths[]) override;
+  cor::HRESULT SurvivingReferences2(cor::ULONG count, cor::ObjectID starts[],
+                                    size_t lengths[]) override;
   cor::HRESULT ClassLoadFinished(cor::ClassID klass, cor::HRESULT status) override;
   cor::HRESULT ObjectAllocated(cor::ObjectID object, cor::ClassID klass) override;
   cor::HRESULT RootReferences2(cor::ULONG count, cor::ObjectID objects[], cor::GcRootKind kinds[],

@@ -23,11 +23,10 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
-#include <vector>
-
 #include "origin_table.h"
-#include "site_table.h"
 #include "xrpm/agent/heap_walker.h"
+#include "xrpm/agent/origin_reporter.h"
+#include "xrpm/agent/site_table.h"
 
 namespace xrpm {
 namespace mono {
@@ -57,7 +56,7 @@ class OriginTracker {
   // A sampled allocation: `frame` = frames completed, `keys[0..depth)` its stack, innermost
   // first.
   void Record(uintptr_t object, uint64_t frame, const uint64_t* keys, uint32_t depth,
-              SiteTable::NameOf name_of);
+              agent::SiteTable::NameOf name_of);
 
   // ---- world stopped ----
   void Move(uintptr_t from, uintptr_t to) {
@@ -81,9 +80,8 @@ class OriginTracker {
 
  private:
   OriginTable table_;
-  SiteTable sites_;
-  std::vector<bool> described_;  // walk thread only: site id -> described in this walk
-  bool walk_open_ = false;       // walk thread only: BeginWalk without EndWalk yet
+  agent::SiteTable sites_;
+  agent::OriginReporter reporter_;  // walk thread only
   std::atomic<uint64_t> recorded_{0}, table_full_{0}, sites_full_{0}, moved_{0}, lost_on_move_{0},
       pruned_{0};
 };

@@ -166,12 +166,14 @@ bool ParseProfilerOptions(const std::string& desc, ProfilerOptions* out, std::st
       out->allocations_exact = value == "exact";
     } else if (key == "announce" && !has_value) {
       out->announce = true;
+    } else if (key == "no_origins" && !has_value) {
+      out->no_origins = true;
     } else {
       *error = "unknown profiler option '" + item +
                "' (expected port=N, listen=ADDR:PORT, frame=Namespace.Class:Method, "
                "frame_window_ms=N, walk=snapshot|paused, quiet, allocations[=exact|sampled], "
-               "sample_bytes=N or "
-               "announce)";
+               "sample_bytes=N, "
+               "no_origins or announce)";
       return false;
     }
     if (comma == args.size()) break;
@@ -191,6 +193,7 @@ std::string FormatProfilerOptions(const ProfilerOptions& opts) {
     s += ",frame_window_ms=" + std::to_string(opts.frame_window_ms);
   if (opts.walk != kDefaultWalkMode) s += std::string(",walk=") + WalkModeName(opts.walk);
   if (opts.announce) s += ",announce";
+  if (opts.no_origins) s += ",no_origins";
   return s;
 }
 

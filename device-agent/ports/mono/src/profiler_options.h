@@ -12,6 +12,9 @@
 //                           (dotnet_allocations.h; sampled, the default, falls back to exact on
 //                           runtimes before .NET 10); Mono has one route and takes either
 //   announce                discovery beacon on the local network (AgentOptions::announce)
+//   no_origins              CoreCLR (xrpm-dotnet): with `allocations`, captures carry no
+//                           allocation origins (dotnet_origins.h; the GC events then stay off
+//                           between captures); Mono turns them off with sample_bytes=0
 //   sample_bytes=N          with `allocations`: allocation origins in captures, one sampled
 //                           allocation per N bytes on average from start-up (default 16384;
 //                           0..67108864; 0 records no origins); a frames subscription's
@@ -73,6 +76,7 @@ struct ProfilerOptions {
   bool allocations = false;
   bool allocations_exact = false;  // allocations=exact (CoreCLR's ObjectAllocated route)
   bool announce = false;
+  bool no_origins = false;  // CoreCLR: no allocation origins with `allocations`
   uint32_t sample_bytes = kDefaultOriginSampleBytes;
   uint32_t frame_window_ms = kDefaultFrameWindowMs;
   WalkMode walk = kDefaultWalkMode;

@@ -34,7 +34,7 @@ std::string MethodName(void* method) {
   return name;
 }
 
-std::string MethodNameOfKey(uint64_t key) {
+std::string MethodNameOfKey(void* /*ctx*/, uint64_t key) {
   return MethodName(reinterpret_cast<void*>(static_cast<uintptr_t>(key)));
 }
 

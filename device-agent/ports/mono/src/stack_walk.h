@@ -26,8 +26,8 @@ void WalkManagedStack(StackWalk* out);
 
 // "Namespace.Class.Method" for a MonoMethod* ("<unknown method>" if Mono has no name).
 std::string MethodName(void* method);
-// The same for a method key (a MonoMethod* as uint64_t): a SiteTable::NameOf.
-std::string MethodNameOfKey(uint64_t key);
+// The same for a method key (a MonoMethod* as uint64_t): an agent::SiteTable::NameOf (no ctx).
+std::string MethodNameOfKey(void* ctx, uint64_t key);
 
 }  // namespace mono
 }  // namespace xrpm

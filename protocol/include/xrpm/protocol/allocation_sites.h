@@ -2,7 +2,7 @@
 // DescribeSite, ObjectOrigin) and the frame events: a site is an allocating thread's managed
 // stack, at most kMaxStackDepth (constants.h) innermost methods, innermost first,
 // interned once per runtime's life under a dense id. The emulator's table
-// (xrpm/emulator/allocation_sites.h) and the Mono port's (ports/mono/src/site_table.h) differ
+// (xrpm/emulator/allocation_sites.h) and the Mono port's (xrpm/agent/site_table.h) differ
 // only in their threading; the ids, the bound and what happens past it are these.
 //
 // Bound: kMaxAllocationSites stacks are interned in full. Past it, a stack not seen yet is

@@ -1,10 +1,10 @@
-#include "site_table.h"
+#include "xrpm/agent/site_table.h"
 
 #include <algorithm>
 #include <vector>
 
 namespace xrpm {
-namespace mono {
+namespace agent {
 
 SiteTable::SiteTable(uint32_t max_sites)
     : max_sites_(std::max<uint32_t>(max_sites, 1)),
@@ -27,8 +27,8 @@ uint32_t SiteTable::FindLocked(std::string* stack, uint32_t* depth) {
   return it != ids_.end() ? it->second : protocol::kNoSite;
 }
 
-uint32_t SiteTable::Intern(const uint64_t* keys, uint32_t depth, NameOf name_of) {
-  depth = std::min(depth, agent::kMaxSampleStackDepth);
+uint32_t SiteTable::Intern(const uint64_t* keys, uint32_t depth, NameOf name_of, void* ctx) {
+  depth = std::min(depth, kMaxSampleStackDepth);
   const uint32_t asked = depth;
   std::string stack(reinterpret_cast<const char*>(keys), depth * sizeof(uint64_t));
   std::vector<uint64_t> unnamed;
@@ -44,7 +44,7 @@ uint32_t SiteTable::Intern(const uint64_t* keys, uint32_t depth, NameOf name_of)
   // Names outside the lock: computing one calls into the runtime, which may take its own locks.
   std::vector<std::string> names;
   names.reserve(unnamed.size());
-  for (uint64_t k : unnamed) names.push_back(name_of(k));
+  for (uint64_t k : unnamed) names.push_back(name_of(ctx, k));
 
   std::lock_guard<std::mutex> lock(mu_);
   for (size_t i = 0; i < unnamed.size(); ++i) methods_.emplace(unnamed[i], std::move(names[i]));
@@ -65,5 +65,5 @@ uint32_t SiteTable::Intern(const uint64_t* keys, uint32_t depth, NameOf name_of)
   return n + 1;
 }
 
-}  // namespace mono
+}  // namespace agent
 }  // namespace xrpm

@@ -1,4 +1,5 @@
-// SiteTable: the interned allocation sites of the Mono port's allocation origins: a managed stack
+// SiteTable: the interned allocation sites of a port's allocation origins (Mono's origin_tracker.h,
+// .NET's dotnet_origins.h): a managed stack
 // (up to agent::kMaxSampleStackDepth methods, innermost first) -> a site id >= 1, and each
 // method's name ("Namespace.Class.Method", UTF-8) for DescribeSite.
 //
@@ -13,9 +14,9 @@
 // site 264 B plus its map entry (8 B per method), per method its name.
 //
 // Thread-safety: Intern from any mutator thread (a mutex only mutators take, never held while
-// calling into Mono, so a mutator Mono suspends while holding it blocks nobody the GC waits
-// for). count() and site() read published sites lock-free, from any thread, including the GC
-// thread while the world is stopped (a site is published with a release store after it is
+// calling into the runtime, so a mutator the runtime suspends while holding it blocks nobody the
+// GC waits for). count() and site() read published sites lock-free, from any thread, including the
+// GC thread while the world is stopped (a site is published with a release store after it is
 // complete).
 #pragma once
 
@@ -32,16 +33,16 @@
 #include "xrpm/protocol/allocation_sites.h"
 
 namespace xrpm {
-namespace mono {
+namespace agent {
 
 class SiteTable {
  public:
   struct Site {
     uint32_t depth = 0;
-    const std::string* names[agent::kMaxSampleStackDepth] = {};
+    const std::string* names[kMaxSampleStackDepth] = {};
   };
-  // The name of a method key (called without the table's lock held).
-  using NameOf = std::string (*)(uint64_t method_key);
+  // The name of a method key (called without the table's lock held, with Intern's `ctx`).
+  using NameOf = std::string (*)(void* ctx, uint64_t method_key);
 
   explicit SiteTable(uint32_t max_sites = protocol::kMaxAllocationSites);
   SiteTable(const SiteTable&) = delete;
@@ -50,7 +51,7 @@ class SiteTable {
   // The id (>= 1) of the stack `keys[0..depth)` (innermost first; depth is clamped to
   // kMaxSampleStackDepth), interning it; past the bound the id of `keys[0]` alone; kNoSite
   // when even that finds no room.
-  uint32_t Intern(const uint64_t* keys, uint32_t depth, NameOf name_of);
+  uint32_t Intern(const uint64_t* keys, uint32_t depth, NameOf name_of, void* ctx = nullptr);
   // New stacks recorded under their allocating method alone (the table was full).
   uint64_t truncated() const { return truncated_.load(std::memory_order_relaxed); }
 
@@ -74,5 +75,5 @@ class SiteTable {
   std::atomic<uint64_t> truncated_{0};
 };
 
-}  // namespace mono
+}  // namespace agent
 }  // namespace xrpm

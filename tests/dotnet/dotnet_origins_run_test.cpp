@@ -1,0 +1,162 @@
+// Allocation origins on .NET end to end (dotnet_origins.h): the Origins program (the Mono test's
+// source, compiled by the SDK) under xrpm-dotnet --allocations, captured by the host client over
+// the wire. Origins N PAD 5 M makes N Origins.Tracked objects (each with a PAD-byte payload) in
+// Origins.Maker.MakeTracked inside the frame method when 5 frames have completed, then moves them
+// out of generation 0 with GC.Collect(); M Origins.Early come from Origins.Program.MakeEarly
+// before any frame.
+//   - exact route, one sample per byte: every Tracked object, payload and Early object has its
+//     origin, before and after further collections (which compact: the origins follow the moves);
+//   - the runtime's sampling (the default route): only sampled objects have one, each right;
+//   - --no-origins: the capture has none;
+//   - the sample game's leak: three captures saved as .xrpm, `xrpm leaks A B C --json` names the
+//     leaking Bubble and its site (XnaBubbles.BubblesGame.Spawn), not the particles it frees.
+// Every capture's agent line says no origin was dropped for another class at its address.
+// Waits on log lines and frames, bounded; no sleeps.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "dotnet_process.h"
+#include "mono_process.h"
+#include "origins_program.h"
+#include "test_util.h"
+#include "xrpm/client/host_client.h"
+#include "xrpm/formats/snapshot_io.h"
+
+#ifndef XRPM_CLI_BIN
+#define XRPM_CLI_BIN ""
+#endif
+
+namespace xrpm::testing {
+namespace {
+
+constexpr uint32_t kDotnetOriginsFrame = 5;
+
+std::shared_ptr<const Snapshot> DotnetCaptureOf(DotnetRun& run) {
+  auto c = ConnectTo(run.endpoint);
+  if (!c) return nullptr;
+  const client::CaptureResult r = CaptureOnce(*c, 120000);
+  EXPECT_TRUE(r.ok) << r.error << "\n" << run.proc->log().All();
+  return r.ok ? r.snapshot : nullptr;
+}
+
+void ExpectNoClassMismatch(DotnetRun& run) {
+  EXPECT_NE(run.proc->log().WaitFor("allocation origins:", 30000), "") << run.proc->log().All();
+  EXPECT_EQ(run.proc->log().All().find("another class at the address"), std::string::npos)
+      << run.proc->log().All();
+}
+
+TEST(DotnetOrigins, EverySampledObjectKeepsItsSiteAndFrameAcrossCollections) {
+  SKIP_WITHOUT_DOTNET();
+  DotnetRun run({"--frame", "Origins.Program:Tick", "--allocations=exact", "--sample-bytes", "1"},
+                DotnetProgram("Origins"), {"400", "64", std::to_string(kDotnetOriginsFrame), "30"});
+  ASSERT_FALSE(run.endpoint.empty()) << run.proc->log().All();
+  ASSERT_FALSE(run.proc->log().WaitFor("Origins: made", 60000).empty()) << run.proc->log().All();
+  const auto first = DotnetCaptureOf(run);
+  ASSERT_TRUE(first);
+  ASSERT_TRUE(first->has_origins());
+  EXPECT_EQ(first->origins->sample_bytes, 1u);
+  EXPECT_GT(first->origins->capture_frame, kDotnetOriginsFrame);
+  const OriginsCounts a = CheckOriginsProgram(*first, kDotnetOriginsFrame);
+  EXPECT_EQ(a.tracked, 400u);
+  EXPECT_EQ(a.tracked_known, 400u) << "every allocation was sampled";
+  EXPECT_EQ(a.payloads_known, 400u);
+  EXPECT_EQ(a.early_known, 30u);
+
+  // After more collections (the capture's own compacted the heap again): unchanged, older.
+  const auto second = DotnetCaptureOf(run);
+  ASSERT_TRUE(second);
+  ASSERT_TRUE(second->has_origins());
+  EXPECT_GT(second->origins->capture_frame, first->origins->capture_frame);
+  const OriginsCounts b = CheckOriginsProgram(*second, kDotnetOriginsFrame);
+  EXPECT_EQ(b.tracked_known, 400u);
+  EXPECT_EQ(b.payloads_known, 400u);
+  EXPECT_EQ(b.early_known, 30u);
+  ExpectNoClassMismatch(run);
+}
+
+TEST(DotnetOrigins, TheRuntimesSamplingGivesOnlySampledObjectsAnOrigin) {
+  SKIP_WITHOUT_DOTNET();
+  // 2,000 8 KiB payloads: each sampled with p = 1 - e^(-8216/102400) ~ 7.7% (about 150).
+  DotnetRun run({"--frame", "Origins.Program:Tick", "--allocations"}, DotnetProgram("Origins"),
+                {"2000", "8192", std::to_string(kDotnetOriginsFrame), "0"});
+  ASSERT_FALSE(run.endpoint.empty()) << run.proc->log().All();
+  ASSERT_FALSE(run.proc->log().WaitFor("Origins: made", 60000).empty()) << run.proc->log().All();
+  const auto s = DotnetCaptureOf(run);
+  ASSERT_TRUE(s);
+  ASSERT_TRUE(s->has_origins());
+  EXPECT_EQ(s->origins->sample_bytes, 102400u) << "the runtime's interval";
+  const OriginsCounts n = CheckOriginsProgram(*s, kDotnetOriginsFrame);  // each known one right
+  EXPECT_EQ(n.payloads, 2000u);
+  EXPECT_GT(n.payloads_known, 40u);
+  EXPECT_LT(n.payloads_known, 400u) << "a sample, not every object";
+  size_t unknown = 0;
+  for (size_t i = 0; i < s->object_count(); ++i) unknown += !s->origin_known(i);
+  EXPECT_GT(unknown, s->object_count() / 2);
+  ExpectNoClassMismatch(run);
+}
+
+TEST(DotnetOrigins, WithoutOriginsACaptureHasNone) {
+  SKIP_WITHOUT_DOTNET();
+  DotnetRun run({"--frame", "Origins.Program:Tick", "--allocations", "--no-origins"},
+                DotnetProgram("Origins"), {"10", "16", "1", "0"});
+  ASSERT_FALSE(run.endpoint.empty()) << run.proc->log().All();
+  ASSERT_FALSE(run.proc->log().WaitFor("Origins: made", 60000).empty());
+  const auto s = DotnetCaptureOf(run);
+  ASSERT_TRUE(s);
+  EXPECT_FALSE(s->has_origins()) << "absent, not made up";
+  EXPECT_TRUE(s->object_alloc_site.empty());
+  EXPECT_NE(run.proc->log().All().find("no allocation origins"), std::string::npos);
+}
+
+TEST(DotnetOrigins, TheLeakFilterNamesTheSampleGamesLeakAndItsSite) {
+  SKIP_WITHOUT_DOTNET();
+  DotnetRun run({"--allocations=exact", "--sample-bytes", "1"}, DotnetProgram("XnaBubbles"), {});
+  ASSERT_FALSE(run.endpoint.empty()) << run.proc->log().All();
+  ASSERT_FALSE(run.proc->log().WaitFor("XnaBubbles: running", 60000).empty())
+      << run.proc->log().All();
+  auto c = ConnectTo(run.endpoint);
+  ASSERT_TRUE(c);
+  c->SubscribeCounters(100);  // its samples (every 100 ms) space the tries of a capture
+  const std::string dir = "/tmp/xrpm_dotnet_leaks_" + std::to_string(getpid());
+  ASSERT_EQ(RunProcess({"/bin/mkdir", "-p", dir}).exit_code, 0);
+  std::vector<std::string> files;
+  uint64_t frame = 0;
+  for (const char* name : {"a", "b", "c"}) {
+    // At least 90 game frames between captures: dozens of bubbles spawned, every particle of
+    // the previous interval gone (they live 30 frames).
+    const client::CaptureResult cap = CaptureAtOrAfterFrame(*c, frame + 90);
+    ASSERT_TRUE(cap.ok) << cap.error << run.proc->log().All();
+    ASSERT_TRUE(cap.snapshot->has_origins());
+    frame = cap.snapshot->origins->capture_frame;
+    files.push_back(dir + "/" + name + ".xrpm");
+    formats::SaveSnapshot(*cap.snapshot, files.back());
+  }
+  const RunResult r =
+      RunProcess({XRPM_CLI_BIN, "leaks", files[0], files[1], files[2], "--json"}, 120000);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  ASSERT_TRUE(j.contains("groups")) << r.out;
+  bool bubble = false;
+  size_t particles = 0;
+  for (const auto& g : j["groups"]) {
+    const std::string type = g["type"];
+    if (type == "XnaBubbles.Particle") particles += g["count"].get<size_t>();
+    if (type == "XnaBubbles.Bubble" && !g["site"].empty() &&
+        g["site"][0] == "XnaBubbles.BubblesGame.Spawn") {
+      bubble = true;
+      EXPECT_GT(g["count"].get<size_t>(), 0u);
+    }
+  }
+  EXPECT_TRUE(bubble) << r.out;
+  EXPECT_EQ(particles, 0u) << "freed by the game (CoreCLR scans stacks precisely)";
+  ExpectNoClassMismatch(run);
+  for (const std::string& f : files) unlink(f.c_str());
+  rmdir(dir.c_str());
+}
+
+}  // namespace
+}  // namespace xrpm::testing
