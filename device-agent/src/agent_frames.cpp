@@ -66,6 +66,7 @@ void Agent::Impl::OnSubscribeFrames(ENetPeer* peer, const wire::SubscribeFrames&
   st->set_ring_records(static_cast<uint32_t>(frames->ring_capacity()));
   st->set_max_stack_depth(kMaxSampleStackDepth);
   st->set_subscription(frames_subscription);
+  st->set_frame_totals_estimated(runtime.FrameTotalsEstimated());
   SendControl(peer, env);
   Log("frames and allocation samples on (one sample per " + std::to_string(n) + " bytes)");
 }

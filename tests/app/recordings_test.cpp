@@ -65,7 +65,8 @@ class RecordingsTest : public ::testing::Test {
 };
 
 TEST_F(RecordingsTest, SavedRecordingOpensBackEqualAndIsShownWithItsMarkers) {
-  const FrameRecording rec = Recording(200, true);
+  FrameRecording rec = Recording(200, true);
+  rec.frame_totals = FrameTotals::kEstimated;  // as from .NET's sampled route: kept, and shown
   const std::string path = dir + "/rec.xrpm";
   {
     AppSession s(Opts());
@@ -100,8 +101,10 @@ TEST_F(RecordingsTest, SavedRecordingOpensBackEqualAndIsShownWithItsMarkers) {
   // The Allocations view's table, as for a live session.
   EXPECT_EQ(s.recordings().shown().profile().frames, 200u);
   EXPECT_EQ(s.recordings().shown().profile().total.samples, 400u);
+  EXPECT_EQ(s.recordings().shown().profile().frame_totals, FrameTotals::kEstimated);
   const auto st = nlohmann::json::parse(s.StateJson());
   EXPECT_EQ(st["frames"]["shown"], "rec.xrpm");
+  EXPECT_EQ(st["frames"]["frame_totals"], "estimated");
   EXPECT_EQ(st["frames"]["markers"], 4);
   EXPECT_EQ(st["recordings"][0]["state"], "ready");
   EXPECT_EQ(st["recent_files"][0], fs::absolute(path).lexically_normal().string());

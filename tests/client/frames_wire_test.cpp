@@ -70,9 +70,11 @@ TEST(FramesWire, StreamsConsecutiveFramesWithInternedStacks) {
   const client::FramesStatus st = c.frames_status();
   EXPECT_TRUE(st.started);
   EXPECT_EQ(st.sample_bytes, 1024u);
+  EXPECT_EQ(st.frame_totals, FrameTotals::kExact) << "the emulator counts every allocation";
   FrameRecording r;
   c.TakeFrames(&r);
   ASSERT_GE(r.frames.size(), 60u);
+  EXPECT_EQ(r.frame_totals, FrameTotals::kExact);
   for (size_t i = 1; i < r.frames.size(); ++i)
     ASSERT_EQ(r.frames[i].frame, r.frames[i - 1].frame + 1) << "no gap, no reordering";
   EXPECT_EQ(r.dropped_records, 0u);

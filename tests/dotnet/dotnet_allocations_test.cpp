@@ -14,6 +14,9 @@
 // name Garbage with MakeGarbage under Tick, and Background with Worker; over 600 frames the
 // per-type estimate and the frame rows' estimate of the game thread's bytes are within reason
 // of 24,000 B a frame.
+// Frame totals: the exact route's frame rows say they are exact counts and the sampled route's
+// that they are estimates, through FramesStarted into the recording, `xrpm allocations`' JSON
+// and a recording it saves.
 // --allocations is refused on attach (with the reason) and with --no-frame. Waits on frames and
 // log lines, bounded; no sleeps.
 #include <gtest/gtest.h>
@@ -27,6 +30,7 @@
 
 #include "dotnet_process.h"
 #include "mono_process.h"
+#include "temp_dir.h"
 #include "tool_process.h"
 #include "xrpm/client/host_client.h"
 
@@ -64,6 +68,8 @@ TEST(DotnetAllocations, FrameRowsCarryTheGameThreadsExactAllocationsAndSamplesTh
   FrameRecording rec;
   c.TakeFrames(&rec);
   ASSERT_GE(rec.frames.size(), 40u);
+  EXPECT_EQ(c.frames_status().frame_totals, FrameTotals::kExact);
+  EXPECT_EQ(rec.frame_totals, FrameTotals::kExact) << "the exact route counts every allocation";
   size_t checked = 0;
   for (size_t i = 0; i < rec.frames.size(); ++i) {
     const auto& f = rec.frames[i];
@@ -122,6 +128,7 @@ TEST(DotnetAllocations, XrpmAllocationsNamesTheTypeAndTheMethodWithAnEstimateInR
   ASSERT_EQ(by_type.exit_code, 0) << by_type.out;
   const auto t = nlohmann::json::parse(by_type.out);
   EXPECT_EQ(t["frames"], 150);
+  EXPECT_EQ(t["frame_totals"], "exact");
   // Exact: every frame but possibly frame 2 (its lines) holds the 1,000 objects alone.
   EXPECT_GE(t["exact_bytes_per_frame"].get<double>(), per_frame);
   EXPECT_LE(t["exact_bytes_per_frame"].get<double>(), per_frame * 1.05);
@@ -166,8 +173,10 @@ TEST(DotnetAllocations, SampledRouteNamesTheTypesAndMethodsAtTheRuntimesInterval
   // ~30 Garbage and ~25 Background samples over 200 frames.
   ASSERT_TRUE(c.WaitFrames(200, 60000)) << c.frames_status().error << a.run.proc->log().All();
   EXPECT_EQ(c.frames_status().sample_bytes, 102400u) << "the runtime's interval, not 16 KiB";
+  EXPECT_EQ(c.frames_status().frame_totals, FrameTotals::kEstimated);
   FrameRecording rec;
   c.TakeFrames(&rec);
+  EXPECT_EQ(rec.frame_totals, FrameTotals::kEstimated) << "the frame rows carry sample weights";
   size_t garbage = 0, background = 0;
   for (const auto& s : rec.samples) {
     const auto& stack = rec.Stack(s.stack);
@@ -199,12 +208,20 @@ TEST(DotnetAllocations, SampledRouteEstimatesPerTypeAndPerFrameWithinReason) {
   ASSERT_GT(a.garbage_size, 0u) << a.run.proc->log().All();
   const double per_frame = double(kGarbagePerFrame * a.garbage_size);
   // 600 frames of 24,000 B at one sample per 100 KiB: ~140 samples, a relative error of ~9 %.
+  const TempDir dir("xrpm_dotnet_sampled");
+  const std::string saved = dir.Path("sampled.xrpm");
   const RunResult by_type = RunXrpm("allocations --connect " + a.run.endpoint +
-                                    " --count 600 --duration 120 --by type --json");
+                                    " --count 600 --duration 120 --by type --json -o " + saved);
   ASSERT_EQ(by_type.exit_code, 0) << by_type.out;
   const auto t = nlohmann::json::parse(by_type.out);
   EXPECT_EQ(t["frames"], 600);
   EXPECT_EQ(t["sample_bytes"], 102400);
+  EXPECT_EQ(t["frame_totals"], "estimated");
+  // The saved recording keeps it, and the text says so instead of "exact".
+  const RunResult from_file = RunXrpm("allocations " + saved);
+  ASSERT_EQ(from_file.exit_code, 0) << from_file.out;
+  EXPECT_NE(from_file.out.find("estimated from samples"), std::string::npos) << from_file.out;
+  EXPECT_EQ(from_file.out.find("exact"), std::string::npos) << from_file.out;
   // The frame rows carry the estimate: frame 2's lines add a little.
   EXPECT_NEAR(t["exact_bytes_per_frame"].get<double>(), per_frame, per_frame * 0.35)
       << by_type.out.substr(0, 2000);

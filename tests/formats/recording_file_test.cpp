@@ -136,6 +136,35 @@ TEST(RecordingFile, ReadsRecordingsWithoutCollectionKinds) {
   EXPECT_EQ(got, want);
 }
 
+// The frame totals (exact counts or estimated from samples) read back as written; a recording
+// written before header version 2 (no frame totals byte) reads as exact; a value other than 0 or
+// 1 is refused naming it.
+TEST(RecordingFile, KeepsWhetherFrameTotalsAreEstimatedAndOlderFilesReadAsExact) {
+  const testing::TempDir dir("xrpm_recording_file");
+  SavedRecording estimated = SampleRecording();
+  estimated.rec.frame_totals = FrameTotals::kEstimated;
+  SaveRecordingFile(estimated, dir.Path("estimated.xrpm"));
+  const SavedRecording got = LoadRecordingFile(dir.Path("estimated.xrpm"));
+  EXPECT_EQ(got.rec.frame_totals, FrameTotals::kEstimated);
+  EXPECT_EQ(got, estimated);
+  SaveRecordingFile(SampleRecording(), dir.Path("exact.xrpm"));
+  EXPECT_EQ(LoadRecordingFile(dir.Path("exact.xrpm")).rec.frame_totals, FrameTotals::kExact);
+
+  // Version 1: the same header without its last byte.
+  auto parts = EncodeRecordingParts(estimated);
+  formats::XrpmPart& h = PartOf(parts, "rhdr");
+  ASSERT_EQ(h.data[0], 2) << "header version";
+  h.data[0] = 1;
+  h.data.resize(h.data.size() - 1);
+  const SavedRecording old = ParseRecording(WriteRecording(parts), "old.xrpm");
+  EXPECT_EQ(old.rec.frame_totals, FrameTotals::kExact);
+  EXPECT_EQ(old, SampleRecording()) << "all else read as before";
+
+  ExpectRefused(
+      "rhdr", [](auto& p) { p.data[p.data.size() - 1] = 2; }, "bad-part",
+      "frame totals 2, expected 0 (exact) or 1 (estimated from samples)");
+}
+
 TEST(RecordingFile, OlderReadersSkipThePartsAndSnapshotsAreNotRecordings) {
   const std::string bytes = WriteRecording(EncodeRecordingParts(SampleRecording()));
   const formats::XrpmContents c = formats::ReadXrpm(bytes, "rec.xrpm");  // wants no parts

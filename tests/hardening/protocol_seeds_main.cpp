@@ -137,6 +137,7 @@ int Main(const fs::path& out) {
     wire::Envelope st;
     st.mutable_frames_started()->set_sample_bytes(1024);
     st.mutable_frames_started()->set_subscription(1);
+    st.mutable_frames_started()->set_frame_totals_estimated(true);  // as .NET's sampled route
     Packet(&s, st);
     wire::Envelope b;
     wire::FrameBatch* fb = b.mutable_frame_batch();

@@ -1,7 +1,8 @@
 // Frames and allocation samples from real Mono (xrpm-mono --allocations): LiveSet.exe allocates
 // exactly 2,000 objects a frame (1,000 LiveSet.Garbage, each with a 256-byte array) in
 // LiveSet.Program.MakeGarbage, called from its frame method; the frame records must say so
-// exactly (from frame 3 on: frame 2 also writes the program's "ready" line) and the samples
+// exactly (from frame 3 on: frame 2 also writes the program's "ready" line; the recording says
+// its frame totals are exact) and the samples
 // must carry that stack (from frame 3 on, likewise). Without --allocations the agent refuses a
 // frames subscription, as for any runtime that does not report frames.
 #include <gtest/gtest.h>
@@ -25,6 +26,7 @@ TEST(MonoFrames, ExactFrameAllocationsAndSampledStacks) {
   FrameRecording rec;
   c.TakeFrames(&rec);
   ASSERT_GE(rec.frames.size(), 40u);
+  EXPECT_EQ(rec.frame_totals, FrameTotals::kExact) << "Mono reports every allocation";
   for (size_t i = 1; i < rec.frames.size(); ++i) {
     const auto& f = rec.frames[i];
     EXPECT_EQ(f.frame, rec.frames[i - 1].frame + 1) << "consecutive";

@@ -4,7 +4,9 @@
 // allocates during gameplay: estimated bytes and objects (analysis/allocation_profile.h states the
 // estimator) by type, by allocating method (bottom-up: self, and total through the method) or as a
 // top-down call tree (--by stack), with shares and per-frame figures. The JSON always carries
-// `stacks` (frames innermost first, type, estimated bytes and count).
+// `stacks` (frames innermost first, type, estimated bytes and count). The frame rows' own figures
+// (`exact_bytes`, ...: field names kept) are the runtime's exact count unless `frame_totals` says
+// "estimated" (.NET's sampled route); the text then says "estimated from samples" instead.
 // `xrpm allocations --diff A.xrpm B.xrpm [--by ...]`: two saved recordings compared per site
 // (analysis/allocation_diff.h): bytes per frame in A and in B, the change, each with its sampling
 // error, largest change first, sites seen in one recording only marked.
@@ -88,7 +90,8 @@ int RunDiff(const Opts& o) {
                             {"sample_bytes", s.sample_bytes},
                             {"bytes_per_frame", s.per_frame},
                             {"error", s.error},
-                            {"exact_bytes_per_frame", s.exact_per_frame}};
+                            {"exact_bytes_per_frame", s.exact_per_frame},
+                            {"frame_totals", FrameTotalsName(s.frame_totals)}};
     };
     nlohmann::json sites = nlohmann::json::array();
     for (const analysis::AllocDiffRow& r : d.rows) {
@@ -101,11 +104,11 @@ int RunDiff(const Opts& o) {
   }
   auto header = [](const char* label, const std::string& file, const formats::SavedRecording& r,
                    const analysis::AllocSide& s) {
-    std::printf("%s: %s (%s, %s frames, one sample per %s): %s per frame (exact %s)\n", label,
-                file.c_str(), r.rec.app.c_str(), FormatCount(s.frames).c_str(),
-                FormatBytes(s.sample_bytes).c_str(),
-                WithError(FormatBytes(Round(s.per_frame)), s.error).c_str(),
-                FormatBytes(Round(s.exact_per_frame)).c_str());
+    std::printf(
+        "%s: %s (%s, %s frames, one sample per %s): %s per frame (%s)\n", label, file.c_str(),
+        r.rec.app.c_str(), FormatCount(s.frames).c_str(), FormatBytes(s.sample_bytes).c_str(),
+        WithError(FormatBytes(Round(s.per_frame)), s.error).c_str(),
+        analysis::FrameTotalsPhrase(s.frame_totals, FormatBytes(Round(s.exact_per_frame))).c_str());
   };
   header("A", fa, a, d.a);
   header("B", fb, b, d.b);
@@ -160,6 +163,7 @@ int Run(const Opts& o) {
                         {"samples", p.total.samples},
                         {"estimated_bytes_per_frame", p.EstimatedBytesPerFrame()},
                         {"exact_bytes_per_frame", p.ExactBytesPerFrame()},
+                        {"frame_totals", FrameTotalsName(p.frame_totals)},
                         {"dropped_records", r.dropped_records},
                         {"wire_bytes", r.wire_bytes},
                         {"stacks", stacks}};
@@ -198,11 +202,12 @@ int Run(const Opts& o) {
   }
   std::printf(
       "%s on %s: %s frames, %s samples (one per %s); estimated %s allocated (%s per frame), "
-      "exact %s\n",
+      "%s\n",
       r.app.c_str(), got.endpoint.c_str(), FormatCount(p.frames).c_str(),
       FormatCount(p.total.samples).c_str(), FormatBytes(p.sample_bytes).c_str(),
       FormatBytes(Round(p.total.bytes)).c_str(),
-      FormatBytes(Round(p.EstimatedBytesPerFrame())).c_str(), FormatBytes(p.exact_bytes).c_str());
+      FormatBytes(Round(p.EstimatedBytesPerFrame())).c_str(),
+      analysis::FrameTotalsPhrase(p.frame_totals, FormatBytes(p.exact_bytes)).c_str());
   if (r.dropped_records)
     std::printf("  (the device dropped %s records the host did not take in time)\n",
                 FormatCount(r.dropped_records).c_str());

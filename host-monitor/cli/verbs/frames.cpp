@@ -7,7 +7,9 @@
 // `frames` array (each with its `collections`: generation and reason) and a `markers` array (what
 // the game posted: Xrpm.Profiler.Marker / RequestCapture), which the text lists after the table. -o
 // saves the whole recording; a saved one given in place of --connect prints exactly what the live
-// run did.
+// run did. Where the device's frame rows carry an estimate of the bytes allocated rather than a
+// count (.NET's sampled route), the text says "estimated from samples" and --json's
+// `frame_totals` is "estimated" (else "exact").
 #include <cstdio>
 
 #include "shared/common.h"
@@ -112,6 +114,7 @@ int Run(const Opts& o) {
                        {"time_us", m.time_us}});
     PrintJson({{"endpoint", got.endpoint},
                {"app", r.app},
+               {"frame_totals", FrameTotalsName(r.frame_totals)},
                {"dropped_records", r.dropped_records},
                {"wire_bytes", r.wire_bytes},
                {"summary", SummaryJson(s)},
@@ -136,9 +139,12 @@ int Run(const Opts& o) {
   t.AddRow(
       {"frames over 33.3 ms (30 Hz)",
        FormatCount(s.over_30hz) + "  (" + Percent(double(s.over_30hz), double(s.frames)) + ")"});
-  t.AddRow({"allocated per frame",
-            FormatBytes(static_cast<uint64_t>(s.alloc_bytes_per_frame)) + "  (" +
-                Fixed(double(s.alloc_objects) / double(s.frames), 1) + " objects)"});
+  t.AddRow(
+      {r.frame_totals == FrameTotals::kEstimated
+           ? std::string("allocated per frame (") + analysis::FrameTotalsLabel(r.frame_totals) + ")"
+           : std::string("allocated per frame"),
+       FormatBytes(static_cast<uint64_t>(s.alloc_bytes_per_frame)) + "  (" +
+           Fixed(double(s.alloc_objects) / double(s.frames), 1) + " objects)"});
   t.AddRow({"collections", FormatCount(s.gcs) + "  (" + Fixed(s.gcs_per_second, 2) + " per s, " +
                                Fixed(s.gc_ms / (s.gcs ? s.gcs : 1), 1) + " ms each, max " +
                                Fixed(s.max_gc_ms, 1) + " ms)"});

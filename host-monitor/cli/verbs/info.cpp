@@ -172,6 +172,7 @@ int RunRecording(const Opts& o) {
                {"seconds", s.seconds},
                {"samples", r.rec.samples.size()},
                {"sample_bytes", r.rec.sample_bytes},
+               {"frame_totals", FrameTotalsName(r.rec.frame_totals)},
                {"markers", r.rec.markers.size()},
                {"tags", r.rec.tags}});
     return kExitOk;
@@ -185,6 +186,8 @@ int RunRecording(const Opts& o) {
   if (r.rec.sample_bytes) std::printf(" (one per %s)", FormatBytes(r.rec.sample_bytes).c_str());
   std::printf(", %s markers, %s scope tags\n", FormatCount(r.rec.markers.size()).c_str(),
               FormatCount(r.rec.tags.size()).c_str());
+  std::printf("Bytes and objects allocated per frame: %s\n",
+              analysis::FrameTotalsLabel(r.rec.frame_totals));
   std::printf("Read it with: xrpm frames %s; xrpm allocations %s [--by type|method|stack|tag]\n",
               o.file.c_str(), o.file.c_str());
   return kExitOk;

@@ -50,8 +50,8 @@ void Side(const char* label, const std::string& title, const std::string& app,
   ImGui::Text("%s: %s%s", label, title.c_str(), named ? "" : (" (" + app + ")").c_str());
   ImGui::SameLine(0, 16);
   TextMuted(FormatCount(s.frames) + " frames, one sample per " + FormatBytes(s.sample_bytes) +
-            ": " + WithError(s.per_frame, s.error, false) + " per frame (exact " +
-            Bytes(s.exact_per_frame) + ")");
+            ": " + WithError(s.per_frame, s.error, false) + " per frame (" +
+            analysis::FrameTotalsPhrase(s.frame_totals, Bytes(s.exact_per_frame)) + ")");
 }
 
 }  // namespace

@@ -1,9 +1,11 @@
 // Allocations: who allocated during the frames selected in the Timeline (or the whole session):
 // by type, by allocating method (bottom-up: bytes the method allocated itself, and through it),
 // or as a top-down call tree; estimated bytes and objects scaled from the samples, their share,
-// and per-frame figures during gameplay beside the runtime's exact count. Filter and sort like
-// the Types table. The numbers come from the session's FrameBoard: the live recording or one
-// opened from a file (the recording bar on top picks it).
+// and per-frame figures during gameplay beside the frame rows' own figure (the runtime's exact
+// count, or its estimate from samples where the recording says so: the wording is the analysis
+// layer's, FrameTotalsPhrase). Filter and sort like the Types table. The numbers come from the
+// session's FrameBoard: the live recording or one opened from a file (the recording bar on top
+// picks it).
 #include <imgui.h>
 
 #include <cmath>
@@ -135,17 +137,19 @@ void DrawAllocationsView(App& app) {
             " samples (one per " + FormatBytes(p.sample_bytes) + " allocated)");
   const double per_frame = p.EstimatedBytesPerFrame();
   ImGui::Text(
-      "Per frame during gameplay: %s in %s objects (estimated); exact %s", Bytes(per_frame).c_str(),
+      "Per frame during gameplay: %s in %s objects (estimated); %s", Bytes(per_frame).c_str(),
       FormatCount(uint64_t(std::llround(p.frames ? p.total.objects / p.frames : 0))).c_str(),
-      Bytes(p.ExactBytesPerFrame()).c_str());
+      analysis::FrameTotalsPhrase(p.frame_totals, Bytes(p.ExactBytesPerFrame())).c_str());
   ImGui::SameLine(0, 16);
-  TextMuted("total " + Bytes(p.total.bytes) + " estimated, " + FormatBytes(p.exact_bytes) +
-            " exact");
+  TextMuted("total " + Bytes(p.total.bytes) + " estimated, " +
+            analysis::FrameTotalsPhrase(p.frame_totals, FormatBytes(p.exact_bytes)));
   ImGui::SameLine();
-  HelpMarker(
-      "Estimated: each sampled allocation of s bytes counts s / (1 - exp(-s/N)) bytes and "
-      "1 / (1 - exp(-s/N)) objects, N the sampling interval. Exact: the runtime's own count of "
-      "the bytes allocated in these frames.");
+  const std::string help =
+      std::string(
+          "Estimated: each sampled allocation of s bytes counts s / (1 - exp(-s/N)) "
+          "bytes and 1 / (1 - exp(-s/N)) objects, N the sampling interval. ") +
+      analysis::FrameTotalsHelp(p.frame_totals);
+  HelpMarker(help.c_str());
 
   int g = static_cast<int>(board.group);
   ImGui::RadioButton("By type", &g, 0);

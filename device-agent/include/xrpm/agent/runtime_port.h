@@ -113,6 +113,10 @@ class RuntimePort : public HeapWalkable {
   // (CoreCLR's randomized allocation sampling). The agent tells the host this one, whose
   // estimates weight each sample by it (xrpm/protocol/sampling.h).
   virtual uint32_t FrameSampleBytes(uint32_t requested) const { return requested; }
+  // True when the FrameRecord's alloc_bytes / alloc_objects are an estimate from the runtime's
+  // allocation samples (CoreCLR's sampled route: each game-thread sample adds its weight) rather
+  // than its exact count. The agent tells the host in FramesStarted, which then labels them.
+  virtual bool FrameTotalsEstimated() const { return false; }
   // True when SetFrameEventSink is supported (the agent then advertises CAP_FRAMES).
   virtual bool SupportsFrameEvents() const { return false; }
 

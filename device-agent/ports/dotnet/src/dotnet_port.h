@@ -165,6 +165,10 @@ class DotnetPort final : public agent::RuntimePort {
   uint32_t FrameSampleBytes(uint32_t requested) const override {
     return allocations_ ? allocations_->SampleBytes(requested) : requested;
   }
+  // The sampled route's frame rows carry the samples' weights, not a count.
+  bool FrameTotalsEstimated() const override {
+    return allocations_ && allocations_->route() == AllocationRoute::kSampled;
+  }
 
   // Xrpm.Profiler.Marker / RequestCapture (dotnet_game_api.h), each with the frame in progress
   // (the frame hook's count; 0 without the hook).

@@ -44,7 +44,10 @@ std::unordered_map<std::string, Site> Sites(const AllocationProfile& p, AllocSit
 
 AllocSide Side(const AllocationProfile& p) {
   const double f = p.frames ? 1.0 / double(p.frames) : 0;
-  return {p.frames, p.sample_bytes, p.total.bytes * f, p.total.Error() * f, p.ExactBytesPerFrame()};
+  AllocSide s{p.frames, p.sample_bytes, p.total.bytes * f, p.total.Error() * f,
+              p.ExactBytesPerFrame()};
+  s.frame_totals = p.frame_totals;
+  return s;
 }
 
 }  // namespace

@@ -43,6 +43,7 @@ AllocationProfile BuildAllocationProfile(const FrameRecording& r, FrameRange ran
   AllocationProfile p;
   p.range = range;
   p.sample_bytes = r.sample_bytes;
+  p.frame_totals = r.frame_totals;
   for (const FrameRow& f : r.frames)
     if (range.Contains(f.frame)) {
       ++p.frames;
@@ -122,6 +123,24 @@ AllocationProfile BuildAllocationProfile(const FrameRecording& r, FrameRange ran
       return p.tree[a].total.bytes > p.tree[b].total.bytes;
     });
   return p;
+}
+
+const char* FrameTotalsLabel(FrameTotals t) {
+  return t == FrameTotals::kEstimated ? "estimated from samples" : "exact";
+}
+
+std::string FrameTotalsPhrase(FrameTotals t, const std::string& amount) {
+  return t == FrameTotals::kEstimated ? "frame totals " + amount + ", estimated from samples"
+                                      : "exact " + amount;
+}
+
+const char* FrameTotalsHelp(FrameTotals t) {
+  return t == FrameTotals::kEstimated
+             ? "Frame totals: this runtime does not count each allocation (.NET's sampled "
+               "route); every allocation sample on the game thread adds its weight to its "
+               "frame, an unbiased but coarse estimate (0 in most frames that allocate less "
+               "than the sampling interval)."
+             : "Exact: the runtime's own count of the bytes allocated in these frames.";
 }
 
 }  // namespace xrpm::analysis

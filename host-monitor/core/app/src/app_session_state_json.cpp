@@ -182,6 +182,7 @@ void AddRecordings(const Recordings& recs, nlohmann::json& j) {
     jf["tags"] = r.tags.size();
     jf["dropped_records"] = r.dropped_records;
     jf["sample_bytes"] = r.sample_bytes;
+    jf["frame_totals"] = FrameTotalsName(r.frame_totals);
     if (shown.selection()) jf["selection"] = {shown.selection()->first, shown.selection()->last};
     jf["group"] = AllocGroupName(shown.group);
     j["frames"] = std::move(jf);

@@ -247,6 +247,9 @@ void HostClient::Impl::Dispatch(const wire::Envelope& env, size_t bytes) {
       frames.started = true;
       frames.sample_bytes = env.frames_started().sample_bytes();
       frames.ring_records = env.frames_started().ring_records();
+      frames.frame_totals = env.frames_started().frame_totals_estimated() ? FrameTotals::kEstimated
+                                                                          : FrameTotals::kExact;
+      frame_delta.frame_totals = frames.frame_totals;  // every recording of it says so
       ++generation;
       cv.notify_all();
       return;

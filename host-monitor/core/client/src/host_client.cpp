@@ -120,6 +120,7 @@ void HostClient::SubscribeFrames(uint32_t sample_bytes) {
     // From now on only this subscription's messages count (earlier ones may still arrive).
     ++m.frame_subscription;
     m.frames.frames_received = 0;
+    m.frames.frame_totals = FrameTotals::kExact;  // until its FramesStarted says otherwise
   }
   m.commands.push_back(CmdFrames{sample_bytes, m.frame_subscription});
   m.frames.requested = sample_bytes != 0;
@@ -140,6 +141,7 @@ void HostClient::TakeFrames(FrameRecording* into) {
     std::swap(delta, impl_->frame_delta);
     impl_->frame_delta.subscription = delta.subscription;
     impl_->frame_delta.app = delta.app;
+    impl_->frame_delta.frame_totals = delta.frame_totals;
   }
   into->Append(std::move(delta));
 }

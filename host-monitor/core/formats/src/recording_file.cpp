@@ -14,7 +14,8 @@ namespace xrpm::formats {
 namespace {
 
 // Blob versions written by this code; a reader takes any later version (they only append).
-constexpr uint8_t kHeaderVersion = 1;
+// Header 2 appends the frame totals (FrameTotals); a version-1 header reads as exact.
+constexpr uint8_t kHeaderVersion = 2;
 constexpr uint8_t kDefsVersion = 1;
 constexpr uint8_t kMarkersVersion = 1;
 constexpr size_t kMaxNameBytes = 1024;      // method and type names (frame_batch_reader)
@@ -208,6 +209,7 @@ std::vector<XrpmPart> EncodeRecordingParts(const SavedRecording& s) {
   h.U64(r.wire_bytes);
   h.U64(r.host_dropped_rows);
   h.U64(r.subscription);
+  h.U8(static_cast<uint8_t>(r.frame_totals));
   parts.push_back(BlobPart(kTagHeader, h));
   BlobWriter d;  // rdef: the method, type, tag and stack tables
   d.U8(kDefsVersion);
@@ -246,7 +248,7 @@ SavedRecording DecodeRecording(const formats::XrpmContents& c, const std::string
   SavedRecording out;
   FrameRecording& r = out.rec;
   parts.Blob(kTagHeader, [&](BlobReader b) {
-    Version(b, "header");
+    const uint8_t version = Version(b, "header");
     r.app = CheckedStr(b, protocol::kMaxShortString, "app name");
     out.endpoint = CheckedStr(b, kMaxEndpointBytes, "endpoint");
     r.sample_bytes = b.U32();
@@ -261,6 +263,13 @@ SavedRecording DecodeRecording(const formats::XrpmContents& c, const std::string
     r.wire_bytes = b.U64();
     r.host_dropped_rows = b.U64();
     r.subscription = b.U64();
+    if (version >= 2) {
+      const uint8_t totals = b.U8();
+      if (totals > static_cast<uint8_t>(FrameTotals::kEstimated))
+        BadBlob(b, "frame totals " + std::to_string(totals) +
+                       ", expected 0 (exact) or 1 (estimated from samples)");
+      r.frame_totals = static_cast<FrameTotals>(totals);
+    }
   });
   parts.Blob(kTagDefs, [&](BlobReader b) {
     Version(b, "tables");

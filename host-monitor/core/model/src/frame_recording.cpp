@@ -15,6 +15,10 @@ const char* MarkerKindName(MarkerKind k) {
   return k == MarkerKind::kCaptureRequest ? "capture-request" : "marker";
 }
 
+const char* FrameTotalsName(FrameTotals t) {
+  return t == FrameTotals::kEstimated ? "estimated" : "exact";
+}
+
 const std::string& FrameRecording::TagName(uint32_t id) const {
   return id >= 1 && id <= tags.size() ? tags[id - 1] : kUntagged;
 }
@@ -42,6 +46,7 @@ void FrameRecording::Append(FrameRecording&& d) {
   };
   if (!d.app.empty()) app = d.app;
   if (d.sample_bytes) sample_bytes = d.sample_bytes;
+  frame_totals = d.frame_totals;  // the subscription's, as the device said it last
   move_all(methods, d.methods);
   move_all(types, d.types);
   move_all(stacks, d.stacks);

@@ -49,7 +49,8 @@ struct AllocSide {
   uint64_t frames = 0;
   uint32_t sample_bytes = 0;
   double per_frame = 0, error = 0;  // all samples: estimated bytes per frame
-  double exact_per_frame = 0;       // the runtime's exact count
+  double exact_per_frame = 0;       // the frame rows' figure: exact, or as frame_totals says
+  FrameTotals frame_totals = FrameTotals::kExact;
 };
 
 struct AllocationDiff {

@@ -88,9 +88,13 @@ struct CallTreeNode {
 struct AllocationProfile {
   FrameRange range;
   uint32_t sample_bytes = 0;
-  uint64_t frames = 0;       // frame rows in the range
-  uint64_t exact_bytes = 0;  // sum of the frame rows' exact alloc_bytes
+  uint64_t frames = 0;  // frame rows in the range
+  // Sums of the frame rows' alloc_bytes / alloc_objects: the runtime's exact count, or, where
+  // frame_totals says kEstimated, an estimate from its samples (the names are an interface:
+  // `xrpm allocations --json`'s exact_bytes / exact_objects).
+  uint64_t exact_bytes = 0;
   uint64_t exact_objects = 0;
+  FrameTotals frame_totals = FrameTotals::kExact;  // the recording's
   Estimate total;
   double EstimatedBytesPerFrame() const { return frames ? total.bytes / frames : 0; }
   double ExactBytesPerFrame() const { return frames ? double(exact_bytes) / frames : 0; }
@@ -102,5 +106,14 @@ struct AllocationProfile {
 };
 
 AllocationProfile BuildAllocationProfile(const FrameRecording& r, FrameRange range = {});
+
+// How the CLI and the monitor name the frame rows' allocation figures (FrameRecording::
+// frame_totals): "exact" or "estimated from samples".
+const char* FrameTotalsLabel(FrameTotals t);
+// The frame rows' figure `amount` ("1.2 KiB") in a sentence: "exact 1.2 KiB" or "frame totals
+// 1.2 KiB, estimated from samples".
+std::string FrameTotalsPhrase(FrameTotals t, const std::string& amount);
+// One sentence on where the frame rows' figures come from (the monitor's help marker).
+const char* FrameTotalsHelp(FrameTotals t);
 
 }  // namespace xrpm::analysis

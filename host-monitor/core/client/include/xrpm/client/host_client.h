@@ -59,6 +59,9 @@ struct FramesStatus {
   bool started = false;    // the agent answered FramesStarted
   uint32_t sample_bytes = 0;
   uint32_t ring_records = 0;
+  // FramesStarted.frame_totals_estimated: what the frame rows' allocations are (also kept in the
+  // recording TakeFrames hands out).
+  FrameTotals frame_totals = FrameTotals::kExact;
   uint64_t frames_received = 0;  // frame rows of this subscription
   std::string error;             // the agent's refusal ("BAD_REQUEST: ..."), or ""
 };

@@ -1,7 +1,8 @@
 // FrameRecording: what a frames subscription received from a device (docs/PROTOCOL.md, "Frames
-// and allocation samples"): one row per game frame (duration, exact allocated bytes and objects,
-// collections and their pause, bytes left in the GC budget) and one row per sampled allocation
-// (frame, stack, type, size), with the interned method, type and stack tables they refer to.
+// and allocation samples"): one row per game frame (duration, allocated bytes and objects, exact
+// or estimated as frame_totals says, collections and their pause, bytes left in the GC budget)
+// and one row per sampled allocation (frame, stack, type, size), with the interned method, type
+// and stack tables they refer to.
 // A document of its own, like a Snapshot: the host client (xrpm/client/host_client.h) fills one
 // from the wire, a recording file stores one (xrpm/formats/recording_file.h), and it is the
 // input of every frames analysis (xrpm/analysis/frame_summary.h, allocation_profile.h,
@@ -62,6 +63,12 @@ struct MarkerRow {
 };
 const char* MarkerKindName(MarkerKind k);  // "marker", "capture-request"
 
+// What the frame rows' alloc_bytes / alloc_objects are: the runtime's exact count (the emulator,
+// Mono, .NET's --allocations=exact), or an estimate from its allocation samples (.NET's sampled
+// route: the sum of the game thread's sample weights). A device or file that does not say: exact.
+enum class FrameTotals : uint8_t { kExact = 0, kEstimated = 1 };
+const char* FrameTotalsName(FrameTotals t);  // "exact", "estimated" (JSON values)
+
 struct FrameRecording {
   std::string app;                            // the device's application ("bubbles.exe")
   uint32_t sample_bytes = 0;                  // the mean sampling interval in force
@@ -79,6 +86,8 @@ struct FrameRecording {
   // Rows the host did not keep because its own limit (ClientOptions::max_frame_rows) was reached.
   uint64_t host_dropped_rows = 0;
   uint64_t subscription = 0;  // which subscription of the connection these rows belong to
+  // What the frame rows' alloc_bytes / alloc_objects are (the device's FramesStarted; saved).
+  FrameTotals frame_totals = FrameTotals::kExact;
 
   friend bool operator==(const FrameRecording&, const FrameRecording&) = default;
 
