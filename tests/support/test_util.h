@@ -44,14 +44,29 @@ class LogSink {
   }
   // Waits until `count` lines contain `text`; returns how many do (< count on timeout).
   size_t WaitCount(const std::string& text, size_t count, uint32_t timeout_ms = 20000) {
+    return WaitCountWhere([&](const std::string& l) { return l.find(text) != std::string::npos; },
+                          count, timeout_ms);
+  }
+  // The same for lines that `match`.
+  size_t WaitCountWhere(const std::function<bool(const std::string&)>& match, size_t count,
+                        uint32_t timeout_ms = 20000) {
     std::unique_lock lock(mu_);
     size_t n = 0;
     cv_.wait_for(lock, std::chrono::milliseconds(timeout_ms), [&] {
       n = 0;
-      for (const auto& l : lines_) n += l.find(text) != std::string::npos;
+      for (const auto& l : lines_) n += match(l);
       return n >= count;
     });
     return n;
+  }
+  // Waits until `count` hosts were logged disconnected ("host ADDR disconnected"; not a
+  // capture's "cancelled: the host disconnected").
+  size_t WaitHostsDisconnected(size_t count, uint32_t timeout_ms = 20000) {
+    return WaitCountWhere(
+        [](const std::string& l) {
+          return l.rfind("host ", 0) == 0 && l.find(" disconnected") != std::string::npos;
+        },
+        count, timeout_ms);
   }
   std::string All() {
     std::lock_guard lock(mu_);
