@@ -12,7 +12,7 @@
 // dotnet_game_api.h). The static constructor looks once for the library among the objects loaded
 // in this process (dl_iterate_phdr, by its file name) and, when xrpm_game_api_version() says the
 // agent runs, keeps the functions as static readonly unmanaged function pointers: a call is then
-// one pinned string and one native call, no allocation (Scope returns a shared object).
+// one pinned string and one native call, no allocation (Scope returns a small struct).
 //
 // Without the agent every call returns at once and never throws: the answer is a static readonly
 // bool, a constant to the JIT. An agent attached later (xrpm-dotnet --attach) is noticed by the
@@ -42,9 +42,6 @@ public static unsafe class Profiler {
   static readonly delegate* unmanaged<int, char*, int, void> post;
   static readonly delegate* unmanaged[SuppressGCTransition]<char*, int, void> enter;
   static readonly delegate* unmanaged[SuppressGCTransition]<void> leave;
-  static readonly IDisposable scope = new ScopeExit();
-  static readonly IDisposable lateScope = new LateScopeExit();
-  static readonly IDisposable noScope = new NoScope();
 
   static Profiler() {
     Api api;
@@ -71,10 +68,16 @@ public static unsafe class Profiler {
 
   // Tags the allocations this thread makes until the result is disposed.
   [MethodImpl(MethodImplOptions.AggressiveInlining)]
-  public static IDisposable Scope(string tag) {
-    if (started) return Enter(enter, tag, scope);
-    if (!Late.Ready()) return noScope;
-    return Enter(Late.api.Enter, tag, lateScope);
+  // A struct, not an IDisposable object: the using statement then calls its Dispose directly
+  // (no interface call, no allocation), which the JIT inlines to one compare without the agent.
+  public static ScopeExit Scope(string tag) {
+    if (started) {
+      Enter(enter, tag);
+      return new ScopeExit(ScopeExit.Agent);
+    }
+    if (!Late.Ready()) return default;
+    Enter(Late.api.Enter, tag);
+    return new ScopeExit(ScopeExit.LateAgent);
   }
 
   // True when the calls reach xrpm-dotnet's agent (from start-up, or once an attach was noticed).
@@ -87,10 +90,8 @@ public static unsafe class Profiler {
     fixed (char* p = text) fn(kind, p, text == null ? 0 : text.Length);
   }
 
-  static IDisposable Enter(delegate* unmanaged[SuppressGCTransition]<char*, int, void> fn,
-                           string tag, IDisposable exit) {
+  static void Enter(delegate* unmanaged[SuppressGCTransition]<char*, int, void> fn, string tag) {
     fixed (char* p = tag) fn(p, tag == null ? 0 : tag.Length);
-    return exit;
   }
 
   struct Api {
@@ -193,20 +194,23 @@ public static unsafe class Profiler {
                                       IntPtr data);
   }
 
-  sealed class ScopeExit : IDisposable {
-    public void Dispose() {
-      leave();
-    }
-  }
+  // What Scope returns: disposing it leaves the scope its Scope call entered (nothing when no
+  // agent was there). Copies share that one scope: dispose one of them, once.
+  public readonly struct ScopeExit : IDisposable {
+    internal const byte None = 0, Agent = 1, LateAgent = 2;
+    readonly byte kind;
 
-  sealed class LateScopeExit : IDisposable {
-    public void Dispose() {
-      Late.api.Leave();
+    internal ScopeExit(byte kind) {
+      this.kind = kind;
     }
-  }
 
-  sealed class NoScope : IDisposable {
-    public void Dispose() {}
+    public void Dispose() {
+      if (kind == None) return;
+      if (kind == Agent)
+        leave();
+      else
+        Late.api.Leave();
+    }
   }
 }
 
