@@ -7,6 +7,15 @@
 //   Calls to GC.Collect              collections started for reason COR_PRF_GC_INDUCED outside a
 //                                    capture (a capture's own forced collection is not counted)
 //   Classes Loaded                   one per ClassLoadFinished (after an attach: since it)
+//   Managed Bytes Allocated          at each GarbageCollectionStarted, the bytes allocated since
+//                                    the last collection as the generation bounds show them:
+//                                    generation 0's used length (what was allocated there since;
+//                                    survivors leave it) plus what the large and pinned object
+//                                    heaps grew by since the last GarbageCollectionFinished. It
+//                                    moves at collections only, and is the runtime's
+//                                    GC.GetTotalAllocatedBytes to within the objects a
+//                                    collection left in generation 0 (pinned ones) and the large
+//                                    objects a collection freed meanwhile
 // A counter the port cannot report yet is not in this list, so the host never shows a made-up
 // zero.
 //
@@ -31,6 +40,7 @@ enum class DotnetCounter : uint16_t {
   kGcLatencyTime,
   kCallsToGcCollect,
   kClassesLoaded,
+  kManagedBytesAllocated,
   kCount
 };
 constexpr size_t kDotnetCounterCount = static_cast<size_t>(DotnetCounter::kCount);
@@ -40,8 +50,11 @@ class DotnetCounters {
   static agent::CounterInfo Describe(size_t index) {
     constexpr protocol::NetcfCounter kCatalog[kDotnetCounterCount] = {
         protocol::NetcfCounter::kGarbageCollections,
-        protocol::NetcfCounter::kManagedBytesInUseAfterGc, protocol::NetcfCounter::kGcLatencyTime,
-        protocol::NetcfCounter::kCallsToGcCollect, protocol::NetcfCounter::kClassesLoaded};
+        protocol::NetcfCounter::kManagedBytesInUseAfterGc,
+        protocol::NetcfCounter::kGcLatencyTime,
+        protocol::NetcfCounter::kCallsToGcCollect,
+        protocol::NetcfCounter::kClassesLoaded,
+        protocol::NetcfCounter::kManagedBytesAllocated};
     if (index >= kDotnetCounterCount) return {"", "", ""};
     return protocol::Spec(kCatalog[index]).info;
   }

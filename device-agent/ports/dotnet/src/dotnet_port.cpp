@@ -30,8 +30,7 @@ int64_t NowNs() {
 }
 
 constexpr int kMaxCollections = 3;
-constexpr int kRetryMs = 20;  // a ForceGC refused while the runtime starts is retried this often
-constexpr int kMaxGenerationRanges = 64;
+constexpr int kRetryMs = 20;     // a ForceGC refused while the runtime starts is retried this often
 constexpr int kMaxMidFrame = 5;  // collections that caught the game inside its frame, per capture
 
 // Handle tables of kStrongPtr containers (the Mono port's numbering).
@@ -130,6 +129,14 @@ void DotnetPort::LogEventMode() const {
 void DotnetPort::OnGcStarted(int32_t generation_count, const cor::BOOL* collected, int32_t reason) {
   const int64_t started_ns = NowNs();
   gc_start_ns_.store(started_ns, std::memory_order_relaxed);
+  // Bytes allocated since the last collection (dotnet_counters.h): generation 0 now, and what
+  // the large and pinned object heaps grew by.
+  if (GenerationBounds(&gc_bounds_)) {
+    const GenerationUse use = UseOf(gc_bounds_);
+    const uint64_t grown = use.large > large_after_gc_ ? use.large - large_after_gc_ : 0;
+    counters_.Add(DotnetCounter::kManagedBytesAllocated,
+                  static_cast<int64_t>(use.generation0 + grown));
+  }
   if (origins_) BeginOriginsCollection(generation_count, collected);  // objects still in place
   induced_.store(reason == cor::kGcInduced, std::memory_order_relaxed);
   counters_.Add(DotnetCounter::kGarbageCollections, 1);
@@ -165,6 +172,7 @@ void DotnetPort::OnGcStarted(int32_t generation_count, const cor::BOOL* collecte
 void DotnetPort::OnGcFinished() {
   const int64_t start = gc_start_ns_.load(std::memory_order_relaxed);
   const int64_t pause_ns = start != 0 ? NowNs() - start : 0;
+  const bool bounds = GenerationBounds(&gc_bounds_);
   if (origins_) EndOriginsCollection();  // survivors at their new addresses, the dead gone
   if (start != 0) counters_.Add(DotnetCounter::kGcLatencyTime, pause_ns / 1000000);
   if (frame_)
@@ -172,14 +180,10 @@ void DotnetPort::OnGcFinished() {
                           gc_generation_.load(std::memory_order_relaxed),
                           induced_.load(std::memory_order_relaxed) ? protocol::GcReason::kInduced
                                                                    : protocol::GcReason::kOther);
-  cor::GcGenerationRange ranges[kMaxGenerationRanges];
-  cor::ULONG n = 0;
-  const bool bounds = !cor::Failed(info_->GetGenerationBounds(kMaxGenerationRanges, &n, ranges));
   if (bounds) {
-    int64_t used = 0;
-    for (cor::ULONG i = 0; i < n && i < kMaxGenerationRanges; ++i)
-      used += static_cast<int64_t>(ranges[i].range_length);
-    counters_.Set(DotnetCounter::kManagedBytesInUseAfterGc, used);
+    const GenerationUse use = UseOf(gc_bounds_);
+    counters_.Set(DotnetCounter::kManagedBytesInUseAfterGc, static_cast<int64_t>(use.all));
+    large_after_gc_ = use.large;
   }
   if (!recording_.load(std::memory_order_acquire)) return;
   std::lock_guard<std::mutex> lock(record_mu_);
@@ -187,10 +191,9 @@ void DotnetPort::OnGcFinished() {
     // Where the GC heap is, to find the references that leave it (AddFrozenObjects); all of it
     // or nothing (then every reference is looked up among the reported objects).
     record_.gc_ranges.clear();
-    if (bounds && n <= kMaxGenerationRanges)
-      for (cor::ULONG i = 0; i < n; ++i)
-        record_.gc_ranges.push_back(
-            {ranges[i].range_start, ranges[i].range_start + ranges[i].range_length_reserved});
+    if (bounds)
+      for (const cor::GcGenerationRange& r : gc_bounds_)
+        record_.gc_ranges.push_back({r.range_start, r.range_start + r.range_length_reserved});
     statics_.Read(&record_.statics);  // the slots' references, in their final places too
   } catch (const std::exception&) {
     record_.statics.clear();
@@ -292,12 +295,49 @@ bool DotnetPort::RunWithWorldStopped(void (*fn)(void* ctx), void* ctx, uint32_t 
   return true;
 }
 
+bool DotnetPort::GenerationBounds(std::vector<cor::GcGenerationRange>* out) const {
+  // Regions (.NET 7 and later) make one range per region: ask again with room for all of them.
+  try {
+    out->resize(out->empty() ? 64 : out->capacity());
+  } catch (const std::exception&) {
+    out->clear();
+    return false;
+  }
+  for (int attempt = 0; attempt < 3; ++attempt) {
+    cor::ULONG n = 0;
+    if (cor::Failed(
+            info_->GetGenerationBounds(static_cast<cor::ULONG>(out->size()), &n, out->data()))) {
+      out->clear();
+      return false;
+    }
+    if (n <= out->size()) {
+      out->resize(n);
+      return n > 0;
+    }
+    try {
+      out->resize(n + n / 4);  // more regions than room: grow (a collection adds none meanwhile)
+    } catch (const std::exception&) {
+      break;
+    }
+  }
+  out->clear();
+  return false;
+}
+
+DotnetPort::GenerationUse DotnetPort::UseOf(const std::vector<cor::GcGenerationRange>& ranges) {
+  GenerationUse use;
+  for (const cor::GcGenerationRange& r : ranges) {
+    use.all += r.range_length;
+    if (r.generation == 0) use.generation0 += r.range_length;
+    if (r.generation >= 3) use.large += r.range_length;  // the large and pinned object heaps
+  }
+  return use;
+}
+
 HeapRecord::Sizes DotnetPort::FirstRecordGuess() const {
-  cor::GcGenerationRange ranges[kMaxGenerationRanges];
-  cor::ULONG n = 0;
-  if (cor::Failed(info_->GetGenerationBounds(kMaxGenerationRanges, &n, ranges))) return {};
-  uint64_t used = 0;
-  for (cor::ULONG i = 0; i < n && i < kMaxGenerationRanges; ++i) used += ranges[i].range_length;
+  std::vector<cor::GcGenerationRange> ranges;
+  if (!GenerationBounds(&ranges)) return {};
+  const uint64_t used = UseOf(ranges).all;
   // Some garbage is still in the heap, and objects average 30-60 bytes in the heaps we
   // measured: an object per 48 bytes in use, two references and a value each.
   const size_t objects = static_cast<size_t>(used / 48);

@@ -238,6 +238,12 @@ class DotnetPort final : public agent::RuntimePort {
   // Every range of the GC heap's generations now (GetGenerationBounds, however many); false
   // when the runtime gave none.
   bool GenerationBounds(std::vector<cor::GcGenerationRange>* out) const;
+  // Bytes in use in `ranges`: all, generation 0's, the large and pinned object heaps'.
+  struct GenerationUse {
+    uint64_t all = 0, generation0 = 0, large = 0;
+  };
+  static GenerationUse UseOf(const std::vector<cor::GcGenerationRange>& ranges);
+  void OriginRanges();  // gc_bounds_ -> origin_ranges_
   // The origins' view of the collection starting and ending (dotnet_origins.h).
   void BeginOriginsCollection(int32_t generation_count, const cor::BOOL* collected);
   void EndOriginsCollection();
@@ -273,8 +279,10 @@ class DotnetPort final : public agent::RuntimePort {
   FrameHook* frame_ = nullptr;
   DotnetAllocations* allocations_ = nullptr;
   DotnetOrigins* origins_ = nullptr;
-  std::vector<cor::GcGenerationRange> origin_bounds_;  // GC thread: BeginOriginsCollection's
-  std::vector<DotnetOrigins::GenerationRange> origin_ranges_;  // the same
+  std::vector<cor::GcGenerationRange> gc_bounds_;  // GC threads: the collection's bounds
+  uint64_t large_after_gc_ = 0;  // GC threads: the large and pinned heaps after the last one
+  std::vector<DotnetOrigins::GenerationRange>
+      origin_ranges_;  // GC threads: gc_bounds_ for the origins
   bool attached_ = false;
   bool census_done_ = false;  // the capture thread's
   agent::GameEvents game_{start_, &DotnetPort::FrameInProgress, this};

@@ -1,5 +1,5 @@
 // DotnetPort's allocation-origin glue (dotnet_origins.h): the generation bounds each collection
-// starts with, and the capture's origins line.
+// starts and ends with, as the origins take them, and the capture's origins line.
 #include "dotnet_port.h"
 
 #include <algorithm>
@@ -10,24 +10,15 @@
 namespace xrpm {
 namespace dotnet {
 
-bool DotnetPort::GenerationBounds(std::vector<cor::GcGenerationRange>* out) const {
-  // Regions (.NET 7 and later) make one range per region: ask again with room for all of them.
-  out->resize(out->empty() ? 64 : out->capacity());
-  for (int attempt = 0; attempt < 3; ++attempt) {
-    cor::ULONG n = 0;
-    if (cor::Failed(
-            info_->GetGenerationBounds(static_cast<cor::ULONG>(out->size()), &n, out->data()))) {
-      out->clear();
-      return false;
-    }
-    if (n <= out->size()) {
-      out->resize(n);
-      return n > 0;
-    }
-    out->resize(n + n / 4);  // more regions than room: grow (a collection adds none meanwhile)
+void DotnetPort::OriginRanges() {
+  try {
+    origin_ranges_.clear();
+    for (const cor::GcGenerationRange& r : gc_bounds_)
+      origin_ranges_.push_back(DotnetOrigins::GenerationRange{
+          r.range_start, r.range_start + r.range_length_reserved, r.generation});
+  } catch (const std::exception&) {
+    origin_ranges_.clear();
   }
-  out->clear();
-  return false;
 }
 
 void DotnetPort::BeginOriginsCollection(int32_t generation_count, const cor::BOOL* collected) {
@@ -37,28 +28,12 @@ void DotnetPort::BeginOriginsCollection(int32_t generation_count, const cor::BOO
   const size_t generations =
       static_cast<size_t>(std::max<int32_t>(0, std::min<int32_t>(generation_count, 8)));
   for (size_t g = 0; g < generations; ++g) collects[g] = collected && collected[g];
-  try {
-    GenerationBounds(&origin_bounds_);
-    origin_ranges_.clear();
-    for (const cor::GcGenerationRange& r : origin_bounds_)
-      origin_ranges_.push_back(DotnetOrigins::GenerationRange{
-          r.range_start, r.range_start + r.range_length_reserved, r.generation});
-  } catch (const std::exception&) {
-    origin_ranges_.clear();
-  }
+  OriginRanges();
   origins_->BeginCollection(origin_ranges_.data(), origin_ranges_.size(), collects, generations);
 }
 
 void DotnetPort::EndOriginsCollection() {
-  try {
-    GenerationBounds(&origin_bounds_);
-    origin_ranges_.clear();
-    for (const cor::GcGenerationRange& r : origin_bounds_)
-      origin_ranges_.push_back(DotnetOrigins::GenerationRange{
-          r.range_start, r.range_start + r.range_length_reserved, r.generation});
-  } catch (const std::exception&) {
-    origin_ranges_.clear();  // no bounds: unreported entries of generations 0 and 1 are dropped
-  }
+  OriginRanges();  // none: unreported entries of generations 0 and 1 are dropped
   origins_->EndCollection(origin_ranges_.data(), origin_ranges_.size());
 }
 
