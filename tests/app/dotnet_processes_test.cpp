@@ -18,6 +18,7 @@
 #include "temp_dir.h"
 #include "xrpm/app/device_link.h"
 #include "xrpm/app/dotnet_processes.h"
+#include "xrpm/protocol/dotnet_diagnostic_socket.h"
 
 extern char** environ;
 
@@ -74,6 +75,24 @@ TEST(DotnetProcesses, SocketNames) {
   EXPECT_EQ(dirs.back(), "/tmp");
 }
 
+TEST(DotnetProcesses, SocketKeysAndProcessStartTimes) {
+  protocol::DiagnosticSocketName n;
+  ASSERT_TRUE(protocol::ParseDiagnosticSocketName("dotnet-diagnostic-1234-5678-socket", &n));
+  EXPECT_EQ(n.pid, 1234);
+  EXPECT_EQ(n.key, 5678u);
+  EXPECT_FALSE(protocol::ParseDiagnosticSocketName("dotnet-diagnostic-1234-56x8-socket", &n));
+  EXPECT_FALSE(protocol::ParseDiagnosticSocketName("dotnet-diagnostic-1234--socket", &n));
+  EXPECT_FALSE(protocol::ParseDiagnosticSocketName(
+      "dotnet-diagnostic-1-99999999999999999999999-socket", &n));
+  // Field 22 counted after the command name, which may hold spaces and parentheses.
+  const std::string stat =
+      "4242 (a (b) c) S 1 4242 4242 0 -1 4194560 100 0 0 0 1 2 0 0 20 0 1 0 4900246 1000 10";
+  EXPECT_EQ(protocol::StartKeyFromStat(stat), 4900246u);
+  EXPECT_EQ(protocol::StartKeyFromStat("4242 (x) S 1"), 0u) << "cut short";
+  EXPECT_EQ(protocol::StartKeyFromStat("no parenthesis"), 0u);
+  EXPECT_GT(protocol::ProcessStartKey(getpid()), 0u);
+}
+
 TEST(DotnetProcesses, LiveProcessesByTheirNewestSocket) {
   StandIn live;
   ASSERT_GT(live.pid, 0);
@@ -82,15 +101,19 @@ TEST(DotnetProcesses, LiveProcessesByTheirNewestSocket) {
   ASSERT_GT(gone, 0);
   waitpid(gone, nullptr, 0);
   TempDir a, b;
-  Touch(a.Path(Sock(live.pid, "1")), 1000);
-  Touch(b.Path(Sock(live.pid, "2")), 2000);  // newer, in the second directory
+  // A runtime names its socket with its process's start time (the key).
+  const std::string key = std::to_string(protocol::ProcessStartKey(live.pid));
+  ASSERT_NE(key, "0");
+  Touch(a.Path(Sock(live.pid, key)), 1000);
+  Touch(b.Path(Sock(live.pid, key)), 2000);        // newer, in the second directory
+  Touch(a.Path(Sock(live.pid, key + "1")), 6000);  // newest, but an earlier process's: ignored
   Touch(a.Path(Sock(gone, "3")), 3000);
   Touch(a.Path(Sock(getpid(), "4")), 4000);
   Touch(a.Path("unrelated-file"), 5000);
   const auto list = app::ListDotnetProcesses({a.path(), b.path(), a.Path("missing")});
   ASSERT_EQ(list.size(), 1u);
   EXPECT_EQ(list[0].pid, live.pid);
-  EXPECT_EQ(list[0].socket, b.Path(Sock(live.pid, "2")));
+  EXPECT_EQ(list[0].socket, b.Path(Sock(live.pid, key)));
   EXPECT_EQ(list[0].name, "Prog.dll");
   EXPECT_EQ(app::DotnetProcessName(gone), "");
 }

@@ -16,6 +16,7 @@
 
 #include "diagnostics_ipc.h"
 #include "temp_dir.h"
+#include "xrpm/protocol/dotnet_diagnostic_socket.h"
 
 namespace xrpm::testing {
 namespace {
@@ -136,22 +137,27 @@ TEST(DiagnosticsIpc, ClientDataRoundTripAndRefusals) {
 }
 
 TEST(DiagnosticsIpc, SocketsAreFoundByPidNewestFirst) {
-  TempDir dir;
+  TempDir dir, other;
   const pid_t me = getpid();
+  // A runtime names its socket with its process's start time; another key is an earlier
+  // process's with the same PID, left behind (it was killed): never tried.
+  const std::string key = std::to_string(protocol::ProcessStartKey(me));
+  ASSERT_NE(key, "0");
   const std::string mine = "dotnet-diagnostic-" + std::to_string(me) + "-";
-  std::ofstream(dir.Path(mine + "100-socket")).put('x');
-  std::ofstream(dir.Path(mine + "200-socket")).put('x');
+  std::ofstream(dir.Path(mine + key + "-socket")).put('x');
+  std::ofstream(other.Path(mine + key + "-socket")).put('x');
+  std::ofstream(dir.Path(mine + "1" + key + "-socket")).put('x');  // stale
   std::ofstream(dir.Path("dotnet-diagnostic-" + std::to_string(me) + "1-5-socket")).put('x');
   std::ofstream(dir.Path("dotnet-diagnostic-x-5-socket")).put('x');
   std::ofstream(dir.Path(mine + "socket")).put('x');  // no key
   std::ofstream(dir.Path(mine + "300-sockets")).put('x');
-  // The second one is the newest.
+  // The second directory's is the newest.
   struct timespec times[2] = {{0, UTIME_OMIT}, {2000000000, 0}};
-  ASSERT_EQ(utimensat(AT_FDCWD, dir.Path(mine + "200-socket").c_str(), times, 0), 0);
-  const auto found = FindSockets(me, {dir.path(), dir.Path("missing")});
+  ASSERT_EQ(utimensat(AT_FDCWD, other.Path(mine + key + "-socket").c_str(), times, 0), 0);
+  const auto found = FindSockets(me, {dir.path(), other.path(), dir.Path("missing")});
   ASSERT_EQ(found.size(), 2u);
-  EXPECT_EQ(found[0], dir.Path(mine + "200-socket"));
-  EXPECT_EQ(found[1], dir.Path(mine + "100-socket"));
+  EXPECT_EQ(found[0], other.Path(mine + key + "-socket"));
+  EXPECT_EQ(found[1], dir.Path(mine + key + "-socket"));
   const auto dirs = SocketDirsOf(me);
   EXPECT_EQ(dirs.back(), "/tmp");
 }

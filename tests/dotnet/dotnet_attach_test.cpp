@@ -127,8 +127,12 @@ TEST(DotnetAttach, RefusesWhatItCannotAttachTo) {
   const RunResult none = RunDotnetLauncher({"--attach", std::to_string(gone)});
   EXPECT_EQ(none.exit_code, 2);
   EXPECT_NE(none.err.find("no process " + std::to_string(gone)), std::string::npos) << none.err;
-  // This test program: running, not .NET.
+  // This test program: running, not .NET, even with a socket an earlier process of its PID left
+  // (a killed .NET program's: its key is not this process's start time).
+  const std::string stale = "/tmp/dotnet-diagnostic-" + std::to_string(getpid()) + "-1-socket";
+  std::ofstream(stale).put('x');
   const RunResult native = RunDotnetLauncher({"--attach", std::to_string(getpid())});
+  unlink(stale.c_str());
   EXPECT_EQ(native.exit_code, 2);
   EXPECT_NE(native.err.find("has no .NET diagnostics socket"), std::string::npos) << native.err;
   for (const RunResult* r : {&none, &native}) {

@@ -1,11 +1,13 @@
 // libFuzzer target: the diagnostics IPC response parser (ParseResponse, what xrpm-dotnet --attach
 // reads from a runtime's socket) and the attach client data parser (ParseClientData, what the
-// profiler reads inside the attached process), on arbitrary bytes.
+// profiler reads inside the attached process), and the diagnostics socket's file name and a
+// /proc/PID/stat text (xrpm/protocol/dotnet_diagnostic_socket.h), on arbitrary bytes.
 //
 // Per input, beyond "no crash, hang, leak or sanitizer report":
 //   1. a response is complete only when the input holds the whole message its header sizes, and
 //      a prefix of a complete or incomplete response is never bad; a bad one comes with an
 //      error naming the byte and what was expected;
+//   3. a socket name that parses names its key as written (unless written with leading zeros);
 //   2. accepted client data formats (FormatClientData) to bytes that parse back to the same
 //      fields; rejected data comes with an error saying what was expected.
 //
@@ -15,6 +17,7 @@
 
 #include "diagnostics_ipc.h"
 #include "fuzz_check.h"
+#include "xrpm/protocol/dotnet_diagnostic_socket.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace xrpm::dotnet::ipc;
@@ -37,6 +40,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       XRPM_FUZZ_CHECK(ParseResponse(data, n, &p, &e) == ParseStatus::kIncomplete, text);
     }
   }
+  xrpm::protocol::DiagnosticSocketName name;
+  if (xrpm::protocol::ParseDiagnosticSocketName(text, &name)) {
+    XRPM_FUZZ_CHECK(name.pid > 0 || text.find("diagnostic-0") != std::string::npos, text);
+    XRPM_FUZZ_CHECK(text.find("-" + std::to_string(name.key) + "-socket") != std::string::npos ||
+                        text.find("-0") != std::string::npos,
+                    text);
+  }
+  (void)xrpm::protocol::StartKeyFromStat(text);
   AttachClientData c;
   if (!ParseClientData(data, size, &c, &error)) {
     XRPM_FUZZ_CHECK(error.find("expected") != std::string::npos, error);

@@ -16,6 +16,8 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "xrpm/protocol/dotnet_diagnostic_socket.h"
+
 namespace xrpm {
 namespace dotnet {
 namespace ipc {
@@ -87,24 +89,6 @@ bool Utf8ToUtf16(const std::string& s, std::vector<uint16_t>* out) {
 }
 
 // "dotnet-diagnostic-PID-KEY-socket" -> PID; 0 when the name is not one.
-pid_t SocketPid(const char* name) {
-  static const char kPrefix[] = "dotnet-diagnostic-";
-  static const char kSuffix[] = "-socket";
-  const size_t len = std::strlen(name);
-  const size_t pre = sizeof kPrefix - 1, suf = sizeof kSuffix - 1;
-  if (len <= pre + suf || std::strncmp(name, kPrefix, pre) != 0 ||
-      std::strcmp(name + len - suf, kSuffix) != 0)
-    return 0;
-  long pid = 0;
-  size_t i = pre;
-  for (; i < len && name[i] >= '0' && name[i] <= '9'; ++i) {
-    pid = pid * 10 + (name[i] - '0');
-    if (pid > 0x3FFFFFFF) return 0;
-  }
-  if (i == pre || name[i] != '-' || i >= len - suf) return 0;  // a key must follow
-  return static_cast<pid_t>(pid);
-}
-
 int64_t MtimeNs(const std::string& path) {
   struct stat st {};
   if (stat(path.c_str(), &st) != 0) return -1;
@@ -208,7 +192,9 @@ std::vector<std::string> FindSockets(pid_t pid, const std::vector<std::string>& 
     DIR* d = opendir(dir.c_str());
     if (!d) continue;
     while (dirent* e = readdir(d)) {
-      if (SocketPid(e->d_name) != pid) continue;
+      protocol::DiagnosticSocketName name;
+      if (!protocol::ParseDiagnosticSocketName(e->d_name, &name) || name.pid != pid) continue;
+      if (!protocol::DiagnosticSocketIsCurrent(name)) continue;  // an earlier process's
       const std::string path = dir + "/" + e->d_name;
       found.emplace_back(MtimeNs(path), path);
     }

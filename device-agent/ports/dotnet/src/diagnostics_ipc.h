@@ -82,7 +82,8 @@ ParseStatus ParseResponse(const uint8_t* data, size_t size, Response* out, std::
 // What an HRESULT answered to an attach means, in one sentence ("" for S_OK).
 std::string DescribeAttachResult(uint32_t hresult);
 
-// The diagnostics sockets of `pid` in `dirs` (each a directory path), newest first.
+// The diagnostics sockets of `pid` in `dirs` (each a directory path), newest first; not those an
+// earlier process with this PID left (xrpm/protocol/dotnet_diagnostic_socket.h).
 std::vector<std::string> FindSockets(pid_t pid, const std::vector<std::string>& dirs);
 // Where a process's runtime puts its socket: its TMPDIR (read from /proc/PID/environ when
 // readable), this process's TMPDIR, and /tmp; without duplicates.

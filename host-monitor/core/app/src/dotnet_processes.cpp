@@ -14,11 +14,10 @@
 #include <iterator>
 #include <map>
 
+#include "xrpm/protocol/dotnet_diagnostic_socket.h"
+
 namespace xrpm::app {
 namespace {
-
-constexpr const char* kPrefix = "dotnet-diagnostic-";
-constexpr const char* kSuffix = "-socket";
 
 bool Alive(pid_t pid) {
   return pid > 0 && (kill(pid, 0) == 0 || errno == EPERM);
@@ -45,19 +44,8 @@ std::string BaseName(const std::string& path) {
 }  // namespace
 
 pid_t DiagnosticSocketPid(const std::string& name) {
-  const size_t pre = std::char_traits<char>::length(kPrefix);
-  const size_t suf = std::char_traits<char>::length(kSuffix);
-  if (name.size() <= pre + suf || name.compare(0, pre, kPrefix) != 0 ||
-      name.compare(name.size() - suf, suf, kSuffix) != 0)
-    return 0;
-  long pid = 0;
-  size_t i = pre;
-  for (; i < name.size() && std::isdigit(static_cast<unsigned char>(name[i])); ++i) {
-    pid = pid * 10 + (name[i] - '0');
-    if (pid > 0x3FFFFFFF) return 0;
-  }
-  if (i == pre || name[i] != '-' || i >= name.size() - suf) return 0;  // a key must follow
-  return static_cast<pid_t>(pid);
+  protocol::DiagnosticSocketName parsed;
+  return protocol::ParseDiagnosticSocketName(name, &parsed) ? parsed.pid : 0;
 }
 
 std::vector<std::string> DefaultSocketDirs() {
@@ -98,8 +86,11 @@ std::vector<DotnetProcess> ListDotnetProcesses(const std::vector<std::string>& d
     DIR* d = opendir(dir.c_str());
     if (!d) continue;
     while (dirent* e = readdir(d)) {
-      const pid_t pid = DiagnosticSocketPid(e->d_name);
+      protocol::DiagnosticSocketName name;
+      if (!protocol::ParseDiagnosticSocketName(e->d_name, &name)) continue;
+      const pid_t pid = name.pid;
       if (pid <= 0 || pid == self || !Alive(pid)) continue;
+      if (!protocol::DiagnosticSocketIsCurrent(name)) continue;  // an earlier process's
       const std::string path = dir + "/" + e->d_name;
       const int64_t mtime = MtimeNs(path);
       auto it = newest.find(pid);
