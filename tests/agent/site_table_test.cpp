@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "origin_calls_sink.h"
 #include "xrpm/agent/origin_reporter.h"
 #include "xrpm/agent/site_table.h"
 #include "xrpm/protocol/allocation_sites.h"
@@ -72,32 +73,7 @@ TEST(SiteTable, PassesItsContextToTheNamingFunction) {
   EXPECT_EQ(*s.site(id).names[0], "Game.M4");
 }
 
-// Records the origin calls of a walk, in order.
-struct ReporterSink : HeapInfoCallback {
-  std::vector<std::string> calls;
-  WalkResult BeginContainer(ContainerType, uint64_t, uint64_t) override { return WalkResult::kOk; }
-  WalkResult DescribeType(uint32_t, const char*, size_t) override { return WalkResult::kOk; }
-  WalkResult RootReferences(const RootRef*, size_t) override { return WalkResult::kOk; }
-  WalkResult ObjectReferences(uint64_t, uint32_t, uint32_t, const uint64_t*, size_t) override {
-    return WalkResult::kOk;
-  }
-  WalkResult AllocationClock(uint64_t frame, uint32_t sample_bytes) override {
-    calls.push_back("clock " + std::to_string(frame) + " " + std::to_string(sample_bytes));
-    return WalkResult::kOk;
-  }
-  WalkResult DescribeSite(uint32_t site, const char* const* names, const size_t* lens,
-                          uint32_t depth) override {
-    std::string c = "site " + std::to_string(site) + ":";
-    for (uint32_t i = 0; i < depth; ++i) c += " " + std::string(names[i], lens[i]);
-    calls.push_back(c);
-    return WalkResult::kOk;
-  }
-  WalkResult ObjectOrigin(uint64_t object, uint64_t frame, uint32_t site) override {
-    calls.push_back("origin " + std::to_string(object) + " " + std::to_string(frame) + " " +
-                    std::to_string(site));
-    return WalkResult::kOk;
-  }
-};
+using ReporterSink = testing::OriginCallsSink;
 
 TEST(OriginReporter, DescribesEachSiteOncePerWalkAndSkipsUnknownSites) {
   SiteTable sites;

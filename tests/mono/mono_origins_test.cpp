@@ -21,6 +21,7 @@
 
 #include "mono_process.h"
 #include "origins_program.h"
+#include "sample_game_leaks.h"
 #include "subprocess.h"
 #include "test_util.h"
 #include "xrpm/client/host_client.h"
@@ -150,40 +151,12 @@ TEST(MonoOrigins, TheLeakFilterNamesTheSampleGamesLeakAndItsSite) {
   auto c = ConnectTo(run.endpoint);
   ASSERT_TRUE(c);
   c->SubscribeCounters(100);  // its samples (every 100 ms) space the tries of a capture
-  const std::string dir = "/tmp/xrpm_mono_leaks_" + std::to_string(getpid());
-  ASSERT_EQ(RunProcess({"/bin/mkdir", "-p", dir}).exit_code, 0);
-  std::vector<std::string> files;
-  uint64_t frame = 0;
-  for (const char* name : {"a", "b", "c"}) {
-    // At least 90 game frames between captures (the capture frame says how many ran, however
-    // slowly): dozens of bubbles spawned, every particle of the previous interval gone (they
-    // live 30 frames).
-    const client::CaptureResult cap = CaptureAtOrAfterFrame(*c, frame + 90);
-    ASSERT_TRUE(cap.ok) << cap.error << run.proc->log().All();
-    frame = cap.snapshot->origins->capture_frame;
-    files.push_back(dir + "/" + name + ".xrpm");
-    formats::SaveSnapshot(*cap.snapshot, files.back());
-  }
-  const RunResult r =
-      RunProcess({XRPM_CLI_BIN, "leaks", files[0], files[1], files[2], "--json"}, 120000);
-  ASSERT_EQ(r.exit_code, 0) << r.err;
-  const nlohmann::json j = nlohmann::json::parse(r.out);
-  ASSERT_TRUE(j.contains("groups")) << r.out;
-  bool bubble = false;
-  size_t particles = 0;
-  for (const auto& g : j["groups"]) {
-    const std::string type = g["type"];
-    if (type == "XnaBubbles.Particle") particles += g["count"].get<size_t>();
-    if (type == "XnaBubbles.Bubble" && !g["site"].empty() &&
-        g["site"][0] == "XnaBubbles.BubblesGame.Spawn") {
-      bubble = true;
-      EXPECT_GT(g["count"].get<size_t>(), 0u);
-    }
-  }
-  EXPECT_TRUE(bubble) << r.out;
-  EXPECT_LE(particles, 4u) << "freed by the game (up to what conservative stack scanning keeps)";
-  for (const std::string& f : files) unlink(f.c_str());
-  rmdir(dir.c_str());
+  const SampleGameLeaks leaks = LeaksOfTheSampleGame(*c, XRPM_CLI_BIN);
+  ASSERT_TRUE(leaks.error.empty()) << leaks.error << run.proc->log().All();
+  EXPECT_TRUE(leaks.bubble_from_spawn) << leaks.json;
+  EXPECT_GT(leaks.bubbles, 0u) << leaks.json;
+  EXPECT_LE(leaks.particles, 4u) << "freed by the game (up to what conservative stack scanning "
+                                    "keeps)";
 }
 
 }  // namespace

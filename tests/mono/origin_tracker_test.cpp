@@ -12,6 +12,7 @@
 #include <thread>
 #include <vector>
 
+#include "origin_calls_sink.h"
 #include "origin_table.h"
 #include "origin_tracker.h"
 
@@ -26,35 +27,7 @@ std::string NameOf(void*, uint64_t key) {
   return "NS.C.M" + std::to_string(key);
 }
 
-// Records the origin calls of a walk, in order.
-struct OriginSink : agent::HeapInfoCallback {
-  std::vector<std::string> calls;
-  WalkResult abort_on_site = WalkResult::kOk;
-  WalkResult BeginContainer(agent::ContainerType, uint64_t, uint64_t) override {
-    return WalkResult::kOk;
-  }
-  WalkResult DescribeType(uint32_t, const char*, size_t) override { return WalkResult::kOk; }
-  WalkResult RootReferences(const agent::RootRef*, size_t) override { return WalkResult::kOk; }
-  WalkResult ObjectReferences(uint64_t, uint32_t, uint32_t, const uint64_t*, size_t) override {
-    return WalkResult::kOk;
-  }
-  WalkResult AllocationClock(uint64_t frame, uint32_t sample_bytes) override {
-    calls.push_back("clock " + std::to_string(frame) + " " + std::to_string(sample_bytes));
-    return WalkResult::kOk;
-  }
-  WalkResult DescribeSite(uint32_t site, const char* const* names, const size_t* lens,
-                          uint32_t depth) override {
-    std::string c = "site " + std::to_string(site) + ":";
-    for (uint32_t i = 0; i < depth; ++i) c += " " + std::string(names[i], lens[i]);
-    calls.push_back(c);
-    return abort_on_site;
-  }
-  WalkResult ObjectOrigin(uint64_t object, uint64_t frame, uint32_t site) override {
-    calls.push_back("origin " + std::to_string(object) + " " + std::to_string(frame) + " " +
-                    std::to_string(site));
-    return WalkResult::kOk;
-  }
-};
+using OriginSink = testing::OriginCallsSink;
 
 TEST(OriginTable, RecordsFindsAndForgetsAReusedAddress) {
   OriginTable t(64);
