@@ -37,11 +37,7 @@ namespace {
 constexpr uint32_t kDotnetOriginsFrame = 5;
 
 std::shared_ptr<const Snapshot> DotnetCaptureOf(DotnetRun& run) {
-  auto c = ConnectTo(run.endpoint);
-  if (!c) return nullptr;
-  const client::CaptureResult r = CaptureOnce(*c, 120000);
-  EXPECT_TRUE(r.ok) << r.error << "\n" << run.proc->log().All();
-  return r.ok ? r.snapshot : nullptr;
+  return CaptureFrom(run.endpoint, *run.proc);
 }
 
 void ExpectNoClassMismatch(DotnetRun& run) {

@@ -37,11 +37,7 @@ namespace {
 constexpr uint32_t kOriginsMakeFrame = 5;
 
 std::shared_ptr<const Snapshot> CaptureOf(MonoRun& run) {
-  auto c = ConnectTo(run.endpoint);
-  if (!c) return nullptr;
-  const client::CaptureResult r = CaptureOnce(*c, 120000);
-  EXPECT_TRUE(r.ok) << r.error << "\n" << run.proc->log().All();
-  return r.ok ? r.snapshot : nullptr;
+  return CaptureFrom(run.endpoint, *run.proc);
 }
 
 OriginsCounts CheckTracked(const Snapshot& s) {

@@ -103,4 +103,12 @@ client::CaptureResult CaptureAtOrAfterFrame(client::HostClient& c, uint64_t fram
   }
 }
 
+std::shared_ptr<const Snapshot> CaptureFrom(const std::string& endpoint, BackgroundProcess& proc) {
+  auto c = ConnectTo(endpoint);
+  if (!c) return nullptr;
+  const client::CaptureResult r = CaptureOnce(*c, 120000);
+  EXPECT_TRUE(r.ok) << r.error << "\n" << proc.log().All();
+  return r.ok ? r.snapshot : nullptr;
+}
+
 }  // namespace xrpm::testing

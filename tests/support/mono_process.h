@@ -53,4 +53,8 @@ std::unique_ptr<client::HostClient> ConnectTo(const std::string& endpoint,
 // after 60 s or a capture without origins.
 client::CaptureResult CaptureAtOrAfterFrame(client::HostClient& c, uint64_t frame);
 
+// One capture from the agent at `endpoint` (a new connection, 2 min at most); null, with a test
+// failure showing `proc`'s log, when it fails.
+std::shared_ptr<const Snapshot> CaptureFrom(const std::string& endpoint, BackgroundProcess& proc);
+
 }  // namespace xrpm::testing

@@ -44,7 +44,8 @@ inline SampleGameLeaks LeaksOfTheSampleGame(client::HostClient& c, const std::st
     files.push_back(dir.Path(std::string(name) + ".xrpm"));
     formats::SaveSnapshot(*cap.snapshot, files.back());
   }
-  const RunResult r = RunProcess({xrpm_cli, "leaks", files[0], files[1], files[2], "--json"}, 120000);
+  const RunResult r =
+      RunProcess({xrpm_cli, "leaks", files[0], files[1], files[2], "--json"}, 120000);
   out.json = r.out;
   const nlohmann::json j = nlohmann::json::parse(r.out, nullptr, false);
   if (r.exit_code != 0 || j.is_discarded() || !j.contains("groups")) {
