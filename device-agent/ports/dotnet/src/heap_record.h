@@ -13,6 +13,8 @@
 // callbacks) and reads it afterwards on the capture thread.
 #pragma once
 
+#include <sys/mman.h>
+
 #include <cstddef>
 #include <cstdint>
 #include <utility>
@@ -72,7 +74,10 @@ struct HeapRecord {
   // Reserves `last` and an eighth more, and writes the reserved memory once so that the pages
   // are mapped before the collection: a first touch inside it is a page fault in the game's
   // pause (14 us each on the paravirtualised machines we measure on, ~25 000 of them for a
-  // 1 M-object heap). Throws std::bad_alloc as the vectors do.
+  // 1 M-object heap). The reserved memory is advised to use transparent huge pages where the
+  // system offers them on request (`madvise` mode): a 2 MiB page faults once where 512 small
+  // ones would, which shortens the mapping before the capture (the game runs, but the capture
+  // waits). Throws std::bad_alloc as the vectors do.
   void Reserve(const Sizes& last) {
     ReserveTouched(&objects, last.objects + last.objects / 8);
     ReserveTouched(&refs, last.refs + last.refs / 8);
@@ -85,8 +90,22 @@ struct HeapRecord {
   static void ReserveTouched(std::vector<T>* v, size_t n) {
     if (v->capacity() >= n) return;  // kept from the last capture: mapped already
     v->reserve(n);
+    AdviseHugePages(v->data(), v->capacity() * sizeof(T));
     v->resize(n);  // writes every element (value-initialised)
     v->clear();    // keeps the capacity
+  }
+  // MADV_HUGEPAGE on the whole 2 MiB pages inside [p, p + bytes); nothing for smaller ranges, or
+  // where the system refuses (no transparent huge pages: the small pages are used as before).
+  static void AdviseHugePages(void* p, size_t bytes) {
+#ifdef MADV_HUGEPAGE
+    constexpr uintptr_t kHuge = uintptr_t{2} << 20;
+    const uintptr_t begin = (reinterpret_cast<uintptr_t>(p) + kHuge - 1) & ~(kHuge - 1);
+    const uintptr_t end = (reinterpret_cast<uintptr_t>(p) + bytes) & ~(kHuge - 1);
+    if (end > begin) madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
+#else
+    (void)p;
+    (void)bytes;
+#endif
   }
 
   void Clear() {
