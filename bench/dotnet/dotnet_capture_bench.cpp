@@ -16,8 +16,8 @@
 //      xrpm-dotnet --no-frame, alternating; the time per frame against plain dotnet's, wall and
 //      processor time (every thread of the process, the agent's included), medians;
 //   3. the compiler's heap: the SDK's csc compiling CLASSES generated classes under xrpm-dotnet
-//      --no-frame, captured up to R times, 3 s apart, while it runs: each pause against the capture's own
-//      collection proper, end to end against the pause.
+//      --no-frame, captured up to R times, 3 s apart, while it runs: each pause against the
+//      capture's own collection proper, end to end against the pause.
 //
 //   dotnet_capture_bench [--nodes N] [--runs R] [--frames F] [--classes C]
 //                        [--only heap|idle|compiler]
