@@ -14,20 +14,27 @@
 //   2. the idle agent: XnaBubbles.dll --no-leak unthrottled (--fps 0) for FRAMES frames under plain
 //      `dotnet`, under xrpm-dotnet (the frame method hooked, nobody connected) and under
 //      xrpm-dotnet --no-frame, alternating; the time per frame against plain dotnet's, wall and
-//      processor time (every thread of the process, the agent's included), medians.
+//      processor time (every thread of the process, the agent's included), medians;
+//   3. the compiler's heap: the SDK's csc compiling CLASSES generated classes under xrpm-dotnet
+//      --no-frame, captured up to R times, 3 s apart, while it runs: each pause against the
+//      capture's own collection proper, end to end against the pause.
 //
-//   dotnet_capture_bench [--nodes N] [--runs R] [--frames F] [--only heap|idle]
+//   dotnet_capture_bench [--nodes N] [--runs R] [--frames F] [--classes C]
+//                        [--only heap|idle|compiler]
 #include <unistd.h>
 
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
 #include "bench_child.h"
+#include "real_programs.h"
 #include "xrpm/client/host_client.h"
 #include "xrpm/formats/netcf_writer.h"
 
@@ -184,6 +191,79 @@ int HeapSection(int nodes, int runs) {
   return 0;
 }
 
+// The SDK's C# compiler compiling `classes` generated classes (real_programs.h) under xrpm-dotnet
+// --no-frame, captured back to back while it runs (at most `runs` captures): each capture's
+// pause against its own collection proper (gc_us: the runtime's collection until its heap
+// report) and end to end against the pause. A compiler's heap changes between captures, so
+// there is no plain GC.Collect() of the same heap to compare with: the collection proper is the
+// baseline.
+int CompilerSection(int classes, int runs) {
+  const xrpm::testing::DotnetSdk sdk = xrpm::testing::FindDotnetSdk();
+  if (!sdk.missing.empty()) {
+    std::fprintf(stderr, "dotnet_capture_bench: compiler: %s\n", sdk.missing.c_str());
+    return 1;
+  }
+  char dir_template[] = "/tmp/xrpm-compiler-bench-XXXXXX";
+  if (!mkdtemp(dir_template)) return 1;
+  const std::string dir = dir_template;
+  xrpm::testing::WriteGeneratedCSharp(dir + "/Gen.cs", "Gen", classes);
+  xrpm::testing::WriteCscResponseFile(sdk, dir + "/csc.rsp", dir + "/Gen.cs", dir + "/Gen.dll");
+  Child csc({kDotnetLauncher, "--port", "0", "--no-frame", "--", sdk.dotnet, "exec", sdk.csc,
+             "@" + dir + "/csc.rsp"});
+  const std::string listening = csc.WaitLine("listening on 127.0.0.1:", true);
+  std::string error;
+  const auto connected = listening.empty()
+                             ? nullptr
+                             : xrpm::bench::ConnectClient(EndpointOf(listening), &error, 60000);
+  if (!connected) {
+    std::fprintf(stderr, "dotnet_capture_bench: the compiler's agent: %s\n", error.c_str());
+    return 1;
+  }
+  xrpm::client::HostClient& client = *connected;
+  std::vector<double> pause_ms, own_ratio, e2e_ratio, objects;
+  for (int r = 0; r < runs; ++r) {
+    // 3 s of compiling before each capture: its heap grows past start-up (the first seconds
+    // load the compiler, a few hundred objects) towards the syntax trees and symbols.
+    std::this_thread::sleep_for(std::chrono::seconds(3));
+    xrpm::client::CaptureResult res;
+    const auto started = std::chrono::steady_clock::now();
+    if (!client.StartCapture(&error) || !client.WaitCapture(600000, &res) || !res.ok) break;
+    const double e2e =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started)
+            .count();
+    const auto& st = res.stats;
+    const double pause = st.pause_us / 1000.0;
+    pause_ms.push_back(pause);
+    own_ratio.push_back(st.gc_us ? static_cast<double>(st.pause_us) / st.gc_us : 0);
+    e2e_ratio.push_back(pause > 0 ? e2e / pause : 0);
+    objects.push_back(static_cast<double>(st.objects));
+    std::printf(
+        "capture %d: %llu objects, %llu references; pause %.1f ms = %.2fx its own collection "
+        "(%.1f ms); end to end %.0f ms = %.2fx the pause\n",
+        r + 1, static_cast<unsigned long long>(st.objects),
+        static_cast<unsigned long long>(st.refs), pause, own_ratio.back(), st.gc_us / 1000.0, e2e,
+        e2e_ratio.back());
+    std::fflush(stdout);
+  }
+  client.Disconnect();
+  const int rc = csc.Wait();
+  std::filesystem::remove_all(dir);
+  if (pause_ms.empty()) {
+    std::fprintf(stderr, "dotnet_capture_bench: no capture of the compiler completed\n");
+    return 1;
+  }
+  std::printf(
+      "\ncsc compiling %d generated classes (exit %d), %zu captures while it ran; medians:\n",
+      classes, rc, pause_ms.size());
+  std::printf("| compiler heap: objects per capture | %.0f | | |\n", Median(objects));
+  std::printf(
+      "| compiler heap: game pause of a capture | %.1f ms | its own collection, before the heap "
+      "report | %.2fx |\n",
+      Median(pause_ms), Median(own_ratio));
+  std::printf("| compiler heap: end to end | | the pause | %.2fx |\n", Median(e2e_ratio));
+  return 0;
+}
+
 // "XnaBubbles: N frames in S s (cpu C s)" -> {wall, cpu} seconds per frame ({0, 0} if absent).
 std::pair<double, double> SecondsPerFrame(Child& c) {
   const std::string line = c.WaitLine("frames in", true);
@@ -249,7 +329,7 @@ int IdleSection(int frames, int runs) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  int nodes = 1000000, runs = 5, frames = 50000;
+  int nodes = 1000000, runs = 5, frames = 50000, classes = 20000;
   std::string only;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string a = argv[i];
@@ -261,9 +341,12 @@ int main(int argc, char** argv) {
       frames = std::atoi(argv[i + 1]);
     else if (a == "--only")
       only = argv[i + 1];
+    else if (a == "--classes")
+      classes = std::atoi(argv[i + 1]);
   }
   int rc = 0;
   if (only.empty() || only == "heap") rc |= HeapSection(nodes, runs);
   if (only.empty() || only == "idle") rc |= IdleSection(frames, runs);
+  if (only.empty() || only == "compiler") rc |= CompilerSection(classes, runs);
   return rc;
 }

@@ -184,6 +184,9 @@ void DotnetPort::OnGcFinished() {
     const GenerationUse use = UseOf(gc_bounds_);
     counters_.Set(DotnetCounter::kManagedBytesInUseAfterGc, static_cast<int64_t>(use.all));
     large_after_gc_ = use.large;
+    in_use_after_gc_.store(use.all, std::memory_order_relaxed);
+    if (recording_.load(std::memory_order_acquire))
+      recorded_in_use_.store(use.all, std::memory_order_relaxed);
   }
   if (!recording_.load(std::memory_order_acquire)) return;
   std::lock_guard<std::mutex> lock(record_mu_);
@@ -282,7 +285,7 @@ bool DotnetPort::RunWithWorldStopped(void (*fn)(void* ctx), void* ctx, uint32_t 
     // The program still runs: reserving (and mapping) now is not part of its pause.
     std::lock_guard<std::mutex> lock(record_mu_);
     try {
-      record_.Reserve(last_sizes_.objects ? last_sizes_ : FirstRecordGuess());
+      record_.Reserve(last_sizes_.objects ? ScaledLastSizes() : FirstRecordGuess());
     } catch (const std::exception&) {  // the vectors grow in the collection instead
     }
   }
@@ -332,6 +335,19 @@ DotnetPort::GenerationUse DotnetPort::UseOf(const std::vector<cor::GcGenerationR
     if (r.generation >= 3) use.large += r.range_length;  // the large and pinned object heaps
   }
   return use;
+}
+
+HeapRecord::Sizes DotnetPort::ScaledLastSizes() const {
+  // The heap grew since the last capture (a compiler building its symbols does, 2 M -> 7 M
+  // objects in 10 s): the record grows with it, in proportion to the bytes in use after the
+  // latest collection against those after the recorded one; never below the last record.
+  const uint64_t now = in_use_after_gc_.load(std::memory_order_relaxed);
+  const uint64_t then = recorded_in_use_.load(std::memory_order_relaxed);
+  if (then == 0 || now <= then) return last_sizes_;
+  const double f = std::min(static_cast<double>(now) / static_cast<double>(then), 16.0);
+  auto scaled = [f](size_t n) { return static_cast<size_t>(static_cast<double>(n) * f); };
+  return HeapRecord::Sizes{scaled(last_sizes_.objects), scaled(last_sizes_.refs),
+                           scaled(last_sizes_.values), scaled(last_sizes_.text)};
 }
 
 HeapRecord::Sizes DotnetPort::FirstRecordGuess() const {

@@ -232,6 +232,8 @@ class DotnetPort final : public agent::RuntimePort {
   bool Collect(std::string* failure);  // one capture's forced collection(s), recorded
   // Sizes to reserve before the first capture, from the GC heap's bytes in use.
   HeapRecord::Sizes FirstRecordGuess() const;
+  // The last record's sizes, grown with the heap's bytes in use since (reserved before a capture).
+  HeapRecord::Sizes ScaledLastSizes() const;
   // One capture's wait for an induced collection, recorded (2'' above).
   bool Join(uint32_t timeout_ms, const std::atomic<int64_t>* cancelled, std::string* failure);
   void AddFrozenObjects();  // the non-GC heap's objects the record references
@@ -281,6 +283,8 @@ class DotnetPort final : public agent::RuntimePort {
   DotnetOrigins* origins_ = nullptr;
   std::vector<cor::GcGenerationRange> gc_bounds_;  // GC threads: the collection's bounds
   uint64_t large_after_gc_ = 0;  // GC threads: the large and pinned heaps after the last one
+  std::atomic<uint64_t> in_use_after_gc_{0};  // bytes in use after the latest collection
+  std::atomic<uint64_t> recorded_in_use_{0};  // the same after the last recorded one
   std::vector<DotnetOrigins::GenerationRange>
       origin_ranges_;  // GC threads: gc_bounds_ for the origins
   bool attached_ = false;

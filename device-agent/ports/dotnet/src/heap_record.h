@@ -13,8 +13,6 @@
 // callbacks) and reads it afterwards on the capture thread.
 #pragma once
 
-#include <sys/mman.h>
-
 #include <cstddef>
 #include <cstdint>
 #include <utility>
@@ -22,6 +20,7 @@
 
 #include "corprof_abi.h"
 #include "dotnet_origins.h"
+#include "huge_page_allocator.h"
 #include "static_roots.h"
 
 namespace xrpm {
@@ -50,13 +49,17 @@ struct RecordedRoot {
   uint64_t id;    // stack: FunctionID; handle: the handle
 };
 
+// The record's large vectors: mapped in huge pages (huge_page_allocator.h).
+template <typename T>
+using RecordVector = std::vector<T, HugePageAllocator<T>>;
+
 struct HeapRecord {
-  std::vector<RecordedObject> objects;
-  std::vector<uint64_t> refs;
-  std::vector<uint32_t> slots;   // per reference: its field's index or element index
-  std::vector<uint64_t> values;  // the objects' values, in object order
-  std::vector<uint16_t> text;    // the strings' first units, in object order
-  std::vector<RecordedRoot> roots;
+  RecordVector<RecordedObject> objects;
+  RecordVector<uint64_t> refs;
+  RecordVector<uint32_t> slots;   // per reference: its field's index or element index
+  RecordVector<uint64_t> values;  // the objects' values, in object order
+  RecordVector<uint16_t> text;    // the strings' first units, in object order
+  RecordVector<RecordedRoot> roots;
   std::vector<StaticValue> statics;  // the static reference fields' values (static_roots.h)
   uint64_t frozen = 0;               // of objects: the non-GC heap's (appended after the walk)
   // The GC heap's address ranges [start, end) at the collection's end (GetGenerationBounds);
@@ -74,10 +77,10 @@ struct HeapRecord {
   // Reserves `last` and an eighth more, and writes the reserved memory once so that the pages
   // are mapped before the collection: a first touch inside it is a page fault in the game's
   // pause (14 us each on the paravirtualised machines we measure on, ~25 000 of them for a
-  // 1 M-object heap). The reserved memory is advised to use transparent huge pages where the
-  // system offers them on request (`madvise` mode): a 2 MiB page faults once where 512 small
-  // ones would, which shortens the mapping before the capture (the game runs, but the capture
-  // waits). Throws std::bad_alloc as the vectors do.
+  // 1 M-object heap). The vectors' memory is in huge pages (RecordVector): a 2 MiB page faults
+  // once where 512 small ones would, which shortens the mapping before the capture (the game
+  // runs, but the capture waits) and a vector's growth inside the collection (in the pause).
+  // Throws std::bad_alloc as the vectors do.
   void Reserve(const Sizes& last) {
     ReserveTouched(&objects, last.objects + last.objects / 8);
     ReserveTouched(&refs, last.refs + last.refs / 8);
@@ -86,26 +89,12 @@ struct HeapRecord {
     ReserveTouched(&text, last.text + last.text / 8);
   }
 
-  template <typename T>
-  static void ReserveTouched(std::vector<T>* v, size_t n) {
+  template <typename V>
+  static void ReserveTouched(V* v, size_t n) {
     if (v->capacity() >= n) return;  // kept from the last capture: mapped already
     v->reserve(n);
-    AdviseHugePages(v->data(), v->capacity() * sizeof(T));
     v->resize(n);  // writes every element (value-initialised)
     v->clear();    // keeps the capacity
-  }
-  // MADV_HUGEPAGE on the whole 2 MiB pages inside [p, p + bytes); nothing for smaller ranges, or
-  // where the system refuses (no transparent huge pages: the small pages are used as before).
-  static void AdviseHugePages(void* p, size_t bytes) {
-#ifdef MADV_HUGEPAGE
-    constexpr uintptr_t kHuge = uintptr_t{2} << 20;
-    const uintptr_t begin = (reinterpret_cast<uintptr_t>(p) + kHuge - 1) & ~(kHuge - 1);
-    const uintptr_t end = (reinterpret_cast<uintptr_t>(p) + bytes) & ~(kHuge - 1);
-    if (end > begin) madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
-#else
-    (void)p;
-    (void)bytes;
-#endif
   }
 
   void Clear() {

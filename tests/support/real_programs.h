@@ -1,5 +1,5 @@
-// Real .NET programs for tests/dotnet, which nobody here wrote: the SDK's own C# compiler
-// (csc.dll under the SDK's Roslyn/bincore, run with `dotnet exec` against the reference
+// Real .NET programs for tests/dotnet and bench/dotnet, which nobody here wrote: the SDK's own C#
+// compiler (csc.dll under the SDK's Roslyn/bincore, run with `dotnet exec` against the reference
 // assemblies of the SDK's Microsoft.NETCore.App.Ref pack) and MSBuild (`dotnet build`), with the
 // inputs they work on generated here: a large C# source and a multi-project solution that
 // restores offline (a nuget.config that clears every package source: the projects need only
