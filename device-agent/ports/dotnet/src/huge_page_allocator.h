@@ -30,8 +30,7 @@ struct HugePageAllocator {
   HugePageAllocator(const HugePageAllocator<U>&) {}  // NOLINT: rebinding, as std::allocator
 
   T* allocate(size_t n) {
-    if (n > std::numeric_limits<size_t>::max() / sizeof(T) - kHugePageBytes)
-      throw std::bad_alloc();
+    if (n > std::numeric_limits<size_t>::max() / sizeof(T) - kHugePageBytes) throw std::bad_alloc();
     const size_t bytes = n * sizeof(T);
     if (bytes < kHugePageBytes) return static_cast<T*>(::operator new(bytes));
     const size_t len = Rounded(bytes);
@@ -59,7 +58,9 @@ struct HugePageAllocator {
   }
 
  private:
-  static size_t Rounded(size_t bytes) { return (bytes + kHugePageBytes - 1) & ~(kHugePageBytes - 1); }
+  static size_t Rounded(size_t bytes) {
+    return (bytes + kHugePageBytes - 1) & ~(kHugePageBytes - 1);
+  }
 };
 
 template <typename T, typename U>
