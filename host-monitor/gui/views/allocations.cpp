@@ -140,7 +140,6 @@ void DrawAllocationsView(App& app) {
       "Per frame during gameplay: %s in %s objects (estimated); %s", Bytes(per_frame).c_str(),
       FormatCount(uint64_t(std::llround(p.frames ? p.total.objects / p.frames : 0))).c_str(),
       analysis::FrameTotalsPhrase(p.frame_totals, Bytes(p.ExactBytesPerFrame())).c_str());
-  ImGui::SameLine(0, 16);
   TextMuted("total " + Bytes(p.total.bytes) + " estimated, " +
             analysis::FrameTotalsPhrase(p.frame_totals, FormatBytes(p.exact_bytes)));
   ImGui::SameLine();

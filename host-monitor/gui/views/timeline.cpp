@@ -350,14 +350,9 @@ void DrawTimelineView(App& app) {
                   Ms(f.duration_us / 1000.0).c_str(), Ms(f.work_us / 1000.0).c_str());
       ImGui::Text("allocated %s in %s objects", FormatBytes(f.alloc_bytes).c_str(),
                   FormatCount(f.alloc_objects).c_str());
-      if (f.gcs) {
-        const std::string kinds = analysis::GcKindsText(f.gc_kinds);
-        ImGui::Text("%u GC%s%s%s, pause %s", f.gcs, kinds.empty() ? "" : " (", kinds.c_str(),
-                    kinds.empty()                               ? ""
-                    : f.gcs > protocol::GcKindCount(f.gc_kinds) ? ", ...)"
-                                                                : ")",
+      if (f.gcs)
+        ImGui::Text("%s, pause %s", analysis::FrameGcsText(f.gcs, f.gc_kinds).c_str(),
                     Ms(f.gc_pause_us / 1000.0).c_str());
-      }
       if (f.gc_budget_left >= 0)
         ImGui::Text("%s left before the next GC", FormatBytes(uint64_t(f.gc_budget_left)).c_str());
       for (const FrameBoard::MarkerAt& m : marks)

@@ -84,4 +84,11 @@ std::string GcKindsText(uint32_t packed) {
   return t;
 }
 
+std::string FrameGcsText(uint32_t gcs, uint32_t packed) {
+  const std::string kinds = GcKindsText(packed);
+  std::string t = std::to_string(gcs) + " GC";
+  if (kinds.empty()) return t;
+  return t + " (" + kinds + (gcs > protocol::GcKindCount(packed) ? ", ...)" : ")");
+}
+
 }  // namespace xrpm::analysis

@@ -196,8 +196,10 @@ bool DeviceSession::StartFrames(uint32_t sample_bytes) {
   frames_.Reset();
   if (on_frames_started) on_frames_started();  // the Timeline follows what is being recorded
   c->SubscribeFrames(sample_bytes);
-  log_.Add(LogEntry::kInfo, "Recording frames of " + link_.endpoint() +
-                                " (one allocation sampled per " + FormatBytes(sample_bytes) + ")");
+  frames_asked_bytes_ = sample_bytes;
+  frames_start_logged_ = false;  // PollEvents says what the device answered
+  log_.Add(LogEntry::kInfo, "Asked " + link_.endpoint() + " to record frames (one allocation " +
+                                "sampled per " + FormatBytes(sample_bytes) + ")");
   return true;
 }
 
@@ -244,9 +246,23 @@ void DeviceSession::PollEvents() {
   if (client::HostClient* c = link_.client()) {
     const std::string before = frames_error_;
     frames_.Update(*c);
-    frames_error_ = c->frames_status().error;
+    const client::FramesStatus& st = c->frames_status();
+    frames_error_ = st.error;
     if (!frames_error_.empty() && frames_error_ != before)
       log_.Add(LogEntry::kError, "The device refused to record frames: " + frames_error_);
+    if (st.started && !frames_start_logged_) {
+      // The device's answer: a runtime that samples on its own (.NET's) keeps its interval.
+      frames_start_logged_ = true;
+      const std::string interval = FormatBytes(st.sample_bytes);
+      log_.Add(
+          LogEntry::kInfo,
+          "Recording frames of " + link_.endpoint() + " (one allocation sampled per " + interval +
+              (st.sample_bytes != frames_asked_bytes_
+                   ? ", the device's interval; asked " + FormatBytes(frames_asked_bytes_)
+                   : std::string()) +
+              (st.frame_totals == FrameTotals::kEstimated ? "; frame totals estimated from samples)"
+                                                          : ")"));
+    }
   }
   if (auto_capture_.active()) {
     if (auto why = auto_capture_.Poll(link_.client(), frames_.recording(), link_.capturing(),

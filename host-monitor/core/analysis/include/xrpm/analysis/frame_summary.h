@@ -55,5 +55,8 @@ FrameSummary SummarizeFrames(const FrameRecording& r, FrameRange range = {});
 std::string GcKindText(protocol::GcKind kind);
 // A frame row's kinds joined with ", " ("" when it has none).
 std::string GcKindsText(uint32_t packed);
+// A frame's `gcs` collections with their kinds: "2 GC (gen 0 other, gen 2 induced)", with ", ..."
+// when the row has more collections than it carries kinds of, "1 GC" when it carries none.
+std::string FrameGcsText(uint32_t gcs, uint32_t packed);
 
 }  // namespace xrpm::analysis

@@ -130,7 +130,9 @@ class DeviceSession {
   CounterBoard counters_;
   FrameBoard frames_;  // the live recording
   uint32_t frame_sample_bytes_ = 16 * 1024;
-  std::string frames_error_;  // the last refusal logged
+  std::string frames_error_;         // the last refusal logged
+  uint32_t frames_asked_bytes_ = 0;  // the interval StartFrames asked for
+  bool frames_start_logged_ = true;  // the device's FramesStarted was logged
   AutoCaptureBoard auto_capture_;
   std::optional<Captured> captured_;  // TakeCapture
 };
