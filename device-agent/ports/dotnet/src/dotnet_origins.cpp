@@ -31,7 +31,6 @@ DotnetOrigins::DotnetOrigins(size_t capacity) : capacity_(capacity) {
   entries_.reserve(capacity_);
   scratch_.reserve(capacity_);
   new_address_.reserve(capacity_);
-  condemned_.reserve(capacity_);
   generation_.reserve(capacity_);
 }
 
@@ -86,8 +85,8 @@ void DotnetOrigins::BeginCollection(const GenerationRange* ranges, size_t range_
   }
   in_collection_ = true;
   std::fill(std::begin(reported_), std::end(reported_), false);
+  for (size_t g = 0; g < kMaxGenerations; ++g) collected_[g] = g >= generations || collected[g];
   new_address_.assign(entries_.size(), 0);
-  condemned_.assign(entries_.size(), 1);
   generation_.assign(entries_.size(), -1);
   ranges_.clear();
   if (entries_.empty()) return;
@@ -98,7 +97,6 @@ void DotnetOrigins::BeginCollection(const GenerationRange* ranges, size_t range_
     const int g = GenerationOf(ranges_, entries_[i].address);
     if (g < 0) continue;  // outside every range: condemned, no generation
     generation_[i] = static_cast<int8_t>(std::min<int>(g, 127));
-    condemned_[i] = static_cast<size_t>(g) >= generations || collected[g] ? 1 : 0;
   }
 }
 
@@ -145,11 +143,11 @@ void DotnetOrigins::EndCollection(const GenerationRange* ranges, size_t range_co
   }
   for (size_t i = 0; i < entries_.size(); ++i) {
     if (new_address_[i] != 0) continue;
-    if (!condemned_[i]) {
+    const int g = generation_[i];
+    if (!Condemned(g)) {
       scratch_.push_back(entries_[i]);  // a generation this collection left alone
       continue;
     }
-    const int g = generation_[i];
     bool keep = false;
     if (g >= 0) {
       const int now = GenerationOf(after_, entries_[i].address);

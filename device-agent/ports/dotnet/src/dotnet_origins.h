@@ -129,15 +129,19 @@ class DotnetOrigins {
   std::mutex pending_mu_;
   std::vector<Entry> pending_;  // under pending_mu_: recorded since the last collection
   mutable std::mutex gc_mu_;
-  std::vector<Entry> entries_;           // under gc_mu_: sorted by address between collections
-  std::vector<uint64_t> new_address_;    // under gc_mu_, per entry in a collection: 0 = unreported
-  std::vector<uint8_t> condemned_;       // under gc_mu_, per entry in a collection
-  std::vector<int8_t> generation_;       // under gc_mu_, per entry in a collection (-1: none)
-  std::vector<Entry> scratch_;           // under gc_mu_: EndCollection's result, then swapped
-  std::vector<GenerationRange> ranges_;  // under gc_mu_: this collection's, sorted by start
-  std::vector<GenerationRange> after_;   // under gc_mu_: the bounds after it, sorted by start
-  bool reported_[kMaxGenerations] = {};  // under gc_mu_: generation g reported survivors
-  bool in_collection_ = false;           // under gc_mu_
+  std::vector<Entry> entries_;            // under gc_mu_: sorted by address between collections
+  std::vector<uint64_t> new_address_;     // under gc_mu_, per entry in a collection: 0 = unreported
+  std::vector<int8_t> generation_;        // under gc_mu_, per entry in a collection (-1: none)
+  std::vector<Entry> scratch_;            // under gc_mu_: EndCollection's result, then swapped
+  std::vector<GenerationRange> ranges_;   // under gc_mu_: this collection's, sorted by start
+  std::vector<GenerationRange> after_;    // under gc_mu_: the bounds after it, sorted by start
+  bool reported_[kMaxGenerations] = {};   // under gc_mu_: generation g reported survivors
+  bool collected_[kMaxGenerations] = {};  // under gc_mu_: this collection collects generation g
+  // Whether this collection condemns an entry of generation `g` (-1: outside every range: yes).
+  bool Condemned(int g) const {
+    return g < 0 || static_cast<size_t>(g) >= kMaxGenerations || collected_[g];
+  }
+  bool in_collection_ = false;  // under gc_mu_
   std::atomic<uint64_t> recorded_{0}, table_full_{0}, sites_full_{0}, moved_{0}, died_{0},
       swept_{0}, class_mismatches_{0};
   std::atomic<size_t> tracked_{0};
