@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <fstream>
 #include <map>
 #include <unordered_map>
@@ -172,6 +173,45 @@ TEST(DotnetCapture, StaticFieldsAreStaticRootsNamedClassDotField) {
                            "System.Collections.Generic.List<Graph.StaticOnly>"),
             std::string::npos)
       << paths.out;
+
+  g.Release();
+  EXPECT_EQ(g.run.proc->Wait(60000), 0) << g.run.proc->log().All();
+}
+
+// [ThreadStatic] reference fields are static roots too, one per thread that set one, named by
+// the field and the thread (its system id, its name when it has one, "main" for Main's): what
+// only a thread static holds is reached from it, on the right thread.
+TEST(DotnetCapture, ThreadStaticsAreStaticRootsOfTheirThread) {
+  SKIP_WITHOUT_DOTNET();
+  GraphRun g({}, {"--thread-statics"});
+  ASSERT_GE(g.gate_fd, 0);
+  ASSERT_FALSE(g.run.endpoint.empty()) << g.run.proc->log().All();
+  ASSERT_FALSE(g.run.proc->log().WaitFor("Graph: ready", 60000).empty()) << g.run.proc->log().All();
+  const std::string path = g.dir.Path("thread-statics.xrpm");
+  const Snapshot s = CaptureWithCli(g.run.endpoint, path);
+  EXPECT_EQ(CountByType(s)["Graph.PerThread"], 8u) << "3 on Main's thread, 5 on the worker's";
+
+  std::vector<std::string> mine;  // the labels of Graph.Holder.Mine's roots
+  for (const auto& [label, type] : StaticRootTypes(s))
+    if (label.rfind("Graph.Holder.Mine (", 0) == 0) {
+      mine.push_back(label);
+      EXPECT_EQ(type, "System.Collections.Generic.List<Graph.PerThread>") << label;
+    }
+  ASSERT_EQ(mine.size(), 2u) << ::testing::PrintToString(mine);
+  const size_t named = std::count_if(mine.begin(), mine.end(), [](const std::string& label) {
+    return label.find("\"graph-worker\")") != std::string::npos;
+  });
+  EXPECT_EQ(named, 1u) << ::testing::PrintToString(mine);
+  const size_t main_thread = std::count_if(mine.begin(), mine.end(), [](const std::string& label) {
+    return label.rfind("Graph.Holder.Mine (main thread ", 0) == 0;
+  });
+  EXPECT_EQ(main_thread, 1u) << ::testing::PrintToString(mine);
+
+  const RunResult paths = RunXrpm("paths " + path + " --type Graph.PerThread", true);
+  ASSERT_EQ(paths.exit_code, 0) << paths.out;
+  EXPECT_NE(paths.out.find("static Graph.Holder.Mine (main thread "), std::string::npos)
+      << paths.out;
+  EXPECT_NE(paths.out.find("\"graph-worker\") -> "), std::string::npos) << paths.out;
 
   g.Release();
   EXPECT_EQ(g.run.proc->Wait(60000), 0) << g.run.proc->log().All();

@@ -28,12 +28,12 @@ constexpr int kNodes = 20;    // in the Graph.Node[] held by a local of Main
 // keeps open for reading and writing (so the program's open never waits, whenever it comes) and
 // writes the line the program waits for into.
 struct GraphRun {
-  explicit GraphRun(const std::vector<std::string>& launcher_args = {})
+  // program_options: after Graph's own arguments (--thread-statics).
+  explicit GraphRun(const std::vector<std::string>& launcher_args = {},
+                    const std::vector<std::string>& program_options = {})
       : gate(dir.Path("gate")),
         gate_fd(mkfifo(gate.c_str(), 0600) == 0 ? open(gate.c_str(), O_RDWR | O_CLOEXEC) : -1),
-        run(launcher_args, DotnetProgram("Graph"),
-            {std::to_string(kItems), std::to_string(kEntries), std::to_string(kNodes), "--gate",
-             gate}) {}
+        run(launcher_args, DotnetProgram("Graph"), ProgramArgs(gate, program_options)) {}
   ~GraphRun() {
     if (gate_fd >= 0) close(gate_fd);
   }
@@ -42,6 +42,13 @@ struct GraphRun {
     if (gate_fd >= 0) {
       EXPECT_EQ(write(gate_fd, "go\n", 3), 3);
     }
+  }
+  static std::vector<std::string> ProgramArgs(const std::string& gate,
+                                              const std::vector<std::string>& options) {
+    std::vector<std::string> args{std::to_string(kItems), std::to_string(kEntries),
+                                  std::to_string(kNodes), "--gate", gate};
+    args.insert(args.end(), options.begin(), options.end());
+    return args;
   }
   TempDir dir{"xrpm-dotnet"};
   std::string gate;

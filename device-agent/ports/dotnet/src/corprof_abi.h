@@ -114,6 +114,7 @@ constexpr DWORD kMonitorNone = 0x0;
 constexpr DWORD kMonitorClassLoads = 0x2;         // ClassLoadStarted/Finished
 constexpr DWORD kMonitorGc = 0x80;                // GC callbacks, the heap walk (ObjectReferences)
 constexpr DWORD kMonitorObjectAllocated = 0x100;  // ObjectAllocated (needs the next bit)
+constexpr DWORD kMonitorThreads = 0x200;          // ThreadCreated/Destroyed, ThreadNameChanged
 constexpr DWORD kMonitorEnterLeave = 0x1000;      // the enter/leave hooks (start-up only)
 // May ask for ObjectAllocated (start-up only; immutable: every later mask keeps it).
 constexpr DWORD kEnableObjectAllocated = 0x800000;
@@ -127,6 +128,7 @@ constexpr DWORD kOpenForRead = 0x0;  // GetModuleMetaData: ofRead
 
 // COR_PRF_STATIC_TYPE.
 constexpr DWORD kAppDomainStatic = 0x1;
+constexpr DWORD kThreadStatic = 0x2;  // [ThreadStatic]: one slot per thread
 // CorFieldAttr bits (GetFieldProps).
 constexpr DWORD kFieldStatic = 0x0010;
 constexpr DWORD kFieldLiteral = 0x0040;
@@ -207,7 +209,8 @@ class ICorProfilerCallback2 : public IUnknown {
   XRPM_COR_IGNORED(JITFunctionPitched)
   XRPM_COR_IGNORED(JITInlining)
   XRPM_COR_IGNORED(ThreadCreated)
-  XRPM_COR_IGNORED(ThreadDestroyed)
+  // A managed thread ends (kMonitorThreads); its ThreadID is not valid after the call.
+  virtual HRESULT ThreadDestroyed(ThreadID thread) = 0;
   XRPM_COR_IGNORED(ThreadAssignedToOSThread)
   XRPM_COR_IGNORED(RemotingClientInvocationStarted)
   XRPM_COR_IGNORED(RemotingClientSendingMessage)
@@ -254,7 +257,8 @@ class ICorProfilerCallback2 : public IUnknown {
   XRPM_COR_IGNORED(ExceptionCLRCatcherFound)
   XRPM_COR_IGNORED(ExceptionCLRCatcherExecute)
   // ---- ICorProfilerCallback2 ----
-  XRPM_COR_IGNORED(ThreadNameChanged)
+  // A managed thread's name was set (kMonitorThreads): `length` UTF-16 units, no terminator.
+  virtual HRESULT ThreadNameChanged(ThreadID thread, ULONG length, WCHAR name[]) = 0;
   // generation_collected[g] for g in COR_PRF_GC_GENERATION; reason: kGcInduced or 0.
   virtual HRESULT GarbageCollectionStarted(int32_t generation_count, BOOL generation_collected[],
                                            int32_t reason) = 0;
@@ -358,6 +362,17 @@ class ICorProfilerFunctionEnum : public IUnknown {
   virtual HRESULT Next(ULONG capacity, PrfFunction functions[], ULONG* fetched) = 0;
 };
 
+// ICorProfilerThreadEnum (corprof.idl): the runtime's enumerator of managed threads.
+class ICorProfilerThreadEnum : public IUnknown {
+ public:
+  XRPM_COR_UNUSED(Skip)
+  XRPM_COR_UNUSED(Reset)
+  XRPM_COR_UNUSED(Clone)
+  XRPM_COR_UNUSED(GetCount)
+  // Up to `capacity` more threads; S_FALSE when fewer were left.
+  virtual HRESULT Next(ULONG capacity, ThreadID threads[], ULONG* fetched) = 0;
+};
+
 // ICorProfilerInfo (3..35), 2 (36..56), 3 (57..70), 4 (71..80), 5 (81..82), 6 (83),
 // 7 (84..86), 8 (87..89), 9 (90..92), 10 (93..98).
 class ICorProfilerInfo10 : public IUnknown {
@@ -375,7 +390,8 @@ class ICorProfilerInfo10 : public IUnknown {
   // rank; S_FALSE otherwise.
   virtual HRESULT IsArrayClass(ClassID klass, CorElementType* element_type, ClassID* element_class,
                                ULONG* rank) = 0;
-  XRPM_COR_UNUSED(GetThreadInfo)
+  // The operating system's id of a managed thread (on Linux its kernel thread id).
+  virtual HRESULT GetThreadInfo(ThreadID thread, DWORD* os_thread_id) = 0;
   XRPM_COR_UNUSED(GetCurrentThreadID)
   XRPM_COR_UNUSED(GetClassIDInfo)
   virtual HRESULT GetFunctionInfo(FunctionID function, ClassID* klass, ModuleID* module,
@@ -463,12 +479,19 @@ class ICorProfilerInfo10 : public IUnknown {
                                         USHORT* major, USHORT* minor, USHORT* build, USHORT* qfe,
                                         ULONG version_capacity, ULONG* version_length,
                                         WCHAR version[]) = 0;
-  XRPM_COR_UNUSED(GetThreadStaticAddress2)
+  // The address of `thread`'s slot of a thread-static field. The storage is a managed array
+  // that a compacting collection moves: asked for inside the collection, after it moved
+  // everything. E_INVALIDARG also when the thread never touched the class's thread statics.
+  // Takes no lock the collection holds (callable inside GC callbacks).
+  virtual HRESULT GetThreadStaticAddress2(ClassID klass, mdToken field, AppDomainID domain,
+                                          ThreadID thread, void** address) = 0;
   virtual HRESULT GetAppDomainsContainingModule(ModuleID module, ULONG capacity, ULONG* count,
                                                 AppDomainID domains[]) = 0;
   XRPM_COR_UNUSED(GetModuleInfo2)
   // ---- ICorProfilerInfo4 ----
-  XRPM_COR_UNUSED(EnumThreads)
+  // The managed threads (an enumerator the caller releases). Takes the runtime's thread store
+  // lock, which a collection holds: never inside GC callbacks.
+  virtual HRESULT EnumThreads(ICorProfilerThreadEnum** threads) = 0;
   XRPM_COR_UNUSED(InitializeCurrentThread)
   XRPM_COR_UNUSED(RequestReJIT)
   XRPM_COR_UNUSED(RequestRevert)
@@ -511,7 +534,7 @@ struct EventPipeProviderConfig {
   const WCHAR* filter_data;
 };
 
-// ICorProfilerInfo11 (99..100) and ICorProfilerInfo12 (101..108): in-process EventPipe sessions
+// ICorProfilerInfo11 (99..100) and ICorProfilerInfo12 (101..107): in-process EventPipe sessions
 // (.NET 5 and later).
 class ICorProfilerInfo12 : public ICorProfilerInfo10 {
  public:

@@ -75,6 +75,7 @@ DotnetPort::DotnetPort(cor::ICorProfilerInfo10* info, std::string app_name,
       app_name_(std::move(app_name)),
       runtime_version_(std::move(runtime_version)),
       start_(std::chrono::steady_clock::now()),
+      threads_(info),
       statics_(info),
       layouts_(info) {}
 
@@ -198,6 +199,7 @@ void DotnetPort::OnGcFinished() {
       for (const cor::GcGenerationRange& r : gc_bounds_)
         record_.gc_ranges.push_back({r.range_start, r.range_start + r.range_length_reserved});
     statics_.Read(&record_.statics);  // the slots' references, in their final places too
+    statics_.ReadThreadStatics(threads_, &record_.statics);  // the slots where they are now
   } catch (const std::exception&) {
     record_.statics.clear();
   }
@@ -275,6 +277,9 @@ bool DotnetPort::RunWithWorldStopped(void (*fn)(void* ctx), void* ctx, uint32_t 
           std::to_string(functions) + " compiled functions");
     }
     statics_.Resolve(&loaded);
+    // The threads whose thread statics the collection reads (the list is not to be had
+    // inside it).
+    if (statics_.has_thread_statics()) threads_.Refresh();
     const int64_t layouts_start = NowNs();
     layouts_.Prepare(loaded);  // the new classes' field layouts (field_layouts.h)
     layouts_us_ = (NowNs() - layouts_start) / 1000;
@@ -366,8 +371,7 @@ bool DotnetPort::Collect(std::string* failure) {
     armed_.store(true, std::memory_order_release);
     cor::HRESULT hr = cor::S_OK;
     if (mode_ == EventMode::kPerCapture) {
-      hr = info_->SetEventMask2(cor::kMonitorGc | cor::kMonitorClassLoads | ExtraMaskLow(),
-                                ExtraMaskHigh());
+      hr = info_->SetEventMask2(cor::kMonitorGc | kAlwaysMaskLow | ExtraMaskLow(), ExtraMaskHigh());
       if (hr == cor::CORPROF_E_RUNTIME_UNINITIALIZED &&
           std::chrono::steady_clock::now() < deadline_) {  // still starting: as ForceGC below
         armed_.store(false, std::memory_order_release);
@@ -418,8 +422,8 @@ bool DotnetPort::Join(uint32_t timeout_ms, const std::atomic<int64_t>* cancelled
   frame_wait_.store(false, std::memory_order_release);  // the other tool picks the moment
   if (mode_ == EventMode::kPerCapture) {
     for (;;) {
-      const cor::HRESULT hr = info_->SetEventMask2(
-          cor::kMonitorGc | cor::kMonitorClassLoads | ExtraMaskLow(), ExtraMaskHigh());
+      const cor::HRESULT hr =
+          info_->SetEventMask2(cor::kMonitorGc | kAlwaysMaskLow | ExtraMaskLow(), ExtraMaskHigh());
       if (!cor::Failed(hr)) break;
       if (hr != cor::CORPROF_E_RUNTIME_UNINITIALIZED || std::chrono::steady_clock::now() >= until) {
         *failure = "the runtime refused the GC events for the capture (" + cor::HexText(hr) +
@@ -604,7 +608,10 @@ void DotnetPort::Walk(agent::HeapInfoCallback& sink) {
   std::sort(ids.begin(), ids.end());
   const auto& owners = statics_.classes();
   std::vector<uint32_t> owner_types(owners.size(), 0);  // type id of each class with a root
-  size_t stale = 0;
+  // Per class, its thread statics' (field, thread) pairs met, in order: each one a static
+  // field of the class's layout after the AppDomain-wide ones.
+  std::unordered_map<size_t, std::vector<std::pair<uint32_t, uint32_t>>> thread_slots;
+  size_t stale = 0, thread_statics = 0;
   for (const StaticValue& v : record_.statics) {
     if (v.owner >= owners.size() || !std::binary_search(ids.begin(), ids.end(), v.object)) {
       ++stale;
@@ -614,7 +621,16 @@ void DotnetPort::Walk(agent::HeapInfoCallback& sink) {
     auto added = type_ids.emplace(klass, static_cast<uint32_t>(classes.size() + 1));
     if (added.second) classes.push_back(klass);
     owner_types[v.owner] = added.first->second;
-    roots.push_back(Root{ContainerType::kClass, added.first->second, 0, v.object, v.slot});
+    uint32_t slot = v.slot;
+    if (v.thread != kNotThreadStatic) {
+      auto& pairs = thread_slots[v.owner];
+      const std::pair<uint32_t, uint32_t> pair{v.slot, v.thread};
+      auto at = std::find(pairs.begin(), pairs.end(), pair);
+      if (at == pairs.end()) at = pairs.insert(pairs.end(), pair);
+      slot = static_cast<uint32_t>(owners[v.owner].names.size() + (at - pairs.begin()));
+      ++thread_statics;
+    }
+    roots.push_back(Root{ContainerType::kClass, added.first->second, 0, v.object, slot});
   }
   std::sort(roots.begin(), roots.end());
 
@@ -639,14 +655,26 @@ void DotnetPort::Walk(agent::HeapInfoCallback& sink) {
   for (size_t i = 0; i < owners.size(); ++i)
     if (owner_types[i] != 0) owner_of.emplace(owners[i].klass, i);
   std::vector<agent::StaticFieldInfo> static_fields;
+  std::vector<std::string> thread_static_names;  // "Field (thread 4242 \"Worker\")"
   layouts_.BeginWalk();
   for (size_t i = 0; i < classes.size() && labels && !aborted; ++i) {
     static_fields.clear();
+    thread_static_names.clear();
     auto owner = owner_of.find(classes[i]);
-    if (owner != owner_of.end())
-      for (const std::string& name : owners[owner->second].names)
+    if (owner != owner_of.end()) {
+      const StaticRoots::ClassStatics& c = owners[owner->second];
+      auto pairs = thread_slots.find(owner->second);
+      if (pairs != thread_slots.end())
+        for (const auto& [field, thread] : pairs->second)
+          thread_static_names.push_back(c.thread_names[field] + " (" + threads_.Label(thread) +
+                                        ")");
+      for (const std::string& name : c.names)
         static_fields.push_back(
             agent::StaticFieldInfo{name.data(), name.size(), "", 0, agent::FieldKind::kReference});
+      for (const std::string& name : thread_static_names)
+        static_fields.push_back(
+            agent::StaticFieldInfo{name.data(), name.size(), "", 0, agent::FieldKind::kReference});
+    }
     aborted =
         !layouts_.Describe(sink, static_cast<uint32_t>(i + 1), classes[i], static_fields, names);
   }
@@ -736,9 +764,10 @@ void DotnetPort::Walk(agent::HeapInfoCallback& sink) {
   Log("capture: " + std::to_string(record_.objects.size()) + " objects (" +
       std::to_string(record_.frozen) + " on the non-GC heap), " +
       std::to_string(record_.roots.size()) + " roots, " +
-      std::to_string(record_.statics.size() - stale) + " static fields (found in " +
-      std::to_string(resolve_us_) + " us before the collection, field layouts in " +
-      std::to_string(layouts_us_) + " us)" +
+      std::to_string(record_.statics.size() - stale) + " static fields (" +
+      std::to_string(thread_statics) + " of them thread statics on " +
+      std::to_string(threads_.size()) + " threads; found in " + std::to_string(resolve_us_) +
+      " us before the collection, field layouts in " + std::to_string(layouts_us_) + " us)" +
       (stale ? " (" + std::to_string(stale) + " naming no recorded object, dropped)" : "") + ", " +
       std::to_string(classes.size()) + " types, " + std::to_string(with_values) +
       " objects' values sent");

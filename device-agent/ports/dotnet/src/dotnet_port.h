@@ -94,6 +94,7 @@
 #include "field_layouts.h"
 #include "frame_hook.h"
 #include "heap_record.h"
+#include "managed_threads.h"
 #include "static_roots.h"
 #include "xrpm/agent/runtime_port.h"
 
@@ -104,10 +105,12 @@ class DotnetPort final : public agent::RuntimePort {
  public:
   // How the GC events are asked for (see the class comment).
   enum class EventMode : uint8_t { kPerCapture, kAlways };
+  // What every mask holds: class loads (static_roots.h) and the threads' ends and names
+  // (managed_threads.h).
+  static constexpr cor::DWORD kAlwaysMaskLow = cor::kMonitorClassLoads | cor::kMonitorThreads;
   // The event mask outside captures in `mode` (low, high words of SetEventMask2).
-  // Class loads always (static_roots.h).
   static cor::DWORD IdleMaskLow(EventMode mode) {
-    return cor::kMonitorClassLoads | (mode == EventMode::kAlways ? cor::kMonitorGc : 0);
+    return kAlwaysMaskLow | (mode == EventMode::kAlways ? cor::kMonitorGc : 0);
   }
   static cor::DWORD IdleMaskHigh(EventMode mode) {
     return mode == EventMode::kAlways ? 0 : cor::kHighBasicGc;
@@ -213,6 +216,10 @@ class DotnetPort final : public agent::RuntimePort {
     counters_.Add(DotnetCounter::kClassesLoaded, 1);
     statics_.OnClassLoaded(klass);
   }
+  void OnThreadDestroyed(cor::ThreadID thread) { threads_.OnDestroyed(thread); }
+  void OnThreadNameChanged(cor::ThreadID thread, const cor::WCHAR* name, cor::ULONG length) {
+    threads_.OnNameChanged(thread, name, length);
+  }
   void OnObjectAllocated(cor::ObjectID object, cor::ClassID klass) {
     if (allocations_) allocations_->OnAllocated(object, klass);
   }
@@ -272,6 +279,7 @@ class DotnetPort final : public agent::RuntimePort {
   const std::chrono::steady_clock::time_point start_;
   std::function<void(const std::string&)> log_;
   DotnetCounters counters_;
+  ManagedThreads threads_;  // whose thread statics a capture reads
   StaticRoots statics_;
   FieldLayouts layouts_;  // after statics_: Prepare takes the classes Resolve looked at
   std::atomic<int64_t> gc_start_ns_{0};

@@ -320,6 +320,17 @@ cor::HRESULT Profiler::ClassLoadFinished(cor::ClassID klass, cor::HRESULT status
   return cor::S_OK;
 }
 
+cor::HRESULT Profiler::ThreadDestroyed(cor::ThreadID thread) {
+  if (port_) port_->OnThreadDestroyed(thread);
+  return cor::S_OK;
+}
+
+cor::HRESULT Profiler::ThreadNameChanged(cor::ThreadID thread, cor::ULONG length,
+                                         cor::WCHAR name[]) {
+  if (port_) port_->OnThreadNameChanged(thread, name, length);
+  return cor::S_OK;
+}
+
 cor::HRESULT Profiler::ObjectAllocated(cor::ObjectID object, cor::ClassID klass) {
   if (port_) port_->OnObjectAllocated(object, klass);
   return cor::S_OK;

@@ -20,11 +20,11 @@
 // attach are not reported to the profiler: the port finds them otherwise (dotnet_port.h,
 // loaded_classes.h). Any failure is written to the status FIFO and
 // refused (the runtime unloads the profiler): the process is never ended or left stopped. Shutdown
-// stops the agent before the runtime tears down what a capture would walk. The GC and class load
-// callbacks, and with --allocations ObjectAllocated (the exact route) or EventPipeEventDelivered
-// (the sampled route; dotnet_allocations.h), go to the port (dotnet_port.h); every other callback
-// is ignored (corprof_abi.h's placeholders). --allocations is refused on attach: its samples
-// travel with the frame records, whose hooks only start-up allows.
+// stops the agent before the runtime tears down what a capture would walk. The GC, class load
+// and thread (end, name) callbacks, and with --allocations ObjectAllocated (the exact route) or
+// EventPipeEventDelivered (the sampled route; dotnet_allocations.h), go to the port
+// (dotnet_port.h); every other callback is ignored (corprof_abi.h's placeholders). --allocations is
+// refused on attach: its samples travel with the frame records, whose hooks only start-up allows.
 //
 // Lifetime: COM reference counting; the runtime holds the object until the process ends, and
 // the port and agent it creates are never destroyed (the runtime may call late).
@@ -65,6 +65,9 @@ class Profiler final : public cor::ICorProfilerCallback10 {
   cor::HRESULT SurvivingReferences2(cor::ULONG count, cor::ObjectID starts[],
                                     size_t lengths[]) override;
   cor::HRESULT ClassLoadFinished(cor::ClassID klass, cor::HRESULT status) override;
+  cor::HRESULT ThreadDestroyed(cor::ThreadID thread) override;
+  cor::HRESULT ThreadNameChanged(cor::ThreadID thread, cor::ULONG length,
+                                 cor::WCHAR name[]) override;
   cor::HRESULT ObjectAllocated(cor::ObjectID object, cor::ClassID klass) override;
   cor::HRESULT RootReferences2(cor::ULONG count, cor::ObjectID objects[], cor::GcRootKind kinds[],
                                cor::GcRootFlags flags[], cor::UINT_PTR ids[]) override;

@@ -85,18 +85,26 @@ void StaticRoots::Examine(cor::ClassID klass) {
         continue;
       if (!IsReferenceFieldSignature(sig, sig_bytes)) continue;
       cor::DWORD kind = 0;
-      if (cor::Failed(info_->GetStaticFieldInfo(klass, fields[i], &kind)) ||
-          !(kind & cor::kAppDomainStatic))
-        continue;
-      c.names.push_back(
-          Utf8(name, len > 0 ? std::min(len, kMetadataNameCapacity) - 1 : 0));  // len: + NUL
-      c.fields.push_back(fields[i]);
+      if (cor::Failed(info_->GetStaticFieldInfo(klass, fields[i], &kind))) continue;
+      std::string utf8 =
+          Utf8(name, len > 0 ? std::min(len, kMetadataNameCapacity) - 1 : 0);  // len: + NUL
+      if (kind & cor::kAppDomainStatic) {
+        c.names.push_back(std::move(utf8));
+        c.fields.push_back(fields[i]);
+      } else if (kind & cor::kThreadStatic) {
+        c.thread_names.push_back(std::move(utf8));
+        c.thread_fields.push_back(fields[i]);
+      }
     }
   }
   if (e) md->CloseEnum(e);
-  if (c.fields.empty()) return;
+  if (c.fields.empty() && c.thread_fields.empty()) return;
   c.addresses.assign(c.fields.size(), 0);
-  unresolved_.push_back(classes_.size());
+  if (!c.thread_fields.empty()) {
+    c.domain = DomainOf(module);  // here: ReadThreadStatics runs in the collection
+    thread_classes_.push_back(classes_.size());
+  }
+  if (!c.fields.empty()) unresolved_.push_back(classes_.size());
   classes_.push_back(std::move(c));
 }
 
@@ -141,6 +149,28 @@ void StaticRoots::Read(std::vector<StaticValue>* out) const {
         out->push_back(StaticValue{object, static_cast<uint32_t>(i), static_cast<uint32_t>(f)});
     }
   }
+}
+
+void StaticRoots::ReadThreadStatics(const ManagedThreads& threads,
+                                    std::vector<StaticValue>* out) const {
+  if (thread_classes_.empty()) return;
+  threads.ForEachLive([&](uint32_t index, cor::ThreadID thread) {
+    for (size_t i : thread_classes_) {
+      const ClassStatics& c = classes_[i];
+      if (c.domain == 0) continue;
+      for (size_t f = 0; f < c.thread_fields.size(); ++f) {
+        void* address = nullptr;
+        if (cor::Failed(info_->GetThreadStaticAddress2(c.klass, c.thread_fields[f], c.domain,
+                                                       thread, &address)) ||
+            !address)
+          continue;  // the thread never touched the class's thread statics
+        const uint64_t object = *static_cast<const volatile uintptr_t*>(address);
+        if (object != 0)
+          out->push_back(
+              StaticValue{object, static_cast<uint32_t>(i), static_cast<uint32_t>(f), index});
+      }
+    }
+  });
 }
 
 }  // namespace dotnet

@@ -13,11 +13,14 @@
 //     Label "sample-N" (made at run time), Title "a literal title" (a literal: on the non-GC
 //     heap), Numbers an int[7], Position a Graph.Point (1.5, -2) embedded in it, Friend the first
 //     Graph.Item, Maybe 5 (an int?), Pair ("pair", the second Graph.Item): generic structs
+// With --thread-statics: 3 Graph.PerThread instances in Main's thread's [ThreadStatic]
+// List<Graph.PerThread> (Graph.Holder.Mine) and 5 in the same field of a thread named
+// "graph-worker", which waits until Main is let go; nothing else holds them.
 // It writes "Graph: ready" to stderr, then opens the file given by --gate (a named pipe the test
 // made and holds open) and reads one line from it, which holds it there until the test writes
 // that line; then it writes "Graph: done" and exits with 0.
 //
-//   dotnet Graph.dll N M K --gate PATH
+//   dotnet Graph.dll N M K --gate PATH [--thread-statics]
 using System;
 using System.Collections.Generic;
 using System.IO;
@@ -30,6 +33,7 @@ namespace Graph {
   public class Node { public Node Next; public int Index; }
   public class WeakOnly { public long Payload; }
   public class StaticOnly { public int Index; }
+  public class PerThread { public int Index; }
   public class Garbage { public int A; public byte[] Pad; }
   public struct Blit { public int A; }
   public enum Mood : byte { Calm = 1, Happy = 7 }
@@ -55,6 +59,7 @@ namespace Graph {
     public static WeakReference Weak;
     public static GCHandle Pinned;
     public static Sample Sample;
+    [ThreadStatic] public static List<PerThread> Mine;
   }
 
   public static class Program {
@@ -85,11 +90,34 @@ namespace Graph {
       return nodes;
     }
 
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    static void FillMine(int count) {
+      var mine = new List<PerThread>();
+      for (int i = 0; i < count; i++) mine.Add(new PerThread { Index = i });
+      Holder.Mine = mine;
+    }
+
     public static int Main(string[] args) {
-      if (args.Length != 5 || args[3] != "--gate" || !int.TryParse(args[0], out int n) ||
-          !int.TryParse(args[1], out int m) || !int.TryParse(args[2], out int k)) {
-        Console.Error.WriteLine("usage: Graph N M K --gate PATH");
+      bool threadStatics = args.Length == 6 && args[5] == "--thread-statics";
+      if ((args.Length != 5 && !threadStatics) || args[3] != "--gate" ||
+          !int.TryParse(args[0], out int n) || !int.TryParse(args[1], out int m) ||
+          !int.TryParse(args[2], out int k)) {
+        Console.Error.WriteLine("usage: Graph N M K --gate PATH [--thread-statics]");
         return 2;
+      }
+      System.Threading.ManualResetEventSlim release = null;
+      System.Threading.Thread worker = null;
+      if (threadStatics) {
+        release = new System.Threading.ManualResetEventSlim(false);
+        FillMine(3);
+        var filled = new System.Threading.ManualResetEventSlim(false);
+        worker = new System.Threading.Thread(() => {
+          FillMine(5);
+          filled.Set();
+          release.Wait();
+        }) { Name = "graph-worker", IsBackground = true };
+        worker.Start();
+        filled.Wait();
       }
       for (int i = 0; i < n; i++) Holder.Items.Add(new Item { Index = i, Label = null });
       for (int i = 0; i < m; i++) Holder.Entries.Add("key-" + i, new Entry { Value = i });
@@ -108,6 +136,8 @@ namespace Graph {
       Console.Error.WriteLine("Graph: ready");
       using (var gate = new StreamReader(args[4])) gate.ReadLine();
       GC.KeepAlive(nodes);
+      release?.Set();
+      worker?.Join();
       Console.Error.WriteLine("Graph: done");
       return 0;
     }
