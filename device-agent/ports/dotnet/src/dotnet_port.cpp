@@ -210,7 +210,7 @@ void DotnetPort::OnGcFinished() {
   }
   recording_.store(false, std::memory_order_release);
   armed_.store(false, std::memory_order_release);
-  recorded_.store(!record_.objects.empty(), std::memory_order_release);
+  recorded_.store(record_.stream.object_count() > 0, std::memory_order_release);
   recorded_cv_.notify_all();
 }
 
@@ -219,7 +219,7 @@ bool DotnetPort::OnObjectReferences(cor::ObjectID object, cor::ClassID klass, co
   if (!recording_.load(std::memory_order_acquire))
     return induced_.load(std::memory_order_relaxed);  // walked on for another tool
   std::lock_guard<std::mutex> lock(record_mu_);
-  if (record_.objects.empty() && report_start_ns_.load(std::memory_order_relaxed) == 0)
+  if (record_.stream.object_count() == 0 && report_start_ns_.load(std::memory_order_relaxed) == 0)
     report_start_ns_.store(NowNs(), std::memory_order_release);
   try {
     // The walk runs after the collection moved everything: the object is in its final place
@@ -227,13 +227,14 @@ bool DotnetPort::OnObjectReferences(cor::ObjectID object, cor::ClassID klass, co
     size_t size = 0;
     if (cor::Failed(info_->GetObjectSize2(object, &size))) size = 0;
     RecordedObject o{object, klass, static_cast<uint32_t>(std::min<size_t>(size, UINT32_MAX))};
+    record_.BeginObject();
     for (cor::ULONG i = 0; i < count; ++i)
       if (refs[i] != 0) {
         record_.refs.push_back(refs[i]);
         ++o.ref_count;
       }
     layouts_.Record(&record_, &o);  // its slots and values, read now (in place, world stopped)
-    record_.objects.push_back(o);
+    record_.EndObject(o);
     return true;
   } catch (const std::exception&) {  // out of memory: this capture fails, the runtime goes on
     recording_.store(false, std::memory_order_release);
@@ -290,7 +291,7 @@ bool DotnetPort::RunWithWorldStopped(void (*fn)(void* ctx), void* ctx, uint32_t 
     // The program still runs: reserving (and mapping) now is not part of its pause.
     std::lock_guard<std::mutex> lock(record_mu_);
     try {
-      record_.Reserve(last_sizes_.objects ? ScaledLastSizes() : FirstRecordGuess());
+      record_.Reserve(last_sizes_.bytes ? ScaledLastSizes() : FirstRecordGuess());
     } catch (const std::exception&) {  // the vectors grow in the collection instead
     }
   }
@@ -351,8 +352,7 @@ HeapRecord::Sizes DotnetPort::ScaledLastSizes() const {
   if (then == 0 || now <= then) return last_sizes_;
   const double f = std::min(static_cast<double>(now) / static_cast<double>(then), 16.0);
   auto scaled = [f](size_t n) { return static_cast<size_t>(static_cast<double>(n) * f); };
-  return HeapRecord::Sizes{scaled(last_sizes_.objects), scaled(last_sizes_.refs),
-                           scaled(last_sizes_.values), scaled(last_sizes_.text)};
+  return HeapRecord::Sizes{scaled(last_sizes_.bytes), scaled(last_sizes_.classes)};
 }
 
 HeapRecord::Sizes DotnetPort::FirstRecordGuess() const {
@@ -360,9 +360,9 @@ HeapRecord::Sizes DotnetPort::FirstRecordGuess() const {
   if (!GenerationBounds(&ranges)) return {};
   const uint64_t used = UseOf(ranges).all;
   // Some garbage is still in the heap, and objects average 30-60 bytes in the heaps we
-  // measured: an object per 48 bytes in use, two references and a value each.
+  // measured: an object per 48 bytes in use, ~20 bytes of stream each.
   const size_t objects = static_cast<size_t>(used / 48);
-  return HeapRecord::Sizes{objects, 2 * objects, objects, 0};
+  return HeapRecord::Sizes{20 * objects, 0};
 }
 
 bool DotnetPort::Collect(std::string* failure) {
@@ -518,9 +518,12 @@ void DotnetPort::AddFrozenObjects() {
   // reported object (a sort of every object and a search per reference: several times slower
   // on a big heap).
   std::vector<uint64_t> missing;
+  StreamObject o;
   auto collect = [&](auto&& unreported) {
-    for (uint64_t r : record_.refs)
-      if (unreported(r)) missing.push_back(r);
+    RecordStream::Reader reader(record_.stream);
+    while (reader.Next(&o))
+      for (uint64_t r : o.refs)
+        if (unreported(r)) missing.push_back(r);
     for (const RecordedRoot& r : record_.roots)
       if (unreported(r.object)) missing.push_back(r.object);
     for (const StaticValue& v : record_.statics)
@@ -535,15 +538,17 @@ void DotnetPort::AddFrozenObjects() {
                                     std::pair<uint64_t, uint64_t>{id, UINT64_MAX});
       return after == ranges.begin() || id >= std::prev(after)->second;
     };
-    for (const RecordedObject& o : record_.objects)
+    RecordStream::Reader reader(record_.stream);
+    while (reader.Next(&o))
       if (outside(o.id)) ids.push_back(o.id);
     std::sort(ids.begin(), ids.end());
     collect([&](uint64_t id) {
       return outside(id) && !std::binary_search(ids.begin(), ids.end(), id);
     });
   } else {
-    ids.reserve(record_.objects.size());
-    for (const RecordedObject& o : record_.objects) ids.push_back(o.id);
+    ids.reserve(record_.stream.object_count());
+    RecordStream::Reader reader(record_.stream);
+    while (reader.Next(&o)) ids.push_back(o.id);
     std::sort(ids.begin(), ids.end());
     collect([&](uint64_t id) { return !std::binary_search(ids.begin(), ids.end(), id); });
   }
@@ -557,9 +562,11 @@ void DotnetPort::AddFrozenObjects() {
       continue;
     if (cor::Failed(info_->GetClassFromObject(static_cast<cor::ObjectID>(id), &klass))) continue;
     info_->GetObjectSize2(static_cast<cor::ObjectID>(id), &size);
-    RecordedObject o{id, klass, static_cast<uint32_t>(std::min<size_t>(size, UINT32_MAX))};
-    layouts_.Record(&record_, &o);  // a frozen object never moves: read after the collection
-    record_.objects.push_back(o);
+    RecordedObject frozen_object{id, klass,
+                                 static_cast<uint32_t>(std::min<size_t>(size, UINT32_MAX))};
+    record_.BeginObject();  // a frozen object never moves: read after the collection
+    layouts_.Record(&record_, &frozen_object);
+    record_.EndObject(frozen_object);
     ++record_.frozen;
   }
 }
@@ -579,33 +586,34 @@ void DotnetPort::WalkHeap(agent::HeapInfoCallback& sink) {
   }
   std::lock_guard<std::mutex> lock(record_mu_);
   last_sizes_ = record_.sizes();
-  record_.Clear();
-  record_.objects.shrink_to_fit();
-  record_.refs.shrink_to_fit();
-  record_.slots.shrink_to_fit();
-  record_.values.shrink_to_fit();
-  record_.text.shrink_to_fit();
-  record_.roots.shrink_to_fit();
-  record_.statics.shrink_to_fit();
+  record_.Release();
 }
 
 void DotnetPort::Walk(agent::HeapInfoCallback& sink) {
   std::lock_guard<std::mutex> lock(record_mu_);  // uncontended: no collection is recorded now
   AddFrozenObjects();
   TypeNames names(info_);
+  // Type ids: the stream's classes (by first appearance) + 1, then the static roots' classes.
   std::unordered_map<cor::ClassID, uint32_t> type_ids;
-  std::vector<cor::ClassID> classes;
-  for (const RecordedObject& o : record_.objects)
-    if (type_ids.emplace(o.klass, static_cast<uint32_t>(classes.size() + 1)).second)
-      classes.push_back(o.klass);
+  std::vector<cor::ClassID> classes(record_.stream.classes().begin(),
+                                    record_.stream.classes().end());
+  for (size_t i = 0; i < classes.size(); ++i)
+    type_ids.emplace(classes[i], static_cast<uint32_t>(i + 1));
   std::vector<Root> roots;
   roots.reserve(record_.roots.size() + record_.statics.size());
   for (const RecordedRoot& r : record_.roots) roots.push_back(Classify(r));
   // Static fields: only those naming a recorded object (a stale slot names nothing).
-  std::vector<uint64_t> ids;
-  ids.reserve(record_.objects.size());
-  for (const RecordedObject& o : record_.objects) ids.push_back(o.id);
-  std::sort(ids.begin(), ids.end());
+  std::vector<uint64_t> ids;  // the objects the static fields name that were recorded
+  {
+    std::vector<uint64_t> named;
+    for (const StaticValue& v : record_.statics) named.push_back(v.object);
+    std::sort(named.begin(), named.end());
+    StreamObject o;
+    RecordStream::Reader reader(record_.stream);
+    while (!named.empty() && reader.Next(&o))
+      if (std::binary_search(named.begin(), named.end(), o.id)) ids.push_back(o.id);
+    std::sort(ids.begin(), ids.end());
+  }
   const auto& owners = statics_.classes();
   std::vector<uint32_t> owner_types(owners.size(), 0);  // type id of each class with a root
   // Per class, its thread statics' (field, thread) pairs met, in order: each one a static
@@ -712,10 +720,10 @@ void DotnetPort::Walk(agent::HeapInfoCallback& sink) {
   if (!aborted && origins_ && allocations_)
     aborted = origin_reporter.Begin(sink, origins_->sites(), stopped_after_.load(),
                                     allocations_->mean_bytes()) == WalkResult::kAbort;
-  size_t value_at = 0, text_at = 0, with_values = 0;  // the next object's in values / text
-  size_t ref_at = 0;                                  // its first in refs / slots
-  for (size_t i = 0; i < record_.objects.size() && !aborted; ++i) {
-    const RecordedObject& o = record_.objects[i];
+  size_t with_values = 0;
+  StreamObject o;
+  RecordStream::Reader reader(record_.stream);
+  while (!aborted && reader.Next(&o)) {
     if (!origins.empty()) {
       auto e = std::lower_bound(
           origins.begin(), origins.end(), o.id,
@@ -731,28 +739,26 @@ void DotnetPort::Walk(agent::HeapInfoCallback& sink) {
         }
       }
     }
-    if (o.values) {
-      const uint64_t* bits = record_.values.data() + value_at;
-      const bool string = layouts_.IsString(o.klass) && o.value_count == 1;
-      const uint32_t length = string ? static_cast<uint32_t>(bits[0]) : 0;
-      const size_t units = std::min<size_t>(length, protocol::kMaxStringCap);  // recorded
+    if (o.values_read) {
+      const bool string = layouts_.IsString(o.klass) && o.values.size() == 1;
+      const uint32_t length = string ? static_cast<uint32_t>(o.values[0]) : 0;
       if (detail.values) {
         ++with_values;
-        aborted = (string ? sink.StringValue(o.id, length, record_.text.data() + text_at,
-                                             std::min<size_t>(length, detail.string_cap))
-                          : sink.ObjectValues(o.id, bits, o.value_count)) == WalkResult::kAbort;
+        aborted =
+            (string
+                 ? sink.StringValue(o.id, length, o.text.data(),
+                                    std::min<size_t>({length, detail.string_cap, o.text.size()}))
+                 : sink.ObjectValues(o.id, o.values.data(), o.values.size())) == WalkResult::kAbort;
       }
-      value_at += o.value_count;
-      text_at += units;
       if (aborted) break;
     }
-    const uint64_t* refs = o.ref_count ? record_.refs.data() + ref_at : nullptr;
-    const uint32_t* slots = o.ref_count ? record_.slots.data() + ref_at : nullptr;
-    ref_at += o.ref_count;
-    aborted = (labels ? sink.ObjectReferencesWithSlots(o.id, type_ids[o.klass], o.size, refs, slots,
-                                                       o.ref_count)
-                      : sink.ObjectReferences(o.id, type_ids[o.klass], o.size, refs,
-                                              o.ref_count)) == WalkResult::kAbort;
+    const size_t n = o.refs.size();
+    const uint32_t type_id = o.class_index + 1;  // the stream's classes come first
+    aborted =
+        (labels ? sink.ObjectReferencesWithSlots(o.id, type_id, o.size, n ? o.refs.data() : nullptr,
+                                                 n ? o.slots.data() : nullptr, n)
+                : sink.ObjectReferences(o.id, type_id, o.size, n ? o.refs.data() : nullptr, n)) ==
+        WalkResult::kAbort;
   }
   origin_reporter.End();
   sink.BeginContainer(ContainerType::kEnd, 0, 0);
@@ -761,7 +767,7 @@ void DotnetPort::Walk(agent::HeapInfoCallback& sink) {
   // are looked for at the next capture (StaticRoots looks at each class once).
   if (attached_)
     for (cor::ClassID klass : classes) statics_.OnClassLoaded(klass);
-  Log("capture: " + std::to_string(record_.objects.size()) + " objects (" +
+  Log("capture: " + std::to_string(record_.stream.object_count()) + " objects (" +
       std::to_string(record_.frozen) + " on the non-GC heap), " +
       std::to_string(record_.roots.size()) + " roots, " +
       std::to_string(record_.statics.size() - stale) + " static fields (" +

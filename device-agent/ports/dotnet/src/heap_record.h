@@ -1,13 +1,13 @@
 // HeapRecord: what CoreCLR reported during the capture's collection, kept until the walk hands
 // it to the agent after the world resumed: every live object (address, ClassID, size, its
-// references, each reference's slot, its values: field_layouts.h) from ObjectReferences, every root
-// from RootReferences2, what the static reference fields hold (read when the collection ends), and
-// the objects of the non-GC heap (frozen string literals and types) that live objects or roots
-// reference, which the collector's walk does not report.
+// references, each reference's slot, its values: field_layouts.h) from ObjectReferences, as a
+// byte stream (record_stream.h), every root from RootReferences2, what the static reference
+// fields hold (read when the collection ends), and the objects of the non-GC heap (frozen
+// string literals and types) that live objects or roots reference, which the collector's walk
+// does not report.
 //
-// Memory: 32 B per object + 12 B per reference (its id and slot) + 24 B per root, and the values
-// (field_layouts.h: 8 B per primitive field, string or array, 2 B per recorded string unit), in
-// vectors grown as the runtime reports (the runtime gives no count ahead).
+// Memory: the stream (~25 B per object on a heap of 4 references per object, less where
+// references point near their holder), 24 B per root, the current object's scratch vectors.
 //
 // Thread-safety: none; the port fills it inside the collection (the runtime serialises its GC
 // callbacks) and reads it afterwards on the capture thread.
@@ -21,14 +21,14 @@
 #include "corprof_abi.h"
 #include "dotnet_origins.h"
 #include "huge_page_allocator.h"
+#include "record_stream.h"
 #include "static_roots.h"
 
 namespace xrpm {
 namespace dotnet {
 
-// 32 bytes. Its references are the next ref_count in HeapRecord::refs (and ::slots): objects
-// and references are recorded in the same order, so an object's first is the sum of the counts
-// before it.
+// The object being recorded: what field_layouts.h's Record reads and fills in, before the
+// object goes into the stream. Its references are HeapRecord::refs (and ::slots).
 struct RecordedObject {
   uint64_t id;
   cor::ClassID klass;
@@ -40,8 +40,6 @@ struct RecordedObject {
   bool values = false;  // values were read (its class had a layout in the collection)
 };
 
-static_assert(sizeof(RecordedObject) <= 32, "RecordedObject: 32 bytes per recorded object");
-
 struct RecordedRoot {
   uint64_t object;
   cor::GcRootKind kind;
@@ -49,16 +47,13 @@ struct RecordedRoot {
   uint64_t id;    // stack: FunctionID; handle: the handle
 };
 
-// The record's large vectors: mapped in huge pages (huge_page_allocator.h).
-template <typename T>
-using RecordVector = std::vector<T, HugePageAllocator<T>>;
-
 struct HeapRecord {
-  RecordVector<RecordedObject> objects;
-  RecordVector<uint64_t> refs;
-  RecordVector<uint32_t> slots;   // per reference: its field's index or element index
-  RecordVector<uint64_t> values;  // the objects' values, in object order
-  RecordVector<uint16_t> text;    // the strings' first units, in object order
+  RecordStream stream;  // the objects
+  // The object being recorded (cleared for each one; their capacity stays).
+  std::vector<uint64_t> refs;
+  std::vector<uint32_t> slots;   // per reference: its field's index or element index
+  std::vector<uint64_t> values;  // its values
+  std::vector<uint16_t> text;    // a string's first units
   RecordVector<RecordedRoot> roots;
   std::vector<StaticValue> statics;  // the static reference fields' values (static_roots.h)
   uint64_t frozen = 0;               // of objects: the non-GC heap's (appended after the walk)
@@ -68,46 +63,50 @@ struct HeapRecord {
   // The sampled objects' origins after the collection (dotnet_origins.h), sorted by address.
   std::vector<DotnetOrigins::Entry> origins;
 
-  // How much the last record held, to reserve before the next collection (growing the vectors
+  // How much the last record held, to reserve before the next collection (growing the stream
   // inside it, where every copy lengthens the game's pause, costs more than reserving before).
   struct Sizes {
-    size_t objects = 0, refs = 0, values = 0, text = 0;
+    size_t bytes = 0, classes = 0;
   };
-  Sizes sizes() const { return Sizes{objects.size(), refs.size(), values.size(), text.size()}; }
+  Sizes sizes() const { return Sizes{stream.bytes(), stream.classes().size()}; }
   // Reserves `last` and an eighth more, and writes the reserved memory once so that the pages
   // are mapped before the collection: a first touch inside it is a page fault in the game's
-  // pause (14 us each on the paravirtualised machines we measure on, ~25 000 of them for a
-  // 1 M-object heap). The vectors' memory is in huge pages (RecordVector): a 2 MiB page faults
-  // once where 512 small ones would, which shortens the mapping before the capture (the game
-  // runs, but the capture waits) and a vector's growth inside the collection (in the pause).
-  // Throws std::bad_alloc as the vectors do.
+  // pause (14 us each on the paravirtualised machines we measure on). The stream's memory is
+  // in huge pages (RecordVector): a 2 MiB page faults once where 512 small ones would, which
+  // shortens the mapping before the capture (the game runs, but the capture waits) and the
+  // stream's growth inside the collection (in the pause). Throws std::bad_alloc.
   void Reserve(const Sizes& last) {
-    ReserveTouched(&objects, last.objects + last.objects / 8);
-    ReserveTouched(&refs, last.refs + last.refs / 8);
-    ReserveTouched(&slots, last.refs + last.refs / 8);
-    ReserveTouched(&values, last.values + last.values / 8);
-    ReserveTouched(&text, last.text + last.text / 8);
+    stream.Reserve(last.bytes + last.bytes / 8, last.classes + last.classes / 8);
   }
 
-  template <typename V>
-  static void ReserveTouched(V* v, size_t n) {
-    if (v->capacity() >= n) return;  // kept from the last capture: mapped already
-    v->reserve(n);
-    v->resize(n);  // writes every element (value-initialised)
-    v->clear();    // keeps the capacity
-  }
-
-  void Clear() {
-    objects.clear();
+  // Starts the next object: empties the scratch vectors.
+  void BeginObject() {
     refs.clear();
     slots.clear();
     values.clear();
     text.clear();
+  }
+  // Appends the object whose references, slots, values and text the scratch vectors hold.
+  void EndObject(const RecordedObject& o) {
+    stream.Append(o.id, o.klass, o.size, o.values, refs.data(), slots.data(), refs.size(),
+                  values.data(), values.size(), text.data(), text.size());
+  }
+
+  void Clear() {
+    stream.Clear();
+    BeginObject();
     roots.clear();
     statics.clear();
     gc_ranges.clear();
     origins.clear();
     frozen = 0;
+  }
+  // Clear, and the memory given back (between captures).
+  void Release() {
+    Clear();
+    stream.Release();
+    roots.shrink_to_fit();
+    statics.shrink_to_fit();
   }
 };
 

@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <limits>
 #include <new>
+#include <vector>
 
 namespace xrpm {
 namespace dotnet {
@@ -71,6 +72,10 @@ template <typename T, typename U>
 bool operator!=(const HugePageAllocator<T>&, const HugePageAllocator<U>&) {
   return false;
 }
+
+// The capture record's large vectors: mapped in huge pages.
+template <typename T>
+using RecordVector = std::vector<T, HugePageAllocator<T>>;
 
 }  // namespace dotnet
 }  // namespace xrpm

@@ -1,0 +1,182 @@
+// RecordStream: writing and reading the capture record's byte stream.
+#include "record_stream.h"
+
+#include <algorithm>
+#include <cstring>
+#include <new>
+
+namespace xrpm {
+namespace dotnet {
+namespace {
+
+inline uint8_t* PutVarint(uint8_t* p, uint64_t v) {
+  while (v >= 0x80) {
+    *p++ = static_cast<uint8_t>(v | 0x80);
+    v >>= 7;
+  }
+  *p++ = static_cast<uint8_t>(v);
+  return p;
+}
+
+inline uint64_t ZigZag(int64_t v) {
+  return (static_cast<uint64_t>(v) << 1) ^ static_cast<uint64_t>(v >> 63);
+}
+
+inline int64_t UnZigZag(uint64_t v) {
+  return static_cast<int64_t>(v >> 1) ^ -static_cast<int64_t>(v & 1);
+}
+
+// A difference of two addresses, divided by 8 when both are aligned (exact then).
+inline int64_t AddressDelta(uint64_t to, uint64_t from, bool aligned) {
+  const auto d = static_cast<int64_t>(to - from);
+  return aligned ? d / 8 : d;
+}
+
+constexpr size_t kFirstClassSlots = 1024;
+
+}  // namespace
+
+uint32_t RecordStream::ClassIndex(uintptr_t klass) {
+  if (klass == last_class_ && !classes_.empty()) return last_index_;
+  if (keys_.empty()) Rehash(kFirstClassSlots);
+  const size_t mask = keys_.size() - 1;
+  size_t at = (static_cast<size_t>(klass) >> 3) * 0x9E3779B97F4A7C15ull & mask;
+  while (indices_[at] != 0 && keys_[at] != klass) at = (at + 1) & mask;
+  uint32_t index;
+  if (indices_[at] != 0) {
+    index = indices_[at] - 1;
+  } else {
+    index = static_cast<uint32_t>(classes_.size());
+    classes_.push_back(klass);
+    keys_[at] = klass;
+    indices_[at] = index + 1;
+    if (classes_.size() * 2 > keys_.size()) Rehash(keys_.size() * 2);
+  }
+  last_class_ = klass;
+  last_index_ = index;
+  return index;
+}
+
+void RecordStream::Rehash(size_t capacity) {
+  keys_.assign(capacity, 0);
+  indices_.assign(capacity, 0);
+  const size_t mask = capacity - 1;
+  for (size_t i = 0; i < classes_.size(); ++i) {
+    size_t at = (static_cast<size_t>(classes_[i]) >> 3) * 0x9E3779B97F4A7C15ull & mask;
+    while (indices_[at] != 0) at = (at + 1) & mask;
+    keys_[at] = classes_[i];
+    indices_[at] = static_cast<uint32_t>(i + 1);
+  }
+}
+
+void RecordStream::Grow(size_t need) {
+  RecordVector<uint8_t> bigger;
+  bigger.resize(std::max(need, buffer_.size() + buffer_.size() / 2 + 4096));
+  std::memcpy(bigger.data(), buffer_.data(), used_);
+  buffer_.swap(bigger);
+}
+
+void RecordStream::Append(uint64_t id, uintptr_t klass, uint32_t size, bool values_read,
+                          const uint64_t* refs, const uint32_t* slots, size_t ref_count,
+                          const uint64_t* values, size_t value_count, const uint16_t* text,
+                          size_t text_units) {
+  const size_t most = MaxBytes(ref_count, value_count, text_units);
+  if (used_ + most > buffer_.size()) Grow(used_ + most);
+  uint64_t low_bits = id | previous_id_;
+  for (size_t i = 0; i < ref_count; ++i) low_bits |= refs[i];
+  const bool aligned = (low_bits & 7) == 0;
+  uint8_t* p = buffer_.data() + used_;
+  p = PutVarint(p, (static_cast<uint64_t>(value_count) << 3) | (text_units ? 4u : 0u) |
+                       (aligned ? 2u : 0u) | (values_read ? 1u : 0u));
+  p = PutVarint(p, ZigZag(AddressDelta(id, previous_id_, aligned)));
+  p = PutVarint(p, ClassIndex(klass));
+  p = PutVarint(p, size);
+  p = PutVarint(p, ref_count);
+  for (size_t i = 0; i < ref_count; ++i) {
+    p = PutVarint(p, ZigZag(AddressDelta(refs[i], id, aligned)));
+    p = PutVarint(p, static_cast<uint32_t>(slots[i] + 1u));
+  }
+  for (size_t i = 0; i < value_count; ++i) p = PutVarint(p, values[i]);
+  if (text_units) {
+    p = PutVarint(p, text_units);
+    std::memcpy(p, text, text_units * 2);
+    p += text_units * 2;
+  }
+  used_ = static_cast<size_t>(p - buffer_.data());
+  previous_id_ = id;
+  ++objects_;
+  refs_ += ref_count;
+}
+
+void RecordStream::Reserve(size_t bytes, size_t classes) {
+  if (buffer_.size() < bytes) {
+    RecordVector<uint8_t> bigger;
+    bigger.resize(bytes);  // writes every byte: the pages are mapped now, not in the pause
+    std::memcpy(bigger.data(), buffer_.data(), used_);
+    buffer_.swap(bigger);
+  }
+  size_t slots = keys_.empty() ? kFirstClassSlots : keys_.size();
+  while (slots < 2 * classes) slots *= 2;
+  if (slots > keys_.size()) Rehash(slots);
+  classes_.reserve(classes);
+}
+
+void RecordStream::Clear() {
+  used_ = 0;
+  objects_ = refs_ = 0;
+  previous_id_ = 0;
+  classes_.clear();
+  std::fill(indices_.begin(), indices_.end(), 0);
+  last_class_ = 0;
+  last_index_ = 0;
+}
+
+void RecordStream::Release() {
+  Clear();
+  RecordVector<uint8_t>().swap(buffer_);
+}
+
+uint64_t RecordStream::Reader::Varint() {
+  uint64_t v = 0;
+  for (unsigned shift = 0; at_ < s_.used_ && shift < 64; shift += 7) {
+    const uint8_t b = s_.buffer_[at_++];
+    v |= static_cast<uint64_t>(b & 0x7f) << shift;
+    if (!(b & 0x80)) break;
+  }
+  return v;
+}
+
+bool RecordStream::Reader::Next(StreamObject* o) {
+  if (at_ >= s_.used_) return false;
+  const uint64_t flags = Varint();
+  const bool aligned = flags & 2;
+  const int64_t id_delta = UnZigZag(Varint());
+  o->id = previous_id_ + static_cast<uint64_t>(aligned ? id_delta * 8 : id_delta);
+  previous_id_ = o->id;
+  o->class_index = static_cast<uint32_t>(Varint());
+  o->klass = o->class_index < s_.classes_.size() ? s_.classes_[o->class_index] : 0;
+  o->size = static_cast<uint32_t>(Varint());
+  o->values_read = flags & 1;
+  // Bounded by the bytes left (a reference takes 2 at least, a value 1), whatever they say.
+  const size_t n = std::min<size_t>(static_cast<size_t>(Varint()), (s_.used_ - at_) / 2);
+  o->refs.resize(n);
+  o->slots.resize(n);
+  for (size_t i = 0; i < n; ++i) {
+    const int64_t d = UnZigZag(Varint());
+    o->refs[i] = o->id + static_cast<uint64_t>(aligned ? d * 8 : d);
+    o->slots[i] = static_cast<uint32_t>(Varint()) - 1u;
+  }
+  o->values.resize(std::min<size_t>(static_cast<size_t>(flags >> 3), s_.used_ - at_));
+  for (uint64_t& v : o->values) v = Varint();
+  o->text.clear();
+  if (flags & 4) {
+    const size_t units = std::min<size_t>(static_cast<size_t>(Varint()), (s_.used_ - at_) / 2);
+    o->text.resize(units);
+    std::memcpy(o->text.data(), s_.buffer_.data() + at_, units * 2);
+    at_ += units * 2;
+  }
+  return true;
+}
+
+}  // namespace dotnet
+}  // namespace xrpm

@@ -1,0 +1,111 @@
+// RecordStream: the objects a capture's collection reports (heap_record.h), kept as a byte
+// stream of variable-length integers until the walk sends them after the world resumed.
+//
+// The port records inside the collection, in the game's pause, and holds the record until the
+// walk has sent it; what it holds is the agent's peak memory. Fixed-size records took 32 bytes
+// per object, 12 per reference and 8 per value (~90 bytes per object on a heap of 3-4
+// references per object); this stream takes ~25 on the same heap and less on real ones,
+// whose references point near their holder:
+//   varint  flags: value count << 3 | has text << 2 | aligned << 1 | values read
+//   varint  zigzag(id - the previous object's id), divided by 8 when aligned
+//   varint  class: its index in classes() (in order of first appearance)
+//   varint  size, then the reference count n
+//   n x     varint zigzag(reference - id) (divided by 8 when aligned), varint slot + 1
+//           (so agent::kNoSlot, 2^32 - 1, is 0)
+//   values  one varint each
+//   text    varint unit count, then the UTF-16 units, 2 bytes each, little-endian as in memory
+// "aligned": the id, the previous id and every reference are multiples of 8 (CoreCLR's objects
+// always are on 64-bit systems; the stream stays exact when they are not).
+//
+// Memory: the bytes used plus what was reserved (Reserve: mapped and written before the
+// collection, so that recording faults no page in the pause; huge_page_allocator.h), a class
+// table of 12-24 bytes per class. Append writes at most MaxBytes for the object, growing the
+// buffer (a copy, in the pause) only when the reservation was short.
+//
+// Thread-safety: none; one writer (the collection's callbacks, serialised by the port), then
+// readers after it, never both at once.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "huge_page_allocator.h"
+
+namespace xrpm {
+namespace dotnet {
+
+// One object of the stream as Reader gives it back.
+struct StreamObject {
+  uint64_t id = 0;
+  uintptr_t klass = 0;
+  uint32_t class_index = 0;  // in RecordStream::classes()
+  uint32_t size = 0;
+  bool values_read = false;  // its values were read (its class had a layout)
+  std::vector<uint64_t> refs;
+  std::vector<uint32_t> slots;  // one per reference
+  std::vector<uint64_t> values;
+  std::vector<uint16_t> text;
+};
+
+class RecordStream {
+ public:
+  RecordStream() = default;
+  RecordStream(const RecordStream&) = delete;
+  RecordStream& operator=(const RecordStream&) = delete;
+
+  // Appends one object. Throws std::bad_alloc when the buffer cannot grow.
+  void Append(uint64_t id, uintptr_t klass, uint32_t size, bool values_read, const uint64_t* refs,
+              const uint32_t* slots, size_t ref_count, const uint64_t* values, size_t value_count,
+              const uint16_t* text, size_t text_units);
+
+  // Maps and writes `bytes` of buffer and room for `classes` classes ahead of a collection.
+  void Reserve(size_t bytes, size_t classes);
+  // Forgets the objects, keeping the memory; Release gives the memory back.
+  void Clear();
+  void Release();
+
+  size_t object_count() const { return objects_; }
+  size_t ref_count() const { return refs_; }
+  size_t bytes() const { return used_; }
+  // Every class met, in order of first appearance.
+  const std::vector<uintptr_t>& classes() const { return classes_; }
+
+  // Reads the objects back in order.
+  class Reader {
+   public:
+    explicit Reader(const RecordStream& stream) : s_(stream) {}
+    // The next object into *o (its vectors reused), or false at the end.
+    bool Next(StreamObject* o);
+
+   private:
+    uint64_t Varint();
+    const RecordStream& s_;
+    size_t at_ = 0;
+    uint64_t previous_id_ = 0;
+  };
+
+  // The most bytes Append writes for such an object.
+  static size_t MaxBytes(size_t ref_count, size_t value_count, size_t text_units) {
+    return 5 * 10 + ref_count * 15 + value_count * 10 + 10 + text_units * 2;
+  }
+
+ private:
+  uint32_t ClassIndex(uintptr_t klass);
+  void Rehash(size_t capacity);
+  void Grow(size_t need);
+
+  RecordVector<uint8_t> buffer_;  // its size() is the reserved bytes, written once
+  size_t used_ = 0;
+  size_t objects_ = 0, refs_ = 0;
+  uint64_t previous_id_ = 0;
+  std::vector<uintptr_t> classes_;
+  // Open addressing, linear probing: class -> index + 1 (0: empty slot). Power-of-two size.
+  std::vector<uintptr_t> keys_;
+  std::vector<uint32_t> indices_;
+  uintptr_t last_class_ = 0;  // runs of one class skip the lookup
+  uint32_t last_index_ = 0;
+};
+
+}  // namespace dotnet
+}  // namespace xrpm
