@@ -25,6 +25,10 @@ TEST(DotnetBubbles, CapturesTheSampleGameWhileItPlays) {
   TempDir dir("xrpm-dotnet-bubbles");
   DotnetRun run({}, DotnetProgram("XnaBubbles"), {});
   ASSERT_FALSE(run.endpoint.empty()) << run.proc->log().All();
+  // Captured before its first frame, the game may be inside Initialize's spawning: a bubble
+  // made, not yet subscribed to the event (an exact capture of that moment). From the first
+  // frame on, captures stop it at frame boundaries, where every bubble is subscribed.
+  ASSERT_NE(run.proc->log().WaitFor("XnaBubbles: running", 60000), "") << run.proc->log().All();
 
   std::map<std::string, size_t> counts;
   int captures = 0;

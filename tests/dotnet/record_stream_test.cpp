@@ -136,5 +136,36 @@ TEST(RecordStream, IsSmallOnAHeapOfNearbyReferences) {
   EXPECT_GT(per_object, 4 * 2.0);  // at least a byte per reference and slot: it measured
 }
 
+// A reservation the objects' bytes fit in (with room for one run of 1,024 references' worst
+// case) is never grown, even by an array of a million references whose worst case (15 bytes
+// each) would not fit: the bytes stay where they were.
+TEST(RecordStream, ABigArrayFitsInAReservationItsBytesFitIn) {
+  constexpr size_t kElements = 1000000;
+  std::vector<uint64_t> refs(kElements);
+  std::vector<uint32_t> slots(kElements);
+  const uint64_t array = 0x7f3000000000;
+  for (size_t i = 0; i < kElements; ++i) {
+    refs[i] = array + 8 * 1024 + 24 * i;  // the elements right after it: a byte each
+    slots[i] = static_cast<uint32_t>(i);  // 1-3 bytes each
+  }
+  RecordStream measure;
+  measure.Append(array, 0x7e0000000100, 8 * 1024, false, refs.data(), slots.data(), kElements,
+                 nullptr, 0, nullptr, 0);
+  ASSERT_LT(measure.bytes(), kElements * 5);
+
+  RecordStream s;
+  const size_t reservation = measure.bytes() + 1024 * 15;
+  s.Reserve(reservation, 1);
+  s.Append(array, 0x7e0000000100, 8 * 1024, false, refs.data(), slots.data(), kElements, nullptr, 0,
+           nullptr, 0);
+  EXPECT_EQ(s.bytes(), measure.bytes());
+  EXPECT_EQ(s.reserved(), reservation) << "grown inside the reservation";
+  RecordStream::Reader reader(s);
+  StreamObject o;
+  ASSERT_TRUE(reader.Next(&o));
+  EXPECT_EQ(o.refs, refs);
+  EXPECT_EQ(o.slots, slots);
+}
+
 }  // namespace
 }  // namespace xrpm::dotnet

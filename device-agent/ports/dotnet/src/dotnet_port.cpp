@@ -768,9 +768,9 @@ void DotnetPort::Walk(agent::HeapInfoCallback& sink) {
   if (attached_)
     for (cor::ClassID klass : classes) statics_.OnClassLoaded(klass);
   Log("capture: " + std::to_string(record_.stream.object_count()) + " objects (" +
-      std::to_string(record_.frozen) + " on the non-GC heap), " +
-      std::to_string(record_.roots.size()) + " roots, " +
-      std::to_string(record_.statics.size() - stale) + " static fields (" +
+      std::to_string(record_.frozen) + " on the non-GC heap; recorded in " +
+      std::to_string(record_.stream.bytes()) + " bytes), " + std::to_string(record_.roots.size()) +
+      " roots, " + std::to_string(record_.statics.size() - stale) + " static fields (" +
       std::to_string(thread_statics) + " of them thread statics on " +
       std::to_string(threads_.size()) + " threads; found in " + std::to_string(resolve_us_) +
       " us before the collection, field layouts in " + std::to_string(layouts_us_) + " us)" +

@@ -33,6 +33,11 @@ inline int64_t AddressDelta(uint64_t to, uint64_t from, bool aligned) {
 }
 
 constexpr size_t kFirstClassSlots = 1024;
+// The most bytes of an object's header, of one reference with its slot, of one value.
+constexpr size_t kHeaderMaxBytes = 5 * 10;
+constexpr size_t kRefMaxBytes = 10 + 5;
+constexpr size_t kValueMaxBytes = 10;
+constexpr size_t kRunLength = 1024;  // references or values written per check for room
 
 }  // namespace
 
@@ -80,12 +85,12 @@ void RecordStream::Append(uint64_t id, uintptr_t klass, uint32_t size, bool valu
                           const uint64_t* refs, const uint32_t* slots, size_t ref_count,
                           const uint64_t* values, size_t value_count, const uint16_t* text,
                           size_t text_units) {
-  const size_t most = MaxBytes(ref_count, value_count, text_units);
-  if (used_ + most > buffer_.size()) Grow(used_ + most);
   uint64_t low_bits = id | previous_id_;
   for (size_t i = 0; i < ref_count; ++i) low_bits |= refs[i];
   const bool aligned = (low_bits & 7) == 0;
-  uint8_t* p = buffer_.data() + used_;
+  // Room is made part by part, for each part's most bytes: a 1 M-element array's worst case
+  // (15 MB) must not grow a buffer that its actual bytes fit in.
+  uint8_t* p = Room(kHeaderMaxBytes);
   p = PutVarint(p, (static_cast<uint64_t>(value_count) << 3) | (text_units ? 4u : 0u) |
                        (aligned ? 2u : 0u) | (values_read ? 1u : 0u));
   p = PutVarint(p, ZigZag(AddressDelta(id, previous_id_, aligned)));
@@ -93,11 +98,23 @@ void RecordStream::Append(uint64_t id, uintptr_t klass, uint32_t size, bool valu
   p = PutVarint(p, size);
   p = PutVarint(p, ref_count);
   for (size_t i = 0; i < ref_count; ++i) {
-    p = PutVarint(p, ZigZag(AddressDelta(refs[i], id, aligned)));
+    if ((i & (kRunLength - 1)) == 0) {
+      used_ = static_cast<size_t>(p - buffer_.data());
+      p = Room(kRunLength * kRefMaxBytes);
+    }
+    p = PutVarint(p, ZigZag(AddressDelta(refs[i], i ? refs[i - 1] : id, aligned)));
     p = PutVarint(p, static_cast<uint32_t>(slots[i] + 1u));
   }
-  for (size_t i = 0; i < value_count; ++i) p = PutVarint(p, values[i]);
+  for (size_t i = 0; i < value_count; ++i) {
+    if ((i & (kRunLength - 1)) == 0) {
+      used_ = static_cast<size_t>(p - buffer_.data());
+      p = Room(kRunLength * kValueMaxBytes);
+    }
+    p = PutVarint(p, values[i]);
+  }
   if (text_units) {
+    used_ = static_cast<size_t>(p - buffer_.data());
+    p = Room(kValueMaxBytes + text_units * 2);
     p = PutVarint(p, text_units);
     std::memcpy(p, text, text_units * 2);
     p += text_units * 2;
@@ -106,6 +123,11 @@ void RecordStream::Append(uint64_t id, uintptr_t klass, uint32_t size, bool valu
   previous_id_ = id;
   ++objects_;
   refs_ += ref_count;
+}
+
+uint8_t* RecordStream::Room(size_t bytes) {
+  if (used_ + bytes > buffer_.size()) Grow(used_ + bytes);
+  return buffer_.data() + used_;
 }
 
 void RecordStream::Reserve(size_t bytes, size_t classes) {
@@ -163,7 +185,7 @@ bool RecordStream::Reader::Next(StreamObject* o) {
   o->slots.resize(n);
   for (size_t i = 0; i < n; ++i) {
     const int64_t d = UnZigZag(Varint());
-    o->refs[i] = o->id + static_cast<uint64_t>(aligned ? d * 8 : d);
+    o->refs[i] = (i ? o->refs[i - 1] : o->id) + static_cast<uint64_t>(aligned ? d * 8 : d);
     o->slots[i] = static_cast<uint32_t>(Varint()) - 1u;
   }
   o->values.resize(std::min<size_t>(static_cast<size_t>(flags >> 3), s_.used_ - at_));

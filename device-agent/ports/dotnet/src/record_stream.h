@@ -4,14 +4,16 @@
 // The port records inside the collection, in the game's pause, and holds the record until the
 // walk has sent it; what it holds is the agent's peak memory. Fixed-size records took 32 bytes
 // per object, 12 per reference and 8 per value (~90 bytes per object on a heap of 3-4
-// references per object); this stream takes ~25 on the same heap and less on real ones,
-// whose references point near their holder:
+// references per object); this stream takes ~29 on the same heap (its references random
+// across 50 MB) and less on real ones, whose references point near their holder and each
+// other:
 //   varint  flags: value count << 3 | has text << 2 | aligned << 1 | values read
 //   varint  zigzag(id - the previous object's id), divided by 8 when aligned
 //   varint  class: its index in classes() (in order of first appearance)
 //   varint  size, then the reference count n
-//   n x     varint zigzag(reference - id) (divided by 8 when aligned), varint slot + 1
-//           (so agent::kNoSlot, 2^32 - 1, is 0)
+//   n x     varint zigzag(reference - the previous reference, or the id for the first)
+//           (divided by 8 when aligned), varint slot + 1 (so agent::kNoSlot, 2^32 - 1, is 0):
+//           an array's elements allocated one after another take a byte or two each
 //   values  one varint each
 //   text    varint unit count, then the UTF-16 units, 2 bytes each, little-endian as in memory
 // "aligned": the id, the previous id and every reference are multiples of 8 (CoreCLR's objects
@@ -19,8 +21,9 @@
 //
 // Memory: the bytes used plus what was reserved (Reserve: mapped and written before the
 // collection, so that recording faults no page in the pause; huge_page_allocator.h), a class
-// table of 12-24 bytes per class. Append writes at most MaxBytes for the object, growing the
-// buffer (a copy, in the pause) only when the reservation was short.
+// table of 12-24 bytes per class. Append grows the buffer (a copy, in the pause) only when the
+// reservation was short: it makes room part by part (the header, 1,024 references at a time),
+// each for that part's most bytes, not for the whole object's worst case at once.
 //
 // Thread-safety: none; one writer (the collection's callbacks, serialised by the port), then
 // readers after it, never both at once.
@@ -68,6 +71,7 @@ class RecordStream {
   size_t object_count() const { return objects_; }
   size_t ref_count() const { return refs_; }
   size_t bytes() const { return used_; }
+  size_t reserved() const { return buffer_.size(); }
   // Every class met, in order of first appearance.
   const std::vector<uintptr_t>& classes() const { return classes_; }
 
@@ -85,13 +89,10 @@ class RecordStream {
     uint64_t previous_id_ = 0;
   };
 
-  // The most bytes Append writes for such an object.
-  static size_t MaxBytes(size_t ref_count, size_t value_count, size_t text_units) {
-    return 5 * 10 + ref_count * 15 + value_count * 10 + 10 + text_units * 2;
-  }
-
  private:
   uint32_t ClassIndex(uintptr_t klass);
+  // Where to write `bytes` more (at used_), the buffer grown if it has not that room.
+  uint8_t* Room(size_t bytes);
   void Rehash(size_t capacity);
   void Grow(size_t need);
 
