@@ -509,21 +509,22 @@ void DotnetPort::InduceFullCollection() {
   }
 }
 
-void DotnetPort::AddFrozenObjects() {
+void DotnetPort::AddFrozenObjects(const std::vector<uint64_t>& named,
+                                  std::vector<uint64_t>* named_recorded) {
   // A referenced object that the walk did not report. With the GC heap's ranges (the runtime
   // gave them all): a reference outside them, unless the walk reported that object anyway (it
   // reports some objects of the non-GC heap itself: boxed statics, empty arrays, literals it
   // met), found among the few reported objects outside the ranges: a binary search among a few
-  // ranges per reference and object. Without the ranges: missing from the sorted ids of every
-  // reported object (a sort of every object and a search per reference: several times slower
-  // on a big heap).
+  // ranges per reference and object, in one pass over the record. Without the ranges: missing
+  // from the sorted ids of every reported object (a sort of every object and a search per
+  // reference, in two passes: several times slower on a big heap). The same pass finds which
+  // of the `named` objects (sorted) were recorded.
   std::vector<uint64_t> missing;
   StreamObject o;
-  auto collect = [&](auto&& unreported) {
-    RecordStream::Reader reader(record_.stream);
-    while (reader.Next(&o))
-      for (uint64_t r : o.refs)
-        if (unreported(r)) missing.push_back(r);
+  auto note_named = [&](uint64_t id) {
+    if (std::binary_search(named.begin(), named.end(), id)) named_recorded->push_back(id);
+  };
+  auto others = [&](auto&& unreported) {  // the roots' and static fields' objects
     for (const RecordedRoot& r : record_.roots)
       if (unreported(r.object)) missing.push_back(r.object);
     for (const StaticValue& v : record_.statics)
@@ -538,19 +539,37 @@ void DotnetPort::AddFrozenObjects() {
                                     std::pair<uint64_t, uint64_t>{id, UINT64_MAX});
       return after == ranges.begin() || id >= std::prev(after)->second;
     };
+    std::vector<uint64_t> leaving;  // references outside the ranges, reported or not
     RecordStream::Reader reader(record_.stream);
-    while (reader.Next(&o))
+    while (reader.Next(&o)) {
       if (outside(o.id)) ids.push_back(o.id);
+      if (!named.empty()) note_named(o.id);
+      for (uint64_t r : o.refs)
+        if (outside(r)) leaving.push_back(r);
+    }
     std::sort(ids.begin(), ids.end());
-    collect([&](uint64_t id) {
+    auto unreported = [&](uint64_t id) {
       return outside(id) && !std::binary_search(ids.begin(), ids.end(), id);
-    });
+    };
+    for (uint64_t r : leaving)
+      if (!std::binary_search(ids.begin(), ids.end(), r)) missing.push_back(r);
+    others(unreported);
   } else {
     ids.reserve(record_.stream.object_count());
-    RecordStream::Reader reader(record_.stream);
-    while (reader.Next(&o)) ids.push_back(o.id);
+    {
+      RecordStream::Reader reader(record_.stream);
+      while (reader.Next(&o)) {
+        ids.push_back(o.id);
+        if (!named.empty()) note_named(o.id);
+      }
+    }
     std::sort(ids.begin(), ids.end());
-    collect([&](uint64_t id) { return !std::binary_search(ids.begin(), ids.end(), id); });
+    auto unreported = [&](uint64_t id) { return !std::binary_search(ids.begin(), ids.end(), id); };
+    RecordStream::Reader reader(record_.stream);
+    while (reader.Next(&o))
+      for (uint64_t r : o.refs)
+        if (unreported(r)) missing.push_back(r);
+    others(unreported);
   }
   std::sort(missing.begin(), missing.end());
   missing.erase(std::unique(missing.begin(), missing.end()), missing.end());
@@ -568,6 +587,7 @@ void DotnetPort::AddFrozenObjects() {
     layouts_.Record(&record_, &frozen_object);
     record_.EndObject(frozen_object);
     ++record_.frozen;
+    note_named(id);
   }
 }
 
@@ -591,7 +611,17 @@ void DotnetPort::WalkHeap(agent::HeapInfoCallback& sink) {
 
 void DotnetPort::Walk(agent::HeapInfoCallback& sink) {
   std::lock_guard<std::mutex> lock(record_mu_);  // uncontended: no collection is recorded now
-  AddFrozenObjects();
+  // The objects the static fields name: only those recorded become roots (a stale slot names
+  // nothing); found in AddFrozenObjects' pass over the record.
+  std::vector<uint64_t> ids;
+  {
+    std::vector<uint64_t> named;
+    for (const StaticValue& v : record_.statics) named.push_back(v.object);
+    std::sort(named.begin(), named.end());
+    named.erase(std::unique(named.begin(), named.end()), named.end());
+    AddFrozenObjects(named, &ids);
+    std::sort(ids.begin(), ids.end());
+  }
   TypeNames names(info_);
   // Type ids: the stream's classes (by first appearance) + 1, then the static roots' classes.
   std::unordered_map<cor::ClassID, uint32_t> type_ids;
@@ -602,18 +632,6 @@ void DotnetPort::Walk(agent::HeapInfoCallback& sink) {
   std::vector<Root> roots;
   roots.reserve(record_.roots.size() + record_.statics.size());
   for (const RecordedRoot& r : record_.roots) roots.push_back(Classify(r));
-  // Static fields: only those naming a recorded object (a stale slot names nothing).
-  std::vector<uint64_t> ids;  // the objects the static fields name that were recorded
-  {
-    std::vector<uint64_t> named;
-    for (const StaticValue& v : record_.statics) named.push_back(v.object);
-    std::sort(named.begin(), named.end());
-    StreamObject o;
-    RecordStream::Reader reader(record_.stream);
-    while (!named.empty() && reader.Next(&o))
-      if (std::binary_search(named.begin(), named.end(), o.id)) ids.push_back(o.id);
-    std::sort(ids.begin(), ids.end());
-  }
   const auto& owners = statics_.classes();
   std::vector<uint32_t> owner_types(owners.size(), 0);  // type id of each class with a root
   // Per class, its thread statics' (field, thread) pairs met, in order: each one a static

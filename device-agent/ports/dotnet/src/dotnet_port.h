@@ -243,7 +243,9 @@ class DotnetPort final : public agent::RuntimePort {
   HeapRecord::Sizes ScaledLastSizes() const;
   // One capture's wait for an induced collection, recorded (2'' above).
   bool Join(uint32_t timeout_ms, const std::atomic<int64_t>* cancelled, std::string* failure);
-  void AddFrozenObjects();  // the non-GC heap's objects the record references
+  // Appends the non-GC heap's objects the record references, and to *named_recorded those of
+  // `named` (sorted) the record holds.
+  void AddFrozenObjects(const std::vector<uint64_t>& named, std::vector<uint64_t>* named_recorded);
   // Every range of the GC heap's generations now (GetGenerationBounds, however many); false
   // when the runtime gave none.
   bool GenerationBounds(std::vector<cor::GcGenerationRange>* out) const;

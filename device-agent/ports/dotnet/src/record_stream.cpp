@@ -158,45 +158,67 @@ void RecordStream::Release() {
   RecordVector<uint8_t>().swap(buffer_);
 }
 
-uint64_t RecordStream::Reader::Varint() {
+namespace {
+
+// Reads a varint at *p, never past `end` (a varint cut short reads as what it has).
+inline uint64_t ReadVarint(const uint8_t** at, const uint8_t* end) {
+  const uint8_t* p = *at;
   uint64_t v = 0;
-  for (unsigned shift = 0; at_ < s_.used_ && shift < 64; shift += 7) {
-    const uint8_t b = s_.buffer_[at_++];
-    v |= static_cast<uint64_t>(b & 0x7f) << shift;
-    if (!(b & 0x80)) break;
+  if (end - p >= 10) {  // a whole varint is there: no check per byte
+    for (unsigned shift = 0; shift < 64; shift += 7) {
+      const uint8_t b = *p++;
+      v |= static_cast<uint64_t>(b & 0x7f) << shift;
+      if (!(b & 0x80)) break;
+    }
+  } else {
+    for (unsigned shift = 0; p < end && shift < 64; shift += 7) {
+      const uint8_t b = *p++;
+      v |= static_cast<uint64_t>(b & 0x7f) << shift;
+      if (!(b & 0x80)) break;
+    }
   }
+  *at = p;
   return v;
 }
 
+}  // namespace
+
 bool RecordStream::Reader::Next(StreamObject* o) {
-  if (at_ >= s_.used_) return false;
-  const uint64_t flags = Varint();
+  const uint8_t* p = s_.buffer_.data() + at_;
+  const uint8_t* const end = s_.buffer_.data() + s_.used_;
+  if (p >= end) return false;
+  const uint64_t flags = ReadVarint(&p, end);
   const bool aligned = flags & 2;
-  const int64_t id_delta = UnZigZag(Varint());
+  const int64_t id_delta = UnZigZag(ReadVarint(&p, end));
   o->id = previous_id_ + static_cast<uint64_t>(aligned ? id_delta * 8 : id_delta);
   previous_id_ = o->id;
-  o->class_index = static_cast<uint32_t>(Varint());
+  o->class_index = static_cast<uint32_t>(ReadVarint(&p, end));
   o->klass = o->class_index < s_.classes_.size() ? s_.classes_[o->class_index] : 0;
-  o->size = static_cast<uint32_t>(Varint());
+  o->size = static_cast<uint32_t>(ReadVarint(&p, end));
   o->values_read = flags & 1;
   // Bounded by the bytes left (a reference takes 2 at least, a value 1), whatever they say.
-  const size_t n = std::min<size_t>(static_cast<size_t>(Varint()), (s_.used_ - at_) / 2);
+  const size_t n =
+      std::min<size_t>(static_cast<size_t>(ReadVarint(&p, end)), static_cast<size_t>(end - p) / 2);
   o->refs.resize(n);
   o->slots.resize(n);
+  uint64_t previous = o->id;
   for (size_t i = 0; i < n; ++i) {
-    const int64_t d = UnZigZag(Varint());
-    o->refs[i] = (i ? o->refs[i - 1] : o->id) + static_cast<uint64_t>(aligned ? d * 8 : d);
-    o->slots[i] = static_cast<uint32_t>(Varint()) - 1u;
+    const int64_t d = UnZigZag(ReadVarint(&p, end));
+    previous += static_cast<uint64_t>(aligned ? d * 8 : d);
+    o->refs[i] = previous;
+    o->slots[i] = static_cast<uint32_t>(ReadVarint(&p, end)) - 1u;
   }
-  o->values.resize(std::min<size_t>(static_cast<size_t>(flags >> 3), s_.used_ - at_));
-  for (uint64_t& v : o->values) v = Varint();
+  o->values.resize(std::min<size_t>(static_cast<size_t>(flags >> 3), static_cast<size_t>(end - p)));
+  for (uint64_t& v : o->values) v = ReadVarint(&p, end);
   o->text.clear();
   if (flags & 4) {
-    const size_t units = std::min<size_t>(static_cast<size_t>(Varint()), (s_.used_ - at_) / 2);
+    const size_t units = std::min<size_t>(static_cast<size_t>(ReadVarint(&p, end)),
+                                          static_cast<size_t>(end - p) / 2);
     o->text.resize(units);
-    std::memcpy(o->text.data(), s_.buffer_.data() + at_, units * 2);
-    at_ += units * 2;
+    std::memcpy(o->text.data(), p, units * 2);
+    p += units * 2;
   }
+  at_ = static_cast<size_t>(p - s_.buffer_.data());
   return true;
 }
 

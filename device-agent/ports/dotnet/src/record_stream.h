@@ -83,7 +83,6 @@ class RecordStream {
     bool Next(StreamObject* o);
 
    private:
-    uint64_t Varint();
     const RecordStream& s_;
     size_t at_ = 0;
     uint64_t previous_id_ = 0;
