@@ -77,7 +77,7 @@ void RecordStream::Rehash(size_t capacity) {
 void RecordStream::Grow(size_t need) {
   RecordVector<uint8_t> bigger;
   bigger.resize(std::max(need, buffer_.size() + buffer_.size() / 2 + 4096));
-  std::memcpy(bigger.data(), buffer_.data(), used_);
+  if (used_) std::memcpy(bigger.data(), buffer_.data(), used_);
   buffer_.swap(bigger);
 }
 
@@ -134,7 +134,7 @@ void RecordStream::Reserve(size_t bytes, size_t classes) {
   if (buffer_.size() < bytes) {
     RecordVector<uint8_t> bigger;
     bigger.resize(bytes);  // writes every byte: the pages are mapped now, not in the pause
-    std::memcpy(bigger.data(), buffer_.data(), used_);
+    if (used_) std::memcpy(bigger.data(), buffer_.data(), used_);
     buffer_.swap(bigger);
   }
   size_t slots = keys_.empty() ? kFirstClassSlots : keys_.size();
@@ -215,7 +215,7 @@ bool RecordStream::Reader::Next(StreamObject* o) {
     const size_t units = std::min<size_t>(static_cast<size_t>(ReadVarint(&p, end)),
                                           static_cast<size_t>(end - p) / 2);
     o->text.resize(units);
-    std::memcpy(o->text.data(), p, units * 2);
+    if (units) std::memcpy(o->text.data(), p, units * 2);
     p += units * 2;
   }
   at_ = static_cast<size_t>(p - s_.buffer_.data());
