@@ -19,9 +19,13 @@ std::vector<SiteRetainedRow> SitesByRetained(const HeapAnalysis& a) {
 HeapReport BuildHeapReport(const HeapAnalysis& a, const HeapReportOptions& o) {
   HeapReport r;
   r.totals = Totals(a);
+  // The inspections first: when their liveness forest is the plain one, the suspects merge
+  // their paths through the inspections' merger (one forest, one memo for both).
+  InspectionPaths paths;
+  r.inspections = RunInspections(a.index, {}, {}, &paths);
   SuspectOptions so;
   so.min_share = o.min_share;
-  r.suspects = FindSuspects(a, so);
+  r.suspects = FindSuspects(a, so, {}, {.merger = paths.merger.get()});
   r.top_types = a.types.ByRetained();
   std::erase_if(r.top_types, [&](uint32_t g) { return a.types[g].count == 0; });  // no instances
   r.top_types.resize(std::min(o.top, r.top_types.size()));
@@ -29,7 +33,6 @@ HeapReport BuildHeapReport(const HeapAnalysis& a, const HeapReportOptions& o) {
     r.top_sites = SitesByRetained(a);
     r.top_sites.resize(std::min(o.top, r.top_sites.size()));
   }
-  r.inspections = RunInspections(a.index);
   return r;
 }
 

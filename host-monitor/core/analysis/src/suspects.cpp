@@ -39,7 +39,7 @@ uint64_t MarkSubtree(const DominatorChildren& ch, uint32_t v, std::vector<bool>&
 }  // namespace
 
 std::vector<Suspect> FindSuspects(const HeapAnalysis& a, const SuspectOptions& opts,
-                                  const Progress& progress) {
+                                  const Progress& progress, const SuspectInputs& in) {
   std::vector<Suspect> out;
   const GraphIndex& g = a.index;
   const DominatorTree& dom = a.dom;
@@ -48,7 +48,25 @@ std::vector<Suspect> FindSuspects(const HeapAnalysis& a, const SuspectOptions& o
   const uint64_t threshold =
       std::max<uint64_t>(1, static_cast<uint64_t>(std::ceil(opts.min_share * double(total))));
   progress.Report("suspects: dominator tree", 0);
-  const DominatorChildren ch = DominatorChildren::Build(dom);
+  std::optional<DominatorChildren> own_children;
+  if (!in.children) own_children = DominatorChildren::BuildUnsorted(dom);
+  const DominatorChildren& ch = in.children ? *in.children : *own_children;
+  // v's children retaining at least `threshold`, largest first (LargerFirst): the only ones
+  // the descent reads, so an unsorted child list costs a scan and a sort of those few.
+  std::vector<uint32_t> big_kids;
+  auto big_children = [&](uint32_t v) -> const std::vector<uint32_t>& {
+    big_kids.clear();
+    for (const uint32_t c : ch.Children(v)) {
+      if (dom.retained(c) >= threshold)
+        big_kids.push_back(c);
+      else if (ch.sorted())
+        break;
+    }
+    if (!ch.sorted())
+      std::sort(big_kids.begin(), big_kids.end(),
+                [&](uint32_t x, uint32_t y) { return DominatorChildren::LargerFirst(dom, x, y); });
+    return big_kids;
+  };
 
   // ---- big objects ----
   auto bigger = [&](uint32_t x, uint32_t y) {  // heap order: largest retained first
@@ -56,10 +74,8 @@ std::vector<Suspect> FindSuspects(const HeapAnalysis& a, const SuspectOptions& o
   };
   std::priority_queue<uint32_t, std::vector<uint32_t>, decltype(bigger)> starts(bigger);
   auto push_big = [&](uint32_t parent, uint32_t except, uint32_t skip_group) {
-    for (uint32_t c : ch.Children(parent)) {
-      if (dom.retained(c) < threshold) break;  // children are sorted, largest first
+    for (const uint32_t c : big_children(parent))
       if (c != except && g.group_of(c) != skip_group) starts.push(c);
-    }
   };
   push_big(dom.virtual_root(), kNoIndex, kNoIndex);
   PathFinder finder(g);
@@ -67,13 +83,13 @@ std::vector<Suspect> FindSuspects(const HeapAnalysis& a, const SuspectOptions& o
   while (!starts.empty() && out.size() < opts.max_suspects) {
     uint32_t v = starts.top();
     starts.pop();
-    while (true) {  // descend to the accumulation point
-      auto kids = ch.Children(v);
+    while (true) {                                          // descend to the accumulation point
+      const std::vector<uint32_t>& kids = big_children(v);  // the largest child, if big
       if (kids.empty()) break;
       const uint32_t c = kids[0];
       const bool keeps_most =
           double(dom.retained(c)) >= opts.accumulation_share * double(dom.retained(v));
-      if (!keeps_most || dom.retained(c) < threshold || g.group_of(c) == g.group_of(v)) break;
+      if (!keeps_most || g.group_of(c) == g.group_of(v)) break;
       push_big(v, c, kNoIndex);
       v = c;
     }
@@ -112,7 +128,9 @@ std::vector<Suspect> FindSuspects(const HeapAnalysis& a, const SuspectOptions& o
   }
 
   // ---- big types made of small objects ----
-  std::optional<RootPathForest> forest;
+  std::optional<RootPathForest> own_forest;
+  std::optional<PathMerger> own_merger;
+  PathMerger* merger = in.merger;
   size_t type_suspects = 0;
   for (const uint32_t grp : a.types.ByRetained()) {
     const TypeStat& st = a.types[grp];
@@ -126,14 +144,17 @@ std::vector<Suspect> FindSuspects(const HeapAnalysis& a, const SuspectOptions& o
     if (biggest >= threshold) continue;  // one instance explains it: an object suspect
     // Mostly kept alive by one of the object suspects (the elements of its array): said already.
     if (double(explained) >= opts.accumulation_share * double(st.reachable_count)) continue;
-    if (!forest) forest = RootPathForest::Build(g, progress);
+    if (!merger) {
+      own_forest = RootPathForest::Build(g, progress);
+      merger = &own_merger.emplace(g, *own_forest);
+    }
     Suspect s;
     s.kind = Suspect::Kind::kType;
     s.group = grp;
     s.count = st.reachable_count;
     s.retained_bytes = st.retained_bytes;
     s.share = double(st.retained_bytes) / double(total);
-    s.holders = MergeShortestPaths(g, *forest, &dom, grp, opts.max_paths);
+    s.holders = merger->Merge(g.Instances(grp), &dom, opts.max_paths);
     s.reason = std::to_string(st.reachable_count) + " " + g.group_name(grp) + " retain " +
                FormatPercent(s.share) + " of the reachable heap (" +
                xrpm::FormatBytes(st.retained_bytes) + "), none more than " +
