@@ -209,11 +209,11 @@ DominatorTree DominatorTree::Compute(const GraphIndex& g, const Progress& progre
 DominatorChildren DominatorChildren::BuildUnsorted(const DominatorTree& dom) {
   const uint32_t n = dom.node_count();
   DominatorChildren c;
-  c.off_.resize(size_t{n} + 2, 0);  // parents are nodes and the virtual root (n)
+  ResizeHuge(c.off_, size_t{n} + 2, uint32_t{0});  // parents are nodes and the virtual root (n)
   for (uint32_t v = 0; v < n; ++v)
     if (dom.reachable(v)) ++c.off_[dom.idom(v) + 1];
   for (size_t i = 0; i <= n; ++i) c.off_[i + 1] += c.off_[i];
-  c.child_.resize_uninitialized(c.off_[n + 1]);
+  ResizeHuge(c.child_, c.off_[n + 1]);
   {
     PodVector<uint32_t> pos;
     pos.assign(c.off_.begin(), c.off_.end() - 1);

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <unordered_map>
 
+#include "xrpm/model/huge_pages.h"
 #include "xrpm/model/object_fields.h"
 
 namespace xrpm::analysis {
@@ -86,7 +87,9 @@ std::string MergedPathLabel(const GraphIndex& g, const MergedPath& p, std::strin
 
 // ---- PathFinder ----
 
-PathFinder::PathFinder(const GraphIndex& g) : g_(&g), next_(g.node_count(), kNoIndex) {}
+PathFinder::PathFinder(const GraphIndex& g) : g_(&g) {
+  ResizeHuge(next_, g.node_count(), kNoIndex);
+}
 
 RootPath PathFinder::ShortestPathToRoot(uint32_t v, const Progress& progress) {
   RootPath path;
@@ -152,7 +155,7 @@ RootPathForest RootPathForest::BuildDeferring(const GraphIndex& g,
                                               std::vector<bool>& first, const Progress& progress) {
   RootPathForest f;
   f.g_ = &g;
-  f.parent_.resize(g.node_count(), kNoIndex);
+  ResizeHuge(f.parent_, g.node_count(), kNoIndex);
   PodVector<uint32_t> queue;
   std::vector<std::pair<uint32_t, uint32_t>> later;  // deferred edges met, in BFS order
   for (const uint32_t r : g.StrongRoots()) {
@@ -386,11 +389,11 @@ struct PathMerger::State {
 };
 
 PathMerger::PathMerger(const GraphIndex& g, const RootPathForest& forest)
-    : st_(new State{.g = &g,
-                    .forest = &forest,
-                    .memo = PodVector<uint32_t>(g.node_count(), kNoIndex),
-                    .continues_run = std::vector<bool>(g.node_count(), false),
-                    .walked = PodVector<uint32_t>(g.node_count(), 0)}) {}
+    : st_(new State{
+          .g = &g, .forest = &forest, .continues_run = std::vector<bool>(g.node_count(), false)}) {
+  ResizeHuge(st_->memo, g.node_count(), kNoIndex);
+  ResizeHuge(st_->walked, g.node_count(), uint32_t{0});
+}
 PathMerger::~PathMerger() = default;
 PathMerger::PathMerger(PathMerger&&) noexcept = default;
 PathMerger& PathMerger::operator=(PathMerger&&) noexcept = default;

@@ -78,7 +78,7 @@ std::vector<Suspect> FindSuspects(const HeapAnalysis& a, const SuspectOptions& o
       if (c != except && g.group_of(c) != skip_group) starts.push(c);
   };
   push_big(dom.virtual_root(), kNoIndex, kNoIndex);
-  PathFinder finder(g);
+  std::optional<PathFinder> finder;  // 4 B/object: made for the first object suspect
   std::vector<bool> in_suspect(g.node_count(), false);  // retained by an object suspect
   while (!starts.empty() && out.size() < opts.max_suspects) {
     uint32_t v = starts.top();
@@ -123,7 +123,8 @@ std::vector<Suspect> FindSuspects(const HeapAnalysis& a, const SuspectOptions& o
       s.reason += "; most of it in " + std::to_string(s.top_child_count) + " " +
                   g.group_name(s.top_child_group) + " (" + xrpm::FormatBytes(s.top_child_bytes) +
                   ")";
-    s.path = finder.ShortestPathToRoot(v, progress);
+    if (!finder) finder.emplace(g);
+    s.path = finder->ShortestPathToRoot(v, progress);
     out.push_back(std::move(s));
   }
 
