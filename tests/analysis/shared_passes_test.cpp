@@ -136,7 +136,8 @@ TEST(SharedPasses, InspectionsHandOnTheirForestOnlyWhenNothingWasDeferred) {
     ASSERT_TRUE(paths.forest);
     ASSERT_TRUE(paths.merger);
     const RootPathForest plain = RootPathForest::Build(g);
-    for (uint32_t v = 0; v < g.node_count(); ++v) ASSERT_EQ(paths.forest->parent(v), plain.parent(v));
+    for (uint32_t v = 0; v < g.node_count(); ++v)
+      ASSERT_EQ(paths.forest->parent(v), plain.parent(v));
     EXPECT_EQ(with.size(), RunInspections(g).size());
   }
   {  // delegates with targets: their edges were taken last, so the forest is not the plain one
@@ -160,6 +161,32 @@ TEST(SharedPasses, ReportSuspectsAreTheOnesFoundAlone) {
   const Snapshot game = testing::GameSnapshot(10, 0, 2000, 0x10000000);
   const HeapAnalysis a = HeapAnalysis::Run(game);
   ExpectSameSuspects(a, FindSuspects(a), BuildHeapReport(a).suspects);
+}
+
+TEST(SharedPasses, AnalyseAndReportIsRunThenBuildHeapReport) {
+  for (unsigned threads : {1u, 2u}) {
+    const Snapshot s = SharedPassesHeap(31);
+    const HeapAnalysis a = HeapAnalysis::Run(s);
+    const HeapReport want = BuildHeapReport(a, {.min_share = 0.03});
+    const AnalysedReport got = AnalyseAndReport(s, {.min_share = 0.03}, {.threads = threads});
+    EXPECT_EQ(got.a.dom.reachable_bytes(), a.dom.reachable_bytes());
+    EXPECT_EQ(got.report.totals.reachable_objects, want.totals.reachable_objects);
+    EXPECT_EQ(got.report.top_types, want.top_types);
+    ExpectSameSuspects(a, want.suspects, got.report.suspects);
+    ASSERT_EQ(got.report.inspections.size(), want.inspections.size());
+    for (size_t i = 0; i < want.inspections.size(); ++i) {
+      const Inspection &x = want.inspections[i], &y = got.report.inspections[i];
+      EXPECT_EQ(x.name, y.name);
+      EXPECT_EQ(x.total_count, y.total_count) << x.name;
+      EXPECT_EQ(x.total_bytes, y.total_bytes) << x.name;
+      ASSERT_EQ(x.findings.size(), y.findings.size()) << x.name;
+      for (size_t k = 0; k < x.findings.size(); ++k) {
+        EXPECT_EQ(x.findings[k].what, y.findings[k].what);
+        EXPECT_EQ(x.findings[k].path, y.findings[k].path);
+        EXPECT_EQ(x.findings[k].objects, y.findings[k].objects);
+      }
+    }
+  }
 }
 
 }  // namespace

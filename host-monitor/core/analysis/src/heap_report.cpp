@@ -1,6 +1,9 @@
 #include "xrpm/analysis/heap_report.h"
 
 #include <algorithm>
+#include <utility>
+
+#include "xrpm/model/fork_join.h"
 
 namespace xrpm::analysis {
 
@@ -16,13 +19,17 @@ std::vector<SiteRetainedRow> SitesByRetained(const HeapAnalysis& a) {
   return rows;
 }
 
-HeapReport BuildHeapReport(const HeapAnalysis& a, const HeapReportOptions& o) {
+namespace {
+
+// The report around inspections already run; `paths` as RunInspections left them.
+HeapReport ReportWithInspections(const HeapAnalysis& a, const HeapReportOptions& o,
+                                 std::vector<Inspection> inspections,
+                                 const InspectionPaths& paths) {
   HeapReport r;
   r.totals = Totals(a);
-  // The inspections first: when their liveness forest is the plain one, the suspects merge
-  // their paths through the inspections' merger (one forest, one memo for both).
-  InspectionPaths paths;
-  r.inspections = RunInspections(a.index, {}, {}, &paths);
+  r.inspections = std::move(inspections);
+  // When the inspections' liveness forest is the plain one, the suspects merge their paths
+  // through the inspections' merger (one forest, one memo for both).
   SuspectOptions so;
   so.min_share = o.min_share;
   r.suspects = FindSuspects(a, so, {}, {.merger = paths.merger.get()});
@@ -34,6 +41,37 @@ HeapReport BuildHeapReport(const HeapAnalysis& a, const HeapReportOptions& o) {
     r.top_sites.resize(std::min(o.top, r.top_sites.size()));
   }
   return r;
+}
+
+}  // namespace
+
+HeapReport BuildHeapReport(const HeapAnalysis& a, const HeapReportOptions& o) {
+  InspectionPaths paths;
+  std::vector<Inspection> inspections = RunInspections(a.index, {}, {}, &paths);
+  return ReportWithInspections(a, o, std::move(inspections), paths);
+}
+
+AnalysedReport AnalyseAndReport(const Snapshot& snap, const HeapReportOptions& o,
+                                const HeapAnalysisOptions& ao) {
+  AnalysedReport out;
+  HeapAnalysis& a = out.a;
+  a.snapshot = &snap;
+  a.index = GraphIndex::Build(snap, {.threads = ao.threads});
+  InspectionPaths paths;  // points into a.index: used up before `out` is returned
+  std::vector<Inspection> inspections;
+  auto analyse = [&] {
+    a.dom = DominatorTree::Compute(a.index);
+    a.types = TypeStats::Compute(a.index, a.dom);
+  };
+  auto inspect = [&] { inspections = RunInspections(a.index, {}, {}, &paths); };
+  if (ResolveThreads(ao.threads) >= 2) {
+    ForkJoin(2, [&](unsigned i) { i == 0 ? analyse() : inspect(); });
+  } else {
+    analyse();
+    inspect();
+  }
+  out.report = ReportWithInspections(a, o, std::move(inspections), paths);
+  return out;
 }
 
 }  // namespace xrpm::analysis
