@@ -349,11 +349,13 @@ struct PathMerger::State {
       } else {
         base = memo[par];
         holder = s.object_type[par];
-        const TypeLayout* t = s.fields.layout_of_type(holder);
-        if (t && t->shape == TypeShape::kArray && s.fields.has_slots())
-          field = PathTrie::kAnyElement;  // without searching the array for z
-        else
-          field = forest->parent_slot(z);  // O(fields of the holder)
+        if (s.fields.has_slots()) {  // else no step knows its field
+          const TypeLayout* t = s.fields.layout_of_type(holder);
+          if (t && t->shape == TypeShape::kArray)
+            field = PathTrie::kAnyElement;  // without searching the array for z
+          else
+            field = forest->parent_slot(z);  // O(fields of the holder)
+        }
       }
       const uint32_t group = g->group_of(z);
       continues_run[z] = par != RootPathForest::kSource && trie[base].group == group;

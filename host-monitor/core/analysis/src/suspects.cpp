@@ -48,24 +48,27 @@ std::vector<Suspect> FindSuspects(const HeapAnalysis& a, const SuspectOptions& o
   const uint64_t threshold =
       std::max<uint64_t>(1, static_cast<uint64_t>(std::ceil(opts.min_share * double(total))));
   progress.Report("suspects: dominator tree", 0);
+  // The dominator children: the caller's, or built for the first object suspect (its subtree
+  // and children are counted; a heap with none never needs them).
   std::optional<DominatorChildren> own_children;
-  if (!in.children) own_children = DominatorChildren::BuildUnsorted(dom);
-  const DominatorChildren& ch = in.children ? *in.children : *own_children;
-  // v's children retaining at least `threshold`, largest first (LargerFirst): the only ones
-  // the descent reads, so an unsorted child list costs a scan and a sort of those few.
-  std::vector<uint32_t> big_kids;
+  auto children = [&]() -> const DominatorChildren& {
+    if (in.children) return *in.children;
+    if (!own_children) own_children = DominatorChildren::BuildUnsorted(dom);
+    return *own_children;
+  };
+  // Per node, its children retaining at least `threshold`, largest first (LargerFirst): all
+  // the descent reads. Those are the few nodes that big (their dominators are as big), found
+  // in one pass over the retained sizes.
+  std::unordered_map<uint32_t, std::vector<uint32_t>> big_kids;
+  for (uint32_t v = 0; v < g.node_count(); ++v)
+    if (dom.retained(v) >= threshold) big_kids[dom.idom(v)].push_back(v);
+  for (auto& [parent, kids] : big_kids)
+    std::sort(kids.begin(), kids.end(),
+              [&](uint32_t x, uint32_t y) { return DominatorChildren::LargerFirst(dom, x, y); });
+  const std::vector<uint32_t> no_kids;
   auto big_children = [&](uint32_t v) -> const std::vector<uint32_t>& {
-    big_kids.clear();
-    for (const uint32_t c : ch.Children(v)) {
-      if (dom.retained(c) >= threshold)
-        big_kids.push_back(c);
-      else if (ch.sorted())
-        break;
-    }
-    if (!ch.sorted())
-      std::sort(big_kids.begin(), big_kids.end(),
-                [&](uint32_t x, uint32_t y) { return DominatorChildren::LargerFirst(dom, x, y); });
-    return big_kids;
+    const auto it = big_kids.find(v);
+    return it == big_kids.end() ? no_kids : it->second;
   };
 
   // ---- big objects ----
@@ -101,6 +104,7 @@ std::vector<Suspect> FindSuspects(const HeapAnalysis& a, const SuspectOptions& o
     s.node = v;
     s.retained_bytes = dom.retained(v);
     s.share = double(s.retained_bytes) / double(total);
+    const DominatorChildren& ch = children();
     s.count = MarkSubtree(ch, v, in_suspect);
     std::unordered_map<uint32_t, std::pair<uint64_t, uint64_t>> by_group;  // count, bytes
     for (uint32_t c : ch.Children(v)) {
