@@ -84,6 +84,14 @@ TEST(SharedPasses, SuspectsAreTheSameWithWhatTheCallerHandsIn) {
     SuspectOptions so;
     so.min_share = 0.02;  // many suspects of both kinds
     const std::vector<Suspect> alone = FindSuspects(a, so);
+    {  // a tiny share: most nodes are big enough to descend to; each suspect still retains it
+      SuspectOptions tiny;
+      tiny.min_share = 0.0005;
+      const std::vector<Suspect> many = FindSuspects(a, tiny);
+      EXPECT_FALSE(many.empty());
+      for (const Suspect& x : many)
+        EXPECT_GE(double(x.retained_bytes), 0.0005 * double(a.dom.reachable_bytes()));
+    }
     for (const Suspect& x : alone)
       ++(x.kind == Suspect::Kind::kType ? type_suspects : object_suspects);
 

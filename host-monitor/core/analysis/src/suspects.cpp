@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <optional>
 #include <queue>
+#include <span>
 #include <unordered_map>
 
 #include "xrpm/model/human_format.h"
@@ -56,19 +57,23 @@ std::vector<Suspect> FindSuspects(const HeapAnalysis& a, const SuspectOptions& o
     if (!own_children) own_children = DominatorChildren::BuildUnsorted(dom);
     return *own_children;
   };
-  // Per node, its children retaining at least `threshold`, largest first (LargerFirst): all
-  // the descent reads. Those are the few nodes that big (their dominators are as big), found
-  // in one pass over the retained sizes.
-  std::unordered_map<uint32_t, std::vector<uint32_t>> big_kids;
+  // The nodes retaining at least `threshold` (their dominators do too), found in one pass over
+  // the retained sizes and ordered by dominator, then largest first (LargerFirst): a node's
+  // big children, all the descent reads, are one range of it. Few at the default share; at
+  // most every node (O(N log N), like sorting every child list) at a tiny one.
+  std::vector<uint32_t> big;
   for (uint32_t v = 0; v < g.node_count(); ++v)
-    if (dom.retained(v) >= threshold) big_kids[dom.idom(v)].push_back(v);
-  for (auto& [parent, kids] : big_kids)
-    std::sort(kids.begin(), kids.end(),
-              [&](uint32_t x, uint32_t y) { return DominatorChildren::LargerFirst(dom, x, y); });
-  const std::vector<uint32_t> no_kids;
-  auto big_children = [&](uint32_t v) -> const std::vector<uint32_t>& {
-    const auto it = big_kids.find(v);
-    return it == big_kids.end() ? no_kids : it->second;
+    if (dom.retained(v) >= threshold) big.push_back(v);
+  std::sort(big.begin(), big.end(), [&](uint32_t x, uint32_t y) {
+    return dom.idom(x) != dom.idom(y) ? dom.idom(x) < dom.idom(y)
+                                      : DominatorChildren::LargerFirst(dom, x, y);
+  });
+  auto big_children = [&](uint32_t v) -> std::span<const uint32_t> {
+    const auto b = std::lower_bound(big.begin(), big.end(), v,
+                                    [&](uint32_t node, uint32_t d) { return dom.idom(node) < d; });
+    const auto e = std::upper_bound(b, big.end(), v,
+                                    [&](uint32_t d, uint32_t node) { return d < dom.idom(node); });
+    return {b, e};
   };
 
   // ---- big objects ----
@@ -86,8 +91,8 @@ std::vector<Suspect> FindSuspects(const HeapAnalysis& a, const SuspectOptions& o
   while (!starts.empty() && out.size() < opts.max_suspects) {
     uint32_t v = starts.top();
     starts.pop();
-    while (true) {                                          // descend to the accumulation point
-      const std::vector<uint32_t>& kids = big_children(v);  // the largest child, if big
+    while (true) {                                             // descend to the accumulation point
+      const std::span<const uint32_t> kids = big_children(v);  // the largest child, if big
       if (kids.empty()) break;
       const uint32_t c = kids[0];
       const bool keeps_most =
