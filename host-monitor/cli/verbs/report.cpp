@@ -132,10 +132,17 @@ void PrintReport(const Opts& o, const AnalyzedFile& f, const analysis::HeapRepor
 }
 
 int Run(const Opts& o) {
-  auto f = AnalyzeForCli(o.file, o.in);
+  // AnalyzeForCli's steps, with the analysis and the report in one call: the inspections
+  // overlap the dominator tree on a second thread.
+  auto f = std::make_unique<AnalyzedFile>();
+  f->loaded = LoadForCli(o.file, o.in);
+  if (f->loaded.snap.source.empty()) f->loaded.snap.source = o.file;
   if (o.by_site) RequireOrigins(f->loaded);
-  const analysis::HeapReport r = analysis::BuildHeapReport(
-      f->a, {.top = o.top, .min_share = o.min_share / 100.0, .by_site = o.by_site});
+  analysis::AnalysedReport ar = analysis::AnalyseAndReport(
+      f->loaded.snap, {.top = o.top, .min_share = o.min_share / 100.0, .by_site = o.by_site},
+      {.threads = o.in.threads});
+  f->a = std::move(ar.a);
+  const analysis::HeapReport& r = ar.report;
   if (o.json)
     PrintJson(ReportJson(o, *f, r));
   else

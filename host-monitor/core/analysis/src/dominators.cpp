@@ -206,27 +206,29 @@ DominatorTree DominatorTree::Compute(const GraphIndex& g, const Progress& progre
   return d;
 }
 
-DominatorChildren DominatorChildren::Build(const DominatorTree& dom) {
+DominatorChildren DominatorChildren::BuildUnsorted(const DominatorTree& dom) {
   const uint32_t n = dom.node_count();
   DominatorChildren c;
-  c.off_.resize(size_t{n} + 2, 0);  // parents are nodes and the virtual root (n)
+  ResizeHuge(c.off_, size_t{n} + 2, uint32_t{0});  // parents are nodes and the virtual root (n)
   for (uint32_t v = 0; v < n; ++v)
     if (dom.reachable(v)) ++c.off_[dom.idom(v) + 1];
   for (size_t i = 0; i <= n; ++i) c.off_[i + 1] += c.off_[i];
-  c.child_.resize(c.off_[n + 1]);
+  ResizeHuge(c.child_, c.off_[n + 1]);
   {
     PodVector<uint32_t> pos;
     pos.assign(c.off_.begin(), c.off_.end() - 1);
     for (uint32_t v = 0; v < n; ++v)
       if (dom.reachable(v)) c.child_[pos[dom.idom(v)]++] = v;
   }
-  for (size_t p = 0; p <= n; ++p) {
-    std::sort(c.child_.begin() + c.off_[p], c.child_.begin() + c.off_[p + 1],
-              [&](uint32_t a, uint32_t b) {
-                return dom.retained(a) != dom.retained(b) ? dom.retained(a) > dom.retained(b)
-                                                          : a < b;
-              });
-  }
+  return c;
+}
+
+DominatorChildren DominatorChildren::Build(const DominatorTree& dom) {
+  DominatorChildren c = BuildUnsorted(dom);
+  const auto larger = [&](uint32_t a, uint32_t b) { return LargerFirst(dom, a, b); };
+  for (size_t p = 0; p <= dom.node_count(); ++p)
+    std::sort(c.child_.begin() + c.off_[p], c.child_.begin() + c.off_[p + 1], larger);
+  c.sorted_ = true;
   return c;
 }
 

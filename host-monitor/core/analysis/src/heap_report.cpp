@@ -1,6 +1,9 @@
 #include "xrpm/analysis/heap_report.h"
 
 #include <algorithm>
+#include <utility>
+
+#include "xrpm/model/fork_join.h"
 
 namespace xrpm::analysis {
 
@@ -16,12 +19,20 @@ std::vector<SiteRetainedRow> SitesByRetained(const HeapAnalysis& a) {
   return rows;
 }
 
-HeapReport BuildHeapReport(const HeapAnalysis& a, const HeapReportOptions& o) {
+namespace {
+
+// The report around inspections already run; `paths` as RunInspections left them.
+HeapReport ReportWithInspections(const HeapAnalysis& a, const HeapReportOptions& o,
+                                 std::vector<Inspection> inspections,
+                                 const InspectionPaths& paths) {
   HeapReport r;
   r.totals = Totals(a);
+  r.inspections = std::move(inspections);
+  // When the inspections' liveness forest is the plain one, the suspects merge their paths
+  // through the inspections' merger (one forest, one memo for both).
   SuspectOptions so;
   so.min_share = o.min_share;
-  r.suspects = FindSuspects(a, so);
+  r.suspects = FindSuspects(a, so, {}, {.merger = paths.merger.get()});
   r.top_types = a.types.ByRetained();
   std::erase_if(r.top_types, [&](uint32_t g) { return a.types[g].count == 0; });  // no instances
   r.top_types.resize(std::min(o.top, r.top_types.size()));
@@ -29,8 +40,38 @@ HeapReport BuildHeapReport(const HeapAnalysis& a, const HeapReportOptions& o) {
     r.top_sites = SitesByRetained(a);
     r.top_sites.resize(std::min(o.top, r.top_sites.size()));
   }
-  r.inspections = RunInspections(a.index);
   return r;
+}
+
+}  // namespace
+
+HeapReport BuildHeapReport(const HeapAnalysis& a, const HeapReportOptions& o) {
+  InspectionPaths paths;
+  std::vector<Inspection> inspections = RunInspections(a.index, {}, {}, &paths);
+  return ReportWithInspections(a, o, std::move(inspections), paths);
+}
+
+AnalysedReport AnalyseAndReport(const Snapshot& snap, const HeapReportOptions& o,
+                                const HeapAnalysisOptions& ao) {
+  AnalysedReport out;
+  HeapAnalysis& a = out.a;
+  a.snapshot = &snap;
+  a.index = GraphIndex::Build(snap, {.threads = ao.threads});
+  InspectionPaths paths;  // points into a.index: used up before `out` is returned
+  std::vector<Inspection> inspections;
+  auto analyse = [&] {
+    a.dom = DominatorTree::Compute(a.index);
+    a.types = TypeStats::Compute(a.index, a.dom);
+  };
+  auto inspect = [&] { inspections = RunInspections(a.index, {}, {}, &paths); };
+  if (ResolveThreads(ao.threads) >= 2) {
+    ForkJoin(2, [&](unsigned i) { i == 0 ? analyse() : inspect(); });
+  } else {
+    analyse();
+    inspect();
+  }
+  out.report = ReportWithInspections(a, o, std::move(inspections), paths);
+  return out;
 }
 
 }  // namespace xrpm::analysis

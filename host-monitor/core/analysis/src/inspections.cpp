@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <map>
+#include <memory>
 #include <stdexcept>
 #include <unordered_set>
 
@@ -54,27 +55,44 @@ struct Ctx {
   std::vector<bool> without_delegates;  // reachable without delegate -> target edges
   // Liveness: one BFS from the strong roots that takes delegate -> target edges last, so it
   // also yields without_delegates (what event-handler-leaks needs) in the same pass.
-  RootPathForest forest;
-  PathMerger merger;
+  // Held by pointer so that RunInspections can hand them on (InspectionPaths) without moving
+  // the forest the merger points to.
+  std::unique_ptr<RootPathForest> forest_ptr;
+  std::unique_ptr<PathMerger> merger_ptr;
+  const RootPathForest& forest;
+  PathMerger& merger;
   Ctx(const GraphIndex& gi, const InspectOptions& op, const Progress& progress)
       : g(gi),
         s(gi.snapshot()),
         o(op),
         target_field(DelegateTargetFields(s)),
-        forest(RootPathForest::BuildDeferring(
-            gi,
-            [this](uint32_t v) {
-              const uint32_t f = target_field[s.object_type[v]];
-              if (f == kNoSlot) return kNoIndex;
-              const uint32_t t = TargetOf(g, v, f);
-              if (t != kNoIndex) delegates.emplace_back(v, t);
-              return t;
-            },
-            without_delegates, progress)),
-        merger(gi, forest) {
+        forest_ptr(BuildForest(progress)),
+        merger_ptr(std::make_unique<PathMerger>(gi, *forest_ptr)),
+        forest(*forest_ptr),
+        merger(*merger_ptr) {
     std::sort(delegates.begin(), delegates.end());
   }
   bool live(uint32_t v) const { return forest.reachable(v); }
+
+ private:
+  std::unique_ptr<RootPathForest> BuildForest(const Progress& progress) {
+    const bool any_delegate_type = std::any_of(target_field.begin(), target_field.end(),
+                                               [](uint32_t f) { return f != kNoSlot; });
+    // Nothing to defer: the plain forest, without a call per node (no delegates, so
+    // event-handler-leaks never reads without_delegates).
+    if (!any_delegate_type)
+      return std::make_unique<RootPathForest>(RootPathForest::Build(g, progress));
+    return std::make_unique<RootPathForest>(RootPathForest::BuildDeferring(
+        g,
+        [this](uint32_t v) {
+          const uint32_t f = target_field[s.object_type[v]];
+          if (f == kNoSlot) return kNoIndex;
+          const uint32_t t = TargetOf(g, v, f);
+          if (t != kNoIndex) delegates.emplace_back(v, t);
+          return t;
+        },
+        without_delegates, progress));
+  }
 };
 
 // Reachability from the strong roots that never follows the edge v -> w when cut(v, w), one
@@ -518,7 +536,7 @@ void Finalizable(Ctx& c, Inspection& in) {
 }  // namespace
 
 std::vector<Inspection> RunInspections(const GraphIndex& g, const InspectOptions& opts,
-                                       const Progress& progress) {
+                                       const Progress& progress, InspectionPaths* paths) {
   for (const std::string& n : opts.only)
     if (std::find(std::begin(kInspectionNames), std::end(kInspectionNames), n) ==
         std::end(kInspectionNames))
@@ -543,6 +561,10 @@ std::vector<Inspection> RunInspections(const GraphIndex& g, const InspectOptions
     in.bytes_meaning = kBytes[i];
     kFns[i](c, in);
     out.push_back(std::move(in));
+  }
+  if (paths && c.delegates.empty()) {  // no edge was deferred: RootPathForest::Build's forest
+    paths->forest = std::move(c.forest_ptr);
+    paths->merger = std::move(c.merger_ptr);
   }
   return out;
 }

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <unordered_map>
 
+#include "xrpm/model/huge_pages.h"
 #include "xrpm/model/object_fields.h"
 
 namespace xrpm::analysis {
@@ -86,7 +87,9 @@ std::string MergedPathLabel(const GraphIndex& g, const MergedPath& p, std::strin
 
 // ---- PathFinder ----
 
-PathFinder::PathFinder(const GraphIndex& g) : g_(&g), next_(g.node_count(), kNoIndex) {}
+PathFinder::PathFinder(const GraphIndex& g) : g_(&g) {
+  ResizeHuge(next_, g.node_count(), kNoIndex);
+}
 
 RootPath PathFinder::ShortestPathToRoot(uint32_t v, const Progress& progress) {
   RootPath path;
@@ -152,7 +155,7 @@ RootPathForest RootPathForest::BuildDeferring(const GraphIndex& g,
                                               std::vector<bool>& first, const Progress& progress) {
   RootPathForest f;
   f.g_ = &g;
-  f.parent_.resize(g.node_count(), kNoIndex);
+  ResizeHuge(f.parent_, g.node_count(), kNoIndex);
   PodVector<uint32_t> queue;
   std::vector<std::pair<uint32_t, uint32_t>> later;  // deferred edges met, in BFS order
   for (const uint32_t r : g.StrongRoots()) {
@@ -222,9 +225,8 @@ namespace {
 class PathTrie {
  public:
   struct Node {
-    uint32_t parent = kNoIndex;  // kNoIndex for a root node
-    uint32_t group = kNoIndex;   // kNoIndex for a root node
-    bool repeated = false;
+    uint32_t parent = kNoIndex;           // kNoIndex for a root node
+    uint32_t group = kNoIndex;            // kNoIndex for a root node
     RootKind kind = RootKind::kInternal;  // root nodes
     bool conservative = false;            // root nodes: kRootConservative
     uint32_t container = kNoIndex;        // root nodes: type index of the static's class
@@ -244,16 +246,23 @@ class PathTrie {
     return it->second;
   }
   uint32_t Child(uint32_t base, uint32_t group, uint32_t field, uint32_t holder) {
-    if (nodes_[base].group == group) {  // a run of one type collapses into one step
-      nodes_[base].repeated = true;
-      return base;
+    if (nodes_[base].group == group) return base;  // a run of one type collapses into one step
+    // Open addressing, linear probing, at most half full: one cache line per lookup mostly.
+    if (2 * (child_count_ + 1) > child_slots_.size()) GrowChildren();
+    const size_t mask = child_slots_.size() - 1;
+    for (size_t i = ChildHash(base, group, field) & mask;; i = (i + 1) & mask) {
+      ChildSlot& slot = child_slots_[i];
+      if (slot.node == kNoIndex) {
+        slot = {base, group, field, static_cast<uint32_t>(nodes_.size())};
+        ++child_count_;
+        nodes_.push_back({.parent = base, .group = group, .field = field, .holder = holder});
+        return slot.node;
+      }
+      if (slot.base == base && slot.group == group && slot.field == field) return slot.node;
     }
-    auto [it, fresh] = children_.try_emplace(Key{uint64_t(base) << 32 | group, field},
-                                             static_cast<uint32_t>(nodes_.size()));
-    if (fresh) nodes_.push_back({.parent = base, .group = group, .field = field, .holder = holder});
-    return it->second;
   }
   const Node& operator[](uint32_t i) const { return nodes_[i]; }
+  uint32_t size() const { return static_cast<uint32_t>(nodes_.size()); }
 
  private:
   struct Key {
@@ -266,8 +275,29 @@ class PathTrie {
       return std::hash<uint64_t>()(k.a * 0x9E3779B97F4A7C15ull ^ k.b);
     }
   };
+  struct ChildSlot {  // (base, group, field) -> node; node kNoIndex: empty
+    uint32_t base = kNoIndex, group = kNoIndex, field = kNoSlot, node = kNoIndex;
+  };
+  static size_t ChildHash(uint32_t base, uint32_t group, uint32_t field) {
+    const uint64_t h = (uint64_t(base) << 32 | group) * 0x9E3779B97F4A7C15ull ^
+                       uint64_t(field) * 0xC2B2AE3D27D4EB4Full;
+    return static_cast<size_t>(h ^ h >> 29);
+  }
+  void GrowChildren() {
+    std::vector<ChildSlot> old(std::max<size_t>(64, 2 * child_slots_.size()));
+    old.swap(child_slots_);
+    const size_t mask = child_slots_.size() - 1;
+    for (const ChildSlot& c : old) {
+      if (c.node == kNoIndex) continue;
+      size_t i = ChildHash(c.base, c.group, c.field) & mask;
+      while (child_slots_[i].node != kNoIndex) i = (i + 1) & mask;
+      child_slots_[i] = c;
+    }
+  }
   std::vector<Node> nodes_;
-  std::unordered_map<Key, uint32_t, KeyHash> roots_, children_;
+  std::unordered_map<Key, uint32_t, KeyHash> roots_;
+  std::vector<ChildSlot> child_slots_;  // a power of two, or empty
+  size_t child_count_ = 0;
 };
 
 }  // namespace
@@ -277,7 +307,20 @@ struct PathMerger::State {
   const RootPathForest* forest;
   PathTrie trie;
   PodVector<uint32_t> memo;  // node -> trie node, once computed
+  // Per node, once memoised: it continues a run of its BFS parent's type (its step collapsed
+  // into the parent's), so its trie node reads "Type+" in a set whose paths pass through it.
+  std::vector<bool> continues_run;
+  // Per node and per trie node: the Merge (epoch) that last walked it / saw a run there. A run
+  // is a property of the set merged, not of the trie: a "+" shows where one of this set's own
+  // paths has a run, whatever other sets merged before (as a fresh merger would).
+  PodVector<uint32_t> walked, run_epoch;
+  uint32_t epoch = 0;
   std::vector<uint32_t> stack;
+  // Merge's scratch: trie node -> index into `paths` (kNoIndex outside a Merge), so that
+  // counting an instance is an array access instead of a hash lookup.
+  PodVector<uint32_t> path_of_trie;
+  std::vector<uint32_t> trie_of_path;
+  std::vector<MergedPath> paths;
 
   // The trie node of x's path, memoising every node on the way.
   uint32_t PathId(uint32_t x) {
@@ -306,20 +349,53 @@ struct PathMerger::State {
       } else {
         base = memo[par];
         holder = s.object_type[par];
-        const TypeLayout* t = s.fields.layout_of_type(holder);
-        if (t && t->shape == TypeShape::kArray && s.fields.has_slots())
-          field = PathTrie::kAnyElement;  // without searching the array for z
-        else
-          field = forest->parent_slot(z);  // O(fields of the holder)
+        if (s.fields.has_slots()) {  // else no step knows its field
+          const TypeLayout* t = s.fields.layout_of_type(holder);
+          if (t && t->shape == TypeShape::kArray)
+            field = PathTrie::kAnyElement;  // without searching the array for z
+          else
+            field = forest->parent_slot(z);  // O(fields of the holder)
+        }
       }
-      memo[z] = trie.Child(base, g->group_of(z), field, holder);
+      const uint32_t group = g->group_of(z);
+      continues_run[z] = par != RootPathForest::kSource && trie[base].group == group;
+      memo[z] = trie.Child(base, group, field, holder);
     }
     return memo[x];
+  }
+
+  // Walks x's path up to where this Merge has walked already, noting the runs on it.
+  void NoteRuns(uint32_t x) {
+    for (uint32_t z = x; walked[z] != epoch;) {
+      walked[z] = epoch;
+      if (continues_run[z]) {
+        if (memo[z] >= run_epoch.size())
+          run_epoch.resize(std::max<size_t>(trie.size(), 2 * size_t{memo[z]} + 16), 0);
+        run_epoch[memo[z]] = epoch;
+      }
+      const uint32_t par = forest->parent(z);
+      if (par == RootPathForest::kSource) break;
+      z = par;
+    }
+  }
+  bool RunAt(uint32_t trie_node) const {
+    return trie_node < run_epoch.size() && run_epoch[trie_node] == epoch;
+  }
+  void NextEpoch() {
+    if (++epoch == 0) {  // wrapped: forget every mark, start again at 1
+      std::fill(walked.begin(), walked.end(), 0);
+      std::fill(run_epoch.begin(), run_epoch.end(), 0);
+      epoch = 1;
+    }
   }
 };
 
 PathMerger::PathMerger(const GraphIndex& g, const RootPathForest& forest)
-    : st_(new State{&g, &forest, {}, PodVector<uint32_t>(g.node_count(), kNoIndex), {}}) {}
+    : st_(new State{
+          .g = &g, .forest = &forest, .continues_run = std::vector<bool>(g.node_count(), false)}) {
+  ResizeHuge(st_->memo, g.node_count(), kNoIndex);
+  ResizeHuge(st_->walked, g.node_count(), uint32_t{0});
+}
 PathMerger::~PathMerger() = default;
 PathMerger::PathMerger(PathMerger&&) noexcept = default;
 PathMerger& PathMerger::operator=(PathMerger&&) noexcept = default;
@@ -329,21 +405,42 @@ MergedPaths PathMerger::Merge(std::span<const uint32_t> instances, const Dominat
   MergedPaths out;
   State& st = *st_;
   const Snapshot& s = st.g->snapshot();
-  std::unordered_map<uint32_t, MergedPath> by_path;
+  std::vector<MergedPath>& paths = st.paths;
+  std::vector<uint32_t>& trie_of_path = st.trie_of_path;
+  paths.clear();
+  trie_of_path.clear();
+  st.NextEpoch();
+  struct Reset {  // the trie's slots back to kNoIndex, also when an allocation throws
+    State& st;
+    ~Reset() {
+      for (const uint32_t t : st.trie_of_path) st.path_of_trie[t] = kNoIndex;
+    }
+  } reset{st};
   for (const uint32_t x : instances) {
     ++out.instances;
     if (!st.forest->reachable(x)) {
       ++out.unreachable;
       continue;
     }
-    MergedPath& m = by_path[st.PathId(x)];
+    const uint32_t id = st.PathId(x);
+    st.NoteRuns(x);
+    if (id >= st.path_of_trie.size())
+      st.path_of_trie.resize(std::max<size_t>(st.trie.size(), 2 * size_t{id} + 16), kNoIndex);
+    uint32_t& slot = st.path_of_trie[id];
+    if (slot == kNoIndex) {
+      slot = static_cast<uint32_t>(paths.size());
+      paths.emplace_back();
+      trie_of_path.push_back(id);
+    }
+    MergedPath& m = paths[slot];
     ++m.count;
     m.shallow_bytes += s.object_size[x];
     if (dom) m.retained_bytes += dom->retained(x);
     m.example = std::min(m.example, x);
   }
   std::vector<std::pair<uint32_t, MergedPath*>> order;
-  for (auto& [id, m] : by_path) order.emplace_back(id, &m);
+  order.reserve(paths.size());
+  for (size_t i = 0; i < paths.size(); ++i) order.emplace_back(trie_of_path[i], &paths[i]);
   std::sort(order.begin(), order.end(), [](const auto& a, const auto& b) {
     const MergedPath &x = *a.second, &y = *b.second;
     if (x.count != y.count) return x.count > y.count;
@@ -368,7 +465,7 @@ MergedPaths PathMerger::Merge(std::span<const uint32_t> instances, const Dominat
         const TypeLayout* l = s.fields.layout_of_type(n.holder);
         if (l && n.field < l->fields.size()) field = l->fields[n.field].name;
       }
-      m.steps.push_back({n.group, n.repeated, std::move(field)});
+      m.steps.push_back({n.group, st.RunAt(t), std::move(field)});
     }
     std::reverse(m.steps.begin(), m.steps.end());
     m.root_kind = trie[t].kind;

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <optional>
 #include <queue>
+#include <span>
 #include <unordered_map>
 
 #include "xrpm/model/human_format.h"
@@ -39,7 +40,7 @@ uint64_t MarkSubtree(const DominatorChildren& ch, uint32_t v, std::vector<bool>&
 }  // namespace
 
 std::vector<Suspect> FindSuspects(const HeapAnalysis& a, const SuspectOptions& opts,
-                                  const Progress& progress) {
+                                  const Progress& progress, const SuspectInputs& in) {
   std::vector<Suspect> out;
   const GraphIndex& g = a.index;
   const DominatorTree& dom = a.dom;
@@ -48,7 +49,32 @@ std::vector<Suspect> FindSuspects(const HeapAnalysis& a, const SuspectOptions& o
   const uint64_t threshold =
       std::max<uint64_t>(1, static_cast<uint64_t>(std::ceil(opts.min_share * double(total))));
   progress.Report("suspects: dominator tree", 0);
-  const DominatorChildren ch = DominatorChildren::Build(dom);
+  // The dominator children: the caller's, or built for the first object suspect (its subtree
+  // and children are counted; a heap with none never needs them).
+  std::optional<DominatorChildren> own_children;
+  auto children = [&]() -> const DominatorChildren& {
+    if (in.children) return *in.children;
+    if (!own_children) own_children = DominatorChildren::BuildUnsorted(dom);
+    return *own_children;
+  };
+  // The nodes retaining at least `threshold` (their dominators do too), found in one pass over
+  // the retained sizes and ordered by dominator, then largest first (LargerFirst): a node's
+  // big children, all the descent reads, are one range of it. Few at the default share; at
+  // most every node (O(N log N), like sorting every child list) at a tiny one.
+  std::vector<uint32_t> big;
+  for (uint32_t v = 0; v < g.node_count(); ++v)
+    if (dom.retained(v) >= threshold) big.push_back(v);
+  std::sort(big.begin(), big.end(), [&](uint32_t x, uint32_t y) {
+    return dom.idom(x) != dom.idom(y) ? dom.idom(x) < dom.idom(y)
+                                      : DominatorChildren::LargerFirst(dom, x, y);
+  });
+  auto big_children = [&](uint32_t v) -> std::span<const uint32_t> {
+    const auto b = std::lower_bound(big.begin(), big.end(), v,
+                                    [&](uint32_t node, uint32_t d) { return dom.idom(node) < d; });
+    const auto e = std::upper_bound(b, big.end(), v,
+                                    [&](uint32_t d, uint32_t node) { return d < dom.idom(node); });
+    return {b, e};
+  };
 
   // ---- big objects ----
   auto bigger = [&](uint32_t x, uint32_t y) {  // heap order: largest retained first
@@ -56,24 +82,22 @@ std::vector<Suspect> FindSuspects(const HeapAnalysis& a, const SuspectOptions& o
   };
   std::priority_queue<uint32_t, std::vector<uint32_t>, decltype(bigger)> starts(bigger);
   auto push_big = [&](uint32_t parent, uint32_t except, uint32_t skip_group) {
-    for (uint32_t c : ch.Children(parent)) {
-      if (dom.retained(c) < threshold) break;  // children are sorted, largest first
+    for (const uint32_t c : big_children(parent))
       if (c != except && g.group_of(c) != skip_group) starts.push(c);
-    }
   };
   push_big(dom.virtual_root(), kNoIndex, kNoIndex);
-  PathFinder finder(g);
+  std::optional<PathFinder> finder;  // 4 B/object: made for the first object suspect
   std::vector<bool> in_suspect(g.node_count(), false);  // retained by an object suspect
   while (!starts.empty() && out.size() < opts.max_suspects) {
     uint32_t v = starts.top();
     starts.pop();
-    while (true) {  // descend to the accumulation point
-      auto kids = ch.Children(v);
+    while (true) {                                             // descend to the accumulation point
+      const std::span<const uint32_t> kids = big_children(v);  // the largest child, if big
       if (kids.empty()) break;
       const uint32_t c = kids[0];
       const bool keeps_most =
           double(dom.retained(c)) >= opts.accumulation_share * double(dom.retained(v));
-      if (!keeps_most || dom.retained(c) < threshold || g.group_of(c) == g.group_of(v)) break;
+      if (!keeps_most || g.group_of(c) == g.group_of(v)) break;
       push_big(v, c, kNoIndex);
       v = c;
     }
@@ -85,6 +109,7 @@ std::vector<Suspect> FindSuspects(const HeapAnalysis& a, const SuspectOptions& o
     s.node = v;
     s.retained_bytes = dom.retained(v);
     s.share = double(s.retained_bytes) / double(total);
+    const DominatorChildren& ch = children();
     s.count = MarkSubtree(ch, v, in_suspect);
     std::unordered_map<uint32_t, std::pair<uint64_t, uint64_t>> by_group;  // count, bytes
     for (uint32_t c : ch.Children(v)) {
@@ -107,12 +132,15 @@ std::vector<Suspect> FindSuspects(const HeapAnalysis& a, const SuspectOptions& o
       s.reason += "; most of it in " + std::to_string(s.top_child_count) + " " +
                   g.group_name(s.top_child_group) + " (" + xrpm::FormatBytes(s.top_child_bytes) +
                   ")";
-    s.path = finder.ShortestPathToRoot(v, progress);
+    if (!finder) finder.emplace(g);
+    s.path = finder->ShortestPathToRoot(v, progress);
     out.push_back(std::move(s));
   }
 
   // ---- big types made of small objects ----
-  std::optional<RootPathForest> forest;
+  std::optional<RootPathForest> own_forest;
+  std::optional<PathMerger> own_merger;
+  PathMerger* merger = in.merger;
   size_t type_suspects = 0;
   for (const uint32_t grp : a.types.ByRetained()) {
     const TypeStat& st = a.types[grp];
@@ -126,14 +154,17 @@ std::vector<Suspect> FindSuspects(const HeapAnalysis& a, const SuspectOptions& o
     if (biggest >= threshold) continue;  // one instance explains it: an object suspect
     // Mostly kept alive by one of the object suspects (the elements of its array): said already.
     if (double(explained) >= opts.accumulation_share * double(st.reachable_count)) continue;
-    if (!forest) forest = RootPathForest::Build(g, progress);
+    if (!merger) {
+      own_forest = RootPathForest::Build(g, progress);
+      merger = &own_merger.emplace(g, *own_forest);
+    }
     Suspect s;
     s.kind = Suspect::Kind::kType;
     s.group = grp;
     s.count = st.reachable_count;
     s.retained_bytes = st.retained_bytes;
     s.share = double(st.retained_bytes) / double(total);
-    s.holders = MergeShortestPaths(g, *forest, &dom, grp, opts.max_paths);
+    s.holders = merger->Merge(g.Instances(grp), &dom, opts.max_paths);
     s.reason = std::to_string(st.reachable_count) + " " + g.group_name(grp) + " retain " +
                FormatPercent(s.share) + " of the reachable heap (" +
                xrpm::FormatBytes(st.retained_bytes) + "), none more than " +

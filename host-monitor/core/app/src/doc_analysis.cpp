@@ -96,7 +96,11 @@ std::shared_ptr<const DocAnalysis> AnalyseDoc(std::shared_ptr<const Snapshot> sn
   ctx.SetPhase("Paths to roots");
   a->forest = analysis::RootPathForest::Build(g, progress);
   ctx.SetPhase("Leak suspects");
-  a->suspects = analysis::FindSuspects(a->heap, {}, progress);
+  {  // the children and the forest just built, not a second copy of each
+    analysis::PathMerger merger(g, a->forest);
+    a->suspects = analysis::FindSuspects(a->heap, {}, progress,
+                                         {.children = &a->children, .merger = &merger});
+  }
   ctx.SetPhase("Roots");
   progress.ThrowIfCancelled();
   a->roots = GroupRoots(s, g, a->heap.dom);

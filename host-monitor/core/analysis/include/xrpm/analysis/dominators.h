@@ -63,20 +63,29 @@ class DominatorTree {
   size_t work_peak_bytes_ = 0;
 };
 
-// The dominator tree's child lists (CSR), each sorted by retained size, largest first: for
-// browsing the tree top-down. O(N log N) to build, 8 bytes per object.
+// The dominator tree's child lists (CSR), each sorted by retained size, largest first
+// (LargerFirst): for browsing the tree top-down. O(N log N) to build, 8 bytes per object.
+// BuildUnsorted leaves each list in node order, O(N): for a reader that walks whole subtrees
+// and sorts only the few children it descends to, as the leak suspects do.
 // Thread-safety: immutable after Build.
 class DominatorChildren {
  public:
   DominatorChildren() = default;
   static DominatorChildren Build(const DominatorTree& dom);
-  // Children of v, where v is a node or the virtual root.
+  static DominatorChildren BuildUnsorted(const DominatorTree& dom);
+  // Children of v, where v is a node or the virtual root: largest first when sorted().
   std::span<const uint32_t> Children(uint32_t v) const {
     return {child_.data() + off_[v], child_.data() + off_[v + 1]};
+  }
+  bool sorted() const { return sorted_; }
+  // The order of every sorted list: larger retained size first, then lower node index.
+  static bool LargerFirst(const DominatorTree& dom, uint32_t a, uint32_t b) {
+    return dom.retained(a) != dom.retained(b) ? dom.retained(a) > dom.retained(b) : a < b;
   }
 
  private:
   PodVector<uint32_t> off_, child_;
+  bool sorted_ = false;
 };
 
 }  // namespace xrpm::analysis

@@ -46,6 +46,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -53,6 +54,7 @@
 #include <vector>
 
 #include "xrpm/analysis/graph_index.h"
+#include "xrpm/analysis/paths.h"
 #include "xrpm/model/progress.h"
 
 namespace xrpm::analysis {
@@ -97,9 +99,20 @@ struct Inspection {
   uint64_t total_count = 0, total_bytes = 0;  // over all findings (also those cut)
 };
 
+// The inspections' root-path forest and path merger, handed on for other passes over the same
+// index (the leak suspects' merged paths: SuspectInputs::merger) when that forest is
+// RootPathForest::Build's, i.e. no live delegate had a target, so no edge was deferred; both
+// stay null otherwise.
+struct InspectionPaths {
+  std::unique_ptr<RootPathForest> forest;
+  std::unique_ptr<PathMerger> merger;  // over *forest, its memo as the inspections left it
+};
+
 // Throws std::invalid_argument for an unknown name in opts.only, Cancelled on cancel.
+// `paths`, when given, receives the forest and merger as InspectionPaths says.
 std::vector<Inspection> RunInspections(const GraphIndex& g, const InspectOptions& opts = {},
-                                       const Progress& progress = {});
+                                       const Progress& progress = {},
+                                       InspectionPaths* paths = nullptr);
 
 // What is new or grew in `after` compared with `before`, matched by inspection and `what`:
 // findings of `after` with a larger count or bytes (count and bytes become the growth).

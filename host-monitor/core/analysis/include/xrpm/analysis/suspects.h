@@ -13,7 +13,10 @@
 //  - Growing types (series of snapshots): types whose instance count never drops and ends
 //    higher than it began, ranked by retained growth, with the paths that hold them in the
 //    last snapshot.
-// Cost: building the dominator children (O(N log N)) and one root-path forest (O(N + E)).
+// Cost: one pass over the retained sizes for the nodes big enough to descend to; the dominator
+// children (O(N), unsorted) once there is an object suspect, and one root-path forest
+// (O(N + E)) once there is a type suspect, unless the caller hands them in (SuspectInputs);
+// the type suspects' paths share one path merger (O(N + E) for all of them).
 //
 // Thread-safety: reentrant.
 #pragma once
@@ -55,8 +58,18 @@ struct Suspect {
   MergedPaths holders;  // types: the paths that hold the instances
 };
 
+// Passes over the same analysis the caller has already made, so FindSuspects does not make
+// them again; null: FindSuspects builds its own.
+struct SuspectInputs {
+  // The dominator tree's children, sorted or not.
+  const DominatorChildren* children = nullptr;
+  // A path merger over RootPathForest::Build's forest of a.index (its memo grows: the type
+  // suspects' paths then cost only what other callers have not walked yet).
+  PathMerger* merger = nullptr;
+};
+
 std::vector<Suspect> FindSuspects(const HeapAnalysis& a, const SuspectOptions& opts = {},
-                                  const Progress& progress = {});
+                                  const Progress& progress = {}, const SuspectInputs& in = {});
 // Growing types from a diff whose last snapshot is `last`.
 std::vector<Suspect> FindGrowthSuspects(const HeapDiff& diff, const HeapAnalysis& last,
                                         const SuspectOptions& opts = {},

@@ -1,0 +1,201 @@
+// The passes `xrpm report` makes once and shares between its parts (heap_report.h): unsorted
+// dominator children, the inspections' root-path forest and path merger handed on to the leak
+// suspects. Sharing must not change a single figure: each result is compared with the one
+// built from scratch.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "game_heap.h"
+#include "inspect_game.h"
+#include "test_heaps.h"
+#include "xrpm/analysis/heap_analysis.h"
+#include "xrpm/analysis/heap_report.h"
+#include "xrpm/analysis/inspections.h"
+#include "xrpm/analysis/suspects.h"
+
+namespace xrpm::analysis {
+namespace {
+
+// Random NETCF-like heaps: many types, shared objects, roots of every kind.
+Snapshot SharedPassesHeap(uint32_t seed) {
+  return testing::MakeHeap({.seed = seed, .objects = 3000, .types = 9});
+}
+
+void ExpectSameSuspects(const HeapAnalysis& a, const std::vector<Suspect>& want,
+                        const std::vector<Suspect>& got) {
+  ASSERT_EQ(want.size(), got.size());
+  for (size_t i = 0; i < want.size(); ++i) {
+    const Suspect &x = want[i], &y = got[i];
+    EXPECT_EQ(x.kind, y.kind) << i;
+    EXPECT_EQ(x.group, y.group) << i;
+    EXPECT_EQ(x.node, y.node) << i;
+    EXPECT_EQ(x.count, y.count) << i;
+    EXPECT_EQ(x.retained_bytes, y.retained_bytes) << i;
+    EXPECT_EQ(x.top_child_group, y.top_child_group) << i;
+    EXPECT_EQ(x.top_child_count, y.top_child_count) << i;
+    EXPECT_EQ(x.reason, y.reason) << i;
+    EXPECT_EQ(x.path.nodes, y.path.nodes) << i;
+    EXPECT_EQ(x.holders.instances, y.holders.instances) << i;
+    EXPECT_EQ(x.holders.unreachable, y.holders.unreachable) << i;
+    EXPECT_EQ(x.holders.other_paths, y.holders.other_paths) << i;
+    EXPECT_EQ(x.holders.other_instances, y.holders.other_instances) << i;
+    ASSERT_EQ(x.holders.paths.size(), y.holders.paths.size()) << i;
+    for (size_t k = 0; k < x.holders.paths.size(); ++k) {
+      const MergedPath &p = x.holders.paths[k], &q = y.holders.paths[k];
+      EXPECT_EQ(MergedPathLabel(a.index, p, " -> "), MergedPathLabel(a.index, q, " -> "));
+      EXPECT_EQ(p.count, q.count);
+      EXPECT_EQ(p.shallow_bytes, q.shallow_bytes);
+      EXPECT_EQ(p.retained_bytes, q.retained_bytes);
+      EXPECT_EQ(p.example, q.example);
+    }
+  }
+}
+
+TEST(SharedPasses, UnsortedChildrenAreTheSortedOnesInNodeOrder) {
+  const Snapshot s = SharedPassesHeap(7);
+  const HeapAnalysis a = HeapAnalysis::Run(s);
+  const DominatorChildren sorted = DominatorChildren::Build(a.dom);
+  const DominatorChildren unsorted = DominatorChildren::BuildUnsorted(a.dom);
+  EXPECT_TRUE(sorted.sorted());
+  EXPECT_FALSE(unsorted.sorted());
+  size_t lists_that_differ = 0;
+  for (uint32_t v = 0; v <= a.dom.node_count(); ++v) {
+    const auto kids = sorted.Children(v);
+    std::vector<uint32_t> by_node(kids.begin(), kids.end());
+    std::sort(by_node.begin(), by_node.end());
+    const auto got = unsorted.Children(v);
+    ASSERT_EQ(std::vector<uint32_t>(got.begin(), got.end()), by_node) << v;
+    EXPECT_TRUE(std::is_sorted(kids.begin(), kids.end(), [&](uint32_t x, uint32_t y) {
+      return DominatorChildren::LargerFirst(a.dom, x, y);
+    })) << v;
+    lists_that_differ += !std::equal(kids.begin(), kids.end(), got.begin());
+  }
+  EXPECT_GT(lists_that_differ, 0u);  // the heap exercises the order at all
+}
+
+TEST(SharedPasses, SuspectsAreTheSameWithWhatTheCallerHandsIn) {
+  size_t type_suspects = 0, object_suspects = 0;
+  std::vector<Snapshot> heaps;
+  for (uint32_t seed : {1u, 2u, 3u, 4u}) heaps.push_back(SharedPassesHeap(seed));
+  heaps.push_back(testing::GameSnapshot(1000, 5, 2000, 0x10000000));  // Enemy[], bullets
+  for (const Snapshot& s : heaps) {
+    const HeapAnalysis a = HeapAnalysis::Run(s);
+    SuspectOptions so;
+    so.min_share = 0.02;  // many suspects of both kinds
+    const std::vector<Suspect> alone = FindSuspects(a, so);
+    {  // a tiny share: most nodes are big enough to descend to; each suspect still retains it
+      SuspectOptions tiny;
+      tiny.min_share = 0.0005;
+      const std::vector<Suspect> many = FindSuspects(a, tiny);
+      EXPECT_FALSE(many.empty());
+      for (const Suspect& x : many)
+        EXPECT_GE(double(x.retained_bytes), 0.0005 * double(a.dom.reachable_bytes()));
+    }
+    for (const Suspect& x : alone)
+      ++(x.kind == Suspect::Kind::kType ? type_suspects : object_suspects);
+
+    const DominatorChildren sorted = DominatorChildren::Build(a.dom);
+    const DominatorChildren unsorted = DominatorChildren::BuildUnsorted(a.dom);
+    const RootPathForest forest = RootPathForest::Build(a.index);
+    PathMerger merger(a.index, forest);
+    // The merger's memo already holds other paths (as after the inspections).
+    merger.Merge(a.index.Instances(0), nullptr, 1);
+    ExpectSameSuspects(a, alone, FindSuspects(a, so, {}, {.children = &sorted}));
+    ExpectSameSuspects(a, alone, FindSuspects(a, so, {}, {.children = &unsorted}));
+    ExpectSameSuspects(a, alone,
+                       FindSuspects(a, so, {}, {.children = &unsorted, .merger = &merger}));
+  }
+  EXPECT_GT(type_suspects, 0u);
+  EXPECT_GT(object_suspects, 0u);
+}
+
+TEST(SharedPasses, AMergerKeptAcrossSetsMergesEachAsAFreshOne) {
+  size_t runs = 0;
+  for (uint32_t seed : {21u, 22u, 23u}) {
+    const Snapshot s = SharedPassesHeap(seed);
+    const GraphIndex g = GraphIndex::Build(s);
+    const RootPathForest forest = RootPathForest::Build(g);
+    PathMerger kept(g, forest);
+    for (int round = 0; round < 2; ++round) {  // the second round finds everything memoised
+      for (uint32_t grp = 0; grp < g.group_count(); ++grp) {
+        const MergedPaths want = MergeShortestPaths(g, forest, nullptr, grp, 4);
+        const MergedPaths got = kept.Merge(g.Instances(grp), nullptr, 4);
+        ASSERT_EQ(want.paths.size(), got.paths.size()) << grp;
+        EXPECT_EQ(want.other_paths, got.other_paths) << grp;
+        for (size_t k = 0; k < want.paths.size(); ++k) {
+          const std::string label = MergedPathLabel(g, want.paths[k], " -> ");
+          EXPECT_EQ(label, MergedPathLabel(g, got.paths[k], " -> ")) << grp;
+          EXPECT_EQ(want.paths[k].count, got.paths[k].count) << grp;
+          runs += label.find('+') != std::string::npos;
+        }
+      }
+    }
+  }
+  EXPECT_GT(runs, 0u);  // runs of one type occur, so a leaked "+" would show
+}
+
+TEST(SharedPasses, InspectionsHandOnTheirForestOnlyWhenNothingWasDeferred) {
+  {  // no delegates: the plain forest
+    const Snapshot s = SharedPassesHeap(5);
+    const GraphIndex g = GraphIndex::Build(s);
+    InspectionPaths paths;
+    const std::vector<Inspection> with = RunInspections(g, {}, {}, &paths);
+    ASSERT_TRUE(paths.forest);
+    ASSERT_TRUE(paths.merger);
+    const RootPathForest plain = RootPathForest::Build(g);
+    for (uint32_t v = 0; v < g.node_count(); ++v)
+      ASSERT_EQ(paths.forest->parent(v), plain.parent(v));
+    EXPECT_EQ(with.size(), RunInspections(g).size());
+  }
+  {  // delegates with targets: their edges were taken last, so the forest is not the plain one
+    const Snapshot s = testing::MakeInspectGame();
+    const GraphIndex g = GraphIndex::Build(s);
+    InspectionPaths paths;
+    RunInspections(g, {}, {}, &paths);
+    EXPECT_FALSE(paths.forest);
+    EXPECT_FALSE(paths.merger);
+  }
+}
+
+TEST(SharedPasses, ReportSuspectsAreTheOnesFoundAlone) {
+  for (uint32_t seed : {11u, 12u}) {
+    const Snapshot s = SharedPassesHeap(seed);
+    const HeapAnalysis a = HeapAnalysis::Run(s);
+    SuspectOptions so;
+    so.min_share = 0.03;
+    ExpectSameSuspects(a, FindSuspects(a, so), BuildHeapReport(a, {.min_share = 0.03}).suspects);
+  }
+  const Snapshot game = testing::GameSnapshot(10, 0, 2000, 0x10000000);
+  const HeapAnalysis a = HeapAnalysis::Run(game);
+  ExpectSameSuspects(a, FindSuspects(a), BuildHeapReport(a).suspects);
+}
+
+TEST(SharedPasses, AnalyseAndReportIsRunThenBuildHeapReport) {
+  for (unsigned threads : {1u, 2u}) {
+    const Snapshot s = SharedPassesHeap(31);
+    const HeapAnalysis a = HeapAnalysis::Run(s);
+    const HeapReport want = BuildHeapReport(a, {.min_share = 0.03});
+    const AnalysedReport got = AnalyseAndReport(s, {.min_share = 0.03}, {.threads = threads});
+    EXPECT_EQ(got.a.dom.reachable_bytes(), a.dom.reachable_bytes());
+    EXPECT_EQ(got.report.totals.reachable_objects, want.totals.reachable_objects);
+    EXPECT_EQ(got.report.top_types, want.top_types);
+    ExpectSameSuspects(a, want.suspects, got.report.suspects);
+    ASSERT_EQ(got.report.inspections.size(), want.inspections.size());
+    for (size_t i = 0; i < want.inspections.size(); ++i) {
+      const Inspection &x = want.inspections[i], &y = got.report.inspections[i];
+      EXPECT_EQ(x.name, y.name);
+      EXPECT_EQ(x.total_count, y.total_count) << x.name;
+      EXPECT_EQ(x.total_bytes, y.total_bytes) << x.name;
+      ASSERT_EQ(x.findings.size(), y.findings.size()) << x.name;
+      for (size_t k = 0; k < x.findings.size(); ++k) {
+        EXPECT_EQ(x.findings[k].what, y.findings[k].what);
+        EXPECT_EQ(x.findings[k].path, y.findings[k].path);
+        EXPECT_EQ(x.findings[k].objects, y.findings[k].objects);
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace xrpm::analysis
