@@ -218,7 +218,8 @@ RootPath RootPathForest::PathTo(uint32_t v) const {
 
 // ---- MergeShortestPaths ----
 
-namespace {
+// A named namespace, not an anonymous one: PathMerger::State (external linkage) holds one.
+namespace path_trie_detail {
 
 // Trie of path prefixes. A root node stands for a root descriptor (kind, container); below it
 // one node per type step.
@@ -300,7 +301,9 @@ class PathTrie {
   size_t child_count_ = 0;
 };
 
-}  // namespace
+}  // namespace path_trie_detail
+
+using path_trie_detail::PathTrie;
 
 struct PathMerger::State {
   const GraphIndex* g;
