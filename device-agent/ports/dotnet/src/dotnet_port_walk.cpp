@@ -1,0 +1,349 @@
+// DotnetPort's walk: after the world resumed, the record (heap_record.h) reported to the agent:
+// the non-GC heap's objects the record references, the types, the layouts, the roots (the
+// runtime's, the static fields', the thread statics') and every object with its origin, values
+// and references.
+#include <algorithm>
+#include <exception>
+#include <string>
+#include <tuple>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "dotnet_port.h"
+#include "type_names.h"
+#include "xrpm/agent/origin_reporter.h"
+#include "xrpm/protocol/constants.h"
+
+namespace xrpm {
+namespace dotnet {
+namespace {
+
+using agent::ContainerType;
+using agent::WalkResult;
+
+// Handle tables of kStrongPtr containers (the Mono port's numbering).
+constexpr uint64_t kWeakTable = 0;
+constexpr uint64_t kStrongTable = 2;
+constexpr uint64_t kPinnedTable = 3;
+
+struct Root {
+  ContainerType type;
+  uint64_t id2;  // kJitFrame: the FunctionID; kStrongPtr: the table; kClass: the type id
+  uint8_t flags;
+  uint64_t object;
+  uint32_t slot = agent::kNoSlot;  // kClass: the static field's index
+  bool operator<(const Root& o) const {
+    return std::tie(type, id2, flags, object, slot) <
+           std::tie(o.type, o.id2, o.flags, o.object, o.slot);
+  }
+};
+
+Root Classify(const RecordedRoot& r) {
+  const auto flags = static_cast<uint8_t>(r.flags & 0x7);  // pinned 1, weak 2, interior 4
+  switch (r.kind) {
+    case cor::kRootStack:
+      return Root{ContainerType::kJitFrame, r.id, flags, r.object};
+    case cor::kRootFinalizer:
+      return Root{ContainerType::kFinalized, 0, 0, r.object};
+    case cor::kRootHandle: {
+      const uint64_t table = (flags & 2) ? kWeakTable : (flags & 1) ? kPinnedTable : kStrongTable;
+      return Root{ContainerType::kStrongPtr, table, static_cast<uint8_t>(flags & 3), r.object};
+    }
+    default:
+      return Root{ContainerType::kRootTable, 0, flags, r.object};
+  }
+}
+
+}  // namespace
+
+void DotnetPort::AddFrozenObjects(const std::vector<uint64_t>& named,
+                                  std::vector<uint64_t>* named_recorded) {
+  // A referenced object that the walk did not report. With the GC heap's ranges (the runtime
+  // gave them all): a reference outside them, unless the walk reported that object anyway (it
+  // reports some objects of the non-GC heap itself: boxed statics, empty arrays, literals it
+  // met), found among the few reported objects outside the ranges: a binary search among a few
+  // ranges per reference and object, in one pass over the record. Without the ranges: missing
+  // from the sorted ids of every reported object (a sort of every object and a search per
+  // reference, in two passes: several times slower on a big heap). The same pass finds which
+  // of the `named` objects (sorted) were recorded.
+  std::vector<uint64_t> missing;
+  StreamObject o;
+  auto note_named = [&](uint64_t id) {
+    if (std::binary_search(named.begin(), named.end(), id)) named_recorded->push_back(id);
+  };
+  auto others = [&](auto&& unreported) {  // the roots' and static fields' objects
+    for (const RecordedRoot& r : record_.roots)
+      if (unreported(r.object)) missing.push_back(r.object);
+    for (const StaticValue& v : record_.statics)
+      if (unreported(v.object)) missing.push_back(v.object);
+  };
+  std::vector<std::pair<uint64_t, uint64_t>>& ranges = record_.gc_ranges;
+  std::vector<uint64_t> ids;  // reported: outside the ranges (with ranges), or all of them
+  if (!ranges.empty()) {
+    std::sort(ranges.begin(), ranges.end());
+    auto outside = [&](uint64_t id) {
+      auto after = std::upper_bound(ranges.begin(), ranges.end(),
+                                    std::pair<uint64_t, uint64_t>{id, UINT64_MAX});
+      return after == ranges.begin() || id >= std::prev(after)->second;
+    };
+    std::vector<uint64_t> leaving;  // references outside the ranges, reported or not
+    RecordStream::Reader reader(record_.stream);
+    while (reader.Next(&o)) {
+      if (outside(o.id)) ids.push_back(o.id);
+      if (!named.empty()) note_named(o.id);
+      for (uint64_t r : o.refs)
+        if (outside(r)) leaving.push_back(r);
+    }
+    std::sort(ids.begin(), ids.end());
+    auto unreported = [&](uint64_t id) {
+      return outside(id) && !std::binary_search(ids.begin(), ids.end(), id);
+    };
+    for (uint64_t r : leaving)
+      if (!std::binary_search(ids.begin(), ids.end(), r)) missing.push_back(r);
+    others(unreported);
+  } else {
+    ids.reserve(record_.stream.object_count());
+    {
+      RecordStream::Reader reader(record_.stream);
+      while (reader.Next(&o)) {
+        ids.push_back(o.id);
+        if (!named.empty()) note_named(o.id);
+      }
+    }
+    std::sort(ids.begin(), ids.end());
+    auto unreported = [&](uint64_t id) { return !std::binary_search(ids.begin(), ids.end(), id); };
+    RecordStream::Reader reader(record_.stream);
+    while (reader.Next(&o))
+      for (uint64_t r : o.refs)
+        if (unreported(r)) missing.push_back(r);
+    others(unreported);
+  }
+  std::sort(missing.begin(), missing.end());
+  missing.erase(std::unique(missing.begin(), missing.end()), missing.end());
+  for (uint64_t id : missing) {
+    cor::BOOL frozen = 0;
+    cor::ClassID klass = 0;
+    size_t size = 0;
+    if (cor::Failed(info_->IsFrozenObject(static_cast<cor::ObjectID>(id), &frozen)) || !frozen)
+      continue;
+    if (cor::Failed(info_->GetClassFromObject(static_cast<cor::ObjectID>(id), &klass))) continue;
+    info_->GetObjectSize2(static_cast<cor::ObjectID>(id), &size);
+    RecordedObject frozen_object{id, klass,
+                                 static_cast<uint32_t>(std::min<size_t>(size, UINT32_MAX))};
+    record_.BeginObject();  // a frozen object never moves: read after the collection
+    layouts_.Record(&record_, &frozen_object);
+    record_.EndObject(frozen_object);
+    ++record_.frozen;
+    note_named(id);
+  }
+}
+
+void DotnetPort::WalkHeap(agent::HeapInfoCallback& sink) {
+  if (!failure_.empty()) {
+    sink.WalkFailed(failure_.data(), failure_.size());
+    sink.BeginContainer(ContainerType::kEnd, 0, 0);
+    return;
+  }
+  // The collection is over: the game runs again while the record is reported.
+  sink.WorldResumed();
+  try {
+    Walk(sink);
+  } catch (const std::exception& e) {  // bad_alloc: no end, so the agent fails the capture
+    Log(std::string("heap walk failed: ") + e.what());
+  }
+  std::lock_guard<std::mutex> lock(record_mu_);
+  last_sizes_ = record_.sizes();
+  record_.Release();
+}
+
+void DotnetPort::Walk(agent::HeapInfoCallback& sink) {
+  std::lock_guard<std::mutex> lock(record_mu_);  // uncontended: no collection is recorded now
+  // The objects the static fields name: only those recorded become roots (a stale slot names
+  // nothing); found in AddFrozenObjects' pass over the record.
+  std::vector<uint64_t> ids;
+  {
+    std::vector<uint64_t> named;
+    for (const StaticValue& v : record_.statics) named.push_back(v.object);
+    std::sort(named.begin(), named.end());
+    named.erase(std::unique(named.begin(), named.end()), named.end());
+    AddFrozenObjects(named, &ids);
+    std::sort(ids.begin(), ids.end());
+  }
+  TypeNames names(info_);
+  // Type ids: the stream's classes (by first appearance) + 1, then the static roots' classes.
+  std::unordered_map<cor::ClassID, uint32_t> type_ids;
+  std::vector<cor::ClassID> classes(record_.stream.classes().begin(),
+                                    record_.stream.classes().end());
+  for (size_t i = 0; i < classes.size(); ++i)
+    type_ids.emplace(classes[i], static_cast<uint32_t>(i + 1));
+  std::vector<Root> roots;
+  roots.reserve(record_.roots.size() + record_.statics.size());
+  for (const RecordedRoot& r : record_.roots) roots.push_back(Classify(r));
+  const auto& owners = statics_.classes();
+  std::vector<uint32_t> owner_types(owners.size(), 0);  // type id of each class with a root
+  // Per class, its thread statics' (field, thread) pairs met, in order: each one a static
+  // field of the class's layout after the AppDomain-wide ones.
+  std::unordered_map<size_t, std::vector<std::pair<uint32_t, uint32_t>>> thread_slots;
+  size_t stale = 0, thread_statics = 0;
+  for (const StaticValue& v : record_.statics) {
+    if (v.owner >= owners.size() || !std::binary_search(ids.begin(), ids.end(), v.object)) {
+      ++stale;
+      continue;
+    }
+    const cor::ClassID klass = owners[v.owner].klass;
+    auto added = type_ids.emplace(klass, static_cast<uint32_t>(classes.size() + 1));
+    if (added.second) classes.push_back(klass);
+    owner_types[v.owner] = added.first->second;
+    uint32_t slot = v.slot;
+    if (v.thread != kNotThreadStatic) {
+      auto& pairs = thread_slots[v.owner];
+      const std::pair<uint32_t, uint32_t> pair{v.slot, v.thread};
+      auto at = std::find(pairs.begin(), pairs.end(), pair);
+      if (at == pairs.end()) at = pairs.insert(pairs.end(), pair);
+      slot = static_cast<uint32_t>(owners[v.owner].names.size() + (at - pairs.begin()));
+      ++thread_statics;
+    }
+    roots.push_back(Root{ContainerType::kClass, added.first->second, 0, v.object, slot});
+  }
+  std::sort(roots.begin(), roots.end());
+
+  if (sink.BeginContainer(ContainerType::kBegin, 0, 0) == WalkResult::kAbort) {
+    sink.BeginContainer(ContainerType::kEnd, 0, 0);
+    return;
+  }
+  bool aborted = false;
+  for (size_t i = 0; i < classes.size() && !aborted; ++i) {
+    const std::string& name = names.ClassName(classes[i]);
+    agent::TypeTraits traits;
+    layouts_.Traits(classes[i], name, names, &traits);
+    aborted = sink.DescribeTypeWithTraits(static_cast<uint32_t>(i + 1), 0, name.data(), name.size(),
+                                          traits) == WalkResult::kAbort;
+  }
+  bool thread_sent = false;
+  const agent::WalkDetail detail = sink.Detail();
+  const bool labels = detail.fields;  // layouts, slots, a frame's method name
+  // Each type's layout (field_layouts.h), with the static reference fields of the classes with
+  // static roots (a static root's slot is an index there).
+  std::unordered_map<cor::ClassID, size_t> owner_of;  // class -> index in owners
+  for (size_t i = 0; i < owners.size(); ++i)
+    if (owner_types[i] != 0) owner_of.emplace(owners[i].klass, i);
+  std::vector<agent::StaticFieldInfo> static_fields;
+  std::vector<std::string> thread_static_names;  // "Field (thread 4242 \"Worker\")"
+  layouts_.BeginWalk();
+  for (size_t i = 0; i < classes.size() && labels && !aborted; ++i) {
+    static_fields.clear();
+    thread_static_names.clear();
+    auto owner = owner_of.find(classes[i]);
+    if (owner != owner_of.end()) {
+      const StaticRoots::ClassStatics& c = owners[owner->second];
+      auto pairs = thread_slots.find(owner->second);
+      if (pairs != thread_slots.end())
+        for (const auto& [field, thread] : pairs->second)
+          thread_static_names.push_back(c.thread_names[field] + " (" + threads_.Label(thread) +
+                                        ")");
+      for (const std::string& name : c.names)
+        static_fields.push_back(
+            agent::StaticFieldInfo{name.data(), name.size(), "", 0, agent::FieldKind::kReference});
+      for (const std::string& name : thread_static_names)
+        static_fields.push_back(
+            agent::StaticFieldInfo{name.data(), name.size(), "", 0, agent::FieldKind::kReference});
+    }
+    aborted =
+        !layouts_.Describe(sink, static_cast<uint32_t>(i + 1), classes[i], static_fields, names);
+  }
+  std::vector<agent::RootRef> batch;
+  for (size_t i = 0; i < roots.size() && !aborted;) {
+    size_t j = i;
+    batch.clear();
+    while (j < roots.size() && roots[j].type == roots[i].type && roots[j].id2 == roots[i].id2 &&
+           roots[j].flags == roots[i].flags) {
+      batch.push_back(agent::RootRef{roots[j].object, roots[j].flags, roots[j].slot});
+      ++j;
+    }
+    const Root& r = roots[i];
+    if (r.type == ContainerType::kJitFrame && !thread_sent) {
+      aborted = sink.BeginContainer(ContainerType::kThread, 0, 0) == WalkResult::kAbort;
+      thread_sent = true;
+    }
+    const uint64_t id1 =
+        r.type == ContainerType::kStrongPtr || r.type == ContainerType::kClass ? r.id2 : 0;
+    const uint64_t id2 = r.type == ContainerType::kJitFrame ? r.id2 : 0;
+    if (!aborted) aborted = sink.BeginContainer(r.type, id1, id2) == WalkResult::kAbort;
+    if (!aborted && labels && r.type == ContainerType::kJitFrame) {
+      const std::string method = names.MethodName(static_cast<cor::FunctionID>(r.id2));
+      aborted = sink.ContainerLabel(method.data(), method.size()) == WalkResult::kAbort;
+    }
+    if (!aborted) aborted = sink.RootReferences(batch.data(), batch.size()) == WalkResult::kAbort;
+    i = j;
+  }
+  if (!aborted) aborted = sink.BeginContainer(ContainerType::kHeap, 0, 0) == WalkResult::kAbort;
+  // Allocation origins (dotnet_origins.h): the clock, then each sampled object's origin right
+  // before its values and references.
+  agent::OriginReporter origin_reporter;
+  const std::vector<DotnetOrigins::Entry>& origins = record_.origins;
+  size_t with_origin = 0;
+  if (!aborted && origins_ && allocations_)
+    aborted = origin_reporter.Begin(sink, origins_->sites(), stopped_after_.load(),
+                                    allocations_->mean_bytes()) == WalkResult::kAbort;
+  size_t with_values = 0;
+  StreamObject o;
+  RecordStream::Reader reader(record_.stream);
+  while (!aborted && reader.Next(&o)) {
+    if (!origins.empty()) {
+      auto e = std::lower_bound(
+          origins.begin(), origins.end(), o.id,
+          [](const DotnetOrigins::Entry& x, uint64_t id) { return x.address < id; });
+      if (e != origins.end() && e->address == o.id) {
+        if (e->klass != o.klass) {
+          origins_->CountClassMismatch();
+        } else {
+          ++with_origin;
+          aborted = origin_reporter.Report(sink, origins_->sites(), o.id, e->frame, e->site) ==
+                    WalkResult::kAbort;
+          if (aborted) break;
+        }
+      }
+    }
+    if (o.values_read) {
+      const bool string = layouts_.IsString(o.klass) && o.values.size() == 1;
+      const uint32_t length = string ? static_cast<uint32_t>(o.values[0]) : 0;
+      if (detail.values) {
+        ++with_values;
+        aborted =
+            (string
+                 ? sink.StringValue(o.id, length, o.text.data(),
+                                    std::min<size_t>({length, detail.string_cap, o.text.size()}))
+                 : sink.ObjectValues(o.id, o.values.data(), o.values.size())) == WalkResult::kAbort;
+      }
+      if (aborted) break;
+    }
+    const size_t n = o.refs.size();
+    const uint32_t type_id = o.class_index + 1;  // the stream's classes come first
+    aborted =
+        (labels ? sink.ObjectReferencesWithSlots(o.id, type_id, o.size, n ? o.refs.data() : nullptr,
+                                                 n ? o.slots.data() : nullptr, n)
+                : sink.ObjectReferences(o.id, type_id, o.size, n ? o.refs.data() : nullptr, n)) ==
+        WalkResult::kAbort;
+  }
+  origin_reporter.End();
+  sink.BeginContainer(ContainerType::kEnd, 0, 0);
+  if (origins_) Log(OriginsLine(with_origin));
+  // After an attach, the classes met here may never have been reported loaded: their statics
+  // are looked for at the next capture (StaticRoots looks at each class once).
+  if (attached_)
+    for (cor::ClassID klass : classes) statics_.OnClassLoaded(klass);
+  Log("capture: " + std::to_string(record_.stream.object_count()) + " objects (" +
+      std::to_string(record_.frozen) + " on the non-GC heap; recorded in " +
+      std::to_string(record_.stream.bytes()) + " bytes), " + std::to_string(record_.roots.size()) +
+      " roots, " + std::to_string(record_.statics.size() - stale) + " static fields (" +
+      std::to_string(thread_statics) + " of them thread statics on " +
+      std::to_string(threads_.size()) + " threads; found in " + std::to_string(resolve_us_) +
+      " us before the collection, field layouts in " + std::to_string(layouts_us_) + " us)" +
+      (stale ? " (" + std::to_string(stale) + " naming no recorded object, dropped)" : "") + ", " +
+      std::to_string(classes.size()) + " types, " + std::to_string(with_values) +
+      " objects' values sent");
+}
+
+}  // namespace dotnet
+}  // namespace xrpm
