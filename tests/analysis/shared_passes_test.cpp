@@ -1,7 +1,9 @@
 // The passes `xrpm report` makes once and shares between its parts (heap_report.h): unsorted
 // dominator children, the inspections' root-path forest and path merger handed on to the leak
 // suspects. Sharing must not change a single figure: each result is compared with the one
-// built from scratch.
+// built from scratch. AnalyseAndReport runs the inspections on a second thread: threaded, so
+// CI runs these under ThreadSanitizer.
+// ctest-labels: threaded
 #include <gtest/gtest.h>
 
 #include <algorithm>
