@@ -183,6 +183,17 @@ void DotnetPort::OnGcFinished() {
   recorded_cv_.notify_all();
 }
 
+void DotnetPort::RecordObject(RecordedObject o, const cor::ObjectID* refs, size_t count) {
+  record_.BeginObject();
+  for (size_t i = 0; i < count; ++i)
+    if (refs[i] != 0) {
+      record_.refs.push_back(refs[i]);
+      ++o.ref_count;
+    }
+  layouts_.Record(&record_, &o);
+  record_.EndObject(o);
+}
+
 bool DotnetPort::OnObjectReferences(cor::ObjectID object, cor::ClassID klass, cor::ULONG count,
                                     const cor::ObjectID* refs) {
   if (!recording_.load(std::memory_order_acquire))
@@ -195,15 +206,10 @@ bool DotnetPort::OnObjectReferences(cor::ObjectID object, cor::ClassID klass, co
     // and its size can be read now, while its header is in the cache.
     size_t size = 0;
     if (cor::Failed(info_->GetObjectSize2(object, &size))) size = 0;
-    RecordedObject o{object, klass, static_cast<uint32_t>(std::min<size_t>(size, UINT32_MAX))};
-    record_.BeginObject();
-    for (cor::ULONG i = 0; i < count; ++i)
-      if (refs[i] != 0) {
-        record_.refs.push_back(refs[i]);
-        ++o.ref_count;
-      }
-    layouts_.Record(&record_, &o);  // its slots and values, read now (in place, world stopped)
-    record_.EndObject(o);
+    // Its slots and values are read now (in place, world stopped).
+    RecordObject(
+        RecordedObject{object, klass, static_cast<uint32_t>(std::min<size_t>(size, UINT32_MAX))},
+        refs, count);
     return true;
   } catch (const std::exception&) {  // out of memory: this capture fails, the runtime goes on
     recording_.store(false, std::memory_order_release);

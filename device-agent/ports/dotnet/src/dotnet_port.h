@@ -243,6 +243,9 @@ class DotnetPort final : public agent::RuntimePort {
   HeapRecord::Sizes ScaledLastSizes() const;
   // One capture's wait for an induced collection, recorded (2'' above).
   bool Join(uint32_t timeout_ms, const std::atomic<int64_t>* cancelled, std::string* failure);
+  // Records one object (its non-null references among refs[0..count)), its slots and values
+  // read from its memory now. Throws std::bad_alloc.
+  void RecordObject(RecordedObject o, const cor::ObjectID* refs, size_t count);
   // Appends the non-GC heap's objects the record references, and to *named_recorded those of
   // `named` (sorted) the record holds.
   void AddFrozenObjects(const std::vector<uint64_t>& named, std::vector<uint64_t>* named_recorded);

@@ -100,7 +100,7 @@ void DotnetPort::AddFrozenObjects(const std::vector<uint64_t>& named,
       return outside(id) && !std::binary_search(ids.begin(), ids.end(), id);
     };
     for (uint64_t r : leaving)
-      if (!std::binary_search(ids.begin(), ids.end(), r)) missing.push_back(r);
+      if (unreported(r)) missing.push_back(r);
     others(unreported);
   } else {
     ids.reserve(record_.stream.object_count());
@@ -129,11 +129,10 @@ void DotnetPort::AddFrozenObjects(const std::vector<uint64_t>& named,
       continue;
     if (cor::Failed(info_->GetClassFromObject(static_cast<cor::ObjectID>(id), &klass))) continue;
     info_->GetObjectSize2(static_cast<cor::ObjectID>(id), &size);
-    RecordedObject frozen_object{id, klass,
-                                 static_cast<uint32_t>(std::min<size_t>(size, UINT32_MAX))};
-    record_.BeginObject();  // a frozen object never moves: read after the collection
-    layouts_.Record(&record_, &frozen_object);
-    record_.EndObject(frozen_object);
+    // A frozen object never moves: read after the collection.
+    RecordObject(
+        RecordedObject{id, klass, static_cast<uint32_t>(std::min<size_t>(size, UINT32_MAX))},
+        nullptr, 0);
     ++record_.frozen;
     note_named(id);
   }
@@ -242,12 +241,11 @@ void DotnetPort::Walk(agent::HeapInfoCallback& sink) {
         for (const auto& [field, thread] : pairs->second)
           thread_static_names.push_back(c.thread_names[field] + " (" + threads_.Label(thread) +
                                         ")");
-      for (const std::string& name : c.names)
-        static_fields.push_back(
-            agent::StaticFieldInfo{name.data(), name.size(), "", 0, agent::FieldKind::kReference});
-      for (const std::string& name : thread_static_names)
-        static_fields.push_back(
-            agent::StaticFieldInfo{name.data(), name.size(), "", 0, agent::FieldKind::kReference});
+      const std::vector<std::string>* lists[] = {&c.names, &thread_static_names};
+      for (const std::vector<std::string>* list : lists)  // the slots' order
+        for (const std::string& name : *list)
+          static_fields.push_back(agent::StaticFieldInfo{name.data(), name.size(), "", 0,
+                                                         agent::FieldKind::kReference});
     }
     aborted =
         !layouts_.Describe(sink, static_cast<uint32_t>(i + 1), classes[i], static_fields, names);

@@ -6,8 +6,9 @@
 // string literals and types) that live objects or roots reference, which the collector's walk
 // does not report.
 //
-// Memory: the stream (~25 B per object on a heap of 4 references per object, less where
-// references point near their holder), 24 B per root, the current object's scratch vectors.
+// Memory: the stream (~26 B per object on the bench heap of 4 random references per object,
+// less where references point near their holder), 24 B per root, the current object's scratch
+// vectors.
 //
 // Thread-safety: none; the port fills it inside the collection (the runtime serialises its GC
 // callbacks) and reads it afterwards on the capture thread.

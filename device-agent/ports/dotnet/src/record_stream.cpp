@@ -5,6 +5,8 @@
 #include <cstring>
 #include <new>
 
+#include "xrpm/protocol/column_codec.h"
+
 namespace xrpm {
 namespace dotnet {
 namespace {
@@ -18,13 +20,8 @@ inline uint8_t* PutVarint(uint8_t* p, uint64_t v) {
   return p;
 }
 
-inline uint64_t ZigZag(int64_t v) {
-  return (static_cast<uint64_t>(v) << 1) ^ static_cast<uint64_t>(v >> 63);
-}
-
-inline int64_t UnZigZag(uint64_t v) {
-  return static_cast<int64_t>(v >> 1) ^ -static_cast<int64_t>(v & 1);
-}
+using protocol::UnZigZag;
+using protocol::ZigZag;
 
 // A difference of two addresses, divided by 8 when both are aligned (exact then).
 inline int64_t AddressDelta(uint64_t to, uint64_t from, bool aligned) {
@@ -33,6 +30,12 @@ inline int64_t AddressDelta(uint64_t to, uint64_t from, bool aligned) {
 }
 
 constexpr size_t kFirstClassSlots = 1024;
+
+// Where linear probing for `klass` starts in a table of mask + 1 slots (Fibonacci hashing of
+// the class's address without its always-zero low bits).
+inline size_t FirstClassSlot(uintptr_t klass, size_t mask) {
+  return (static_cast<size_t>(klass) >> 3) * 0x9E3779B97F4A7C15ull & mask;
+}
 // The most bytes of an object's header, of one reference with its slot, of one value.
 constexpr size_t kHeaderMaxBytes = 5 * 10;
 constexpr size_t kRefMaxBytes = 10 + 5;
@@ -45,7 +48,7 @@ uint32_t RecordStream::ClassIndex(uintptr_t klass) {
   if (klass == last_class_ && !classes_.empty()) return last_index_;
   if (keys_.empty()) Rehash(kFirstClassSlots);
   const size_t mask = keys_.size() - 1;
-  size_t at = (static_cast<size_t>(klass) >> 3) * 0x9E3779B97F4A7C15ull & mask;
+  size_t at = FirstClassSlot(klass, mask);
   while (indices_[at] != 0 && keys_[at] != klass) at = (at + 1) & mask;
   uint32_t index;
   if (indices_[at] != 0) {
@@ -67,16 +70,16 @@ void RecordStream::Rehash(size_t capacity) {
   indices_.assign(capacity, 0);
   const size_t mask = capacity - 1;
   for (size_t i = 0; i < classes_.size(); ++i) {
-    size_t at = (static_cast<size_t>(classes_[i]) >> 3) * 0x9E3779B97F4A7C15ull & mask;
+    size_t at = FirstClassSlot(classes_[i], mask);
     while (indices_[at] != 0) at = (at + 1) & mask;
     keys_[at] = classes_[i];
     indices_[at] = static_cast<uint32_t>(i + 1);
   }
 }
 
-void RecordStream::Grow(size_t need) {
+void RecordStream::Reallocate(size_t bytes) {
   RecordVector<uint8_t> bigger;
-  bigger.resize(std::max(need, buffer_.size() + buffer_.size() / 2 + 4096));
+  bigger.resize(bytes);  // writes every byte: its pages are mapped now
   if (used_) std::memcpy(bigger.data(), buffer_.data(), used_);
   buffer_.swap(bigger);
 }
@@ -126,17 +129,13 @@ void RecordStream::Append(uint64_t id, uintptr_t klass, uint32_t size, bool valu
 }
 
 uint8_t* RecordStream::Room(size_t bytes) {
-  if (used_ + bytes > buffer_.size()) Grow(used_ + bytes);
+  if (used_ + bytes > buffer_.size())
+    Reallocate(std::max(used_ + bytes, buffer_.size() + buffer_.size() / 2 + 4096));
   return buffer_.data() + used_;
 }
 
 void RecordStream::Reserve(size_t bytes, size_t classes) {
-  if (buffer_.size() < bytes) {
-    RecordVector<uint8_t> bigger;
-    bigger.resize(bytes);  // writes every byte: the pages are mapped now, not in the pause
-    if (used_) std::memcpy(bigger.data(), buffer_.data(), used_);
-    buffer_.swap(bigger);
-  }
+  if (buffer_.size() < bytes) Reallocate(bytes);  // mapped now, not in the pause
   size_t slots = keys_.empty() ? kFirstClassSlots : keys_.size();
   while (slots < 2 * classes) slots *= 2;
   if (slots > keys_.size()) Rehash(slots);

@@ -93,7 +93,8 @@ class RecordStream {
   // Where to write `bytes` more (at used_), the buffer grown if it has not that room.
   uint8_t* Room(size_t bytes);
   void Rehash(size_t capacity);
-  void Grow(size_t need);
+  // Moves the bytes used into a new buffer of `bytes`, written once.
+  void Reallocate(size_t bytes);
 
   RecordVector<uint8_t> buffer_;  // its size() is the reserved bytes, written once
   size_t used_ = 0;
