@@ -6,12 +6,22 @@ namespace xrpm::analysis {
 
 HeapAnalysis HeapAnalysis::Run(const Snapshot& snap, const HeapAnalysisOptions& opts,
                                const Progress& progress) {
+  HeapAnalysis a = Indexed(snap, opts, progress);
+  a.ComputeDominance(progress);
+  return a;
+}
+
+HeapAnalysis HeapAnalysis::Indexed(const Snapshot& snap, const HeapAnalysisOptions& opts,
+                                   const Progress& progress) {
   HeapAnalysis a;
   a.snapshot = &snap;
   a.index = GraphIndex::Build(snap, {.threads = opts.threads}, progress);
-  a.dom = DominatorTree::Compute(a.index, progress);
-  a.types = TypeStats::Compute(a.index, a.dom, progress);
   return a;
+}
+
+void HeapAnalysis::ComputeDominance(const Progress& progress) {
+  dom = DominatorTree::Compute(index, progress);
+  types = TypeStats::Compute(index, dom, progress);
 }
 
 HeapTotals Totals(const HeapAnalysis& a) {

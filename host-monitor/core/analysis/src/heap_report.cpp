@@ -54,15 +54,11 @@ HeapReport BuildHeapReport(const HeapAnalysis& a, const HeapReportOptions& o) {
 AnalysedReport AnalyseAndReport(const Snapshot& snap, const HeapReportOptions& o,
                                 const HeapAnalysisOptions& ao) {
   AnalysedReport out;
+  out.a = HeapAnalysis::Indexed(snap, ao);
   HeapAnalysis& a = out.a;
-  a.snapshot = &snap;
-  a.index = GraphIndex::Build(snap, {.threads = ao.threads});
   InspectionPaths paths;  // points into a.index: used up before `out` is returned
   std::vector<Inspection> inspections;
-  auto analyse = [&] {
-    a.dom = DominatorTree::Compute(a.index);
-    a.types = TypeStats::Compute(a.index, a.dom);
-  };
+  auto analyse = [&] { a.ComputeDominance(); };
   auto inspect = [&] { inspections = RunInspections(a.index, {}, {}, &paths); };
   if (ResolveThreads(ao.threads) >= 2) {
     ForkJoin(2, [&](unsigned i) { i == 0 ? analyse() : inspect(); });

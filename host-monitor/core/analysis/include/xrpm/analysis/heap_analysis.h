@@ -33,6 +33,11 @@ struct HeapAnalysis {
   // Throws Cancelled on cancel, std::length_error beyond the 32-bit index limits.
   static HeapAnalysis Run(const Snapshot& snap, const HeapAnalysisOptions& opts = {},
                           const Progress& progress = {});
+  // Run's two halves, for callers that do other work on the index in between or beside the
+  // second (AnalyseAndReport): the index alone, then the dominator tree and type statistics.
+  static HeapAnalysis Indexed(const Snapshot& snap, const HeapAnalysisOptions& opts = {},
+                              const Progress& progress = {});
+  void ComputeDominance(const Progress& progress = {});
 };
 
 struct HeapTotals {
