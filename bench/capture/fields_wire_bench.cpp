@@ -11,6 +11,10 @@
 //   values     fields + values (the default)
 //   stream     values with a 1 MiB capture memory limit (streaming mode)
 // Each mode runs --repeat times; bytes are exact (deterministic), the pause is the median.
+// Before each capture one GC mark of the same heap is timed (Collector::MarkOnly): the pause and
+// its walk part (CaptureEnd.walk_us: after the induced collection, until the world resumes)
+// are also given as the median of their per-capture ratios to that mark (target with values:
+// pause <= 1.8x the mark).
 // Reported per mode: total bytes (every message), bytes/object, the slot columns' bytes per
 // reference, the value columns' bytes per object, the layouts' bytes, the pause and the agent's
 // peak memory, and the ratios the targets bound.
@@ -24,6 +28,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <memory>
 #include <string>
 #include <thread>
@@ -42,8 +47,19 @@ using namespace xrpm;
 struct Result {
   uint64_t objects = 0, refs = 0, total = 0, slots = 0, values = 0, layouts = 0;
   uint64_t peak = 0, dropped = 0;
-  double pause_ms = 0;
+  double pause_ms = 0, walk_ms = 0;
+  double mark_ms = 0;  // one GC mark of the same heap, measured just before the capture
+  double pause_vs_mark = 0, walk_vs_mark = 0;
+  // CPU time of the capture's thread (induced collection + walk: RunCapture runs them on the
+  // calling thread) against the mark's CPU time: steadier than wall time on a shared machine.
+  double cpu_ms = 0, mark_cpu_ms = 0, cpu_vs_mark = 0;
 };
+
+double ThreadCpuMs() {
+  timespec ts;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) * 1e3 + static_cast<double>(ts.tv_nsec) / 1e6;
+}
 
 template <class Keep>
 uint64_t FieldBytes(const wire::HeapBatch& b, Keep keep) {
@@ -73,7 +89,18 @@ Result CaptureOnce(emulator::Runtime& rt, const agent::WalkDetail& detail, size_
         messages.push_back(std::move(bytes));
       }
     });
+  {  // the baseline, moments before the capture (the machine is shared)
+    const double c0 = ThreadCpuMs();
+    const auto t0 = std::chrono::steady_clock::now();
+    rt.gc().MarkOnly();
+    r.mark_ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    r.mark_cpu_ms = ThreadCpuMs() - c0;
+  }
+  const double c0 = ThreadCpuMs();
   agent::RunCapture(rt, job, 10000);
+  r.cpu_ms = ThreadCpuMs() - c0;
+  r.cpu_vs_mark = r.cpu_ms / r.mark_cpu_ms;
   if (streaming) {
     drain.join();
   } else {
@@ -92,6 +119,7 @@ Result CaptureOnce(emulator::Runtime& rt, const agent::WalkDetail& detail, size_
       r.objects = env.capture_end().object_count();
       r.refs = env.capture_end().ref_count();
       r.dropped = env.capture_end().fields_dropped();
+      r.walk_ms = env.capture_end().walk_us() / 1000.0;
     }
     if (!env.has_heap_batch()) continue;
     const wire::HeapBatch& b = env.heap_batch();
@@ -111,18 +139,33 @@ Result CaptureOnce(emulator::Runtime& rt, const agent::WalkDetail& detail, size_
   }
   r.peak = job.peak_bytes;
   r.pause_ms = job.pause_us / 1000.0;
+  r.pause_vs_mark = r.pause_ms / r.mark_ms;
+  r.walk_vs_mark = r.walk_ms / r.mark_ms;
   return r;
 }
 
 Result Capture(emulator::Runtime& rt, const agent::WalkDetail& detail, size_t limit, int repeat) {
-  std::vector<double> pauses;
+  std::vector<double> pauses, walks, marks, pause_ratios, walk_ratios, cpu_ratios;
   Result r;
   for (int i = 0; i < repeat; ++i) {
     r = CaptureOnce(rt, detail, limit);
     pauses.push_back(r.pause_ms);
+    walks.push_back(r.walk_ms);
+    marks.push_back(r.mark_ms);
+    pause_ratios.push_back(r.pause_vs_mark);
+    walk_ratios.push_back(r.walk_vs_mark);
+    cpu_ratios.push_back(r.cpu_vs_mark);
   }
-  std::sort(pauses.begin(), pauses.end());
-  r.pause_ms = pauses[pauses.size() / 2];
+  auto median = [](std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    return v[v.size() / 2];
+  };
+  r.pause_ms = median(pauses);
+  r.walk_ms = median(walks);
+  r.mark_ms = median(marks);
+  r.pause_vs_mark = median(pause_ratios);  // medians of the per-capture ratios
+  r.walk_vs_mark = median(walk_ratios);
+  r.cpu_vs_mark = median(cpu_ratios);
   return r;
 }
 
@@ -130,10 +173,12 @@ void Row(const char* mode, const Result& r, const Result& base) {
   const double n = static_cast<double>(r.objects);
   std::printf(
       "  %-6s %11llu B  %6.2f B/object  slots %.3f B/ref  values %6.2f B/object  layouts %7llu "
-      "B  pause %7.2f ms  peak %8.2f MiB  %.3fx shape  dropped %llu\n",
+      "B  pause %7.2f ms (%.2fx GC mark; walk %.2f ms, %.2fx; thread CPU %.2fx the mark's)  "
+      "peak %8.2f MiB  %.3fx shape  dropped %llu\n",
       mode, static_cast<unsigned long long>(r.total), r.total / n,
       r.refs ? static_cast<double>(r.slots) / static_cast<double>(r.refs) : 0.0, r.values / n,
-      static_cast<unsigned long long>(r.layouts), r.pause_ms, r.peak / 1048576.0,
+      static_cast<unsigned long long>(r.layouts), r.pause_ms, r.pause_vs_mark, r.walk_ms,
+      r.walk_vs_mark, r.cpu_vs_mark, r.peak / 1048576.0,
       static_cast<double>(r.total) / static_cast<double>(base.total),
       static_cast<unsigned long long>(r.dropped));
 }

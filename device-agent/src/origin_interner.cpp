@@ -12,14 +12,19 @@ namespace agent {
 static_assert(kMaxSampleStackDepth == protocol::kMaxStackDepth, "one stack depth limit");
 
 uint32_t OriginInterner::WireSite(uint32_t site) const {
+  std::pair<uint32_t, uint32_t>& c = recent_[site % kRecent];
+  if (c.second != 0 && c.first == site) return c.second;
   auto it = site_ids_.find(site);
-  return it == site_ids_.end() ? 0 : it->second;
+  if (it == site_ids_.end()) return 0;  // not cached: a miss is a dropped origin, rare
+  c = {site, it->second};
+  return it->second;
 }
 
 size_t OriginInterner::FootprintBytes() const {
   // Hash-map nodes (key, value, next pointer, cached hash, allocator overhead) and buckets.
-  return name_bytes_ + method_ids_.size() * 80 + method_ids_.bucket_count() * sizeof(void*) +
-         site_ids_.size() * 40 + site_ids_.bucket_count() * sizeof(void*);
+  return sizeof(recent_) + name_bytes_ + method_ids_.size() * 80 +
+         method_ids_.bucket_count() * sizeof(void*) + site_ids_.size() * 40 +
+         site_ids_.bucket_count() * sizeof(void*);
 }
 
 uint32_t OriginInterner::Intern(uint32_t site, const char* const* names, const size_t* lens,

@@ -186,6 +186,32 @@ TEST_F(WalkerTest, PostponingEverythingGivesTheFlatListInAddressOrder) {
   EXPECT_EQ(c, b);
 }
 
+// The walk sets visited bits only from the first descent on (before it, the scan's cursor says
+// what was reported): a sink that postpones the first half of the heap and then descends must
+// still get every object exactly once, and the heap must be left without walker bits.
+TEST_F(WalkerTest, PostponingThenDescendingStillReportsEveryObjectOnce) {
+  RecordingSink flat;
+  flat.policy = [](size_t, const Event& e) {
+    return e.kind == Event::kObject ? WalkResult::kPostponeReferences : WalkResult::kOk;
+  };
+  rt_.WalkHeap(flat);
+  EXPECT_EQ(rt_.VerifyHeap(), "") << "a flat walk leaves no bits";
+  const std::vector<uint64_t> all = Objects(flat);
+  ASSERT_GT(all.size(), 100u);
+  const uint64_t half = all[all.size() / 2];
+  RecordingSink late;
+  late.policy = [half](size_t, const Event& e) {
+    return e.kind == Event::kObject && e.object < half ? WalkResult::kPostponeReferences
+                                                       : WalkResult::kOk;
+  };
+  rt_.WalkHeap(late);
+  std::vector<uint64_t> got = Objects(late);
+  EXPECT_FALSE(std::is_sorted(got.begin(), got.end())) << "the second half was walked depth-first";
+  std::sort(got.begin(), got.end());
+  EXPECT_EQ(got, all) << "every object exactly once";
+  EXPECT_EQ(rt_.VerifyHeap(), "") << "walker bits are cleared";
+}
+
 TEST_F(WalkerTest, AbortStopsEverythingButTheFinalEnd) {
   RecordingSink full;
   rt_.WalkHeap(full);

@@ -8,8 +8,14 @@
 // kMaxDepth entries (deeper referents are reported later by the linear scan, which the spec
 // allows); kPostponeReferences skips the descent, so a sink that always postpones receives the
 // flat list in address order. kAbort stops every callback except the final C_END, which is always
-// sent. The visited bits are cleared before returning. O(objects + references); memory: the
-// bounded stack and one reference buffer (the largest object's reference count).
+// sent. O(objects + references); memory: the bounded stack and one reference buffer (the
+// largest object's reference count).
+//
+// Visited bits only once needed: while the sink postpones every object (the agent's sink always
+// does), the scan's cursor alone says what was reported (everything before it), so the walk
+// writes no header and needs no pass to clean up after itself. The first kOk marks the objects
+// up to the cursor visited (one pass over that prefix) and from then on every report sets its
+// bit; the bits (and the origin indices below) are cleared before returning only if set.
 //
 // Allocation origins (when the runtime records them): on entering C_HEAP, AllocationClock(frames
 // completed, 0); before an object's ObjectReferences come its site's DescribeSite (the first
@@ -101,6 +107,9 @@ class HeapReporter {
                OriginSource* origins, FieldReporter& fields)
       : heap_(heap), types_(types), sink_(sink), origins_(origins), fields_(fields) {}
 
+  // Whether the walk wrote visited bits or origin indices into headers (to be cleared).
+  bool touched_headers() const { return descended_ || (origins_ && origins_->indexed); }
+
   // Returns false when the sink aborted.
   bool Run() {
     const Addr top = heap_.top();
@@ -151,7 +160,7 @@ class HeapReporter {
 
   WalkResult Report(Addr a) {
     uint32_t* h = heap_.Words(a);
-    h[0] |= kVisitedBit;
+    if (descended_) h[0] |= kVisitedBit;
     if (origins_) {
       const ObjectOrigin* o = FindOrigin(a, h);
       if (o && ReportOrigin(*o) == WalkResult::kAbort) return WalkResult::kAbort;
@@ -183,6 +192,14 @@ class HeapReporter {
     WalkResult r = Report(root);
     if (r == WalkResult::kAbort) return false;
     if (r != WalkResult::kOk) return true;
+    if (!descended_) {  // the first descent: what the scan reported so far becomes visited
+      for (Addr a = heap_.base(); a <= root;) {
+        uint32_t* h = heap_.Words(a);
+        if ((h[0] & kTypeMask) >= kFirstRealType) h[0] |= kVisitedBit;
+        a += types_.SizeOf(h);
+      }
+      descended_ = true;
+    }
     stack_.push_back(Pending{root, 0});
     while (!stack_.empty()) {
       Pending& p = stack_.back();
@@ -212,6 +229,7 @@ class HeapReporter {
   std::vector<uint64_t> refs_;
   std::vector<uint32_t> slot_numbers_;
   std::vector<Pending> stack_;
+  bool descended_ = false;  // a sink answered kOk: visited bits are in use
 };
 
 bool DescribeTypes(const TypeTable& types, HeapInfoCallback& sink) {
@@ -251,14 +269,17 @@ void Runtime::WalkHeap(HeapInfoCallback& sink) {
     RootReporter roots(sink, fields);
     root_set_.Enumerate(roots);
     if (roots.Flush() && sink.BeginContainer(ContainerType::kHeap, 0, 0) != WalkResult::kAbort) {
-      heap_touched = true;
       if (!config_.record_origins) {
-        HeapReporter(heap_, types_, sink, nullptr, fields).Run();
+        HeapReporter reporter(heap_, types_, sink, nullptr, fields);
+        reporter.Run();
+        heap_touched = reporter.touched_headers();
       } else if (sink.AllocationClock(frame_number_, 0) != WalkResult::kAbort) {
         origins_.Normalize();
         OriginSource source{origins_.entries(), sites_, methods_,
                             std::vector<uint8_t>(sites_.size() + 1, 0)};
-        HeapReporter(heap_, types_, sink, &source, fields).Run();
+        HeapReporter reporter(heap_, types_, sink, &source, fields);
+        reporter.Run();
+        heap_touched = reporter.touched_headers();
       }
     }
   }
