@@ -3,6 +3,7 @@
 // runtime's, the static fields', the thread statics') and every object with its origin, values
 // and references.
 #include <algorithm>
+#include <chrono>
 #include <exception>
 #include <string>
 #include <tuple>
@@ -10,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "address_ranges.h"
 #include "dotnet_port.h"
 #include "type_names.h"
 #include "xrpm/agent/origin_reporter.h"
@@ -62,15 +64,25 @@ void DotnetPort::AddFrozenObjects(const std::vector<uint64_t>& named,
   // A referenced object that the walk did not report. With the GC heap's ranges (the runtime
   // gave them all): a reference outside them, unless the walk reported that object anyway (it
   // reports some objects of the non-GC heap itself: boxed statics, empty arrays, literals it
-  // met), found among the few reported objects outside the ranges: a binary search among a few
-  // ranges per reference and object, in one pass over the record. Without the ranges: missing
+  // met), found among the few reported objects outside the ranges: a table lookup per reference
+  // and object (address_ranges.h), in one pass over the record. Without the ranges: missing
   // from the sorted ids of every reported object (a sort of every object and a search per
   // reference, in two passes: several times slower on a big heap). The same pass finds which
   // of the `named` objects (sorted) were recorded.
   std::vector<uint64_t> missing;
   StreamObject o;
+  // `named` holds tens to thousands of ids and every object is looked for: a bit per hash of
+  // the id answers most of them without the binary search.
+  constexpr size_t kFilterBits = size_t{1} << 16;
+  std::vector<uint64_t> filter(kFilterBits / 64, 0);
+  auto filter_bit = [](uint64_t id) {
+    return static_cast<size_t>((id >> 3) * 0x9E3779B97F4A7C15ull >> 48);  // 16 bits
+  };
+  for (uint64_t id : named) filter[filter_bit(id) / 64] |= uint64_t{1} << (filter_bit(id) % 64);
   auto note_named = [&](uint64_t id) {
-    if (std::binary_search(named.begin(), named.end(), id)) named_recorded->push_back(id);
+    const size_t bit = filter_bit(id);
+    if ((filter[bit / 64] >> (bit % 64) & 1) && std::binary_search(named.begin(), named.end(), id))
+      named_recorded->push_back(id);
   };
   auto others = [&](auto&& unreported) {  // the roots' and static fields' objects
     for (const RecordedRoot& r : record_.roots)
@@ -78,15 +90,11 @@ void DotnetPort::AddFrozenObjects(const std::vector<uint64_t>& named,
     for (const StaticValue& v : record_.statics)
       if (unreported(v.object)) missing.push_back(v.object);
   };
-  std::vector<std::pair<uint64_t, uint64_t>>& ranges = record_.gc_ranges;
+  AddressRanges ranges;
+  ranges.Assign(record_.gc_ranges);
   std::vector<uint64_t> ids;  // reported: outside the ranges (with ranges), or all of them
   if (!ranges.empty()) {
-    std::sort(ranges.begin(), ranges.end());
-    auto outside = [&](uint64_t id) {
-      auto after = std::upper_bound(ranges.begin(), ranges.end(),
-                                    std::pair<uint64_t, uint64_t>{id, UINT64_MAX});
-      return after == ranges.begin() || id >= std::prev(after)->second;
-    };
+    auto outside = [&](uint64_t id) { return !ranges.Contains(id); };
     std::vector<uint64_t> leaving;  // references outside the ranges, reported or not
     RecordStream::Reader reader(record_.stream);
     while (reader.Next(&o)) {
@@ -161,12 +169,17 @@ void DotnetPort::Walk(agent::HeapInfoCallback& sink) {
   // The objects the static fields name: only those recorded become roots (a stale slot names
   // nothing); found in AddFrozenObjects' pass over the record.
   std::vector<uint64_t> ids;
+  int64_t frozen_us = 0;
   {
     std::vector<uint64_t> named;
     for (const StaticValue& v : record_.statics) named.push_back(v.object);
     std::sort(named.begin(), named.end());
     named.erase(std::unique(named.begin(), named.end()), named.end());
+    const auto start = std::chrono::steady_clock::now();
     AddFrozenObjects(named, &ids);
+    frozen_us = std::chrono::duration_cast<std::chrono::microseconds>(
+                    std::chrono::steady_clock::now() - start)
+                    .count();
     std::sort(ids.begin(), ids.end());
   }
   TypeNames names(info_);
@@ -332,7 +345,8 @@ void DotnetPort::Walk(agent::HeapInfoCallback& sink) {
   if (attached_)
     for (cor::ClassID klass : classes) statics_.OnClassLoaded(klass);
   Log("capture: " + std::to_string(record_.stream.object_count()) + " objects (" +
-      std::to_string(record_.frozen) + " on the non-GC heap; recorded in " +
+      std::to_string(record_.frozen) + " on the non-GC heap, looked for in " +
+      std::to_string(frozen_us / 1000) + " ms; recorded in " +
       std::to_string(record_.stream.bytes()) + " bytes), " + std::to_string(record_.roots.size()) +
       " roots, " + std::to_string(record_.statics.size() - stale) + " static fields (" +
       std::to_string(thread_statics) + " of them thread statics on " +
