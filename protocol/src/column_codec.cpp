@@ -22,16 +22,10 @@ inline int BitWidth(uint64_t v) {
 template <class T>
 void AppendVarints(const T* values, size_t n, std::string* out, size_t bytes) {
   const size_t start = out->size();
-  out->resize(start + bytes);
+  out->resize(start + bytes + 10);  // PutVarint's scratch beyond the last varint
   uint8_t* p = reinterpret_cast<uint8_t*>(&(*out)[start]);
-  for (size_t i = 0; i < n; ++i) {
-    uint64_t v = values[i];
-    while (v >= 0x80) {
-      *p++ = static_cast<uint8_t>(v | 0x80);
-      v >>= 7;
-    }
-    *p++ = static_cast<uint8_t>(v);
-  }
+  for (size_t i = 0; i < n; ++i) p = PutVarint(p, values[i]);
+  out->resize(start + bytes);
 }
 
 // LSB-first bit packing. With 128-bit integers: a 128-bit accumulator takes any value whole and
@@ -110,17 +104,10 @@ void Encode(const T* values, size_t n, std::string* out) {
 template <class T>
 bool DecodeVarints(const uint8_t* p, const uint8_t* end, size_t n, T* out) {
   for (size_t i = 0; i < n; ++i) {
-    uint64_t v = 0;
-    int shift = 0;
-    for (;;) {
-      if (p == end) return false;
-      const uint8_t b = *p++;
-      if (shift == 63 && b > 1) return false;  // over 64 bits
-      v |= static_cast<uint64_t>(b & 0x7F) << shift;
-      if (!(b & 0x80)) break;
-      shift += 7;
-      if (shift > 63) return false;
-    }
+    const uint8_t* const start = p;
+    uint64_t v;
+    if (!GetVarint(&p, end, &v)) return false;
+    if (p - start == 10 && p[-1] > 1) return false;  // over 64 bits
     if (sizeof(T) < 8 && v > static_cast<uint64_t>(T(~T(0)))) return false;
     out[i] = static_cast<T>(v);
   }

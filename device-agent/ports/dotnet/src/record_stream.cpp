@@ -11,15 +11,7 @@ namespace xrpm {
 namespace dotnet {
 namespace {
 
-inline uint8_t* PutVarint(uint8_t* p, uint64_t v) {
-  while (v >= 0x80) {
-    *p++ = static_cast<uint8_t>(v | 0x80);
-    v >>= 7;
-  }
-  *p++ = static_cast<uint8_t>(v);
-  return p;
-}
-
+using protocol::PutVarint;  // stores 8 bytes at least: Room keeps kPutSlack spare
 using protocol::UnZigZag;
 using protocol::ZigZag;
 
@@ -41,6 +33,7 @@ constexpr size_t kHeaderMaxBytes = 5 * 10;
 constexpr size_t kRefMaxBytes = 10 + 5;
 constexpr size_t kValueMaxBytes = 10;
 constexpr size_t kRunLength = 1024;  // references or values written per check for room
+constexpr size_t kPutSlack = 8;      // PutVarint writes 8 bytes whatever the varint's length
 
 }  // namespace
 
@@ -129,6 +122,7 @@ void RecordStream::Append(uint64_t id, uintptr_t klass, uint32_t size, bool valu
 }
 
 uint8_t* RecordStream::Room(size_t bytes) {
+  bytes += kPutSlack;
   if (used_ + bytes > buffer_.size())
     Reallocate(std::max(used_ + bytes, buffer_.size() + buffer_.size() / 2 + 4096));
   return buffer_.data() + used_;
@@ -159,25 +153,13 @@ void RecordStream::Release() {
 
 namespace {
 
-// Reads a varint at *p, never past `end` (a varint cut short reads as what it has).
+// Reads a varint at *p, never past `end` (the stream is this process's own: a varint cut
+// short, which only a bug would leave, reads as 0 and ends the stream).
 inline uint64_t ReadVarint(const uint8_t** at, const uint8_t* end) {
-  const uint8_t* p = *at;
-  uint64_t v = 0;
-  if (end - p >= 10) {  // a whole varint is there: no check per byte
-    for (unsigned shift = 0; shift < 64; shift += 7) {
-      const uint8_t b = *p++;
-      v |= static_cast<uint64_t>(b & 0x7f) << shift;
-      if (!(b & 0x80)) break;
-    }
-  } else {
-    for (unsigned shift = 0; p < end && shift < 64; shift += 7) {
-      const uint8_t b = *p++;
-      v |= static_cast<uint64_t>(b & 0x7f) << shift;
-      if (!(b & 0x80)) break;
-    }
-  }
-  *at = p;
-  return v;
+  uint64_t v;
+  if (protocol::GetVarint(at, end, &v)) return v;
+  *at = end;
+  return 0;
 }
 
 }  // namespace

@@ -19,6 +19,8 @@
 #include <cstdint>
 #include <string>
 
+#include "xrpm/protocol/varint.h"  // VarintLength, PutVarint, GetVarint
+
 namespace xrpm {
 namespace protocol {
 
@@ -29,13 +31,6 @@ inline uint64_t ZigZag(int64_t v) {
 }
 inline int64_t UnZigZag(uint64_t v) {
   return static_cast<int64_t>(v >> 1) ^ -static_cast<int64_t>(v & 1);
-}
-inline size_t VarintLength(uint64_t v) {
-  // 1 + floor(bits / 7), with bits = index of the highest set bit (0 for v == 0), computed as
-  // (bits * 9 + 73) / 64 (equal for bits 0..63; a multiply-add and a shift, no division: this
-  // runs for every value the agent encodes).
-  const auto bits = static_cast<unsigned>(63 - __builtin_clzll(v | 1));
-  return (bits * 9 + 73) >> 6;
 }
 
 // Appends the column for values[0..n) to *out.
