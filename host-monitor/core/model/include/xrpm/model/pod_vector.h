@@ -5,7 +5,11 @@
 // doubling holds the old and the new block at once (3x the data at the peak). Large
 // PodVectors live in anonymous mmap'd memory and grow with mremap(MREMAP_MAYMOVE),
 // which moves page tables instead of bytes, so the peak equals the data plus at most
-// one growth step of untouched (uncommitted) address space.
+// one growth step of untouched (uncommitted) address space. The mapping is advised for
+// transparent huge pages (where the kernel gives them on request): a column filled as a
+// capture's batches arrive faults once per 2 MiB instead of once per 4 KiB page, and a
+// first-touch fault is the costly part of filling fresh memory on the paravirtualised machines
+// we measure on (~14 us each).
 //
 // Thread-safety: none (like std::vector); concurrent const access is safe.
 #pragma once
@@ -143,6 +147,11 @@ class PodVector {
       void* p =
           mmap(nullptr, map_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
       if (p == MAP_FAILED) throw std::bad_alloc();
+#ifdef MADV_HUGEPAGE
+      // The whole mapping, once: mremap keeps the advice, and advising only part of it would
+      // split it into mappings of different kinds, which mremap refuses to move (EFAULT).
+      madvise(p, map_bytes, MADV_HUGEPAGE);
+#endif
       if (size_) std::memcpy(p, data_, size_ * sizeof(T));
       std::free(data_);
       data_ = static_cast<T*>(p);
