@@ -65,8 +65,11 @@ class CaptureAssembler {
   const std::string& last_marker() const { return last_marker_; }
   int64_t marker_age_us() const { return marker_age_us_; }
   const CaptureTotalsSeen& seen() const { return seen_; }
-  // The verified snapshot (after End returned true).
-  Snapshot Take() { return std::move(snap_); }
+  // The verified snapshot (after End returned true), its columns' growth room given back.
+  Snapshot Take() {
+    snap_.ShrinkToFit();
+    return std::move(snap_);
+  }
 
  private:
   bool AppendBatch(const protocol::RawBatch& b, std::string* error);
