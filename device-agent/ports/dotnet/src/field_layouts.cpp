@@ -680,12 +680,12 @@ void FieldLayouts::Record(HeapRecord* r, RecordedObject* o) {
   size_t cursor = 0;
   const size_t m = l->refs.size();
   for (size_t k = 0; k < n; ++k) {
-    for (size_t step = 0; step < m; ++step) {
-      const size_t j = (cursor + step) % m;
+    for (size_t step = 0, j = cursor; step < m; ++step, j = j + 1 == m ? 0 : j + 1) {
+      // j = (cursor + step) mod m, without a division per step (cursor < m)
       if (!used_[j] && held_[j] == refs[k]) {
         used_[j] = 1;
         slots[k] = l->refs[j].second;
-        cursor = j + 1;
+        cursor = j + 1 == m ? 0 : j + 1;
         break;
       }
     }
