@@ -70,8 +70,7 @@ bool CaptureSink::Emit(const wire::Envelope& env) {
   return ok;
 }
 
-bool CaptureSink::EnsureBegun() {
-  if (begun_) return true;
+bool CaptureSink::Begin() {
   begun_ = true;
   const uint64_t heap_bytes = HeapBytesAfterGc(runtime_);
   if (!Streaming(job_)) {

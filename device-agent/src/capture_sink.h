@@ -139,7 +139,8 @@ class CaptureSink : public HeapInfoCallback {
   WalkResult DoContainerLabel(const char* label, size_t len);
   bool Emit(const wire::Envelope& env);
   size_t BufferBytes() const;  // the encoder's buffers now (the queue charges their growth)
-  bool EnsureBegun();
+  bool EnsureBegun() { return begun_ || Begin(); }  // inline: it runs for every callback
+  bool Begin();                                     // CaptureBegin, once
   WalkResult DoAllocationClock(uint64_t frame, uint32_t sample_bytes);
   WalkResult DoDescribeSite(uint32_t site_id, const char* const* method_names,
                             const size_t* name_lens, uint32_t depth);
