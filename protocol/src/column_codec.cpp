@@ -6,14 +6,7 @@ namespace xrpm {
 namespace protocol {
 namespace {
 
-inline uint64_t LoadLE64(const uint8_t* p) {
-  uint64_t v;
-  std::memcpy(&v, p, 8);
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-  v = __builtin_bswap64(v);
-#endif
-  return v;
-}
+using varint_detail::LoadLE64;  // the one little-endian word load (varint.h)
 
 inline int BitWidth(uint64_t v) {
   return v == 0 ? 0 : 64 - __builtin_clzll(v);
