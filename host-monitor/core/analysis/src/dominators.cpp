@@ -3,8 +3,6 @@
 #include <algorithm>
 #include <vector>
 
-#include "xrpm/model/huge_pages.h"
-
 namespace xrpm::analysis {
 
 namespace {
@@ -73,11 +71,11 @@ DominatorTree DominatorTree::Compute(const GraphIndex& g, const Progress& progre
   // All arrays but `pre` are indexed by preorder number; 0 is the virtual root.
   PodVector<uint32_t> pre, vertex, semi;
   PodVector<Forest> forest;
-  ResizeHuge(pre, n, kNoIndex);       // node -> preorder; later node -> idom node
-  ResizeHuge(vertex, size_t{n} + 1);  // preorder -> node
-  ResizeHuge(forest, size_t{n} + 1);  // see Forest
-  ResizeHuge(semi, size_t{n} + 1);    // DFS cursor; then bucket head until processed,
-                                      // then the semidominator
+  pre.resize(n, kNoIndex);       // node -> preorder; later node -> idom node
+  vertex.resize(size_t{n} + 1);  // preorder -> node
+  forest.resize(size_t{n} + 1);  // see Forest
+  semi.resize(size_t{n} + 1);    // DFS cursor; then bucket head until processed,
+                                 // then the semidominator
   const uint32_t m = NumberDepthFirst(g, pre, vertex, forest, semi, progress);
   vertex.resize(m);
   vertex.shrink_to_fit();
@@ -86,7 +84,7 @@ DominatorTree DominatorTree::Compute(const GraphIndex& g, const Progress& progre
   semi.resize(m);
   semi.shrink_to_fit();
   PodVector<uint32_t> idom;
-  ResizeHuge(idom, m);  // bucket link until the bucket is flushed, then (relative) idom
+  idom.resize(m);  // bucket link until the bucket is flushed, then (relative) idom
   for (uint32_t i = 0; i < m; ++i) semi[i] = 0;  // every bucket empty (0 never sits in one)
   std::vector<uint32_t> stack;
 
@@ -189,7 +187,7 @@ DominatorTree DominatorTree::Compute(const GraphIndex& g, const Progress& progre
 
   // Retained sizes: reverse preorder visits every vertex before its dominator.
   const Snapshot& snap = g.snapshot();
-  ResizeHuge(d.retained_, n, uint64_t{0});
+  d.retained_.resize(n, uint64_t{0});
   uint64_t total = 0;
   for (uint32_t o = m - 1; o >= 1; --o) {
     const uint32_t v = vertex[o];
@@ -209,11 +207,11 @@ DominatorTree DominatorTree::Compute(const GraphIndex& g, const Progress& progre
 DominatorChildren DominatorChildren::BuildUnsorted(const DominatorTree& dom) {
   const uint32_t n = dom.node_count();
   DominatorChildren c;
-  ResizeHuge(c.off_, size_t{n} + 2, uint32_t{0});  // parents are nodes and the virtual root (n)
+  c.off_.resize(size_t{n} + 2, uint32_t{0});  // parents are nodes and the virtual root (n)
   for (uint32_t v = 0; v < n; ++v)
     if (dom.reachable(v)) ++c.off_[dom.idom(v) + 1];
   for (size_t i = 0; i <= n; ++i) c.off_[i + 1] += c.off_[i];
-  ResizeHuge(c.child_, c.off_[n + 1]);
+  c.child_.resize(c.off_[n + 1]);
   {
     PodVector<uint32_t> pos;
     pos.assign(c.off_.begin(), c.off_.end() - 1);

@@ -7,7 +7,6 @@
 #include <unordered_map>
 
 #include "xrpm/model/fork_join.h"
-#include "xrpm/model/huge_pages.h"
 #include "xrpm/model/type_name.h"
 
 namespace xrpm::analysis {
@@ -49,8 +48,8 @@ GraphIndex GraphIndex::Build(const Snapshot& snap, const GraphIndexOptions& opts
 void GraphIndex::ResolveEdges(unsigned threads, const Progress& progress) {
   const Snapshot& s = *snap_;
   const size_t n = n_, e = s.ref_count();
-  ResizeHuge(out_, e);
-  ResizeHuge(out_off_, size_t{n} + 1);
+  out_.resize(e);
+  out_off_.resize(size_t{n} + 1);
   auto bounds = WeightedBounds(n, threads, [&](size_t i) { return s.ref_begin(i); });
   std::atomic<uint64_t> dangling{0};
   std::atomic<bool> stop{false};
@@ -95,8 +94,8 @@ void GraphIndex::ResolveEdges(unsigned threads, const Progress& progress) {
 
 void GraphIndex::BuildReverse(unsigned threads, const Progress& progress) {
   const uint32_t n = n_;
-  ResizeHuge(in_off_, size_t{n} + 1);
-  ResizeHuge(in_, out_.size());
+  in_off_.resize(size_t{n} + 1);
+  in_.resize(out_.size());
   // Each chunk owns a range of targets and scans every edge: no atomics, in-lists sorted by source.
   auto bounds = EvenBounds(n, threads, 1 << 16);
   std::atomic<bool> stop{false};
@@ -236,7 +235,7 @@ void GraphIndex::GroupTypes(bool instances) {
   for (uint32_t v = 0; v < n_; ++v) ++group_off_[group_of(v) + 1];
   for (size_t g = 0; g < groups; ++g) group_off_[g + 1] += group_off_[g];
   if (!instances) return;
-  ResizeHuge(by_group_, size_t{n_});
+  by_group_.resize(size_t{n_});
   for (uint32_t v = 0; v < n_; ++v) by_group_[group_off_[group_of(v)]++] = v;
   for (size_t g = groups; g > 0; --g) group_off_[g] = group_off_[g - 1];
   if (groups) group_off_[0] = 0;

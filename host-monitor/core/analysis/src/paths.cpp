@@ -4,7 +4,6 @@
 #include <cstdio>
 #include <unordered_map>
 
-#include "xrpm/model/huge_pages.h"
 #include "xrpm/model/object_fields.h"
 
 namespace xrpm::analysis {
@@ -88,7 +87,7 @@ std::string MergedPathLabel(const GraphIndex& g, const MergedPath& p, std::strin
 // ---- PathFinder ----
 
 PathFinder::PathFinder(const GraphIndex& g) : g_(&g) {
-  ResizeHuge(next_, g.node_count(), kNoIndex);
+  next_.resize(g.node_count(), kNoIndex);
 }
 
 RootPath PathFinder::ShortestPathToRoot(uint32_t v, const Progress& progress) {
@@ -155,7 +154,7 @@ RootPathForest RootPathForest::BuildDeferring(const GraphIndex& g,
                                               std::vector<bool>& first, const Progress& progress) {
   RootPathForest f;
   f.g_ = &g;
-  ResizeHuge(f.parent_, g.node_count(), kNoIndex);
+  f.parent_.resize(g.node_count(), kNoIndex);
   PodVector<uint32_t> queue;
   std::vector<std::pair<uint32_t, uint32_t>> later;  // deferred edges met, in BFS order
   for (const uint32_t r : g.StrongRoots()) {
@@ -396,8 +395,8 @@ struct PathMerger::State {
 PathMerger::PathMerger(const GraphIndex& g, const RootPathForest& forest)
     : st_(new State{
           .g = &g, .forest = &forest, .continues_run = std::vector<bool>(g.node_count(), false)}) {
-  ResizeHuge(st_->memo, g.node_count(), kNoIndex);
-  ResizeHuge(st_->walked, g.node_count(), uint32_t{0});
+  st_->memo.resize(g.node_count(), kNoIndex);
+  st_->walked.resize(g.node_count(), uint32_t{0});
 }
 PathMerger::~PathMerger() = default;
 PathMerger::PathMerger(PathMerger&&) noexcept = default;

@@ -15,7 +15,6 @@
 #include <vector>
 
 #include "xrpm/analysis/dominators.h"
-#include "xrpm/model/huge_pages.h"
 #include "xrpm/model/pod_vector.h"
 #include "xrpm/model/progress.h"
 
@@ -30,8 +29,8 @@ void AddRetainedByKey(const DominatorTree& dom, uint32_t n, uint32_t key_count, 
   // Dominator tree as first-child / next-sibling lists; the virtual root is n.
   const uint32_t root = dom.virtual_root();
   PodVector<uint32_t> first, next;
-  ResizeHuge(first, size_t{n} + 1, kNoIndex);
-  ResizeHuge(next, n, kNoIndex);
+  first.resize(size_t{n} + 1, kNoIndex);
+  next.resize(n, kNoIndex);
   for (uint32_t v = n; v-- > 0;) {
     if (!dom.reachable(v)) continue;
     const uint32_t p = dom.idom(v);

@@ -24,7 +24,6 @@
 #include <set>
 
 #include "xrpm/formats/xrpm_file.h"
-#include "xrpm/model/huge_pages.h"
 #include "xrpm/model/object_fields.h"
 #include "xrpm_blocks.h"
 #include "xrpm_container_reader.h"
@@ -277,12 +276,10 @@ class SnapshotLoader {
                       std::to_string(roots_));
   }
 
-  // A column at its final size, on huge pages when large (as the .gclog reader's columns): the
+  // A column at its final size, on huge pages when large (PodVector): the
   // blocks are decoded straight into it.
   template <class T>
   static void Size(PodVector<T>& v, uint64_t n) {
-    v.reserve(n);
-    AdviseHugePages(v.data(), v.bytes_reserved());
     v.resize_uninitialized(n);
   }
 

@@ -4,8 +4,6 @@
 #include <chrono>
 #include <random>
 
-#include "xrpm/model/huge_pages.h"
-
 namespace xrpm {
 
 namespace {
@@ -32,8 +30,6 @@ IdSet::IdSet(size_t n, unsigned partitions) {
   size_t per = n / partitions + 1;
   size_t cap = std::bit_ceil(per * 3 / 2 < 16 ? size_t{16} : per * 3 / 2);
   for (Part& p : parts_) {
-    p.slots.reserve(cap);
-    AdviseHugePages(p.slots.data(), p.slots.bytes_reserved());
     p.slots.resize(cap, 0);
     p.mask = cap - 1;
   }
@@ -104,8 +100,6 @@ IdBitmap::IdBitmap(const Span& span, unsigned partitions) {
   const uint64_t words = (((max_ - min_) >> shift_) >> 6) + 1;
   partitions_ = partitions ? partitions : 1;
   part_words_ = (words + partitions_ - 1) / partitions_;
-  words_.reserve(words);
-  AdviseHugePages(words_.data(), words_.bytes_reserved());
   words_.resize(words, 0);
 }
 

@@ -4,7 +4,6 @@
 #include <atomic>
 
 #include "xrpm/model/fork_join.h"
-#include "xrpm/model/huge_pages.h"
 
 namespace xrpm {
 
@@ -36,7 +35,7 @@ void IdResolver::BuildSorted() {
   // undefined) and range + 1 is never formed (it wraps to 0 for a full 64-bit range).
   while (shift_ < 63 && (range >> shift_) >= want) ++shift_;
   const uint64_t buckets = (range >> shift_) + 1;
-  ResizeHuge(table_, buckets + 1);
+  table_.resize(buckets + 1);
   uint64_t b = 0;
   for (size_t i = 0; i < ids_.size(); ++i) {
     const uint64_t bi = (ids_[i] - min_) >> shift_;
@@ -47,7 +46,7 @@ void IdResolver::BuildSorted() {
 
 void IdResolver::BuildHashed(unsigned threads, const Progress& progress) {
   const size_t n = ids_.size();
-  ResizeHuge(table_, std::max<size_t>(16, 2 * n), kNoIndex);
+  table_.resize(std::max<size_t>(16, 2 * n), kNoIndex);
   std::atomic<uint64_t> dups{0};
   std::atomic<bool> stop{false};
   RunChunks(EvenBounds(n, threads), [&](size_t, size_t begin, size_t end) {

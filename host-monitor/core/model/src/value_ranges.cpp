@@ -6,7 +6,6 @@
 #include <vector>
 
 #include "xrpm/model/fork_join.h"
-#include "xrpm/model/huge_pages.h"
 
 namespace xrpm {
 namespace {
@@ -20,12 +19,10 @@ std::string ChunkTooBig(size_t chunk, uint64_t bytes) {
          " objects may hold";
 }
 
-// A column at its final size, uninitialised, on huge pages when large.
+// A column at its final size, uninitialised (on huge pages when large: PodVector).
 template <class T>
 void SizeUninitialized(PodVector<T>& v, uint64_t n) {
   v.clear();
-  v.reserve(n);
-  AdviseHugePages(v.data(), v.bytes_reserved());
   v.resize_uninitialized(n);
 }
 

@@ -4,7 +4,6 @@
 #include <cstring>
 
 #include "netcf_reader_stages.h"
-#include "xrpm/model/huge_pages.h"
 
 namespace xrpm::formats {
 
@@ -134,8 +133,6 @@ namespace {
 
 template <class T>
 T* Place(PodVector<T>& col, uint64_t n) {
-  col.reserve(n);
-  AdviseHugePages(col.data(), col.bytes_reserved());
   col.resize_uninitialized(n);
   return col.data();
 }
