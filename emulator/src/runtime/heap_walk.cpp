@@ -30,6 +30,7 @@
 // Fields and values (when the sink's Detail() asks): after the types, DescribeLayout for each;
 // a frame container's method name; each static root's field index; per object its values (a
 // FieldReporter reads them) and ObjectReferencesWithSlots instead of ObjectReferences.
+#include <optional>
 #include <vector>
 
 #include "field_reporter.h"
@@ -269,15 +270,16 @@ void Runtime::WalkHeap(HeapInfoCallback& sink) {
     RootReporter roots(sink, fields);
     root_set_.Enumerate(roots);
     if (roots.Flush() && sink.BeginContainer(ContainerType::kHeap, 0, 0) != WalkResult::kAbort) {
-      if (!config_.record_origins) {
-        HeapReporter reporter(heap_, types_, sink, nullptr, fields);
-        reporter.Run();
-        heap_touched = reporter.touched_headers();
-      } else if (sink.AllocationClock(frame_number_, 0) != WalkResult::kAbort) {
+      std::optional<OriginSource> source;
+      bool clocked = true;
+      if (config_.record_origins &&
+          (clocked = sink.AllocationClock(frame_number_, 0) != WalkResult::kAbort)) {
         origins_.Normalize();
-        OriginSource source{origins_.entries(), sites_, methods_,
-                            std::vector<uint8_t>(sites_.size() + 1, 0)};
-        HeapReporter reporter(heap_, types_, sink, &source, fields);
+        source.emplace(OriginSource{origins_.entries(), sites_, methods_,
+                                    std::vector<uint8_t>(sites_.size() + 1, 0)});
+      }
+      if (clocked) {
+        HeapReporter reporter(heap_, types_, sink, source ? &*source : nullptr, fields);
         reporter.Run();
         heap_touched = reporter.touched_headers();
       }
