@@ -120,6 +120,7 @@ class PodVector {
 
  private:
   static constexpr size_t kMapThresholdBytes = size_t{1} << 20;  // below: malloc
+  static constexpr size_t kHugePageBytes = size_t{2} << 20;      // x86-64's and arm64's PMD
 
   void grow(size_t need) {
     size_t n = cap_ < 16 ? 16 : cap_ + cap_ / 2;  // 1.5x: less untouched slack at the peak
@@ -140,14 +141,28 @@ class PodVector {
       cap_ = n;
       return;
     }
-    const size_t map_bytes = round_pages(bytes);
+    const size_t map_bytes = round_map(bytes);
     if (mapped_) {
-      void* p = mremap(data_, round_pages(cap_ * sizeof(T)), map_bytes, MREMAP_MAYMOVE);
-      if (p == MAP_FAILED) throw std::bad_alloc();
+      const size_t old_bytes = round_map(cap_ * sizeof(T));
+      // In place when the address space after the mapping is free (always, to shrink), unless
+      // that would leave a mapping of huge-page size unaligned.
+      void* p = map_bytes < kHugePageBytes || HugeAligned(data_)
+                    ? mremap(data_, old_bytes, map_bytes, 0)
+                    : MAP_FAILED;
+      if (p == MAP_FAILED) {
+        // Moved to a huge-page boundary: the page tables move whole 2 MiB entries, so the pages
+        // already filled stay huge (a move to any other address splits every one of them).
+        void* dest = MapAligned(map_bytes);
+        if (dest == MAP_FAILED) throw std::bad_alloc();
+        p = mremap(data_, old_bytes, map_bytes, MREMAP_MAYMOVE | MREMAP_FIXED, dest);
+        if (p == MAP_FAILED) {
+          munmap(dest, map_bytes);
+          throw std::bad_alloc();
+        }
+      }
       data_ = static_cast<T*>(p);
     } else {
-      void* p =
-          mmap(nullptr, map_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+      void* p = MapAligned(map_bytes);
       if (p == MAP_FAILED) throw std::bad_alloc();
 #ifdef MADV_HUGEPAGE
       // The whole mapping, once: mremap keeps the advice, and advising only part of it would
@@ -162,10 +177,28 @@ class PodVector {
     cap_ = map_bytes / sizeof(T);
   }
 
+  // A fresh anonymous mapping of `bytes`; one of huge-page size or more starts on a huge-page
+  // boundary (mapped with a huge page of slack, the unaligned ends given back).
+  static void* MapAligned(size_t bytes) {
+    const size_t slack = bytes >= kHugePageBytes ? kHugePageBytes : 0;
+    void* p =
+        mmap(nullptr, bytes + slack, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED || slack == 0) return p;
+    const uintptr_t start = reinterpret_cast<uintptr_t>(p);
+    const uintptr_t aligned = (start + kHugePageBytes - 1) & ~uintptr_t{kHugePageBytes - 1};
+    if (aligned > start) munmap(p, aligned - start);
+    const size_t tail = slack - (aligned - start);
+    if (tail) munmap(reinterpret_cast<void*>(aligned + bytes), tail);
+    return reinterpret_cast<void*>(aligned);
+  }
+  static bool HugeAligned(const void* p) {
+    return (reinterpret_cast<uintptr_t>(p) & (kHugePageBytes - 1)) == 0;
+  }
+
   void release() {
     if (data_) {
       if (mapped_)
-        munmap(data_, round_pages(cap_ * sizeof(T)));
+        munmap(data_, round_map(cap_ * sizeof(T)));
       else
         std::free(data_);
     }
@@ -177,6 +210,11 @@ class PodVector {
   static size_t round_pages(size_t bytes) {
     constexpr size_t kPage = 4096;
     return (bytes + kPage - 1) & ~(kPage - 1);
+  }
+  // A mapping's size: whole pages, and whole huge pages from one huge page up.
+  static size_t round_map(size_t bytes) {
+    return bytes < kHugePageBytes ? round_pages(bytes)
+                                  : (bytes + kHugePageBytes - 1) & ~(kHugePageBytes - 1);
   }
 
   T* data_ = nullptr;
