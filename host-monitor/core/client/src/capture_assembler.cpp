@@ -231,23 +231,31 @@ bool CaptureAssembler::AppendBatch(const protocol::RawBatch& b, std::string* err
   pending_refs_ -= b.cont_refs;
   if (b.cont_refs && pending_refs_ == 0) snap_.ref_end.push_back(snap_.refs.size());
 
+  // The batch's objects, column by column; their references follow one another in `refs`, so
+  // they are appended at once and only the ends are per object.
   const size_t first_object = snap_.object_id.size();
-  const uint64_t* refs_end = b.refs.data() + b.refs.size();
-  for (size_t i = 0; i < b.object_id.size(); ++i) {
-    snap_.object_id.push_back(b.object_id[i]);
-    snap_.object_type.push_back(TypeIndex(b.object_type[i]));
-    snap_.object_size.push_back(b.object_size[i]);
+  const size_t n = b.object_id.size();
+  snap_.object_id.append(b.object_id.data(), b.object_id.data() + n);
+  snap_.object_size.append(b.object_size.data(), b.object_size.data() + n);
+  snap_.object_type.reserve(first_object + n);
+  for (size_t i = 0; i < n; ++i) snap_.object_type.push_back(TypeIndex(b.object_type[i]));
+  const uint64_t refs_base = snap_.refs.size();
+  const uint64_t refs_here = static_cast<uint64_t>(b.refs.data() + b.refs.size() - ref);
+  snap_.refs.append(ref, ref + refs_here);
+  snap_.ref_end.reserve(snap_.ref_end.size() + n);
+  uint64_t at = 0;
+  for (size_t i = 0; i < n; ++i) {
     const uint64_t want = b.object_ref_count[i];
-    const uint64_t have = std::min<uint64_t>(want, static_cast<uint64_t>(refs_end - ref));
-    snap_.refs.append(ref, ref + have);
-    ref += have;
-    if (have == want)
-      snap_.ref_end.push_back(snap_.refs.size());
-    else
-      pending_refs_ = want - have;  // the decoder guarantees only the last object is short
+    if (refs_here - at >= want) {
+      at += want;
+      snap_.ref_end.push_back(refs_base + at);
+    } else {
+      pending_refs_ = want - (refs_here - at);  // the decoder guarantees only the last is short
+      at = refs_here;
+    }
     seen_.heap_bytes += b.object_size[i];
   }
-  seen_.objects += b.object_id.size();
+  seen_.objects += n;
   seen_.refs += b.refs.size();
   if (!AppendOrigins(b, first_object, where, error)) return false;
   fields_->Append(b, containers_, first_root, first_ref, first_object, snap_);
