@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "capture_fields.h"
+#include "page_warmer.h"
 #include "xrpm/client/domain_sections.h"
 #include "xrpm/client/wire_type_traits.h"
 #include "xrpm/protocol/constants.h"
@@ -57,6 +58,44 @@ const char* ContainerKindName(uint32_t kind) {
 CaptureAssembler::CaptureAssembler(uint64_t max_objects, uint32_t pointer_bytes)
     : max_objects_(max_objects), pointer_bytes_(pointer_bytes) {}
 CaptureAssembler::~CaptureAssembler() = default;
+
+CaptureSizes SizesOf(const Snapshot& s) {
+  return {.objects = s.object_count(),
+          .refs = s.ref_count(),
+          .slots = !s.fields.ref_slot.empty(),
+          .value_bytes = s.fields.values.data.size()};
+}
+
+void CaptureAssembler::Prepare(const CaptureSizes& expected) {
+  const uint64_t objects = std::min(expected.objects, max_objects_);
+  if (objects == 0) return;
+  // As many references per object as last time (a heap keeps its shape between captures).
+  const auto refs = static_cast<uint64_t>(static_cast<unsigned __int128>(expected.refs) * objects /
+                                          expected.objects);
+  std::vector<PageWarmer::Range> ranges;
+  auto reserve = [&](auto& column, uint64_t n) {
+    column.reserve(n);
+    ranges.push_back({column.data(), column.capacity() * sizeof(column[0])});
+  };
+  reserve(snap_.object_id, objects);
+  reserve(snap_.object_type, objects);
+  reserve(snap_.object_size, objects);
+  reserve(snap_.ref_end, objects);
+  reserve(snap_.refs, refs);
+  if (expected.slots) reserve(snap_.fields.ref_slot, refs);
+  if (expected.value_bytes) {
+    reserve(snap_.fields.values.end, objects);
+    reserve(snap_.fields.values.data, expected.value_bytes);
+  }
+  if (!warmer_) warmer_ = std::make_unique<PageWarmer>();
+  warmer_->Start(std::move(ranges));
+}
+
+Snapshot CaptureAssembler::Take() {
+  if (warmer_) warmer_->Stop();
+  snap_.ShrinkToFit();
+  return std::move(snap_);
+}
 
 bool CaptureAssembler::Begin(const wire::CaptureBegin& m, size_t wire_bytes, std::string* error) {
   if (begun_)
@@ -319,6 +358,7 @@ bool CaptureAssembler::AppendOrigins(const protocol::RawBatch& b, size_t first_o
 }
 
 bool CaptureAssembler::End(const wire::CaptureEnd& m, std::string* error) {
+  if (warmer_) warmer_->Stop();  // every batch is in: what is not warm yet is not needed
   if (!begun_) return Fail(error, "capture_end before capture_begin");
   if (m.capture_id() != capture_id_)
     return Fail(error, "capture_end of capture " + std::to_string(m.capture_id()) +

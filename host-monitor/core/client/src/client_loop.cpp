@@ -402,6 +402,7 @@ void HostClient::Impl::OnCaptureMessage(const wire::Envelope& env, size_t bytes)
       r.stats.origins_dropped = e.origins_dropped();
       r.stats.walk_after_pause_us = e.walk_after_pause_us();
       auto snap = std::make_shared<Snapshot>(assembler->Take());
+      last_capture_sizes = SizesOf(*snap);
       {
         std::lock_guard lock(mu);
         snap->source = "capture of " + device.app_name + " from " + device.endpoint;
@@ -489,6 +490,9 @@ void HostClient::Impl::ExecuteCommands() {
           opt.max_capture_objects, device.pointer_bytes ? device.pointer_bytes : 4);
       capture_started = Clock::now();
       const CaptureOptions& co = std::get<CmdCapture>(c).opts;
+      CaptureSizes expected = last_capture_sizes;  // nothing before the first capture
+      if (!co.values) expected.value_bytes = 0;
+      assembler->Prepare(expected);
       wire::CaptureRequest* req = env.mutable_capture_request();
       req->set_request_id(request_id);
       req->set_fields(true);  // layouts, slots and labels: always, when the agent can

@@ -103,6 +103,9 @@ struct HostClient::Impl {
   uint32_t next_request_id = 1;
   uint32_t request_id = 0;  // of the running capture
   std::unique_ptr<CaptureAssembler> assembler;
+  // The last completed capture's sizes: the next capture's columns are reserved (and their
+  // pages faulted in while the game is stopped) at these.
+  CaptureSizes last_capture_sizes;
   uint32_t cancelled_capture = 0;  // late messages of a cancelled capture are ignored
   uint32_t ignored_request = 0;    // the request of the last cancelled capture
   Clock::time_point last_progress;

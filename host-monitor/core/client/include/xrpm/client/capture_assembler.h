@@ -20,6 +20,11 @@
 // snapshot into one section per domain (domain_sections.h); a type naming a domain not yet
 // defined fails the capture.
 //
+// Prepare (optional, as the request leaves) reserves the snapshot's main columns at the sizes
+// the caller expects (the previous capture's) and has their pages faulted in on a background
+// thread of the lowest priority while the game is stopped (page_warmer.h), so that decoding
+// after the pause writes to memory that is already there.
+//
 // Cost: O(objects + refs) time; memory is the Snapshot itself (24 B/object + 8 B/ref) plus one
 // decoded batch. Incoming counts are checked against the batch limits before decoding and
 // against max_objects before the snapshot grows.
@@ -40,6 +45,15 @@
 namespace xrpm::client {
 
 class CaptureFields;
+class PageWarmer;
+
+// How much a capture's snapshot held, in the units its columns grow by: what Prepare reserves.
+struct CaptureSizes {
+  uint64_t objects = 0, refs = 0;
+  bool slots = false;        // a reference slot per reference (fields)
+  uint64_t value_bytes = 0;  // object contents (values)
+};
+CaptureSizes SizesOf(const Snapshot& s);
 
 struct CaptureTotalsSeen {
   uint32_t batches = 0;
@@ -53,6 +67,9 @@ class CaptureAssembler {
   explicit CaptureAssembler(uint64_t max_objects = 1'000'000'000, uint32_t pointer_bytes = 4);
   ~CaptureAssembler();
 
+  // Before Begin: reserves the columns for `expected` (objects capped at max_objects) and starts
+  // faulting their pages in.
+  void Prepare(const CaptureSizes& expected);
   // Each returns false with *error ("batch 12: ...") when the capture cannot be completed.
   bool Begin(const wire::CaptureBegin& m, size_t wire_bytes, std::string* error);
   bool Batch(const wire::HeapBatch& m, size_t wire_bytes, std::string* error);
@@ -66,10 +83,7 @@ class CaptureAssembler {
   int64_t marker_age_us() const { return marker_age_us_; }
   const CaptureTotalsSeen& seen() const { return seen_; }
   // The verified snapshot (after End returned true), its columns' growth room given back.
-  Snapshot Take() {
-    snap_.ShrinkToFit();
-    return std::move(snap_);
-  }
+  Snapshot Take();
 
  private:
   bool AppendBatch(const protocol::RawBatch& b, std::string* error);
@@ -105,6 +119,8 @@ class CaptureAssembler {
   // AppDomains as defined so far, and each type's domain (by type index; 0 = the capture's).
   std::vector<std::string> domain_names_;
   std::vector<uint32_t> type_domain_;
+  // Declared last, so destroyed (and its thread joined) before the columns it warms.
+  std::unique_ptr<PageWarmer> warmer_;
 };
 
 // "JIT frame", "statics", ... for a heap_walker.h ContainerType value.

@@ -1,0 +1,167 @@
+// A capture's columns reserved ahead (CaptureAssembler::Prepare, at the previous capture's
+// sizes, larger or smaller) and warmed on a background thread (PageWarmer) assemble the same
+// snapshot as without: objects, references split across batches, roots; a reservation the
+// capture does not use leaves nothing behind. The warmer faults in the pages of the ranges it
+// is given, skips a range that is no longer mapped, and stops on request.
+// ctest-labels: threaded
+#include <gtest/gtest.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <string>
+#include <vector>
+
+#include "assembled_walk.h"
+#include "page_warmer.h"
+#include "xrpm/client/capture_assembler.h"
+#include "xrpm/protocol/heap_batch_writer.h"
+
+namespace xrpm::testing {
+namespace {
+
+using client::CaptureAssembler;
+using client::CaptureSizes;
+using client::PageWarmer;
+
+// 200,000 small objects in a chain, and every 1,000th an array of 5,000 references (continued
+// across the small batches), held by one static root.
+Walk ChainWithArrays() {
+  Walk w;
+  protocol::HeapBatchWriter writer(
+      1,
+      [&](wire::Envelope* env) {
+        w.batches.push_back(env->heap_batch());
+        return true;
+      },
+      false, 16384);
+  EXPECT_TRUE(writer.Type(1, "Game.Node", 9));
+  EXPECT_TRUE(writer.Type(2, "Game.Node[]", 11));
+  EXPECT_TRUE(writer.Container(protocol::RawContainer{11, 1, 0, 4, false, 0}));
+  EXPECT_TRUE(writer.Root(0x10000, 0, 0));
+  std::vector<uint64_t> elements(5000);
+  for (uint64_t i = 0; i < 200000; ++i) {
+    const uint64_t id = 0x10000 + i * 32;
+    if (i % 1000 == 999) {
+      for (size_t k = 0; k < elements.size(); ++k) elements[k] = 0x10000 + ((i * 7 + k) % i) * 32;
+      EXPECT_TRUE(writer.Object(id, 2, 24 + 8 * 5000, elements.data(), elements.size()));
+    } else {
+      const uint64_t next = id + 32;
+      EXPECT_TRUE(writer.Object(id, 1, 32, &next, i + 1 < 200000 ? 1 : 0));
+    }
+  }
+  EXPECT_TRUE(writer.Flush());
+  w.totals = writer.totals();
+  return w;
+}
+
+bool AssemblePrepared(const Walk& w, const CaptureSizes& sizes, Snapshot* out, std::string* error) {
+  CaptureAssembler a;
+  a.Prepare(sizes);
+  wire::CaptureBegin b;
+  b.set_capture_id(1);
+  b.set_section_version(2);
+  b.set_section_name("Game.exe");
+  b.set_start_ms(10);
+  if (!a.Begin(b, 10, error)) return false;
+  for (const auto& m : w.batches)
+    if (!a.Batch(m, 10, error)) return false;
+  if (!a.End(EndOf(w), error)) return false;
+  *out = a.Take();
+  return true;
+}
+
+TEST(CapturePrepare, ReservedAheadAssemblesTheSameSnapshot) {
+  const Walk w = ChainWithArrays();
+  ASSERT_GT(w.batches.size(), 10u);
+  Snapshot plain;
+  std::string error;
+  ASSERT_TRUE(Assemble(w, &plain, &error)) << error;
+  ASSERT_EQ(plain.object_count(), 200000u);
+  ASSERT_EQ(plain.ref_count(), 200u * 5000 + (200000 - 200));
+  const CaptureSizes exact = client::SizesOf(plain);
+  EXPECT_EQ(exact.objects, 200000u);
+  EXPECT_EQ(exact.refs, plain.ref_count());
+  for (const CaptureSizes& sizes :
+       {exact, CaptureSizes{.objects = 1000, .refs = 2000},
+        CaptureSizes{.objects = 900000, .refs = 9000000, .slots = true, .value_bytes = 1 << 24}}) {
+    Snapshot prepared;
+    ASSERT_TRUE(AssemblePrepared(w, sizes, &prepared, &error)) << error;
+    EXPECT_TRUE(prepared == plain) << "reserved for " << sizes.objects << " objects";
+    EXPECT_TRUE(prepared.fields.ref_slot.empty());  // reserved, unused, given back
+    EXPECT_EQ(prepared.fields.values.data.capacity(), 0u);
+  }
+}
+
+TEST(CapturePrepare, AnAssemblerDroppedWhileWarmingStopsCleanly) {
+  const Walk w = ChainWithArrays();
+  for (int i = 0; i < 3; ++i) {
+    CaptureAssembler a;
+    a.Prepare({.objects = 4'000'000, .refs = 16'000'000, .slots = true, .value_bytes = 1 << 26});
+    wire::CaptureBegin b;
+    b.set_capture_id(1);
+    std::string error;
+    ASSERT_TRUE(a.Begin(b, 10, &error)) << error;
+    ASSERT_TRUE(a.Batch(w.batches[0], 10, &error)) << error;
+  }  // destroyed mid-capture: the warming thread is joined before the columns go
+}
+
+bool PopulateWriteWorks() {
+#ifdef MADV_POPULATE_WRITE
+  void* p = mmap(nullptr, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  const bool ok = p != MAP_FAILED && madvise(p, 4096, MADV_POPULATE_WRITE) == 0;
+  if (p != MAP_FAILED) munmap(p, 4096);
+  return ok;
+#else
+  return false;
+#endif
+}
+
+size_t ResidentPages(void* p, size_t bytes) {
+  std::vector<unsigned char> v(bytes / 4096);
+  if (mincore(p, bytes, v.data()) != 0) return 0;
+  size_t n = 0;
+  for (unsigned char c : v) n += c & 1;
+  return n;
+}
+
+TEST(PageWarmer, FaultsInTheRangesAndSkipsOneNoLongerMapped) {
+  if (!PopulateWriteWorks()) GTEST_SKIP() << "this kernel has no MADV_POPULATE_WRITE (5.14+)";
+  constexpr size_t kBytes = 8 << 20;
+  auto map = [] {
+    return mmap(nullptr, kBytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  };
+  void* gone = map();
+  void* a = map();
+  void* b = map();
+  ASSERT_NE(gone, MAP_FAILED);
+  ASSERT_NE(a, MAP_FAILED);
+  ASSERT_NE(b, MAP_FAILED);
+  munmap(gone, kBytes);
+  EXPECT_EQ(ResidentPages(a, kBytes), 0u);
+  PageWarmer warmer;
+  warmer.Start({{gone, kBytes}, {a, kBytes}, {static_cast<char*>(b) + 100, kBytes / 2}});
+  warmer.Wait();
+  EXPECT_EQ(ResidentPages(a, kBytes), kBytes / 4096);
+  // Only whole pages inside the range: the first page (from byte 100) is left.
+  EXPECT_EQ(ResidentPages(b, kBytes), kBytes / 2 / 4096 - 1);
+  munmap(a, kBytes);
+  munmap(b, kBytes);
+}
+
+TEST(PageWarmer, StopsBeforeTheEndWhenAsked) {
+  if (!PopulateWriteWorks()) GTEST_SKIP() << "this kernel has no MADV_POPULATE_WRITE (5.14+)";
+  // 1 GiB of address space, not all faulted in by the time Stop returns: Stop ends the warming
+  // early (what it faulted is unmapped below).
+  constexpr size_t kBytes = size_t{1} << 30;
+  void* p = mmap(nullptr, kBytes, PROT_READ | PROT_WRITE,
+                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  ASSERT_NE(p, MAP_FAILED);
+  PageWarmer warmer;
+  warmer.Start({{p, kBytes}});
+  warmer.Stop();
+  EXPECT_LT(ResidentPages(p, kBytes), kBytes / 4096);
+  munmap(p, kBytes);
+}
+
+}  // namespace
+}  // namespace xrpm::testing
