@@ -33,8 +33,11 @@ inline wire::CaptureEnd EndOf(const Walk& w) {
   return e;
 }
 
-inline bool Assemble(const Walk& w, Snapshot* out, std::string* error) {
+// prepare: the sizes to reserve the columns at first (CaptureAssembler::Prepare), or none.
+inline bool Assemble(const Walk& w, Snapshot* out, std::string* error,
+                     const client::CaptureSizes* prepare = nullptr) {
   client::CaptureAssembler a;
+  if (prepare) a.Prepare(*prepare);
   wire::CaptureBegin b;
   b.set_capture_id(1);
   b.set_section_version(2);

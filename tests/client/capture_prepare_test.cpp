@@ -54,22 +54,6 @@ Walk ChainWithArrays() {
   return w;
 }
 
-bool AssemblePrepared(const Walk& w, const CaptureSizes& sizes, Snapshot* out, std::string* error) {
-  CaptureAssembler a;
-  a.Prepare(sizes);
-  wire::CaptureBegin b;
-  b.set_capture_id(1);
-  b.set_section_version(2);
-  b.set_section_name("Game.exe");
-  b.set_start_ms(10);
-  if (!a.Begin(b, 10, error)) return false;
-  for (const auto& m : w.batches)
-    if (!a.Batch(m, 10, error)) return false;
-  if (!a.End(EndOf(w), error)) return false;
-  *out = a.Take();
-  return true;
-}
-
 TEST(CapturePrepare, ReservedAheadAssemblesTheSameSnapshot) {
   const Walk w = ChainWithArrays();
   ASSERT_GT(w.batches.size(), 10u);
@@ -85,7 +69,7 @@ TEST(CapturePrepare, ReservedAheadAssemblesTheSameSnapshot) {
        {exact, CaptureSizes{.objects = 1000, .refs = 2000},
         CaptureSizes{.objects = 900000, .refs = 9000000, .slots = true, .value_bytes = 1 << 24}}) {
     Snapshot prepared;
-    ASSERT_TRUE(AssemblePrepared(w, sizes, &prepared, &error)) << error;
+    ASSERT_TRUE(Assemble(w, &prepared, &error, &sizes)) << error;
     EXPECT_TRUE(prepared == plain) << "reserved for " << sizes.objects << " objects";
     EXPECT_TRUE(prepared.fields.ref_slot.empty());  // reserved, unused, given back
     EXPECT_EQ(prepared.fields.values.data.capacity(), 0u);
