@@ -3,15 +3,15 @@
 //
 // Why: a 10 M-object snapshot keeps ~30 M references in one array; std::vector's
 // doubling holds the old and the new block at once (3x the data at the peak). Large
-// PodVectors live in anonymous mmap'd memory and grow with mremap(MREMAP_MAYMOVE),
-// which moves page tables instead of bytes, so the peak equals the data plus at most
-// one growth step of untouched (uncommitted) address space. The mapping is advised for
-// transparent huge pages (where the kernel gives them on request, /sys/kernel/mm/
-// transparent_hugepage/enabled = madvise, Debian's default; nothing changes without): a column
-// filled as a capture's batches arrive faults once per 2 MiB instead of once per 4 KiB page (a
-// first-touch fault is the costly part of filling fresh memory on the paravirtualised machines
-// we measure on, ~14 us each), and the readers, id lookups and analysis passes that touch 40-80
-// MB arrays at random miss the TLB far less. This is the one place the advice is given.
+// PodVectors live in anonymous mmap'd memory and grow with mremap, which moves page tables
+// instead of bytes, so the peak equals the data plus at most one growth step of untouched
+// (uncommitted) address space. The mapping is advised for transparent huge pages (given on
+// request where /sys/kernel/mm/transparent_hugepage/enabled = madvise, Debian's default): a
+// column filled batch by batch faults once per 2 MiB instead of per 4 KiB page (~14 us a fault
+// on the paravirtualised machines we measure on), and passes touching 40-80 MB at random miss
+// the TLB far less. From 2 MiB up a mapping starts on a 2 MiB boundary and moves only to one:
+// a move to any other address splits every huge page already filled into 4 KiB pages. This
+// is the one place the advice is given.
 //
 // Thread-safety: none (like std::vector); concurrent const access is safe.
 #pragma once
