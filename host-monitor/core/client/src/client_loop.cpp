@@ -350,10 +350,13 @@ void HostClient::Impl::OnCaptureMessage(const wire::Envelope& env, size_t bytes)
                       : env.has_heap_batch()  ? env.heap_batch().capture_id()
                       : env.has_capture_end() ? env.capture_end().capture_id()
                                               : env.capture_abort().capture_id();
-  // Late messages of a capture this host cancelled (maybe before it learned the capture's id).
-  if (env.has_capture_begin() && ignored_request &&
-      env.capture_begin().request_id() == ignored_request)
-    cancelled_capture = id;
+  // Late messages of a capture this host cancelled (maybe before it learned the capture's id:
+  // a capture cancelled before its CaptureBegin ends with a CaptureAbort alone, which may come
+  // after the next capture was requested).
+  const uint32_t late_request = env.has_capture_begin()   ? env.capture_begin().request_id()
+                                : env.has_capture_abort() ? env.capture_abort().request_id()
+                                                          : 0;
+  if (ignored_request && late_request == ignored_request) cancelled_capture = id;
   if (cancelled_capture && id == cancelled_capture) return;
   if (!active || !assembler) return;
 

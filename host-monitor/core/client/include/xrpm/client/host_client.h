@@ -163,7 +163,9 @@ class HostClient {
   std::optional<CaptureResult> TakeCaptureResult();
 
  private:
-  friend class ClientHarness;  // tests/fuzz/client_messages_fuzz.cpp drives Impl without sockets
+  // Drives Impl without sockets: tests/fuzz/client_messages_fuzz.cpp and
+  // tests/client/cancelled_capture_test.cpp.
+  friend class ClientHarness;
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };
