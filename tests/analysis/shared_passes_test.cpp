@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
 
 #include "game_heap.h"
 #include "inspect_game.h"
@@ -135,6 +136,56 @@ TEST(SharedPasses, AMergerKeptAcrossSetsMergesEachAsAFreshOne) {
     }
   }
   EXPECT_GT(runs, 0u);  // runs of one type occur, so a leaked "+" would show
+}
+
+TEST(SharedPasses, PathsMemoisedAheadMergeAsAFreshMergerDoes) {
+  for (uint32_t seed : {24u, 25u}) {
+    const Snapshot s = SharedPassesHeap(seed);
+    const GraphIndex g = GraphIndex::Build(s);
+    const RootPathForest forest = RootPathForest::Build(g);
+    PathMerger ahead(g, forest);
+    const std::atomic<bool> stopped{true}, running{false};
+    EXPECT_EQ(ahead.Memoise(g.Instances(0), stopped), 0u);  // asked to stop before the first
+    // Memoised in an order no Merge uses: the last group first, so the trie is numbered anew.
+    for (uint32_t grp = g.group_count(); grp-- > 0;) {
+      const auto instances = g.Instances(grp);
+      ASSERT_EQ(ahead.Memoise(instances, running), instances.size()) << grp;
+    }
+    for (uint32_t grp = 0; grp < g.group_count(); ++grp) {
+      const MergedPaths want = MergeShortestPaths(g, forest, nullptr, grp, 4);
+      const MergedPaths got = ahead.Merge(g.Instances(grp), nullptr, 4);
+      EXPECT_EQ(want.unreachable, got.unreachable) << grp;
+      EXPECT_EQ(want.other_instances, got.other_instances) << grp;
+      ASSERT_EQ(want.paths.size(), got.paths.size()) << grp;
+      for (size_t k = 0; k < want.paths.size(); ++k) {
+        EXPECT_EQ(MergedPathLabel(g, want.paths[k], " -> "),
+                  MergedPathLabel(g, got.paths[k], " -> "))
+            << grp;
+        EXPECT_EQ(want.paths[k].count, got.paths[k].count) << grp;
+        EXPECT_EQ(want.paths[k].example, got.paths[k].example) << grp;
+      }
+    }
+  }
+}
+
+TEST(SharedPasses, SuspectsAreTheSameWithTheirPathsPreparedAhead) {
+  size_t type_suspects = 0;
+  for (uint32_t seed : {1u, 2u, 3u}) {
+    const Snapshot s = SharedPassesHeap(seed);
+    const HeapAnalysis a = HeapAnalysis::Run(s);
+    SuspectOptions so;
+    so.min_share = 0.02;
+    const std::vector<Suspect> alone = FindSuspects(a, so);
+    for (const Suspect& x : alone) type_suspects += x.kind == Suspect::Kind::kType;
+    const RootPathForest forest = RootPathForest::Build(a.index);
+    PathMerger merger(a.index, forest);
+    const std::atomic<bool> running{false};
+    EXPECT_GT(PrepareTypeSuspectPaths(a.index, forest, merger, so, running), 0u);
+    const std::atomic<bool> stopped{true};
+    EXPECT_EQ(PrepareTypeSuspectPaths(a.index, forest, merger, so, stopped), 0u);
+    ExpectSameSuspects(a, alone, FindSuspects(a, so, {}, {.merger = &merger}));
+  }
+  EXPECT_GT(type_suspects, 0u);
 }
 
 TEST(SharedPasses, InspectionsHandOnTheirForestOnlyWhenNothingWasDeferred) {

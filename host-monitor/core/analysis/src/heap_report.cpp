@@ -1,6 +1,7 @@
 #include "xrpm/analysis/heap_report.h"
 
 #include <algorithm>
+#include <atomic>
 #include <utility>
 
 #include "xrpm/model/fork_join.h"
@@ -58,8 +59,24 @@ AnalysedReport AnalyseAndReport(const Snapshot& snap, const HeapReportOptions& o
   HeapAnalysis& a = out.a;
   InspectionPaths paths;  // points into a.index: used up before `out` is returned
   std::vector<Inspection> inspections;
-  auto analyse = [&] { a.ComputeDominance(); };
-  auto inspect = [&] { inspections = RunInspections(a.index, {}, {}, &paths); };
+  // The inspections usually end well before the dominator tree; their thread then memoises the
+  // paths the type suspects will merge, until the dominance is done (or has failed).
+  std::atomic<bool> dominance_over{false};
+  auto analyse = [&] {
+    struct Over {
+      std::atomic<bool>& flag;
+      ~Over() { flag.store(true, std::memory_order_relaxed); }
+    } over{dominance_over};
+    a.ComputeDominance();
+  };
+  auto inspect = [&] {
+    inspections = RunInspections(a.index, {}, {}, &paths);
+    if (paths.merger) {
+      SuspectOptions so;
+      so.min_share = o.min_share;
+      PrepareTypeSuspectPaths(a.index, *paths.forest, *paths.merger, so, dominance_over);
+    }
+  };
   if (ResolveThreads(ao.threads) >= 2) {
     ForkJoin(2, [&](unsigned i) { i == 0 ? analyse() : inspect(); });
   } else {

@@ -480,6 +480,16 @@ MergedPaths PathMerger::Merge(std::span<const uint32_t> instances, const Dominat
   return out;
 }
 
+size_t PathMerger::Memoise(std::span<const uint32_t> nodes, const std::atomic<bool>& stop) {
+  State& st = *st_;
+  constexpr size_t kCheckEvery = 4096;
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    if (i % kCheckEvery == 0 && stop.load(std::memory_order_relaxed)) return i;
+    if (st.forest->reachable(nodes[i])) st.PathId(nodes[i]);
+  }
+  return nodes.size();
+}
+
 MergedPaths MergeShortestPaths(const GraphIndex& g, const RootPathForest& forest,
                                const DominatorTree* dom, uint32_t group, size_t max_paths) {
   if (group >= g.group_count()) return {};

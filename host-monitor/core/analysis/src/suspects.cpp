@@ -175,6 +175,40 @@ std::vector<Suspect> FindSuspects(const HeapAnalysis& a, const SuspectOptions& o
   return out;
 }
 
+size_t PrepareTypeSuspectPaths(const GraphIndex& g, const RootPathForest& forest,
+                               PathMerger& merger, const SuspectOptions& opts,
+                               const std::atomic<bool>& stop) {
+  const Snapshot& s = g.snapshot();
+  std::vector<uint64_t> bytes(g.group_count(), 0), count(g.group_count(), 0);
+  uint64_t total = 0;
+  for (uint32_t v = 0; v < g.node_count(); ++v) {
+    if (!forest.reachable(v)) continue;
+    total += s.object_size[v];
+    bytes[g.group_of(v)] += s.object_size[v];
+    ++count[g.group_of(v)];
+  }
+  if (total == 0) return 0;
+  // The threshold exactly as FindSuspects computes it from the dominator tree's reachable
+  // bytes, which are these (the same strong roots reach the same objects).
+  const uint64_t threshold =
+      std::max<uint64_t>(1, static_cast<uint64_t>(std::ceil(opts.min_share * double(total))));
+  std::vector<uint32_t> likely;
+  for (uint32_t grp = 0; grp < g.group_count(); ++grp)
+    if (bytes[grp] >= threshold && count[grp] >= 2) likely.push_back(grp);
+  std::sort(likely.begin(), likely.end(), [&](uint32_t x, uint32_t y) {
+    return bytes[x] != bytes[y] ? bytes[x] > bytes[y] : x < y;
+  });
+  if (likely.size() > opts.max_suspects) likely.resize(opts.max_suspects);
+  size_t done = 0;
+  for (const uint32_t grp : likely) {
+    const std::span<const uint32_t> instances = g.Instances(grp);
+    const size_t n = merger.Memoise(instances, stop);
+    done += n;
+    if (n < instances.size()) break;
+  }
+  return done;
+}
+
 std::vector<Suspect> FindGrowthSuspects(const HeapDiff& diff, const HeapAnalysis& last,
                                         const SuspectOptions& opts, const Progress& progress) {
   std::vector<Suspect> out;

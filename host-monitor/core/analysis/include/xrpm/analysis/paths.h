@@ -27,6 +27,7 @@
 // is immutable after Build; the free functions are reentrant.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -161,6 +162,11 @@ class PathMerger {
   // As MergeShortestPaths, for the nodes in `instances` (listed once each).
   MergedPaths Merge(std::span<const uint32_t> instances, const DominatorTree* dom,
                     size_t max_paths = 10);
+  // Finds and memoises the paths of these nodes (unreachable ones skipped) ahead of the Merges
+  // that will ask for them, checking `stop` every few thousand nodes and returning once it is
+  // set. Merge gives the same result whether or not a node's path was memoised ahead (only the
+  // trie's numbering differs). Returns the nodes done.
+  size_t Memoise(std::span<const uint32_t> nodes, const std::atomic<bool>& stop);
 
  private:
   struct State;

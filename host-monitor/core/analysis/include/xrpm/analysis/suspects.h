@@ -21,6 +21,7 @@
 // Thread-safety: reentrant.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -70,6 +71,16 @@ struct SuspectInputs {
 
 std::vector<Suspect> FindSuspects(const HeapAnalysis& a, const SuspectOptions& opts = {},
                                   const Progress& progress = {}, const SuspectInputs& in = {});
+// Work FindSuspects can have done ahead, on another thread while the dominator tree is being
+// computed: memoises in `merger` (over `forest`, RootPathForest::Build's forest of g) the paths
+// of the reachable instances of each type whose reachable shallow bytes alone reach the
+// suspects' threshold (so it retains at least that: most likely a type suspect), largest
+// first, at most opts.max_suspects types. Returns as soon as `stop` is set; FindSuspects with
+// this merger gives the same result either way. O(N) for the per-type sums, then what the
+// type suspects' merges would spend on these paths. Returns the instances it went through.
+size_t PrepareTypeSuspectPaths(const GraphIndex& g, const RootPathForest& forest,
+                               PathMerger& merger, const SuspectOptions& opts,
+                               const std::atomic<bool>& stop);
 // Growing types from a diff whose last snapshot is `last`.
 std::vector<Suspect> FindGrowthSuspects(const HeapDiff& diff, const HeapAnalysis& last,
                                         const SuspectOptions& opts = {},
