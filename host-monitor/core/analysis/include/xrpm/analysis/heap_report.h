@@ -47,7 +47,10 @@ HeapReport BuildHeapReport(const HeapAnalysis& a, const HeapReportOptions& o = {
 // HeapAnalysis::Run and BuildHeapReport in one, for `xrpm report`: the same analysis and the
 // same report, but the inspections (they read the graph index only) run on a second thread
 // while the dominator tree and the type statistics are computed, when ao.threads allows two
-// (0: the machine's cores). Same CPU time, less wall time. Throws as HeapAnalysis::Run.
+// (0: the machine's cores); that thread then memoises the likely type suspects' paths
+// (PrepareTypeSuspectPaths) until the dominance is done. Same CPU time, less wall time; the
+// memo and trie grow while the dominator tree's working arrays are still held (peak +4-6 %
+// at 10 M objects). Throws as HeapAnalysis::Run.
 struct AnalysedReport {
   HeapAnalysis a;
   HeapReport report;
