@@ -318,11 +318,16 @@ struct PathMerger::State {
   PodVector<uint32_t> walked, run_epoch;
   uint32_t epoch = 0;
   std::vector<uint32_t> stack;
-  // Merge's scratch: trie node -> index into `paths` (kNoIndex outside a Merge), so that
-  // counting an instance is an array access instead of a hash lookup.
+  // Merge's scratch: trie node -> index into `tallies` (kNoIndex outside a Merge), so that
+  // counting an instance is an array access instead of a hash lookup; one compact tally per
+  // distinct path (a type's instances may lie on 10^5 of them), made a MergedPath only for
+  // the few shown.
+  struct Tally {
+    uint64_t count, shallow_bytes, retained_bytes;
+    uint32_t example, trie_node;
+  };
   PodVector<uint32_t> path_of_trie;
-  std::vector<uint32_t> trie_of_path;
-  std::vector<MergedPath> paths;
+  std::vector<Tally> tallies;
 
   // The trie node of x's path, memoising every node on the way.
   uint32_t PathId(uint32_t x) {
@@ -407,15 +412,13 @@ MergedPaths PathMerger::Merge(std::span<const uint32_t> instances, const Dominat
   MergedPaths out;
   State& st = *st_;
   const Snapshot& s = st.g->snapshot();
-  std::vector<MergedPath>& paths = st.paths;
-  std::vector<uint32_t>& trie_of_path = st.trie_of_path;
-  paths.clear();
-  trie_of_path.clear();
+  std::vector<State::Tally>& tallies = st.tallies;
+  tallies.clear();
   st.NextEpoch();
   struct Reset {  // the trie's slots back to kNoIndex, also when an allocation throws
     State& st;
     ~Reset() {
-      for (const uint32_t t : st.trie_of_path) st.path_of_trie[t] = kNoIndex;
+      for (const State::Tally& t : st.tallies) st.path_of_trie[t.trie_node] = kNoIndex;
     }
   } reset{st};
   for (const uint32_t x : instances) {
@@ -429,35 +432,41 @@ MergedPaths PathMerger::Merge(std::span<const uint32_t> instances, const Dominat
     if (id >= st.path_of_trie.size())
       st.path_of_trie.resize(std::max<size_t>(st.trie.size(), 2 * size_t{id} + 16), kNoIndex);
     uint32_t& slot = st.path_of_trie[id];
-    if (slot == kNoIndex) {
-      slot = static_cast<uint32_t>(paths.size());
-      paths.emplace_back();
-      trie_of_path.push_back(id);
+    if (slot == kNoIndex) {  // listed first, so that Reset finds every slot it set
+      tallies.push_back({.count = 0,
+                         .shallow_bytes = 0,
+                         .retained_bytes = 0,
+                         .example = kNoIndex,
+                         .trie_node = id});
+      slot = static_cast<uint32_t>(tallies.size() - 1);
     }
-    MergedPath& m = paths[slot];
+    State::Tally& m = tallies[slot];
     ++m.count;
     m.shallow_bytes += s.object_size[x];
     if (dom) m.retained_bytes += dom->retained(x);
     m.example = std::min(m.example, x);
   }
-  std::vector<std::pair<uint32_t, MergedPath*>> order;
-  order.reserve(paths.size());
-  for (size_t i = 0; i < paths.size(); ++i) order.emplace_back(trie_of_path[i], &paths[i]);
-  std::sort(order.begin(), order.end(), [](const auto& a, const auto& b) {
-    const MergedPath &x = *a.second, &y = *b.second;
+  // Most instances first, then retained bytes, then the example (distinct per path): a total
+  // order, so only the shown paths need sorting.
+  const auto first = [](const State::Tally& x, const State::Tally& y) {
     if (x.count != y.count) return x.count > y.count;
     if (x.retained_bytes != y.retained_bytes) return x.retained_bytes > y.retained_bytes;
     return x.example < y.example;
-  });
+  };
+  const size_t shown = std::min(max_paths, tallies.size());
+  std::vector<State::Tally> top(shown);
+  std::partial_sort_copy(tallies.begin(), tallies.end(), top.begin(), top.end(), first);
+  out.other_paths = tallies.size() - shown;
+  for (const State::Tally& t : tallies) out.other_instances += t.count;
+  for (const State::Tally& t : top) out.other_instances -= t.count;
   const PathTrie& trie = st.trie;
-  for (size_t i = 0; i < order.size(); ++i) {
-    if (i >= max_paths) {
-      ++out.other_paths;
-      out.other_instances += order[i].second->count;
-      continue;
-    }
-    MergedPath m = std::move(*order[i].second);
-    uint32_t t = order[i].first;
+  for (const State::Tally& tally : top) {
+    MergedPath m;
+    m.count = tally.count;
+    m.shallow_bytes = tally.shallow_bytes;
+    m.retained_bytes = tally.retained_bytes;
+    m.example = tally.example;
+    uint32_t t = tally.trie_node;
     for (; trie[t].parent != kNoIndex; t = trie[t].parent) {
       const PathTrie::Node& n = trie[t];
       std::string field;
