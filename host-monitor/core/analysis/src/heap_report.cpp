@@ -63,10 +63,7 @@ AnalysedReport AnalyseAndReport(const Snapshot& snap, const HeapReportOptions& o
   // paths the type suspects will merge, until the dominance is done (or has failed).
   std::atomic<bool> dominance_over{false};
   auto analyse = [&] {
-    struct Over {
-      std::atomic<bool>& flag;
-      ~Over() { flag.store(true, std::memory_order_relaxed); }
-    } over{dominance_over};
+    const RaiseOnExit over{dominance_over};
     a.ComputeDominance();
   };
   auto inspect = [&] {

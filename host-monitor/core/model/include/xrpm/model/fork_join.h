@@ -47,6 +47,18 @@ void ForkJoin(unsigned n, Fn&& fn) {
     if (e) std::rethrow_exception(e);
 }
 
+// Raises `flag` when it goes out of scope, however the scope ends (an exception too), and wakes
+// its waiters: tells the work beside this one (another ForkJoin index) that this part is over,
+// for work that only uses the time until then, or waits for its result
+// (flag.wait(false, std::memory_order_acquire) then sees everything written before the raise).
+struct RaiseOnExit {
+  std::atomic<bool>& flag;
+  ~RaiseOnExit() {
+    flag.store(true, std::memory_order_release);
+    flag.notify_all();
+  }
+};
+
 // Runs fn(worker, task) for every task in [0, tasks) on min(tasks, threads) workers (the caller
 // is worker 0), handing tasks out in order. After the first exception no new task starts.
 template <class Fn>

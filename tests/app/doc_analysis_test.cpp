@@ -1,0 +1,94 @@
+// AnalyseDoc, what the monitor computes when a snapshot opens: its passes run on two threads
+// (the dominator tree beside the inspections and the root-path forest), and sharing the
+// forest and the path memo between them must not change a single figure: each part is
+// compared with the one computed alone. Threaded, so CI runs it under ThreadSanitizer.
+// ctest-labels: threaded
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <memory>
+
+#include "inspect_game.h"
+#include "test_heaps.h"
+#include "xrpm/analysis/heap_analysis.h"
+#include "xrpm/analysis/inspections.h"
+#include "xrpm/analysis/paths.h"
+#include "xrpm/analysis/suspects.h"
+#include "xrpm/app/doc_analysis.h"
+#include "xrpm/app/worker.h"
+
+namespace xrpm::app {
+namespace {
+using namespace std::chrono_literals;
+
+std::shared_ptr<const DocAnalysis> AnalyseOnWorker(std::shared_ptr<const Snapshot> s) {
+  std::shared_ptr<const DocAnalysis> out;
+  Worker w;
+  w.Post("analyse", [&](TaskContext& ctx) -> Completion {
+    out = AnalyseDoc(s, ctx);
+    return {};
+  });
+  EXPECT_TRUE(w.WaitTasksDone(60s));
+  return out;
+}
+
+void ExpectAsComputedAlone(const Snapshot& s, const DocAnalysis& a) {
+  const analysis::HeapAnalysis alone = analysis::HeapAnalysis::Run(s);
+  const analysis::GraphIndex& g = alone.index;
+  ASSERT_EQ(a.heap.dom.node_count(), alone.dom.node_count());
+  for (uint32_t v = 0; v < g.node_count(); ++v) {
+    ASSERT_EQ(a.heap.dom.idom(v), alone.dom.idom(v)) << v;
+    ASSERT_EQ(a.heap.dom.retained(v), alone.dom.retained(v)) << v;
+  }
+  const analysis::RootPathForest forest = analysis::RootPathForest::Build(g);
+  for (uint32_t v = 0; v < g.node_count(); ++v) ASSERT_EQ(a.forest.parent(v), forest.parent(v));
+
+  analysis::SuspectOptions so;
+  const std::vector<analysis::Suspect> suspects = analysis::FindSuspects(alone, so);
+  ASSERT_EQ(a.suspects.size(), suspects.size());
+  for (size_t i = 0; i < suspects.size(); ++i) {
+    EXPECT_EQ(a.suspects[i].reason, suspects[i].reason) << i;
+    EXPECT_EQ(a.suspects[i].path.nodes, suspects[i].path.nodes) << i;
+    ASSERT_EQ(a.suspects[i].holders.paths.size(), suspects[i].holders.paths.size()) << i;
+    for (size_t k = 0; k < suspects[i].holders.paths.size(); ++k) {
+      EXPECT_EQ(MergedPathLabel(g, a.suspects[i].holders.paths[k], " -> "),
+                MergedPathLabel(g, suspects[i].holders.paths[k], " -> "));
+      EXPECT_EQ(a.suspects[i].holders.paths[k].count, suspects[i].holders.paths[k].count);
+    }
+  }
+  const std::vector<analysis::Inspection> inspections = analysis::RunInspections(g);
+  ASSERT_EQ(a.inspections.size(), inspections.size());
+  for (size_t i = 0; i < inspections.size(); ++i) {
+    EXPECT_EQ(a.inspections[i].name, inspections[i].name);
+    EXPECT_EQ(a.inspections[i].total_count, inspections[i].total_count) << inspections[i].name;
+    EXPECT_EQ(a.inspections[i].total_bytes, inspections[i].total_bytes) << inspections[i].name;
+    EXPECT_EQ(a.inspections[i].findings.size(), inspections[i].findings.size());
+  }
+  EXPECT_EQ(a.totals.reachable_bytes, alone.dom.reachable_bytes());
+}
+
+TEST(DocAnalysis, TwoThreadsGiveWhatEachPassGivesAlone) {
+  size_t type_suspects = 0;
+  for (uint32_t seed : {41u, 42u}) {
+    auto s =
+        std::make_shared<Snapshot>(testing::MakeHeap({.seed = seed, .objects = 3000, .types = 9}));
+    const auto a = AnalyseOnWorker(s);
+    ASSERT_TRUE(a);
+    ExpectAsComputedAlone(*s, *a);
+    for (const analysis::Suspect& x : a->suspects)
+      type_suspects += x.kind == analysis::Suspect::Kind::kType;
+  }
+  EXPECT_GT(type_suspects, 0u);
+}
+
+TEST(DocAnalysis, DelegatesGetThePlainForestAllTheSame) {
+  // The inspections' forest takes delegate -> target edges last: the document still gets the
+  // plain shortest-path forest the Inspector shows paths from.
+  auto s = std::make_shared<Snapshot>(testing::MakeInspectGame());
+  const auto a = AnalyseOnWorker(s);
+  ASSERT_TRUE(a);
+  ExpectAsComputedAlone(*s, *a);
+}
+
+}  // namespace
+}  // namespace xrpm::app
