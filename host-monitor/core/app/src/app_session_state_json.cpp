@@ -135,6 +135,7 @@ void AddDocuments(const Documents& docs, nlohmann::json& j) {
     jd["analysed"] = d->analysis != nullptr;
     if (d->analysis) {
       jd["reachable_objects"] = d->analysis->totals.reachable_objects;
+      jd["analysis_seconds"] = d->analysis_seconds;  // index to inspections, as Summary shows
       jd["suspects"] = d->analysis->suspects.size();
       jd["inspections"] = InspectionsJson(*d->analysis);
     }

@@ -1,10 +1,12 @@
 #include "xrpm/app/doc_analysis.h"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <map>
 
 #include "xrpm/app/glyph_set.h"
+#include "xrpm/model/fork_join.h"
 
 namespace xrpm::app {
 namespace {
@@ -82,25 +84,53 @@ std::shared_ptr<const DocAnalysis> AnalyseDoc(std::shared_ptr<const Snapshot> sn
   const Progress progress = MakeProgress(ctx, &phase);
   const Snapshot& s = *a->snapshot;
 
-  a->heap = analysis::HeapAnalysis::Run(s, {}, progress);
-  a->totals = analysis::Totals(a->heap);
+  a->heap = analysis::HeapAnalysis::Indexed(s, {}, progress);
   const analysis::GraphIndex& g = a->heap.index;
 
+  // Beside the dominator tree (as `xrpm report` does, heap_report.h), a second thread runs the
+  // inspections (they read the index only), keeps their root-path forest when it is the plain
+  // one (else builds that), memoises the likely type suspects' paths until the dominator tree
+  // is done, and then sorts its child lists while the type statistics are summed. Progress is
+  // shown for the dominator tree and type statistics only (the phase is the worker's one
+  // line); both threads honour cancel.
+  analysis::InspectionPaths paths;
+  std::atomic<bool> dominators_done{false};
+  auto dominance = [&] {
+    {
+      const RaiseOnExit done{dominators_done};
+      a->heap.dom = analysis::DominatorTree::Compute(g, progress);
+    }
+    a->heap.types = analysis::TypeStats::Compute(g, a->heap.dom, progress);
+  };
+  auto beside = [&] {
+    const Progress cancel_only{.cancel = progress.cancel};
+    a->inspections = analysis::RunInspections(g, {}, cancel_only, &paths);
+    if (!paths.forest) {  // delegates: the inspections' forest took their edges last
+      paths.forest = std::make_unique<analysis::RootPathForest>(
+          analysis::RootPathForest::Build(g, cancel_only));
+      paths.merger = std::make_unique<analysis::PathMerger>(g, *paths.forest);
+    }
+    analysis::PrepareTypeSuspectPaths(g, *paths.forest, *paths.merger, {}, dominators_done);
+    dominators_done.wait(false, std::memory_order_acquire);
+    cancel_only.ThrowIfCancelled();  // else the tree is complete
+    a->children = analysis::DominatorChildren::Build(a->heap.dom);
+  };
+  if (ResolveThreads(0) >= 2) {
+    ForkJoin(2, [&](unsigned i) { i == 0 ? dominance() : beside(); });
+  } else {
+    dominance();
+    beside();
+  }
+  a->totals = analysis::Totals(a->heap);
   a->retained_by_type.resize(s.type_count());
   for (uint32_t t = 0; t < s.type_count(); ++t)
     a->retained_by_type[t] = a->heap.types[g.group_of_type(t)].retained_bytes;
 
-  ctx.SetPhase("Dominator tree children");
-  progress.ThrowIfCancelled();
-  a->children = analysis::DominatorChildren::Build(a->heap.dom);
-  ctx.SetPhase("Paths to roots");
-  a->forest = analysis::RootPathForest::Build(g, progress);
   ctx.SetPhase("Leak suspects");
-  {  // the children and the forest just built, not a second copy of each
-    analysis::PathMerger merger(g, a->forest);
-    a->suspects = analysis::FindSuspects(a->heap, {}, progress,
-                                         {.children = &a->children, .merger = &merger});
-  }
+  a->suspects = analysis::FindSuspects(a->heap, {}, progress,
+                                       {.children = &a->children, .merger = paths.merger.get()});
+  paths.merger.reset();  // it points to the forest, which moves now
+  a->forest = std::move(*paths.forest);
   ctx.SetPhase("Roots");
   progress.ThrowIfCancelled();
   a->roots = GroupRoots(s, g, a->heap.dom);
@@ -108,8 +138,6 @@ std::shared_ptr<const DocAnalysis> AnalyseDoc(std::shared_ptr<const Snapshot> sn
   ctx.SetPhase("Allocation sites and ages");
   progress.ThrowIfCancelled();
   a->origins = ComputeDocOrigins(s);
-  ctx.SetPhase("Inspections");
-  a->inspections = analysis::RunInspections(g, {}, progress);
   a->glyphs = NonAsciiCodePoints(s);
   a->seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return a;
