@@ -1,7 +1,10 @@
 // DocAnalysis: everything the monitor's views need from the analysis engine for one snapshot,
-// computed once on the worker thread and immutable afterwards: the graph index, dominator tree
-// and retained sizes (analysis::HeapAnalysis), the dominator tree's sorted child lists, a
-// shortest-path-to-root forest (any object's path in O(path length)), the leak suspects, the
+// computed once on the worker thread (with a second thread beside the dominator tree for the
+// inspections, the root-path forest, the suspects' path memo and the sorted child lists: one
+// forest serves the inspections, the suspects and the views when it is the plain one) and
+// immutable afterwards: the graph index, dominator tree and retained sizes
+// (analysis::HeapAnalysis), the dominator tree's sorted child lists, a shortest-path-to-root
+// forest (any object's path in O(path length)), the leak suspects, the
 // per-type summary Compare diffs, the Roots view's groupings, and the allocation-origin rows
 // and age histogram (DocOrigins; empty when the snapshot has no origins), and the automatic
 // inspections (analysis/inspections.h) the Inspections view lists, and the characters its text
