@@ -312,6 +312,9 @@ struct PathMerger::State {
   // Per node, once memoised: it continues a run of its BFS parent's type (its step collapsed
   // into the parent's), so its trie node reads "Type+" in a set whose paths pass through it.
   std::vector<bool> continues_run;
+  // Per node, once memoised: its nearest proper ancestor on its path that continues a run
+  // (kNoIndex: none). NoteRuns hops along these and never visits the steps in between.
+  PodVector<uint32_t> run_above;
   // Per node and per trie node: the Merge (epoch) that last walked it / saw a run there. A run
   // is a property of the set merged, not of the trie: a "+" shows where one of this set's own
   // paths has a run, whatever other sets merged before (as a fresh merger would).
@@ -366,23 +369,22 @@ struct PathMerger::State {
       }
       const uint32_t group = g->group_of(z);
       continues_run[z] = par != RootPathForest::kSource && trie[base].group == group;
+      run_above[z] =
+          par == RootPathForest::kSource ? kNoIndex : (continues_run[par] ? par : run_above[par]);
       memo[z] = trie.Child(base, group, field, holder);
     }
     return memo[x];
   }
 
-  // Walks x's path up to where this Merge has walked already, noting the runs on it.
+  // Notes the runs on x's path, hopping from one step that continues a run to the next, up to
+  // one this Merge has noted already (everything above it is noted too). x is memoised.
   void NoteRuns(uint32_t x) {
-    for (uint32_t z = x; walked[z] != epoch;) {
+    for (uint32_t z = continues_run[x] ? x : run_above[x]; z != kNoIndex && walked[z] != epoch;
+         z = run_above[z]) {
       walked[z] = epoch;
-      if (continues_run[z]) {
-        if (memo[z] >= run_epoch.size())
-          run_epoch.resize(std::max<size_t>(trie.size(), 2 * size_t{memo[z]} + 16), 0);
-        run_epoch[memo[z]] = epoch;
-      }
-      const uint32_t par = forest->parent(z);
-      if (par == RootPathForest::kSource) break;
-      z = par;
+      if (memo[z] >= run_epoch.size())
+        run_epoch.resize(std::max<size_t>(trie.size(), 2 * size_t{memo[z]} + 16), 0);
+      run_epoch[memo[z]] = epoch;
     }
   }
   bool RunAt(uint32_t trie_node) const {
@@ -402,6 +404,7 @@ PathMerger::PathMerger(const GraphIndex& g, const RootPathForest& forest)
           .g = &g, .forest = &forest, .continues_run = std::vector<bool>(g.node_count(), false)}) {
   st_->memo.resize(g.node_count(), kNoIndex);
   st_->walked.resize(g.node_count(), uint32_t{0});
+  st_->run_above.resize(g.node_count());  // written as each node is memoised
 }
 PathMerger::~PathMerger() = default;
 PathMerger::PathMerger(PathMerger&&) noexcept = default;

@@ -151,7 +151,7 @@ std::string MergedPathLabel(const GraphIndex& g, const MergedPath& p, std::strin
 // the merger). Each Merge gives what MergeShortestPaths (a fresh merger) gives for its set: the
 // trie and its memo are shared, but a step reads "Type+" only where one of this set's own paths
 // has a run (each Merge walks its paths up to where it met them already, O(nodes on them),
-// without a trie lookup). Memory: 8 bytes and a bit per node plus the trie of path prefixes
+// without a trie lookup). Memory: 12 bytes and a bit per node plus the trie of path prefixes
 // seen so far.
 class PathMerger {
  public:
