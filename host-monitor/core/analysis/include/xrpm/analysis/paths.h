@@ -150,9 +150,9 @@ std::string MergedPathLabel(const GraphIndex& g, const MergedPath& p, std::strin
 // Merges the root paths of sets of instances against one forest (which, like g, must outlive
 // the merger). Each Merge gives what MergeShortestPaths (a fresh merger) gives for its set: the
 // trie and its memo are shared, but a step reads "Type+" only where one of this set's own paths
-// has a run (each Merge walks its paths up to where it met them already, O(nodes on them),
-// without a trie lookup). Memory: 12 bytes and a bit per node plus the trie of path prefixes
-// seen so far.
+// has a run (each Merge hops along its paths' run steps up to where it met them already,
+// O(run steps on them), without a trie lookup). Memory: 12 bytes and a bit per node plus the trie
+// of path prefixes seen so far.
 class PathMerger {
  public:
   PathMerger(const GraphIndex& g, const RootPathForest& forest);
