@@ -224,6 +224,44 @@ TEST(SharedPasses, ReportSuspectsAreTheOnesFoundAlone) {
   ExpectSameSuspects(a, FindSuspects(a), BuildHeapReport(a).suspects);
 }
 
+TEST(SharedPasses, RunSharedPassesGivesWhatEachPassGivesAlone) {
+  std::vector<Snapshot> heaps;
+  heaps.push_back(SharedPassesHeap(33));
+  heaps.push_back(testing::MakeInspectGame());  // delegates: the plain forest is built apart
+  for (const Snapshot& s : heaps) {
+    const HeapAnalysis alone = HeapAnalysis::Run(s);
+    const GraphIndex& g = alone.index;
+    const RootPathForest plain = RootPathForest::Build(g);
+    const DominatorChildren children = DominatorChildren::Build(alone.dom);
+    const std::vector<Inspection> inspections = RunInspections(g);
+    for (unsigned threads : {1u, 2u}) {
+      HeapAnalysis a = HeapAnalysis::Indexed(s, {.threads = threads});
+      SharedPasses p = RunSharedPasses(
+          a, {.threads = threads, .min_share = 0.03, .plain_forest = true, .children = true});
+      for (uint32_t v = 0; v < g.node_count(); ++v) {
+        ASSERT_EQ(a.dom.idom(v), alone.dom.idom(v)) << v;
+        ASSERT_EQ(a.dom.retained(v), alone.dom.retained(v)) << v;
+        ASSERT_EQ(p.paths.forest->parent(v), plain.parent(v)) << v;
+      }
+      for (uint32_t grp = 0; grp < g.group_count(); ++grp)
+        EXPECT_EQ(a.types[grp].retained_bytes, alone.types[grp].retained_bytes) << grp;
+      for (uint32_t v = 0; v <= g.node_count(); ++v) {
+        const auto want = children.Children(v), got = p.children.Children(v);
+        ASSERT_TRUE(std::equal(want.begin(), want.end(), got.begin(), got.end())) << v;
+      }
+      ASSERT_EQ(p.inspections.size(), inspections.size());
+      for (size_t i = 0; i < inspections.size(); ++i) {
+        EXPECT_EQ(p.inspections[i].total_count, inspections[i].total_count);
+        EXPECT_EQ(p.inspections[i].total_bytes, inspections[i].total_bytes);
+      }
+      SuspectOptions so;
+      so.min_share = 0.03;
+      ExpectSameSuspects(alone, FindSuspects(alone, so),
+                         FindSuspects(a, so, {}, {.merger = p.paths.merger.get()}));
+    }
+  }
+}
+
 TEST(SharedPasses, AnalyseAndReportIsRunThenBuildHeapReport) {
   for (unsigned threads : {1u, 2u}) {
     const Snapshot s = SharedPassesHeap(31);

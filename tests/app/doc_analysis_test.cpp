@@ -1,8 +1,7 @@
 // AnalyseDoc, what the monitor computes when a snapshot opens: its passes run on two threads
-// (the dominator tree beside the inspections and the root-path forest), and sharing the
-// forest and the path memo between them must not change a single figure: each part is
-// compared with the one computed alone. Threaded, so CI runs it under ThreadSanitizer.
-// ctest-labels: threaded
+// (analysis::RunSharedPasses, whose threads tests/analysis/shared_passes_test.cpp checks
+// under ThreadSanitizer), and sharing the forest and the path memo between them must not
+// change a single figure: each part is compared with the one computed alone.
 #include <gtest/gtest.h>
 
 #include <chrono>

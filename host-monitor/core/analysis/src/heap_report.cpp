@@ -52,35 +52,55 @@ HeapReport BuildHeapReport(const HeapAnalysis& a, const HeapReportOptions& o) {
   return ReportWithInspections(a, o, std::move(inspections), paths);
 }
 
+SharedPasses RunSharedPasses(HeapAnalysis& a, const SharedPassOptions& o,
+                             const Progress& progress) {
+  SharedPasses out;
+  const GraphIndex& g = a.index;
+  // Raised when the dominator tree is done, and when the type statistics are too: the memo
+  // uses the time until the child lists can be built, or until the dominance is over.
+  std::atomic<bool> dominators_done{false}, dominance_over{false};
+  auto dominance = [&] {
+    const RaiseOnExit over{dominance_over};
+    {
+      const RaiseOnExit done{dominators_done};
+      a.dom = DominatorTree::Compute(g, progress);
+    }
+    a.types = TypeStats::Compute(g, a.dom, progress);
+  };
+  auto beside = [&] {
+    const Progress cancel_only{.cancel = progress.cancel};
+    out.inspections = RunInspections(g, {}, cancel_only, &out.paths);
+    if (!out.paths.forest && o.plain_forest) {  // delegates: theirs took those edges last
+      out.paths.forest = std::make_unique<RootPathForest>(RootPathForest::Build(g, cancel_only));
+      out.paths.merger = std::make_unique<PathMerger>(g, *out.paths.forest);
+    }
+    if (out.paths.merger) {
+      SuspectOptions so;
+      so.min_share = o.min_share;
+      PrepareTypeSuspectPaths(g, *out.paths.forest, *out.paths.merger, so,
+                              o.children ? dominators_done : dominance_over);
+    }
+    if (o.children) {
+      dominators_done.wait(false, std::memory_order_acquire);
+      cancel_only.ThrowIfCancelled();  // else the tree is complete
+      out.children = DominatorChildren::Build(a.dom);
+    }
+  };
+  if (ResolveThreads(o.threads) >= 2) {
+    ForkJoin(2, [&](unsigned i) { i == 0 ? dominance() : beside(); });
+  } else {
+    dominance();
+    beside();
+  }
+  return out;
+}
+
 AnalysedReport AnalyseAndReport(const Snapshot& snap, const HeapReportOptions& o,
                                 const HeapAnalysisOptions& ao) {
   AnalysedReport out;
   out.a = HeapAnalysis::Indexed(snap, ao);
-  HeapAnalysis& a = out.a;
-  InspectionPaths paths;  // points into a.index: used up before `out` is returned
-  std::vector<Inspection> inspections;
-  // The inspections usually end well before the dominator tree; their thread then memoises the
-  // paths the type suspects will merge, until the dominance is done (or has failed).
-  std::atomic<bool> dominance_over{false};
-  auto analyse = [&] {
-    const RaiseOnExit over{dominance_over};
-    a.ComputeDominance();
-  };
-  auto inspect = [&] {
-    inspections = RunInspections(a.index, {}, {}, &paths);
-    if (paths.merger) {
-      SuspectOptions so;
-      so.min_share = o.min_share;
-      PrepareTypeSuspectPaths(a.index, *paths.forest, *paths.merger, so, dominance_over);
-    }
-  };
-  if (ResolveThreads(ao.threads) >= 2) {
-    ForkJoin(2, [&](unsigned i) { i == 0 ? analyse() : inspect(); });
-  } else {
-    analyse();
-    inspect();
-  }
-  out.report = ReportWithInspections(a, o, std::move(inspections), paths);
+  SharedPasses p = RunSharedPasses(out.a, {.threads = ao.threads, .min_share = o.min_share});
+  out.report = ReportWithInspections(out.a, o, std::move(p.inspections), p.paths);
   return out;
 }
 

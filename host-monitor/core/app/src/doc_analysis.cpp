@@ -1,12 +1,11 @@
 #include "xrpm/app/doc_analysis.h"
 
 #include <algorithm>
-#include <atomic>
 #include <chrono>
 #include <map>
 
+#include "xrpm/analysis/heap_report.h"
 #include "xrpm/app/glyph_set.h"
-#include "xrpm/model/fork_join.h"
 
 namespace xrpm::app {
 namespace {
@@ -87,40 +86,13 @@ std::shared_ptr<const DocAnalysis> AnalyseDoc(std::shared_ptr<const Snapshot> sn
   a->heap = analysis::HeapAnalysis::Indexed(s, {}, progress);
   const analysis::GraphIndex& g = a->heap.index;
 
-  // Beside the dominator tree (as `xrpm report` does, heap_report.h), a second thread runs the
-  // inspections (they read the index only), keeps their root-path forest when it is the plain
-  // one (else builds that), memoises the likely type suspects' paths until the dominator tree
-  // is done, and then sorts its child lists while the type statistics are summed. Progress is
-  // shown for the dominator tree and type statistics only (the phase is the worker's one
-  // line); both threads honour cancel.
-  analysis::InspectionPaths paths;
-  std::atomic<bool> dominators_done{false};
-  auto dominance = [&] {
-    {
-      const RaiseOnExit done{dominators_done};
-      a->heap.dom = analysis::DominatorTree::Compute(g, progress);
-    }
-    a->heap.types = analysis::TypeStats::Compute(g, a->heap.dom, progress);
-  };
-  auto beside = [&] {
-    const Progress cancel_only{.cancel = progress.cancel};
-    a->inspections = analysis::RunInspections(g, {}, cancel_only, &paths);
-    if (!paths.forest) {  // delegates: the inspections' forest took their edges last
-      paths.forest = std::make_unique<analysis::RootPathForest>(
-          analysis::RootPathForest::Build(g, cancel_only));
-      paths.merger = std::make_unique<analysis::PathMerger>(g, *paths.forest);
-    }
-    analysis::PrepareTypeSuspectPaths(g, *paths.forest, *paths.merger, {}, dominators_done);
-    dominators_done.wait(false, std::memory_order_acquire);
-    cancel_only.ThrowIfCancelled();  // else the tree is complete
-    a->children = analysis::DominatorChildren::Build(a->heap.dom);
-  };
-  if (ResolveThreads(0) >= 2) {
-    ForkJoin(2, [&](unsigned i) { i == 0 ? dominance() : beside(); });
-  } else {
-    dominance();
-    beside();
-  }
+  // The dominator tree and type statistics here; the inspections, the plain root-path forest,
+  // the suspects' path memo and the sorted child lists beside them (heap_report.h). Progress
+  // is shown for the dominator tree and type statistics (the phase is the worker's one line).
+  analysis::SharedPasses p =
+      analysis::RunSharedPasses(a->heap, {.plain_forest = true, .children = true}, progress);
+  a->inspections = std::move(p.inspections);
+  a->children = std::move(p.children);
   a->totals = analysis::Totals(a->heap);
   a->retained_by_type.resize(s.type_count());
   for (uint32_t t = 0; t < s.type_count(); ++t)
@@ -128,9 +100,9 @@ std::shared_ptr<const DocAnalysis> AnalyseDoc(std::shared_ptr<const Snapshot> sn
 
   ctx.SetPhase("Leak suspects");
   a->suspects = analysis::FindSuspects(a->heap, {}, progress,
-                                       {.children = &a->children, .merger = paths.merger.get()});
-  paths.merger.reset();  // it points to the forest, which moves now
-  a->forest = std::move(*paths.forest);
+                                       {.children = &a->children, .merger = p.paths.merger.get()});
+  p.paths.merger.reset();  // it points to the forest, which moves now
+  a->forest = std::move(*p.paths.forest);
   ctx.SetPhase("Roots");
   progress.ThrowIfCancelled();
   a->roots = GroupRoots(s, g, a->heap.dom);

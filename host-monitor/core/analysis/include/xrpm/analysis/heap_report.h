@@ -2,6 +2,9 @@
 // allocation sites) that retain the most, the leak suspects and the automatic inspections.
 // `xrpm report` builds it once and renders it as text or as JSON.
 //
+// RunSharedPasses is the schedule of the passes the report and the monitor's analysis share
+// (two threads; see there).
+//
 // Cost: suspects and inspections as in suspects.h and inspections.h, the inspections first:
 // the suspects reuse their root-path forest and path merger when it is the plain one
 // (InspectionPaths); the site rows one dominator tree walk (SiteRetained) and a sort of the
@@ -44,13 +47,32 @@ struct HeapReport {
 
 HeapReport BuildHeapReport(const HeapAnalysis& a, const HeapReportOptions& o = {});
 
+// The passes `xrpm report` and the monitor make once, on two threads when `threads` allows
+// (0: the machine's cores): the dominator tree and the type statistics of `a` (indexed, not
+// yet dominated) on the calling thread, with `progress`; beside them (cancel only) the
+// inspections (they read the graph index only), then the root-path forest and path merger
+// they leave (InspectionPaths; when `plain_forest`, RootPathForest::Build's forest is built
+// if theirs is not the plain one), whose memo then gets the likely type suspects' paths
+// (PrepareTypeSuspectPaths) while the dominance runs, and when `children`, the dominator
+// tree's sorted child lists, built as soon as the tree is done. Same CPU time as in turn,
+// less wall time; the memo and trie grow while the dominator tree's working arrays are still
+// held (peak +3-6 % at 10 M objects). Throws as HeapAnalysis::Run and RunInspections.
+struct SharedPassOptions {
+  unsigned threads = 0;
+  double min_share = 0.10;    // the suspects' threshold, for the paths memoised ahead
+  bool plain_forest = false;  // paths.forest and paths.merger always set
+  bool children = false;      // children built (sorted)
+};
+struct SharedPasses {
+  std::vector<Inspection> inspections;
+  InspectionPaths paths;  // point into a.index
+  DominatorChildren children;
+};
+SharedPasses RunSharedPasses(HeapAnalysis& a, const SharedPassOptions& o,
+                             const Progress& progress = {});
+
 // HeapAnalysis::Run and BuildHeapReport in one, for `xrpm report`: the same analysis and the
-// same report, but the inspections (they read the graph index only) run on a second thread
-// while the dominator tree and the type statistics are computed, when ao.threads allows two
-// (0: the machine's cores); that thread then memoises the likely type suspects' paths
-// (PrepareTypeSuspectPaths) until the dominance is done. Same CPU time, less wall time; the
-// memo and trie grow while the dominator tree's working arrays are still held (peak +4-6 %
-// at 10 M objects). Throws as HeapAnalysis::Run.
+// same report through RunSharedPasses (ao.threads). Throws as HeapAnalysis::Run.
 struct AnalysedReport {
   HeapAnalysis a;
   HeapReport report;
