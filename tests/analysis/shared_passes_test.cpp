@@ -236,8 +236,10 @@ TEST(SharedPasses, RunSharedPassesGivesWhatEachPassGivesAlone) {
     const std::vector<Inspection> inspections = RunInspections(g);
     for (unsigned threads : {1u, 2u}) {
       HeapAnalysis a = HeapAnalysis::Indexed(s, {.threads = threads});
+      SuspectOptions so;
+      so.min_share = 0.03;
       SharedPasses p = RunSharedPasses(
-          a, {.threads = threads, .min_share = 0.03, .plain_forest = true, .children = true});
+          a, {.threads = threads, .suspects = so, .plain_forest = true, .children = true});
       for (uint32_t v = 0; v < g.node_count(); ++v) {
         ASSERT_EQ(a.dom.idom(v), alone.dom.idom(v)) << v;
         ASSERT_EQ(a.dom.retained(v), alone.dom.retained(v)) << v;
@@ -254,8 +256,6 @@ TEST(SharedPasses, RunSharedPassesGivesWhatEachPassGivesAlone) {
         EXPECT_EQ(p.inspections[i].total_count, inspections[i].total_count);
         EXPECT_EQ(p.inspections[i].total_bytes, inspections[i].total_bytes);
       }
-      SuspectOptions so;
-      so.min_share = 0.03;
       ExpectSameSuspects(alone, FindSuspects(alone, so),
                          FindSuspects(a, so, {}, {.merger = p.paths.merger.get()}));
     }

@@ -22,6 +22,13 @@ std::vector<SiteRetainedRow> SitesByRetained(const HeapAnalysis& a) {
 
 namespace {
 
+// The leak suspects' options of a report.
+SuspectOptions SuspectsOf(const HeapReportOptions& o) {
+  SuspectOptions so;
+  so.min_share = o.min_share;
+  return so;
+}
+
 // The report around inspections already run; `paths` as RunInspections left them.
 HeapReport ReportWithInspections(const HeapAnalysis& a, const HeapReportOptions& o,
                                  std::vector<Inspection> inspections,
@@ -31,9 +38,7 @@ HeapReport ReportWithInspections(const HeapAnalysis& a, const HeapReportOptions&
   r.inspections = std::move(inspections);
   // When the inspections' liveness forest is the plain one, the suspects merge their paths
   // through the inspections' merger (one forest, one memo for both).
-  SuspectOptions so;
-  so.min_share = o.min_share;
-  r.suspects = FindSuspects(a, so, {}, {.merger = paths.merger.get()});
+  r.suspects = FindSuspects(a, SuspectsOf(o), {}, {.merger = paths.merger.get()});
   r.top_types = a.types.ByRetained();
   std::erase_if(r.top_types, [&](uint32_t g) { return a.types[g].count == 0; });  // no instances
   r.top_types.resize(std::min(o.top, r.top_types.size()));
@@ -74,12 +79,9 @@ SharedPasses RunSharedPasses(HeapAnalysis& a, const SharedPassOptions& o,
       out.paths.forest = std::make_unique<RootPathForest>(RootPathForest::Build(g, cancel_only));
       out.paths.merger = std::make_unique<PathMerger>(g, *out.paths.forest);
     }
-    if (out.paths.merger) {
-      SuspectOptions so;
-      so.min_share = o.min_share;
-      PrepareTypeSuspectPaths(g, *out.paths.forest, *out.paths.merger, so,
+    if (out.paths.merger)
+      PrepareTypeSuspectPaths(g, *out.paths.forest, *out.paths.merger, o.suspects,
                               o.children ? dominators_done : dominance_over);
-    }
     if (o.children) {
       dominators_done.wait(false, std::memory_order_acquire);
       cancel_only.ThrowIfCancelled();  // else the tree is complete
@@ -99,7 +101,7 @@ AnalysedReport AnalyseAndReport(const Snapshot& snap, const HeapReportOptions& o
                                 const HeapAnalysisOptions& ao) {
   AnalysedReport out;
   out.a = HeapAnalysis::Indexed(snap, ao);
-  SharedPasses p = RunSharedPasses(out.a, {.threads = ao.threads, .min_share = o.min_share});
+  SharedPasses p = RunSharedPasses(out.a, {.threads = ao.threads, .suspects = SuspectsOf(o)});
   out.report = ReportWithInspections(out.a, o, std::move(p.inspections), p.paths);
   return out;
 }

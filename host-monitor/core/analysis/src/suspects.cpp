@@ -23,6 +23,12 @@ std::string Count(uint64_t n, const char* what) {
   return std::to_string(n) + " " + what + (n == 1 ? "" : "s");
 }
 
+// The bytes a suspect retains at least: min_share of the reachable bytes, at least one byte.
+uint64_t Threshold(const SuspectOptions& opts, uint64_t reachable_bytes) {
+  return std::max<uint64_t>(
+      1, static_cast<uint64_t>(std::ceil(opts.min_share * double(reachable_bytes))));
+}
+
 // Objects in the dominator subtree of v (v included), each marked in `in_suspect`. Iterative.
 uint64_t MarkSubtree(const DominatorChildren& ch, uint32_t v, std::vector<bool>& in_suspect) {
   uint64_t count = 0;
@@ -46,8 +52,7 @@ std::vector<Suspect> FindSuspects(const HeapAnalysis& a, const SuspectOptions& o
   const DominatorTree& dom = a.dom;
   const uint64_t total = dom.reachable_bytes();
   if (total == 0) return out;
-  const uint64_t threshold =
-      std::max<uint64_t>(1, static_cast<uint64_t>(std::ceil(opts.min_share * double(total))));
+  const uint64_t threshold = Threshold(opts, total);
   progress.Report("suspects: dominator tree", 0);
   // The dominator children: the caller's, or built for the first object suspect (its subtree
   // and children are counted; a heap with none never needs them).
@@ -188,10 +193,9 @@ size_t PrepareTypeSuspectPaths(const GraphIndex& g, const RootPathForest& forest
     ++count[g.group_of(v)];
   }
   if (total == 0) return 0;
-  // The threshold exactly as FindSuspects computes it from the dominator tree's reachable
-  // bytes, which are these (the same strong roots reach the same objects).
-  const uint64_t threshold =
-      std::max<uint64_t>(1, static_cast<uint64_t>(std::ceil(opts.min_share * double(total))));
+  // FindSuspects' threshold: the dominator tree's reachable bytes are these (the same strong
+  // roots reach the same objects).
+  const uint64_t threshold = Threshold(opts, total);
   std::vector<uint32_t> likely;
   for (uint32_t grp = 0; grp < g.group_count(); ++grp)
     if (bytes[grp] >= threshold && count[grp] >= 2) likely.push_back(grp);

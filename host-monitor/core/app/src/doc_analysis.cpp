@@ -89,8 +89,9 @@ std::shared_ptr<const DocAnalysis> AnalyseDoc(std::shared_ptr<const Snapshot> sn
   // The dominator tree and type statistics here; the inspections, the plain root-path forest,
   // the suspects' path memo and the sorted child lists beside them (heap_report.h). Progress
   // is shown for the dominator tree and type statistics (the phase is the worker's one line).
-  analysis::SharedPasses p =
-      analysis::RunSharedPasses(a->heap, {.plain_forest = true, .children = true}, progress);
+  const analysis::SuspectOptions suspect_options;  // the defaults, for the memo and the suspects
+  analysis::SharedPasses p = analysis::RunSharedPasses(
+      a->heap, {.suspects = suspect_options, .plain_forest = true, .children = true}, progress);
   a->inspections = std::move(p.inspections);
   a->children = std::move(p.children);
   a->totals = analysis::Totals(a->heap);
@@ -99,7 +100,7 @@ std::shared_ptr<const DocAnalysis> AnalyseDoc(std::shared_ptr<const Snapshot> sn
     a->retained_by_type[t] = a->heap.types[g.group_of_type(t)].retained_bytes;
 
   ctx.SetPhase("Leak suspects");
-  a->suspects = analysis::FindSuspects(a->heap, {}, progress,
+  a->suspects = analysis::FindSuspects(a->heap, suspect_options, progress,
                                        {.children = &a->children, .merger = p.paths.merger.get()});
   p.paths.merger.reset();  // it points to the forest, which moves now
   a->forest = std::move(*p.paths.forest);

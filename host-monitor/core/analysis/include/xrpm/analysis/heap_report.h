@@ -59,7 +59,7 @@ HeapReport BuildHeapReport(const HeapAnalysis& a, const HeapReportOptions& o = {
 // held (peak +3-6 % at 10 M objects). Throws as HeapAnalysis::Run and RunInspections.
 struct SharedPassOptions {
   unsigned threads = 0;
-  double min_share = 0.10;    // the suspects' threshold, for the paths memoised ahead
+  SuspectOptions suspects;    // as FindSuspects will get them, for the paths memoised ahead
   bool plain_forest = false;  // paths.forest and paths.merger always set
   bool children = false;      // children built (sorted)
 };
