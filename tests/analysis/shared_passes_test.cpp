@@ -168,6 +168,63 @@ TEST(SharedPasses, PathsMemoisedAheadMergeAsAFreshMergerDoes) {
   }
 }
 
+TEST(SharedPasses, SetsMergedOnSeveralThreadsAreMergedAsOneAfterAnother) {
+  size_t runs = 0;
+  for (uint32_t seed : {26u, 27u}) {
+    const Snapshot s = SharedPassesHeap(seed);
+    const HeapAnalysis a = HeapAnalysis::Run(s);
+    const GraphIndex& g = a.index;
+    const RootPathForest forest = RootPathForest::Build(g);
+    std::vector<std::span<const uint32_t>> sets;
+    for (uint32_t grp = 0; grp < g.group_count(); ++grp) sets.push_back(g.Instances(grp));
+    sets.push_back(g.Instances(0));  // a set twice: each merge marks its own runs
+    for (const unsigned threads : {1u, 2u, 3u}) {
+      PathMerger merger(g, forest);
+      merger.Merge(g.Instances(1), &a.dom, 2);  // part of the memo there already
+      const std::vector<MergedPaths> got = merger.MergeEach(sets, &a.dom, 4, threads);
+      ASSERT_EQ(got.size(), sets.size());
+      for (size_t i = 0; i < sets.size(); ++i) {
+        const uint32_t grp = i < g.group_count() ? uint32_t(i) : 0;
+        const MergedPaths want = MergeShortestPaths(g, forest, &a.dom, grp, 4);
+        EXPECT_EQ(want.instances, got[i].instances) << threads << " " << i;
+        EXPECT_EQ(want.unreachable, got[i].unreachable) << threads << " " << i;
+        EXPECT_EQ(want.other_paths, got[i].other_paths) << threads << " " << i;
+        EXPECT_EQ(want.other_instances, got[i].other_instances) << threads << " " << i;
+        ASSERT_EQ(want.paths.size(), got[i].paths.size()) << threads << " " << i;
+        for (size_t k = 0; k < want.paths.size(); ++k) {
+          const std::string label = MergedPathLabel(g, want.paths[k], " -> ");
+          EXPECT_EQ(label, MergedPathLabel(g, got[i].paths[k], " -> ")) << threads << " " << i;
+          EXPECT_EQ(want.paths[k].count, got[i].paths[k].count) << threads << " " << i;
+          EXPECT_EQ(want.paths[k].retained_bytes, got[i].paths[k].retained_bytes) << i;
+          EXPECT_EQ(want.paths[k].example, got[i].paths[k].example) << threads << " " << i;
+          runs += label.find('+') != std::string::npos;
+        }
+      }
+      // The merger goes on merging one set at a time as before.
+      const MergedPaths again = merger.Merge(g.Instances(0), &a.dom, 4);
+      EXPECT_EQ(again.other_paths, got[0].other_paths);
+    }
+    EXPECT_TRUE(PathMerger(g, forest).MergeEach({}, &a.dom, 4, 2).empty());
+  }
+  EXPECT_GT(runs, 0u);  // runs of one type occur, so a "+" marked by the wrong merge would show
+}
+
+TEST(SharedPasses, SuspectsAreTheSameOnOneThreadAndOnSeveral) {
+  size_t type_suspects = 0;
+  for (uint32_t seed : {1u, 2u, 3u}) {
+    const Snapshot s = SharedPassesHeap(seed);
+    const HeapAnalysis a = HeapAnalysis::Run(s);
+    SuspectOptions one, several;
+    one.min_share = several.min_share = 0.02;
+    one.threads = 1;
+    several.threads = 2;
+    const std::vector<Suspect> want = FindSuspects(a, one);
+    for (const Suspect& x : want) type_suspects += x.kind == Suspect::Kind::kType;
+    ExpectSameSuspects(a, want, FindSuspects(a, several));
+  }
+  EXPECT_GT(type_suspects, 1u);  // more than one set to merge at once
+}
+
 TEST(SharedPasses, SuspectsAreTheSameWithTheirPathsPreparedAhead) {
   size_t type_suspects = 0;
   for (uint32_t seed : {1u, 2u, 3u}) {

@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <optional>
 #include <unordered_map>
 
+#include "xrpm/model/fork_join.h"
 #include "xrpm/model/object_fields.h"
 
 namespace xrpm::analysis {
@@ -284,7 +286,7 @@ class PathTrie {
     return static_cast<size_t>(h ^ h >> 29);
   }
   void GrowChildren() {
-    std::vector<ChildSlot> old(std::max<size_t>(64, 2 * child_slots_.size()));
+    PodVector<ChildSlot> old(std::max<size_t>(64, 2 * child_slots_.size()), ChildSlot{});
     old.swap(child_slots_);
     const size_t mask = child_slots_.size() - 1;
     for (const ChildSlot& c : old) {
@@ -294,15 +296,46 @@ class PathTrie {
       child_slots_[i] = c;
     }
   }
-  std::vector<Node> nodes_;
+  PodVector<Node> nodes_;
   std::unordered_map<Key, uint32_t, KeyHash> roots_;
-  std::vector<ChildSlot> child_slots_;  // a power of two, or empty
+  PodVector<ChildSlot> child_slots_;  // a power of two, or empty
   size_t child_count_ = 0;
 };
 
 }  // namespace path_trie_detail
 
 using path_trie_detail::PathTrie;
+
+// One Merge's working state: what it marks and counts, nothing it shares. A merger keeps one
+// for its own Merges; MergeEach gives every further thread its own.
+struct MergeScratch {
+  // Per node and per trie node: the Merge (epoch) that last walked it / saw a run there. A run
+  // is a property of the set merged, not of the trie: a "+" shows where one of this set's own
+  // paths has a run, whatever other sets merged before (as a fresh merger would).
+  PodVector<uint32_t> walked, run_epoch;
+  uint32_t epoch = 0;
+  // Trie node -> index into `tallies` (kNoIndex outside a Merge), so that counting an instance
+  // is an array access instead of a hash lookup; one compact tally per distinct path (a type's
+  // instances may lie on 10^5 of them), made a MergedPath only for the few shown.
+  struct Tally {
+    uint64_t count, shallow_bytes, retained_bytes;
+    uint32_t example, trie_node;
+  };
+  PodVector<uint32_t> path_of_trie;
+  PodVector<Tally> tallies;
+
+  explicit MergeScratch(uint32_t nodes) { walked.resize(nodes, uint32_t{0}); }
+  bool RunAt(uint32_t trie_node) const {
+    return trie_node < run_epoch.size() && run_epoch[trie_node] == epoch;
+  }
+  void NextEpoch() {
+    if (++epoch == 0) {  // wrapped: forget every mark, start again at 1
+      std::fill(walked.begin(), walked.end(), 0);
+      std::fill(run_epoch.begin(), run_epoch.end(), 0);
+      epoch = 1;
+    }
+  }
+};
 
 struct PathMerger::State {
   const GraphIndex* g;
@@ -315,22 +348,8 @@ struct PathMerger::State {
   // Per node, once memoised: its nearest proper ancestor on its path that continues a run
   // (kNoIndex: none). NoteRuns hops along these and never visits the steps in between.
   PodVector<uint32_t> run_above;
-  // Per node and per trie node: the Merge (epoch) that last walked it / saw a run there. A run
-  // is a property of the set merged, not of the trie: a "+" shows where one of this set's own
-  // paths has a run, whatever other sets merged before (as a fresh merger would).
-  PodVector<uint32_t> walked, run_epoch;
-  uint32_t epoch = 0;
   std::vector<uint32_t> stack;
-  // Merge's scratch: trie node -> index into `tallies` (kNoIndex outside a Merge), so that
-  // counting an instance is an array access instead of a hash lookup; one compact tally per
-  // distinct path (a type's instances may lie on 10^5 of them), made a MergedPath only for
-  // the few shown.
-  struct Tally {
-    uint64_t count, shallow_bytes, retained_bytes;
-    uint32_t example, trie_node;
-  };
-  PodVector<uint32_t> path_of_trie;
-  std::vector<Tally> tallies;
+  MergeScratch own;  // the scratch of Merge, and of MergeEach's calling thread
 
   // The trie node of x's path, memoising every node on the way.
   uint32_t PathId(uint32_t x) {
@@ -376,34 +395,36 @@ struct PathMerger::State {
     return memo[x];
   }
 
+  // Memoises the paths of the reachable nodes among these.
+  void MemoiseAll(std::span<const uint32_t> nodes) {
+    for (const uint32_t x : nodes)
+      if (memo[x] == kNoIndex && forest->reachable(x)) PathId(x);
+  }
+
   // Notes the runs on x's path, hopping from one step that continues a run to the next, up to
   // one this Merge has noted already (everything above it is noted too). x is memoised.
-  void NoteRuns(uint32_t x) {
-    for (uint32_t z = continues_run[x] ? x : run_above[x]; z != kNoIndex && walked[z] != epoch;
-         z = run_above[z]) {
-      walked[z] = epoch;
-      if (memo[z] >= run_epoch.size())
-        run_epoch.resize(std::max<size_t>(trie.size(), 2 * size_t{memo[z]} + 16), 0);
-      run_epoch[memo[z]] = epoch;
+  void NoteRuns(MergeScratch& sc, uint32_t x) const {
+    for (uint32_t z = continues_run[x] ? x : run_above[x];
+         z != kNoIndex && sc.walked[z] != sc.epoch; z = run_above[z]) {
+      sc.walked[z] = sc.epoch;
+      if (memo[z] >= sc.run_epoch.size())
+        sc.run_epoch.resize(std::max<size_t>(trie.size(), 2 * size_t{memo[z]} + 16), 0);
+      sc.run_epoch[memo[z]] = sc.epoch;
     }
   }
-  bool RunAt(uint32_t trie_node) const {
-    return trie_node < run_epoch.size() && run_epoch[trie_node] == epoch;
-  }
-  void NextEpoch() {
-    if (++epoch == 0) {  // wrapped: forget every mark, start again at 1
-      std::fill(walked.begin(), walked.end(), 0);
-      std::fill(run_epoch.begin(), run_epoch.end(), 0);
-      epoch = 1;
-    }
-  }
+
+  // Merge over memoised paths (every reachable instance's): reads the shared state only, so
+  // several run at once, each with its own scratch.
+  MergedPaths MergeMemoised(MergeScratch& sc, std::span<const uint32_t> instances,
+                            const DominatorTree* dom, size_t max_paths) const;
 };
 
 PathMerger::PathMerger(const GraphIndex& g, const RootPathForest& forest)
-    : st_(new State{
-          .g = &g, .forest = &forest, .continues_run = std::vector<bool>(g.node_count(), false)}) {
+    : st_(new State{.g = &g,
+                    .forest = &forest,
+                    .continues_run = std::vector<bool>(g.node_count(), false),
+                    .own = MergeScratch(g.node_count())}) {
   st_->memo.resize(g.node_count(), kNoIndex);
-  st_->walked.resize(g.node_count(), uint32_t{0});
   st_->run_above.resize(g.node_count());  // written as each node is memoised
 }
 PathMerger::~PathMerger() = default;
@@ -412,29 +433,59 @@ PathMerger& PathMerger::operator=(PathMerger&&) noexcept = default;
 
 MergedPaths PathMerger::Merge(std::span<const uint32_t> instances, const DominatorTree* dom,
                               size_t max_paths) {
-  MergedPaths out;
+  st_->MemoiseAll(instances);
+  return st_->MergeMemoised(st_->own, instances, dom, max_paths);
+}
+
+std::vector<MergedPaths> PathMerger::MergeEach(std::span<const std::span<const uint32_t>> sets,
+                                               const DominatorTree* dom, size_t max_paths,
+                                               unsigned threads) {
   State& st = *st_;
-  const Snapshot& s = st.g->snapshot();
-  std::vector<State::Tally>& tallies = st.tallies;
+  if (sets.empty()) return {};
+  for (const std::span<const uint32_t> set : sets) st.MemoiseAll(set);
+  // Largest sets first, handed out in that order: the last to start are the shortest.
+  std::vector<size_t> order(sets.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t x, size_t y) { return sets[x].size() > sets[y].size(); });
+  std::vector<MergedPaths> out(sets.size());
+  const unsigned workers =
+      static_cast<unsigned>(std::min<size_t>(ResolveThreads(threads), sets.size()));
+  // Worker 0 (the calling thread) uses the merger's own scratch; the others make theirs.
+  std::vector<std::optional<MergeScratch>> scratch(std::max(1u, workers));
+  ForEachTask(sets.size(), workers, [&](unsigned worker, size_t task) {
+    if (worker != 0 && !scratch[worker]) scratch[worker].emplace(st.g->node_count());
+    MergeScratch& sc = worker == 0 ? st.own : *scratch[worker];
+    const size_t i = order[task];
+    out[i] = st.MergeMemoised(sc, sets[i], dom, max_paths);
+  });
+  return out;
+}
+
+MergedPaths PathMerger::State::MergeMemoised(MergeScratch& sc, std::span<const uint32_t> instances,
+                                             const DominatorTree* dom, size_t max_paths) const {
+  MergedPaths out;
+  const Snapshot& s = g->snapshot();
+  PodVector<MergeScratch::Tally>& tallies = sc.tallies;
   tallies.clear();
-  st.NextEpoch();
+  sc.NextEpoch();
   struct Reset {  // the trie's slots back to kNoIndex, also when an allocation throws
-    State& st;
+    MergeScratch& sc;
     ~Reset() {
-      for (const State::Tally& t : st.tallies) st.path_of_trie[t.trie_node] = kNoIndex;
+      for (const MergeScratch::Tally& t : sc.tallies) sc.path_of_trie[t.trie_node] = kNoIndex;
     }
-  } reset{st};
+  } reset{sc};
   for (const uint32_t x : instances) {
     ++out.instances;
-    if (!st.forest->reachable(x)) {
+    if (!forest->reachable(x)) {
       ++out.unreachable;
       continue;
     }
-    const uint32_t id = st.PathId(x);
-    st.NoteRuns(x);
-    if (id >= st.path_of_trie.size())
-      st.path_of_trie.resize(std::max<size_t>(st.trie.size(), 2 * size_t{id} + 16), kNoIndex);
-    uint32_t& slot = st.path_of_trie[id];
+    const uint32_t id = memo[x];
+    NoteRuns(sc, x);
+    if (id >= sc.path_of_trie.size())
+      sc.path_of_trie.resize(std::max<size_t>(trie.size(), 2 * size_t{id} + 16), kNoIndex);
+    uint32_t& slot = sc.path_of_trie[id];
     if (slot == kNoIndex) {  // listed first, so that Reset finds every slot it set
       tallies.push_back({.count = 0,
                          .shallow_bytes = 0,
@@ -443,7 +494,7 @@ MergedPaths PathMerger::Merge(std::span<const uint32_t> instances, const Dominat
                          .trie_node = id});
       slot = static_cast<uint32_t>(tallies.size() - 1);
     }
-    State::Tally& m = tallies[slot];
+    MergeScratch::Tally& m = tallies[slot];
     ++m.count;
     m.shallow_bytes += s.object_size[x];
     if (dom) m.retained_bytes += dom->retained(x);
@@ -451,19 +502,18 @@ MergedPaths PathMerger::Merge(std::span<const uint32_t> instances, const Dominat
   }
   // Most instances first, then retained bytes, then the example (distinct per path): a total
   // order, so only the shown paths need sorting.
-  const auto first = [](const State::Tally& x, const State::Tally& y) {
+  const auto first = [](const MergeScratch::Tally& x, const MergeScratch::Tally& y) {
     if (x.count != y.count) return x.count > y.count;
     if (x.retained_bytes != y.retained_bytes) return x.retained_bytes > y.retained_bytes;
     return x.example < y.example;
   };
   const size_t shown = std::min(max_paths, tallies.size());
-  std::vector<State::Tally> top(shown);
+  std::vector<MergeScratch::Tally> top(shown);
   std::partial_sort_copy(tallies.begin(), tallies.end(), top.begin(), top.end(), first);
   out.other_paths = tallies.size() - shown;
-  for (const State::Tally& t : tallies) out.other_instances += t.count;
-  for (const State::Tally& t : top) out.other_instances -= t.count;
-  const PathTrie& trie = st.trie;
-  for (const State::Tally& tally : top) {
+  for (const MergeScratch::Tally& t : tallies) out.other_instances += t.count;
+  for (const MergeScratch::Tally& t : top) out.other_instances -= t.count;
+  for (const MergeScratch::Tally& tally : top) {
     MergedPath m;
     m.count = tally.count;
     m.shallow_bytes = tally.shallow_bytes;
@@ -479,7 +529,7 @@ MergedPaths PathMerger::Merge(std::span<const uint32_t> instances, const Dominat
         const TypeLayout* l = s.fields.layout_of_type(n.holder);
         if (l && n.field < l->fields.size()) field = l->fields[n.field].name;
       }
-      m.steps.push_back({n.group, st.RunAt(t), std::move(field)});
+      m.steps.push_back({n.group, sc.RunAt(t), std::move(field)});
     }
     std::reverse(m.steps.begin(), m.steps.end());
     m.root_kind = trie[t].kind;

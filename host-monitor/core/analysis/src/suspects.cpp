@@ -143,13 +143,12 @@ std::vector<Suspect> FindSuspects(const HeapAnalysis& a, const SuspectOptions& o
   }
 
   // ---- big types made of small objects ----
-  std::optional<RootPathForest> own_forest;
-  std::optional<PathMerger> own_merger;
-  PathMerger* merger = in.merger;
-  size_t type_suspects = 0;
+  // Chosen first, then their instances' paths merged all at once (on several threads).
+  const size_t first_type_suspect = out.size();
+  std::vector<std::span<const uint32_t>> instance_sets;
   for (const uint32_t grp : a.types.ByRetained()) {
     const TypeStat& st = a.types[grp];
-    if (st.retained_bytes < threshold || type_suspects >= opts.max_suspects) break;
+    if (st.retained_bytes < threshold || instance_sets.size() >= opts.max_suspects) break;
     if (st.reachable_count < 2) continue;
     uint64_t biggest = 0, explained = 0;
     for (uint32_t v : g.Instances(grp)) {
@@ -159,24 +158,31 @@ std::vector<Suspect> FindSuspects(const HeapAnalysis& a, const SuspectOptions& o
     if (biggest >= threshold) continue;  // one instance explains it: an object suspect
     // Mostly kept alive by one of the object suspects (the elements of its array): said already.
     if (double(explained) >= opts.accumulation_share * double(st.reachable_count)) continue;
-    if (!merger) {
-      own_forest = RootPathForest::Build(g, progress);
-      merger = &own_merger.emplace(g, *own_forest);
-    }
     Suspect s;
     s.kind = Suspect::Kind::kType;
     s.group = grp;
     s.count = st.reachable_count;
     s.retained_bytes = st.retained_bytes;
     s.share = double(st.retained_bytes) / double(total);
-    s.holders = merger->Merge(g.Instances(grp), &dom, opts.max_paths);
     s.reason = std::to_string(st.reachable_count) + " " + g.group_name(grp) + " retain " +
                FormatPercent(s.share) + " of the reachable heap (" +
                xrpm::FormatBytes(st.retained_bytes) + "), none more than " +
                xrpm::FormatBytes(biggest) + " alone";
     out.push_back(std::move(s));
-    ++type_suspects;
+    instance_sets.push_back(g.Instances(grp));
   }
+  if (instance_sets.empty()) return out;
+  std::optional<RootPathForest> own_forest;
+  std::optional<PathMerger> own_merger;
+  PathMerger* merger = in.merger;
+  if (!merger) {
+    own_forest = RootPathForest::Build(g, progress);
+    merger = &own_merger.emplace(g, *own_forest);
+  }
+  std::vector<MergedPaths> holders =
+      merger->MergeEach(instance_sets, &dom, opts.max_paths, opts.threads);
+  for (size_t i = 0; i < holders.size(); ++i)
+    out[first_type_suspect + i].holders = std::move(holders[i]);
   return out;
 }
 

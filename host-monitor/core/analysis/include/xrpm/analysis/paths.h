@@ -22,8 +22,11 @@
 //    "static Bubbles.GameEvents.Popped -> System.EventHandler._target -> Bubbles.Bubble".
 //  - PathMerger: the same for any sets of instances (the leak filter's (type, site) groups),
 //    keeping the memo between sets, so any number of sets cost O(N + E) in all plus their sizes.
+//    MergeEach merges several sets on several threads: once their paths are memoised, a merge
+//    only reads the memo and the trie, and marks and counts in its own scratch.
 //
-// Thread-safety: PathFinder and PathMerger keep scratch state (one per thread); RootPathForest
+// Thread-safety: PathFinder and PathMerger keep scratch state (one per thread; MergeEach
+// runs its own threads inside); RootPathForest
 // is immutable after Build; the free functions are reentrant.
 #pragma once
 
@@ -162,6 +165,13 @@ class PathMerger {
   // As MergeShortestPaths, for the nodes in `instances` (listed once each).
   MergedPaths Merge(std::span<const uint32_t> instances, const DominatorTree* dom,
                     size_t max_paths = 10);
+  // Merge of each set, the same results as one Merge after another: their missing paths are
+  // memoised first on the calling thread, then the sets are merged up to `threads` at once
+  // (0: one per core), largest first, each thread with its own scratch (4 bytes per node for
+  // each thread beyond the first, while they run).
+  std::vector<MergedPaths> MergeEach(std::span<const std::span<const uint32_t>> sets,
+                                     const DominatorTree* dom, size_t max_paths = 10,
+                                     unsigned threads = 0);
   // Finds and memoises the paths of these nodes (unreachable ones skipped) ahead of the Merges
   // that will ask for them, checking `stop` every few thousand nodes and returning once it is
   // set. Merge gives the same result whether or not a node's path was memoised ahead (only the

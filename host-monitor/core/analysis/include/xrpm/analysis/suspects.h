@@ -16,7 +16,8 @@
 // Cost: one pass over the retained sizes for the nodes big enough to descend to; the dominator
 // children (O(N), unsorted) once there is an object suspect, and one root-path forest
 // (O(N + E)) once there is a type suspect, unless the caller hands them in (SuspectInputs);
-// the type suspects' paths share one path merger (O(N + E) for all of them).
+// the type suspects' paths share one path merger (O(N + E) for all of them), which merges them
+// on `threads` threads once the types are chosen.
 //
 // Thread-safety: reentrant.
 #pragma once
@@ -38,6 +39,7 @@ struct SuspectOptions {
   double accumulation_share = 0.80;  // of the parent's retained bytes
   size_t max_suspects = 10;          // per kind
   size_t max_paths = 3;              // merged paths per type suspect
+  unsigned threads = 0;              // that merge the type suspects' paths; 0: one per core
 };
 
 struct Suspect {
