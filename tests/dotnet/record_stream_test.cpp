@@ -167,5 +167,61 @@ TEST(RecordStream, ABigArrayFitsInAReservationItsBytesFitIn) {
   EXPECT_EQ(o.slots, slots);
 }
 
+// Slices for several readers at once: together, in order, they give every object once, its id
+// and references as the whole reader gives them (slots, values and text stepped over), however
+// many slices and objects (fewer objects than slices too); objects appended after a slice's
+// reader was made are read by the last slice, as by the whole reader.
+TEST(RecordStream, SlicesGiveEveryObjectOnceWithItsReferences) {
+  std::mt19937_64 rng(5);
+  for (const size_t count : {size_t{0}, size_t{1}, size_t{70000}, size_t{300001}}) {
+    RecordStream s;
+    uint64_t id = 0x7f0000000000;
+    for (size_t i = 0; i < count; ++i) {
+      Made m{id, 0x7e0000000100 + 0x100 * (rng() % 5), 24, rng() % 2 == 0, {}, {}, {}, {}};
+      for (size_t k = rng() % 4; k > 0; --k) {
+        m.refs.push_back(0x7f0000000000 + 8 * (rng() % 4000000));
+        m.slots.push_back(static_cast<uint32_t>(rng() % 3));
+      }
+      if (m.values_read) m.values = {rng(), 7};
+      if (i % 1000 == 0) m.text = {'x', 'y'};
+      Put(s, m);
+      id += 8 * (1 + rng() % 8);
+    }
+    std::vector<std::pair<uint64_t, std::vector<uint64_t>>> whole;
+    {
+      RecordStream::Reader reader(s);
+      StreamObject o;
+      while (reader.Next(&o)) whole.emplace_back(o.id, o.refs);
+    }
+    ASSERT_EQ(whole.size(), count);
+    for (const size_t parts : {size_t{1}, size_t{2}, size_t{3}, size_t{8}}) {
+      size_t at = 0;
+      for (size_t part = 0; part < parts; ++part) {
+        RecordStream::Reader reader(s, part, parts);
+        uint64_t got_id;
+        std::vector<uint64_t> refs;
+        while (reader.NextRefs(&got_id, &refs)) {
+          ASSERT_LT(at, whole.size()) << parts;
+          EXPECT_EQ(got_id, whole[at].first) << parts << " " << at;
+          EXPECT_EQ(refs, whole[at].second) << parts << " " << at;
+          ++at;
+        }
+      }
+      EXPECT_EQ(at, count) << parts;
+    }
+    // Appended after the readers were made: the last slice reads on to the new end.
+    RecordStream::Reader first(s, 0, 2), last(s, 1, 2);
+    Put(s, Made{0x10, 0x7e0000000100, 24, false, {0x20}, {1}, {}, {}});
+    size_t read = 0;
+    uint64_t got_id = 0;
+    std::vector<uint64_t> refs;
+    while (first.NextRefs(&got_id, &refs)) ++read;
+    while (last.NextRefs(&got_id, &refs)) ++read;
+    EXPECT_EQ(read, count + 1);
+    EXPECT_EQ(got_id, 0x10u);
+    EXPECT_EQ(refs, std::vector<uint64_t>{0x20});
+  }
+}
+
 }  // namespace
 }  // namespace xrpm::dotnet

@@ -6,6 +6,8 @@
 #include <chrono>
 #include <exception>
 #include <string>
+#include <system_error>
+#include <thread>
 #include <tuple>
 #include <unordered_map>
 #include <utility>
@@ -65,7 +67,9 @@ void DotnetPort::AddFrozenObjects(const std::vector<uint64_t>& named,
   // gave them all): a reference outside them, unless the walk reported that object anyway (it
   // reports some objects of the non-GC heap itself: boxed statics, empty arrays, literals it
   // met), found among the few reported objects outside the ranges: a table lookup per reference
-  // and object (address_ranges.h), in one pass over the record. Without the ranges: missing
+  // and object (address_ranges.h), in one pass over the record's ids and references, its two
+  // halves on two threads (RecordStream's slices; 1 M objects: 33-88 -> 16-18 ms). Without
+  // the ranges: missing
   // from the sorted ids of every reported object (a sort of every object and a search per
   // reference, in two passes: several times slower on a big heap). The same pass finds which
   // of the `named` objects (sorted) were recorded.
@@ -96,12 +100,50 @@ void DotnetPort::AddFrozenObjects(const std::vector<uint64_t>& named,
   if (!ranges.empty()) {
     auto outside = [&](uint64_t id) { return !ranges.Contains(id); };
     std::vector<uint64_t> leaving;  // references outside the ranges, reported or not
-    RecordStream::Reader reader(record_.stream);
-    while (reader.Next(&o)) {
-      if (outside(o.id)) ids.push_back(o.id);
-      if (!named.empty()) note_named(o.id);
-      for (uint64_t r : o.refs)
-        if (outside(r)) leaving.push_back(r);
+    // The record's slices on two threads (the game runs on, but this walk is the capture's
+    // wait): each reads ids and references only, into its own lists.
+    struct Slice {
+      std::vector<uint64_t> ids, leaving, named;
+      std::exception_ptr failed;
+    };
+    const size_t parts = std::thread::hardware_concurrency() > 1 ? 2 : 1;  // at most 2
+    std::vector<Slice> slices(parts);
+    auto scan = [&](size_t part) {
+      Slice& out = slices[part];
+      try {
+        RecordStream::Reader reader(record_.stream, part, parts);
+        uint64_t id;
+        std::vector<uint64_t> refs;
+        while (reader.NextRefs(&id, &refs)) {
+          if (outside(id)) out.ids.push_back(id);
+          if (!named.empty()) {
+            const size_t bit = filter_bit(id);
+            if ((filter[bit / 64] >> (bit % 64) & 1) &&
+                std::binary_search(named.begin(), named.end(), id))
+              out.named.push_back(id);
+          }
+          for (uint64_t r : refs)
+            if (outside(r)) out.leaving.push_back(r);
+        }
+      } catch (...) {  // bad_alloc
+        out.failed = std::current_exception();
+      }
+    };
+    std::thread helper;
+    if (parts > 1) {
+      try {
+        helper = std::thread(scan, 1);
+      } catch (const std::system_error&) {  // no thread: this one reads that slice too
+        scan(1);
+      }
+    }
+    scan(0);
+    if (helper.joinable()) helper.join();
+    for (Slice& slice : slices) {
+      if (slice.failed) std::rethrow_exception(slice.failed);
+      ids.insert(ids.end(), slice.ids.begin(), slice.ids.end());
+      leaving.insert(leaving.end(), slice.leaving.begin(), slice.leaving.end());
+      named_recorded->insert(named_recorded->end(), slice.named.begin(), slice.named.end());
     }
     std::sort(ids.begin(), ids.end());
     auto unreported = [&](uint64_t id) {

@@ -2,6 +2,7 @@
 #include "record_stream.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <new>
 
@@ -81,6 +82,7 @@ void RecordStream::Append(uint64_t id, uintptr_t klass, uint32_t size, bool valu
                           const uint64_t* refs, const uint32_t* slots, size_t ref_count,
                           const uint64_t* values, size_t value_count, const uint16_t* text,
                           size_t text_units) {
+  if ((objects_ & (kCheckpointObjects - 1)) == 0) checkpoints_.push_back({used_, previous_id_});
   uint64_t low_bits = id | previous_id_;
   for (size_t i = 0; i < ref_count; ++i) low_bits |= refs[i];
   const bool aligned = (low_bits & 7) == 0;
@@ -134,12 +136,14 @@ void RecordStream::Reserve(size_t bytes, size_t classes) {
   while (slots < 2 * classes) slots *= 2;
   if (slots > keys_.size()) Rehash(slots);
   classes_.reserve(classes);
+  checkpoints_.reserve(bytes / kCheckpointObjects + 1);  // an object takes a byte at least
 }
 
 void RecordStream::Clear() {
   used_ = 0;
   objects_ = refs_ = 0;
   previous_id_ = 0;
+  checkpoints_.clear();
   classes_.clear();
   std::fill(indices_.begin(), indices_.end(), 0);
   last_class_ = 0;
@@ -162,24 +166,61 @@ inline uint64_t ReadVarint(const uint8_t** at, const uint8_t* end) {
   return 0;
 }
 
+// Steps over a varint at *p, never past `end`.
+inline void SkipVarint(const uint8_t** at, const uint8_t* end) {
+  const uint8_t* p = *at;
+  while (p < end && (*p & 0x80)) ++p;
+  *at = p < end ? p + 1 : end;
+}
+
 }  // namespace
 
-bool RecordStream::Reader::Next(StreamObject* o) {
+RecordStream::Reader::Reader(const RecordStream& stream) : s_(stream), end_(SIZE_MAX) {}
+
+RecordStream::Reader::Reader(const RecordStream& stream, size_t part, size_t parts) : s_(stream) {
+  const std::vector<Checkpoint>& c = stream.checkpoints_;
+  if (c.empty()) {  // nothing appended yet: the last slice reads on to the end
+    if (part + 1 == parts) end_ = SIZE_MAX;
+    return;
+  }
+  const size_t first = c.size() * part / parts, last = c.size() * (part + 1) / parts;
+  if (first >= last) return;  // an empty slice
+  at_ = c[first].at;
+  previous_id_ = c[first].previous_id;
+  end_ = last < c.size() ? c[last].at : SIZE_MAX;
+}
+
+bool RecordStream::Reader::Header(const uint8_t** at, ObjectHeader* h) {
   const uint8_t* p = s_.buffer_.data() + at_;
-  const uint8_t* const end = s_.buffer_.data() + s_.used_;
+  const uint8_t* const end = s_.buffer_.data() + std::min(end_, s_.used_);
   if (p >= end) return false;
-  const uint64_t flags = ReadVarint(&p, end);
-  const bool aligned = flags & 2;
+  h->flags = ReadVarint(&p, end);
+  const bool aligned = h->flags & 2;
   const int64_t id_delta = UnZigZag(ReadVarint(&p, end));
-  o->id = previous_id_ + static_cast<uint64_t>(aligned ? id_delta * 8 : id_delta);
-  previous_id_ = o->id;
-  o->class_index = static_cast<uint32_t>(ReadVarint(&p, end));
-  o->klass = o->class_index < s_.classes_.size() ? s_.classes_[o->class_index] : 0;
-  o->size = static_cast<uint32_t>(ReadVarint(&p, end));
-  o->values_read = flags & 1;
+  h->id = previous_id_ + static_cast<uint64_t>(aligned ? id_delta * 8 : id_delta);
+  previous_id_ = h->id;
+  h->class_index = static_cast<uint32_t>(ReadVarint(&p, end));
+  h->size = static_cast<uint32_t>(ReadVarint(&p, end));
   // Bounded by the bytes left (a reference takes 2 at least, a value 1), whatever they say.
-  const size_t n =
+  h->refs =
       std::min<size_t>(static_cast<size_t>(ReadVarint(&p, end)), static_cast<size_t>(end - p) / 2);
+  *at = p;
+  return true;
+}
+
+bool RecordStream::Reader::Next(StreamObject* o) {
+  const uint8_t* p;
+  ObjectHeader h;
+  if (!Header(&p, &h)) return false;
+  const uint8_t* const end = s_.buffer_.data() + std::min(end_, s_.used_);
+  const uint64_t flags = h.flags;
+  const bool aligned = flags & 2;
+  const size_t n = h.refs;
+  o->id = h.id;
+  o->class_index = h.class_index;
+  o->size = h.size;
+  o->klass = o->class_index < s_.classes_.size() ? s_.classes_[o->class_index] : 0;
+  o->values_read = flags & 1;
   o->refs.resize(n);
   o->slots.resize(n);
   uint64_t previous = o->id;
@@ -197,6 +238,35 @@ bool RecordStream::Reader::Next(StreamObject* o) {
                                           static_cast<size_t>(end - p) / 2);
     o->text.resize(units);
     if (units) std::memcpy(o->text.data(), p, units * 2);
+    p += units * 2;
+  }
+  at_ = static_cast<size_t>(p - s_.buffer_.data());
+  return true;
+}
+
+bool RecordStream::Reader::NextRefs(uint64_t* id, std::vector<uint64_t>* refs) {
+  const uint8_t* p;
+  ObjectHeader h;
+  if (!Header(&p, &h)) return false;
+  const uint8_t* const end = s_.buffer_.data() + std::min(end_, s_.used_);
+  const uint64_t flags = h.flags;
+  const bool aligned = flags & 2;
+  const size_t n = h.refs;
+  *id = h.id;
+  refs->resize(n);
+  uint64_t previous = h.id;
+  for (size_t i = 0; i < n; ++i) {
+    const int64_t d = UnZigZag(ReadVarint(&p, end));
+    previous += static_cast<uint64_t>(aligned ? d * 8 : d);
+    (*refs)[i] = previous;
+    SkipVarint(&p, end);  // the slot
+  }
+  const size_t values =
+      std::min<size_t>(static_cast<size_t>(flags >> 3), static_cast<size_t>(end - p));
+  for (size_t i = 0; i < values; ++i) SkipVarint(&p, end);
+  if (flags & 4) {
+    const size_t units = std::min<size_t>(static_cast<size_t>(ReadVarint(&p, end)),
+                                          static_cast<size_t>(end - p) / 2);
     p += units * 2;
   }
   at_ = static_cast<size_t>(p - s_.buffer_.data());

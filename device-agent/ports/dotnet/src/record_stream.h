@@ -21,12 +21,14 @@
 //
 // Memory: the bytes used plus what was reserved (Reserve: mapped and written before the
 // collection, so that recording faults no page in the pause; huge_page_allocator.h), a class
-// table of 12-24 bytes per class. Append grows the buffer (a copy, in the pause) only when the
-// reservation was short: it makes room part by part (the header, 1,024 references at a time),
-// each for that part's most bytes, not for the whole object's worst case at once.
+// table of 12-24 bytes per class, a checkpoint (where a slice of the stream starts, for readers
+// on several threads) of 16 bytes per 65,536 objects. Append grows the buffer (a copy, in the
+// pause) only when the reservation was short: it makes room part by part (the header, 1,024
+// references at a time), each for that part's most bytes, not for the whole object's worst case at
+// once.
 //
 // Thread-safety: none; one writer (the collection's callbacks, serialised by the port), then
-// readers after it, never both at once.
+// readers after it, never both at once; the readers may run on several threads at once.
 #pragma once
 
 #include <cstddef>
@@ -75,16 +77,31 @@ class RecordStream {
   // Every class met, in order of first appearance.
   const std::vector<uintptr_t>& classes() const { return classes_; }
 
-  // Reads the objects back in order.
+  // Reads the objects back in order: all of them, or the part-th of `parts` slices of the
+  // stream (cut at checkpoints, so that several threads can read it at once, each a slice).
   class Reader {
    public:
-    explicit Reader(const RecordStream& stream) : s_(stream) {}
+    explicit Reader(const RecordStream& stream);
+    Reader(const RecordStream& stream, size_t part, size_t parts);
     // The next object into *o (its vectors reused), or false at the end.
     bool Next(StreamObject* o);
+    // The next object's id and references only (its slots, values and text skipped), or false
+    // at the end.
+    bool NextRefs(uint64_t* id, std::vector<uint64_t>* refs);
 
    private:
+    struct ObjectHeader {
+      uint64_t flags, id;
+      uint32_t class_index, size;
+      size_t refs;
+    };
+    // Reads an object's header up to its reference count, *p then at its first reference;
+    // false at the end.
+    bool Header(const uint8_t** p, ObjectHeader* h);
+
     const RecordStream& s_;
     size_t at_ = 0;
+    size_t end_ = 0;  // SIZE_MAX: to the stream's end, objects appended meanwhile too
     uint64_t previous_id_ = 0;
   };
 
@@ -98,6 +115,14 @@ class RecordStream {
 
   RecordVector<uint8_t> buffer_;  // its size() is the reserved bytes, written once
   size_t used_ = 0;
+  // Where every kCheckpointObjects-th object starts, and the id before it: where a Reader of
+  // a slice starts (16 bytes per 65,536 objects).
+  struct Checkpoint {
+    size_t at;
+    uint64_t previous_id;
+  };
+  static constexpr size_t kCheckpointObjects = size_t{1} << 16;
+  std::vector<Checkpoint> checkpoints_;
   size_t objects_ = 0, refs_ = 0;
   uint64_t previous_id_ = 0;
   std::vector<uintptr_t> classes_;
