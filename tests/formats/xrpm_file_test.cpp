@@ -149,6 +149,28 @@ TEST(XrpmFile, OperatorEqualsSeesCaptureMetadataAndOrigins) {
   EXPECT_FALSE(a == b);
 }
 
+// The references are stored as deltas from their owner's id: blocks of a few references cut
+// the owners' ranges anywhere, and runs of objects without references (whose ids the decoder
+// skips over) fall at a block's start, middle and end.
+TEST(XrpmFile, ReferencesRoundTripInBlocksThatCutTheirOwnersAnywhere) {
+  TempDir t;
+  size_t runs_without_refs = 0;
+  for (uint64_t seed = 0; seed < 40; ++seed) {
+    const Snapshot s = RichModel(seed);
+    for (size_t i = 1; i < s.object_count(); ++i)
+      runs_without_refs += s.ref_begin(i) == s.ref_end[i] && s.ref_begin(i - 1) == s.ref_end[i - 1];
+    for (const uint32_t block_bytes : {8u, 24u, 56u, 4096u}) {
+      const std::string path = t.Path("b.xrpm");
+      formats::XrpmWriteOptions w;
+      w.block_bytes = block_bytes;
+      formats::WriteXrpmFile(s, path, w);
+      const formats::XrpmContents c = formats::ReadXrpmFile(path, {.threads = 2});
+      ASSERT_TRUE(c.snapshot == s) << "seed " << seed << ", blocks of " << block_bytes << " bytes";
+    }
+  }
+  EXPECT_GT(runs_without_refs, 0u);
+}
+
 TEST(XrpmFile, MultiBlockHeapRoundTripsOnAnyThreadCount) {
   TempDir t;
   Snapshot s = GameHeap(300000);  // > 131072 objects: several blocks per column
