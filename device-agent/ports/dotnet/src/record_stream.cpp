@@ -192,7 +192,7 @@ RecordStream::Reader::Reader(const RecordStream& stream, size_t part, size_t par
 
 bool RecordStream::Reader::Header(const uint8_t** at, ObjectHeader* h) {
   const uint8_t* p = s_.buffer_.data() + at_;
-  const uint8_t* const end = s_.buffer_.data() + std::min(end_, s_.used_);
+  const uint8_t* const end = Limit();
   if (p >= end) return false;
   h->flags = ReadVarint(&p, end);
   const bool aligned = h->flags & 2;
@@ -208,32 +208,46 @@ bool RecordStream::Reader::Header(const uint8_t** at, ObjectHeader* h) {
   return true;
 }
 
+const uint8_t* RecordStream::Reader::Limit() const {
+  return s_.buffer_.data() + std::min(end_, s_.used_);
+}
+
+void RecordStream::Reader::Refs(const uint8_t** at, const ObjectHeader& h, uint64_t* refs,
+                                uint32_t* slots) const {
+  const uint8_t* p = *at;
+  const uint8_t* const end = Limit();
+  const bool aligned = h.flags & 2;
+  uint64_t previous = h.id;
+  for (size_t i = 0; i < h.refs; ++i) {
+    const int64_t d = UnZigZag(ReadVarint(&p, end));
+    previous += static_cast<uint64_t>(aligned ? d * 8 : d);
+    refs[i] = previous;
+    if (slots)
+      slots[i] = static_cast<uint32_t>(ReadVarint(&p, end)) - 1u;
+    else
+      SkipVarint(&p, end);
+  }
+  *at = p;
+}
+
 bool RecordStream::Reader::Next(StreamObject* o) {
   const uint8_t* p;
   ObjectHeader h;
   if (!Header(&p, &h)) return false;
-  const uint8_t* const end = s_.buffer_.data() + std::min(end_, s_.used_);
-  const uint64_t flags = h.flags;
-  const bool aligned = flags & 2;
-  const size_t n = h.refs;
+  const uint8_t* const end = Limit();
   o->id = h.id;
   o->class_index = h.class_index;
   o->size = h.size;
   o->klass = o->class_index < s_.classes_.size() ? s_.classes_[o->class_index] : 0;
-  o->values_read = flags & 1;
-  o->refs.resize(n);
-  o->slots.resize(n);
-  uint64_t previous = o->id;
-  for (size_t i = 0; i < n; ++i) {
-    const int64_t d = UnZigZag(ReadVarint(&p, end));
-    previous += static_cast<uint64_t>(aligned ? d * 8 : d);
-    o->refs[i] = previous;
-    o->slots[i] = static_cast<uint32_t>(ReadVarint(&p, end)) - 1u;
-  }
-  o->values.resize(std::min<size_t>(static_cast<size_t>(flags >> 3), static_cast<size_t>(end - p)));
+  o->values_read = h.flags & 1;
+  o->refs.resize(h.refs);
+  o->slots.resize(h.refs);
+  Refs(&p, h, o->refs.data(), o->slots.data());
+  o->values.resize(
+      std::min<size_t>(static_cast<size_t>(h.flags >> 3), static_cast<size_t>(end - p)));
   for (uint64_t& v : o->values) v = ReadVarint(&p, end);
   o->text.clear();
-  if (flags & 4) {
+  if (h.flags & 4) {
     const size_t units = std::min<size_t>(static_cast<size_t>(ReadVarint(&p, end)),
                                           static_cast<size_t>(end - p) / 2);
     o->text.resize(units);
@@ -248,23 +262,14 @@ bool RecordStream::Reader::NextRefs(uint64_t* id, std::vector<uint64_t>* refs) {
   const uint8_t* p;
   ObjectHeader h;
   if (!Header(&p, &h)) return false;
-  const uint8_t* const end = s_.buffer_.data() + std::min(end_, s_.used_);
-  const uint64_t flags = h.flags;
-  const bool aligned = flags & 2;
-  const size_t n = h.refs;
+  const uint8_t* const end = Limit();
   *id = h.id;
-  refs->resize(n);
-  uint64_t previous = h.id;
-  for (size_t i = 0; i < n; ++i) {
-    const int64_t d = UnZigZag(ReadVarint(&p, end));
-    previous += static_cast<uint64_t>(aligned ? d * 8 : d);
-    (*refs)[i] = previous;
-    SkipVarint(&p, end);  // the slot
-  }
+  refs->resize(h.refs);
+  Refs(&p, h, refs->data(), nullptr);
   const size_t values =
-      std::min<size_t>(static_cast<size_t>(flags >> 3), static_cast<size_t>(end - p));
+      std::min<size_t>(static_cast<size_t>(h.flags >> 3), static_cast<size_t>(end - p));
   for (size_t i = 0; i < values; ++i) SkipVarint(&p, end);
-  if (flags & 4) {
+  if (h.flags & 4) {
     const size_t units = std::min<size_t>(static_cast<size_t>(ReadVarint(&p, end)),
                                           static_cast<size_t>(end - p) / 2);
     p += units * 2;

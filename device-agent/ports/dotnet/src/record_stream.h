@@ -98,6 +98,11 @@ class RecordStream {
     // Reads an object's header up to its reference count, *p then at its first reference;
     // false at the end.
     bool Header(const uint8_t** p, ObjectHeader* h);
+    // Reads the object's h.refs references into refs and their slots into slots (stepped
+    // over when null); *p then after them.
+    void Refs(const uint8_t** p, const ObjectHeader& h, uint64_t* refs, uint32_t* slots) const;
+    // Where this reader stops: its slice's end, or the stream's.
+    const uint8_t* Limit() const;
 
     const RecordStream& s_;
     size_t at_ = 0;
