@@ -31,14 +31,14 @@ SuspectOptions SuspectsOf(const HeapReportOptions& o) {
 
 // The report around inspections already run; `paths` as RunInspections left them.
 HeapReport ReportWithInspections(const HeapAnalysis& a, const HeapReportOptions& o,
-                                 std::vector<Inspection> inspections,
+                                 const SuspectOptions& so, std::vector<Inspection> inspections,
                                  const InspectionPaths& paths) {
   HeapReport r;
   r.totals = Totals(a);
   r.inspections = std::move(inspections);
   // When the inspections' liveness forest is the plain one, the suspects merge their paths
   // through the inspections' merger (one forest, one memo for both).
-  r.suspects = FindSuspects(a, SuspectsOf(o), {}, {.merger = paths.merger.get()});
+  r.suspects = FindSuspects(a, so, {}, {.merger = paths.merger.get()});
   r.top_types = a.types.ByRetained();
   std::erase_if(r.top_types, [&](uint32_t g) { return a.types[g].count == 0; });  // no instances
   r.top_types.resize(std::min(o.top, r.top_types.size()));
@@ -54,7 +54,7 @@ HeapReport ReportWithInspections(const HeapAnalysis& a, const HeapReportOptions&
 HeapReport BuildHeapReport(const HeapAnalysis& a, const HeapReportOptions& o) {
   InspectionPaths paths;
   std::vector<Inspection> inspections = RunInspections(a.index, {}, {}, &paths);
-  return ReportWithInspections(a, o, std::move(inspections), paths);
+  return ReportWithInspections(a, o, SuspectsOf(o), std::move(inspections), paths);
 }
 
 SharedPasses RunSharedPasses(HeapAnalysis& a, const SharedPassOptions& o,
@@ -101,8 +101,10 @@ AnalysedReport AnalyseAndReport(const Snapshot& snap, const HeapReportOptions& o
                                 const HeapAnalysisOptions& ao) {
   AnalysedReport out;
   out.a = HeapAnalysis::Indexed(snap, ao);
-  SharedPasses p = RunSharedPasses(out.a, {.threads = ao.threads, .suspects = SuspectsOf(o)});
-  out.report = ReportWithInspections(out.a, o, std::move(p.inspections), p.paths);
+  SuspectOptions so = SuspectsOf(o);
+  so.threads = ao.threads;  // the suspects' merges use as many threads as the rest
+  SharedPasses p = RunSharedPasses(out.a, {.threads = ao.threads, .suspects = so});
+  out.report = ReportWithInspections(out.a, o, so, std::move(p.inspections), p.paths);
   return out;
 }
 
