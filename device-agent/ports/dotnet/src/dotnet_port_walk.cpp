@@ -68,13 +68,11 @@ void DotnetPort::AddFrozenObjects(const std::vector<uint64_t>& named,
   // reports some objects of the non-GC heap itself: boxed statics, empty arrays, literals it
   // met), found among the few reported objects outside the ranges: a table lookup per reference
   // and object (address_ranges.h), in one pass over the record's ids and references, its two
-  // halves on two threads (RecordStream's slices; 1 M objects: 33-88 -> 16-18 ms). Without
-  // the ranges: missing
-  // from the sorted ids of every reported object (a sort of every object and a search per
-  // reference, in two passes: several times slower on a big heap). The same pass finds which
-  // of the `named` objects (sorted) were recorded.
+  // halves on two threads (RecordStream's slices). Without the ranges: missing from the sorted
+  // ids of every reported object (a sort of every object and a search per reference, in two
+  // passes: several times slower on a big heap). The same pass finds which of the `named`
+  // objects (sorted) were recorded.
   std::vector<uint64_t> missing;
-  StreamObject o;
   // `named` holds tens to thousands of ids and every object is looked for: a bit per hash of
   // the id answers most of them without the binary search.
   constexpr size_t kFilterBits = size_t{1} << 16;
@@ -83,10 +81,11 @@ void DotnetPort::AddFrozenObjects(const std::vector<uint64_t>& named,
     return static_cast<size_t>((id >> 3) * 0x9E3779B97F4A7C15ull >> 48);  // 16 bits
   };
   for (uint64_t id : named) filter[filter_bit(id) / 64] |= uint64_t{1} << (filter_bit(id) % 64);
-  auto note_named = [&](uint64_t id) {
+  auto is_named = [&](uint64_t id) {  // reads only: the slices' threads call it too
+    if (named.empty()) return false;
     const size_t bit = filter_bit(id);
-    if ((filter[bit / 64] >> (bit % 64) & 1) && std::binary_search(named.begin(), named.end(), id))
-      named_recorded->push_back(id);
+    return (filter[bit / 64] >> (bit % 64) & 1) &&
+           std::binary_search(named.begin(), named.end(), id);
   };
   auto others = [&](auto&& unreported) {  // the roots' and static fields' objects
     for (const RecordedRoot& r : record_.roots)
@@ -116,12 +115,7 @@ void DotnetPort::AddFrozenObjects(const std::vector<uint64_t>& named,
         std::vector<uint64_t> refs;
         while (reader.NextRefs(&id, &refs)) {
           if (outside(id)) out.ids.push_back(id);
-          if (!named.empty()) {
-            const size_t bit = filter_bit(id);
-            if ((filter[bit / 64] >> (bit % 64) & 1) &&
-                std::binary_search(named.begin(), named.end(), id))
-              out.named.push_back(id);
-          }
+          if (is_named(id)) out.named.push_back(id);
           for (uint64_t r : refs)
             if (outside(r)) out.leaving.push_back(r);
         }
@@ -154,18 +148,20 @@ void DotnetPort::AddFrozenObjects(const std::vector<uint64_t>& named,
     others(unreported);
   } else {
     ids.reserve(record_.stream.object_count());
+    uint64_t object;
+    std::vector<uint64_t> refs;
     {
       RecordStream::Reader reader(record_.stream);
-      while (reader.Next(&o)) {
-        ids.push_back(o.id);
-        if (!named.empty()) note_named(o.id);
+      while (reader.NextRefs(&object, &refs)) {
+        ids.push_back(object);
+        if (is_named(object)) named_recorded->push_back(object);
       }
     }
     std::sort(ids.begin(), ids.end());
     auto unreported = [&](uint64_t id) { return !std::binary_search(ids.begin(), ids.end(), id); };
     RecordStream::Reader reader(record_.stream);
-    while (reader.Next(&o))
-      for (uint64_t r : o.refs)
+    while (reader.NextRefs(&object, &refs))
+      for (uint64_t r : refs)
         if (unreported(r)) missing.push_back(r);
     others(unreported);
   }
@@ -184,7 +180,7 @@ void DotnetPort::AddFrozenObjects(const std::vector<uint64_t>& named,
         RecordedObject{id, klass, static_cast<uint32_t>(std::min<size_t>(size, UINT32_MAX))},
         nullptr, 0);
     ++record_.frozen;
-    note_named(id);
+    if (is_named(id)) named_recorded->push_back(id);
   }
 }
 

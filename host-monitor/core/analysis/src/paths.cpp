@@ -452,7 +452,7 @@ std::vector<MergedPaths> PathMerger::MergeEach(std::span<const std::span<const u
   const unsigned workers =
       static_cast<unsigned>(std::min<size_t>(ResolveThreads(threads), sets.size()));
   // Worker 0 (the calling thread) uses the merger's own scratch; the others make theirs.
-  std::vector<std::optional<MergeScratch>> scratch(std::max(1u, workers));
+  std::vector<std::optional<MergeScratch>> scratch(workers);  // sets is not empty: >= 1
   ForEachTask(sets.size(), workers, [&](unsigned worker, size_t task) {
     if (worker != 0 && !scratch[worker]) scratch[worker].emplace(st.g->node_count());
     MergeScratch& sc = worker == 0 ? st.own : *scratch[worker];

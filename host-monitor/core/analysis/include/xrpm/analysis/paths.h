@@ -26,8 +26,8 @@
 //    only reads the memo and the trie, and marks and counts in its own scratch.
 //
 // Thread-safety: PathFinder and PathMerger keep scratch state (one per thread; MergeEach
-// runs its own threads inside); RootPathForest
-// is immutable after Build; the free functions are reentrant.
+// runs its own threads inside); RootPathForest is immutable after Build; the free functions
+// are reentrant.
 #pragma once
 
 #include <atomic>
