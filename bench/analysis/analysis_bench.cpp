@@ -1,15 +1,21 @@
 // xrpm_analysis_bench: the analysis engine on a synthetic heap against Boost Graph.
 //
 //   xrpm_analysis_bench [--objects N] [--refs-per-object R] [--threads T] [--shuffled-ids]
-//                       [--no-boost] [--seed S] [--repeat K]
+//                       [--no-boost] [--seed S] [--repeat K] [--index full|forward|lean]
 //
 // Builds a snapshot of N objects with about R*N references (heap-like: most references point
 // to objects allocated nearby, the rest anywhere; a few large arrays; ~N/1000 roots, some weak),
 // then times in one run: GraphIndex::Build, DominatorTree::Compute (DFS + Lengauer–Tarjan +
 // retained sizes), TypeStats::Compute (retained per type), and Boost's
 // lengauer_tarjan_dominator_tree on a compressed_sparse_row_graph of the same flow graph (same
-// virtual root). Checks that both give the same immediate dominators. Prints wall times, the
-// ratio against Boost, memory per object and peak RSS. Figures go in docs/PERFORMANCE.md.
+// virtual root). Checks that both give the same immediate dominators. Prints wall times (the
+// dominators' by phase too), the ratio against Boost, memory per object and peak RSS. Figures go
+// in docs/PERFORMANCE.md.
+//
+// --index chooses the GraphIndex the analysis runs on: `full` (forward and reverse CSR, type
+// instance lists: what `xrpm report` and the monitor build), `forward` (no reverse CSR, no
+// instance lists: all the dominators need), `lean` (no CSR at all: the dominators resolve the
+// snapshot's references as they go; the least memory).
 #include <sys/resource.h>
 
 #include <boost/graph/compressed_sparse_row_graph.hpp>
@@ -53,6 +59,7 @@ struct Args {
   bool boost = true;
   uint64_t seed = 1;
   int repeat = 1;  // runs of each timed step; the fastest counts (the machine is shared)
+  std::string index = "full";
 };
 
 Args Parse(int argc, char** argv) {
@@ -80,10 +87,15 @@ Args Parse(int argc, char** argv) {
       a.seed = std::strtoull(next(), nullptr, 10);
     else if (s == "--repeat")
       a.repeat = std::max(1, std::atoi(next()));
+    else if (s == "--index" && i + 1 < argc &&
+             (!std::strcmp(argv[i + 1], "full") || !std::strcmp(argv[i + 1], "forward") ||
+              !std::strcmp(argv[i + 1], "lean")))
+      a.index = next();
     else {
       std::fprintf(stderr,
                    "usage: xrpm_analysis_bench [--objects N] [--refs-per-object R] [--threads T] "
-                   "[--shuffled-ids] [--no-boost] [--seed S] [--repeat K]\n");
+                   "[--shuffled-ids] [--no-boost] [--seed S] [--repeat K] "
+                   "[--index full|forward|lean]\n");
       std::exit(2);
     }
   }
@@ -162,23 +174,37 @@ int main(int argc, char** argv) {
   for (int r = 0; r < a.repeat; ++r) {
     g = GraphIndex();
     t0 = Clock::now();
-    g = GraphIndex::Build(snap, {.threads = a.threads});
+    GraphIndexOptions o{.threads = a.threads};
+    if (a.index != "full") o.reverse = o.instances = false;
+    if (a.index == "lean") o.forward = false;
+    g = GraphIndex::Build(snap, o);
     index_s = std::min(index_s, Seconds(t0));
   }
   std::printf(
-      "index build:      %7.3f s  (%u threads; %.1f MiB = %.1f B/object, %.1f B/reference; "
+      "index build:      %7.3f s  (%s, %u threads; %.1f MiB = %.1f B/object, %.1f B/reference; "
       "%s resolver; %llu dangling)\n",
-      index_s, a.threads, g.MemoryBytes() / 1048576.0, g.MemoryBytes() / n,
+      index_s, a.index.c_str(), a.threads, g.MemoryBytes() / 1048576.0, g.MemoryBytes() / n,
       double(g.MemoryBytes()) / double(std::max<uint64_t>(1, g.edge_count())), "address-bucket",
       (unsigned long long)g.dangling_refs());
 
   DominatorTree dom;
   double dom_s = 1e9, dom_cpu = 1e9;
+  // The dominators' phases, timed from their progress reports (the last run's).
+  std::vector<std::pair<std::string, double>> phases;
+  Clock::time_point phase_start;
+  Progress timer{.on_progress = [&](std::string_view phase, double) {
+    if (!phases.empty() && phases.back().first == phase) return;
+    const Clock::time_point now = Clock::now();
+    if (!phases.empty()) phases.back().second = Seconds(phase_start);
+    phases.emplace_back(std::string(phase), 0.0);
+    phase_start = now;
+  }};
   for (int r = 0; r < a.repeat; ++r) {
     dom = DominatorTree();
+    phases.clear();
     t0 = Clock::now();
     const double c0 = CpuSeconds();
-    dom = DominatorTree::Compute(g);
+    dom = DominatorTree::Compute(g, timer, a.threads);
     dom_s = std::min(dom_s, Seconds(t0));
     dom_cpu = std::min(dom_cpu, CpuSeconds() - c0);
   }
@@ -187,6 +213,10 @@ int main(int argc, char** argv) {
       "result %.1f B/object)\n",
       dom_s, dom_cpu, (unsigned long long)dom.reachable_count(), dom.work_peak_bytes() / n,
       dom.MemoryBytes() / n);
+  std::printf("  phases:");
+  for (const auto& [phase, seconds] : phases)
+    if (phase != "dominators: done") std::printf(" %s %.3f s;", phase.c_str() + 12, seconds);
+  std::printf("\n");
 
   TypeStats types;
   double types_s = 1e9;
@@ -214,7 +244,7 @@ int main(int argc, char** argv) {
   std::vector<std::pair<uint32_t, uint32_t>> edges;
   edges.reserve(g.edge_count() + g.StrongRoots().size());
   for (uint32_t v = 0; v < g.node_count(); ++v)
-    for (uint32_t w : g.Out(v)) edges.emplace_back(v, w);
+    g.ForEachOut(v, [&](uint32_t w) { edges.emplace_back(v, w); });
   for (uint32_t r : g.StrongRoots()) edges.emplace_back(root, r);
   BGraph bg(boost::edges_are_unsorted_multi_pass, edges.begin(), edges.end(), root + 1);
   std::vector<std::pair<uint32_t, uint32_t>>().swap(edges);

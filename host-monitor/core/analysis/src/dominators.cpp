@@ -1,56 +1,110 @@
 #include "xrpm/analysis/dominators.h"
 
 #include <algorithm>
+#include <atomic>
+#include <stdexcept>
 #include <vector>
+
+#include "xrpm/model/fork_join.h"
 
 namespace xrpm::analysis {
 
 namespace {
 
 constexpr std::string_view kPhaseDfs = "dominators: depth-first search";
+constexpr std::string_view kPhaseEdges = "dominators: predecessors";
 constexpr std::string_view kPhaseSemi = "dominators: semidominators";
+
+// A node's references: the forward CSR's, or the snapshot's own resolved on every visit (an
+// index built without the CSR). Positions are absolute in either array.
+struct CsrEdges {
+  const uint32_t* off;
+  const uint32_t* out;
+  explicit CsrEdges(const GraphIndex& g) : off(g.out_offsets()), out(g.out_edges()) {}
+  uint64_t begin(uint32_t v) const { return off[v]; }
+  uint64_t end(uint32_t v) const { return off[v + 1]; }
+  uint32_t at(uint64_t k) const { return out[k]; }
+  // Reference k's target: its mark, and where its own references start (for its visit).
+  void Prefetch(uint64_t k, const uint32_t* pre) const {
+    __builtin_prefetch(&pre[out[k]]);
+    __builtin_prefetch(&off[out[k]]);
+  }
+};
+struct ResolvedEdges {
+  const GraphIndex& g;
+  const Snapshot& s;
+  explicit ResolvedEdges(const GraphIndex& gi) : g(gi), s(gi.snapshot()) {}
+  uint64_t begin(uint32_t v) const { return s.ref_begin(v); }
+  uint64_t end(uint32_t v) const { return s.ref_end[v]; }
+  uint32_t at(uint64_t k) const { return g.Find(s.refs[k]); }  // kNoIndex when dangling
+  void Prefetch(uint64_t, const uint32_t*) const {}
+};
 
 // The link-eval forest of one vertex, kept together: eval reads both on every step.
 struct Forest {
-  uint32_t anc;    // DFS parent until the vertex is linked, then its (compressed) ancestor
-  uint32_t label;  // vertex of minimal semidominator on the compressed path (linked vertices)
+  uint32_t anc;  // DFS parent until the vertex is linked, then its (compressed) ancestor
+  // Before the vertex is processed: its semidominator candidate from the edges of smaller
+  // preorder numbers (its DFS parent, forward edges, the virtual root). Once linked: the
+  // vertex of minimal semidominator on its compressed path.
+  uint32_t label;
 };
 
-// Preorder numbering of the vertices reachable from the virtual root (number 0). Iterative: the
-// per-vertex edge cursor lives in `cursor` (indexed by preorder), the way back up in the
-// forest's anc (the DFS parent). Returns the number of numbered vertices, the root included.
-uint32_t NumberDepthFirst(const GraphIndex& g, PodVector<uint32_t>& pre,
+// Preorder numbering of the vertices reachable from the virtual root (number 0), which also
+// sorts every reference it reads by the numbers at its two ends (v -> w, v being the vertex
+// whose references are scanned):
+//  - w not numbered yet: a tree edge, w is numbered as v's child;
+//  - w numbered after v (a descendant already visited): v's number is a semidominator
+//    candidate of w, folded into w's label at once;
+//  - w numbered before v (a back or cross edge): counted in back_count[w]. The semidominator
+//    phase needs these, and only these, as predecessors.
+// Iterative: the per-vertex edge cursor (relative to the vertex's first reference) lives in
+// `cursor`, the way back up in the forest's anc (all indexed by preorder number). Returns the
+// number of numbered vertices, the root included.
+template <class Edges>
+uint32_t NumberDepthFirst(const GraphIndex& g, const Edges& edges, PodVector<uint32_t>& pre,
                           PodVector<uint32_t>& vertex, PodVector<Forest>& forest,
-                          PodVector<uint32_t>& cursor, const Progress& progress) {
-  const uint32_t* off = g.out_offsets();
-  const uint32_t* out = g.out_edges();
+                          PodVector<uint32_t>& cursor, PodVector<uint32_t>& back_count,
+                          const Progress& progress) {
   vertex[0] = g.node_count();
-  forest[0].anc = 0;
+  forest[0] = {0, 0};
   uint32_t m = 1;
   uint32_t next_report = 1 << 20;
-  auto discover = [&](uint32_t w, uint32_t parent) {
+  auto discover = [&](uint32_t w, uint32_t up) {
     pre[w] = m;
     vertex[m] = w;
-    forest[m].anc = parent;
-    const uint32_t b = off[w], e = off[w + 1];
-    cursor[m] = b;
+    forest[m] = {up, up};
+    cursor[m] = 0;
+    back_count[m] = 0;
     // Its children's marks are checked next: start those cache misses together.
-    for (uint32_t k = b; k < e && k < b + 8; ++k) __builtin_prefetch(&pre[out[k]]);
+    const uint64_t b = edges.begin(w), e = std::min(edges.end(w), b + 8);
+    for (uint64_t k = b; k < e; ++k) edges.Prefetch(k, pre.data());
     return m++;
   };
   for (const uint32_t r : g.StrongRoots()) {
     if (pre[r] != kNoIndex) continue;
     uint32_t cur = discover(r, 0);
     while (cur != 0) {
-      const uint32_t end = off[vertex[cur] + 1];
-      uint32_t c = cursor[cur];
-      while (c < end && pre[out[c]] != kNoIndex) ++c;
+      const uint32_t v = vertex[cur];
+      const uint64_t b = edges.begin(v), end = edges.end(v);
+      uint64_t c = b + cursor[cur];
+      uint32_t w = kNoIndex;
+      for (; c < end; ++c) {
+        w = edges.at(c);
+        if (w == kNoIndex) continue;  // dangling
+        const uint32_t o = pre[w];
+        if (o == kNoIndex) break;
+        if (o > cur) {
+          if (cur < forest[o].label) forest[o].label = cur;
+        } else if (o < cur) {
+          ++back_count[o];
+        }
+      }
       if (c == end) {
         cur = forest[cur].anc;
         continue;
       }
-      cursor[cur] = c + 1;
-      cur = discover(out[c], cur);
+      cursor[cur] = static_cast<uint32_t>(c + 1 - b);
+      cur = discover(w, cur);
       if (m == next_report) {
         progress.Report(kPhaseDfs, double(m) / g.node_count());
         next_report += 1 << 20;
@@ -60,37 +114,100 @@ uint32_t NumberDepthFirst(const GraphIndex& g, PodVector<uint32_t>& pre,
   return m;
 }
 
-}  // namespace
+// What ComputeWith leaves for the DominatorTree.
+struct Parts {
+  PodVector<uint32_t> idom;
+  PodVector<uint64_t> retained;
+  uint64_t reachable_count = 0, reachable_bytes = 0;
+  size_t work_peak_bytes = 0;
+};
 
-DominatorTree DominatorTree::Compute(const GraphIndex& g, const Progress& progress) {
+template <class... A>
+size_t BytesOf(const A&... arrays) {
+  return (arrays.bytes_reserved() + ...);
+}
+
+template <class Edges>
+void ComputeWith(const GraphIndex& g, const Edges& edges, unsigned threads, Parts& out,
+                 const Progress& progress) {
   const uint32_t n = g.node_count();
-  DominatorTree d;
-  d.n_ = n;
-  progress.Report(kPhaseDfs, 0);
-
-  // All arrays but `pre` are indexed by preorder number; 0 is the virtual root.
-  PodVector<uint32_t> pre, vertex, semi;
+  // 1. Preorder numbers (all arrays but `pre` are indexed by them; 0 is the virtual root), the
+  // semidominator candidates of the forward edges and the count of back edges per target.
+  PodVector<uint32_t> pre, vertex, off;
   PodVector<Forest> forest;
-  pre.resize(n, kNoIndex);       // node -> preorder; later node -> idom node
-  vertex.resize(size_t{n} + 1);  // preorder -> node
-  forest.resize(size_t{n} + 1);  // see Forest
-  semi.resize(size_t{n} + 1);    // DFS cursor; then bucket head until processed,
-                                 // then the semidominator
-  const uint32_t m = NumberDepthFirst(g, pre, vertex, forest, semi, progress);
+  pre.resize(n, kNoIndex);
+  vertex.resize(size_t{n} + 1);
+  forest.resize(size_t{n} + 1);
+  off.resize(size_t{n} + 2);  // back edges per target, then where each target's list starts
+  uint32_t m = 0;
+  {
+    PodVector<uint32_t> cursor;
+    cursor.resize(size_t{n} + 1);
+    m = NumberDepthFirst(g, edges, pre, vertex, forest, cursor, off, progress);
+    out.work_peak_bytes = BytesOf(pre, vertex, forest, off, cursor);
+  }
   vertex.resize(m);
   vertex.shrink_to_fit();
   forest.resize(m);
   forest.shrink_to_fit();
-  semi.resize(m);
-  semi.shrink_to_fit();
-  PodVector<uint32_t> idom;
-  idom.resize(m);  // bucket link until the bucket is flushed, then (relative) idom
-  for (uint32_t i = 0; i < m; ++i) semi[i] = 0;  // every bucket empty (0 never sits in one)
-  std::vector<uint32_t> stack;
+  off.resize(size_t{m} + 1);
+  off.shrink_to_fit();
+  for (const uint32_t r : g.StrongRoots()) forest[pre[r]].label = 0;  // the virtual root's edges
 
-  // Vertices >= last_linked are linked into the forest (they are linked in reverse preorder
-  // right after being processed). v must be linked. Returns the vertex of minimal semidominator
-  // on the forest path from v up to (excluding) its tree root, compressing the path.
+  // 2. The back edges (from a larger preorder number to a smaller one), in preorder space,
+  // grouped by target: a CSR over `off`, each list filled from its end. A second pass over the
+  // references, on `threads` threads (each a range of sources; a slot is taken with an atomic
+  // decrement, so a list's order varies, which no result depends on).
+  progress.Report(kPhaseEdges, 0);
+  uint64_t total = 0;
+  for (uint32_t i = 0; i < m; ++i) {
+    total += off[i];
+    if (total > UINT32_MAX)
+      throw std::length_error("more than 2^32 - 1 references lead back in the depth-first order");
+    off[i] = static_cast<uint32_t>(total);
+  }
+  off[m] = static_cast<uint32_t>(total);
+  PodVector<uint32_t> back;
+  back.resize(total);
+  {
+    const std::vector<size_t> bounds = EvenBounds(n, ResolveThreads(threads), 1 << 18);
+    RunChunks(bounds, [&](size_t chunk, size_t begin, size_t end) {
+      for (size_t v = begin; v < end; ++v) {
+        if ((v & 0xFFFFF) == 0) {
+          if (chunk == 0)  // reports stay on the calling thread
+            progress.Report(kPhaseEdges, double(v - begin) / double(end - begin));
+          else
+            progress.ThrowIfCancelled();
+        }
+        const uint32_t pv = pre[v];
+        if (pv == kNoIndex) continue;
+        for (uint64_t k = edges.begin(static_cast<uint32_t>(v)),
+                      e = edges.end(static_cast<uint32_t>(v));
+             k < e; ++k) {
+          const uint32_t w = edges.at(k);
+          if (w == kNoIndex) continue;
+          const uint32_t pw = pre[w];
+          if (pv > pw)
+            back[std::atomic_ref<uint32_t>(off[pw]).fetch_sub(1, std::memory_order_relaxed) - 1] =
+                pv;
+        }
+      }
+    });
+  }
+  out.work_peak_bytes = std::max(out.work_peak_bytes, BytesOf(pre, vertex, forest, off, back));
+  pre = {};
+
+  // 3. Lengauer–Tarjan in reverse preorder: semidominators through the link-eval forest
+  // (vertices >= last_linked are linked, in reverse preorder right after being processed), and
+  // relative dominators as each bucket is flushed. `semi` is the bucket head of every vertex
+  // not processed yet (0: empty; 0 never sits in a bucket), then its semidominator; `off`
+  // becomes the bucket links, then the (relative) dominators: slot w is free once step w has
+  // read where its list starts, and only steps >= w write it.
+  PodVector<uint32_t> semi;
+  semi.resize(m, uint32_t{0});
+  std::vector<uint32_t> stack;
+  // v must be linked. Returns the vertex of minimal semidominator on the forest path from v up
+  // to (excluding) its tree root, compressing the path.
   auto eval_slow = [&](uint32_t v, uint32_t last_linked) -> uint32_t {
     stack.clear();
     uint32_t a = forest[v].anc;
@@ -119,37 +236,22 @@ DominatorTree DominatorTree::Compute(const GraphIndex& g, const Progress& progre
     if (f.anc < last_linked) return f.label;
     return eval_slow(v, last_linked);
   };
-
-  // Software pipeline over the reverse preorder: the vertex processed kAhead steps later gets
-  // its predecessor list, then its predecessors' preorder numbers, then their forest entries
-  // pulled into the cache, so the random accesses of several vertices overlap.
-  const uint32_t* in_off = g.in_offsets();
-  const uint32_t* in = g.in_edges();
-  constexpr uint32_t kAhead1 = 16, kAhead2 = 8, kAhead3 = 4;
+  uint32_t* idom = off.data();
+  uint32_t list_end = off[m];
+  constexpr uint32_t kAhead = 8;
   for (uint32_t w = m - 1; w >= 1; --w) {
     if ((w & 0xFFFFF) == 0) progress.Report(kPhaseSemi, double(m - w) / m);
-    if (w > kAhead1) __builtin_prefetch(&in_off[vertex[w - kAhead1]]);
-    if (w > kAhead2) __builtin_prefetch(&in[in_off[vertex[w - kAhead2]]]);
-    if (w > kAhead3) {
-      const uint32_t x = vertex[w - kAhead3];
-      for (uint32_t k = in_off[x], e = std::min(in_off[x + 1], in_off[x] + 8); k < e; ++k)
-        __builtin_prefetch(&pre[in[k]]);
+    if (w > kAhead) {  // the forest entries of a later step's predecessors, into the cache
+      const uint32_t x = w - kAhead;
+      for (uint32_t k = off[x], e = std::min(off[x + 1], off[x] + 8); k < e; ++k)
+        __builtin_prefetch(&forest[back[k]]);
     }
-    const uint32_t node = vertex[w];
-    const uint32_t p = forest[w].anc;  // w is not linked yet: still its DFS parent
-    uint32_t s = p;
-    if (g.IsStrongRoot(node)) {
-      s = 0;  // the virtual root is a predecessor
-    } else {
-      const uint32_t e = in_off[node + 1];
-      for (uint32_t k = in_off[node]; k < e; ++k) {
-        const uint32_t o = pre[in[k]];
-        if (o == kNoIndex) continue;  // unreachable predecessor
-        // An unprocessed predecessor (o <= w) is its own candidate; a processed one gives the
-        // minimal semidominator on its forest path.
-        const uint32_t c = o <= w ? o : semi[eval(o, w + 1)];
-        if (c < s) s = c;
-      }
+    const uint32_t b = off[w], e = list_end;
+    list_end = b;
+    uint32_t s = forest[w].label;  // the candidates of the smaller numbers
+    for (uint32_t k = b; k < e; ++k) {
+      const uint32_t u = eval(back[k], w + 1);  // back[k] > w: processed and linked
+      if (semi[u] < s) s = semi[u];
     }
     // Bucket w is empty by now (flushed when w's children were processed): take the slot.
     semi[w] = s;
@@ -157,6 +259,7 @@ DominatorTree DominatorTree::Compute(const GraphIndex& g, const Progress& progre
     idom[w] = semi[s];  // push w on bucket(s); s < w is unprocessed, so semi[s] is its head
     semi[s] = w;
     // Link w (implicitly: last_linked = w), then flush bucket(parent).
+    const uint32_t p = forest[w].anc;
     for (uint32_t v = semi[p]; v != 0;) {
       const uint32_t next = idom[v];
       const uint32_t u = eval(v, w);
@@ -165,41 +268,56 @@ DominatorTree DominatorTree::Compute(const GraphIndex& g, const Progress& progre
     }
     semi[p] = 0;
   }
+  out.work_peak_bytes = std::max(out.work_peak_bytes, BytesOf(vertex, forest, off, back, semi) +
+                                                          stack.capacity() * sizeof(uint32_t));
+  back = {};
+  forest = {};
+  stack = {};
+  // 4. Immediate dominators in preorder from the relative ones.
   idom[0] = 0;
   for (uint32_t w = 1; w < m; ++w)
     if (idom[w] != semi[w]) idom[w] = idom[idom[w]];
-
-  d.work_peak_bytes_ = pre.bytes_reserved() + vertex.bytes_reserved() + forest.bytes_reserved() +
-                       semi.bytes_reserved() + idom.bytes_reserved() +
-                       stack.capacity() * sizeof(uint32_t);
-  forest = {};
   semi = {};
-  stack = {};
   progress.Report("dominators: retained sizes", 0);
 
-  // Node space: pre[v] -> idom node, in place (each entry reads only itself).
-  for (uint32_t v = 0; v < n; ++v) {
-    const uint32_t o = pre[v];
-    if (o == kNoIndex) continue;
-    pre[v] = idom[o] == 0 ? n : vertex[idom[o]];
-  }
-  d.idom_ = std::move(pre);
-
-  // Retained sizes: reverse preorder visits every vertex before its dominator.
+  // 5. Node space, and retained sizes: reverse preorder visits every vertex before its
+  // dominator.
+  out.idom.resize(n, kNoIndex);
+  out.retained.resize(n, uint64_t{0});
   const Snapshot& snap = g.snapshot();
-  d.retained_.resize(n, uint64_t{0});
-  uint64_t total = 0;
+  uint64_t reachable_bytes = 0;
   for (uint32_t o = m - 1; o >= 1; --o) {
     const uint32_t v = vertex[o];
-    const uint64_t r = d.retained_[v] + snap.object_size[v];
-    d.retained_[v] = r;
-    if (idom[o] == 0)
-      total += r;
+    const uint32_t d = idom[o];
+    out.idom[v] = d == 0 ? n : vertex[d];
+    const uint64_t r = out.retained[v] + snap.object_size[v];
+    out.retained[v] = r;
+    if (d == 0)
+      reachable_bytes += r;
     else
-      d.retained_[vertex[idom[o]]] += r;
+      out.retained[vertex[d]] += r;
   }
-  d.reachable_count_ = m - 1;
-  d.reachable_bytes_ = total;
+  out.reachable_count = m - 1;
+  out.reachable_bytes = reachable_bytes;
+}
+
+}  // namespace
+
+DominatorTree DominatorTree::Compute(const GraphIndex& g, const Progress& progress,
+                                     unsigned threads) {
+  DominatorTree d;
+  d.n_ = g.node_count();
+  progress.Report(kPhaseDfs, 0);
+  Parts parts;
+  if (g.has_forward())
+    ComputeWith(g, CsrEdges(g), threads, parts, progress);
+  else
+    ComputeWith(g, ResolvedEdges(g), threads, parts, progress);
+  d.idom_ = std::move(parts.idom);
+  d.retained_ = std::move(parts.retained);
+  d.reachable_count_ = parts.reachable_count;
+  d.reachable_bytes_ = parts.reachable_bytes;
+  d.work_peak_bytes_ = parts.work_peak_bytes;
   progress.Report("dominators: done", 1);
   return d;
 }

@@ -8,17 +8,28 @@
 //
 // Algorithm: Lengauer–Tarjan, "simple" version (path compression without balanced linking),
 // over the DFS preorder numbering:
-//   1. iterative DFS from the virtual root (an edge cursor per vertex instead of a call stack,
-//      so chains millions deep are fine) numbering vertices in preorder;
-//   2. reverse preorder: semidominators via eval() with iterative path compression, buckets of
+//   1. iterative DFS from the virtual root (an edge cursor per vertex, the way back up through
+//      the parents, so chains millions deep are fine) numbering vertices in preorder. It sorts
+//      each reference as it reads it: an edge to a vertex numbered later offers its source's
+//      number as a semidominator candidate at once; edges to a vertex numbered earlier (back
+//      and cross edges, about one per object on heap-like graphs) are counted per target;
+//   2. a second pass over the references (on `threads` threads) lists those back edges, in
+//      preorder numbers, grouped by target: the only predecessors step 3 evaluates, so no
+//      reverse CSR is needed;
+//   3. reverse preorder: semidominators via eval() with iterative path compression, buckets of
 //      vertices by semidominator, relative dominators when a bucket is flushed;
-//   3. preorder: immediate dominators from relative dominators.
+//   4. preorder: immediate dominators from relative dominators.
 // Time O(E log N) worst case (O(E α) in practice); no recursion anywhere. Retained sizes are
 // then summed in reverse preorder (children before their dominator), O(N).
-// Working memory: six 32-bit arrays (node->preorder, preorder->node, ancestor/parent, label,
-// semidominator/bucket head, idom/bucket link) = 24 bytes per object; the buckets are threaded
-// through the semidominator and idom arrays, so they cost nothing extra. The result keeps 12
-// bytes per object (idom 4 + retained 8).
+// The references come from the index's forward CSR, or without one (GraphIndexOptions::forward
+// false) from the snapshot, resolved through the index's IdResolver on each of the two passes:
+// about twice the time, and the index holds only its resolver.
+// Working memory: four 32-bit arrays (node -> preorder, preorder -> node, the back edges'
+// offsets that become the bucket links and the dominators, then the semidominators in place of
+// node -> preorder), the forest (ancestor and label, 8 bytes) and 4 bytes per back edge: 20
+// bytes per object + 4 per back edge, 24 per object during the DFS (its cursor). The buckets
+// are threaded through the semidominator and dominator arrays. The result keeps 12 bytes per
+// object (idom 4 + retained 8).
 //
 // Thread-safety: immutable after Compute; any number of threads may read it.
 #pragma once
@@ -35,8 +46,10 @@ namespace xrpm::analysis {
 class DominatorTree {
  public:
   DominatorTree() = default;
-  // Throws Cancelled on cancel.
-  static DominatorTree Compute(const GraphIndex& g, const Progress& progress = {});
+  // Throws Cancelled on cancel, std::length_error beyond 2^32 - 1 back edges. `threads` (0: as
+  // many as the machine has) run the pass that lists the back edges.
+  static DominatorTree Compute(const GraphIndex& g, const Progress& progress = {},
+                               unsigned threads = 1);
 
   uint32_t node_count() const { return n_; }
   uint32_t virtual_root() const { return n_; }

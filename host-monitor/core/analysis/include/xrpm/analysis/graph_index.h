@@ -48,7 +48,8 @@ uint8_t RootRank(RootKind kind, uint8_t flags);
 struct GraphIndexOptions {
   unsigned threads = 0;  // 0: as many as the machine has
   // false: no reverse CSR (In() is then empty for every node; 4 B/reference + 4 B/object and
-  // its build time saved) for analyses that only walk forward from the roots (`xrpm inspect`).
+  // its build time saved) for analyses that only walk forward from the roots (`xrpm inspect`,
+  // the dominator tree); referrer lists and PathFinder's search towards the roots read it.
   bool reverse = true;
   // false: no forward CSR (Out() and out_offsets() must not be called; ForEachOut resolves the
   // snapshot's references on every walk; edge_count() is then the snapshot's reference count
