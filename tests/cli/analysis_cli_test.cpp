@@ -100,6 +100,19 @@ TEST_F(AnalysisCli, DominatorsShowsTheTreeToTheRequestedDepth) {
   EXPECT_NE(text.out.find("Game@10000100"), std::string::npos);
 }
 
+// --lean keeps no copy of the references (the dominators resolve each one as they go): the
+// same tree, to the byte, as with the copy.
+TEST_F(AnalysisCli, DominatorsWithoutACopyOfTheReferencesGiveTheSameTree) {
+  for (const char* dump : {"dump1.gclog", "dump3.gclog"}) {
+    const std::string args = std::string("dominators ") + File(dump) + " --top 5 --depth 4";
+    const Result with_copy = Xrpm(args + " --json");
+    const Result lean = Xrpm(args + " --json --lean");
+    EXPECT_EQ(with_copy.rc, 0);
+    EXPECT_EQ(lean.rc, 0);
+    EXPECT_EQ(lean.out, with_copy.out) << dump;
+  }
+}
+
 TEST_F(AnalysisCli, PathsForAnObjectAndForAType) {
   json j = XrpmJson("paths " + File("dump1.gclog") + " --object 0x10010040");
   std::vector<std::string> types;

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cctype>
 #include <cinttypes>
+#include <cstdio>
+#include <fstream>
 
 #include "xrpm/model/type_name.h"
 
@@ -16,6 +18,52 @@ std::unique_ptr<AnalyzedFile> AnalyzeForCli(const std::string& path, const Input
   f->loaded = LoadForCli(path, in);
   if (f->loaded.snap.source.empty()) f->loaded.snap.source = path;
   f->a = HeapAnalysis::Run(f->loaded.snap, {.threads = in.threads});
+  return f;
+}
+
+namespace {
+
+// MemAvailable of /proc/meminfo: what can be allocated without swapping. UINT64_MAX when the
+// system does not say.
+uint64_t AvailableMemoryBytes() {
+  std::ifstream in("/proc/meminfo");
+  std::string key;
+  uint64_t kib = 0;
+  std::string unit;
+  while (in >> key >> kib) {
+    std::getline(in, unit);
+    if (key == "MemAvailable:") return kib * 1024;
+  }
+  return UINT64_MAX;
+}
+
+}  // namespace
+
+bool ForwardIndexFits(uint64_t objects, uint64_t references, uint64_t available) {
+  const double needed = 4.0 * double(references) + 4.0 * double(objects) + 28.0 * double(objects);
+  return needed <= double(available);
+}
+
+std::unique_ptr<AnalyzedFile> DominanceForCli(const std::string& path, const InputOptions& in,
+                                              bool lean) {
+  auto f = std::make_unique<AnalyzedFile>();
+  f->loaded = LoadForCli(path, in);
+  if (f->loaded.snap.source.empty()) f->loaded.snap.source = path;
+  const Snapshot& s = f->loaded.snap;
+  if (!lean) {
+    const uint64_t available = AvailableMemoryBytes();
+    if (!ForwardIndexFits(s.object_count(), s.ref_count(), available)) {
+      lean = true;
+      std::fprintf(stderr,
+                   "xrpm: %s objects and %s references: a copy of the references would not fit "
+                   "in the %s of memory available; the dominators resolve each reference as "
+                   "they go instead (slower)\n",
+                   FormatCount(s.object_count()).c_str(), FormatCount(s.ref_count()).c_str(),
+                   FormatBytes(available).c_str());
+    }
+  }
+  f->a = HeapAnalysis::Run(
+      s, {.threads = in.threads, .reverse = false, .instances = false, .forward = !lean});
   return f;
 }
 

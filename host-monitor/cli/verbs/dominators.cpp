@@ -9,6 +9,7 @@ namespace verb_dominators {
 struct Opts : FileVerbOptions {
   size_t top = 20;
   int depth = 1;
+  bool lean = false;
 };
 
 struct Walker {
@@ -72,7 +73,7 @@ struct Walker {
 };
 
 int Run(const Opts& o) {
-  auto f = AnalyzeForCli(o.file, o.in);
+  auto f = DominanceForCli(o.file, o.in, o.lean);
   const analysis::HeapAnalysis& a = f->a;
   const analysis::DominatorChildren ch = analysis::DominatorChildren::Build(a.dom);
   Walker w{a, ch, o};
@@ -109,6 +110,9 @@ VerbRun Setup(CLI::App& cmd) {
   cmd.add_option("--depth", o->depth, "Levels of the tree to show")
       ->default_val(1)
       ->check(CLI::Range(1, 64));
+  cmd.add_flag("--lean", o->lean,
+               "Keep no copy of the references: the least memory (for the largest heaps), "
+               "slower; chosen by itself when that copy would not fit in the memory available");
   return [o] { return Run(*o); };
 }
 

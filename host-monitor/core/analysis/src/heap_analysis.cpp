@@ -15,12 +15,18 @@ HeapAnalysis HeapAnalysis::Indexed(const Snapshot& snap, const HeapAnalysisOptio
                                    const Progress& progress) {
   HeapAnalysis a;
   a.snapshot = &snap;
-  a.index = GraphIndex::Build(snap, {.threads = opts.threads}, progress);
+  a.threads = opts.threads;
+  a.index = GraphIndex::Build(snap,
+                              {.threads = opts.threads,
+                               .reverse = opts.reverse && opts.forward,
+                               .forward = opts.forward,
+                               .instances = opts.instances},
+                              progress);
   return a;
 }
 
 void HeapAnalysis::ComputeDominance(const Progress& progress) {
-  dom = DominatorTree::Compute(index, progress);
+  dom = DominatorTree::Compute(index, progress, threads);
   types = TypeStats::Compute(index, dom, progress);
 }
 

@@ -22,6 +22,11 @@ namespace xrpm::analysis {
 
 struct HeapAnalysisOptions {
   unsigned threads = 0;  // 0: as many as the machine has
+  // What the index keeps (GraphIndexOptions), everything by default. The dominator tree and
+  // the type statistics read none of the reverse CSR and instance lists, and can do without the
+  // forward CSR too (`xrpm dominators`): see Dominance() in the CLI's shared analysis.
+  bool reverse = true, instances = true;
+  bool forward = true;  // false: only the resolver; the dominators resolve each reference
 };
 
 struct HeapAnalysis {
@@ -38,6 +43,8 @@ struct HeapAnalysis {
   static HeapAnalysis Indexed(const Snapshot& snap, const HeapAnalysisOptions& opts = {},
                               const Progress& progress = {});
   void ComputeDominance(const Progress& progress = {});
+
+  unsigned threads = 0;  // Indexed's: ComputeDominance's passes that can share the work
 };
 
 struct HeapTotals {
