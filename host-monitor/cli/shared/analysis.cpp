@@ -13,11 +13,12 @@ namespace xrpm::cli {
 using analysis::GraphIndex;
 using analysis::HeapAnalysis;
 
-std::unique_ptr<AnalyzedFile> AnalyzeForCli(const std::string& path, const InputOptions& in) {
+std::unique_ptr<AnalyzedFile> AnalyzeForCli(const std::string& path, const InputOptions& in,
+                                            bool referrers) {
   auto f = std::make_unique<AnalyzedFile>();
   f->loaded = LoadForCli(path, in);
   if (f->loaded.snap.source.empty()) f->loaded.snap.source = path;
-  f->a = HeapAnalysis::Run(f->loaded.snap, {.threads = in.threads});
+  f->a = HeapAnalysis::Run(f->loaded.snap, {.threads = in.threads, .reverse = referrers});
   return f;
 }
 

@@ -23,7 +23,11 @@ struct AnalyzedFile {
 };
 
 // Loads through LoadForCli (diagnostics on stderr; InputError on failure), then analyses.
-std::unique_ptr<AnalyzedFile> AnalyzeForCli(const std::string& path, const InputOptions& in);
+// `referrers` false: the index without its reverse CSR (GraphIndex::In empty; 4 B per reference
+// and per object less), for verbs that never list who holds an object nor search a path from
+// one object towards the roots (PathFinder).
+std::unique_ptr<AnalyzedFile> AnalyzeForCli(const std::string& path, const InputOptions& in,
+                                            bool referrers = true);
 // AnalyzeForCli for verbs that need only the dominator tree and the type statistics
 // (`dominators`): an index without the reverse CSR and the instance lists, and without the
 // forward CSR either (its resolver only: ~26 B/object beyond the snapshot instead of ~45, the

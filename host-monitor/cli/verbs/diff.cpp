@@ -36,7 +36,7 @@ int Run(const Opts& o) {
   std::unique_ptr<AnalyzedFile> last;
   for (const std::string& path : o.files) {
     last.reset();  // one analysed snapshot in memory at a time
-    last = AnalyzeForCli(path, o.in);
+    last = AnalyzeForCli(path, o.in, /*referrers=*/false);  // growth paths walk forward
     sums.push_back(analysis::Summarize(last->a));
   }
   const analysis::HeapDiff d = analysis::DiffSummaries(sums);
