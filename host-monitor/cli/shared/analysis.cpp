@@ -18,7 +18,8 @@ std::unique_ptr<AnalyzedFile> AnalyzeForCli(const std::string& path, const Input
   auto f = std::make_unique<AnalyzedFile>();
   f->loaded = LoadForCli(path, in);
   if (f->loaded.snap.source.empty()) f->loaded.snap.source = path;
-  f->a = HeapAnalysis::Run(f->loaded.snap, {.threads = in.threads, .reverse = referrers});
+  f->a =
+      HeapAnalysis::Run(f->loaded.snap, {.threads = in.threads, .index = {.reverse = referrers}});
   return f;
 }
 
@@ -63,8 +64,8 @@ std::unique_ptr<AnalyzedFile> DominanceForCli(const std::string& path, const Inp
                    FormatBytes(available).c_str());
     }
   }
-  f->a = HeapAnalysis::Run(
-      s, {.threads = in.threads, .reverse = false, .instances = false, .forward = !lean});
+  f->a = HeapAnalysis::Run(s, {.threads = in.threads,
+                               .index = {.reverse = false, .forward = !lean, .instances = false}});
   return f;
 }
 

@@ -16,12 +16,9 @@ HeapAnalysis HeapAnalysis::Indexed(const Snapshot& snap, const HeapAnalysisOptio
   HeapAnalysis a;
   a.snapshot = &snap;
   a.threads = opts.threads;
-  a.index = GraphIndex::Build(snap,
-                              {.threads = opts.threads,
-                               .reverse = opts.reverse && opts.forward,
-                               .forward = opts.forward,
-                               .instances = opts.instances},
-                              progress);
+  GraphIndexOptions io = opts.index;
+  io.threads = opts.threads;
+  a.index = GraphIndex::Build(snap, io, progress);
   return a;
 }
 

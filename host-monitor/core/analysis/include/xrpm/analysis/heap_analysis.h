@@ -22,11 +22,10 @@ namespace xrpm::analysis {
 
 struct HeapAnalysisOptions {
   unsigned threads = 0;  // 0: as many as the machine has
-  // What the index keeps (GraphIndexOptions), everything by default. The dominator tree and
-  // the type statistics read none of the reverse CSR and instance lists, and can do without the
-  // forward CSR too (`xrpm dominators`): see Dominance() in the CLI's shared analysis.
-  bool reverse = true, instances = true;
-  bool forward = true;  // false: only the resolver; the dominators resolve each reference
+  // What the index keeps (its own `threads` are ignored: the above serve), everything by
+  // default. The dominator tree and the type statistics read none of the reverse CSR and the
+  // instance lists, and can do without the forward CSR too (`xrpm dominators --lean`).
+  GraphIndexOptions index;
 };
 
 struct HeapAnalysis {
