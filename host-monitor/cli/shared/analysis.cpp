@@ -17,7 +17,6 @@ std::unique_ptr<AnalyzedFile> AnalyzeForCli(const std::string& path, const Input
                                             bool referrers) {
   auto f = std::make_unique<AnalyzedFile>();
   f->loaded = LoadForCli(path, in);
-  if (f->loaded.snap.source.empty()) f->loaded.snap.source = path;
   f->a =
       HeapAnalysis::Run(f->loaded.snap, {.threads = in.threads, .index = {.reverse = referrers}});
   return f;
@@ -39,18 +38,20 @@ uint64_t AvailableMemoryBytes() {
   return UINT64_MAX;
 }
 
-}  // namespace
-
+// Whether the forward CSR (4 bytes per reference and per object, graph_index.h) and the
+// dominators' working arrays fit in `available` bytes.
 bool ForwardIndexFits(uint64_t objects, uint64_t references, uint64_t available) {
-  const double needed = 4.0 * double(references) + 4.0 * double(objects) + 28.0 * double(objects);
+  const double needed = 4.0 * double(references) +
+                        double(4 + analysis::DominatorTree::kWorkBytesPerObject) * double(objects);
   return needed <= double(available);
 }
+
+}  // namespace
 
 std::unique_ptr<AnalyzedFile> DominanceForCli(const std::string& path, const InputOptions& in,
                                               bool lean) {
   auto f = std::make_unique<AnalyzedFile>();
   f->loaded = LoadForCli(path, in);
-  if (f->loaded.snap.source.empty()) f->loaded.snap.source = path;
   const Snapshot& s = f->loaded.snap;
   if (!lean) {
     const uint64_t available = AvailableMemoryBytes();
@@ -72,7 +73,6 @@ std::unique_ptr<AnalyzedFile> DominanceForCli(const std::string& path, const Inp
 std::unique_ptr<IndexedFile> IndexForCli(const std::string& path, const InputOptions& in) {
   auto f = std::make_unique<IndexedFile>();
   f->loaded = LoadForCli(path, in);
-  if (f->loaded.snap.source.empty()) f->loaded.snap.source = path;
   f->index = GraphIndex::Build(
       f->loaded.snap,
       {.threads = in.threads, .reverse = false, .forward = false, .instances = false});

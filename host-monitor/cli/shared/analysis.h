@@ -36,9 +36,6 @@ std::unique_ptr<AnalyzedFile> AnalyzeForCli(const std::string& path, const Input
 // stderr).
 std::unique_ptr<AnalyzedFile> DominanceForCli(const std::string& path, const InputOptions& in,
                                               bool lean);
-// Whether the forward CSR (4 bytes per reference and per object) and the dominators' work
-// (~28 bytes per object at its peak) fit in `available` bytes.
-bool ForwardIndexFits(uint64_t objects, uint64_t references, uint64_t available);
 
 // A loaded file and a lean graph index (the id resolver, roots and types: no copy of the
 // references either way, no instance lists, no dominator tree): for verbs that only walk

@@ -136,7 +136,6 @@ int Run(const Opts& o) {
   // overlap the dominator tree on a second thread.
   auto f = std::make_unique<AnalyzedFile>();
   f->loaded = LoadForCli(o.file, o.in);
-  if (f->loaded.snap.source.empty()) f->loaded.snap.source = o.file;
   if (o.by_site) RequireOrigins(f->loaded);
   analysis::AnalysedReport ar = analysis::AnalyseAndReport(
       f->loaded.snap, {.top = o.top, .min_share = o.min_share / 100.0, .by_site = o.by_site},

@@ -67,6 +67,9 @@ class DominatorTree {
   size_t MemoryBytes() const { return idom_.bytes_reserved() + retained_.bytes_reserved(); }
   // Peak bytes of the working arrays of Compute (beyond the index), for benchmarks.
   size_t work_peak_bytes() const { return work_peak_bytes_; }
+  // About the most Compute's working arrays hold per object (20 bytes + 4 per back edge, of
+  // which heaps have one or two per object), for a caller that checks memory before it starts.
+  static constexpr size_t kWorkBytesPerObject = 28;
 
  private:
   uint32_t n_ = 0;
