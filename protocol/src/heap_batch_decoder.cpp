@@ -16,9 +16,10 @@ namespace protocol {
 namespace {
 
 template <class T>
-bool Column(const std::string& bytes, size_t n, std::vector<T>* out, const char* name,
+bool Column(const std::string& bytes, size_t n, PodColumn<T>* out, const char* name,
             std::string* error) {
-  out->resize(n);
+  out->clear();
+  out->Extend(n);  // every element is decoded below, or the batch is refused
   if (n == 0) {
     if (!bytes.empty())
       return ReportError(error, std::string(name) + ": bytes present for 0 values");
@@ -79,7 +80,7 @@ bool DecodeOrigins(const wire::HeapBatch& in, RawBatch* out, std::string* error)
   if (!Column(in.object_sites(), nobj, &out->object_site, "object sites", error)) return false;
   size_t known = 0;
   for (uint32_t site : out->object_site) known += site != 0;
-  std::vector<uint64_t> deltas;
+  PodColumn<uint64_t> deltas;
   if (!Column(in.object_frames(), known, &deltas, "object frames", error)) return false;
   out->object_frame.assign(nobj, 0);
   uint64_t prev = in.frame_base();
@@ -203,7 +204,7 @@ bool DecodeFields(const wire::HeapBatch& in, RawBatch* out, std::string* error) 
   for (int i = 0; i < in.enums_size(); ++i)
     if (!DecodeEnum(in.enums(i), &out->enums[i], error)) return false;
 
-  std::vector<uint64_t> words;
+  PodColumn<uint64_t> words;
   if (!in.root_slots().empty()) {
     const size_t n = out->root_object.size();
     if (!Column(in.root_slots(), n, &words, "root slots", error)) return false;
@@ -355,7 +356,7 @@ bool DecodeHeapBatch(const wire::HeapBatch& in, RawBatch* out, std::string* erro
 
   // Roots.
   const size_t nroots = in.root_count();
-  std::vector<uint64_t> tmp;
+  PodColumn<uint64_t> tmp;
   if (!Column(in.root_objects(), nroots, &out->root_object, "root objects", error) ||
       !Column(in.root_flags(), nroots, &out->root_flags, "root flags", error) ||
       !Column(in.root_containers(), nroots, &tmp, "root containers", error)) {

@@ -191,7 +191,7 @@ bool BatchEncoder::AddSite(const uint32_t* method_ids, uint32_t depth) {
   for (uint32_t i = 0; i < depth; ++i) cost += VarintLength(method_ids[i]);
   if (raw_.site_depth.size() >= kMaxBatchSites || !Fits(cost)) return false;
   raw_.site_depth.push_back(depth);
-  raw_.site_method.insert(raw_.site_method.end(), method_ids, method_ids + depth);
+  raw_.site_method.Append(method_ids, depth);
   estimate_ += cost;
   return true;
 }
@@ -287,7 +287,7 @@ bool BatchEncoder::AddObject(uint64_t id, uint32_t type, uint32_t size, uint32_t
       raw_.values.push_back(detail.string_length);
       raw_.values.insert(raw_.values.end(), units, units + (value_count - 1));  // widened
     } else {
-      raw_.values.insert(raw_.values.end(), values, values + value_count);
+      raw_.values.Append(values, value_count);
     }
   }
   prev_end_ = id + size;
@@ -312,10 +312,10 @@ size_t BatchEncoder::AddRefs(const uint64_t* refs, size_t n, const uint32_t* slo
   size_t taken = 0;
   if (Fits(all)) {
     estimate_ += all;
-    raw_.refs.insert(raw_.refs.end(), refs, refs + n);
+    raw_.refs.Append(refs, n);
     if (fields_on_) {
       if (slots)
-        raw_.ref_slot.insert(raw_.ref_slot.end(), slots, slots + n);
+        raw_.ref_slot.Append(slots, n);
       else
         raw_.ref_slot.resize(raw_.ref_slot.size() + n, kNoSlot);
       prev_slot_ = prev;

@@ -34,6 +34,7 @@
 
 #include "xrpm/protocol/constants.h"
 #include "xrpm/protocol/fields.h"
+#include "xrpm/protocol/pod_column.h"
 #include "xrpm/protocol/wire.pb.h"
 
 namespace xrpm {
@@ -64,42 +65,42 @@ struct RawContainer {
 struct RawBatch {
   std::vector<RawType> types;
   std::vector<RawContainer> containers;
-  std::vector<uint64_t> root_object;
-  std::vector<uint32_t> root_flags;
-  std::vector<uint32_t> root_container;  // capture-wide container index
-  uint64_t cont_object = 0;              // owner of refs[0..cont_refs)
+  PodColumn<uint64_t> root_object;
+  PodColumn<uint32_t> root_flags;
+  PodColumn<uint32_t> root_container;  // capture-wide container index
+  uint64_t cont_object = 0;            // owner of refs[0..cont_refs)
   uint32_t cont_refs = 0;
-  std::vector<uint64_t> object_id;
-  std::vector<uint32_t> object_type;
-  std::vector<uint32_t> object_size;
-  std::vector<uint32_t> object_ref_count;  // total refs of each object (the last may continue)
-  std::vector<uint64_t> refs;              // cont_refs continued refs, then each object's refs
+  PodColumn<uint64_t> object_id;
+  PodColumn<uint32_t> object_type;
+  PodColumn<uint32_t> object_size;
+  PodColumn<uint32_t> object_ref_count;  // total refs of each object (the last may continue)
+  PodColumn<uint64_t> refs;              // cont_refs continued refs, then each object's refs
 
   // ---- allocation origins (optional; all empty / false in batches without them) ----
   bool has_clock = false;  // this batch announces the capture's clock
   uint64_t capture_frame = 0;
   uint32_t sample_bytes = 0;
   std::vector<std::string> origin_methods;  // new methods (capture-wide ids continue: 1, 2, ...)
-  std::vector<uint32_t> site_depth;         // new sites (capture-wide ids continue: 1, 2, ...)
-  std::vector<uint32_t> site_method;        // their method ids, concatenated, innermost first
+  PodColumn<uint32_t> site_depth;           // new sites (capture-wide ids continue: 1, 2, ...)
+  PodColumn<uint32_t> site_method;          // their method ids, concatenated, innermost first
   // Either empty (no origin columns) or one entry per object: site id (0 unknown) and the
   // allocation frame (0 where the site is unknown).
-  std::vector<uint32_t> object_site;
-  std::vector<uint64_t> object_frame;
+  PodColumn<uint32_t> object_site;
+  PodColumn<uint64_t> object_frame;
 
   // ---- fields and values (optional; fields.h; all empty in batches without them) ----
   std::vector<RawLayout> layouts;
   std::vector<RawEnum> enums;
   // Either empty (no slot column) or one per root / per entry of `refs`: the static field
   // index (roots of a kClass container) or field / element index (refs); kNoSlot unknown.
-  std::vector<uint32_t> root_slot;
-  std::vector<uint32_t> ref_slot;
+  PodColumn<uint32_t> root_slot;
+  PodColumn<uint32_t> ref_slot;
   // With ref_slot: cont_object's last known slot in the earlier batches (kNoSlot: none), what
   // its continued slots are coded against.
   uint32_t cont_prev_slot = kNoSlot;
   // Either empty (no values) or one per object: how many of `values` are its words (0 none).
-  std::vector<uint32_t> object_value_count;
-  std::vector<uint64_t> values;  // wire words (fields.h WordToValue), objects in order
+  PodColumn<uint32_t> object_value_count;
+  PodColumn<uint64_t> values;  // wire words (fields.h WordToValue), objects in order
   // ---- AppDomains (optional; empty in batches of runtimes that do not name them) ----
   std::vector<std::string> domain_names;  // new domains (capture-wide ids continue: 1, 2, ...)
 
