@@ -31,13 +31,10 @@ FieldChecker::FieldChecker(bool fields, bool values, uint32_t string_cap, uint32
       pointer_bytes_(pointer_bytes == 4 ? 4 : 8) {}
 
 const FieldChecker::TypeInfo* FieldChecker::Info(uint32_t type) const {
-  if (!info_cached_ || type != cached_type_) {
-    auto it = types_.find(type);
-    cached_info_ = it == types_.end() ? nullptr : &it->second;
-    cached_type_ = type;
-    info_cached_ = true;
-  }
-  return cached_info_;
+  if (type < dense_.size()) return dense_[type];  // the common case: one load per object
+  if (type < kDenseTypeIds) return nullptr;       // not described
+  auto it = types_.find(type);
+  return it == types_.end() ? nullptr : &it->second;
 }
 
 const RawLayout* FieldChecker::Layout(uint32_t type_id) const {
@@ -86,16 +83,35 @@ bool FieldChecker::CheckSlot(uint64_t owner, uint32_t type, const RawLayout* l, 
   }
 }
 
-// The object's extent and values; last_length_ gets an array's length when known, *layout its
-// type's layout (null: none).
+bool FieldChecker::SlotsValid(const TypeInfo* info, const uint32_t* slots, size_t n,
+                              uint64_t array_length) {
+  size_t bad = 0;  // counted without a branch per slot
+  if (!info || info->layout < 0 || info->shape == TypeShape::kString) {
+    for (size_t i = 0; i < n; ++i) bad += slots[i] != kNoSlot;
+  } else if (info->shape == TypeShape::kArray) {
+    if (array_length == UINT64_MAX) return true;
+    for (size_t i = 0; i < n; ++i) bad += slots[i] != kNoSlot && slots[i] >= array_length;
+  } else {
+    const uint8_t* is_ref = info->reference_field.data();
+    const size_t fields = info->reference_field.size();
+    for (size_t i = 0; i < n; ++i) {
+      const uint32_t s = slots[i];
+      bad += s != kNoSlot && (s >= fields || !is_ref[s]);
+    }
+  }
+  return bad == 0;
+}
+
+// The object's extent and values; last_length_ gets an array's length when known, *type_info
+// its type (null: not described).
 bool FieldChecker::CheckObject(size_t i, const RawBatch& b, size_t* value_at,
-                               const RawLayout** layout, std::string* error) {
+                               const TypeInfo** type_info, std::string* error) {
   const uint64_t id = b.object_id[i];
   const uint32_t type = b.object_type[i];
   const uint32_t size = b.object_size[i];
   const TypeInfo* info = Info(type);
   const RawLayout* l = LayoutOf(info);
-  *layout = l;
+  *type_info = info;
   if (l && l->shape != TypeShape::kArray && info->extent > size)
     return ReportError(error, Where(id, type) + ": its layout has a field up to byte " +
                                   std::to_string(info->extent) + ", outside the object's " +
@@ -146,6 +162,9 @@ bool FieldChecker::CheckObject(size_t i, const RawBatch& b, size_t* value_at,
       if (n != info->value_words)
         return ReportError(error, where() + std::to_string(n) + " value words, its layout has " +
                                       std::to_string(info->value_words) + " value fields");
+      size_t wide = 0;  // one comparison per word; the field loop below only to name a bad one
+      for (uint32_t k = 0; k < n; ++k) wide += w[k] > info->max_word[k];
+      if (wide == 0) return true;
       uint32_t k = 0;
       for (const RawField& f : l->fields) {
         if (!IsValueKind(f.kind)) continue;
@@ -177,8 +196,14 @@ bool FieldChecker::Check(const RawBatch& b, uint32_t seq, std::string* error) {
     return ReportError(error, batch_ + "a values capture's batch without its value columns");
 
   // Types and layouts may be added below (layouts_ may move).
-  info_cached_ = false;
-  for (const RawType& t : b.types) types_[t.id].name = t.name;
+  for (const RawType& t : b.types) {
+    TypeInfo& info = types_[t.id];  // map nodes do not move: dense_ keeps pointers
+    info.name = t.name;
+    if (t.id < kDenseTypeIds) {
+      if (t.id >= dense_.size()) dense_.resize(t.id + 1, nullptr);
+      dense_[t.id] = &info;
+    }
+  }
   for (const RawContainer& c : b.containers) containers_.emplace_back(c.kind, c.id1);
   for (const RawEnum& e : b.enums)
     if (!enums_.emplace(e.id, e).second)
@@ -202,9 +227,18 @@ bool FieldChecker::Check(const RawBatch& b, uint32_t seq, std::string* error) {
           f.kind == FieldKind::kReference ? pointer_bytes_ : FieldKindBytes(f.kind, pointer_bytes_);
       extent = std::max<uint64_t>(extent, uint64_t{f.offset} + width);
     }
-    it->second.layout = static_cast<int32_t>(layouts_.size());
-    it->second.extent = extent;
-    it->second.value_words = l.ValueFieldCount();
+    TypeInfo& info = it->second;
+    info.layout = static_cast<int32_t>(layouts_.size());
+    info.extent = extent;
+    info.value_words = l.ValueFieldCount();
+    info.shape = l.shape;
+    info.reference_field.clear();
+    info.max_word.clear();
+    if (l.shape == TypeShape::kClass || l.shape == TypeShape::kValueType)
+      for (const RawField& f : l.fields) {
+        info.reference_field.push_back(f.kind == FieldKind::kReference);
+        if (IsValueKind(f.kind)) info.max_word.push_back(MaxWord(f.kind, pointer_bytes_));
+      }
     layouts_.push_back(l);
   }
 
@@ -228,19 +262,26 @@ bool FieldChecker::Check(const RawBatch& b, uint32_t seq, std::string* error) {
                                     std::to_string(l->statics.size()) + " static fields)");
   }
 
+  // Each object's slots in one pass without a message (SlotsValid); CheckSlot only to name
+  // the first bad one.
   size_t r = 0, value_at = 0;
   const bool slots = !b.ref_slot.empty();
-  const RawLayout* l = slots && b.cont_refs ? Layout(last_type_) : nullptr;
-  for (; r < b.cont_refs; ++r)
-    if (slots && !CheckSlot(last_object_, last_type_, l, b.ref_slot[r], last_length_, r, error))
-      return false;
+  auto check_slots = [&](uint64_t owner, uint32_t type, const TypeInfo* info, size_t end) {
+    if (!slots || SlotsValid(info, b.ref_slot.data() + r, end - r, last_length_)) {
+      r = end;
+      return true;
+    }
+    for (const RawLayout* l = LayoutOf(info); r < end; ++r)
+      if (!CheckSlot(owner, type, l, b.ref_slot[r], last_length_, r, error)) return false;
+    return true;
+  };
+  const TypeInfo* info = slots && b.cont_refs ? Info(last_type_) : nullptr;
+  if (!check_slots(last_object_, last_type_, info, std::min<size_t>(b.cont_refs, b.refs.size())))
+    return false;
   for (size_t i = 0; i < b.object_id.size(); ++i) {
-    if (!CheckObject(i, b, &value_at, &l, error)) return false;
+    if (!CheckObject(i, b, &value_at, &info, error)) return false;
     const size_t end = std::min(b.refs.size(), r + b.object_ref_count[i]);
-    for (; r < end; ++r)
-      if (slots &&
-          !CheckSlot(b.object_id[i], b.object_type[i], l, b.ref_slot[r], last_length_, r, error))
-        return false;
+    if (!check_slots(b.object_id[i], b.object_type[i], info, end)) return false;
     last_object_ = b.object_id[i];
     last_type_ = b.object_type[i];
   }

@@ -100,6 +100,14 @@ bool WordToValue(FieldKind k, uint64_t word, uint32_t pointer_bytes, uint64_t* b
   return width == 8 || word < (uint64_t{1} << (8 * width));
 }
 
+uint64_t MaxWord(FieldKind k, uint32_t pointer_bytes) {
+  const uint32_t width = FieldKindBytes(k, pointer_bytes);
+  if (!IsValueKind(k) || width == 0 || width > 8) return 0;
+  if (k == FieldKind::kBoolean) return 1;
+  if (k == FieldKind::kSingle) return 0xFFFFFFFFu;
+  return width == 8 ? UINT64_MAX : (uint64_t{1} << (8 * width)) - 1;
+}
+
 uint32_t RawLayout::ValueFieldCount() const {
   if (shape == TypeShape::kArray) return 1;
   if (shape == TypeShape::kString) return 0;

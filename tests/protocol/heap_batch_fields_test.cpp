@@ -306,6 +306,32 @@ TEST(HeapBatchFields, EveryKindMapsToAWordAndBack) {
   EXPECT_FALSE(WordToValue(FieldKind::kReference, 0, 4, &bits));
 }
 
+// The checker compares each word with MaxWord instead of decoding it: the two must accept the
+// same words, at every kind's edge and for both pointer sizes.
+TEST(HeapBatchFields, MaxWordIsTheEdgeOfWhatWordToValueAccepts) {
+  for (uint32_t pointer_bytes : {4u, 8u}) {
+    for (uint32_t k = 0; k <= kMaxFieldKind + 1; ++k) {
+      const auto kind = static_cast<FieldKind>(k);
+      const uint64_t max = MaxWord(kind, pointer_bytes);
+      uint64_t bits;
+      if (!IsValueKind(kind)) {
+        EXPECT_EQ(max, 0u) << k;
+        EXPECT_FALSE(WordToValue(kind, 0, pointer_bytes, &bits)) << k;
+        continue;
+      }
+      for (uint64_t w : {uint64_t{0}, max / 2, max - 1, max}) {
+        EXPECT_TRUE(WordToValue(kind, w, pointer_bytes, &bits)) << FieldKindName(kind) << " " << w;
+      }
+      if (max != UINT64_MAX) {
+        EXPECT_FALSE(WordToValue(kind, max + 1, pointer_bytes, &bits)) << FieldKindName(kind);
+      }
+    }
+  }
+  EXPECT_EQ(MaxWord(FieldKind::kInt16, 4), 0xFFFFu);
+  EXPECT_EQ(MaxWord(FieldKind::kIntPtr, 4), 0xFFFFFFFFu);
+  EXPECT_EQ(MaxWord(FieldKind::kIntPtr, 8), UINT64_MAX);
+}
+
 TEST(HeapBatchFields, SlotsCostUnderAByteEach) {
   uint32_t prev = kNoSlot, slot = 0;
   // In order: every word is 1.

@@ -57,11 +57,21 @@ class FieldChecker {
     int32_t layout = -1;       // index in layouts_
     uint64_t extent = 0;       // max offset + width over the layout's fields
     uint32_t value_words = 0;  // RawLayout::ValueFieldCount()
+    // What the per-object checks compare against, made once with the layout: per field, 1
+    // where it is a reference (classes and value types); per value field in order, the largest
+    // valid word (MaxWord); the shape.
+    std::vector<uint8_t> reference_field;
+    std::vector<uint64_t> max_word;
+    TypeShape shape = TypeShape::kClass;
   };
-  bool CheckObject(size_t i, const RawBatch& b, size_t* value_at, const RawLayout** layout,
+  bool CheckObject(size_t i, const RawBatch& b, size_t* value_at, const TypeInfo** type_info,
                    std::string* error);
   bool CheckSlot(uint64_t owner, uint32_t type, const RawLayout* l, uint32_t slot,
                  uint64_t array_length, size_t ref, std::string* error) const;
+  // Whether n slots of an object of `info`'s type are all valid (CheckSlot's rules, without the
+  // message: CheckSlot finds and reports the first bad one).
+  static bool SlotsValid(const TypeInfo* info, const uint32_t* slots, size_t n,
+                         uint64_t array_length);
   std::string Where(uint64_t object, uint32_t type) const;
   const TypeInfo* Info(uint32_t type) const;  // null: not described; one lookup per run of a type
   const RawLayout* LayoutOf(const TypeInfo* info) const {
@@ -79,11 +89,10 @@ class FieldChecker {
   uint64_t last_object_ = 0;
   uint32_t last_type_ = 0;
   uint64_t last_length_ = UINT64_MAX;  // its array length, when known
-  // Info()'s last answer: the host asks once per object and consecutive objects are often of
-  // one type (valid until the next Check adds types or layouts).
-  mutable bool info_cached_ = false;
-  mutable uint32_t cached_type_ = 0;
-  mutable const TypeInfo* cached_info_ = nullptr;
+  // types_ by id for the ids below kDenseTypeIds (agents number their types 1, 2, ...), null
+  // where none was described: Info() runs once per object, in no order of type.
+  static constexpr uint32_t kDenseTypeIds = 1u << 20;
+  std::vector<const TypeInfo*> dense_;
 };
 
 }  // namespace protocol

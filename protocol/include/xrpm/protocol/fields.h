@@ -104,6 +104,10 @@ inline uint64_t ValueToWord(FieldKind k, uint64_t bits) {
 // wire word -> bits (the host). False when the word does not fit the kind (a Boolean over 1, an
 // Int16 outside -32768..32767, ...) or the kind is not a value kind.
 bool WordToValue(FieldKind k, uint64_t word, uint32_t pointer_bytes, uint64_t* bits);
+// The largest word WordToValue accepts for value kind k: it accepts exactly the words
+// 0..MaxWord (a ZigZag-coded signed kind of w bytes fills 0..2^(8w)-1 as an unsigned one does).
+// 0 for a kind that is not a value kind (WordToValue accepts no word of it).
+uint64_t MaxWord(FieldKind k, uint32_t pointer_bytes);
 
 // A slot on the wire (heap_batch.h): 0 unknown, else 1 + ZigZag(slot - expected), expected =
 // the same object's previous known slot + 1 in this batch (`prev`, kNoSlot at its first).
