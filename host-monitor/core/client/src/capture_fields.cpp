@@ -122,6 +122,24 @@ void CaptureFields::Append(const protocol::RawBatch& b, const std::vector<RawCon
   if (values_) AppendValues(b, first_object, snap);
 }
 
+const CaptureFields::ValuePlan& CaptureFields::PlanFor(uint32_t type_id,
+                                                       const protocol::RawLayout& l) {
+  if (type_id < plan_by_id_.size() && plan_by_id_[type_id]) return *plan_by_id_[type_id];
+  auto [it, fresh] = plans_.try_emplace(type_id);
+  if (fresh)
+    for (const protocol::RawField& fd : l.fields) {
+      if (fd.kind == PK::kReference) continue;
+      const uint32_t width = FieldKindWidth(ModelKind(fd.kind));
+      it->second.fields.emplace_back(fd.kind, width);
+      it->second.bytes += width;
+    }
+  if (type_id < kDensePlanIds) {
+    if (type_id >= plan_by_id_.size()) plan_by_id_.resize(type_id + 1, nullptr);
+    plan_by_id_[type_id] = &it->second;
+  }
+  return it->second;
+}
+
 void CaptureFields::AppendValues(const protocol::RawBatch& b, size_t first_object, Snapshot& snap) {
   HeapFields& f = snap.fields;
   while (f.values.size() < first_object) f.AddValues({});
@@ -151,17 +169,17 @@ void CaptureFields::AppendValues(const protocol::RawBatch& b, size_t first_objec
         continue;
       case protocol::TypeShape::kClass:
       case protocol::TypeShape::kValueType: {
-        size_t k = 0;
-        for (const protocol::RawField& fd : l->fields) {
-          if (fd.kind == PK::kReference || k >= n) continue;
+        const ValuePlan& plan = PlanFor(b.object_type[i], *l);
+        if (scratch_.size() < plan.bytes) scratch_.resize(plan.bytes);
+        uint8_t* out = scratch_.data();
+        const size_t fields = std::min<size_t>(plan.fields.size(), n);  // n: checked equal
+        for (size_t k = 0; k < fields; ++k) {
           uint64_t bits = 0;
-          protocol::WordToValue(fd.kind, words[k++], pointer_bytes_, &bits);  // checked
-          const uint32_t width = FieldKindWidth(ModelKind(fd.kind));
-          const size_t at = scratch_.size();
-          scratch_.resize(at + width);
-          std::memcpy(scratch_.data() + at, &bits, width);  // little-endian host
+          protocol::WordToValue(plan.fields[k].first, words[k], pointer_bytes_, &bits);  // checked
+          std::memcpy(out, &bits, plan.fields[k].second);  // little-endian host
+          out += plan.fields[k].second;
         }
-        f.AddValues(scratch_);
+        f.AddValues({scratch_.data(), static_cast<size_t>(out - scratch_.data())});
         continue;
       }
     }

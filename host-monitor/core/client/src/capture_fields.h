@@ -40,8 +40,16 @@ class CaptureFields {
   bool Finish(Snapshot& snap, std::string* error);
 
  private:
+  // How a class's or value type's value words become the model's bytes: each value field's
+  // kind and width in order, and their total. Made once per layout, kept by type id (a layout
+  // never changes once the checker took it).
+  struct ValuePlan {
+    std::vector<std::pair<protocol::FieldKind, uint32_t>> fields;
+    size_t bytes = 0;
+  };
   uint32_t Label(const std::string& text, Snapshot& snap);
   void AppendValues(const protocol::RawBatch& b, size_t first_object, Snapshot& snap);
+  const ValuePlan& PlanFor(uint32_t type_id, const protocol::RawLayout& l);
 
   protocol::FieldChecker checker_;
   const bool fields_, values_;
@@ -50,6 +58,10 @@ class CaptureFields {
   std::unordered_map<uint32_t, std::string> type_name_;  // type id -> name (static root labels)
   std::vector<uint8_t> scratch_;
   std::u16string units_;
+  std::unordered_map<uint32_t, ValuePlan> plans_;
+  // plans_ by type id below kDensePlanIds (map nodes do not move): a load per object.
+  static constexpr uint32_t kDensePlanIds = 1u << 20;
+  std::vector<const ValuePlan*> plan_by_id_;
 };
 
 }  // namespace xrpm::client
