@@ -131,11 +131,11 @@ WalkResult FieldReporter::LabelContainer(agent::HeapInfoCallback& sink, agent::C
   return sink.ContainerLabel(name.data(), name.size());
 }
 
-const uint32_t* FieldReporter::Slots(const TypeDesc& t, const std::vector<uint32_t>& slot_numbers) {
-  if (t.kind != TypeKind::kClass) return slot_numbers.data();  // an array's element indices
+const uint32_t* FieldReporter::Slots(const TypeDesc& t, const uint32_t* slot_numbers, size_t n) {
+  if (t.kind != TypeKind::kClass) return slot_numbers;  // an array's element indices
   const Plan& p = plans_[&t - &types_[0]];
-  slots_.resize(slot_numbers.size());
-  for (size_t i = 0; i < slot_numbers.size(); ++i) slots_[i] = p.ref_slot[slot_numbers[i]];
+  if (slots_.size() < n) slots_.resize(n);
+  for (size_t i = 0; i < n; ++i) slots_[i] = p.ref_slot[slot_numbers[i]];
   return slots_.data();
 }
 

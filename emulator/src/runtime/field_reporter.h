@@ -39,7 +39,7 @@ class FieldReporter {
                                    uint64_t id2) const;
   // The slots of the references ForEachRefSlot found non-null, given their slot numbers (the
   // i-th reference slot of the object); valid until the next call.
-  const uint32_t* Slots(const TypeDesc& t, const std::vector<uint32_t>& slot_numbers);
+  const uint32_t* Slots(const TypeDesc& t, const uint32_t* slot_numbers, size_t n);
   // ObjectValues / StringValue for the object at `a` (header words `h`), before its references.
   agent::WalkResult ReportValues(agent::HeapInfoCallback& sink, const ManagedHeap& heap, Addr a,
                                  const uint32_t* h);

@@ -166,27 +166,33 @@ class HeapReporter {
       const ObjectOrigin* o = FindOrigin(a, h);
       if (o && ReportOrigin(*o) == WalkResult::kAbort) return WalkResult::kAbort;
     }
-    refs_.clear();
+    // The buffers only grow (to the most slots of an object so far): the non-null references
+    // and their slot numbers are written through pointers, a store each.
+    const TypeDesc& t = types_[h[0] & kTypeMask];
+    const uint32_t slots = RefSlotCount(t, h);
+    if (refs_.size() < slots) {
+      refs_.resize(slots);
+      slot_numbers_.resize(slots);
+    }
+    uint64_t* refs = refs_.data();
+    size_t n = 0;
     if (!fields_.fields()) {
       ForEachRefSlot(types_, h, [&](uint32_t* slot) {
-        if (*slot != kNull) refs_.push_back(*slot);
+        refs[n] = *slot;
+        n += *slot != kNull;
       });
-      return sink_.ObjectReferences(a, h[0] & kTypeMask, types_.SizeOf(h), refs_.data(),
-                                    refs_.size());
+      return sink_.ObjectReferences(a, h[0] & kTypeMask, types_.SizeOf(h), refs, n);
     }
     if (fields_.ReportValues(sink_, heap_, a, h) == WalkResult::kAbort) return WalkResult::kAbort;
-    slot_numbers_.clear();
+    uint32_t* numbers = slot_numbers_.data();
     uint32_t i = 0;
     ForEachRefSlot(types_, h, [&](uint32_t* slot) {
-      if (*slot != kNull) {
-        refs_.push_back(*slot);
-        slot_numbers_.push_back(i);
-      }
-      ++i;
+      refs[n] = *slot;
+      numbers[n] = i++;
+      n += *slot != kNull;
     });
-    const TypeDesc& t = types_[h[0] & kTypeMask];
-    return sink_.ObjectReferencesWithSlots(a, h[0] & kTypeMask, types_.SizeOf(h), refs_.data(),
-                                           fields_.Slots(t, slot_numbers_), refs_.size());
+    return sink_.ObjectReferencesWithSlots(a, h[0] & kTypeMask, types_.SizeOf(h), refs,
+                                           fields_.Slots(t, numbers, n), n);
   }
 
   bool Traverse(Addr root) {
