@@ -1,7 +1,9 @@
 #include "capture_fields.h"
 
 #include <cstring>
+#include <system_error>
 
+#include "xrpm/model/fork_join.h"
 #include "xrpm/model/object_fields.h"
 #include "xrpm/protocol/utf8.h"
 
@@ -232,7 +234,14 @@ bool CaptureFields::Finish(Snapshot& snap, std::string* error) {
       out.statics.push_back({Clean(s.name), Clean(s.type_name)});
     PackLayout(out);
   }
-  const std::string problem = CheckFields(snap);
+  // The model's own check, on every core: it runs after the last batch, so it is the capture's
+  // last step before the snapshot is handed over.
+  std::string problem;
+  try {
+    problem = CheckFields(snap, nullptr, ResolveThreads(0));
+  } catch (const std::system_error&) {  // no thread to be had: this one checks it all
+    problem = CheckFields(snap);
+  }
   if (!problem.empty()) {
     *error = "the capture's object contents are inconsistent: " + problem;
     return false;
