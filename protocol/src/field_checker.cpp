@@ -234,7 +234,7 @@ bool FieldChecker::Check(const RawBatch& b, uint32_t seq, std::string* error) {
     info.shape = l.shape;
     info.reference_field.clear();
     info.max_word.clear();
-    if (l.shape == TypeShape::kClass || l.shape == TypeShape::kValueType)
+    if (l.shape != TypeShape::kString && l.shape != TypeShape::kArray)  // as CheckObject's default
       for (const RawField& f : l.fields) {
         info.reference_field.push_back(f.kind == FieldKind::kReference);
         if (IsValueKind(f.kind)) info.max_word.push_back(MaxWord(f.kind, pointer_bytes_));
