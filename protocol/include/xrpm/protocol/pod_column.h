@@ -6,7 +6,10 @@
 // costing more than the words it copied. Here an append is one capacity check and a loop.
 //
 // Growth doubles the capacity (amortised O(1) per element); memory comes from malloc/realloc
-// and a failure throws std::bad_alloc, as std::vector's would.
+// and a failure throws std::bad_alloc, as std::vector's would. A batch's columns stay small
+// (constants.h's batch limits) and are reused batch after batch; the model's large columns are
+// xrpm/model/pod_vector.h (mmap, huge pages, growth without a second copy), which this layer,
+// shared with the C++17 agent, cannot use.
 //
 // Thread-safety: none; a value type like std::vector.
 #pragma once
