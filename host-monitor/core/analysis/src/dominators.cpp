@@ -40,13 +40,15 @@ struct ResolvedEdges {
   void Prefetch(uint64_t, const uint32_t*) const {}
 };
 
-// The link-eval forest of one vertex, kept together: eval reads both on every step.
+// The link-eval forest of one vertex, kept together: eval reads all three on every step, and
+// compares labels by label_semi without a lookup of the label's semidominator elsewhere.
 struct Forest {
   uint32_t anc;  // DFS parent until the vertex is linked, then its (compressed) ancestor
   // Before the vertex is processed: its semidominator candidate from the edges of smaller
   // preorder numbers (its DFS parent, forward edges, the virtual root). Once linked: the
   // vertex of minimal semidominator on its compressed path.
   uint32_t label;
+  uint32_t label_semi;  // once processed: the semidominator of `label`
 };
 
 // Preorder numbering of the vertices reachable from the virtual root (number 0), which also
@@ -66,13 +68,13 @@ uint32_t NumberDepthFirst(const GraphIndex& g, const Edges& edges, PodVector<uin
                           PodVector<uint32_t>& cursor, PodVector<uint32_t>& back_count,
                           const Progress& progress) {
   vertex[0] = g.node_count();
-  forest[0] = {0, 0};
+  forest[0] = {0, 0, 0};
   uint32_t m = 1;
   uint32_t next_report = 1 << 20;
   auto discover = [&](uint32_t w, uint32_t up) {
     pre[w] = m;
     vertex[m] = w;
-    forest[m] = {up, up};
+    forest[m] = {up, up, 0};
     cursor[m] = 0;
     back_count[m] = 0;
     // Its children's marks are checked next: start those cache misses together.
@@ -208,7 +210,9 @@ void ComputeWith(const GraphIndex& g, const Edges& edges, unsigned threads, Part
   std::vector<uint32_t> stack;
   // v must be linked. Returns the vertex of minimal semidominator on the forest path from v up
   // to (excluding) its tree root, compressing the path.
-  auto eval_slow = [&](uint32_t v, uint32_t last_linked) -> uint32_t {
+  // The answer is the Forest entry of v after compression: its label and the label's
+  // semidominator.
+  auto eval_slow = [&](uint32_t v, uint32_t last_linked) -> Forest {
     stack.clear();
     uint32_t a = forest[v].anc;
     do {
@@ -216,24 +220,26 @@ void ComputeWith(const GraphIndex& g, const Edges& edges, unsigned threads, Part
       v = a;
       a = forest[v].anc;
     } while (a >= last_linked);
-    uint32_t p = v;  // topmost linked vertex of the path
-    uint32_t plabel = forest[p].label;
+    const uint32_t top_anc = forest[v].anc;  // v: the topmost linked vertex of the path
+    uint32_t plabel = forest[v].label, psemi = forest[v].label_semi;
     do {
       v = stack.back();
       stack.pop_back();
       Forest& f = forest[v];
-      f.anc = forest[p].anc;
-      if (semi[plabel] < semi[f.label])
+      f.anc = top_anc;  // every vertex below the top now hangs from the top's ancestor
+      if (psemi < f.label_semi) {
         f.label = plabel;
-      else
+        f.label_semi = psemi;
+      } else {
         plabel = f.label;
-      p = v;
+        psemi = f.label_semi;
+      }
     } while (!stack.empty());
-    return forest[v].label;
+    return forest[v];
   };
-  auto eval = [&](uint32_t v, uint32_t last_linked) -> uint32_t {
+  auto eval = [&](uint32_t v, uint32_t last_linked) -> Forest {
     const Forest f = forest[v];
-    if (f.anc < last_linked) return f.label;
+    if (f.anc < last_linked) return f;
     return eval_slow(v, last_linked);
   };
   uint32_t* idom = off.data();
@@ -250,20 +256,21 @@ void ComputeWith(const GraphIndex& g, const Edges& edges, unsigned threads, Part
     list_end = b;
     uint32_t s = forest[w].label;  // the candidates of the smaller numbers
     for (uint32_t k = b; k < e; ++k) {
-      const uint32_t u = eval(back[k], w + 1);  // back[k] > w: processed and linked
-      if (semi[u] < s) s = semi[u];
+      const uint32_t u_semi = eval(back[k], w + 1).label_semi;  // back[k] > w: processed, linked
+      if (u_semi < s) s = u_semi;
     }
     // Bucket w is empty by now (flushed when w's children were processed): take the slot.
     semi[w] = s;
     forest[w].label = w;
+    forest[w].label_semi = s;
     idom[w] = semi[s];  // push w on bucket(s); s < w is unprocessed, so semi[s] is its head
     semi[s] = w;
     // Link w (implicitly: last_linked = w), then flush bucket(parent).
     const uint32_t p = forest[w].anc;
     for (uint32_t v = semi[p]; v != 0;) {
       const uint32_t next = idom[v];
-      const uint32_t u = eval(v, w);
-      idom[v] = semi[u] < semi[v] ? u : p;
+      const Forest u = eval(v, w);
+      idom[v] = u.label_semi < semi[v] ? u.label : p;
       v = next;
     }
     semi[p] = 0;

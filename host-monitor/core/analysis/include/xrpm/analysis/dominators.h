@@ -26,8 +26,10 @@
 // about twice the time, and the index holds only its resolver.
 // Working memory: four 32-bit arrays (node -> preorder, preorder -> node, the back edges'
 // offsets that become the bucket links and the dominators, then the semidominators in place of
-// node -> preorder), the forest (ancestor and label, 8 bytes) and 4 bytes per back edge: 20
-// bytes per object + 4 per back edge, 24 per object during the DFS (its cursor). The buckets
+// node -> preorder), the forest (ancestor, label and the label's semidominator, 12 bytes: the
+// path compression compares labels without a random read of the semidominator array) and 4
+// bytes per back edge: 24 bytes per object + 4 per back edge, 28 per object during the DFS
+// (its cursor). The buckets
 // are threaded through the semidominator and dominator arrays. The result keeps 12 bytes per
 // object (idom 4 + retained 8).
 //
@@ -67,9 +69,9 @@ class DominatorTree {
   size_t MemoryBytes() const { return idom_.bytes_reserved() + retained_.bytes_reserved(); }
   // Peak bytes of the working arrays of Compute (beyond the index), for benchmarks.
   size_t work_peak_bytes() const { return work_peak_bytes_; }
-  // About the most Compute's working arrays hold per object (20 bytes + 4 per back edge, of
+  // About the most Compute's working arrays hold per object (24 bytes + 4 per back edge, of
   // which heaps have one or two per object), for a caller that checks memory before it starts.
-  static constexpr size_t kWorkBytesPerObject = 28;
+  static constexpr size_t kWorkBytesPerObject = 32;
 
  private:
   uint32_t n_ = 0;
