@@ -9,11 +9,14 @@
 //
 // Checks per batch, beyond no crash/leak/UB: a decoded batch's optional columns are either
 // empty or one entry per root / reference / object, and the value counts add up to the words;
-// a checked batch has a layout for every object with values or a known slot; and a checked
+// a checked batch has a layout for every object with values or a known slot, each known slot
+// names a reference field of its object's class and each class value word fits its field's
+// kind (read from the layouts, not from the checker's own tables); and a checked
 // batch encodes (EncodeRawBatch) to a batch that decodes to the same content (same checksum,
 // same slots, values and layouts).
 //
 // Thread-safety: libFuzzer calls it from one thread.
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -39,10 +42,50 @@ void CheckShape(const protocol::RawBatch& b) {
   XRPM_FUZZ_CHECK(total == b.values.size(), "value counts do not add up to the words");
 }
 
-void CheckChecked(const protocol::RawBatch& b, const protocol::FieldChecker& check) {
+// Independently of the checker's per-layout tables, from the layouts themselves: every known
+// slot it accepted names a reference field of its object's class (none on a string or on an
+// object without a layout), and every value word of a class fits its field's kind.
+void CheckAgainstLayouts(const protocol::RawBatch& b, const protocol::FieldChecker& check,
+                         uint32_t pointer_bytes) {
+  using protocol::TypeShape;
+  size_t r = std::min<size_t>(b.cont_refs, b.ref_slot.size());  // the previous batch's object
+  size_t w = 0;
+  for (size_t i = 0; i < b.object_id.size(); ++i) {
+    const protocol::RawLayout* l = check.Layout(b.object_type[i]);
+    const bool is_class = l && l->shape != TypeShape::kString && l->shape != TypeShape::kArray;
+    const uint32_t nv = b.object_value_count.empty() ? 0 : b.object_value_count[i];
+    if (is_class && nv != 0) {
+      size_t k = 0;
+      for (const protocol::RawField& f : l->fields) {
+        if (!protocol::IsValueKind(f.kind)) continue;
+        uint64_t bits;
+        XRPM_FUZZ_CHECK(
+            k < nv && protocol::WordToValue(f.kind, b.values[w + k], pointer_bytes, &bits),
+            "a value word accepted that does not fit its field");
+        ++k;
+      }
+    }
+    w += nv;
+    const size_t end = std::min<size_t>(b.ref_slot.size(), r + b.object_ref_count[i]);
+    for (; r < end; ++r) {
+      const uint32_t s = b.ref_slot[r];
+      if (s == protocol::kNoSlot) continue;
+      XRPM_FUZZ_CHECK(l != nullptr && l->shape != TypeShape::kString,
+                      "a slot accepted on a string or an object without a layout");
+      if (is_class)
+        XRPM_FUZZ_CHECK(
+            s < l->fields.size() && l->fields[s].kind == protocol::FieldKind::kReference,
+            "a slot accepted that names no reference field of its object");
+    }
+  }
+}
+
+void CheckChecked(const protocol::RawBatch& b, const protocol::FieldChecker& check,
+                  uint32_t pointer_bytes) {
   for (size_t i = 0; i < b.object_value_count.size(); ++i)
     XRPM_FUZZ_CHECK(b.object_value_count[i] == 0 || check.Layout(b.object_type[i]) != nullptr,
                     "values accepted for an object without a layout");
+  CheckAgainstLayouts(b, check, pointer_bytes);
   // Round trip: what the host accepted encodes to the same content.
   protocol::RawBatch copy = b;
   const uint64_t sum = protocol::ChecksumBatch(b, 0);
@@ -88,7 +131,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       XRPM_FUZZ_CHECK(!error.empty(), "a refused batch without a reason");
       break;
     }
-    fuzz::CheckChecked(b, check);
+    fuzz::CheckChecked(b, check, (c & 4) ? 8 : 4);
   }
   return 0;
 }
