@@ -285,7 +285,7 @@ bool BatchEncoder::AddObject(uint64_t id, uint32_t type, uint32_t size, uint32_t
     raw_.object_value_count.push_back(value_count);
     if (units && value_count) {
       raw_.values.push_back(detail.string_length);
-      raw_.values.insert(raw_.values.end(), units, units + (value_count - 1));  // widened
+      raw_.values.AppendRange(units, units + (value_count - 1));  // widened
     } else {
       raw_.values.Append(values, value_count);
     }

@@ -59,9 +59,9 @@ struct Received {
 };
 
 void Append(Received* rx, const RawBatch& b) {
-  auto cat = [](auto& dst, const auto& src) { dst.insert(dst.end(), src.begin(), src.end()); };
-  cat(rx->types, b.types);
-  cat(rx->containers, b.containers);
+  rx->types.insert(rx->types.end(), b.types.begin(), b.types.end());
+  rx->containers.insert(rx->containers.end(), b.containers.begin(), b.containers.end());
+  auto cat = [](auto& dst, const auto& src) { dst.Append(src.data(), src.size()); };
   cat(rx->flat.root_object, b.root_object);
   cat(rx->flat.root_flags, b.root_flags);
   cat(rx->flat.root_container, b.root_container);

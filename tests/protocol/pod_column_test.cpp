@@ -43,7 +43,7 @@ TEST(PodColumn, BehavesAsTheVectorItReplaces) {
   c.resize(2);
   EXPECT_EQ(c, (std::vector<uint32_t>{1, 2}));
   const std::vector<uint64_t> wide{4, 5};
-  c.insert(c.end(), wide.begin(), wide.end());  // narrowed, as vector::insert would
+  c.AppendRange(wide.begin(), wide.end());  // each converted, as vector::insert would
   EXPECT_EQ(c, (std::vector<uint32_t>{1, 2, 4, 5}));
   c.assign(3, 7);
   EXPECT_EQ(c, (std::vector<uint32_t>{7, 7, 7}));

@@ -1,9 +1,10 @@
 // PodColumn<T>: a growable array of a trivially copyable T, the numeric columns of a heap batch
-// (heap_batch.h). It offers the part of std::vector's interface the batch code uses, plus
-// Extend(n): room for n more elements at the end, returned as a pointer to write, left
-// uninitialised. The encoder appends a few words per object on the walk thread, inside the
-// game's pause; with std::vector each such append was a library call (range insert, memmove)
-// costing more than the words it copied. Here an append is one capacity check and a loop.
+// (heap_batch.h). It offers the part of std::vector's interface the batch code uses (no
+// insertion but at the end: Append, AppendRange), plus Extend(n): room for n more elements at
+// the end, returned as a pointer to write, left uninitialised. The encoder appends a few words per
+// object on the walk thread, inside the game's pause; with std::vector each such append was a
+// library call (range insert, memmove) costing more than the words it copied. Here an append is one
+// capacity check and a loop.
 //
 // Growth doubles the capacity (amortised O(1) per element); memory comes from malloc/realloc
 // and a failure throws std::bad_alloc, as std::vector's would. A batch's columns stay small
@@ -67,8 +68,6 @@ class PodColumn {
   const T* end() const { return data_ + size_; }
   T& operator[](size_t i) { return data_[i]; }
   const T& operator[](size_t i) const { return data_[i]; }
-  T& front() { return data_[0]; }
-  const T& front() const { return data_[0]; }
   T& back() { return data_[size_ - 1]; }
   const T& back() const { return data_[size_ - 1]; }
 
@@ -89,12 +88,18 @@ class PodColumn {
     }
   }
 
+  // Appends [first, last), each element converted to T (16-bit code units widened to words).
+  template <class It, class = typename std::iterator_traits<It>::iterator_category>
+  void AppendRange(It first, It last) {
+    const size_t n = static_cast<size_t>(std::distance(first, last));
+    T* to = Extend(n);
+    for (size_t i = 0; i < n; ++i, ++first) to[i] = static_cast<T>(*first);
+  }
+
   void push_back(T v) {
     if (size_ == cap_) Grow(size_ + 1);
     data_[size_++] = v;
   }
-  void emplace_back(T v) { push_back(v); }
-  void pop_back() { --size_; }
   void clear() { size_ = 0; }
   void reserve(size_t n) {
     if (n > cap_) Reallocate(n);
@@ -123,24 +128,13 @@ class PodColumn {
   template <class It, class = typename std::iterator_traits<It>::iterator_category>
   void assign(It first, It last) {
     size_ = 0;
-    insert(end(), first, last);
-  }
-  // Inserts at the end only (the batch code never inserts elsewhere).
-  template <class It, class = typename std::iterator_traits<It>::iterator_category>
-  T* insert(T* pos, It first, It last) {
-    const size_t at = static_cast<size_t>(pos - data_);
-    const size_t n = static_cast<size_t>(std::distance(first, last));
-    T* to = Extend(n);
-    for (size_t i = 0; i < n; ++i, ++first) to[i] = static_cast<T>(*first);
-    return data_ + at;
+    AppendRange(first, last);
   }
   void swap(PodColumn& o) noexcept {
     std::swap(data_, o.data_);
     std::swap(size_, o.size_);
     std::swap(cap_, o.cap_);
   }
-
-  std::vector<T> ToVector() const { return std::vector<T>(begin(), end()); }
 
   friend bool operator==(const PodColumn& a, const PodColumn& b) {
     return a.size_ == b.size_ && (a.size_ == 0 || std::equal(a.begin(), a.end(), b.begin()));
