@@ -31,8 +31,7 @@ FieldChecker::FieldChecker(bool fields, bool values, uint32_t string_cap, uint32
       pointer_bytes_(pointer_bytes == 4 ? 4 : 8) {}
 
 const FieldChecker::TypeInfo* FieldChecker::Info(uint32_t type) const {
-  if (type < dense_.size()) return dense_[type];  // the common case: one load per object
-  if (type < kDenseTypeIds) return nullptr;       // not described
+  if (dense_.Covers(type)) return dense_.Find(type);  // the common case: one load per object
   auto it = types_.find(type);
   return it == types_.end() ? nullptr : &it->second;
 }
@@ -199,10 +198,7 @@ bool FieldChecker::Check(const RawBatch& b, uint32_t seq, std::string* error) {
   for (const RawType& t : b.types) {
     TypeInfo& info = types_[t.id];  // map nodes do not move: dense_ keeps pointers
     info.name = t.name;
-    if (t.id < kDenseTypeIds) {
-      if (t.id >= dense_.size()) dense_.resize(t.id + 1, nullptr);
-      dense_[t.id] = &info;
-    }
+    dense_.Set(t.id, &info);
   }
   for (const RawContainer& c : b.containers) containers_.emplace_back(c.kind, c.id1);
   for (const RawEnum& e : b.enums)

@@ -132,19 +132,13 @@ bool CaptureAssembler::Begin(const wire::CaptureBegin& m, size_t wire_bytes, std
 }
 
 uint32_t CaptureAssembler::TypeIndex(uint32_t type_id) {
-  if (type_id < dense_type_.size() && dense_type_[type_id] != kNoIndex)
-    return dense_type_[type_id];  // the common case: one array load per object
+  const uint32_t known = dense_type_.Find(type_id);
+  if (known != kNoIndex) return known;  // the common case: one array load per object
   auto [it, inserted] = type_index_.try_emplace(type_id, 0);
   if (inserted)  // an object of a type the walk never described: keep the id, write no `t`
     it->second = snap_.AddType(type_id, "<unknown type " + FormatHex(type_id) + ">", 0, true);
-  Remember(type_id, it->second);
+  dense_type_.Set(type_id, it->second);
   return it->second;
-}
-
-void CaptureAssembler::Remember(uint32_t type_id, uint32_t index) {
-  if (type_id >= kDenseTypeIds) return;
-  if (type_id >= dense_type_.size()) dense_type_.resize(type_id + 1, kNoIndex);
-  dense_type_[type_id] = index;
 }
 
 uint32_t CaptureAssembler::OriginOf(const protocol::RawContainer& c) {
@@ -220,7 +214,7 @@ bool CaptureAssembler::AppendBatch(const protocol::RawBatch& b, std::string* err
       return Fail(error, where + "type " + FormatHex(t.id) + " described twice");
     if (inserted) {
       it->second = snap_.AddType(t.id, t.name, 0);
-      Remember(t.id, it->second);
+      dense_type_.Set(t.id, it->second);
     } else {  // described after an object used it
       snap_.types[it->second].SetName(t.name);
       snap_.types[it->second].placeholder = false;

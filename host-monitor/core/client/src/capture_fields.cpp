@@ -126,7 +126,7 @@ void CaptureFields::Append(const protocol::RawBatch& b, const std::vector<RawCon
 
 const CaptureFields::ValuePlan& CaptureFields::PlanFor(uint32_t type_id,
                                                        const protocol::RawLayout& l) {
-  if (type_id < plan_by_id_.size() && plan_by_id_[type_id]) return *plan_by_id_[type_id];
+  if (const ValuePlan* known = plan_by_id_.Find(type_id)) return *known;
   auto [it, fresh] = plans_.try_emplace(type_id);
   if (fresh)
     for (const protocol::RawField& fd : l.fields) {
@@ -135,10 +135,7 @@ const CaptureFields::ValuePlan& CaptureFields::PlanFor(uint32_t type_id,
       it->second.fields.emplace_back(fd.kind, width);
       it->second.bytes += width;
     }
-  if (type_id < kDensePlanIds) {
-    if (type_id >= plan_by_id_.size()) plan_by_id_.resize(type_id + 1, nullptr);
-    plan_by_id_[type_id] = &it->second;
-  }
+  plan_by_id_.Set(type_id, &it->second);
   return it->second;
 }
 

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "xrpm/model/snapshot.h"
+#include "xrpm/protocol/dense_type_ids.h"
 #include "xrpm/protocol/field_checker.h"
 #include "xrpm/protocol/heap_batch.h"
 
@@ -59,9 +60,7 @@ class CaptureFields {
   std::vector<uint8_t> scratch_;
   std::u16string units_;
   std::unordered_map<uint32_t, ValuePlan> plans_;
-  // plans_ by type id below kDensePlanIds (map nodes do not move): a load per object.
-  static constexpr uint32_t kDensePlanIds = 1u << 20;
-  std::vector<const ValuePlan*> plan_by_id_;
+  protocol::DenseTypeIds<const ValuePlan*> plan_by_id_{nullptr};  // map nodes do not move
 };
 
 }  // namespace xrpm::client

@@ -29,6 +29,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "xrpm/protocol/dense_type_ids.h"
 #include "xrpm/protocol/fields.h"
 #include "xrpm/protocol/heap_batch.h"
 
@@ -89,10 +90,8 @@ class FieldChecker {
   uint64_t last_object_ = 0;
   uint32_t last_type_ = 0;
   uint64_t last_length_ = UINT64_MAX;  // its array length, when known
-  // types_ by id for the ids below kDenseTypeIds (agents number their types 1, 2, ...), null
-  // where none was described: Info() runs once per object, in no order of type.
-  static constexpr uint32_t kDenseTypeIds = 1u << 20;
-  std::vector<const TypeInfo*> dense_;
+  // types_ by id (null: not described): Info() runs once per object, in no order of type.
+  DenseTypeIds<const TypeInfo*> dense_{nullptr};
 };
 
 }  // namespace protocol

@@ -39,6 +39,7 @@
 #include <vector>
 
 #include "xrpm/model/snapshot.h"
+#include "xrpm/protocol/dense_type_ids.h"
 #include "xrpm/protocol/heap_batch.h"
 #include "xrpm/protocol/wire.pb.h"
 
@@ -88,7 +89,6 @@ class CaptureAssembler {
  private:
   bool AppendBatch(const protocol::RawBatch& b, std::string* error);
   uint32_t TypeIndex(uint32_t type_id);
-  void Remember(uint32_t type_id, uint32_t index);
   uint32_t OriginOf(const protocol::RawContainer& c);
   bool AppendOrigins(const protocol::RawBatch& b, size_t first_object, const std::string& where,
                      std::string* error);
@@ -107,9 +107,8 @@ class CaptureAssembler {
   uint64_t pending_refs_ = 0;  // references the last object still owes
   CaptureTotalsSeen seen_;
   std::unordered_map<uint32_t, uint32_t> type_index_;
-  // type id -> type index for small ids (the usual case), kNoIndex where unknown.
-  static constexpr uint32_t kDenseTypeIds = 1u << 16;
-  std::vector<uint32_t> dense_type_;
+  // type id -> type index (kNoIndex: unknown), type_index_ behind it.
+  protocol::DenseTypeIds<uint32_t> dense_type_{kNoIndex};
   std::vector<protocol::RawContainer> containers_;
   std::vector<uint32_t> container_origin_;
   std::unordered_map<std::string, uint32_t> origin_index_;
