@@ -1,7 +1,6 @@
 #include "capture_fields.h"
 
 #include <cstring>
-#include <system_error>
 
 #include "xrpm/model/fork_join.h"
 #include "xrpm/model/object_fields.h"
@@ -233,12 +232,7 @@ bool CaptureFields::Finish(Snapshot& snap, std::string* error) {
   }
   // The model's own check, on every core: it runs after the last batch, so it is the capture's
   // last step before the snapshot is handed over.
-  std::string problem;
-  try {
-    problem = CheckFields(snap, nullptr, ResolveThreads(0));
-  } catch (const std::system_error&) {  // no thread to be had: this one checks it all
-    problem = CheckFields(snap);
-  }
+  const std::string problem = CheckFields(snap, nullptr, ResolveThreads(0));
   if (!problem.empty()) {
     *error = "the capture's object contents are inconsistent: " + problem;
     return false;

@@ -1,7 +1,10 @@
 // Fork-join: the one way host code runs work on several threads. ForkJoin(n, fn) runs fn(0) on
 // the calling thread and fn(1) ... fn(n-1) on short-lived std::threads, joins them all, then
-// rethrows the first exception (by index) any of them threw. ForEachTask hands `tasks` out in
-// order to up to `threads` such workers and starts no new task after a failure.
+// rethrows the first exception (by index) any of them threw. When a thread cannot be started
+// (the process is out of threads or memory), the indices without one run on the calling
+// thread after fn(0), in order: the work is done either way, so no caller handles it (an
+// index may wait for a lower one's result, never for a higher one's). ForEachTask hands `tasks` out
+// in order to up to `threads` such workers and starts no new task after a failure.
 //
 // No pool: the callers (the readers, the .xrpm blocks, the analysis steps) run a few long
 // memory-bound steps, where a thread's start costs nothing next to its work.
@@ -40,8 +43,13 @@ void ForkJoin(unsigned n, Fn&& fn) {
   };
   std::vector<std::thread> threads;
   threads.reserve(n - 1);
-  for (unsigned i = 1; i < n; ++i) threads.emplace_back(run, i);
+  unsigned started = 1;
+  try {
+    for (; started < n; ++started) threads.emplace_back(run, started);
+  } catch (const std::exception&) {  // std::system_error, std::bad_alloc: no thread to be had
+  }
   run(0);
+  for (unsigned i = started; i < n; ++i) run(i);
   for (auto& t : threads) t.join();
   for (auto& e : errors)
     if (e) std::rethrow_exception(e);
