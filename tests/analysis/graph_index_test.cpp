@@ -130,6 +130,40 @@ TEST(GraphIndex, ParallelBuildEqualsSerialBuild) {
   }
 }
 
+// Referrers and OutList give In(v) and Out(v) on every form of the index: from the CSRs, or
+// found in the snapshot's own references (a scan by id, on one thread or several).
+TEST(GraphIndex, ReferrersAndOutListsWithoutTheCsrsEqualTheCsrs) {
+  std::mt19937_64 rng(7);
+  const uint32_t n = 100'000;  // ~200 k references: the scan runs in several chunks
+  std::vector<ObjectId> ids(n);
+  for (uint32_t i = 0; i < n; ++i) ids[i] = 0x1000 + 16ull * i;
+  ids[n - 1] = ids[5];  // a duplicate id: references to it resolve to node 5 alone
+  Snapshot s;
+  s.AddType(1, "T", 0);
+  std::vector<ObjectId> refs;
+  for (uint32_t i = 0; i < n; ++i) {
+    refs.clear();
+    for (uint64_t k = rng() % 5; k > 0; --k)
+      refs.push_back(rng() % 40 ? ids[rng() % 60] : 0xdead);  // 60 targets, many referrers
+    s.AddObject(ids[i], 0, 16, refs);
+  }
+  const GraphIndex full = GraphIndex::Build(s);
+  ASSERT_TRUE(full.has_reverse());
+  EXPECT_GT(full.In(5).size(), 1000u);
+  EXPECT_TRUE(full.In(n - 1).empty());
+  for (const GraphIndexOptions& o : {GraphIndexOptions{.reverse = false},
+                                     GraphIndexOptions{.reverse = false, .forward = false}}) {
+    const GraphIndex g = GraphIndex::Build(s, o);
+    EXPECT_FALSE(g.has_reverse());
+    for (uint32_t v = 0; v < n; v += v < 64 ? 1 : 997) {  // the targets, and some others
+      ASSERT_EQ(g.OutList(v), ToVec(full.Out(v))) << v;
+      for (unsigned threads : {1u, 3u})
+        ASSERT_EQ(g.Referrers(v, threads), ToVec(full.In(v))) << v << " on " << threads;
+    }
+    EXPECT_TRUE(g.Referrers(n - 1).empty());  // its id is node 5's
+  }
+}
+
 TEST(GraphIndex, CancelFlagStopsTheBuild) {
   Snapshot s;
   s.AddType(1, "T", 0);

@@ -150,6 +150,25 @@ TEST(Paths, ForestGivesShortestPathsToo) {
   EXPECT_EQ(forest.PathTo(h.N(0x500)).nodes, h.Nodes({0x500, 0x600}));
 }
 
+// Without referrer lists (a lean index) PathFinder searches forward from the roots: the
+// forest's path, found per query, and as short as the search from the object.
+TEST(Paths, PathFinderWithoutReferrersGivesTheForestsPaths) {
+  GameHeap h;
+  const GraphIndex lean = GraphIndex::Build(h.snap, {.reverse = false, .forward = false});
+  ASSERT_FALSE(lean.has_reverse());
+  RootPathForest forest = RootPathForest::Build(lean);
+  PathFinder f(lean), full(h.g);
+  for (int round = 0; round < 2; ++round)  // the marks are reset between queries
+    for (uint32_t v = 0; v < lean.node_count(); ++v) {
+      const RootPath p = f.ShortestPathToRoot(v);
+      EXPECT_EQ(p.nodes, forest.PathTo(v).nodes) << v;
+      EXPECT_EQ(p.root_record, forest.PathTo(v).root_record) << v;
+      EXPECT_EQ(p.nodes.size(), full.ShortestPathToRoot(v).nodes.size()) << v;
+    }
+  EXPECT_EQ(f.ShortestPathToRoot(h.N(0x410)).nodes, h.Nodes({0x410, 0x300, 0x200, 0x100}));
+  EXPECT_FALSE(f.ShortestPathToRoot(h.N(0x510)).found());  // held by a weak handle only
+}
+
 TEST(Paths, MergesShortestPathsOfAllInstances) {
   GameHeap h;
   RootPathForest forest = RootPathForest::Build(h.g);

@@ -248,6 +248,43 @@ uint32_t GraphIndex::OutCount(uint32_t v) const {
   return count;
 }
 
+std::vector<uint32_t> GraphIndex::OutList(uint32_t v) const {
+  if (has_forward()) {
+    const std::span<const uint32_t> out = Out(v);
+    return {out.begin(), out.end()};
+  }
+  std::vector<uint32_t> out;
+  ForEachOut(v, [&](uint32_t w) { out.push_back(w); });
+  return out;
+}
+
+std::vector<uint32_t> GraphIndex::Referrers(uint32_t v, unsigned threads) const {
+  if (has_reverse()) {
+    const std::span<const uint32_t> in = In(v);
+    return {in.begin(), in.end()};
+  }
+  const Snapshot& s = *snap_;
+  const ObjectId id = s.object_id[v];
+  // A reference to an id two objects share resolves to the first of them only.
+  if (resolver_.Find(id) != v) return {};
+  // The references in equal chunks, compared in a flat loop; a hit's source is the first object
+  // whose references end after it (ref_end is sorted): hits are few, the search per hit cheap.
+  const uint64_t e = s.ref_count();
+  const std::vector<size_t> bounds = EvenBounds(e, ResolveThreads(threads), size_t{1} << 16);
+  std::vector<std::vector<uint64_t>> hits(bounds.size() - 1);
+  RunChunks(bounds, [&](size_t chunk, size_t begin, size_t end) {
+    const ObjectId* refs = s.refs.data();
+    for (size_t k = begin; k < end; ++k)
+      if (refs[k] == id) hits[chunk].push_back(k);
+  });
+  std::vector<uint32_t> out;
+  const uint64_t* ref_end = s.ref_end.data();
+  for (const std::vector<uint64_t>& chunk : hits)
+    for (const uint64_t k : chunk)
+      out.push_back(static_cast<uint32_t>(std::upper_bound(ref_end, ref_end + n_, k) - ref_end));
+  return out;
+}
+
 uint32_t GraphIndex::FindGroup(std::string_view name) const {
   const std::string canonical = CanonicalTypeName(name);
   for (uint32_t g = 0; g < group_names_.size(); ++g)

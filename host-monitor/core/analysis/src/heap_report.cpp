@@ -38,7 +38,9 @@ HeapReport ReportWithInspections(const HeapAnalysis& a, const HeapReportOptions&
   r.inspections = std::move(inspections);
   // When the inspections' liveness forest is the plain one, the suspects merge their paths
   // through the inspections' merger (one forest, one memo for both).
-  r.suspects = FindSuspects(a, so, {}, {.merger = paths.merger.get()});
+  r.suspects = FindSuspects(
+      a, so, {},
+      {.merger = paths.merger.get(), .forest = paths.merger ? paths.forest.get() : nullptr});
   r.top_types = a.types.ByRetained();
   std::erase_if(r.top_types, [&](uint32_t g) { return a.types[g].count == 0; });  // no instances
   r.top_types.resize(std::min(o.top, r.top_types.size()));

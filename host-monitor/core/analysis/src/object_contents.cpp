@@ -30,6 +30,12 @@ std::string_view Unquote(std::string_view v) {
 }  // namespace
 
 ObjectContents DescribeContents(const GraphIndex& g, uint32_t v) {
+  if (v >= g.node_count()) return DescribeContents(g, v, {});
+  const std::vector<uint32_t> in = g.Referrers(v);
+  return DescribeContents(g, v, in);
+}
+
+ObjectContents DescribeContents(const GraphIndex& g, uint32_t v, std::span<const uint32_t> in) {
   const Snapshot& s = g.snapshot();
   ObjectContents c;
   c.node = v;
@@ -53,9 +59,8 @@ ObjectContents DescribeContents(const GraphIndex& g, uint32_t v) {
   }
   c.text = StringOf(s, v);
   c.length = ArrayLengthOf(s, v);
-  const std::span<const uint32_t> in = g.In(v);
   for (size_t k = 0; k < in.size(); ++k) {
-    if (k > 0 && in[k] == in[k - 1]) continue;  // one row per referrer (In is sorted)
+    if (k > 0 && in[k] == in[k - 1]) continue;  // one row per referrer (sorted by source)
     c.referrers.push_back({in[k], HoldingField(g, in[k], v)});
   }
   return c;

@@ -107,6 +107,30 @@ RootPath PathFinder::ShortestPathToRoot(uint32_t v, const Progress& progress) {
       f->queue_.clear();
     }
   } reset{this};
+  if (!g_->has_reverse()) {
+    // No referrer lists: forward from the roots, seeded best rank first (GraphIndex::
+    // StrongRoots), until v is met; next_ holds each visited node's parent (a root: itself).
+    for (const uint32_t r : g_->StrongRoots()) {
+      next_[r] = r;
+      queue_.push_back(r);
+    }
+    for (size_t head = 0; head < queue_.size() && next_[v] == kNoIndex; ++head) {
+      if ((head & 0xFFFF) == 0xFFFF)
+        progress.Report("paths: searching", double(head) / g_->node_count());
+      const uint32_t x = queue_[head];
+      g_->ForEachOut(x, [&](uint32_t w) {
+        if (next_[w] != kNoIndex) return;
+        next_[w] = x;
+        queue_.push_back(w);
+      });
+    }
+    if (next_[v] == kNoIndex) return path;
+    uint32_t x = v;
+    for (; next_[x] != x; x = next_[x]) path.nodes.push_back(x);
+    path.nodes.push_back(x);
+    path.root_record = g_->StrongRootRecord(x);
+    return path;
+  }
   queue_.push_back(v);
   next_[v] = v;
   // Level by level; the first level that holds a root is searched to its end, and its

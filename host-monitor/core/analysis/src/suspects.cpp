@@ -92,6 +92,16 @@ std::vector<Suspect> FindSuspects(const HeapAnalysis& a, const SuspectOptions& o
   };
   push_big(dom.virtual_root(), kNoIndex, kNoIndex);
   std::optional<PathFinder> finder;  // 4 B/object: made for the first object suspect
+  std::optional<RootPathForest> own_forest;
+  const RootPathForest* forest = in.forest;
+  auto path_to_root = [&](uint32_t v) {
+    if (g.has_reverse()) {
+      if (!finder) finder.emplace(g);
+      return finder->ShortestPathToRoot(v, progress);
+    }
+    if (!forest) forest = &own_forest.emplace(RootPathForest::Build(g, progress));
+    return forest->PathTo(v);
+  };
   std::vector<bool> in_suspect(g.node_count(), false);  // retained by an object suspect
   while (!starts.empty() && out.size() < opts.max_suspects) {
     uint32_t v = starts.top();
@@ -137,8 +147,7 @@ std::vector<Suspect> FindSuspects(const HeapAnalysis& a, const SuspectOptions& o
       s.reason += "; most of it in " + std::to_string(s.top_child_count) + " " +
                   g.group_name(s.top_child_group) + " (" + xrpm::FormatBytes(s.top_child_bytes) +
                   ")";
-    if (!finder) finder.emplace(g);
-    s.path = finder->ShortestPathToRoot(v, progress);
+    s.path = path_to_root(v);
     out.push_back(std::move(s));
   }
 
@@ -172,12 +181,11 @@ std::vector<Suspect> FindSuspects(const HeapAnalysis& a, const SuspectOptions& o
     instance_sets.push_back(g.Instances(grp));
   }
   if (instance_sets.empty()) return out;
-  std::optional<RootPathForest> own_forest;
   std::optional<PathMerger> own_merger;
   PathMerger* merger = in.merger;
   if (!merger) {
-    own_forest = RootPathForest::Build(g, progress);
-    merger = &own_merger.emplace(g, *own_forest);
+    if (!forest) forest = &own_forest.emplace(RootPathForest::Build(g, progress));
+    merger = &own_merger.emplace(g, *forest);
   }
   std::vector<MergedPaths> holders =
       merger->MergeEach(instance_sets, &dom, opts.max_paths, opts.threads);

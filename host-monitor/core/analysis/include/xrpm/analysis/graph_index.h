@@ -99,6 +99,14 @@ class GraphIndex {
   }
   // The number of v's resolved references (Out(v).size()).
   uint32_t OutCount(uint32_t v) const;
+  // v's resolved references in record order: Out(v), or the snapshot's resolved as they come.
+  std::vector<uint32_t> OutList(uint32_t v) const;
+  // Whether In() lists referrers (the reverse CSR was built).
+  bool has_reverse() const { return !in_off_.empty(); }
+  // v's referrers, one entry per reference, sorted by source: In(v), or without the reverse CSR
+  // every reference of the snapshot compared with v's id on `threads` threads (0: as many as
+  // the machine has; ids compared, nothing resolved): O(E), for one object a user asked about.
+  std::vector<uint32_t> Referrers(uint32_t v, unsigned threads = 0) const;
   // The raw CSR arrays (offsets have node_count() + 1 entries), for hot loops that prefetch.
   const uint32_t* out_offsets() const { return out_off_.data(); }
   const uint32_t* out_edges() const { return out_.data(); }

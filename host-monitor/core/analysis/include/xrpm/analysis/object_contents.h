@@ -9,7 +9,8 @@
 // number numerically (so "1.50" matches 1.5), an enum by member name or number, a reference by
 // the referenced string's text or by id ("1ce056", "null").
 //
-// Cost: DescribeContents O(fields + references in and out of the object); ListInstances
+// Cost: DescribeContents O(fields + references in and out of the object), or O(E) to find the
+// referrers without a reverse CSR (GraphIndex::Referrers); ListInstances
 // O(instances x filters) after one field lookup per type.
 // Thread-safety: pure functions over an immutable index and snapshot.
 #pragma once
@@ -50,7 +51,12 @@ struct ObjectContents {
   std::vector<Referrer> referrers;         // in source order
 };
 
+// `referrers`: v's referrers as GraphIndex::Referrers lists them (one per reference, by
+// source), for a caller that already has them; without, they are looked up (a scan of every
+// reference when the index has no reverse CSR).
 ObjectContents DescribeContents(const GraphIndex& g, uint32_t v);
+ObjectContents DescribeContents(const GraphIndex& g, uint32_t v,
+                                std::span<const uint32_t> referrers);
 
 // A field filter "FIELD=VALUE".
 struct FieldFilter {

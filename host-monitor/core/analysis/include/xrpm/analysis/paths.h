@@ -5,7 +5,9 @@
 //    taking that level's best root by RootRank (graph_index.h: a static field before a handle,
 //    a precise stack slot, ..., a conservatively found stack slot last). O(N + E) worst case,
 //    usually a tiny part of the heap; the visited marks are reset per query in time
-//    proportional to what was visited.
+//    proportional to what was visited. On an index without referrer lists (GraphIndex::
+//    has_reverse false) it searches forward from the roots instead, as RootPathForest does,
+//    until it meets the object: O(N + E) per query.
 //  - RootPathForest: one multi-source BFS forward from every strong root, seeded best rank
 //    first (GraphIndex::StrongRoots), gives every reachable object a shortest path from a root
 //    at once, through the best-ranked root among those at the same distance (FIFO order keeps

@@ -69,6 +69,9 @@ struct SuspectInputs {
   // A path merger over RootPathForest::Build's forest of a.index (its memo grows: the type
   // suspects' paths then cost only what other callers have not walked yet).
   PathMerger* merger = nullptr;
+  // RootPathForest::Build's forest of a.index. Without the reverse CSR (a lean index) an object
+  // suspect's path is its path in this forest (built once when null), not a search from it.
+  const RootPathForest* forest = nullptr;
 };
 
 std::vector<Suspect> FindSuspects(const HeapAnalysis& a, const SuspectOptions& opts = {},
