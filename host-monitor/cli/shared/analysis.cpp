@@ -4,8 +4,8 @@
 #include <cctype>
 #include <cinttypes>
 #include <cstdio>
-#include <fstream>
 
+#include "xrpm/analysis/index_budget.h"
 #include "xrpm/model/type_name.h"
 
 namespace xrpm::cli {
@@ -22,40 +22,15 @@ std::unique_ptr<AnalyzedFile> AnalyzeForCli(const std::string& path, const Input
   return f;
 }
 
-namespace {
-
-// MemAvailable of /proc/meminfo: what can be allocated without swapping. UINT64_MAX when the
-// system does not say.
-uint64_t AvailableMemoryBytes() {
-  std::ifstream in("/proc/meminfo");
-  std::string key;
-  uint64_t kib = 0;
-  std::string unit;
-  while (in >> key >> kib) {
-    std::getline(in, unit);
-    if (key == "MemAvailable:") return kib * 1024;
-  }
-  return UINT64_MAX;
-}
-
-// Whether the forward CSR (4 bytes per reference and per object, graph_index.h) and the
-// dominators' working arrays fit in `available` bytes.
-bool ForwardIndexFits(uint64_t objects, uint64_t references, uint64_t available) {
-  const double needed = 4.0 * double(references) +
-                        double(4 + analysis::DominatorTree::kWorkBytesPerObject) * double(objects);
-  return needed <= double(available);
-}
-
-}  // namespace
-
 std::unique_ptr<AnalyzedFile> DominanceForCli(const std::string& path, const InputOptions& in,
                                               bool lean) {
   auto f = std::make_unique<AnalyzedFile>();
   f->loaded = LoadForCli(path, in);
   const Snapshot& s = f->loaded.snap;
   if (!lean) {
-    const uint64_t available = AvailableMemoryBytes();
-    if (!ForwardIndexFits(s.object_count(), s.ref_count(), available)) {
+    const uint64_t available = analysis::AvailableMemoryBytes();
+    if (!analysis::CsrsFit(s.object_count(), s.ref_count(), 1,
+                           analysis::DominatorTree::kWorkBytesPerObject, available)) {
       lean = true;
       std::fprintf(stderr,
                    "xrpm: %s objects and %s references: a copy of the references would not fit "
