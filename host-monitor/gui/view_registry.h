@@ -65,9 +65,8 @@ struct InstancesViewState {
 struct InspectorViewState {
   const app::DocAnalysis* analysis = nullptr;
   uint32_t object = kNoIndex;
-  analysis::RootPath path;            // cached for `object`
-  std::vector<uint32_t> roots;        // root records naming `object`
-  analysis::ObjectContents contents;  // its fields, text and referrers
+  analysis::RootPath path;      // cached for `object`
+  std::vector<uint32_t> roots;  // root records naming `object`
 };
 
 struct DominatorsViewState {

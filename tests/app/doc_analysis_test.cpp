@@ -13,6 +13,7 @@
 #include "xrpm/analysis/inspections.h"
 #include "xrpm/analysis/paths.h"
 #include "xrpm/analysis/suspects.h"
+#include "xrpm/app/demo_heap.h"
 #include "xrpm/app/doc_analysis.h"
 #include "xrpm/app/worker.h"
 
@@ -20,17 +21,20 @@ namespace xrpm::app {
 namespace {
 using namespace std::chrono_literals;
 
-std::shared_ptr<const DocAnalysis> AnalyseOnWorker(std::shared_ptr<const Snapshot> s) {
+std::shared_ptr<const DocAnalysis> AnalyseOnWorker(std::shared_ptr<const Snapshot> s,
+                                                   DocIndex index = DocIndex::kAuto) {
   std::shared_ptr<const DocAnalysis> out;
   Worker w;
   w.Post("analyse", [&](TaskContext& ctx) -> Completion {
-    out = AnalyseDoc(s, ctx);
+    out = AnalyseDoc(s, ctx, index);
     return {};
   });
   EXPECT_TRUE(w.WaitTasksDone(60s));
   return out;
 }
 
+// `a` on the lean index: an object suspect's path is the forest's (as short as the search's,
+// possibly through other objects).
 void ExpectAsComputedAlone(const Snapshot& s, const DocAnalysis& a) {
   const analysis::HeapAnalysis alone = analysis::HeapAnalysis::Run(s);
   const analysis::GraphIndex& g = alone.index;
@@ -47,7 +51,14 @@ void ExpectAsComputedAlone(const Snapshot& s, const DocAnalysis& a) {
   ASSERT_EQ(a.suspects.size(), suspects.size());
   for (size_t i = 0; i < suspects.size(); ++i) {
     EXPECT_EQ(a.suspects[i].reason, suspects[i].reason) << i;
-    EXPECT_EQ(a.suspects[i].path.nodes, suspects[i].path.nodes) << i;
+    if (a.lean_index) {
+      ASSERT_EQ(a.suspects[i].path.nodes.size(), suspects[i].path.nodes.size()) << i;
+      if (!suspects[i].path.nodes.empty()) {
+        EXPECT_EQ(a.suspects[i].path.nodes, a.forest.PathTo(suspects[i].node).nodes) << i;
+      }
+    } else {
+      EXPECT_EQ(a.suspects[i].path.nodes, suspects[i].path.nodes) << i;
+    }
     ASSERT_EQ(a.suspects[i].holders.paths.size(), suspects[i].holders.paths.size()) << i;
     for (size_t k = 0; k < suspects[i].holders.paths.size(); ++k) {
       EXPECT_EQ(MergedPathLabel(g, a.suspects[i].holders.paths[k], " -> "),
@@ -87,6 +98,37 @@ TEST(DocAnalysis, DelegatesGetThePlainForestAllTheSame) {
   const auto a = AnalyseOnWorker(s);
   ASSERT_TRUE(a);
   ExpectAsComputedAlone(*s, *a);
+}
+
+// A heap too big for the index copies gets the lean index: the same dominators, forest,
+// suspects and inspections (the object suspects' paths as short), from the snapshot's own
+// references.
+TEST(DocAnalysis, TheLeanIndexGivesWhatTheFullOneGives) {
+  size_t object_suspects = 0;
+  std::vector<std::shared_ptr<const Snapshot>> heaps;
+  for (uint32_t seed : {41u, 43u})
+    heaps.push_back(
+        std::make_shared<Snapshot>(testing::MakeHeap({.seed = seed, .objects = 3000, .types = 9})));
+  // A leaking cache: one object retains most of the heap.
+  heaps.push_back(std::make_shared<Snapshot>(
+      GenerateDemoHeap({.objects = 5000, .generation = 2, .extra_refs_per_object = 1})));
+  for (const std::shared_ptr<const Snapshot>& s : heaps) {
+    const auto full = AnalyseOnWorker(s, DocIndex::kFull);
+    const auto lean = AnalyseOnWorker(s, DocIndex::kLean);
+    ASSERT_TRUE(full && lean);
+    EXPECT_FALSE(full->lean_index);
+    EXPECT_TRUE(lean->lean_index);
+    EXPECT_TRUE(full->index().has_forward() && full->index().has_reverse());
+    EXPECT_FALSE(lean->index().has_forward() || lean->index().has_reverse());
+    EXPECT_LT(lean->MemoryBytes(), full->MemoryBytes());
+    ExpectAsComputedAlone(*s, *lean);
+    for (const analysis::Suspect& x : lean->suspects)
+      object_suspects += x.kind == analysis::Suspect::Kind::kObject;
+  }
+  EXPECT_GT(object_suspects, 0u);
+  // A small heap fits: kAuto picks the full index.
+  auto small = std::make_shared<Snapshot>(testing::MakeHeap({.seed = 1, .objects = 500}));
+  EXPECT_FALSE(AnalyseOnWorker(small)->lean_index);
 }
 
 }  // namespace

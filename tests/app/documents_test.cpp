@@ -49,6 +49,47 @@ TEST_F(DocumentsTest, DemoHeapLoadsInTheBackgroundAndBecomesReady) {
   EXPECT_EQ(j["docs"][0]["state"], "ready");
 }
 
+// What the Inspector shows of an object (Documents::DescribeObject): at once with the full
+// index; with the lean one on the worker (the referrers are a scan), and the same either way.
+TEST_F(DocumentsTest, ObjectDetailsAreTheSameOnTheLeanIndex) {
+  std::shared_ptr<const ObjectDetails> want;
+  uint32_t node = kNoIndex;
+  for (const DocIndex index : {DocIndex::kFull, DocIndex::kLean}) {
+    AppSession s(Opts());
+    s.documents().set_index_choice(index);
+    const uint32_t id = s.documents().OpenDemo({.objects = 20'000, .extra_refs_per_object = 2});
+    ASSERT_TRUE(s.WaitIdle(60s));
+    SnapshotDoc* d = s.documents().doc(id);
+    ASSERT_TRUE(d && d->analysis);
+    EXPECT_EQ(d->analysis->lean_index, index == DocIndex::kLean);
+    if (node == kNoIndex) {  // the object with the most referrers
+      for (uint32_t v = 0; v < d->analysis->index().node_count(); ++v)
+        if (node == kNoIndex ||
+            d->analysis->index().In(v).size() > d->analysis->index().In(node).size())
+          node = v;
+      ASSERT_GT(d->analysis->index().In(node).size(), 2u);
+    }
+    s.documents().DescribeObject(id, node);
+    if (index == DocIndex::kLean) {
+      EXPECT_FALSE(d->details);
+      EXPECT_EQ(d->details_pending, node);
+      ASSERT_TRUE(s.WaitIdle(60s));
+      EXPECT_EQ(d->details_pending, kNoIndex);
+    }
+    ASSERT_TRUE(d->details);
+    ASSERT_EQ(d->details->node, node);
+    if (!want) {
+      want = d->details;
+      continue;
+    }
+    EXPECT_EQ(d->details->out, want->out);
+    EXPECT_EQ(d->details->in, want->in);
+    ASSERT_EQ(d->details->contents.referrers.size(), want->contents.referrers.size());
+    for (size_t k = 0; k < want->contents.referrers.size(); ++k)
+      EXPECT_EQ(d->details->contents.referrers[k].node, want->contents.referrers[k].node);
+  }
+}
+
 // The selected type's traits (what the runtime said it is) are in the state, as the Inspector
 // shows them.
 TEST_F(DocumentsTest, TheSelectedTypesTraitsAreInTheState) {

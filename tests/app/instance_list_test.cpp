@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "fields_game.h"
+#include "test_heaps.h"
 #include "xrpm/app/instance_list.h"
 
 namespace xrpm::app {
@@ -129,6 +130,26 @@ TEST(InstanceListView, RebuildsAndResortsOnlyWhenWhatItShowsChanges) {
   EXPECT_EQ(v.rebuilds(), 6u);
   EXPECT_TRUE(v.Update(s, a.get(), {.doc = 2, .type = 2}));
   EXPECT_EQ(v.objects(), (Objects{3, 4}));  // the strings
+}
+
+// The order the Instances view opens with, largest retained first, is the analysis' own
+// (DocAnalysis::by_retained) for every instance of a type, and the order a sort gives.
+TEST(InstanceListView, LargestRetainedFirstIsTheAnalysisOrderForAWholeType) {
+  const Snapshot s = testing::MakeHeap({.seed = 5, .objects = 4000, .types = 6});
+  const auto sorted = Analyse(s);
+  const auto ordered = Analyse(s);
+  ordered->by_retained = analysis::RetainedOrder::Build(ordered->heap.index, ordered->heap.dom, 3);
+  for (uint32_t t = 0; t < s.type_count(); ++t) {
+    InstanceListView v, w;
+    v.Update(s, sorted.get(), {.doc = 1, .type = t});
+    w.Update(s, ordered.get(), {.doc = 1, .type = t});
+    EXPECT_TRUE(v.Sort(s, sorted.get(), By(InstanceColumn::kRetained)));
+    EXPECT_TRUE(w.Sort(s, ordered.get(), By(InstanceColumn::kRetained)));
+    EXPECT_EQ(w.objects(), v.objects()) << t;
+    EXPECT_TRUE(w.Sort(s, ordered.get(), By(InstanceColumn::kRetained, false)));  // sorted
+    EXPECT_TRUE(v.Sort(s, sorted.get(), By(InstanceColumn::kRetained, false)));
+    EXPECT_EQ(w.objects(), v.objects()) << t;
+  }
 }
 
 TEST(InstanceListView, WidestIdLabelFollowsTheList) {

@@ -1,7 +1,9 @@
 // Object inspector: one object's size, retained size and dominator, the shortest path from a
 // GC root to it, the roots that name it, and its references out and in (each a link to inspect
 // that object next). Everything comes from the analysis; per selection the view caches the path
-// and the root records (O(path) and O(roots)), the reference lists are spans of the index.
+// and the root records (O(path) and O(roots)); the contents and reference lists are the
+// document's ObjectDetails (Documents::DescribeObject: at once, or on the worker when the
+// referrers must be found by a scan).
 #include <imgui.h>
 
 #include "app.h"
@@ -164,8 +166,14 @@ void DrawInspectorView(App& app, SnapshotDoc& doc) {
     st.object = v;
     st.path = a.forest.PathTo(v);
     st.roots = RootRecordsOf(a, v);
-    st.contents = analysis::DescribeContents(a.index(), v);
   }
+  app.session().documents().DescribeObject(doc.id, v);  // a no-op once done or running
+  const ObjectDetails* details =
+      doc.details && doc.details->node == v ? doc.details.get() : nullptr;
+  const std::string refs_text =
+      details ? FormatCount(details->out.size()) + " references out, " +
+                    FormatCount(details->in.size()) + " in"
+              : "finding referrers (a scan of every reference: no reverse index at this size)";
 
   TextColored(kAccent, snap.type_name_of(v));
   ImGui::SameLine();
@@ -183,8 +191,7 @@ void DrawInspectorView(App& app, SnapshotDoc& doc) {
   TextMuted("size " + FormatBytes(snap.object_size[v]) + "  ·  retained " +
             FormatBytes(a.dom().retained(v)) + " (" +
             FormatPercent(double(a.dom().retained(v)) / heap) + " of the live heap)  ·  " +
-            FormatCount(a.index().Out(v).size()) + " references out, " +
-            FormatCount(a.index().In(v).size()) + " in");
+            refs_text);
   const uint32_t idom = a.dom().idom(v);
   if (idom == kNoIndex) {
     TextColored(kWarn, "Unreachable: no strong root keeps it alive.");
@@ -196,7 +203,7 @@ void DrawInspectorView(App& app, SnapshotDoc& doc) {
     ObjectLink(app, doc, idom);
   }
 
-  DrawContents(app, doc, st.contents);
+  if (details) DrawContents(app, doc, details->contents);
   DrawOrigin(app, doc, v);
 
   ImGui::Spacing();
@@ -211,21 +218,26 @@ void DrawInspectorView(App& app, SnapshotDoc& doc) {
   }
 
   ImGui::Spacing();
+  if (!details) {
+    TextMuted("Looking for this object's referrers among all " +
+              FormatCount(a.index().snapshot().ref_count()) + " references…");
+    return;
+  }
   const float h = std::max(
       160.f, ImGui::GetContentRegionAvail().y - ImGui::GetTextLineHeightWithSpacing() * 2.5f);
   const float w = ImGui::GetContentRegionAvail().x * 0.5f - 6;
   ImGui::BeginGroup();
-  SectionTitle(("References out (" + FormatCount(a.index().Out(v).size()) + ")").c_str());
+  SectionTitle(("References out (" + FormatCount(details->out.size()) + ")").c_str());
   ImGui::PushItemWidth(w);
   ImGui::BeginChild("##out", ImVec2(w, h));
-  RefTable(app, doc, "out", a.index().Out(v), 0, v, true);
+  RefTable(app, doc, "out", details->out, 0, v, true);
   ImGui::EndChild();
   ImGui::EndGroup();
   ImGui::SameLine(0, 12);
   ImGui::BeginGroup();
-  SectionTitle(("Referenced by (" + FormatCount(a.index().In(v).size()) + ")").c_str());
+  SectionTitle(("Referenced by (" + FormatCount(details->in.size()) + ")").c_str());
   ImGui::BeginChild("##in", ImVec2(0, h));
-  RefTable(app, doc, "in", a.index().In(v), 0, v, false);
+  RefTable(app, doc, "in", details->in, 0, v, false);
   ImGui::EndChild();
   ImGui::EndGroup();
   ImGui::PopItemWidth();

@@ -5,6 +5,7 @@
 #include <map>
 
 #include "xrpm/analysis/heap_report.h"
+#include "xrpm/analysis/index_budget.h"
 #include "xrpm/app/glyph_set.h"
 
 namespace xrpm::app {
@@ -75,7 +76,7 @@ RootsOverview GroupRoots(const Snapshot& s, const analysis::GraphIndex& g,
 }  // namespace
 
 std::shared_ptr<const DocAnalysis> AnalyseDoc(std::shared_ptr<const Snapshot> snap,
-                                              TaskContext& ctx) {
+                                              TaskContext& ctx, DocIndex index) {
   const auto t0 = std::chrono::steady_clock::now();
   auto a = std::make_shared<DocAnalysis>();  // members are built in place: the forest and the
   a->snapshot = std::move(snap);             // summaries point into the index
@@ -83,15 +84,27 @@ std::shared_ptr<const DocAnalysis> AnalyseDoc(std::shared_ptr<const Snapshot> sn
   const Progress progress = MakeProgress(ctx, &phase);
   const Snapshot& s = *a->snapshot;
 
-  a->heap = analysis::HeapAnalysis::Indexed(s, {}, progress);
+  if (index == DocIndex::kAuto)
+    index = analysis::CsrsFit(s.object_count(), s.ref_count(), 2, kDocWorkBytesPerObject,
+                              analysis::AvailableMemoryBytes())
+                ? DocIndex::kFull
+                : DocIndex::kLean;
+  a->lean_index = index == DocIndex::kLean;
+  a->heap = analysis::HeapAnalysis::Indexed(
+      s, {.index = {.reverse = !a->lean_index, .forward = !a->lean_index}}, progress);
   const analysis::GraphIndex& g = a->heap.index;
 
   // The dominator tree and type statistics here; the inspections, the plain root-path forest,
-  // the suspects' path memo and the sorted child lists beside them (heap_report.h). Progress
+  // the suspects' path memo and the sorted child lists beside them (heap_report.h), or after
+  // them on the lean index: a heap that needs it has no memory for both at once. Progress
   // is shown for the dominator tree and type statistics (the phase is the worker's one line).
-  const analysis::SuspectOptions suspect_options;  // the defaults, for the memo and the suspects
+  const unsigned threads = a->lean_index ? 1 : 0;
+  analysis::SuspectOptions suspect_options;  // the defaults, for the memo and the suspects
+  suspect_options.threads = threads;
   analysis::SharedPasses p = analysis::RunSharedPasses(
-      a->heap, {.suspects = suspect_options, .plain_forest = true, .children = true}, progress);
+      a->heap,
+      {.threads = threads, .suspects = suspect_options, .plain_forest = true, .children = true},
+      progress);
   a->inspections = std::move(p.inspections);
   a->children = std::move(p.children);
   a->totals = analysis::Totals(a->heap);
@@ -100,10 +113,12 @@ std::shared_ptr<const DocAnalysis> AnalyseDoc(std::shared_ptr<const Snapshot> sn
     a->retained_by_type[t] = a->heap.types[g.group_of_type(t)].retained_bytes;
 
   ctx.SetPhase("Leak suspects");
-  a->suspects = analysis::FindSuspects(a->heap, suspect_options, progress,
-                                       {.children = &a->children, .merger = p.paths.merger.get()});
+  a->suspects = analysis::FindSuspects(
+      a->heap, suspect_options, progress,
+      {.children = &a->children, .merger = p.paths.merger.get(), .forest = p.paths.forest.get()});
   p.paths.merger.reset();  // it points to the forest, which moves now
   a->forest = std::move(*p.paths.forest);
+  a->by_retained = analysis::RetainedOrder::Build(g, a->heap.dom, threads, progress);
   ctx.SetPhase("Roots");
   progress.ThrowIfCancelled();
   a->roots = GroupRoots(s, g, a->heap.dom);
@@ -127,7 +142,7 @@ std::vector<uint32_t> RootRecordsOf(const DocAnalysis& a, uint32_t v) {
 size_t DocAnalysis::MemoryBytes() const {
   const size_t n = heap.index.node_count();
   return heap.index.MemoryBytes() + heap.dom.MemoryBytes() + n * 8 /* children */ +
-         n * 4 /* forest */ + retained_by_type.size() * 8;
+         n * 4 /* forest */ + by_retained.MemoryBytes() + retained_by_type.size() * 8;
 }
 
 }  // namespace xrpm::app

@@ -189,10 +189,10 @@ void Documents::StartAnalysis(uint32_t id) {
   d->analysis_note.clear();
   worker_.Post(
       "Analysing " + d->title,
-      [this, id, snap = d->snapshot](TaskContext& ctx) -> Completion {
+      [this, id, snap = d->snapshot, index = index_choice_](TaskContext& ctx) -> Completion {
         std::shared_ptr<const DocAnalysis> a;
         try {
-          a = AnalyseDoc(snap, ctx);
+          a = AnalyseDoc(snap, ctx, index);
         } catch (const Cancelled&) {
           return [this, id] {
             if (SnapshotDoc* d = doc(id)) {
@@ -299,6 +299,46 @@ void Documents::FindHolders(uint32_t id, uint32_t type_index) {
       [this, id](const std::string& m) {
         if (SnapshotDoc* d = doc(id)) d->holders_pending = kNoIndex;
         log_.Add(LogEntry::kError, "Could not find the paths: " + m);
+      });
+}
+
+namespace {
+
+std::shared_ptr<ObjectDetails> Describe(const DocAnalysis& a, uint32_t node) {
+  auto d = std::make_shared<ObjectDetails>();
+  d->node = node;
+  d->out = a.index().OutList(node);
+  d->in = a.index().Referrers(node);
+  d->contents = analysis::DescribeContents(a.index(), node, d->in);
+  return d;
+}
+
+}  // namespace
+
+void Documents::DescribeObject(uint32_t id, uint32_t node) {
+  SnapshotDoc* d = doc(id);
+  if (!d || !d->analysis || node >= d->analysis->index().node_count()) return;
+  if ((d->details && d->details->node == node) || d->details_pending == node) return;
+  if (d->analysis->index().has_reverse()) {
+    d->details = Describe(*d->analysis, node);
+    return;
+  }
+  d->details_pending = node;
+  worker_.Post(
+      "Referrers of " + FormatHex(d->snapshot->object_id[node]),
+      [this, id, node, a = d->analysis](TaskContext& ctx) -> Completion {
+        ctx.SetPhase("Finding referrers");
+        std::shared_ptr<const ObjectDetails> details = Describe(*a, node);
+        return [this, id, details] {
+          if (SnapshotDoc* d = doc(id)) {
+            d->details = details;
+            if (d->details_pending == details->node) d->details_pending = kNoIndex;
+          }
+        };
+      },
+      [this, id](const std::string& m) {
+        if (SnapshotDoc* d = doc(id)) d->details_pending = kNoIndex;
+        log_.Add(LogEntry::kError, "Could not find the referrers: " + m);
       });
 }
 

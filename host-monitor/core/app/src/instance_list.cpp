@@ -74,6 +74,16 @@ bool InstanceListView::Sort(const Snapshot& snap, const DocAnalysis* a, const In
     analysis::SortByField(a->index(), objects_, order.field, order.descending);
     return true;
   }
+  if (order.column == InstanceColumn::kRetained && order.descending && a &&
+      !a->by_retained.empty()) {
+    // Every instance of the type listed: the analysis has them in this order already.
+    const uint32_t group = a->index().group_of_type(query_.type);
+    if (objects_.size() == a->index().group_size(group)) {
+      const std::span<const uint32_t> ordered = a->by_retained.Instances(group);
+      objects_.assign(ordered.begin(), ordered.end());
+      return true;
+    }
+  }
   const InstanceOrder by = order.column == InstanceColumn::kRefs   ? InstanceOrder::kRefs
                            : order.column == InstanceColumn::kSize ? InstanceOrder::kSize
                                                                    : InstanceOrder::kRetained;

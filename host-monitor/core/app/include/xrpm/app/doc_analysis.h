@@ -12,7 +12,11 @@
 //
 // It owns a reference to its snapshot, so the snapshot lives as long as the analysis does.
 // Memory: the engine's (≈ 8 B/reference + 12 B/object index, 12 B/object dominators) plus
-// 8 B/object child lists and 4 B/object path forest.
+// 8 B/object child lists, 4 B/object path forest and 4 B/object instances by retained size. A heap
+// whose index copies would not fit in the memory available (index_budget.h) gets the lean index
+// instead (≈ 6 B/object: the id resolver and the instance lists): every view works the same, the
+// dominators take about twice as long, and an object's referrers are found by a scan of every
+// reference (GraphIndex:: Referrers) instead of read from the reverse CSR.
 //
 // Thread-safety: immutable after AnalyseDoc returns; share it freely between threads.
 #pragma once
@@ -26,6 +30,7 @@
 #include "xrpm/analysis/heap_analysis.h"
 #include "xrpm/analysis/inspections.h"
 #include "xrpm/analysis/paths.h"
+#include "xrpm/analysis/retained_order.h"
 #include "xrpm/analysis/suspects.h"
 #include "xrpm/app/doc_origins.h"
 #include "xrpm/app/worker.h"
@@ -48,11 +53,20 @@ struct RootsOverview {
   uint64_t dangling = 0;           // records naming no object of the snapshot
 };
 
+// Which graph index AnalyseDoc builds.
+enum class DocIndex : uint8_t {
+  kAuto,  // the full one when it fits in the memory available (index_budget.h), else the lean
+  kFull,  // forward and reverse CSR: referrers at once
+  kLean,  // the id resolver and the instance lists only
+};
+
 struct DocAnalysis {
   std::shared_ptr<const Snapshot> snapshot;
+  bool lean_index = false;  // no CSRs: referrers are found by a scan (GraphIndex::Referrers)
   analysis::HeapAnalysis heap;
   analysis::HeapTotals totals;
   analysis::DominatorChildren children;
+  analysis::RetainedOrder by_retained;  // each type's instances, largest retained first
   analysis::RootPathForest forest;
   std::vector<analysis::Suspect> suspects;
   analysis::HeapSummary summary;           // what Compare needs
@@ -70,7 +84,11 @@ struct DocAnalysis {
 
 // Runs the whole analysis with progress and cancel through `ctx` (throws Cancelled).
 std::shared_ptr<const DocAnalysis> AnalyseDoc(std::shared_ptr<const Snapshot> snap,
-                                              TaskContext& ctx);
+                                              TaskContext& ctx, DocIndex index = DocIndex::kAuto);
+// The bytes per object beyond the index copies that AnalyseDoc needs while the dominator tree
+// is computed: its working arrays, and the root-path forest, the inspections' and the suspects'
+// scratch beside them. What kAuto weighs the full index against.
+inline constexpr uint64_t kDocWorkBytesPerObject = 48;
 
 // Root records naming object v (all descriptors, weak ones too), in record order. O(roots).
 std::vector<uint32_t> RootRecordsOf(const DocAnalysis& a, uint32_t v);

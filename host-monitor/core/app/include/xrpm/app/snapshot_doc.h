@@ -15,6 +15,7 @@
 
 #include <optional>
 
+#include "xrpm/analysis/object_contents.h"
 #include "xrpm/app/doc_analysis.h"
 #include "xrpm/app/doc_origins.h"
 #include "xrpm/app/heap_overview.h"
@@ -48,6 +49,15 @@ struct Holders {
   analysis::MergedPaths paths;
 };
 
+// What the Inspector shows of one object beyond its own columns, computed on demand: its
+// resolved references out (record order) and in (one per reference, by source), and its
+// contents (fields, text, referrers with their holding fields).
+struct ObjectDetails {
+  uint32_t node = kNoIndex;
+  std::vector<uint32_t> out, in;
+  analysis::ObjectContents contents;
+};
+
 struct SnapshotDoc {
   uint32_t id = 0;
   std::string title;  // file name, or "Capture 1 — bubbles.exe"
@@ -62,9 +72,10 @@ struct SnapshotDoc {
   std::shared_ptr<const HeapOverview> overview;
   std::shared_ptr<const DocAnalysis> analysis;  // null until the analysis has finished
   std::string analysis_note;
-  std::shared_ptr<const Holders> holders;  // for the last FindHolders request
-  uint32_t holders_pending = kNoIndex;     // group being computed  // why there is no analysis
-                                           // (cancelled, failed), in plain words
+  std::shared_ptr<const Holders> holders;        // for the last FindHolders request
+  uint32_t holders_pending = kNoIndex;           // group being computed
+  std::shared_ptr<const ObjectDetails> details;  // for the last DescribeObject request
+  uint32_t details_pending = kNoIndex;           // node being described on the worker
 
   // Reader diagnostics (lenient load): how many problems and the first few messages.
   uint64_t diagnostics_total = 0;
