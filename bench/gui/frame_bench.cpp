@@ -3,6 +3,7 @@
 // and its analysis cost, to size the largest snapshot that stays browsable.
 //
 //   xrpm_gui_frame_bench [--objects N] [--refs-per-object R] [--frames F] [--filter TEXT]
+//                        [--index auto|full|lean]
 //
 // In one run: the baseline — the same views with a 10,000-object heap of the same shape — then
 // a generated game-shaped heap of N objects (default 1,000,000; R total references per object,
@@ -12,7 +13,12 @@
 // most instances, and the Dominator tree. Frame times are this thread's CPU time
 // (CLOCK_THREAD_CPUTIME_ID), so other processes on the shared machine do not inflate them.
 // Reports mean / p50 / p95 / max, the ratio of the big heap's mean to the baseline's, generate
-// and analysis time, and resident memory per object.
+// and analysis time, and resident memory per object. Then the time from a click to its answer
+// (wall time: a frame, or a frame and the worker's task it starts): the Instances of the largest
+// type listed and sorted, an object inspected with its path from a root and its referrers
+// (found by a scan on the lean index), and the Dominator tree opened; and the process's peak
+// resident memory. `--index` picks the index the analysis builds (default: by the memory
+// available, as the monitor does).
 #include <imgui.h>
 #include <time.h>
 #include <unistd.h>
@@ -80,8 +86,40 @@ Stats Frames(gui::App& app, int n) {
   return Summarise(ms);
 }
 
+double WallMs(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
+// VmHWM of /proc/self/status: the process's peak resident memory.
+uint64_t PeakResidentBytes() {
+  FILE* f = std::fopen("/proc/self/status", "r");
+  unsigned long long kib = 0;
+  char line[256];
+  while (f && std::fgets(line, sizeof line, f))
+    if (std::sscanf(line, "VmHWM: %llu kB", &kib) == 1) break;
+  if (f) std::fclose(f);
+  return kib * 1024;
+}
+
+// Wall time from a click (what `click` sets up) to the frame that answers it: frames drawn
+// until `answered()`, the worker's completions applied between them.
+template <class Click, class Answered>
+double ClickToAnswerMs(app::AppSession& ses, gui::App& app, Click&& click, Answered&& answered) {
+  const auto t0 = std::chrono::steady_clock::now();
+  click();
+  Frame(app);
+  while (!answered()) {
+    if (!ses.WaitIdle(std::chrono::hours(1))) std::exit(1);
+    Frame(app);
+  }
+  return WallMs(t0);
+}
+
 struct Result {
   Stats types, filter_change, instances, dominators;
+  double instances_click_ms = 0, holders_ms = 0, inspect_click_ms = 0, dominators_click_ms = 0;
+  bool lean_index = false;
+  uint64_t inspected_referrers = 0, snapshot_bytes = 0, analysis_bytes = 0, rss_before = 0;
   uint64_t objects = 0, refs = 0, instances_count = 0, rss = 0;
   int types_vertices = 0;  // what one Types frame drew (proof that it drew the table)
   double generate_s = 0, analysis_s = 0;
@@ -91,6 +129,7 @@ Result Measure(app::AppSession& ses, gui::App& app, const app::DemoHeapOptions& 
                const std::string& filter, int frames) {
   Result r;
   const uint64_t rss0 = ResidentBytes();
+  r.rss_before = rss0;
   const auto t0 = std::chrono::steady_clock::now();
   const uint32_t id = ses.documents().OpenDemo(opts);
   if (!ses.WaitIdle(std::chrono::hours(4))) std::exit(1);
@@ -117,12 +156,44 @@ Result Measure(app::AppSession& ses, gui::App& app, const app::DemoHeapOptions& 
   }
   r.filter_change = Summarise(change);
 
+  r.lean_index = d->analysis->lean_index;
+  r.snapshot_bytes = d->snapshot->MemoryBytes();
+  r.analysis_bytes = d->analysis->MemoryBytes();
+  int64_t largest = -1;
   for (const auto& row : d->types->rows)
-    if (row.count > r.instances_count) r.instances_count = row.count, d->selection.type = row.type;
-  app.SetView(gui::View::kInstances);
-  Frame(app);  // the first frame collects and sorts the instances (once per selection)
+    if (row.count > r.instances_count) r.instances_count = row.count, largest = row.type;
+  // The Instances view's first frame collects and sorts the instances (once per selection).
+  const app::InstanceListView& list = app.views().instances.list;
+  const uint64_t sorts = list.sorts();  // the list is rebuilt, then sorted, in one frame
+  r.instances_click_ms = ClickToAnswerMs(
+      ses, app,
+      [&] {
+        d->selection.type = largest;
+        app.SetView(gui::View::kInstances);
+      },
+      [&] { return list.sorts() > sorts; });
+  // The paths holding them fill their pane later, merged on the worker.
+  const auto holders0 = std::chrono::steady_clock::now();
+  if (!ses.WaitIdle(std::chrono::hours(1))) std::exit(1);
+  r.holders_ms = r.instances_click_ms + WallMs(holders0);
   r.instances = Frames(app, frames);
-  app.SetView(gui::View::kDominators);
+  // The object the largest type's instances hang from most (its first instance's dominator,
+  // or the instance itself): its path, contents and referrers.
+  const app::DocAnalysis& a = *d->analysis;
+  const uint32_t first = a.index().Instances(a.index().group_of_type(uint32_t(largest)))[0];
+  const uint32_t inspected =
+      a.dom().idom(first) < a.dom().node_count() ? a.dom().idom(first) : first;
+  r.inspect_click_ms = ClickToAnswerMs(
+      ses, app,
+      [&] {
+        d->selection.object = inspected;
+        app.SetView(gui::View::kInspector);
+      },
+      [&] { return d->details && d->details->node == inspected; });
+  r.inspected_referrers = d->details->in.size();
+  int drawn = 0;  // a tab's contents are drawn from the frame after the one that selects it
+  r.dominators_click_ms = ClickToAnswerMs(
+      ses, app, [&] { app.SetView(gui::View::kDominators); }, [&] { return ++drawn == 2; });
   r.dominators = Frames(app, frames);
   ses.documents().Close(id, /*discard=*/true);
   return r;
@@ -141,6 +212,7 @@ int main(int argc, char** argv) {
   big.extra_refs_per_object = 2.0;
   int frames = 300;
   std::string filter = "System";
+  app::DocIndex index = app::DocIndex::kAuto;
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--objects") && i + 1 < argc)
       big.objects = std::stoull(argv[++i]);
@@ -150,9 +222,16 @@ int main(int argc, char** argv) {
       frames = std::stoi(argv[++i]);
     else if (!std::strcmp(argv[i], "--filter") && i + 1 < argc)
       filter = argv[++i];
+    else if (!std::strcmp(argv[i], "--index") && i + 1 < argc && !std::strcmp(argv[i + 1], "full"))
+      ++i, index = app::DocIndex::kFull;
+    else if (!std::strcmp(argv[i], "--index") && i + 1 < argc && !std::strcmp(argv[i + 1], "lean"))
+      ++i, index = app::DocIndex::kLean;
+    else if (!std::strcmp(argv[i], "--index") && i + 1 < argc && !std::strcmp(argv[i + 1], "auto"))
+      ++i, index = app::DocIndex::kAuto;
     else {
       std::fprintf(stderr,
-                   "usage: %s [--objects N] [--refs-per-object R] [--frames F] [--filter TEXT]\n",
+                   "usage: %s [--objects N] [--refs-per-object R] [--frames F] [--filter TEXT] "
+                   "[--index auto|full|lean]\n",
                    argv[0]);
       return 2;
     }
@@ -171,6 +250,7 @@ int main(int argc, char** argv) {
   if (!mkdtemp(cfg)) return 1;
   app::AppSession ses({cfg, /*persist=*/false, {}});
   gui::App app(ses);
+  ses.documents().set_index_choice(index);
 
   app::DemoHeapOptions small = big;
   small.objects = 10'000;
@@ -193,8 +273,28 @@ int main(int argc, char** argv) {
   Print(("Instances (" + xrpm::FormatCount(r.instances_count) + ")").c_str(), r.instances,
         base.instances);
   Print("Dominator tree", r.dominators, base.dominators);
+  std::printf("click to answer (wall; the baseline's in brackets), %s index:\n",
+              r.lean_index ? "lean" : "full");
+  std::printf("  Instances of the largest type, listed and sorted  %9.1f ms  (%.1f)\n",
+              r.instances_click_ms, base.instances_click_ms);
+  std::printf("  ... and the paths holding them merged              %9.1f ms  (%.1f)\n",
+              r.holders_ms, base.holders_ms);
+  std::printf("  an object inspected: path, contents, %s referrers  %9.1f ms  (%.1f)\n",
+              xrpm::FormatCount(r.inspected_referrers).c_str(), r.inspect_click_ms,
+              base.inspect_click_ms);
+  std::printf("  Dominator tree opened                              %9.1f ms  (%.1f)\n",
+              r.dominators_click_ms, base.dominators_click_ms);
   std::printf("resident memory of the open snapshot + analysis: %s = %.1f bytes/object\n",
               xrpm::FormatBytes(r.rss).c_str(), double(r.rss) / double(r.objects));
+  std::printf("of which the snapshot %.1f bytes/object, the analysis kept %.1f bytes/object\n",
+              double(r.snapshot_bytes) / double(r.objects),
+              double(r.analysis_bytes) / double(r.objects));
+  const uint64_t peak = PeakResidentBytes();
+  std::printf(
+      "peak resident memory of the process: %s = %.1f bytes/object (%.1f beyond what it "
+      "held before the heap)\n",
+      xrpm::FormatBytes(peak).c_str(), double(peak) / double(r.objects),
+      double(peak - r.rss_before) / double(r.objects));
   ImGui::DestroyContext();
   return 0;
 }
