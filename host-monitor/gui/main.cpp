@@ -28,6 +28,7 @@ struct Options {
   int frames = 10;
   std::string state_json;
   uint64_t demo = 0;
+  std::string index = "auto";
   std::string config_dir;
   std::string size;
   std::string connect;
@@ -73,6 +74,12 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1, 100000));
   cli.add_option("--state-json", o.state_json, "Write the session state as JSON on exit");
   cli.add_option("--demo", o.demo, "Generate a demo heap with N objects at start");
+  cli.add_option("--index", o.index,
+                 "The analysis' graph index: full (referrers at once), lean (8 bytes per "
+                 "reference and per object less; referrers found by a scan), auto (full when it "
+                 "fits in the memory available)")
+      ->check(CLI::IsMember({"auto", "full", "lean"}))
+      ->default_str("auto");
   cli.add_option("--config-dir", o.config_dir,
                  "Settings directory (default $XDG_CONFIG_HOME/xrpm)");
   cli.add_option("--size", o.size, "Window size WIDTHxHEIGHT (default: last used)");
@@ -110,6 +117,9 @@ int main(int argc, char** argv) {
   auto session_owner = std::make_unique<xrpm::app::AppSession>(
       xrpm::app::AppSession::Options{o.config_dir, true, &xrpm::gui::Platform::Wake});
   xrpm::app::AppSession& session = *session_owner;
+  session.documents().set_index_choice(o.index == "full"   ? xrpm::app::DocIndex::kFull
+                                       : o.index == "lean" ? xrpm::app::DocIndex::kLean
+                                                           : xrpm::app::DocIndex::kAuto);
   auto& settings = session.settings();
   xrpm::gui::PlatformOptions popts;
   popts.width = settings.window_width;

@@ -22,9 +22,8 @@ TEST(RetainedOrder, EachGroupLargestRetainedFirstThenByNode) {
     const RetainedOrder o = RetainedOrder::Build(g, dom, threads);
     for (uint32_t grp = 0; grp < g.group_count(); ++grp) {
       std::vector<uint32_t> want(g.Instances(grp).begin(), g.Instances(grp).end());
-      std::stable_sort(want.begin(), want.end(), [&](uint32_t a, uint32_t b) {
-        return dom.retained(a) > dom.retained(b);
-      });
+      std::stable_sort(want.begin(), want.end(),
+                       [&](uint32_t a, uint32_t b) { return dom.retained(a) > dom.retained(b); });
       const std::span<const uint32_t> got = o.Instances(grp);
       ASSERT_EQ(std::vector<uint32_t>(got.begin(), got.end()), want) << grp << " " << threads;
       for (size_t i = 1; i < want.size(); ++i)

@@ -69,7 +69,8 @@ class MonitorE2E : public ::testing::Test {
     return low > 11000 ? low : 32768;
   }
 
-  RunResult Monitor(const std::string& script_text, bool display = true) {
+  RunResult Monitor(const std::string& script_text, bool display = true,
+                    const std::string& options = "") {
     const std::string script = dir + "/script.txt";
     std::ofstream(script) << script_text;
     const std::string log = dir + "/log.txt";
@@ -84,8 +85,8 @@ class MonitorE2E : public ::testing::Test {
     // xvfb-run's own temporary directory (its Xauthority) goes in this test's directory, where
     // nothing else on the machine cleans up.
     if (display) cmd += "env TMPDIR=" + Quote(dir) + " xvfb-run -a -s '-screen 0 1600x1000x24' ";
-    cmd += Quote(XRPM_MONITOR_BIN) + " --size 1280x800 --script " + Quote(script) + " >" +
-           Quote(log) + " 2>&1";
+    cmd += Quote(XRPM_MONITOR_BIN) + " --size 1280x800 " + options + " --script " + Quote(script) +
+           " >" + Quote(log) + " 2>&1";
     // xvfb-run itself can fail around the monitor: `-a` picks a free display number by looking
     // for lock files, which races with other xvfb-runs starting at the same moment (parallel
     // ctest), and its clean-up of its temporary directory has been seen to fail under load
@@ -158,6 +159,35 @@ TEST_F(MonitorE2E, ScriptErrorsAreReportedWithTheLineBeforeAnyWindowOpens) {
   EXPECT_EQ(r.exit_code, 1) << r.output;
   EXPECT_NE(r.output.find("script.txt:2"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("select-typo"), std::string::npos) << r.output;
+}
+
+// `--index lean` (what a heap too big for the reference copies gets): the Inspector lists the
+// same references out and in, the referrers found by a scan on the worker.
+TEST_F(MonitorE2E, TheLeanIndexInspectsLikeTheFullOne) {
+  if (!HaveXvfb()) GTEST_SKIP() << "xvfb-run is not installed";
+  nlohmann::json refs;
+  for (const std::string index : {"full", "lean"}) {
+    RunResult r = Monitor(
+        "demo 20000\n"
+        "select-type Game.Bubble\n"
+        "view instances\n"
+        "select-object first\n"
+        "view inspector\n"
+        "screenshot inspector.png\n"
+        "state state.json\n",
+        true, "--index " + index);
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    const nlohmann::json d = State()["docs"][0];
+    EXPECT_EQ(d["index"], index);
+    ASSERT_TRUE(d.contains("selected_object_refs")) << d.dump();
+    EXPECT_GT(d["selected_object_refs"]["out"], 0);
+    EXPECT_GT(d["selected_object_refs"]["in"], 0);
+    if (refs.is_null())
+      refs = d["selected_object_refs"];
+    else
+      EXPECT_EQ(d["selected_object_refs"], refs);
+  }
+  EXPECT_EQ(Monitor("quit\n", false, "--index huge").exit_code, 2);  // refused, named
 }
 
 TEST_F(MonitorE2E, DemoHeapTypesInstancesAndSave) {

@@ -10,8 +10,8 @@
 
 namespace xrpm::analysis {
 
-RetainedOrder RetainedOrder::Build(const GraphIndex& g, const DominatorTree& dom,
-                                   unsigned threads, const Progress& progress) {
+RetainedOrder RetainedOrder::Build(const GraphIndex& g, const DominatorTree& dom, unsigned threads,
+                                   const Progress& progress) {
   RetainedOrder o;
   const uint32_t groups = g.group_count();
   o.off_.resize(size_t{groups} + 1);

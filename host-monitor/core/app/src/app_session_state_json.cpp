@@ -138,7 +138,10 @@ void AddDocuments(const Documents& docs, nlohmann::json& j) {
       jd["analysis_seconds"] = d->analysis_seconds;  // index to inspections, as Summary shows
       jd["suspects"] = d->analysis->suspects.size();
       jd["inspections"] = InspectionsJson(*d->analysis);
+      jd["index"] = d->analysis->lean_index ? "lean" : "full";
     }
+    if (d->details && d->details->node == d->selection.object)  // what the Inspector lists
+      jd["selected_object_refs"] = {{"out", d->details->out.size()}, {"in", d->details->in.size()}};
     jd["grouping"] = SiteGroupingName(d->selection.grouping);
     if (d->snapshot) jd["origins"] = OriginsJson(*d);
     j["docs"].push_back(std::move(jd));

@@ -209,10 +209,11 @@ void Documents::StartAnalysis(uint32_t id) {
           d->types = std::make_shared<TypeTable>(WithRetained(*d->types, a->retained_by_type));
           d->analysis_seconds = a->seconds;
           d->state = DocState::kReady;
-          log_.Add(LogEntry::kInfo, "Analysed " + d->title + " in " + FormatDuration(a->seconds) +
-                                        ": " + FormatCount(a->totals.reachable_objects) +
-                                        " reachable objects, " +
-                                        std::to_string(a->suspects.size()) + " leak suspects");
+          log_.Add(LogEntry::kInfo,
+                   "Analysed " + d->title + " in " + FormatDuration(a->seconds) + ": " +
+                       FormatCount(a->totals.reachable_objects) + " reachable objects, " +
+                       std::to_string(a->suspects.size()) + " leak suspects" +
+                       (a->lean_index ? " (lean index: referrers are found by a scan)" : ""));
         };
       },
       [this, id](const std::string& m) {
