@@ -111,13 +111,24 @@ Snapshot MakeHeap(const Args& a) {
   s.AddSection({.name = "bench.exe"});
   const uint32_t types = 2000;
   for (uint32_t t = 0; t < types; ++t) s.AddType(t + 1, "Bench.Type" + std::to_string(t), 0);
-  std::vector<ObjectId> id(n);
+  // The ids in address order: the snapshot's own column when objects come in that order, so that
+  // generating needs no memory beyond the snapshot's (a 250 M-object heap); a separate array and
+  // a permutation only for shuffled ids.
+  std::vector<ObjectId> shuffled_id;
+  std::vector<uint64_t> order;
+  if (a.shuffled_ids)
+    shuffled_id.resize(n);
+  else
+    s.object_id.resize(n);
+  ObjectId* id = a.shuffled_ids ? shuffled_id.data() : s.object_id.data();
   ObjectId addr = 0x10000000;
   for (uint64_t i = 0; i < n; ++i) id[i] = addr += 16 + 8 * (rng() % 8);
-  std::vector<uint64_t> order(n);
-  for (uint64_t i = 0; i < n; ++i) order[i] = i;
-  if (a.shuffled_ids) std::shuffle(order.begin(), order.end(), rng);
-  s.object_id.reserve(n);
+  if (a.shuffled_ids) {
+    order.resize(n);
+    for (uint64_t i = 0; i < n; ++i) order[i] = i;
+    std::shuffle(order.begin(), order.end(), rng);
+    s.object_id.reserve(n);
+  }
   s.object_type.reserve(n);
   s.object_size.reserve(n);
   s.ref_end.reserve(n);
@@ -125,7 +136,7 @@ Snapshot MakeHeap(const Args& a) {
   std::geometric_distribution<int> degree(1.0 / (1.0 + a.refs_per_object));
   std::vector<ObjectId> refs;
   for (uint64_t k = 0; k < n; ++k) {
-    const uint64_t i = order[k];
+    const uint64_t i = a.shuffled_ids ? order[k] : k;
     refs.clear();
     int d = degree(rng);
     if (rng() % 100000 == 0) d = 1000 + int(rng() % 5000);  // a few big arrays
@@ -140,7 +151,11 @@ Snapshot MakeHeap(const Args& a) {
     }
     const uint32_t type = uint32_t(
         std::min<uint64_t>(types - 1, uint64_t(std::exp2(double(rng() % 1100) / 100.0)) - 1));
-    s.AddObject(id[i], type, 12 + uint32_t(rng() % 200), refs);
+    if (a.shuffled_ids) s.object_id.push_back(id[i]);
+    s.object_type.push_back(type);
+    s.object_size.push_back(12 + uint32_t(rng() % 200));
+    s.refs.append(refs.data(), refs.data() + refs.size());
+    s.ref_end.push_back(s.refs.size());
   }
   for (uint64_t r = 0; r < std::max<uint64_t>(1, n / 1000); ++r) {
     const uint64_t i = rng() % n;
