@@ -85,10 +85,12 @@ struct DocAnalysis {
 // Runs the whole analysis with progress and cancel through `ctx` (throws Cancelled).
 std::shared_ptr<const DocAnalysis> AnalyseDoc(std::shared_ptr<const Snapshot> snap,
                                               TaskContext& ctx, DocIndex index = DocIndex::kAuto);
-// The bytes per object beyond the index copies that AnalyseDoc needs while the dominator tree
-// is computed: its working arrays, and the root-path forest, the inspections' and the suspects'
-// scratch beside them. What kAuto weighs the full index against.
-inline constexpr uint64_t kDocWorkBytesPerObject = 48;
+// The bytes per object beyond the index copies that AnalyseDoc needs at its peak: the dominator
+// tree's working arrays, and the root-path forest, the inspections' and the suspects' scratch
+// beside them (measured: 86 bytes per object beyond the snapshot with the copies' 32 on a heap
+// of 3 references per object, xrpm_gui_frame_bench at 100 M objects). What kAuto weighs the
+// full index against.
+inline constexpr uint64_t kDocWorkBytesPerObject = 56;
 
 // Root records naming object v (all descriptors, weak ones too), in record order. O(roots).
 std::vector<uint32_t> RootRecordsOf(const DocAnalysis& a, uint32_t v);
