@@ -164,14 +164,14 @@ Result Measure(app::AppSession& ses, gui::App& app, const app::DemoHeapOptions& 
     if (row.count > r.instances_count) r.instances_count = row.count, largest = row.type;
   // The Instances view's first frame collects and sorts the instances (once per selection).
   const app::InstanceListView& list = app.views().instances.list;
-  const uint64_t sorts = list.sorts();  // the list is rebuilt, then sorted, in one frame
+  const uint64_t rebuilds = list.rebuilds();  // rebuilt (and sorted when it must) in one frame
   r.instances_click_ms = ClickToAnswerMs(
       ses, app,
       [&] {
         d->selection.type = largest;
         app.SetView(gui::View::kInstances);
       },
-      [&] { return list.sorts() > sorts; });
+      [&] { return list.rebuilds() > rebuilds; });
   // The paths holding them fill their pane later, merged on the worker.
   const auto holders0 = std::chrono::steady_clock::now();
   if (!ses.WaitIdle(std::chrono::hours(1))) std::exit(1);

@@ -143,12 +143,19 @@ TEST(InstanceListView, LargestRetainedFirstIsTheAnalysisOrderForAWholeType) {
     InstanceListView v, w;
     v.Update(s, sorted.get(), {.doc = 1, .type = t});
     w.Update(s, ordered.get(), {.doc = 1, .type = t});
+    EXPECT_EQ(w.widest_id_label(), v.widest_id_label());
     EXPECT_TRUE(v.Sort(s, sorted.get(), By(InstanceColumn::kRetained)));
-    EXPECT_TRUE(w.Sort(s, ordered.get(), By(InstanceColumn::kRetained)));
+    EXPECT_FALSE(w.Sort(s, ordered.get(), By(InstanceColumn::kRetained)));  // listed so
     EXPECT_EQ(w.objects(), v.objects()) << t;
     EXPECT_TRUE(w.Sort(s, ordered.get(), By(InstanceColumn::kRetained, false)));  // sorted
     EXPECT_TRUE(v.Sort(s, sorted.get(), By(InstanceColumn::kRetained, false)));
     EXPECT_EQ(w.objects(), v.objects()) << t;
+    EXPECT_TRUE(w.Sort(s, ordered.get(), By(InstanceColumn::kRetained)));  // copied back
+    EXPECT_TRUE(v.Sort(s, sorted.get(), By(InstanceColumn::kRetained)));
+    EXPECT_EQ(w.objects(), v.objects()) << t;
+    // A field filter lists in node order, sorted as before.
+    w.Update(s, ordered.get(), {.doc = 1, .type = t, .filter = "no_such_field=1"});
+    EXPECT_FALSE(w.filter_error().empty());
   }
 }
 

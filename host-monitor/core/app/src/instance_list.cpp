@@ -1,6 +1,7 @@
 #include "xrpm/app/instance_list.h"
 
 #include <algorithm>
+#include <optional>
 #include <span>
 #include <stdexcept>
 
@@ -37,33 +38,46 @@ void InstanceListView::Rebuild(const Snapshot& snap, const DocAnalysis* a, bool 
     }
   }
   filter_error_.clear();
+  sorted_.reset();
+  std::span<const uint32_t> every;  // every instance in node order, when that is the list
   if (a) {
-    const auto nodes = a->index().Instances(group);
-    objects_.assign(nodes.begin(), nodes.end());
+    std::optional<analysis::InstanceList> filtered;
     if (!query_.filter.empty()) {
       const auto f = analysis::ParseFieldFilter(query_.filter);
       if (!f) {
         filter_error_ = "expected FIELD=VALUE, found '" + query_.filter + "'";
       } else {
         try {
-          const analysis::InstanceList l =
-              analysis::ListInstances(a->index(), group, std::span(&*f, 1), SIZE_MAX);
-          objects_.assign(l.rows.begin(), l.rows.end());
+          filtered = analysis::ListInstances(a->index(), group, std::span(&*f, 1), SIZE_MAX);
         } catch (const std::invalid_argument& e) {
           filter_error_ = e.what();
         }
       }
     }
+    if (filtered) {
+      objects_.assign(filtered->rows.begin(), filtered->rows.end());
+    } else if (every = a->index().Instances(group); !a->by_retained.empty()) {
+      // The order the view opens with, kept by the analysis: opening a type copies it.
+      const std::span<const uint32_t> ordered = a->by_retained.Instances(group);
+      objects_.assign(ordered.begin(), ordered.end());
+      sorted_ = InstanceSort{InstanceColumn::kRetained, {}, true};
+    } else {
+      objects_.assign(every.begin(), every.end());
+    }
   } else {
     objects_ = InstancesOfType(snap, query_.type);
   }
-  if (query_.site)
+  if (query_.site) {
     std::erase_if(objects_,
                   [&](uint64_t o) { return SiteOfObject(snap, uint32_t(o)) != *query_.site; });
+    every = {};
+  }
   ObjectId widest = 0;
-  for (uint64_t o : objects_) widest = std::max(widest, snap.object_id[o]);
+  if (!every.empty())  // the same objects, read in address order
+    for (const uint32_t o : every) widest = std::max(widest, snap.object_id[o]);
+  else
+    for (const uint64_t o : objects_) widest = std::max(widest, snap.object_id[o]);
   widest_id_label_ = FormatHex(widest);
-  sorted_.reset();
 }
 
 bool InstanceListView::Sort(const Snapshot& snap, const DocAnalysis* a, const InstanceSort& order) {

@@ -8,9 +8,10 @@
 // order asked for changes or the list was rebuilt, so drawing a frame costs O(visible rows).
 //
 // Algorithms: a rebuild is O(instances x filters) (analysis::ListInstances) plus, with a site,
-// O(instances); a sort is O(n log n) (SortInstances, analysis::SortByField), except the order
-// the view opens with, largest retained first, of every instance of a type: a copy of the
-// analysis' (DocAnalysis::by_retained), O(n).
+// O(instances); a sort is O(n log n) (SortInstances, analysis::SortByField). Without a field
+// filter and with an analysis that keeps each type's instances by retained size
+// (DocAnalysis::by_retained), a rebuild lists them in that order, the view's default (largest
+// retained first), and a sort back to it copies it: opening a type costs O(n), no sort.
 //
 // Thread-safety: belongs to one view (UI thread); the snapshot and analysis it is given must
 // stay alive while it is used with them.
