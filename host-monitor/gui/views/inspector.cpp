@@ -173,7 +173,7 @@ void DrawInspectorView(App& app, SnapshotDoc& doc) {
   const std::string refs_text =
       details ? FormatCount(details->out.size()) + " references out, " +
                     FormatCount(details->in.size()) + " in"
-              : "finding referrers (a scan of every reference: no reverse index at this size)";
+              : "finding referrers (a scan of every reference: the lean index has no reverse one)";
 
   TextColored(kAccent, snap.type_name_of(v));
   ImGui::SameLine();

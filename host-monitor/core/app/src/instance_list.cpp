@@ -54,9 +54,10 @@ void InstanceListView::Rebuild(const Snapshot& snap, const DocAnalysis* a, bool 
         }
       }
     }
+    if (!filtered) every = a->index().Instances(group);
     if (filtered) {
       objects_.assign(filtered->rows.begin(), filtered->rows.end());
-    } else if (every = a->index().Instances(group); !a->by_retained.empty()) {
+    } else if (!a->by_retained.empty()) {
       // The order the view opens with, kept by the analysis: opening a type copies it.
       const std::span<const uint32_t> ordered = a->by_retained.Instances(group);
       objects_.assign(ordered.begin(), ordered.end());
