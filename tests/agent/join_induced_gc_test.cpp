@@ -77,7 +77,10 @@ TEST(JoinInducedGc, AJoiningRuntimeIsAskedToJoinWithTheHostsTimeLimitAndNotToCol
   EXPECT_EQ(rt.joins.load(), 1);
   EXPECT_EQ(rt.collections(), 1);
   c.Disconnect();
-  ASSERT_EQ(log.WaitHostsDisconnected(1), 1u) << log.All();  // the agent is free
+  ASSERT_EQ(log.WaitHostsDisconnected(1), 1u) << log.All();
+  // The agent is free once its service thread has retired the job, right after this line (the
+  // host sees the capture's end before that thread returns).
+  ASSERT_FALSE(log.WaitFor("capture 2 done").empty()) << log.All();
 
   const std::string over = RawJoinRefusal(agent->port(), protocol::kMaxJoinInducedGcMs + 1);
   EXPECT_NE(over.find("over the limit of 3600000"), std::string::npos) << over;
@@ -104,7 +107,8 @@ TEST(JoinInducedGc, ARuntimeThatCannotJoinIsRefusedByTheHostAndByTheAgent) {
     EXPECT_TRUE(r.ok) << r.error;
     c.Disconnect();
   }
-  ASSERT_EQ(log.WaitHostsDisconnected(1), 1u) << log.All();  // the agent is free
+  ASSERT_EQ(log.WaitHostsDisconnected(1), 1u) << log.All();
+  ASSERT_FALSE(log.WaitFor("capture 1 done").empty()) << log.All();  // the job retired
   const std::string refused = RawJoinRefusal(agent->port(), 1000);
   EXPECT_NE(refused.find("this runtime cannot join another tool's collection"), std::string::npos)
       << refused;
