@@ -138,6 +138,34 @@ TEST(SharedPasses, AMergerKeptAcrossSetsMergesEachAsAFreshOne) {
   EXPECT_GT(runs, 0u);  // runs of one type occur, so a leaked "+" would show
 }
 
+TEST(SharedPasses, AMergerMarksRunsAfterItsWalkMarksWrap) {
+  // A merge marks the nodes it walks with a byte (1..255, every node forgotten when it wraps):
+  // a set merged, then 254 merges that walk nothing, then the set again under the same byte.
+  size_t checked = 0;
+  for (uint32_t seed : {21u, 22u, 23u}) {
+    const Snapshot s = SharedPassesHeap(seed);
+    const GraphIndex g = GraphIndex::Build(s);
+    const RootPathForest forest = RootPathForest::Build(g);
+    for (uint32_t grp = 0; grp < g.group_count(); ++grp) {
+      const MergedPaths want = MergeShortestPaths(g, forest, nullptr, grp, 1);
+      if (want.paths.empty() ||
+          MergedPathLabel(g, want.paths[0], " -> ").find('+') == std::string::npos)
+        continue;
+      PathMerger kept(g, forest);
+      for (int wrap = 0; wrap < 2; ++wrap) {
+        const MergedPaths got = kept.Merge(g.Instances(grp), nullptr, 1);
+        ASSERT_EQ(got.paths.size(), 1u);
+        EXPECT_EQ(MergedPathLabel(g, want.paths[0], " -> "),
+                  MergedPathLabel(g, got.paths[0], " -> "))
+            << seed << " " << grp << " " << wrap;
+        for (int i = 0; i < 254; ++i) kept.Merge({}, nullptr, 1);
+      }
+      ++checked;
+    }
+  }
+  EXPECT_GT(checked, 0u);
+}
+
 TEST(SharedPasses, PathsMemoisedAheadMergeAsAFreshMergerDoes) {
   for (uint32_t seed : {24u, 25u}) {
     const Snapshot s = SharedPassesHeap(seed);

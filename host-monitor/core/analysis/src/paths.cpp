@@ -333,11 +333,14 @@ using path_trie_detail::PathTrie;
 // One Merge's working state: what it marks and counts, nothing it shares. A merger keeps one
 // for its own Merges; MergeEach gives every further thread its own.
 struct MergeScratch {
-  // Per node and per trie node: the Merge (epoch) that last walked it / saw a run there. A run
-  // is a property of the set merged, not of the trie: a "+" shows where one of this set's own
-  // paths has a run, whatever other sets merged before (as a fresh merger would).
-  PodVector<uint32_t> walked, run_epoch;
+  // Per node: the Merge (mark, one byte: 1..255, every node forgotten when it wraps) that last
+  // walked it; per trie node: the Merge (epoch) that saw a run there. A run is a property of the
+  // set merged, not of the trie: a "+" shows where one of this set's own paths has a run,
+  // whatever other sets merged before (as a fresh merger would).
+  PodVector<uint8_t> walked;
+  PodVector<uint32_t> run_epoch;
   uint32_t epoch = 0;
+  uint8_t mark = 0;
   // Trie node -> index into `tallies` (kNoIndex outside a Merge), so that counting an instance
   // is an array access instead of a hash lookup; one compact tally per distinct path (a type's
   // instances may lie on 10^5 of them), made a MergedPath only for the few shown.
@@ -348,15 +351,18 @@ struct MergeScratch {
   PodVector<uint32_t> path_of_trie;
   PodVector<Tally> tallies;
 
-  explicit MergeScratch(uint32_t nodes) { walked.resize(nodes, uint32_t{0}); }
+  explicit MergeScratch(uint32_t nodes) { walked.resize(nodes, uint8_t{0}); }
   bool RunAt(uint32_t trie_node) const {
     return trie_node < run_epoch.size() && run_epoch[trie_node] == epoch;
   }
   void NextEpoch() {
-    if (++epoch == 0) {  // wrapped: forget every mark, start again at 1
-      std::fill(walked.begin(), walked.end(), 0);
+    if (++epoch == 0) {  // wrapped: forget every run, start again at 1
       std::fill(run_epoch.begin(), run_epoch.end(), 0);
       epoch = 1;
+    }
+    if (++mark == 0) {  // every 255 Merges: O(N / 255) per Merge
+      std::fill(walked.begin(), walked.end(), uint8_t{0});
+      mark = 1;
     }
   }
 };
@@ -369,9 +375,6 @@ struct PathMerger::State {
   // Per node, once memoised: it continues a run of its BFS parent's type (its step collapsed
   // into the parent's), so its trie node reads "Type+" in a set whose paths pass through it.
   std::vector<bool> continues_run;
-  // Per node, once memoised: its nearest proper ancestor on its path that continues a run
-  // (kNoIndex: none). NoteRuns hops along these and never visits the steps in between.
-  PodVector<uint32_t> run_above;
   std::vector<uint32_t> stack;
   MergeScratch own;  // the scratch of Merge, and of MergeEach's calling thread
 
@@ -412,8 +415,6 @@ struct PathMerger::State {
       }
       const uint32_t group = g->group_of(z);
       continues_run[z] = par != RootPathForest::kSource && trie[base].group == group;
-      run_above[z] =
-          par == RootPathForest::kSource ? kNoIndex : (continues_run[par] ? par : run_above[par]);
       memo[z] = trie.Child(base, group, field, holder);
     }
     return memo[x];
@@ -425,12 +426,13 @@ struct PathMerger::State {
       if (memo[x] == kNoIndex && forest->reachable(x)) PathId(x);
   }
 
-  // Notes the runs on x's path, hopping from one step that continues a run to the next, up to
-  // one this Merge has noted already (everything above it is noted too). x is memoised.
+  // Notes the runs on x's path, climbing it up to a node this Merge has walked already
+  // (everything above it is noted too): O(the set's paths' union) per Merge. x is memoised.
   void NoteRuns(MergeScratch& sc, uint32_t x) const {
-    for (uint32_t z = continues_run[x] ? x : run_above[x];
-         z != kNoIndex && sc.walked[z] != sc.epoch; z = run_above[z]) {
-      sc.walked[z] = sc.epoch;
+    for (uint32_t z = x; z != RootPathForest::kSource && sc.walked[z] != sc.mark;
+         z = forest->parent(z)) {
+      sc.walked[z] = sc.mark;
+      if (!continues_run[z]) continue;
       if (memo[z] >= sc.run_epoch.size())
         sc.run_epoch.resize(std::max<size_t>(trie.size(), 2 * size_t{memo[z]} + 16), 0);
       sc.run_epoch[memo[z]] = sc.epoch;
@@ -449,7 +451,6 @@ PathMerger::PathMerger(const GraphIndex& g, const RootPathForest& forest)
                     .continues_run = std::vector<bool>(g.node_count(), false),
                     .own = MergeScratch(g.node_count())}) {
   st_->memo.resize(g.node_count(), kNoIndex);
-  st_->run_above.resize(g.node_count());  // written as each node is memoised
 }
 PathMerger::~PathMerger() = default;
 PathMerger::PathMerger(PathMerger&&) noexcept = default;

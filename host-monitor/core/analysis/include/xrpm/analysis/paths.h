@@ -155,9 +155,9 @@ std::string MergedPathLabel(const GraphIndex& g, const MergedPath& p, std::strin
 // Merges the root paths of sets of instances against one forest (which, like g, must outlive
 // the merger). Each Merge gives what MergeShortestPaths (a fresh merger) gives for its set: the
 // trie and its memo are shared, but a step reads "Type+" only where one of this set's own paths
-// has a run (each Merge hops along its paths' run steps up to where it met them already,
-// O(run steps on them), without a trie lookup). Memory: 12 bytes and a bit per node plus the trie
-// of path prefixes seen so far.
+// has a run (each Merge climbs its paths up to where it met them already, O(their union),
+// without a trie lookup). Memory: 5 bytes and a bit per node (the memo, the walk's marks) plus
+// the trie of path prefixes seen so far.
 class PathMerger {
  public:
   PathMerger(const GraphIndex& g, const RootPathForest& forest);
@@ -169,7 +169,7 @@ class PathMerger {
                     size_t max_paths = 10);
   // Merge of each set, the same results as one Merge after another: their missing paths are
   // memoised first on the calling thread, then the sets are merged up to `threads` at once
-  // (0: one per core), largest first, each thread with its own scratch (4 bytes per node for
+  // (0: one per core), largest first, each thread with its own scratch (a byte per node for
   // each thread beyond the first, while they run).
   std::vector<MergedPaths> MergeEach(std::span<const std::span<const uint32_t>> sets,
                                      const DominatorTree* dom, size_t max_paths = 10,
