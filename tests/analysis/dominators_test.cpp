@@ -284,5 +284,28 @@ TEST(DominatorChildren, ListsChildrenLargestFirst) {
   EXPECT_EQ(dom.retained(0), 86u);
 }
 
+TEST(DominatorChildren, ListsWithoutOffsetsAreTheSame) {
+  std::mt19937_64 rng(20261130);
+  size_t lists = 0;
+  for (int iter = 0; iter < 300; ++iter) {
+    RandomHeap h = MakeRandomHeap(rng);  // unreachable objects too, and empty heaps
+    SCOPED_TRACE("heap #" + std::to_string(iter));
+    GraphIndex g = GraphIndex::Build(h.snap);
+    DominatorTree dom = DominatorTree::Compute(g);
+    const DominatorChildren full = DominatorChildren::Build(dom);
+    DominatorChildren lean = DominatorChildren::Build(dom);
+    lean.DropOffsets(dom);
+    EXPECT_LT(lean.MemoryBytes(), full.MemoryBytes());
+    for (uint32_t v = 0; v <= dom.node_count(); ++v) {
+      const auto want = full.Children(v), got = lean.Children(v);
+      ASSERT_EQ(std::vector<uint32_t>(want.begin(), want.end()),
+                std::vector<uint32_t>(got.begin(), got.end()))
+          << "node " << v;
+      lists += !want.empty();
+    }
+  }
+  EXPECT_GT(lists, 500u);
+}
+
 }  // namespace
 }  // namespace xrpm::analysis

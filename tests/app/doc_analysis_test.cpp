@@ -4,6 +4,7 @@
 // change a single figure: each part is compared with the one computed alone.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <memory>
 
@@ -45,6 +46,12 @@ void ExpectAsComputedAlone(const Snapshot& s, const DocAnalysis& a) {
   }
   const analysis::RootPathForest forest = analysis::RootPathForest::Build(g);
   for (uint32_t v = 0; v < g.node_count(); ++v) ASSERT_EQ(a.forest.parent(v), forest.parent(v));
+  // The child lists, sorted, with their offsets or (lean index) without.
+  const analysis::DominatorChildren children = analysis::DominatorChildren::Build(alone.dom);
+  for (uint32_t v = 0; v <= g.node_count(); ++v) {
+    const auto want = children.Children(v), got = a.children.Children(v);
+    ASSERT_TRUE(std::equal(want.begin(), want.end(), got.begin(), got.end())) << v;
+  }
 
   analysis::SuspectOptions so;
   const std::vector<analysis::Suspect> suspects = analysis::FindSuspects(alone, so);

@@ -355,4 +355,19 @@ DominatorChildren DominatorChildren::Build(const DominatorTree& dom) {
   return c;
 }
 
+void DominatorChildren::DropOffsets(const DominatorTree& dom) {
+  off_ = {};
+  dom_ = &dom;
+}
+
+std::span<const uint32_t> DominatorChildren::Search(uint32_t v) const {
+  // Every reachable node once, grouped by its dominator in ascending order (the virtual root,
+  // numbered node_count(), last): the group of v is the range whose dominator is v.
+  const auto first = std::lower_bound(child_.begin(), child_.end(), v,
+                                      [&](uint32_t c, uint32_t p) { return dom_->idom(c) < p; });
+  const auto last = std::upper_bound(first, child_.end(), v,
+                                     [&](uint32_t p, uint32_t c) { return p < dom_->idom(c); });
+  return {first, last};
+}
+
 }  // namespace xrpm::analysis

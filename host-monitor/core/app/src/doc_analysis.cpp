@@ -118,6 +118,9 @@ std::shared_ptr<const DocAnalysis> AnalyseDoc(std::shared_ptr<const Snapshot> sn
       {.children = &a->children, .merger = p.paths.merger.get(), .forest = p.paths.forest.get()});
   p.paths.merger.reset();  // it points to the forest, which moves now
   a->forest = std::move(*p.paths.forest);
+  // The views read a few child lists at a time: on a heap that needed the lean index, the
+  // lists' offsets (4 bytes per object) make way for the per-type order.
+  if (a->lean_index) a->children.DropOffsets(a->heap.dom);
   a->by_retained = analysis::RetainedOrder::Build(g, a->heap.dom, threads, progress);
   ctx.SetPhase("Roots");
   progress.ThrowIfCancelled();
@@ -141,7 +144,7 @@ std::vector<uint32_t> RootRecordsOf(const DocAnalysis& a, uint32_t v) {
 
 size_t DocAnalysis::MemoryBytes() const {
   const size_t n = heap.index.node_count();
-  return heap.index.MemoryBytes() + heap.dom.MemoryBytes() + n * 8 /* children */ +
+  return heap.index.MemoryBytes() + heap.dom.MemoryBytes() + children.MemoryBytes() +
          n * 4 /* forest */ + by_retained.MemoryBytes() + retained_by_type.size() * 8;
 }
 

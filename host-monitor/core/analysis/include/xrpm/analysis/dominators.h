@@ -85,7 +85,11 @@ class DominatorTree {
 // (LargerFirst): for browsing the tree top-down. O(N log N) to build, 8 bytes per object.
 // BuildUnsorted leaves each list in node order, O(N): for a reader that walks whole subtrees
 // and sorts only the few children it descends to, as the leak suspects do.
-// Thread-safety: immutable after Build.
+// DropOffsets keeps only the lists (4 bytes per object): every list lies in order of its
+// parent, so Children then finds one by binary search over the children's dominators,
+// O(log N) per call. For a holder that reads a few lists at a time (a view), not whole
+// subtrees.
+// Thread-safety: immutable after Build (and DropOffsets).
 class DominatorChildren {
  public:
   DominatorChildren() = default;
@@ -93,16 +97,23 @@ class DominatorChildren {
   static DominatorChildren BuildUnsorted(const DominatorTree& dom);
   // Children of v, where v is a node or the virtual root: largest first when sorted().
   std::span<const uint32_t> Children(uint32_t v) const {
+    if (dom_) return Search(v);
     return {child_.data() + off_[v], child_.data() + off_[v + 1]};
   }
   bool sorted() const { return sorted_; }
+  // Frees the offsets; `dom` is the tree these lists were built from and must outlive them.
+  void DropOffsets(const DominatorTree& dom);
+  size_t MemoryBytes() const { return off_.bytes_reserved() + child_.bytes_reserved(); }
   // The order of every sorted list: larger retained size first, then lower node index.
   static bool LargerFirst(const DominatorTree& dom, uint32_t a, uint32_t b) {
     return dom.retained(a) != dom.retained(b) ? dom.retained(a) > dom.retained(b) : a < b;
   }
 
  private:
+  std::span<const uint32_t> Search(uint32_t v) const;
+
   PodVector<uint32_t> off_, child_;
+  const DominatorTree* dom_ = nullptr;  // set by DropOffsets
   bool sorted_ = false;
 };
 

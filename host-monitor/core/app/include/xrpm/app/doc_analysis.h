@@ -15,8 +15,9 @@
 // 8 B/object child lists, 4 B/object path forest and 4 B/object instances by retained size. A heap
 // whose index copies would not fit in the memory available (index_budget.h) gets the lean index
 // instead (≈ 6 B/object: the id resolver and the instance lists): every view works the same, the
-// dominators take about twice as long, and an object's referrers are found by a scan of every
-// reference (GraphIndex:: Referrers) instead of read from the reverse CSR.
+// dominators take about twice as long, an object's referrers are found by a scan of every
+// reference (GraphIndex:: Referrers) instead of read from the reverse CSR, and the child lists
+// keep 4 B/object (a list found by binary search, DominatorChildren::DropOffsets).
 //
 // Thread-safety: immutable after AnalyseDoc returns; share it freely between threads.
 #pragma once
