@@ -12,7 +12,10 @@
 namespace xrpm::app {
 namespace {
 
-using Objects = std::vector<uint64_t>;
+using Objects = std::vector<uint32_t>;
+Objects Listed(const InstanceListView& v) {
+  return {v.objects().begin(), v.objects().end()};
+}
 
 // Game.Bubble twice in the type table (its instances are one list), allocated at two sites:
 //   0: 0x10 Game.Bubble  40 B -> 0x40, 0x50   site 0 (Spawn)
@@ -62,7 +65,7 @@ TEST(InstanceListView, ListsEveryInstanceOfTheTypeNameBeforeTheAnalysis) {
   const Snapshot s = Bubbles();
   InstanceListView v;
   EXPECT_TRUE(v.Update(s, nullptr, {.doc = 1, .type = 0}));
-  EXPECT_EQ(v.objects(), (Objects{0, 1, 2}));
+  EXPECT_EQ(Listed(v), (Objects{0, 1, 2}));
   EXPECT_TRUE(v.sites().empty());        // sites need the analysis
   EXPECT_TRUE(v.field_names().empty());  // and so do fields
   EXPECT_TRUE(v.filter_error().empty());
@@ -73,22 +76,22 @@ TEST(InstanceListView, SortsBySizeRefsAndRetainedBothWays) {
   InstanceListView v;
   v.Update(s, nullptr, {.doc = 1, .type = 0});
   v.Sort(s, nullptr, By(InstanceColumn::kSize));
-  EXPECT_EQ(v.objects(), (Objects{1, 2, 0}));
+  EXPECT_EQ(Listed(v), (Objects{1, 2, 0}));
   v.Sort(s, nullptr, By(InstanceColumn::kSize, false));
-  EXPECT_EQ(v.objects(), (Objects{0, 2, 1}));
+  EXPECT_EQ(Listed(v), (Objects{0, 2, 1}));
   v.Sort(s, nullptr, By(InstanceColumn::kRefs));
-  EXPECT_EQ(v.objects(), (Objects{0, 2, 1}));
+  EXPECT_EQ(Listed(v), (Objects{0, 2, 1}));
   v.Sort(s, nullptr, By(InstanceColumn::kRefs, false));
-  EXPECT_EQ(v.objects(), (Objects{1, 2, 0}));
+  EXPECT_EQ(Listed(v), (Objects{1, 2, 0}));
   v.Sort(s, nullptr, By(InstanceColumn::kRetained));  // no analysis yet: by size
-  EXPECT_EQ(v.objects(), (Objects{1, 2, 0}));
+  EXPECT_EQ(Listed(v), (Objects{1, 2, 0}));
 
   const auto a = Analyse(s);
   v.Update(s, a.get(), {.doc = 1, .type = 0});
   v.Sort(s, a.get(), By(InstanceColumn::kRetained));
-  EXPECT_EQ(v.objects(), (Objects{1, 0, 2}));  // 80, then the two 60s in snapshot order
+  EXPECT_EQ(Listed(v), (Objects{1, 0, 2}));  // 80, then the two 60s in snapshot order
   v.Sort(s, a.get(), By(InstanceColumn::kRetained, false));
-  EXPECT_EQ(v.objects(), (Objects{0, 2, 1}));
+  EXPECT_EQ(Listed(v), (Objects{0, 2, 1}));
 }
 
 TEST(InstanceListView, NarrowsToASiteAndListsTheTypesSites) {
@@ -100,12 +103,12 @@ TEST(InstanceListView, NarrowsToASiteAndListsTheTypesSites) {
   EXPECT_EQ(v.sites()[0].site, 0u);  // 100 bytes at Spawn
   EXPECT_EQ(v.sites()[0].count, 2u);
   EXPECT_EQ(v.sites()[1].site, 1u);
-  EXPECT_EQ(v.objects(), (Objects{0, 1, 2}));
+  EXPECT_EQ(Listed(v), (Objects{0, 1, 2}));
   v.Update(s, a.get(), {.doc = 1, .type = 1, .site = 0});
-  EXPECT_EQ(v.objects(), (Objects{0, 2}));
+  EXPECT_EQ(Listed(v), (Objects{0, 2}));
   EXPECT_EQ(v.sites().size(), 2u);  // still every site of the type
   v.Update(s, a.get(), {.doc = 1, .type = 1, .site = 1});
-  EXPECT_EQ(v.objects(), (Objects{1}));
+  EXPECT_EQ(Listed(v), (Objects{1}));
 }
 
 TEST(InstanceListView, RebuildsAndResortsOnlyWhenWhatItShowsChanges) {
@@ -129,7 +132,7 @@ TEST(InstanceListView, RebuildsAndResortsOnlyWhenWhatItShowsChanges) {
   EXPECT_TRUE(v.Update(s, a.get(), {.doc = 2, .type = 2, .site = 0, .filter = "x=1"}));
   EXPECT_EQ(v.rebuilds(), 6u);
   EXPECT_TRUE(v.Update(s, a.get(), {.doc = 2, .type = 2}));
-  EXPECT_EQ(v.objects(), (Objects{3, 4}));  // the strings
+  EXPECT_EQ(Listed(v), (Objects{3, 4}));  // the strings
 }
 
 // The order the Instances view opens with, largest retained first, is the analysis' own
@@ -146,13 +149,13 @@ TEST(InstanceListView, LargestRetainedFirstIsTheAnalysisOrderForAWholeType) {
     EXPECT_EQ(w.widest_id_label(), v.widest_id_label());
     EXPECT_TRUE(v.Sort(s, sorted.get(), By(InstanceColumn::kRetained)));
     EXPECT_FALSE(w.Sort(s, ordered.get(), By(InstanceColumn::kRetained)));  // listed so
-    EXPECT_EQ(w.objects(), v.objects()) << t;
+    EXPECT_EQ(Listed(w), Listed(v)) << t;
     EXPECT_TRUE(w.Sort(s, ordered.get(), By(InstanceColumn::kRetained, false)));  // sorted
     EXPECT_TRUE(v.Sort(s, sorted.get(), By(InstanceColumn::kRetained, false)));
-    EXPECT_EQ(w.objects(), v.objects()) << t;
+    EXPECT_EQ(Listed(w), Listed(v)) << t;
     EXPECT_TRUE(w.Sort(s, ordered.get(), By(InstanceColumn::kRetained)));  // copied back
     EXPECT_TRUE(v.Sort(s, sorted.get(), By(InstanceColumn::kRetained)));
-    EXPECT_EQ(w.objects(), v.objects()) << t;
+    EXPECT_EQ(Listed(w), Listed(v)) << t;
     // A field filter lists in node order, sorted as before.
     w.Update(s, ordered.get(), {.doc = 1, .type = t, .filter = "no_such_field=1"});
     EXPECT_FALSE(w.filter_error().empty());
@@ -187,16 +190,16 @@ TEST(InstanceListView, FiltersByAFieldAndSaysWhyAFilterFails) {
   FieldsHeap h;
   InstanceListView v;
   v.Update(h.snap, h.a.get(), h.Query("IsAlive=true"));
-  EXPECT_EQ(v.objects(), (Objects{3, 5}));
+  EXPECT_EQ(Listed(v), (Objects{3, 5}));
   EXPECT_TRUE(v.filter_error().empty());
   v.Update(h.snap, h.a.get(), h.Query("state=Popped"));
-  EXPECT_EQ(v.objects(), (Objects{4}));
+  EXPECT_EQ(Listed(v), (Objects{4}));
 
   v.Update(h.snap, h.a.get(), h.Query("IsAlive"));  // no '=': every instance, and why
-  EXPECT_EQ(v.objects(), (Objects{3, 4, 5}));
+  EXPECT_EQ(Listed(v), (Objects{3, 4, 5}));
   EXPECT_EQ(v.filter_error(), "expected FIELD=VALUE, found 'IsAlive'");
   v.Update(h.snap, h.a.get(), h.Query("nope=1"));  // no such field
-  EXPECT_EQ(v.objects(), (Objects{3, 4, 5}));
+  EXPECT_EQ(Listed(v), (Objects{3, 4, 5}));
   EXPECT_NE(v.filter_error().find("nope"), std::string::npos) << v.filter_error();
   v.Update(h.snap, h.a.get(), h.Query());
   EXPECT_TRUE(v.filter_error().empty());
@@ -207,11 +210,11 @@ TEST(InstanceListView, SortsByAFieldColumn) {
   InstanceListView v;
   v.Update(h.snap, h.a.get(), h.Query());
   v.Sort(h.snap, h.a.get(), By(InstanceColumn::kField, false, "position.X"));
-  EXPECT_EQ(v.objects(), (Objects{4, 5, 3}));
+  EXPECT_EQ(Listed(v), (Objects{4, 5, 3}));
   v.Sort(h.snap, h.a.get(), By(InstanceColumn::kField, true, "position.X"));
-  EXPECT_EQ(v.objects(), (Objects{3, 5, 4}));
+  EXPECT_EQ(Listed(v), (Objects{3, 5, 4}));
   v.Sort(h.snap, h.a.get(), By(InstanceColumn::kField, true, "id"));
-  EXPECT_EQ(v.objects(), (Objects{4, 3, 5}));  // 41, 40, -42
+  EXPECT_EQ(Listed(v), (Objects{4, 3, 5}));  // 41, 40, -42
 }
 
 TEST(InstanceListView, FieldColumnsStartWithTheFirstFieldsAndFollowTheChooser) {

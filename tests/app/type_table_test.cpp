@@ -69,9 +69,9 @@ TEST(TypeListView, FiltersSortsAndRecomputesOnlyOnChange) {
 TEST(TypeTable, InstancesOfTypeAndTheirOrder) {
   Snapshot s = Small();
   auto objs = InstancesOfType(s, 0);
-  EXPECT_EQ(objs, (std::vector<uint64_t>{1, 2}));
+  EXPECT_EQ(objs, (std::vector<uint32_t>{1, 2}));
   SortInstances(s, objs, InstanceOrder::kSize, true);
-  EXPECT_EQ(objs, (std::vector<uint64_t>{2, 1}));
+  EXPECT_EQ(objs, (std::vector<uint32_t>{2, 1}));
 }
 
 TEST(HeapOverview, TotalsPerSectionAndRootsByKind) {

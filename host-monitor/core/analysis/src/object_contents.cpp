@@ -114,19 +114,19 @@ bool FieldMatches(const GraphIndex& g, uint32_t v, uint32_t field, std::string_v
   return false;
 }
 
-void SortByField(const GraphIndex& g, std::vector<uint64_t>& objects, std::string_view name,
+void SortByField(const GraphIndex& g, std::span<uint32_t> objects, std::string_view name,
                  bool descending) {
   const Snapshot& s = g.snapshot();
   struct Key {
     int cls;  // 0 number, 1 text, 2 missing
     double num;
     std::string text;
-    uint64_t object;
+    uint32_t object;
   };
   std::vector<Key> keys;
   keys.reserve(objects.size());
   using K = FieldValue::Kind;
-  for (const uint64_t o : objects) {
+  for (const uint32_t o : objects) {
     const FieldValue v = ReadFieldByName(s, o, name);
     Key k{2, 0, {}, o};
     switch (v.kind) {

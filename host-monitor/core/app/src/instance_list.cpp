@@ -56,28 +56,31 @@ void InstanceListView::Rebuild(const Snapshot& snap, const DocAnalysis* a, bool 
     }
     if (!filtered) every = a->index().Instances(group);
     if (filtered) {
-      objects_.assign(filtered->rows.begin(), filtered->rows.end());
+      Assign(filtered->rows);
     } else if (!a->by_retained.empty()) {
       // The order the view opens with, kept by the analysis: opening a type copies it.
-      const std::span<const uint32_t> ordered = a->by_retained.Instances(group);
-      objects_.assign(ordered.begin(), ordered.end());
+      Assign(a->by_retained.Instances(group));
       sorted_ = InstanceSort{InstanceColumn::kRetained, {}, true};
     } else {
-      objects_.assign(every.begin(), every.end());
+      Assign(every);
     }
   } else {
-    objects_ = InstancesOfType(snap, query_.type);
+    Assign(InstancesOfType(snap, query_.type));
   }
   if (query_.site) {
-    std::erase_if(objects_,
-                  [&](uint64_t o) { return SiteOfObject(snap, uint32_t(o)) != *query_.site; });
+    const std::span<uint32_t> all = objects_.span();
+    const auto kept = std::remove_if(
+        all.begin(), all.end(), [&](uint32_t o) { return SiteOfObject(snap, o) != *query_.site; });
+    objects_.resize(static_cast<size_t>(kept - all.begin()));
     every = {};
   }
   ObjectId widest = 0;
-  if (!every.empty())  // the same objects, read in address order
+  if (!every.empty() && a && a->index().ids_ascending())  // node order is address order
+    widest = snap.object_id[every.back()];
+  else if (!every.empty())  // the same objects, read in address order
     for (const uint32_t o : every) widest = std::max(widest, snap.object_id[o]);
   else
-    for (const uint64_t o : objects_) widest = std::max(widest, snap.object_id[o]);
+    for (const uint32_t o : objects_) widest = std::max(widest, snap.object_id[o]);
   widest_id_label_ = FormatHex(widest);
 }
 
@@ -86,7 +89,7 @@ bool InstanceListView::Sort(const Snapshot& snap, const DocAnalysis* a, const In
   sorted_ = order;
   ++sorts_;
   if (order.column == InstanceColumn::kField && a) {
-    analysis::SortByField(a->index(), objects_, order.field, order.descending);
+    analysis::SortByField(a->index(), objects_.span(), order.field, order.descending);
     return true;
   }
   if (order.column == InstanceColumn::kRetained && order.descending && a &&
@@ -94,15 +97,14 @@ bool InstanceListView::Sort(const Snapshot& snap, const DocAnalysis* a, const In
     // Every instance of the type listed: the analysis has them in this order already.
     const uint32_t group = a->index().group_of_type(query_.type);
     if (objects_.size() == a->index().group_size(group)) {
-      const std::span<const uint32_t> ordered = a->by_retained.Instances(group);
-      objects_.assign(ordered.begin(), ordered.end());
+      Assign(a->by_retained.Instances(group));
       return true;
     }
   }
   const InstanceOrder by = order.column == InstanceColumn::kRefs   ? InstanceOrder::kRefs
                            : order.column == InstanceColumn::kSize ? InstanceOrder::kSize
                                                                    : InstanceOrder::kRetained;
-  SortInstances(snap, objects_, by, order.descending,
+  SortInstances(snap, objects_.span(), by, order.descending,
                 a ? a->dom().retained_sizes() : std::span<const uint64_t>());
   return true;
 }

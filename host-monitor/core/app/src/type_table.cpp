@@ -28,24 +28,24 @@ TypeTable WithRetained(const TypeTable& t, std::span<const uint64_t> retained_by
   return out;
 }
 
-std::vector<uint64_t> InstancesOfType(const Snapshot& snap, uint32_t type) {
+std::vector<uint32_t> InstancesOfType(const Snapshot& snap, uint32_t type) {
   // Every type index with this name (one per AppDomain section, or listed twice) counts.
   std::vector<uint8_t> match(snap.type_count(), 0);
   if (type < snap.type_count())
     for (size_t t = 0; t < snap.type_count(); ++t)
       match[t] = snap.types[t].name == snap.types[type].name;
-  std::vector<uint64_t> out;
+  std::vector<uint32_t> out;
   const uint32_t* types = snap.object_type.data();
-  for (size_t i = 0, n = snap.object_count(); i < n; ++i)
+  for (uint32_t i = 0, n = snap.object_count(); i < n; ++i)
     if (types[i] < match.size() && match[types[i]]) out.push_back(i);
   return out;
 }
 
-void SortInstances(const Snapshot& snap, std::vector<uint64_t>& objects, InstanceOrder order,
+void SortInstances(const Snapshot& snap, std::span<uint32_t> objects, InstanceOrder order,
                    bool descending, std::span<const uint64_t> retained) {
   if (order == InstanceOrder::kRetained && retained.size() != snap.object_count())
     order = InstanceOrder::kSize;
-  auto key = [&](uint64_t o) -> uint64_t {
+  auto key = [&](uint32_t o) -> uint64_t {
     switch (order) {
       case InstanceOrder::kSize:
         return snap.object_size[o];
@@ -58,7 +58,7 @@ void SortInstances(const Snapshot& snap, std::vector<uint64_t>& objects, Instanc
     }
     return o;
   };
-  std::stable_sort(objects.begin(), objects.end(), [&](uint64_t a, uint64_t b) {
+  std::stable_sort(objects.begin(), objects.end(), [&](uint32_t a, uint32_t b) {
     const uint64_t ka = key(a), kb = key(b);
     if (ka != kb) return descending ? ka > kb : ka < kb;
     return a < b;

@@ -147,6 +147,8 @@ class GraphIndex {
   uint64_t dangling_refs() const { return dangling_refs_; }
   uint64_t dangling_roots() const { return dangling_roots_; }
   uint64_t duplicate_ids() const { return resolver_.duplicate_ids(); }
+  // The snapshot's ids strictly ascend with the object index (the id resolver's sorted layout).
+  bool ids_ascending() const { return resolver_.sorted(); }
   uint64_t weak_only_roots() const { return weak_only_roots_; }  // nodes rooted only weakly
 
   size_t MemoryBytes() const;  // everything the index holds beyond the snapshot

@@ -86,7 +86,7 @@ InstanceList ListInstances(const GraphIndex& g, uint32_t group, std::span<const 
 // Sorts object indices by field `name`: numbers (and booleans, chars, enums) numerically,
 // references to strings by their text, other references by id; objects whose type lacks the
 // field or whose value was not captured go last. Stable; O(n log n) after one read per object.
-void SortByField(const GraphIndex& g, std::vector<uint64_t>& objects, std::string_view name,
+void SortByField(const GraphIndex& g, std::span<uint32_t> objects, std::string_view name,
                  bool descending);
 
 // The union of the instance field names of a group's types, in layout order ("" types without

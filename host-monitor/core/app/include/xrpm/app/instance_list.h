@@ -12,6 +12,8 @@
 // filter and with an analysis that keeps each type's instances by retained size
 // (DocAnalysis::by_retained), a rebuild lists them in that order, the view's default (largest
 // retained first), and a sort back to it copies it: opening a type costs O(n), no sort.
+// The list is 4 bytes per instance in memory advised for huge pages (PodVector): a type of tens
+// of millions of instances opens without a page fault per 4 KiB.
 //
 // Thread-safety: belongs to one view (UI thread); the snapshot and analysis it is given must
 // stay alive while it is used with them.
@@ -19,12 +21,14 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "xrpm/analysis/site_stats.h"
 #include "xrpm/app/doc_analysis.h"
+#include "xrpm/model/pod_vector.h"
 #include "xrpm/model/snapshot.h"
 
 namespace xrpm::app {
@@ -70,7 +74,7 @@ class InstanceListView {
 
   uint32_t doc() const { return query_.doc; }
   bool built() const { return built_; }
-  const std::vector<uint64_t>& objects() const { return objects_; }  // object indices, in order
+  std::span<const uint32_t> objects() const { return objects_.span(); }  // object indices, in order
   const std::vector<analysis::SiteRow>& sites() const { return sites_; }  // with origins
   const std::vector<std::string>& field_names() const { return field_names_; }
   const std::vector<std::string>& field_columns() const { return field_columns_; }
@@ -82,11 +86,14 @@ class InstanceListView {
 
  private:
   void Rebuild(const Snapshot& snap, const DocAnalysis* a, bool new_type);
+  void Assign(std::span<const uint32_t> list) {
+    objects_.assign(list.data(), list.data() + list.size());
+  }
 
   bool built_ = false;
   InstanceQuery query_;
   const DocAnalysis* analysis_ = nullptr;
-  std::vector<uint64_t> objects_;
+  PodVector<uint32_t> objects_;
   std::vector<analysis::SiteRow> sites_;
   std::vector<std::string> field_names_;
   std::vector<std::string> field_columns_;

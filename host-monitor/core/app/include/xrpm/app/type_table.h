@@ -55,12 +55,12 @@ bool ContainsIgnoreCase(std::string_view haystack, std::string_view needle);
 
 // Object indices of every instance of `type` (and of the other types of the same name), in
 // snapshot order. O(types + objects).
-std::vector<uint64_t> InstancesOfType(const Snapshot& snap, uint32_t type);
+std::vector<uint32_t> InstancesOfType(const Snapshot& snap, uint32_t type);
 
 enum class InstanceOrder { kSize, kRetained, kRefs, kIndex };
 // Sorts object indices for the Instances view; ties keep snapshot order. O(n log n).
 // kRetained needs `retained` (per object index; else it sorts by size).
-void SortInstances(const Snapshot& snap, std::vector<uint64_t>& objects, InstanceOrder order,
+void SortInstances(const Snapshot& snap, std::span<uint32_t> objects, InstanceOrder order,
                    bool descending, std::span<const uint64_t> retained = {});
 
 class TypeListView {
