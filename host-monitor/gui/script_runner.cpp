@@ -17,6 +17,9 @@ using Clock = std::chrono::steady_clock;
 namespace {
 constexpr uint64_t kSettleFrames = 3;  // frames drawn after each step (popups, tab switches)
 constexpr double kDefaultWaitS = 120;
+// A snapshot that loads (open, drop, demo) may take many minutes on a heap of hundreds of
+// millions of objects: its wait fails only after this long without the worker's progress moving.
+constexpr double kLoadStallS = 600;
 
 #define XRPM_SCRIPT_VERB_ONE(e, name, args, usage) +1
 constexpr size_t kVerbCount = 0 XRPM_SCRIPT_VERBS(XRPM_SCRIPT_VERB_ONE);
@@ -136,6 +139,7 @@ void ScriptRunner::Start(const ScriptStep& s) {
   static_assert(InVerbOrder(kStarts), "one row per script verb, in ScriptVerb order");
   deadline_ = Clock::now() + std::chrono::duration_cast<Clock::duration>(
                                  std::chrono::duration<double>(kDefaultWaitS));
+  progress_seen_.clear();
   std::fprintf(stderr, "xrpm-monitor: script %s\n", s.ToString().c_str());
   (this->*kStarts[static_cast<size_t>(s.id)].start)(s);
 }
@@ -211,6 +215,7 @@ void ScriptRunner::StartDemo(const ScriptStep& s) {
   DemoHeapOptions o;
   o.objects = std::stoull(s.args[0]);
   if (s.args.size() > 1) o.generation = static_cast<uint32_t>(std::stoul(s.args[1]));
+  if (s.args.size() > 2) o.extra_refs_per_object = double(std::stoul(s.args[2]));
   awaited_doc_ = ses.documents().OpenDemo(o);
   wait_ = Wait::kIdle;
 }
@@ -622,9 +627,19 @@ void ScriptRunner::Check() {
     case Wait::kIdle:
       break;
   }
+  const auto& step = steps_[pc_];
+  if (step.id == ScriptVerb::kOpen || step.id == ScriptVerb::kDrop ||
+      step.id == ScriptVerb::kDemo) {
+    const TaskStatus w = ses.work();
+    std::string seen = w.label + '\n' + w.phase + '\n' + std::to_string(w.done);
+    if (seen != progress_seen_) {
+      progress_seen_ = std::move(seen);
+      deadline_ = Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                     std::chrono::duration<double>(kLoadStallS));
+    }
+  }
   if (Clock::now() > deadline_) return Fail("timed out waiting for background work");
   if (!ses.Idle()) return;
-  const auto& step = steps_[pc_];
   if ((step.id == ScriptVerb::kOpen || step.id == ScriptVerb::kOpenRecording ||
        step.id == ScriptVerb::kDrop) &&
       awaited_recording_) {

@@ -98,6 +98,7 @@ class ScriptRunner {
   uint64_t frames_left_ = 0;
   uint64_t frames_ = 0;
   std::chrono::steady_clock::time_point deadline_;
+  std::string progress_seen_;  // a loading snapshot's worker status when it last moved
   std::string shot_path_;
   bool shot_pending_ = false;
   uint32_t awaited_doc_ = 0;        // open/demo: the document to wait for

@@ -62,7 +62,8 @@ TEST(Script, RejectsMistakesWithFileAndLine) {
   ExpectError("open\n", "bad-args", 1, "open FILE");
   ExpectError("quit now\n", "bad-args", 1, "extra text");
   ExpectError("demo lots\n", "bad-number", 1, "lots");
-  ExpectError("demo 1 2 3\n", "bad-args", 1, "3 arguments");
+  ExpectError("demo 1 2 3 4\n", "bad-args", 1, "4 arguments");
+  EXPECT_EQ(ParseScript("demo 1000 0 2\n", "t.script")[0].args.size(), 3u);
   ExpectError("select-object last\n", "bad-args", 1, "last");
   ExpectError("select-finding leaks\n", "bad-args", 1, "leaks");
   ExpectError("select-finding boxed-values 0\n", "bad-args", 1, "boxed-values 0");

@@ -18,6 +18,7 @@ enum class Args {
   kRest,       // exactly one, the rest of the line (paths and names may contain spaces)
   kOptRest,    // zero or one, the rest of the line
   kNumbers12,  // one or two unsigned numbers
+  kNumbers13,  // one to three unsigned numbers
   kOptNumber,  // zero or one unsigned number
   kNumber,     // exactly one unsigned number
   kNumbers3,   // exactly three unsigned numbers
@@ -135,6 +136,7 @@ std::vector<ScriptStep> ParseScript(std::string_view text, const std::string& na
         if (!rest.empty()) step.args.emplace_back(rest);
         break;
       case Args::kNumbers12:
+      case Args::kNumbers13:
       case Args::kNumbers3:
       case Args::kOptNumber:
       case Args::kNumber: {
@@ -142,9 +144,9 @@ std::vector<ScriptStep> ParseScript(std::string_view text, const std::string& na
         const size_t lo = spec->args == Args::kOptNumber  ? 0
                           : spec->args == Args::kNumbers3 ? 3
                                                           : 1;
-        const size_t hi = spec->args == Args::kNumbers12  ? 2
-                          : spec->args == Args::kNumbers3 ? 3
-                                                          : 1;
+        const size_t hi = spec->args == Args::kNumbers12                                    ? 2
+                          : spec->args == Args::kNumbers13 || spec->args == Args::kNumbers3 ? 3
+                                                                                            : 1;
         if (step.args.size() < lo || step.args.size() > hi)
           fail(usage + ", found " + std::to_string(step.args.size()) + " arguments", "bad-args");
         for (const auto& a : step.args)

@@ -13,10 +13,12 @@
 //   capture-start                 start a capture; waits only until objects arrive (so a
 //                                 screenshot shows the progress bar)
 //   wait-capture                  wait until the capture started by capture-start is in
-//   open FILE                     open a snapshot file (waits until loaded and analysed) or a
+//   open FILE                     open a snapshot file (waits until loaded and analysed, failing
+//                                 after 10 minutes without progress) or a
 //                                 saved recording (waits until read)
 //   drop FILE                     as if FILE were dropped on the window (then waits as open)
-//   demo OBJECTS [GENERATION]     generate a demo heap
+//   demo OBJECTS [GENERATION [REFS]]  generate a demo heap (waits as open); REFS: extra
+//                                 references per object on top of ~1 (2: a game heap's ~3)
 //   select-doc N                  make the N-th open snapshot (1-based) the active one
 //   select-type NAME              select a type in the active snapshot
 //   select-object first|shown|INDEX  select an instance of the selected type (the largest /
@@ -100,7 +102,7 @@ namespace xrpm::app {
   X(kWaitCapture, "wait-capture", kNone, "wait-capture")                               \
   X(kOpen, "open", kRest, "open FILE")                                                 \
   X(kDrop, "drop", kRest, "drop FILE")                                                 \
-  X(kDemo, "demo", kNumbers12, "demo OBJECTS [GENERATION]")                            \
+  X(kDemo, "demo", kNumbers13, "demo OBJECTS [GENERATION [REFS]]")                     \
   X(kSelectDoc, "select-doc", kNumber, "select-doc N")                                 \
   X(kSelectType, "select-type", kRest, "select-type NAME")                             \
   X(kSelectObject, "select-object", kRest, "select-object first|shown|INDEX")          \
