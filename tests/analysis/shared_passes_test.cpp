@@ -113,22 +113,32 @@ TEST(SharedPasses, SuspectsAreTheSameWithWhatTheCallerHandsIn) {
   EXPECT_GT(object_suspects, 0u);
 }
 
+// A heap of the shared passes' shape with its index and root-path forest (not copyable: the
+// index refers to the snapshot, the forest to the index).
+struct ForestHeap {
+  explicit ForestHeap(uint32_t seed)
+      : s(SharedPassesHeap(seed)), g(GraphIndex::Build(s)), forest(RootPathForest::Build(g)) {}
+  ForestHeap(const ForestHeap&) = delete;
+  ForestHeap& operator=(const ForestHeap&) = delete;
+  const Snapshot s;
+  const GraphIndex g;
+  const RootPathForest forest;
+};
+
 TEST(SharedPasses, AMergerKeptAcrossSetsMergesEachAsAFreshOne) {
   size_t runs = 0;
   for (uint32_t seed : {21u, 22u, 23u}) {
-    const Snapshot s = SharedPassesHeap(seed);
-    const GraphIndex g = GraphIndex::Build(s);
-    const RootPathForest forest = RootPathForest::Build(g);
-    PathMerger kept(g, forest);
+    const ForestHeap h(seed);
+    PathMerger kept(h.g, h.forest);
     for (int round = 0; round < 2; ++round) {  // the second round finds everything memoised
-      for (uint32_t grp = 0; grp < g.group_count(); ++grp) {
-        const MergedPaths want = MergeShortestPaths(g, forest, nullptr, grp, 4);
-        const MergedPaths got = kept.Merge(g.Instances(grp), nullptr, 4);
+      for (uint32_t grp = 0; grp < h.g.group_count(); ++grp) {
+        const MergedPaths want = MergeShortestPaths(h.g, h.forest, nullptr, grp, 4);
+        const MergedPaths got = kept.Merge(h.g.Instances(grp), nullptr, 4);
         ASSERT_EQ(want.paths.size(), got.paths.size()) << grp;
         EXPECT_EQ(want.other_paths, got.other_paths) << grp;
         for (size_t k = 0; k < want.paths.size(); ++k) {
-          const std::string label = MergedPathLabel(g, want.paths[k], " -> ");
-          EXPECT_EQ(label, MergedPathLabel(g, got.paths[k], " -> ")) << grp;
+          const std::string label = MergedPathLabel(h.g, want.paths[k], " -> ");
+          EXPECT_EQ(label, MergedPathLabel(h.g, got.paths[k], " -> ")) << grp;
           EXPECT_EQ(want.paths[k].count, got.paths[k].count) << grp;
           runs += label.find('+') != std::string::npos;
         }
@@ -143,20 +153,18 @@ TEST(SharedPasses, AMergerMarksRunsAfterItsWalkMarksWrap) {
   // a set merged, then 254 merges that walk nothing, then the set again under the same byte.
   size_t checked = 0;
   for (uint32_t seed : {21u, 22u, 23u}) {
-    const Snapshot s = SharedPassesHeap(seed);
-    const GraphIndex g = GraphIndex::Build(s);
-    const RootPathForest forest = RootPathForest::Build(g);
-    for (uint32_t grp = 0; grp < g.group_count(); ++grp) {
-      const MergedPaths want = MergeShortestPaths(g, forest, nullptr, grp, 1);
+    const ForestHeap h(seed);
+    for (uint32_t grp = 0; grp < h.g.group_count(); ++grp) {
+      const MergedPaths want = MergeShortestPaths(h.g, h.forest, nullptr, grp, 1);
       if (want.paths.empty() ||
-          MergedPathLabel(g, want.paths[0], " -> ").find('+') == std::string::npos)
+          MergedPathLabel(h.g, want.paths[0], " -> ").find('+') == std::string::npos)
         continue;
-      PathMerger kept(g, forest);
+      PathMerger kept(h.g, h.forest);
       for (int wrap = 0; wrap < 2; ++wrap) {
-        const MergedPaths got = kept.Merge(g.Instances(grp), nullptr, 1);
+        const MergedPaths got = kept.Merge(h.g.Instances(grp), nullptr, 1);
         ASSERT_EQ(got.paths.size(), 1u);
-        EXPECT_EQ(MergedPathLabel(g, want.paths[0], " -> "),
-                  MergedPathLabel(g, got.paths[0], " -> "))
+        EXPECT_EQ(MergedPathLabel(h.g, want.paths[0], " -> "),
+                  MergedPathLabel(h.g, got.paths[0], " -> "))
             << seed << " " << grp << " " << wrap;
         for (int i = 0; i < 254; ++i) kept.Merge({}, nullptr, 1);
       }
@@ -168,26 +176,24 @@ TEST(SharedPasses, AMergerMarksRunsAfterItsWalkMarksWrap) {
 
 TEST(SharedPasses, PathsMemoisedAheadMergeAsAFreshMergerDoes) {
   for (uint32_t seed : {24u, 25u}) {
-    const Snapshot s = SharedPassesHeap(seed);
-    const GraphIndex g = GraphIndex::Build(s);
-    const RootPathForest forest = RootPathForest::Build(g);
-    PathMerger ahead(g, forest);
+    const ForestHeap h(seed);
+    PathMerger ahead(h.g, h.forest);
     const std::atomic<bool> stopped{true}, running{false};
-    EXPECT_EQ(ahead.Memoise(g.Instances(0), stopped), 0u);  // asked to stop before the first
+    EXPECT_EQ(ahead.Memoise(h.g.Instances(0), stopped), 0u);  // asked to stop before the first
     // Memoised in an order no Merge uses: the last group first, so the trie is numbered anew.
-    for (uint32_t grp = g.group_count(); grp-- > 0;) {
-      const auto instances = g.Instances(grp);
+    for (uint32_t grp = h.g.group_count(); grp-- > 0;) {
+      const auto instances = h.g.Instances(grp);
       ASSERT_EQ(ahead.Memoise(instances, running), instances.size()) << grp;
     }
-    for (uint32_t grp = 0; grp < g.group_count(); ++grp) {
-      const MergedPaths want = MergeShortestPaths(g, forest, nullptr, grp, 4);
-      const MergedPaths got = ahead.Merge(g.Instances(grp), nullptr, 4);
+    for (uint32_t grp = 0; grp < h.g.group_count(); ++grp) {
+      const MergedPaths want = MergeShortestPaths(h.g, h.forest, nullptr, grp, 4);
+      const MergedPaths got = ahead.Merge(h.g.Instances(grp), nullptr, 4);
       EXPECT_EQ(want.unreachable, got.unreachable) << grp;
       EXPECT_EQ(want.other_instances, got.other_instances) << grp;
       ASSERT_EQ(want.paths.size(), got.paths.size()) << grp;
       for (size_t k = 0; k < want.paths.size(); ++k) {
-        EXPECT_EQ(MergedPathLabel(g, want.paths[k], " -> "),
-                  MergedPathLabel(g, got.paths[k], " -> "))
+        EXPECT_EQ(MergedPathLabel(h.g, want.paths[k], " -> "),
+                  MergedPathLabel(h.g, got.paths[k], " -> "))
             << grp;
         EXPECT_EQ(want.paths[k].count, got.paths[k].count) << grp;
         EXPECT_EQ(want.paths[k].example, got.paths[k].example) << grp;
