@@ -9,6 +9,8 @@
 #include <filesystem>
 
 #include "widgets.h"
+#include "xrpm/analysis/index_budget.h"
+#include "xrpm/app/demo_heap.h"
 #include "xrpm/formats/snapshot_io.h"
 #include "xrpm/model/human_format.h"
 
@@ -544,18 +546,32 @@ void App::DrawModals() {
 
   if (show_demo_dialog_) {
     ImGui::OpenPopup("Generate demo heap");
-    static int objects = 1'000'000, generation = 0;
+    static int objects = 1'000'000, generation = 0, refs = 1;
     if (ImGui::BeginPopupModal("Generate demo heap", nullptr, ImGuiWindowFlags_AlwaysAutoResize)) {
       ImGui::TextUnformatted("A game-shaped heap to try the monitor without a device.");
       ImGui::InputInt("Objects", &objects, 100'000, 1'000'000);
-      objects = std::clamp(objects, 1, 200'000'000);
+      objects = std::clamp(objects, 1, 1'000'000'000);
+      ImGui::InputInt("References per object", &refs);
+      refs = std::clamp(refs, 1, 8);
+      HelpMarker("Game heaps hold about 3 references per object.");
       ImGui::InputInt("Leak generation", &generation);
       generation = std::clamp(generation, 0, 50);
       HelpMarker(
           "Each generation adds a leaking cache of 10% more objects; generate two "
           "generations and compare them.");
+      const app::DemoHeapOptions demo{.objects = uint64_t(objects),
+                                      .generation = uint32_t(generation),
+                                      .extra_refs_per_object = double(refs - 1)};
+      const uint64_t need = app::DemoHeapPeakBytes(demo);
+      const uint64_t available = analysis::AvailableMemoryBytes();
+      const std::string needs =
+          "Needs at least ~" + FormatBytes(need) + " (" + FormatBytes(available) + " available)";
+      if (need > available)
+        TextColored(kWarn, needs);
+      else
+        TextMuted(needs);
       if (ImGui::Button("Generate", ImVec2(120, 0))) {
-        session_.documents().OpenDemo({uint64_t(objects), 1, uint32_t(generation)});
+        session_.documents().OpenDemo(demo);
         SetView(View::kTypes);
         show_demo_dialog_ = false;
         ImGui::CloseCurrentPopup();

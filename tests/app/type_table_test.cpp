@@ -110,5 +110,19 @@ TEST(DemoHeap, IsDeterministicSizedAndLeaksByGeneration) {
   for (ObjectId r : c.refs) ASSERT_TRUE(std::binary_search(ids.begin(), ids.end(), r));
 }
 
+TEST(DemoHeap, PeakEstimateCoversTheSnapshotAndGrowsWithReferences) {
+  for (const double extra : {0.0, 2.0}) {
+    const DemoHeapOptions o{.objects = 50'000, .generation = 1, .extra_refs_per_object = extra};
+    const Snapshot s = GenerateDemoHeap(o);
+    const uint64_t need = DemoHeapPeakBytes(o);
+    // The snapshot is about 60 % of the peak; the analysis the rest.
+    EXPECT_GT(need, s.MemoryBytes() * 3 / 2) << extra;
+    EXPECT_LT(need, s.MemoryBytes() * 3) << extra;
+  }
+  EXPECT_EQ(DemoHeapPeakBytes({.objects = 1'000'000}), 72'000'000u);  // measured: 71.9 B/object
+  EXPECT_EQ(DemoHeapPeakBytes({.objects = 1'000'000, .extra_refs_per_object = 2}),
+            88'000'000u);  // measured: 87.9 B/object
+}
+
 }  // namespace
 }  // namespace xrpm::app

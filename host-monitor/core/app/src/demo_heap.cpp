@@ -174,4 +174,10 @@ Snapshot GenerateDemoHeap(const DemoHeapOptions& opts) {
   return s;
 }
 
+uint64_t DemoHeapPeakBytes(const DemoHeapOptions& opts) {
+  const double per_object = 64 + 8 * (1 + std::max(0.0, opts.extra_refs_per_object));
+  const double objects = double(opts.objects) * (1 + 0.1 * opts.generation);
+  return static_cast<uint64_t>(objects * per_object);
+}
+
 }  // namespace xrpm::app
