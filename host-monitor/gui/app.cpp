@@ -256,7 +256,10 @@ void App::DrawMenuBar() {
       ImGui::EndMenu();
       if (!chosen.empty()) OpenPath(chosen);
     }
-    if (ImGui::MenuItem("Generate demo heap...")) show_demo_dialog_ = true;
+    if (ImGui::MenuItem("Generate demo heap...")) {
+      show_demo_dialog_ = true;
+      demo_available_bytes_ = analysis::AvailableMemoryBytes();  // once, not every frame
+    }
     SnapshotDoc* d = session_.documents().active();
     if (ImGui::MenuItem("Save As...", "Ctrl+S", false, d && d->snapshot)) ShowSaveDialog(d->id);
     if (ImGui::MenuItem("Save recording As...", nullptr, false,
@@ -563,7 +566,7 @@ void App::DrawModals() {
                                       .generation = uint32_t(generation),
                                       .extra_refs_per_object = double(refs - 1)};
       const uint64_t need = app::DemoHeapPeakBytes(demo);
-      const uint64_t available = analysis::AvailableMemoryBytes();
+      const uint64_t available = demo_available_bytes_;
       const std::string needs =
           "Needs at least ~" + FormatBytes(need) + " (" + FormatBytes(available) + " available)";
       if (need > available)

@@ -76,6 +76,7 @@ class App {
   FileDialog file_dialog_;
   bool show_log_ = false;
   bool show_demo_dialog_ = false;
+  uint64_t demo_available_bytes_ = 0;  // the memory available when the dialog opened
 };
 
 }  // namespace xrpm::gui

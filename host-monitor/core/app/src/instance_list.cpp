@@ -74,13 +74,14 @@ void InstanceListView::Rebuild(const Snapshot& snap, const DocAnalysis* a, bool 
     objects_.resize(static_cast<size_t>(kept - all.begin()));
     every = {};
   }
+  // The widest id of the list. `every` (set only with an analysis) holds the same objects in
+  // node order: its last when ids ascend with the index, else read in that order.
   ObjectId widest = 0;
-  if (!every.empty() && a && a->index().ids_ascending())  // node order is address order
+  if (!every.empty() && a->index().ids_ascending())
     widest = snap.object_id[every.back()];
-  else if (!every.empty())  // the same objects, read in address order
-    for (const uint32_t o : every) widest = std::max(widest, snap.object_id[o]);
   else
-    for (const uint32_t o : objects_) widest = std::max(widest, snap.object_id[o]);
+    for (const uint32_t o : every.empty() ? objects_.span() : every)
+      widest = std::max(widest, snap.object_id[o]);
   widest_id_label_ = FormatHex(widest);
 }
 
