@@ -80,7 +80,7 @@ TEST(JoinInducedGc, AJoiningRuntimeIsAskedToJoinWithTheHostsTimeLimitAndNotToCol
   ASSERT_EQ(log.WaitHostsDisconnected(1), 1u) << log.All();
   // The agent is free once its service thread has retired the job, right after this line (the
   // host sees the capture's end before that thread returns).
-  ASSERT_FALSE(log.WaitFor("capture 2 done").empty()) << log.All();
+  ASSERT_TRUE(log.WaitCaptureRetired(2)) << log.All();
 
   const std::string over = RawJoinRefusal(agent->port(), protocol::kMaxJoinInducedGcMs + 1);
   EXPECT_NE(over.find("over the limit of 3600000"), std::string::npos) << over;
@@ -108,7 +108,7 @@ TEST(JoinInducedGc, ARuntimeThatCannotJoinIsRefusedByTheHostAndByTheAgent) {
     c.Disconnect();
   }
   ASSERT_EQ(log.WaitHostsDisconnected(1), 1u) << log.All();
-  ASSERT_FALSE(log.WaitFor("capture 1 done").empty()) << log.All();  // the job retired
+  ASSERT_TRUE(log.WaitCaptureRetired(1)) << log.All();  // the job retired
   const std::string refused = RawJoinRefusal(agent->port(), 1000);
   EXPECT_NE(refused.find("this runtime cannot join another tool's collection"), std::string::npos)
       << refused;

@@ -59,6 +59,18 @@ class LogSink {
     });
     return n;
   }
+  // Waits until the agent retired capture `id`: its one closing line, "capture ID done: ...",
+  // "capture ID stopped..." (a host that disconnected first, even after the capture's end
+  // reached it) or "capture ID failed: ...". Returns whether it came.
+  bool WaitCaptureRetired(uint64_t id, uint32_t timeout_ms = 20000) {
+    const std::string p = "capture " + std::to_string(id) + " ";
+    return WaitCountWhere(
+               [&](const std::string& l) {
+                 return l.rfind(p + "done:", 0) == 0 || l.rfind(p + "stopped", 0) == 0 ||
+                        l.rfind(p + "failed:", 0) == 0;
+               },
+               1, timeout_ms) == 1;
+  }
   // Waits until `count` hosts were logged disconnected ("host ADDR disconnected"; not a
   // capture's "cancelled: the host disconnected").
   size_t WaitHostsDisconnected(size_t count, uint32_t timeout_ms = 20000) {
