@@ -270,7 +270,7 @@ void ComputeWith(const GraphIndex& g, const Edges& edges, unsigned threads, Part
     for (uint32_t v = semi[p]; v != 0;) {
       const uint32_t next = idom[v];
       const Forest u = eval(v, w);
-      idom[v] = u.label_semi < semi[v] ? u.label : p;
+      idom[v] = u.label_semi < p ? u.label : p;  // v sits in bucket(p): semi[v] is p
       v = next;
     }
     semi[p] = 0;
