@@ -155,6 +155,9 @@ struct Agent::Impl {
   std::deque<QueuedMarker> pending_markers;  // for the next FrameBatch (bounded)
   uint64_t pending_markers_dropped = 0;      // pending_markers was full
   BeaconSender beacon;  // discovery (opt.announce); sends from the network thread
+  // The last completed capture's sizes, whichever host asked for it (Welcome.last_capture_*).
+  uint64_t last_capture_objects = 0, last_capture_refs = 0;
+  bool last_capture_fields = false;
 
   mutable std::mutex stats_mu;
   AgentStats stats;

@@ -131,10 +131,14 @@ void Agent::Impl::FinishJob() {
   {
     std::lock_guard<std::mutex> lock(stats_mu);
     stats.capture_running = false;
-    if (j.completed && !cancelled)
+    if (j.completed && !cancelled) {
       ++stats.captures_completed;
-    else
+      last_capture_objects = j.objects;
+      last_capture_refs = j.refs;
+      last_capture_fields = j.detail.fields;
+    } else {
       ++stats.captures_aborted;
+    }
     stats.last_pause_us = j.pause_us;
     stats.last_peak_bytes = j.peak_bytes;
     stats.last_wire_bytes = j.wire_bytes;

@@ -82,6 +82,7 @@ struct CaptureJob {
   uint64_t pause_us = 0;
   uint64_t peak_bytes = 0;
   uint64_t wire_bytes = 0;
+  uint64_t objects = 0, refs = 0;  // the CaptureEnd's totals, when completed
 };
 
 // Runs `job` on the calling thread: stop the world, GC, walk into the job's queue, resume,

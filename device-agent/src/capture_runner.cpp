@@ -115,6 +115,8 @@ void Run(RuntimePort& runtime, CaptureJob& job, uint32_t stop_timeout_ms) {
   e->set_agent_peak_bytes(job.peak_bytes);
   e->set_wire_bytes(job.wire_bytes);
   e->set_stall_us(sink.stalled_us());
+  job.objects = t.objects;
+  job.refs = t.refs;
   e->set_origins_dropped(sink.origins_dropped());
   e->set_fields_dropped(sink.fields_dropped());
   std::string bytes;

@@ -204,6 +204,9 @@ void Agent::Impl::GrantControl(ENetPeer* peer, Session* s) {
   w->set_min_counter_interval_ms(protocol::kMinCounterIntervalMs);
   w->set_max_message_bytes(protocol::kMaxAgentMessageBytes);
   w->set_max_host_message_bytes(protocol::kMaxHostMessageBytes);
+  w->set_last_capture_objects(last_capture_objects);
+  w->set_last_capture_refs(last_capture_refs);
+  w->set_last_capture_fields(last_capture_fields);
   SendControl(peer, env);
   Log("host " + s->address + " (" + s->client_name + ") is in control" +
       (opt.token.empty() ? "" : " (token verified)"));

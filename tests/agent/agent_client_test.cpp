@@ -11,6 +11,7 @@
 #include "fake_runtime.h"
 #include "raw_peer.h"
 #include "test_util.h"
+#include "xrpm/client/capture_assembler.h"
 #include "xrpm/client/host_client.h"
 #include "xrpm/protocol/constants.h"
 
@@ -176,6 +177,60 @@ TEST(AgentClient, ConsecutiveCapturesAndCancel) {
   // The agent counts a capture once its network thread retired it, after the host saw its end.
   ASSERT_FALSE(s.log.WaitFor("capture 5 done", 20000).empty());
   EXPECT_EQ(s.agent->stats().captures_completed + s.agent->stats().captures_aborted, 5u);
+}
+
+// The agent remembers its last completed capture across hosts: the next host's Welcome gives
+// its sizes, which a host without a capture of its own prepares its columns for.
+TEST(AgentClient, TheNextHostsWelcomeGivesTheLastCapturesSizes) {
+  Served s(5000);
+  ASSERT_TRUE(s.agent);
+  {
+    auto p = RawPeer::Connect(s.agent->port());
+    ASSERT_TRUE(p);
+    wire::Envelope welcome;
+    ASSERT_TRUE(Handshake(*p, &welcome));
+    EXPECT_EQ(welcome.welcome().last_capture_objects(), 0u);  // none yet
+    EXPECT_EQ(welcome.welcome().last_capture_refs(), 0u);
+    p->DisconnectNow();
+    ASSERT_FALSE(s.log.WaitFor("disconnected", 20000).empty());
+  }
+  ASSERT_TRUE(Connected(s.client));
+  const CaptureResult r = CaptureOnce(s.client);
+  ASSERT_TRUE(r.ok) << r.error;
+  ASSERT_FALSE(s.log.WaitFor("capture 1 done", 20000).empty());
+  s.client.Disconnect();
+  ASSERT_EQ(s.log.WaitCount("disconnected", 2), 2u) << s.log.All();
+  auto p = RawPeer::Connect(s.agent->port());
+  ASSERT_TRUE(p);
+  wire::Envelope welcome;
+  ASSERT_TRUE(Handshake(*p, &welcome));
+  EXPECT_EQ(welcome.welcome().last_capture_objects(), r.snapshot->object_count());
+  EXPECT_EQ(welcome.welcome().last_capture_refs(), r.snapshot->ref_count());
+  EXPECT_EQ(welcome.welcome().last_capture_fields(), !r.snapshot->fields.ref_slot.empty());
+
+  // What the host prepares from it, with no capture of its own, and with one.
+  const client::CaptureSizes hinted = client::ExpectedSizes(
+      {}, welcome.welcome().last_capture_objects(), welcome.welcome().last_capture_refs(),
+      welcome.welcome().last_capture_fields());
+  EXPECT_EQ(hinted.objects, r.snapshot->object_count());
+  EXPECT_EQ(hinted.refs, r.snapshot->ref_count());
+  EXPECT_EQ(hinted.value_bytes, 0u);
+  const client::CaptureSizes own{.objects = 7, .refs = 9, .slots = false, .value_bytes = 5};
+  const client::CaptureSizes kept = client::ExpectedSizes(own, 1000, 3000, true);
+  EXPECT_EQ(kept.objects, 7u);
+  EXPECT_EQ(kept.refs, 9u);
+  EXPECT_EQ(kept.value_bytes, 5u);
+}
+
+TEST(AgentClient, AnAgentsSizesHintIsBounded) {
+  // An agent's figures are a hint: references are bounded per object, none without objects.
+  const client::CaptureSizes big = client::ExpectedSizes({}, 10, UINT64_MAX, true);
+  EXPECT_EQ(big.refs, 10 * client::kMaxHintRefsPerObject);
+  const client::CaptureSizes huge = client::ExpectedSizes({}, UINT64_MAX, UINT64_MAX, true);
+  EXPECT_EQ(huge.refs, UINT64_MAX);  // no overflow; Prepare bounds the objects, refs follow
+  const client::CaptureSizes none = client::ExpectedSizes({}, 0, 500, true);
+  EXPECT_EQ(none.objects, 0u);
+  EXPECT_FALSE(none.slots);
 }
 
 // A transfer that never ends by itself (the fake walk repeats the heap until its sink stops it,

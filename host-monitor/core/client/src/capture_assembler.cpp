@@ -66,6 +66,18 @@ CaptureSizes SizesOf(const Snapshot& s) {
           .value_bytes = s.fields.values.data.size()};
 }
 
+CaptureSizes ExpectedSizes(const CaptureSizes& own_last, uint64_t agent_objects,
+                           uint64_t agent_refs, bool agent_fields) {
+  if (own_last.objects != 0) return own_last;
+  const uint64_t most_refs = agent_objects > UINT64_MAX / kMaxHintRefsPerObject
+                                 ? UINT64_MAX
+                                 : agent_objects * kMaxHintRefsPerObject;
+  return {.objects = agent_objects,
+          .refs = std::min(agent_refs, most_refs),
+          .slots = agent_fields && agent_objects != 0,
+          .value_bytes = 0};
+}
+
 void CaptureAssembler::Prepare(const CaptureSizes& expected) {
   const uint64_t objects = std::min(expected.objects, max_objects_);
   if (objects == 0) return;

@@ -55,6 +55,14 @@ struct CaptureSizes {
   uint64_t value_bytes = 0;  // object contents (values)
 };
 CaptureSizes SizesOf(const Snapshot& s);
+// What to prepare the next capture for: the host's own last capture on this connection, else
+// the agent's last one under any host (Welcome.last_capture_*: a one-shot `xrpm capture` has
+// no capture of its own), its references bounded at kMaxHintRefsPerObject per object (the
+// agent's figures are a hint; Prepare bounds the objects at the host's capture limit). Values
+// are reserved only from the host's own capture: the agent does not count their bytes.
+inline constexpr uint64_t kMaxHintRefsPerObject = 64;
+CaptureSizes ExpectedSizes(const CaptureSizes& own_last, uint64_t agent_objects,
+                           uint64_t agent_refs, bool agent_fields);
 
 struct CaptureTotalsSeen {
   uint32_t batches = 0;
