@@ -9,9 +9,9 @@
 #include <filesystem>
 
 #include "widgets.h"
-#include "xrpm/analysis/index_budget.h"
 #include "xrpm/app/demo_heap.h"
 #include "xrpm/formats/snapshot_io.h"
+#include "xrpm/model/available_memory.h"
 #include "xrpm/model/human_format.h"
 
 namespace xrpm::gui {
@@ -258,7 +258,7 @@ void App::DrawMenuBar() {
     }
     if (ImGui::MenuItem("Generate demo heap...")) {
       show_demo_dialog_ = true;
-      demo_available_bytes_ = analysis::AvailableMemoryBytes();  // once, not every frame
+      demo_available_bytes_ = AvailableMemoryBytes();  // once, not every frame
     }
     SnapshotDoc* d = session_.documents().active();
     if (ImGui::MenuItem("Save As...", "Ctrl+S", false, d && d->snapshot)) ShowSaveDialog(d->id);

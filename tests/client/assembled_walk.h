@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "xrpm/client/capture_assembler.h"
+#include "xrpm/model/available_memory.h"
 #include "xrpm/protocol/heap_batch_writer.h"
 
 namespace xrpm::testing {
@@ -33,11 +34,13 @@ inline wire::CaptureEnd EndOf(const Walk& w) {
   return e;
 }
 
-// prepare: the sizes to reserve the columns at first (CaptureAssembler::Prepare), or none.
+// prepare: the sizes to reserve the columns at first (CaptureAssembler::Prepare, with
+// `memory_available`), or none.
 inline bool Assemble(const Walk& w, Snapshot* out, std::string* error,
-                     const client::CaptureSizes* prepare = nullptr) {
+                     const client::CaptureSizes* prepare = nullptr,
+                     uint64_t memory_available = AvailableMemoryBytes()) {
   client::CaptureAssembler a;
-  if (prepare) a.Prepare(*prepare);
+  if (prepare) a.Prepare(*prepare, memory_available);
   wire::CaptureBegin b;
   b.set_capture_id(1);
   b.set_section_version(2);

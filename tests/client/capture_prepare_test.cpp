@@ -76,11 +76,44 @@ TEST(CapturePrepare, ReservedAheadAssemblesTheSameSnapshot) {
   }
 }
 
+// Sizes from an agent's hint may be anything: the reservation stays within half the memory
+// available, and the capture assembles the same.
+TEST(CapturePrepare, AReservationBeyondTheMemoryAvailableIsCutToHalfOfIt) {
+  const Walk w = ChainWithArrays();
+  Snapshot plain;
+  std::string error;
+  ASSERT_TRUE(Assemble(w, &plain, &error)) << error;
+  const uint64_t memory = uint64_t{64} << 20;
+  for (const CaptureSizes& sizes :
+       {CaptureSizes{
+            .objects = UINT64_MAX, .refs = UINT64_MAX, .slots = true, .value_bytes = UINT64_MAX},
+        CaptureSizes{.objects = 1'000'000'000, .refs = 64'000'000'000, .slots = true}}) {
+    client::CaptureAssembler a(1'000'000'000);
+    a.Prepare(sizes, memory);
+    wire::CaptureBegin b;
+    b.set_capture_id(1);
+    b.set_section_version(2);
+    b.set_section_name("Game.exe");
+    b.set_start_ms(10);
+    ASSERT_TRUE(a.Begin(b, 10, &error)) << error;
+    for (const auto& m : w.batches) ASSERT_TRUE(a.Batch(m, 10, &error)) << error;
+    ASSERT_TRUE(a.End(EndOf(w), &error)) << error;
+    const Snapshot s = a.Take();
+    EXPECT_TRUE(s == plain);
+  }
+  // Nothing at all reserved when even one object would not fit.
+  Snapshot prepared;
+  const CaptureSizes some{.objects = 1000, .refs = 1000};
+  ASSERT_TRUE(Assemble(w, &prepared, &error, &some, 0)) << error;
+  EXPECT_TRUE(prepared == plain);
+}
+
 TEST(CapturePrepare, AnAssemblerDroppedWhileWarmingStopsCleanly) {
   const Walk w = ChainWithArrays();
   for (int i = 0; i < 3; ++i) {
     CaptureAssembler a;
-    a.Prepare({.objects = 4'000'000, .refs = 16'000'000, .slots = true, .value_bytes = 1 << 26});
+    a.Prepare({.objects = 4'000'000, .refs = 16'000'000, .slots = true, .value_bytes = 1 << 26},
+              AvailableMemoryBytes());
     wire::CaptureBegin b;
     b.set_capture_id(1);
     std::string error;

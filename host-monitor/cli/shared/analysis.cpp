@@ -28,7 +28,7 @@ std::unique_ptr<AnalyzedFile> DominanceForCli(const std::string& path, const Inp
   f->loaded = LoadForCli(path, in);
   const Snapshot& s = f->loaded.snap;
   if (!lean) {
-    const uint64_t available = analysis::AvailableMemoryBytes();
+    const uint64_t available = AvailableMemoryBytes();
     if (!analysis::CsrsFit(s.object_count(), s.ref_count(), 1,
                            analysis::DominatorTree::kWorkBytesPerObject, available)) {
       lean = true;

@@ -86,7 +86,7 @@ std::shared_ptr<const DocAnalysis> AnalyseDoc(std::shared_ptr<const Snapshot> sn
 
   if (index == DocIndex::kAuto)
     index = analysis::CsrsFit(s.object_count(), s.ref_count(), 2, kDocWorkBytesPerObject,
-                              analysis::AvailableMemoryBytes())
+                              AvailableMemoryBytes())
                 ? DocIndex::kFull
                 : DocIndex::kLean;
   a->lean_index = index == DocIndex::kLean;

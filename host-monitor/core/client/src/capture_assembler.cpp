@@ -78,12 +78,32 @@ CaptureSizes ExpectedSizes(const CaptureSizes& own_last, uint64_t agent_objects,
           .value_bytes = 0};
 }
 
-void CaptureAssembler::Prepare(const CaptureSizes& expected) {
-  const uint64_t objects = std::min(expected.objects, max_objects_);
+void CaptureAssembler::Prepare(const CaptureSizes& expected, uint64_t memory_available) {
+  using U128 = unsigned __int128;
+  uint64_t objects = std::min(expected.objects, max_objects_);
   if (objects == 0) return;
   // As many references per object as last time (a heap keeps its shape between captures).
-  const auto refs = static_cast<uint64_t>(static_cast<unsigned __int128>(expected.refs) * objects /
-                                          expected.objects);
+  auto scaled = [](uint64_t n, uint64_t num, uint64_t den) {
+    return static_cast<uint64_t>(U128{n} * num / den);
+  };
+  uint64_t refs = scaled(expected.refs, objects, expected.objects);
+  uint64_t value_bytes = expected.value_bytes;
+  // At most half the memory available, all columns scaled alike: the sizes are a forecast, and
+  // an agent's hint may be anything.
+  const uint64_t per_object = sizeof(snap_.object_id[0]) + sizeof(snap_.object_type[0]) +
+                              sizeof(snap_.object_size[0]) + sizeof(snap_.ref_end[0]) +
+                              (value_bytes ? sizeof(snap_.fields.values.end[0]) : 0);
+  const uint64_t per_ref =
+      sizeof(snap_.refs[0]) + (expected.slots ? sizeof(snap_.fields.ref_slot[0]) : 0);
+  const U128 bytes = U128{objects} * per_object + U128{refs} * per_ref + value_bytes;
+  const uint64_t budget = memory_available / 2;
+  if (bytes > budget) {
+    const auto keep = static_cast<uint64_t>(U128{objects} * budget / bytes);
+    refs = scaled(refs, keep, objects);
+    value_bytes = scaled(value_bytes, keep, objects);
+    objects = keep;
+    if (objects == 0) return;
+  }
   std::vector<PageWarmer::Range> ranges;
   auto reserve = [&](auto& column, uint64_t n) {
     column.reserve(n);
@@ -95,9 +115,9 @@ void CaptureAssembler::Prepare(const CaptureSizes& expected) {
   reserve(snap_.ref_end, objects);
   reserve(snap_.refs, refs);
   if (expected.slots) reserve(snap_.fields.ref_slot, refs);
-  if (expected.value_bytes) {
+  if (value_bytes) {
     reserve(snap_.fields.values.end, objects);
-    reserve(snap_.fields.values.data, expected.value_bytes);
+    reserve(snap_.fields.values.data, value_bytes);
   }
   if (!warmer_) warmer_ = std::make_unique<PageWarmer>();
   warmer_->Start(std::move(ranges));

@@ -2,6 +2,7 @@
 #include <algorithm>
 
 #include "host_client_impl.h"
+#include "xrpm/model/available_memory.h"
 #include "xrpm/protocol/auth.h"
 #include "xrpm/protocol/constants.h"
 #include "xrpm/protocol/enet_io.h"
@@ -499,7 +500,7 @@ void HostClient::Impl::ExecuteCommands() {
       CaptureSizes expected = ExpectedSizes(last_capture_sizes, agent_capture_objects,
                                             agent_capture_refs, agent_capture_fields);
       if (!co.values) expected.value_bytes = 0;
-      assembler->Prepare(expected);
+      assembler->Prepare(expected, AvailableMemoryBytes());
       wire::CaptureRequest* req = env.mutable_capture_request();
       req->set_request_id(request_id);
       req->set_fields(true);  // layouts, slots and labels: always, when the agent can

@@ -5,16 +5,16 @@
 // lean index instead (the snapshot's own references resolved as they are walked: the
 // dominators about twice as slow, referrers found by a scan), rather than failing partway.
 //
-// Thread-safety: pure functions; AvailableMemoryBytes reads /proc/meminfo.
+// The memory available comes from AvailableMemoryBytes (xrpm/model/available_memory.h).
+//
+// Thread-safety: pure functions.
 #pragma once
 
 #include <cstdint>
 
-namespace xrpm::analysis {
+#include "xrpm/model/available_memory.h"
 
-// MemAvailable of /proc/meminfo: what can still be allocated without swapping. UINT64_MAX when
-// the system does not say.
-uint64_t AvailableMemoryBytes();
+namespace xrpm::analysis {
 
 // Bytes of one direction's CSR for a snapshot of `objects` objects and `references` references.
 constexpr uint64_t CsrBytes(uint64_t objects, uint64_t references) {

@@ -21,7 +21,8 @@
 // defined fails the capture.
 //
 // Prepare (optional, as the request leaves) reserves the snapshot's main columns at the sizes
-// the caller expects (the previous capture's) and has their pages faulted in on a background
+// the caller expects (the previous capture's, or the agent's hint; never more than half the
+// memory available) and has their pages faulted in on a background
 // thread of the lowest priority while the game is stopped (page_warmer.h), so that decoding
 // after the pause writes to memory that is already there.
 //
@@ -76,9 +77,9 @@ class CaptureAssembler {
   explicit CaptureAssembler(uint64_t max_objects = 1'000'000'000, uint32_t pointer_bytes = 4);
   ~CaptureAssembler();
 
-  // Before Begin: reserves the columns for `expected` (objects capped at max_objects) and starts
-  // faulting their pages in.
-  void Prepare(const CaptureSizes& expected);
+  // Before Begin: reserves the columns for `expected` (objects capped at max_objects, all of it
+  // at half of `memory_available`, AvailableMemoryBytes()) and starts faulting their pages in.
+  void Prepare(const CaptureSizes& expected, uint64_t memory_available);
   // Each returns false with *error ("batch 12: ...") when the capture cannot be completed.
   bool Begin(const wire::CaptureBegin& m, size_t wire_bytes, std::string* error);
   bool Batch(const wire::HeapBatch& m, size_t wire_bytes, std::string* error);

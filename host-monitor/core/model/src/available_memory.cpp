@@ -1,9 +1,9 @@
-#include "xrpm/analysis/index_budget.h"
+#include "xrpm/model/available_memory.h"
 
 #include <fstream>
 #include <string>
 
-namespace xrpm::analysis {
+namespace xrpm {
 
 uint64_t AvailableMemoryBytes() {
   std::ifstream in("/proc/meminfo");
@@ -16,4 +16,4 @@ uint64_t AvailableMemoryBytes() {
   return UINT64_MAX;
 }
 
-}  // namespace xrpm::analysis
+}  // namespace xrpm
