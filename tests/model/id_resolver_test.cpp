@@ -60,5 +60,40 @@ TEST(IdResolver, SortedIdsSpanningTheWhole64BitRange) {
   }
 }
 
+TEST(IdResolver, FindManyAnswersAsFindInBothLayoutsAndEveryGroupSize) {
+  std::mt19937_64 rng(11);
+  for (bool shuffled : {false, true}) {
+    std::vector<ObjectId> ids;
+    ObjectId next = 0x10000;
+    for (int i = 0; i < 20'000; ++i) ids.push_back(next += 8 + (rng() % 4) * 8);
+    if (shuffled) std::shuffle(ids.begin(), ids.end(), rng);
+    const IdResolver r = IdResolver::Build(ids, 2);
+    // Ids present, absent between them, below, above and at the extremes, in random order.
+    std::vector<ObjectId> asked;
+    for (int i = 0; i < 5'000; ++i) {
+      const ObjectId id = ids[rng() % ids.size()];
+      switch (rng() % 4) {
+        case 0:
+          asked.push_back(id + 1);
+          break;
+        case 1:
+          asked.push_back(rng() % 2 ? 0 : ~ObjectId{0});
+          break;
+        default:
+          asked.push_back(id);
+      }
+    }
+    for (size_t n : {size_t{0}, size_t{1}, size_t{15}, size_t{16}, size_t{17}, asked.size()}) {
+      std::vector<uint32_t> out(n, 12345);
+      r.FindMany(std::span<const ObjectId>(asked.data(), n), out.data());
+      for (size_t i = 0; i < n; ++i) ASSERT_EQ(out[i], r.Find(asked[i])) << "id " << asked[i];
+    }
+  }
+  uint32_t none = 7;
+  const ObjectId one = 5;
+  IdResolver::Build({}).FindMany(std::span<const ObjectId>(&one, 1), &none);
+  EXPECT_EQ(none, kNoIndex);
+}
+
 }  // namespace
 }  // namespace xrpm

@@ -24,6 +24,8 @@ struct CsrEdges {
   uint64_t begin(uint32_t v) const { return off[v]; }
   uint64_t end(uint32_t v) const { return off[v + 1]; }
   uint32_t at(uint64_t k) const { return out[k]; }
+  // The targets of references [k, k + n).
+  void Targets(uint64_t k, size_t n, uint32_t* to) const { std::copy_n(out + k, n, to); }
   // Reference k's target: its mark, and where its own references start (for its visit).
   void Prefetch(uint64_t k, const uint32_t* pre) const {
     __builtin_prefetch(&pre[out[k]]);
@@ -37,6 +39,9 @@ struct ResolvedEdges {
   uint64_t begin(uint32_t v) const { return s.ref_begin(v); }
   uint64_t end(uint32_t v) const { return s.ref_end[v]; }
   uint32_t at(uint64_t k) const { return g.Find(s.refs[k]); }  // kNoIndex when dangling
+  void Targets(uint64_t k, size_t n, uint32_t* to) const {
+    g.resolver().FindMany({s.refs.data() + k, n}, to);  // its cache misses overlapped
+  }
   void Prefetch(uint64_t, const uint32_t*) const {}
 };
 
@@ -174,6 +179,11 @@ void ComputeWith(const GraphIndex& g, const Edges& edges, unsigned threads, Part
   {
     const std::vector<size_t> bounds = EvenBounds(n, ResolveThreads(threads), 1 << 18);
     RunChunks(bounds, [&](size_t chunk, size_t begin, size_t end) {
+      // The chunk's references lie in one run: their targets are taken a block at a time.
+      constexpr uint64_t kBlock = 256;
+      uint32_t target[kBlock];
+      uint64_t block_at = 0, block_end = 0;  // `target` holds references [block_at, block_end)
+      const uint64_t last = end > begin ? edges.end(static_cast<uint32_t>(end - 1)) : 0;
       for (size_t v = begin; v < end; ++v) {
         if ((v & 0xFFFFF) == 0) {
           if (chunk == 0)  // reports stay on the calling thread
@@ -186,7 +196,12 @@ void ComputeWith(const GraphIndex& g, const Edges& edges, unsigned threads, Part
         for (uint64_t k = edges.begin(static_cast<uint32_t>(v)),
                       e = edges.end(static_cast<uint32_t>(v));
              k < e; ++k) {
-          const uint32_t w = edges.at(k);
+          if (k >= block_end) {
+            block_at = k;
+            block_end = std::min(k + kBlock, last);
+            edges.Targets(block_at, block_end - block_at, target);
+          }
+          const uint32_t w = target[k - block_at];
           if (w == kNoIndex) continue;
           const uint32_t pw = pre[w];
           if (pv > pw)

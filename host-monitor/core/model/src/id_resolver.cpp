@@ -1,6 +1,7 @@
 // IdResolver: see id_resolver.h.
 #include "xrpm/model/id_resolver.h"
 
+#include <algorithm>
 #include <atomic>
 
 #include "xrpm/model/fork_join.h"
@@ -85,6 +86,31 @@ void IdResolver::BuildHashed(unsigned threads, const Progress& progress) {
   });
   progress.ThrowIfCancelled();
   duplicates_ = dups;
+}
+
+void IdResolver::FindMany(std::span<const ObjectId> ids, uint32_t* out) const {
+  // Groups of 16: the first reads of all, then the second, then the lookups themselves, which
+  // find their lines in the cache.
+  constexpr size_t kGroup = 16;
+  constexpr uint64_t kOutside = UINT64_MAX;
+  uint64_t first[kGroup];  // sorted: the bucket; hashed: the slot (kOutside: no lookup)
+  for (size_t at = 0; at < ids.size(); at += kGroup) {
+    const size_t n = std::min(kGroup, ids.size() - at);
+    const ObjectId* id = ids.data() + at;
+    uint32_t* o = out + at;
+    for (size_t i = 0; i < n; ++i) {
+      if (sorted_)
+        first[i] = id[i] >= min_ && id[i] <= max_ ? (id[i] - min_) >> shift_ : kOutside;
+      else
+        first[i] = table_.empty() ? kOutside : Slot(id[i]);
+      if (first[i] != kOutside) __builtin_prefetch(&table_[first[i]]);
+    }
+    for (size_t i = 0; i < n; ++i) {
+      const uint32_t v = first[i] == kOutside ? kNoIndex : table_[first[i]];
+      if (v < ids_.size()) __builtin_prefetch(&ids_[v]);
+    }
+    for (size_t i = 0; i < n; ++i) o[i] = first[i] == kOutside ? kNoIndex : Find(id[i]);
+  }
 }
 
 void IdResolver::ForEachDuplicate(const std::function<void(uint32_t, uint32_t)>& f) const {

@@ -27,6 +27,7 @@
 // Thread-safety: immutable after Build; any number of threads may read it.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <span>
 #include <string>
@@ -94,8 +95,14 @@ class GraphIndex {
       return;
     }
     const Snapshot& s = *snap_;
-    for (uint64_t k = s.ref_begin(v), ke = s.ref_end[v]; k < ke; ++k)
-      if (const uint32_t w = resolver_.Find(s.refs[k]); w != kNoIndex) f(w);
+    constexpr uint64_t kBlock = 64;  // resolved together: their cache misses overlap
+    uint32_t target[kBlock];
+    for (uint64_t k = s.ref_begin(v), ke = s.ref_end[v]; k < ke; k += kBlock) {
+      const uint64_t n = std::min(kBlock, ke - k);
+      resolver_.FindMany({s.refs.data() + k, n}, target);
+      for (uint64_t i = 0; i < n; ++i)
+        if (target[i] != kNoIndex) f(target[i]);
+    }
   }
   // The number of v's resolved references (Out(v).size()).
   uint32_t OutCount(uint32_t v) const;
@@ -115,6 +122,7 @@ class GraphIndex {
 
   // The node of an object id, or kNoIndex. Duplicate ids resolve to the first object.
   uint32_t Find(ObjectId id) const { return resolver_.Find(id); }
+  const IdResolver& resolver() const { return resolver_; }
 
   // ---- roots ----
   // Per root record of the snapshot: its node, or kNoIndex when the id is dangling.

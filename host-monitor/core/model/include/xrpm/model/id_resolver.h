@@ -10,6 +10,10 @@
 // Duplicate ids resolve to the first object that has the id (lowest index); they are counted
 // and can be listed.
 // Both lookups are O(1) expected; building is O(N) (the hash is filled in parallel with CAS).
+// A lookup is two dependent cache misses on a big heap (the bucket or slot, then the ids);
+// FindMany resolves a run of ids in stages, every lookup's first read started before any
+// second one, so that a pass over many references waits for memory once per stage, not twice
+// per reference.
 //
 // The resolver refers to the snapshot's id column, which must outlive it.
 // Thread-safety: immutable after Build; concurrent Find() calls are safe.
@@ -34,6 +38,8 @@ class IdResolver {
 
   // The index of the first object with this id, or kNoIndex.
   uint32_t Find(ObjectId id) const { return sorted_ ? FindSorted(id) : FindHashed(id); }
+  // out[i] = Find(ids[i]) for every i (out holds ids.size() entries).
+  void FindMany(std::span<const ObjectId> ids, uint32_t* out) const;
 
   bool sorted() const { return sorted_; }
   uint64_t duplicate_ids() const { return duplicates_; }  // objects whose id was seen before
