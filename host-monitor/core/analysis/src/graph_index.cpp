@@ -55,7 +55,10 @@ void GraphIndex::ResolveEdges(unsigned threads, const Progress& progress) {
   std::atomic<bool> stop{false};
   RunChunks(bounds, [&](size_t chunk, size_t begin, size_t end) {
     uint64_t local = 0;
-    for (size_t i = begin; i < end; ++i) {
+    // Blocks of objects up to the next multiple of 1,024 (so every multiple of 16,384, where
+    // progress is reported, starts one): their references lie in one run, resolved together.
+    for (size_t i = begin; i < end;) {
+      const size_t block_end = std::min(end, (i | 0x3FF) + 1);
       if ((i & 0x3FFF) == 0) {
         if (stop.load(std::memory_order_relaxed)) return;
         if (chunk == 0) {
@@ -69,14 +72,15 @@ void GraphIndex::ResolveEdges(unsigned threads, const Progress& progress) {
           return;
         }
       }
-      uint32_t valid = 0;
-      for (uint64_t k = s.ref_begin(i), ke = s.ref_end[i]; k < ke; ++k) {
-        const uint32_t t = resolver_.Find(s.refs[k]);
-        out_[k] = t;
-        valid += t != kNoIndex;
+      const uint64_t first = s.ref_begin(i), last = s.ref_end[block_end - 1];
+      resolver_.FindMany({s.refs.data() + first, last - first}, out_.data() + first);
+      for (; i < block_end; ++i) {
+        uint32_t valid = 0;
+        for (uint64_t k = s.ref_begin(i), ke = s.ref_end[i]; k < ke; ++k)
+          valid += out_[k] != kNoIndex;
+        local += (s.ref_end[i] - s.ref_begin(i)) - valid;
+        out_off_[i + 1] = valid;
       }
-      local += (s.ref_end[i] - s.ref_begin(i)) - valid;
-      out_off_[i + 1] = valid;
     }
     dangling += local;
   });
