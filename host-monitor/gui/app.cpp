@@ -82,9 +82,15 @@ void App::ShowExportCountersDialog() {
                     /*snapshot_formats=*/false);
 }
 
+void App::ShowDemoDialog() {
+  show_demo_dialog_ = true;
+  demo_available_bytes_ = AvailableMemoryBytes();  // once, not every frame
+}
+
 const char* App::DialogName() const {
   if (quit_prompt_) return "quit-unsaved";
   if (close_prompt_doc_) return "close-unsaved";
+  if (show_demo_dialog_) return "demo";
   if (!file_dialog_.is_open()) return "none";
   if (export_counters_) return "export";
   return file_dialog_.mode() == FileDialog::Mode::kSave ? "save" : "open";
@@ -256,10 +262,7 @@ void App::DrawMenuBar() {
       ImGui::EndMenu();
       if (!chosen.empty()) OpenPath(chosen);
     }
-    if (ImGui::MenuItem("Generate demo heap...")) {
-      show_demo_dialog_ = true;
-      demo_available_bytes_ = AvailableMemoryBytes();  // once, not every frame
-    }
+    if (ImGui::MenuItem("Generate demo heap...")) ShowDemoDialog();
     SnapshotDoc* d = session_.documents().active();
     if (ImGui::MenuItem("Save As...", "Ctrl+S", false, d && d->snapshot)) ShowSaveDialog(d->id);
     if (ImGui::MenuItem("Save recording As...", nullptr, false,
@@ -580,7 +583,7 @@ void App::DrawModals() {
         ImGui::CloseCurrentPopup();
       }
       ImGui::SameLine();
-      if (ImGui::Button("Cancel", ImVec2(100, 0))) {
+      if (ImGui::Button("Cancel", ImVec2(100, 0)) || EscapePressed()) {
         show_demo_dialog_ = false;
         ImGui::CloseCurrentPopup();
       }

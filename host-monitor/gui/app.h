@@ -44,7 +44,9 @@ class App {
   // the Timeline, a snapshot to the Inspections view.
   app::AppSession::Opened OpenPath(const std::string& path);
   void ShowOpenDialog();
-  // The dialog the user sees: "none", "open", "save", "export", "close-unsaved" or
+  // File > Generate demo heap...: its dialog, with the memory available read once.
+  void ShowDemoDialog();
+  // The dialog the user sees: "none", "open", "save", "export", "demo", "close-unsaved" or
   // "quit-unsaved" (the script's expect-dialog names).
   const char* DialogName() const;
 

@@ -97,6 +97,7 @@ void ScriptRunner::Start(const ScriptStep& s) {
       {ScriptVerb::kOpen, &ScriptRunner::StartOpen},
       {ScriptVerb::kDrop, &ScriptRunner::StartDrop},
       {ScriptVerb::kDemo, &ScriptRunner::StartDemo},
+      {ScriptVerb::kDemoDialog, &ScriptRunner::StartDemoDialog},
       {ScriptVerb::kSelectDoc, &ScriptRunner::StartSelectDoc},
       {ScriptVerb::kSelectType, &ScriptRunner::StartSelectType},
       {ScriptVerb::kSelectObject, &ScriptRunner::StartSelectObject},
@@ -411,6 +412,11 @@ void ScriptRunner::StartCapture(const ScriptStep&) {
 
 void ScriptRunner::StartWaitCapture(const ScriptStep&) {
   wait_ = Wait::kDevice;
+}
+
+void ScriptRunner::StartDemoDialog(const ScriptStep&) {
+  app_.ShowDemoDialog();
+  Next();
 }
 
 void ScriptRunner::StartPauseCounters(const ScriptStep&) {

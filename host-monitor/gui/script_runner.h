@@ -62,6 +62,7 @@ class ScriptRunner {
   void StartMonoOptions(const app::ScriptStep& s);
   void StartOpen(const app::ScriptStep& s);
   void StartOpenRecording(const app::ScriptStep& s);
+  void StartDemoDialog(const app::ScriptStep& s);
   void StartPauseCounters(const app::ScriptStep& s);
   void StartQuit(const app::ScriptStep& s);
   void StartRecordFrames(const app::ScriptStep& s);

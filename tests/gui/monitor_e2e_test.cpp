@@ -321,6 +321,11 @@ TEST_F(MonitorE2E, KeyboardShortcutsFileDialogsAndUnsavedPrompts) {
       "expect-dialog open\n"
       "key escape\n"
       "expect-dialog none\n"
+      "demo-dialog\n"  // File > Generate demo heap...
+      "expect-dialog demo\n"
+      "wait-frames 2\n"
+      "key escape\n"
+      "expect-dialog none\n"
       "demo 1000\n"
       "key ctrl+w\n"  // close an unsaved snapshot: asks first
       "expect-dialog close-unsaved\n"

@@ -73,8 +73,8 @@ const std::vector<std::string>& ScriptViewNames() {
 }
 
 const std::vector<std::string>& ScriptDialogNames() {
-  static const std::vector<std::string> names = {"none",   "open",          "save",
-                                                 "export", "close-unsaved", "quit-unsaved"};
+  static const std::vector<std::string> names = {"none", "open",          "save",        "export",
+                                                 "demo", "close-unsaved", "quit-unsaved"};
   return names;
 }
 

@@ -19,6 +19,7 @@
 //   drop FILE                     as if FILE were dropped on the window (then waits as open)
 //   demo OBJECTS [GENERATION [REFS]]  generate a demo heap (waits as open); REFS: extra
 //                                 references per object on top of ~1 (2: a game heap's ~3)
+//   demo-dialog                   open File > Generate demo heap... (Escape closes it)
 //   select-doc N                  make the N-th open snapshot (1-based) the active one
 //   select-type NAME              select a type in the active snapshot
 //   select-object first|shown|INDEX  select an instance of the selected type (the largest /
@@ -68,7 +69,7 @@
 //   type TEXT                     type characters into the focused text field
 //   close-window                  as if the window's close button were pressed
 //   expect-view NAME              fail unless NAME is the view shown
-//   expect-dialog NAME            fail unless this dialog is open: none|open|save|export|
+//   expect-dialog NAME            fail unless this dialog is open: none|open|save|export|demo|
 //                                 close-unsaved|quit-unsaved
 //   screenshot FILE               write a PNG of the window
 //   state FILE                    write the session state as JSON
@@ -103,6 +104,7 @@ namespace xrpm::app {
   X(kOpen, "open", kRest, "open FILE")                                                 \
   X(kDrop, "drop", kRest, "drop FILE")                                                 \
   X(kDemo, "demo", kNumbers13, "demo OBJECTS [GENERATION [REFS]]")                     \
+  X(kDemoDialog, "demo-dialog", kNone, "demo-dialog")                                  \
   X(kSelectDoc, "select-doc", kNumber, "select-doc N")                                 \
   X(kSelectType, "select-type", kRest, "select-type NAME")                             \
   X(kSelectObject, "select-object", kRest, "select-object first|shown|INDEX")          \
