@@ -237,10 +237,11 @@ TEST(DiscoveryNetns, TheMonitorListsDevicesAndConnectsWithOneClick) {
            << "connect-discovered bubbles.exe\nwait-counters 3\nstate " << dir
            << "/after.json\nquit\n";
   }
+  // The time limit inside xvfb-run, which stops its X server only when it exits normally.
   const std::string cmd = "cd '" + dir + "' && XDG_CONFIG_HOME='" + dir +
                           "/config' LIBGL_ALWAYS_SOFTWARE=1 "
                           "ASAN_OPTIONS=\"${ASAN_OPTIONS:-}:detect_leaks=0\" TMPDIR='" +
-                          dir + "' timeout 120 xvfb-run -a -s '-screen 0 1280x800x24' '" +
+                          dir + "' xvfb-run -a -s '-screen 0 1280x800x24' timeout 120 '" +
                           XRPM_MONITOR_BIN + "' --size 1024x700 --script '" + dir +
                           "/s.script' >'" + dir + "/monitor.log' 2>&1";
   ASSERT_EQ(std::system(cmd.c_str()), 0) << "see " << dir << "/monitor.log";

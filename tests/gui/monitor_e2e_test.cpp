@@ -80,13 +80,15 @@ class MonitorE2E : public ::testing::Test {
     // The caller's other options stay (CI's abort_on_error turns any ASan report into SIGABRT,
     // which a test expecting exit status 1 cannot mistake for its own failure).
     std::string cmd = "cd " + Quote(dir) + " && XDG_CONFIG_HOME=" + Quote(dir + "/config") +
-                      " LIBGL_ALWAYS_SOFTWARE=1 ASAN_OPTIONS=\"${ASAN_OPTIONS:-}:detect_leaks=0\""
-                      " timeout 180 ";
+                      " LIBGL_ALWAYS_SOFTWARE=1 ASAN_OPTIONS=\"${ASAN_OPTIONS:-}:detect_leaks=0\" ";
     // xvfb-run's own temporary directory (its Xauthority) goes in this test's directory, where
     // nothing else on the machine cleans up.
     if (display) cmd += "env TMPDIR=" + Quote(dir) + " xvfb-run -a -s '-screen 0 1600x1000x24' ";
-    cmd += Quote(XRPM_MONITOR_BIN) + " --size 1280x800 " + options + " --script " + Quote(script) +
-           " >" + Quote(log) + " 2>&1";
+    // The time limit is the monitor's, inside xvfb-run: xvfb-run (a dash script) stops its X
+    // server on its way out only when it exits normally, so a limit that killed xvfb-run itself
+    // would leave that server running after the test.
+    cmd += "timeout 180 " + Quote(XRPM_MONITOR_BIN) + " --size 1280x800 " + options + " --script " +
+           Quote(script) + " >" + Quote(log) + " 2>&1";
     // xvfb-run itself can fail around the monitor: `-a` picks a free display number by looking
     // for lock files, which races with other xvfb-runs starting at the same moment (parallel
     // ctest), and its clean-up of its temporary directory has been seen to fail under load
