@@ -14,10 +14,11 @@
 #        scripts/run.sh mono         the same with a real runtime: the C# sample game XnaBubbles.exe
 #                                    under Mono with the device agent inside it (xrpm-mono)
 #        scripts/run.sh dotnet       the same game's sources built with the .NET SDK (net10.0)
-#                                    and run under CoreCLR with the agent inside (xrpm-dotnet).
-#                                    The .NET port has no frame hooks yet: its captures are taken
-#                                    whenever the agent is asked, wherever the game is in its
-#                                    frame, and carry no allocation sites (docs/DOTNET.md)
+#                                    and run under CoreCLR with the agent inside (xrpm-dotnet):
+#                                    captures at the frame boundary (Game.Tick's return), and
+#                                    every allocation reported (--allocations=exact), so the run
+#                                    also lists which methods allocate and captures carry their
+#                                    objects' allocation sites (docs/DOTNET.md)
 # XRPM_HEADLESS=1 forces the headless run; XRPM_MONITOR_ARGS adds options to xrpm-monitor
 # (e.g. "--script FILE" for a bounded, scripted GUI run).
 set -euo pipefail
