@@ -607,13 +607,13 @@ const FieldLayouts::Layout* FieldLayouts::Find(cor::ClassID klass) {
 
 void FieldLayouts::Record(HeapRecord* r, RecordedObject* o) {
   const size_t n = o->ref_count;
-  const size_t first_slot = r->slots.size();
-  r->slots.resize(first_slot + n, agent::kNoSlot);
+  if (r->slots.size() < n) r->slots.resize(n);  // kept at its largest: no call per object
+  uint32_t* slots = r->slots.data();
+  std::fill_n(slots, n, agent::kNoSlot);
   const Layout* l = Find(o->klass);
   if (!l) return;
   const uintptr_t object = static_cast<uintptr_t>(o->id);
-  const uint64_t* refs = n ? r->refs.data() + (r->refs.size() - n) : nullptr;  // the last n
-  uint32_t* slots = r->slots.data() + first_slot;
+  const uint64_t* refs = n ? r->refs.data() : nullptr;
   switch (l->shape) {
     case TypeShape::kString: {
       int32_t length = 0;
@@ -673,17 +673,19 @@ void FieldLayouts::Record(HeapRecord* r, RecordedObject* o) {
   o->value_count = static_cast<uint32_t>(l->values.size());
   o->values = true;
   if (n == 0 || l->refs.empty()) return;
-  // Each reported reference is the value of one reference field: match them.
-  held_.resize(l->refs.size());
-  for (size_t j = 0; j < l->refs.size(); ++j) held_[j] = ReadPointer(object + l->refs[j].first);
-  used_.assign(l->refs.size(), 0);
-  size_t cursor = 0;
+  // Each reported reference is the value of one reference field: match them. A matched
+  // field's value becomes 0, which no reported reference is (only non-null ones are), so two
+  // fields holding the same object take one reference each.
   const size_t m = l->refs.size();
+  if (held_.size() < m) held_.resize(m);
+  uint64_t* held = held_.data();
+  for (size_t j = 0; j < m; ++j) held[j] = ReadPointer(object + l->refs[j].first);
+  size_t cursor = 0;
   for (size_t k = 0; k < n; ++k) {
     for (size_t step = 0, j = cursor; step < m; ++step, j = j + 1 == m ? 0 : j + 1) {
       // j = (cursor + step) mod m, without a division per step (cursor < m)
-      if (!used_[j] && held_[j] == refs[k]) {
-        used_[j] = 1;
+      if (held[j] == refs[k]) {
+        held[j] = 0;
         slots[k] = l->refs[j].second;
         cursor = j + 1 == m ? 0 : j + 1;
         break;

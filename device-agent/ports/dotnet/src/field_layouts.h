@@ -197,8 +197,7 @@ class FieldLayouts {
   uint32_t string_length_offset_ = 0, string_buffer_offset_ = 0;
   cor::ClassID last_class_ = 0;
   const Layout* last_ = nullptr;
-  std::vector<uint64_t> held_;  // Record: the reference fields' values
-  std::vector<uint8_t> used_;
+  std::vector<uint64_t> held_;  // Record: the reference fields' values (at its largest size)
   std::vector<agent::FieldInfo> info_fields_;  // Describe
 };
 

@@ -52,7 +52,7 @@ struct HeapRecord {
   RecordStream stream;  // the objects
   // The object being recorded (cleared for each one; their capacity stays).
   std::vector<uint64_t> refs;
-  std::vector<uint32_t> slots;   // per reference: its field's index or element index
+  std::vector<uint32_t> slots;  // per reference (the first refs.size()): its field or element index
   std::vector<uint64_t> values;  // its values
   std::vector<uint16_t> text;    // a string's first units
   RecordVector<RecordedRoot> roots;
@@ -82,8 +82,7 @@ struct HeapRecord {
 
   // Starts the next object: empties the scratch vectors.
   void BeginObject() {
-    refs.clear();
-    slots.clear();
+    refs.clear();  // `slots` keeps its size: Record writes the first refs.size()
     values.clear();
     text.clear();
   }

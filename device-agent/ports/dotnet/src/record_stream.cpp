@@ -36,6 +36,11 @@ constexpr size_t kValueMaxBytes = 10;
 constexpr size_t kRunLength = 1024;  // references or values written per check for room
 constexpr size_t kPutSlack = 8;      // PutVarint writes 8 bytes whatever the varint's length
 
+// An object's flags (the header's first varint).
+constexpr uint64_t kValuesRead = 1, kAligned = 2, kHasText = 4, kSlotRun = 8;
+constexpr unsigned kValueCountShift = 4;
+constexpr uint32_t kNoSlotWord = 0xFFFFFFFFu;  // agent::kNoSlot: a reference of no known slot
+
 }  // namespace
 
 uint32_t RecordStream::ClassIndex(uintptr_t klass) {
@@ -84,24 +89,31 @@ void RecordStream::Append(uint64_t id, uintptr_t klass, uint32_t size, bool valu
                           size_t text_units) {
   if ((objects_ & (kCheckpointObjects - 1)) == 0) checkpoints_.push_back({used_, previous_id_});
   uint64_t low_bits = id | previous_id_;
-  for (size_t i = 0; i < ref_count; ++i) low_bits |= refs[i];
+  // Slots in a run: slots[i] - i the same for every i (kNoSlot breaks it: it is followed by 0).
+  bool run = ref_count > 0 && slots[0] != kNoSlotWord;
+  for (size_t i = 0; i < ref_count; ++i) {
+    low_bits |= refs[i];
+    run &= slots[i] - static_cast<uint32_t>(i) == slots[0] && slots[i] != kNoSlotWord;
+  }
   const bool aligned = (low_bits & 7) == 0;
   // Room is made part by part, for each part's most bytes: a 1 M-element array's worst case
   // (15 MB) must not grow a buffer that its actual bytes fit in.
-  uint8_t* p = Room(kHeaderMaxBytes);
-  p = PutVarint(p, (static_cast<uint64_t>(value_count) << 3) | (text_units ? 4u : 0u) |
-                       (aligned ? 2u : 0u) | (values_read ? 1u : 0u));
+  uint8_t* p = Room(kHeaderMaxBytes + kValueMaxBytes);
+  p = PutVarint(p, (static_cast<uint64_t>(value_count) << kValueCountShift) | (run ? kSlotRun : 0) |
+                       (text_units ? kHasText : 0) | (aligned ? kAligned : 0) |
+                       (values_read ? kValuesRead : 0));
   p = PutVarint(p, ZigZag(AddressDelta(id, previous_id_, aligned)));
   p = PutVarint(p, ClassIndex(klass));
   p = PutVarint(p, size);
   p = PutVarint(p, ref_count);
+  if (run) p = PutVarint(p, slots[0]);
   for (size_t i = 0; i < ref_count; ++i) {
     if ((i & (kRunLength - 1)) == 0) {
       used_ = static_cast<size_t>(p - buffer_.data());
       p = Room(kRunLength * kRefMaxBytes);
     }
     p = PutVarint(p, ZigZag(AddressDelta(refs[i], i ? refs[i - 1] : id, aligned)));
-    p = PutVarint(p, static_cast<uint32_t>(slots[i] + 1u));
+    if (!run) p = PutVarint(p, static_cast<uint32_t>(slots[i] + 1u));
   }
   for (size_t i = 0; i < value_count; ++i) {
     if ((i & (kRunLength - 1)) == 0) {
@@ -195,15 +207,19 @@ bool RecordStream::Reader::Header(const uint8_t** at, ObjectHeader* h) {
   const uint8_t* const end = Limit();
   if (p >= end) return false;
   h->flags = ReadVarint(&p, end);
-  const bool aligned = h->flags & 2;
+  const bool aligned = h->flags & kAligned;
   const int64_t id_delta = UnZigZag(ReadVarint(&p, end));
   h->id = previous_id_ + static_cast<uint64_t>(aligned ? id_delta * 8 : id_delta);
   previous_id_ = h->id;
   h->class_index = static_cast<uint32_t>(ReadVarint(&p, end));
   h->size = static_cast<uint32_t>(ReadVarint(&p, end));
-  // Bounded by the bytes left (a reference takes 2 at least, a value 1), whatever they say.
+  const uint64_t refs = ReadVarint(&p, end);
+  const bool run = h->flags & kSlotRun;
+  h->first_slot = run ? static_cast<uint32_t>(ReadVarint(&p, end)) : 0;
+  // Bounded by the bytes left (a reference takes 1 at least in a run of slots, else 2 with its
+  // slot), whatever they say.
   h->refs =
-      std::min<size_t>(static_cast<size_t>(ReadVarint(&p, end)), static_cast<size_t>(end - p) / 2);
+      std::min<size_t>(static_cast<size_t>(refs), static_cast<size_t>(end - p) / (run ? 1 : 2));
   *at = p;
   return true;
 }
@@ -216,16 +232,26 @@ void RecordStream::Reader::Refs(const uint8_t** at, const ObjectHeader& h, uint6
                                 uint32_t* slots) const {
   const uint8_t* p = *at;
   const uint8_t* const end = Limit();
-  const bool aligned = h.flags & 2;
+  const bool aligned = h.flags & kAligned;
   uint64_t previous = h.id;
-  for (size_t i = 0; i < h.refs; ++i) {
-    const int64_t d = UnZigZag(ReadVarint(&p, end));
-    previous += static_cast<uint64_t>(aligned ? d * 8 : d);
-    refs[i] = previous;
+  if (h.flags & kSlotRun) {
+    for (size_t i = 0; i < h.refs; ++i) {
+      const int64_t d = UnZigZag(ReadVarint(&p, end));
+      previous += static_cast<uint64_t>(aligned ? d * 8 : d);
+      refs[i] = previous;
+    }
     if (slots)
-      slots[i] = static_cast<uint32_t>(ReadVarint(&p, end)) - 1u;
-    else
-      SkipVarint(&p, end);
+      for (size_t i = 0; i < h.refs; ++i) slots[i] = h.first_slot + static_cast<uint32_t>(i);
+  } else {
+    for (size_t i = 0; i < h.refs; ++i) {
+      const int64_t d = UnZigZag(ReadVarint(&p, end));
+      previous += static_cast<uint64_t>(aligned ? d * 8 : d);
+      refs[i] = previous;
+      if (slots)
+        slots[i] = static_cast<uint32_t>(ReadVarint(&p, end)) - 1u;
+      else
+        SkipVarint(&p, end);
+    }
   }
   *at = p;
 }
@@ -239,15 +265,15 @@ bool RecordStream::Reader::Next(StreamObject* o) {
   o->class_index = h.class_index;
   o->size = h.size;
   o->klass = o->class_index < s_.classes_.size() ? s_.classes_[o->class_index] : 0;
-  o->values_read = h.flags & 1;
+  o->values_read = h.flags & kValuesRead;
   o->refs.resize(h.refs);
   o->slots.resize(h.refs);
   Refs(&p, h, o->refs.data(), o->slots.data());
-  o->values.resize(
-      std::min<size_t>(static_cast<size_t>(h.flags >> 3), static_cast<size_t>(end - p)));
+  o->values.resize(std::min<size_t>(static_cast<size_t>(h.flags >> kValueCountShift),
+                                    static_cast<size_t>(end - p)));
   for (uint64_t& v : o->values) v = ReadVarint(&p, end);
   o->text.clear();
-  if (h.flags & 4) {
+  if (h.flags & kHasText) {
     const size_t units = std::min<size_t>(static_cast<size_t>(ReadVarint(&p, end)),
                                           static_cast<size_t>(end - p) / 2);
     o->text.resize(units);
@@ -266,10 +292,10 @@ bool RecordStream::Reader::NextRefs(uint64_t* id, std::vector<uint64_t>* refs) {
   *id = h.id;
   refs->resize(h.refs);
   Refs(&p, h, refs->data(), nullptr);
-  const size_t values =
-      std::min<size_t>(static_cast<size_t>(h.flags >> 3), static_cast<size_t>(end - p));
+  const size_t values = std::min<size_t>(static_cast<size_t>(h.flags >> kValueCountShift),
+                                         static_cast<size_t>(end - p));
   for (size_t i = 0; i < values; ++i) SkipVarint(&p, end);
-  if (h.flags & 4) {
+  if (h.flags & kHasText) {
     const size_t units = std::min<size_t>(static_cast<size_t>(ReadVarint(&p, end)),
                                           static_cast<size_t>(end - p) / 2);
     p += units * 2;

@@ -4,16 +4,21 @@
 // The port records inside the collection, in the game's pause, and holds the record until the
 // walk has sent it; what it holds is the agent's peak memory. Fixed-size records took 32 bytes
 // per object, 12 per reference and 8 per value (~90 bytes per object on a heap of 3-4
-// references per object); this stream takes ~29 on the same heap (its references random
+// references per object); this stream takes ~22 on the same heap (its references random
 // across 50 MB) and less on real ones, whose references point near their holder and each
 // other:
-//   varint  flags: value count << 3 | has text << 2 | aligned << 1 | values read
+//   varint  flags: value count << 4 | slots in a run << 3 | has text << 2 | aligned << 1 |
+//           values read
 //   varint  zigzag(id - the previous object's id), divided by 8 when aligned
 //   varint  class: its index in classes() (in order of first appearance)
 //   varint  size, then the reference count n
+//   varint  when the slots are in a run (n > 0, none kNoSlot, each the one before + 1: a
+//           class's reference fields as the runtime reports them, an array without nulls):
+//           the first slot, and no slot per reference below
 //   n x     varint zigzag(reference - the previous reference, or the id for the first)
-//           (divided by 8 when aligned), varint slot + 1 (so agent::kNoSlot, 2^32 - 1, is 0):
-//           an array's elements allocated one after another take a byte or two each
+//           (divided by 8 when aligned), then, unless in a run, varint slot + 1 (so
+//           agent::kNoSlot, 2^32 - 1, is 0): an array's elements allocated one after another
+//           take a byte or two each
 //   values  one varint each
 //   text    varint unit count, then the UTF-16 units, 2 bytes each, little-endian as in memory
 // "aligned": the id, the previous id and every reference are multiples of 8 (CoreCLR's objects
@@ -94,6 +99,7 @@ class RecordStream {
       uint64_t flags, id;
       uint32_t class_index, size;
       size_t refs;
+      uint32_t first_slot;  // slots in a run (flags & kSlotRun): the first one's
     };
     // Reads an object's header up to its reference count, *p then at its first reference;
     // false at the end.
