@@ -37,8 +37,8 @@ constexpr size_t kRunLength = 1024;  // references or values written per check f
 constexpr size_t kPutSlack = 8;      // PutVarint writes 8 bytes whatever the varint's length
 
 // An object's flags (the header's first varint).
-constexpr uint64_t kValuesRead = 1, kAligned = 2, kHasText = 4, kSlotRun = 8;
-constexpr unsigned kValueCountShift = 4;
+constexpr uint64_t kValuesRead = 1, kAligned = 2, kHasText = 4, kSlotRun = 8, kSameShape = 16;
+constexpr unsigned kValueCountShift = 5;
 constexpr uint32_t kNoSlotWord = 0xFFFFFFFFu;  // agent::kNoSlot: a reference of no known slot
 
 }  // namespace
@@ -87,7 +87,10 @@ void RecordStream::Append(uint64_t id, uintptr_t klass, uint32_t size, bool valu
                           const uint64_t* refs, const uint32_t* slots, size_t ref_count,
                           const uint64_t* values, size_t value_count, const uint16_t* text,
                           size_t text_units) {
-  if ((objects_ & (kCheckpointObjects - 1)) == 0) checkpoints_.push_back({used_, previous_id_});
+  if ((objects_ & (kCheckpointObjects - 1)) == 0) {
+    checkpoints_.push_back({used_, previous_id_});
+    shape_valid_ = false;  // a slice's reader starts here, with no previous shape
+  }
   uint64_t low_bits = id | previous_id_;
   // Slots in a run: slots[i] - i the same for every i (kNoSlot breaks it: it is followed by 0).
   bool run = ref_count > 0 && slots[0] != kNoSlotWord;
@@ -98,15 +101,29 @@ void RecordStream::Append(uint64_t id, uintptr_t klass, uint32_t size, bool valu
   const bool aligned = (low_bits & 7) == 0;
   // Room is made part by part, for each part's most bytes: a 1 M-element array's worst case
   // (15 MB) must not grow a buffer that its actual bytes fit in.
+  const uint32_t class_index = ClassIndex(klass);
+  const Shape shape{class_index, size, run ? slots[0] : 0, ref_count,
+                    value_count, run,  values_read};
+  const bool same = shape_valid_ && text_units == 0 && shape.class_index == shape_.class_index &&
+                    shape.size == shape_.size && shape.refs == shape_.refs &&
+                    shape.run == shape_.run && shape.first_slot == shape_.first_slot &&
+                    shape.values == shape_.values && shape.values_read == shape_.values_read;
   uint8_t* p = Room(kHeaderMaxBytes + kValueMaxBytes);
-  p = PutVarint(p, (static_cast<uint64_t>(value_count) << kValueCountShift) | (run ? kSlotRun : 0) |
-                       (text_units ? kHasText : 0) | (aligned ? kAligned : 0) |
-                       (values_read ? kValuesRead : 0));
-  p = PutVarint(p, ZigZag(AddressDelta(id, previous_id_, aligned)));
-  p = PutVarint(p, ClassIndex(klass));
-  p = PutVarint(p, size);
-  p = PutVarint(p, ref_count);
-  if (run) p = PutVarint(p, slots[0]);
+  if (same) {
+    p = PutVarint(p, kSameShape | (aligned ? kAligned : 0));
+    p = PutVarint(p, ZigZag(AddressDelta(id, previous_id_, aligned)));
+  } else {
+    p = PutVarint(p, (static_cast<uint64_t>(value_count) << kValueCountShift) |
+                         (run ? kSlotRun : 0) | (text_units ? kHasText : 0) |
+                         (aligned ? kAligned : 0) | (values_read ? kValuesRead : 0));
+    p = PutVarint(p, ZigZag(AddressDelta(id, previous_id_, aligned)));
+    p = PutVarint(p, class_index);
+    p = PutVarint(p, size);
+    p = PutVarint(p, ref_count);
+    if (run) p = PutVarint(p, slots[0]);
+    shape_ = shape;
+    shape_valid_ = text_units == 0;
+  }
   for (size_t i = 0; i < ref_count; ++i) {
     if ((i & (kRunLength - 1)) == 0) {
       used_ = static_cast<size_t>(p - buffer_.data());
@@ -155,6 +172,7 @@ void RecordStream::Clear() {
   used_ = 0;
   objects_ = refs_ = 0;
   previous_id_ = 0;
+  shape_valid_ = false;
   checkpoints_.clear();
   classes_.clear();
   std::fill(indices_.begin(), indices_.end(), 0);
@@ -206,20 +224,33 @@ bool RecordStream::Reader::Header(const uint8_t** at, ObjectHeader* h) {
   const uint8_t* p = s_.buffer_.data() + at_;
   const uint8_t* const end = Limit();
   if (p >= end) return false;
-  h->flags = ReadVarint(&p, end);
-  const bool aligned = h->flags & kAligned;
+  const uint64_t flags = ReadVarint(&p, end);
+  const bool aligned = flags & kAligned;
   const int64_t id_delta = UnZigZag(ReadVarint(&p, end));
-  h->id = previous_id_ + static_cast<uint64_t>(aligned ? id_delta * 8 : id_delta);
-  previous_id_ = h->id;
-  h->class_index = static_cast<uint32_t>(ReadVarint(&p, end));
-  h->size = static_cast<uint32_t>(ReadVarint(&p, end));
-  const uint64_t refs = ReadVarint(&p, end);
-  const bool run = h->flags & kSlotRun;
-  h->first_slot = run ? static_cast<uint32_t>(ReadVarint(&p, end)) : 0;
+  const uint64_t id = previous_id_ + static_cast<uint64_t>(aligned ? id_delta * 8 : id_delta);
+  previous_id_ = id;
+  uint64_t refs;
+  if (flags & kSameShape) {
+    if (!shape_valid_) return false;  // only a bug writes that: the stream ends here
+    *h = shape_;
+    h->flags |= flags;
+    refs = shape_.refs;
+  } else {
+    h->flags = flags;
+    h->class_index = static_cast<uint32_t>(ReadVarint(&p, end));
+    h->size = static_cast<uint32_t>(ReadVarint(&p, end));
+    refs = ReadVarint(&p, end);
+    h->first_slot = (flags & kSlotRun) ? static_cast<uint32_t>(ReadVarint(&p, end)) : 0;
+    shape_ = *h;
+    shape_.refs = static_cast<size_t>(refs);
+    shape_.flags = flags & ~(kAligned | kHasText);
+    shape_valid_ = !(flags & kHasText);
+  }
+  h->id = id;
   // Bounded by the bytes left (a reference takes 1 at least in a run of slots, else 2 with its
   // slot), whatever they say.
-  h->refs =
-      std::min<size_t>(static_cast<size_t>(refs), static_cast<size_t>(end - p) / (run ? 1 : 2));
+  h->refs = std::min<size_t>(static_cast<size_t>(refs),
+                             static_cast<size_t>(end - p) / ((h->flags & kSlotRun) ? 1 : 2));
   *at = p;
   return true;
 }

@@ -4,17 +4,22 @@
 // The port records inside the collection, in the game's pause, and holds the record until the
 // walk has sent it; what it holds is the agent's peak memory. Fixed-size records took 32 bytes
 // per object, 12 per reference and 8 per value (~90 bytes per object on a heap of 3-4
-// references per object); this stream takes ~22 on the same heap (its references random
+// references per object); this stream takes ~18 on the same heap (its references random
 // across 50 MB) and less on real ones, whose references point near their holder and each
 // other:
-//   varint  flags: value count << 4 | slots in a run << 3 | has text << 2 | aligned << 1 |
-//           values read
+//   varint  flags: value count << 5 | same shape << 4 | slots in a run << 3 | has text << 2 |
+//           aligned << 1 | values read
 //   varint  zigzag(id - the previous object's id), divided by 8 when aligned
+//   unless of the same shape:
 //   varint  class: its index in classes() (in order of first appearance)
 //   varint  size, then the reference count n
 //   varint  when the slots are in a run (n > 0, none kNoSlot, each the one before + 1: a
 //           class's reference fields as the runtime reports them, an array without nulls):
 //           the first slot, and no slot per reference below
+//   "Same shape": the object has the previous object's class, size, reference count, slot run
+//   and value count, and neither has text (most of a game's objects come in runs of one class,
+//   allocated together): the flags say only same shape and aligned, and the header ends after
+//   the id. A checkpoint's object (below) never is.
 //   n x     varint zigzag(reference - the previous reference, or the id for the first)
 //           (divided by 8 when aligned), then, unless in a run, varint slot + 1 (so
 //           agent::kNoSlot, 2^32 - 1, is 0): an array's elements allocated one after another
@@ -114,6 +119,8 @@ class RecordStream {
     size_t at_ = 0;
     size_t end_ = 0;  // SIZE_MAX: to the stream's end, objects appended meanwhile too
     uint64_t previous_id_ = 0;
+    ObjectHeader shape_{};  // the last full header's (its flags without aligned and text)
+    bool shape_valid_ = false;
   };
 
  private:
@@ -142,6 +149,14 @@ class RecordStream {
   std::vector<uint32_t> indices_;
   uintptr_t last_class_ = 0;  // runs of one class skip the lookup
   uint32_t last_index_ = 0;
+  // The previous object's shape, when the next one may refer to it (not after a checkpoint).
+  struct Shape {
+    uint32_t class_index, size, first_slot;
+    size_t refs, values;
+    bool run, values_read;
+  };
+  Shape shape_{};
+  bool shape_valid_ = false;
 };
 
 }  // namespace dotnet
