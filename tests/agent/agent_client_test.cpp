@@ -50,10 +50,20 @@ TEST(AgentClient, HandshakeReportsDevice) {
   auto agent = StartAgent(rt, log);
   ASSERT_TRUE(agent);
   HostClient c(Opts(Endpoint(*agent)));
+  EXPECT_EQ(c.DeviceClockMs(), 0u);  // no device yet
+  const auto connecting = std::chrono::steady_clock::now();
   c.Connect();
   std::string error;
   ASSERT_TRUE(c.WaitConnected(20000, &error)) << error;
   const client::DeviceInfo d = c.device();
+  // The device's clock now: its clock at the handshake, plus no more than the time since the
+  // host began to connect.
+  const uint64_t clock = c.DeviceClockMs();
+  const auto since_connecting = std::chrono::duration_cast<std::chrono::milliseconds>(
+      std::chrono::steady_clock::now() - connecting);
+  EXPECT_GT(d.boot_ms, 0u);
+  EXPECT_GE(clock, d.boot_ms);
+  EXPECT_LE(clock, d.boot_ms + static_cast<uint64_t>(since_connecting.count()));
   EXPECT_EQ(d.app_name, "fake.exe");
   EXPECT_EQ(d.runtime_name, "fake runtime");
   EXPECT_EQ(d.pointer_bytes, 4u);

@@ -36,7 +36,8 @@ ImVec4 PhaseColour(DeviceLink::Phase p) {
   }
 }
 
-void DeviceTable(const client::DeviceInfo& d) {
+// `clock_ms`: the device's clock now (HostClient::DeviceClockMs), its uptime.
+void DeviceTable(const client::DeviceInfo& d, uint64_t clock_ms) {
   if (!ImGui::BeginTable("device", 2, ImGuiTableFlags_SizingFixedFit)) return;
   auto row = [](const char* k, const std::string& v) {
     if (v.empty()) return;
@@ -52,7 +53,7 @@ void DeviceTable(const client::DeviceInfo& d) {
       d.platform + (d.pointer_bytes ? ", " + std::to_string(d.pointer_bytes * 8) + "-bit" : ""));
   row("AppDomains", d.app_domain_count ? std::to_string(d.app_domain_count) : "");
   row("Agent", d.agent_name + " (protocol " + std::to_string(d.protocol_version) + ")");
-  row("Up for", d.boot_ms ? FormatDuration(double(d.boot_ms) / 1000.0) : "");
+  row("Up for", clock_ms ? FormatDuration(double(clock_ms) / 1000.0) : "");
   ImGui::EndTable();
 }
 
@@ -327,7 +328,8 @@ void DrawConnectionView(App& app) {
                                                     : link.status_text().c_str());
   if (!link.error().empty()) TextColored(kBad, link.error());
   ImGui::PopTextWrapPos();
-  if (connected && link.client()) DeviceTable(link.client()->device());
+  if (connected && link.client())
+    DeviceTable(link.client()->device(), link.client()->DeviceClockMs());
   if (!connected && !busy) DiscoveredSection(app, token, sizeof token);
 
   CaptureSection(app);

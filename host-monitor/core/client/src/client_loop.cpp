@@ -308,6 +308,7 @@ void HostClient::Impl::OnWelcome(const wire::Welcome& w) {
   device.dump_version = r.dump_version();
   device.app_domain_count = r.app_domain_count();
   device.boot_ms = r.boot_ms();
+  welcome_at = std::chrono::steady_clock::now();
   state = ConnectionState::kConnected;
   ++generation;
   cv.notify_all();

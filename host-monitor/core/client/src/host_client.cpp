@@ -90,6 +90,15 @@ DeviceInfo HostClient::device() const {
   return impl_->device;
 }
 
+uint64_t HostClient::DeviceClockMs() const {
+  std::lock_guard lock(impl_->mu);
+  if (impl_->device.boot_ms == 0) return 0;
+  const auto since = std::chrono::steady_clock::now() - impl_->welcome_at;
+  return impl_->device.boot_ms +
+         static_cast<uint64_t>(
+             std::chrono::duration_cast<std::chrono::milliseconds>(since).count());
+}
+
 uint64_t HostClient::generation() const {
   std::lock_guard lock(impl_->mu);
   return impl_->generation;

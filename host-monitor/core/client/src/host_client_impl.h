@@ -76,6 +76,7 @@ struct HostClient::Impl {
   ConnectionState state = ConnectionState::kIdle;
   std::string last_error;
   DeviceInfo device;
+  std::chrono::steady_clock::time_point welcome_at;  // when device.boot_ms was the device's clock
   uint64_t generation = 0;
   std::deque<Command> commands;
   CaptureProgress progress;

@@ -127,6 +127,9 @@ class HostClient {
   ConnectionState state() const;
   std::string last_error() const;
   DeviceInfo device() const;
+  // The device's boot-relative clock now, in ms (how long its runtime has been up): its clock
+  // at the handshake plus the host's time since; 0 before the first handshake.
+  uint64_t DeviceClockMs() const;
   uint64_t generation() const;
 
   // Counters: interval 0 unsubscribes. Samples land in counters().
