@@ -10,6 +10,7 @@
 #include <exception>
 #include <thread>
 #include <tuple>
+#include <type_traits>
 #include <unordered_map>
 #include <vector>
 
@@ -185,11 +186,18 @@ void DotnetPort::OnGcFinished() {
 
 void DotnetPort::RecordObject(RecordedObject o, const cor::ObjectID* refs, size_t count) {
   record_.BeginObject();
-  for (size_t i = 0; i < count; ++i)
-    if (refs[i] != 0) {
-      record_.refs.push_back(refs[i]);
-      ++o.ref_count;
-    }
+  size_t nulls = 0;
+  for (size_t i = 0; i < count; ++i) nulls += refs[i] == 0;
+  if (nulls == 0 && std::is_same<cor::ObjectID, uint64_t>::value) {
+    record_.object_refs = reinterpret_cast<const uint64_t*>(refs);  // read in place, no copy
+  } else {
+    record_.refs.reserve(count - nulls);
+    for (size_t i = 0; i < count; ++i)
+      if (refs[i] != 0) record_.refs.push_back(refs[i]);
+    record_.object_refs = record_.refs.data();
+  }
+  o.ref_count = static_cast<uint32_t>(count - nulls);
+  record_.object_ref_count = count - nulls;
   layouts_.Record(&record_, &o);
   record_.EndObject(o);
 }

@@ -385,8 +385,13 @@ void DotnetPort::Walk(agent::HeapInfoCallback& sink) {
   Log("capture: " + std::to_string(record_.stream.object_count()) + " objects (" +
       std::to_string(record_.frozen) + " on the non-GC heap, looked for in " +
       std::to_string(frozen_us / 1000) + " ms; recorded in " +
-      std::to_string(record_.stream.bytes()) + " bytes), " + std::to_string(record_.roots.size()) +
-      " roots, " + std::to_string(record_.statics.size() - stale) + " static fields (" +
+      std::to_string(record_.stream.bytes()) + " bytes" +
+      (record_.stream.growths()
+           ? ", its reservation grown " + std::to_string(record_.stream.growths()) +
+                 " times in the collection"
+           : " of " + std::to_string(record_.stream.reserved()) + " reserved") +
+      "), " + std::to_string(record_.roots.size()) + " roots, " +
+      std::to_string(record_.statics.size() - stale) + " static fields (" +
       std::to_string(thread_statics) + " of them thread statics on " +
       std::to_string(threads_.size()) + " threads; found in " + std::to_string(resolve_us_) +
       " us before the collection, field layouts in " + std::to_string(layouts_us_) + " us)" +

@@ -613,7 +613,7 @@ void FieldLayouts::Record(HeapRecord* r, RecordedObject* o) {
   const Layout* l = Find(o->klass);
   if (!l) return;
   const uintptr_t object = static_cast<uintptr_t>(o->id);
-  const uint64_t* refs = n ? r->refs.data() : nullptr;
+  const uint64_t* refs = n ? r->object_refs : nullptr;
   switch (l->shape) {
     case TypeShape::kString: {
       int32_t length = 0;

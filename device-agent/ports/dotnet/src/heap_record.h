@@ -50,9 +50,15 @@ struct RecordedRoot {
 
 struct HeapRecord {
   RecordStream stream;  // the objects
-  // The object being recorded (cleared for each one; their capacity stays).
-  std::vector<uint64_t> refs;
-  std::vector<uint32_t> slots;  // per reference (the first refs.size()): its field or element index
+  // The object being recorded (cleared for each one; their capacity stays, in huge pages once
+  // an array of a quarter million references has grown them: that growth, in the first
+  // capture's pause, faulted a 4 KiB page per 512 references).
+  // Its non-null references: the runtime's own array when it holds no null (object_refs), else
+  // their copy in `refs`.
+  const uint64_t* object_refs = nullptr;
+  size_t object_ref_count = 0;
+  RecordVector<uint64_t> refs;
+  RecordVector<uint32_t> slots;  // per reference (the first object_ref_count): field or element
   std::vector<uint64_t> values;  // its values
   std::vector<uint16_t> text;    // a string's first units
   RecordVector<RecordedRoot> roots;
@@ -82,13 +88,15 @@ struct HeapRecord {
 
   // Starts the next object: empties the scratch vectors.
   void BeginObject() {
-    refs.clear();  // `slots` keeps its size: Record writes the first refs.size()
+    object_refs = nullptr;
+    object_ref_count = 0;
+    refs.clear();  // `slots` keeps its size: Record writes the first object_ref_count
     values.clear();
     text.clear();
   }
   // Appends the object whose references, slots, values and text the scratch vectors hold.
   void EndObject(const RecordedObject& o) {
-    stream.Append(o.id, o.klass, o.size, o.values, refs.data(), slots.data(), refs.size(),
+    stream.Append(o.id, o.klass, o.size, o.values, object_refs, slots.data(), object_ref_count,
                   values.data(), values.size(), text.data(), text.size());
   }
 

@@ -154,8 +154,10 @@ void RecordStream::Append(uint64_t id, uintptr_t klass, uint32_t size, bool valu
 
 uint8_t* RecordStream::Room(size_t bytes) {
   bytes += kPutSlack;
-  if (used_ + bytes > buffer_.size())
+  if (used_ + bytes > buffer_.size()) {
     Reallocate(std::max(used_ + bytes, buffer_.size() + buffer_.size() / 2 + 4096));
+    ++growths_;
+  }
   return buffer_.data() + used_;
 }
 
@@ -170,7 +172,7 @@ void RecordStream::Reserve(size_t bytes, size_t classes) {
 
 void RecordStream::Clear() {
   used_ = 0;
-  objects_ = refs_ = 0;
+  objects_ = refs_ = growths_ = 0;
   previous_id_ = 0;
   shape_valid_ = false;
   checkpoints_.clear();

@@ -84,6 +84,8 @@ class RecordStream {
   size_t ref_count() const { return refs_; }
   size_t bytes() const { return used_; }
   size_t reserved() const { return buffer_.size(); }
+  // How often Append had to grow the buffer since the last Clear (a reservation too short).
+  size_t growths() const { return growths_; }
   // Every class met, in order of first appearance.
   const std::vector<uintptr_t>& classes() const { return classes_; }
 
@@ -142,6 +144,7 @@ class RecordStream {
   static constexpr size_t kCheckpointObjects = size_t{1} << 16;
   std::vector<Checkpoint> checkpoints_;
   size_t objects_ = 0, refs_ = 0;
+  size_t growths_ = 0;
   uint64_t previous_id_ = 0;
   std::vector<uintptr_t> classes_;
   // Open addressing, linear probing: class -> index + 1 (0: empty slot). Power-of-two size.
