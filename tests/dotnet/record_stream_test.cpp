@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <random>
+#include <utility>
 #include <vector>
 
 namespace xrpm::dotnet {
@@ -45,6 +46,32 @@ void ExpectSame(const RecordStream& s, const std::vector<Made>& made) {
     EXPECT_EQ(o.text, m.text) << i;
   }
   EXPECT_FALSE(reader.Next(&o));
+}
+
+// Appends `made` to `s` and reads it back whole.
+void PutAndExpectSame(RecordStream& s, const std::vector<Made>& made) {
+  for (const Made& m : made) Put(s, m);
+  ExpectSame(s, made);
+}
+
+using IdsAndRefs = std::vector<std::pair<uint64_t, std::vector<uint64_t>>>;
+
+// The stream read in `parts` slices, one after the other, gives `whole`'s ids and references in
+// order, each object once (slots, values and text stepped over).
+void ExpectSlicesGive(const RecordStream& s, const IdsAndRefs& whole, size_t parts) {
+  size_t at = 0;
+  for (size_t part = 0; part < parts; ++part) {
+    RecordStream::Reader reader(s, part, parts);
+    uint64_t id;
+    std::vector<uint64_t> refs;
+    while (reader.NextRefs(&id, &refs)) {
+      ASSERT_LT(at, whole.size()) << parts;
+      ASSERT_EQ(id, whole[at].first) << parts << " " << at;
+      ASSERT_EQ(refs, whole[at].second) << parts << " " << at;
+      ++at;
+    }
+  }
+  EXPECT_EQ(at, whole.size()) << parts;
 }
 
 TEST(RecordStream, GivesBackEveryObjectAsAppended) {
@@ -136,10 +163,8 @@ TEST(RecordStream, SlotsInARunAreWrittenOnce) {
   };
   RecordStream run, shuffled;
   const std::vector<Made> run_made = objects(true), shuffled_made = objects(false);
-  for (const Made& m : run_made) Put(run, m);
-  for (const Made& m : shuffled_made) Put(shuffled, m);
-  ExpectSame(run, run_made);
-  ExpectSame(shuffled, shuffled_made);
+  PutAndExpectSame(run, run_made);
+  PutAndExpectSame(shuffled, shuffled_made);
   // Both repeat the first object's shape (below); the run's objects write no slot at all, the
   // first one its first slot once.
   EXPECT_EQ(shuffled.bytes() - run.bytes(), 4u * 1000 - 1);
@@ -154,8 +179,7 @@ TEST(RecordStream, SlotsInARunAreWrittenOnce) {
       {base + 160, 0x7e0000000100, 32, false, {base + 8}, {7}, {}, {}},
   };
   RecordStream s;
-  for (const Made& m : edges) Put(s, m);
-  ExpectSame(s, edges);
+  PutAndExpectSame(s, edges);
   // The readers of slices step over a run's first slot too.
   RecordStream::Reader slice(s, 0, 1);
   uint64_t id = 0;
@@ -188,32 +212,16 @@ TEST(RecordStream, ObjectsOfOneShapeWriteTheirIdAndReferencesOnly) {
   };
   RecordStream one, two;
   const std::vector<Made> one_made = objects(false), two_made = objects(true);
-  for (const Made& m : one_made) Put(one, m);
-  for (const Made& m : two_made) Put(two, m);
-  ExpectSame(one, one_made);
-  ExpectSame(two, two_made);
+  PutAndExpectSame(one, one_made);
+  PutAndExpectSame(two, two_made);
   // Class, size, reference count and first slot: 4 bytes per object, but for the few that
   // follow a string or a checkpoint.
   EXPECT_GE(two.bytes() - one.bytes(), 4 * (kObjects - 20));
   EXPECT_LT(one.bytes(), 7 * kObjects);  // flags, id, 3 nearby references, a value
 
-  std::vector<std::pair<uint64_t, std::vector<uint64_t>>> whole;
+  IdsAndRefs whole;
   for (const Made& m : one_made) whole.emplace_back(m.id, m.refs);
-  for (const size_t parts : {size_t{2}, size_t{3}, size_t{4}}) {
-    size_t at = 0;
-    for (size_t part = 0; part < parts; ++part) {
-      RecordStream::Reader reader(one, part, parts);
-      uint64_t id;
-      std::vector<uint64_t> refs;
-      while (reader.NextRefs(&id, &refs)) {
-        ASSERT_LT(at, whole.size()) << parts;
-        ASSERT_EQ(id, whole[at].first) << parts << " " << at;
-        ASSERT_EQ(refs, whole[at].second) << parts << " " << at;
-        ++at;
-      }
-    }
-    EXPECT_EQ(at, kObjects) << parts;
-  }
+  for (const size_t parts : {size_t{2}, size_t{3}, size_t{4}}) ExpectSlicesGive(one, whole, parts);
 }
 
 // The point of the stream: a heap of 4 references per object, each to an object within a few
@@ -287,28 +295,15 @@ TEST(RecordStream, SlicesGiveEveryObjectOnceWithItsReferences) {
       Put(s, m);
       id += 8 * (1 + rng() % 8);
     }
-    std::vector<std::pair<uint64_t, std::vector<uint64_t>>> whole;
+    IdsAndRefs whole;
     {
       RecordStream::Reader reader(s);
       StreamObject o;
       while (reader.Next(&o)) whole.emplace_back(o.id, o.refs);
     }
     ASSERT_EQ(whole.size(), count);
-    for (const size_t parts : {size_t{1}, size_t{2}, size_t{3}, size_t{8}}) {
-      size_t at = 0;
-      for (size_t part = 0; part < parts; ++part) {
-        RecordStream::Reader reader(s, part, parts);
-        uint64_t got_id;
-        std::vector<uint64_t> refs;
-        while (reader.NextRefs(&got_id, &refs)) {
-          ASSERT_LT(at, whole.size()) << parts;
-          EXPECT_EQ(got_id, whole[at].first) << parts << " " << at;
-          EXPECT_EQ(refs, whole[at].second) << parts << " " << at;
-          ++at;
-        }
-      }
-      EXPECT_EQ(at, count) << parts;
-    }
+    for (const size_t parts : {size_t{1}, size_t{2}, size_t{3}, size_t{8}})
+      ExpectSlicesGive(s, whole, parts);
     // Appended after the readers were made: the last slice reads on to the new end.
     RecordStream::Reader first(s, 0, 2), last(s, 1, 2);
     Put(s, Made{0x10, 0x7e0000000100, 24, false, {0x20}, {1}, {}, {}});
