@@ -92,9 +92,9 @@ class FieldLayouts {
   void Prepare(const std::vector<cor::ClassID>& classes);
 
   // ---- inside the collection ----
-  // For `o` (its references already appended to r->refs, non-null ones only): appends one slot
-  // per reference to r->slots, its values to r->values and a string's units to r->text, and sets
-  // o->values when it recorded values.
+  // For `o` (its non-null references at r->object_refs, o->ref_count of them): writes one slot
+  // per reference to r->slots (its first o->ref_count), appends its values to r->values and a
+  // string's units to r->text, and sets o->values when it recorded values.
   void Record(HeapRecord* r, RecordedObject* o);
   // Objects of the non-GC heap go through Record too, after the collection (they never move).
 
