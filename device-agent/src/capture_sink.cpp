@@ -101,6 +101,11 @@ bool CaptureSink::Begin() {
   b->set_section_name(SanitizeUtf8(info.app_name, protocol::kMaxShortString));
   b->set_start_ms(start_ms_);
   b->set_expected_heap_bytes(heap_bytes);
+  uint64_t walk_objects = 0, walk_refs = 0;
+  if (runtime_.WalkSizes(&walk_objects, &walk_refs)) {
+    b->set_expected_objects(walk_objects);
+    b->set_expected_refs(walk_refs);
+  }
   b->set_fields(job_.detail.fields);
   b->set_values(job_.detail.values);
   if (job_.detail.values) b->set_string_cap(job_.detail.string_cap);

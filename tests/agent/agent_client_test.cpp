@@ -387,6 +387,53 @@ struct BadInput {
   wire::ErrorCode code;
 };
 
+// A runtime that knows what its walk will report says so in CaptureBegin, and the host prepares
+// for it; a wrong hint costs nothing but the reservation (bounded), never the capture.
+TEST(AgentClient, CaptureBeginGivesTheWalksSizesWhenTheRuntimeKnowsThem) {
+  Served s(5000);
+  ASSERT_TRUE(s.agent);
+  auto begin_of_a_capture = [&](wire::CaptureBegin* begin) {
+    auto p = RawPeer::Connect(s.agent->port());
+    ASSERT_TRUE(p);
+    wire::Envelope welcome, request, reply;
+    ASSERT_TRUE(Handshake(*p, &welcome));
+    request.mutable_capture_request()->set_request_id(1);
+    ASSERT_TRUE(p->Send(request));
+    ASSERT_TRUE(p->ReceiveBody(wire::Envelope::kCaptureBegin, &reply));
+    *begin = reply.capture_begin();
+    p->DisconnectNow();
+  };
+  wire::CaptureBegin begin;
+  begin_of_a_capture(&begin);
+  EXPECT_EQ(begin.expected_objects(), 0u);  // this runtime does not know
+  EXPECT_EQ(begin.expected_refs(), 0u);
+  ASSERT_EQ(s.log.WaitCount("disconnected", 1), 1u) << s.log.All();
+
+  const Snapshot truth = s.rt.Expected();
+  s.rt.set_walk_sizes(truth.object_count(), truth.ref_count());
+  ASSERT_EQ(s.rt.ref_total(), truth.ref_count());
+  begin_of_a_capture(&begin);
+  EXPECT_EQ(begin.expected_objects(), truth.object_count());
+  EXPECT_EQ(begin.expected_refs(), truth.ref_count());
+  ASSERT_EQ(s.log.WaitCount("disconnected", 2), 2u) << s.log.All();
+
+  // A host with no forecast of its own takes them; true or wildly wrong, the capture is the
+  // heap's.
+  // (The bound: references at 64 per object, everything at half of MemAvailable.)
+  const std::pair<uint64_t, uint64_t> hints[] = {{truth.object_count(), truth.ref_count()},
+                                                 {20 * truth.object_count(), uint64_t{1} << 50},
+                                                 {1, uint64_t{1} << 60}};
+  for (const auto& [objects, refs] : hints) {
+    s.rt.set_walk_sizes(objects, refs);
+    HostClient c(Opts(Endpoint(*s.agent)));
+    ASSERT_TRUE(Connected(c));
+    const CaptureResult r = CaptureOnce(c);
+    ASSERT_TRUE(r.ok) << r.error;
+    EXPECT_EQ(r.snapshot->object_count(), truth.object_count());
+    EXPECT_EQ(r.snapshot->refs, truth.refs);
+  }
+}
+
 TEST(AgentClient, MalformedOversizedAndPrematureMessagesAreRefused) {
   FakeRuntime rt(1000);
   LogSink log;

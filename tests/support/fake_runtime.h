@@ -8,6 +8,8 @@
 // with set_hostile_origins(true) it adds what a broken runtime might send (site id 0, a site
 // deeper than 32, a site described twice, an origin for the wrong object, an undefined site),
 // all of which must cost only those objects' origins.
+// With set_walk_sizes(objects, refs) it says, as a runtime that recorded its heap would, what its
+// walk will report (WalkSizes): true figures or not, as the test chooses.
 // With set_endless(true) the walk repeats the heap's objects (new ids each round) until the sink
 // stops it or end_endless() is called: a transfer that only a cancel can end.
 //
@@ -38,6 +40,11 @@ class FakeRuntime : public agent::RuntimePort {
   bool RunWithWorldStopped(void (*fn)(void*), void* ctx, uint32_t timeout_ms) override;
   void InduceFullCollection() override { ++collections_; }
   void WalkHeap(agent::HeapInfoCallback& sink) override;
+  bool WalkSizes(uint64_t* objects, uint64_t* refs) const override {
+    *objects = walk_objects_.load();
+    *refs = walk_refs_.load();
+    return *objects != 0;
+  }
 
   // The snapshot a faithful capture must produce (built from the same heap, no network).
   Snapshot Expected() const;
@@ -49,6 +56,11 @@ class FakeRuntime : public agent::RuntimePort {
   void set_origins(bool v) { origins_ = v; }
   void set_hostile_origins(bool v) { hostile_origins_ = v; }
   void set_endless(bool v) { endless_ = v; }
+  void set_walk_sizes(uint64_t objects, uint64_t refs) {
+    walk_objects_ = objects;
+    walk_refs_ = refs;
+  }
+  size_t ref_total() const;  // the heap's references
   // Ends an endless walk from outside (a test's cleanup when the sink never stopped it).
   void end_endless() { end_endless_ = true; }
   // Objects reported beyond the heap's own by endless walks, and whether the last walk was
@@ -73,6 +85,7 @@ class FakeRuntime : public agent::RuntimePort {
   std::atomic<bool> origins_{false}, hostile_origins_{false};
   std::atomic<bool> endless_{false}, end_endless_{false}, stopped_by_sink_{false};
   std::atomic<uint64_t> endless_objects_{0};
+  std::atomic<uint64_t> walk_objects_{0}, walk_refs_{0};
   // The origin of object i in origins mode: site index into kSites (-1 none) and frame.
   int SiteOf(size_t i) const;
   void WalkOrigins(agent::HeapInfoCallback& sink, size_t i, bool* abort) const;

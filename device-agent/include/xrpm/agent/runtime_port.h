@@ -76,6 +76,15 @@ class RuntimePort : public HeapWalkable {
   // same pause (same clock; 0: not known): the capture then reports the collection and the walk
   // apart (gc_us, walk_us).
   virtual int64_t HeapReportStartNs() const { return 0; }
+  // The objects and references the WalkHeap under way will report, for a runtime that knows
+  // them before it walks (one that recorded its heap inside the collection): false when not
+  // known. Asked once per capture, on the walking thread, before the walk's first callback
+  // returns; the host prepares for them (CaptureBegin.expected_objects).
+  virtual bool WalkSizes(uint64_t* objects, uint64_t* refs) const {
+    (void)objects;
+    (void)refs;
+    return false;
+  }
 
   // ---- joining another tool's collection (optional) ----
   // True when JoinInducedCollection is supported (the agent then advertises

@@ -146,6 +146,13 @@ class DotnetPort final : public agent::RuntimePort {
   int64_t HeapReportStartNs() const override {
     return report_start_ns_.load(std::memory_order_acquire);
   }
+  // The record's objects (the non-GC heap's found after the pause included) and references,
+  // while the walk reports them.
+  bool WalkSizes(uint64_t* objects, uint64_t* refs) const override {
+    *objects = walk_objects_.load(std::memory_order_acquire);
+    *refs = walk_refs_.load(std::memory_order_acquire);
+    return *objects != 0;
+  }
   bool JoinsInducedCollections() const override { return true; }
   void JoinInducedCollection(uint32_t timeout_ms, const std::atomic<int64_t>* cancelled) override;
   void WalkHeap(agent::HeapInfoCallback& sink) override;
@@ -291,6 +298,7 @@ class DotnetPort final : public agent::RuntimePort {
   std::atomic<uint8_t> gc_generation_{0};      // the collection in progress's highest generation
   std::atomic<int64_t> recorded_start_ns_{0};  // the last recorded collection's start
   std::atomic<int64_t> report_start_ns_{0};    // its first root or object report
+  std::atomic<uint64_t> walk_objects_{0}, walk_refs_{0};  // WalkSizes: the record being walked
   FrameHook* frame_ = nullptr;
   DotnetAllocations* allocations_ = nullptr;
   DotnetOrigins* origins_ = nullptr;

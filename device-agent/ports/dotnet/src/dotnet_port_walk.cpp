@@ -258,7 +258,13 @@ void DotnetPort::Walk(agent::HeapInfoCallback& sink) {
   }
   std::sort(roots.begin(), roots.end());
 
-  if (sink.BeginContainer(ContainerType::kBegin, 0, 0) == WalkResult::kAbort) {
+  // What the walk will report, for the host to prepare for (CaptureBegin, sent now).
+  walk_objects_.store(record_.stream.object_count(), std::memory_order_release);
+  walk_refs_.store(record_.stream.ref_count(), std::memory_order_release);
+  const WalkResult begun = sink.BeginContainer(ContainerType::kBegin, 0, 0);
+  walk_objects_.store(0, std::memory_order_release);
+  walk_refs_.store(0, std::memory_order_release);
+  if (begun == WalkResult::kAbort) {
     sink.BeginContainer(ContainerType::kEnd, 0, 0);
     return;
   }

@@ -372,6 +372,13 @@ void HostClient::Impl::OnCaptureMessage(const wire::Envelope& env, size_t bytes)
         FinishCapture({false, false, error, {}, {}});
         return ProtocolError(wire::MALFORMED, error);
       }
+      if (!assembler->prepared() && env.capture_begin().expected_objects() != 0) {
+        // No forecast of our own or from the Welcome (the first capture of this process): the
+        // agent knows what its walk will report, bounded as a Welcome's hint is.
+        const wire::CaptureBegin& b = env.capture_begin();
+        assembler->Prepare(ExpectedSizes({}, b.expected_objects(), b.expected_refs(), b.fields()),
+                           AvailableMemoryBytes());
+      }
       {
         std::lock_guard lock(mu);
         progress.phase = CapturePhase::kReceiving;

@@ -77,9 +77,11 @@ class CaptureAssembler {
   explicit CaptureAssembler(uint64_t max_objects = 1'000'000'000, uint32_t pointer_bytes = 4);
   ~CaptureAssembler();
 
-  // Before Begin: reserves the columns for `expected` (objects capped at max_objects, all of it
-  // at half of `memory_available`, AvailableMemoryBytes()) and starts faulting their pages in.
+  // Before the first batch: reserves the columns for `expected` (objects capped at max_objects,
+  // all of it at half of `memory_available`, AvailableMemoryBytes()) and starts faulting their
+  // pages in. prepared(): it did (the forecast had objects).
   void Prepare(const CaptureSizes& expected, uint64_t memory_available);
+  bool prepared() const { return warmer_ != nullptr; }
   // Each returns false with *error ("batch 12: ...") when the capture cannot be completed.
   bool Begin(const wire::CaptureBegin& m, size_t wire_bytes, std::string* error);
   bool Batch(const wire::HeapBatch& m, size_t wire_bytes, std::string* error);
