@@ -403,11 +403,18 @@ TEST(AgentClient, CaptureBeginGivesTheWalksSizesWhenTheRuntimeKnowsThem) {
     *begin = reply.capture_begin();
     p->DisconnectNow();
   };
+  // The agent's line for a host that left ("host 127.0.0.1:PORT disconnected"; a capture it
+  // cancels says "the host disconnected" too).
+  const auto host_left = [](const std::string& line) {
+    const std::string tail = " disconnected";
+    return line.rfind("host ", 0) == 0 && line.size() > tail.size() &&
+           line.compare(line.size() - tail.size(), tail.size(), tail) == 0;
+  };
   wire::CaptureBegin begin;
   begin_of_a_capture(&begin);
   EXPECT_EQ(begin.expected_objects(), 0u);  // this runtime does not know
   EXPECT_EQ(begin.expected_refs(), 0u);
-  ASSERT_EQ(s.log.WaitCount("disconnected", 1), 1u) << s.log.All();
+  ASSERT_EQ(s.log.WaitCountWhere(host_left, 1), 1u) << s.log.All();
 
   const Snapshot truth = s.rt.Expected();
   s.rt.set_walk_sizes(truth.object_count(), truth.ref_count());
@@ -415,7 +422,7 @@ TEST(AgentClient, CaptureBeginGivesTheWalksSizesWhenTheRuntimeKnowsThem) {
   begin_of_a_capture(&begin);
   EXPECT_EQ(begin.expected_objects(), truth.object_count());
   EXPECT_EQ(begin.expected_refs(), truth.ref_count());
-  ASSERT_EQ(s.log.WaitCount("disconnected", 2), 2u) << s.log.All();
+  ASSERT_EQ(s.log.WaitCountWhere(host_left, 2), 2u) << s.log.All();
 
   // A host with no forecast of its own takes them; true or wildly wrong, the capture is the
   // heap's.
