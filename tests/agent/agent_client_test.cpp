@@ -418,7 +418,6 @@ TEST(AgentClient, CaptureBeginGivesTheWalksSizesWhenTheRuntimeKnowsThem) {
 
   const Snapshot truth = s.rt.Expected();
   s.rt.set_walk_sizes(truth.object_count(), truth.ref_count());
-  ASSERT_EQ(s.rt.ref_total(), truth.ref_count());
   begin_of_a_capture(&begin);
   EXPECT_EQ(begin.expected_objects(), truth.object_count());
   EXPECT_EQ(begin.expected_refs(), truth.ref_count());

@@ -126,12 +126,6 @@ bool FakeRuntime::RunWithWorldStopped(void (*fn)(void*), void* ctx, uint32_t) {
   return true;
 }
 
-size_t FakeRuntime::ref_total() const {
-  size_t n = 0;
-  for (const Obj& o : objs_) n += o.refs.size();
-  return n;
-}
-
 uint64_t FakeRuntime::resumes() const {
   std::lock_guard lock(mu_);
   return resumes_;

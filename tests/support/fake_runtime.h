@@ -60,7 +60,6 @@ class FakeRuntime : public agent::RuntimePort {
     walk_objects_ = objects;
     walk_refs_ = refs;
   }
-  size_t ref_total() const;  // the heap's references
   // Ends an endless walk from outside (a test's cleanup when the sink never stopped it).
   void end_endless() { end_endless_ = true; }
   // Objects reported beyond the heap's own by endless walks, and whether the last walk was
