@@ -9,8 +9,9 @@
 //      CaptureEnd decoded), bytes on the wire vs the .gclog of the captured snapshot, and the
 //      agent's memory: what the agent core holds (CaptureEnd agent_peak_bytes) and the growth of
 //      the process's peak resident memory over the capture against the same growth over the
-//      plain GC.Collect() (/proc/PID/status VmHWM, reset through /proc/PID/clear_refs), per
-//      object;
+//      plain GC.Collect() (/proc/PID/status VmHWM, reset through /proc/PID/clear_refs), and the
+//      capture's peak over the peak of the first GC.Collect(), before any capture (memory the
+//      agent keeps between captures counts there), per object;
 //   2. the idle agent: XnaBubbles.dll --no-leak unthrottled (--fps 0) for FRAMES frames under plain
 //      `dotnet`, under xrpm-dotnet (the frame method hooked, nobody connected) and under
 //      xrpm-dotnet --no-frame, alternating; the time per frame against plain dotnet's, wall and
@@ -23,6 +24,7 @@
 //                        [--only heap|idle|compiler]
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -78,13 +80,15 @@ bool ResetPeak(int pid) {
   return static_cast<bool>(f);
 }
 
-// The growth of `pid`'s peak resident memory while `fn` runs (0 when it cannot be measured).
+// The growth of `pid`'s peak resident memory while `fn` runs (0 when it cannot be measured),
+// and that peak itself in *peak.
 template <typename Fn>
-uint64_t PeakGrowth(int pid, Fn&& fn) {
+uint64_t PeakGrowth(int pid, Fn&& fn, uint64_t* peak_bytes = nullptr) {
   const bool reset = pid > 0 && ResetPeak(pid);
   const uint64_t before = reset ? StatusBytes(pid, "VmRSS:") : 0;
   fn();
   const uint64_t peak = reset ? StatusBytes(pid, "VmHWM:") : 0;
+  if (peak_bytes) *peak_bytes = peak;
   return peak > before ? peak - before : 0;
 }
 
@@ -107,24 +111,37 @@ int HeapSection(int nodes, int runs) {
   }
   xrpm::client::HostClient& client = *connected;
   std::vector<double> gc_ms, pause_ms, pause_ratio, own_gc_ms, own_ratio, wait_ms, e2e_ms,
-      e2e_ratio, wire_ratio, core_per_obj, rss_per_obj;
+      e2e_ratio, wire_ratio, core_per_obj, rss_per_obj, held_per_obj;
+  // The process's peak in the first GC.Collect(), before any capture: what a capture's peak is
+  // held against, so that memory the agent keeps between captures (its allocator's free lists,
+  // scratch kept at its largest) counts too, which the growth over the capture's start misses.
+  uint64_t first_gc_peak = 0;
   uint64_t objects = 0, refs = 0, wire = 0, gclog = 0;
   for (int r = 0; r < runs; ++r) {
     double gc_us = 0;
-    const uint64_t gc_growth = PeakGrowth(pid, [&] {
-      heap.Send("gc");
-      const std::string gc = heap.WaitLine("gc_us ", false);
-      gc_us = gc.size() > 6 ? std::atof(gc.c_str() + 6) : 0;
-    });
+    uint64_t gc_peak = 0, cap_peak = 0;
+    const uint64_t gc_growth = PeakGrowth(
+        pid,
+        [&] {
+          heap.Send("gc");
+          const std::string gc = heap.WaitLine("gc_us ", false);
+          gc_us = gc.size() > 6 ? std::atof(gc.c_str() + 6) : 0;
+        },
+        &gc_peak);
+    if (r == 0) first_gc_peak = gc_peak;
     xrpm::client::CaptureResult res;
     double e2e = 0;
-    const uint64_t cap_growth = PeakGrowth(pid, [&] {
-      const auto started = std::chrono::steady_clock::now();
-      if (!client.StartCapture(&error)) return;
-      if (!client.WaitCapture(600000, &res)) res.ok = false;
-      e2e = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started)
-                .count();
-    });
+    const uint64_t cap_growth = PeakGrowth(
+        pid,
+        [&] {
+          const auto started = std::chrono::steady_clock::now();
+          if (!client.StartCapture(&error)) return;
+          if (!client.WaitCapture(600000, &res)) res.ok = false;
+          e2e =
+              std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started)
+                  .count();
+        },
+        &cap_peak);
     if (!res.ok || !res.snapshot) {
       std::fprintf(stderr, "dotnet_capture_bench: capture failed: %s %s\n", error.c_str(),
                    res.error.c_str());
@@ -154,14 +171,18 @@ int HeapSection(int nodes, int runs) {
     core_per_obj.push_back(st.objects ? static_cast<double>(st.agent_peak_bytes) / st.objects : 0);
     const double extra = static_cast<double>(cap_growth) - static_cast<double>(gc_growth);
     rss_per_obj.push_back(st.objects ? extra / st.objects : 0);
+    const double held = static_cast<double>(cap_peak) - static_cast<double>(first_gc_peak);
+    held_per_obj.push_back(st.objects && first_gc_peak ? held / st.objects : 0);
     std::printf(
         "round %d: GC.Collect %.1f ms; capture pause %.1f ms = %.2fx (its own collection %.1f ms: "
         "%.2fx); end to end %.0f ms = "
         "%.2fx the pause; wire %.2f MiB vs .gclog %.2f MiB = %.3fx; agent core peak %.1f "
-        "B/object; peak RSS growth capture %.1f MiB vs GC.Collect %.1f MiB = %+.1f B/object\n",
+        "B/object; peak RSS growth capture %.1f MiB vs GC.Collect %.1f MiB = %+.1f B/object; "
+        "peak over the first GC.Collect's %+.1f B/object\n",
         r + 1, gc_us / 1000, pause, pause_ratio.back(), own_gc_ms.back(), own_ratio.back(), e2e,
         e2e_ratio.back(), st.wire_bytes / 1048576.0, bytes / 1048576.0, wire_ratio.back(),
-        core_per_obj.back(), cap_growth / 1048576.0, gc_growth / 1048576.0, rss_per_obj.back());
+        core_per_obj.back(), cap_growth / 1048576.0, gc_growth / 1048576.0, rss_per_obj.back(),
+        held_per_obj.back());
     std::fflush(stdout);
   }
   client.Disconnect();
@@ -188,6 +209,11 @@ int HeapSection(int nodes, int runs) {
               Median(core_per_obj));
   std::printf("| peak RSS growth, capture minus GC.Collect() | | per object | %.1f B/object |\n",
               Median(rss_per_obj));
+  std::printf(
+      "| peak RSS of a capture over the first GC.Collect()'s (before any capture) | | per "
+      "object | %.1f B/object (rounds %.1f-%.1f) |\n",
+      Median(held_per_obj), *std::min_element(held_per_obj.begin(), held_per_obj.end()),
+      *std::max_element(held_per_obj.begin(), held_per_obj.end()));
   return 0;
 }
 

@@ -5,10 +5,15 @@
 
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <cstdint>
+#include <fstream>
 #include <random>
 #include <utility>
 #include <vector>
+
+#include "xrpm/protocol/varint.h"
 
 namespace xrpm::dotnet {
 namespace {
@@ -23,6 +28,25 @@ struct Made {
   std::vector<uint64_t> values;
   std::vector<uint16_t> text;
 };
+
+// A reader's vector as a std::vector, to compare with what was made.
+template <typename T>
+std::vector<T> Std(const RecordVector<T>& v) {
+  return std::vector<T>(v.begin(), v.end());
+}
+
+// The reader's next object's id and references, its chunks put together (*refs unchanged at
+// the end).
+bool NextRefs(RecordStream::Reader& reader, uint64_t* id, std::vector<uint64_t>* refs) {
+  std::vector<uint64_t> got;
+  if (!reader.NextRefs(id, [&](const uint64_t* chunk, size_t n) {
+        EXPECT_LE(n, RecordStream::Reader::kRefChunk);
+        got.insert(got.end(), chunk, chunk + n);
+      }))
+    return false;
+  *refs = std::move(got);
+  return true;
+}
 
 void Put(RecordStream& s, const Made& m) {
   s.Append(m.id, m.klass, m.size, m.values_read, m.refs.data(), m.slots.data(), m.refs.size(),
@@ -40,8 +64,8 @@ void ExpectSame(const RecordStream& s, const std::vector<Made>& made) {
     EXPECT_EQ(s.classes()[o.class_index], m.klass) << i;
     EXPECT_EQ(o.size, m.size) << i;
     EXPECT_EQ(o.values_read, m.values_read) << i;
-    EXPECT_EQ(o.refs, m.refs) << i;
-    EXPECT_EQ(o.slots, m.slots) << i;
+    EXPECT_EQ(Std(o.refs), m.refs) << i;
+    EXPECT_EQ(Std(o.slots), m.slots) << i;
     EXPECT_EQ(o.values, m.values) << i;
     EXPECT_EQ(o.text, m.text) << i;
   }
@@ -64,7 +88,7 @@ void ExpectSlicesGive(const RecordStream& s, const IdsAndRefs& whole, size_t par
     RecordStream::Reader reader(s, part, parts);
     uint64_t id;
     std::vector<uint64_t> refs;
-    while (reader.NextRefs(&id, &refs)) {
+    while (NextRefs(reader, &id, &refs)) {
       ASSERT_LT(at, whole.size()) << parts;
       ASSERT_EQ(id, whole[at].first) << parts << " " << at;
       ASSERT_EQ(refs, whole[at].second) << parts << " " << at;
@@ -126,7 +150,7 @@ TEST(RecordStream, GrowsPastItsReservationAndStartsOverAfterClear) {
     made.push_back(m);
   }
   RecordStream s;
-  s.Reserve(100, 4);
+  s.Reserve(100, 100, 4);
   for (const Made& m : made) Put(s, m);
   ExpectSame(s, made);
 
@@ -185,11 +209,11 @@ TEST(RecordStream, SlotsInARunAreWrittenOnce) {
   uint64_t id = 0;
   std::vector<uint64_t> refs;
   for (const Made& m : edges) {
-    ASSERT_TRUE(slice.NextRefs(&id, &refs));
+    ASSERT_TRUE(NextRefs(slice, &id, &refs));
     EXPECT_EQ(id, m.id);
     EXPECT_EQ(refs, m.refs);
   }
-  EXPECT_FALSE(slice.NextRefs(&id, &refs));
+  EXPECT_FALSE(NextRefs(slice, &id, &refs));
 }
 
 // Objects of the previous object's shape (class, size, reference count, slot run, value count)
@@ -224,6 +248,46 @@ TEST(RecordStream, ObjectsOfOneShapeWriteTheirIdAndReferencesOnly) {
   for (const size_t parts : {size_t{2}, size_t{3}, size_t{4}}) ExpectSlicesGive(one, whole, parts);
 }
 
+// An object of the previous one's shape codes its values as differences from that one's when
+// that is shorter: a counter and a float the same in each take a byte each instead of 3 and 5.
+// Values that differ at random stay as they are; a reader that steps over some objects'
+// values (NextRefs) still reads the next ones' right.
+TEST(RecordStream, ValuesOfOneShapeAreDifferencesWhereShorter) {
+  constexpr size_t kObjects = 10000;
+  const uint64_t base = 0x7f7000000000;
+  std::mt19937_64 rng(9);
+  std::vector<Made> counters, random;
+  for (size_t i = 0; i < kObjects; ++i) {
+    const uint64_t id = base + 32 * i;
+    counters.push_back({id, 0x7e0000000100, 32, true, {}, {}, {1000000 + i, 0x3F800000}, {}});
+    random.push_back({id, 0x7e0000000100, 32, true, {}, {}, {rng(), rng() >> 40}, {}});
+  }
+  RecordStream c, r;
+  PutAndExpectSame(c, counters);
+  PutAndExpectSame(r, random);
+  // Flags, id and two one-byte differences, but for the first object.
+  EXPECT_LE(c.bytes(), 4 * kObjects + 16);
+  // At most what the values take as varints.
+  size_t raw = 0;
+  for (const Made& m : random)
+    raw += 2 + protocol::VarintLength(m.values[0]) + protocol::VarintLength(m.values[1]);
+  EXPECT_LE(r.bytes(), raw + 16);
+
+  RecordStream::Reader reader(c);
+  StreamObject o;
+  uint64_t id;
+  std::vector<uint64_t> refs;
+  for (size_t i = 0; i < kObjects; ++i) {
+    if (i % 3 == 0) {
+      ASSERT_TRUE(NextRefs(reader, &id, &refs));
+      EXPECT_EQ(id, counters[i].id);
+    } else {
+      ASSERT_TRUE(reader.Next(&o));
+      EXPECT_EQ(o.values, counters[i].values) << i;
+    }
+  }
+}
+
 // The point of the stream: a heap of 4 references per object, each to an object within a few
 // MiB of its holder, takes a third of the 32 + 12 x 4 + 8 bytes fixed records took.
 TEST(RecordStream, IsSmallOnAHeapOfNearbyReferences) {
@@ -244,8 +308,65 @@ TEST(RecordStream, IsSmallOnAHeapOfNearbyReferences) {
   EXPECT_GT(per_object, 4 * 1.0);  // at least a byte per reference: it measured
 }
 
+// Far references are coded in groups of four behind a tag byte of their lengths: one within
+// 64 MiB of the one before takes 3 bytes and a quarter where a varint took 4. Near ones stay
+// varints (a tag byte would cost more than it saves), and so do references more than 16 GiB
+// apart. Each length (1-4 bytes) at each place in a group, a group cut short by the object's
+// end, and the objects of one shape coded either way all read back exactly.
+TEST(RecordStream, FarReferencesTakeTheBytesTheirDistanceNeeds) {
+  std::mt19937_64 rng(3);
+  const uint64_t base = 0x7f6000000000;
+  constexpr size_t kObjects = 100000;
+  std::vector<Made> random;
+  for (size_t i = 0; i < kObjects; ++i) {
+    Made m{base + 48 * i, 0x7e0000000100, 48, false, {}, {0, 1, 2}, {}, {}};
+    for (int r = 0; r < 3; ++r) m.refs.push_back(base + 8 * (rng() % (size_t{48} << 20) / 8));
+    random.push_back(m);
+  }
+  RecordStream s;
+  PutAndExpectSame(s, random);
+  // Flags, id (same shape), a tag byte and three references of at most 3 bytes each.
+  EXPECT_LE(s.bytes(), kObjects * (2 + 1 + 3 * 3) + 16);
+  EXPECT_GT(s.bytes(), kObjects * (2 + 1 + 3 * 2.5));  // most take 3: it measured
+
+  // Differences in 8-byte units at the top of each length: 1, 2, 3 and 4 bytes in a group
+  // (2, 3, 4 and 5 as varints), then 4, 3, 2, 1, then one alone.
+  const int64_t steps[] = {100,        30000,  1 << 22, 1 << 29, -(1 << 29),
+                           -(1 << 22), -30000, -100,    1 << 29};
+  Made lengths{4096, 0x7e0000000200, 40, true, {}, {}, {5}, {}};
+  uint64_t at = lengths.id;
+  for (const int64_t step : steps) {
+    at += static_cast<uint64_t>(step * 8);
+    lengths.refs.push_back(at);
+    lengths.slots.push_back(static_cast<uint32_t>(9 - lengths.slots.size()));  // not a run
+  }
+  const uint64_t far = uint64_t{1} << 40;
+  std::vector<Made> mixed = {
+      lengths,
+      // 1 TiB apart: varints; then the same shape, near: varints.
+      {base, 0x7e0000000100, 24, false, {base + far, base, 8}, {0, 1, 2}, {}, {}},
+      {base + 24, 0x7e0000000100, 24, false, {base + 8, base, base + 16}, {0, 1, 2}, {}, {}},
+      // 16 GiB back: the farthest a group's 4 bytes reach; then 8 bytes farther, a varint;
+      // then a reference 32 MiB away in an object of that shape: grouped.
+      {base + 48, 0x7e0000000100, 24, false, {base + 48 - (uint64_t{16} << 30)}, {4}, {}, {}},
+      {base + 72, 0x7e0000000100, 24, false, {base + 72 - (uint64_t{16} << 30) - 8}, {4}, {}, {}},
+      {base + 96, 0x7e0000000100, 24, false, {base + 96 + (uint64_t{32} << 20)}, {4}, {}, {}},
+  };
+  RecordStream m;
+  PutAndExpectSame(m, mixed);
+  IdsAndRefs whole;
+  for (const Made& x : mixed) whole.emplace_back(x.id, x.refs);
+  ExpectSlicesGive(m, whole, 1);
+  // The first object alone: a 6-byte header (flags, id 4096 in 2 bytes, class, size, count),
+  // its 9 references in groups (3 tag bytes, 1+2+3+4 + 4+3+2+1 + 4 bytes, not 2+3+4+5 +
+  // 5+4+3+2 + 5 as varints), their slots (a byte each) and its value.
+  RecordStream one;
+  Put(one, lengths);
+  EXPECT_EQ(one.bytes(), 6u + 3 + 24 + 9 + 1);
+}
+
 // A reservation the objects' bytes fit in (with room for one run of 1,024 references' worst
-// case) is never grown, even by an array of a million references whose worst case (15 bytes
+// case) is never grown, even by an array of a million references whose worst case (16 bytes
 // each) would not fit: the bytes stay where they were.
 TEST(RecordStream, ABigArrayFitsInAReservationItsBytesFitIn) {
   constexpr size_t kElements = 1000000;
@@ -262,8 +383,8 @@ TEST(RecordStream, ABigArrayFitsInAReservationItsBytesFitIn) {
   ASSERT_LT(measure.bytes(), kElements * 5);
 
   RecordStream s;
-  const size_t reservation = measure.bytes() + 1024 * 15;
-  s.Reserve(reservation, 1);
+  const size_t reservation = measure.bytes() + 1024 * 16 + 64;
+  s.Reserve(reservation, reservation, 1);
   s.Append(array, 0x7e0000000100, 8 * 1024, false, refs.data(), slots.data(), kElements, nullptr, 0,
            nullptr, 0);
   EXPECT_EQ(s.bytes(), measure.bytes());
@@ -271,8 +392,45 @@ TEST(RecordStream, ABigArrayFitsInAReservationItsBytesFitIn) {
   RecordStream::Reader reader(s);
   StreamObject o;
   ASSERT_TRUE(reader.Next(&o));
-  EXPECT_EQ(o.refs, refs);
-  EXPECT_EQ(o.slots, slots);
+  EXPECT_EQ(Std(o.refs), refs);
+  EXPECT_EQ(Std(o.slots), slots);
+  // Read a chunk at a time (NextRefs), the same references.
+  RecordStream::Reader chunks(s);
+  uint64_t id = 0;
+  std::vector<uint64_t> got;
+  ASSERT_TRUE(NextRefs(chunks, &id, &got));
+  EXPECT_EQ(got, refs);
+
+  // No slots given: the elements 0, 1, 2, ... in the same bytes.
+  RecordStream implied;
+  implied.Append(array, 0x7e0000000100, 8 * 1024, false, refs.data(), nullptr, kElements, nullptr,
+                 0, nullptr, 0);
+  EXPECT_EQ(implied.bytes(), measure.bytes());
+  RecordStream::Reader again(implied);
+  ASSERT_TRUE(again.Next(&o));
+  EXPECT_EQ(Std(o.slots), slots);
+}
+
+// This process's resident bytes (/proc/self/statm), 0 where unreadable.
+size_t ResidentBytes() {
+  std::ifstream statm("/proc/self/statm");
+  size_t pages = 0, resident = 0;
+  statm >> pages >> resident;
+  return resident * static_cast<size_t>(sysconf(_SC_PAGESIZE));
+}
+
+// Reserve maps room to grow in without a copy but brings into memory only what it is told the
+// record will take: the rest costs the process nothing unless the record is written there.
+TEST(RecordStream, MapsRoomBeyondWhatItBringsIntoMemory) {
+  constexpr size_t kMiB = size_t{1} << 20;
+  RecordStream s;
+  const size_t before = ResidentBytes();
+  ASSERT_GT(before, 0u);
+  s.Reserve(96 * kMiB, 16 * kMiB, 1);
+  const size_t after = ResidentBytes();
+  EXPECT_GE(s.reserved(), 96 * kMiB);
+  EXPECT_GE(after, before + 15 * kMiB) << "the expected bytes are in memory";
+  EXPECT_LT(after, before + 48 * kMiB) << "the room beyond them is not";
 }
 
 // Slices for several readers at once: together, in order, they give every object once, its id
@@ -299,7 +457,7 @@ TEST(RecordStream, SlicesGiveEveryObjectOnceWithItsReferences) {
     {
       RecordStream::Reader reader(s);
       StreamObject o;
-      while (reader.Next(&o)) whole.emplace_back(o.id, o.refs);
+      while (reader.Next(&o)) whole.emplace_back(o.id, Std(o.refs));
     }
     ASSERT_EQ(whole.size(), count);
     for (const size_t parts : {size_t{1}, size_t{2}, size_t{3}, size_t{8}})
@@ -310,8 +468,8 @@ TEST(RecordStream, SlicesGiveEveryObjectOnceWithItsReferences) {
     size_t read = 0;
     uint64_t got_id = 0;
     std::vector<uint64_t> refs;
-    while (first.NextRefs(&got_id, &refs)) ++read;
-    while (last.NextRefs(&got_id, &refs)) ++read;
+    while (NextRefs(first, &got_id, &refs)) ++read;
+    while (NextRefs(last, &got_id, &refs)) ++read;
     EXPECT_EQ(read, count + 1);
     EXPECT_EQ(got_id, 0x10u);
     EXPECT_EQ(refs, std::vector<uint64_t>{0x20});

@@ -343,9 +343,9 @@ HeapRecord::Sizes DotnetPort::FirstRecordGuess() const {
   if (!GenerationBounds(&ranges)) return {};
   const uint64_t used = UseOf(ranges).all;
   // Some garbage is still in the heap, and objects average 30-60 bytes in the heaps we
-  // measured: an object per 48 bytes in use, ~20 bytes of stream each.
+  // measured: an object per 48 bytes in use, ~14 bytes of stream each.
   const size_t objects = static_cast<size_t>(used / 48);
-  return HeapRecord::Sizes{20 * objects, 0};
+  return HeapRecord::Sizes{14 * objects, 0};
 }
 
 bool DotnetPort::Collect(std::string* failure) {

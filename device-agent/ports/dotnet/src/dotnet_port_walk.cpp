@@ -112,12 +112,13 @@ void DotnetPort::AddFrozenObjects(const std::vector<uint64_t>& named,
       try {
         RecordStream::Reader reader(record_.stream, part, parts);
         uint64_t id;
-        std::vector<uint64_t> refs;
-        while (reader.NextRefs(&id, &refs)) {
+        auto leaving = [&](const uint64_t* refs, size_t n) {
+          for (size_t i = 0; i < n; ++i)
+            if (outside(refs[i])) out.leaving.push_back(refs[i]);
+        };
+        while (reader.NextRefs(&id, leaving)) {
           if (outside(id)) out.ids.push_back(id);
           if (is_named(id)) out.named.push_back(id);
-          for (uint64_t r : refs)
-            if (outside(r)) out.leaving.push_back(r);
         }
       } catch (...) {  // bad_alloc
         out.failed = std::current_exception();
@@ -149,10 +150,9 @@ void DotnetPort::AddFrozenObjects(const std::vector<uint64_t>& named,
   } else {
     ids.reserve(record_.stream.object_count());
     uint64_t object;
-    std::vector<uint64_t> refs;
     {
       RecordStream::Reader reader(record_.stream);
-      while (reader.NextRefs(&object, &refs)) {
+      while (reader.NextRefs(&object, [](const uint64_t*, size_t) {})) {
         ids.push_back(object);
         if (is_named(object)) named_recorded->push_back(object);
       }
@@ -160,9 +160,12 @@ void DotnetPort::AddFrozenObjects(const std::vector<uint64_t>& named,
     std::sort(ids.begin(), ids.end());
     auto unreported = [&](uint64_t id) { return !std::binary_search(ids.begin(), ids.end(), id); };
     RecordStream::Reader reader(record_.stream);
-    while (reader.NextRefs(&object, &refs))
-      for (uint64_t r : refs)
-        if (unreported(r)) missing.push_back(r);
+    auto missed = [&](const uint64_t* refs, size_t n) {
+      for (size_t i = 0; i < n; ++i)
+        if (unreported(refs[i])) missing.push_back(refs[i]);
+    };
+    while (reader.NextRefs(&object, missed)) {
+    }
     others(unreported);
   }
   std::sort(missing.begin(), missing.end());

@@ -607,10 +607,21 @@ const FieldLayouts::Layout* FieldLayouts::Find(cor::ClassID klass) {
 
 void FieldLayouts::Record(HeapRecord* r, RecordedObject* o) {
   const size_t n = o->ref_count;
-  if (r->slots.size() < n) r->slots.resize(n);  // kept at its largest: no call per object
-  uint32_t* slots = r->slots.data();
-  std::fill_n(slots, n, agent::kNoSlot);
+  r->slots_from_zero = false;
+  uint32_t* slots = nullptr;
+  // The references' slots, each kNoSlot until matched (the scratch is kept at its largest: no
+  // call per object).
+  auto no_slots = [&] {
+    if (r->slots.size() < n) r->slots.resize(n);
+    slots = r->slots.data();
+    std::fill_n(slots, n, agent::kNoSlot);
+  };
   const Layout* l = Find(o->klass);
+  // An array of references sets no slots until it is known to hold nulls: without any, its
+  // references are its elements in order, and the stream needs no slot for them.
+  const bool reference_array =
+      l && l->shape == TypeShape::kArray && l->element_kind == FieldKind::kReference;
+  if (!reference_array) no_slots();
   if (!l) return;
   const uintptr_t object = static_cast<uintptr_t>(o->id);
   const uint64_t* refs = n ? r->object_refs : nullptr;
@@ -633,17 +644,24 @@ void FieldLayouts::Record(HeapRecord* r, RecordedObject* o) {
       uint8_t* data = nullptr;
       if (cor::Failed(info_->GetArrayObjectInfo(static_cast<cor::ObjectID>(o->id), l->rank, sizes,
                                                 lower, &data)) ||
-          !data)
+          !data) {
+        if (reference_array) no_slots();
         return;
+      }
       uint64_t length = 1;
       for (cor::ULONG d = 0; d < l->rank; ++d) length *= sizes[d];
       r->values.push_back(length);
       o->value_count = 1;
       o->values = true;
+      if (reference_array && n == length) {  // no nulls: the k-th reference is element k
+        r->slots_from_zero = true;
+        return;
+      }
+      if (reference_array) no_slots();
       if (n == 0 || length == 0) return;
       const auto* words = reinterpret_cast<const uintptr_t*>(data);
       size_t cursor = 0;
-      if (l->element_kind == FieldKind::kReference) {
+      if (reference_array) {
         size_t budget = kScanPasses * length + n;
         for (size_t k = 0; k < n; ++k)
           slots[k] = MatchWord(words, length, refs[k], &cursor, &budget);

@@ -93,8 +93,10 @@ class FieldLayouts {
 
   // ---- inside the collection ----
   // For `o` (its non-null references at r->object_refs, o->ref_count of them): writes one slot
-  // per reference to r->slots (its first o->ref_count), appends its values to r->values and a
-  // string's units to r->text, and sets o->values when it recorded values.
+  // per reference to r->slots (its first o->ref_count), or sets r->slots_from_zero for an
+  // array of references without nulls (the k-th reference element k: no slot written), appends
+  // its values to r->values and a string's units to r->text, and sets o->values when it
+  // recorded values.
   void Record(HeapRecord* r, RecordedObject* o);
   // Objects of the non-GC heap go through Record too, after the collection (they never move).
 

@@ -6,7 +6,7 @@
 // string literals and types) that live objects or roots reference, which the collector's walk
 // does not report.
 //
-// Memory: the stream (~26 B per object on the bench heap of 4 random references per object,
+// Memory: the stream (~14 B per object on the bench heap of 4 random references per object,
 // less where references point near their holder), 24 B per root, the current object's scratch
 // vectors.
 //
@@ -59,6 +59,7 @@ struct HeapRecord {
   size_t object_ref_count = 0;
   RecordVector<uint64_t> refs;
   RecordVector<uint32_t> slots;  // per reference (the first object_ref_count): field or element
+  bool slots_from_zero = false;  // instead of `slots`: 0, 1, 2, ... (an array without nulls)
   std::vector<uint64_t> values;  // its values
   std::vector<uint16_t> text;    // a string's first units
   RecordVector<RecordedRoot> roots;
@@ -76,28 +77,31 @@ struct HeapRecord {
     size_t bytes = 0, classes = 0;
   };
   Sizes sizes() const { return Sizes{stream.bytes(), stream.classes().size()}; }
-  // Reserves `last` and an eighth more, and writes the reserved memory once so that the pages
-  // are mapped before the collection: a first touch inside it is a page fault in the game's
-  // pause (14 us each on the paravirtualised machines we measure on). The stream's memory is
-  // in huge pages (RecordVector): a 2 MiB page faults once where 512 small ones would, which
-  // shortens the mapping before the capture (the game runs, but the capture waits) and the
-  // stream's growth inside the collection (in the pause). Throws std::bad_alloc.
-  void Reserve(const Sizes& last) {
-    stream.Reserve(last.bytes + last.bytes / 8, last.classes + last.classes / 8);
+  // Reserves what the record is expected to take, writing it once so that its pages are
+  // mapped before the collection (a first touch inside it is a page fault in the game's pause:
+  // 14 us per 4 KiB page on the paravirtualised machines we measure on), and maps half as much
+  // again untouched: room to grow in without a copy, which costs memory only if used. The
+  // stream's memory is in huge pages (record_stream.h): a 2 MiB page faults once where 512
+  // small ones would. Throws std::bad_alloc.
+  void Reserve(const Sizes& expected) {
+    stream.Reserve(expected.bytes + expected.bytes / 2, expected.bytes,
+                   expected.classes + expected.classes / 8);
   }
 
   // Starts the next object: empties the scratch vectors.
   void BeginObject() {
     object_refs = nullptr;
     object_ref_count = 0;
+    slots_from_zero = false;
     refs.clear();  // `slots` keeps its size: Record writes the first object_ref_count
     values.clear();
     text.clear();
   }
   // Appends the object whose references, slots, values and text the scratch vectors hold.
   void EndObject(const RecordedObject& o) {
-    stream.Append(o.id, o.klass, o.size, o.values, object_refs, slots.data(), object_ref_count,
-                  values.data(), values.size(), text.data(), text.size());
+    stream.Append(o.id, o.klass, o.size, o.values, object_refs,
+                  slots_from_zero ? nullptr : slots.data(), object_ref_count, values.data(),
+                  values.size(), text.data(), text.size());
   }
 
   void Clear() {

@@ -14,6 +14,7 @@ namespace {
 
 using protocol::PutVarint;  // stores 8 bytes at least: Room keeps kPutSlack spare
 using protocol::UnZigZag;
+using protocol::VarintLength;
 using protocol::ZigZag;
 
 // A difference of two addresses, divided by 8 when both are aligned (exact then).
@@ -29,17 +30,43 @@ constexpr size_t kFirstClassSlots = 1024;
 inline size_t FirstClassSlot(uintptr_t klass, size_t mask) {
   return (static_cast<size_t>(klass) >> 3) * 0x9E3779B97F4A7C15ull & mask;
 }
-// The most bytes of an object's header, of one reference with its slot, of one value.
+// The most bytes of an object's header, of one reference with its slot (and a group's tag
+// byte), of one value.
 constexpr size_t kHeaderMaxBytes = 5 * 10;
-constexpr size_t kRefMaxBytes = 10 + 5;
+constexpr size_t kRefMaxBytes = 1 + 10 + 5;
 constexpr size_t kValueMaxBytes = 10;
 constexpr size_t kRunLength = 1024;  // references or values written per check for room
-constexpr size_t kPutSlack = 8;      // PutVarint writes 8 bytes whatever the varint's length
+constexpr size_t kPutSlack = 8;      // PutVarint and PutRef write 8 and 4 bytes whatever they code
+constexpr size_t kPageBytes = 4096;
 
-// An object's flags (the header's first varint).
-constexpr uint64_t kValuesRead = 1, kAligned = 2, kHasText = 4, kSlotRun = 8, kSameShape = 16;
-constexpr unsigned kValueCountShift = 5;
+// An object's flags (the header's first varint). Of an object of the previous one's shape:
+constexpr uint64_t kSameShape = 1, kAligned = 2, kGroupedRefs = 4, kSameShapeValueDeltas = 8;
+// Of any other: kAligned, kGroupedRefs and these, and the value word (its values read: their
+// count + 1, else 0) shifted by kValueWordShift.
+constexpr uint64_t kHasText = 8, kSlotRun = 16;
+constexpr unsigned kValueWordShift = 5;
+// The reader's flags of either kind of object: kAligned, kGroupedRefs, kHasText, kSlotRun and
+// these, and the value count shifted by kValueCountShift.
+constexpr uint64_t kValueDeltas = 32, kValuesRead = 64;
+constexpr unsigned kValueCountShift = 7;
 constexpr uint32_t kNoSlotWord = 0xFFFFFFFFu;  // agent::kNoSlot: a reference of no known slot
+
+// References are coded in groups of four, a tag byte of four 2-bit lengths before each group.
+constexpr size_t kRefGroup = 4;
+
+// The bytes z takes in a group, 1-4 (z < 2^32).
+inline unsigned RefLength(uint64_t z) {
+  return static_cast<unsigned>(63 - __builtin_clzll(z | 1)) / 8 + 1;
+}
+
+// Stores z's low 4 bytes at p, little-endian whatever the processor's order (a compiler joins
+// the four stores into one where the order is little-endian); the caller advances by z's length.
+inline void PutRef(uint8_t* p, uint64_t z) {
+  p[0] = static_cast<uint8_t>(z);
+  p[1] = static_cast<uint8_t>(z >> 8);
+  p[2] = static_cast<uint8_t>(z >> 16);
+  p[3] = static_cast<uint8_t>(z >> 24);
+}
 
 }  // namespace
 
@@ -76,11 +103,22 @@ void RecordStream::Rehash(size_t capacity) {
   }
 }
 
+RecordStream::~RecordStream() {
+  Unmap();
+}
+
+void RecordStream::Unmap() {
+  if (data_) HugePageAllocator<uint8_t>().deallocate(data_, capacity_);
+  data_ = nullptr;
+  capacity_ = 0;
+}
+
 void RecordStream::Reallocate(size_t bytes) {
-  RecordVector<uint8_t> bigger;
-  bigger.resize(bytes);  // writes every byte: its pages are mapped now
-  if (used_) std::memcpy(bigger.data(), buffer_.data(), used_);
-  buffer_.swap(bigger);
+  uint8_t* bigger = HugePageAllocator<uint8_t>().allocate(bytes);
+  if (used_) std::memcpy(bigger, data_, used_);
+  Unmap();
+  data_ = bigger;
+  capacity_ = bytes;
 }
 
 void RecordStream::Append(uint64_t id, uintptr_t klass, uint32_t size, bool values_read,
@@ -92,61 +130,104 @@ void RecordStream::Append(uint64_t id, uintptr_t klass, uint32_t size, bool valu
     shape_valid_ = false;  // a slice's reader starts here, with no previous shape
   }
   uint64_t low_bits = id | previous_id_;
+  // The references' z as if aligned (exact when they are), ORed, and the bytes they take as
+  // varints and in groups.
+  uint64_t zs = 0;
+  size_t varint_bytes = 0, group_bytes = (ref_count + kRefGroup - 1) / kRefGroup;
   // Slots in a run: slots[i] - i the same for every i (kNoSlot breaks it: it is followed by 0).
-  bool run = ref_count > 0 && slots[0] != kNoSlotWord;
+  // No slots at all: 0, 1, 2, ... (an array's elements, none null).
+  const uint32_t first_slot = slots ? slots[0] : 0;
+  bool run = ref_count > 0 && first_slot != kNoSlotWord;
   for (size_t i = 0; i < ref_count; ++i) {
     low_bits |= refs[i];
-    run &= slots[i] - static_cast<uint32_t>(i) == slots[0] && slots[i] != kNoSlotWord;
+    const uint64_t z = ZigZag(static_cast<int64_t>(refs[i] - (i ? refs[i - 1] : id)) >> 3);
+    zs |= z;
+    varint_bytes += VarintLength(z);
+    group_bytes += RefLength(z);
+    if (slots) run &= slots[i] - static_cast<uint32_t>(i) == first_slot && slots[i] != kNoSlotWord;
   }
   const bool aligned = (low_bits & 7) == 0;
+  // Groups where they are shorter (far references; a tag byte costs more than it saves on
+  // near ones), for aligned references of a z below 2^32.
+  const bool grouped = aligned && (zs >> 32) == 0 && group_bytes < varint_bytes;
+  if (!values_read) value_count = 0;  // never any: their fields were not read
   // Room is made part by part, for each part's most bytes: a 1 M-element array's worst case
-  // (15 MB) must not grow a buffer that its actual bytes fit in.
+  // (16 MB) must not grow a buffer that its actual bytes fit in.
   const uint32_t class_index = ClassIndex(klass);
-  const Shape shape{class_index, size, run ? slots[0] : 0, ref_count,
+  const Shape shape{class_index, size, run ? first_slot : 0, ref_count,
                     value_count, run,  values_read};
   const bool same = shape_valid_ && text_units == 0 && shape.class_index == shape_.class_index &&
                     shape.size == shape_.size && shape.refs == shape_.refs &&
                     shape.run == shape_.run && shape.first_slot == shape_.first_slot &&
                     shape.values == shape_.values && shape.values_read == shape_.values_read;
+  // An object of the previous one's shape codes its values as differences from that one's
+  // where that is shorter (a counter, an index, a flag or a float the same in each).
+  bool deltas = false;
+  if (same && value_count) {
+    size_t raw_bytes = 0, delta_bytes = 0;
+    for (size_t i = 0; i < value_count; ++i) {
+      raw_bytes += VarintLength(values[i]);
+      delta_bytes += VarintLength(ZigZag(static_cast<int64_t>(values[i] - previous_values_[i])));
+    }
+    deltas = delta_bytes < raw_bytes;
+  }
   uint8_t* p = Room(kHeaderMaxBytes + kValueMaxBytes);
   if (same) {
-    p = PutVarint(p, kSameShape | (aligned ? kAligned : 0));
+    p = PutVarint(p, kSameShape | (aligned ? kAligned : 0) | (grouped ? kGroupedRefs : 0) |
+                         (deltas ? kSameShapeValueDeltas : 0));
     p = PutVarint(p, ZigZag(AddressDelta(id, previous_id_, aligned)));
   } else {
-    p = PutVarint(p, (static_cast<uint64_t>(value_count) << kValueCountShift) |
-                         (run ? kSlotRun : 0) | (text_units ? kHasText : 0) |
-                         (aligned ? kAligned : 0) | (values_read ? kValuesRead : 0));
+    const uint64_t value_word = values_read ? uint64_t{value_count} + 1 : 0;
+    p = PutVarint(p, (value_word << kValueWordShift) | (run ? kSlotRun : 0) |
+                         (text_units ? kHasText : 0) | (grouped ? kGroupedRefs : 0) |
+                         (aligned ? kAligned : 0));
     p = PutVarint(p, ZigZag(AddressDelta(id, previous_id_, aligned)));
     p = PutVarint(p, class_index);
     p = PutVarint(p, size);
     p = PutVarint(p, ref_count);
-    if (run) p = PutVarint(p, slots[0]);
+    if (run) p = PutVarint(p, first_slot);
     shape_ = shape;
     shape_valid_ = text_units == 0;
   }
+  uint8_t* tag = nullptr;  // the current group's
   for (size_t i = 0; i < ref_count; ++i) {
-    if ((i & (kRunLength - 1)) == 0) {
-      used_ = static_cast<size_t>(p - buffer_.data());
+    if ((i & (kRunLength - 1)) == 0) {  // a multiple of kRefGroup: no group is open
+      used_ = static_cast<size_t>(p - data_);
       p = Room(kRunLength * kRefMaxBytes);
     }
-    p = PutVarint(p, ZigZag(AddressDelta(refs[i], i ? refs[i - 1] : id, aligned)));
+    const uint64_t z = ZigZag(AddressDelta(refs[i], i ? refs[i - 1] : id, aligned));
+    if (!grouped) {
+      p = PutVarint(p, z);
+    } else {
+      const size_t in_group = i & (kRefGroup - 1);
+      if (in_group == 0) {
+        tag = p++;
+        *tag = 0;
+      }
+      const unsigned length = RefLength(z);
+      PutRef(p, z);
+      p += length;
+      *tag = static_cast<uint8_t>(*tag | (length - 1) << (2 * in_group));
+    }
     if (!run) p = PutVarint(p, static_cast<uint32_t>(slots[i] + 1u));
   }
   for (size_t i = 0; i < value_count; ++i) {
     if ((i & (kRunLength - 1)) == 0) {
-      used_ = static_cast<size_t>(p - buffer_.data());
+      used_ = static_cast<size_t>(p - data_);
       p = Room(kRunLength * kValueMaxBytes);
     }
-    p = PutVarint(p, values[i]);
+    p = PutVarint(
+        p, deltas ? ZigZag(static_cast<int64_t>(values[i] - previous_values_[i])) : values[i]);
   }
+  previous_values_.assign(values, values + value_count);
   if (text_units) {
-    used_ = static_cast<size_t>(p - buffer_.data());
+    used_ = static_cast<size_t>(p - data_);
     p = Room(kValueMaxBytes + text_units * 2);
     p = PutVarint(p, text_units);
     std::memcpy(p, text, text_units * 2);
     p += text_units * 2;
   }
-  used_ = static_cast<size_t>(p - buffer_.data());
+  used_ = static_cast<size_t>(p - data_);
   previous_id_ = id;
   ++objects_;
   refs_ += ref_count;
@@ -154,15 +235,17 @@ void RecordStream::Append(uint64_t id, uintptr_t klass, uint32_t size, bool valu
 
 uint8_t* RecordStream::Room(size_t bytes) {
   bytes += kPutSlack;
-  if (used_ + bytes > buffer_.size()) {
-    Reallocate(std::max(used_ + bytes, buffer_.size() + buffer_.size() / 2 + 4096));
+  if (used_ + bytes > capacity_) {
+    Reallocate(std::max(used_ + bytes, capacity_ + capacity_ / 2 + 4096));
     ++growths_;
   }
-  return buffer_.data() + used_;
+  return data_ + used_;
 }
 
-void RecordStream::Reserve(size_t bytes, size_t classes) {
-  if (buffer_.size() < bytes) Reallocate(bytes);  // mapped now, not in the pause
+void RecordStream::Reserve(size_t bytes, size_t touched, size_t classes) {
+  if (capacity_ < bytes) Reallocate(bytes);
+  // A write per page maps it now, not in the pause (a huge page at its first write).
+  for (size_t at = used_; at < std::min(touched, capacity_); at += kPageBytes) data_[at] = 0;
   size_t slots = keys_.empty() ? kFirstClassSlots : keys_.size();
   while (slots < 2 * classes) slots *= 2;
   if (slots > keys_.size()) Rehash(slots);
@@ -175,6 +258,7 @@ void RecordStream::Clear() {
   objects_ = refs_ = growths_ = 0;
   previous_id_ = 0;
   shape_valid_ = false;
+  previous_values_.clear();
   checkpoints_.clear();
   classes_.clear();
   std::fill(indices_.begin(), indices_.end(), 0);
@@ -184,7 +268,7 @@ void RecordStream::Clear() {
 
 void RecordStream::Release() {
   Clear();
-  RecordVector<uint8_t>().swap(buffer_);
+  Unmap();
 }
 
 namespace {
@@ -205,6 +289,53 @@ inline void SkipVarint(const uint8_t** at, const uint8_t* end) {
   *at = p < end ? p + 1 : end;
 }
 
+// Reads a reference's z of `length` bytes (1-4) at *p, never past `end`.
+inline uint64_t ReadRef(const uint8_t** at, const uint8_t* end, unsigned length) {
+  const uint8_t* p = *at;
+  uint64_t z = 0;
+  if (end - p >= 4) {  // four bytes at once, the bytes beyond the length masked off
+    z = uint64_t{p[0]} | uint64_t{p[1]} << 8 | uint64_t{p[2]} << 16 | uint64_t{p[3]} << 24;
+    z &= 0xFFFFFFFFu >> (32 - 8 * length);
+    *at = p + length;
+    return z;
+  }
+  for (unsigned i = 0; i < length && p < end; ++i) z |= uint64_t{*p++} << (8 * i);
+  *at = p;
+  return z;
+}
+
+// Reads n references of an object (coded as `flags` say; the first starts a group) into refs,
+// their slots into slots (stepped over when null; none in a run), from *previous (the one
+// before them, or the object's id) on; *previous is then the last one.
+template <bool kRun>
+const uint8_t* ReadRefs(const uint8_t* p, const uint8_t* end, uint64_t flags, size_t n,
+                        uint64_t* last, uint64_t* refs, uint32_t* slots) {
+  uint64_t previous = *last;
+  const bool aligned = flags & kAligned, grouped = flags & kGroupedRefs;
+  unsigned tag = 0;
+  for (size_t i = 0; i < n; ++i) {
+    uint64_t z;
+    if (!grouped) {
+      z = ReadVarint(&p, end);
+    } else {
+      const size_t in_group = i & (kRefGroup - 1);
+      if (in_group == 0) tag = p < end ? *p++ : 0;
+      z = ReadRef(&p, end, ((tag >> (2 * in_group)) & 3) + 1);
+    }
+    const int64_t d = UnZigZag(z);
+    previous += static_cast<uint64_t>(aligned ? d * 8 : d);
+    refs[i] = previous;
+    if (!kRun) {
+      if (slots)
+        slots[i] = static_cast<uint32_t>(ReadVarint(&p, end)) - 1u;
+      else
+        SkipVarint(&p, end);
+    }
+  }
+  *last = previous;
+  return p;
+}
+
 }  // namespace
 
 RecordStream::Reader::Reader(const RecordStream& stream) : s_(stream), end_(SIZE_MAX) {}
@@ -223,7 +354,7 @@ RecordStream::Reader::Reader(const RecordStream& stream, size_t part, size_t par
 }
 
 bool RecordStream::Reader::Header(const uint8_t** at, ObjectHeader* h) {
-  const uint8_t* p = s_.buffer_.data() + at_;
+  const uint8_t* p = s_.data_ + at_;
   const uint8_t* const end = Limit();
   if (p >= end) return false;
   const uint64_t flags = ReadVarint(&p, end);
@@ -235,17 +366,20 @@ bool RecordStream::Reader::Header(const uint8_t** at, ObjectHeader* h) {
   if (flags & kSameShape) {
     if (!shape_valid_) return false;  // only a bug writes that: the stream ends here
     *h = shape_;
-    h->flags |= flags;
+    h->flags |=
+        (flags & (kAligned | kGroupedRefs)) | ((flags & kSameShapeValueDeltas) ? kValueDeltas : 0);
     refs = shape_.refs;
   } else {
-    h->flags = flags;
+    const uint64_t value_word = flags >> kValueWordShift;
+    h->flags = (flags & (kAligned | kGroupedRefs | kHasText | kSlotRun)) |
+               (value_word ? kValuesRead | (value_word - 1) << kValueCountShift : 0);
     h->class_index = static_cast<uint32_t>(ReadVarint(&p, end));
     h->size = static_cast<uint32_t>(ReadVarint(&p, end));
     refs = ReadVarint(&p, end);
     h->first_slot = (flags & kSlotRun) ? static_cast<uint32_t>(ReadVarint(&p, end)) : 0;
     shape_ = *h;
     shape_.refs = static_cast<size_t>(refs);
-    shape_.flags = flags & ~(kAligned | kHasText);
+    shape_.flags = h->flags & ~(kAligned | kGroupedRefs | kHasText);
     shape_valid_ = !(flags & kHasText);
   }
   h->id = id;
@@ -258,33 +392,43 @@ bool RecordStream::Reader::Header(const uint8_t** at, ObjectHeader* h) {
 }
 
 const uint8_t* RecordStream::Reader::Limit() const {
-  return s_.buffer_.data() + std::min(end_, s_.used_);
+  return s_.data_ + std::min(end_, s_.used_);
 }
 
-void RecordStream::Reader::Refs(const uint8_t** at, const ObjectHeader& h, uint64_t* refs,
-                                uint32_t* slots) const {
+void RecordStream::Reader::Refs(const uint8_t** at, const ObjectHeader& h, size_t from, size_t n,
+                                uint64_t* previous, uint64_t* refs, uint32_t* slots) const {
+  const uint8_t* const end = Limit();
+  if (h.flags & kSlotRun) {
+    *at = ReadRefs<true>(*at, end, h.flags, n, previous, refs, nullptr);
+    if (slots)
+      for (size_t i = 0; i < n; ++i) slots[i] = h.first_slot + static_cast<uint32_t>(from + i);
+  } else {
+    *at = ReadRefs<false>(*at, end, h.flags, n, previous, refs, slots);
+  }
+}
+
+void RecordStream::Reader::Rest(const uint8_t* p, const ObjectHeader& h) {
+  const uint8_t* const end = Limit();
+  ReadValues(&p, h.flags);  // the next object's may be differences from these
+  if (h.flags & kHasText) {
+    const size_t units = std::min<size_t>(static_cast<size_t>(ReadVarint(&p, end)),
+                                          static_cast<size_t>(end - p) / 2);
+    p += units * 2;
+  }
+  at_ = static_cast<size_t>(p - s_.data_);
+}
+
+void RecordStream::Reader::ReadValues(const uint8_t** at, uint64_t flags) {
   const uint8_t* p = *at;
   const uint8_t* const end = Limit();
-  const bool aligned = h.flags & kAligned;
-  uint64_t previous = h.id;
-  if (h.flags & kSlotRun) {
-    for (size_t i = 0; i < h.refs; ++i) {
-      const int64_t d = UnZigZag(ReadVarint(&p, end));
-      previous += static_cast<uint64_t>(aligned ? d * 8 : d);
-      refs[i] = previous;
-    }
-    if (slots)
-      for (size_t i = 0; i < h.refs; ++i) slots[i] = h.first_slot + static_cast<uint32_t>(i);
+  const size_t n = std::min<size_t>(static_cast<size_t>(flags >> kValueCountShift),
+                                    static_cast<size_t>(end - p));
+  if (flags & kValueDeltas) {
+    values_.resize(n);  // the previous object's, of the same count but for a bug
+    for (uint64_t& v : values_) v += static_cast<uint64_t>(UnZigZag(ReadVarint(&p, end)));
   } else {
-    for (size_t i = 0; i < h.refs; ++i) {
-      const int64_t d = UnZigZag(ReadVarint(&p, end));
-      previous += static_cast<uint64_t>(aligned ? d * 8 : d);
-      refs[i] = previous;
-      if (slots)
-        slots[i] = static_cast<uint32_t>(ReadVarint(&p, end)) - 1u;
-      else
-        SkipVarint(&p, end);
-    }
+    values_.resize(n);
+    for (uint64_t& v : values_) v = ReadVarint(&p, end);
   }
   *at = p;
 }
@@ -301,10 +445,10 @@ bool RecordStream::Reader::Next(StreamObject* o) {
   o->values_read = h.flags & kValuesRead;
   o->refs.resize(h.refs);
   o->slots.resize(h.refs);
-  Refs(&p, h, o->refs.data(), o->slots.data());
-  o->values.resize(std::min<size_t>(static_cast<size_t>(h.flags >> kValueCountShift),
-                                    static_cast<size_t>(end - p)));
-  for (uint64_t& v : o->values) v = ReadVarint(&p, end);
+  uint64_t previous = h.id;
+  Refs(&p, h, 0, h.refs, &previous, o->refs.data(), o->slots.data());
+  ReadValues(&p, h.flags);
+  o->values = values_;
   o->text.clear();
   if (h.flags & kHasText) {
     const size_t units = std::min<size_t>(static_cast<size_t>(ReadVarint(&p, end)),
@@ -313,27 +457,7 @@ bool RecordStream::Reader::Next(StreamObject* o) {
     if (units) std::memcpy(o->text.data(), p, units * 2);
     p += units * 2;
   }
-  at_ = static_cast<size_t>(p - s_.buffer_.data());
-  return true;
-}
-
-bool RecordStream::Reader::NextRefs(uint64_t* id, std::vector<uint64_t>* refs) {
-  const uint8_t* p;
-  ObjectHeader h;
-  if (!Header(&p, &h)) return false;
-  const uint8_t* const end = Limit();
-  *id = h.id;
-  refs->resize(h.refs);
-  Refs(&p, h, refs->data(), nullptr);
-  const size_t values = std::min<size_t>(static_cast<size_t>(h.flags >> kValueCountShift),
-                                         static_cast<size_t>(end - p));
-  for (size_t i = 0; i < values; ++i) SkipVarint(&p, end);
-  if (h.flags & kHasText) {
-    const size_t units = std::min<size_t>(static_cast<size_t>(ReadVarint(&p, end)),
-                                          static_cast<size_t>(end - p) / 2);
-    p += units * 2;
-  }
-  at_ = static_cast<size_t>(p - s_.buffer_.data());
+  at_ = static_cast<size_t>(p - s_.data_);
   return true;
 }
 

@@ -4,11 +4,12 @@
 // The port records inside the collection, in the game's pause, and holds the record until the
 // walk has sent it; what it holds is the agent's peak memory. Fixed-size records took 32 bytes
 // per object, 12 per reference and 8 per value (~90 bytes per object on a heap of 3-4
-// references per object); this stream takes ~18 on the same heap (its references random
+// references per object); this stream takes ~14 on the same heap (its references random
 // across 50 MB) and less on real ones, whose references point near their holder and each
 // other:
-//   varint  flags: value count << 5 | same shape << 4 | slots in a run << 3 | has text << 2 |
-//           aligned << 1 | values read
+//   varint  flags: value word << 5 | slots in a run << 4 | has text << 3 | grouped references
+//           << 2 | aligned << 1, where the value word is the value count + 1 when the
+//           object's values were read, else 0
 //   varint  zigzag(id - the previous object's id), divided by 8 when aligned
 //   unless of the same shape:
 //   varint  class: its index in classes() (in order of first appearance)
@@ -18,24 +19,33 @@
 //           the first slot, and no slot per reference below
 //   "Same shape": the object has the previous object's class, size, reference count, slot run
 //   and value count, and neither has text (most of a game's objects come in runs of one class,
-//   allocated together): the flags say only same shape and aligned, and the header ends after
-//   the id. A checkpoint's object (below) never is.
-//   n x     varint zigzag(reference - the previous reference, or the id for the first)
-//           (divided by 8 when aligned), then, unless in a run, varint slot + 1 (so
-//           agent::kNoSlot, 2^32 - 1, is 0): an array's elements allocated one after another
-//           take a byte or two each
-//   values  one varint each
+//   allocated together): the flags are instead value differences << 3 | grouped references
+//   << 2 | aligned << 1 | 1, and the header ends after the id. A checkpoint's object (below)
+//   never is of the same shape.
+//   n x     a reference: z = zigzag(reference - the previous reference, or the id for the
+//           first), divided by 8 when aligned; then, unless in a run, varint slot + 1 (so
+//           agent::kNoSlot, 2^32 - 1, is 0). Each z is a varint, or, in an object flagged
+//           "grouped", coded in groups of four references: a tag byte before each group gives
+//           each one's length in 2 bits (length - 1), and z takes 1-4 bytes, little-endian.
+//           A reference 8-64 MiB from the previous one takes 3 bytes and a quarter where a
+//           varint takes 4. The writer groups an aligned object's references when that is
+//           shorter (far references: HeapBench's, at random across 50 MB, take ~3.3 bytes
+//           instead of 4; near ones stay varints, a byte each, without a tag).
+//   values  one varint each; "value differences" (an object of the same shape only, where
+//           shorter): zigzag(value - the previous object's value) instead (a counter, an
+//           index, a float or a flag the same in each takes a byte)
 //   text    varint unit count, then the UTF-16 units, 2 bytes each, little-endian as in memory
 // "aligned": the id, the previous id and every reference are multiples of 8 (CoreCLR's objects
 // always are on 64-bit systems; the stream stays exact when they are not).
 //
-// Memory: the bytes used plus what was reserved (Reserve: mapped and written before the
-// collection, so that recording faults no page in the pause; huge_page_allocator.h), a class
-// table of 12-24 bytes per class, a checkpoint (where a slice of the stream starts, for readers
-// on several threads) of 16 bytes per 65,536 objects. Append grows the buffer (a copy, in the
-// pause) only when the reservation was short: it makes room part by part (the header, 1,024
-// references at a time), each for that part's most bytes, not for the whole object's worst case at
-// once.
+// Memory: the bytes used, a class table of 12-24 bytes per class, a checkpoint (where a slice
+// of the stream starts, for readers on several threads) of 16 bytes per 65,536 objects. The
+// buffer is mapped in huge pages (huge_page_allocator.h) ahead of the collection (Reserve):
+// the bytes expected are written once then, so that recording faults no page in the pause,
+// and room beyond them is mapped but left untouched, costing no memory unless the record
+// needs it. Append moves the buffer (a copy, in the pause) only when the mapping was short:
+// it makes room part by part (the header, 1,024 references at a time), each for that part's
+// most bytes, not for the whole object's worst case at once.
 //
 // Thread-safety: none; one writer (the collection's callbacks, serialised by the port), then
 // readers after it, never both at once; the readers may run on several threads at once.
@@ -57,8 +67,10 @@ struct StreamObject {
   uint32_t class_index = 0;  // in RecordStream::classes()
   uint32_t size = 0;
   bool values_read = false;  // its values were read (its class had a layout)
-  std::vector<uint64_t> refs;
-  std::vector<uint32_t> slots;  // one per reference
+  // In huge-page mappings of their own once large (an array's million references), given back
+  // when the reader's object goes, not kept in the allocator's free lists.
+  RecordVector<uint64_t> refs;
+  RecordVector<uint32_t> slots;  // one per reference
   std::vector<uint64_t> values;
   std::vector<uint16_t> text;
 };
@@ -66,16 +78,21 @@ struct StreamObject {
 class RecordStream {
  public:
   RecordStream() = default;
+  ~RecordStream();
   RecordStream(const RecordStream&) = delete;
   RecordStream& operator=(const RecordStream&) = delete;
 
-  // Appends one object. Throws std::bad_alloc when the buffer cannot grow.
+  // Appends one object: its references with their slots (slots null: 0, 1, 2, ..., an array's
+  // elements without nulls), its values only when values_read (an object whose fields were not
+  // read has none), a string's text. Throws std::bad_alloc when the buffer cannot grow.
   void Append(uint64_t id, uintptr_t klass, uint32_t size, bool values_read, const uint64_t* refs,
               const uint32_t* slots, size_t ref_count, const uint64_t* values, size_t value_count,
               const uint16_t* text, size_t text_units);
 
-  // Maps and writes `bytes` of buffer and room for `classes` classes ahead of a collection.
-  void Reserve(size_t bytes, size_t classes);
+  // Ahead of a collection: maps `bytes` of buffer (at least), writes its first `touched` bytes
+  // (so that their pages are in memory before the pause; the rest is touched only if used),
+  // and makes room for `classes` classes.
+  void Reserve(size_t bytes, size_t touched, size_t classes);
   // Forgets the objects, keeping the memory; Release gives the memory back.
   void Clear();
   void Release();
@@ -83,7 +100,7 @@ class RecordStream {
   size_t object_count() const { return objects_; }
   size_t ref_count() const { return refs_; }
   size_t bytes() const { return used_; }
-  size_t reserved() const { return buffer_.size(); }
+  size_t reserved() const { return capacity_; }
   // How often Append had to grow the buffer since the last Clear (a reservation too short).
   size_t growths() const { return growths_; }
   // Every class met, in order of first appearance.
@@ -97,9 +114,25 @@ class RecordStream {
     Reader(const RecordStream& stream, size_t part, size_t parts);
     // The next object into *o (its vectors reused), or false at the end.
     bool Next(StreamObject* o);
-    // The next object's id and references only (its slots, values and text skipped), or false
-    // at the end.
-    bool NextRefs(uint64_t* id, std::vector<uint64_t>* refs);
+    // The next object's id, and its references in order, handed to each(const uint64_t* refs,
+    // size_t n) kRefChunk at most at a time (its slots, values and text stepped over: a
+    // million-element array needs no million-entry vector); false at the end.
+    template <typename Each>
+    bool NextRefs(uint64_t* id, Each&& each) {
+      const uint8_t* p;
+      ObjectHeader h;
+      if (!Header(&p, &h)) return false;
+      *id = h.id;
+      uint64_t previous = h.id;
+      for (size_t from = 0; from < h.refs; from += kRefChunk) {
+        const size_t n = h.refs - from < kRefChunk ? h.refs - from : kRefChunk;
+        Refs(&p, h, from, n, &previous, chunk_, nullptr);
+        each(static_cast<const uint64_t*>(chunk_), n);
+      }
+      Rest(p, h);
+      return true;
+    }
+    static constexpr size_t kRefChunk = 1024;  // a multiple of the references' groups of 4
 
    private:
     struct ObjectHeader {
@@ -111,18 +144,26 @@ class RecordStream {
     // Reads an object's header up to its reference count, *p then at its first reference;
     // false at the end.
     bool Header(const uint8_t** p, ObjectHeader* h);
-    // Reads the object's h.refs references into refs and their slots into slots (stepped
-    // over when null); *p then after them.
-    void Refs(const uint8_t** p, const ObjectHeader& h, uint64_t* refs, uint32_t* slots) const;
+    // Reads n of the object's references, from the from-th on (a multiple of 4, where a group
+    // starts), into refs and their slots into slots (stepped over when null); *previous is the
+    // reference before them (the id for the first) and then the last one read, *p after them.
+    void Refs(const uint8_t** p, const ObjectHeader& h, size_t from, size_t n, uint64_t* previous,
+              uint64_t* refs, uint32_t* slots) const;
+    // Reads the rest of the object at p (values, text); the reader then at the next one.
+    void Rest(const uint8_t* p, const ObjectHeader& h);
     // Where this reader stops: its slice's end, or the stream's.
     const uint8_t* Limit() const;
+    // Reads the object's values (as its flags say) into values_; *p then after them.
+    void ReadValues(const uint8_t** p, uint64_t flags);
 
     const RecordStream& s_;
     size_t at_ = 0;
     size_t end_ = 0;  // SIZE_MAX: to the stream's end, objects appended meanwhile too
     uint64_t previous_id_ = 0;
-    ObjectHeader shape_{};  // the last full header's (its flags without aligned and text)
+    ObjectHeader shape_{};  // the last full header's (its flags without the object's own)
     bool shape_valid_ = false;
+    std::vector<uint64_t> values_;  // the last object's
+    uint64_t chunk_[kRefChunk];     // NextRefs' references
   };
 
  private:
@@ -130,10 +171,12 @@ class RecordStream {
   // Where to write `bytes` more (at used_), the buffer grown if it has not that room.
   uint8_t* Room(size_t bytes);
   void Rehash(size_t capacity);
-  // Moves the bytes used into a new buffer of `bytes`, written once.
+  // Moves the bytes used into a new buffer of `bytes` (left untouched beyond them).
   void Reallocate(size_t bytes);
+  void Unmap();
 
-  RecordVector<uint8_t> buffer_;  // its size() is the reserved bytes, written once
+  uint8_t* data_ = nullptr;  // capacity_ bytes from HugePageAllocator
+  size_t capacity_ = 0;
   size_t used_ = 0;
   // Where every kCheckpointObjects-th object starts, and the id before it: where a Reader of
   // a slice starts (16 bytes per 65,536 objects).
@@ -160,6 +203,7 @@ class RecordStream {
   };
   Shape shape_{};
   bool shape_valid_ = false;
+  std::vector<uint64_t> previous_values_;  // the previous object's values
 };
 
 }  // namespace dotnet
