@@ -17,10 +17,10 @@ using protocol::UnZigZag;
 using protocol::VarintLength;
 using protocol::ZigZag;
 
-// A difference of two addresses, divided by 8 when both are aligned (exact then).
+// A difference of two addresses, divided by 8 when both are aligned (exact then: a shift).
 inline int64_t AddressDelta(uint64_t to, uint64_t from, bool aligned) {
   const auto d = static_cast<int64_t>(to - from);
-  return aligned ? d / 8 : d;
+  return aligned ? d >> 3 : d;
 }
 
 constexpr size_t kFirstClassSlots = 1024;
@@ -57,6 +57,13 @@ constexpr size_t kRefGroup = 4;
 // The bytes z takes in a group, 1-4 (z < 2^32).
 inline unsigned RefLength(uint64_t z) {
   return static_cast<unsigned>(63 - __builtin_clzll(z | 1)) / 8 + 1;
+}
+
+// The bytes a group saves on z against its varint, 0 or 1 (z < 2^32): its varint's length
+// 1 + bits / 7 (as VarintLength computes it) minus its length in a group, 1 + bits / 8.
+inline unsigned GroupSaving(uint64_t z) {
+  const auto bits = static_cast<unsigned>(63 - __builtin_clzll(z | 1));
+  return ((bits * 9 + 73) >> 6) - (bits / 8 + 1);
 }
 
 // Stores z's low 4 bytes at p, little-endian whatever the processor's order (a compiler joins
@@ -130,10 +137,10 @@ void RecordStream::Append(uint64_t id, uintptr_t klass, uint32_t size, bool valu
     shape_valid_ = false;  // a slice's reader starts here, with no previous shape
   }
   uint64_t low_bits = id | previous_id_;
-  // The references' z as if aligned (exact when they are), ORed, and the bytes they take as
-  // varints and in groups.
+  // The references' z as if aligned (exact when they are), ORed, and the bytes groups would
+  // save on them against varints.
   uint64_t zs = 0;
-  size_t varint_bytes = 0, group_bytes = (ref_count + kRefGroup - 1) / kRefGroup;
+  size_t saving = 0;
   // Slots in a run: slots[i] - i the same for every i (kNoSlot breaks it: it is followed by 0).
   // No slots at all: 0, 1, 2, ... (an array's elements, none null).
   const uint32_t first_slot = slots ? slots[0] : 0;
@@ -142,14 +149,14 @@ void RecordStream::Append(uint64_t id, uintptr_t klass, uint32_t size, bool valu
     low_bits |= refs[i];
     const uint64_t z = ZigZag(static_cast<int64_t>(refs[i] - (i ? refs[i - 1] : id)) >> 3);
     zs |= z;
-    varint_bytes += VarintLength(z);
-    group_bytes += RefLength(z);
+    saving += GroupSaving(z);
     if (slots) run &= slots[i] - static_cast<uint32_t>(i) == first_slot && slots[i] != kNoSlotWord;
   }
   const bool aligned = (low_bits & 7) == 0;
   // Groups where they are shorter (far references; a tag byte costs more than it saves on
   // near ones), for aligned references of a z below 2^32.
-  const bool grouped = aligned && (zs >> 32) == 0 && group_bytes < varint_bytes;
+  const bool grouped =
+      aligned && (zs >> 32) == 0 && saving > (ref_count + kRefGroup - 1) / kRefGroup;
   if (!values_read) value_count = 0;  // never any: their fields were not read
   // Room is made part by part, for each part's most bytes: a 1 M-element array's worst case
   // (16 MB) must not grow a buffer that its actual bytes fit in.
@@ -189,37 +196,46 @@ void RecordStream::Append(uint64_t id, uintptr_t klass, uint32_t size, bool valu
     shape_ = shape;
     shape_valid_ = text_units == 0;
   }
-  uint8_t* tag = nullptr;  // the current group's
-  for (size_t i = 0; i < ref_count; ++i) {
-    if ((i & (kRunLength - 1)) == 0) {  // a multiple of kRefGroup: no group is open
-      used_ = static_cast<size_t>(p - data_);
-      p = Room(kRunLength * kRefMaxBytes);
-    }
-    const uint64_t z = ZigZag(AddressDelta(refs[i], i ? refs[i - 1] : id, aligned));
-    if (!grouped) {
-      p = PutVarint(p, z);
-    } else {
-      const size_t in_group = i & (kRefGroup - 1);
-      if (in_group == 0) {
-        tag = p++;
-        *tag = 0;
+  if (grouped) {  // aligned: z is the difference shifted by 3
+    for (size_t g = 0; g < ref_count; g += kRefGroup) {
+      if ((g & (kRunLength - 1)) == 0) {
+        used_ = static_cast<size_t>(p - data_);
+        p = Room(kRunLength * kRefMaxBytes);
       }
-      const unsigned length = RefLength(z);
-      PutRef(p, z);
-      p += length;
-      *tag = static_cast<uint8_t>(*tag | (length - 1) << (2 * in_group));
+      uint8_t* const tag = p++;
+      unsigned lengths = 0;
+      const size_t end = std::min(ref_count, g + kRefGroup);
+      for (size_t i = g; i < end; ++i) {
+        const uint64_t z = ZigZag(static_cast<int64_t>(refs[i] - (i ? refs[i - 1] : id)) >> 3);
+        const unsigned length = RefLength(z);
+        PutRef(p, z);
+        p += length;
+        lengths |= (length - 1) << (2 * (i - g));
+        if (!run) p = PutVarint(p, static_cast<uint32_t>(slots[i] + 1u));
+      }
+      *tag = static_cast<uint8_t>(lengths);
     }
-    if (!run) p = PutVarint(p, static_cast<uint32_t>(slots[i] + 1u));
+  } else {
+    for (size_t i = 0; i < ref_count; ++i) {
+      if ((i & (kRunLength - 1)) == 0) {
+        used_ = static_cast<size_t>(p - data_);
+        p = Room(kRunLength * kRefMaxBytes);
+      }
+      p = PutVarint(p, ZigZag(AddressDelta(refs[i], i ? refs[i - 1] : id, aligned)));
+      if (!run) p = PutVarint(p, static_cast<uint32_t>(slots[i] + 1u));
+    }
   }
+  // The values kept for the next object (at its largest: no call per object).
+  if (previous_values_.size() < value_count) previous_values_.resize(value_count);
+  uint64_t* const previous = previous_values_.data();
   for (size_t i = 0; i < value_count; ++i) {
     if ((i & (kRunLength - 1)) == 0) {
       used_ = static_cast<size_t>(p - data_);
       p = Room(kRunLength * kValueMaxBytes);
     }
-    p = PutVarint(
-        p, deltas ? ZigZag(static_cast<int64_t>(values[i] - previous_values_[i])) : values[i]);
+    p = PutVarint(p, deltas ? ZigZag(static_cast<int64_t>(values[i] - previous[i])) : values[i]);
+    previous[i] = values[i];
   }
-  previous_values_.assign(values, values + value_count);
   if (text_units) {
     used_ = static_cast<size_t>(p - data_);
     p = Room(kValueMaxBytes + text_units * 2);
@@ -258,7 +274,6 @@ void RecordStream::Clear() {
   objects_ = refs_ = growths_ = 0;
   previous_id_ = 0;
   shape_valid_ = false;
-  previous_values_.clear();
   checkpoints_.clear();
   classes_.clear();
   std::fill(indices_.begin(), indices_.end(), 0);

@@ -203,7 +203,8 @@ class RecordStream {
   };
   Shape shape_{};
   bool shape_valid_ = false;
-  std::vector<uint64_t> previous_values_;  // the previous object's values
+  // The previous object's values (its first value count; an object of its shape has as many).
+  std::vector<uint64_t> previous_values_;
 };
 
 }  // namespace dotnet
