@@ -246,7 +246,7 @@ int CompilerSection(int classes, int runs) {
     return 1;
   }
   xrpm::client::HostClient& client = *connected;
-  std::vector<double> pause_ms, own_ratio, e2e_ratio, objects;
+  std::vector<double> pause_ms, own_ratio, e2e_ratio, objects, record_per_obj;
   for (int r = 0; r < runs; ++r) {
     // 3 s of compiling before each capture: its heap grows past start-up (the first seconds
     // load the compiler, a few hundred objects) towards the syntax trees and symbols.
@@ -263,12 +263,20 @@ int CompilerSection(int classes, int runs) {
     own_ratio.push_back(st.gc_us ? static_cast<double>(st.pause_us) / st.gc_us : 0);
     e2e_ratio.push_back(pause > 0 ? e2e / pause : 0);
     objects.push_back(static_cast<double>(st.objects));
+    // The port's log line of the capture: "capture: N objects (... recorded in B bytes ...".
+    const std::string logged = csc.WaitLine("recorded in ", true, 10);
+    unsigned long long logged_objects = 0, recorded = 0;
+    const size_t at = logged.find("recorded in ");
+    if (std::sscanf(logged.c_str(), "xrpm-agent: capture: %llu objects", &logged_objects) == 1 &&
+        at != std::string::npos && logged_objects)
+      recorded = std::strtoull(logged.c_str() + at + 12, nullptr, 10);
+    record_per_obj.push_back(logged_objects ? static_cast<double>(recorded) / logged_objects : 0);
     std::printf(
         "capture %d: %llu objects, %llu references; pause %.1f ms = %.2fx its own collection "
-        "(%.1f ms); end to end %.0f ms = %.2fx the pause\n",
+        "(%.1f ms); end to end %.0f ms = %.2fx the pause; the port's record %.1f B/object\n",
         r + 1, static_cast<unsigned long long>(st.objects),
         static_cast<unsigned long long>(st.refs), pause, own_ratio.back(), st.gc_us / 1000.0, e2e,
-        e2e_ratio.back());
+        e2e_ratio.back(), record_per_obj.back());
     std::fflush(stdout);
   }
   client.Disconnect();
@@ -287,6 +295,8 @@ int CompilerSection(int classes, int runs) {
       "report | %.2fx |\n",
       Median(pause_ms), Median(own_ratio));
   std::printf("| compiler heap: end to end | | the pause | %.2fx |\n", Median(e2e_ratio));
+  std::printf("| compiler heap: the port's record (its log) | | per object | %.1f B/object |\n",
+              Median(record_per_obj));
   return 0;
 }
 

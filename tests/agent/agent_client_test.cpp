@@ -403,25 +403,22 @@ TEST(AgentClient, CaptureBeginGivesTheWalksSizesWhenTheRuntimeKnowsThem) {
     *begin = reply.capture_begin();
     p->DisconnectNow();
   };
-  // The agent's line for a host that left ("host 127.0.0.1:PORT disconnected"; a capture it
-  // cancels says "the host disconnected" too).
-  const auto host_left = [](const std::string& line) {
-    const std::string tail = " disconnected";
-    return line.rfind("host ", 0) == 0 && line.size() > tail.size() &&
-           line.compare(line.size() - tail.size(), tail.size(), tail) == 0;
-  };
+  // Each raw host leaves mid-capture: the next one waits until the agent saw it go and retired
+  // its capture (a capture still closing would refuse the next request as busy).
   wire::CaptureBegin begin;
   begin_of_a_capture(&begin);
   EXPECT_EQ(begin.expected_objects(), 0u);  // this runtime does not know
   EXPECT_EQ(begin.expected_refs(), 0u);
-  ASSERT_EQ(s.log.WaitCountWhere(host_left, 1), 1u) << s.log.All();
+  ASSERT_EQ(s.log.WaitHostsDisconnected(1), 1u) << s.log.All();
+  ASSERT_TRUE(s.log.WaitCaptureRetired(1)) << s.log.All();
 
   const Snapshot truth = s.rt.Expected();
   s.rt.set_walk_sizes(truth.object_count(), truth.ref_count());
   begin_of_a_capture(&begin);
   EXPECT_EQ(begin.expected_objects(), truth.object_count());
   EXPECT_EQ(begin.expected_refs(), truth.ref_count());
-  ASSERT_EQ(s.log.WaitCountWhere(host_left, 2), 2u) << s.log.All();
+  ASSERT_EQ(s.log.WaitHostsDisconnected(2), 2u) << s.log.All();
+  ASSERT_TRUE(s.log.WaitCaptureRetired(2)) << s.log.All();
 
   // A host with no forecast of its own takes them; true or wildly wrong, the capture is the
   // heap's.

@@ -288,6 +288,30 @@ TEST(RecordStream, ValuesOfOneShapeAreDifferencesWhereShorter) {
   }
 }
 
+// A string's text of units below 0x80 takes a byte per unit, any other two; both read back
+// exactly, whole and stepped over by the readers of slices.
+TEST(RecordStream, TextBelow0x80TakesAByteAUnit) {
+  const uint64_t base = 0x7f8000000000;
+  std::vector<uint16_t> ascii(100, 'a'), wide(100, 'a');
+  ascii[7] = 0x7F;  // the last narrow unit
+  wide[7] = 0xE9;   // é
+  std::vector<Made> made = {
+      {base, 0x7e0000000200, 230, true, {}, {}, {100}, ascii},
+      {base + 232, 0x7e0000000200, 230, true, {}, {}, {100}, wide},
+      {base + 464, 0x7e0000000100, 24, false, {base}, {1}, {}, {}},
+  };
+  RecordStream one, two;
+  Put(one, made[0]);
+  Put(two, made[1]);
+  EXPECT_LT(one.bytes(), 100 + 16u);
+  EXPECT_GE(two.bytes(), 200u);
+  RecordStream s;
+  PutAndExpectSame(s, made);
+  IdsAndRefs whole;
+  for (const Made& m : made) whole.emplace_back(m.id, m.refs);
+  ExpectSlicesGive(s, whole, 1);
+}
+
 // The point of the stream: a heap of 4 references per object, each to an object within a few
 // MiB of its holder, takes a third of the 32 + 12 x 4 + 8 bytes fixed records took.
 TEST(RecordStream, IsSmallOnAHeapOfNearbyReferences) {

@@ -40,14 +40,15 @@ constexpr size_t kPutSlack = 8;      // PutVarint and PutRef write 8 and 4 bytes
 constexpr size_t kPageBytes = 4096;
 
 // An object's flags (the header's first varint). Of an object of the previous one's shape:
-constexpr uint64_t kSameShape = 1, kAligned = 2, kGroupedRefs = 4, kSameShapeValueDeltas = 8;
-// Of any other: kAligned, kGroupedRefs and these, and the value word (its values read: their
-// count + 1, else 0) shifted by kValueWordShift.
-constexpr uint64_t kHasText = 8, kSlotRun = 16;
-constexpr unsigned kValueWordShift = 5;
-// The reader's flags of either kind of object: kAligned, kGroupedRefs, kHasText, kSlotRun and
-// these, and the value count shifted by kValueCountShift.
-constexpr uint64_t kValueDeltas = 32, kValuesRead = 64;
+constexpr uint64_t kSameShape = 1, kAligned = 2, kSameGrouped = 4, kSameValueDeltas = 8;
+// Of any other: kAligned and these, and the value word (its values read: their count + 1, else
+// 0) shifted by kValueWordShift; "grouped" is the reference count's low bit instead.
+constexpr uint64_t kWireText = 4, kWireRun = 8;
+constexpr unsigned kValueWordShift = 4;
+// The reader's flags of either kind of object: kAligned and these, and the value count shifted
+// by kValueCountShift.
+constexpr uint64_t kGroupedRefs = 4, kHasText = 8, kSlotRun = 16, kValueDeltas = 32,
+                   kValuesRead = 64;
 constexpr unsigned kValueCountShift = 7;
 constexpr uint32_t kNoSlotWord = 0xFFFFFFFFu;  // agent::kNoSlot: a reference of no known slot
 
@@ -180,18 +181,17 @@ void RecordStream::Append(uint64_t id, uintptr_t klass, uint32_t size, bool valu
   }
   uint8_t* p = Room(kHeaderMaxBytes + kValueMaxBytes);
   if (same) {
-    p = PutVarint(p, kSameShape | (aligned ? kAligned : 0) | (grouped ? kGroupedRefs : 0) |
-                         (deltas ? kSameShapeValueDeltas : 0));
+    p = PutVarint(p, kSameShape | (aligned ? kAligned : 0) | (grouped ? kSameGrouped : 0) |
+                         (deltas ? kSameValueDeltas : 0));
     p = PutVarint(p, ZigZag(AddressDelta(id, previous_id_, aligned)));
   } else {
     const uint64_t value_word = values_read ? uint64_t{value_count} + 1 : 0;
-    p = PutVarint(p, (value_word << kValueWordShift) | (run ? kSlotRun : 0) |
-                         (text_units ? kHasText : 0) | (grouped ? kGroupedRefs : 0) |
-                         (aligned ? kAligned : 0));
+    p = PutVarint(p, (value_word << kValueWordShift) | (run ? kWireRun : 0) |
+                         (text_units ? kWireText : 0) | (aligned ? kAligned : 0));
     p = PutVarint(p, ZigZag(AddressDelta(id, previous_id_, aligned)));
     p = PutVarint(p, class_index);
     p = PutVarint(p, size);
-    p = PutVarint(p, ref_count);
+    p = PutVarint(p, uint64_t{ref_count} << 1 | (grouped ? 1 : 0));
     if (run) p = PutVarint(p, first_slot);
     shape_ = shape;
     shape_valid_ = text_units == 0;
@@ -239,9 +239,18 @@ void RecordStream::Append(uint64_t id, uintptr_t klass, uint32_t size, bool valu
   if (text_units) {
     used_ = static_cast<size_t>(p - data_);
     p = Room(kValueMaxBytes + text_units * 2);
-    p = PutVarint(p, text_units);
-    std::memcpy(p, text, text_units * 2);
-    p += text_units * 2;
+    // Text of units below 0x80 only (names, identifiers, most of a game's strings): a byte each.
+    uint16_t wide = 0;
+    for (size_t i = 0; i < text_units; ++i) wide |= text[i];
+    const bool narrow = wide < 0x80;
+    p = PutVarint(p, uint64_t{text_units} << 1 | (narrow ? 1 : 0));
+    if (narrow) {
+      for (size_t i = 0; i < text_units; ++i) p[i] = static_cast<uint8_t>(text[i]);
+      p += text_units;
+    } else {
+      std::memcpy(p, text, text_units * 2);
+      p += text_units * 2;
+    }
   }
   used_ = static_cast<size_t>(p - data_);
   previous_id_ = id;
@@ -381,21 +390,23 @@ bool RecordStream::Reader::Header(const uint8_t** at, ObjectHeader* h) {
   if (flags & kSameShape) {
     if (!shape_valid_) return false;  // only a bug writes that: the stream ends here
     *h = shape_;
-    h->flags |=
-        (flags & (kAligned | kGroupedRefs)) | ((flags & kSameShapeValueDeltas) ? kValueDeltas : 0);
+    h->flags |= (flags & kAligned) | ((flags & kSameGrouped) ? kGroupedRefs : 0) |
+                ((flags & kSameValueDeltas) ? kValueDeltas : 0);
     refs = shape_.refs;
   } else {
     const uint64_t value_word = flags >> kValueWordShift;
-    h->flags = (flags & (kAligned | kGroupedRefs | kHasText | kSlotRun)) |
-               (value_word ? kValuesRead | (value_word - 1) << kValueCountShift : 0);
     h->class_index = static_cast<uint32_t>(ReadVarint(&p, end));
     h->size = static_cast<uint32_t>(ReadVarint(&p, end));
-    refs = ReadVarint(&p, end);
-    h->first_slot = (flags & kSlotRun) ? static_cast<uint32_t>(ReadVarint(&p, end)) : 0;
+    const uint64_t refs_word = ReadVarint(&p, end);
+    refs = refs_word >> 1;
+    h->flags = (flags & kAligned) | ((refs_word & 1) ? kGroupedRefs : 0) |
+               ((flags & kWireText) ? kHasText : 0) | ((flags & kWireRun) ? kSlotRun : 0) |
+               (value_word ? kValuesRead | (value_word - 1) << kValueCountShift : 0);
+    h->first_slot = (flags & kWireRun) ? static_cast<uint32_t>(ReadVarint(&p, end)) : 0;
     shape_ = *h;
     shape_.refs = static_cast<size_t>(refs);
     shape_.flags = h->flags & ~(kAligned | kGroupedRefs | kHasText);
-    shape_valid_ = !(flags & kHasText);
+    shape_valid_ = !(flags & kWireText);
   }
   h->id = id;
   // Bounded by the bytes left (a reference takes 1 at least in a run of slots, else 2 with its
@@ -426,9 +437,11 @@ void RecordStream::Reader::Rest(const uint8_t* p, const ObjectHeader& h) {
   const uint8_t* const end = Limit();
   ReadValues(&p, h.flags);  // the next object's may be differences from these
   if (h.flags & kHasText) {
-    const size_t units = std::min<size_t>(static_cast<size_t>(ReadVarint(&p, end)),
-                                          static_cast<size_t>(end - p) / 2);
-    p += units * 2;
+    const uint64_t word = ReadVarint(&p, end);
+    const size_t unit_bytes = (word & 1) ? 1 : 2;
+    const size_t units =
+        std::min<size_t>(static_cast<size_t>(word >> 1), static_cast<size_t>(end - p) / unit_bytes);
+    p += units * unit_bytes;
   }
   at_ = static_cast<size_t>(p - s_.data_);
 }
@@ -466,11 +479,18 @@ bool RecordStream::Reader::Next(StreamObject* o) {
   o->values = values_;
   o->text.clear();
   if (h.flags & kHasText) {
-    const size_t units = std::min<size_t>(static_cast<size_t>(ReadVarint(&p, end)),
-                                          static_cast<size_t>(end - p) / 2);
+    const uint64_t word = ReadVarint(&p, end);
+    const bool narrow = word & 1;
+    const size_t units = std::min<size_t>(static_cast<size_t>(word >> 1),
+                                          static_cast<size_t>(end - p) / (narrow ? 1 : 2));
     o->text.resize(units);
-    if (units) std::memcpy(o->text.data(), p, units * 2);
-    p += units * 2;
+    if (narrow) {
+      for (size_t i = 0; i < units; ++i) o->text[i] = p[i];
+      p += units;
+    } else {
+      if (units) std::memcpy(o->text.data(), p, units * 2);
+      p += units * 2;
+    }
   }
   at_ = static_cast<size_t>(p - s_.data_);
   return true;

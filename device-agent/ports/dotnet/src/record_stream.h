@@ -7,13 +7,12 @@
 // references per object); this stream takes ~14 on the same heap (its references random
 // across 50 MB) and less on real ones, whose references point near their holder and each
 // other:
-//   varint  flags: value word << 5 | slots in a run << 4 | has text << 3 | grouped references
-//           << 2 | aligned << 1, where the value word is the value count + 1 when the
-//           object's values were read, else 0
+//   varint  flags: value word << 4 | slots in a run << 3 | has text << 2 | aligned << 1, where
+//           the value word is the value count + 1 when the object's values were read, else 0
 //   varint  zigzag(id - the previous object's id), divided by 8 when aligned
 //   unless of the same shape:
 //   varint  class: its index in classes() (in order of first appearance)
-//   varint  size, then the reference count n
+//   varint  size, then the reference count n << 1 | grouped references (below)
 //   varint  when the slots are in a run (n > 0, none kNoSlot, each the one before + 1: a
 //           class's reference fields as the runtime reports them, an array without nulls):
 //           the first slot, and no slot per reference below
@@ -34,7 +33,9 @@
 //   values  one varint each; "value differences" (an object of the same shape only, where
 //           shorter): zigzag(value - the previous object's value) instead (a counter, an
 //           index, a float or a flag the same in each takes a byte)
-//   text    varint unit count, then the UTF-16 units, 2 bytes each, little-endian as in memory
+//   text    varint unit count << 1 | narrow, then the UTF-16 units: narrow (every unit below
+//           0x80: names, identifiers, most of a game's text), a byte each; else 2 bytes each,
+//           little-endian as in memory
 // "aligned": the id, the previous id and every reference are multiples of 8 (CoreCLR's objects
 // always are on 64-bit systems; the stream stays exact when they are not).
 //
