@@ -607,8 +607,7 @@ const FieldLayouts::Layout* FieldLayouts::Find(cor::ClassID klass) {
 
 void FieldLayouts::Record(HeapRecord* r, RecordedObject* o) {
   const size_t n = o->ref_count;
-  r->slots_from_zero = false;
-  uint32_t* slots = nullptr;
+  uint32_t* slots = nullptr;  // r->slots_from_zero is false: HeapRecord::BeginObject
   // The references' slots, each kNoSlot until matched (the scratch is kept at its largest: no
   // call per object).
   auto no_slots = [&] {

@@ -60,11 +60,10 @@ inline unsigned RefLength(uint64_t z) {
   return static_cast<unsigned>(63 - __builtin_clzll(z | 1)) / 8 + 1;
 }
 
-// The bytes a group saves on z against its varint, 0 or 1 (z < 2^32): its varint's length
-// 1 + bits / 7 (as VarintLength computes it) minus its length in a group, 1 + bits / 8.
-inline unsigned GroupSaving(uint64_t z) {
-  const auto bits = static_cast<unsigned>(63 - __builtin_clzll(z | 1));
-  return ((bits * 9 + 73) >> 6) - (bits / 8 + 1);
+// The i-th reference's z when the object is aligned: its difference from the one before (the
+// object's id for the first) in 8-byte units, zigzagged. Exact only when aligned.
+inline uint64_t AlignedZ(const uint64_t* refs, size_t i, uint64_t id) {
+  return ZigZag(static_cast<int64_t>(refs[i] - (i ? refs[i - 1] : id)) >> 3);
 }
 
 // Stores z's low 4 bytes at p, little-endian whatever the processor's order (a compiler joins
@@ -148,9 +147,9 @@ void RecordStream::Append(uint64_t id, uintptr_t klass, uint32_t size, bool valu
   bool run = ref_count > 0 && first_slot != kNoSlotWord;
   for (size_t i = 0; i < ref_count; ++i) {
     low_bits |= refs[i];
-    const uint64_t z = ZigZag(static_cast<int64_t>(refs[i] - (i ? refs[i - 1] : id)) >> 3);
+    const uint64_t z = AlignedZ(refs, i, id);
     zs |= z;
-    saving += GroupSaving(z);
+    saving += VarintLength(z) - RefLength(z);  // 0 or 1 for z < 2^32
     if (slots) run &= slots[i] - static_cast<uint32_t>(i) == first_slot && slots[i] != kNoSlotWord;
   }
   const bool aligned = (low_bits & 7) == 0;
@@ -206,7 +205,7 @@ void RecordStream::Append(uint64_t id, uintptr_t klass, uint32_t size, bool valu
       unsigned lengths = 0;
       const size_t end = std::min(ref_count, g + kRefGroup);
       for (size_t i = g; i < end; ++i) {
-        const uint64_t z = ZigZag(static_cast<int64_t>(refs[i] - (i ? refs[i - 1] : id)) >> 3);
+        const uint64_t z = AlignedZ(refs, i, id);
         const unsigned length = RefLength(z);
         PutRef(p, z);
         p += length;
@@ -451,12 +450,11 @@ void RecordStream::Reader::ReadValues(const uint8_t** at, uint64_t flags) {
   const uint8_t* const end = Limit();
   const size_t n = std::min<size_t>(static_cast<size_t>(flags >> kValueCountShift),
                                     static_cast<size_t>(end - p));
-  if (flags & kValueDeltas) {
-    values_.resize(n);  // the previous object's, of the same count but for a bug
-    for (uint64_t& v : values_) v += static_cast<uint64_t>(UnZigZag(ReadVarint(&p, end)));
-  } else {
-    values_.resize(n);
-    for (uint64_t& v : values_) v = ReadVarint(&p, end);
+  const bool deltas = flags & kValueDeltas;
+  values_.resize(n);  // differences: from the previous object's, of the same count but for a bug
+  for (uint64_t& v : values_) {
+    const uint64_t word = ReadVarint(&p, end);
+    v = deltas ? v + static_cast<uint64_t>(UnZigZag(word)) : word;
   }
   *at = p;
 }
