@@ -229,5 +229,47 @@ TEST(Paths, LinkedListNodesShareOneCollapsedPath) {
   EXPECT_EQ(forest.PathTo(g.Find(0x10000000 + 16ull * (n - 1))).nodes.size(), n + 2);
 }
 
+TEST(Paths, TwoThreadsSeeTheRunsOnEitherHalf) {
+  // 70,000 Items (a Merge on two threads tallies each half on its own): the first half hangs
+  // from Box[] -> Box, the second from Box[] -> Box -> Box. Only the second half's paths have
+  // the run, and the merged path reads "Box+" on two threads as on one.
+  HeapBuilder b;
+  const uint32_t n = 70'000;
+  std::vector<ObjectId> boxes;
+  for (uint32_t i = 0; i < n; ++i) {
+    const ObjectId box = 0x100000 + 32ull * i, item = 0x10000000 + 16ull * i;
+    boxes.push_back(box);
+    if (i < n / 2) {
+      b.Obj(box, "Box", 12, {item});
+    } else {
+      const ObjectId inner = 0x20000000 + 32ull * i;
+      b.Obj(box, "Box", 12, {inner});
+      b.Obj(inner, "Box", 12, {item});
+    }
+    b.Obj(item, "Item", 20);
+  }
+  b.Obj(0x10, "Holder", 16, {0x20});
+  b.Obj(0x20, "Box[]", 16 + 4 * n, boxes);
+  b.Root(0x10, RootKind::kStatic, 0, b.RawTypeId("Holder"));
+  const Snapshot s = b.Build();
+  const GraphIndex g = GraphIndex::Build(s);
+  const RootPathForest forest = RootPathForest::Build(g);
+  const auto items = g.Instances(g.FindGroup("Item"));
+  ASSERT_EQ(items.size(), n);
+  for (unsigned threads : {1u, 2u}) {
+    PathMerger merger(g, forest);
+    const MergedPaths m = merger.Merge(items, nullptr, 3, threads);
+    ASSERT_EQ(m.paths.size(), 1u) << threads;
+    EXPECT_EQ(m.paths[0].count, n);
+    EXPECT_EQ(MergedPathLabel(g, m.paths[0], " > "), "static Holder > Holder > Box[] > Box+ > Item")
+        << threads;
+    // The first half alone (one thread's worth) has no run.
+    const MergedPaths first = merger.Merge(items.first(n / 2), nullptr, 3, threads);
+    ASSERT_EQ(first.paths.size(), 1u);
+    EXPECT_EQ(MergedPathLabel(g, first.paths[0], " > "),
+              "static Holder > Holder > Box[] > Box > Item");
+  }
+}
+
 }  // namespace
 }  // namespace xrpm::analysis

@@ -202,6 +202,41 @@ TEST(SharedPasses, PathsMemoisedAheadMergeAsAFreshMergerDoes) {
   }
 }
 
+TEST(SharedPasses, ALargeSetMergedOnTwoThreadsAsOnOne) {
+  // From 65,536 instances on, a Merge asked for two threads tallies each half on its own, the
+  // walk's marks shared: the same paths, counts, runs and examples as on one thread.
+  const Snapshot s = testing::MakeHeap({.seed = 26, .objects = 400'000, .types = 3});
+  const GraphIndex g = GraphIndex::Build(s);
+  const RootPathForest forest = RootPathForest::Build(g);
+  const DominatorTree dom = DominatorTree::Compute(g);
+  PathMerger one(g, forest), two(g, forest);
+  size_t large = 0, runs = 0;
+  for (int round = 0; round < 2; ++round) {  // the second with every path memoised
+    for (uint32_t grp = 0; grp < g.group_count(); ++grp) {
+      const auto instances = g.Instances(grp);
+      large += instances.size() >= 65'536;
+      const MergedPaths want = one.Merge(instances, &dom, 6, 1);
+      const MergedPaths got = two.Merge(instances, &dom, 6, 2);
+      EXPECT_EQ(want.instances, got.instances) << grp;
+      EXPECT_EQ(want.unreachable, got.unreachable) << grp;
+      EXPECT_EQ(want.other_paths, got.other_paths) << grp;
+      EXPECT_EQ(want.other_instances, got.other_instances) << grp;
+      ASSERT_EQ(want.paths.size(), got.paths.size()) << grp;
+      for (size_t k = 0; k < want.paths.size(); ++k) {
+        const std::string label = MergedPathLabel(g, want.paths[k], " -> ");
+        EXPECT_EQ(label, MergedPathLabel(g, got.paths[k], " -> ")) << grp;
+        EXPECT_EQ(want.paths[k].count, got.paths[k].count) << grp;
+        EXPECT_EQ(want.paths[k].shallow_bytes, got.paths[k].shallow_bytes) << grp;
+        EXPECT_EQ(want.paths[k].retained_bytes, got.paths[k].retained_bytes) << grp;
+        EXPECT_EQ(want.paths[k].example, got.paths[k].example) << grp;
+        runs += label.find('+') != std::string::npos;
+      }
+    }
+  }
+  EXPECT_GT(large, 0u);
+  EXPECT_GT(runs, 0u);
+}
+
 TEST(SharedPasses, SetsMergedOnSeveralThreadsAreMergedAsOneAfterAnother) {
   size_t runs = 0;
   for (uint32_t seed : {26u, 27u}) {

@@ -45,7 +45,7 @@ void ExpectAsComputedAlone(const Snapshot& s, const DocAnalysis& a) {
     ASSERT_EQ(a.heap.dom.retained(v), alone.dom.retained(v)) << v;
   }
   const analysis::RootPathForest forest = analysis::RootPathForest::Build(g);
-  for (uint32_t v = 0; v < g.node_count(); ++v) ASSERT_EQ(a.forest.parent(v), forest.parent(v));
+  for (uint32_t v = 0; v < g.node_count(); ++v) ASSERT_EQ(a.forest().parent(v), forest.parent(v));
   // The child lists, sorted, with their offsets or (lean index) without.
   const analysis::DominatorChildren children = analysis::DominatorChildren::Build(alone.dom);
   for (uint32_t v = 0; v <= g.node_count(); ++v) {
@@ -61,7 +61,7 @@ void ExpectAsComputedAlone(const Snapshot& s, const DocAnalysis& a) {
     if (a.lean_index) {
       ASSERT_EQ(a.suspects[i].path.nodes.size(), suspects[i].path.nodes.size()) << i;
       if (!suspects[i].path.nodes.empty()) {
-        EXPECT_EQ(a.suspects[i].path.nodes, a.forest.PathTo(suspects[i].node).nodes) << i;
+        EXPECT_EQ(a.suspects[i].path.nodes, a.forest().PathTo(suspects[i].node).nodes) << i;
       }
     } else {
       EXPECT_EQ(a.suspects[i].path.nodes, suspects[i].path.nodes) << i;
@@ -82,6 +82,26 @@ void ExpectAsComputedAlone(const Snapshot& s, const DocAnalysis& a) {
     EXPECT_EQ(a.inspections[i].findings.size(), inspections[i].findings.size());
   }
   EXPECT_EQ(a.totals.reachable_bytes, alone.dom.reachable_bytes());
+
+  // The paths holding each type, from the memo the analysis kept (its suspects' types have
+  // theirs already): what a fresh merger finds, and the same when asked twice.
+  for (uint32_t grp = 0; grp < g.group_count(); ++grp) {
+    const analysis::MergedPaths want = analysis::MergeShortestPaths(g, forest, &alone.dom, grp, 5);
+    for (int again = 0; again < 2; ++again) {
+      const analysis::MergedPaths got = a.MergeHolders(grp, 5);
+      ASSERT_EQ(got.paths.size(), want.paths.size()) << g.group_name(grp);
+      EXPECT_EQ(got.instances, want.instances);
+      EXPECT_EQ(got.unreachable, want.unreachable);
+      EXPECT_EQ(got.other_paths, want.other_paths);
+      for (size_t k = 0; k < want.paths.size(); ++k) {
+        EXPECT_EQ(MergedPathLabel(g, got.paths[k], " -> "),
+                  MergedPathLabel(g, want.paths[k], " -> "));
+        EXPECT_EQ(got.paths[k].count, want.paths[k].count);
+        EXPECT_EQ(got.paths[k].retained_bytes, want.paths[k].retained_bytes);
+        EXPECT_EQ(got.paths[k].example, want.paths[k].example);
+      }
+    }
+  }
 }
 
 TEST(DocAnalysis, TwoThreadsGiveWhatEachPassGivesAlone) {

@@ -164,7 +164,7 @@ void DrawInspectorView(App& app, SnapshotDoc& doc) {
   if (st.analysis != &a || st.object != v) {
     st.analysis = &a;
     st.object = v;
-    st.path = a.forest.PathTo(v);
+    st.path = a.forest().PathTo(v);
     st.roots = RootRecordsOf(a, v);
   }
   app.session().documents().DescribeObject(doc.id, v);  // a no-op once done or running

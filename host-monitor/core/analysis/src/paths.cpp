@@ -1,8 +1,11 @@
 #include "xrpm/analysis/paths.h"
 
 #include <algorithm>
+#include <array>
+#include <atomic>
 #include <cstdio>
 #include <optional>
+#include <stdexcept>
 #include <unordered_map>
 
 #include "xrpm/model/fork_join.h"
@@ -289,6 +292,10 @@ class PathTrie {
   }
   const Node& operator[](uint32_t i) const { return nodes_[i]; }
   uint32_t size() const { return static_cast<uint32_t>(nodes_.size()); }
+  size_t MemoryBytes() const {
+    return nodes_.size() * sizeof(Node) + child_slots_.size() * sizeof(ChildSlot) +
+           roots_.size() * (sizeof(Key) + 3 * sizeof(void*));
+  }
 
  private:
   struct Key {
@@ -330,34 +337,67 @@ class PathTrie {
 
 using path_trie_detail::PathTrie;
 
-// One Merge's working state: what it marks and counts, nothing it shares. A merger keeps one
-// for its own Merges; MergeEach gives every further thread its own.
-struct MergeScratch {
-  // Per node: the Merge (mark, one byte: 1..255, every node forgotten when it wraps) that last
-  // walked it; per trie node: the Merge (epoch) that saw a run there. A run is a property of the
-  // set merged, not of the trie: a "+" shows where one of this set's own paths has a run,
-  // whatever other sets merged before (as a fresh merger would).
-  PodVector<uint8_t> walked;
-  PodVector<uint32_t> run_epoch;
-  uint32_t epoch = 0;
-  uint8_t mark = 0;
-  // Trie node -> index into `tallies` (kNoIndex outside a Merge), so that counting an instance
-  // is an array access instead of a hash lookup; one compact tally per distinct path (a type's
-  // instances may lie on 10^5 of them), made a MergedPath only for the few shown.
+// What one thread of a Merge counts, per trie node: the runs it saw (the Merge's epoch there)
+// and the tally of the instances on that path. Trie node -> index into `tallies` (kNoIndex
+// outside a Merge), so that counting an instance is an array access instead of a hash lookup;
+// one compact tally per distinct path (a type's instances may lie on 10^5 of them), made a
+// MergedPath only for the few shown.
+struct MergePart {
   struct Tally {
     uint64_t count, shallow_bytes, retained_bytes;
     uint32_t example, trie_node;
   };
+  PodVector<uint32_t> run_epoch;
   PodVector<uint32_t> path_of_trie;
   PodVector<Tally> tallies;
+  uint64_t instances = 0, unreachable = 0;
+
+  Tally& TallyOf(uint32_t trie_node, size_t trie_size) {
+    if (trie_node >= path_of_trie.size())
+      path_of_trie.resize(std::max<size_t>(trie_size, 2 * size_t{trie_node} + 16), kNoIndex);
+    uint32_t& slot = path_of_trie[trie_node];
+    if (slot == kNoIndex) {  // listed first, so that Clear finds every slot it set
+      tallies.push_back({.count = 0,
+                         .shallow_bytes = 0,
+                         .retained_bytes = 0,
+                         .example = kNoIndex,
+                         .trie_node = trie_node});
+      slot = static_cast<uint32_t>(tallies.size() - 1);
+    }
+    return tallies[slot];
+  }
+  void Clear() {
+    for (const Tally& t : tallies) path_of_trie[t.trie_node] = kNoIndex;
+    tallies.clear();
+    instances = unreachable = 0;
+  }
+  size_t MemoryBytes() const {
+    return (run_epoch.size() + path_of_trie.size()) * 4 + tallies.capacity() * sizeof(Tally);
+  }
+};
+
+// One Merge's working state: what it marks and counts, nothing it shares. A merger keeps one
+// for its own Merges; MergeEach gives every further thread its own. A Merge on two threads
+// gives each a part and shares the marks.
+struct MergeScratch {
+  // Per node: the Merge (mark, one byte: 1..255, every node forgotten when it wraps) that last
+  // walked it; per trie node, in the parts: the Merge (epoch) that saw a run there. A run is a
+  // property of the set merged, not of the trie: a "+" shows where one of this set's own paths
+  // has a run, whatever other sets merged before (as a fresh merger would).
+  PodVector<uint8_t> walked;
+  uint32_t epoch = 0;
+  uint8_t mark = 0;
+  std::array<MergePart, 2> parts;
 
   explicit MergeScratch(uint32_t nodes) { walked.resize(nodes, uint8_t{0}); }
   bool RunAt(uint32_t trie_node) const {
-    return trie_node < run_epoch.size() && run_epoch[trie_node] == epoch;
+    return std::any_of(parts.begin(), parts.end(), [&](const MergePart& p) {
+      return trie_node < p.run_epoch.size() && p.run_epoch[trie_node] == epoch;
+    });
   }
   void NextEpoch() {
     if (++epoch == 0) {  // wrapped: forget every run, start again at 1
-      std::fill(run_epoch.begin(), run_epoch.end(), 0);
+      for (MergePart& p : parts) std::fill(p.run_epoch.begin(), p.run_epoch.end(), 0);
       epoch = 1;
     }
     if (++mark == 0) {  // every 255 Merges: O(N / 255) per Merge
@@ -365,18 +405,25 @@ struct MergeScratch {
       mark = 1;
     }
   }
+  size_t MemoryBytes() const {
+    return walked.size() + parts[0].MemoryBytes() + parts[1].MemoryBytes();
+  }
 };
 
 struct PathMerger::State {
   const GraphIndex* g;
   const RootPathForest* forest;
   PathTrie trie;
-  PodVector<uint32_t> memo;  // node -> trie node, once computed
-  // Per node, once memoised: it continues a run of its BFS parent's type (its step collapsed
-  // into the parent's), so its trie node reads "Type+" in a set whose paths pass through it.
-  std::vector<bool> continues_run;
+  // Node -> its path's trie node once computed (kNoIndex before), with kContinuesRun set when
+  // it continues a run of its BFS parent's type (its step collapsed into the parent's), so
+  // that its trie node reads "Type+" in a set whose paths pass through it. One word: a climb
+  // reads both at one miss.
+  static constexpr uint32_t kContinuesRun = 1u << 31;
+  PodVector<uint32_t> memo;
   std::vector<uint32_t> stack;
   MergeScratch own;  // the scratch of Merge, and of MergeEach's calling thread
+
+  uint32_t TrieNodeOf(uint32_t v) const { return memo[v] & ~kContinuesRun; }
 
   // The trie node of x's path, memoising every node on the way.
   uint32_t PathId(uint32_t x) {
@@ -403,7 +450,7 @@ struct PathMerger::State {
             trie.Root(s.root_kind_of(rec), (s.root_flags[rec] & kRootConservative) != 0, container,
                       container == kNoIndex ? kNoIndex : g->group_of_type(container), label);
       } else {
-        base = memo[par];
+        base = TrieNodeOf(par);
         holder = s.object_type[par];
         if (s.fields.has_slots()) {  // else no step knows its field
           const TypeLayout* t = s.fields.layout_of_type(holder);
@@ -414,10 +461,12 @@ struct PathMerger::State {
         }
       }
       const uint32_t group = g->group_of(z);
-      continues_run[z] = par != RootPathForest::kSource && trie[base].group == group;
-      memo[z] = trie.Child(base, group, field, holder);
+      const bool run = par != RootPathForest::kSource && trie[base].group == group;
+      const uint32_t node = trie.Child(base, group, field, holder);
+      if (node >= kContinuesRun - 1) throw std::length_error("more than 2^31 distinct paths");
+      memo[z] = node | (run ? kContinuesRun : 0);
     }
-    return memo[x];
+    return TrieNodeOf(x);
   }
 
   // Memoises the paths of the reachable nodes among these.
@@ -426,30 +475,36 @@ struct PathMerger::State {
       if (memo[x] == kNoIndex && forest->reachable(x)) PathId(x);
   }
 
-  // Notes the runs on x's path, climbing it up to a node this Merge has walked already
-  // (everything above it is noted too): O(the set's paths' union) per Merge. x is memoised.
-  void NoteRuns(MergeScratch& sc, uint32_t x) const {
-    for (uint32_t z = x; z != RootPathForest::kSource && sc.walked[z] != sc.mark;
-         z = forest->parent(z)) {
-      sc.walked[z] = sc.mark;
-      if (!continues_run[z]) continue;
-      if (memo[z] >= sc.run_epoch.size())
-        sc.run_epoch.resize(std::max<size_t>(trie.size(), 2 * size_t{memo[z]} + 16), 0);
-      sc.run_epoch[memo[z]] = sc.epoch;
+  // Notes the runs on x's path in `part`, climbing it up to a node this Merge has walked
+  // already (everything above it is noted, or is being noted by the part that walked it): O(the
+  // set's paths' union) per Merge. x is memoised. The marks are shared by the parts of a Merge
+  // on two threads: two may climb a node both, which costs time, not a run.
+  void NoteRuns(MergeScratch& sc, MergePart& part, uint32_t x) const {
+    for (uint32_t z = x; z != RootPathForest::kSource; z = forest->parent(z)) {
+      const std::atomic_ref<uint8_t> walked(sc.walked[z]);
+      if (walked.load(std::memory_order_relaxed) == sc.mark) break;
+      walked.store(sc.mark, std::memory_order_relaxed);
+      const uint32_t m = memo[z];
+      if (!(m & kContinuesRun)) continue;
+      const uint32_t t = m & ~kContinuesRun;
+      if (t >= part.run_epoch.size())
+        part.run_epoch.resize(std::max<size_t>(trie.size(), 2 * size_t{t} + 16), 0);
+      part.run_epoch[t] = sc.epoch;
     }
   }
 
+  // Counts these instances (memoised, or unreachable) into `part`.
+  void Tally(MergeScratch& sc, MergePart& part, std::span<const uint32_t> instances,
+             const DominatorTree* dom) const;
+
   // Merge over memoised paths (every reachable instance's): reads the shared state only, so
-  // several run at once, each with its own scratch.
+  // several run at once, each with its own scratch; a large set on `threads` (up to 2) itself.
   MergedPaths MergeMemoised(MergeScratch& sc, std::span<const uint32_t> instances,
-                            const DominatorTree* dom, size_t max_paths) const;
+                            const DominatorTree* dom, size_t max_paths, unsigned threads) const;
 };
 
 PathMerger::PathMerger(const GraphIndex& g, const RootPathForest& forest)
-    : st_(new State{.g = &g,
-                    .forest = &forest,
-                    .continues_run = std::vector<bool>(g.node_count(), false),
-                    .own = MergeScratch(g.node_count())}) {
+    : st_(new State{.g = &g, .forest = &forest, .own = MergeScratch(g.node_count())}) {
   st_->memo.resize(g.node_count(), kNoIndex);
 }
 PathMerger::~PathMerger() = default;
@@ -457,9 +512,9 @@ PathMerger::PathMerger(PathMerger&&) noexcept = default;
 PathMerger& PathMerger::operator=(PathMerger&&) noexcept = default;
 
 MergedPaths PathMerger::Merge(std::span<const uint32_t> instances, const DominatorTree* dom,
-                              size_t max_paths) {
+                              size_t max_paths, unsigned threads) {
   st_->MemoiseAll(instances);
-  return st_->MergeMemoised(st_->own, instances, dom, max_paths);
+  return st_->MergeMemoised(st_->own, instances, dom, max_paths, threads);
 }
 
 std::vector<MergedPaths> PathMerger::MergeEach(std::span<const std::span<const uint32_t>> sets,
@@ -482,63 +537,96 @@ std::vector<MergedPaths> PathMerger::MergeEach(std::span<const std::span<const u
     if (worker != 0 && !scratch[worker]) scratch[worker].emplace(st.g->node_count());
     MergeScratch& sc = worker == 0 ? st.own : *scratch[worker];
     const size_t i = order[task];
-    out[i] = st.MergeMemoised(sc, sets[i], dom, max_paths);
+    out[i] = st.MergeMemoised(sc, sets[i], dom, max_paths, 1);
   });
   return out;
 }
 
-MergedPaths PathMerger::State::MergeMemoised(MergeScratch& sc, std::span<const uint32_t> instances,
-                                             const DominatorTree* dom, size_t max_paths) const {
-  MergedPaths out;
+void PathMerger::State::Tally(MergeScratch& sc, MergePart& part,
+                              std::span<const uint32_t> instances, const DominatorTree* dom) const {
   const Snapshot& s = g->snapshot();
-  PodVector<MergeScratch::Tally>& tallies = sc.tallies;
-  tallies.clear();
-  sc.NextEpoch();
-  struct Reset {  // the trie's slots back to kNoIndex, also when an allocation throws
-    MergeScratch& sc;
-    ~Reset() {
-      for (const MergeScratch::Tally& t : sc.tallies) sc.path_of_trie[t.trie_node] = kNoIndex;
+  // The loop waits on memory: each instance's mark, parent, memo and sizes, then its parent's
+  // mark, all at random. Those of the instances kAhead and 2 * kAhead on are asked for early.
+  constexpr size_t kAhead = 16;
+  const size_t nodes = memo.size();
+  for (size_t i = 0; i < instances.size(); ++i) {
+    const uint32_t x = instances[i];
+    if (i + 2 * kAhead < instances.size()) {
+      const uint32_t y = instances[i + 2 * kAhead];
+      __builtin_prefetch(&sc.walked[y], 1);
+      __builtin_prefetch(&memo[y]);
+      forest->PrefetchParent(y);
+      __builtin_prefetch(&s.object_size[y]);
+      if (dom) dom->PrefetchRetained(y);
     }
-  } reset{sc};
-  for (const uint32_t x : instances) {
-    ++out.instances;
+    if (i + kAhead < instances.size()) {
+      const uint32_t p = forest->parent(instances[i + kAhead]);
+      if (p < nodes) __builtin_prefetch(&sc.walked[p], 1);
+    }
+    ++part.instances;
     if (!forest->reachable(x)) {
-      ++out.unreachable;
+      ++part.unreachable;
       continue;
     }
-    const uint32_t id = memo[x];
-    NoteRuns(sc, x);
-    if (id >= sc.path_of_trie.size())
-      sc.path_of_trie.resize(std::max<size_t>(trie.size(), 2 * size_t{id} + 16), kNoIndex);
-    uint32_t& slot = sc.path_of_trie[id];
-    if (slot == kNoIndex) {  // listed first, so that Reset finds every slot it set
-      tallies.push_back({.count = 0,
-                         .shallow_bytes = 0,
-                         .retained_bytes = 0,
-                         .example = kNoIndex,
-                         .trie_node = id});
-      slot = static_cast<uint32_t>(tallies.size() - 1);
-    }
-    MergeScratch::Tally& m = tallies[slot];
+    NoteRuns(sc, part, x);
+    MergePart::Tally& m = part.TallyOf(TrieNodeOf(x), trie.size());
     ++m.count;
     m.shallow_bytes += s.object_size[x];
     if (dom) m.retained_bytes += dom->retained(x);
     m.example = std::min(m.example, x);
   }
+}
+
+MergedPaths PathMerger::State::MergeMemoised(MergeScratch& sc, std::span<const uint32_t> instances,
+                                             const DominatorTree* dom, size_t max_paths,
+                                             unsigned threads) const {
+  MergedPaths out;
+  const Snapshot& s = g->snapshot();
+  sc.NextEpoch();
+  struct Clear {  // the trie's slots back to kNoIndex, also when an allocation throws
+    MergeScratch& sc;
+    ~Clear() {
+      for (MergePart& p : sc.parts) p.Clear();
+    }
+  } clear{sc};
+  // Two threads from this many instances on (below it a thread's start and the tallies' fold
+  // are no longer small next to the work): each tallies a half, sharing the walked marks.
+  constexpr size_t kTwoThreadsFrom = 1 << 16;
+  const unsigned parts =
+      ResolveThreads(threads) >= 2 && instances.size() >= kTwoThreadsFrom ? 2 : 1;
+  const size_t half = parts == 2 ? instances.size() / 2 : instances.size();
+  ForkJoin(parts, [&](unsigned i) {
+    Tally(sc, sc.parts[i], i == 0 ? instances.first(half) : instances.subspan(half), dom);
+  });
+  MergePart& part = sc.parts[0];
+  if (parts == 2) {  // fold the second part's tallies into the first's
+    for (const MergePart::Tally& t : sc.parts[1].tallies) {
+      MergePart::Tally& m = part.TallyOf(t.trie_node, trie.size());
+      m.count += t.count;
+      m.shallow_bytes += t.shallow_bytes;
+      m.retained_bytes += t.retained_bytes;
+      m.example = std::min(m.example, t.example);
+    }
+  }
+  for (const MergePart& p : sc.parts) {
+    out.instances += p.instances;
+    out.unreachable += p.unreachable;
+  }
+  PodVector<MergePart::Tally>& tallies = part.tallies;
   // Most instances first, then retained bytes, then the example (distinct per path): a total
   // order, so only the shown paths need sorting.
-  const auto first = [](const MergeScratch::Tally& x, const MergeScratch::Tally& y) {
+  const auto first = [](const MergePart::Tally& x, const MergePart::Tally& y) {
     if (x.count != y.count) return x.count > y.count;
     if (x.retained_bytes != y.retained_bytes) return x.retained_bytes > y.retained_bytes;
     return x.example < y.example;
   };
   const size_t shown = std::min(max_paths, tallies.size());
-  std::vector<MergeScratch::Tally> top(shown);
+  std::vector<MergePart::Tally> top(shown);
   std::partial_sort_copy(tallies.begin(), tallies.end(), top.begin(), top.end(), first);
   out.other_paths = tallies.size() - shown;
-  for (const MergeScratch::Tally& t : tallies) out.other_instances += t.count;
-  for (const MergeScratch::Tally& t : top) out.other_instances -= t.count;
-  for (const MergeScratch::Tally& tally : top) {
+  for (const MergePart::Tally& t : tallies) out.other_instances += t.count;
+  for (const MergePart::Tally& t : top) out.other_instances -= t.count;
+  for (const MergePart::Tally& tally : top) {
     MergedPath m;
     m.count = tally.count;
     m.shallow_bytes = tally.shallow_bytes;
@@ -575,6 +663,11 @@ size_t PathMerger::Memoise(std::span<const uint32_t> nodes, const std::atomic<bo
     if (st.forest->reachable(nodes[i])) st.PathId(nodes[i]);
   }
   return nodes.size();
+}
+
+size_t PathMerger::MemoryBytes() const {
+  const State& st = *st_;
+  return st.memo.size() * 4 + st.own.MemoryBytes() + st.trie.MemoryBytes();
 }
 
 MergedPaths MergeShortestPaths(const GraphIndex& g, const RootPathForest& forest,

@@ -89,8 +89,9 @@ void Comparisons::FindLeaks(uint32_t a, uint32_t b, uint32_t c) {
         ctx.SetPhase("Allocated between A and B, alive in C");
         const analysis::LeakNames names = {r->titles[0], r->titles[1], r->titles[2]};
         try {
-          r->report = analysis::FindLeaks(*parts[0]->snapshot, *parts[1]->snapshot,
-                                          parts[2]->index(), parts[2]->forest, {}, names, progress);
+          r->report =
+              analysis::FindLeaks(*parts[0]->snapshot, *parts[1]->snapshot, parts[2]->index(),
+                                  parts[2]->forest(), {}, names, progress);
           r->c = parts[2];
         } catch (const analysis::LeakFilterError& e) {
           r->error = e.what();

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <chrono>
 #include <map>
+#include <span>
+#include <system_error>
 
 #include "xrpm/analysis/heap_report.h"
 #include "xrpm/analysis/index_budget.h"
@@ -116,8 +118,8 @@ std::shared_ptr<const DocAnalysis> AnalyseDoc(std::shared_ptr<const Snapshot> sn
   a->suspects = analysis::FindSuspects(
       a->heap, suspect_options, progress,
       {.children = &a->children, .merger = p.paths.merger.get(), .forest = p.paths.forest.get()});
-  p.paths.merger.reset();  // it points to the forest, which moves now
-  a->forest = std::move(*p.paths.forest);
+  a->path_forest = std::move(p.paths.forest);  // the merger points to it: neither moves
+  a->merger = std::move(p.paths.merger);
   // The views read a few child lists at a time: on a heap that needed the lean index, the
   // lists' offsets (4 bytes per object) make way for the per-type order.
   if (a->lean_index) a->children.DropOffsets(a->heap.dom);
@@ -131,6 +133,7 @@ std::shared_ptr<const DocAnalysis> AnalyseDoc(std::shared_ptr<const Snapshot> sn
   a->origins = ComputeDocOrigins(s);
   a->glyphs = NonAsciiCodePoints(s);
   a->seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  a->StartMemoisingAhead();
   return a;
 }
 
@@ -142,10 +145,66 @@ std::vector<uint32_t> RootRecordsOf(const DocAnalysis& a, uint32_t v) {
   return out;
 }
 
+void DocAnalysis::StartMemoisingAhead() {
+  auto memoise = [this] {
+    struct Done {
+      std::atomic<bool>& flag;
+      ~Done() {
+        flag.store(true, std::memory_order_release);
+        flag.notify_all();
+      }
+    } done{memoised_ahead};
+    // Types below this merge in milliseconds from scratch; a chunk holds the mutex for a few.
+    constexpr size_t kFewInstances = 100'000, kChunk = 1 << 16;
+    const analysis::GraphIndex& g = index();
+    std::vector<uint32_t> groups;
+    for (uint32_t grp = 0; grp < g.group_count(); ++grp)
+      if (g.Instances(grp).size() >= kFewInstances) groups.push_back(grp);
+    std::stable_sort(groups.begin(), groups.end(), [&](uint32_t x, uint32_t y) {
+      return g.Instances(x).size() > g.Instances(y).size();
+    });
+    size_t trie_budget = 0;
+    for (const uint32_t grp : groups) {
+      const std::span<const uint32_t> instances = g.Instances(grp);
+      for (size_t i = 0; i < instances.size(); i += kChunk) {
+        const std::lock_guard lock(merger_mutex);
+        if (trie_budget == 0) trie_budget = merger->MemoryBytes() + 2 * size_t{g.node_count()};
+        if (stop_ahead.load(std::memory_order_relaxed) || merger->MemoryBytes() > trie_budget)
+          return;
+        merger->Memoise(instances.subspan(i, std::min(kChunk, instances.size() - i)), stop_ahead);
+      }
+    }
+  };
+  // Only time is at stake: a click memoises whatever is missing itself. So a thread that does
+  // not start, or memory that runs out on the way, ends this and nothing else.
+  try {
+    ahead = std::thread([memoise] {
+      try {
+        memoise();
+      } catch (const std::exception&) {
+      }
+    });
+  } catch (const std::system_error&) {
+    memoised_ahead.store(true, std::memory_order_release);
+  }
+}
+
+DocAnalysis::~DocAnalysis() {
+  stop_ahead.store(true, std::memory_order_relaxed);
+  if (ahead.joinable()) ahead.join();
+}
+
+analysis::MergedPaths DocAnalysis::MergeHolders(uint32_t group, size_t max_paths) const {
+  const std::lock_guard lock(merger_mutex);
+  return merger->Merge(index().Instances(group), &dom(), max_paths, /*threads=*/0);
+}
+
 size_t DocAnalysis::MemoryBytes() const {
   const size_t n = heap.index.node_count();
+  const std::lock_guard lock(merger_mutex);
   return heap.index.MemoryBytes() + heap.dom.MemoryBytes() + children.MemoryBytes() +
-         n * 4 /* forest */ + by_retained.MemoryBytes() + retained_by_type.size() * 8;
+         n * 4 /* forest */ + merger->MemoryBytes() + by_retained.MemoryBytes() +
+         retained_by_type.size() * 8;
 }
 
 }  // namespace xrpm::app

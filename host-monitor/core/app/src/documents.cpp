@@ -289,7 +289,7 @@ void Documents::FindHolders(uint32_t id, uint32_t type_index) {
         ctx.SetPhase("Merging shortest paths");
         auto h = std::make_shared<Holders>();
         h->group = group;
-        h->paths = analysis::MergeShortestPaths(a->index(), a->forest, &a->dom(), group, 12);
+        h->paths = a->MergeHolders(group, 12);
         return [this, id, h] {
           if (SnapshotDoc* d = doc(id)) {
             d->holders = h;

@@ -60,6 +60,7 @@ class DominatorTree {
   uint32_t idom(uint32_t v) const { return idom_[v]; }
   bool reachable(uint32_t v) const { return idom_[v] != kNoIndex; }
   uint64_t retained(uint32_t v) const { return retained_[v]; }  // 0 when unreachable
+  void PrefetchRetained(uint32_t v) const { __builtin_prefetch(&retained_[v]); }
   std::span<const uint32_t> idoms() const { return idom_.span(); }
   std::span<const uint64_t> retained_sizes() const { return retained_.span(); }
 

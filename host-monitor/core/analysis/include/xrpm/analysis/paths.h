@@ -104,6 +104,7 @@ class RootPathForest {
   static constexpr uint32_t kSource = kNoIndex - 1;
   uint32_t parent(uint32_t v) const { return parent_[v]; }
   bool reachable(uint32_t v) const { return parent_[v] != kNoIndex; }
+  void PrefetchParent(uint32_t v) const { __builtin_prefetch(&parent_[v]); }
   // The slot (heap_fields.h) through which v's BFS parent holds it, kNoSlot when unknown (a
   // root, or a snapshot without object contents). Found again on each call (no column: the
   // first of the parent's references naming v, the edge the BFS took), O(references of the
@@ -156,17 +157,19 @@ std::string MergedPathLabel(const GraphIndex& g, const MergedPath& p, std::strin
 // the merger). Each Merge gives what MergeShortestPaths (a fresh merger) gives for its set: the
 // trie and its memo are shared, but a step reads "Type+" only where one of this set's own paths
 // has a run (each Merge climbs its paths up to where it met them already, O(their union),
-// without a trie lookup). Memory: 5 bytes and a bit per node (the memo, the walk's marks) plus
-// the trie of path prefixes seen so far.
+// without a trie lookup). Memory: 5 bytes per node (the memo with its run bit, the walk's marks)
+// plus the trie of path prefixes seen so far.
 class PathMerger {
  public:
   PathMerger(const GraphIndex& g, const RootPathForest& forest);
   ~PathMerger();
   PathMerger(PathMerger&&) noexcept;
   PathMerger& operator=(PathMerger&&) noexcept;
-  // As MergeShortestPaths, for the nodes in `instances` (listed once each).
+  // As MergeShortestPaths, for the nodes in `instances` (listed once each). Once their paths
+  // are memoised, a large set is tallied on up to 2 `threads` (0: as many as the cores),
+  // sharing the walk's marks; the same result on any number.
   MergedPaths Merge(std::span<const uint32_t> instances, const DominatorTree* dom,
-                    size_t max_paths = 10);
+                    size_t max_paths = 10, unsigned threads = 1);
   // Merge of each set, the same results as one Merge after another: their missing paths are
   // memoised first on the calling thread, then the sets are merged up to `threads` at once
   // (0: one per core), largest first, each thread with its own scratch (a byte per node for
@@ -179,6 +182,7 @@ class PathMerger {
   // set. Merge gives the same result whether or not a node's path was memoised ahead (only the
   // trie's numbering differs). Returns the nodes done.
   size_t Memoise(std::span<const uint32_t> nodes, const std::atomic<bool>& stop);
+  size_t MemoryBytes() const;  // the memo, the marks and the trie
 
  private:
   struct State;

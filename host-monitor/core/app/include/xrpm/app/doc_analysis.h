@@ -12,20 +12,24 @@
 //
 // It owns a reference to its snapshot, so the snapshot lives as long as the analysis does.
 // Memory: the engine's (≈ 8 B/reference + 12 B/object index, 12 B/object dominators) plus
-// 8 B/object child lists, 4 B/object path forest and 4 B/object instances by retained size. A heap
-// whose index copies would not fit in the memory available (index_budget.h) gets the lean index
-// instead (≈ 6 B/object: the id resolver and the instance lists): every view works the same, the
-// dominators take about twice as long, an object's referrers are found by a scan of every
-// reference (GraphIndex:: Referrers) instead of read from the reverse CSR, and the child lists
-// keep 4 B/object (a list found by binary search, DominatorChildren::DropOffsets).
+// 8 B/object child lists, 4 B/object path forest, 5 B/object path memo and 4 B/object instances by
+// retained size. A heap whose index copies would not fit in the memory available (index_budget.h)
+// gets the lean index instead (≈ 6 B/object: the id resolver and the instance lists): every view
+// works the same, the dominators take about twice as long, an object's referrers are found by a
+// scan of every reference (GraphIndex:: Referrers) instead of read from the reverse CSR, and the
+// child lists keep 4 B/object (a list found by binary search, DominatorChildren::DropOffsets).
 //
-// Thread-safety: immutable after AnalyseDoc returns; share it freely between threads.
+// Thread-safety: immutable after AnalyseDoc returns, but for the path memo that MergeHolders
+// extends under its own mutex; share it freely between threads.
 #pragma once
 
 #include <array>
+#include <atomic>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "xrpm/analysis/heap_analysis.h"
@@ -68,7 +72,7 @@ struct DocAnalysis {
   analysis::HeapTotals totals;
   analysis::DominatorChildren children;
   analysis::RetainedOrder by_retained;  // each type's instances, largest retained first
-  analysis::RootPathForest forest;
+  std::unique_ptr<analysis::RootPathForest> path_forest;  // never null once analysed
   std::vector<analysis::Suspect> suspects;
   analysis::HeapSummary summary;           // what Compare needs
   std::vector<uint64_t> retained_by_type;  // per type index: its name group's retained bytes
@@ -80,7 +84,27 @@ struct DocAnalysis {
 
   const analysis::GraphIndex& index() const { return heap.index; }
   const analysis::DominatorTree& dom() const { return heap.dom; }
+  const analysis::RootPathForest& forest() const { return *path_forest; }
+  // The paths holding a type's instances (MergeShortestPaths), merged with the analysis's own
+  // path memo: the inspections and the leak suspects memoised the largest types' paths already,
+  // so a click on one of those only tallies them. Serialised by a mutex (the memo grows).
+  analysis::MergedPaths MergeHolders(uint32_t group, size_t max_paths) const;
   size_t MemoryBytes() const;  // beyond the snapshot
+
+  // Memoises the paths of the types with the most instances (those a merge would otherwise
+  // take long to find) on a thread of its own, largest type first, a chunk at a time under
+  // merger_mutex, so that a click on one of them merges memoised paths only. AnalyseDoc starts
+  // it; the destructor stops it. The trie it grows is held to 2 bytes per object.
+  void StartMemoisingAhead();
+  // Returns once that thread has finished (all memoised, stopped, or the trie's budget spent).
+  void WaitMemoisedAhead() const { memoised_ahead.wait(false, std::memory_order_acquire); }
+  ~DocAnalysis();
+
+  // The merger over *path_forest whose memo MergeHolders keeps (5 bytes per object).
+  mutable std::mutex merger_mutex;
+  std::unique_ptr<analysis::PathMerger> merger;  // guarded by merger_mutex
+  std::atomic<bool> stop_ahead{false}, memoised_ahead{false};
+  std::thread ahead;
 };
 
 // Runs the whole analysis with progress and cancel through `ctx` (throws Cancelled).
