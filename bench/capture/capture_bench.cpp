@@ -12,8 +12,10 @@
 //                        streaming mode (capture_memory_limit = 1 MiB)
 // Each of `--runs` (default 5) runs measures every figure once, baselines next to captures, and
 // the report gives medians and the medians of the per-run ratios (the machine is shared).
+// `--walk snapshot`: the captures walk in a copy-on-write child (RuntimeConfig::snapshot_walks),
+// the game paused for the collection and the fork only.
 //
-// Run: build/release/bin/capture_bench [--objects N] [--runs R] [--json]
+// Run: build/release/bin/capture_bench [--objects N] [--runs R] [--json] [--walk paused|snapshot]
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -207,7 +209,7 @@ bool CaptureOnce(Link& link, CaptureFigures* out, const client::CaptureOptions& 
 int main(int argc, char** argv) {
   uint64_t objects = 1000000;
   int runs = 5;
-  bool json = false, lower_only = false;
+  bool json = false, lower_only = false, snapshot = false;
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--objects") && i + 1 < argc)
       objects = std::strtoull(argv[++i], nullptr, 10);
@@ -217,15 +219,22 @@ int main(int argc, char** argv) {
       json = true;
     else if (!std::strcmp(argv[i], "--lower-bound-only"))
       lower_only = true;
+    else if (!std::strcmp(argv[i], "--walk") && i + 1 < argc &&
+             !std::strcmp(argv[i + 1], "snapshot"))
+      ++i, snapshot = true;
+    else if (!std::strcmp(argv[i], "--walk") && i + 1 < argc && !std::strcmp(argv[i + 1], "paused"))
+      ++i, snapshot = false;
     else {
       std::fprintf(stderr,
-                   "usage: capture_bench [--objects N] [--runs R] [--json] [--lower-bound-only]\n");
+                   "usage: capture_bench [--objects N] [--runs R] [--json] [--lower-bound-only] "
+                   "[--walk paused|snapshot]\n");
       return 2;
     }
   }
 
   emulator::RuntimeConfig rc;
   rc.app_name = "synthetic.exe";
+  rc.snapshot_walks = snapshot;  // the captures' walks; the lower bound always walks in place
   emulator::Runtime rt(rc);
   auto scenario = emulator::MakeScenario({"synthetic", 1, objects, 3, 64});
   {
@@ -256,7 +265,7 @@ int main(int argc, char** argv) {
     LowerBoundSink sink;
     lower.push_back(TimeMs(
         [&] {
-          rt.WalkHeap(sink);
+          rt.WalkPaused(sink);
           if (!sink.Verify()) std::fprintf(stderr, "lower bound: %s\n", sink.error().c_str());
         },
         &lower_cpu));

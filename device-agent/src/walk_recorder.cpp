@@ -41,7 +41,7 @@ bool WalkRecorder::Flush() {
   return !failed_;
 }
 
-void WalkRecorder::Put(const void* p, size_t n) {
+void WalkRecorder::PutSlow(const void* p, size_t n) {
   const char* s = static_cast<const char*>(p);
   while (n > 0 && !failed_) {
     if (used_ == cap_) Flush();

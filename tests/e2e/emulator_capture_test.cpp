@@ -29,6 +29,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <map>
+#include <optional>
 #include <sstream>
 #include <thread>
 #include <tuple>
@@ -55,9 +56,10 @@ using emulator::Runtime;
 using emulator::RuntimeConfig;
 using emulator::ScenarioParams;
 
-RuntimeConfig SmallHeap() {
+RuntimeConfig SmallHeap(bool snapshot_walks = false) {
   RuntimeConfig c;
   c.heap_reserve_bytes = 512u << 20;
+  c.snapshot_walks = snapshot_walks;
   return c;
 }
 
@@ -65,8 +67,10 @@ struct Device {
   Runtime rt;
   std::unique_ptr<emulator::Scenario> scenario;
   GameLoop loop;
-  Device(ScenarioParams p, LoopConfig lc)
-      : rt(SmallHeap()), scenario(emulator::MakeScenario(p)), loop(rt, *scenario, lc) {
+  Device(ScenarioParams p, LoopConfig lc, bool snapshot_walks = false)
+      : rt(SmallHeap(snapshot_walks)),
+        scenario(emulator::MakeScenario(p)),
+        loop(rt, *scenario, lc) {
     loop.Setup();
   }
 };
@@ -119,7 +123,7 @@ Snapshot FlatGroundTruth(Runtime& rt) {
       [](void* p) {
         auto* c = static_cast<Ctx*>(p);
         c->rt->InduceFullCollection();
-        c->rt->WalkHeap(*c->sink);
+        c->rt->WalkPaused(*c->sink);  // in the pause whatever the runtime's captures do
       },
       &ctx, 10000));
   return snap;
@@ -544,6 +548,101 @@ TEST(Gameplay, HostVanishingMidCaptureResumesTheGameAndTheNextCaptureWorks) {
   EXPECT_TRUE(WaitForFrames(d.loop, frames_at_resume + 1, 20000)) << "the game runs on";
   d.loop.RequestStop();
   d.loop.Join();
+}
+
+// A capture walked in a copy-on-write child of the emulator (RuntimeConfig::snapshot_walks) and
+// replayed once the game resumed: the same snapshot, values and origins included, as the same
+// game captured with the walk in the pause, and the paused walk's records one for one.
+TEST(SnapshotWalk, ACaptureWalkedInAChildIsThePausedCapture) {
+  for (const char* scenario : {"bubbles", "leak"}) {
+    SCOPED_TRACE(scenario);
+    std::optional<Snapshot> got[2];
+    for (const bool snapshot_walks : {false, true}) {
+      Device d({scenario, 1}, LoopConfig{0, 300}, snapshot_walks);
+      d.loop.RunHere();  // the world still: both devices hold the same heap
+      LogSink log;
+      auto agent = StartAgent(d.rt, log);
+      ASSERT_TRUE(agent);
+      HostClient client(Opts(*agent));
+      ASSERT_TRUE(Connected(client));
+      const CaptureResult r = CaptureOnce(client);
+      ASSERT_TRUE(r.ok) << r.error;
+      ExpectClosed(*r.snapshot);
+      ASSERT_TRUE(r.snapshot->fields.has_values());
+      // Walked after the game resumed in a child, in the pause otherwise.
+      EXPECT_EQ(r.stats.walk_after_pause_us > 0, snapshot_walks);
+      got[snapshot_walks] = *r.snapshot;
+      if (snapshot_walks) {
+        const Snapshot flat = FlatGroundTruth(d.rt);
+        CopyClock(flat, &*got[1]);
+        EXPECT_EQ(FirstDifference(GclogText(*got[1]), GclogText(flat)), "");
+        ExpectSameOrigins(*got[1], flat);
+      }
+    }
+    got[1]->capture = got[0]->capture;  // the capture's own figures and time differ
+    CopyClock(*got[0], &*got[1]);
+    EXPECT_TRUE(*got[1] == *got[0]);
+    EXPECT_TRUE(got[1]->fields == got[0]->fields);
+  }
+}
+
+// While the child's walk is replayed the game plays on: the sink, told the world resumed, holds
+// the replay at its first object until the game has played two more frames (bounded wait).
+TEST(SnapshotWalk, TheGamePlaysWhileTheChildsWalkIsReplayed) {
+  Device d({"bubbles", 2}, LoopConfig{0, 0}, /*snapshot_walks=*/true);
+  d.loop.Start();
+  ASSERT_TRUE(WaitForFrames(d.loop, 5, 20000));
+  Snapshot snap;
+  emulator::RuntimeNamer namer(d.rt);
+  emulator::SnapshotBuilderSink builder(
+      snap, {d.rt.Info().app_name, d.rt.Info().dump_version, [&d] { return d.rt.BootMillis(); }},
+      &namer);
+  struct Waiting final : agent::HeapInfoCallback {
+    FlatWalk flat;
+    const GameLoop& loop;
+    bool resumed = false, played = false, waited = false;
+    uint64_t frames_at_resume = 0;
+    Waiting(agent::HeapInfoCallback& inner, const GameLoop& l) : flat(inner), loop(l) {}
+    void WorldResumed() override {
+      resumed = true;
+      frames_at_resume = loop.frames();
+    }
+    agent::WalkResult BeginContainer(agent::ContainerType t, uint64_t a, uint64_t b) override {
+      return flat.BeginContainer(t, a, b);
+    }
+    agent::WalkResult DescribeType(uint32_t id, const char* n, size_t len) override {
+      return flat.DescribeType(id, n, len);
+    }
+    agent::WalkResult RootReferences(const agent::RootRef* r, size_t n) override {
+      return flat.RootReferences(r, n);
+    }
+    agent::WalkResult ObjectReferences(uint64_t o, uint32_t t, uint32_t sz, const uint64_t* r,
+                                       size_t n) override {
+      if (resumed && !waited) {
+        waited = true;
+        played = WaitForFrames(loop, frames_at_resume + 2, 20000);
+      }
+      return flat.ObjectReferences(o, t, sz, r, n);
+    }
+  } sink(builder, d.loop);
+  struct Ctx {
+    Runtime* rt;
+    Waiting* sink;
+  } ctx{&d.rt, &sink};
+  ASSERT_TRUE(d.rt.RunWithWorldStopped(
+      [](void* p) {
+        auto* c = static_cast<Ctx*>(p);
+        c->rt->InduceFullCollection();
+        c->rt->WalkHeap(*c->sink);
+      },
+      &ctx, 10000));
+  EXPECT_TRUE(sink.resumed);
+  EXPECT_TRUE(sink.played) << "the game played no frame while the walk was replayed";
+  ExpectClosed(snap);
+  EXPECT_GT(snap.object_count(), 50u);
+  d.loop.RequestStop();
+  d.loop.Join();
+  EXPECT_TRUE(d.loop.error().empty()) << d.loop.error();
 }
 
 }  // namespace

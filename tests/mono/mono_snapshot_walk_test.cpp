@@ -1,5 +1,5 @@
 // ctest-labels: cpu_timing
-// The snapshot walk (device-agent/ports/mono/src/snapshot_walk.h): a capture walked in a
+// The snapshot walk (device-agent/include/xrpm/agent/snapshot_walk.h): a capture walked in a
 // copy-on-write child while the program runs on equals the capture walked with the program
 // paused (LiveSet.exe's known live set: per class, counts and bytes); a child killed mid-walk
 // fails the capture with a message saying so, the program goes on and later captures walk it

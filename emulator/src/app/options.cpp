@@ -44,6 +44,12 @@ void AddEmulatorOptions(CLI::App& app, EmulatorOptions& o) {
       ->check(CLI::Range(1u, protocol::kMaxStringCap));
   app.add_option("--stat", o.stat, "At exit, write the performance counters as a .stat table");
 #endif
+  app.add_option("--walk", o.walk,
+                 "How a capture walks the heap: paused (the game stopped until the walk is done, "
+                 "as on the device) or snapshot (in a copy-on-write child of this process: the "
+                 "game resumes after the collection and the fork)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"paused", "snapshot"}));
   app.add_flag("--quiet", o.quiet, "No status line on stderr");
 }
 
@@ -76,6 +82,7 @@ RuntimeConfig RuntimeConfigFor(const EmulatorOptions& o) {
   RuntimeConfig c;
   c.app_name = o.app_name;
   c.heap_reserve_bytes = o.heap_mb << 20;
+  c.snapshot_walks = o.walk == "snapshot";
   return c;
 }
 

@@ -26,10 +26,11 @@ struct EmulatorOptions {
   uint32_t refs_per_object = 3;
   uint32_t types = 64;
   uint64_t heap_mb = 3072;
-  std::string dump;         // ground-truth dump written at exit (.gclog, or .xrpm by extension)
-  bool no_values = false;   // the dump without field values or string text
-  uint32_t string_cap = 0;  // the dump's text per string (0: a capture's default)
-  std::string stat;         // .stat table written at exit
+  std::string dump;             // ground-truth dump written at exit (.gclog, or .xrpm by extension)
+  bool no_values = false;       // the dump without field values or string text
+  uint32_t string_cap = 0;      // the dump's text per string (0: a capture's default)
+  std::string stat;             // .stat table written at exit
+  std::string walk = "paused";  // captures' walks: "paused" (as the device) or "snapshot"
   bool quiet = false;
 };
 

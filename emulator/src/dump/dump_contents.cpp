@@ -64,7 +64,7 @@ void WalkWithContents(Runtime& rt, agent::HeapInfoCallback& builder, Snapshot& s
   o.stop_timeout_ms = timeout_ms;
   o.walk = [&rt, &builder](agent::HeapInfoCallback& capture) {
     WalkTee tee(builder, capture);
-    rt.WalkHeap(tee);
+    rt.WalkPaused(tee);  // the dump sink descends depth-first: never a replayed walk
   };
   client::CaptureAssembler assembler(UINT64_MAX, rt.Info().pointer_bytes);
   std::string assembly_error;

@@ -41,7 +41,7 @@ Snapshot DumpToSnapshot(Runtime& rt, const DumpContents& contents, uint32_t time
       [](void* p) {
         auto* c = static_cast<Ctx*>(p);
         c->rt->InduceFullCollection();
-        c->rt->WalkHeap(*c->sink);
+        c->rt->WalkPaused(*c->sink);  // the dump keeps its own depth-first order
       },
       &ctx, timeout_ms);
   if (!stopped)

@@ -27,14 +27,23 @@
 // read whatever order the traversal takes. Extra cost: O(1) per object (a random read of the
 // table in the depth-first order), at most one linear pass, O(depth) per distinct site.
 //
+// Snapshot walks (RuntimeConfig::snapshot_walks): inside RunWithWorldStopped, WalkHeap forks a
+// copy-on-write child that runs WalkPaused into a pipe (agent/snapshot_walk.h), resumes the game,
+// tells the sink (WorldResumed) and replays the child's walk into it while the game runs: the
+// same calls in the same order as WalkPaused gives a sink that postpones every object (the
+// recorder answers as the agent's sink does). A child that hangs or dies fails that capture and
+// makes the walks paused from then on; no child at all walks paused at once.
+//
 // Fields and values (when the sink's Detail() asks): after the types, DescribeLayout for each;
 // a frame container's method name; each static root's field index; per object its values (a
 // FieldReporter reads them) and ObjectReferencesWithSlots instead of ObjectReferences.
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "field_reporter.h"
 
+#include "xrpm/agent/snapshot_walk.h"
 #include "xrpm/emulator/object_refs.h"
 #include "xrpm/emulator/runtime.h"
 
@@ -269,6 +278,29 @@ bool DescribeTypes(const TypeTable& types, HeapInfoCallback& sink) {
 }  // namespace
 
 void Runtime::WalkHeap(HeapInfoCallback& sink) {
+  if (config_.snapshot_walks && world_stopped_ && !resumed_early_ && !snapshot_broke_) {
+    agent::SnapshotWalk child;
+    std::string error;
+    const auto walk = [](void* rt, HeapInfoCallback& rec) {
+      static_cast<Runtime*>(rt)->WalkPaused(rec);
+    };
+    // glibc's fork: the game thread is parked at its frame boundary, no thread is stopped
+    // inside malloc, so the child's malloc is whole (the field reporter's tables use it).
+    if (child.Start(sink.Detail(), walk, this, false, &error, agent::SnapshotWalk::Clone::kFork)) {
+      world_.Resume();
+      resumed_early_ = true;
+      sink.WorldResumed();
+      const agent::ReplayResult r = child.Replay(sink);
+      if (!r.error.empty() && !sink.Cancelled()) snapshot_broke_ = true;  // a child hung or died
+      return;
+    }
+    // No child: walked in the pause, this time and the next.
+    snapshot_broke_ = true;
+  }
+  WalkPaused(sink);
+}
+
+void Runtime::WalkPaused(HeapInfoCallback& sink) {
   bool heap_touched = false;
   FieldReporter fields(types_, statics_, methods_, sink.Detail());
   if (sink.BeginContainer(ContainerType::kBegin, 0, 0) != WalkResult::kAbort &&

@@ -315,8 +315,11 @@ uint64_t Runtime::BootMillis() const {
 
 bool Runtime::RunWithWorldStopped(void (*fn)(void* ctx), void* ctx, uint32_t timeout_ms) {
   if (!world_.Stop(timeout_ms)) return false;
+  world_stopped_ = true;
+  resumed_early_ = false;
   fn(ctx);
-  world_.Resume();
+  world_stopped_ = false;
+  if (!resumed_early_) world_.Resume();  // a snapshot walk resumed it as soon as it could
   return true;
 }
 

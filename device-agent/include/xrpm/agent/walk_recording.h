@@ -36,6 +36,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <functional>
 #include <memory>
 #include <string>
@@ -113,7 +114,16 @@ class WalkRecorder final : public HeapInfoCallback {
 
  private:
   bool Begin(WalkRecordTag tag, uint64_t payload_bytes);  // false: too large or failed
-  void Put(const void* p, size_t n);
+  // Appends n bytes; inline while they fit the buffer (every record's small fields do).
+  void Put(const void* p, size_t n) {
+    if (n <= cap_ - used_) {
+      std::memcpy(buf_.get() + used_, p, n);
+      used_ += n;
+    } else {
+      PutSlow(p, n);
+    }
+  }
+  void PutSlow(const void* p, size_t n);
   template <typename T>
   void Val(T v) {
     Put(&v, sizeof v);

@@ -21,7 +21,19 @@
 //      as it was into a pipe, and the world restarts at once; the capture thread tells the
 //      sink (WorldResumed: the game's pause ends here) and replays the child's walk into it
 //      while the game runs. Kept paused: with allocation origins (the walk prunes the origin
-//      tracker, which a child cannot do for the parent), or when no child can be made.
+//      tracker, which a child cannot do for the parent), or when no child can be made. The
+//      child is a raw clone (SnapshotWalk::Clone::kRaw): under hybrid suspend a stopped thread
+//      may hold a malloc arena lock, on which glibc's fork() would wait for good. The child
+//      has the collector thread's copy only, so Mono's queries see the collector's thread.
+//      SGen's concurrent sweep: a full collection hands its sweep to a worker thread that may
+//      still run when the world restarts, and mono_gc_walk_heap waits for it, in the child
+//      (which has no such thread) forever; xrpm-mono therefore runs Mono with MONO_GC_PARAMS
+//      no-concurrent-sweep when it snapshots (unless the environment already says
+//      concurrent-sweep or no-concurrent-sweep): the sweep (lazy: blocks are only checked) is
+//      then part of the collection. A child that hangs anyway is killed after
+//      SnapshotWalk::kIdleTimeoutMs, the capture fails, and the port walks paused from then on.
+//      Test hook: XRPM_MONO_SNAPSHOT_STOP=1 (read when the port is made) makes the first
+//      snapshot's child stop itself before it walks.
 // A collection that turns out concurrent (is_serial false) is not walked; the collector
 // collects again (at most three times).
 //
@@ -61,12 +73,14 @@
 #include "origin_tracker.h"
 #include "profiler_options.h"
 #include "registry.h"
-#include "snapshot_walk.h"
 #include "xrpm/agent/runtime_port.h"
 #include "xrpm/agent/sample_interval.h"
+#include "xrpm/agent/snapshot_walk.h"
 
 namespace xrpm {
 namespace mono {
+
+using agent::SnapshotWalk;
 
 // Where the last capture stopped the game.
 enum class StopPoint : uint8_t { kNone, kFrameBoundary, kSafePoint };

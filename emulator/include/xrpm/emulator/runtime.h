@@ -69,6 +69,11 @@ struct RuntimeConfig {
   // Record every object's allocation frame and site (object_origins.h) and report them in heap
   // walks. Off only for the benchmark's baseline.
   bool record_origins = true;
+  // A capture's walk (WalkHeap inside RunWithWorldStopped) in a copy-on-write child of the
+  // process (agent/snapshot_walk.h): the game resumes once the child exists and the walk is
+  // replayed into the sink while it runs, so its pause holds the collection and the fork only.
+  // Off: the walk runs in the pause, as on the device (NETCF has no fork). On Linux only.
+  bool snapshot_walks = false;
 };
 
 // Thrown when the managed heap's reservation is exhausted even after a full collection.
@@ -204,7 +209,11 @@ class Runtime final : public agent::RuntimePort {
   }
   bool RunWithWorldStopped(void (*fn)(void* ctx), void* ctx, uint32_t timeout_ms) override;
   void InduceFullCollection() override;
+  // Inside RunWithWorldStopped with config().snapshot_walks: a walk in a child, replayed after
+  // the game resumed (the sink's WorldResumed says when); else, or when no child can be made,
+  // the walk in the pause (WalkPaused).
   void WalkHeap(agent::HeapInfoCallback& sink) override;
+  void WalkPaused(agent::HeapInfoCallback& sink);
   bool SetFrameEventSink(agent::FrameEventSink* sink, uint32_t sample_bytes) override;
   bool SupportsFrameEvents() const override { return true; }
   bool SetGameEventSink(agent::GameEventSink* sink) override;
@@ -247,6 +256,10 @@ class Runtime final : public agent::RuntimePort {
   Counters counters_;
   Collector gc_;
   WorldLock world_;
+  // The capture thread's, inside RunWithWorldStopped: the world is stopped for it, and a
+  // snapshot walk resumed it already (RunWithWorldStopped then does not).
+  bool world_stopped_ = false, resumed_early_ = false;
+  bool snapshot_broke_ = false;  // a child hung or died: walk paused from then on
   CoreTypes core_;
   SiteTable sites_;
   ObjectOrigins origins_;

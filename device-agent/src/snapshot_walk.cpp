@@ -1,5 +1,5 @@
 // SnapshotWalk: the heap walk in a raw clone(2) child, replayed by the parent (snapshot_walk.h).
-#include "snapshot_walk.h"
+#include "xrpm/agent/snapshot_walk.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -13,7 +13,7 @@
 #include <exception>
 
 namespace xrpm {
-namespace mono {
+namespace agent {
 namespace {
 
 constexpr int kPipeBytes = 1 << 20;
@@ -22,10 +22,9 @@ constexpr int kExitWriteFailed = 2;
 constexpr int kExitWalkThrew = 3;
 constexpr int kExitOrphan = 4;
 
-// In the child: one thread, a copy of the collector's memory. Only system calls and the walk.
-[[noreturn]] void ChildMain(pid_t parent, int read_fd, agent::WalkRecorder& rec,
-                            void (*walk)(void*, agent::HeapInfoCallback&), void* ctx,
-                            bool stop_for_test) {
+// In the child: one thread, a copy of the caller's memory. Only system calls and the walk.
+[[noreturn]] void ChildMain(pid_t parent, int read_fd, WalkRecorder& rec,
+                            void (*walk)(void*, HeapInfoCallback&), void* ctx, bool stop_for_test) {
   prctl(PR_SET_PDEATHSIG, SIGKILL);
   if (static_cast<pid_t>(syscall(SYS_getppid)) != parent) _exit(kExitOrphan);
   struct sigaction dfl;
@@ -36,7 +35,7 @@ constexpr int kExitOrphan = 4;
   ign.sa_handler = SIG_IGN;
   sigaction(SIGPIPE, &ign, nullptr);
   close(read_fd);
-  // glibc's raise() would signal the parent's collector thread (its cached thread id).
+  // glibc's raise() would signal the parent's thread (its cached thread id, after a raw clone).
   if (stop_for_test) syscall(SYS_kill, static_cast<pid_t>(syscall(SYS_getpid)), SIGSTOP);
   try {
     walk(ctx, rec);
@@ -75,9 +74,8 @@ SnapshotWalk::~SnapshotWalk() {
   if (fd_ >= 0) close(fd_);
 }
 
-bool SnapshotWalk::Start(agent::WalkDetail detail,
-                         void (*walk)(void* ctx, agent::HeapInfoCallback& rec), void* ctx,
-                         bool stop_for_test, std::string* error) {
+bool SnapshotWalk::Start(WalkDetail detail, void (*walk)(void* ctx, HeapInfoCallback& rec),
+                         void* ctx, bool stop_for_test, std::string* error, Clone clone) {
   int fds[2];
   if (pipe2(fds, O_CLOEXEC) != 0) {
     *error = std::string("pipe: ") + std::strerror(errno);
@@ -88,17 +86,19 @@ bool SnapshotWalk::Start(agent::WalkDetail detail,
   pid_t pid = -1;
   {
     // Allocated before the clone: the child only writes.
-    agent::WalkRecorder rec(fds[1], detail);
-    // Exit signal 0 (no SIGCHLD), no CLONE_* flag: a copy-on-write copy, like fork(2), of the
-    // calling thread only, returning here in both processes on a copy of this stack.
-    pid = static_cast<pid_t>(syscall(SYS_clone, 0UL, nullptr, nullptr, nullptr, nullptr));
+    WalkRecorder rec(fds[1], detail);
+    // kRaw: exit signal 0 (no SIGCHLD), no CLONE_* flag: a copy-on-write copy, like fork(2),
+    // of the calling thread only, returning here in both processes on a copy of this stack.
+    pid = clone == Clone::kFork
+              ? fork()
+              : static_cast<pid_t>(syscall(SYS_clone, 0UL, nullptr, nullptr, nullptr, nullptr));
     if (pid == 0) ChildMain(parent, fds[0], rec, walk, ctx, stop_for_test);
   }
   const int clone_errno = errno;
   close(fds[1]);
   if (pid < 0) {
     close(fds[0]);
-    *error = std::string("clone: ") + std::strerror(clone_errno);
+    *error = std::string(clone == Clone::kFork ? "fork: " : "clone: ") + std::strerror(clone_errno);
     return false;
   }
   pid_ = pid;
@@ -116,12 +116,12 @@ std::string SnapshotWalk::Reap(bool kill_first) {
   return r < 0 ? std::string("waitpid: ") + std::strerror(errno) : Fate(status);
 }
 
-agent::ReplayResult SnapshotWalk::Replay(agent::HeapInfoCallback& sink) {
-  agent::FdByteSource source(fd_, kIdleTimeoutMs, [&sink] { return sink.Cancelled(); });
-  agent::WalkReplayer replayer;
+ReplayResult SnapshotWalk::Replay(HeapInfoCallback& sink) {
+  FdByteSource source(fd_, kIdleTimeoutMs, [&sink] { return sink.Cancelled(); });
+  WalkReplayer replayer;
   // A broken stream: the child crashed, was killed, hung (killed now) or the sink cancelled.
   replayer.set_explain([this] { return Reap(true); });
-  agent::ReplayResult r = replayer.Replay(source, sink);
+  ReplayResult r = replayer.Replay(source, sink);
   close(fd_);  // a child still writing (a cancel) fails its next write
   fd_ = -1;
   if (pid_ > 0) {
@@ -131,5 +131,5 @@ agent::ReplayResult SnapshotWalk::Replay(agent::HeapInfoCallback& sink) {
   return r;
 }
 
-}  // namespace mono
+}  // namespace agent
 }  // namespace xrpm
