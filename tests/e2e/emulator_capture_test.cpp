@@ -76,9 +76,10 @@ struct Device {
 };
 
 // The emulator's sink, walked the way the agent walks (flat, address order).
-class FlatWalk final : public agent::HeapInfoCallback {
+class FlatWalk : public agent::HeapInfoCallback {
  public:
   explicit FlatWalk(agent::HeapInfoCallback& inner) : inner_(inner) {}
+  virtual void BeforeObject() {}  // a test's hook, called before each object is passed on
   agent::WalkResult BeginContainer(agent::ContainerType t, uint64_t a, uint64_t b) override {
     return inner_.BeginContainer(t, a, b);
   }
@@ -90,6 +91,7 @@ class FlatWalk final : public agent::HeapInfoCallback {
   }
   agent::WalkResult ObjectReferences(uint64_t o, uint32_t t, uint32_t s, const uint64_t* r,
                                      size_t n) override {
+    BeforeObject();
     const auto res = inner_.ObjectReferences(o, t, s, r, n);
     return res == agent::WalkResult::kOk ? agent::WalkResult::kPostponeReferences : res;
   }
@@ -597,32 +599,20 @@ TEST(SnapshotWalk, TheGamePlaysWhileTheChildsWalkIsReplayed) {
   emulator::SnapshotBuilderSink builder(
       snap, {d.rt.Info().app_name, d.rt.Info().dump_version, [&d] { return d.rt.BootMillis(); }},
       &namer);
-  struct Waiting final : agent::HeapInfoCallback {
-    FlatWalk flat;
+  struct Waiting final : FlatWalk {
     const GameLoop& loop;
     bool resumed = false, played = false, waited = false;
     uint64_t frames_at_resume = 0;
-    Waiting(agent::HeapInfoCallback& inner, const GameLoop& l) : flat(inner), loop(l) {}
+    Waiting(agent::HeapInfoCallback& inner, const GameLoop& l) : FlatWalk(inner), loop(l) {}
     void WorldResumed() override {
       resumed = true;
       frames_at_resume = loop.frames();
     }
-    agent::WalkResult BeginContainer(agent::ContainerType t, uint64_t a, uint64_t b) override {
-      return flat.BeginContainer(t, a, b);
-    }
-    agent::WalkResult DescribeType(uint32_t id, const char* n, size_t len) override {
-      return flat.DescribeType(id, n, len);
-    }
-    agent::WalkResult RootReferences(const agent::RootRef* r, size_t n) override {
-      return flat.RootReferences(r, n);
-    }
-    agent::WalkResult ObjectReferences(uint64_t o, uint32_t t, uint32_t sz, const uint64_t* r,
-                                       size_t n) override {
+    void BeforeObject() override {
       if (resumed && !waited) {
         waited = true;
         played = WaitForFrames(loop, frames_at_resume + 2, 20000);
       }
-      return flat.ObjectReferences(o, t, sz, r, n);
     }
   } sink(builder, d.loop);
   struct Ctx {
