@@ -22,9 +22,11 @@
 // (every reference and root names a captured object) and leave the game running.
 #include <gtest/gtest.h>
 
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -550,6 +552,36 @@ TEST(Gameplay, HostVanishingMidCaptureResumesTheGameAndTheNextCaptureWorks) {
   EXPECT_TRUE(WaitForFrames(d.loop, frames_at_resume + 1, 20000)) << "the game runs on";
   d.loop.RequestStop();
   d.loop.Join();
+}
+
+// A host vanishing while a snapshot's walk is replayed (the game already running): the child is
+// killed and reaped, and the next capture walks in a snapshot again.
+TEST(SnapshotWalk, HostVanishingMidReplayReapsTheChildAndTheNextCaptureWorks) {
+  Device d({"synthetic", 1, 300000, 3, 64}, LoopConfig{60, 0}, /*snapshot_walks=*/true);
+  LogSink log;
+  agent::AgentOptions opt;
+  opt.capture_memory_limit = 1 << 20;  // a streaming agent: the replay waits for this host
+  auto agent = StartPlaying(d, log, opt);
+  ASSERT_TRUE(agent);
+  auto p = RawPeer::Connect(agent->port());
+  ASSERT_TRUE(p);
+  ASSERT_TRUE(StartRawCapture(*p));
+  p->DisconnectNow();
+  ASSERT_FALSE(log.WaitFor("stopped during the walk", 30000).empty()) << log.All();
+  int status = 0;
+  EXPECT_EQ(waitpid(-1, &status, WNOHANG | __WALL), -1) << "a child left behind";
+  EXPECT_EQ(errno, ECHILD);
+
+  HostClient client(Opts(*agent));
+  ASSERT_TRUE(Connected(client));
+  CaptureResult r = CaptureOnce(client);
+  ASSERT_TRUE(r.ok) << r.error;
+  ExpectClosed(*r.snapshot);
+  EXPECT_GE(r.stats.objects, 300000u);
+  EXPECT_GT(r.stats.walk_after_pause_us, 0u) << "walked in a snapshot again";
+  d.loop.RequestStop();
+  d.loop.Join();
+  EXPECT_TRUE(d.loop.error().empty()) << d.loop.error();
 }
 
 // A capture walked in a copy-on-write child of the emulator (RuntimeConfig::snapshot_walks) and
