@@ -411,6 +411,29 @@ TEST_F(MonitorE2E, CaptureSavesAsXrpmByDefaultAndTheDialogSaysWhatGclogDrops) {
   ExpectShowsAView(dir + "/reopened.png");
 }
 
+// "Emulator walks a snapshot", remembered in the settings: the launched emulator's capture is
+// walked from a copy-on-write snapshot while its game runs.
+TEST_F(MonitorE2E, LaunchedEmulatorWalksASnapshotWhenTheSettingSaysSo) {
+  if (!HaveXvfb()) GTEST_SKIP() << "xvfb-run is not installed";
+  UseOwnPort();
+  std::filesystem::create_directories(dir + "/config/xrpm");
+  std::ofstream(dir + "/config/xrpm/settings.json")
+      << "{\"emulator_snapshot_walk\": true, \"port\": " << own_port << "}";
+  RunResult r = Monitor(
+      "launch-emulator bubbles\n"
+      "wait-counters 2\n"
+      "capture-start\n"
+      "wait-capture\n"
+      "state state.json\n"
+      "quit\n");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const nlohmann::json st = State();
+  ASSERT_EQ(st["docs"].size(), 1u);
+  EXPECT_EQ(st["docs"][0]["origin"], "captured");
+  EXPECT_GT(st["docs"][0]["objects"].get<int>(), 100);
+  EXPECT_EQ(st["docs"][0]["snapshot_walk"], true);
+}
+
 TEST_F(MonitorE2E, LaunchEmulatorLiveCountersCaptureAndSave) {
   if (!HaveXvfb()) GTEST_SKIP() << "xvfb-run is not installed";
   UseOwnPort();
@@ -440,6 +463,7 @@ TEST_F(MonitorE2E, LaunchEmulatorLiveCountersCaptureAndSave) {
   EXPECT_GT(d["objects"].get<int>(), 100);
   EXPECT_EQ(d["unsaved"], false);
   EXPECT_EQ(d["path"], "cap.gclog");
+  EXPECT_EQ(d["snapshot_walk"], false);  // the emulator's default: walked in the pause
   std::ifstream saved(dir + "/cap.gclog");
   std::string first;
   std::getline(saved, first);

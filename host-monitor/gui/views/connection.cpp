@@ -291,6 +291,12 @@ void DrawConnectionView(App& app) {
     if (ImGui::Button("Launch emulator", ImVec2(-1, 0))) {
       if (ses.device().LaunchEmulator(set.emulator_scenario)) app.SetView(View::kCounters);
     }
+    ImGui::Checkbox("Emulator walks a snapshot", &set.emulator_snapshot_walk);
+    if (ImGui::IsItemHovered())
+      ImGui::SetTooltip(
+          "The launched emulator's captures walk a copy-on-write copy of its process: the game\n"
+          "pauses for the collection only and plays on while the walk is sent (xrpm-emulator\n"
+          "--walk snapshot). Off: the game stays stopped for the walk, as on the device.");
     static char mono_options[256] = {};
     static bool mono_init = false;
     if (!mono_init) {

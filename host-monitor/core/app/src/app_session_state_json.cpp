@@ -123,6 +123,8 @@ void AddDocuments(const Documents& docs, nlohmann::json& j) {
       jd["bytes"] = d->snapshot->total_bytes();
       jd["sampled"] = d->snapshot->sampled();
       jd["types"] = d->types ? d->types->rows.size() : 0;
+      // Captured from a copy-on-write snapshot while the game ran (else in the pause).
+      jd["snapshot_walk"] = d->snapshot->capture && d->snapshot->capture->snapshot_walk();
     }
     jd["selected_type"] = d->selection.type >= 0 && d->snapshot
                               ? nlohmann::json(d->snapshot->types[d->selection.type].name)

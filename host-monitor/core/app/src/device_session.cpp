@@ -3,6 +3,7 @@
 // Thread-safety: UI thread only.
 #include "xrpm/app/device_session.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <sstream>
 #include <utility>
@@ -84,7 +85,11 @@ bool DeviceSession::LaunchEmulator(const std::string& scenario,
   const std::string log_path = PrepareChild("emulator.log");
   std::string error;
   settings_.emulator_scenario = scenario;
-  if (!link_.LaunchEmulator(program, scenario, settings_.port, log_path, &error, extra_args)) {
+  std::vector<std::string> args = extra_args;
+  if (settings_.emulator_snapshot_walk &&
+      std::find(args.begin(), args.end(), "--walk") == args.end())
+    args.insert(args.end(), {"--walk", "snapshot"});
+  if (!link_.LaunchEmulator(program, scenario, settings_.port, log_path, &error, args)) {
     log_.Add(LogEntry::kError, "Could not start the emulator: " + error);
     return false;
   }

@@ -62,6 +62,7 @@ Settings LoadSettings(const std::string& path, std::string* problem) {
   if (s.port <= 0 || s.port > 65535) s.port = Settings{}.port;
   Get(j, "emulator_scenario", s.emulator_scenario);
   Get(j, "emulator_path", s.emulator_path);
+  Get(j, "emulator_snapshot_walk", s.emulator_snapshot_walk);
   Get(j, "mono_options", s.mono_options);
   Get(j, "recent_files", s.recent_files);
   if (s.recent_files.size() > Settings::kMaxRecent) s.recent_files.resize(Settings::kMaxRecent);
@@ -86,6 +87,7 @@ void SaveSettings(const Settings& s, const std::string& path) {
       {"port", s.port},
       {"emulator_scenario", s.emulator_scenario},
       {"emulator_path", s.emulator_path},
+      {"emulator_snapshot_walk", s.emulator_snapshot_walk},
       {"mono_options", s.mono_options},
       {"recent_files", s.recent_files},
       {"last_dir", s.last_dir},

@@ -22,6 +22,9 @@ struct Settings {
   std::string token;  // not persisted: a secret stays out of config files
   std::string emulator_scenario = "bubbles";
   std::string emulator_path;  // "" = find xrpm-emulator next to xrpm-monitor, then in PATH
+  // The launched emulator's captures walk a copy-on-write snapshot (xrpm-emulator --walk
+  // snapshot): the game pauses for the collection only.
+  bool emulator_snapshot_walk = false;
   // Options for Mono itself when a program runs under Mono (xrpm-mono --mono-option=OPT each),
   // separated by spaces: "--debug --gc-params=nursery-size=64m".
   std::string mono_options;
