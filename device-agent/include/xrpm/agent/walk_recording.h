@@ -117,7 +117,7 @@ class WalkRecorder final : public HeapInfoCallback {
   // Appends n bytes; inline while they fit the buffer (every record's small fields do).
   void Put(const void* p, size_t n) {
     if (n <= cap_ - used_) {
-      std::memcpy(buf_.get() + used_, p, n);
+      if (n != 0) std::memcpy(buf_.get() + used_, p, n);  // p may be null when n is 0
       used_ += n;
     } else {
       PutSlow(p, n);
