@@ -118,6 +118,37 @@ TEST(DocAnalysis, TwoThreadsGiveWhatEachPassGivesAlone) {
   EXPECT_GT(type_suspects, 0u);
 }
 
+TEST(DocAnalysis, ClicksWhileTheLargestTypesAreMemoisedAheadGetAFreshMergersPaths) {
+  // Three types of ~130,000 instances: each is memoised ahead once the analysis is done (from
+  // 100,000 instances on). Merges asked while that runs, and after it, give what a fresh merger
+  // gives.
+  auto s =
+      std::make_shared<Snapshot>(testing::MakeHeap({.seed = 44, .objects = 400'000, .types = 3}));
+  const auto a = AnalyseOnWorker(s);
+  ASSERT_TRUE(a);
+  const analysis::GraphIndex& g = a->index();
+  size_t large = 0;
+  for (uint32_t grp = 0; grp < g.group_count(); ++grp) large += g.Instances(grp).size() >= 100'000;
+  ASSERT_GT(large, 0u);
+  const auto expect_fresh = [&](uint32_t grp) {
+    const analysis::MergedPaths want =
+        analysis::MergeShortestPaths(g, a->forest(), &a->dom(), grp, 4);
+    const analysis::MergedPaths got = a->MergeHolders(grp, 4);
+    EXPECT_EQ(got.instances, want.instances);
+    EXPECT_EQ(got.other_paths, want.other_paths);
+    ASSERT_EQ(got.paths.size(), want.paths.size()) << grp;
+    for (size_t k = 0; k < want.paths.size(); ++k) {
+      EXPECT_EQ(MergedPathLabel(g, got.paths[k], " -> "),
+                MergedPathLabel(g, want.paths[k], " -> "));
+      EXPECT_EQ(got.paths[k].count, want.paths[k].count);
+      EXPECT_EQ(got.paths[k].example, want.paths[k].example);
+    }
+  };
+  for (uint32_t grp = g.group_count(); grp-- > 0;) expect_fresh(grp);  // beside the memo ahead
+  a->WaitMemoisedAhead();
+  for (uint32_t grp = 0; grp < g.group_count(); ++grp) expect_fresh(grp);
+}
+
 TEST(DocAnalysis, DelegatesGetThePlainForestAllTheSame) {
   // The inspections' forest takes delegate -> target edges last: the document still gets the
   // plain shortest-path forest the Inspector shows paths from.
