@@ -1,4 +1,5 @@
-// SnapshotWalk: the heap walk in a raw clone(2) child, replayed by the parent (snapshot_walk.h).
+// SnapshotWalk: the heap walk in a copy-on-write child (a raw clone(2) or fork(2)), replayed by
+// the parent (snapshot_walk.h).
 #include "xrpm/agent/snapshot_walk.h"
 
 #include <errno.h>

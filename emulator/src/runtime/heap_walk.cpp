@@ -37,6 +37,7 @@
 // Fields and values (when the sink's Detail() asks): after the types, DescribeLayout for each;
 // a frame container's method name; each static root's field index; per object its values (a
 // FieldReporter reads them) and ObjectReferencesWithSlots instead of ObjectReferences.
+#include <cstdio>
 #include <optional>
 #include <string>
 #include <vector>
@@ -278,26 +279,30 @@ bool DescribeTypes(const TypeTable& types, HeapInfoCallback& sink) {
 }  // namespace
 
 void Runtime::WalkHeap(HeapInfoCallback& sink) {
-  if (config_.snapshot_walks && world_stopped_ && !resumed_early_ && !snapshot_broke_) {
-    agent::SnapshotWalk child;
-    std::string error;
-    const auto walk = [](void* rt, HeapInfoCallback& rec) {
-      static_cast<Runtime*>(rt)->WalkPaused(rec);
-    };
-    // glibc's fork: the game thread is parked at its frame boundary, no thread is stopped
-    // inside malloc, so the child's malloc is whole (the field reporter's tables use it).
-    if (child.Start(sink.Detail(), walk, this, false, &error, agent::SnapshotWalk::Clone::kFork)) {
-      world_.Resume();
-      resumed_early_ = true;
-      sink.WorldResumed();
-      const agent::ReplayResult r = child.Replay(sink);
-      if (!r.error.empty() && !sink.Cancelled()) snapshot_broke_ = true;  // a child hung or died
-      return;
-    }
-    // No child: walked in the pause, this time and the next.
+  if (!config_.snapshot_walks || !world_stopped_ || resumed_early_ || snapshot_broke_)
+    return WalkPaused(sink);
+  // Snapshots are given up for good, saying why, when no child can be made (this walk is then
+  // paused) or a child hung or died (that capture failed: the sink was told).
+  const auto give_up = [this](const std::string& why) {
     snapshot_broke_ = true;
+    std::fprintf(stderr, "xrpm-emulator: captures walk paused from now on: %s\n", why.c_str());
+  };
+  agent::SnapshotWalk child;
+  std::string error;
+  const auto walk = [](void* rt, HeapInfoCallback& rec) {
+    static_cast<Runtime*>(rt)->WalkPaused(rec);
+  };
+  // glibc's fork: the game thread is parked at its frame boundary, no thread is stopped inside
+  // malloc, so the child's malloc is whole (the field reporter's tables use it).
+  if (!child.Start(sink.Detail(), walk, this, false, &error, agent::SnapshotWalk::Clone::kFork)) {
+    give_up(error);
+    return WalkPaused(sink);
   }
-  WalkPaused(sink);
+  world_.Resume();
+  resumed_early_ = true;
+  sink.WorldResumed();
+  const agent::ReplayResult r = child.Replay(sink);
+  if (!r.error.empty() && !sink.Cancelled()) give_up(r.error);
 }
 
 void Runtime::WalkPaused(HeapInfoCallback& sink) {

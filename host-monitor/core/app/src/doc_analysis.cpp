@@ -120,6 +120,7 @@ std::shared_ptr<const DocAnalysis> AnalyseDoc(std::shared_ptr<const Snapshot> sn
       {.children = &a->children, .merger = p.paths.merger.get(), .forest = p.paths.forest.get()});
   a->path_forest = std::move(p.paths.forest);  // the merger points to it: neither moves
   a->merger = std::move(p.paths.merger);
+  a->merger_bytes.store(a->merger->MemoryBytes(), std::memory_order_relaxed);
   // The views read a few child lists at a time: on a heap that needed the lean index, the
   // lists' offsets (4 bytes per object) make way for the per-type order.
   if (a->lean_index) a->children.DropOffsets(a->heap.dom);
@@ -163,15 +164,16 @@ void DocAnalysis::StartMemoisingAhead() {
     std::stable_sort(groups.begin(), groups.end(), [&](uint32_t x, uint32_t y) {
       return g.Instances(x).size() > g.Instances(y).size();
     });
-    size_t trie_budget = 0;
+    const size_t budget = merger_bytes.load(std::memory_order_relaxed) + 2 * size_t{g.node_count()};
     for (const uint32_t grp : groups) {
       const std::span<const uint32_t> instances = g.Instances(grp);
       for (size_t i = 0; i < instances.size(); i += kChunk) {
         const std::lock_guard lock(merger_mutex);
-        if (trie_budget == 0) trie_budget = merger->MemoryBytes() + 2 * size_t{g.node_count()};
-        if (stop_ahead.load(std::memory_order_relaxed) || merger->MemoryBytes() > trie_budget)
+        if (stop_ahead.load(std::memory_order_relaxed) ||
+            merger_bytes.load(std::memory_order_relaxed) > budget)
           return;
         merger->Memoise(instances.subspan(i, std::min(kChunk, instances.size() - i)), stop_ahead);
+        merger_bytes.store(merger->MemoryBytes(), std::memory_order_relaxed);
       }
     }
   };
@@ -196,15 +198,16 @@ DocAnalysis::~DocAnalysis() {
 
 analysis::MergedPaths DocAnalysis::MergeHolders(uint32_t group, size_t max_paths) const {
   const std::lock_guard lock(merger_mutex);
-  return merger->Merge(index().Instances(group), &dom(), max_paths, /*threads=*/0);
+  analysis::MergedPaths out = merger->Merge(index().Instances(group), &dom(), max_paths, 0);
+  merger_bytes.store(merger->MemoryBytes(), std::memory_order_relaxed);
+  return out;
 }
 
 size_t DocAnalysis::MemoryBytes() const {
   const size_t n = heap.index.node_count();
-  const std::lock_guard lock(merger_mutex);
   return heap.index.MemoryBytes() + heap.dom.MemoryBytes() + children.MemoryBytes() +
-         n * 4 /* forest */ + merger->MemoryBytes() + by_retained.MemoryBytes() +
-         retained_by_type.size() * 8;
+         n * 4 /* forest */ + merger_bytes.load(std::memory_order_relaxed) +
+         by_retained.MemoryBytes() + retained_by_type.size() * 8;
 }
 
 }  // namespace xrpm::app

@@ -103,6 +103,9 @@ struct DocAnalysis {
   // The merger over *path_forest whose memo MergeHolders keeps (5 bytes per object).
   mutable std::mutex merger_mutex;
   std::unique_ptr<analysis::PathMerger> merger;  // guarded by merger_mutex
+  // Its MemoryBytes as of its last use: MemoryBytes (the Summary view, every frame) reads it
+  // without waiting for a merge that holds the mutex.
+  mutable std::atomic<size_t> merger_bytes{0};
   std::atomic<bool> stop_ahead{false}, memoised_ahead{false};
   std::thread ahead;
 };
