@@ -102,10 +102,10 @@ TEST(IlMethodBody, ClausesFollowTheirInstructionsAndStayOutsideTheCalls) {
   // Fat header, small exception section: try { nop; leave.s E } finally { nop; endfinally }
   // E: ret
   const std::vector<uint8_t> bytes = {
-      0x0b, 0x30, 0x02, 0x00, 0x06, 0, 0, 0, 0, 0, 0, 0,  // fat, more sections, stack 2
-      0x00, 0xde, 0x02, 0x00, 0xdc, 0x2a,                 // code
-      0, 0,                                               // to a 4-byte boundary
-      0x01, 16, 0, 0,                                     // small EH table, one clause
+      0x0b, 0x30, 0x02, 0x00, 0x06, 0,    0,    0,    0, 0, 0, 0,  // fat, more sections, stack 2
+      0x00, 0xde, 0x02, 0x00, 0xdc, 0x2a,                          // code
+      0,    0,                                                     // to a 4-byte boundary
+      0x01, 16,   0,    0,                                         // small EH table, one clause
       0x02, 0x00, 0x00, 0x00, 0x03, 0x03, 0x00, 0x02, 0, 0, 0, 0};
   const IlMethodBody in = Parse(bytes);
   ASSERT_EQ(in.clauses.size(), 1u);
@@ -115,8 +115,8 @@ TEST(IlMethodBody, ClausesFollowTheirInstructionsAndStayOutsideTheCalls) {
   EXPECT_EQ(in.clauses[0].handler_length, 2u);
   const IlMethodBody out = Wrap(in);
   // entry 0..14, nop 15, leave 16..20, nop 21, endfinally 22, exit call 23..37, ret 38
-  EXPECT_EQ(out.code, Cat({Call(kEnter), {0x00, 0xdd, 0x02, 0, 0, 0, 0x00, 0xdc}, Call(kExit),
-                           {0x2a}}));
+  EXPECT_EQ(out.code,
+            Cat({Call(kEnter), {0x00, 0xdd, 0x02, 0, 0, 0, 0x00, 0xdc}, Call(kExit), {0x2a}}));
   ASSERT_EQ(out.clauses.size(), 1u);
   EXPECT_EQ(out.clauses[0].try_offset, 15u);
   EXPECT_EQ(out.clauses[0].try_length, 6u);
@@ -129,11 +129,15 @@ TEST(IlMethodBody, ClausesFollowTheirInstructionsAndStayOutsideTheCalls) {
 
 TEST(IlMethodBody, SwitchTargetsAreRelativeToTheMovedSwitch) {
   // ldarg.0; switch (A, B); A: ret; B: nop; ret
-  const IlMethodBody out = Wrap(Parse(
-      {0x46, 0x02, 0x45, 0x02, 0, 0, 0, 0x00, 0, 0, 0, 0x01, 0, 0, 0, 0x2a, 0x00, 0x2a}));
+  const IlMethodBody out = Wrap(
+      Parse({0x46, 0x02, 0x45, 0x02, 0, 0, 0, 0x00, 0, 0, 0, 0x01, 0, 0, 0, 0x2a, 0x00, 0x2a}));
   // entry 0..14, ldarg.0 15, switch 16..28, exit 29..43, ret 44, nop 45, exit 46..60, ret 61
-  EXPECT_EQ(out.code, Cat({Call(kEnter), {0x02, 0x45, 0x02, 0, 0, 0, 0, 0, 0, 0, 16, 0, 0, 0},
-                           Call(kExit), {0x2a, 0x00}, Call(kExit), {0x2a}}));
+  EXPECT_EQ(out.code, Cat({Call(kEnter),
+                           {0x02, 0x45, 0x02, 0, 0, 0, 0, 0, 0, 0, 16, 0, 0, 0},
+                           Call(kExit),
+                           {0x2a, 0x00},
+                           Call(kExit),
+                           {0x2a}}));
 }
 
 TEST(IlMethodBody, ATailCallLosesItsPrefix) {
@@ -160,8 +164,10 @@ TEST(IlMethodBody, BadBodiesSayWhereAndWhat) {
 
   EXPECT_EQ(WrapError(Parse({0x06, 0x24})), "code byte 0: expected an opcode, found 0x24");
   EXPECT_EQ(WrapError(Parse({0x0a, 0xfe, 0x08})), "code byte 0: expected an opcode, found 0xfe08");
-  EXPECT_EQ(WrapError(Parse({0x06, 0xfe})), "code byte 1: expected a two-byte opcode, found the end");
-  EXPECT_EQ(WrapError(Parse({0x0a, 0x20, 0x01})), "code byte 1: expected an operand, found the end");
+  EXPECT_EQ(WrapError(Parse({0x06, 0xfe})),
+            "code byte 1: expected a two-byte opcode, found the end");
+  EXPECT_EQ(WrapError(Parse({0x0a, 0x20, 0x01})),
+            "code byte 1: expected an operand, found the end");
   // br.s into the middle of ldc.i4's operand
   EXPECT_EQ(WrapError(Parse({0x1e, 0x20, 0, 0, 0, 0, 0x2b, 0xfa})),
             "code byte 6: expected a branch to an instruction, found a target at 1");
@@ -180,8 +186,8 @@ TEST(IlMethodBody, BadBodiesSayWhereAndWhat) {
 // The generator's instructions, as the test's own decoder reads them back.
 struct Op {
   std::vector<uint8_t> bytes;
-  int target = -1;                // a branch's target instruction
-  std::vector<int> switch_to;     // a switch's
+  int target = -1;             // a branch's target instruction
+  std::vector<int> switch_to;  // a switch's
 };
 
 // Decodes the instruction set the generator uses; native-call groups become one entry each
@@ -255,15 +261,36 @@ TEST(IlMethodBody, RandomCodeKeepsEveryInstructionAndBranchTarget) {
     for (int k = 0; k < count; ++k) {
       Op op;
       switch (rng() % 9) {
-        case 0: op.bytes = {0x00}; break;
-        case 1: op.bytes = {0x02}; break;
-        case 2: op.bytes = {0x1f, static_cast<uint8_t>(rng())}; break;
-        case 3: op.bytes = {0x20, 1, 2, 3, 4}; break;
-        case 4: op.bytes = {0x2a}; break;
-        case 5: op.bytes = {static_cast<uint8_t>(rng() % 2 ? 0x2b : 0x2d), 0}; op.target = 0; break;
-        case 6: op.bytes = {0x38, 0, 0, 0, 0}; op.target = 0; break;
-        case 7: op.switch_to.resize(rng() % 4); op.bytes = {0x45}; break;
-        case 8: op.bytes = {0xfe, 0x14, 0x28, 1, 0, 0, 0x0a}; break;  // tail. call
+        case 0:
+          op.bytes = {0x00};
+          break;
+        case 1:
+          op.bytes = {0x02};
+          break;
+        case 2:
+          op.bytes = {0x1f, static_cast<uint8_t>(rng())};
+          break;
+        case 3:
+          op.bytes = {0x20, 1, 2, 3, 4};
+          break;
+        case 4:
+          op.bytes = {0x2a};
+          break;
+        case 5:
+          op.bytes = {static_cast<uint8_t>(rng() % 2 ? 0x2b : 0x2d), 0};
+          op.target = 0;
+          break;
+        case 6:
+          op.bytes = {0x38, 0, 0, 0, 0};
+          op.target = 0;
+          break;
+        case 7:
+          op.switch_to.resize(rng() % 4);
+          op.bytes = {0x45};
+          break;
+        case 8:
+          op.bytes = {0xfe, 0x14, 0x28, 1, 0, 0, 0x0a};
+          break;  // tail. call
       }
       ops.push_back(op);
     }

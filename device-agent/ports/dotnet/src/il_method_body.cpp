@@ -60,13 +60,13 @@ bool Fail(std::string* error, const std::string& where, size_t at, const std::st
 // Operand kinds (ECMA-335 III.1.2 / the opcode table).
 enum class Operand : uint8_t {
   kNone,
-  kByte,      // ShortInlineI, ShortInlineVar
-  kShortBr,   // ShortInlineBrTarget
-  kWord,      // InlineVar (2 bytes)
-  kDword,     // InlineI, tokens, ShortInlineR
-  kBr,        // InlineBrTarget
-  kQword,     // InlineI8, InlineR
-  kSwitch,    // InlineSwitch
+  kByte,     // ShortInlineI, ShortInlineVar
+  kShortBr,  // ShortInlineBrTarget
+  kWord,     // InlineVar (2 bytes)
+  kDword,    // InlineI, tokens, ShortInlineR
+  kBr,       // InlineBrTarget
+  kQword,    // InlineI8, InlineR
+  kSwitch,   // InlineSwitch
   kInvalid,
 };
 
@@ -76,38 +76,50 @@ Operand OneByteOperand(uint8_t op) {
   if (op <= 0x13) return Operand::kByte;  // ldarg.s .. stloc.s
   if (op <= 0x1e) return Operand::kNone;  // ldnull, ldc.i4.m1 .. ldc.i4.8
   switch (op) {
-    case 0x1f: return Operand::kByte;   // ldc.i4.s
-    case 0x20: return Operand::kDword;  // ldc.i4
-    case 0x21: return Operand::kQword;  // ldc.i8
-    case 0x22: return Operand::kDword;  // ldc.r4
-    case 0x23: return Operand::kQword;  // ldc.r8
+    case 0x1f:
+      return Operand::kByte;  // ldc.i4.s
+    case 0x20:
+      return Operand::kDword;  // ldc.i4
+    case 0x21:
+      return Operand::kQword;  // ldc.i8
+    case 0x22:
+      return Operand::kDword;  // ldc.r4
+    case 0x23:
+      return Operand::kQword;  // ldc.r8
     case 0x25:
-    case 0x26: return Operand::kNone;  // dup, pop
-    case 0x27:                         // jmp
-    case 0x28:                         // call
-    case 0x29: return Operand::kDword;  // calli
-    case 0x2a: return Operand::kNone;   // ret
-    case 0x45: return Operand::kSwitch;
-    case 0xdd: return Operand::kBr;       // leave
-    case 0xde: return Operand::kShortBr;  // leave.s
-    default: break;
+    case 0x26:
+      return Operand::kNone;  // dup, pop
+    case 0x27:                // jmp
+    case 0x28:                // call
+    case 0x29:
+      return Operand::kDword;  // calli
+    case 0x2a:
+      return Operand::kNone;  // ret
+    case 0x45:
+      return Operand::kSwitch;
+    case 0xdd:
+      return Operand::kBr;  // leave
+    case 0xde:
+      return Operand::kShortBr;  // leave.s
+    default:
+      break;
   }
   if (op >= 0x2b && op <= 0x37) return Operand::kShortBr;
   if (op >= 0x38 && op <= 0x44) return Operand::kBr;
   if (op >= 0x46 && op <= 0x6e) return Operand::kNone;
-  if (op >= 0x6f && op <= 0x75) return Operand::kDword;  // callvirt .. isinst
-  if (op == 0x76 || op == 0x7a) return Operand::kNone;   // conv.r.un, throw
-  if (op == 0x79) return Operand::kDword;                // unbox
-  if (op >= 0x7b && op <= 0x81) return Operand::kDword;  // ldfld .. stobj
-  if (op >= 0x82 && op <= 0x8b) return Operand::kNone;   // conv.ovf.*.un
+  if (op >= 0x6f && op <= 0x75) return Operand::kDword;                // callvirt .. isinst
+  if (op == 0x76 || op == 0x7a) return Operand::kNone;                 // conv.r.un, throw
+  if (op == 0x79) return Operand::kDword;                              // unbox
+  if (op >= 0x7b && op <= 0x81) return Operand::kDword;                // ldfld .. stobj
+  if (op >= 0x82 && op <= 0x8b) return Operand::kNone;                 // conv.ovf.*.un
   if (op == 0x8c || op == 0x8d || op == 0x8f) return Operand::kDword;  // box, newarr, ldelema
   if (op == 0x8e || (op >= 0x90 && op <= 0xa2)) return Operand::kNone;
-  if (op >= 0xa3 && op <= 0xa5) return Operand::kDword;  // ldelem, stelem, unbox.any
-  if (op >= 0xb3 && op <= 0xba) return Operand::kNone;   // conv.ovf.*
+  if (op >= 0xa3 && op <= 0xa5) return Operand::kDword;                // ldelem, stelem, unbox.any
+  if (op >= 0xb3 && op <= 0xba) return Operand::kNone;                 // conv.ovf.*
   if (op == 0xc2 || op == 0xc6 || op == 0xd0) return Operand::kDword;  // refanyval, mkrefany..
   if (op == 0xc3) return Operand::kNone;                               // ckfinite
-  if (op >= 0xd1 && op <= 0xdc) return Operand::kNone;  // conv.u2 .. endfinally
-  if (op == 0xdf || op == 0xe0) return Operand::kNone;  // stind.i, conv.u
+  if (op >= 0xd1 && op <= 0xdc) return Operand::kNone;                 // conv.u2 .. endfinally
+  if (op == 0xdf || op == 0xe0) return Operand::kNone;                 // stind.i, conv.u
   return Operand::kInvalid;
 }
 
@@ -117,7 +129,7 @@ Operand TwoByteOperand(uint8_t op) {
   if (op == 0x06 || op == 0x07) return Operand::kDword;  // ldftn, ldvirtftn
   if (op >= 0x09 && op <= 0x0e) return Operand::kWord;   // ldarg .. stloc
   if (op == 0x0f || op == 0x11 || op == 0x13 || op == 0x14) return Operand::kNone;
-  if (op == 0x12 || op == 0x19) return Operand::kByte;  // unaligned., no.
+  if (op == 0x12 || op == 0x19) return Operand::kByte;                 // unaligned., no.
   if (op == 0x15 || op == 0x16 || op == 0x1c) return Operand::kDword;  // initobj, constrained.
   if (op == 0x17 || op == 0x18 || op == 0x1a || op == 0x1d || op == 0x1e) return Operand::kNone;
   return Operand::kInvalid;
@@ -133,8 +145,8 @@ constexpr uint32_t kOpTail = 0xfe14;
 
 struct Insn {
   uint32_t offset = 0;
-  uint32_t size = 0;     // opcode and operand
-  uint32_t opcode = 0;   // 0x00..0xff, or 0xfe00 | second byte
+  uint32_t size = 0;    // opcode and operand
+  uint32_t opcode = 0;  // 0x00..0xff, or 0xfe00 | second byte
   Operand operand = Operand::kNone;
   uint32_t targets = 0;  // branch: 1; switch: its count
 };
@@ -164,13 +176,22 @@ bool Decode(const std::vector<uint8_t>& code, std::vector<Insn>* insns, std::vec
     }
     size_t operand_bytes = 0;
     switch (in.operand) {
-      case Operand::kNone: break;
+      case Operand::kNone:
+        break;
       case Operand::kByte:
-      case Operand::kShortBr: operand_bytes = 1; break;
-      case Operand::kWord: operand_bytes = 2; break;
+      case Operand::kShortBr:
+        operand_bytes = 1;
+        break;
+      case Operand::kWord:
+        operand_bytes = 2;
+        break;
       case Operand::kDword:
-      case Operand::kBr: operand_bytes = 4; break;
-      case Operand::kQword: operand_bytes = 8; break;
+      case Operand::kBr:
+        operand_bytes = 4;
+        break;
+      case Operand::kQword:
+        operand_bytes = 8;
+        break;
       case Operand::kSwitch: {
         if (operand_at + 4 > n)
           return Fail(error, "code byte ", operand_at, "a switch's count", "the end");
@@ -283,8 +304,8 @@ bool ParseIlMethodBody(const uint8_t* bytes, size_t size, IlMethodBody* out, std
       IlClause k;
       const uint8_t* p = bytes + c;
       if (fat) {
-        k = {Read32(p), Read32(p + 4), Read32(p + 8), Read32(p + 12), Read32(p + 16),
-             Read32(p + 20)};
+        k = {Read32(p),      Read32(p + 4),  Read32(p + 8),
+             Read32(p + 12), Read32(p + 16), Read32(p + 20)};
       } else {
         k = {Read16(p), Read16(p + 2), p[4], Read16(p + 5), p[7], Read32(p + 8)};
       }
