@@ -5,7 +5,10 @@
 // one-line message and exit code, the process running on: a process that does not exist, one that
 // is not .NET, an agent whose port is in use (the program goes on, a second attach works), a second
 // attach, and a process killed during a capture (the capture says so and saves nothing). Held by
-// its gate (graph_run.h), never by sleeps.
+// its gate (graph_run.h), never by sleeps. A game attached with --frame and --allocations (the
+// Allocations program, its frames running before the attach) gets its frame method hooked after
+// the fact: captures at its frame boundary, consecutive frame rows, and allocation samples with
+// the frame method on their stacks.
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/stat.h>
@@ -21,27 +24,16 @@
 #include "device_link_poll.h"
 #include "dotnet_process.h"
 #include "graph_run.h"
+#include "mono_process.h"
 #include "temp_dir.h"
 #include "test_heaps.h"
 #include "tool_process.h"
 #include "xrpm/app/device_link.h"
 #include "xrpm/app/dotnet_processes.h"
+#include "xrpm/client/host_client.h"
 
 namespace xrpm::testing {
 namespace {
-
-std::string DotnetExecutable() {
-  const char* path = std::getenv("PATH");
-  std::string all = path ? path : "/usr/bin:/bin";
-  for (size_t at = 0; at <= all.size();) {
-    size_t end = all.find(':', at);
-    if (end == std::string::npos) end = all.size();
-    const std::string candidate = all.substr(at, end - at) + "/dotnet";
-    if (access(candidate.c_str(), X_OK) == 0) return candidate;
-    at = end + 1;
-  }
-  return "dotnet";
-}
 
 // Graph under plain `dotnet`, held after "ready" by its gate.
 struct AttachTarget {
@@ -115,6 +107,50 @@ TEST(DotnetAttach, AttachedProcessIsCapturedWithItsKnownObjects) {
   for (const char* value : {" 42 ", "true", "Happy", "Friday", "\"sample-300\""})
     EXPECT_NE(sample.out.find(value), std::string::npos) << value << "\n" << sample.out;
   EXPECT_EQ(t.Release(), 0) << t.proc.log().All();
+}
+
+TEST(DotnetAttach, AnAttachedGameIsCapturedBetweenFramesAndSamplesItsAllocations) {
+  SKIP_WITHOUT_DOTNET();
+  BackgroundProcess game({DotnetExecutable(), DotnetProgram("Allocations"), "frames"});
+  ASSERT_FALSE(game.log().WaitFor("Allocations: garbage size ", 60000).empty()) << game.log().All();
+  const RunResult a = RunDotnetLauncher({"--attach", std::to_string(game.pid()), "--port", "0",
+                                         "--frame", "Allocations.Program:Tick", "--allocations"});
+  ASSERT_EQ(a.exit_code, 0) << a.err << game.log().All();
+  const std::string endpoint = EndpointIn(a.err);
+  ASSERT_FALSE(endpoint.empty()) << a.err;
+  auto client = ConnectTo(endpoint);
+  ASSERT_TRUE(client);
+  client::HostClient& c = *client;
+  c.SubscribeFrames(16384);
+  // The method is compiled again at its next call after the attach: frames from then on.
+  ASSERT_TRUE(c.WaitFrames(120, 60000)) << c.frames_status().error << game.log().All();
+  FrameRecording rec;
+  c.TakeFrames(&rec);
+  for (size_t i = 1; i < rec.frames.size(); ++i)
+    EXPECT_EQ(rec.frames[i].frame, rec.frames[i - 1].frame + 1) << "consecutive";
+  // ~24,000 B a frame at the runtime's one sample per 100 KiB: ~28 samples in 120 frames.
+  size_t garbage = 0;
+  for (const auto& sample : rec.samples) {
+    if (rec.TypeName(sample.type) != "Allocations.Garbage") continue;
+    ++garbage;
+    const auto& stack = rec.Stack(sample.stack);
+    ASSERT_GE(stack.size(), 2u);
+    EXPECT_EQ(rec.MethodName(stack[0]), "Allocations.Program.MakeGarbage");
+    EXPECT_EQ(rec.MethodName(stack[1]), "Allocations.Program.Tick");
+  }
+  EXPECT_GT(garbage, 3u) << rec.samples.size() << " samples";
+  std::string error;
+  client::CaptureResult res;
+  ASSERT_TRUE(c.StartCapture(&error)) << error;
+  ASSERT_TRUE(c.WaitCapture(60000, &res)) << game.log().All();
+  EXPECT_TRUE(res.ok) << res.error;
+  EXPECT_FALSE(
+      game.log()
+          .WaitFor("the game was stopped at the frame boundary (Allocations.Program:Tick)", 30000)
+          .empty())
+      << game.log().All();
+  EXPECT_EQ(game.log().All().find("is not hooked"), std::string::npos) << game.log().All();
+  game.Stop(30000);
 }
 
 TEST(DotnetAttach, RefusesWhatItCannotAttachTo) {

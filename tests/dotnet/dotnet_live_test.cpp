@@ -105,9 +105,8 @@ TEST(DotnetLive, TheFramesVerbPrintsTheGame) {
   EXPECT_EQ(run.proc->Stop(30000), 128 + SIGTERM);
 }
 
-TEST(DotnetLive, AfterAnAttachFramesAreRefused) {
+TEST(DotnetLive, WithoutTheFrameHookFramesAreRefused) {
   SKIP_WITHOUT_DOTNET();
-  // --no-frame: no frame method's hook, as after an attach (hooks are start-up only).
   DotnetRun run({"--no-frame"}, DotnetProgram("XnaBubbles"), {});
   ASSERT_FALSE(run.endpoint.empty()) << run.proc->log().All();
   auto client = ConnectTo(run.endpoint);

@@ -32,7 +32,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
                         back.quiet == o.quiet && back.allocations == o.allocations &&
                         back.allocations_exact == o.allocations_exact &&
                         back.announce == o.announce && back.sample_bytes == o.sample_bytes &&
-                        back.frame_window_ms == o.frame_window_ms && back.walk == o.walk,
+                        back.frame_window_ms == o.frame_window_ms && back.walk == o.walk &&
+                        back.no_origins == o.no_origins && back.no_frame == o.no_frame,
                     again);
     FrameMethod m;
     XRPM_FUZZ_CHECK(ParseFrameMethod(o.frame, &m, &error), o.frame);

@@ -2,6 +2,8 @@
 
 #include <unistd.h>
 
+#include <cstdlib>
+
 namespace xrpm::testing {
 
 std::string DotnetMissing() {
@@ -30,6 +32,19 @@ std::string DotnetProgram(const std::string& name) {
 #else
   return name + ".dll";
 #endif
+}
+
+std::string DotnetExecutable() {
+  const char* path = std::getenv("PATH");
+  const std::string all = path ? path : "/usr/bin:/bin";
+  for (size_t at = 0; at <= all.size();) {
+    size_t end = all.find(':', at);
+    if (end == std::string::npos) end = all.size();
+    const std::string candidate = all.substr(at, end - at) + "/dotnet";
+    if (access(candidate.c_str(), X_OK) == 0) return candidate;
+    at = end + 1;
+  }
+  return "dotnet";
 }
 
 RunResult RunDotnetLauncher(const std::vector<std::string>& args) {

@@ -26,6 +26,9 @@ std::string DotnetLauncher();
 // The path of a C# program the build compiled: bin/dotnet/<name>/<name>.dll.
 std::string DotnetProgram(const std::string& name);
 
+// The `dotnet` on the PATH (absolute), for programs run without the agent.
+std::string DotnetExecutable();
+
 // xrpm-dotnet ARGS, run to completion (killed after 60 s).
 RunResult RunDotnetLauncher(const std::vector<std::string>& args);
 

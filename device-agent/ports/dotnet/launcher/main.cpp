@@ -7,6 +7,8 @@
 //               -- dotnet PROGRAM.dll [ARGS...]
 //               -- APPHOST [ARGS...]            (a program's own executable)
 //   xrpm-dotnet --attach PID [--port N | --listen ADDR:PORT --token T] [--quiet] [--announce]
+//               [--frame Namespace.Class:Method | --no-frame]
+//               [--allocations[=sampled] [--no-origins]]
 //
 // It starts the program with CoreCLR's start-up profiler variables naming the profiler library
 // (libxrpm-dotnet-profiler.so, beside this executable), the agent's options in the environment
@@ -15,14 +17,15 @@
 // load, so no handshake within the time limit means no agent, and the program is stopped
 // (launch_support.h). The agent prints "xrpm-agent: listening on ADDR:PORT" itself, as under
 // xrpm-mono and xrpm-emulator. Captures wait for the frame method's return (--frame, default
-// Microsoft.Xna.Framework.Game:Tick; frame_hook.h) when the program runs it; --no-frame leaves
-// the hooks out (the runtime then keeps using precompiled ReadyToRun code: a faster start-up).
+// Microsoft.Xna.Framework.Game:Tick; frame_hook.h: the method is compiled again with a call
+// at its entry and before its returns) when the program runs it; --no-frame leaves it alone.
 // --allocations gives a frames subscription allocation samples with managed stacks
 // (dotnet_allocations.h): by default from the runtime's randomized sampling (.NET 10 and later;
 // frames carry an estimate of the game thread's allocations), with =exact (or on older runtimes)
 // from a profiler callback on every allocation (frames carry exact figures; slower allocation).
 // Captures then carry each sampled object's allocation origin (dotnet_origins.h) unless
-// --no-origins. Start-up only; refused with --attach and with --no-frame.
+// --no-origins. Refused with --no-frame; on attach only the sampled route (the exact one's
+// callback is start-up only), and allocation origins then cover what is allocated after it.
 // `--attach PID` loads the library into a .NET process that already runs, through the runtime's
 // diagnostics IPC (attach.h), and exits once the agent listens there (exit codes: attach.h).
 //
@@ -90,11 +93,9 @@ int main(int argc, char** argv) {
   app.add_option("--token", token, "Token a host must present to connect");
   app.add_flag("--quiet", quiet, "No agent log lines except errors");
   app.add_option("--frame", frame,
-                 "Frame method: captures are taken when it returns (Namespace.Class:Method; "
-                 "start-up only)")
+                 "Frame method: captures are taken when it returns (Namespace.Class:Method)")
       ->capture_default_str();
-  app.add_flag("--no-frame", no_frame,
-               "No frame method hook: captures are taken at once, start-up keeps ReadyToRun code");
+  app.add_flag("--no-frame", no_frame, "No frame method hook: captures are taken at once");
   app.add_flag("--announce", announce,
                "Announce this device on the local network (UDP multicast beacon, TTL 1, once a "
                "second; never the token) so `xrpm devices` and the monitor list it");
@@ -105,7 +106,7 @@ int main(int argc, char** argv) {
                    "--allocations (=sampled): the runtime's own randomized sampling (.NET 10: one "
                    "sample per 100 KiB, fast allocation; frames carry an estimate; older runtimes "
                    "fall back to exact). --allocations=exact: every allocation reported to the "
-                   "profiler (slow allocation; exact per-frame figures). Start-up only")
+                   "profiler (slow allocation; exact per-frame figures; start-up only)")
           ->check(CLI::IsMember({"sampled", "exact"}));
   uint32_t sample_bytes = xrpm::mono::kDefaultOriginSampleBytes;
   app.add_option(
@@ -160,17 +161,13 @@ int main(int argc, char** argv) {
   if (allocations && no_frame)
     return Fail(2, "--allocations reports through the frame method's frames: not with --no-frame");
   if (app.count("--attach")) {
-    if (allocations)
+    if (opts.allocations_exact)
       return Fail(2,
-                  "--allocations: allocation samples travel with the frame records, which need "
-                  "the frame method's enter/leave hooks, and CoreCLR allows those only when the "
-                  "program starts, never on attach (the runtime's sampling session itself could "
-                  "start; the exact route's ObjectAllocated could not): start the program under "
-                  "xrpm-dotnet --allocations (-- PROGRAM.dll) instead");
-    if (app.count("--frame") || no_frame)
-      return Fail(2,
-                  "--frame needs the frame method's enter/leave hooks, which CoreCLR allows only "
-                  "from start-up: start the program under xrpm-dotnet (-- PROGRAM.dll) instead");
+                  "--allocations=exact needs the runtime's allocation callback, which CoreCLR "
+                  "allows only when the program starts, never on attach: attach with "
+                  "--allocations (sampled), or start the program under xrpm-dotnet "
+                  "--allocations=exact (-- PROGRAM.dll)");
+    opts.no_frame = no_frame;
     if (attach <= 0 || attach > INT32_MAX)
       return Fail(2, "--attach " + std::to_string(attach) + ": expected a process id");
     dn::AttachOptions a;

@@ -108,14 +108,21 @@ constexpr GUID kIID_ICorProfilerInfo12 = {
     0x27B24CCD, 0x1CB1, 0x47C5, {0x96, 0xEE, 0x98, 0x19, 0x0D, 0xC3, 0x09, 0x59}};
 constexpr GUID kIID_IMetaDataImport = {
     0x7DAC8207, 0xD3AE, 0x4C75, {0x9B, 0x67, 0x92, 0x80, 0x1A, 0x49, 0x7D, 0x44}};
+constexpr GUID kIID_IMetaDataEmit = {
+    0xBA3FEE4C, 0xECB9, 0x4E41, {0x83, 0xB7, 0x18, 0x3F, 0xA4, 0x1C, 0xD8, 0x59}};
 
 // COR_PRF_MONITOR (SetEventMask2's low word) and COR_PRF_HIGH_MONITOR (its high word).
 constexpr DWORD kMonitorNone = 0x0;
+constexpr DWORD kMonitorModuleLoads = 0x4;        // ModuleLoadStarted/Finished, ...
 constexpr DWORD kMonitorClassLoads = 0x2;         // ClassLoadStarted/Finished
 constexpr DWORD kMonitorGc = 0x80;                // GC callbacks, the heap walk (ObjectReferences)
 constexpr DWORD kMonitorObjectAllocated = 0x100;  // ObjectAllocated (needs the next bit)
 constexpr DWORD kMonitorThreads = 0x200;          // ThreadCreated/Destroyed, ThreadNameChanged
-constexpr DWORD kMonitorEnterLeave = 0x1000;      // the enter/leave hooks (start-up only)
+// The enter/leave hooks (start-up only). Also turns ReadyToRun code off in every module loaded
+// after it (the runtime then needs "profile images"): all of the base library is JIT-compiled.
+constexpr DWORD kMonitorEnterLeave = 0x1000;
+// RequestReJIT may be called (allowed after an attach too); ReadyToRun code stays in use.
+constexpr DWORD kEnableRejit = 0x40000;
 // May ask for ObjectAllocated (start-up only; immutable: every later mask keeps it).
 constexpr DWORD kEnableObjectAllocated = 0x800000;
 constexpr DWORD kEnableStackSnapshot = 0x10000000;  // DoStackSnapshot may be called
@@ -124,7 +131,8 @@ constexpr DWORD kHighBasicGc = 0x10;                // GarbageCollectionStarted/
 constexpr DWORD kHighMonitorGcMovedObjects = 0x20;
 // EventPipeEventDelivered for the profiler's own EventPipe sessions (allowed after an attach too).
 constexpr DWORD kHighMonitorEventPipe = 0x80;
-constexpr DWORD kOpenForRead = 0x0;  // GetModuleMetaData: ofRead
+constexpr DWORD kOpenForRead = 0x0;   // GetModuleMetaData: ofRead
+constexpr DWORD kOpenForWrite = 0x1;  // GetModuleMetaData: ofWrite (IMetaDataEmit)
 
 // COR_PRF_STATIC_TYPE.
 constexpr DWORD kAppDomainStatic = 0x1;
@@ -192,7 +200,8 @@ class ICorProfilerCallback2 : public IUnknown {
   XRPM_COR_IGNORED(AssemblyUnloadStarted)
   XRPM_COR_IGNORED(AssemblyUnloadFinished)
   XRPM_COR_IGNORED(ModuleLoadStarted)
-  XRPM_COR_IGNORED(ModuleLoadFinished)
+  // A module finished loading (kMonitorModuleLoads); status: the load's HRESULT.
+  virtual HRESULT ModuleLoadFinished(ModuleID module, HRESULT status) = 0;
   XRPM_COR_IGNORED(ModuleUnloadStarted)
   XRPM_COR_IGNORED(ModuleUnloadFinished)
   XRPM_COR_IGNORED(ModuleAttachedToAssembly)
@@ -280,7 +289,9 @@ class ICorProfilerCallback3 : public ICorProfilerCallback2 {
   // client sent (valid during the call only). A failure HRESULT is answered to that client and
   // the runtime unloads the profiler.
   virtual HRESULT InitializeForAttach(IUnknown* info, void* client_data, ULONG client_bytes) = 0;
-  XRPM_COR_IGNORED(ProfilerAttachComplete)
+  // After InitializeForAttach: the profiler may now enumerate what was loaded before it
+  // (EnumModules, EnumJITedFunctions) without missing a later load's callback.
+  virtual HRESULT ProfilerAttachComplete() = 0;
   XRPM_COR_IGNORED(ProfilerDetachSucceeded)
 };
 
@@ -288,16 +299,20 @@ class ICorProfilerCallback3 : public ICorProfilerCallback2 {
 // ICorProfilerCallback10 (95..96): EventPipe events of the profiler's own sessions. Callback4's
 // MovedReferences2/SurvivingReferences2 are called (with GC monitoring) before the version-1
 // callbacks, which follow when they succeed: the version-1 ones are ignored (S_OK), so each
-// range is seen once. GetReJITParameters and
-// GetAssemblyReferences are called only for ReJIT requests and never on CoreCLR.
+// range is seen once. GetAssemblyReferences is never called on CoreCLR.
 using EventPipeProvider = UINT_PTR;  // EVENTPIPE_PROVIDER
 using EventPipeSession = uint64_t;   // EVENTPIPE_SESSION
+class ICorProfilerFunctionControl;
 class ICorProfilerCallback10 : public ICorProfilerCallback3 {
  public:
   XRPM_COR_IGNORED(ReJITCompilationStarted)
-  XRPM_COR_IGNORED(GetReJITParameters)
+  // A method RequestReJIT named is about to be compiled again: `control` takes its new body.
+  virtual HRESULT GetReJITParameters(ModuleID module, mdToken method,
+                                     ICorProfilerFunctionControl* control) = 0;
   XRPM_COR_IGNORED(ReJITCompilationFinished)
-  XRPM_COR_IGNORED(ReJITError)
+  // A ReJIT request failed for a method (function: 0 when it failed for every instantiation).
+  virtual HRESULT ReJITError(ModuleID module, mdToken method, FunctionID function,
+                             HRESULT status) = 0;
   // The survivors of a compacting collection's condemned generations: objects in
   // [from[i], from[i] + lengths[i]) now start at to[i] + their offset (COR_PRF_MONITOR_GC).
   virtual HRESULT MovedReferences2(ULONG count, ObjectID from[], ObjectID to[],
@@ -362,6 +377,26 @@ class ICorProfilerFunctionEnum : public IUnknown {
   virtual HRESULT Next(ULONG capacity, PrfFunction functions[], ULONG* fetched) = 0;
 };
 
+// ICorProfilerModuleEnum (corprof.idl): the runtime's enumerator of loaded modules.
+class ICorProfilerModuleEnum : public IUnknown {
+ public:
+  XRPM_COR_UNUSED(Skip)
+  XRPM_COR_UNUSED(Reset)
+  XRPM_COR_UNUSED(Clone)
+  XRPM_COR_UNUSED(GetCount)
+  // Up to `capacity` more modules; S_FALSE when fewer were left.
+  virtual HRESULT Next(ULONG capacity, ModuleID modules[], ULONG* fetched) = 0;
+};
+
+// ICorProfilerFunctionControl (corprof.idl): what GetReJITParameters sets for the new code.
+class ICorProfilerFunctionControl : public IUnknown {
+ public:
+  XRPM_COR_UNUSED(SetCodegenFlags)
+  // The method's new body (header, code, sections); the runtime copies it.
+  virtual HRESULT SetILFunctionBody(ULONG bytes, const uint8_t* body) = 0;
+  XRPM_COR_UNUSED(SetILInstrumentedCodeMap)
+};
+
 // ICorProfilerThreadEnum (corprof.idl): the runtime's enumerator of managed threads.
 class ICorProfilerThreadEnum : public IUnknown {
  public:
@@ -400,10 +435,15 @@ class ICorProfilerInfo10 : public IUnknown {
   XRPM_COR_UNUSED(SetEnterLeaveFunctionHooks)
   XRPM_COR_UNUSED(SetFunctionIDMapper)
   XRPM_COR_UNUSED(GetTokenAndMetaDataFromFunction)
-  XRPM_COR_UNUSED(GetModuleInfo)
+  // A module's base address, file name (`capacity` units with its terminator; *length counts
+  // it) and assembly.
+  virtual HRESULT GetModuleInfo(ModuleID module, const uint8_t** base, ULONG capacity,
+                                ULONG* length, WCHAR name[], uintptr_t* assembly) = 0;
   virtual HRESULT GetModuleMetaData(ModuleID module, DWORD open_flags, const GUID& riid,
                                     IUnknown** out) = 0;
-  XRPM_COR_UNUSED(GetILFunctionBody)
+  // The method's body in the module's image (header, code and exception sections).
+  virtual HRESULT GetILFunctionBody(ModuleID module, mdToken method, const uint8_t** body,
+                                    ULONG* bytes) = 0;
   XRPM_COR_UNUSED(GetILFunctionBodyAllocator)
   XRPM_COR_UNUSED(SetILFunctionBody)
   XRPM_COR_UNUSED(GetAppDomainInfo)
@@ -474,7 +514,8 @@ class ICorProfilerInfo10 : public IUnknown {
   XRPM_COR_UNUSED(GetFunctionEnter3Info)
   XRPM_COR_UNUSED(GetFunctionLeave3Info)
   XRPM_COR_UNUSED(GetFunctionTailcall3Info)
-  XRPM_COR_UNUSED(EnumModules)
+  // The modules loaded so far (an enumerator the caller releases).
+  virtual HRESULT EnumModules(ICorProfilerModuleEnum** modules) = 0;
   virtual HRESULT GetRuntimeInformation(USHORT* clr_instance_id, int32_t* runtime_type,
                                         USHORT* major, USHORT* minor, USHORT* build, USHORT* qfe,
                                         ULONG version_capacity, ULONG* version_length,
@@ -493,7 +534,10 @@ class ICorProfilerInfo10 : public IUnknown {
   // lock, which a collection holds: never inside GC callbacks.
   virtual HRESULT EnumThreads(ICorProfilerThreadEnum** threads) = 0;
   XRPM_COR_UNUSED(InitializeCurrentThread)
-  XRPM_COR_UNUSED(RequestReJIT)
+  // Compiles the methods again at their next call, asking GetReJITParameters for their body
+  // (kEnableRejit). Called from a thread of our own, never inside a callback (it takes the
+  // runtime's code version locks).
+  virtual HRESULT RequestReJIT(ULONG count, ModuleID modules[], mdToken methods[]) = 0;
   XRPM_COR_UNUSED(RequestRevert)
   XRPM_COR_UNUSED(GetCodeInfo3)
   XRPM_COR_UNUSED(GetFunctionFromIP2)
@@ -637,6 +681,34 @@ class IMetaDataImport : public IUnknown {
   XRPM_COR_UNUSED(IsValidToken)
   // S_OK and the enclosing type for a nested type.
   virtual HRESULT GetNestedClassProps(mdToken nested, mdToken* enclosing) = 0;
+};
+
+// IMetaDataEmit (cor.h), slots 3..23: a module's metadata writer, for the one signature the
+// frame method's calls need.
+class IMetaDataEmit : public IUnknown {
+ public:
+  XRPM_COR_UNUSED(SetModuleProps)
+  XRPM_COR_UNUSED(Save)
+  XRPM_COR_UNUSED(SaveToStream)
+  XRPM_COR_UNUSED(GetSaveSize)
+  XRPM_COR_UNUSED(DefineTypeDef)
+  XRPM_COR_UNUSED(DefineNestedType)
+  XRPM_COR_UNUSED(SetHandler)
+  XRPM_COR_UNUSED(DefineMethod)
+  XRPM_COR_UNUSED(DefineMethodImpl)
+  XRPM_COR_UNUSED(DefineTypeRefByName)
+  XRPM_COR_UNUSED(DefineImportType)
+  XRPM_COR_UNUSED(DefineMemberRef)
+  XRPM_COR_UNUSED(DefineImportMember)
+  XRPM_COR_UNUSED(DefineEvent)
+  XRPM_COR_UNUSED(SetClassLayout)
+  XRPM_COR_UNUSED(DeleteClassLayout)
+  XRPM_COR_UNUSED(SetFieldMarshal)
+  XRPM_COR_UNUSED(DeleteFieldMarshal)
+  XRPM_COR_UNUSED(DefinePermissionSet)
+  XRPM_COR_UNUSED(SetRVA)
+  // The StandAloneSig token of a signature blob (an existing one when the module has it).
+  virtual HRESULT GetTokenFromSig(const uint8_t* signature, ULONG bytes, mdToken* token) = 0;
 };
 
 #undef XRPM_COR_UNUSED

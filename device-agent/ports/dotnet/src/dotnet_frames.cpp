@@ -4,12 +4,12 @@
 namespace xrpm {
 namespace dotnet {
 
-void DotnetFrames::OnLeave(uint64_t frame) {
+void DotnetFrames::Record(uint64_t frame) {
   const int64_t now = NowNs();
-  // Collections between frames count in the frame that ends next, as under Mono: taken even
-  // when no sink listens, so a subscription's first frame holds only its own.
+  // Collections between frames count in the frame that ends next, as under Mono (SetSink drops
+  // what came before a subscription).
   const agent::GcTally::Taken gc = gc_tally_.Take();
-  if (sink_active_.load(std::memory_order_acquire)) {
+  {
     agent::FrameRecord r{};
     r.frame = frame;
     r.end_us = static_cast<uint64_t>(now / 1000);

@@ -41,14 +41,24 @@ class DotnetFrames {
 
   void SetSink(agent::FrameEventSink* sink) {
     std::lock_guard<std::mutex> lock(sink_mu_);
+    if (sink && !sink_) gc_tally_.Take();  // a subscription's first frame holds only its own
     sink_ = sink;
     sink_active_.store(sink != nullptr, std::memory_order_release);
   }
 
-  // The game thread entered the frame method (depth 0 -> 1).
-  void OnEnter() { enter_ns_ = NowNs(); }
+  // The game thread entered the frame method (depth 0 -> 1). Without a sink nothing is timed
+  // (an idle agent reads no clock per frame): a subscription's first frame has no duration or
+  // work when it began before the subscription.
+  void OnEnter() { enter_ns_ = sink_active() ? NowNs() : -1; }
   // The game thread returned from it (depth back to 0): frame number `frame` ended.
-  void OnLeave(uint64_t frame);
+  void OnLeave(uint64_t frame) {
+    if (sink_active()) return Record(frame);
+    last_end_ns_ = -1;
+    alloc_bytes_ = 0;
+    alloc_objects_ = 0;
+    est_bytes_ = est_objects_ = 0;
+    frame_in_progress_.store(frame + 1, std::memory_order_relaxed);
+  }
   // The game thread allocated an object of `bytes` (counted in the frame in progress).
   void CountAllocation(uint64_t bytes) {
     alloc_bytes_ += bytes;
@@ -74,6 +84,7 @@ class DotnetFrames {
   }
 
  private:
+  void Record(uint64_t frame);  // OnLeave with a sink
   int64_t NowNs() const {
     return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() -
                                                                 start_)

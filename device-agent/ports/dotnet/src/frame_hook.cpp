@@ -1,13 +1,20 @@
-// FrameHook: matching the frame method, its hooks and the wait for a frame's end.
+// FrameHook: finding the frame method, its ReJIT with the native calls, and the wait for a
+// frame's end.
 #include "frame_hook.h"
 
+#include <time.h>
+
+#include <cstdio>
+#include <thread>
+
+#include "il_method_body.h"
 #include "type_names.h"
 
 namespace xrpm {
 namespace dotnet {
 namespace {
 
-FrameHook* g_hook = nullptr;  // set once by Install; the hooks are plain functions
+FrameHook* g_hook = nullptr;  // set once by the constructor; the native calls are plain functions
 
 }  // namespace
 
@@ -19,75 +26,215 @@ FrameHook::FrameHook(cor::ICorProfilerInfo10* info, mono::FrameMethod method, ui
       class_full_name_((method_.name_space.empty() ? "" : method_.name_space + ".") +
                        method_.class_name),
       window_ms_(window_ms),
-      metadata_(info) {}
-
-int64_t FrameHook::NowNs() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(
-             std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
-
-bool FrameHook::Install(std::string* error) {
+      metadata_(info) {
   g_hook = this;
-  if (cor::Failed(info_->SetFunctionIDMapper2(&FrameHook::Map, this)) ||
-      cor::Failed(info_->SetEnterLeaveFunctionHooks2(&FrameHook::Enter, &FrameHook::Leave,
-                                                     &FrameHook::Tailcall))) {
-    *error = "the runtime refused the frame method's hooks";
-    return false;
-  }
-  return true;
 }
 
-bool FrameHook::Matches(cor::FunctionID function) {
-  cor::ClassID klass = 0;
-  cor::ModuleID module = 0;
-  cor::mdToken token = 0;
-  if (cor::Failed(info_->GetFunctionInfo(function, &klass, &module, &token)) || module == 0)
-    return false;
-  std::lock_guard<std::mutex> lock(metadata_mu_);
-  cor::IMetaDataImport* md = metadata_.Get(module);
-  if (!md) return false;
-  cor::WCHAR name[kMetadataNameCapacity];
-  cor::ULONG len = 0, signature_bytes = 0, rva = 0;
-  cor::mdToken type_def = 0;
-  cor::DWORD attributes = 0, impl_flags = 0;
-  const uint8_t* signature = nullptr;
-  if (cor::Failed(md->GetMethodProps(token, &type_def, name, kMetadataNameCapacity, &len,
-                                     &attributes, &signature, &signature_bytes, &rva,
-                                     &impl_flags)) ||
-      len == 0 || len > kMetadataNameCapacity || Utf8(name, len - 1) != method_.method)
-    return false;
+int64_t FrameHook::CoarseNowNs() {
+  // The kernel's tick-granular monotonic clock (a few ms; read without the TSC): the frame
+  // window is a second by default and an idle agent reads it once per frame.
+  timespec ts{};
+  clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+  return int64_t{ts.tv_sec} * 1000000000 + ts.tv_nsec;
+}
 
-  cor::mdToken enclosing = 0;
-  if (md->GetNestedClassProps(type_def, &enclosing) == cor::S_OK) return false;  // top-level only
-  cor::DWORD flags = 0;
-  cor::mdToken extends = 0;
+void FrameHook::set_log(std::function<void(const std::string&)> log) {
+  std::lock_guard<std::mutex> lock(modules_mu_);
+  log_ = std::move(log);
+}
+
+void FrameHook::Log(const std::string& line) {
+  std::function<void(const std::string&)> log;
+  {
+    std::lock_guard<std::mutex> lock(modules_mu_);
+    log = log_;
+  }
+  if (log)
+    log(line);
+  else
+    std::fprintf(stderr, "xrpm-agent: %s\n", line.c_str());
+}
+
+void FrameHook::OnModuleLoaded(cor::ModuleID module) {
+  const uint64_t ticket = Queue(module);
+  if (ticket == 0) return;
+  // The request is sent before the module's code runs, so the method's first call already
+  // counts (the first frame is frame 0). The loading thread holds no runtime lock here; the wait
+  // is bounded all the same.
+  std::unique_lock<std::mutex> lock(modules_mu_);
+  sent_cv_.wait_for(lock, std::chrono::seconds(2), [&] { return sent_ >= ticket; });
+}
+
+uint64_t FrameHook::Queue(cor::ModuleID module) {
+  const std::u16string class_name = Utf16(class_full_name_);
+  const std::u16string method_name = Utf16(method_.method);
+  std::vector<cor::mdToken> methods;
+  std::string problem;
+  uint64_t ticket = 0;
+  {
+    std::lock_guard<std::mutex> lock(modules_mu_);
+    if (signature_.count(module)) return 0;  // seen (CatchUp after a load callback)
+    if (InRuntimeDirectory(module)) return 0;
+    cor::IMetaDataImport* md = metadata_.Get(module);
+    cor::mdToken type_def = 0;
+    if (!md || md->FindTypeDefByName(class_name.c_str(), 0, &type_def) != cor::S_OK) return 0;
+    void* e = nullptr;
+    cor::mdToken found[16];
+    cor::ULONG count = 0;
+    while (md->EnumMethodsWithName(&e, type_def, method_name.c_str(), found, 16, &count) ==
+               cor::S_OK &&
+           count > 0)
+      methods.insert(methods.end(), found, found + count);
+    if (e) md->CloseEnum(e);
+    if (methods.empty()) return 0;
+    // The calls' signature, added to the module's metadata now (its load is the time metadata
+    // may still grow without ApplyMetaData).
+    cor::IUnknown* unknown = nullptr;
+    cor::mdToken signature = 0;
+    if (cor::Failed(info_->GetModuleMetaData(module, cor::kOpenForRead | cor::kOpenForWrite,
+                                             cor::kIID_IMetaDataEmit, &unknown)) ||
+        !unknown) {
+      problem = "the runtime gives no metadata writer for its module";
+    } else {
+      auto* emit = static_cast<cor::IMetaDataEmit*>(unknown);
+      const std::vector<uint8_t>& blob = NativeCallSignature();
+      const cor::HRESULT hr =
+          emit->GetTokenFromSig(blob.data(), static_cast<cor::ULONG>(blob.size()), &signature);
+      emit->Release();
+      if (cor::Failed(hr)) problem = "its module refused a signature (" + cor::HexText(hr) + ")";
+    }
+    if (problem.empty()) {
+      signature_[module] = signature;
+      for (cor::mdToken m : methods) queued_.emplace_back(module, m);
+      ticket = ++queued_count_;
+      if (!thread_started_) {
+        thread_started_ = true;
+        std::thread([this] { RequestLoop(); }).detach();  // lives as long as the process
+      }
+      queued_cv_.notify_one();
+    }
+  }
+  if (!problem.empty()) Log("the frame method " + name_ + " is not hooked: " + problem);
+  return ticket;
+}
+
+bool FrameHook::InRuntimeDirectory(cor::ModuleID module) {
+  // The runtime's own modules (the shared framework's directory, where the first module,
+  // System.Private.CoreLib, lives) hold no game's frame method: not reading their metadata
+  // keeps ~10 ms off the start-up of a small program.
+  cor::WCHAR name[kMetadataNameCapacity];
+  cor::ULONG len = 0;
+  const uint8_t* base = nullptr;
+  uintptr_t assembly = 0;
   if (cor::Failed(
-          md->GetTypeDefProps(type_def, name, kMetadataNameCapacity, &len, &flags, &extends)) ||
+          info_->GetModuleInfo(module, &base, kMetadataNameCapacity, &len, name, &assembly)) ||
       len == 0 || len > kMetadataNameCapacity)
     return false;
-  return Utf8(name, len - 1) == class_full_name_;
+  const std::string path = Utf8(name, len - 1);
+  const size_t slash = path.rfind('/');
+  if (slash == std::string::npos) return false;
+  if (runtime_dir_.empty()) {
+    if (path.compare(slash + 1, std::string::npos, "System.Private.CoreLib.dll") != 0) return false;
+    runtime_dir_ = path.substr(0, slash + 1);
+    return true;
+  }
+  return path.compare(0, runtime_dir_.size(), runtime_dir_) == 0 &&
+         path.find('/', runtime_dir_.size()) == std::string::npos;
 }
 
-cor::UINT_PTR FrameHook::Map(cor::FunctionID function, void* self, cor::BOOL* hook) {
-  auto* h = static_cast<FrameHook*>(self);
-
-  const bool match = h->Matches(function);
-  if (match) h->found_.store(true, std::memory_order_relaxed);
-  if (hook) *hook = match ? 1 : 0;
-  return function;
+void FrameHook::CatchUp() {
+  cor::ICorProfilerModuleEnum* modules = nullptr;
+  if (cor::Failed(info_->EnumModules(&modules)) || !modules) {
+    Log("the frame method " + name_ + " is not hooked: the runtime lists no modules");
+    return;
+  }
+  cor::ModuleID batch[64];
+  cor::ULONG fetched = 0;
+  std::vector<cor::ModuleID> all;
+  while (!cor::Failed(modules->Next(64, batch, &fetched)) && fetched > 0)
+    all.insert(all.end(), batch, batch + fetched);
+  modules->Release();
+  for (cor::ModuleID m : all) Queue(m);  // methods already running: no need to wait
 }
 
-void FrameHook::Enter(cor::FunctionID, cor::UINT_PTR, void*, void*) {
+void FrameHook::RequestLoop() {
+  for (;;) {
+    std::vector<std::pair<cor::ModuleID, cor::mdToken>> batch;
+    uint64_t upto = 0;
+    {
+      std::unique_lock<std::mutex> lock(modules_mu_);
+      queued_cv_.wait(lock, [&] { return !queued_.empty(); });
+      batch.swap(queued_);
+      upto = queued_count_;
+    }
+    std::vector<cor::ModuleID> modules;
+    std::vector<cor::mdToken> methods;
+    for (const auto& q : batch) {
+      modules.push_back(q.first);
+      methods.push_back(q.second);
+    }
+    const cor::HRESULT hr = info_->RequestReJIT(static_cast<cor::ULONG>(modules.size()),
+                                                modules.data(), methods.data());
+    if (cor::Failed(hr))
+      Log("the frame method " + name_ + " is not hooked: the runtime refused its ReJIT (" +
+          cor::HexText(hr) + ")");
+    {
+      std::lock_guard<std::mutex> lock(modules_mu_);
+      sent_ = upto;
+    }
+    sent_cv_.notify_all();
+  }
+}
+
+cor::HRESULT FrameHook::OnReJitParameters(cor::ModuleID module, cor::mdToken method,
+                                          cor::ICorProfilerFunctionControl* control) {
+  cor::mdToken signature = 0;
+  {
+    std::lock_guard<std::mutex> lock(modules_mu_);
+    auto it = signature_.find(module);
+    if (it == signature_.end()) return cor::S_OK;  // not ours: the method's own body
+    signature = it->second;
+  }
+  const uint8_t* body = nullptr;
+  cor::ULONG bytes = 0;
+  cor::HRESULT hr = info_->GetILFunctionBody(module, method, &body, &bytes);
+  std::string error;
+  IlMethodBody parsed, wrapped;
+  if (cor::Failed(hr) || !body) {
+    error = "the runtime gives no body (" + cor::HexText(hr) + ")";
+  } else if (!ParseIlMethodBody(body, bytes, &parsed, &error) ||
+             !WrapInNativeCalls(parsed,
+                                {reinterpret_cast<uint64_t>(&FrameHook::EnterCall),
+                                 reinterpret_cast<uint64_t>(&FrameHook::ExitCall), signature},
+                                &wrapped, &error)) {
+    error = "its body: " + error;
+  } else {
+    const std::vector<uint8_t> encoded = EncodeIlMethodBody(wrapped);
+    hr = control->SetILFunctionBody(static_cast<cor::ULONG>(encoded.size()), encoded.data());
+    if (cor::Failed(hr)) error = "the runtime refused its new body (" + cor::HexText(hr) + ")";
+  }
+  if (!error.empty()) {
+    Log("the frame method " + name_ + " is not hooked: " + error);
+    return cor::S_OK;  // the method keeps its own body
+  }
+  found_.store(true, std::memory_order_relaxed);
+  return cor::S_OK;
+}
+
+void FrameHook::OnReJitError(cor::ModuleID module, cor::mdToken, cor::HRESULT status) {
+  {
+    std::lock_guard<std::mutex> lock(modules_mu_);
+    if (!signature_.count(module)) return;
+  }
+  Log("the frame method " + name_ + " is not hooked: its ReJIT failed (" + cor::HexText(status) +
+      ")");
+}
+
+void FrameHook::EnterCall() {
   if (g_hook) g_hook->OnEnter();
 }
 
-void FrameHook::Leave(cor::FunctionID, cor::UINT_PTR, void*, void*) {
-  if (g_hook) g_hook->OnLeave();
-}
-
-// The method left through a tail call: its frame is over as well.
-void FrameHook::Tailcall(cor::FunctionID, cor::UINT_PTR, void*) {
+void FrameHook::ExitCall() {
   if (g_hook) g_hook->OnLeave();
 }
 
@@ -100,7 +247,15 @@ void FrameHook::OnEnter() {
     }
   }
   if (!pthread_equal(game_, pthread_self())) return;
+  // This call's place on the stack: a nested call of the method is deeper (lower); an entry no
+  // deeper than the outermost one means an exception unwound that one: its frame is over.
+  const auto sp = reinterpret_cast<uintptr_t>(__builtin_frame_address(0));
+  if (depth_ > 0 && sp >= outer_sp_) {
+    depth_ = 1;
+    OnLeave();
+  }
   if (depth_++ == 0) {
+    outer_sp_ = sp;
     frames_.OnEnter();
     inside_.store(true, std::memory_order_release);
   }
@@ -112,7 +267,7 @@ void FrameHook::OnLeave() {
     return;
   if (--depth_ > 0) return;
   inside_.store(false, std::memory_order_release);
-  last_leave_ns_.store(NowNs(), std::memory_order_relaxed);
+  last_leave_ns_.store(CoarseNowNs(), std::memory_order_relaxed);
   frames_.OnLeave(completed_.load(std::memory_order_relaxed));  // only this thread adds
   // Sequentially consistent with the waiter's increment and check: one of them sees the other.
   completed_.fetch_add(1);
@@ -125,7 +280,7 @@ void FrameHook::OnLeave() {
 
 bool FrameHook::Recent() const {
   const int64_t last = last_leave_ns_.load(std::memory_order_relaxed);
-  return last != 0 && NowNs() - last < int64_t{window_ms_} * 1000 * 1000;
+  return last != 0 && CoarseNowNs() - last < int64_t{window_ms_} * 1000 * 1000;
 }
 
 bool FrameHook::WaitForFrameEnd(uint64_t after, std::chrono::steady_clock::time_point deadline) {

@@ -156,7 +156,7 @@ cor::HRESULT Profiler::InitializeForAttach(cor::IUnknown* unknown, void* client_
     error = "this runtime is too old for xrpm-dotnet (it needs .NET Core 3.0 or later)";
   } else {
     info_ = static_cast<cor::ICorProfilerInfo10*>(info);
-    error = Start(data.options, data.token, true, false, &endpoint);
+    error = Start(data.options, data.token, true, true, &endpoint);
   }
   std::string status = error.empty() ? "ok " + endpoint : "error " + error;
   if (!error.empty()) std::fprintf(stderr, "xrpm-agent: attach refused: %s\n", error.c_str());
@@ -182,27 +182,33 @@ std::string Profiler::Start(const std::string& options, const std::string& token
   const DotnetPort::EventMode mode = concurrent && std::string(concurrent) == "0"
                                          ? DotnetPort::EventMode::kPerCapture
                                          : DotnetPort::EventMode::kAlways;
-  // The samples go to the frame hook's subscription, whose hooks only start-up allows (the
-  // runtime's sampling session itself could start now; the exact route's ObjectAllocated only
-  // from Initialize): dotnet_allocations.h.
-  if (opts.allocations && attached)
-    return "allocation samples travel with the frame records, which need the frame method's "
-           "enter/leave hooks, and CoreCLR allows those only at start-up, never on attach: start "
-           "the program under xrpm-dotnet --allocations";
+  frame_hook = frame_hook && !opts.no_frame;
+  // The exact route's ObjectAllocated only from Initialize; the runtime's sampling session may
+  // start any time (dotnet_allocations.h).
+  if (opts.allocations && opts.allocations_exact && attached)
+    return "allocations=exact needs the runtime's allocation callback, which CoreCLR allows only "
+           "at start-up, never on attach: attach with --allocations (sampled), or start the "
+           "program under xrpm-dotnet --allocations=exact";
   if (opts.allocations && !frame_hook)
     return "allocations need the frame method's hook (frames carry them): drop --no-frame";
-  // The frame method's hooks: from start-up only (frame_hook.h).
+  // The frame method's calls (frame_hook.h): modules report their loads from the mask on.
   FrameHook* frame = nullptr;
   if (frame_hook) {
     mono::FrameMethod method;
     if (!mono::ParseFrameMethod(opts.frame, &method, &error)) return error;
     frame = new FrameHook(info_, method, opts.frame_window_ms);
-    if (!frame->Install(&error)) return error;  // before the mask that turns the hooks on
+    frame_.store(frame, std::memory_order_release);
   }
   // The sampled route unless asked for the exact one or the runtime lacks the event.
   cor::ICorProfilerInfo12* info12 =
       opts.allocations && !opts.allocations_exact ? SampledAllocationInfo(info_) : nullptr;
   const AllocationRoute route = info12 ? AllocationRoute::kSampled : AllocationRoute::kExact;
+  if (opts.allocations && attached && route == AllocationRoute::kExact)
+    return "allocation samples on attach need the runtime's sampled allocations (.NET 10 and "
+           "later; this runtime is " +
+           RuntimeVersion(info_) +
+           "): start the program under "
+           "xrpm-dotnet --allocations instead";
   DotnetAllocations* allocations =
       opts.allocations ? new DotnetAllocations(info_, info12, frame, opts.sample_bytes, route)
                        : nullptr;
@@ -242,7 +248,8 @@ std::string Profiler::Start(const std::string& options, const std::string& token
 
   auto* port = new DotnetPort(info_, AppName(), RuntimeVersion(info_), mode);
   port->set_log(agent_opts.log);
-  port->set_frame_hook(frame);         // never destroyed: the runtime calls its hooks until the end
+  port->set_frame_hook(frame);  // never destroyed: the method's code calls it until the end
+  if (frame) frame->set_log(agent_opts.log);
   port->set_allocations(allocations);  // never destroyed either (ObjectAllocated until the end)
   port->set_origins(origin_table);
   if (attached) port->set_attached();
@@ -317,6 +324,31 @@ cor::HRESULT Profiler::SurvivingReferences2(cor::ULONG count, cor::ObjectID star
 
 cor::HRESULT Profiler::ClassLoadFinished(cor::ClassID klass, cor::HRESULT status) {
   if (port_ && !cor::Failed(status)) port_->OnClassLoaded(klass);
+  return cor::S_OK;
+}
+
+cor::HRESULT Profiler::ProfilerAttachComplete() {
+  // The modules loaded before the attach (later ones report their loads).
+  if (FrameHook* frame = frame_.load(std::memory_order_acquire)) frame->CatchUp();
+  return cor::S_OK;
+}
+
+cor::HRESULT Profiler::ModuleLoadFinished(cor::ModuleID module, cor::HRESULT status) {
+  FrameHook* frame = frame_.load(std::memory_order_acquire);
+  if (frame && !cor::Failed(status)) frame->OnModuleLoaded(module);
+  return cor::S_OK;
+}
+
+cor::HRESULT Profiler::GetReJITParameters(cor::ModuleID module, cor::mdToken method,
+                                          cor::ICorProfilerFunctionControl* control) {
+  FrameHook* frame = frame_.load(std::memory_order_acquire);
+  return frame ? frame->OnReJitParameters(module, method, control) : cor::S_OK;
+}
+
+cor::HRESULT Profiler::ReJITError(cor::ModuleID module, cor::mdToken method, cor::FunctionID,
+                                  cor::HRESULT status) {
+  FrameHook* frame = frame_.load(std::memory_order_acquire);
+  if (frame) frame->OnReJitError(module, method, status);
   return cor::S_OK;
 }
 

@@ -42,6 +42,7 @@ namespace xrpm {
 namespace dotnet {
 
 class DotnetPort;
+class FrameHook;
 
 class Profiler final : public cor::ICorProfilerCallback10 {
  public:
@@ -55,6 +56,7 @@ class Profiler final : public cor::ICorProfilerCallback10 {
   cor::HRESULT InitializeForAttach(cor::IUnknown* info, void* client_data,
                                    cor::ULONG client_bytes) override;
   cor::HRESULT Shutdown() override;
+  cor::HRESULT ProfilerAttachComplete() override;
   cor::HRESULT ObjectReferences(cor::ObjectID object, cor::ClassID klass, cor::ULONG ref_count,
                                 cor::ObjectID refs[]) override;
   cor::HRESULT GarbageCollectionStarted(int32_t generation_count, cor::BOOL generation_collected[],
@@ -65,6 +67,11 @@ class Profiler final : public cor::ICorProfilerCallback10 {
   cor::HRESULT SurvivingReferences2(cor::ULONG count, cor::ObjectID starts[],
                                     size_t lengths[]) override;
   cor::HRESULT ClassLoadFinished(cor::ClassID klass, cor::HRESULT status) override;
+  cor::HRESULT ModuleLoadFinished(cor::ModuleID module, cor::HRESULT status) override;
+  cor::HRESULT GetReJITParameters(cor::ModuleID module, cor::mdToken method,
+                                  cor::ICorProfilerFunctionControl* control) override;
+  cor::HRESULT ReJITError(cor::ModuleID module, cor::mdToken method, cor::FunctionID function,
+                          cor::HRESULT status) override;
   cor::HRESULT ThreadDestroyed(cor::ThreadID thread) override;
   cor::HRESULT ThreadNameChanged(cor::ThreadID thread, cor::ULONG length,
                                  cor::WCHAR name[]) override;
@@ -87,6 +94,7 @@ class Profiler final : public cor::ICorProfilerCallback10 {
   std::atomic<cor::ULONG> refs_{1};
   cor::ICorProfilerInfo10* info_ = nullptr;
   DotnetPort* port_ = nullptr;
+  std::atomic<FrameHook*> frame_{nullptr};  // set before the mask asks for module loads
 };
 
 }  // namespace dotnet

@@ -168,12 +168,14 @@ bool ParseProfilerOptions(const std::string& desc, ProfilerOptions* out, std::st
       out->announce = true;
     } else if (key == "no_origins" && !has_value) {
       out->no_origins = true;
+    } else if (key == "no_frame" && !has_value) {
+      out->no_frame = true;
     } else {
       *error = "unknown profiler option '" + item +
                "' (expected port=N, listen=ADDR:PORT, frame=Namespace.Class:Method, "
                "frame_window_ms=N, walk=snapshot|paused, quiet, allocations[=exact|sampled], "
                "sample_bytes=N, "
-               "no_origins or announce)";
+               "no_origins, no_frame or announce)";
       return false;
     }
     if (comma == args.size()) break;
@@ -194,6 +196,7 @@ std::string FormatProfilerOptions(const ProfilerOptions& opts) {
   if (opts.walk != kDefaultWalkMode) s += std::string(",walk=") + WalkModeName(opts.walk);
   if (opts.announce) s += ",announce";
   if (opts.no_origins) s += ",no_origins";
+  if (opts.no_frame) s += ",no_frame";
   return s;
 }
 

@@ -15,6 +15,8 @@
 //   no_origins              CoreCLR (xrpm-dotnet): with `allocations`, captures carry no
 //                           allocation origins (dotnet_origins.h; the GC events then stay off
 //                           between captures); Mono turns them off with sample_bytes=0
+//   no_frame                CoreCLR (xrpm-dotnet --attach --no-frame): the frame method is not
+//                           hooked (at start-up the launcher says so in the environment)
 //   sample_bytes=N          with `allocations`: allocation origins in captures, one sampled
 //                           allocation per N bytes on average from start-up (default 16384;
 //                           0..67108864; 0 records no origins); a frames subscription's
@@ -77,6 +79,7 @@ struct ProfilerOptions {
   bool allocations_exact = false;  // allocations=exact (CoreCLR's ObjectAllocated route)
   bool announce = false;
   bool no_origins = false;  // CoreCLR: no allocation origins with `allocations`
+  bool no_frame = false;    // CoreCLR: the frame method not hooked
   uint32_t sample_bytes = kDefaultOriginSampleBytes;
   uint32_t frame_window_ms = kDefaultFrameWindowMs;
   WalkMode walk = kDefaultWalkMode;

@@ -9,7 +9,9 @@
 //     ready" and "Allocations: garbage size B" (the runtime's own figure: the bytes one Garbage
 //     adds to GC.GetAllocatedBytesForCurrentThread) after the second frame (so in frame 2).
 //     Meanwhile a background thread allocates Allocations.Background (100 every 5 ms) in
-//     Allocations.Program.Worker: not the game thread's, so never in a frame's figures.
+//     Allocations.Program.Worker: not the game thread's, so never in a frame's figures. With
+//     --frames N it ends after N frames, writing "Allocations: jit-compiled methods M" (the
+//     runtime's count: methods that ReadyToRun code did not cover).
 //   Allocations.dll bench COUNT ROUNDS [--gate PATH]
 //     ROUNDS rounds of COUNT allocations of Allocations.Small (32 bytes; one in 64 kept in a ring
 //     of 4,096 so some survive a collection, as in a game) in Allocations.Program.Make; writes
@@ -84,6 +86,8 @@ namespace Allocations {
         }
         Thread.Sleep(16);
       }
+      Console.Error.WriteLine("Allocations: jit-compiled methods " +
+                              System.Runtime.JitInfo.GetCompiledMethodCount(false));
       return 0;
     }
 
