@@ -16,6 +16,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "wire_bytes.h"
 #include "xrpm/protocol/dotnet_diagnostic_socket.h"
 
 namespace xrpm {
@@ -25,68 +26,6 @@ namespace {
 
 constexpr char kMagic[14] = "DOTNET_IPC_V1";  // and its NUL
 constexpr const char* kClientDataFirstLine = "xrpm-attach 1";
-
-void PutU16(std::vector<uint8_t>* out, uint32_t v) {
-  out->push_back(static_cast<uint8_t>(v));
-  out->push_back(static_cast<uint8_t>(v >> 8));
-}
-void PutU32(std::vector<uint8_t>* out, uint32_t v) {
-  for (int i = 0; i < 4; ++i) out->push_back(static_cast<uint8_t>(v >> (8 * i)));
-}
-uint32_t GetU16(const uint8_t* p) {
-  return static_cast<uint32_t>(p[0]) | static_cast<uint32_t>(p[1]) << 8;
-}
-uint32_t GetU32(const uint8_t* p) {
-  return static_cast<uint32_t>(p[0]) | static_cast<uint32_t>(p[1]) << 8 |
-         static_cast<uint32_t>(p[2]) << 16 | static_cast<uint32_t>(p[3]) << 24;
-}
-
-std::string Hex(uint32_t v, int digits) {
-  char buf[16];
-  std::snprintf(buf, sizeof buf, "0x%0*x", digits, static_cast<unsigned>(v));
-  return buf;
-}
-
-// UTF-8 -> UTF-16 units; false on a malformed sequence.
-bool Utf8ToUtf16(const std::string& s, std::vector<uint16_t>* out) {
-  for (size_t i = 0; i < s.size();) {
-    const auto c = static_cast<uint8_t>(s[i]);
-    uint32_t cp = 0;
-    size_t n = 0;
-    if (c < 0x80) {
-      cp = c;
-      n = 1;
-    } else if ((c & 0xE0) == 0xC0) {
-      cp = c & 0x1F;
-      n = 2;
-    } else if ((c & 0xF0) == 0xE0) {
-      cp = c & 0x0F;
-      n = 3;
-    } else if ((c & 0xF8) == 0xF0) {
-      cp = c & 0x07;
-      n = 4;
-    } else {
-      return false;
-    }
-    if (i + n > s.size()) return false;
-    for (size_t k = 1; k < n; ++k) {
-      const auto cc = static_cast<uint8_t>(s[i + k]);
-      if ((cc & 0xC0) != 0x80) return false;
-      cp = cp << 6 | (cc & 0x3F);
-    }
-    const uint32_t min = n == 1 ? 0 : n == 2 ? 0x80 : n == 3 ? 0x800 : 0x10000;
-    if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF) || cp == 0) return false;
-    if (cp >= 0x10000) {
-      cp -= 0x10000;
-      out->push_back(static_cast<uint16_t>(0xD800 | (cp >> 10)));
-      out->push_back(static_cast<uint16_t>(0xDC00 | (cp & 0x3FF)));
-    } else {
-      out->push_back(static_cast<uint16_t>(cp));
-    }
-    i += n;
-  }
-  return true;
-}
 
 // "dotnet-diagnostic-PID-KEY-socket" -> PID; 0 when the name is not one.
 int64_t MtimeNs(const std::string& path) {
@@ -114,15 +53,15 @@ bool EncodeAttachRequest(const AttachRequest& request, std::vector<uint8_t>* out
   out->clear();
   out->reserve(size);
   for (char c : kMagic) out->push_back(static_cast<uint8_t>(c));
-  PutU16(out, static_cast<uint32_t>(size));
+  PutLe16(out, static_cast<uint32_t>(size));
   out->push_back(kCommandSetProfiler);
   out->push_back(kCommandAttachProfiler);
-  PutU16(out, 0);
-  PutU32(out, request.timeout_ms);
+  PutLe16(out, 0);
+  PutLe32(out, request.timeout_ms);
   for (uint8_t b : request.clsid) out->push_back(b);
-  PutU32(out, static_cast<uint32_t>(path.size()));
-  for (uint16_t u : path) PutU16(out, u);
-  PutU32(out, static_cast<uint32_t>(request.client_data.size()));
+  PutLe32(out, static_cast<uint32_t>(path.size()));
+  for (uint16_t u : path) PutLe16(out, u);
+  PutLe32(out, static_cast<uint32_t>(request.client_data.size()));
   for (char c : request.client_data) out->push_back(static_cast<uint8_t>(c));
   return true;
 }
@@ -138,7 +77,7 @@ ParseStatus ParseResponse(const uint8_t* data, size_t size, Response* out, std::
       return ParseStatus::kBad;
     }
   if (size < kHeaderBytes) return ParseStatus::kIncomplete;
-  const uint32_t total = GetU16(data + 14);
+  const uint32_t total = GetLe16(data + 14);
   const uint8_t set = data[16], id = data[17];
   if (total < kHeaderBytes + 4) {
     *error = "byte 14: expected a message size of at least " + std::to_string(kHeaderBytes + 4) +
@@ -158,7 +97,7 @@ ParseStatus ParseResponse(const uint8_t* data, size_t size, Response* out, std::
   if (need) *need = total;
   if (size < total) return ParseStatus::kIncomplete;
   out->ok = id == kResponseOk;
-  out->hresult = GetU32(data + kHeaderBytes);
+  out->hresult = GetLe32(data + kHeaderBytes);
   return ParseStatus::kComplete;
 }
 

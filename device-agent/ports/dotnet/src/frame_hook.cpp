@@ -9,6 +9,7 @@
 
 #include "il_method_body.h"
 #include "type_names.h"
+#include "wire_bytes.h"
 
 namespace xrpm {
 namespace dotnet {
@@ -66,8 +67,9 @@ void FrameHook::OnModuleLoaded(cor::ModuleID module) {
 }
 
 uint64_t FrameHook::Queue(cor::ModuleID module) {
-  const std::u16string class_name = Utf16(class_full_name_);
-  const std::u16string method_name = Utf16(method_.method);
+  std::u16string class_name, method_name;  // the metadata API's UTF-16
+  if (!Utf8ToUtf16(class_full_name_, &class_name) || !Utf8ToUtf16(method_.method, &method_name))
+    return 0;  // no such name in any module
   std::vector<cor::mdToken> methods;
   std::string problem;
   uint64_t ticket = 0;

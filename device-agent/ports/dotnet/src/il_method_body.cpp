@@ -3,6 +3,8 @@
 
 #include <algorithm>
 
+#include "wire_bytes.h"
+
 namespace xrpm {
 namespace dotnet {
 namespace {
@@ -14,42 +16,6 @@ constexpr uint16_t kInitLocals = 0x10;
 constexpr uint8_t kSectionEhTable = 0x1;
 constexpr uint8_t kSectionFat = 0x40;
 constexpr uint8_t kSectionMore = 0x80;
-
-uint32_t Read16(const uint8_t* p) {
-  return uint32_t{p[0]} | uint32_t{p[1]} << 8;
-}
-uint32_t Read24(const uint8_t* p) {
-  return Read16(p) | uint32_t{p[2]} << 16;
-}
-uint32_t Read32(const uint8_t* p) {
-  return Read16(p) | Read16(p + 2) << 16;
-}
-void Put16(std::vector<uint8_t>* out, uint32_t v) {
-  out->push_back(static_cast<uint8_t>(v));
-  out->push_back(static_cast<uint8_t>(v >> 8));
-}
-void Put32(std::vector<uint8_t>* out, uint32_t v) {
-  Put16(out, v & 0xffff);
-  Put16(out, v >> 16);
-}
-void Put64(std::vector<uint8_t>* out, uint64_t v) {
-  Put32(out, static_cast<uint32_t>(v));
-  Put32(out, static_cast<uint32_t>(v >> 32));
-}
-
-std::string Hex(uint32_t v) {
-  static const char kDigits[] = "0123456789abcdef";
-  std::string s = "0x";
-  bool any = false;
-  for (int shift = 28; shift >= 0; shift -= 4) {
-    const uint32_t d = (v >> shift) & 0xf;
-    if (d || any || shift == 0) {
-      s += kDigits[d];
-      any = true;
-    }
-  }
-  return s;
-}
 
 bool Fail(std::string* error, const std::string& where, size_t at, const std::string& expected,
           const std::string& found) {
@@ -195,7 +161,7 @@ bool Decode(const std::vector<uint8_t>& code, std::vector<Insn>* insns, std::vec
       case Operand::kSwitch: {
         if (operand_at + 4 > n)
           return Fail(error, "code byte ", operand_at, "a switch's count", "the end");
-        const uint64_t count = Read32(&code[operand_at]);
+        const uint64_t count = GetLe32(&code[operand_at]);
         if (count > (n - operand_at - 4) / 4)
           return Fail(error, "code byte ", operand_at, "a switch's targets",
                       "a count of " + std::to_string(count) + " past the end");
@@ -228,11 +194,11 @@ bool Decode(const std::vector<uint8_t>& code, std::vector<Insn>* insns, std::vec
     if (in.operand == Operand::kShortBr) {
       if (!check(end + static_cast<int8_t>(code[at]), at)) return false;
     } else if (in.operand == Operand::kBr) {
-      if (!check(end + static_cast<int32_t>(Read32(&code[at])), at)) return false;
+      if (!check(end + static_cast<int32_t>(GetLe32(&code[at])), at)) return false;
     } else if (in.operand == Operand::kSwitch) {
       for (uint32_t k = 0; k < in.targets; ++k) {
         const size_t p = at + 4 + 4 * size_t{k};
-        if (!check(end + static_cast<int32_t>(Read32(&code[p])), p)) return false;
+        if (!check(end + static_cast<int32_t>(GetLe32(&code[p])), p)) return false;
       }
     }
   }
@@ -246,10 +212,10 @@ uint8_t LongForm(uint32_t op) {
 
 void PutNativeCall(std::vector<uint8_t>* out, uint64_t function, uint32_t signature) {
   out->push_back(0x21);  // ldc.i8
-  Put64(out, function);
+  PutLe64(out, function);
   out->push_back(0xd3);  // conv.i
   out->push_back(0x29);  // calli
-  Put32(out, signature);
+  PutLe32(out, signature);
 }
 constexpr uint32_t kNativeCallBytes = 1 + 8 + 1 + 1 + 4;
 
@@ -266,15 +232,15 @@ bool ParseIlMethodBody(const uint8_t* bytes, size_t size, IlMethodBody* out, std
     code_size = bytes[0] >> 2;
   } else if ((bytes[0] & 0x3) == kFatFormat) {
     if (size < 12) return Fail(error, "byte ", size, "a 12-byte fat header", "the end");
-    const uint32_t flags = Read16(bytes);
+    const uint32_t flags = GetLe16(bytes);
     const uint32_t header_dwords = flags >> 12;
     if (header_dwords != 3)
       return Fail(error, "byte ", 1, "a fat header of 3 dwords", std::to_string(header_dwords));
     more = (flags & kMoreSections) != 0;
     out->init_locals = (flags & kInitLocals) != 0;
-    out->max_stack = Read16(bytes + 2);
-    code_size = Read32(bytes + 4);
-    out->local_signature = Read32(bytes + 8);
+    out->max_stack = GetLe16(bytes + 2);
+    code_size = GetLe32(bytes + 4);
+    out->local_signature = GetLe32(bytes + 8);
     code_at = 12;
   } else {
     return Fail(error, "byte ", 0, "a tiny (..10) or fat (..11) header", Hex(bytes[0]));
@@ -292,7 +258,7 @@ bool ParseIlMethodBody(const uint8_t* bytes, size_t size, IlMethodBody* out, std
       return Fail(error, "byte ", at, "an exception section", "section kind " + Hex(kind));
     const bool fat = (kind & kSectionFat) != 0;
     more = (kind & kSectionMore) != 0;
-    const size_t data_size = fat ? Read24(bytes + at + 1) : bytes[at + 1];
+    const size_t data_size = fat ? GetLe24(bytes + at + 1) : bytes[at + 1];
     const size_t clause_bytes = fat ? 24 : 12;
     if (data_size < 4 || (data_size - 4) % clause_bytes != 0)
       return Fail(error, "byte ", at + 1, "4 + a multiple of " + std::to_string(clause_bytes),
@@ -304,10 +270,10 @@ bool ParseIlMethodBody(const uint8_t* bytes, size_t size, IlMethodBody* out, std
       IlClause k;
       const uint8_t* p = bytes + c;
       if (fat) {
-        k = {Read32(p),      Read32(p + 4),  Read32(p + 8),
-             Read32(p + 12), Read32(p + 16), Read32(p + 20)};
+        k = {GetLe32(p),      GetLe32(p + 4),  GetLe32(p + 8),
+             GetLe32(p + 12), GetLe32(p + 16), GetLe32(p + 20)};
       } else {
-        k = {Read16(p), Read16(p + 2), p[4], Read16(p + 5), p[7], Read32(p + 8)};
+        k = {GetLe16(p), GetLe16(p + 2), p[4], GetLe16(p + 5), p[7], GetLe32(p + 8)};
       }
       out->clauses.push_back(k);
     }
@@ -319,22 +285,22 @@ bool ParseIlMethodBody(const uint8_t* bytes, size_t size, IlMethodBody* out, std
 std::vector<uint8_t> EncodeIlMethodBody(const IlMethodBody& body) {
   std::vector<uint8_t> out;
   const bool sections = !body.clauses.empty();
-  Put16(&out, kFatFormat | (sections ? kMoreSections : 0) | (body.init_locals ? kInitLocals : 0) |
-                  3u << 12);
-  Put16(&out, std::min<uint32_t>(body.max_stack, 0xffff));
-  Put32(&out, static_cast<uint32_t>(body.code.size()));
-  Put32(&out, body.local_signature);
+  PutLe16(&out, kFatFormat | (sections ? kMoreSections : 0) | (body.init_locals ? kInitLocals : 0) |
+                    3u << 12);
+  PutLe16(&out, std::min<uint32_t>(body.max_stack, 0xffff));
+  PutLe32(&out, static_cast<uint32_t>(body.code.size()));
+  PutLe32(&out, body.local_signature);
   out.insert(out.end(), body.code.begin(), body.code.end());
   if (!sections) return out;
   while (out.size() % 4) out.push_back(0);
   const uint32_t data_size = static_cast<uint32_t>(4 + 24 * body.clauses.size());
   out.push_back(kSectionEhTable | kSectionFat);
   out.push_back(static_cast<uint8_t>(data_size));
-  Put16(&out, data_size >> 8);
+  PutLe16(&out, data_size >> 8);
   for (const IlClause& k : body.clauses) {
     for (uint32_t v : {k.flags, k.try_offset, k.try_length, k.handler_offset, k.handler_length,
                        k.class_or_filter})
-      Put32(&out, v);
+      PutLe32(&out, v);
   }
   return out;
 }
@@ -390,18 +356,18 @@ bool WrapInNativeCalls(const IlMethodBody& in, const NativeCalls& calls, IlMetho
       case Operand::kBr: {
         const int64_t target =
             old_end + (i.operand == Operand::kShortBr ? static_cast<int8_t>(src[1])
-                                                      : static_cast<int32_t>(Read32(src + 1)));
+                                                      : static_cast<int32_t>(GetLe32(src + 1)));
         o.code.push_back(i.operand == Operand::kShortBr ? LongForm(i.opcode) : src[0]);
         const int64_t new_end = int64_t{moved[i.offset]} + 5;
-        Put32(&o.code, static_cast<uint32_t>(static_cast<int32_t>(moved[target] - new_end)));
+        PutLe32(&o.code, static_cast<uint32_t>(static_cast<int32_t>(moved[target] - new_end)));
         break;
       }
       case Operand::kSwitch: {
         o.code.insert(o.code.end(), src, src + 5);  // opcode and count
         const int64_t new_end = int64_t{moved[i.offset]} + i.size;
         for (uint32_t k = 0; k < i.targets; ++k) {
-          const int64_t target = old_end + static_cast<int32_t>(Read32(src + 5 + 4 * size_t{k}));
-          Put32(&o.code, static_cast<uint32_t>(static_cast<int32_t>(moved[target] - new_end)));
+          const int64_t target = old_end + static_cast<int32_t>(GetLe32(src + 5 + 4 * size_t{k}));
+          PutLe32(&o.code, static_cast<uint32_t>(static_cast<int32_t>(moved[target] - new_end)));
         }
         break;
       }

@@ -70,39 +70,6 @@ std::string Utf8(const cor::WCHAR* text, size_t length) {
   return out;
 }
 
-std::u16string Utf16(const std::string& text) {
-  std::u16string out;
-  out.reserve(text.size());
-  for (size_t i = 0; i < text.size();) {
-    const auto b = static_cast<unsigned char>(text[i]);
-    const int extra = b < 0x80           ? 0
-                      : (b >> 5) == 0x6  ? 1
-                      : (b >> 4) == 0xE  ? 2
-                      : (b >> 3) == 0x1E ? 3
-                                         : -1;
-    uint32_t c = extra == 0 ? b : extra == 1 ? b & 0x1F : extra == 2 ? b & 0x0F : b & 0x07;
-    bool ok = extra >= 0 && i + extra < text.size() + (extra == 0 ? 1 : 0);
-    for (int k = 1; ok && k <= extra; ++k) {
-      const auto next = static_cast<unsigned char>(text[i + k]);
-      if ((next & 0xC0) != 0x80) ok = false;
-      c = c << 6 | (next & 0x3F);
-    }
-    if (!ok || c > 0x10FFFF || (c >= 0xD800 && c <= 0xDFFF)) {
-      out += char16_t{0xFFFD};
-      ++i;
-      continue;
-    }
-    i += static_cast<size_t>(extra) + 1;
-    if (c >= 0x10000) {
-      out += static_cast<char16_t>(0xD800 + ((c - 0x10000) >> 10));
-      out += static_cast<char16_t>(0xDC00 + ((c - 0x10000) & 0x3FF));
-    } else {
-      out += static_cast<char16_t>(c);
-    }
-  }
-  return out;
-}
-
 std::string TypeNames::TypeDefName(cor::IMetaDataImport* md, cor::mdToken type_def) {
   std::string name;
   for (int depth = 0; depth < kMaxDepth && type_def != 0; ++depth) {

@@ -57,8 +57,6 @@ std::string WithoutArity(std::string name);
 
 // UTF-16 -> UTF-8 (unpaired surrogates become U+FFFD).
 std::string Utf8(const cor::WCHAR* text, size_t length);
-// UTF-8 -> UTF-16, zero-terminated for the metadata API (malformed bytes become U+FFFD).
-std::u16string Utf16(const std::string& text);
 
 }  // namespace dotnet
 }  // namespace xrpm
