@@ -152,6 +152,28 @@ TEST(DotnetProcesses, AttachRefusalIsTheLinksError) {
   EXPECT_EQ(link.phase(), DeviceLink::Phase::kFailed);
 }
 
+TEST(DotnetProcesses, TheLaunchersGetTheAgentsArguments) {
+  TempDir dir;
+  const std::string args = dir.Path("args");
+  const std::string launcher = Launcher(dir, "echo \"$@\" > " + args + "; exit 2");
+  DeviceLink link;
+  std::string error;
+  ASSERT_TRUE(
+      link.AttachDotnet(launcher, 4242, 4510, dir.Path("attach.log"), &error, {"--allocations"}))
+      << error;
+  PollForEvents(link);
+  std::string line;
+  std::getline(std::ifstream(args), line);
+  EXPECT_EQ(line, "--attach 4242 --port 4510 --quiet --allocations");
+  ASSERT_TRUE(link.LaunchDotnet(launcher, "Game.dll", 4510, dir.Path("launch.log"), &error,
+                                {"--level", "2"}, {"--allocations"}))
+      << error;
+  PollForEvents(link);
+  std::getline(std::ifstream(args), line);
+  EXPECT_EQ(line, "--port 4510 --quiet --allocations -- Game.dll --level 2");
+  link.Disconnect();
+}
+
 TEST(DotnetProcesses, AttachedLauncherGivesTheEndpoint) {
   TempDir dir;
   const std::string launcher = Launcher(

@@ -189,13 +189,18 @@ TEST(DotnetLive, BytesAllocatedFollowTheRuntimesCount) {
 // The monitor's "Launch C# sample game under .NET" (DeviceSession::LaunchDotnet): its link starts
 // xrpm-dotnet on a fixed port, connects, and the Timeline's frames subscription gets rows;
 // Disconnect stops the program.
-TEST(DotnetLive, TheMonitorsLaunchConnectsAndRecordsFrames) {
-  SKIP_WITHOUT_DOTNET();
-  TempDir dir("xrpm-dotnet-launch");
+// A port for the monitor's launch (which names it): below the ephemeral ports, by process.
+int LaunchPort() {
   int low = 0;
   std::ifstream("/proc/sys/net/ipv4/ip_local_port_range") >> low;
   if (low <= 11000) low = 32768;
-  const int port = 10000 + int((getpid() + 7) % (low - 10000));  // below the ephemeral ports
+  return 10000 + int((getpid() + 7) % (low - 10000));
+}
+
+TEST(DotnetLive, TheMonitorsLaunchConnectsAndRecordsFrames) {
+  SKIP_WITHOUT_DOTNET();
+  TempDir dir("xrpm-dotnet-launch");
+  const int port = LaunchPort();
   app::DeviceLink link;
   std::string error;
   ASSERT_TRUE(link.LaunchDotnet(DotnetLauncher(), DotnetProgram("XnaBubbles"), port,
@@ -205,6 +210,30 @@ TEST(DotnetLive, TheMonitorsLaunchConnectsAndRecordsFrames) {
   EXPECT_EQ(link.client()->device().app_name, "XnaBubbles.dll");
   link.client()->SubscribeFrames(65536);
   EXPECT_TRUE(link.client()->WaitFrames(10, 30000)) << link.client()->frames_status().error;
+  link.Disconnect();
+  EXPECT_FALSE(link.emulator_running());
+}
+
+TEST(DotnetLive, TheMonitorsLaunchWithAllocationSamples) {
+  SKIP_WITHOUT_DOTNET();
+  TempDir dir("xrpm-dotnet-launch");
+  app::DeviceLink link;
+  std::string error;
+  // What the monitor passes with "Allocation samples" on (DeviceSession::AgentArgs).
+  ASSERT_TRUE(link.LaunchDotnet(DotnetLauncher(), DotnetProgram("Allocations"), LaunchPort(),
+                                dir.Path("dotnet.log"), &error, {"frames"},
+                                {"--frame", "Allocations.Program:Tick", "--allocations"}))
+      << error;
+  ASSERT_EQ(PollUntilSettled(link), app::DeviceLink::Phase::kConnected) << link.error();
+  link.client()->SubscribeFrames(65536);
+  // ~24,000 B a frame at one sample per 100 KiB: a sample every ~4 frames.
+  ASSERT_TRUE(link.client()->WaitFrames(80, 60000)) << link.client()->frames_status().error;
+  FrameRecording rec;
+  link.client()->TakeFrames(&rec);
+  size_t garbage = 0;
+  for (const auto& sample : rec.samples)
+    garbage += rec.TypeName(sample.type) == "Allocations.Garbage";
+  EXPECT_GT(garbage, 3u) << rec.samples.size() << " samples";
   link.Disconnect();
   EXPECT_FALSE(link.emulator_running());
 }

@@ -311,6 +311,13 @@ void DrawConnectionView(App& app) {
       ImGui::SetTooltip(
           "Options for Mono itself when a program runs under Mono, separated by "
           "spaces (xrpm-mono --mono-option=OPT each)");
+    ImGui::Checkbox("Allocation samples (Mono, .NET)", &set.runtime_allocations);
+    if (ImGui::IsItemHovered())
+      ImGui::SetTooltip(
+          "Programs launched under Mono or .NET, and .NET processes attached, report allocation\n"
+          "samples with their stacks: the Allocations view and each frame's allocations\n"
+          "(--allocations). Mono then reports every allocation (slower allocation); .NET 10\n"
+          "samples one allocation per 100 KiB.");
     if (ImGui::Button("Launch C# sample game under Mono", ImVec2(-1, 0))) {
       if (ses.device().LaunchMono("")) app.SetView(View::kCounters);
     }

@@ -95,9 +95,11 @@ bool DeviceLink::LaunchEmulator(const std::string& program, const std::string& s
 bool DeviceLink::LaunchMono(const std::string& launcher, const std::string& game, int port,
                             const std::string& log_path, std::string* error,
                             const std::vector<std::string>& game_args,
-                            const std::vector<std::string>& mono_options) {
+                            const std::vector<std::string>& mono_options,
+                            const std::vector<std::string>& agent_args) {
   std::vector<std::string> args = {"--port", std::to_string(port), "--quiet"};
   for (const std::string& o : mono_options) args.push_back("--mono-option=" + o);
+  args.insert(args.end(), agent_args.begin(), agent_args.end());
   args.push_back("--");
   args.push_back(game);
   args.insert(args.end(), game_args.begin(), game_args.end());
@@ -110,8 +112,11 @@ bool DeviceLink::LaunchMono(const std::string& launcher, const std::string& game
 
 bool DeviceLink::LaunchDotnet(const std::string& launcher, const std::string& program, int port,
                               const std::string& log_path, std::string* error,
-                              const std::vector<std::string>& program_args) {
-  std::vector<std::string> args = {"--port", std::to_string(port), "--quiet", "--", program};
+                              const std::vector<std::string>& program_args,
+                              const std::vector<std::string>& agent_args) {
+  std::vector<std::string> args = {"--port", std::to_string(port), "--quiet"};
+  args.insert(args.end(), agent_args.begin(), agent_args.end());
+  args.insert(args.end(), {"--", program});
   args.insert(args.end(), program_args.begin(), program_args.end());
   const std::string name = program.substr(program.find_last_of('/') + 1);
   if (!LaunchChild(launcher, args, name + " under .NET", port, log_path, error)) return false;
@@ -121,11 +126,13 @@ bool DeviceLink::LaunchDotnet(const std::string& launcher, const std::string& pr
 }
 
 bool DeviceLink::AttachDotnet(const std::string& launcher, pid_t pid, int port,
-                              const std::string& log_path, std::string* error) {
+                              const std::string& log_path, std::string* error,
+                              const std::vector<std::string>& agent_args) {
   Disconnect();
   auto child = std::make_unique<ChildProcess>();
-  const std::vector<std::string> args = {"--attach", std::to_string(pid), "--port",
-                                         std::to_string(port), "--quiet"};
+  std::vector<std::string> args = {"--attach", std::to_string(pid), "--port", std::to_string(port),
+                                   "--quiet"};
+  args.insert(args.end(), agent_args.begin(), agent_args.end());
   const std::string what = "process " + std::to_string(pid);
   if (!child->Start(launcher, args, log_path, error)) {
     phase_ = Phase::kFailed;

@@ -116,13 +116,18 @@ bool DeviceSession::LaunchMono(const std::string& game, const std::vector<std::s
   std::istringstream words(settings_.mono_options);
   for (std::string w; words >> w;) mono_options.push_back(w);
   if (!link_.LaunchMono(launcher, program, settings_.port, log_path, &error, game_args,
-                        mono_options)) {
+                        mono_options, AgentArgs())) {
     log_.Add(LogEntry::kError, "Could not start " + program + " under Mono: " + error);
     return false;
   }
   log_.Add(LogEntry::kInfo,
            "Started " + launcher + " -- " + program + " (output in " + log_path + ")");
   return true;
+}
+
+std::vector<std::string> DeviceSession::AgentArgs() const {
+  if (settings_.runtime_allocations) return {"--allocations"};
+  return {};
 }
 
 std::string DeviceSession::DotnetLauncher() {
@@ -143,7 +148,8 @@ bool DeviceSession::LaunchDotnet(const std::string& program,
                                           : program;
   const std::string log_path = PrepareChild("dotnet.log");
   std::string error;
-  if (!link_.LaunchDotnet(launcher, dll, settings_.port, log_path, &error, program_args)) {
+  if (!link_.LaunchDotnet(launcher, dll, settings_.port, log_path, &error, program_args,
+                          AgentArgs())) {
     log_.Add(LogEntry::kError, "Could not start " + dll + " under .NET: " + error);
     return false;
   }
@@ -156,7 +162,7 @@ bool DeviceSession::AttachDotnet(pid_t pid) {
   if (launcher.empty()) return false;
   const std::string log_path = PrepareChild("dotnet-attach.log");
   std::string error;
-  if (!link_.AttachDotnet(launcher, pid, settings_.port, log_path, &error)) {
+  if (!link_.AttachDotnet(launcher, pid, settings_.port, log_path, &error, AgentArgs())) {
     log_.Add(LogEntry::kError, "Could not attach to process " + std::to_string(pid) + ": " + error);
     return false;
   }

@@ -63,6 +63,7 @@ Settings LoadSettings(const std::string& path, std::string* problem) {
   Get(j, "emulator_scenario", s.emulator_scenario);
   Get(j, "emulator_path", s.emulator_path);
   Get(j, "emulator_snapshot_walk", s.emulator_snapshot_walk);
+  Get(j, "runtime_allocations", s.runtime_allocations);
   Get(j, "mono_options", s.mono_options);
   Get(j, "recent_files", s.recent_files);
   if (s.recent_files.size() > Settings::kMaxRecent) s.recent_files.resize(Settings::kMaxRecent);
@@ -88,6 +89,7 @@ void SaveSettings(const Settings& s, const std::string& path) {
       {"emulator_scenario", s.emulator_scenario},
       {"emulator_path", s.emulator_path},
       {"emulator_snapshot_walk", s.emulator_snapshot_walk},
+      {"runtime_allocations", s.runtime_allocations},
       {"mono_options", s.mono_options},
       {"recent_files", s.recent_files},
       {"last_dir", s.last_dir},

@@ -42,25 +42,27 @@ class DeviceLink {
                       const std::vector<std::string>& extra_args = {});
   // Starts `launcher --port PORT --quiet [--mono-option=OPT...] -- game [game_args...]`
   // (xrpm-mono: a C# program under Mono with the agent inside) and connects to it, as
-  // LaunchEmulator does.
+  // LaunchEmulator does. `agent_args` go to the launcher before `--` ({"--allocations"}).
   bool LaunchMono(const std::string& launcher, const std::string& game, int port,
                   const std::string& log_path, std::string* error,
                   const std::vector<std::string>& game_args = {},
-                  const std::vector<std::string>& mono_options = {});
+                  const std::vector<std::string>& mono_options = {},
+                  const std::vector<std::string>& agent_args = {});
 
   // Starts `launcher --port PORT --quiet -- program [program_args...]` (xrpm-dotnet: a .NET
   // program, PROGRAM.dll, with the agent inside CoreCLR) and connects to it, as LaunchEmulator
-  // does (the program is stopped by Disconnect).
+  // does (the program is stopped by Disconnect). `agent_args` go before `--`.
   bool LaunchDotnet(const std::string& launcher, const std::string& program, int port,
                     const std::string& log_path, std::string* error,
-                    const std::vector<std::string>& program_args = {});
+                    const std::vector<std::string>& program_args = {},
+                    const std::vector<std::string>& agent_args = {});
 
   // Runs `launcher --attach PID --port PORT --quiet` (xrpm-dotnet: loads the agent into the
   // running .NET process PID) and, once it exited 0 (the agent listens), connects to it; when it
   // fails, its one-line message is the error. The process is never stopped by this link
-  // (Disconnect leaves it running).
+  // (Disconnect leaves it running). `agent_args` follow ({"--allocations"}).
   bool AttachDotnet(const std::string& launcher, pid_t pid, int port, const std::string& log_path,
-                    std::string* error);
+                    std::string* error, const std::vector<std::string>& agent_args = {});
 
   // Applies changes; returns what happened, for the log.
   std::vector<Event> Poll();

@@ -119,6 +119,8 @@ class DeviceSession {
   std::string PrepareChild(const std::string& log_name);
   // xrpm-dotnet's path, or "" after logging where it was looked for.
   std::string DotnetLauncher();
+  // What the runtime launchers get from the settings (--allocations).
+  std::vector<std::string> AgentArgs() const;
 
   SessionLog& log_;
   Settings& settings_;

@@ -28,6 +28,9 @@ struct Settings {
   // Options for Mono itself when a program runs under Mono (xrpm-mono --mono-option=OPT each),
   // separated by spaces: "--debug --gc-params=nursery-size=64m".
   std::string mono_options;
+  // Programs launched under Mono or .NET, and .NET processes attached, report allocation
+  // samples with their stacks (the launchers' --allocations).
+  bool runtime_allocations = false;
 
   // Files.
   std::vector<std::string> recent_files;  // most recent first
