@@ -1,6 +1,7 @@
 // The frame boundary on .NET (frame_hook.h): the sample game XnaBubbles under xrpm-dotnet runs
 // Microsoft.Xna.Framework.Game:Tick, and each capture is taken right after one of its returns,
-// the log saying so with the frames completed then (increasing from one capture to the next); a
+// the game thread held there while the collection runs, the log saying so with the frames
+// completed then (increasing from one capture to the next); a
 // program without the method (Graph) is captured at once; a bad --frame is refused. The method
 // is hooked by compiling it again with native calls (ReJIT), so ReadyToRun code stays in use
 // elsewhere: the base library's precompiled methods are not JIT-compiled under the agent.
@@ -50,6 +51,9 @@ TEST(DotnetFrames, CapturesOfTheSampleGameLandBetweenItsFrames) {
     if (line.find(kBoundary) == std::string::npos) continue;
     const uint64_t frame = FrameIn(line);
     EXPECT_GT(frame, last) << line;
+    // Held in the method's exit call while the collection ran: never caught inside a frame.
+    EXPECT_NE(line.find(", held at its return"), std::string::npos) << line;
+    EXPECT_EQ(line.find("caught it inside"), std::string::npos) << line;
     last = frame;
     ++boundaries;
   }

@@ -130,11 +130,16 @@ void DotnetPort::OnGcStarted(int32_t generation_count, const cor::BOOL* collecte
       return;
     }
     stopped_inside_.store(inside, std::memory_order_relaxed);
+    stopped_held_.store(hold_start_ns_.load(std::memory_order_acquire) != 0,
+                        std::memory_order_relaxed);
     stopped_after_.store(frame_ ? frame_->completed() : 0, std::memory_order_relaxed);
     std::lock_guard<std::mutex> lock(record_mu_);
     if (!armed_.load(std::memory_order_acquire)) return;  // a join that just gave up (Join)
     record_.Clear();
-    recorded_start_ns_.store(started_ns, std::memory_order_release);
+    // The game's pause began where it was held, if it was (a little before the collection).
+    const int64_t held_ns = hold_start_ns_.load(std::memory_order_acquire);
+    recorded_start_ns_.store(held_ns != 0 && held_ns < started_ns ? held_ns : started_ns,
+                             std::memory_order_release);
     report_start_ns_.store(0, std::memory_order_release);
     recording_.store(true, std::memory_order_release);
   }
@@ -368,12 +373,15 @@ bool DotnetPort::Collect(std::string* failure) {
         return false;
       }
     }
-    // At the frame boundary: the collection right after the frame method's next return. A
-    // stalled game (no return before the time limit) is collected where it is.
-    if (frame_wait_.load(std::memory_order_acquire) &&
-        !frame_->WaitForFrameEnd(frame_->completed(), deadline_))
-      frame_wait_.store(false, std::memory_order_release);
+    // At the frame boundary: the game thread held at the frame method's next return while the
+    // collection runs. A stalled game (no return before the time limit) is collected where it
+    // is.
+    const bool held =
+        frame_wait_.load(std::memory_order_acquire) && frame_->HoldAtFrameEnd(deadline_);
+    if (!held) frame_wait_.store(false, std::memory_order_release);
+    hold_start_ns_.store(held ? frame_->held_since_ns() : 0, std::memory_order_release);
     hr = info_->ForceGC();
+    if (held) frame_->Release();
     armed_.store(false, std::memory_order_release);
     if (mode_ == EventMode::kPerCapture)
       info_->SetEventMask2(IdleMaskLow(mode_) | ExtraMaskLow(),
@@ -481,6 +489,7 @@ void DotnetPort::LogStopPoint() {
         ", " + std::to_string(retries) + " collections caught it inside)");
   else
     Log("capture: the game was stopped at the frame boundary (" + frame_->name() + "), " + after +
+        (stopped_held_.load() ? ", held at its return" : "") +
         (retries ? " (" + std::to_string(retries) + " collections caught it inside first)" : ""));
 }
 

@@ -30,13 +30,15 @@
 //                     for an induced collection (GC.Collect, or another tool's forced
 //                     collection: dotnet-gcdump reads the same walk through EventPipe), whose
 //                     walk goes on unrecorded. Every collection also reports its roots.
-//   2'. With the frame method's hook (start-up only, frame_hook.h) and the method returned
-//      within the frame window, each forced collection waits for the method's next return;
-//      a collection that caught the game thread inside the method anyway is not recorded and
-//      the capture waits for the next return (at most five times, then it records where it
-//      is). The capture's log line says where the game was stopped and after which frame.
-//      The game's pause is the recorded collection (WorldStoppedAtNs: its start); the wait
-//      for the frame boundary before it is the capture's stop wait, not part of the pause.
+//   2'. With the frame method's hook (frame_hook.h) and the method returned within the frame
+//      window, the game thread is held in the method's exit call at its next return while the
+//      collection is forced (HoldAtFrameEnd / Release); a game that did not return in time is
+//      collected where it is, and a collection that caught the game thread inside the method
+//      is not recorded and the capture tries again (at most five times, then it records where
+//      it is). The capture's log line says where the game was stopped and after which frame.
+//      The game's pause is the recorded collection, from where the game thread was held when it
+//      was (WorldStoppedAtNs); the wait for the frame boundary before it is the capture's stop
+//      wait, not part of the pause.
 //   2''. A capture that joins another tool's collection (JoinInducedCollection, `xrpm capture
 //      --join-induced-gc`) forces none: it arms the recording for the next full collection
 //      whose reason is "induced" (dotnet-gcdump's, through EventPipe, or the program's
@@ -185,7 +187,7 @@ class DotnetPort final : public agent::RuntimePort {
   bool SetGameEventSink(agent::GameEventSink* sink) override { return game_.SetSink(sink); }
   agent::GameEvents& game_events() { return game_; }
 
-  // The frame method's hook (start-up only; frame_hook.h): captures then wait for a frame's end
+  // The frame method's hook (frame_hook.h): captures then hold the game at a frame's end
   // when the method returned within its window. Before the agent starts.
   void set_frame_hook(FrameHook* hook) {
     frame_ = hook;
@@ -324,6 +326,8 @@ class DotnetPort final : public agent::RuntimePort {
   // caught the game thread inside the frame method is not recorded (at most kMaxMidFrame times).
   std::atomic<bool> frame_wait_{false};
   std::atomic<bool> caught_in_frame_{false};
+  std::atomic<int64_t> hold_start_ns_{0};  // the game thread held at a frame end since (or 0)
+  std::atomic<bool> stopped_held_{false};  // the recorded collection's game thread was held
   std::atomic<int> mid_frame_retries_{0};
   std::atomic<bool> stopped_inside_{false};  // the recorded collection's
   std::atomic<uint64_t> stopped_after_{0};   // frames completed at the recorded collection

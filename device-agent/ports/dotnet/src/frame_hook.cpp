@@ -278,6 +278,39 @@ void FrameHook::OnLeave() {
     std::lock_guard<std::mutex> lock(wait_mu_);
     wait_cv_.notify_all();
   }
+  if (hold_asked_.load(std::memory_order_acquire)) HoldHere();
+}
+
+void FrameHook::HoldHere() {
+  std::unique_lock<std::mutex> lock(wait_mu_);
+  if (hold_ != Hold::kAsked) return;
+  hold_ = Hold::kHeld;
+  held_since_ns_.store(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                           std::chrono::steady_clock::now().time_since_epoch())
+                           .count(),
+                       std::memory_order_release);
+  wait_cv_.notify_all();
+  wait_cv_.wait_for(lock, kMaxHold, [&] { return hold_ != Hold::kHeld; });
+  hold_ = Hold::kNone;
+  hold_asked_.store(false, std::memory_order_release);
+  held_since_ns_.store(0, std::memory_order_release);
+}
+
+bool FrameHook::HoldAtFrameEnd(std::chrono::steady_clock::time_point deadline) {
+  std::unique_lock<std::mutex> lock(wait_mu_);
+  hold_ = Hold::kAsked;
+  hold_asked_.store(true, std::memory_order_release);
+  if (wait_cv_.wait_until(lock, deadline, [&] { return hold_ == Hold::kHeld; })) return true;
+  hold_ = Hold::kNone;  // not returned in time: the next return goes on
+  hold_asked_.store(false, std::memory_order_release);
+  return false;
+}
+
+void FrameHook::Release() {
+  std::lock_guard<std::mutex> lock(wait_mu_);
+  if (hold_ != Hold::kHeld) return;
+  hold_ = Hold::kNone;
+  wait_cv_.notify_all();
 }
 
 bool FrameHook::Recent() const {

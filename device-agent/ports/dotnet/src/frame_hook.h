@@ -18,11 +18,13 @@
 // unwound one, ends that frame first.
 //
 // How a capture uses it (DotnetPort): CoreCLR can stop the world only inside a collection, so
-// when the method returned within the frame window the capture waits for its next return and
-// forces the collection at once; with the world stopped (GarbageCollectionStarted) the port
-// checks that the game thread is outside the method, and if a collection caught it inside (a
-// frame that began before the world stopped) it is not recorded and the capture waits for the
-// next return, a bounded number of times.
+// when the method returned within the frame window the capture asks the game thread to wait in
+// the method's exit call at its next return (HoldAtFrameEnd: the thread is in preemptive mode
+// there, so the collection does not wait for it), forces the collection while it waits, and
+// lets it go (Release). A game thread that does not return in time is not held: the collection
+// then catches it where it is (the port checks with the world stopped, and a collection that
+// caught it inside the method is not recorded and the capture tries again, a bounded number of
+// times).
 //
 // Thread-safety: OnModuleLoaded and CatchUp from runtime threads (the module list under a
 // mutex); the ReJIT requests from the hook's own thread (never inside a callback: RequestReJIT
@@ -88,6 +90,17 @@ class FrameHook {
   bool in_frame() const { return inside_.load(std::memory_order_acquire); }
   // Waits until more than `after` frames completed or the deadline; true when they did.
   bool WaitForFrameEnd(uint64_t after, std::chrono::steady_clock::time_point deadline);
+  // Capture thread: asks the game thread to wait in the exit call of its next return from the
+  // method, and waits until it does or `deadline`. True: it waits there until Release (at most
+  // kMaxHold). False: it did not return in time and runs on.
+  bool HoldAtFrameEnd(std::chrono::steady_clock::time_point deadline);
+  // Lets a held game thread go on; nothing when none is held.
+  void Release();
+  // When the held game thread stopped (steady clock, ns since its epoch); 0 when none is.
+  int64_t held_since_ns() const { return held_since_ns_.load(std::memory_order_acquire); }
+  // The longest a game thread waits for Release (a capture's collection of a very large heap
+  // fits; a capture thread that never released still lets the game go).
+  static constexpr std::chrono::minutes kMaxHold{10};
   // The calling thread is the game thread (the first thread that entered the method).
   bool OnGameThread() const {
     return have_game_.load(std::memory_order_acquire) && pthread_equal(game_, pthread_self());
@@ -101,6 +114,7 @@ class FrameHook {
   static void ExitCall();
   void OnEnter();
   void OnLeave();
+  void HoldHere();  // the game thread, at a frame end with a hold asked for
   static int64_t CoarseNowNs();
   void Log(const std::string& line);
   // The module is one of the runtime's own (its shared framework directory). Under modules_mu_.
@@ -141,6 +155,10 @@ class FrameHook {
   std::atomic<int> waiters_{0};
   std::mutex wait_mu_;
   std::condition_variable wait_cv_;
+  enum class Hold { kNone, kAsked, kHeld };
+  Hold hold_ = Hold::kNone;              // under wait_mu_
+  std::atomic<bool> hold_asked_{false};  // hold_ != kNone, for the game thread's fast check
+  std::atomic<int64_t> held_since_ns_{0};
 };
 
 }  // namespace dotnet
