@@ -177,6 +177,11 @@ TEST(IlMethodBody, BadBodiesSayWhereAndWhat) {
             "code byte 0: expected no jmp (it would skip the exit call), found jmp");
   EXPECT_EQ(WrapError(Parse({0x0e, 0x16, 0xfe, 0x0f})),
             "code byte 1: expected no localloc, found localloc");
+  // tail. must prefix a call (the rewrite drops it, so a branch to it lands on the call).
+  EXPECT_EQ(WrapError(Parse({0x12, 0x2b, 0x00, 0xfe, 0x14})),
+            "code byte 4: expected a call after tail., found the end");
+  EXPECT_EQ(WrapError(Parse({0x12, 0xfe, 0x14, 0x00, 0x2a})),
+            "code byte 2: expected a call after tail., found 0x0");
   IlMethodBody bad_clause = Parse({0x1e, 0x20, 0, 0, 0, 0, 0x00, 0x2a});
   bad_clause.clauses.push_back({kIlClauseFinally, 2, 4, 6, 1, 0});
   EXPECT_EQ(WrapError(bad_clause),

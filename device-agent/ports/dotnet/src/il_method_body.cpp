@@ -310,7 +310,14 @@ bool WrapInNativeCalls(const IlMethodBody& in, const NativeCalls& calls, IlMetho
   std::vector<Insn> insns;
   std::vector<bool> starts;
   if (!Decode(in.code, &insns, &starts, error)) return false;
-  for (const Insn& i : insns) {
+  for (size_t k = 0; k < insns.size(); ++k) {
+    const Insn& i = insns[k];
+    // A tail. prefix goes: the call it prefixes takes its place (also as a branch target).
+    if (i.opcode == kOpTail &&
+        (k + 1 == insns.size() || (insns[k + 1].opcode != 0x28 && insns[k + 1].opcode != 0x29 &&
+                                   insns[k + 1].opcode != 0x6f)))
+      return Fail(error, "code byte ", i.offset + 2, "a call after tail.",
+                  k + 1 == insns.size() ? "the end" : Hex(insns[k + 1].opcode));
     if (i.opcode == kOpJmp)
       return Fail(error, "code byte ", i.offset, "no jmp (it would skip the exit call)", "jmp");
     if (i.opcode == kOpLocalloc)
