@@ -13,8 +13,9 @@
 // its agent), after telling the launcher why on the descriptor.
 // InitializeForAttach (a runtime thread of a running process, the program going on): the same
 // start with the options, token and status FIFO from the attach's client data instead of the
-// environment. What only start-up allows (enter/leave hooks, allocation callbacks) is not
-// asked for. The GC events are asked for once the agent listens (kAlways; kPerCapture when the
+// environment. What only start-up allows (the exact route's allocation callback) is refused;
+// the frame method is hooked from the modules already loaded (ProfilerAttachComplete:
+// frame_hook.h). The GC events are asked for once the agent listens (kAlways; kPerCapture when the
 // process already runs with DOTNET_gcConcurrent=0), which makes the runtime turn background
 // collections off, waiting for one under way up to the attach's timeout. Classes loaded before the
 // attach are not reported to the profiler: the port finds them otherwise (dotnet_port.h,
@@ -23,8 +24,8 @@
 // stops the agent before the runtime tears down what a capture would walk. The GC, class load
 // and thread (end, name) callbacks, and with --allocations ObjectAllocated (the exact route) or
 // EventPipeEventDelivered (the sampled route; dotnet_allocations.h), go to the port
-// (dotnet_port.h); every other callback is ignored (corprof_abi.h's placeholders). --allocations is
-// refused on attach: its samples travel with the frame records, whose hooks only start-up allows.
+// (dotnet_port.h); module loads and ReJIT requests go to the frame hook (frame_hook.h); every other
+// callback is ignored (corprof_abi.h's placeholders). --allocations=exact is refused on attach.
 //
 // Lifetime: COM reference counting; the runtime holds the object until the process ends, and
 // the port and agent it creates are never destroyed (the runtime may call late).
@@ -86,7 +87,7 @@ class Profiler final : public cor::ICorProfilerCallback10 {
                                        cor::ULONG frame_count, cor::UINT_PTR frames[]) override;
 
  private:
-  // Creates the port (with the frame method's hook: start-up only) and starts the agent; "" or
+  // Creates the port (with the frame method's hook unless told not to) and starts the agent; "" or
   // why not (nothing left running then).
   std::string Start(const std::string& options, const std::string& token, bool attached,
                     bool frame_hook, std::string* endpoint);
