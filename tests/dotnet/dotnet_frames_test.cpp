@@ -15,8 +15,10 @@
 
 #include "dotnet_process.h"
 #include "graph_run.h"
+#include "mono_process.h"
 #include "temp_dir.h"
 #include "tool_process.h"
+#include "xrpm/client/host_client.h"
 
 namespace xrpm::testing {
 namespace {
@@ -103,6 +105,26 @@ TEST(DotnetFrames, TheFrameHookKeepsReadyToRunCode) {
   const uint64_t base = JitCompiledIn(alone.err);
   ASSERT_GT(base, 0u) << alone.err;
   EXPECT_LE(JitCompiledIn(agent.err), base + base / 4 + 10) << agent.err;
+}
+
+// A frame method that throws out of every third frame: the hook's exit call does not run for
+// those, and the next entry (no deeper on the stack) ends the frame the exception left. Frame
+// rows go on, consecutive, instead of stopping at the first exception (the depth stuck at 1).
+TEST(DotnetFrames, FramesGoOnWhenTheFrameMethodThrows) {
+  SKIP_WITHOUT_DOTNET();
+  DotnetRun run({"--frame", "Allocations.Program:ThrowingTick"}, DotnetProgram("Allocations"),
+                {"throwing"});
+  ASSERT_FALSE(run.endpoint.empty()) << run.proc->log().All();
+  auto client = ConnectTo(run.endpoint);
+  ASSERT_TRUE(client);
+  client->SubscribeFrames(65536);
+  ASSERT_TRUE(client->WaitFrames(60, 60000)) << client->frames_status().error;
+  FrameRecording rec;
+  client->TakeFrames(&rec);
+  ASSERT_GE(rec.frames.size(), 60u);
+  for (size_t i = 1; i < rec.frames.size(); ++i)
+    EXPECT_EQ(rec.frames[i].frame, rec.frames[i - 1].frame + 1) << "consecutive";
+  EXPECT_EQ(run.proc->Stop(30000), 128 + SIGTERM);
 }
 
 TEST(DotnetFrames, BadFrameIsRefused) {

@@ -12,6 +12,9 @@
 //     Allocations.Program.Worker: not the game thread's, so never in a frame's figures. With
 //     --frames N it ends after N frames, writing "Allocations: jit-compiled methods M" (the
 //     runtime's count: methods that ReadyToRun code did not cover).
+//   Allocations.dll throwing [--frames N]
+//     Frames of Allocations.Program:ThrowingTick, 2 ms apart, every third of which throws out of
+//     the method (caught by the loop): the frame hook's exit call does not run for those.
 //   Allocations.dll bench COUNT ROUNDS [--gate PATH]
 //     ROUNDS rounds of COUNT allocations of Allocations.Small (32 bytes; one in 64 kept in a ring
 //     of 4,096 so some survive a collection, as in a game) in Allocations.Program.Make; writes
@@ -47,6 +50,34 @@ namespace Allocations {
     // One frame: exactly 1,000 Garbage objects.
     [MethodImpl(MethodImplOptions.NoInlining)]
     public static void Tick() { MakeGarbage(); }
+
+    static int throwingFrames;
+
+    // A frame method that throws out of every third frame (its caller catches it): the frame
+    // hook's exit call never runs for those.
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    public static void ThrowingTick() {
+      MakeGarbage();
+      if (++throwingFrames % 3 == 0)
+        throw new InvalidOperationException("frame " + throwingFrames);
+    }
+
+    static int Throwing(string[] args) {
+      long frames = 0;
+      if (args.Length == 3 && args[1] == "--frames") long.TryParse(args[2], out frames);
+      Console.Error.WriteLine("Allocations: throwing frames");
+      int thrown = 0;
+      for (long f = 0; frames == 0 || f < frames; f++) {
+        try {
+          ThrowingTick();
+        } catch (InvalidOperationException) {
+          thrown++;
+        }
+        Thread.Sleep(2);
+      }
+      Console.Error.WriteLine("Allocations: " + thrown + " frames threw");
+      return 0;
+    }
 
     // Another thread's allocations, all the time.
     [MethodImpl(MethodImplOptions.NoInlining)]
@@ -127,7 +158,9 @@ namespace Allocations {
     public static int Main(string[] args) {
       if (args.Length >= 1 && args[0] == "frames") return Frames(args);
       if (args.Length >= 1 && args[0] == "bench") return Bench(args);
-      Console.Error.WriteLine("usage: Allocations.dll frames [--frames N] | bench COUNT ROUNDS");
+      if (args.Length >= 1 && args[0] == "throwing") return Throwing(args);
+      Console.Error.WriteLine(
+          "usage: Allocations.dll frames [--frames N] | throwing [--frames N] | bench COUNT ROUNDS");
       return 2;
     }
   }
