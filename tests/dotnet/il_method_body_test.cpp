@@ -157,8 +157,10 @@ TEST(IlMethodBody, BadBodiesSayWhereAndWhat) {
   // A section that is not an exception table, and one whose size is not whole clauses.
   EXPECT_EQ(ParseError({0x0b, 0x30, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x02, 4, 0, 0}),
             "byte 12: expected an exception section, found section kind 0x2");
-  EXPECT_EQ(ParseError({0x0b, 0x30, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x01, 5, 0, 0, 0}),
-            "byte 13: expected 4 + a multiple of 12, found 5");
+  EXPECT_EQ(ParseError({0x0b, 0x30, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x01, 3, 0, 0}),
+            "byte 13: expected a section of at least 4 bytes, found 3");
+  // A section's bytes beyond its whole clauses are ignored, as the runtime does.
+  EXPECT_TRUE(Parse({0x0b, 0x30, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x01, 5, 0, 0, 0}).clauses.empty());
   EXPECT_EQ(ParseError({0x0b, 0x30, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x01, 16, 0, 0}),
             "byte 12: expected 16 bytes of clauses, found 4");
 

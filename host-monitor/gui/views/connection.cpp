@@ -317,7 +317,8 @@ void DrawConnectionView(App& app) {
           "Programs launched under Mono or .NET, and .NET processes attached, report allocation\n"
           "samples with their stacks: the Allocations view and each frame's allocations\n"
           "(--allocations). Mono then reports every allocation (slower allocation); .NET 10\n"
-          "samples one allocation per 100 KiB.");
+          "samples one allocation per 100 KiB (an attach needs .NET 10: older runtimes refuse "
+          "it).");
     if (ImGui::Button("Launch C# sample game under Mono", ImVec2(-1, 0))) {
       if (ses.device().LaunchMono("")) app.SetView(View::kCounters);
     }

@@ -382,6 +382,7 @@ bool DotnetPort::Collect(std::string* failure) {
     hold_start_ns_.store(held ? frame_->held_since_ns() : 0, std::memory_order_release);
     hr = info_->ForceGC();
     if (held) frame_->Release();
+    hold_start_ns_.store(0, std::memory_order_release);  // read by OnGcStarted, now past
     armed_.store(false, std::memory_order_release);
     if (mode_ == EventMode::kPerCapture)
       info_->SetEventMask2(IdleMaskLow(mode_) | ExtraMaskLow(),
@@ -411,6 +412,7 @@ bool DotnetPort::Join(uint32_t timeout_ms, const std::atomic<int64_t>* cancelled
                       std::string* failure) {
   const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
   frame_wait_.store(false, std::memory_order_release);  // the other tool picks the moment
+  hold_start_ns_.store(0, std::memory_order_release);   // nobody held
   if (mode_ == EventMode::kPerCapture) {
     for (;;) {
       const cor::HRESULT hr =

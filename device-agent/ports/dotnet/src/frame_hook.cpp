@@ -123,7 +123,8 @@ uint64_t FrameHook::Queue(cor::ModuleID module) {
 bool FrameHook::InRuntimeDirectory(cor::ModuleID module) {
   // The runtime's own modules (the shared framework's directory, where the first module,
   // System.Private.CoreLib, lives) hold no game's frame method: not reading their metadata
-  // keeps ~10 ms off the start-up of a small program.
+  // keeps ~10 ms off the start-up of a small program. A self-contained program has CoreLib
+  // beside its own modules: nothing is skipped there.
   cor::WCHAR name[kMetadataNameCapacity];
   cor::ULONG len = 0;
   const uint8_t* base = nullptr;
@@ -137,7 +138,9 @@ bool FrameHook::InRuntimeDirectory(cor::ModuleID module) {
   if (slash == std::string::npos) return false;
   if (runtime_dir_.empty()) {
     if (path.compare(slash + 1, std::string::npos, "System.Private.CoreLib.dll") != 0) return false;
-    runtime_dir_ = path.substr(0, slash + 1);
+    // <dotnet root>/shared/Microsoft.NETCore.App/<version>/: the shared framework.
+    if (path.find("/shared/Microsoft.NETCore.App/") != std::string::npos)
+      runtime_dir_ = path.substr(0, slash + 1);
     return true;
   }
   return path.compare(0, runtime_dir_.size(), runtime_dir_) == 0 &&
@@ -271,13 +274,7 @@ void FrameHook::OnLeave() {
   inside_.store(false, std::memory_order_release);
   last_leave_ns_.store(CoarseNowNs(), std::memory_order_relaxed);
   frames_.OnLeave(completed_.load(std::memory_order_relaxed));  // only this thread adds
-  // Sequentially consistent with the waiter's increment and check: one of them sees the other.
-  completed_.fetch_add(1);
-  if (waiters_.load() > 0) {
-    // A short lock: the waiter never holds it while a collection runs.
-    std::lock_guard<std::mutex> lock(wait_mu_);
-    wait_cv_.notify_all();
-  }
+  completed_.fetch_add(1, std::memory_order_release);           // only this thread adds
   if (hold_asked_.load(std::memory_order_acquire)) HoldHere();
 }
 
@@ -290,8 +287,9 @@ void FrameHook::HoldHere() {
                            .count(),
                        std::memory_order_release);
   wait_cv_.notify_all();
-  wait_cv_.wait_for(lock, kMaxHold, [&] { return hold_ != Hold::kHeld; });
-  hold_ = Hold::kNone;
+  if (wait_cv_.wait_for(lock, kMaxHold, [&] { return hold_ != Hold::kHeld; }))
+    return;             // released (Release reset the state; a new request since then stays)
+  hold_ = Hold::kNone;  // never released: the game goes on
   hold_asked_.store(false, std::memory_order_release);
   held_since_ns_.store(0, std::memory_order_release);
 }
@@ -310,21 +308,14 @@ void FrameHook::Release() {
   std::lock_guard<std::mutex> lock(wait_mu_);
   if (hold_ != Hold::kHeld) return;
   hold_ = Hold::kNone;
+  hold_asked_.store(false, std::memory_order_release);
+  held_since_ns_.store(0, std::memory_order_release);
   wait_cv_.notify_all();
 }
 
 bool FrameHook::Recent() const {
   const int64_t last = last_leave_ns_.load(std::memory_order_relaxed);
   return last != 0 && CoarseNowNs() - last < int64_t{window_ms_} * 1000 * 1000;
-}
-
-bool FrameHook::WaitForFrameEnd(uint64_t after, std::chrono::steady_clock::time_point deadline) {
-  waiters_.fetch_add(1);
-  std::unique_lock<std::mutex> lock(wait_mu_);
-  const bool ended = wait_cv_.wait_until(lock, deadline, [&] { return completed_.load() > after; });
-  lock.unlock();
-  waiters_.fetch_sub(1);
-  return ended;
 }
 
 }  // namespace dotnet

@@ -30,7 +30,8 @@
 // mutex); the ReJIT requests from the hook's own thread (never inside a callback: RequestReJIT
 // takes the runtime's code version locks); OnReJitParameters from JIT threads; the native calls
 // from managed threads (only the game thread's count); completed/recent/in_frame/OnGameThread
-// anywhere (in_frame is exact with the world stopped); WaitForFrameEnd from the capture thread.
+// anywhere (in_frame is exact with the world stopped); HoldAtFrameEnd and Release from the
+// capture thread.
 #pragma once
 
 #include <pthread.h>
@@ -88,8 +89,6 @@ class FrameHook {
   bool Recent() const;
   // The game thread is inside the method.
   bool in_frame() const { return inside_.load(std::memory_order_acquire); }
-  // Waits until more than `after` frames completed or the deadline; true when they did.
-  bool WaitForFrameEnd(uint64_t after, std::chrono::steady_clock::time_point deadline);
   // Capture thread: asks the game thread to wait in the exit call of its next return from the
   // method, and waits until it does or `deadline`. True: it waits there until Release (at most
   // kMaxHold). False: it did not return in time and runs on.
@@ -152,7 +151,6 @@ class FrameHook {
   std::atomic<int64_t> last_leave_ns_{0};
   DotnetFrames frames_;
 
-  std::atomic<int> waiters_{0};
   std::mutex wait_mu_;
   std::condition_variable wait_cv_;
   enum class Hold { kNone, kAsked, kHeld };

@@ -260,13 +260,14 @@ bool ParseIlMethodBody(const uint8_t* bytes, size_t size, IlMethodBody* out, std
     more = (kind & kSectionMore) != 0;
     const size_t data_size = fat ? GetLe24(bytes + at + 1) : bytes[at + 1];
     const size_t clause_bytes = fat ? 24 : 12;
-    if (data_size < 4 || (data_size - 4) % clause_bytes != 0)
-      return Fail(error, "byte ", at + 1, "4 + a multiple of " + std::to_string(clause_bytes),
+    if (data_size < 4)
+      return Fail(error, "byte ", at + 1, "a section of at least 4 bytes",
                   std::to_string(data_size));
     if (data_size > size - at)
       return Fail(error, "byte ", at, std::to_string(data_size) + " bytes of clauses",
                   std::to_string(size - at));
-    for (size_t c = at + 4; c < at + data_size; c += clause_bytes) {
+    const size_t clauses = (data_size - 4) / clause_bytes;  // a remainder is ignored
+    for (size_t c = at + 4; c < at + 4 + clauses * clause_bytes; c += clause_bytes) {
       IlClause k;
       const uint8_t* p = bytes + c;
       if (fat) {

@@ -15,8 +15,9 @@
 // boundary against the instruction starts, one layout pass, one emitting pass: O(code + clauses).
 //
 // Thread-safety: pure functions. Bounds: every read is checked against the input's size; the
-// output is at most ~3.5x the input's code (a 1-byte ret becomes 16 bytes) plus 24 bytes per
-// clause.
+// output's code is at most 16x the input's (a 1-byte ret becomes 16 bytes) plus the 15-byte
+// entry call, and 24 bytes per clause. An exception section's size is taken as its clauses'
+// (any remainder ignored, as the runtime does).
 #pragma once
 
 #include <cstddef>

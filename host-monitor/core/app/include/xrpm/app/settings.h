@@ -29,7 +29,8 @@ struct Settings {
   // separated by spaces: "--debug --gc-params=nursery-size=64m".
   std::string mono_options;
   // Programs launched under Mono or .NET, and .NET processes attached, report allocation
-  // samples with their stacks (the launchers' --allocations).
+  // samples with their stacks (the launchers' --allocations; an attach needs .NET 10's sampled
+  // allocations: on an older runtime the attach is refused, saying so).
   bool runtime_allocations = false;
 
   // Files.
