@@ -158,6 +158,7 @@ int main(int argc, char** argv) {
   opts.allocations_exact = allocations_route == "exact";
   opts.sample_bytes = sample_bytes;
   opts.no_origins = no_origins;
+  opts.no_frame = no_frame;
   if (allocations && no_frame)
     return Fail(2, "--allocations reports through the frame method's frames: not with --no-frame");
   if (app.count("--attach")) {
@@ -167,7 +168,6 @@ int main(int argc, char** argv) {
                   "allows only when the program starts, never on attach: attach with "
                   "--allocations (sampled), or start the program under xrpm-dotnet "
                   "--allocations=exact (-- PROGRAM.dll)");
-    opts.no_frame = no_frame;
     if (attach <= 0 || attach > INT32_MAX)
       return Fail(2, "--attach " + std::to_string(attach) + ": expected a process id");
     dn::AttachOptions a;
@@ -216,7 +216,6 @@ int main(int argc, char** argv) {
     setenv(dn::kStatusFdEnv, std::to_string(fd).c_str(), 1);
     setenv(dn::kOptionsEnv, xrpm::mono::FormatProfilerOptions(opts).c_str(), 1);
     if (!token.empty()) setenv(dn::kTokenEnv, token.c_str(), 1);
-    if (no_frame) setenv(dn::kNoFrameEnv, "1", 1);
     // The agent runs in this process only, not in the .NET processes it starts (profiler_env.h).
     setenv(dn::kPidEnv, std::to_string(getpid()).c_str(), 1);
     for (const char* name : dn::kRuntimeProfilerEnv) unsetenv(name);  // ours alone

@@ -29,6 +29,10 @@ FrameHook::FrameHook(cor::ICorProfilerInfo10* info, mono::FrameMethod method, ui
       window_ms_(window_ms),
       metadata_(info) {
   g_hook = this;
+  // The metadata API's UTF-16, once; a name that is not UTF-8 matches no module (left empty).
+  if (!Utf8ToUtf16(class_full_name_, &class_name16_) ||
+      !Utf8ToUtf16(method_.method, &method_name16_))
+    class_name16_.clear();
 }
 
 int64_t FrameHook::CoarseNowNs() {
@@ -67,9 +71,7 @@ void FrameHook::OnModuleLoaded(cor::ModuleID module) {
 }
 
 uint64_t FrameHook::Queue(cor::ModuleID module) {
-  std::u16string class_name, method_name;  // the metadata API's UTF-16
-  if (!Utf8ToUtf16(class_full_name_, &class_name) || !Utf8ToUtf16(method_.method, &method_name))
-    return 0;  // no such name in any module
+  if (class_name16_.empty()) return 0;
   std::vector<cor::mdToken> methods;
   std::string problem;
   uint64_t ticket = 0;
@@ -79,11 +81,11 @@ uint64_t FrameHook::Queue(cor::ModuleID module) {
     if (InRuntimeDirectory(module)) return 0;
     cor::IMetaDataImport* md = metadata_.Get(module);
     cor::mdToken type_def = 0;
-    if (!md || md->FindTypeDefByName(class_name.c_str(), 0, &type_def) != cor::S_OK) return 0;
+    if (!md || md->FindTypeDefByName(class_name16_.c_str(), 0, &type_def) != cor::S_OK) return 0;
     void* e = nullptr;
     cor::mdToken found[16];
     cor::ULONG count = 0;
-    while (md->EnumMethodsWithName(&e, type_def, method_name.c_str(), found, 16, &count) ==
+    while (md->EnumMethodsWithName(&e, type_def, method_name16_.c_str(), found, 16, &count) ==
                cor::S_OK &&
            count > 0)
       methods.insert(methods.end(), found, found + count);

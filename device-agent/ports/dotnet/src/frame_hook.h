@@ -127,6 +127,8 @@ class FrameHook {
   const mono::FrameMethod method_;
   const std::string name_;
   const std::string class_full_name_;  // "Namespace.Class"
+  std::u16string class_name16_;        // the same two names in UTF-16 (empty: not UTF-8)
+  std::u16string method_name16_;
   const uint32_t window_ms_;
 
   std::mutex modules_mu_;

@@ -102,6 +102,9 @@ Operand TwoByteOperand(uint8_t op) {
 }
 
 constexpr uint32_t kOpJmp = 0x27;
+constexpr uint32_t kOpCall = 0x28;
+constexpr uint32_t kOpCalli = 0x29;
+constexpr uint32_t kOpCallvirt = 0x6f;
 constexpr uint32_t kOpRet = 0x2a;
 constexpr uint32_t kOpSwitch = 0x45;
 constexpr uint32_t kOpLeave = 0xdd;
@@ -314,9 +317,9 @@ bool WrapInNativeCalls(const IlMethodBody& in, const NativeCalls& calls, IlMetho
   for (size_t k = 0; k < insns.size(); ++k) {
     const Insn& i = insns[k];
     // A tail. prefix goes: the call it prefixes takes its place (also as a branch target).
-    if (i.opcode == kOpTail &&
-        (k + 1 == insns.size() || (insns[k + 1].opcode != 0x28 && insns[k + 1].opcode != 0x29 &&
-                                   insns[k + 1].opcode != 0x6f)))
+    if (i.opcode == kOpTail && (k + 1 == insns.size() || (insns[k + 1].opcode != kOpCall &&
+                                                          insns[k + 1].opcode != kOpCalli &&
+                                                          insns[k + 1].opcode != kOpCallvirt)))
       return Fail(error, "code byte ", i.offset + 2, "a call after tail.",
                   k + 1 == insns.size() ? "the end" : Hex(insns[k + 1].opcode));
     if (i.opcode == kOpJmp)

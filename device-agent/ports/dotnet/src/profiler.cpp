@@ -124,12 +124,9 @@ cor::HRESULT Profiler::Initialize(cor::IUnknown* unknown) {
   // The program's own child processes start without the agent (profiler_env.h).
   unsetenv(kOptionsEnv);
   unsetenv(kTokenEnv);
-  const char* no_frame = std::getenv(kNoFrameEnv);
-  const bool frame_hook = !(no_frame && std::string(no_frame) == "1");
-  unsetenv(kNoFrameEnv);
   unsetenv(kPidEnv);
   std::string endpoint;
-  const std::string error = Start(opts_text, token_text, false, frame_hook, &endpoint);
+  const std::string error = Start(opts_text, token_text, false, &endpoint);
   if (!error.empty()) FailStartup(error);
   WriteStatus("ok " + endpoint);
   return cor::S_OK;
@@ -156,7 +153,7 @@ cor::HRESULT Profiler::InitializeForAttach(cor::IUnknown* unknown, void* client_
     error = "this runtime is too old for xrpm-dotnet (it needs .NET Core 3.0 or later)";
   } else {
     info_ = static_cast<cor::ICorProfilerInfo10*>(info);
-    error = Start(data.options, data.token, true, true, &endpoint);
+    error = Start(data.options, data.token, true, &endpoint);
   }
   std::string status = error.empty() ? "ok " + endpoint : "error " + error;
   if (!error.empty()) std::fprintf(stderr, "xrpm-agent: attach refused: %s\n", error.c_str());
@@ -172,7 +169,7 @@ cor::HRESULT Profiler::InitializeForAttach(cor::IUnknown* unknown, void* client_
 }
 
 std::string Profiler::Start(const std::string& options, const std::string& token, bool attached,
-                            bool frame_hook, std::string* endpoint) {
+                            std::string* endpoint) {
   mono::ProfilerOptions opts;
   std::string error;
   if (!mono::ParseProfilerOptions(options, &opts, &error)) return error;
@@ -182,7 +179,7 @@ std::string Profiler::Start(const std::string& options, const std::string& token
   const DotnetPort::EventMode mode = concurrent && std::string(concurrent) == "0"
                                          ? DotnetPort::EventMode::kPerCapture
                                          : DotnetPort::EventMode::kAlways;
-  frame_hook = frame_hook && !opts.no_frame;
+  const bool frame_hook = !opts.no_frame;
   // The exact route's ObjectAllocated only from Initialize; the runtime's sampling session may
   // start any time (dotnet_allocations.h).
   if (opts.allocations && opts.allocations_exact && attached)

@@ -7,7 +7,7 @@
 // events in the mode the environment allows (dotnet_port.h, EventMode), reads the agent's options,
 // token and handshake descriptor from the environment (profiler_env.h) and removes them and the
 // runtime's profiler variables from it, installs the frame method's hook (frame_hook.h; not with
-// XRPM_DOTNET_NO_FRAME), creates the DotnetPort and starts the device agent, which
+// the no_frame option), creates the DotnetPort and starts the device agent, which
 // prints "xrpm-agent: listening on ADDR:PORT". Bad options or an agent that cannot listen end the
 // process with exit code 2 before the program runs (never a program silently running without
 // its agent), after telling the launcher why on the descriptor.
@@ -87,10 +87,10 @@ class Profiler final : public cor::ICorProfilerCallback10 {
                                        cor::ULONG frame_count, cor::UINT_PTR frames[]) override;
 
  private:
-  // Creates the port (with the frame method's hook unless told not to) and starts the agent; "" or
-  // why not (nothing left running then).
+  // Creates the port (with the frame method's hook unless the options say no_frame) and starts
+  // the agent; "" or why not (nothing left running then).
   std::string Start(const std::string& options, const std::string& token, bool attached,
-                    bool frame_hook, std::string* endpoint);
+                    std::string* endpoint);
 
   std::atomic<cor::ULONG> refs_{1};
   cor::ICorProfilerInfo10* info_ = nullptr;

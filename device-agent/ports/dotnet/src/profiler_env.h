@@ -6,11 +6,10 @@
 //                          make CoreCLR load the library at start-up (the runtime's own variables)
 //   XRPM_DOTNET_OPTIONS    the agent's options in the Mono module's syntax
 //                          ("xrpm:port=N,listen=ADDR:PORT,quiet,announce,allocations,
-//                          sample_bytes=N"; profiler_options.h of the Mono port, which parses
-//                          it; allocations: dotnet_allocations.h); absent: the defaults (port
-//                          4510)
+//                          sample_bytes=N,no_frame"; profiler_options.h of the Mono port, which
+//                          parses it; allocations: dotnet_allocations.h); absent: the defaults
+//                          (port 4510)
 //   XRPM_DOTNET_TOKEN      the token a host must present (not on a command line)
-//   XRPM_DOTNET_NO_FRAME   "1": no frame method hook (xrpm-dotnet --no-frame; frame_hook.h)
 //   DOTNET_gcConcurrent=0  set by the launcher unless the environment already has it: without
 //                          background collections the runtime lets the profiler ask for its GC
 //                          events during a capture only (dotnet_port.h, the event modes)
@@ -45,7 +44,6 @@ constexpr const char* kProfilerLibrary = "libxrpm-dotnet-profiler.so";
 
 constexpr const char* kOptionsEnv = "XRPM_DOTNET_OPTIONS";
 constexpr const char* kTokenEnv = "XRPM_DOTNET_TOKEN";
-constexpr const char* kNoFrameEnv = "XRPM_DOTNET_NO_FRAME";
 constexpr const char* kStatusFdEnv = "XRPM_DOTNET_STATUS_FD";
 constexpr const char* kGcConcurrentEnv = "DOTNET_gcConcurrent";
 constexpr const char* kGcSetEnv = "XRPM_DOTNET_GC_SET";

@@ -15,8 +15,7 @@
 //   no_origins              CoreCLR (xrpm-dotnet): with `allocations`, captures carry no
 //                           allocation origins (dotnet_origins.h; the GC events then stay off
 //                           between captures); Mono turns them off with sample_bytes=0
-//   no_frame                CoreCLR (xrpm-dotnet --attach --no-frame): the frame method is not
-//                           hooked (at start-up the launcher says so in the environment)
+//   no_frame                CoreCLR (xrpm-dotnet --no-frame): the frame method is not hooked
 //   sample_bytes=N          with `allocations`: allocation origins in captures, one sampled
 //                           allocation per N bytes on average from start-up (default 16384;
 //                           0..67108864; 0 records no origins); a frames subscription's
