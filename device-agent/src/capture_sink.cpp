@@ -1,6 +1,7 @@
 #include "capture_sink.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <cstring>
 #include <exception>
 #include <vector>
@@ -29,6 +30,12 @@ uint64_t HeapBytesAfterGc(RuntimePort& rt) {
     }
   }
   return 0;
+}
+
+std::string Hex(uint64_t id) {
+  char buf[24];
+  std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(id));
+  return buf;
 }
 
 }  // namespace
@@ -71,6 +78,13 @@ bool CaptureSink::Emit(const wire::Envelope& env) {
 }
 
 bool CaptureSink::Begin() {
+  if (begun_) {  // parts_left_: another call came before an object's last part
+    if (error_.empty())
+      error_ = "agent error: object " + Hex(parts_object_) + " broken off after " +
+               std::to_string(parts_total_ - parts_left_) + " of its " +
+               std::to_string(parts_total_) + " references (ObjectReferencesPart) by another call";
+    return false;
+  }
   begun_ = true;
   const uint64_t heap_bytes = HeapBytesAfterGc(runtime_);
   if (!Streaming(job_)) {
@@ -287,11 +301,9 @@ WalkResult CaptureSink::DoRootReferences(const RootRef* roots, size_t count) {
   return WalkResult::kOk;
 }
 
-WalkResult CaptureSink::DoObjectReferences(uint64_t object, uint32_t type_id, uint32_t size,
-                                           const uint64_t* refs, const uint32_t* slots,
-                                           size_t ref_count) {
-  // One relaxed load per object: a cancel stops the walk within one object.
-  if (job_.cancelled() || !EnsureBegun()) return Stopped();
+bool CaptureSink::StartObject(uint64_t object, uint32_t type_id, uint32_t size,
+                              const uint32_t* slots, size_t n, size_t total,
+                              const uint32_t** mapped_slots) {
   uint32_t site = 0;
   uint64_t frame = 0;
   if (origin_pending_) {
@@ -304,9 +316,57 @@ WalkResult CaptureSink::DoObjectReferences(uint64_t object, uint32_t type_id, ui
     }
   }
   protocol::ObjectDetail detail;
-  if (job_.detail.fields) detail = fields_.Take(object, type_id, size, slots, ref_count);
-  if (!writer_.Object(object, type_id, size, refs, ref_count, site, frame, detail))
+  if (job_.detail.fields) detail = fields_.Take(object, type_id, size, slots, n);
+  *mapped_slots = detail.slots;
+  return writer_.ObjectBegin(object, type_id, size, total, site, frame, detail);
+}
+
+WalkResult CaptureSink::DoObjectReferences(uint64_t object, uint32_t type_id, uint32_t size,
+                                           const uint64_t* refs, const uint32_t* slots,
+                                           size_t ref_count) {
+  // One relaxed load per object: a cancel stops the walk within one object.
+  if (job_.cancelled() || !EnsureBegun()) return Stopped();
+  const uint32_t* mapped = nullptr;
+  if (!StartObject(object, type_id, size, slots, ref_count, ref_count, &mapped) ||
+      !writer_.ObjectRefs(refs, mapped, ref_count))
     return Stopped();
+  if (!full_batches_ && writer_.totals().objects >= kFullBatchesAfterObjects) {
+    writer_.SetBatchBytes(protocol::kTargetBatchBytes);  // a large heap
+    full_batches_ = true;
+    if (!writer_.StartBackgroundSealing())
+      return Fail("agent error: cannot start the batch sealer thread");
+  }
+  return WalkResult::kPostponeReferences;
+}
+
+WalkResult CaptureSink::DoObjectReferencesPart(uint64_t object, uint32_t type_id, uint32_t size,
+                                               size_t total, const uint64_t* refs,
+                                               const uint32_t* slots, size_t n) {
+  if (job_.cancelled()) return Stopped();
+  const uint32_t* mapped = nullptr;
+  if (parts_left_ == 0) {  // the first part
+    if (!EnsureBegun()) return Stopped();
+    if (n == 0 || n > total)
+      return Fail("agent error: object " + Hex(object) + " reported in a part of " +
+                  std::to_string(n) + " of its " + std::to_string(total) + " references");
+    if (!StartObject(object, type_id, size, slots, n, total, &mapped)) return Stopped();
+    parts_object_ = object;
+    parts_type_ = type_id;
+    parts_size_ = size;
+    parts_total_ = total;
+    parts_left_ = total;
+  } else {
+    if (object != parts_object_ || type_id != parts_type_ || size != parts_size_ ||
+        total != parts_total_ || n == 0 || n > parts_left_)
+      return Fail("agent error: object " + Hex(parts_object_) + " broken off after " +
+                  std::to_string(parts_total_ - parts_left_) + " of its " +
+                  std::to_string(parts_total_) + " references by a part of object " + Hex(object) +
+                  " (" + std::to_string(n) + " references)");
+    if (job_.detail.fields) mapped = fields_.TakePart(slots, n);
+  }
+  if (!writer_.ObjectRefs(refs, mapped, n)) return Stopped();
+  parts_left_ -= n;
+  if (parts_left_ != 0) return WalkResult::kPostponeReferences;
   if (!full_batches_ && writer_.totals().objects >= kFullBatchesAfterObjects) {
     writer_.SetBatchBytes(protocol::kTargetBatchBytes);  // a large heap
     full_batches_ = true;
@@ -413,6 +473,16 @@ WalkResult CaptureSink::DescribeTypeWithTraits(uint32_t type_id, uint32_t domain
   }
 }
 
+WalkResult CaptureSink::ObjectReferencesPart(uint64_t object, uint32_t type_id, uint32_t size,
+                                             size_t total, const uint64_t* refs,
+                                             const uint32_t* slots, size_t n) {
+  try {
+    return DoObjectReferencesPart(object, type_id, size, total, refs, slots, n);
+  } catch (const std::exception& e) {
+    return Fail(std::string("agent error: ") + e.what());
+  }
+}
+
 WalkResult CaptureSink::ObjectReferencesWithSlots(uint64_t object, uint32_t type_id, uint32_t size,
                                                   const uint64_t* refs, const uint32_t* slots,
                                                   size_t ref_count) {
@@ -451,7 +521,7 @@ WalkResult CaptureSink::ContainerLabel(const char* label, size_t len) {
 
 // Values are copied (bounded: kMaxObjectValues words) for the next ObjectReferences.
 WalkResult CaptureSink::ObjectValues(uint64_t object, const uint64_t* bits, size_t count) {
-  if (job_.cancelled()) return Stopped();
+  if (job_.cancelled() || (parts_left_ != 0 && !EnsureBegun())) return Stopped();
   if (!job_.detail.values) return WalkResult::kOk;
   try {
     if (fields_.SetValues(object, bits, count))
@@ -464,7 +534,7 @@ WalkResult CaptureSink::ObjectValues(uint64_t object, const uint64_t* bits, size
 
 WalkResult CaptureSink::StringValue(uint64_t object, uint32_t length, const uint16_t* units,
                                     size_t count) {
-  if (job_.cancelled()) return Stopped();
+  if (job_.cancelled() || (parts_left_ != 0 && !EnsureBegun())) return Stopped();
   if (!job_.detail.values) return WalkResult::kOk;
   try {
     if (fields_.SetString(object, length, units, count))
@@ -477,7 +547,7 @@ WalkResult CaptureSink::StringValue(uint64_t object, uint32_t length, const uint
 
 // Cheap and allocation-free: it only remembers the origin for the next ObjectReferences.
 WalkResult CaptureSink::ObjectOrigin(uint64_t object, uint64_t alloc_frame, uint32_t site_id) {
-  if (job_.cancelled()) return Stopped();
+  if (job_.cancelled() || (parts_left_ != 0 && !EnsureBegun())) return Stopped();
   if (origin_pending_) ++origins_dropped_;  // two origins in a row: the first had no object
   const uint32_t wire = clock_seen_ ? origins_.WireSite(site_id) : 0;
   origin_pending_ = wire != 0;

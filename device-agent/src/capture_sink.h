@@ -100,6 +100,9 @@ class CaptureSink : public HeapInfoCallback {
   WalkResult ObjectReferencesWithSlots(uint64_t object, uint32_t type_id, uint32_t size,
                                        const uint64_t* refs, const uint32_t* slots,
                                        size_t ref_count) override;
+  bool TakesReferenceParts() const override { return true; }
+  WalkResult ObjectReferencesPart(uint64_t object, uint32_t type_id, uint32_t size, size_t total,
+                                  const uint64_t* refs, const uint32_t* slots, size_t n) override;
   WalkResult ObjectValues(uint64_t object, const uint64_t* bits, size_t count) override;
   WalkResult StringValue(uint64_t object, uint32_t length, const uint16_t* units,
                          size_t count) override;
@@ -139,8 +142,14 @@ class CaptureSink : public HeapInfoCallback {
   WalkResult DoContainerLabel(const char* label, size_t len);
   bool Emit(const wire::Envelope& env);
   size_t BufferBytes() const;  // the encoder's buffers now (the queue charges their growth)
-  bool EnsureBegun() { return begun_ || Begin(); }  // inline: it runs for every callback
-  bool Begin();                                     // CaptureBegin, once
+  // Inline: it runs for every callback. False also when an object in parts was broken off.
+  bool EnsureBegun() { return (begun_ && parts_left_ == 0) || Begin(); }
+  bool Begin();  // CaptureBegin, once
+  WalkResult DoObjectReferencesPart(uint64_t object, uint32_t type_id, uint32_t size, size_t total,
+                                    const uint64_t* refs, const uint32_t* slots, size_t n);
+  // The start of an object, whole or in parts: its origin, detail and header.
+  bool StartObject(uint64_t object, uint32_t type_id, uint32_t size, const uint32_t* slots,
+                   size_t n, size_t total, const uint32_t** mapped_slots);
   WalkResult DoAllocationClock(uint64_t frame, uint32_t sample_bytes);
   WalkResult DoDescribeSite(uint32_t site_id, const char* const* method_names,
                             const size_t* name_lens, uint32_t depth);
@@ -174,6 +183,10 @@ class CaptureSink : public HeapInfoCallback {
   OriginInterner origins_;
   std::atomic<size_t> origin_bytes_{0};  // origins_.FootprintBytes(), read by BufferBytes
   bool clock_seen_ = false;
+  // An object in parts (ObjectReferencesPart): which, and how many references it still owes.
+  uint64_t parts_object_ = 0;
+  uint32_t parts_type_ = 0, parts_size_ = 0;
+  size_t parts_total_ = 0, parts_left_ = 0;
   bool origin_pending_ = false;  // an ObjectOrigin waits for its ObjectReferences
   uint64_t pending_object_ = 0, pending_frame_ = 0;
   uint32_t pending_site_ = 0;  // wire id

@@ -261,12 +261,15 @@ protocol::ObjectDetail FieldMapper::Take(uint64_t object, uint32_t type_id, uint
   const bool mine = pending_ && pending_object_ == object;
   pending_ = false;
   const TypeFields* found = Find(type_id);
+  part_type_ = nullptr;
+  part_bad_ = false;
   if (!found->has_layout) {
     if (had_values || slots) {
       // Values or slots for a type without a layout: nothing to check them against.
       bool any = had_values;
       for (size_t i = 0; slots && i < ref_count && !any; ++i) any = slots[i] != kNoSlot;
       dropped_ += any;
+      part_bad_ = any;
     }
     return d;
   }
@@ -279,7 +282,25 @@ protocol::ObjectDetail FieldMapper::Take(uint64_t object, uint32_t type_id, uint
   }
   d.slots = MapSlots(t, slots, ref_count, array_length, &bad);
   dropped_ += bad;
+  part_type_ = &t;
+  part_array_length_ = array_length;
+  part_bad_ = bad;
   return d;
+}
+
+const uint32_t* FieldMapper::TakePart(const uint32_t* slots, size_t n) {
+  if (!slots || part_bad_) return nullptr;
+  if (!part_type_) {  // no layout: slots that say something cost the object its slots
+    for (size_t i = 0; i < n && !part_bad_; ++i) part_bad_ = slots[i] != kNoSlot;
+    dropped_ += part_bad_;
+    return nullptr;
+  }
+  const uint32_t* mapped = MapSlots(*part_type_, slots, n, part_array_length_, &part_bad_);
+  if (part_bad_) {
+    ++dropped_;
+    return nullptr;
+  }
+  return mapped;
 }
 
 size_t FieldMapper::FootprintBytes() const {

@@ -183,6 +183,11 @@ bool HeapBatchWriter::Site(const uint32_t* method_ids, uint32_t depth) {
 
 bool HeapBatchWriter::Object(uint64_t id, uint32_t type, uint32_t size, const uint64_t* refs,
                              size_t n, uint32_t site, uint64_t frame, const ObjectDetail& detail) {
+  return ObjectBegin(id, type, size, n, site, frame, detail) && ObjectRefs(refs, detail.slots, n);
+}
+
+bool HeapBatchWriter::ObjectBegin(uint64_t id, uint32_t type, uint32_t size, size_t n,
+                                  uint32_t site, uint64_t frame, const ObjectDetail& detail) {
   if (stopped_.load(std::memory_order_relaxed)) return false;
   if (n > 0xFFFFFFFFu || detail.value_count > kMaxObjectValues) return false;
   const uint32_t count = static_cast<uint32_t>(n);
@@ -192,16 +197,20 @@ bool HeapBatchWriter::Object(uint64_t id, uint32_t type, uint32_t size, const ui
   totals_.known_origins += site != 0;
   if (enc_.values_enabled() && (detail.values || detail.units))
     totals_.value_words += detail.value_count;
+  ++totals_.objects;
+  totals_.heap_bytes += size;
+  return true;
+}
+
+bool HeapBatchWriter::ObjectRefs(const uint64_t* refs, const uint32_t* slots, size_t n) {
   size_t done = 0;
   while (done < n) {
-    const size_t k =
-        enc_.AddRefs(refs + done, n - done, detail.slots ? detail.slots + done : nullptr);
+    const size_t k = enc_.AddRefs(refs + done, n - done, slots ? slots + done : nullptr);
+    if (k == 0 && !enc_.pending_refs()) return false;  // more than ObjectBegin announced
     done += k;
     if (done < n && !Seal()) return false;
   }
-  ++totals_.objects;
   totals_.refs += n;
-  totals_.heap_bytes += size;
   return true;
 }
 

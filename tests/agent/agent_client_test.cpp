@@ -120,6 +120,35 @@ TEST(AgentClient, CaptureEqualsTheHeapRecordForRecord) {
   EXPECT_EQ(snap.root_origin[12], snap.root_origin[1]);
 }
 
+// A runtime that reports a large object's references in parts (ObjectReferencesPart, as the
+// .NET port does for a million-element array) gives the same capture as one that reports it
+// whole: parts of 1,000 of one object's 150k references, across several batches.
+TEST(AgentClient, AnObjectReportedInPartsIsCapturedAsAWholeOne) {
+  Served s(30000, 150000);
+  s.rt.set_reference_parts(1000);
+  ASSERT_TRUE(s.agent);
+  ASSERT_TRUE(Connected(s.client));
+  const CaptureResult r = CaptureOnce(s.client);
+  ASSERT_TRUE(r.ok) << r.error;
+  EXPECT_EQ(FirstDifference(GclogText(*r.snapshot), GclogText(s.rt.Expected())), "");
+  EXPECT_EQ(r.stats.objects, 30000u);
+  EXPECT_GT(r.stats.batches, 3u);
+}
+
+// A runtime that breaks an object off after its first part (the next object follows) gets
+// the capture refused with what it did, and the game runs on.
+TEST(AgentClient, AnObjectBrokenOffBetweenItsPartsFailsTheCapture) {
+  Served s(3000, 5000);
+  s.rt.set_reference_parts(1000, /*broken=*/true);
+  ASSERT_TRUE(s.agent);
+  ASSERT_TRUE(Connected(s.client));
+  const CaptureResult r = CaptureOnce(s.client);
+  ASSERT_FALSE(r.ok);
+  EXPECT_NE(r.error.find("broken off after 1000 of its 5000 references"), std::string::npos)
+      << r.error;
+  EXPECT_FALSE(s.rt.world_stopped());
+}
+
 // Buffered captures (the default 256 MiB bound) seal small batches until the capture is large:
 // the encoder's buffers, three batches' raw columns, scale with the batch, and a small heap
 // must not pay for 64 KiB batches (the csharp shell's 66 k objects). Batches are

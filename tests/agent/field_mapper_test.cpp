@@ -79,5 +79,37 @@ TEST(FieldMapper, AnObjectMetBeforeItsTypesLayoutDoesNotHideTheLayoutLater) {
   EXPECT_EQ(m.dropped(), 1u);
 }
 
+// An array reported in parts (heap_walker.h ObjectReferencesPart): each part's element indices
+// are checked against the length its values gave; from a part with one past the end, the
+// array's slots travel as unknown, the array counted once.
+TEST(FieldMapper, AnArrayInPartsHasEachPartsSlotsChecked) {
+  WalkDetail detail = Fields();
+  detail.values = true;
+  FieldMapper m(detail, 8);
+  m.NoteType(5);
+  const TypeLayoutInfo array{TypeShape::kArray,     nullptr, 0, nullptr, 0,
+                             FieldKind::kReference, "Node",  4};
+  protocol::RawLayout out;
+  ASSERT_TRUE(m.MapLayout(5, array, &out));
+  const uint64_t length = 6;
+  const uint32_t first[] = {0, 1}, second[] = {2, 3}, past[] = {4, 6}, last[] = {5};
+  m.SetValues(0x2000, &length, 1);
+  protocol::ObjectDetail d = m.Take(0x2000, 5, 24 + 6 * 8, first, 2);
+  ASSERT_EQ(d.slots, first);
+  ASSERT_EQ(d.value_count, 1u);
+  EXPECT_EQ(m.TakePart(second, 2), second);
+  EXPECT_EQ(m.dropped(), 0u);
+  EXPECT_EQ(m.TakePart(past, 2), nullptr);  // element 6 of 6
+  EXPECT_EQ(m.dropped(), 1u);
+  EXPECT_EQ(m.TakePart(last, 1), nullptr);  // the rest unknown too, not counted again
+  EXPECT_EQ(m.dropped(), 1u);
+  // The next array starts afresh.
+  m.SetValues(0x3000, &length, 1);
+  d = m.Take(0x3000, 5, 24 + 6 * 8, first, 2);
+  EXPECT_EQ(d.slots, first);
+  EXPECT_EQ(m.TakePart(last, 1), last);
+  EXPECT_EQ(m.dropped(), 1u);
+}
+
 }  // namespace
 }  // namespace xrpm::testing

@@ -1,5 +1,6 @@
 #include "fake_runtime.h"
 
+#include <algorithm>
 #include <chrono>
 #include <random>
 
@@ -184,9 +185,19 @@ void FakeRuntime::WalkHeap(agent::HeapInfoCallback& sink) {
       if (hostile_origins_ && Describe(sink, 7, {"Game.Other"}, 1) != WalkResult::kOk) return;
     }
     bool abort = false;
+    const size_t part = sink.TakesReferenceParts() ? part_.load() : 0;
     for (size_t i = 0; i < objs_.size(); ++i) {
       const Obj& o = objs_[i];
       WalkOrigins(sink, i, &abort);
+      if (!abort && part != 0 && o.refs.size() > part) {
+        for (size_t from = 0; from < o.refs.size() && !abort; from += part) {
+          abort = sink.ObjectReferencesPart(
+                      o.id, o.type, o.size, o.refs.size(), o.refs.data() + from, nullptr,
+                      std::min(part, o.refs.size() - from)) == WalkResult::kAbort;
+          if (broken_parts_) break;  // the next object follows this one's first part
+        }
+        if (!abort) continue;
+      }
       if (abort || sink.ObjectReferences(o.id, o.type, o.size, o.refs.data(), o.refs.size()) ==
                        WalkResult::kAbort) {
         stopped_by_sink_ = true;

@@ -56,6 +56,13 @@ class FakeRuntime : public agent::RuntimePort {
   void set_origins(bool v) { origins_ = v; }
   void set_hostile_origins(bool v) { hostile_origins_ = v; }
   void set_endless(bool v) { endless_ = v; }
+  // A sink that takes references in parts gets an object of more than `part` references in
+  // parts of `part` (0: every object whole); with broken, the walk breaks the first such
+  // object off after its first part (a runtime's slip the capture must refuse).
+  void set_reference_parts(size_t part, bool broken = false) {
+    part_ = part;
+    broken_parts_ = broken;
+  }
   void set_walk_sizes(uint64_t objects, uint64_t refs) {
     walk_objects_ = objects;
     walk_refs_ = refs;
@@ -85,6 +92,8 @@ class FakeRuntime : public agent::RuntimePort {
   std::atomic<bool> endless_{false}, end_endless_{false}, stopped_by_sink_{false};
   std::atomic<uint64_t> endless_objects_{0};
   std::atomic<uint64_t> walk_objects_{0}, walk_refs_{0};
+  std::atomic<size_t> part_{0};
+  std::atomic<bool> broken_parts_{false};
   // The origin of object i in origins mode: site index into kSites (-1 none) and frame.
   int SiteOf(size_t i) const;
   void WalkOrigins(agent::HeapInfoCallback& sink, size_t i, bool* abort) const;

@@ -88,6 +88,22 @@
 // object's values (<= kMaxStringCap + 1 words); slots are not copied, and slots and values go
 // straight into the batch being filled (bounded by the batch size).
 //
+// Objects in parts (optional): a runtime that would otherwise gather a large object's references
+// into one buffer (a million-element array: 8 MB, and its slots 4 MB more) may report them in
+// parts when the sink says it takes them (TakesReferenceParts()):
+//   ObjectReferencesPart(object, type, size, total, refs, slots, n)
+//                                     instead of one ObjectReferences[WithSlots] call: the
+//                                     first part (after the object's ObjectOrigin, ObjectValues
+//                                     or StringValue, as for ObjectReferences) gives `total`,
+//                                     the object's reference count; parts of the same object,
+//                                     type, size and total follow until `total` references were
+//                                     given, in order, n >= 1 each (an object without
+//                                     references is reported whole); slots as in
+//                                     ObjectReferencesWithSlots (null: unknown), per part.
+// Nothing else may come between an object's parts. Sinks that do not take parts (the default)
+// get every object whole; CaptureSink takes them and a sink that breaks off an object (another
+// call before its last part) fails the capture.
+//
 // AppDomains (optional): a runtime whose heap holds several AppDomains names them before the
 // types that belong to them:
 //   DescribeDomain(domain, name)      domain ids 1, 2, 3, ... in the order the runtime created
@@ -311,6 +327,20 @@ class HeapInfoCallback {
                                                size_t ref_count) {
     (void)slots;
     return ObjectReferences(object, type_id, size, refs, ref_count);
+  }
+  // ---- objects in parts (optional, see the header comment) ----
+  virtual bool TakesReferenceParts() const { return false; }
+  virtual WalkResult ObjectReferencesPart(uint64_t object, uint32_t type_id, uint32_t size,
+                                          size_t total, const uint64_t* refs, const uint32_t* slots,
+                                          size_t n) {
+    (void)object;
+    (void)type_id;
+    (void)size;
+    (void)total;
+    (void)refs;
+    (void)slots;
+    (void)n;
+    return WalkResult::kAbort;  // never called unless TakesReferenceParts()
   }
   virtual WalkResult ObjectValues(uint64_t object, const uint64_t* bits, size_t count) {
     (void)object;

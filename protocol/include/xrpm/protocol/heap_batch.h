@@ -189,6 +189,7 @@ class BatchEncoder {
   size_t AddRefs(const uint64_t* refs, size_t n, const uint32_t* slots = nullptr);
 
   bool empty() const { return raw_.Empty() && pending_refs_ == 0; }
+  uint64_t pending_refs() const { return pending_refs_; }  // the current object's, still to add
   size_t estimated_bytes() const { return estimate_; }
   const RawBatch& raw() const { return raw_; }
   // Heap memory the encoder holds (column and scratch capacities).

@@ -96,6 +96,12 @@ class HeapBatchWriter {
   // `detail` its slots and value words in a fields / values capture.
   bool Object(uint64_t id, uint32_t type, uint32_t size, const uint64_t* refs, size_t n,
               uint32_t site = 0, uint64_t frame = 0, const ObjectDetail& detail = {});
+  // The same in parts, for an object whose references are not at hand all at once: ObjectBegin
+  // with its reference count n (detail's slots unused), then ObjectRefs until n were given (in
+  // order, each part's slots or null for unknown ones). No other call in between.
+  bool ObjectBegin(uint64_t id, uint32_t type, uint32_t size, size_t n, uint32_t site = 0,
+                   uint64_t frame = 0, const ObjectDetail& detail = {});
+  bool ObjectRefs(const uint64_t* refs, const uint32_t* slots, size_t n);
   // Seals the last, partial batch and waits until the sink has every batch. Call once at the
   // end of the walk.
   bool Flush();
