@@ -70,6 +70,33 @@ void ExpectSame(const RecordStream& s, const std::vector<Made>& made) {
     EXPECT_EQ(o.text, m.text) << i;
   }
   EXPECT_FALSE(reader.Next(&o));
+  // Again with every object of more than 3 references in parts (Part, kRefChunk at a time):
+  // the same references and slots, the values and text before them.
+  RecordStream::Reader parted(s);
+  for (size_t i = 0; i < made.size(); ++i) {
+    ASSERT_TRUE(parted.Next(&o, 3)) << "object " << i;
+    const Made& m = made[i];
+    EXPECT_EQ(o.id, m.id) << i;
+    EXPECT_EQ(o.ref_count, m.refs.size()) << i;
+    EXPECT_EQ(o.values, m.values) << i;
+    EXPECT_EQ(o.text, m.text) << i;
+    if (m.refs.size() <= 3) {
+      EXPECT_FALSE(parted.Part(&o)) << i;
+      EXPECT_EQ(Std(o.refs), m.refs) << i;
+      continue;
+    }
+    EXPECT_TRUE(o.refs.empty()) << i;
+    std::vector<uint64_t> refs;
+    std::vector<uint32_t> slots;
+    while (parted.Part(&o)) {
+      EXPECT_LE(o.refs.size(), RecordStream::Reader::kRefChunk);
+      refs.insert(refs.end(), o.refs.begin(), o.refs.end());
+      slots.insert(slots.end(), o.slots.begin(), o.slots.end());
+    }
+    EXPECT_EQ(refs, m.refs) << i;
+    EXPECT_EQ(slots, m.slots) << i;
+  }
+  EXPECT_FALSE(parted.Next(&o, 3));
 }
 
 // Appends `made` to `s` and reads it back whole.
@@ -165,6 +192,41 @@ TEST(RecordStream, GrowsPastItsReservationAndStartsOverAfterClear) {
   RecordStream::Reader reader(s);
   StreamObject o;
   EXPECT_FALSE(reader.Next(&o));
+}
+
+// Objects of more references than a chunk come back in parts of kRefChunk (ExpectSame reads
+// them whole and in parts): far references in groups with slots of their own, an array's run
+// of slots, a near run, with values, and objects of one shape after them.
+TEST(RecordStream, LargeObjectsComeBackInParts) {
+  std::mt19937_64 rng(11);
+  std::vector<Made> made;
+  uint64_t address = 0x7f2000000000;
+  auto add = [&](size_t refs, bool run, bool far, uint32_t first_slot) {
+    Made m{address,
+           0x7e0000000100 + 64 * (refs % 3),
+           static_cast<uint32_t>(24 + 8 * refs),
+           true,
+           {},
+           {},
+           {refs, rng() >> 40},
+           {}};
+    for (size_t r = 0; r < refs; ++r) {
+      m.refs.push_back(far ? 0x7f2000000000 + 8 * (rng() % (size_t{1} << 23))
+                           : address + 8 * (r + 1));
+      m.slots.push_back(run ? first_slot + static_cast<uint32_t>(r)
+                            : static_cast<uint32_t>(rng() % 5000));
+    }
+    address += (m.size + 7) & ~uint64_t{7};
+    made.push_back(m);
+  };
+  add(2500, false, true, 0);   // three parts, the last one of 452 (a group of 4 cut in two)
+  add(3000, true, true, 0);    // an array without nulls
+  add(1025, true, false, 7);   // a chunk and one
+  add(1024, false, false, 0);  // exactly a chunk
+  for (int i = 0; i < 4; ++i) add(2, true, false, 0);  // of one shape
+  add(4096, true, true, 0);
+  RecordStream s;
+  PutAndExpectSame(s, made);
 }
 
 // Slots that run on by one from the first (a class's reference fields in order, an array

@@ -4,6 +4,7 @@
 // and references.
 #include <algorithm>
 #include <chrono>
+#include <cstdint>
 #include <exception>
 #include <string>
 #include <system_error>
@@ -347,7 +348,10 @@ void DotnetPort::Walk(agent::HeapInfoCallback& sink) {
   size_t with_values = 0;
   StreamObject o;
   RecordStream::Reader reader(record_.stream);
-  while (!aborted && reader.Next(&o)) {
+  // A sink that takes an object's references in parts gets a large one's kRefChunk at a time:
+  // no copy of a million-element array's references (8 MB, and 4 MB of slots) in the walk.
+  const size_t most_refs = sink.TakesReferenceParts() ? RecordStream::Reader::kRefChunk : SIZE_MAX;
+  while (!aborted && reader.Next(&o, most_refs)) {
     if (!origins.empty()) {
       auto e = std::lower_bound(
           origins.begin(), origins.end(), o.id,
@@ -376,8 +380,15 @@ void DotnetPort::Walk(agent::HeapInfoCallback& sink) {
       }
       if (aborted) break;
     }
-    const size_t n = o.refs.size();
     const uint32_t type_id = o.class_index + 1;  // the stream's classes come first
+    if (o.ref_count != o.refs.size()) {
+      while (!aborted && reader.Part(&o))
+        aborted = sink.ObjectReferencesPart(o.id, type_id, o.size, o.ref_count, o.refs.data(),
+                                            labels ? o.slots.data() : nullptr,
+                                            o.refs.size()) == WalkResult::kAbort;
+      continue;
+    }
+    const size_t n = o.refs.size();
     aborted =
         (labels ? sink.ObjectReferencesWithSlots(o.id, type_id, o.size, n ? o.refs.data() : nullptr,
                                                  n ? o.slots.data() : nullptr, n)

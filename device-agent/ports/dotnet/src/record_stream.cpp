@@ -459,7 +459,7 @@ void RecordStream::Reader::ReadValues(const uint8_t** at, uint64_t flags) {
   *at = p;
 }
 
-bool RecordStream::Reader::Next(StreamObject* o) {
+bool RecordStream::Reader::Next(StreamObject* o, size_t most_refs) {
   const uint8_t* p;
   ObjectHeader h;
   if (!Header(&p, &h)) return false;
@@ -469,10 +469,24 @@ bool RecordStream::Reader::Next(StreamObject* o) {
   o->size = h.size;
   o->klass = o->class_index < s_.classes_.size() ? s_.classes_[o->class_index] : 0;
   o->values_read = h.flags & kValuesRead;
-  o->refs.resize(h.refs);
-  o->slots.resize(h.refs);
+  o->ref_count = h.refs;
   uint64_t previous = h.id;
-  Refs(&p, h, 0, h.refs, &previous, o->refs.data(), o->slots.data());
+  if (h.refs > most_refs) {
+    // In parts: stepped over now (their values come after them), read again by Part.
+    part_h_ = h;
+    part_at_ = p;
+    part_from_ = 0;
+    part_previous_ = h.id;
+    for (size_t from = 0; from < h.refs; from += kRefChunk)
+      Refs(&p, h, from, std::min(kRefChunk, h.refs - from), &previous, chunk_, nullptr);
+    o->refs.clear();
+    o->slots.clear();
+  } else {
+    part_at_ = nullptr;
+    o->refs.resize(h.refs);
+    o->slots.resize(h.refs);
+    Refs(&p, h, 0, h.refs, &previous, o->refs.data(), o->slots.data());
+  }
   ReadValues(&p, h.flags);
   o->values = values_;
   o->text.clear();
@@ -491,6 +505,16 @@ bool RecordStream::Reader::Next(StreamObject* o) {
     }
   }
   at_ = static_cast<size_t>(p - s_.data_);
+  return true;
+}
+
+bool RecordStream::Reader::Part(StreamObject* o) {
+  if (!part_at_ || part_from_ >= part_h_.refs) return false;
+  const size_t n = std::min(kRefChunk, part_h_.refs - part_from_);
+  o->refs.resize(n);
+  o->slots.resize(n);
+  Refs(&part_at_, part_h_, part_from_, n, &part_previous_, o->refs.data(), o->slots.data());
+  part_from_ += n;
   return true;
 }
 

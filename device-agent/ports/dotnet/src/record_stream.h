@@ -68,8 +68,10 @@ struct StreamObject {
   uint32_t class_index = 0;  // in RecordStream::classes()
   uint32_t size = 0;
   bool values_read = false;  // its values were read (its class had a layout)
-  // In huge-page mappings of their own once large (an array's million references), given back
-  // when the reader's object goes, not kept in the allocator's free lists.
+  size_t ref_count = 0;      // its references, whether in refs or in parts (Reader::Part)
+  // Its references and their slots, or a part of them (Reader::Part). In huge-page mappings of
+  // their own once large (an array's million references read whole), given back when the
+  // reader's object goes, not kept in the allocator's free lists.
   RecordVector<uint64_t> refs;
   RecordVector<uint32_t> slots;  // one per reference
   std::vector<uint64_t> values;
@@ -113,8 +115,14 @@ class RecordStream {
    public:
     explicit Reader(const RecordStream& stream);
     Reader(const RecordStream& stream, size_t part, size_t parts);
-    // The next object into *o (its vectors reused), or false at the end.
-    bool Next(StreamObject* o);
+    // The next object into *o (its vectors reused), or false at the end. An object of more
+    // than `most_refs` references comes without them (refs and slots empty, ref_count set):
+    // Part then hands them over kRefChunk at a time (a million-element array needs no
+    // million-entry vector; its references are read twice, once to reach its values).
+    bool Next(StreamObject* o, size_t most_refs = SIZE_MAX);
+    // The next part of the last object's references (Next without them) into o->refs and
+    // o->slots; false when every one was given.
+    bool Part(StreamObject* o);
     // The next object's id, and its references in order, handed to each(const uint64_t* refs,
     // size_t n) kRefChunk at most at a time (its slots, values and text stepped over: a
     // million-element array needs no million-entry vector); false at the end.
@@ -164,7 +172,13 @@ class RecordStream {
     ObjectHeader shape_{};  // the last full header's (its flags without the object's own)
     bool shape_valid_ = false;
     std::vector<uint64_t> values_;  // the last object's
-    uint64_t chunk_[kRefChunk];     // NextRefs' references
+    // The object whose references Part hands over: its header, where its next part starts,
+    // how many were given, the reference before them.
+    ObjectHeader part_h_{};
+    const uint8_t* part_at_ = nullptr;
+    size_t part_from_ = 0;
+    uint64_t part_previous_ = 0;
+    uint64_t chunk_[kRefChunk];  // NextRefs' references
   };
 
  private:
