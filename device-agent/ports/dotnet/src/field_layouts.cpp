@@ -151,8 +151,7 @@ bool FieldLayouts::IsStringClass(cor::ClassID klass) {
 
 void FieldLayouts::Prepare(const std::vector<cor::ClassID>& classes) {
   TypeNames names(info_);
-  last_ = nullptr;
-  last_class_ = 0;
+  ForgetRecent();  // layouts_ changes below; Find fills it again in the collection
   for (size_t i = 0; i < classes.size() && !string_searched_ && i < 64; ++i)
     FindStringClass(classes[i]);
   // The classes by type definition (and generic arguments): the classes of embedded structs
@@ -583,7 +582,8 @@ uint32_t FieldLayouts::EnumId(cor::IMetaDataImport* md, cor::mdToken type_def,
 // ---- inside the collection ----
 
 const FieldLayouts::Layout* FieldLayouts::Find(cor::ClassID klass) {
-  if (klass == last_class_ && last_) return last_;
+  std::pair<cor::ClassID, const Layout*>& cached = recent_[RecentSlot(klass)];
+  if (cached.first == klass) return cached.second;
   auto it = layouts_.find(klass);
   const Layout* l = nullptr;
   if (it != layouts_.end()) {
@@ -600,8 +600,7 @@ const FieldLayouts::Layout* FieldLayouts::Find(cor::ClassID klass) {
       layouts_.emplace(klass, nullptr);
     }
   }
-  last_class_ = klass;
-  last_ = l;
+  cached = {klass, l};
   return l;
 }
 
@@ -722,8 +721,7 @@ bool FieldLayouts::Describe(agent::HeapInfoCallback& sink, uint32_t type_id, cor
     if (Compute(klass, computed.get(), names)) {
       l = computed.get();
       layouts_[klass] = std::move(computed);
-      last_ = nullptr;
-      last_class_ = 0;
+      recent_[RecentSlot(klass)] = {0, nullptr};
     }
   }
   if (!l && statics.empty()) return true;

@@ -54,6 +54,7 @@
 // mutex), so never concurrently with the others.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <deque>
 #include <map>
@@ -197,8 +198,14 @@ class FieldLayouts {
   cor::ModuleID base_library_ = 0;          // System.Private.CoreLib's module
   bool string_searched_ = false;
   uint32_t string_length_offset_ = 0, string_buffer_offset_ = 0;
-  cor::ClassID last_class_ = 0;
-  const Layout* last_ = nullptr;
+  // Find's direct-mapped cache of layouts_ (the collection looks a layout up per object, and
+  // a real program's objects of many classes interleave: the map's lookup was a fifth of the
+  // port's own time per object on the compiler's heap): a class and its layout, or null for
+  // none possible; {0, null}: empty. Emptied wherever layouts_ changes outside Find.
+  static constexpr size_t kRecent = 1024;
+  std::array<std::pair<cor::ClassID, const Layout*>, kRecent> recent_{};
+  static size_t RecentSlot(cor::ClassID klass) { return ((klass >> 3) ^ (klass >> 13)) % kRecent; }
+  void ForgetRecent() { recent_.fill({0, nullptr}); }
   std::vector<uint64_t> held_;  // Record: the reference fields' values (at its largest size)
   std::vector<agent::FieldInfo> info_fields_;  // Describe
 };
