@@ -321,6 +321,16 @@ bool CaptureSink::StartObject(uint64_t object, uint32_t type_id, uint32_t size,
   return writer_.ObjectBegin(object, type_id, size, total, site, frame, detail);
 }
 
+WalkResult CaptureSink::ObjectDone() {
+  if (!full_batches_ && writer_.totals().objects >= kFullBatchesAfterObjects) {
+    writer_.SetBatchBytes(protocol::kTargetBatchBytes);  // a large heap
+    full_batches_ = true;
+    if (!writer_.StartBackgroundSealing())
+      return Fail("agent error: cannot start the batch sealer thread");
+  }
+  return WalkResult::kPostponeReferences;
+}
+
 WalkResult CaptureSink::DoObjectReferences(uint64_t object, uint32_t type_id, uint32_t size,
                                            const uint64_t* refs, const uint32_t* slots,
                                            size_t ref_count) {
@@ -330,13 +340,7 @@ WalkResult CaptureSink::DoObjectReferences(uint64_t object, uint32_t type_id, ui
   if (!StartObject(object, type_id, size, slots, ref_count, ref_count, &mapped) ||
       !writer_.ObjectRefs(refs, mapped, ref_count))
     return Stopped();
-  if (!full_batches_ && writer_.totals().objects >= kFullBatchesAfterObjects) {
-    writer_.SetBatchBytes(protocol::kTargetBatchBytes);  // a large heap
-    full_batches_ = true;
-    if (!writer_.StartBackgroundSealing())
-      return Fail("agent error: cannot start the batch sealer thread");
-  }
-  return WalkResult::kPostponeReferences;
+  return ObjectDone();
 }
 
 WalkResult CaptureSink::DoObjectReferencesPart(uint64_t object, uint32_t type_id, uint32_t size,
@@ -367,13 +371,7 @@ WalkResult CaptureSink::DoObjectReferencesPart(uint64_t object, uint32_t type_id
   if (!writer_.ObjectRefs(refs, mapped, n)) return Stopped();
   parts_left_ -= n;
   if (parts_left_ != 0) return WalkResult::kPostponeReferences;
-  if (!full_batches_ && writer_.totals().objects >= kFullBatchesAfterObjects) {
-    writer_.SetBatchBytes(protocol::kTargetBatchBytes);  // a large heap
-    full_batches_ = true;
-    if (!writer_.StartBackgroundSealing())
-      return Fail("agent error: cannot start the batch sealer thread");
-  }
-  return WalkResult::kPostponeReferences;
+  return ObjectDone();
 }
 
 WalkResult CaptureSink::DoAllocationClock(uint64_t frame, uint32_t sample_bytes) {

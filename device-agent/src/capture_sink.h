@@ -147,6 +147,8 @@ class CaptureSink : public HeapInfoCallback {
   bool Begin();  // CaptureBegin, once
   WalkResult DoObjectReferencesPart(uint64_t object, uint32_t type_id, uint32_t size, size_t total,
                                     const uint64_t* refs, const uint32_t* slots, size_t n);
+  // After an object's last reference: large heaps get full batches and the sealer thread.
+  WalkResult ObjectDone();
   // The start of an object, whole or in parts: its origin, detail and header.
   bool StartObject(uint64_t object, uint32_t type_id, uint32_t size, const uint32_t* slots,
                    size_t n, size_t total, const uint32_t** mapped_slots);
