@@ -275,7 +275,7 @@ WalkResult CaptureSink::DoDescribeLayout(uint32_t type_id, const TypeLayoutInfo&
 }
 
 WalkResult CaptureSink::DoContainerLabel(const char* label, size_t len) {
-  if (job_.cancelled()) return Stopped();
+  if (job_.cancelled() || (parts_left_ != 0 && !EnsureBegun())) return Stopped();
   // Only a frame's label (its method) is sent, with the container's entry.
   if (job_.detail.fields && descriptor_ == 1 && !container_sent_ && label)
     container_.label.assign(label, std::min<size_t>(len, protocol::kMaxMethodNameBytes));

@@ -262,14 +262,15 @@ protocol::ObjectDetail FieldMapper::Take(uint64_t object, uint32_t type_id, uint
   pending_ = false;
   const TypeFields* found = Find(type_id);
   part_type_ = nullptr;
-  part_bad_ = false;
+  part_slots_bad_ = false;
+  part_counted_ = false;
   if (!found->has_layout) {
     if (had_values || slots) {
       // Values or slots for a type without a layout: nothing to check them against.
       bool any = had_values;
       for (size_t i = 0; slots && i < ref_count && !any; ++i) any = slots[i] != kNoSlot;
       dropped_ += any;
-      part_bad_ = any;
+      part_counted_ = any;
     }
     return d;
   }
@@ -280,24 +281,30 @@ protocol::ObjectDetail FieldMapper::Take(uint64_t object, uint32_t type_id, uint
     d = protocol::ObjectDetail{};
     bad = true;
   }
-  d.slots = MapSlots(t, slots, ref_count, array_length, &bad);
+  bool slots_bad = false;
+  d.slots = MapSlots(t, slots, ref_count, array_length, &slots_bad);
+  bad = bad || slots_bad;
   dropped_ += bad;
   part_type_ = &t;
   part_array_length_ = array_length;
-  part_bad_ = bad;
+  part_slots_bad_ = slots_bad;
+  part_counted_ = bad;
   return d;
 }
 
 const uint32_t* FieldMapper::TakePart(const uint32_t* slots, size_t n) {
-  if (!slots || part_bad_) return nullptr;
-  if (!part_type_) {  // no layout: slots that say something cost the object its slots
-    for (size_t i = 0; i < n && !part_bad_; ++i) part_bad_ = slots[i] != kNoSlot;
-    dropped_ += part_bad_;
-    return nullptr;
+  if (!slots || part_slots_bad_) return nullptr;
+  bool bad = false;
+  const uint32_t* mapped = nullptr;
+  if (!part_type_) {  // no layout: slots that say something are counted, none travel
+    for (size_t i = 0; i < n && !bad; ++i) bad = slots[i] != kNoSlot;
+  } else {
+    mapped = MapSlots(*part_type_, slots, n, part_array_length_, &bad);
   }
-  const uint32_t* mapped = MapSlots(*part_type_, slots, n, part_array_length_, &part_bad_);
-  if (part_bad_) {
-    ++dropped_;
+  if (bad) {
+    part_slots_bad_ = true;
+    dropped_ += !part_counted_;  // an object counts once
+    part_counted_ = true;
     return nullptr;
   }
   return mapped;

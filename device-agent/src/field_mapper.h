@@ -69,8 +69,9 @@ class FieldMapper {
                               const uint32_t* slots, size_t ref_count);
   // An object in parts (heap_walker.h ObjectReferencesPart): Take with its first part's slots,
   // then TakePart with each later part's: checked as Take checks them, against the same type
-  // (and array length). From a part whose slots are wrong on, the object's slots travel as
-  // unknown (null), the object counted once in dropped().
+  // (and array length); values that did not match cost the values only, as for a whole object.
+  // From a part whose slots are wrong on, the object's slots travel as unknown (null; a whole
+  // object's would all be), the object counted once in dropped().
   const uint32_t* TakePart(const uint32_t* slots, size_t n);
 
   uint64_t dropped() const { return dropped_; }
@@ -115,10 +116,12 @@ class FieldMapper {
   std::vector<uint16_t> pending_units_;   // a string's code units
   std::vector<uint32_t> slots_;           // slot copy for a cut layout
   // The object of the last Take, for TakePart: its type (null: no layout), its array length
-  // (UINT64_MAX: not known) and whether its slots were found wrong.
+  // (UINT64_MAX: not known), whether its slots were found wrong, and whether it was counted in
+  // dropped_.
   const TypeFields* part_type_ = nullptr;
   uint64_t part_array_length_ = UINT64_MAX;
-  bool part_bad_ = false;
+  bool part_slots_bad_ = false;
+  bool part_counted_ = false;
   size_t kinds_bytes_ = 0;
   uint64_t dropped_ = 0;
 };

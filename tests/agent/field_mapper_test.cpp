@@ -109,6 +109,29 @@ TEST(FieldMapper, AnArrayInPartsHasEachPartsSlotsChecked) {
   EXPECT_EQ(d.slots, first);
   EXPECT_EQ(m.TakePart(last, 1), last);
   EXPECT_EQ(m.dropped(), 1u);
+  // Values that do not fit the layout (two words for an array) cost the values only: every
+  // part's slots travel, as a whole object's would.
+  const uint64_t two[] = {6, 7};
+  m.SetValues(0x4000, two, 2);
+  d = m.Take(0x4000, 5, 24 + 6 * 8, first, 2);
+  EXPECT_EQ(d.value_count, 0u);
+  EXPECT_EQ(d.slots, first);
+  EXPECT_EQ(m.dropped(), 2u);
+  EXPECT_EQ(m.TakePart(second, 2), second);
+  EXPECT_EQ(m.dropped(), 2u);
+  // A class with wrong values and then a wrong slot in a later part counts once.
+  OneRef r;
+  m.NoteType(6);
+  ASSERT_TRUE(m.MapLayout(6, r.layout, &out));
+  const uint64_t stray = 1;  // the class has no value field
+  const uint32_t next[] = {0}, unknown_field[] = {5};
+  m.SetValues(0x5000, &stray, 1);
+  d = m.Take(0x5000, 6, 24, next, 1);
+  EXPECT_EQ(d.slots, next);
+  EXPECT_EQ(m.dropped(), 3u);
+  EXPECT_EQ(m.TakePart(unknown_field, 1), nullptr);
+  EXPECT_EQ(m.TakePart(next, 1), nullptr);
+  EXPECT_EQ(m.dropped(), 3u);
 }
 
 }  // namespace

@@ -219,7 +219,7 @@ TEST(RecordStream, LargeObjectsComeBackInParts) {
     address += (m.size + 7) & ~uint64_t{7};
     made.push_back(m);
   };
-  add(2500, false, true, 0);   // three parts, the last one of 452 (a group of 4 cut in two)
+  add(2502, false, true, 0);   // three parts, the last one of 454 (its last group of 4 short)
   add(3000, true, true, 0);    // an array without nulls
   add(1025, true, false, 7);   // a chunk and one
   add(1024, false, false, 0);  // exactly a chunk

@@ -101,7 +101,7 @@
 //                                     references is reported whole); slots as in
 //                                     ObjectReferencesWithSlots (null: unknown), per part.
 // Nothing else may come between an object's parts. Sinks that do not take parts (the default)
-// get every object whole; CaptureSink takes them and a sink that breaks off an object (another
+// get every object whole; CaptureSink takes them, and a runtime that breaks an object off (another
 // call before its last part) fails the capture.
 //
 // AppDomains (optional): a runtime whose heap holds several AppDomains names them before the

@@ -199,8 +199,8 @@ class FieldLayouts {
   bool string_searched_ = false;
   uint32_t string_length_offset_ = 0, string_buffer_offset_ = 0;
   // Find's direct-mapped cache of layouts_ (the collection looks a layout up per object, and
-  // a real program's objects of many classes interleave: the map's lookup was a fifth of the
-  // port's own time per object on the compiler's heap): a class and its layout, or null for
+  // a real program's objects of many classes interleave: the map's lookup was a tenth of the
+  // port's callback per object on the compiler's heap): a class and its layout, or null for
   // none possible; {0, null}: empty. Emptied wherever layouts_ changes outside Find.
   static constexpr size_t kRecent = 1024;
   std::array<std::pair<cor::ClassID, const Layout*>, kRecent> recent_{};
