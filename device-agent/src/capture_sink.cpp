@@ -1,7 +1,6 @@
 #include "capture_sink.h"
 
 #include <algorithm>
-#include <cstdio>
 #include <cstring>
 #include <exception>
 #include <vector>
@@ -9,6 +8,7 @@
 #include "utf8.h"
 #include "xrpm/protocol/constants.h"
 #include "xrpm/protocol/envelope_io.h"
+#include "xrpm/protocol/hex_id.h"
 #include "xrpm/protocol/netcf_counters.h"
 
 namespace xrpm {
@@ -30,12 +30,6 @@ uint64_t HeapBytesAfterGc(RuntimePort& rt) {
     }
   }
   return 0;
-}
-
-std::string Hex(uint64_t id) {
-  char buf[24];
-  std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(id));
-  return buf;
 }
 
 }  // namespace
@@ -80,7 +74,7 @@ bool CaptureSink::Emit(const wire::Envelope& env) {
 bool CaptureSink::Begin() {
   if (begun_) {  // parts_left_: another call came before an object's last part
     if (error_.empty())
-      error_ = "agent error: object " + Hex(parts_object_) + " broken off after " +
+      error_ = "agent error: object " + protocol::HexId(parts_object_) + " broken off after " +
                std::to_string(parts_total_ - parts_left_) + " of its " +
                std::to_string(parts_total_) + " references (ObjectReferencesPart) by another call";
     return false;
@@ -351,7 +345,7 @@ WalkResult CaptureSink::DoObjectReferencesPart(uint64_t object, uint32_t type_id
   if (parts_left_ == 0) {  // the first part
     if (!EnsureBegun()) return Stopped();
     if (n == 0 || n > total)
-      return Fail("agent error: object " + Hex(object) + " reported in a part of " +
+      return Fail("agent error: object " + protocol::HexId(object) + " reported in a part of " +
                   std::to_string(n) + " of its " + std::to_string(total) + " references");
     if (!StartObject(object, type_id, size, slots, n, total, &mapped)) return Stopped();
     parts_object_ = object;
@@ -362,10 +356,10 @@ WalkResult CaptureSink::DoObjectReferencesPart(uint64_t object, uint32_t type_id
   } else {
     if (object != parts_object_ || type_id != parts_type_ || size != parts_size_ ||
         total != parts_total_ || n == 0 || n > parts_left_)
-      return Fail("agent error: object " + Hex(parts_object_) + " broken off after " +
+      return Fail("agent error: object " + protocol::HexId(parts_object_) + " broken off after " +
                   std::to_string(parts_total_ - parts_left_) + " of its " +
-                  std::to_string(parts_total_) + " references by a part of object " + Hex(object) +
-                  " (" + std::to_string(n) + " references)");
+                  std::to_string(parts_total_) + " references by a part of object " +
+                  protocol::HexId(object) + " (" + std::to_string(n) + " references)");
     if (job_.detail.fields) mapped = fields_.TakePart(slots, n);
   }
   if (!writer_.ObjectRefs(refs, mapped, n)) return Stopped();

@@ -2,21 +2,15 @@
 #include "xrpm/protocol/field_checker.h"
 
 #include <algorithm>
-#include <cstdio>
 
 #include "report_error.h"
+#include "xrpm/protocol/hex_id.h"
 
 namespace xrpm {
 namespace protocol {
 namespace {
 
 constexpr uint32_t kClassContainer = 11;  // agent::ContainerType::kClass
-
-std::string Hex(uint64_t v) {
-  char b[24];
-  std::snprintf(b, sizeof b, "0x%llx", static_cast<unsigned long long>(v));
-  return b;
-}
 
 std::string Quote(const std::string& s) {
   return "'" + s.substr(0, 200) + "'";
@@ -47,7 +41,7 @@ const RawEnum* FieldChecker::Enum(uint32_t enum_id) const {
 
 std::string FieldChecker::Where(uint64_t object, uint32_t type) const {
   auto it = types_.find(type);
-  return batch_ + "object " + Hex(object) + " (" +
+  return batch_ + "object " + HexId(object) + " (" +
          (it == types_.end() ? "type " + std::to_string(type) : Quote(it->second.name)) + ")";
 }
 
@@ -243,7 +237,7 @@ bool FieldChecker::Check(const RawBatch& b, uint32_t seq, std::string* error) {
     if (slot == kNoSlot) continue;
     const uint32_t c = b.root_container[i];
     auto where = [&] {
-      return batch_ + "root " + std::to_string(i) + " (" + Hex(b.root_object[i]) +
+      return batch_ + "root " + std::to_string(i) + " (" + HexId(b.root_object[i]) +
              "): static field " + std::to_string(slot);
     };
     if (c >= containers_.size() || containers_[c].first != kClassContainer)

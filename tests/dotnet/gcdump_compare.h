@@ -22,7 +22,6 @@
 
 #include <unistd.h>
 
-#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <map>
@@ -30,6 +29,7 @@
 #include <string>
 
 #include "xrpm/model/snapshot.h"
+#include "xrpm/protocol/hex_id.h"
 
 namespace xrpm::testing {
 
@@ -134,9 +134,7 @@ inline std::string GcdumpObjectDifferences(const Snapshot& xrpm, const Snapshot&
   size_t shown = 0;
   auto show = [&](uint64_t id, const std::string& what) {
     if (shown++ >= limit) return;
-    char addr[32];
-    std::snprintf(addr, sizeof addr, "0x%llx", static_cast<unsigned long long>(id));
-    out += std::string("    ") + addr + " " + what + "\n";
+    out += "    " + protocol::HexId(id) + " " + what + "\n";
   };
   for (const auto& [id, size] : mine) {
     auto it = theirs.find(id);
