@@ -22,11 +22,6 @@ namespace agent {
 
 using SteadyClock = std::chrono::steady_clock;
 
-inline int64_t NowNs() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(SteadyClock::now().time_since_epoch())
-      .count();
-}
-
 struct CaptureJob {
   // `resumed_limit`: the messages held once the game runs again (BatchQueue::Resume).
   CaptureJob(uint32_t capture_id, uint32_t request, size_t memory_limit,

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 
@@ -20,6 +21,14 @@
 
 namespace xrpm {
 namespace agent {
+
+// The clock of WorldStoppedAtNs and HeapReportStartNs (and of the agent's own timing):
+// std::chrono::steady_clock in nanoseconds since its epoch. Ports stamp their moments with it.
+inline int64_t NowNs() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
 
 struct RuntimeInfo {
   const char* runtime_name;     // e.g. "xrpm-emulator (NETCF 3.5 model)"

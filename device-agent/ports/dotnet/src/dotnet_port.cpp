@@ -26,11 +26,7 @@ namespace {
 using agent::ContainerType;
 using agent::WalkResult;
 
-int64_t NowNs() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(
-             std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
+using agent::NowNs;  // runtime_port.h: the clock of WorldStoppedAtNs
 
 constexpr int kMaxCollections = 3;
 constexpr int kRetryMs = 20;     // a ForceGC refused while the runtime starts is retried this often

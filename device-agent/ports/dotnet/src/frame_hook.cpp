@@ -10,6 +10,7 @@
 #include "il_method_body.h"
 #include "type_names.h"
 #include "wire_bytes.h"
+#include "xrpm/agent/runtime_port.h"
 
 namespace xrpm {
 namespace dotnet {
@@ -284,10 +285,7 @@ void FrameHook::HoldHere() {
   std::unique_lock<std::mutex> lock(wait_mu_);
   if (hold_ != Hold::kAsked) return;
   hold_ = Hold::kHeld;
-  held_since_ns_.store(std::chrono::duration_cast<std::chrono::nanoseconds>(
-                           std::chrono::steady_clock::now().time_since_epoch())
-                           .count(),
-                       std::memory_order_release);
+  held_since_ns_.store(agent::NowNs(), std::memory_order_release);  // the port's pause clock
   wait_cv_.notify_all();
   if (wait_cv_.wait_for(lock, kMaxHold, [&] { return hold_ != Hold::kHeld; }))
     return;             // released (Release reset the state; a new request since then stays)

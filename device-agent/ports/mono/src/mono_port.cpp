@@ -14,11 +14,7 @@ namespace xrpm {
 namespace mono {
 namespace {
 
-int64_t NowNs() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(
-             std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
+using agent::NowNs;  // runtime_port.h: the clock of WorldStoppedAtNs
 
 constexpr int kMaxCollectAttempts = 3;
 constexpr int kRenotifyMs = 100;  // a safe-point request wakes the finalizer thread this often
