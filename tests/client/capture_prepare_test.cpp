@@ -2,12 +2,17 @@
 // sizes, larger or smaller) and warmed on a background thread (PageWarmer) assemble the same
 // snapshot as without: objects, references split across batches, roots; a reservation the
 // capture does not use leaves nothing behind. The warmer faults in the pages of the ranges it
-// is given, skips a range that is no longer mapped, and stops on request.
+// is given, skips a range that is no longer mapped, stops on request, and runs at its owner's
+// priority (never below it: its populate call holds the process's memory-map lock).
 // ctest-labels: threaded
 #include <gtest/gtest.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
+#include <thread>
+
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -177,6 +182,34 @@ TEST(PageWarmer, StopsBeforeTheEndWhenAsked) {
   warmer.Start({{p, kBytes}});
   warmer.Stop();
   EXPECT_LT(ResidentPages(p, kBytes), kBytes / 4096);
+  munmap(p, kBytes);
+}
+
+// A thread of the warmer's below its owner's priority holds the memory-map lock while it is
+// preempted on a busy machine, and every other thread that maps or protects memory waits for it.
+TEST(PageWarmer, RunsAtItsOwnersPriority) {
+  if (!PopulateWriteWorks()) GTEST_SKIP() << "this kernel has no MADV_POPULATE_WRITE (5.14+)";
+  constexpr size_t kBytes = 4 << 20;
+  void* p = mmap(nullptr, kBytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  ASSERT_NE(p, MAP_FAILED);
+  // The owner on a thread of its own at nice 3 (a thread may raise its own nice value, not
+  // lower it: the test's main thread keeps its priority); a new thread inherits its creator's.
+  int owner_nice = 0, warmer_nice = -100, steps = 0;  // the warmer's highest nice value
+  std::thread owner([&] {
+    setpriority(PRIO_PROCESS, static_cast<id_t>(gettid()), 3);
+    owner_nice = getpriority(PRIO_PROCESS, static_cast<id_t>(gettid()));
+    PageWarmer warmer;
+    warmer.Start({{p, kBytes}}, [&] {
+      warmer_nice = std::max(warmer_nice, getpriority(PRIO_PROCESS, static_cast<id_t>(gettid())));
+      ++steps;
+    });
+    warmer.Wait();
+  });
+  owner.join();
+  EXPECT_EQ(owner_nice, 3);
+  EXPECT_EQ(steps, 2);  // 4 MiB in 2 MiB steps
+  EXPECT_EQ(warmer_nice, owner_nice);
+  EXPECT_EQ(ResidentPages(p, kBytes), kBytes / 4096);
   munmap(p, kBytes);
 }
 

@@ -1,7 +1,7 @@
 #include "page_warmer.h"
 
+#include <pthread.h>
 #include <sys/mman.h>
-#include <sys/resource.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -14,10 +14,10 @@ namespace {
 constexpr size_t kStepBytes = size_t{2} << 20;  // one huge page: Stop() waits at most this much
 constexpr uintptr_t kPageBytes = 4096;
 
-void Warm(const std::vector<PageWarmer::Range>& ranges, const std::atomic<bool>& stop) {
+void Warm(const std::vector<PageWarmer::Range>& ranges, const std::atomic<bool>& stop,
+          const PageWarmer::StepHook& before_step) {
 #ifdef MADV_POPULATE_WRITE
-  // This thread only: the lowest priority, so the decoding and the game go first.
-  setpriority(PRIO_PROCESS, static_cast<id_t>(gettid()), 19);
+  pthread_setname_np(pthread_self(), "xrpm-warmer");  // for top, perf and /proc
   // The columns fill side by side as batches arrive: each round warms the next equal share of
   // every range, about 2 MiB of the largest.
   size_t largest = 0;
@@ -38,6 +38,7 @@ void Warm(const std::vector<PageWarmer::Range>& ranges, const std::atomic<bool>&
       const uintptr_t from = begin + pages * k / rounds * kPageBytes;
       const uintptr_t to = begin + pages * (k + 1) / rounds * kPageBytes;
       if (from >= to) continue;
+      if (before_step) before_step();
       // Fails where the range was unmapped or moved since: that range is done with.
       if (madvise(reinterpret_cast<void*>(from), to - from, MADV_POPULATE_WRITE) != 0)
         done[i] = true;
@@ -46,15 +47,18 @@ void Warm(const std::vector<PageWarmer::Range>& ranges, const std::atomic<bool>&
 #else
   (void)ranges;
   (void)stop;
+  (void)before_step;
 #endif
 }
 
 }  // namespace
 
-void PageWarmer::Start(std::vector<Range> ranges) {
+void PageWarmer::Start(std::vector<Range> ranges, StepHook before_step) {
   Stop();
   stop_.store(false, std::memory_order_relaxed);
-  thread_ = std::thread([this, ranges = std::move(ranges)] { Warm(ranges, stop_); });
+  thread_ = std::thread([this, ranges = std::move(ranges), hook = std::move(before_step)] {
+    Warm(ranges, stop_, hook);
+  });
 }
 
 void PageWarmer::Wait() {

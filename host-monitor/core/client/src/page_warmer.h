@@ -1,5 +1,5 @@
 // PageWarmer: faults in the pages of memory reserved for a capture's snapshot on a background
-// thread of the lowest priority, while the game is stopped and the host has nothing to decode.
+// thread, while the game is stopped and the host has nothing to decode.
 //
 // Why: a capture's columns are fresh memory, and its first write costs a page fault and the
 // kernel's zeroing of the page (on the paravirtualised machines we measure on, a third of the
@@ -8,8 +8,13 @@
 // during the game's pause, on a core the stopped game leaves idle.
 //
 // How: madvise(MADV_POPULATE_WRITE) over each range, 2 MiB at a time (Linux 5.14; without it
-// nothing is done), from a thread at nice 19, so a busy machine's other work (the game's own
-// threads, the decoding) goes first. The populate call never changes memory contents and
+// nothing is done), from a thread at its owner's priority. Not lower: the call holds the
+// process's memory-map lock while it faults a step in, and any thread of the process that
+// maps or protects memory meanwhile (malloc growing an arena does) waits for it. At nice 19
+// on two cores busy with the game's threads, the warmer was preempted inside the call for
+// seconds at a time, and with it the network thread, blocked in mprotect: the agent's walk
+// waited 6-15 s for acknowledgements, and the agent, silent past its timeout, was declared
+// lost. The populate call never changes memory contents and
 // tolerates ranges that were since unmapped or moved (a column grown past its reservation
 // moves; the call then fails for that range and the warmer goes on with the next), so the
 // owner needs no synchronisation beyond Stop() before it shrinks or frees the columns.
@@ -20,6 +25,7 @@
 
 #include <atomic>
 #include <cstddef>
+#include <functional>
 #include <thread>
 #include <vector>
 
@@ -37,8 +43,11 @@ class PageWarmer {
   PageWarmer(const PageWarmer&) = delete;
   PageWarmer& operator=(const PageWarmer&) = delete;
 
+  // Called on the warming thread before each step (tests observe the thread through it).
+  using StepHook = std::function<void()>;
+
   // Starts warming `ranges` in order (a running warming is stopped first).
-  void Start(std::vector<Range> ranges);
+  void Start(std::vector<Range> ranges, StepHook before_step = nullptr);
   // Stops and joins the warming thread: within one 2 MiB step.
   void Stop();
   // Joins the warming thread once it has warmed every range (for benchmarks and tests).

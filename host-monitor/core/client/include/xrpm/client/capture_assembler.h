@@ -23,7 +23,7 @@
 // Prepare (optional, as the request leaves) reserves the snapshot's main columns at the sizes
 // the caller expects (the previous capture's, or the agent's hint; never more than half the
 // memory available) and has their pages faulted in on a background
-// thread of the lowest priority while the game is stopped (page_warmer.h), so that decoding
+// thread while the game is stopped (page_warmer.h), so that decoding
 // after the pause writes to memory that is already there.
 //
 // Cost: O(objects + refs) time; memory is the Snapshot itself (24 B/object + 8 B/ref) plus one
