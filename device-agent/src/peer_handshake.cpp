@@ -207,9 +207,18 @@ void Agent::Impl::GrantControl(ENetPeer* peer, Session* s) {
   w->set_last_capture_objects(last_capture_objects);
   w->set_last_capture_refs(last_capture_refs);
   w->set_last_capture_fields(last_capture_fields);
+  uint64_t forecast_objects = 0, forecast_refs = 0;
+  if (last_capture_objects == 0 &&
+      runtime.ForecastCaptureSizes(&forecast_objects, &forecast_refs)) {
+    w->set_forecast_objects(forecast_objects);
+    w->set_forecast_refs(forecast_refs);
+  }
   SendControl(peer, env);
   Log("host " + s->address + " (" + s->client_name + ") is in control" +
-      (opt.token.empty() ? "" : " (token verified)"));
+      (opt.token.empty() ? "" : " (token verified)") +
+      (w->forecast_objects()
+           ? "; no capture yet, forecast at " + std::to_string(w->forecast_objects()) + " objects"
+           : ""));
 }
 
 void Agent::Impl::MarkClosing(Session* s) {

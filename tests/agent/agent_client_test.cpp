@@ -219,7 +219,8 @@ TEST(AgentClient, ConsecutiveCapturesAndCancel) {
 }
 
 // The agent remembers its last completed capture across hosts: the next host's Welcome gives
-// its sizes, which a host without a capture of its own prepares its columns for.
+// its sizes, which a host without a capture of its own prepares its columns for. Before any
+// capture the Welcome gives the runtime's forecast instead, when it has one.
 TEST(AgentClient, TheNextHostsWelcomeGivesTheLastCapturesSizes) {
   Served s(5000);
   ASSERT_TRUE(s.agent);
@@ -230,15 +231,35 @@ TEST(AgentClient, TheNextHostsWelcomeGivesTheLastCapturesSizes) {
     ASSERT_TRUE(Handshake(*p, &welcome));
     EXPECT_EQ(welcome.welcome().last_capture_objects(), 0u);  // none yet
     EXPECT_EQ(welcome.welcome().last_capture_refs(), 0u);
+    EXPECT_EQ(welcome.welcome().forecast_objects(), 0u);  // nor a forecast from this runtime
+    EXPECT_EQ(client::ExpectedSizes({}, welcome.welcome()).objects, 0u);
     p->DisconnectNow();
     ASSERT_FALSE(s.log.WaitFor("disconnected", 20000).empty());
+  }
+  s.rt.set_forecast(6000, 17000);
+  {
+    auto p = RawPeer::Connect(s.agent->port());
+    ASSERT_TRUE(p);
+    wire::Envelope welcome;
+    ASSERT_TRUE(Handshake(*p, &welcome));
+    EXPECT_EQ(welcome.welcome().last_capture_objects(), 0u);
+    EXPECT_EQ(welcome.welcome().forecast_objects(), 6000u);
+    EXPECT_EQ(welcome.welcome().forecast_refs(), 17000u);
+    const client::CaptureSizes forecast = client::ExpectedSizes({}, welcome.welcome());
+    EXPECT_EQ(forecast.objects, 6000u);
+    EXPECT_EQ(forecast.refs, 17000u);
+    EXPECT_EQ(welcome.welcome().capabilities() & wire::CAP_FIELDS, 0u);
+    EXPECT_FALSE(forecast.slots);  // no slot column from an agent that reports no fields
+    EXPECT_EQ(forecast.value_bytes, 0u);
+    p->DisconnectNow();
+    ASSERT_EQ(s.log.WaitCount("disconnected", 2), 2u) << s.log.All();
   }
   ASSERT_TRUE(Connected(s.client));
   const CaptureResult r = CaptureOnce(s.client);
   ASSERT_TRUE(r.ok) << r.error;
   ASSERT_FALSE(s.log.WaitFor("capture 1 done", 20000).empty());
   s.client.Disconnect();
-  ASSERT_EQ(s.log.WaitCount("disconnected", 2), 2u) << s.log.All();
+  ASSERT_EQ(s.log.WaitCount("disconnected", 3), 3u) << s.log.All();
   auto p = RawPeer::Connect(s.agent->port());
   ASSERT_TRUE(p);
   wire::Envelope welcome;
@@ -246,6 +267,8 @@ TEST(AgentClient, TheNextHostsWelcomeGivesTheLastCapturesSizes) {
   EXPECT_EQ(welcome.welcome().last_capture_objects(), r.snapshot->object_count());
   EXPECT_EQ(welcome.welcome().last_capture_refs(), r.snapshot->ref_count());
   EXPECT_EQ(welcome.welcome().last_capture_fields(), !r.snapshot->fields.ref_slot.empty());
+  EXPECT_EQ(welcome.welcome().forecast_objects(), 0u);  // a capture's own sizes, no forecast
+  EXPECT_EQ(client::ExpectedSizes({}, welcome.welcome()).objects, r.snapshot->object_count());
 
   // What the host prepares from it, with no capture of its own, and with one.
   const client::CaptureSizes hinted = client::ExpectedSizes(
@@ -259,6 +282,28 @@ TEST(AgentClient, TheNextHostsWelcomeGivesTheLastCapturesSizes) {
   EXPECT_EQ(kept.objects, 7u);
   EXPECT_EQ(kept.refs, 9u);
   EXPECT_EQ(kept.value_bytes, 5u);
+}
+
+TEST(AgentClient, AWelcomesLastCaptureGoesBeforeItsForecast) {
+  wire::Welcome w;
+  w.set_capabilities(wire::CAP_HEAP_CAPTURE | wire::CAP_FIELDS);
+  w.set_forecast_objects(10);
+  w.set_forecast_refs(30);
+  client::CaptureSizes e = client::ExpectedSizes({}, w);
+  EXPECT_EQ(e.objects, 10u);
+  EXPECT_EQ(e.refs, 30u);
+  EXPECT_TRUE(e.slots);  // the agent reports fields: a slot per reference
+  w.set_last_capture_objects(7);
+  w.set_last_capture_refs(8);
+  e = client::ExpectedSizes({}, w);
+  EXPECT_EQ(e.objects, 7u);
+  EXPECT_EQ(e.refs, 8u);
+  EXPECT_FALSE(e.slots);            // as that capture was: without slots
+  w.set_forecast_refs(UINT64_MAX);  // bounded as any hint
+  w.set_last_capture_objects(0);
+  EXPECT_EQ(client::ExpectedSizes({}, w).refs, 10 * client::kMaxHintRefsPerObject);
+  const client::CaptureSizes own{.objects = 3, .refs = 4, .slots = true, .value_bytes = 5};
+  EXPECT_EQ(client::ExpectedSizes(own, w).objects, 3u);  // the host's own capture first
 }
 
 TEST(AgentClient, AnAgentsSizesHintIsBounded) {

@@ -21,6 +21,7 @@
 
 #include "dotnet_process.h"
 #include "graph_run.h"
+#include "raw_peer.h"
 #include "temp_dir.h"
 #include "test_heaps.h"
 #include "test_util.h"
@@ -248,6 +249,40 @@ TEST(DotnetCapture, CountersReportCollectionsAndTheHeapInUse) {
   EXPECT_NE(r.out.find("Garbage Collections (GC)"), std::string::npos) << r.out;
   EXPECT_EQ(r.out.find("Managed Objects Allocated"), std::string::npos)
       << "not reported by this port: not sent";
+  g.Release();
+  EXPECT_EQ(g.run.proc->Wait(60000), 0) << g.run.proc->log().All();
+}
+
+// Before its first capture the agent forecasts one from the heap's bytes in use (a host with
+// nothing else to go by faults its columns in while the game is stopped); after it, the
+// Welcome gives that capture's own sizes instead.
+TEST(DotnetCapture, TheWelcomeForecastsTheFirstCapture) {
+  SKIP_WITHOUT_DOTNET();
+  GraphRun g({}, {"--collect"});  // a program that has collected once: the runtime knows its heap
+  ASSERT_GE(g.gate_fd, 0);
+  ASSERT_FALSE(g.run.endpoint.empty()) << g.run.proc->log().All();
+  ASSERT_FALSE(g.run.proc->log().WaitFor("Graph: ready", 60000).empty());
+  const uint16_t port =
+      static_cast<uint16_t>(std::stoi(g.run.endpoint.substr(g.run.endpoint.rfind(':') + 1)));
+  auto welcome_of_a_new_host = [&] {
+    wire::Envelope welcome;
+    auto p = RawPeer::Connect(port);
+    EXPECT_TRUE(p && Handshake(*p, &welcome));
+    if (p) p->DisconnectNow();
+    return welcome.welcome();
+  };
+  const wire::Welcome before = welcome_of_a_new_host();
+  EXPECT_EQ(before.last_capture_objects(), 0u);
+  EXPECT_GT(before.forecast_objects(), 0u) << "the runtime gave its generations' bounds";
+  EXPECT_EQ(before.forecast_refs(), 3 * before.forecast_objects());
+  ASSERT_FALSE(g.run.proc->log().WaitFor("disconnected", 20000).empty());
+  const Snapshot s = CaptureWithCli(g.run.endpoint, g.dir.Path("graph.xrpm"));
+  ASSERT_GT(s.object_count(), 0u);
+  ASSERT_FALSE(g.run.proc->log().WaitFor("capture 1 done", 20000).empty());
+  ASSERT_EQ(g.run.proc->log().WaitCount("disconnected", 2), 2u) << g.run.proc->log().All();
+  const wire::Welcome after = welcome_of_a_new_host();
+  EXPECT_EQ(after.last_capture_objects(), s.object_count());
+  EXPECT_EQ(after.forecast_objects(), 0u);
   g.Release();
   EXPECT_EQ(g.run.proc->Wait(60000), 0) << g.run.proc->log().All();
 }

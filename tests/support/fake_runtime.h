@@ -9,7 +9,8 @@
 // deeper than 32, a site described twice, an origin for the wrong object, an undefined site),
 // all of which must cost only those objects' origins.
 // With set_walk_sizes(objects, refs) it says, as a runtime that recorded its heap would, what its
-// walk will report (WalkSizes): true figures or not, as the test chooses.
+// walk will report (WalkSizes): true figures or not, as the test chooses; with
+// set_forecast(objects, refs), what it forecasts before any capture (ForecastCaptureSizes).
 // With set_endless(true) the walk repeats the heap's objects (new ids each round) until the sink
 // stops it or end_endless() is called: a transfer that only a cancel can end.
 //
@@ -40,6 +41,11 @@ class FakeRuntime : public agent::RuntimePort {
   bool RunWithWorldStopped(void (*fn)(void*), void* ctx, uint32_t timeout_ms) override;
   void InduceFullCollection() override { ++collections_; }
   void WalkHeap(agent::HeapInfoCallback& sink) override;
+  bool ForecastCaptureSizes(uint64_t* objects, uint64_t* refs) const override {
+    *objects = forecast_objects_.load();
+    *refs = forecast_refs_.load();
+    return *objects != 0;
+  }
   bool WalkSizes(uint64_t* objects, uint64_t* refs) const override {
     *objects = walk_objects_.load();
     *refs = walk_refs_.load();
@@ -62,6 +68,11 @@ class FakeRuntime : public agent::RuntimePort {
   void set_reference_parts(size_t part, bool broken = false) {
     part_ = part;
     broken_parts_ = broken;
+  }
+  // What it forecasts before any capture (ForecastCaptureSizes; 0: it cannot tell).
+  void set_forecast(uint64_t objects, uint64_t refs) {
+    forecast_objects_ = objects;
+    forecast_refs_ = refs;
   }
   void set_walk_sizes(uint64_t objects, uint64_t refs) {
     walk_objects_ = objects;
@@ -92,6 +103,7 @@ class FakeRuntime : public agent::RuntimePort {
   std::atomic<bool> endless_{false}, end_endless_{false}, stopped_by_sink_{false};
   std::atomic<uint64_t> endless_objects_{0};
   std::atomic<uint64_t> walk_objects_{0}, walk_refs_{0};
+  std::atomic<uint64_t> forecast_objects_{0}, forecast_refs_{0};
   std::atomic<size_t> part_{0};
   std::atomic<bool> broken_parts_{false};
   // The origin of object i in origins mode: site index into kSites (-1 none) and frame.

@@ -94,6 +94,15 @@ class RuntimePort : public HeapWalkable {
     (void)refs;
     return false;
   }
+  // A forecast of a capture's sizes before any (from the heap's size in bytes, say): what a
+  // host with nothing else to go by prepares for while the game is stopped (Welcome.forecast_*).
+  // False when the runtime cannot tell. Asked on the agent's network thread when a host
+  // connects and no capture has completed; must not stop or wait for the game.
+  virtual bool ForecastCaptureSizes(uint64_t* objects, uint64_t* refs) const {
+    (void)objects;
+    (void)refs;
+    return false;
+  }
 
   // ---- joining another tool's collection (optional) ----
   // True when JoinInducedCollection is supported (the agent then advertises

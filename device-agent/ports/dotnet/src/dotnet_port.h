@@ -150,6 +150,7 @@ class DotnetPort final : public agent::RuntimePort {
   }
   // The record's objects (the non-GC heap's found after the pause included) and references,
   // while the walk reports them.
+  bool ForecastCaptureSizes(uint64_t* objects, uint64_t* refs) const override;
   bool WalkSizes(uint64_t* objects, uint64_t* refs) const override {
     *objects = walk_objects_.load(std::memory_order_acquire);
     *refs = walk_refs_.load(std::memory_order_acquire);
@@ -248,6 +249,8 @@ class DotnetPort final : public agent::RuntimePort {
   bool Collect(std::string* failure);  // one capture's forced collection(s), recorded
   // Sizes to reserve before the first capture, from the GC heap's bytes in use.
   HeapRecord::Sizes FirstRecordGuess() const;
+  // Objects in the heap, guessed from its bytes in use (0: the runtime gave no bounds).
+  uint64_t GuessObjects() const;
   // The last record's sizes, grown with the heap's bytes in use since (reserved before a capture).
   HeapRecord::Sizes ScaledLastSizes() const;
   // One capture's wait for an induced collection, recorded (2'' above).

@@ -66,6 +66,14 @@ CaptureSizes SizesOf(const Snapshot& s) {
           .value_bytes = s.fields.values.data.size()};
 }
 
+CaptureSizes ExpectedSizes(const CaptureSizes& own_last, const wire::Welcome& agent) {
+  if (agent.last_capture_objects() != 0 || agent.forecast_objects() == 0)
+    return ExpectedSizes(own_last, agent.last_capture_objects(), agent.last_capture_refs(),
+                         agent.last_capture_fields());
+  return ExpectedSizes(own_last, agent.forecast_objects(), agent.forecast_refs(),
+                       (agent.capabilities() & wire::CAP_FIELDS) != 0);
+}
+
 CaptureSizes ExpectedSizes(const CaptureSizes& own_last, uint64_t agent_objects,
                            uint64_t agent_refs, bool agent_fields) {
   if (own_last.objects != 0) return own_last;

@@ -292,9 +292,7 @@ void HostClient::Impl::OnWelcome(const wire::Welcome& w) {
     return ProtocolError(wire::MALFORMED, "welcome strings over 256 bytes");
   handshaken = true;
   connected_at = Clock::now();
-  agent_capture_objects = w.last_capture_objects();
-  agent_capture_refs = w.last_capture_refs();
-  agent_capture_fields = w.last_capture_fields();
+  agent_hint = w;
   std::lock_guard lock(mu);
   device.agent_name = w.agent_name();
   device.protocol_version = w.protocol_version();
@@ -505,8 +503,7 @@ void HostClient::Impl::ExecuteCommands() {
           opt.max_capture_objects, device.pointer_bytes ? device.pointer_bytes : 4);
       capture_started = Clock::now();
       const CaptureOptions& co = std::get<CmdCapture>(c).opts;
-      CaptureSizes expected = ExpectedSizes(last_capture_sizes, agent_capture_objects,
-                                            agent_capture_refs, agent_capture_fields);
+      CaptureSizes expected = ExpectedSizes(last_capture_sizes, agent_hint);
       if (!co.values) expected.value_bytes = 0;
       assembler->Prepare(expected, AvailableMemoryBytes());
       wire::CaptureRequest* req = env.mutable_capture_request();

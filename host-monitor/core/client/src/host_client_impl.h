@@ -107,9 +107,9 @@ struct HostClient::Impl {
   // The last completed capture's sizes: the next capture's columns are reserved (and their
   // pages faulted in while the game is stopped) at these.
   CaptureSizes last_capture_sizes;
-  // The agent's last capture when this connection began (Welcome.last_capture_*).
-  uint64_t agent_capture_objects = 0, agent_capture_refs = 0;
-  bool agent_capture_fields = false;
+  // The agent's Welcome: its last capture when this connection began, or its runtime's
+  // forecast of one (Welcome.last_capture_*, forecast_*).
+  wire::Welcome agent_hint;
   uint32_t cancelled_capture = 0;  // late messages of a cancelled capture are ignored
   uint32_t ignored_request = 0;    // the request of the last cancelled capture
   Clock::time_point last_progress;

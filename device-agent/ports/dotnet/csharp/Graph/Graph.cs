@@ -16,11 +16,12 @@
 // With --thread-statics: 3 Graph.PerThread instances in Main's thread's [ThreadStatic]
 // List<Graph.PerThread> (Graph.Holder.Mine) and 5 in the same field of a thread named
 // "graph-worker", which waits until Main is let go; nothing else holds them.
+// With --collect: a GC.Collect() before "ready" (the runtime has then measured its heap once).
 // It writes "Graph: ready" to stderr, then opens the file given by --gate (a named pipe the test
 // made and holds open) and reads one line from it, which holds it there until the test writes
 // that line; then it writes "Graph: done" and exits with 0.
 //
-//   dotnet Graph.dll N M K --gate PATH [--thread-statics]
+//   dotnet Graph.dll N M K --gate PATH [--thread-statics | --collect]
 using System;
 using System.Collections.Generic;
 using System.IO;
@@ -99,10 +100,11 @@ namespace Graph {
 
     public static int Main(string[] args) {
       bool threadStatics = args.Length == 6 && args[5] == "--thread-statics";
-      if ((args.Length != 5 && !threadStatics) || args[3] != "--gate" ||
+      bool collect = args.Length == 6 && args[5] == "--collect";
+      if ((args.Length != 5 && !threadStatics && !collect) || args[3] != "--gate" ||
           !int.TryParse(args[0], out int n) || !int.TryParse(args[1], out int m) ||
           !int.TryParse(args[2], out int k)) {
-        Console.Error.WriteLine("usage: Graph N M K --gate PATH [--thread-statics]");
+        Console.Error.WriteLine("usage: Graph N M K --gate PATH [--thread-statics | --collect]");
         return 2;
       }
       System.Threading.ManualResetEventSlim release = null;
@@ -133,6 +135,7 @@ namespace Graph {
       MakePlanted();
       MakeGarbage(1000);
       Console.Error.WriteLine("Graph: " + n + " items, " + m + " entries, " + k + " nodes");
+      if (collect) GC.Collect();
       Console.Error.WriteLine("Graph: ready");
       using (var gate = new StreamReader(args[4])) gate.ReadLine();
       GC.KeepAlive(nodes);

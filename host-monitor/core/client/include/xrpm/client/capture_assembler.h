@@ -58,12 +58,16 @@ struct CaptureSizes {
 CaptureSizes SizesOf(const Snapshot& s);
 // What to prepare the next capture for: the host's own last capture on this connection, else
 // the agent's last one under any host (Welcome.last_capture_*: a one-shot `xrpm capture` has
-// no capture of its own), its references bounded at kMaxHintRefsPerObject per object (the
+// no capture of its own) or, before any, its runtime's forecast (Welcome.forecast_*), its
+// references bounded at kMaxHintRefsPerObject per object (the
 // agent's figures are a hint; Prepare bounds the objects at the host's capture limit). Values
 // are reserved only from the host's own capture: the agent does not count their bytes.
 inline constexpr uint64_t kMaxHintRefsPerObject = 64;
 CaptureSizes ExpectedSizes(const CaptureSizes& own_last, uint64_t agent_objects,
                            uint64_t agent_refs, bool agent_fields);
+// The same from the agent's Welcome: its last capture, else its runtime's forecast (with a
+// slot per reference when the agent reports fields).
+CaptureSizes ExpectedSizes(const CaptureSizes& own_last, const wire::Welcome& agent);
 
 struct CaptureTotalsSeen {
   uint32_t batches = 0;
