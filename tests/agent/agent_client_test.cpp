@@ -234,7 +234,7 @@ TEST(AgentClient, TheNextHostsWelcomeGivesTheLastCapturesSizes) {
     EXPECT_EQ(welcome.welcome().forecast_objects(), 0u);  // nor a forecast from this runtime
     EXPECT_EQ(client::ExpectedSizes({}, welcome.welcome()).objects, 0u);
     p->DisconnectNow();
-    ASSERT_FALSE(s.log.WaitFor("disconnected", 20000).empty());
+    ASSERT_EQ(s.log.WaitHostsDisconnected(1), 1u) << s.log.All();
   }
   s.rt.set_forecast(6000, 17000);
   {
@@ -252,14 +252,14 @@ TEST(AgentClient, TheNextHostsWelcomeGivesTheLastCapturesSizes) {
     EXPECT_FALSE(forecast.slots);  // no slot column from an agent that reports no fields
     EXPECT_EQ(forecast.value_bytes, 0u);
     p->DisconnectNow();
-    ASSERT_EQ(s.log.WaitCount("disconnected", 2), 2u) << s.log.All();
+    ASSERT_EQ(s.log.WaitHostsDisconnected(2), 2u) << s.log.All();
   }
   ASSERT_TRUE(Connected(s.client));
   const CaptureResult r = CaptureOnce(s.client);
   ASSERT_TRUE(r.ok) << r.error;
   ASSERT_FALSE(s.log.WaitFor("capture 1 done", 20000).empty());
   s.client.Disconnect();
-  ASSERT_EQ(s.log.WaitCount("disconnected", 3), 3u) << s.log.All();
+  ASSERT_EQ(s.log.WaitHostsDisconnected(3), 3u) << s.log.All();
   auto p = RawPeer::Connect(s.agent->port());
   ASSERT_TRUE(p);
   wire::Envelope welcome;

@@ -3,17 +3,18 @@
 // snapshot as without: objects, references split across batches, roots; a reservation the
 // capture does not use leaves nothing behind. The warmer faults in the pages of the ranges it
 // is given, skips a range that is no longer mapped, stops on request, and runs at its owner's
-// priority (never below it: its populate call holds the process's memory-map lock).
+// priority (never below it: its populate call holds the process's memory-map lock). An
+// assembler prepared twice before its first batch (a forecast, then exact figures) assembles
+// the same snapshot.
 // ctest-labels: threaded
 #include <gtest/gtest.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
-#include <thread>
-
 #include <algorithm>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "assembled_walk.h"
@@ -113,6 +114,31 @@ TEST(CapturePrepare, AReservationBeyondTheMemoryAvailableIsCutToHalfOfIt) {
   EXPECT_TRUE(prepared == plain);
 }
 
+// A host prepared by a runtime's forecast prepares again by the CaptureBegin's exact figures
+// (larger or smaller), before the first batch, while the first warming may still run.
+TEST(CapturePrepare, PreparedAgainBeforeTheFirstBatchAssemblesTheSameSnapshot) {
+  const Walk w = ChainWithArrays();
+  Snapshot plain;
+  std::string error;
+  ASSERT_TRUE(Assemble(w, &plain, &error)) << error;
+  for (const uint64_t forecast : {uint64_t{1000}, uint64_t{3'000'000}}) {
+    CaptureAssembler a;
+    a.Prepare({.objects = forecast, .refs = 3 * forecast, .slots = true}, AvailableMemoryBytes());
+    ASSERT_TRUE(a.prepared());
+    a.Prepare(client::SizesOf(plain), AvailableMemoryBytes());
+    ASSERT_TRUE(a.prepared());
+    wire::CaptureBegin b;
+    b.set_capture_id(1);
+    b.set_section_version(2);
+    b.set_section_name("Game.exe");
+    b.set_start_ms(10);
+    ASSERT_TRUE(a.Begin(b, 10, &error)) << error;
+    for (const auto& m : w.batches) ASSERT_TRUE(a.Batch(m, 10, &error)) << error;
+    ASSERT_TRUE(a.End(EndOf(w), &error)) << error;
+    EXPECT_TRUE(a.Take() == plain) << "forecast " << forecast;
+  }
+}
+
 TEST(CapturePrepare, AnAssemblerDroppedWhileWarmingStopsCleanly) {
   const Walk w = ChainWithArrays();
   for (int i = 0; i < 3; ++i) {
@@ -189,14 +215,18 @@ TEST(PageWarmer, StopsBeforeTheEndWhenAsked) {
 // preempted on a busy machine, and every other thread that maps or protects memory waits for it.
 TEST(PageWarmer, RunsAtItsOwnersPriority) {
   if (!PopulateWriteWorks()) GTEST_SKIP() << "this kernel has no MADV_POPULATE_WRITE (5.14+)";
+  const int start_nice = getpriority(PRIO_PROCESS, static_cast<id_t>(gettid()));
+  if (start_nice >= 18) GTEST_SKIP() << "already at nice " << start_nice << ": no room below 19";
   constexpr size_t kBytes = 4 << 20;
   void* p = mmap(nullptr, kBytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   ASSERT_NE(p, MAP_FAILED);
-  // The owner on a thread of its own at nice 3 (a thread may raise its own nice value, not
-  // lower it: the test's main thread keeps its priority); a new thread inherits its creator's.
+  // The owner on a thread of its own, a little nicer than the test (a thread may raise its own
+  // nice value, not lower it: the test's main thread keeps its priority); a new thread inherits
+  // its creator's.
   int owner_nice = 0, warmer_nice = -100, steps = 0;  // the warmer's highest nice value
+  bool niced = false;
   std::thread owner([&] {
-    setpriority(PRIO_PROCESS, static_cast<id_t>(gettid()), 3);
+    niced = setpriority(PRIO_PROCESS, static_cast<id_t>(gettid()), start_nice + 1) == 0;
     owner_nice = getpriority(PRIO_PROCESS, static_cast<id_t>(gettid()));
     PageWarmer warmer;
     warmer.Start({{p, kBytes}}, [&] {
@@ -206,7 +236,8 @@ TEST(PageWarmer, RunsAtItsOwnersPriority) {
     warmer.Wait();
   });
   owner.join();
-  EXPECT_EQ(owner_nice, 3);
+  ASSERT_TRUE(niced);
+  EXPECT_EQ(owner_nice, start_nice + 1);
   EXPECT_EQ(steps, 2);  // 4 MiB in 2 MiB steps
   EXPECT_EQ(warmer_nice, owner_nice);
   EXPECT_EQ(ResidentPages(p, kBytes), kBytes / 4096);

@@ -97,7 +97,8 @@ class RuntimePort : public HeapWalkable {
   // A forecast of a capture's sizes before any (from the heap's size in bytes, say): what a
   // host with nothing else to go by prepares for while the game is stopped (Welcome.forecast_*).
   // False when the runtime cannot tell. Asked on the agent's network thread when a host
-  // connects and no capture has completed; must not stop or wait for the game.
+  // connects and no capture has completed (one may be running: a host that dropped mid-capture
+  // and came back); must not stop or wait for the game.
   virtual bool ForecastCaptureSizes(uint64_t* objects, uint64_t* refs) const {
     (void)objects;
     (void)refs;

@@ -31,6 +31,12 @@ using agent::NowNs;  // runtime_port.h: the clock of WorldStoppedAtNs
 constexpr int kMaxCollections = 3;
 constexpr int kRetryMs = 20;     // a ForceGC refused while the runtime starts is retried this often
 constexpr int kMaxMidFrame = 5;  // collections that caught the game inside its frame, per capture
+// Sizes guessed before a first capture: some garbage is still in the heap, and objects average
+// 30-60 bytes in the heaps we measured (HeapBench 56): an object per 48 bytes in use, each with
+// ~3 references and ~14 bytes of record.
+constexpr uint64_t kGuessBytesPerObject = 48;
+constexpr uint64_t kGuessRefsPerObject = 3;
+constexpr size_t kGuessRecordBytesPerObject = 14;
 
 }  // namespace
 
@@ -339,28 +345,24 @@ HeapRecord::Sizes DotnetPort::ScaledLastSizes() const {
   return HeapRecord::Sizes{scaled(last_sizes_.bytes), scaled(last_sizes_.classes)};
 }
 
-namespace {
-// Some garbage is still in the heap, and objects average 30-60 bytes in the heaps we measured
-// (HeapBench 56, the SDK compiler's ~45): an object per 48 bytes in use, each with ~3
-// references and ~14 bytes of record.
-constexpr uint64_t kGuessBytesPerObject = 48;
-constexpr uint64_t kGuessRefsPerObject = 3;
-constexpr size_t kGuessRecordBytesPerObject = 14;
-}  // namespace
-
-uint64_t DotnetPort::GuessObjects() const {
+DotnetPort::GenerationUse DotnetPort::HeapUse() const {
   std::vector<cor::GcGenerationRange> ranges;
-  if (!GenerationBounds(&ranges)) return 0;  // out of memory too
-  return UseOf(ranges).all / kGuessBytesPerObject;
+  if (!GenerationBounds(&ranges)) return {};  // out of memory too
+  return UseOf(ranges);
 }
 
 HeapRecord::Sizes DotnetPort::FirstRecordGuess() const {
-  return HeapRecord::Sizes{kGuessRecordBytesPerObject * static_cast<size_t>(GuessObjects()), 0};
+  // All of it: a large array's references take room in the record too.
+  const uint64_t objects = HeapUse().all / kGuessBytesPerObject;
+  return HeapRecord::Sizes{kGuessRecordBytesPerObject * static_cast<size_t>(objects), 0};
 }
 
 bool DotnetPort::ForecastCaptureSizes(uint64_t* objects, uint64_t* refs) const {
   // The generation table the runtime kept at its last collection: read, never waited for.
-  *objects = GuessObjects();
+  // Without the large and pinned object heaps: a game's 2 GB of textures are a few objects,
+  // not 44 M (the host reserves and faults in memory for each).
+  const GenerationUse use = HeapUse();
+  *objects = (use.all - use.large) / kGuessBytesPerObject;
   *refs = *objects * kGuessRefsPerObject;
   return *objects != 0;
 }

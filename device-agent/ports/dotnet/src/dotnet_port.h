@@ -75,7 +75,8 @@
 // statics of the class's layout (its static reference fields); the runtime's handle to the
 // statics storage stays a handle root.
 //
-// Thread-safety: RuntimePort methods from the agent's threads (one capture at a time); the On*
+// Thread-safety: RuntimePort methods from the agent's threads (one capture at a time;
+// ForecastCaptureSizes from its network thread, whenever a host connects); the On*
 // callbacks from the runtime's GC threads, inside a collection, except OnClassLoaded (the
 // loading thread), OnObjectAllocated and OnEventPipeEvent (the allocating thread;
 // dotnet_allocations.h).
@@ -148,9 +149,11 @@ class DotnetPort final : public agent::RuntimePort {
   int64_t HeapReportStartNs() const override {
     return report_start_ns_.load(std::memory_order_acquire);
   }
+  // Before any capture: objects guessed from the small-object generations' bytes in use at the
+  // runtime's latest collection (GuessObjects), 3 references each. Any thread.
+  bool ForecastCaptureSizes(uint64_t* objects, uint64_t* refs) const override;
   // The record's objects (the non-GC heap's found after the pause included) and references,
   // while the walk reports them.
-  bool ForecastCaptureSizes(uint64_t* objects, uint64_t* refs) const override;
   bool WalkSizes(uint64_t* objects, uint64_t* refs) const override {
     *objects = walk_objects_.load(std::memory_order_acquire);
     *refs = walk_refs_.load(std::memory_order_acquire);
@@ -249,8 +252,6 @@ class DotnetPort final : public agent::RuntimePort {
   bool Collect(std::string* failure);  // one capture's forced collection(s), recorded
   // Sizes to reserve before the first capture, from the GC heap's bytes in use.
   HeapRecord::Sizes FirstRecordGuess() const;
-  // Objects in the heap, guessed from its bytes in use (0: the runtime gave no bounds).
-  uint64_t GuessObjects() const;
   // The last record's sizes, grown with the heap's bytes in use since (reserved before a capture).
   HeapRecord::Sizes ScaledLastSizes() const;
   // One capture's wait for an induced collection, recorded (2'' above).
@@ -269,6 +270,8 @@ class DotnetPort final : public agent::RuntimePort {
     uint64_t all = 0, generation0 = 0, large = 0;
   };
   static GenerationUse UseOf(const std::vector<cor::GcGenerationRange>& ranges);
+  // The generations' bytes in use at the runtime's latest collection (all zero: no bounds yet).
+  GenerationUse HeapUse() const;
   void OriginRanges();  // gc_bounds_ -> origin_ranges_
   // The origins' view of the collection starting and ending (dotnet_origins.h).
   void BeginOriginsCollection(int32_t generation_count, const cor::BOOL* collected);

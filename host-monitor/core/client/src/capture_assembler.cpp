@@ -87,6 +87,7 @@ CaptureSizes ExpectedSizes(const CaptureSizes& own_last, uint64_t agent_objects,
 }
 
 void CaptureAssembler::Prepare(const CaptureSizes& expected, uint64_t memory_available) {
+  if (warmer_) warmer_->Stop();  // before a reservation moves the columns it is warming
   using U128 = unsigned __int128;
   uint64_t objects = std::min(expected.objects, max_objects_);
   if (objects == 0) return;

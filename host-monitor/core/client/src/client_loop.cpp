@@ -370,9 +370,11 @@ void HostClient::Impl::OnCaptureMessage(const wire::Envelope& env, size_t bytes)
         FinishCapture({false, false, error, {}, {}});
         return ProtocolError(wire::MALFORMED, error);
       }
-      if (!assembler->prepared() && env.capture_begin().expected_objects() != 0) {
-        // No forecast of our own or from the Welcome (the first capture of this process): the
-        // agent knows what its walk will report, bounded as a Welcome's hint is.
+      if ((!assembler->prepared() || prepared_by_forecast) &&
+          env.capture_begin().expected_objects() != 0) {
+        // No figures of our own or of the agent's last capture (the first capture of this
+        // process), or only its runtime's forecast: the agent knows what its walk will report,
+        // bounded as a Welcome's hint is.
         const wire::CaptureBegin& b = env.capture_begin();
         assembler->Prepare(ExpectedSizes({}, b.expected_objects(), b.expected_refs(), b.fields()),
                            AvailableMemoryBytes());
@@ -504,6 +506,9 @@ void HostClient::Impl::ExecuteCommands() {
       capture_started = Clock::now();
       const CaptureOptions& co = std::get<CmdCapture>(c).opts;
       CaptureSizes expected = ExpectedSizes(last_capture_sizes, agent_hint);
+      prepared_by_forecast = last_capture_sizes.objects == 0 &&
+                             agent_hint.last_capture_objects() == 0 &&
+                             agent_hint.forecast_objects() != 0;
       if (!co.values) expected.value_bytes = 0;
       assembler->Prepare(expected, AvailableMemoryBytes());
       wire::CaptureRequest* req = env.mutable_capture_request();

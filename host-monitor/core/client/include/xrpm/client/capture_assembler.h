@@ -83,7 +83,9 @@ class CaptureAssembler {
 
   // Before the first batch: reserves the columns for `expected` (objects capped at max_objects,
   // all of it at half of `memory_available`, AvailableMemoryBytes()) and starts faulting their
-  // pages in. prepared(): it did (the forecast had objects).
+  // pages in. prepared(): it did (the forecast had objects). May be called again before the
+  // first batch with better figures: the columns grow to them (never shrink), and the warming
+  // starts over.
   void Prepare(const CaptureSizes& expected, uint64_t memory_available);
   bool prepared() const { return warmer_ != nullptr; }
   // Each returns false with *error ("batch 12: ...") when the capture cannot be completed.
