@@ -34,13 +34,9 @@ inline wire::CaptureEnd EndOf(const Walk& w) {
   return e;
 }
 
-// prepare: the sizes to reserve the columns at first (CaptureAssembler::Prepare, with
-// `memory_available`), or none.
-inline bool Assemble(const Walk& w, Snapshot* out, std::string* error,
-                     const client::CaptureSizes* prepare = nullptr,
-                     uint64_t memory_available = AvailableMemoryBytes()) {
-  client::CaptureAssembler a;
-  if (prepare) a.Prepare(*prepare, memory_available);
+// The walk through an assembler the caller made (and prepared, or not).
+inline bool AssembleWith(client::CaptureAssembler& a, const Walk& w, Snapshot* out,
+                         std::string* error) {
   wire::CaptureBegin b;
   b.set_capture_id(1);
   b.set_section_version(2);
@@ -52,6 +48,16 @@ inline bool Assemble(const Walk& w, Snapshot* out, std::string* error,
   if (!a.End(EndOf(w), error)) return false;
   *out = a.Take();
   return true;
+}
+
+// prepare: the sizes to reserve the columns at first (CaptureAssembler::Prepare, with
+// `memory_available`), or none.
+inline bool Assemble(const Walk& w, Snapshot* out, std::string* error,
+                     const client::CaptureSizes* prepare = nullptr,
+                     uint64_t memory_available = AvailableMemoryBytes()) {
+  client::CaptureAssembler a;
+  if (prepare) a.Prepare(*prepare, memory_available);
+  return AssembleWith(a, w, out, error);
 }
 
 }  // namespace xrpm::testing

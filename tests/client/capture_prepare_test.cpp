@@ -96,15 +96,8 @@ TEST(CapturePrepare, AReservationBeyondTheMemoryAvailableIsCutToHalfOfIt) {
         CaptureSizes{.objects = 1'000'000'000, .refs = 64'000'000'000, .slots = true}}) {
     client::CaptureAssembler a(1'000'000'000);
     a.Prepare(sizes, memory);
-    wire::CaptureBegin b;
-    b.set_capture_id(1);
-    b.set_section_version(2);
-    b.set_section_name("Game.exe");
-    b.set_start_ms(10);
-    ASSERT_TRUE(a.Begin(b, 10, &error)) << error;
-    for (const auto& m : w.batches) ASSERT_TRUE(a.Batch(m, 10, &error)) << error;
-    ASSERT_TRUE(a.End(EndOf(w), &error)) << error;
-    const Snapshot s = a.Take();
+    Snapshot s;
+    ASSERT_TRUE(AssembleWith(a, w, &s, &error)) << error;
     EXPECT_TRUE(s == plain);
   }
   // Nothing at all reserved when even one object would not fit.
@@ -127,15 +120,9 @@ TEST(CapturePrepare, PreparedAgainBeforeTheFirstBatchAssemblesTheSameSnapshot) {
     ASSERT_TRUE(a.prepared());
     a.Prepare(client::SizesOf(plain), AvailableMemoryBytes());
     ASSERT_TRUE(a.prepared());
-    wire::CaptureBegin b;
-    b.set_capture_id(1);
-    b.set_section_version(2);
-    b.set_section_name("Game.exe");
-    b.set_start_ms(10);
-    ASSERT_TRUE(a.Begin(b, 10, &error)) << error;
-    for (const auto& m : w.batches) ASSERT_TRUE(a.Batch(m, 10, &error)) << error;
-    ASSERT_TRUE(a.End(EndOf(w), &error)) << error;
-    EXPECT_TRUE(a.Take() == plain) << "forecast " << forecast;
+    Snapshot s;
+    ASSERT_TRUE(AssembleWith(a, w, &s, &error)) << error;
+    EXPECT_TRUE(s == plain) << "forecast " << forecast;
   }
 }
 
