@@ -150,7 +150,7 @@ class DotnetPort final : public agent::RuntimePort {
     return report_start_ns_.load(std::memory_order_acquire);
   }
   // Before any capture: objects guessed from the small-object generations' bytes in use at the
-  // runtime's latest collection (GuessObjects), 3 references each. Any thread.
+  // runtime's latest collection (HeapUse), 3 references each. Any thread.
   bool ForecastCaptureSizes(uint64_t* objects, uint64_t* refs) const override;
   // The record's objects (the non-GC heap's found after the pause included) and references,
   // while the walk reports them.

@@ -506,9 +506,9 @@ void HostClient::Impl::ExecuteCommands() {
       capture_started = Clock::now();
       const CaptureOptions& co = std::get<CmdCapture>(c).opts;
       CaptureSizes expected = ExpectedSizes(last_capture_sizes, agent_hint);
-      prepared_by_forecast = last_capture_sizes.objects == 0 &&
-                             agent_hint.last_capture_objects() == 0 &&
-                             agent_hint.forecast_objects() != 0;
+      // Nothing from a capture itself: a forecast at most, which CaptureBegin's figures correct.
+      prepared_by_forecast =
+          last_capture_sizes.objects == 0 && agent_hint.last_capture_objects() == 0;
       if (!co.values) expected.value_bytes = 0;
       assembler->Prepare(expected, AvailableMemoryBytes());
       wire::CaptureRequest* req = env.mutable_capture_request();
