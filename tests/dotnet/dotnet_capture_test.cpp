@@ -276,14 +276,8 @@ TEST(DotnetCapture, TheWelcomeForecastsTheFirstCapture) {
   EXPECT_EQ(before.last_capture_objects(), 0u);
   EXPECT_GT(before.forecast_objects(), 0u) << "the runtime gave its generations' bounds";
   EXPECT_EQ(before.forecast_refs(), 3 * before.forecast_objects());
-  // The agent's "host ... disconnected" lines (a cancelled capture's line names the host too).
   auto hosts_gone = [&](size_t n) {
-    return g.run.proc->log().WaitCountWhere(
-        [](const std::string& l) {
-          return l.find("xrpm-agent: host ") != std::string::npos &&
-                 l.find(" disconnected") != std::string::npos;
-        },
-        n, 20000);
+    return g.run.proc->log().WaitHostsDisconnected(n, 20000, "xrpm-agent: ");
   };
   ASSERT_EQ(hosts_gone(1), 1u) << g.run.proc->log().All();
   const Snapshot s = CaptureWithCli(g.run.endpoint, g.dir.Path("graph.xrpm"));

@@ -72,11 +72,13 @@ class LogSink {
                1, timeout_ms) == 1;
   }
   // Waits until `count` hosts were logged disconnected ("host ADDR disconnected"; not a
-  // capture's "cancelled: the host disconnected").
-  size_t WaitHostsDisconnected(size_t count, uint32_t timeout_ms = 20000) {
+  // capture's "cancelled: the host disconnected"). `prefix`: what a process puts before the
+  // agent's lines ("xrpm-agent: " on a launcher's stderr).
+  size_t WaitHostsDisconnected(size_t count, uint32_t timeout_ms = 20000,
+                               const std::string& prefix = "") {
     return WaitCountWhere(
-        [](const std::string& l) {
-          return l.rfind("host ", 0) == 0 && l.find(" disconnected") != std::string::npos;
+        [&](const std::string& l) {
+          return l.rfind(prefix + "host ", 0) == 0 && l.find(" disconnected") != std::string::npos;
         },
         count, timeout_ms);
   }

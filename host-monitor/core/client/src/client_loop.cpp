@@ -370,7 +370,8 @@ void HostClient::Impl::OnCaptureMessage(const wire::Envelope& env, size_t bytes)
         FinishCapture({false, false, error, {}, {}});
         return ProtocolError(wire::MALFORMED, error);
       }
-      if ((!assembler->prepared() || prepared_by_forecast) &&
+      if ((!assembler->prepared() ||
+           (last_capture_sizes.objects == 0 && agent_hint.last_capture_objects() == 0)) &&
           env.capture_begin().expected_objects() != 0) {
         // No figures of our own or of the agent's last capture (the first capture of this
         // process), or only its runtime's forecast: the agent knows what its walk will report,
@@ -506,9 +507,6 @@ void HostClient::Impl::ExecuteCommands() {
       capture_started = Clock::now();
       const CaptureOptions& co = std::get<CmdCapture>(c).opts;
       CaptureSizes expected = ExpectedSizes(last_capture_sizes, agent_hint);
-      // Nothing from a capture itself: a forecast at most, which CaptureBegin's figures correct.
-      prepared_by_forecast =
-          last_capture_sizes.objects == 0 && agent_hint.last_capture_objects() == 0;
       if (!co.values) expected.value_bytes = 0;
       assembler->Prepare(expected, AvailableMemoryBytes());
       wire::CaptureRequest* req = env.mutable_capture_request();

@@ -110,9 +110,8 @@ struct HostClient::Impl {
   // The agent's Welcome: its last capture when this connection began, or its runtime's
   // forecast of one (Welcome.last_capture_*, forecast_*).
   wire::Welcome agent_hint;
-  bool prepared_by_forecast = false;  // the running capture's columns: from no capture's sizes
-  uint32_t cancelled_capture = 0;     // late messages of a cancelled capture are ignored
-  uint32_t ignored_request = 0;       // the request of the last cancelled capture
+  uint32_t cancelled_capture = 0;  // late messages of a cancelled capture are ignored
+  uint32_t ignored_request = 0;    // the request of the last cancelled capture
   Clock::time_point last_progress;
   FrameBatchReader frame_reader;
 };
