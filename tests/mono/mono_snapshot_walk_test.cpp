@@ -17,12 +17,10 @@
 
 #include <chrono>
 #include <cstdlib>
-#include <filesystem>
-#include <fstream>
 #include <map>
-#include <sstream>
 
 #include "mono_process.h"
+#include "process_tree.h"
 #include "test_util.h"
 #include "xrpm/client/host_client.h"
 
@@ -50,51 +48,6 @@ std::map<std::string, ClassTotal> LiveSetClasses(const Snapshot& s) {
   return m;
 }
 
-// (pid, state, ppid) of a /proc/PID/stat line.
-bool ReadStat(pid_t pid, char* state, pid_t* ppid) {
-  std::ifstream f("/proc/" + std::to_string(pid) + "/stat");
-  std::string line;
-  if (!std::getline(f, line)) return false;
-  const size_t close = line.rfind(')');
-  if (close == std::string::npos) return false;
-  std::istringstream rest(line.substr(close + 1));
-  return static_cast<bool>(rest >> *state >> *ppid);
-}
-
-std::vector<pid_t> ChildrenOf(pid_t parent) {
-  std::vector<pid_t> out;
-  for (const auto& e : std::filesystem::directory_iterator("/proc")) {
-    const std::string name = e.path().filename();
-    if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos) continue;
-    char state;
-    pid_t ppid;
-    if (ReadStat(std::stoi(name), &state, &ppid) && ppid == parent) out.push_back(std::stoi(name));
-  }
-  return out;
-}
-
-// The snapshot's child, stopped by the test hook: a stopped child of the launcher's mono.
-// Polled (bounded, 60 s): it exists only once the capture's collection ran.
-pid_t WaitForStoppedSnapshot(pid_t launcher) {
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-  while (std::chrono::steady_clock::now() < deadline) {
-    for (pid_t mono : ChildrenOf(launcher))
-      for (pid_t child : ChildrenOf(mono)) {
-        char state;
-        pid_t ppid;
-        if (ReadStat(child, &state, &ppid) && state == 'T') return child;
-      }
-    ::usleep(10000);  // polling a condition, not timing: each try only costs time
-  }
-  return -1;
-}
-
-bool Gone(pid_t pid) {
-  char state;
-  pid_t ppid;
-  return !ReadStat(pid, &state, &ppid);
-}
-
 std::vector<std::string> LiveSetArgs(const std::string& walk) {
   return {"--frame", "LiveSet.Program:Tick", "--frame-window-ms", "30000", "--walk", walk};
 }
@@ -119,7 +72,7 @@ struct HeldCapture {
       ADD_FAILURE() << "no capture started: " << error;
       return;
     }
-    child = WaitForStoppedSnapshot(run->proc->pid());
+    child = WaitForStoppedGrandchild(run->proc->pid(), 60000);
     if (child <= 0) ADD_FAILURE() << "no stopped snapshot process\n" << Log();
   }
   std::string Log() { return run->proc->log().All(); }

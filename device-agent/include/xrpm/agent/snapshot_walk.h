@@ -5,22 +5,11 @@
 // the sink (HeapInfoCallback::WorldResumed: the game's pause ends there) and calls Replay.
 //
 // Algorithm: Start makes a pipe, a WalkRecorder over its write end (its buffer allocated here,
-// in the parent), then the child:
-//  - Clone::kRaw: a raw syscall(SYS_clone) with exit signal 0 and no other flag: a fork
-//    without glibc's fork(), which would take every malloc arena lock and run the atfork
-//    handlers. For a runtime whose stopped threads may be suspended anywhere (Mono's hybrid
-//    suspend: one may hold an arena lock, and fork() would hang the game for good). The child
-//    may use only the calling thread's own malloc arena, as the in-pause walk does.
-//  - Clone::kFork: glibc's fork(), for a runtime whose threads stop only at safe points (the
-//    emulator's game thread parks at its frame boundary): malloc is whole in the child.
-// Either way the child has one thread, a copy of the caller (its stack, its TLS), and exit
-// signal 0 (kRaw) or SIGCHLD (kFork). The child: PR_SET_PDEATHSIG SIGKILL (it dies with the
-// calling thread), default dispositions for the crash signals (the runtime's handlers are the
-// parent's business), SIGPIPE ignored (a parent that stopped reading makes the writes fail),
-// then the walk into the recorder, then _exit. The parent returns at once; later Replay reads
-// the pipe into the sink (WalkReplayer) while the game runs, then reaps the child:
-// waitpid(__WALL), so a child with exit signal 0 is found too (it sends no SIGCHLD and is
-// invisible to a runtime's waitpid(-1) of its own children).
+// in the parent), then the child (cow_child.h: a raw clone for a runtime whose stopped threads
+// may be suspended anywhere, Mono's hybrid suspend; glibc's fork() for one whose threads stop
+// only at safe points, the emulator's). The child runs the walk into the recorder, then
+// _exit. The parent returns at once; later Replay reads the pipe into the sink (WalkReplayer)
+// while the game runs, then reaps the child.
 //
 // A wait the child cannot finish (a lock another thread held at the clone) ends as a hung
 // child: killed after kIdleTimeoutMs, the capture fails, and the runtime should walk paused from
@@ -49,6 +38,7 @@
 #include <memory>
 #include <string>
 
+#include "xrpm/agent/cow_child.h"
 #include "xrpm/agent/heap_walker.h"
 #include "xrpm/agent/walk_recording.h"
 
@@ -65,7 +55,7 @@ class SnapshotWalk {
   SnapshotWalk(const SnapshotWalk&) = delete;
   SnapshotWalk& operator=(const SnapshotWalk&) = delete;
 
-  enum class Clone { kRaw, kFork };  // how the child is made (the header comment)
+  using Clone = CowChild::Clone;  // how the child is made (the header comment)
 
   // Starts the child, which runs walk(ctx, recorder) and exits. False (with *error) when no
   // child could be made; the caller then walks in the pause.
@@ -73,12 +63,10 @@ class SnapshotWalk {
              bool stop_for_test, std::string* error, Clone clone = Clone::kRaw);
   // Replays the child's walk into `sink` (see the header comment) and reaps the child.
   ReplayResult Replay(HeapInfoCallback& sink);
-  pid_t pid() const { return pid_; }
+  pid_t pid() const { return child_.pid(); }
 
  private:
-  std::string Reap(bool kill_first);  // the child's fate, "" when it exited with 0
-
-  pid_t pid_ = -1;
+  CowChild child_;
   int fd_ = -1;
 };
 
