@@ -10,9 +10,12 @@
 #include <cstdint>
 #include <fstream>
 #include <random>
+#include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
+#include "xrpm/agent/walk_recording.h"
 #include "xrpm/protocol/varint.h"
 
 namespace xrpm::dotnet {
@@ -560,6 +563,140 @@ TEST(RecordStream, SlicesGiveEveryObjectOnceWithItsReferences) {
     EXPECT_EQ(got_id, 0x10u);
     EXPECT_EQ(refs, std::vector<uint64_t>{0x20});
   }
+}
+
+// A mixed stream of `count` objects (several checkpoints' worth, many classes, text, values,
+// runs of one shape).
+std::vector<Made> MixedObjects(size_t count, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::vector<Made> made;
+  uint64_t id = 0x7f2000000000;
+  for (size_t i = 0; i < count; ++i) {
+    Made m{id, 0x7e0000000000 + 64 * (i / 7 % 300), 24, i % 5 != 0, {}, {}, {}, {}};
+    for (size_t r = 0; r < i % 4; ++r) {
+      m.refs.push_back(id + 8 * (rng() % 100000) - 400000);
+      m.slots.push_back(static_cast<uint32_t>(r));
+    }
+    if (m.values_read) m.values = {i, rng() % 3};
+    if (i % 997 == 0) m.text = {'k', 'e', 'y', static_cast<uint16_t>(0x100 + i % 7)};
+    made.push_back(std::move(m));
+    id += 8 * (3 + rng() % 5);
+  }
+  return made;
+}
+
+// Sends `s` through a pipe (a thread writes, as the child would) and receives it into *out.
+bool ThroughAPipe(const RecordStream& s, RecordStream* out, std::string* error) {
+  int fds[2];
+  if (pipe(fds) != 0) return false;
+  std::string send_error;
+  bool sent = false;
+  std::thread writer([&] {
+    sent = s.Send(fds[1], &send_error);
+    close(fds[1]);
+  });
+  agent::FdByteSource in(fds[0], 5000);
+  const bool received = out->Receive(in, error);
+  writer.join();
+  close(fds[0]);
+  EXPECT_TRUE(sent) << send_error;
+  return received;
+}
+
+// What a copy-on-write child records comes back whole through its pipe: every object, the
+// slices a reader on several threads takes (checkpoints), and the state the next Append reads
+// (the previous id and shape, the class table): objects appended after the transfer read back
+// the same on either side.
+TEST(RecordStream, ComesBackWholeThroughAPipeAndAppendsOnAsTheSender) {
+  const std::vector<Made> made = MixedObjects(200000, 11);
+  RecordStream sent;
+  for (const Made& m : made) Put(sent, m);
+  RecordStream received;
+  received.Reserve(1000, 1000, 4);  // far too small: Receive maps what it needs
+  std::string error;
+  ASSERT_TRUE(ThroughAPipe(sent, &received, &error)) << error;
+  EXPECT_EQ(received.object_count(), sent.object_count());
+  EXPECT_EQ(received.ref_count(), sent.ref_count());
+  EXPECT_EQ(received.bytes(), sent.bytes());
+  EXPECT_EQ(received.classes(), sent.classes());
+  ExpectSame(received, made);
+  IdsAndRefs whole;
+  for (const Made& m : made) whole.emplace_back(m.id, m.refs);
+  ExpectSlicesGive(received, whole, 3);
+
+  // Appended on both sides: objects of the last one's shape, of a known class, of a new one.
+  std::vector<Made> more = {made.back(), made[5], made.back()};
+  more[0].id = made.back().id + 64;
+  more[1].id = more[0].id + 64;
+  more[2].id = more[1].id + 64;
+  more[2].klass = 0x7e00000f0000;
+  std::vector<Made> all = made;
+  for (const Made& m : more) {
+    Put(sent, m);
+    Put(received, m);
+    all.push_back(m);
+  }
+  EXPECT_EQ(received.bytes(), sent.bytes());  // the same codes: the same state
+  EXPECT_EQ(received.classes(), sent.classes());
+  ExpectSame(received, all);
+
+  // An empty stream too.
+  RecordStream empty;
+  ASSERT_TRUE(ThroughAPipe(empty, &received, &error)) << error;
+  EXPECT_EQ(received.object_count(), 0u);
+}
+
+// A stream cut short anywhere, or whose header contradicts itself, is refused with the byte
+// offset and what was expected, and leaves the stream empty; never a crash or a read past the
+// bytes given.
+TEST(RecordStream, ReceiveRefusesAShortOrInconsistentStream) {
+  const std::vector<Made> made = MixedObjects(70000, 12);
+  RecordStream s;
+  for (const Made& m : made) Put(s, m);
+  std::string bytes;
+  {
+    int fds[2];
+    ASSERT_EQ(pipe(fds), 0);
+    std::string send_error;
+    std::thread writer([&] {
+      EXPECT_TRUE(s.Send(fds[1], &send_error)) << send_error;
+      close(fds[1]);
+    });
+    char buf[65536];
+    ssize_t n;
+    while ((n = read(fds[0], buf, sizeof buf)) > 0) bytes.append(buf, static_cast<size_t>(n));
+    writer.join();
+    close(fds[0]);
+  }
+  RecordStream r;
+  std::string error;
+  for (const size_t cut :
+       {size_t{0}, size_t{7}, size_t{100}, size_t{200}, bytes.size() / 2, bytes.size() - 1}) {
+    agent::MemoryByteSource in(bytes.data(), cut);
+    EXPECT_FALSE(r.Receive(in, &error)) << cut;
+    EXPECT_NE(error.find("the record at byte "), std::string::npos) << error;
+    EXPECT_NE(error.find("expected"), std::string::npos) << error;
+    EXPECT_NE(error.find("found the end of the stream"), std::string::npos) << error;
+    EXPECT_EQ(r.object_count(), 0u);
+    EXPECT_EQ(r.bytes(), 0u);
+  }
+  // The header's counts: objects without a checkpoint each 65,536, a wrong magic.
+  std::string wrong = bytes;
+  wrong[0] ^= 0x20;
+  agent::MemoryByteSource bad_magic(wrong.data(), wrong.size());
+  EXPECT_FALSE(r.Receive(bad_magic, &error));
+  EXPECT_NE(error.find("expected the magic XRS1"), std::string::npos) << error;
+  wrong = bytes;
+  // The object count (the u64 after the bytes used, at 16) 65,536 higher: a checkpoint short.
+  wrong[24 + 2] = static_cast<char>(wrong[24 + 2] + 1);
+  agent::MemoryByteSource bad_count(wrong.data(), wrong.size());
+  EXPECT_FALSE(r.Receive(bad_count, &error));
+  EXPECT_NE(error.find("the record at byte 0: expected"), std::string::npos) << error;
+  EXPECT_EQ(r.object_count(), 0u);
+  // And the whole stream is taken.
+  agent::MemoryByteSource whole(bytes.data(), bytes.size());
+  ASSERT_TRUE(r.Receive(whole, &error)) << error;
+  ExpectSame(r, made);
 }
 
 }  // namespace

@@ -1,11 +1,15 @@
 // RecordStream: writing and reading the capture record's byte stream.
 #include "record_stream.h"
 
+#include <errno.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <new>
 
+#include "xrpm/agent/walk_recording.h"
 #include "xrpm/protocol/column_codec.h"
 
 namespace xrpm {
@@ -515,6 +519,181 @@ bool RecordStream::Reader::Part(StreamObject* o) {
   o->slots.resize(n);
   Refs(&part_at_, part_h_, part_from_, n, &part_previous_, o->refs.data(), o->slots.data());
   part_from_ += n;
+  return true;
+}
+
+// ---- the stream through a pipe (Send, Receive) ----
+//
+// Layout, every integer in this machine's byte order (both ends are one program):
+//   u32 magic "XRS1", then u64 each: bytes used, objects, references, growths, previous id,
+//   last class, last index, classes, checkpoints, previous values; the shape: u32 class index,
+//   size, first slot, u64 references, values, u8 run, values read, valid; then the classes
+//   (u64 each), the checkpoints (u64 at, u64 previous id), the previous values (u64 each) and
+//   the bytes used.
+
+namespace {
+
+constexpr uint32_t kTransferMagic = 0x31535258;  // "XRS1"
+
+bool WriteAll(int fd, const void* data, size_t n, std::string* error) {
+  const auto* p = static_cast<const uint8_t*>(data);
+  while (n > 0) {
+    const ssize_t w = write(fd, p, n);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) {
+      *error = std::string("writing the record: ") + std::strerror(errno);
+      return false;
+    }
+    p += w;
+    n -= static_cast<size_t>(w);
+  }
+  return true;
+}
+
+// Reads n bytes, counting them in *offset; false with *error at the end or an error.
+bool ReadAll(agent::ByteSource& in, void* data, size_t n, uint64_t* offset, const char* what,
+             std::string* error) {
+  auto* p = static_cast<uint8_t*>(data);
+  while (n > 0) {
+    const long r = in.Read(p, n);
+    if (r <= 0) {
+      *error = "the record at byte " + std::to_string(*offset) + ": expected " + std::to_string(n) +
+               " more bytes of " + what + ", found " +
+               (r == 0 ? std::string("the end of the stream") : in.error());
+      return false;
+    }
+    p += r;
+    n -= static_cast<size_t>(r);
+    *offset += static_cast<uint64_t>(r);
+  }
+  return true;
+}
+
+// Reads `count` elements into *v, growing it as they arrive (a header's count alone never
+// allocates: memory follows the bytes actually received).
+template <typename T>
+bool ReadArray(agent::ByteSource& in, std::vector<T>* v, uint64_t count, uint64_t* offset,
+               const char* what, std::string* error) {
+  constexpr uint64_t kStep = 65536;
+  v->clear();
+  for (uint64_t have = 0; have < count;) {
+    const uint64_t n = std::min(count - have, kStep);
+    v->resize(static_cast<size_t>(have + n));
+    if (!ReadAll(in, v->data() + have, static_cast<size_t>(n) * sizeof(T), offset, what, error))
+      return false;
+    have += n;
+  }
+  return true;
+}
+
+struct TransferHeader {
+  uint32_t magic;
+  uint32_t shape_class_index, shape_size, shape_first_slot;
+  uint64_t used, objects, refs, growths, previous_id, last_class, last_index, classes, checkpoints,
+      previous_values, shape_refs, shape_values;
+  uint8_t shape_run, shape_values_read, shape_valid, pad[5];
+};
+
+}  // namespace
+
+bool RecordStream::Send(int fd, std::string* error) const {
+  TransferHeader h{};
+  h.magic = kTransferMagic;
+  h.used = used_;
+  h.objects = objects_;
+  h.refs = refs_;
+  h.growths = growths_;
+  h.previous_id = previous_id_;
+  h.last_class = last_class_;
+  h.last_index = last_index_;
+  h.classes = classes_.size();
+  h.checkpoints = checkpoints_.size();
+  h.previous_values = previous_values_.size();
+  h.shape_class_index = shape_.class_index;
+  h.shape_size = shape_.size;
+  h.shape_first_slot = shape_.first_slot;
+  h.shape_refs = shape_.refs;
+  h.shape_values = shape_.values;
+  h.shape_run = shape_.run;
+  h.shape_values_read = shape_.values_read;
+  h.shape_valid = shape_valid_;
+  static_assert(sizeof(uintptr_t) == sizeof(uint64_t) && sizeof(size_t) == sizeof(uint64_t),
+                "a 64-bit process");
+  return WriteAll(fd, &h, sizeof h, error) &&
+         WriteAll(fd, classes_.data(), classes_.size() * sizeof(uintptr_t), error) &&
+         WriteAll(fd, checkpoints_.data(), checkpoints_.size() * sizeof(Checkpoint), error) &&
+         WriteAll(fd, previous_values_.data(), previous_values_.size() * sizeof(uint64_t), error) &&
+         WriteAll(fd, data_, used_, error);
+}
+
+bool RecordStream::Receive(agent::ByteSource& in, std::string* error) {
+  Clear();
+  uint64_t offset = 0;
+  TransferHeader h{};
+  if (!ReadAll(in, &h, sizeof h, &offset, "its header", error)) return false;
+  // What the counts must agree on: a checkpoint per 65,536 objects, each inside the bytes; the
+  // last class and the shape's class among the classes; a class per object at most.
+  const uint64_t checkpoints = (h.objects + kCheckpointObjects - 1) / kCheckpointObjects;
+  const char* wrong = nullptr;
+  if (h.magic != kTransferMagic)
+    wrong = "the magic XRS1";
+  else if (h.checkpoints != checkpoints)
+    wrong = "a checkpoint per 65,536 objects";
+  else if (h.classes > h.objects || (h.objects != 0 && h.classes == 0))
+    wrong = "at least one class and at most one per object";
+  else if (h.classes != 0 && (h.last_index >= h.classes || h.shape_class_index >= h.classes))
+    wrong = "the last class among the classes";
+  else if (h.used > (uint64_t{1} << 40) || h.previous_values > (uint64_t{1} << 32))
+    wrong = "sizes below 1 TiB of record";
+  else if (h.used < h.objects)
+    wrong = "a byte per object at least";
+  if (wrong) {
+    *error = std::string("the record at byte 0: expected ") + wrong + ", found " +
+             (h.magic != kTransferMagic
+                  ? "magic " + std::to_string(h.magic)
+                  : std::to_string(h.objects) + " objects, " + std::to_string(h.classes) +
+                        " classes, " + std::to_string(h.checkpoints) + " checkpoints, " +
+                        std::to_string(h.used) + " bytes");
+    return false;
+  }
+  bool ok = ReadArray(in, &classes_, h.classes, &offset, "classes", error) &&
+            ReadArray(in, &checkpoints_, h.checkpoints, &offset, "checkpoints", error) &&
+            ReadArray(in, &previous_values_, h.previous_values, &offset, "values", error);
+  // The bytes, the buffer grown as they arrive (the receiver's reservation normally holds them).
+  for (uint64_t have = 0; ok && have < h.used;) {
+    const uint64_t n = std::min<uint64_t>(h.used - have, uint64_t{1} << 20);
+    if (capacity_ < have + n + kPutSlack) {
+      used_ = static_cast<size_t>(have);  // what Reallocate copies
+      Reallocate(static_cast<size_t>(std::min(h.used, std::max<uint64_t>(2 * capacity_, have + n)) +
+                                     kPutSlack));
+    }
+    ok = ReadAll(in, data_ + have, static_cast<size_t>(n), &offset, "objects", error);
+    have += n;
+  }
+  if (!ok) {
+    Clear();
+    return false;
+  }
+  for (const Checkpoint& c : checkpoints_)
+    if (c.at > h.used) {
+      *error = "the record: expected checkpoints inside its " + std::to_string(h.used) +
+               " bytes, found one at " + std::to_string(c.at);
+      Clear();
+      return false;
+    }
+  used_ = h.used;
+  objects_ = h.objects;
+  refs_ = h.refs;
+  growths_ = h.growths;
+  previous_id_ = h.previous_id;
+  last_class_ = h.last_class;
+  last_index_ = static_cast<uint32_t>(h.last_index);
+  shape_ = Shape{h.shape_class_index, h.shape_size,     h.shape_first_slot,      h.shape_refs,
+                 h.shape_values,      h.shape_run != 0, h.shape_values_read != 0};
+  shape_valid_ = h.shape_valid != 0 && h.shape_values <= previous_values_.size();
+  size_t slots = kFirstClassSlots;
+  while (slots < classes_.size() * 2 + 2) slots *= 2;
+  Rehash(slots);
   return true;
 }
 

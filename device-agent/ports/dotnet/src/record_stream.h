@@ -54,11 +54,15 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "huge_page_allocator.h"
 
 namespace xrpm {
+namespace agent {
+class ByteSource;  // walk_recording.h
+}  // namespace agent
 namespace dotnet {
 
 // One object of the stream as Reader gives it back.
@@ -108,6 +112,15 @@ class RecordStream {
   size_t growths() const { return growths_; }
   // Every class met, in order of first appearance.
   const std::vector<uintptr_t>& classes() const { return classes_; }
+
+  // The whole stream through a pipe and back (the record made in a copy-on-write child,
+  // record_child.h): its bytes, classes, checkpoints and the state the next Append reads, so
+  // that the receiver appends on as the sender would have. Send: false with *error when a
+  // write failed. Receive: replaces this stream's objects (its buffer reused when large
+  // enough); false with *error (the byte offset, what was expected, what came) on a short or
+  // inconsistent stream, the stream then empty. Throws std::bad_alloc.
+  bool Send(int fd, std::string* error) const;
+  bool Receive(agent::ByteSource& in, std::string* error);
 
   // Reads the objects back in order: all of them, or the part-th of `parts` slices of the
   // stream (cut at checkpoints, so that several threads can read it at once, each a slice).

@@ -1,0 +1,143 @@
+// RecordChild: the recording in a copy-on-write child, sent back through a pipe
+// (record_child.h).
+#include "record_child.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <cstring>
+
+#include "xrpm/agent/walk_recording.h"
+
+namespace xrpm {
+namespace dotnet {
+namespace {
+
+constexpr char kAliveByte = 'A';
+constexpr char kRecordByte = 'R';
+constexpr int kPipeBytes = 1 << 20;
+// More roots than this is a broken stream (a root per object of a 2^32-object heap).
+constexpr uint64_t kMaxRoots = uint64_t{1} << 32;
+
+bool WriteAll(int fd, const void* data, size_t n) {
+  const auto* p = static_cast<const uint8_t*>(data);
+  while (n > 0) {
+    const ssize_t w = write(fd, p, n);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) return false;
+    p += w;
+    n -= static_cast<size_t>(w);
+  }
+  return true;
+}
+
+}  // namespace
+
+RecordChild::~RecordChild() {
+  if (!child_.child() && fd_ >= 0) close(fd_);
+  child_.Reap(true);  // nothing in the child
+}
+
+bool RecordChild::Start(std::string* error, bool stop_for_test) {
+  int fds[2];
+  if (pipe2(fds, O_CLOEXEC) != 0) {
+    *error = std::string("pipe: ") + std::strerror(errno);
+    return false;
+  }
+  fcntl(fds[1], F_SETPIPE_SZ, kPipeBytes);  // best effort: the child writes with fewer waits
+  if (!child_.Make(agent::CowChild::Clone::kRaw, error)) {
+    close(fds[0]);
+    close(fds[1]);
+    return false;
+  }
+  if (child_.child()) {
+    close(fds[0]);
+    fd_ = fds[1];
+    // glibc's raise() would signal the parent's thread (its cached thread id, after a raw clone).
+    if (stop_for_test) syscall(SYS_kill, static_cast<pid_t>(syscall(SYS_getpid)), SIGSTOP);
+    return true;
+  }
+  close(fds[1]);
+  fd_ = fds[0];
+  return true;
+}
+
+bool RecordChild::Alive() { return WriteAll(fd_, &kAliveByte, 1); }
+
+void RecordChild::Exit(int code) { _exit(code); }
+
+void RecordChild::SendAndExit(const HeapRecord& record) {
+  const uint64_t roots = record.roots.size();
+  std::string error;
+  const bool sent = WriteAll(fd_, &kRecordByte, 1) && WriteAll(fd_, &roots, sizeof roots) &&
+                    WriteAll(fd_, record.roots.data(), roots * sizeof(RecordedRoot)) &&
+                    record.stream.Send(fd_, &error);
+  _exit(sent ? 0 : agent::CowChild::kExitWriteFailed);
+}
+
+bool RecordChild::Receive(HeapRecord* record, const std::function<bool()>& stop,
+                          std::string* error) {
+  agent::FdByteSource in(fd_, kIdleTimeoutMs, stop);
+  bool ok = false;
+  uint64_t offset = 0;
+  std::string why;
+  for (;;) {
+    char c = 0;
+    const long r = in.Read(&c, 1);
+    if (r <= 0) {
+      why = "the record at byte " + std::to_string(offset) + ": expected the objects, found " +
+            (r == 0 ? std::string("the end of the stream") : in.error());
+      break;
+    }
+    ++offset;
+    if (c == kAliveByte) continue;
+    if (c != kRecordByte) {
+      why = "the record at byte " + std::to_string(offset - 1) + ": expected 'A' or 'R', found " +
+            std::to_string(static_cast<unsigned char>(c));
+      break;
+    }
+    uint64_t roots = 0;
+    long got = 0;
+    for (size_t have = 0; have < sizeof roots; have += static_cast<size_t>(got)) {
+      got = in.Read(reinterpret_cast<char*>(&roots) + have, sizeof roots - have);
+      if (got <= 0) break;
+    }
+    if (got <= 0 || roots > kMaxRoots) {
+      why = "the record at byte " + std::to_string(offset) + ": expected a root count, found " +
+            (got <= 0 ? "the end of the stream" : std::to_string(roots));
+      break;
+    }
+    offset += sizeof roots;
+    record->roots.resize(static_cast<size_t>(roots));
+    auto* p = reinterpret_cast<char*>(record->roots.data());
+    size_t left = static_cast<size_t>(roots) * sizeof(RecordedRoot);
+    while (left > 0 && (got = in.Read(p, left)) > 0) {
+      p += got;
+      left -= static_cast<size_t>(got);
+      offset += static_cast<uint64_t>(got);
+    }
+    if (left > 0) {
+      record->roots.clear();
+      why = "the record at byte " + std::to_string(offset) + ": expected " +
+            std::to_string(left) + " more bytes of roots, found the end of the stream";
+      break;
+    }
+    ok = record->stream.Receive(in, &why);
+    if (!ok) record->roots.clear();
+    break;
+  }
+  close(fd_);  // a child still writing (a stop) fails its next write
+  fd_ = -1;
+  const std::string fate = child_.Reap(!ok);
+  if (ok && fate.empty()) return true;
+  *error = ok ? fate : fate.empty() ? why : why + " (" + fate + ")";
+  record->stream.Clear();
+  record->roots.clear();
+  return false;
+}
+
+}  // namespace dotnet
+}  // namespace xrpm

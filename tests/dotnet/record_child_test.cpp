@@ -1,0 +1,109 @@
+// RecordChild (device-agent/ports/dotnet/src/record_child.h): what the copy-on-write child
+// records reaches the parent whole, roots and objects; a child that dies, or a receive that is
+// stopped, fails with the child's fate and leaves no child behind. Runs without the .NET SDK:
+// the child here is this test process's own clone.
+#include "record_child.h"
+
+#include <gtest/gtest.h>
+
+#include <errno.h>
+#include <signal.h>
+#include <sys/wait.h>
+
+#include <atomic>
+#include <string>
+#include <vector>
+
+namespace xrpm::dotnet {
+namespace {
+
+// Waits until the child has stopped itself (stop_for_test): waitpid reports the stop.
+bool WaitStopped(pid_t pid) {
+  int status = 0;
+  pid_t r;
+  while ((r = waitpid(pid, &status, WUNTRACED | __WALL)) < 0 && errno == EINTR) {
+  }
+  return r == pid && WIFSTOPPED(status);
+}
+
+bool Gone(pid_t pid) { return kill(pid, 0) != 0 && errno == ESRCH; }
+
+// The child appends objects and a root after the clone (as the runtime's report goes on in it),
+// says it is alive, and sends: the parent receives what the child had, not what it had itself.
+TEST(RecordChild, TheParentReceivesWhatTheChildRecorded) {
+  HeapRecord record;
+  record.roots.push_back(RecordedRoot{0x1000, cor::GcRootKind{}, 0, 7});
+  const uint64_t kObjects = 3 * RecordChild::kAliveObjects + 5;
+  RecordChild child;
+  std::string error;
+  ASSERT_TRUE(child.Start(&error)) << error;
+  if (child.in_child()) {
+    // Only this thread exists here: no gtest assertions, the record and _exit.
+    for (uint64_t i = 0; i < kObjects; ++i) {
+      const uint64_t ref = 0x2000 + 8 * i;
+      record.stream.Append(0x2000 + 8 * i, 0x9000 + 64 * (i % 3), 24, false, &ref, nullptr, 1,
+                           nullptr, 0, nullptr, 0);
+      if (i % RecordChild::kAliveObjects == 0 && !child.Alive()) RecordChild::Exit(5);
+    }
+    record.roots.push_back(RecordedRoot{0x2000, cor::GcRootKind{}, 1, 8});
+    child.SendAndExit(record);
+  }
+  EXPECT_TRUE(child.pending());
+  EXPECT_EQ(record.stream.object_count(), 0u);  // the parent recorded nothing itself
+  ASSERT_TRUE(child.Receive(&record, nullptr, &error)) << error;
+  EXPECT_FALSE(child.pending());
+  ASSERT_EQ(record.roots.size(), 2u);
+  EXPECT_EQ(record.roots[1].object, 0x2000u);
+  EXPECT_EQ(record.roots[1].flags, 1);
+  ASSERT_EQ(record.stream.object_count(), kObjects);
+  EXPECT_EQ(record.stream.classes().size(), 3u);
+  RecordStream::Reader reader(record.stream);
+  StreamObject o;
+  for (uint64_t i = 0; i < kObjects; ++i) {
+    ASSERT_TRUE(reader.Next(&o)) << i;
+    ASSERT_EQ(o.id, 0x2000 + 8 * i);
+    ASSERT_EQ(o.refs.size(), 1u);
+    ASSERT_EQ(o.refs[0], 0x2000 + 8 * i);
+  }
+  EXPECT_FALSE(reader.Next(&o));
+}
+
+// A child killed before it sent its record: the receive fails at once (no idle timeout), says
+// the child was killed and where the stream ended, and the record stays empty.
+TEST(RecordChild, AChildKilledBeforeItSentFailsTheReceiveWithItsFate) {
+  HeapRecord record;
+  RecordChild child;
+  std::string error;
+  ASSERT_TRUE(child.Start(&error, /*stop_for_test=*/true)) << error;
+  if (child.in_child()) child.SendAndExit(record);  // never reached: killed while stopped
+  const pid_t pid = child.pid();
+  ASSERT_TRUE(WaitStopped(pid));
+  ASSERT_EQ(kill(pid, SIGKILL), 0);
+  EXPECT_FALSE(child.Receive(&record, nullptr, &error));
+  EXPECT_NE(error.find("the record at byte 0: expected the objects, found the end of the stream"),
+            std::string::npos)
+      << error;
+  EXPECT_NE(error.find("killed by signal 9"), std::string::npos) << error;
+  EXPECT_EQ(record.stream.object_count(), 0u);
+  EXPECT_TRUE(Gone(pid));  // reaped
+}
+
+// A receive stopped while the child works (a cancelled capture): false within the stop's
+// 100 ms slice, the child killed and reaped.
+TEST(RecordChild, AStoppedReceiveKillsAndReapsTheChild) {
+  HeapRecord record;
+  RecordChild child;
+  std::string error;
+  ASSERT_TRUE(child.Start(&error, /*stop_for_test=*/true)) << error;
+  if (child.in_child()) child.SendAndExit(record);  // never reached: killed while stopped
+  const pid_t pid = child.pid();
+  ASSERT_TRUE(WaitStopped(pid));
+  std::atomic<int> asked{0};
+  EXPECT_FALSE(child.Receive(&record, [&] { return ++asked > 2; }, &error));
+  EXPECT_GE(asked.load(), 3);
+  EXPECT_NE(error.find("the record at byte 0"), std::string::npos) << error;
+  EXPECT_TRUE(Gone(pid));
+}
+
+}  // namespace
+}  // namespace xrpm::dotnet
