@@ -21,7 +21,10 @@
 //      capture's own collection proper, end to end against the pause.
 //
 //   dotnet_capture_bench [--nodes N] [--runs R] [--frames F] [--classes C]
-//                        [--only heap|idle|compiler]
+//                        [--only heap|idle|compiler] [--walk snapshot|paused]
+// --walk goes to xrpm-dotnet for 1. and 3. (default: the launcher's, snapshot). With the
+// snapshot walk the child's own pages (its copy of the record, the pages copied on write) are
+// in another process: not in the memory figures, which are the program's.
 #include <unistd.h>
 
 #include <algorithm>
@@ -92,9 +95,11 @@ uint64_t PeakGrowth(int pid, Fn&& fn, uint64_t* peak_bytes = nullptr) {
   return peak > before ? peak - before : 0;
 }
 
+std::string g_walk = "snapshot";  // --walk
+
 int HeapSection(int nodes, int runs) {
-  Child heap({kDotnetLauncher, "--port", "0", "--frame", "HeapBench.Bench:Tick", "--",
-              ProgramDll("HeapBench"), std::to_string(nodes)});
+  Child heap({kDotnetLauncher, "--port", "0", "--frame", "HeapBench.Bench:Tick", "--walk", g_walk,
+              "--", ProgramDll("HeapBench"), std::to_string(nodes)});
   const std::string listening = heap.WaitLine("listening on 127.0.0.1:", true);
   if (listening.empty() || heap.WaitLine("ready", false).empty()) {
     Child::Pump(heap.err, &heap.err_buf);
@@ -234,8 +239,8 @@ int CompilerSection(int classes, int runs) {
   const std::string dir = dir_template;
   xrpm::testing::WriteGeneratedCSharp(dir + "/Gen.cs", "Gen", classes);
   xrpm::testing::WriteCscResponseFile(sdk, dir + "/csc.rsp", dir + "/Gen.cs", dir + "/Gen.dll");
-  Child csc({kDotnetLauncher, "--port", "0", "--no-frame", "--", sdk.dotnet, "exec", sdk.csc,
-             "@" + dir + "/csc.rsp"});
+  Child csc({kDotnetLauncher, "--port", "0", "--no-frame", "--walk", g_walk, "--", sdk.dotnet,
+             "exec", sdk.csc, "@" + dir + "/csc.rsp"});
   const std::string listening = csc.WaitLine("listening on 127.0.0.1:", true);
   std::string error;
   const auto connected = listening.empty()
@@ -263,8 +268,8 @@ int CompilerSection(int classes, int runs) {
     own_ratio.push_back(st.gc_us ? static_cast<double>(st.pause_us) / st.gc_us : 0);
     e2e_ratio.push_back(pause > 0 ? e2e / pause : 0);
     objects.push_back(static_cast<double>(st.objects));
-    // The port's log line of the capture: "capture: N objects (... recorded in B bytes ...".
-    const std::string logged = csc.WaitLine("recorded in ", true, 10);
+    // The port's log line of the capture: "capture: N objects (... ms; recorded in B bytes ...".
+    const std::string logged = csc.WaitLine("ms; recorded in ", true, 10);
     unsigned long long logged_objects = 0, recorded = 0;
     const size_t at = logged.find("recorded in ");
     if (std::sscanf(logged.c_str(), "xrpm-agent: capture: %llu objects", &logged_objects) == 1 &&
@@ -379,6 +384,8 @@ int main(int argc, char** argv) {
       only = argv[i + 1];
     else if (a == "--classes")
       classes = std::atoi(argv[i + 1]);
+    else if (a == "--walk")
+      g_walk = argv[i + 1];
   }
   int rc = 0;
   if (only.empty() || only == "heap") rc |= HeapSection(nodes, runs);

@@ -10,6 +10,7 @@
 // forecasts it from the heap's size; after it, gives its sizes.
 #include <fcntl.h>
 #include <gtest/gtest.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -22,6 +23,8 @@
 
 #include "dotnet_process.h"
 #include "graph_run.h"
+#include "mono_process.h"
+#include "process_tree.h"
 #include "raw_peer.h"
 #include "temp_dir.h"
 #include "test_heaps.h"
@@ -215,6 +218,83 @@ TEST(DotnetCapture, ThreadStaticsAreStaticRootsOfTheirThread) {
       << paths.out;
   EXPECT_NE(paths.out.find("\"graph-worker\") -> "), std::string::npos) << paths.out;
 
+  g.Release();
+  EXPECT_EQ(g.run.proc->Wait(60000), 0) << g.run.proc->log().All();
+}
+
+// The snapshot walk (the default: dotnet_port.h, record_child.h): the runtime's report of the
+// heap recorded in a copy-on-write child while the program runs on gives the known graph, as
+// the report recorded in the pause (--walk paused) does; the agent says which it did, and the
+// capture's pause holds no heap report then (its walk, the child's clone, is a sliver of it).
+TEST(DotnetCapture, TheSnapshotWalkCapturesTheKnownGraphAsThePausedOneDoes) {
+  SKIP_WITHOUT_DOTNET();
+  for (const std::string walk : {"snapshot", "paused"}) {
+    SCOPED_TRACE(walk);
+    GraphRun g({"--walk", walk});
+    ASSERT_GE(g.gate_fd, 0);
+    ASSERT_FALSE(g.run.endpoint.empty()) << g.run.proc->log().All();
+    ASSERT_FALSE(g.run.proc->log().WaitFor("Graph: ready", 60000).empty())
+        << g.run.proc->log().All();
+    auto client = ConnectTo(g.run.endpoint);
+    ASSERT_TRUE(client);
+    const client::CaptureResult r = CaptureOnce(*client, 120000);
+    ASSERT_TRUE(r.ok) << r.error << "\n" << g.run.proc->log().All();
+    ExpectKnownGraph(*r.snapshot);
+    const bool snapshot = walk == "snapshot";
+    EXPECT_EQ(g.run.proc->log().WaitFor("recorded in a snapshot process, received", 30000).empty(),
+              !snapshot)
+        << g.run.proc->log().All();
+    EXPECT_NE(g.run.proc->log().All().find(
+                  snapshot ? "captures: the heap report recorded in a snapshot process"
+                           : "captures: the heap report recorded in the pause (--walk paused)"),
+              std::string::npos)
+        << g.run.proc->log().All();
+    // The pause's heap report: the clone's microseconds, against the report of every object.
+    EXPECT_GT(r.stats.pause_us, 0u);
+    if (snapshot) {
+      EXPECT_LT(r.stats.walk_us, r.stats.pause_us) << "the collection is the pause";
+    }
+    client.reset();
+    g.Release();
+    EXPECT_EQ(g.run.proc->Wait(60000), 0) << g.run.proc->log().All();
+  }
+}
+
+// A snapshot child that dies before it sends (killed here, held stopped by the port's test
+// hook XRPM_DOTNET_SNAPSHOT_STOP=1) fails that capture with a message saying so; the program
+// goes on, no child is left, and the next capture records in the pause and is whole.
+TEST(DotnetCapture, AKilledSnapshotProcessFailsItsCaptureAndTheNextIsRecordedInThePause) {
+  SKIP_WITHOUT_DOTNET();
+  setenv("XRPM_DOTNET_SNAPSHOT_STOP", "1", 1);
+  GraphRun g;
+  unsetenv("XRPM_DOTNET_SNAPSHOT_STOP");
+  ASSERT_GE(g.gate_fd, 0);
+  ASSERT_FALSE(g.run.endpoint.empty()) << g.run.proc->log().All();
+  ASSERT_FALSE(g.run.proc->log().WaitFor("Graph: ready", 60000).empty()) << g.run.proc->log().All();
+  auto client = ConnectTo(g.run.endpoint);
+  ASSERT_TRUE(client);
+  std::string error;
+  ASSERT_TRUE(client->StartCapture(&error)) << error;
+  const pid_t child = WaitForStoppedGrandchild(g.run.proc->pid(), 60000);
+  ASSERT_GT(child, 0) << "no stopped snapshot process\n" << g.run.proc->log().All();
+  ASSERT_EQ(kill(child, SIGKILL), 0);
+  client::CaptureResult failed;
+  ASSERT_TRUE(client->WaitCapture(60000, &failed));
+  EXPECT_FALSE(failed.ok);
+  EXPECT_NE(failed.error.find("the heap report's snapshot process failed: the record at byte 0: "
+                              "expected the objects, found the end of the stream (the snapshot "
+                              "process was killed by signal 9"),
+            std::string::npos)
+      << failed.error;
+  EXPECT_TRUE(Gone(child)) << "reaped before the capture ended";
+  ASSERT_FALSE(g.run.proc->log()
+                   .WaitFor("captures record the heap report in the pause from now on", 30000)
+                   .empty())
+      << g.run.proc->log().All();
+  const client::CaptureResult again = CaptureOnce(*client, 120000);
+  ASSERT_TRUE(again.ok) << again.error << "\n" << g.run.proc->log().All();
+  ExpectKnownGraph(*again.snapshot);
+  client.reset();
   g.Release();
   EXPECT_EQ(g.run.proc->Wait(60000), 0) << g.run.proc->log().All();
 }

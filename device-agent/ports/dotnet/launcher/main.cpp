@@ -3,12 +3,13 @@
 //   xrpm-dotnet [--port N | --listen ADDR:PORT --token T] [--quiet] [--announce]
 //               [--frame Namespace.Class:Method | --no-frame]
 //               [--allocations[=sampled|exact] [--sample-bytes N] [--no-origins]]
+//               [--walk snapshot|paused]
 //               -- PROGRAM.dll [ARGS...]        (run by `dotnet` from the PATH)
 //               -- dotnet PROGRAM.dll [ARGS...]
 //               -- APPHOST [ARGS...]            (a program's own executable)
 //   xrpm-dotnet --attach PID [--port N | --listen ADDR:PORT --token T] [--quiet] [--announce]
 //               [--frame Namespace.Class:Method | --no-frame]
-//               [--allocations[=sampled] [--no-origins]]
+//               [--allocations[=sampled] [--no-origins]] [--walk snapshot|paused]
 //
 // It starts the program with CoreCLR's start-up profiler variables naming the profiler library
 // (libxrpm-dotnet-profiler.so, beside this executable), the agent's options in the environment
@@ -123,6 +124,14 @@ int main(int argc, char** argv) {
                "sampled object's allocating stack and frame, followed across collections, which "
                "keeps the runtime's GC events on between captures)")
       ->needs(allocations_flag);
+  std::string walk = xrpm::mono::WalkModeName(xrpm::mono::kDefaultWalkMode);
+  app.add_option("--walk", walk,
+                 "How a capture records the runtime's report of the heap: snapshot (in a "
+                 "copy-on-write child process while the game runs on: the game pauses for the "
+                 "collection and the roots only) or paused (with the game stopped until the "
+                 "report ends)")
+      ->check(CLI::IsMember({"snapshot", "paused"}))
+      ->capture_default_str();
   app.add_option("--attach", attach,
                  "Load the agent into the running .NET process PID (diagnostics IPC) instead");
   app.add_option("program", program, "-- PROGRAM.dll [ARGS...] | dotnet PROGRAM.dll | APPHOST");
@@ -159,6 +168,7 @@ int main(int argc, char** argv) {
   opts.sample_bytes = sample_bytes;
   opts.no_origins = no_origins;
   opts.no_frame = no_frame;
+  xrpm::mono::ParseWalkMode(walk, &opts.walk);  // checked by --walk's IsMember
   if (allocations && no_frame)
     return Fail(2, "--allocations reports through the frame method's frames: not with --no-frame");
   if (app.count("--attach")) {

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <exception>
 #include <thread>
 #include <tuple>
@@ -49,7 +50,10 @@ DotnetPort::DotnetPort(cor::ICorProfilerInfo10* info, std::string app_name,
       start_(std::chrono::steady_clock::now()),
       threads_(info),
       statics_(info),
-      layouts_(info) {}
+      layouts_(info) {
+  const char* stop = std::getenv("XRPM_DOTNET_SNAPSHOT_STOP");
+  snapshot_stop_for_test_ = stop && std::string(stop) == "1";
+}
 
 agent::RuntimeInfo DotnetPort::Info() const {
   return agent::RuntimeInfo{"CoreCLR via xrpm-dotnet",
@@ -82,6 +86,9 @@ void DotnetPort::LogEventMode() const {
             "off: the runtime allows them later only without background collections)"
           : "GC events always on (background collections were on: the runtime allows them only "
             "from start-up, which turned background collections off)");
+  Log(snapshot_walk_ ? "captures: the heap report recorded in a snapshot process (--walk snapshot: "
+                       "the game pauses for the collection and the roots)"
+                     : "captures: the heap report recorded in the pause (--walk paused)");
   if (allocations_ && allocations_->route() == AllocationRoute::kExact)
     Log("allocations: every allocation reported (ObjectAllocated); frames carry the game "
         "thread's, a frames subscription gets one sample per its interval (start-up interval " +
@@ -138,6 +145,7 @@ void DotnetPort::OnGcStarted(int32_t generation_count, const cor::BOOL* collecte
     std::lock_guard<std::mutex> lock(record_mu_);
     if (!armed_.load(std::memory_order_acquire)) return;  // a join that just gave up (Join)
     record_.Clear();
+    child_.reset();  // a child whose record no walk took (none normally: WalkHeap takes it)
     // The game's pause began where it was held, if it was (a little before the collection).
     const int64_t held_ns = hold_start_ns_.load(std::memory_order_acquire);
     recorded_start_ns_.store(held_ns != 0 && held_ns < started_ns ? held_ns : started_ns,
@@ -148,6 +156,12 @@ void DotnetPort::OnGcStarted(int32_t generation_count, const cor::BOOL* collecte
 }
 
 void DotnetPort::OnGcFinished() {
+  // A snapshot walk's child: its report is over. It sends the record and ends here, never
+  // returning into the runtime, whose other threads it does not have.
+  if (child_ && child_->in_child()) {
+    if (!recording_.load(std::memory_order_acquire)) RecordChild::Exit(agent::CowChild::kExitThrew);
+    child_->SendAndExit(record_);
+  }
   const int64_t start = gc_start_ns_.load(std::memory_order_relaxed);
   const int64_t pause_ns = start != 0 ? NowNs() - start : 0;
   const bool bounds = GenerationBounds(&gc_bounds_);
@@ -187,7 +201,8 @@ void DotnetPort::OnGcFinished() {
   }
   recording_.store(false, std::memory_order_release);
   armed_.store(false, std::memory_order_release);
-  recorded_.store(record_.stream.object_count() > 0, std::memory_order_release);
+  recorded_.store(record_.stream.object_count() > 0 || (child_ && child_->pending()),
+                  std::memory_order_release);
   recorded_cv_.notify_all();
 }
 
@@ -214,8 +229,29 @@ bool DotnetPort::OnObjectReferences(cor::ObjectID object, cor::ClassID klass, co
   if (!recording_.load(std::memory_order_acquire))
     return induced_.load(std::memory_order_relaxed);  // walked on for another tool
   std::lock_guard<std::mutex> lock(record_mu_);
+  const bool in_child = child_ && child_->in_child();
+  if (child_ && !in_child) return false;  // the child records the report: the parent's ends
   if (record_.stream.object_count() == 0 && report_start_ns_.load(std::memory_order_relaxed) == 0)
     report_start_ns_.store(NowNs(), std::memory_order_release);
+  if (snapshot_walk_ && !child_ && record_.stream.object_count() == 0 &&
+      !join_.load(std::memory_order_acquire)) {
+    // The first object: the roots are in, the world stopped. The rest of the report goes on in
+    // a copy-on-write child (record_child.h); the parent's ends here.
+    std::string error;
+    try {
+      child_ = std::make_unique<RecordChild>();
+      const bool stop = snapshot_stop_for_test_;
+      snapshot_stop_for_test_ = false;  // the first child only
+      if (!child_->Start(&error, stop)) {
+        child_.reset();
+        snapshot_error_ = error;  // logged by WalkHeap; this capture records in the pause
+      }
+    } catch (const std::exception&) {
+      child_.reset();
+    }
+    if (child_ && !child_->in_child()) return false;
+    child_next_alive_ = RecordChild::kAliveObjects;
+  }
   try {
     // The walk runs after the collection moved everything: the object is in its final place
     // and its size can be read now, while its header is in the cache.
@@ -225,12 +261,17 @@ bool DotnetPort::OnObjectReferences(cor::ObjectID object, cor::ClassID klass, co
     RecordObject(
         RecordedObject{object, klass, static_cast<uint32_t>(std::min<size_t>(size, UINT32_MAX))},
         refs, count);
-    return true;
   } catch (const std::exception&) {  // out of memory: this capture fails, the runtime goes on
+    if (in_child) RecordChild::Exit(agent::CowChild::kExitThrew);
     recording_.store(false, std::memory_order_release);
     record_.Clear();
     return false;
   }
+  if (in_child && record_.stream.object_count() >= child_next_alive_) {
+    if (!child_->Alive()) RecordChild::Exit(agent::CowChild::kExitWriteFailed);  // parent gone
+    child_next_alive_ += RecordChild::kAliveObjects;
+  }
+  return true;
 }
 
 void DotnetPort::OnRootReferences(cor::ULONG count, const cor::ObjectID* objects,

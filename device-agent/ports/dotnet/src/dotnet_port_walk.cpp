@@ -190,12 +190,19 @@ void DotnetPort::AddFrozenObjects(const std::vector<uint64_t>& named,
 
 void DotnetPort::WalkHeap(agent::HeapInfoCallback& sink) {
   if (!failure_.empty()) {
+    child_.reset();  // a child that made a record for nothing: killed
     sink.WalkFailed(failure_.data(), failure_.size());
     sink.BeginContainer(ContainerType::kEnd, 0, 0);
     return;
   }
   // The collection is over: the game runs again while the record is reported.
   sink.WorldResumed();
+  if (!snapshot_error_.empty()) {
+    Log("capture: no snapshot process (" + snapshot_error_ + "): the heap report was recorded " +
+        "in the pause");
+    snapshot_error_.clear();
+  }
+  if (child_ && !ReceiveFromChild(sink)) return;
   try {
     Walk(sink);
   } catch (const std::exception& e) {  // bad_alloc: no end, so the agent fails the capture
@@ -204,6 +211,40 @@ void DotnetPort::WalkHeap(agent::HeapInfoCallback& sink) {
   std::lock_guard<std::mutex> lock(record_mu_);
   last_sizes_ = record_.sizes();
   record_.Release();
+}
+
+bool DotnetPort::ReceiveFromChild(agent::HeapInfoCallback& sink) {
+  std::string error;
+  bool ok = false;
+  const int64_t start = agent::NowNs();
+  {
+    std::lock_guard<std::mutex> lock(record_mu_);
+    try {
+      ok = child_->Receive(
+          &record_, [&sink] { return sink.Cancelled(); }, &error);
+    } catch (const std::exception&) {
+      error = "out of memory receiving the record from the snapshot process";
+    }
+    child_.reset();
+    if (ok) {
+      Log("capture: the heap report recorded in a snapshot process, received in " +
+          std::to_string((agent::NowNs() - start) / 1000000) + " ms (" +
+          std::to_string(record_.stream.bytes()) + " bytes)");
+      return true;
+    }
+    last_sizes_ = record_.sizes();
+    record_.Release();
+  }
+  const bool cancelled = sink.Cancelled();
+  if (!cancelled) {
+    snapshot_walk_ = false;
+    Log("capture: the snapshot process failed (" + error +
+        "): captures record the heap report in the pause from now on");
+  }
+  error = "the heap report's snapshot process failed: " + error;
+  sink.WalkFailed(error.data(), error.size());
+  sink.BeginContainer(ContainerType::kEnd, 0, 0);
+  return false;
 }
 
 void DotnetPort::Walk(agent::HeapInfoCallback& sink) {

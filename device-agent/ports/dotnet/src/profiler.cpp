@@ -250,6 +250,7 @@ std::string Profiler::Start(const std::string& options, const std::string& token
   port->set_allocations(allocations);  // never destroyed either (ObjectAllocated until the end)
   port->set_origins(origin_table);
   if (attached) port->set_attached();
+  port->set_snapshot_walk(opts.walk == mono::WalkMode::kSnapshot);
   port->LogEventMode();
   auto* agent = new agent::Agent(*port, std::move(agent_opts));
   if (!agent->Start(&error)) {
