@@ -26,7 +26,9 @@ bool WaitStopped(pid_t pid) {
   return r == pid && WIFSTOPPED(status);
 }
 
-bool Gone(pid_t pid) { return kill(pid, 0) != 0 && errno == ESRCH; }
+bool Gone(pid_t pid) {
+  return kill(pid, 0) != 0 && errno == ESRCH;
+}
 
 // The child appends objects and a root after the clone (as the runtime's report goes on in it),
 // says it is alive, and sends: the parent receives what the child had, not what it had itself.
@@ -99,7 +101,8 @@ TEST(RecordChild, AStoppedReceiveKillsAndReapsTheChild) {
   const pid_t pid = child.pid();
   ASSERT_TRUE(WaitStopped(pid));
   std::atomic<int> asked{0};
-  EXPECT_FALSE(child.Receive(&record, [&] { return ++asked > 2; }, &error));
+  EXPECT_FALSE(child.Receive(
+      &record, [&] { return ++asked > 2; }, &error));
   EXPECT_GE(asked.load(), 3);
   EXPECT_NE(error.find("the record at byte 0"), std::string::npos) << error;
   EXPECT_TRUE(Gone(pid));

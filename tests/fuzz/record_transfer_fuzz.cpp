@@ -22,9 +22,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   agent::MemoryByteSource in(data, size);
   std::string error;
   if (!s.Receive(in, &error)) {
-    XRPM_FUZZ_CHECK(error.rfind("the record at byte ", 0) == 0 &&
-                        error.find("expected") != std::string::npos,
-                    error);
+    XRPM_FUZZ_CHECK(
+        error.rfind("the record at byte ", 0) == 0 && error.find("expected") != std::string::npos,
+        error);
     XRPM_FUZZ_CHECK(s.object_count() == 0 && s.bytes() == 0, "a refused stream kept objects");
     return 0;
   }

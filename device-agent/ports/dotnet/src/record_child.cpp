@@ -65,9 +65,13 @@ bool RecordChild::Start(std::string* error, bool stop_for_test) {
   return true;
 }
 
-bool RecordChild::Alive() { return WriteAll(fd_, &kAliveByte, 1); }
+bool RecordChild::Alive() {
+  return WriteAll(fd_, &kAliveByte, 1);
+}
 
-void RecordChild::Exit(int code) { _exit(code); }
+void RecordChild::Exit(int code) {
+  _exit(code);
+}
 
 void RecordChild::SendAndExit(const HeapRecord& record) {
   const uint64_t roots = record.roots.size();
@@ -121,8 +125,8 @@ bool RecordChild::Receive(HeapRecord* record, const std::function<bool()>& stop,
     }
     if (left > 0) {
       record->roots.clear();
-      why = "the record at byte " + std::to_string(offset) + ": expected " +
-            std::to_string(left) + " more bytes of roots, found the end of the stream";
+      why = "the record at byte " + std::to_string(offset) + ": expected " + std::to_string(left) +
+            " more bytes of roots, found the end of the stream";
       break;
     }
     ok = record->stream.Receive(in, &why);
