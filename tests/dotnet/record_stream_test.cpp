@@ -693,6 +693,16 @@ TEST(RecordStream, ReceiveRefusesAShortOrInconsistentStream) {
   EXPECT_FALSE(r.Receive(bad_count, &error));
   EXPECT_NE(error.find("the record at byte 0: expected"), std::string::npos) << error;
   EXPECT_EQ(r.object_count(), 0u);
+  // A checkpoint past the bytes (the header, 120 bytes, then 300 classes of 8, then the first
+  // checkpoint's position).
+  ASSERT_EQ(s.classes().size(), 300u);
+  wrong = bytes;
+  wrong[120 + 300 * 8 + 6] = 0x7f;
+  agent::MemoryByteSource bad_checkpoint(wrong.data(), wrong.size());
+  EXPECT_FALSE(r.Receive(bad_checkpoint, &error));
+  EXPECT_NE(error.find("the record at byte 0: expected checkpoints inside its"), std::string::npos)
+      << error;
+  EXPECT_EQ(r.object_count(), 0u);
   // And the whole stream is taken.
   agent::MemoryByteSource whole(bytes.data(), bytes.size());
   ASSERT_TRUE(r.Receive(whole, &error)) << error;

@@ -676,7 +676,7 @@ bool RecordStream::Receive(agent::ByteSource& in, std::string* error) {
   }
   for (const Checkpoint& c : checkpoints_)
     if (c.at > h.used) {
-      *error = "the record: expected checkpoints inside its " + std::to_string(h.used) +
+      *error = "the record at byte 0: expected checkpoints inside its " + std::to_string(h.used) +
                " bytes, found one at " + std::to_string(c.at);
       Clear();
       return false;
