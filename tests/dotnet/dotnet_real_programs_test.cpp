@@ -103,6 +103,10 @@ bool CaptureAlongsideGcdump(DotnetRun& run, int pid, const std::string& gcdump, 
   EXPECT_EQ(differing, 0u) << "capture " << n << " (" << xt.size()
                            << " types): types whose totals differ\n"
                            << shown;
+  // Recorded in the pause: a snapshot child would have ended the walk the other tool reads.
+  EXPECT_EQ(run.proc->log().All().find("recorded in a snapshot process, received"),
+            std::string::npos)
+      << "capture " << n;
   return true;
 }
 

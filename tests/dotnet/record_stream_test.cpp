@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <pthread.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include <cstdint>
@@ -592,13 +594,18 @@ bool ThroughAPipe(const RecordStream& s, RecordStream* out, std::string* error) 
   std::string send_error;
   bool sent = false;
   std::thread writer([&] {
+    // SIGPIPE blocked on this thread: a write after the reader closed fails with EPIPE.
+    sigset_t pipe_signal;
+    sigemptyset(&pipe_signal);
+    sigaddset(&pipe_signal, SIGPIPE);
+    pthread_sigmask(SIG_BLOCK, &pipe_signal, nullptr);
     sent = s.Send(fds[1], &send_error);
     close(fds[1]);
   });
   agent::FdByteSource in(fds[0], 5000);
   const bool received = out->Receive(in, error);
+  close(fds[0]);  // a receive that gave up early: the writer's next write fails, it ends
   writer.join();
-  close(fds[0]);
   EXPECT_TRUE(sent) << send_error;
   return received;
 }
@@ -687,12 +694,20 @@ TEST(RecordStream, ReceiveRefusesAShortOrInconsistentStream) {
   EXPECT_FALSE(r.Receive(bad_magic, &error));
   EXPECT_NE(error.find("expected the magic XRS1"), std::string::npos) << error;
   wrong = bytes;
-  // The object count (the u64 after the bytes used, at 16) 65,536 higher: a checkpoint short.
+  // The object count (the u64 at 24, after the bytes used) 65,536 higher: a checkpoint short.
   wrong[24 + 2] = static_cast<char>(wrong[24 + 2] + 1);
   agent::MemoryByteSource bad_count(wrong.data(), wrong.size());
   EXPECT_FALSE(r.Receive(bad_count, &error));
   EXPECT_NE(error.find("the record at byte 0: expected"), std::string::npos) << error;
   EXPECT_EQ(r.object_count(), 0u);
+  // The last class (the u64 at 56) not the class at the last index: the next Append would
+  // take the wrong index.
+  wrong = bytes;
+  wrong[56] = static_cast<char>(wrong[56] ^ 0x40);
+  agent::MemoryByteSource bad_last(wrong.data(), wrong.size());
+  EXPECT_FALSE(r.Receive(bad_last, &error));
+  EXPECT_NE(error.find("the record at byte 0: expected the last class"), std::string::npos)
+      << error;
   // A checkpoint past the bytes (the header, 120 bytes, then 300 classes of 8, then the first
   // checkpoint's position).
   ASSERT_EQ(s.classes().size(), 300u);

@@ -86,9 +86,10 @@ void DotnetPort::LogEventMode() const {
             "off: the runtime allows them later only without background collections)"
           : "GC events always on (background collections were on: the runtime allows them only "
             "from start-up, which turned background collections off)");
-  Log(snapshot_walk_ ? "captures: the heap report recorded in a snapshot process (--walk snapshot: "
-                       "the game pauses for the collection and the roots)"
-                     : "captures: the heap report recorded in the pause (--walk paused)");
+  Log(snapshot_walk_.load()
+          ? "captures: the heap report recorded in a snapshot process (--walk snapshot: "
+            "the game pauses for the collection and the roots)"
+          : "captures: the heap report recorded in the pause (--walk paused)");
   if (allocations_ && allocations_->route() == AllocationRoute::kExact)
     Log("allocations: every allocation reported (ObjectAllocated); frames carry the game "
         "thread's, a frames subscription gets one sample per its interval (start-up interval " +
@@ -157,8 +158,11 @@ void DotnetPort::OnGcStarted(int32_t generation_count, const cor::BOOL* collecte
 
 void DotnetPort::OnGcFinished() {
   // A snapshot walk's child: its report is over. It sends the record and ends here, never
-  // returning into the runtime, whose other threads it does not have.
-  if (child_ && child_->in_child()) {
+  // returning into the runtime, whose other threads it does not have. (The flag, not child_:
+  // in the game the capture thread may be taking child_ while a collection of the game's
+  // finishes.)
+  if (RecordChild::InChild()) {
+    std::lock_guard<std::mutex> lock(record_mu_);
     if (!recording_.load(std::memory_order_acquire)) RecordChild::Exit(agent::CowChild::kExitThrew);
     child_->SendAndExit(record_);
   }
@@ -229,12 +233,17 @@ bool DotnetPort::OnObjectReferences(cor::ObjectID object, cor::ClassID klass, co
   if (!recording_.load(std::memory_order_acquire))
     return induced_.load(std::memory_order_relaxed);  // walked on for another tool
   std::lock_guard<std::mutex> lock(record_mu_);
-  const bool in_child = child_ && child_->in_child();
+  const bool in_child = RecordChild::InChild();
   if (child_ && !in_child) return false;  // the child records the report: the parent's ends
   if (record_.stream.object_count() == 0 && report_start_ns_.load(std::memory_order_relaxed) == 0)
     report_start_ns_.store(NowNs(), std::memory_order_release);
-  if (snapshot_walk_ && !child_ && record_.stream.object_count() == 0 &&
-      !join_.load(std::memory_order_acquire)) {
+  // Not when another tool walks this collection too (a joined capture, or an induced collection
+  // that is not the port's ForceGC: dotnet-gcdump's), whose walk the parent's error would end.
+  const bool others_walk =
+      join_.load(std::memory_order_acquire) ||
+      (induced_.load(std::memory_order_relaxed) && !forcing_.load(std::memory_order_acquire));
+  if (snapshot_walk_.load(std::memory_order_acquire) && !child_ &&
+      record_.stream.object_count() == 0 && !others_walk) {
     // The first object: the roots are in, the world stopped. The rest of the report goes on in
     // a copy-on-write child (record_child.h); the parent's ends here.
     std::string error;
@@ -242,6 +251,7 @@ bool DotnetPort::OnObjectReferences(cor::ObjectID object, cor::ClassID klass, co
       child_ = std::make_unique<RecordChild>();
       const bool stop = snapshot_stop_for_test_;
       snapshot_stop_for_test_ = false;  // the first child only
+      snapshot_stop_tested_ = stop;
       if (!child_->Start(&error, stop)) {
         child_.reset();
         snapshot_error_ = error;  // logged by WalkHeap; this capture records in the pause
@@ -435,7 +445,9 @@ bool DotnetPort::Collect(std::string* failure) {
         frame_wait_.load(std::memory_order_acquire) && frame_->HoldAtFrameEnd(deadline_);
     if (!held) frame_wait_.store(false, std::memory_order_release);
     hold_start_ns_.store(held ? frame_->held_since_ns() : 0, std::memory_order_release);
+    forcing_.store(true, std::memory_order_release);
     hr = info_->ForceGC();
+    forcing_.store(false, std::memory_order_release);
     if (held) frame_->Release();
     hold_start_ns_.store(0, std::memory_order_release);  // read by OnGcStarted, now past
     armed_.store(false, std::memory_order_release);

@@ -55,12 +55,12 @@
 //      with IsFrozenObject, they never move), names the classes and hands the record to the
 //      sink as a walk (heap_walker.h). Nothing is read from objects then (they may have moved;
 //      the frozen ones do not); ClassIDs and FunctionIDs stay valid.
-// The snapshot walk (set_snapshot_walk; xrpm-dotnet's default, not for a joined collection,
-// whose walk is the other tool's too): at the recorded collection's first object the GC thread
-// makes a copy-on-write child (record_child.h), which records the rest of the heap report and
-// sends the record; the parent's report ends there, so the game's pause is the collection, the
-// roots and the clone, and WalkHeap first receives the record, the game running. A child that
-// fails (killed, hung) fails that capture; the port records in the pause from then on.
+// The snapshot walk (set_snapshot_walk; xrpm-dotnet's default; not for a joined collection or
+// one another tool induced, whose walk is the other tool's too): at the recorded collection's first
+// object the GC thread makes a copy-on-write child (record_child.h), which records the rest of the
+// heap report and sends the record; the parent's report ends there, so the game's pause is the
+// collection, the roots and the clone, and WalkHeap first receives the record, the game running. A
+// child that fails (killed, hung) fails that capture; the port records in the pause from then on.
 // Fields and values (field_layouts.h): the layouts of the classes loaded since the last capture
 // are computed before the collection (RunWithWorldStopped, program running, with the static
 // fields); inside it, as each object is reported, its slots and values are read from its memory
@@ -218,7 +218,7 @@ class DotnetPort final : public agent::RuntimePort {
   void set_attached() { attached_ = true; }
   // The capture's heap report recorded in a copy-on-write child (the snapshot walk, above) or
   // in the pause. Before the agent starts.
-  void set_snapshot_walk(bool on) { snapshot_walk_ = on; }
+  void set_snapshot_walk(bool on) { snapshot_walk_.store(on); }
   // Where the port's lines go (the agent's log function; empty: stderr, "xrpm-agent: ").
   void set_log(std::function<void(const std::string&)> log) { log_ = std::move(log); }
   const std::function<void(const std::string&)>& log() const { return log_; }
@@ -292,7 +292,7 @@ class DotnetPort final : public agent::RuntimePort {
   void Walk(agent::HeapInfoCallback& sink);
   // The snapshot walk's record from the child into record_ (the game running); false when it
   // failed: the sink then has WalkFailed and kEnd, and the port records in the pause from now on.
-  bool ReceiveFromChild(agent::HeapInfoCallback& sink);
+  bool ReceiveFromChild(std::unique_ptr<RecordChild> child, agent::HeapInfoCallback& sink);
   void LogStopPoint();
   cor::DWORD ExtraMaskLow() const {
     return (frame_ ? FrameHook::kMaskLow : 0) | (allocations_ ? allocations_->mask_low() : 0);
@@ -356,17 +356,19 @@ class DotnetPort final : public agent::RuntimePort {
   // The snapshot walk: asked for and not failed yet; the recorded collection's child (made on
   // the GC thread under record_mu_, received by WalkHeap); in the child, the object count of
   // its next sign of life.
-  bool snapshot_walk_ = false;
+  std::atomic<bool> snapshot_walk_{false};
+  std::atomic<bool> forcing_{false};  // the capture thread is in ForceGC
   std::unique_ptr<RecordChild> child_;
   size_t child_next_alive_ = 0;
   std::string snapshot_error_;  // why the last recorded collection made no child
   // Test hook (XRPM_DOTNET_SNAPSHOT_STOP=1 when the port is made): the first child stops itself
   // before it records (record_child.h), so a test can kill it at a known point.
   bool snapshot_stop_for_test_ = false;
-  HeapRecord::Sizes last_sizes_;  // the last record's, reserved before the next collection
-  std::string failure_;           // why the last InduceFullCollection recorded nothing
-  int64_t resolve_us_ = 0;        // the last StaticRoots::Resolve
-  int64_t layouts_us_ = 0;        // the last FieldLayouts::Prepare
+  bool snapshot_stop_tested_ = false;  // the last child was the hook's (under record_mu_)
+  HeapRecord::Sizes last_sizes_;       // the last record's, reserved before the next collection
+  std::string failure_;                // why the last InduceFullCollection recorded nothing
+  int64_t resolve_us_ = 0;             // the last StaticRoots::Resolve
+  int64_t layouts_us_ = 0;             // the last FieldLayouts::Prepare
 };
 
 }  // namespace dotnet

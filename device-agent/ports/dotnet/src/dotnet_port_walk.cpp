@@ -189,8 +189,13 @@ void DotnetPort::AddFrozenObjects(const std::vector<uint64_t>& named,
 }
 
 void DotnetPort::WalkHeap(agent::HeapInfoCallback& sink) {
+  std::unique_ptr<RecordChild> child;
+  {
+    std::lock_guard<std::mutex> lock(record_mu_);  // a collection of the game's may be ending
+    child = std::move(child_);
+  }
   if (!failure_.empty()) {
-    child_.reset();  // a child that made a record for nothing: killed
+    child.reset();  // a child that made a record for nothing: killed
     sink.WalkFailed(failure_.data(), failure_.size());
     sink.BeginContainer(ContainerType::kEnd, 0, 0);
     return;
@@ -202,7 +207,7 @@ void DotnetPort::WalkHeap(agent::HeapInfoCallback& sink) {
         "in the pause");
     snapshot_error_.clear();
   }
-  if (child_ && !ReceiveFromChild(sink)) return;
+  if (child && !ReceiveFromChild(std::move(child), sink)) return;
   try {
     Walk(sink);
   } catch (const std::exception& e) {  // bad_alloc: no end, so the agent fails the capture
@@ -213,19 +218,23 @@ void DotnetPort::WalkHeap(agent::HeapInfoCallback& sink) {
   record_.Release();
 }
 
-bool DotnetPort::ReceiveFromChild(agent::HeapInfoCallback& sink) {
+bool DotnetPort::ReceiveFromChild(std::unique_ptr<RecordChild> child,
+                                  agent::HeapInfoCallback& sink) {
   std::string error;
   bool ok = false;
   const int64_t start = agent::NowNs();
   {
     std::lock_guard<std::mutex> lock(record_mu_);
     try {
-      ok = child_->Receive(
-          &record_, [&sink] { return sink.Cancelled(); }, &error);
+      // The test hook's child waits stopped for its test to kill it: a longer wait, so that a
+      // loaded machine's test finds it before the parent gives up.
+      ok = child->Receive(
+          &record_, [&sink] { return sink.Cancelled(); }, &error,
+          snapshot_stop_tested_ ? 10 * RecordChild::kIdleTimeoutMs : RecordChild::kIdleTimeoutMs);
     } catch (const std::exception&) {
       error = "out of memory receiving the record from the snapshot process";
     }
-    child_.reset();
+    child.reset();
     if (ok) {
       Log("capture: the heap report recorded in a snapshot process, received in " +
           std::to_string((agent::NowNs() - start) / 1000000) + " ms (" +
@@ -237,7 +246,7 @@ bool DotnetPort::ReceiveFromChild(agent::HeapInfoCallback& sink) {
   }
   const bool cancelled = sink.Cancelled();
   if (!cancelled) {
-    snapshot_walk_ = false;
+    snapshot_walk_.store(false, std::memory_order_release);
     Log("capture: the snapshot process failed (" + error +
         "): captures record the heap report in the pause from now on");
   }

@@ -8,6 +8,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstring>
 
 #include "xrpm/agent/walk_recording.h"
@@ -19,8 +20,11 @@ namespace {
 constexpr char kAliveByte = 'A';
 constexpr char kRecordByte = 'R';
 constexpr int kPipeBytes = 1 << 20;
-// More roots than this is a broken stream (a root per object of a 2^32-object heap).
-constexpr uint64_t kMaxRoots = uint64_t{1} << 32;
+// More roots than this is a broken stream (the runtime reports tens of thousands).
+constexpr uint64_t kMaxRoots = uint64_t{1} << 28;
+constexpr size_t kRootsStep = 65536;  // roots read (and their memory grown) at a time
+
+bool g_in_child = false;  // set in a record child only
 
 bool WriteAll(int fd, const void* data, size_t n) {
   const auto* p = static_cast<const uint8_t*>(data);
@@ -54,6 +58,7 @@ bool RecordChild::Start(std::string* error, bool stop_for_test) {
     return false;
   }
   if (child_.child()) {
+    g_in_child = true;
     close(fds[0]);
     fd_ = fds[1];
     // glibc's raise() would signal the parent's thread (its cached thread id, after a raw clone).
@@ -73,6 +78,10 @@ void RecordChild::Exit(int code) {
   _exit(code);
 }
 
+bool RecordChild::InChild() {
+  return g_in_child;
+}
+
 void RecordChild::SendAndExit(const HeapRecord& record) {
   const uint64_t roots = record.roots.size();
   std::string error;
@@ -82,9 +91,9 @@ void RecordChild::SendAndExit(const HeapRecord& record) {
   _exit(sent ? 0 : agent::CowChild::kExitWriteFailed);
 }
 
-bool RecordChild::Receive(HeapRecord* record, const std::function<bool()>& stop,
-                          std::string* error) {
-  agent::FdByteSource in(fd_, kIdleTimeoutMs, stop);
+bool RecordChild::Receive(HeapRecord* record, const std::function<bool()>& stop, std::string* error,
+                          uint32_t idle_timeout_ms) {
+  agent::FdByteSource in(fd_, idle_timeout_ms, stop);
   bool ok = false;
   uint64_t offset = 0;
   std::string why;
@@ -115,13 +124,19 @@ bool RecordChild::Receive(HeapRecord* record, const std::function<bool()>& stop,
       break;
     }
     offset += sizeof roots;
-    record->roots.resize(static_cast<size_t>(roots));
-    auto* p = reinterpret_cast<char*>(record->roots.data());
-    size_t left = static_cast<size_t>(roots) * sizeof(RecordedRoot);
-    while (left > 0 && (got = in.Read(p, left)) > 0) {
-      p += got;
-      left -= static_cast<size_t>(got);
-      offset += static_cast<uint64_t>(got);
+    record->roots.clear();
+    size_t left = 0;
+    for (uint64_t have = 0; have < roots && left == 0;) {
+      const size_t n = static_cast<size_t>(std::min<uint64_t>(roots - have, kRootsStep));
+      record->roots.resize(static_cast<size_t>(have) + n);
+      auto* p = reinterpret_cast<char*>(record->roots.data() + have);
+      left = n * sizeof(RecordedRoot);
+      while (left > 0 && (got = in.Read(p, left)) > 0) {
+        p += got;
+        left -= static_cast<size_t>(got);
+        offset += static_cast<uint64_t>(got);
+      }
+      have += n;
     }
     if (left > 0) {
       record->roots.clear();
@@ -129,7 +144,7 @@ bool RecordChild::Receive(HeapRecord* record, const std::function<bool()>& stop,
             " more bytes of roots, found the end of the stream";
       break;
     }
-    ok = record->stream.Receive(in, &why);
+    ok = record->stream.Receive(in, &why, offset);
     if (!ok) record->roots.clear();
     break;
   }

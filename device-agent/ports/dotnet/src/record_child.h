@@ -22,7 +22,8 @@
 // 65,536 objects (Alive), so a large heap is not taken for a hung child.
 //
 // Pipe: 'A' (alive) bytes, then 'R', a u64 root count, the roots (RecordedRoot, this process's
-// layout), then the stream (RecordStream::Send).
+// layout), then the stream (RecordStream::Send). Error offsets count from the pipe's first
+// byte; the roots' memory grows with the bytes that arrive, whatever the count says.
 //
 // Thread-safety: Start and the child's calls on the recording GC thread; Receive on one thread
 // (the capture thread) after the collection; never both at once.
@@ -53,6 +54,9 @@ class RecordChild {
   // itself (SIGSTOP) first, so a test can kill it at a known point.
   bool Start(std::string* error, bool stop_for_test = false);
   bool in_child() const { return child_.child(); }
+  // Whether this process is a record child (set only in the child, before Start returns
+  // there): what a callback on any thread may ask without touching a RecordChild.
+  static bool InChild();
   // In the parent: a child is making the record, Receive has not had it yet.
   bool pending() const { return !child_.child() && child_.running(); }
   pid_t pid() const { return child_.pid(); }
@@ -70,7 +74,8 @@ class RecordChild {
   // offset, the child's fate: "the snapshot process was killed by signal 9 (Killed)") when the
   // stream ended early, the child sent nothing for kIdleTimeoutMs (then killed), or stop()
   // said so (checked every 100 ms; the child killed). Throws std::bad_alloc.
-  bool Receive(HeapRecord* record, const std::function<bool()>& stop, std::string* error);
+  bool Receive(HeapRecord* record, const std::function<bool()>& stop, std::string* error,
+               uint32_t idle_timeout_ms = kIdleTimeoutMs);
 
  private:
   agent::CowChild child_;

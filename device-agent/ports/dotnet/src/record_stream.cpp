@@ -626,9 +626,9 @@ bool RecordStream::Send(int fd, std::string* error) const {
          WriteAll(fd, data_, used_, error);
 }
 
-bool RecordStream::Receive(agent::ByteSource& in, std::string* error) {
+bool RecordStream::Receive(agent::ByteSource& in, std::string* error, uint64_t at) {
   Clear();
-  uint64_t offset = 0;
+  uint64_t offset = at;
   TransferHeader h{};
   if (!ReadAll(in, &h, sizeof h, &offset, "its header", error)) return false;
   // What the counts must agree on: a checkpoint per 65,536 objects, each inside the bytes; the
@@ -648,7 +648,7 @@ bool RecordStream::Receive(agent::ByteSource& in, std::string* error) {
   else if (h.used < h.objects)
     wrong = "a byte per object at least";
   if (wrong) {
-    *error = std::string("the record at byte 0: expected ") + wrong + ", found " +
+    *error = "the record at byte " + std::to_string(at) + ": expected " + wrong + ", found " +
              (h.magic != kTransferMagic
                   ? "magic " + std::to_string(h.magic)
                   : std::to_string(h.objects) + " objects, " + std::to_string(h.classes) +
@@ -674,10 +674,17 @@ bool RecordStream::Receive(agent::ByteSource& in, std::string* error) {
     Clear();
     return false;
   }
+  if (!classes_.empty() && classes_[h.last_index] != h.last_class) {
+    *error = "the record at byte " + std::to_string(at) + ": expected the last class " +
+             std::to_string(h.last_class) + " at index " + std::to_string(h.last_index) +
+             ", found " + std::to_string(classes_[h.last_index]);
+    Clear();
+    return false;
+  }
   for (const Checkpoint& c : checkpoints_)
     if (c.at > h.used) {
-      *error = "the record at byte 0: expected checkpoints inside its " + std::to_string(h.used) +
-               " bytes, found one at " + std::to_string(c.at);
+      *error = "the record at byte " + std::to_string(at) + ": expected checkpoints inside its " +
+               std::to_string(h.used) + " bytes, found one at " + std::to_string(c.at);
       Clear();
       return false;
     }

@@ -119,8 +119,9 @@ class RecordStream {
   // write failed. Receive: replaces this stream's objects (its buffer reused when large
   // enough); false with *error (the byte offset, what was expected, what came) on a short or
   // inconsistent stream, the stream then empty. Throws std::bad_alloc.
+  // `at`: where the stream starts in its source, for the offsets in the error.
   bool Send(int fd, std::string* error) const;
-  bool Receive(agent::ByteSource& in, std::string* error);
+  bool Receive(agent::ByteSource& in, std::string* error, uint64_t at = 0);
 
   // Reads the objects back in order: all of them, or the part-th of `parts` slices of the
   // stream (cut at checkpoints, so that several threads can read it at once, each a slice).
