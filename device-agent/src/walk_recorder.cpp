@@ -24,17 +24,12 @@ WalkRecorder::WalkRecorder(int fd, WalkDetail detail, size_t buffer_bytes)
       cap_(buffer_bytes < 64 ? 64 : buffer_bytes) {}
 
 bool WalkRecorder::Flush() {
-  size_t off = 0;
-  while (off < used_ && !failed_) {
-    const ssize_t n = write(fd_, buf_.get() + off, used_ - off);
-    if (n > 0) {
-      off += static_cast<size_t>(n);
-      written_ += static_cast<uint64_t>(n);
-    } else if (n < 0 && errno == EINTR) {
-      continue;
+  if (used_ > 0 && !failed_) {
+    if (WriteFully(fd_, buf_.get(), used_)) {
+      written_ += used_;
     } else {
       failed_ = true;
-      errno_ = n < 0 ? errno : EIO;
+      errno_ = errno;
     }
   }
   used_ = 0;

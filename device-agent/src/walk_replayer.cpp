@@ -318,6 +318,21 @@ WalkResult Deliver(uint8_t tag, Payload& in, Scratch& s, HeapInfoCallback& sink,
 
 }  // namespace
 
+bool WriteFully(int fd, const void* data, size_t n) {
+  const auto* p = static_cast<const uint8_t*>(data);
+  while (n > 0) {
+    const ssize_t w = write(fd, p, n);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) {
+      if (w == 0) errno = EIO;
+      return false;
+    }
+    p += w;
+    n -= static_cast<size_t>(w);
+  }
+  return true;
+}
+
 long FdByteSource::Read(void* out, size_t n) {
   uint32_t waited_ms = 0;
   for (;;) {

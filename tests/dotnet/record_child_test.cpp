@@ -30,6 +30,22 @@ bool Gone(pid_t pid) {
   return kill(pid, 0) != 0 && errno == ESRCH;
 }
 
+// A child made with the test hook, stopped before it sends: its pid (-1 with a failure added).
+// In the child, never returns.
+pid_t StartStoppedChild(RecordChild& child, const HeapRecord& record) {
+  std::string error;
+  if (!child.Start(&error, /*stop_for_test=*/true)) {
+    ADD_FAILURE() << error;
+    return -1;
+  }
+  if (child.in_child()) child.SendAndExit(record);  // never reached: killed while stopped
+  if (!WaitStopped(child.pid())) {
+    ADD_FAILURE() << "the child did not stop";
+    return -1;
+  }
+  return child.pid();
+}
+
 // The child appends objects and a root after the clone (as the runtime's report goes on in it),
 // says it is alive, and sends: the parent receives what the child had, not what it had itself.
 TEST(RecordChild, TheParentReceivesWhatTheChildRecorded) {
@@ -75,11 +91,9 @@ TEST(RecordChild, TheParentReceivesWhatTheChildRecorded) {
 TEST(RecordChild, AChildKilledBeforeItSentFailsTheReceiveWithItsFate) {
   HeapRecord record;
   RecordChild child;
+  const pid_t pid = StartStoppedChild(child, record);
+  ASSERT_GT(pid, 0);
   std::string error;
-  ASSERT_TRUE(child.Start(&error, /*stop_for_test=*/true)) << error;
-  if (child.in_child()) child.SendAndExit(record);  // never reached: killed while stopped
-  const pid_t pid = child.pid();
-  ASSERT_TRUE(WaitStopped(pid));
   ASSERT_EQ(kill(pid, SIGKILL), 0);
   EXPECT_FALSE(child.Receive(&record, nullptr, &error));
   EXPECT_NE(error.find("the record at byte 0: expected the objects, found the end of the stream"),
@@ -95,11 +109,9 @@ TEST(RecordChild, AChildKilledBeforeItSentFailsTheReceiveWithItsFate) {
 TEST(RecordChild, AStoppedReceiveKillsAndReapsTheChild) {
   HeapRecord record;
   RecordChild child;
+  const pid_t pid = StartStoppedChild(child, record);
+  ASSERT_GT(pid, 0);
   std::string error;
-  ASSERT_TRUE(child.Start(&error, /*stop_for_test=*/true)) << error;
-  if (child.in_child()) child.SendAndExit(record);  // never reached: killed while stopped
-  const pid_t pid = child.pid();
-  ASSERT_TRUE(WaitStopped(pid));
   std::atomic<int> asked{0};
   EXPECT_FALSE(child.Receive(
       &record, [&] { return ++asked > 2; }, &error));

@@ -151,6 +151,10 @@ class ByteSource {
   virtual std::string error() const = 0;
 };
 
+// Writes all `n` bytes to a pipe or file (write(2), EINTR retried): false, with errno set (EIO
+// for a write of 0 bytes), when a write failed. The writing side of FdByteSource.
+bool WriteFully(int fd, const void* data, size_t n);
+
 // A pipe or file: read(2), each wait for data bounded by `idle_timeout_ms` (poll(2)); with
 // `stop`, the wait is cut into slices of at most 100 ms and ends early (an error) once stop()
 // says so.

@@ -26,18 +26,6 @@ constexpr size_t kRootsStep = 65536;  // roots read (and their memory grown) at 
 
 bool g_in_child = false;  // set in a record child only
 
-bool WriteAll(int fd, const void* data, size_t n) {
-  const auto* p = static_cast<const uint8_t*>(data);
-  while (n > 0) {
-    const ssize_t w = write(fd, p, n);
-    if (w < 0 && errno == EINTR) continue;
-    if (w <= 0) return false;
-    p += w;
-    n -= static_cast<size_t>(w);
-  }
-  return true;
-}
-
 }  // namespace
 
 RecordChild::~RecordChild() {
@@ -71,7 +59,7 @@ bool RecordChild::Start(std::string* error, bool stop_for_test) {
 }
 
 bool RecordChild::Alive() {
-  return WriteAll(fd_, &kAliveByte, 1);
+  return agent::WriteFully(fd_, &kAliveByte, 1);
 }
 
 void RecordChild::Exit(int code) {
@@ -85,8 +73,9 @@ bool RecordChild::InChild() {
 void RecordChild::SendAndExit(const HeapRecord& record) {
   const uint64_t roots = record.roots.size();
   std::string error;
-  const bool sent = WriteAll(fd_, &kRecordByte, 1) && WriteAll(fd_, &roots, sizeof roots) &&
-                    WriteAll(fd_, record.roots.data(), roots * sizeof(RecordedRoot)) &&
+  const bool sent = agent::WriteFully(fd_, &kRecordByte, 1) &&
+                    agent::WriteFully(fd_, &roots, sizeof roots) &&
+                    agent::WriteFully(fd_, record.roots.data(), roots * sizeof(RecordedRoot)) &&
                     record.stream.Send(fd_, &error);
   _exit(sent ? 0 : agent::CowChild::kExitWriteFailed);
 }

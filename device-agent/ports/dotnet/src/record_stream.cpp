@@ -536,18 +536,9 @@ namespace {
 constexpr uint32_t kTransferMagic = 0x31535258;  // "XRS1"
 
 bool WriteAll(int fd, const void* data, size_t n, std::string* error) {
-  const auto* p = static_cast<const uint8_t*>(data);
-  while (n > 0) {
-    const ssize_t w = write(fd, p, n);
-    if (w < 0 && errno == EINTR) continue;
-    if (w <= 0) {
-      *error = std::string("writing the record: ") + std::strerror(errno);
-      return false;
-    }
-    p += w;
-    n -= static_cast<size_t>(w);
-  }
-  return true;
+  if (agent::WriteFully(fd, data, n)) return true;
+  *error = std::string("writing the record: ") + std::strerror(errno);
+  return false;
 }
 
 // Reads n bytes, counting them in *offset; false with *error at the end or an error.
