@@ -316,6 +316,12 @@ inline void SkipVarint(const uint8_t** at, const uint8_t* end) {
   *at = p < end ? p + 1 : end;
 }
 
+// An address difference read back: times 8 when aligned, in unsigned arithmetic (a damaged
+// stream's difference may be any 64-bit value; the result wraps, it is never undefined).
+inline uint64_t AddressStep(int64_t d, bool aligned) {
+  return aligned ? static_cast<uint64_t>(d) << 3 : static_cast<uint64_t>(d);
+}
+
 // Reads a reference's z of `length` bytes (1-4) at *p, never past `end`.
 inline uint64_t ReadRef(const uint8_t** at, const uint8_t* end, unsigned length) {
   const uint8_t* p = *at;
@@ -349,8 +355,7 @@ const uint8_t* ReadRefs(const uint8_t* p, const uint8_t* end, uint64_t flags, si
       if (in_group == 0) tag = p < end ? *p++ : 0;
       z = ReadRef(&p, end, ((tag >> (2 * in_group)) & 3) + 1);
     }
-    const int64_t d = UnZigZag(z);
-    previous += static_cast<uint64_t>(aligned ? d * 8 : d);
+    previous += AddressStep(UnZigZag(z), aligned);
     refs[i] = previous;
     if (!kRun) {
       if (slots)
@@ -386,8 +391,7 @@ bool RecordStream::Reader::Header(const uint8_t** at, ObjectHeader* h) {
   if (p >= end) return false;
   const uint64_t flags = ReadVarint(&p, end);
   const bool aligned = flags & kAligned;
-  const int64_t id_delta = UnZigZag(ReadVarint(&p, end));
-  const uint64_t id = previous_id_ + static_cast<uint64_t>(aligned ? id_delta * 8 : id_delta);
+  const uint64_t id = previous_id_ + AddressStep(UnZigZag(ReadVarint(&p, end)), aligned);
   previous_id_ = id;
   uint64_t refs;
   if (flags & kSameShape) {
