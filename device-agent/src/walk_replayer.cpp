@@ -333,6 +333,18 @@ bool WriteFully(int fd, const void* data, size_t n) {
   return true;
 }
 
+bool ReadFully(ByteSource& in, void* out, size_t n, uint64_t* offset) {
+  auto* p = static_cast<uint8_t*>(out);
+  while (n > 0) {
+    const long r = in.Read(p, n);
+    if (r <= 0) return false;
+    p += r;
+    n -= static_cast<size_t>(r);
+    *offset += static_cast<uint64_t>(r);
+  }
+  return true;
+}
+
 long FdByteSource::Read(void* out, size_t n) {
   uint32_t waited_ms = 0;
   for (;;) {

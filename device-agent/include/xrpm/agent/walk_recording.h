@@ -151,10 +151,6 @@ class ByteSource {
   virtual std::string error() const = 0;
 };
 
-// Writes all `n` bytes to a pipe or file (write(2), EINTR retried): false, with errno set (EIO
-// for a write of 0 bytes), when a write failed. The writing side of FdByteSource.
-bool WriteFully(int fd, const void* data, size_t n);
-
 // A pipe or file: read(2), each wait for data bounded by `idle_timeout_ms` (poll(2)); with
 // `stop`, the wait is cut into slices of at most 100 ms and ends early (an error) once stop()
 // says so.
@@ -185,6 +181,13 @@ class MemoryByteSource final : public ByteSource {
   size_t size_;
   size_t pos_ = 0;
 };
+
+// Writes all `n` bytes to a pipe or file (write(2), EINTR retried): false, with errno set (EIO
+// for a write of 0 bytes), when a write failed. The writing side of FdByteSource.
+bool WriteFully(int fd, const void* data, size_t n);
+// Reads exactly `n` bytes from `in`, adding what it read to *offset: false at the stream's end
+// or an error (in.error() says which) before all came.
+bool ReadFully(ByteSource& in, void* out, size_t n, uint64_t* offset);
 
 struct ReplayResult {
   bool ended = false;    // the stream's kEnd reached the sink, the sink never aborted

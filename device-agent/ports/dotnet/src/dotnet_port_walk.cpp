@@ -241,8 +241,7 @@ bool DotnetPort::ReceiveFromChild(std::unique_ptr<RecordChild> child,
           std::to_string(record_.stream.bytes()) + " bytes)");
       return true;
     }
-    last_sizes_ = record_.sizes();
-    record_.Release();
+    record_.Release();  // last_sizes_ stays the last whole record's
   }
   const bool cancelled = sink.Cancelled();
   if (!cancelled) {

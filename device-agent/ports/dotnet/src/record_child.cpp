@@ -83,60 +83,43 @@ void RecordChild::SendAndExit(const HeapRecord& record) {
 bool RecordChild::Receive(HeapRecord* record, const std::function<bool()>& stop, std::string* error,
                           uint32_t idle_timeout_ms) {
   agent::FdByteSource in(fd_, idle_timeout_ms, stop);
-  bool ok = false;
   uint64_t offset = 0;
   std::string why;
-  for (;;) {
-    char c = 0;
-    const long r = in.Read(&c, 1);
-    if (r <= 0) {
-      why = "the record at byte " + std::to_string(offset) + ": expected the objects, found " +
-            (r == 0 ? std::string("the end of the stream") : in.error());
-      break;
-    }
-    ++offset;
-    if (c == kAliveByte) continue;
+  // What was expected at the offset reached, and what came instead.
+  auto broken = [&](const std::string& expected) {
+    const std::string e = in.error();
+    why = "the record at byte " + std::to_string(offset) + ": expected " + expected + ", found " +
+          (e.empty() ? std::string("the end of the stream") : e);
+    return false;
+  };
+  auto receive = [&]() -> bool {
+    char c = kAliveByte;
+    while (c == kAliveByte)
+      if (!agent::ReadFully(in, &c, 1, &offset)) return broken("the objects");
     if (c != kRecordByte) {
-      why = "the record at byte " + std::to_string(offset - 1) + ": expected 'A' or 'R', found " +
+      --offset;
+      why = "the record at byte " + std::to_string(offset) + ": expected 'A' or 'R', found " +
             std::to_string(static_cast<unsigned char>(c));
-      break;
+      return false;
     }
     uint64_t roots = 0;
-    long got = 0;
-    for (size_t have = 0; have < sizeof roots; have += static_cast<size_t>(got)) {
-      got = in.Read(reinterpret_cast<char*>(&roots) + have, sizeof roots - have);
-      if (got <= 0) break;
+    if (!agent::ReadFully(in, &roots, sizeof roots, &offset)) return broken("a root count");
+    if (roots > kMaxRoots) {
+      why = "the record at byte " + std::to_string(offset - sizeof roots) + ": expected at most " +
+            std::to_string(kMaxRoots) + " roots, found " + std::to_string(roots);
+      return false;
     }
-    if (got <= 0 || roots > kMaxRoots) {
-      why = "the record at byte " + std::to_string(offset) + ": expected a root count, found " +
-            (got <= 0 ? "the end of the stream" : std::to_string(roots));
-      break;
-    }
-    offset += sizeof roots;
     record->roots.clear();
-    size_t left = 0;
-    for (uint64_t have = 0; have < roots && left == 0;) {
+    for (uint64_t have = 0; have < roots;) {  // their memory grows with what arrives
       const size_t n = static_cast<size_t>(std::min<uint64_t>(roots - have, kRootsStep));
       record->roots.resize(static_cast<size_t>(have) + n);
-      auto* p = reinterpret_cast<char*>(record->roots.data() + have);
-      left = n * sizeof(RecordedRoot);
-      while (left > 0 && (got = in.Read(p, left)) > 0) {
-        p += got;
-        left -= static_cast<size_t>(got);
-        offset += static_cast<uint64_t>(got);
-      }
+      if (!agent::ReadFully(in, record->roots.data() + have, n * sizeof(RecordedRoot), &offset))
+        return broken(std::to_string(roots) + " roots");
       have += n;
     }
-    if (left > 0) {
-      record->roots.clear();
-      why = "the record at byte " + std::to_string(offset) + ": expected " + std::to_string(left) +
-            " more bytes of roots, found the end of the stream";
-      break;
-    }
-    ok = record->stream.Receive(in, &why, offset);
-    if (!ok) record->roots.clear();
-    break;
-  }
+    return record->stream.Receive(in, &why, offset);
+  };
+  const bool ok = receive();
   close(fd_);  // a child still writing (a stop) fails its next write
   fd_ = -1;
   const std::string fate = child_.Reap(!ok);

@@ -548,20 +548,13 @@ bool WriteAll(int fd, const void* data, size_t n, std::string* error) {
 // Reads n bytes, counting them in *offset; false with *error at the end or an error.
 bool ReadAll(agent::ByteSource& in, void* data, size_t n, uint64_t* offset, const char* what,
              std::string* error) {
-  auto* p = static_cast<uint8_t*>(data);
-  while (n > 0) {
-    const long r = in.Read(p, n);
-    if (r <= 0) {
-      *error = "the record at byte " + std::to_string(*offset) + ": expected " + std::to_string(n) +
-               " more bytes of " + what + ", found " +
-               (r == 0 ? std::string("the end of the stream") : in.error());
-      return false;
-    }
-    p += r;
-    n -= static_cast<size_t>(r);
-    *offset += static_cast<uint64_t>(r);
-  }
-  return true;
+  const uint64_t at = *offset;
+  if (agent::ReadFully(in, data, n, offset)) return true;
+  const std::string error_text = in.error();
+  *error = "the record at byte " + std::to_string(*offset) + ": expected " +
+           std::to_string(n - (*offset - at)) + " more bytes of " + what + ", found " +
+           (error_text.empty() ? std::string("the end of the stream") : error_text);
+  return false;
 }
 
 // Reads `count` elements into *v, growing it as they arrive (a header's count alone never
