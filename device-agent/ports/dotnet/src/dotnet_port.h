@@ -360,7 +360,7 @@ class DotnetPort final : public agent::RuntimePort {
   std::atomic<bool> forcing_{false};  // the capture thread is in ForceGC
   std::unique_ptr<RecordChild> child_;
   size_t child_next_alive_ = 0;
-  std::string snapshot_error_;  // why the last recorded collection made no child
+  std::string snapshot_error_;  // why the last recorded collection made no child (record_mu_)
   // Test hook (XRPM_DOTNET_SNAPSHOT_STOP=1 when the port is made): the first child stops itself
   // before it records (record_child.h), so a test can kill it at a known point.
   bool snapshot_stop_for_test_ = false;

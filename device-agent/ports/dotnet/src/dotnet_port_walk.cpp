@@ -190,9 +190,11 @@ void DotnetPort::AddFrozenObjects(const std::vector<uint64_t>& named,
 
 void DotnetPort::WalkHeap(agent::HeapInfoCallback& sink) {
   std::unique_ptr<RecordChild> child;
+  std::string no_child;  // why the recorded collection made no child, if it tried
   {
     std::lock_guard<std::mutex> lock(record_mu_);  // a collection of the game's may be ending
     child = std::move(child_);
+    no_child.swap(snapshot_error_);
   }
   if (!failure_.empty()) {
     child.reset();  // a child that made a record for nothing: killed
@@ -202,11 +204,9 @@ void DotnetPort::WalkHeap(agent::HeapInfoCallback& sink) {
   }
   // The collection is over: the game runs again while the record is reported.
   sink.WorldResumed();
-  if (!snapshot_error_.empty()) {
-    Log("capture: no snapshot process (" + snapshot_error_ + "): the heap report was recorded " +
-        "in the pause");
-    snapshot_error_.clear();
-  }
+  if (!no_child.empty())
+    Log("capture: no snapshot process (" + no_child + "): the heap report was recorded in the " +
+        "pause");
   if (child && !ReceiveFromChild(std::move(child), sink)) return;
   try {
     Walk(sink);

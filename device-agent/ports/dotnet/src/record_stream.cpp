@@ -2,7 +2,6 @@
 #include "record_stream.h"
 
 #include <errno.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cstdint>
