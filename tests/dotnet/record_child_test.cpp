@@ -1,6 +1,7 @@
 // RecordChild (device-agent/ports/dotnet/src/record_child.h): what the copy-on-write child
-// records reaches the parent whole, roots and objects; a child that dies, or a receive that is
-// stopped, fails with the child's fate and leaves no child behind. Runs without the .NET SDK:
+// records reaches the parent whole, roots and objects, its bytes twice and in steps; a child
+// that dies (before it sent or while its bytes come), or a receive that is stopped, fails with
+// the child's fate and leaves no child behind. Runs without the .NET SDK:
 // the child here is this test process's own clone.
 #include "record_child.h"
 
@@ -46,6 +47,31 @@ pid_t StartStoppedChild(RecordChild& child, const HeapRecord& record) {
   return child.pid();
 }
 
+// The port's way: the head, then the bytes in steps of `step`, read twice (a Reader over
+// what arrived, the stream rewound between), the child then finished. Each pass's ids and
+// references into *seen (cleared first).
+bool ReceiveAll(RecordChild& child, HeapRecord* record, size_t step, std::vector<uint64_t>* seen,
+                std::string* error) {
+  if (!child.ReceiveHead(record, nullptr, error)) return false;
+  for (int pass = 0; pass < 2; ++pass) {
+    if (pass == 1) record->stream.Rewind();
+    std::vector<uint64_t>& ids = seen[pass];
+    ids.clear();
+    RecordStream::Reader reader(record->stream);
+    for (;;) {
+      uint64_t id = 0;
+      while (reader.NextRefs(
+          &id, [&](const uint64_t* refs, size_t n) { ids.insert(ids.end(), refs, refs + n); })) {
+        ids.push_back(id);
+        record->stream.Forget(reader.Consumed());
+      }
+      if (!record->stream.arriving()) break;
+      if (!child.More(&record->stream, step, error)) return false;
+    }
+  }
+  return child.Finish(error);
+}
+
 // The child appends objects and a root after the clone (as the runtime's report goes on in it),
 // says it is alive, and sends: the parent receives what the child had, not what it had itself.
 TEST(RecordChild, TheParentReceivesWhatTheChildRecorded) {
@@ -68,22 +94,52 @@ TEST(RecordChild, TheParentReceivesWhatTheChildRecorded) {
   }
   EXPECT_TRUE(child.pending());
   EXPECT_EQ(record.stream.object_count(), 0u);  // the parent recorded nothing itself
-  ASSERT_TRUE(child.Receive(&record, nullptr, &error)) << error;
+  std::vector<uint64_t> seen[2];
+  ASSERT_TRUE(ReceiveAll(child, &record, 4096, seen, &error)) << error;
   EXPECT_FALSE(child.pending());
+  // Both passes read every object, each once, though no step held them all.
+  EXPECT_EQ(seen[0].size(), 2 * kObjects);
+  EXPECT_EQ(seen[0], seen[1]);
   ASSERT_EQ(record.roots.size(), 2u);
   EXPECT_EQ(record.roots[1].object, 0x2000u);
   EXPECT_EQ(record.roots[1].flags, 1);
   ASSERT_EQ(record.stream.object_count(), kObjects);
   EXPECT_EQ(record.stream.classes().size(), 3u);
-  RecordStream::Reader reader(record.stream);
-  StreamObject o;
-  for (uint64_t i = 0; i < kObjects; ++i) {
-    ASSERT_TRUE(reader.Next(&o)) << i;
-    ASSERT_EQ(o.id, 0x2000 + 8 * i);
-    ASSERT_EQ(o.refs.size(), 1u);
-    ASSERT_EQ(o.refs[0], 0x2000 + 8 * i);
+  for (uint64_t i = 0; i < kObjects; ++i) {  // NextRefs gives the references, then the id
+    ASSERT_EQ(seen[1][2 * i], 0x2000 + 8 * i) << i;
+    ASSERT_EQ(seen[1][2 * i + 1], 0x2000 + 8 * i) << i;
   }
-  EXPECT_FALSE(reader.Next(&o));
+}
+
+// A child that dies while its bytes come (after the head): the step that wanted them fails
+// with where the stream ended and the child's fate, and the child is reaped.
+TEST(RecordChild, AChildKilledWhileItsBytesComeFailsThatStepWithItsFate) {
+  HeapRecord record;
+  RecordChild child;
+  std::string error;
+  std::vector<uint64_t> refs(16);  // allocated before the clone: the child only appends
+  ASSERT_TRUE(child.Start(&error)) << error;
+  if (child.in_child()) {
+    // ~10 MB of references: more than the pipe holds, so the child is still writing.
+    for (uint64_t i = 0; i < 200000; ++i) {
+      for (size_t r = 0; r < refs.size(); ++r)
+        refs[r] = 0x100000 + 8 * ((i * 7919 + r * 104729) % 1000000);
+      record.stream.Append(0x2000 + 8 * i, 0x9000, 24, false, refs.data(), nullptr, refs.size(),
+                           nullptr, 0, nullptr, 0);
+    }
+    child.SendAndExit(record);
+  }
+  const pid_t pid = child.pid();
+  ASSERT_TRUE(child.ReceiveHead(&record, nullptr, &error)) << error;
+  ASSERT_TRUE(record.stream.arriving());
+  ASSERT_GT(record.stream.bytes(), size_t{2} << 20);
+  ASSERT_EQ(kill(pid, SIGKILL), 0);
+  EXPECT_FALSE(child.More(&record.stream, SIZE_MAX, &error));
+  EXPECT_NE(error.find("more bytes of objects, found the end of the stream"), std::string::npos)
+      << error;
+  EXPECT_NE(error.find("killed by signal 9"), std::string::npos) << error;
+  EXPECT_EQ(record.stream.object_count(), 0u);
+  EXPECT_TRUE(Gone(pid));
 }
 
 // A child killed before it sent its record: the receive fails at once (no idle timeout), says
@@ -95,7 +151,7 @@ TEST(RecordChild, AChildKilledBeforeItSentFailsTheReceiveWithItsFate) {
   ASSERT_GT(pid, 0);
   std::string error;
   ASSERT_EQ(kill(pid, SIGKILL), 0);
-  EXPECT_FALSE(child.Receive(&record, nullptr, &error));
+  EXPECT_FALSE(child.ReceiveHead(&record, nullptr, &error));
   EXPECT_NE(error.find("the record at byte 0: expected the objects, found the end of the stream"),
             std::string::npos)
       << error;
@@ -113,7 +169,7 @@ TEST(RecordChild, AStoppedReceiveKillsAndReapsTheChild) {
   ASSERT_GT(pid, 0);
   std::string error;
   std::atomic<int> asked{0};
-  EXPECT_FALSE(child.Receive(
+  EXPECT_FALSE(child.ReceiveHead(
       &record, [&] { return ++asked > 2; }, &error));
   EXPECT_GE(asked.load(), 3);
   EXPECT_NE(error.find("the record at byte 0"), std::string::npos) << error;

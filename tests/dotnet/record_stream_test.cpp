@@ -653,6 +653,96 @@ TEST(RecordStream, ComesBackWholeThroughAPipeAndAppendsOnAsTheSender) {
   EXPECT_EQ(received.object_count(), 0u);
 }
 
+// The receive in steps, as the .NET port's walk reads a snapshot process's record: the head,
+// then the bytes a window at a time, read as they come, given back behind the reader (Forget),
+// twice (the sender's SendBytes, the receiver's Rewind), with objects appended between the
+// passes; each pass reads every object as sent, in parts too, and no read goes past the bytes
+// that arrived (the reader stops there and goes on after the next step).
+TEST(RecordStream, ArrivesInStepsIsReadTwiceAndGivenBackBehindTheReader) {
+  const std::vector<Made> made = MixedObjects(500000, 13);
+  RecordStream sent;
+  for (const Made& m : made) Put(sent, m);
+  std::string bytes;
+  {
+    int fds[2];
+    ASSERT_EQ(pipe(fds), 0);
+    std::string send_error;
+    std::thread writer([&] {
+      EXPECT_TRUE(sent.Send(fds[1], &send_error) && sent.SendBytes(fds[1], &send_error))
+          << send_error;
+      close(fds[1]);
+    });
+    char buf[65536];
+    ssize_t n;
+    while ((n = read(fds[0], buf, sizeof buf)) > 0) bytes.append(buf, static_cast<size_t>(n));
+    writer.join();
+    close(fds[0]);
+  }
+  agent::MemoryByteSource in(bytes.data(), bytes.size());
+  RecordStream r;
+  r.Reserve(4 << 20, 0, 8);  // mapped, untouched: as the port reserves for a child's record
+  // Appended between the passes (the port's non-GC heap objects): enough to pass a checkpoint
+  // (every 65,536 objects) that lies beyond the bytes that arrive.
+  ASSERT_LT(made.size() % 65536 + 30000, 2 * 65536u);
+  ASSERT_GT(made.size() % 65536 + 30000, 65536u);
+  std::vector<Made> appended(made.begin() + 7, made.begin() + 30007);
+  for (size_t i = 0; i < appended.size(); ++i) appended[i].id = made.back().id + 64 * (i + 1);
+  std::vector<Made> all = made;
+  all.insert(all.end(), appended.begin(), appended.end());
+  std::string error;
+  uint64_t offset = 0;
+  const size_t resident_before = ResidentBytes();
+  size_t resident_most = resident_before;
+  ASSERT_TRUE(r.ReceiveHead(in, &error, &offset)) << error;
+  EXPECT_EQ(r.object_count(), made.size());
+  EXPECT_EQ(r.bytes(), sent.bytes());
+  EXPECT_TRUE(r.arriving());
+  for (int pass = 0; pass < 2; ++pass) {
+    if (pass == 1) {
+      for (const Made& m : appended) Put(r, m);  // every byte here: appending goes on as sent
+      r.Rewind();
+      EXPECT_TRUE(r.arriving());
+    }
+    const std::vector<Made>& want = pass == 0 ? made : all;
+    RecordStream::Reader reader(r);
+    StreamObject o;
+    size_t i = 0, steps = 0;
+    for (;;) {
+      while (reader.Next(&o, 3)) {
+        ASSERT_LT(i, want.size());
+        const Made& m = want[i];
+        ASSERT_EQ(o.id, m.id) << pass << " " << i;
+        ASSERT_EQ(o.values, m.values) << i;
+        ASSERT_EQ(o.text, m.text) << i;
+        std::vector<uint64_t> refs(o.refs.begin(), o.refs.end());
+        while (reader.Part(&o)) refs.insert(refs.end(), o.refs.begin(), o.refs.end());
+        ASSERT_EQ(refs, m.refs) << i;
+        ++i;
+        r.Forget(reader.Consumed());
+      }
+      if (!r.arriving()) break;
+      ASSERT_TRUE(r.ReceiveMore(in, 100000, &offset, &error)) << error;
+      resident_most = std::max(resident_most, ResidentBytes());
+      ++steps;
+    }
+    EXPECT_EQ(i, want.size()) << pass;
+    EXPECT_GT(steps, 3u) << "the bytes came in steps";
+  }
+  // A window and what Forget has not reached yet, never the whole record.
+  ASSERT_GT(sent.bytes(), size_t{4} << 20);
+  EXPECT_LT(resident_most - resident_before, sent.bytes() / 2)
+      << "resident " << resident_most - resident_before << " of " << sent.bytes() << " bytes";
+  EXPECT_EQ(offset, bytes.size());  // both sendings read, nothing more
+  // A step past the end of the source: refused with the byte and what was missing.
+  agent::MemoryByteSource cut(bytes.data(), bytes.size() / 3);
+  offset = 0;
+  ASSERT_TRUE(r.ReceiveHead(cut, &error, &offset)) << error;
+  EXPECT_FALSE(r.ReceiveMore(cut, SIZE_MAX, &offset, &error));
+  EXPECT_NE(error.find("more bytes of objects, found the end of the stream"), std::string::npos)
+      << error;
+  EXPECT_EQ(r.object_count(), 0u);
+}
+
 // A stream cut short anywhere, or whose header contradicts itself, is refused with the byte
 // offset and what was expected, and leaves the stream empty; never a crash or a read past the
 // bytes given.
@@ -715,7 +805,8 @@ TEST(RecordStream, ReceiveRefusesAShortOrInconsistentStream) {
   wrong[120 + 300 * 8 + 6] = 0x7f;
   agent::MemoryByteSource bad_checkpoint(wrong.data(), wrong.size());
   EXPECT_FALSE(r.Receive(bad_checkpoint, &error));
-  EXPECT_NE(error.find("the record at byte 0: expected checkpoints inside its"), std::string::npos)
+  EXPECT_NE(error.find("the record at byte 0: expected ascending checkpoints inside its"),
+            std::string::npos)
       << error;
   EXPECT_EQ(r.object_count(), 0u);
   // And the whole stream is taken.

@@ -1,11 +1,12 @@
 // libFuzzer target: the .NET port's record stream as a snapshot walk's child sends it through
 // its pipe (RecordStream::Receive, device-agent/ports/dotnet/src/record_stream.h), on arbitrary
-// bytes.
+// bytes, whole and in steps (ReceiveHead, ReceiveMore: the port's walk reads it as it comes).
 //
 // Per input, beyond "no crash, hang, leak or sanitizer report": a refused stream comes with an
 // error naming the byte and what was expected, and leaves the stream empty; an accepted one
 // reads back (whole and in slices) without reading past its bytes, and takes another object
-// appended after it.
+// appended after it; in steps it is accepted exactly when whole, read as it arrives without
+// reading past what arrived, its memory given back behind the reader.
 //
 // Thread-safety: libFuzzer calls it from one thread.
 #include <cstdint>
@@ -48,5 +49,23 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const uint64_t ref = 0x1000;
   s.Append(0x7000, 0x9000, 24, false, &ref, nullptr, 1, nullptr, 0, nullptr, 0);
   XRPM_FUZZ_CHECK(s.object_count() == before + 1, "the appended object was not counted");
+
+  RecordStream steps;
+  agent::MemoryByteSource again(data, size);
+  uint64_t offset = 0;
+  XRPM_FUZZ_CHECK(steps.ReceiveHead(again, &error, &offset), "the head refused in steps: " + error);
+  const size_t step = 1 + size % 4096;
+  RecordStream::Reader reader(steps);
+  dotnet::StreamObject o;
+  for (;;) {
+    while (reader.Next(&o, 64)) {
+      while (reader.Part(&o)) {
+      }
+      steps.Forget(reader.Consumed());
+    }
+    if (!steps.arriving()) break;
+    XRPM_FUZZ_CHECK(steps.ReceiveMore(again, step, &offset, &error),
+                    "a step refused what was accepted whole: " + error);
+  }
   return 0;
 }

@@ -329,10 +329,14 @@ bool DotnetPort::RunWithWorldStopped(void (*fn)(void* ctx), void* ctx, uint32_t 
   }
   resolve_us_ = (NowNs() - resolve_start) / 1000 - layouts_us_;
   {
-    // The program still runs: reserving (and mapping) now is not part of its pause.
+    // The program still runs: reserving (and mapping) now is not part of its pause. A record
+    // a snapshot process is to make is mapped, not touched: should the clone fail, the
+    // recording in the pause faults its pages in (huge pages: one fault per 2 MiB).
     std::lock_guard<std::mutex> lock(record_mu_);
     try {
-      record_.Reserve(last_sizes_.bytes ? ScaledLastSizes() : FirstRecordGuess());
+      const bool child_expected =
+          snapshot_walk_.load(std::memory_order_acquire) && !join_.load(std::memory_order_acquire);
+      record_.Reserve(last_sizes_.bytes ? ScaledLastSizes() : FirstRecordGuess(), !child_expected);
     } catch (const std::exception&) {  // the vectors grow in the collection instead
     }
   }

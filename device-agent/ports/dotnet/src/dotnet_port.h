@@ -271,8 +271,10 @@ class DotnetPort final : public agent::RuntimePort {
   // read from its memory now. Throws std::bad_alloc.
   void RecordObject(RecordedObject o, const cor::ObjectID* refs, size_t count);
   // Appends the non-GC heap's objects the record references, and to *named_recorded those of
-  // `named` (sorted) the record holds.
-  void AddFrozenObjects(const std::vector<uint64_t>& named, std::vector<uint64_t>* named_recorded);
+  // `named` (sorted) the record holds. A record arriving from `child` is read as it comes;
+  // false with *error when its bytes stopped coming (the child reaped). Throws bad_alloc.
+  bool AddFrozenObjects(const std::vector<uint64_t>& named, std::vector<uint64_t>* named_recorded,
+                        RecordChild* child, std::string* error);
   // Every range of the GC heap's generations now (GetGenerationBounds, however many); false
   // when the runtime gave none.
   bool GenerationBounds(std::vector<cor::GcGenerationRange>* out) const;
@@ -289,10 +291,16 @@ class DotnetPort final : public agent::RuntimePort {
   void EndOriginsCollection();
   // The capture's origins line ("" without origins).
   std::string OriginsLine(size_t reported) const;
-  void Walk(agent::HeapInfoCallback& sink);
-  // The snapshot walk's record from the child into record_ (the game running); false when it
-  // failed: the sink then has WalkFailed and kEnd, and the port records in the pause from now on.
-  bool ReceiveFromChild(std::unique_ptr<RecordChild> child, agent::HeapInfoCallback& sink);
+  // Reports the record to the sink; a snapshot process's (child: its head received) is read
+  // from it twice as the walk goes, a window at a time (record_child.h).
+  void Walk(agent::HeapInfoCallback& sink, RecordChild* child);
+  // The snapshot walk's roots and record head from the child into record_ (the game running);
+  // false when it failed (ChildFailed).
+  bool ReceiveFromChild(RecordChild& child, agent::HeapInfoCallback& sink);
+  // The child failed (`error`): the sink gets WalkFailed and kEnd, and unless the capture was
+  // cancelled the port records in the pause from now on. With or without record_mu_ held
+  // (the walk's own sink calls are made under it).
+  void ChildFailed(std::string error, agent::HeapInfoCallback& sink);
   void LogStopPoint();
   cor::DWORD ExtraMaskLow() const {
     return (frame_ ? FrameHook::kMaskLow : 0) | (allocations_ ? allocations_->mask_low() : 0);

@@ -32,6 +32,11 @@ constexpr uint64_t kWeakTable = 0;
 constexpr uint64_t kStrongTable = 2;
 constexpr uint64_t kPinnedTable = 3;
 
+// How much of the record the walk reads before giving that part's memory back, and how much a
+// snapshot process's record arrives at a time (to the next checkpoint after it: RecordStream).
+constexpr size_t kForgetStep = size_t{1} << 20;
+constexpr size_t kArrivingStep = size_t{1} << 20;
+
 struct Root {
   ContainerType type;
   uint64_t id2;  // kJitFrame: the FunctionID; kStrongPtr: the table; kClass: the type id
@@ -62,8 +67,9 @@ Root Classify(const RecordedRoot& r) {
 
 }  // namespace
 
-void DotnetPort::AddFrozenObjects(const std::vector<uint64_t>& named,
-                                  std::vector<uint64_t>* named_recorded) {
+bool DotnetPort::AddFrozenObjects(const std::vector<uint64_t>& named,
+                                  std::vector<uint64_t>* named_recorded, RecordChild* child,
+                                  std::string* error) {
   // A referenced object that the walk did not report. With the GC heap's ranges (the runtime
   // gave them all): a reference outside them, unless the walk reported that object anyway (it
   // reports some objects of the non-GC heap itself: boxed statics, empty arrays, literals it
@@ -72,8 +78,10 @@ void DotnetPort::AddFrozenObjects(const std::vector<uint64_t>& named,
   // halves on two threads (RecordStream's slices). Without the ranges: missing from the sorted
   // ids of every reported object (a sort of every object and a search per reference, in two
   // passes: several times slower on a big heap). The same pass finds which of the `named`
-  // objects (sorted) were recorded.
+  // objects (sorted) were recorded. A record still arriving from its snapshot process is read
+  // as it comes, on one thread, and given back behind the reader.
   std::vector<uint64_t> missing;
+  const bool arriving = record_.stream.arriving();
   // `named` holds tens to thousands of ids and every object is looked for: a bit per hash of
   // the id answers most of them without the binary search.
   constexpr size_t kFilterBits = size_t{1} << 16;
@@ -105,8 +113,9 @@ void DotnetPort::AddFrozenObjects(const std::vector<uint64_t>& named,
     struct Slice {
       std::vector<uint64_t> ids, leaving, named;
       std::exception_ptr failed;
+      bool broken = false;  // the record's bytes stopped coming (*error says why)
     };
-    const size_t parts = std::thread::hardware_concurrency() > 1 ? 2 : 1;  // at most 2
+    const size_t parts = !arriving && std::thread::hardware_concurrency() > 1 ? 2 : 1;
     std::vector<Slice> slices(parts);
     auto scan = [&](size_t part) {
       Slice& out = slices[part];
@@ -117,9 +126,21 @@ void DotnetPort::AddFrozenObjects(const std::vector<uint64_t>& named,
           for (size_t i = 0; i < n; ++i)
             if (outside(refs[i])) out.leaving.push_back(refs[i]);
         };
-        while (reader.NextRefs(&id, leaving)) {
-          if (outside(id)) out.ids.push_back(id);
-          if (is_named(id)) out.named.push_back(id);
+        size_t forgotten = 0;
+        for (;;) {
+          while (reader.NextRefs(&id, leaving)) {
+            if (outside(id)) out.ids.push_back(id);
+            if (is_named(id)) out.named.push_back(id);
+            if (arriving && reader.Consumed() >= forgotten + kForgetStep) {
+              forgotten = reader.Consumed();
+              record_.stream.Forget(forgotten);
+            }
+          }
+          if (!record_.stream.arriving()) break;
+          if (!child->More(&record_.stream, kArrivingStep, error)) {
+            out.broken = true;
+            break;
+          }
         }
       } catch (...) {  // bad_alloc
         out.failed = std::current_exception();
@@ -137,6 +158,7 @@ void DotnetPort::AddFrozenObjects(const std::vector<uint64_t>& named,
     if (helper.joinable()) helper.join();
     for (Slice& slice : slices) {
       if (slice.failed) std::rethrow_exception(slice.failed);
+      if (slice.broken) return false;
       ids.insert(ids.end(), slice.ids.begin(), slice.ids.end());
       leaving.insert(leaving.end(), slice.leaving.begin(), slice.leaving.end());
       named_recorded->insert(named_recorded->end(), slice.named.begin(), slice.named.end());
@@ -149,6 +171,9 @@ void DotnetPort::AddFrozenObjects(const std::vector<uint64_t>& named,
       if (unreported(r)) missing.push_back(r);
     others(unreported);
   } else {
+    // Two passes over the whole record: all of it held (its second sending then arrives over
+    // the same bytes).
+    if (arriving && !child->More(&record_.stream, SIZE_MAX, error)) return false;
     ids.reserve(record_.stream.object_count());
     uint64_t object;
     {
@@ -186,6 +211,7 @@ void DotnetPort::AddFrozenObjects(const std::vector<uint64_t>& named,
     ++record_.frozen;
     if (is_named(id)) named_recorded->push_back(id);
   }
+  return true;
 }
 
 void DotnetPort::WalkHeap(agent::HeapInfoCallback& sink) {
@@ -207,19 +233,20 @@ void DotnetPort::WalkHeap(agent::HeapInfoCallback& sink) {
   if (!no_child.empty())
     Log("capture: no snapshot process (" + no_child + "): the heap report was recorded in the " +
         "pause");
-  if (child && !ReceiveFromChild(std::move(child), sink)) return;
+  if (child && !ReceiveFromChild(*child, sink)) return;
   try {
-    Walk(sink);
+    Walk(sink, child.get());
   } catch (const std::exception& e) {  // bad_alloc: no end, so the agent fails the capture
     Log(std::string("heap walk failed: ") + e.what());
   }
+  child.reset();  // killed if the walk ended before its last byte (a cancel)
   std::lock_guard<std::mutex> lock(record_mu_);
-  last_sizes_ = record_.sizes();
+  // A receive that failed mid-walk emptied the record: the last whole record's sizes stay.
+  if (record_.stream.bytes() != 0) last_sizes_ = record_.sizes();
   record_.Release();
 }
 
-bool DotnetPort::ReceiveFromChild(std::unique_ptr<RecordChild> child,
-                                  agent::HeapInfoCallback& sink) {
+bool DotnetPort::ReceiveFromChild(RecordChild& child, agent::HeapInfoCallback& sink) {
   std::string error;
   bool ok = false;
   const int64_t start = agent::NowNs();
@@ -228,23 +255,27 @@ bool DotnetPort::ReceiveFromChild(std::unique_ptr<RecordChild> child,
     try {
       // The test hook's child waits stopped for its test to kill it: a longer wait, so that a
       // loaded machine's test finds it before the parent gives up.
-      ok = child->Receive(
+      ok = child.ReceiveHead(
           &record_, [&sink] { return sink.Cancelled(); }, &error,
           snapshot_stop_tested_ ? 10 * RecordChild::kIdleTimeoutMs : RecordChild::kIdleTimeoutMs);
     } catch (const std::exception&) {
       error = "out of memory receiving the record from the snapshot process";
     }
-    child.reset();
     if (ok) {
-      Log("capture: the heap report recorded in a snapshot process, received in " +
-          std::to_string((agent::NowNs() - start) / 1000000) + " ms (" +
-          std::to_string(record_.stream.bytes()) + " bytes)");
+      Log("capture: the heap report recorded in a snapshot process, received (its head) in " +
+          std::to_string((agent::NowNs() - start) / 1000000) + " ms; its " +
+          std::to_string(record_.stream.bytes()) +
+          " bytes are read as they come, twice, a window at a time");
       return true;
     }
     record_.Release();  // last_sizes_ stays the last whole record's
   }
-  const bool cancelled = sink.Cancelled();
-  if (!cancelled) {
+  ChildFailed(error, sink);
+  return false;
+}
+
+void DotnetPort::ChildFailed(std::string error, agent::HeapInfoCallback& sink) {
+  if (!sink.Cancelled()) {
     snapshot_walk_.store(false, std::memory_order_release);
     Log("capture: the snapshot process failed (" + error +
         "): captures record the heap report in the pause from now on");
@@ -252,11 +283,11 @@ bool DotnetPort::ReceiveFromChild(std::unique_ptr<RecordChild> child,
   error = "the heap report's snapshot process failed: " + error;
   sink.WalkFailed(error.data(), error.size());
   sink.BeginContainer(ContainerType::kEnd, 0, 0);
-  return false;
 }
 
-void DotnetPort::Walk(agent::HeapInfoCallback& sink) {
+void DotnetPort::Walk(agent::HeapInfoCallback& sink, RecordChild* child) {
   std::lock_guard<std::mutex> lock(record_mu_);  // uncontended: no collection is recorded now
+  std::string broken;                            // why the child's bytes stopped coming
   // The objects the static fields name: only those recorded become roots (a stale slot names
   // nothing); found in AddFrozenObjects' pass over the record.
   std::vector<uint64_t> ids;
@@ -267,7 +298,10 @@ void DotnetPort::Walk(agent::HeapInfoCallback& sink) {
     std::sort(named.begin(), named.end());
     named.erase(std::unique(named.begin(), named.end()), named.end());
     const auto start = std::chrono::steady_clock::now();
-    AddFrozenObjects(named, &ids);
+    if (!AddFrozenObjects(named, &ids, child, &broken)) {
+      ChildFailed(broken, sink);
+      return;
+    }
     frozen_us = std::chrono::duration_cast<std::chrono::microseconds>(
                     std::chrono::steady_clock::now() - start)
                     .count();
@@ -400,7 +434,20 @@ void DotnetPort::Walk(agent::HeapInfoCallback& sink) {
   // A sink that takes an object's references in parts gets a large one's kRefChunk at a time:
   // no copy of a million-element array's references (8 MB, and 4 MB of slots) in the walk.
   const size_t most_refs = sink.TakesReferenceParts() ? RecordStream::Reader::kRefChunk : SIZE_MAX;
-  while (!aborted && reader.Next(&o, most_refs)) {
+  if (child) record_.stream.Rewind();  // the bytes' second sending, read as the walk goes
+  size_t forgotten = 0;
+  while (!aborted) {
+    if (!reader.Next(&o, most_refs)) {
+      if (!record_.stream.arriving()) break;
+      if (!child->More(&record_.stream, kArrivingStep, &broken)) break;
+      continue;
+    }
+    // The bytes read are copied into o: the record behind the reader is given back a MiB at
+    // a time while the batches it becomes are held, so the walk's peak is not both at once.
+    if (reader.Consumed() >= forgotten + kForgetStep) {
+      forgotten = reader.Consumed();
+      record_.stream.Forget(forgotten);
+    }
     if (!origins.empty()) {
       auto e = std::lower_bound(
           origins.begin(), origins.end(), o.id,
@@ -445,6 +492,12 @@ void DotnetPort::Walk(agent::HeapInfoCallback& sink) {
         WalkResult::kAbort;
   }
   origin_reporter.End();
+  if (!broken.empty()) {
+    ChildFailed(broken, sink);
+    return;
+  }
+  if (child && !aborted && !child->Finish(&broken))  // every byte was read: the record is whole
+    Log("capture: the snapshot process ended badly after sending its record (" + broken + ")");
   sink.BeginContainer(ContainerType::kEnd, 0, 0);
   if (origins_) Log(OriginsLine(with_origin));
   // After an attach, the classes met here may never have been reported loaded: their statics

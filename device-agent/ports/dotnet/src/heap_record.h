@@ -82,9 +82,11 @@ struct HeapRecord {
   // 14 us per 4 KiB page on the paravirtualised machines we measure on), and maps half as much
   // again untouched: room to grow in without a copy, which costs memory only if used. The
   // stream's memory is in huge pages (record_stream.h): a 2 MiB page faults once where 512
-  // small ones would. Throws std::bad_alloc.
-  void Reserve(const Sizes& expected) {
-    stream.Reserve(expected.bytes + expected.bytes / 2, expected.bytes,
+  // small ones would. `touch` false: mapped only, for a record a snapshot process is to make
+  // (record_child.h): its writes fault in its own copy whatever the parent touched, and the
+  // parent's pages fill only as the record arrives (a window at a time). Throws std::bad_alloc.
+  void Reserve(const Sizes& expected, bool touch = true) {
+    stream.Reserve(expected.bytes + expected.bytes / 2, touch ? expected.bytes : 0,
                    expected.classes + expected.classes / 8);
   }
 

@@ -76,57 +76,74 @@ void RecordChild::SendAndExit(const HeapRecord& record) {
   const bool sent = agent::WriteFully(fd_, &kRecordByte, 1) &&
                     agent::WriteFully(fd_, &roots, sizeof roots) &&
                     agent::WriteFully(fd_, record.roots.data(), roots * sizeof(RecordedRoot)) &&
-                    record.stream.Send(fd_, &error);
+                    record.stream.Send(fd_, &error) && record.stream.SendBytes(fd_, &error);
   _exit(sent ? 0 : agent::CowChild::kExitWriteFailed);
 }
 
-bool RecordChild::Receive(HeapRecord* record, const std::function<bool()>& stop, std::string* error,
-                          uint32_t idle_timeout_ms) {
-  agent::FdByteSource in(fd_, idle_timeout_ms, stop);
-  uint64_t offset = 0;
-  std::string why;
+bool RecordChild::ReceiveHead(HeapRecord* record, std::function<bool()> stop, std::string* error,
+                              uint32_t idle_timeout_ms) {
+  in_ = std::make_unique<agent::FdByteSource>(fd_, idle_timeout_ms, std::move(stop));
+  agent::FdByteSource& in = *in_;
+  offset_ = 0;
   // What was expected at the offset reached, and what came instead.
   auto broken = [&](const std::string& expected) {
     const std::string e = in.error();
-    why = "the record at byte " + std::to_string(offset) + ": expected " + expected + ", found " +
-          (e.empty() ? std::string("the end of the stream") : e);
-    return false;
+    return Broken("the record at byte " + std::to_string(offset_) + ": expected " + expected +
+                      ", found " + (e.empty() ? std::string("the end of the stream") : e),
+                  error);
   };
-  auto receive = [&]() -> bool {
-    char c = kAliveByte;
-    while (c == kAliveByte)
-      if (!agent::ReadFully(in, &c, 1, &offset)) return broken("the objects");
-    if (c != kRecordByte) {
-      --offset;
-      why = "the record at byte " + std::to_string(offset) + ": expected 'A' or 'R', found " +
-            std::to_string(static_cast<unsigned char>(c));
-      return false;
-    }
-    uint64_t roots = 0;
-    if (!agent::ReadFully(in, &roots, sizeof roots, &offset)) return broken("a root count");
-    if (roots > kMaxRoots) {
-      why = "the record at byte " + std::to_string(offset - sizeof roots) + ": expected at most " +
-            std::to_string(kMaxRoots) + " roots, found " + std::to_string(roots);
-      return false;
-    }
-    record->roots.clear();
-    for (uint64_t have = 0; have < roots;) {  // their memory grows with what arrives
-      const size_t n = static_cast<size_t>(std::min<uint64_t>(roots - have, kRootsStep));
-      record->roots.resize(static_cast<size_t>(have) + n);
-      if (!agent::ReadFully(in, record->roots.data() + have, n * sizeof(RecordedRoot), &offset))
-        return broken(std::to_string(roots) + " roots");
-      have += n;
-    }
-    return record->stream.Receive(in, &why, offset);
-  };
-  const bool ok = receive();
-  close(fd_);  // a child still writing (a stop) fails its next write
-  fd_ = -1;
-  const std::string fate = child_.Reap(!ok);
-  if (ok && fate.empty()) return true;
-  *error = ok ? fate : fate.empty() ? why : why + " (" + fate + ")";
-  record->stream.Clear();
+  char c = kAliveByte;
+  while (c == kAliveByte)
+    if (!agent::ReadFully(in, &c, 1, &offset_)) return broken("the objects");
+  if (c != kRecordByte)
+    return Broken("the record at byte " + std::to_string(offset_ - 1) +
+                      ": expected 'A' or 'R', found " +
+                      std::to_string(static_cast<unsigned char>(c)),
+                  error);
+  uint64_t roots = 0;
+  if (!agent::ReadFully(in, &roots, sizeof roots, &offset_)) return broken("a root count");
+  if (roots > kMaxRoots)
+    return Broken("the record at byte " + std::to_string(offset_ - sizeof roots) +
+                      ": expected at most " + std::to_string(kMaxRoots) + " roots, found " +
+                      std::to_string(roots),
+                  error);
   record->roots.clear();
+  for (uint64_t have = 0; have < roots;) {  // their memory grows with what arrives
+    const size_t n = static_cast<size_t>(std::min<uint64_t>(roots - have, kRootsStep));
+    record->roots.resize(static_cast<size_t>(have) + n);
+    if (!agent::ReadFully(in, record->roots.data() + have, n * sizeof(RecordedRoot), &offset_))
+      return broken(std::to_string(roots) + " roots");
+    have += n;
+  }
+  std::string why;
+  if (!record->stream.ReceiveHead(in, &why, &offset_)) return Broken(why, error);
+  return true;
+}
+
+bool RecordChild::More(RecordStream* stream, size_t at_least, std::string* error) {
+  if (!in_) return Broken("the record's bytes asked for before its head", error);
+  std::string why;
+  if (stream->ReceiveMore(*in_, at_least, &offset_, &why)) return true;
+  return Broken(why, error);
+}
+
+bool RecordChild::Finish(std::string* error) {
+  const std::string fate = End(false);
+  if (fate.empty()) return true;
+  *error = fate;
+  return false;
+}
+
+std::string RecordChild::End(bool kill) {
+  if (fd_ >= 0) close(fd_);  // a child still writing (a stop) fails its next write
+  fd_ = -1;
+  in_.reset();
+  return child_.Reap(kill);
+}
+
+bool RecordChild::Broken(const std::string& why, std::string* error) {
+  const std::string fate = End(true);
+  *error = fate.empty() ? why : why + " (" + fate + ")";
   return false;
 }
 

@@ -2,6 +2,7 @@
 #include "record_stream.h"
 
 #include <errno.h>
+#include <sys/mman.h>
 
 #include <algorithm>
 #include <cstdint>
@@ -125,7 +126,19 @@ void RecordStream::Unmap() {
 
 void RecordStream::Reallocate(size_t bytes) {
   uint8_t* bigger = HugePageAllocator<uint8_t>().allocate(bytes);
-  if (used_) std::memcpy(bigger, data_, used_);
+  if (incoming_) SmallPages(bigger, bytes);  // received in steps (ReceiveHead): before the copy
+  // The bytes still held: not those given back (Forget), nor those still to arrive, whose
+  // pages would be written with zeros here and so cost memory before their time; objects
+  // appended after the bytes arrived (at incoming_ on) are held.
+  auto copy = [&](size_t from, size_t to) {
+    if (to > from) std::memcpy(bigger + from, data_ + from, to - from);
+  };
+  if (received_ < incoming_) {
+    copy(forgotten_, received_);
+    copy(incoming_, used_);
+  } else {
+    copy(forgotten_, used_);
+  }
   Unmap();
   data_ = bigger;
   capacity_ = bytes;
@@ -282,6 +295,7 @@ void RecordStream::Reserve(size_t bytes, size_t touched, size_t classes) {
 
 void RecordStream::Clear() {
   used_ = 0;
+  forgotten_ = received_ = incoming_ = 0;
   objects_ = refs_ = growths_ = 0;
   previous_id_ = 0;
   shape_valid_ = false;
@@ -295,6 +309,16 @@ void RecordStream::Clear() {
 void RecordStream::Release() {
   Clear();
   Unmap();
+}
+
+void RecordStream::Forget(size_t offset) {
+  const size_t end = std::min(offset, used_) & ~(kPageBytes - 1);
+  // Only the huge-page allocator's own mappings are page-aligned and advised (a buffer under
+  // 2 MiB comes from operator new: kept whole).
+  if (end <= forgotten_ || capacity_ < kHugePageBytes) return;
+  // The pages read zero when touched again; the mapping stays for the next record.
+  madvise(data_ + forgotten_, end - forgotten_, MADV_DONTNEED);
+  forgotten_ = end;
 }
 
 namespace {
@@ -424,7 +448,7 @@ bool RecordStream::Reader::Header(const uint8_t** at, ObjectHeader* h) {
 }
 
 const uint8_t* RecordStream::Reader::Limit() const {
-  return s_.data_ + std::min(end_, s_.used_);
+  return s_.data_ + std::min(end_, s_.readable());
 }
 
 void RecordStream::Reader::Refs(const uint8_t** at, const ObjectHeader& h, size_t from, size_t n,
@@ -513,6 +537,10 @@ bool RecordStream::Reader::Next(StreamObject* o, size_t most_refs) {
   }
   at_ = static_cast<size_t>(p - s_.data_);
   return true;
+}
+
+size_t RecordStream::Reader::Consumed() const {
+  return part_at_ && part_from_ < part_h_.refs ? static_cast<size_t>(part_at_ - s_.data_) : at_;
 }
 
 bool RecordStream::Reader::Part(StreamObject* o) {
@@ -613,11 +641,20 @@ bool RecordStream::Send(int fd, std::string* error) const {
          WriteAll(fd, data_, used_, error);
 }
 
+bool RecordStream::SendBytes(int fd, std::string* error) const {
+  return WriteAll(fd, data_, used_, error);
+}
+
 bool RecordStream::Receive(agent::ByteSource& in, std::string* error, uint64_t at) {
-  Clear();
   uint64_t offset = at;
+  return ReceiveHead(in, error, &offset) && ReceiveMore(in, SIZE_MAX, &offset, error);
+}
+
+bool RecordStream::ReceiveHead(agent::ByteSource& in, std::string* error, uint64_t* offset) {
+  Clear();
+  const uint64_t at = *offset;
   TransferHeader h{};
-  if (!ReadAll(in, &h, sizeof h, &offset, "its header", error)) return false;
+  if (!ReadAll(in, &h, sizeof h, offset, "its header", error)) return false;
   // What the counts must agree on: a checkpoint per 65,536 objects, each inside the bytes; the
   // last class and the shape's class among the classes; a class per object at most.
   const uint64_t checkpoints = (h.objects + kCheckpointObjects - 1) / kCheckpointObjects;
@@ -643,21 +680,9 @@ bool RecordStream::Receive(agent::ByteSource& in, std::string* error, uint64_t a
                         std::to_string(h.used) + " bytes");
     return false;
   }
-  bool ok = ReadArray(in, &classes_, h.classes, &offset, "classes", error) &&
-            ReadArray(in, &checkpoints_, h.checkpoints, &offset, "checkpoints", error) &&
-            ReadArray(in, &previous_values_, h.previous_values, &offset, "values", error);
-  // The bytes, the buffer grown as they arrive (the receiver's reservation normally holds them).
-  for (uint64_t have = 0; ok && have < h.used;) {
-    const uint64_t n = std::min<uint64_t>(h.used - have, uint64_t{1} << 20);
-    if (capacity_ < have + n + kPutSlack) {
-      used_ = static_cast<size_t>(have);  // what Reallocate copies
-      Reallocate(static_cast<size_t>(std::min(h.used, std::max<uint64_t>(2 * capacity_, have + n)) +
-                                     kPutSlack));
-    }
-    ok = ReadAll(in, data_ + have, static_cast<size_t>(n), &offset, "objects", error);
-    have += n;
-  }
-  if (!ok) {
+  if (!ReadArray(in, &classes_, h.classes, offset, "classes", error) ||
+      !ReadArray(in, &checkpoints_, h.checkpoints, offset, "checkpoints", error) ||
+      !ReadArray(in, &previous_values_, h.previous_values, offset, "values", error)) {
     Clear();
     return false;
   }
@@ -668,14 +693,19 @@ bool RecordStream::Receive(agent::ByteSource& in, std::string* error, uint64_t a
     Clear();
     return false;
   }
-  for (const Checkpoint& c : checkpoints_)
-    if (c.at > h.used) {
-      *error = "the record at byte " + std::to_string(at) + ": expected checkpoints inside its " +
-               std::to_string(h.used) + " bytes, found one at " + std::to_string(c.at);
+  // Ascending and inside the bytes: where ReceiveMore may stop (an object's start).
+  for (size_t i = 0; i < checkpoints_.size(); ++i)
+    if (checkpoints_[i].at >= h.used || (i > 0 && checkpoints_[i].at <= checkpoints_[i - 1].at)) {
+      *error = "the record at byte " + std::to_string(at) +
+               ": expected ascending checkpoints inside its " + std::to_string(h.used) +
+               " bytes, found one at " + std::to_string(checkpoints_[i].at);
       Clear();
       return false;
     }
   used_ = h.used;
+  incoming_ = h.used;
+  received_ = 0;
+  SmallPages(data_, capacity_);
   objects_ = h.objects;
   refs_ = h.refs;
   growths_ = h.growths;
@@ -689,6 +719,41 @@ bool RecordStream::Receive(agent::ByteSource& in, std::string* error, uint64_t a
   while (slots < classes_.size() * 2 + 2) slots *= 2;
   Rehash(slots);
   return true;
+}
+
+bool RecordStream::ReceiveMore(agent::ByteSource& in, size_t at_least, uint64_t* offset,
+                               std::string* error) {
+  if (received_ >= incoming_) return true;
+  // To an object's start: the first checkpoint at or after the bytes asked for, or the end.
+  const size_t want = at_least > incoming_ - received_ ? incoming_ : received_ + at_least;
+  auto next = std::lower_bound(checkpoints_.begin(), checkpoints_.end(), want,
+                               [](const Checkpoint& c, size_t at) { return c.at < at; });
+  // (Checkpoints at or past incoming_ are those of objects appended after the bytes arrived.)
+  const size_t stop = next == checkpoints_.end() || next->at >= incoming_ ? incoming_ : next->at;
+  while (received_ < stop) {
+    // The buffer grows as the bytes arrive (a header's size alone never maps memory); the
+    // receiver's reservation normally holds them.
+    const size_t n = std::min<size_t>(stop - received_, size_t{1} << 20);
+    if (capacity_ < received_ + n + kPutSlack)
+      Reallocate(std::min(incoming_, std::max(2 * capacity_, received_ + n)) + kPutSlack);
+    if (!ReadAll(in, data_ + received_, n, offset, "objects", error)) {
+      Clear();
+      return false;
+    }
+    received_ += n;
+  }
+  return true;
+}
+
+void RecordStream::SmallPages(uint8_t* data, size_t bytes) {
+#ifdef MADV_NOHUGEPAGE
+  if (bytes >= kHugePageBytes) madvise(data, bytes, MADV_NOHUGEPAGE);  // our own mappings only
+#endif
+}
+
+void RecordStream::Rewind() {
+  received_ = 0;
+  forgotten_ = 0;  // their pages come back as the bytes arrive again
 }
 
 }  // namespace dotnet

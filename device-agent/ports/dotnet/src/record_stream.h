@@ -2,11 +2,12 @@
 // stream of variable-length integers until the walk sends them after the world resumed.
 //
 // The port records inside the collection, in the game's pause, and holds the record until the
-// walk has sent it; what it holds is the agent's peak memory. Fixed-size records took 32 bytes
-// per object, 12 per reference and 8 per value (~90 bytes per object on a heap of 3-4
-// references per object); this stream takes ~14 on the same heap (its references random
-// across 50 MB) and less on real ones, whose references point near their holder and each
-// other:
+// walk has sent it; what it holds is the agent's peak memory. (Recorded by a snapshot process,
+// record_child.h, the record comes to the port in steps, and the port holds a window of it.)
+// Fixed-size records took 32 bytes per object, 12 per reference and 8 per value (~90 bytes per
+// object on a heap of 3-4 references per object); this stream takes ~14 on the same heap (its
+// references random across 50 MB) and less on real ones, whose references point near their holder
+// and each other:
 //   varint  flags: value word << 4 | slots in a run << 3 | has text << 2 | aligned << 1, where
 //           the value word is the value count + 1 when the object's values were read, else 0
 //   varint  zigzag(id - the previous object's id), divided by 8 when aligned
@@ -103,6 +104,12 @@ class RecordStream {
   // Forgets the objects, keeping the memory; Release gives the memory back.
   void Clear();
   void Release();
+  // Gives back the memory of the bytes before `offset` (whole pages; the buffer stays mapped)
+  // once the one reader left has read them for the last time (Reader::Consumed): the walk
+  // frees the record behind it as its batches grow, so the two do not add up at the peak.
+  // Those bytes are gone for every reader until they arrive again (Rewind) or Clear; appending
+  // goes on as before.
+  void Forget(size_t offset);
 
   size_t object_count() const { return objects_; }
   size_t ref_count() const { return refs_; }
@@ -122,6 +129,21 @@ class RecordStream {
   // `at`: where the stream starts in its source, for the offsets in the error.
   bool Send(int fd, std::string* error) const;
   bool Receive(agent::ByteSource& in, std::string* error, uint64_t at = 0);
+  // The same in steps, so that the receiver holds a window of the bytes, not all of them:
+  // ReceiveHead takes what Send writes before the bytes (the stream then counts its objects,
+  // its classes, but reads none), ReceiveMore the bytes from where the last step stopped to
+  // the first object that starts `at_least` bytes on (or the end). A Reader stops where the
+  // bytes received end (Next false) and goes on from there after the next ReceiveMore; Forget
+  // gives back what it read. Appending waits until every byte arrived. SendBytes sends the
+  // bytes once more; Rewind makes the receiver take them again from the first (two passes
+  // over a record it never holds whole). A step may move the buffer: take it between objects
+  // (after an object's last Part). *offset counts the source's bytes, for the errors.
+  bool SendBytes(int fd, std::string* error) const;
+  bool ReceiveHead(agent::ByteSource& in, std::string* error, uint64_t* offset);
+  bool ReceiveMore(agent::ByteSource& in, size_t at_least, uint64_t* offset, std::string* error);
+  void Rewind();
+  // Bytes of the record are still to arrive (ReceiveMore).
+  bool arriving() const { return received_ < incoming_; }
 
   // Reads the objects back in order: all of them, or the part-th of `parts` slices of the
   // stream (cut at checkpoints, so that several threads can read it at once, each a slice).
@@ -137,6 +159,9 @@ class RecordStream {
     // The next part of the last object's references (Next without them) into o->refs and
     // o->slots; false when every one was given.
     bool Part(StreamObject* o);
+    // Where the bytes this reader still reads start (an object given in parts is read again
+    // from its references on, by Part): what RecordStream::Forget may give back.
+    size_t Consumed() const;
     // The next object's id, and its references in order, handed to each(const uint64_t* refs,
     // size_t n) kRefChunk at most at a time (its slots, values and text stepped over: a
     // million-element array needs no million-entry vector); false at the end.
@@ -200,7 +225,11 @@ class RecordStream {
   // Where to write `bytes` more (at used_), the buffer grown if it has not that room.
   uint8_t* Room(size_t bytes);
   void Rehash(size_t capacity);
-  // Moves the bytes used into a new buffer of `bytes` (left untouched beyond them).
+  // A buffer filled a window at a time, after the pause (ReceiveHead): advised small pages, so
+  // that a window and Forget cost and give back 4 KiB pages, not 2 MiB ones.
+  static void SmallPages(uint8_t* data, size_t bytes);
+  // Moves the bytes held into a new buffer of `bytes` (left untouched beyond them): those used,
+  // less any given back (Forget) or still to arrive (ReceiveMore).
   void Reallocate(size_t bytes);
   void Unmap();
 
@@ -217,6 +246,11 @@ class RecordStream {
   std::vector<Checkpoint> checkpoints_;
   size_t objects_ = 0, refs_ = 0;
   size_t growths_ = 0;
+  size_t forgotten_ = 0;  // the bytes before it were given back (Forget)
+  // Received in steps (ReceiveHead): the first `incoming_` bytes come from a source, of which
+  // `received_` are here; readers stop there until all are.
+  size_t incoming_ = 0, received_ = 0;
+  size_t readable() const { return received_ < incoming_ ? received_ : used_; }
   uint64_t previous_id_ = 0;
   std::vector<uintptr_t> classes_;
   // Open addressing, linear probing: class -> index + 1 (0: empty slot). Power-of-two size.
