@@ -92,7 +92,8 @@ client::CaptureResult CaptureLiveSet(const std::string& walk, std::string* log) 
   auto c = ConnectTo(run.endpoint);
   if (!c) return {};
   client::CaptureResult r = CaptureOnce(*c, 120000);
-  run.proc->log().WaitFor("capture 1 ", 30000);  // its outcome line
+  // Its outcome line (not "capture 1 requested", logged before the walk and its notes).
+  run.proc->log().WaitFor("capture 1 done", 30000);
   *log = run.proc->log().All();
   EXPECT_EQ(run.proc->Stop(30000), 128 + SIGTERM) << "the program ran until stopped";
   return r;
