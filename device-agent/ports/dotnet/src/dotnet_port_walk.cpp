@@ -32,14 +32,10 @@ constexpr uint64_t kWeakTable = 0;
 constexpr uint64_t kStrongTable = 2;
 constexpr uint64_t kPinnedTable = 3;
 
-// How much of the record the walk reads before giving that part's memory back (or moving it
-// to where the next bytes arrive), and how much of a snapshot process's record arrives at a
-// time (to the next checkpoint after it: RecordStream): a MiB, or a 64th of a large record,
-// so that a pass takes at most ~64 steps (each moved part is a mapping of its own until the
-// capture ends). The window is then ~3 % of the record.
-size_t WindowStep(size_t record_bytes) {
-  return std::max(size_t{1} << 20, record_bytes / 64);
-}
+// How much of the record the walk reads before giving that part's memory back, and how much a
+// snapshot process's record arrives at a time (to the next checkpoint after it: RecordStream).
+constexpr size_t kForgetStep = size_t{1} << 20;
+constexpr size_t kArrivingStep = size_t{1} << 20;
 
 struct Root {
   ContainerType type;
@@ -86,7 +82,6 @@ bool DotnetPort::AddFrozenObjects(const std::vector<uint64_t>& named,
   // as it comes, on one thread, and given back behind the reader.
   std::vector<uint64_t> missing;
   const bool arriving = record_.stream.arriving();
-  const size_t step = WindowStep(record_.stream.bytes());
   // `named` holds tens to thousands of ids and every object is looked for: a bit per hash of
   // the id answers most of them without the binary search.
   constexpr size_t kFilterBits = size_t{1} << 16;
@@ -136,13 +131,13 @@ bool DotnetPort::AddFrozenObjects(const std::vector<uint64_t>& named,
           while (reader.NextRefs(&id, leaving)) {
             if (outside(id)) out.ids.push_back(id);
             if (is_named(id)) out.named.push_back(id);
-            if (arriving && reader.Consumed() >= forgotten + step) {
+            if (arriving && reader.Consumed() >= forgotten + kForgetStep) {
               forgotten = reader.Consumed();
               record_.stream.Forget(forgotten);
             }
           }
           if (!record_.stream.arriving()) break;
-          if (!child->More(&record_.stream, step, error)) {
+          if (!child->More(&record_.stream, kArrivingStep, error)) {
             out.broken = true;
             break;
           }
@@ -440,17 +435,16 @@ void DotnetPort::Walk(agent::HeapInfoCallback& sink, RecordChild* child) {
   // no copy of a million-element array's references (8 MB, and 4 MB of slots) in the walk.
   const size_t most_refs = sink.TakesReferenceParts() ? RecordStream::Reader::kRefChunk : SIZE_MAX;
   if (child) record_.stream.Rewind();  // the bytes' second sending, read as the walk goes
-  const size_t step = WindowStep(record_.stream.bytes());
   size_t forgotten = 0;
   while (!aborted) {
     if (!reader.Next(&o, most_refs)) {
       if (!record_.stream.arriving()) break;
-      if (!child->More(&record_.stream, step, &broken)) break;
+      if (!child->More(&record_.stream, kArrivingStep, &broken)) break;
       continue;
     }
     // The bytes read are copied into o: the record behind the reader is given back a MiB at
     // a time while the batches it becomes are held, so the walk's peak is not both at once.
-    if (reader.Consumed() >= forgotten + step) {
+    if (reader.Consumed() >= forgotten + kForgetStep) {
       forgotten = reader.Consumed();
       record_.stream.Forget(forgotten);
     }

@@ -295,7 +295,7 @@ void RecordStream::Reserve(size_t bytes, size_t touched, size_t classes) {
 
 void RecordStream::Clear() {
   used_ = 0;
-  forgotten_ = received_ = incoming_ = recycled_ = 0;
+  forgotten_ = received_ = incoming_ = 0;
   objects_ = refs_ = growths_ = 0;
   previous_id_ = 0;
   shape_valid_ = false;
@@ -316,27 +316,8 @@ void RecordStream::Forget(size_t offset) {
   // Only the huge-page allocator's own mappings are page-aligned and advised (a buffer under
   // 2 MiB comes from operator new: kept whole).
   if (end <= forgotten_ || capacity_ < kHugePageBytes) return;
-  const size_t n = end - forgotten_;
-  // Bytes still to come: the pages move (their page table entries, not their bytes) to where
-  // they will arrive, past those moved there before, so that refilling them faults nothing
-  // (14 us per 4 KiB page on the machines we measure on), their old place left mapped and
-  // empty. Otherwise they are given back.
-  if (received_ < incoming_) {
-    const size_t to = std::max(recycled_, (received_ + kPageBytes - 1) & ~(kPageBytes - 1));
-    // Not the page where the bytes to come end: objects appended after them may begin there.
-    const size_t last = std::min(capacity_, incoming_ & ~(kPageBytes - 1));
-    // MREMAP_DONTUNMAP (Linux 5.7) leaves the old place mapped, empty; where it is refused,
-    // the pages are given back instead.
-    if (to + n <= last &&
-        mremap(data_ + forgotten_, n, n, MREMAP_MAYMOVE | MREMAP_FIXED | MREMAP_DONTUNMAP,
-               data_ + to) != MAP_FAILED) {
-      recycled_ = to + n;
-      forgotten_ = end;
-      return;
-    }
-  }
   // The pages read zero when touched again; the mapping stays for the next record.
-  madvise(data_ + forgotten_, n, MADV_DONTNEED);
+  madvise(data_ + forgotten_, end - forgotten_, MADV_DONTNEED);
   forgotten_ = end;
 }
 
@@ -772,8 +753,7 @@ void RecordStream::SmallPages(uint8_t* data, size_t bytes) {
 
 void RecordStream::Rewind() {
   received_ = 0;
-  forgotten_ = 0;
-  recycled_ = 0;  // their pages come back as the bytes arrive again
+  forgotten_ = 0;  // their pages come back as the bytes arrive again
 }
 
 }  // namespace dotnet

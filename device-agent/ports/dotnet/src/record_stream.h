@@ -107,8 +107,6 @@ class RecordStream {
   // Gives back the memory of the bytes before `offset` (whole pages; the buffer stays mapped)
   // once the one reader left has read them for the last time (Reader::Consumed): the walk
   // frees the record behind it as its batches grow, so the two do not add up at the peak.
-  // While bytes are still to arrive (ReceiveMore), the pages move to where those will land
-  // instead (mremap, MREMAP_DONTUNMAP), so that a window faults its pages in once.
   // Those bytes are gone for every reader until they arrive again (Rewind) or Clear; appending
   // goes on as before.
   void Forget(size_t offset);
@@ -252,7 +250,6 @@ class RecordStream {
   // Received in steps (ReceiveHead): the first `incoming_` bytes come from a source, of which
   // `received_` are here; readers stop there until all are.
   size_t incoming_ = 0, received_ = 0;
-  size_t recycled_ = 0;  // pages moved (Forget) to where bytes will arrive end here
   size_t readable() const { return received_ < incoming_ ? received_ : used_; }
   uint64_t previous_id_ = 0;
   std::vector<uintptr_t> classes_;
