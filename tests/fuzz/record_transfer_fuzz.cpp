@@ -5,8 +5,9 @@
 // Per input, beyond "no crash, hang, leak or sanitizer report": a refused stream comes with an
 // error naming the byte and what was expected, and leaves the stream empty; an accepted one
 // reads back (whole and in slices) without reading past its bytes, and takes another object
-// appended after it; in steps it is accepted exactly when whole, read as it arrives without
-// reading past what arrived, its memory given back behind the reader.
+// appended after it; in steps it is accepted exactly when whole and read as it arrives (a
+// window the next bytes reuse) without reading past what arrived, twice, with an object
+// appended between.
 //
 // Thread-safety: libFuzzer calls it from one thread.
 #include <cstdint>
@@ -50,22 +51,34 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   s.Append(0x7000, 0x9000, 24, false, &ref, nullptr, 1, nullptr, 0, nullptr, 0);
   XRPM_FUZZ_CHECK(s.object_count() == before + 1, "the appended object was not counted");
 
+  // In steps, twice, as the .NET port's walk reads a snapshot process's record: its bytes
+  // read a window at a time, an object appended after the first pass, the bytes again.
   RecordStream steps;
   agent::MemoryByteSource again(data, size);
   uint64_t offset = 0;
   XRPM_FUZZ_CHECK(steps.ReceiveHead(again, &error, &offset), "the head refused in steps: " + error);
+  const size_t head = static_cast<size_t>(offset);
   const size_t step = 1 + size % 4096;
-  RecordStream::Reader reader(steps);
-  dotnet::StreamObject o;
-  for (;;) {
-    while (reader.Next(&o, 64)) {
-      while (reader.Part(&o)) {
-      }
-      steps.Forget(reader.Consumed());
+  agent::MemoryByteSource second(data + head, size - head);
+  for (int pass = 0; pass < 2; ++pass) {
+    agent::MemoryByteSource& in = pass == 0 ? again : second;
+    if (pass == 1) {
+      steps.Append(0x7000, 0x9000, 24, false, &ref, nullptr, 1, nullptr, 0, nullptr, 0);
+      steps.Rewind();
+      offset = head;
     }
-    if (!steps.arriving()) break;
-    XRPM_FUZZ_CHECK(steps.ReceiveMore(again, step, &offset, &error),
-                    "a step refused what was accepted whole: " + error);
+    RecordStream::Reader reader(steps);
+    dotnet::StreamObject o;
+    for (;;) {
+      while (reader.Next(&o, 64)) {
+        while (reader.Part(&o)) {
+        }
+        steps.Forget(reader.Consumed());
+      }
+      if (!steps.arriving()) break;
+      XRPM_FUZZ_CHECK(steps.ReceiveMore(in, step, &offset, &error),
+                      "a step refused what was accepted whole: " + error);
+    }
   }
   return 0;
 }

@@ -32,8 +32,9 @@ constexpr uint64_t kWeakTable = 0;
 constexpr uint64_t kStrongTable = 2;
 constexpr uint64_t kPinnedTable = 3;
 
-// How much of the record the walk reads before giving that part's memory back, and how much a
-// snapshot process's record arrives at a time (to the next checkpoint after it: RecordStream).
+// How much of a record held whole the walk reads before giving that part's memory back, and
+// how much of a snapshot process's record arrives at a time, into the same window (to the
+// next checkpoint after it: RecordStream).
 constexpr size_t kForgetStep = size_t{1} << 20;
 constexpr size_t kArrivingStep = size_t{1} << 20;
 
@@ -126,17 +127,14 @@ bool DotnetPort::AddFrozenObjects(const std::vector<uint64_t>& named,
           for (size_t i = 0; i < n; ++i)
             if (outside(refs[i])) out.leaving.push_back(refs[i]);
         };
-        size_t forgotten = 0;
         for (;;) {
           while (reader.NextRefs(&id, leaving)) {
             if (outside(id)) out.ids.push_back(id);
             if (is_named(id)) out.named.push_back(id);
-            if (arriving && reader.Consumed() >= forgotten + kForgetStep) {
-              forgotten = reader.Consumed();
-              record_.stream.Forget(forgotten);
-            }
           }
           if (!record_.stream.arriving()) break;
+          // Arriving (one slice): all read, the next bytes take their place in the window.
+          record_.stream.Forget(reader.Consumed());
           if (!child->More(&record_.stream, kArrivingStep, error)) {
             out.broken = true;
             break;
@@ -439,11 +437,13 @@ void DotnetPort::Walk(agent::HeapInfoCallback& sink, RecordChild* child) {
   while (!aborted) {
     if (!reader.Next(&o, most_refs)) {
       if (!record_.stream.arriving()) break;
+      record_.stream.Forget(reader.Consumed());  // all read: the next bytes take their place
       if (!child->More(&record_.stream, kArrivingStep, &broken)) break;
       continue;
     }
-    // The bytes read are copied into o: the record behind the reader is given back a MiB at
-    // a time while the batches it becomes are held, so the walk's peak is not both at once.
+    // The bytes read are copied into o: a record held whole is given back behind the reader a
+    // MiB at a time while the batches it becomes are held, so the walk's peak is not both at
+    // once (one received in steps is a window already).
     if (reader.Consumed() >= forgotten + kForgetStep) {
       forgotten = reader.Consumed();
       record_.stream.Forget(forgotten);

@@ -127,18 +127,11 @@ void RecordStream::Unmap() {
 void RecordStream::Reallocate(size_t bytes) {
   uint8_t* bigger = HugePageAllocator<uint8_t>().allocate(bytes);
   if (incoming_) SmallPages(bigger, bytes);  // received in steps (ReceiveHead): before the copy
-  // The bytes still held: not those given back (Forget), nor those still to arrive, whose
-  // pages would be written with zeros here and so cost memory before their time; objects
-  // appended after the bytes arrived (at incoming_ on) are held.
-  auto copy = [&](size_t from, size_t to) {
-    if (to > from) std::memcpy(bigger + from, data_ + from, to - from);
-  };
-  if (received_ < incoming_) {
-    copy(forgotten_, received_);
-    copy(incoming_, used_);
-  } else {
-    copy(forgotten_, used_);
-  }
+  // The bytes still held: not those given back or left behind (Forget), nor those still to
+  // arrive, whose pages would be written with zeros here and so cost memory before their time.
+  const size_t from = std::max(forgotten_, base_);
+  const size_t to = std::min(readable(), base_ + capacity_);
+  if (to > from) std::memcpy(bigger + (from - base_), At(from), to - from);
   Unmap();
   data_ = bigger;
   capacity_ = bytes;
@@ -214,7 +207,7 @@ void RecordStream::Append(uint64_t id, uintptr_t klass, uint32_t size, bool valu
   if (grouped) {  // aligned: z is the difference shifted by 3
     for (size_t g = 0; g < ref_count; g += kRefGroup) {
       if ((g & (kRunLength - 1)) == 0) {
-        used_ = static_cast<size_t>(p - data_);
+        used_ = OffsetOf(p);
         p = Room(kRunLength * kRefMaxBytes);
       }
       uint8_t* const tag = p++;
@@ -233,7 +226,7 @@ void RecordStream::Append(uint64_t id, uintptr_t klass, uint32_t size, bool valu
   } else {
     for (size_t i = 0; i < ref_count; ++i) {
       if ((i & (kRunLength - 1)) == 0) {
-        used_ = static_cast<size_t>(p - data_);
+        used_ = OffsetOf(p);
         p = Room(kRunLength * kRefMaxBytes);
       }
       p = PutVarint(p, ZigZag(AddressDelta(refs[i], i ? refs[i - 1] : id, aligned)));
@@ -245,14 +238,14 @@ void RecordStream::Append(uint64_t id, uintptr_t klass, uint32_t size, bool valu
   uint64_t* const previous = previous_values_.data();
   for (size_t i = 0; i < value_count; ++i) {
     if ((i & (kRunLength - 1)) == 0) {
-      used_ = static_cast<size_t>(p - data_);
+      used_ = OffsetOf(p);
       p = Room(kRunLength * kValueMaxBytes);
     }
     p = PutVarint(p, deltas ? ZigZag(static_cast<int64_t>(values[i] - previous[i])) : values[i]);
     previous[i] = values[i];
   }
   if (text_units) {
-    used_ = static_cast<size_t>(p - data_);
+    used_ = OffsetOf(p);
     p = Room(kValueMaxBytes + text_units * 2);
     // Text of units below 0x80 only (names, identifiers, most of a game's strings): a byte each.
     uint16_t wide = 0;
@@ -267,7 +260,7 @@ void RecordStream::Append(uint64_t id, uintptr_t klass, uint32_t size, bool valu
       p += text_units * 2;
     }
   }
-  used_ = static_cast<size_t>(p - data_);
+  used_ = OffsetOf(p);
   previous_id_ = id;
   ++objects_;
   refs_ += ref_count;
@@ -275,17 +268,18 @@ void RecordStream::Append(uint64_t id, uintptr_t klass, uint32_t size, bool valu
 
 uint8_t* RecordStream::Room(size_t bytes) {
   bytes += kPutSlack;
-  if (used_ + bytes > capacity_) {
-    Reallocate(std::max(used_ + bytes, capacity_ + capacity_ / 2 + 4096));
+  if (used_ - base_ + bytes > capacity_) {
+    Reallocate(std::max(used_ - base_ + bytes, capacity_ + capacity_ / 2 + 4096));
     ++growths_;
   }
-  return data_ + used_;
+  return At(used_);
 }
 
 void RecordStream::Reserve(size_t bytes, size_t touched, size_t classes) {
   if (capacity_ < bytes) Reallocate(bytes);
   // A write per page maps it now, not in the pause (a huge page at its first write).
-  for (size_t at = used_; at < std::min(touched, capacity_); at += kPageBytes) data_[at] = 0;
+  for (size_t at = used_ - base_; at < std::min(touched, capacity_); at += kPageBytes)
+    data_[at] = 0;
   size_t slots = keys_.empty() ? kFirstClassSlots : keys_.size();
   while (slots < 2 * classes) slots *= 2;
   if (slots > keys_.size()) Rehash(slots);
@@ -295,7 +289,8 @@ void RecordStream::Reserve(size_t bytes, size_t touched, size_t classes) {
 
 void RecordStream::Clear() {
   used_ = 0;
-  forgotten_ = received_ = incoming_ = 0;
+  forgotten_ = received_ = incoming_ = base_ = 0;
+  tail_ = std::vector<uint8_t>();
   objects_ = refs_ = growths_ = 0;
   previous_id_ = 0;
   shape_valid_ = false;
@@ -312,12 +307,16 @@ void RecordStream::Release() {
 }
 
 void RecordStream::Forget(size_t offset) {
+  if (incoming_ != 0) {  // received in steps: ReceiveMore moves what is left to the front
+    forgotten_ = std::max(forgotten_, std::min(offset, readable()));
+    return;
+  }
   const size_t end = std::min(offset, readable()) & ~(kPageBytes - 1);
   // Only the huge-page allocator's own mappings are page-aligned and advised (a buffer under
   // 2 MiB comes from operator new: kept whole).
   if (end <= forgotten_ || capacity_ < kHugePageBytes) return;
   // The pages read zero when touched again; the mapping stays for the next record.
-  madvise(data_ + forgotten_, end - forgotten_, MADV_DONTNEED);
+  madvise(At(forgotten_), end - forgotten_, MADV_DONTNEED);
   forgotten_ = end;
 }
 
@@ -409,7 +408,7 @@ RecordStream::Reader::Reader(const RecordStream& stream, size_t part, size_t par
 }
 
 bool RecordStream::Reader::Header(const uint8_t** at, ObjectHeader* h) {
-  const uint8_t* p = s_.data_ + at_;
+  const uint8_t* p = s_.At(at_);
   const uint8_t* const end = Limit();
   if (p >= end) return false;
   const uint64_t flags = ReadVarint(&p, end);
@@ -448,7 +447,7 @@ bool RecordStream::Reader::Header(const uint8_t** at, ObjectHeader* h) {
 }
 
 const uint8_t* RecordStream::Reader::Limit() const {
-  return s_.data_ + std::min(end_, s_.readable());
+  return s_.At(std::min(end_, s_.readable()));
 }
 
 void RecordStream::Reader::Refs(const uint8_t** at, const ObjectHeader& h, size_t from, size_t n,
@@ -473,7 +472,7 @@ void RecordStream::Reader::Rest(const uint8_t* p, const ObjectHeader& h) {
         std::min<size_t>(static_cast<size_t>(word >> 1), static_cast<size_t>(end - p) / unit_bytes);
     p += units * unit_bytes;
   }
-  at_ = static_cast<size_t>(p - s_.data_);
+  at_ = s_.OffsetOf(p);
 }
 
 void RecordStream::Reader::ReadValues(const uint8_t** at, uint64_t flags) {
@@ -535,12 +534,12 @@ bool RecordStream::Reader::Next(StreamObject* o, size_t most_refs) {
       p += units * 2;
     }
   }
-  at_ = static_cast<size_t>(p - s_.data_);
+  at_ = s_.OffsetOf(p);
   return true;
 }
 
 size_t RecordStream::Reader::Consumed() const {
-  return part_at_ && part_from_ < part_h_.refs ? static_cast<size_t>(part_at_ - s_.data_) : at_;
+  return part_at_ && part_from_ < part_h_.refs ? s_.OffsetOf(part_at_) : at_;
 }
 
 bool RecordStream::Reader::Part(StreamObject* o) {
@@ -612,6 +611,10 @@ struct TransferHeader {
 }  // namespace
 
 bool RecordStream::Send(int fd, std::string* error) const {
+  if (incoming_ != 0) {  // a window of the stream, not the stream
+    *error = "a record received in steps is not sent on";
+    return false;
+  }
   TransferHeader h{};
   h.magic = kTransferMagic;
   h.used = used_;
@@ -642,6 +645,10 @@ bool RecordStream::Send(int fd, std::string* error) const {
 }
 
 bool RecordStream::SendBytes(int fd, std::string* error) const {
+  if (incoming_ != 0) {  // a window of the stream, not the stream
+    *error = "a record received in steps is not sent on";
+    return false;
+  }
   return WriteAll(fd, data_, used_, error);
 }
 
@@ -724,6 +731,13 @@ bool RecordStream::ReceiveHead(agent::ByteSource& in, std::string* error, uint64
 bool RecordStream::ReceiveMore(agent::ByteSource& in, size_t at_least, uint64_t* offset,
                                std::string* error) {
   if (received_ >= incoming_) return true;
+  // What the reader left behind (Forget) makes room: the rest moves to the buffer's front,
+  // whose pages are in memory already (a window's pages fault in once, not once per step).
+  const size_t keep = std::max(forgotten_, base_);
+  if (keep > base_) {
+    std::memmove(data_, At(keep), received_ - keep);
+    base_ = keep;
+  }
   // To an object's start: the first checkpoint at or after the bytes asked for, or the end.
   const size_t want = at_least > incoming_ - received_ ? incoming_ : received_ + at_least;
   auto next = std::lower_bound(checkpoints_.begin(), checkpoints_.end(), want,
@@ -734,13 +748,20 @@ bool RecordStream::ReceiveMore(agent::ByteSource& in, size_t at_least, uint64_t*
     // The buffer grows as the bytes arrive (a header's size alone never maps memory); the
     // receiver's reservation normally holds them.
     const size_t n = std::min<size_t>(stop - received_, size_t{1} << 20);
-    if (capacity_ < received_ + n + kPutSlack)
-      Reallocate(std::min(incoming_, std::max(2 * capacity_, received_ + n)) + kPutSlack);
-    if (!ReadAll(in, data_ + received_, n, offset, "objects", error)) {
+    // The last part makes room for the objects appended after the bytes too (tail_).
+    const size_t all = std::max(incoming_, used_);
+    const size_t end = received_ + n == incoming_ ? all : received_ + n;
+    if (capacity_ < end - base_ + kPutSlack)
+      Reallocate(std::min(all - base_, std::max(2 * capacity_, end - base_)) + kPutSlack);
+    if (!ReadAll(in, At(received_), n, offset, "objects", error)) {
       Clear();
       return false;
     }
     received_ += n;
+  }
+  if (received_ == incoming_ && !tail_.empty()) {  // the objects appended after them, back
+    std::memcpy(At(incoming_), tail_.data(), tail_.size());
+    tail_ = std::vector<uint8_t>();
   }
   return true;
 }
@@ -752,8 +773,15 @@ void RecordStream::SmallPages(uint8_t* data, size_t bytes) {
 }
 
 void RecordStream::Rewind() {
+  // The objects appended after the bytes wait aside while the bytes come again through the
+  // same window, from the first (once: a second Rewind keeps them aside).
+  if (!arriving() && used_ > incoming_) tail_.assign(At(incoming_), At(used_));
   received_ = 0;
-  forgotten_ = 0;  // their pages come back as the bytes arrive again
+  forgotten_ = 0;
+  base_ = 0;
+  // What the buffer holds is stale: given back, so that only the window is in memory (a
+  // record taken whole for its first pass held all of it).
+  if (capacity_ >= kHugePageBytes) madvise(data_, capacity_, MADV_DONTNEED);
 }
 
 }  // namespace dotnet

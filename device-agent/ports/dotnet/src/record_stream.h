@@ -107,6 +107,7 @@ class RecordStream {
   // Gives back the memory of the bytes before `offset` (whole pages; the buffer stays mapped)
   // once the one reader left has read them for the last time (Reader::Consumed): the walk
   // frees the record behind it as its batches grow, so the two do not add up at the peak.
+  // (Received in steps, the buffer is a window: the next step reuses their place.)
   // Those bytes are gone for every reader until they arrive again (Rewind) or Clear; appending
   // goes on as before.
   void Forget(size_t offset);
@@ -134,10 +135,12 @@ class RecordStream {
   // its classes, but reads none), ReceiveMore the bytes from where the last step stopped to
   // the first object that starts `at_least` bytes on (or the end). A Reader stops where the
   // bytes received end (Next false) and goes on from there after the next ReceiveMore; Forget
-  // gives back what it read. Appending waits until every byte arrived. SendBytes sends the
-  // bytes once more; Rewind makes the receiver take them again from the first (two passes
-  // over a record it never holds whole). A step may move the buffer: take it between objects
-  // (after an object's last Part). *offset counts the source's bytes, for the errors.
+  // says what it read, whose place the next step's bytes take (the buffer is a window).
+  // Appending waits until every byte arrived. SendBytes sends the bytes once more; Rewind
+  // makes the receiver take them again from the first (two passes over a record it never
+  // holds whole), the objects appended meanwhile kept aside until then. A step moves the
+  // bytes in the buffer: take it between objects (after an object's last Part). *offset
+  // counts the source's bytes, for the errors. A stream received so is not sent on.
   bool SendBytes(int fd, std::string* error) const;
   bool ReceiveHead(agent::ByteSource& in, std::string* error, uint64_t* offset);
   bool ReceiveMore(agent::ByteSource& in, size_t at_least, uint64_t* offset, std::string* error);
@@ -251,6 +254,13 @@ class RecordStream {
   // `received_` are here; readers stop there until all are.
   size_t incoming_ = 0, received_ = 0;
   size_t readable() const { return received_ < incoming_ ? received_ : used_; }
+  // The stream offset of data_[0]: 0, but for a stream received in steps, whose buffer holds a
+  // window of it (ReceiveMore moves what the reader still needs to the front). And the
+  // objects appended after the received bytes, aside while those come again (Rewind).
+  size_t base_ = 0;
+  std::vector<uint8_t> tail_;
+  uint8_t* At(size_t offset) const { return data_ + (offset - base_); }
+  size_t OffsetOf(const uint8_t* p) const { return base_ + static_cast<size_t>(p - data_); }
   uint64_t previous_id_ = 0;
   std::vector<uintptr_t> classes_;
   // Open addressing, linear probing: class -> index + 1 (0: empty slot). Power-of-two size.
