@@ -612,6 +612,29 @@ bool ThroughAPipe(const RecordStream& s, RecordStream* out, std::string* error) 
   return received;
 }
 
+// What `s` writes to a pipe (Send, then SendBytes when bytes_again: a snapshot process's
+// sending), read whole from the other end while a thread writes, as the child would.
+std::string SentThroughAPipe(const RecordStream& s, bool bytes_again) {
+  std::string bytes;
+  int fds[2];
+  if (pipe(fds) != 0) {
+    ADD_FAILURE() << "pipe";
+    return bytes;
+  }
+  std::string send_error;
+  std::thread writer([&] {
+    EXPECT_TRUE(s.Send(fds[1], &send_error) && (!bytes_again || s.SendBytes(fds[1], &send_error)))
+        << send_error;
+    close(fds[1]);
+  });
+  char buf[65536];
+  ssize_t n;
+  while ((n = read(fds[0], buf, sizeof buf)) > 0) bytes.append(buf, static_cast<size_t>(n));
+  writer.join();
+  close(fds[0]);
+  return bytes;
+}
+
 // What a copy-on-write child records comes back whole through its pipe: every object, the
 // slices a reader on several threads takes (checkpoints), and the state the next Append reads
 // (the previous id and shape, the class table): objects appended after the transfer read back
@@ -658,28 +681,13 @@ TEST(RecordStream, ComesBackWholeThroughAPipeAndAppendsOnAsTheSender) {
 // The receive in steps, as the .NET port's walk reads a snapshot process's record: the head,
 // then the bytes a window at a time, read as they come, each step in the place of what the
 // reader left behind (Forget), twice (the sender's SendBytes, the receiver's Rewind), with
-// objects appended between the passes; each pass reads every object as sent, in parts too, and no
-// read goes past the bytes that arrived (the reader stops there and goes on after the next step).
+// objects appended between the passes; each pass reads every object as sent, and no read goes
+// past the bytes that arrived (the reader stops there and goes on after the next step).
 TEST(RecordStream, ArrivesInStepsIsReadTwiceAndGivenBackBehindTheReader) {
   const std::vector<Made> made = MixedObjects(500000, 13);
   RecordStream sent;
   for (const Made& m : made) Put(sent, m);
-  std::string bytes;
-  {
-    int fds[2];
-    ASSERT_EQ(pipe(fds), 0);
-    std::string send_error;
-    std::thread writer([&] {
-      EXPECT_TRUE(sent.Send(fds[1], &send_error) && sent.SendBytes(fds[1], &send_error))
-          << send_error;
-      close(fds[1]);
-    });
-    char buf[65536];
-    ssize_t n;
-    while ((n = read(fds[0], buf, sizeof buf)) > 0) bytes.append(buf, static_cast<size_t>(n));
-    writer.join();
-    close(fds[0]);
-  }
+  const std::string bytes = SentThroughAPipe(sent, /*bytes_again=*/true);
   agent::MemoryByteSource in(bytes.data(), bytes.size());
   RecordStream r;
   r.Reserve(4 << 20, 0, 8);  // mapped, untouched: as the port reserves for a child's record
@@ -765,21 +773,7 @@ TEST(RecordStream, ReceiveRefusesAShortOrInconsistentStream) {
   const std::vector<Made> made = MixedObjects(70000, 12);
   RecordStream s;
   for (const Made& m : made) Put(s, m);
-  std::string bytes;
-  {
-    int fds[2];
-    ASSERT_EQ(pipe(fds), 0);
-    std::string send_error;
-    std::thread writer([&] {
-      EXPECT_TRUE(s.Send(fds[1], &send_error)) << send_error;
-      close(fds[1]);
-    });
-    char buf[65536];
-    ssize_t n;
-    while ((n = read(fds[0], buf, sizeof buf)) > 0) bytes.append(buf, static_cast<size_t>(n));
-    writer.join();
-    close(fds[0]);
-  }
+  const std::string bytes = SentThroughAPipe(s, /*bytes_again=*/false);
   RecordStream r;
   std::string error;
   for (const size_t cut :
