@@ -117,7 +117,7 @@ TEST(RecordStream, ComesBackWholeThroughAPipeAndAppendsOnAsTheSender) {
 // reader left behind (Forget), twice (the sender's SendBytes, the receiver's Rewind), with
 // objects appended between the passes; each pass reads every object as sent, and no read goes
 // past the bytes that arrived (the reader stops there and goes on after the next step).
-TEST(RecordStream, ArrivesInStepsIsReadTwiceAndGivenBackBehindTheReader) {
+TEST(RecordStream, ArrivesInStepsAndIsReadTwiceThroughAWindow) {
   const std::vector<Made> made = MixedObjects(500000, 13);
   RecordStream sent;
   for (const Made& m : made) Put(sent, m);
