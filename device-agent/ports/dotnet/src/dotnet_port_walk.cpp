@@ -80,7 +80,8 @@ bool DotnetPort::AddFrozenObjects(const std::vector<uint64_t>& named,
   // ids of every reported object (a sort of every object and a search per reference, in two
   // passes: several times slower on a big heap). The same pass finds which of the `named`
   // objects (sorted) were recorded. A record still arriving from its snapshot process is read
-  // as it comes, on one thread, and given back behind the reader.
+  // as it comes, on one thread, through the stream's window (each step in the place of the
+  // bytes read).
   std::vector<uint64_t> missing;
   const bool arriving = record_.stream.arriving();
   // `named` holds tens to thousands of ids and every object is looked for: a bit per hash of

@@ -81,7 +81,8 @@ class RecordChild {
   // *error saying what broke (the byte offset, the child's fate: "the snapshot process was
   // killed by signal 9 (Killed)") when the stream ended early or was inconsistent, the child
   // sent nothing for `idle_timeout_ms` (then killed), or stop() said so (checked every
-  // 100 ms; the child killed); the child is reaped then. Throws std::bad_alloc.
+  // 100 ms; the child killed); the child is reaped then, and *record holds what came of it
+  // (the caller releases it). Throws std::bad_alloc.
   bool ReceiveHead(HeapRecord* record, std::function<bool()> stop, std::string* error,
                    uint32_t idle_timeout_ms = kIdleTimeoutMs);
   // More of the stream's bytes (RecordStream::ReceiveMore; Rewind before the second sending);

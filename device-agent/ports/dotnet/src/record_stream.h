@@ -145,7 +145,7 @@ class RecordStream {
   bool ReceiveHead(agent::ByteSource& in, std::string* error, uint64_t* offset);
   bool ReceiveMore(agent::ByteSource& in, size_t at_least, uint64_t* offset, std::string* error);
   void Rewind();
-  // Bytes of the record are still to arrive (ReceiveMore).
+  // Bytes of the record are still to arrive (ReceiveMore, after ReceiveHead or Rewind).
   bool arriving() const { return received_ < incoming_; }
 
   // Reads the objects back in order: all of them, or the part-th of `parts` slices of the
@@ -229,7 +229,8 @@ class RecordStream {
   uint8_t* Room(size_t bytes);
   void Rehash(size_t capacity);
   // A buffer filled a window at a time, after the pause (ReceiveHead): advised small pages, so
-  // that a window and Forget cost and give back 4 KiB pages, not 2 MiB ones.
+  // that the window costs the 4 KiB pages it uses, not whole 2 MiB ones, and Rewind gives
+  // back what the first pass left.
   static void SmallPages(uint8_t* data, size_t bytes);
   // Moves the bytes held into a new buffer of `bytes` (left untouched beyond them): those used,
   // less any given back (Forget) or still to arrive (ReceiveMore).
@@ -249,7 +250,9 @@ class RecordStream {
   std::vector<Checkpoint> checkpoints_;
   size_t objects_ = 0, refs_ = 0;
   size_t growths_ = 0;
-  size_t forgotten_ = 0;  // the bytes before it were given back (Forget)
+  // Forget's mark: the bytes before it were given back (whole pages), or, received in steps,
+  // were read and are left for the next step's bytes to take their place.
+  size_t forgotten_ = 0;
   // Received in steps (ReceiveHead): the first `incoming_` bytes come from a source, of which
   // `received_` are here; readers stop there until all are.
   size_t incoming_ = 0, received_ = 0;
