@@ -5,9 +5,9 @@
 #include <cstdio>
 
 #include "capture_fields.h"
-#include "page_warmer.h"
 #include "xrpm/client/domain_sections.h"
 #include "xrpm/client/wire_type_traits.h"
+#include "xrpm/model/page_warmer.h"
 #include "xrpm/protocol/constants.h"
 
 namespace xrpm::client {

@@ -23,7 +23,7 @@
 // Prepare (optional, as the request leaves) reserves the snapshot's main columns at the sizes
 // the caller expects (the previous capture's, or the agent's hint; never more than half the
 // memory available) and has their pages faulted in on a background
-// thread while the game is stopped (page_warmer.h), so that decoding
+// thread while the game is stopped (xrpm/model/page_warmer.h), so that decoding
 // after the pause writes to memory that is already there.
 //
 // Cost: O(objects + refs) time; memory is the Snapshot itself (24 B/object + 8 B/ref) plus one
@@ -44,10 +44,13 @@
 #include "xrpm/protocol/heap_batch.h"
 #include "xrpm/protocol/wire.pb.h"
 
+namespace xrpm {
+class PageWarmer;
+}
+
 namespace xrpm::client {
 
 class CaptureFields;
-class PageWarmer;
 
 // How much a capture's snapshot held, in the units its columns grow by: what Prepare reserves.
 struct CaptureSizes {

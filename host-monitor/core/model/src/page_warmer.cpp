@@ -1,4 +1,4 @@
-#include "page_warmer.h"
+#include "xrpm/model/page_warmer.h"
 
 #include <pthread.h>
 #include <sys/mman.h>
@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <utility>
 
-namespace xrpm::client {
+namespace xrpm {
 namespace {
 
 constexpr size_t kStepBytes = size_t{2} << 20;  // one huge page: Stop() waits at most this much
@@ -18,8 +18,9 @@ void Warm(const std::vector<PageWarmer::Range>& ranges, const std::atomic<bool>&
           const PageWarmer::StepHook& before_step) {
 #ifdef MADV_POPULATE_WRITE
   pthread_setname_np(pthread_self(), "xrpm-warmer");  // for top, perf and /proc
-  // The columns fill side by side as batches arrive: each round warms the next equal share of
-  // every range, about 2 MiB of the largest.
+  // The ranges fill side by side (a capture's columns as batches arrive, the search's arrays a
+  // vertex at a time): each round warms the next equal share of every range, about 2 MiB of
+  // the largest.
   size_t largest = 0;
   for (const PageWarmer::Range& r : ranges) largest = std::max(largest, r.bytes);
   const size_t rounds = (largest + kStepBytes - 1) / kStepBytes;
@@ -70,4 +71,4 @@ void PageWarmer::Stop() {
   if (thread_.joinable()) thread_.join();
 }
 
-}  // namespace xrpm::client
+}  // namespace xrpm
