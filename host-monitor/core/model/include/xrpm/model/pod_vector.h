@@ -101,6 +101,19 @@ class PodVector {
     if (n > cap_) reserve(n);
     size_ = n;
   }
+  // Sets the size of an empty vector without capacity to n zeros. Mapped memory is zero
+  // already and is not written here: its pages are faulted in where they are first used (or by
+  // a page warmer, on another core), not all at once on the calling thread. For the large
+  // working arrays that a pass fills at random or a step at a time.
+  void resize_zeroed(size_t n) {
+    if (cap_ != 0) {  // memory used before may hold anything
+      resize(n, T{});
+      return;
+    }
+    reserve(n);
+    if (!mapped_ && n) std::memset(static_cast<void*>(data_), 0, n * sizeof(T));
+    size_ = n;
+  }
   void reserve(size_t n) {
     if (n > cap_) realloc_to(n);
   }
