@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "xrpm/model/fork_join.h"
+#include "xrpm/model/page_warmer.h"
 
 namespace xrpm::analysis {
 
@@ -65,8 +66,9 @@ struct Forest {
 //  - w numbered before v (a back or cross edge): counted in back_count[w]. The semidominator
 //    phase needs these, and only these, as predecessors.
 // Iterative: the per-vertex edge cursor (relative to the vertex's first reference) lives in
-// `cursor`, the way back up in the forest's anc (all indexed by preorder number). Returns the
-// number of numbered vertices, the root included.
+// `cursor`, the way back up in the forest's anc (all indexed by preorder number). `pre` is 0
+// for a vertex not numbered yet; the arrays indexed by preorder number are written for a vertex
+// when it is numbered. Returns the number of numbered vertices, the root included.
 template <class Edges>
 uint32_t NumberDepthFirst(const GraphIndex& g, const Edges& edges, PodVector<uint32_t>& pre,
                           PodVector<uint32_t>& vertex, PodVector<Forest>& forest,
@@ -74,6 +76,7 @@ uint32_t NumberDepthFirst(const GraphIndex& g, const Edges& edges, PodVector<uin
                           const Progress& progress) {
   vertex[0] = g.node_count();
   forest[0] = {0, 0, 0};
+  back_count[0] = 0;
   uint32_t m = 1;
   uint32_t next_report = 1 << 20;
   auto discover = [&](uint32_t w, uint32_t up) {
@@ -88,7 +91,7 @@ uint32_t NumberDepthFirst(const GraphIndex& g, const Edges& edges, PodVector<uin
     return m++;
   };
   for (const uint32_t r : g.StrongRoots()) {
-    if (pre[r] != kNoIndex) continue;
+    if (pre[r] != 0) continue;
     uint32_t cur = discover(r, 0);
     while (cur != 0) {
       const uint32_t v = vertex[cur];
@@ -99,7 +102,7 @@ uint32_t NumberDepthFirst(const GraphIndex& g, const Edges& edges, PodVector<uin
         w = edges.at(c);
         if (w == kNoIndex) continue;  // dangling
         const uint32_t o = pre[w];
-        if (o == kNoIndex) break;
+        if (o == 0) break;  // not numbered yet
         if (o > cur) {
           if (cur < forest[o].label) forest[o].label = cur;
         } else if (o < cur) {
@@ -138,21 +141,28 @@ template <class Edges>
 void ComputeWith(const GraphIndex& g, const Edges& edges, unsigned threads, Parts& out,
                  const Progress& progress) {
   const uint32_t n = g.node_count();
-  // 1. Preorder numbers (all arrays but `pre` are indexed by them; 0 is the virtual root), the
-  // semidominator candidates of the forward edges and the count of back edges per target.
-  PodVector<uint32_t> pre, vertex, off;
+  // 1. Preorder numbers (all arrays but `pre` are indexed by them; 0 is the virtual root, so
+  // `pre` is 0 for a vertex not numbered yet), the semidominator candidates of the forward
+  // edges and the count of back edges per target. No array is written before the search: fresh
+  // memory reads as zero, and the search, on one core, fills its arrays a vertex at a time, so
+  // their pages are faulted in ahead of it on another (PageWarmer).
+  PodVector<uint32_t> pre, vertex, off, cursor;
   PodVector<Forest> forest;
-  pre.resize(n, kNoIndex);
-  vertex.resize(size_t{n} + 1);
-  forest.resize(size_t{n} + 1);
-  off.resize(size_t{n} + 2);  // back edges per target, then where each target's list starts
+  pre.resize_zeroed(size_t{n} + 1);  // + 1: the semidominators take its memory (step 3)
+  vertex.resize_zeroed(size_t{n} + 1);
+  forest.resize_zeroed(size_t{n} + 1);
+  off.resize_zeroed(size_t{n} + 2);  // back edges per target, then where each target's list starts
+  cursor.resize_zeroed(size_t{n} + 1);
   uint32_t m = 0;
   {
-    PodVector<uint32_t> cursor;
-    cursor.resize(size_t{n} + 1);
+    PageWarmer warmer;
+    if (ResolveThreads(threads) > 1) {
+      auto range = [](auto& a) { return PageWarmer::Range{a.data(), a.bytes_reserved()}; };
+      warmer.Start({range(pre), range(vertex), range(forest), range(off), range(cursor)});
+    }
     m = NumberDepthFirst(g, edges, pre, vertex, forest, cursor, off, progress);
     out.work_peak_bytes = BytesOf(pre, vertex, forest, off, cursor);
-  }
+  }  // the warmer stopped
   vertex.resize(m);
   vertex.shrink_to_fit();
   forest.resize(m);
@@ -174,8 +184,10 @@ void ComputeWith(const GraphIndex& g, const Edges& edges, unsigned threads, Part
     off[i] = static_cast<uint32_t>(total);
   }
   off[m] = static_cast<uint32_t>(total);
-  PodVector<uint32_t> back;
-  back.resize(total);
+  // The back edges take the cursors' memory, faulted in already (and grow beyond it).
+  PodVector<uint32_t> back = std::move(cursor);
+  back.resize_uninitialized(total);  // every slot is written below
+  back.shrink_to_fit();
   {
     const std::vector<size_t> bounds = EvenBounds(n, ResolveThreads(threads), 1 << 18);
     RunChunks(bounds, [&](size_t chunk, size_t begin, size_t end) {
@@ -192,7 +204,7 @@ void ComputeWith(const GraphIndex& g, const Edges& edges, unsigned threads, Part
             progress.ThrowIfCancelled();
         }
         const uint32_t pv = pre[v];
-        if (pv == kNoIndex) continue;
+        if (pv == 0) continue;  // not reachable
         for (uint64_t k = edges.begin(static_cast<uint32_t>(v)),
                       e = edges.end(static_cast<uint32_t>(v));
              k < e; ++k) {
@@ -212,7 +224,6 @@ void ComputeWith(const GraphIndex& g, const Edges& edges, unsigned threads, Part
     });
   }
   out.work_peak_bytes = std::max(out.work_peak_bytes, BytesOf(pre, vertex, forest, off, back));
-  pre = {};
 
   // 3. Lengauer–Tarjan in reverse preorder: semidominators through the link-eval forest
   // (vertices >= last_linked are linked, in reverse preorder right after being processed), and
@@ -220,8 +231,10 @@ void ComputeWith(const GraphIndex& g, const Edges& edges, unsigned threads, Part
   // not processed yet (0: empty; 0 never sits in a bucket), then its semidominator; `off`
   // becomes the bucket links, then the (relative) dominators: slot w is free once step w has
   // read where its list starts, and only steps >= w write it.
-  PodVector<uint32_t> semi;
-  semi.resize(m, uint32_t{0});
+  PodVector<uint32_t> semi = std::move(pre);  // its memory, faulted in already (m <= n + 1)
+  semi.resize(m);
+  semi.shrink_to_fit();
+  std::fill(semi.begin(), semi.end(), uint32_t{0});
   std::vector<uint32_t> stack;
   // v must be linked. Returns the vertex of minimal semidominator on the forest path from v up
   // to (excluding) its tree root, compressing the path.
