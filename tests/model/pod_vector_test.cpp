@@ -103,13 +103,17 @@ TEST(PodVector, ResizeZeroedLeavesAFreshMappingUntouchedAndReadsZero) {
   EXPECT_EQ(big[0], 0u);
   EXPECT_EQ(big[kCount / 2], 0u);
   EXPECT_EQ(big[kCount - 1], 0u);
-  // Malloc'd (small): cleared.
+  // Malloc'd (small): cleared, also where malloc hands back a block just freed with other bytes.
+  { std::vector<uint64_t> junk(1000, ~uint64_t{0}); }
   PodVector<uint64_t> small;
   small.resize_zeroed(1000);
   EXPECT_TRUE(std::all_of(small.begin(), small.end(), [](uint64_t v) { return v == 0; }));
-  // Memory used before: cleared too, mapped or not.
+  // Memory used before, held or cleared: zeros too, mapped or not.
   for (size_t n : {size_t{100}, size_t{1} << 20}) {
     PodVector<uint32_t> used;
+    used.resize(n, 7);
+    used.resize_zeroed(n);
+    EXPECT_TRUE(std::all_of(used.begin(), used.end(), [](uint32_t v) { return v == 0; })) << n;
     used.resize(n, 7);
     used.clear();
     used.resize_zeroed(n);

@@ -15,6 +15,9 @@ namespace {
 constexpr std::string_view kPhaseDfs = "dominators: depth-first search";
 constexpr std::string_view kPhaseEdges = "dominators: predecessors";
 constexpr std::string_view kPhaseSemi = "dominators: semidominators";
+// From this many objects the search's arrays are mapped memory (a MiB and more), worth a thread
+// that faults them in beside it.
+constexpr uint32_t kWarmFrom = 1 << 18;
 
 // A node's references: the forward CSR's, or the snapshot's own resolved on every visit (an
 // index built without the CSR). Positions are absolute in either array.
@@ -143,12 +146,15 @@ void ComputeWith(const GraphIndex& g, const Edges& edges, unsigned threads, Part
   const uint32_t n = g.node_count();
   // 1. Preorder numbers (all arrays but `pre` are indexed by them; 0 is the virtual root, so
   // `pre` is 0 for a vertex not numbered yet), the semidominator candidates of the forward
-  // edges and the count of back edges per target. No array is written before the search: fresh
-  // memory reads as zero, and the search, on one core, fills its arrays a vertex at a time, so
-  // their pages are faulted in ahead of it on another (PageWarmer).
+  // edges and the count of back edges per target. The search, on one core, fills the arrays
+  // indexed by preorder number a vertex at a time: they are not written before it (fresh memory
+  // reads as zero), and their pages are faulted in ahead of it on another core (PageWarmer).
+  // `pre` is written first, here: the search reads it at random before writing it, and a read
+  // of a page not faulted in yet maps the shared zero page, which the first write then splits
+  // into 4 KiB pages (more TLB misses in every pass that reads it at random).
   PodVector<uint32_t> pre, vertex, off, cursor;
   PodVector<Forest> forest;
-  pre.resize_zeroed(size_t{n} + 1);  // + 1: the semidominators take its memory (step 3)
+  pre.resize(size_t{n} + 1, 0);  // + 1: the semidominators take its memory (step 3)
   vertex.resize_zeroed(size_t{n} + 1);
   forest.resize_zeroed(size_t{n} + 1);
   off.resize_zeroed(size_t{n} + 2);  // back edges per target, then where each target's list starts
@@ -156,9 +162,9 @@ void ComputeWith(const GraphIndex& g, const Edges& edges, unsigned threads, Part
   uint32_t m = 0;
   {
     PageWarmer warmer;
-    if (ResolveThreads(threads) > 1) {
+    if (ResolveThreads(threads) > 1 && n >= kWarmFrom) {
       auto range = [](auto& a) { return PageWarmer::Range{a.data(), a.bytes_reserved()}; };
-      warmer.Start({range(pre), range(vertex), range(forest), range(off), range(cursor)});
+      warmer.Start({range(vertex), range(forest), range(off), range(cursor)});
     }
     m = NumberDepthFirst(g, edges, pre, vertex, forest, cursor, off, progress);
     out.work_peak_bytes = BytesOf(pre, vertex, forest, off, cursor);
@@ -216,6 +222,7 @@ void ComputeWith(const GraphIndex& g, const Edges& edges, unsigned threads, Part
           const uint32_t w = target[k - block_at];
           if (w == kNoIndex) continue;
           const uint32_t pw = pre[w];
+          if (pw == 0) continue;  // the search numbered every target of v: never
           if (pv > pw)
             back[std::atomic_ref<uint32_t>(off[pw]).fetch_sub(1, std::memory_order_relaxed) - 1] =
                 pv;

@@ -101,12 +101,15 @@ class PodVector {
     if (n > cap_) reserve(n);
     size_ = n;
   }
-  // Sets the size of an empty vector without capacity to n zeros. Mapped memory is zero
-  // already and is not written here: its pages are faulted in where they are first used (or by
-  // a page warmer, on another core), not all at once on the calling thread. For the large
-  // working arrays that a pass fills at random or a step at a time.
+  // Sets the vector to n zeros. Fresh mapped memory (a vector without capacity growing to a
+  // MiB or more) is zero already and is not written here: its pages are faulted in where they
+  // are first written (or by a page warmer, on another core), not all at once on the calling
+  // thread. For the large working arrays that a pass fills a step at a time. (A page read
+  // before it is written maps the shared zero page, which the first write splits into 4 KiB
+  // pages: an array read at random before it is written is better filled with resize.)
   void resize_zeroed(size_t n) {
     if (cap_ != 0) {  // memory used before may hold anything
+      clear();
       resize(n, T{});
       return;
     }
