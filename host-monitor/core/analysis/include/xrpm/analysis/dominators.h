@@ -30,9 +30,10 @@
 // path compression compares labels without a random read of the semidominator array) and 4
 // bytes per back edge: 24 bytes per object + 4 per back edge, 28 per object during the DFS
 // (its cursor). The buckets are threaded through the semidominator and dominator arrays. The
-// result keeps 12 bytes per object (idom 4 + retained 8). The DFS's arrays are faulted in on
-// another thread while it fills them (with `threads` > 1), and the back edges and the
-// semidominators take the memory of arrays done with (the cursors, node -> preorder): fresh
+// result keeps 12 bytes per object (idom 4 + retained 8). The arrays the DFS fills a vertex at
+// a time (all but node -> preorder, which it reads at random and is written first) are faulted
+// in on another thread while it runs (`threads` > 1, from 256 K objects), and the back edges and
+// the semidominators take the memory of arrays done with (the cursors, node -> preorder): fresh
 // memory's first touch is a fault, and on paravirtualised machines the host's backing of it.
 //
 // Thread-safety: immutable after Compute; any number of threads may read it.
@@ -52,7 +53,7 @@ class DominatorTree {
   DominatorTree() = default;
   // Throws Cancelled on cancel, std::length_error beyond 2^32 - 1 back edges. `threads` (0: as
   // many as the machine has) run the pass that lists the back edges; with more than one, a
-  // thread faults the DFS's arrays in beside it.
+  // thread faults the DFS's arrays in beside it (on a heap of 256 K objects or more).
   static DominatorTree Compute(const GraphIndex& g, const Progress& progress = {},
                                unsigned threads = 1);
 
