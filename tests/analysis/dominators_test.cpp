@@ -176,6 +176,100 @@ TEST(Dominators, MatchDataFlowReferenceOnRandomHeaps) {
   }
 }
 
+// Deep dominator trees (a long list with forward skips and back references, as in chained
+// collections), checked against the definition: d dominates w when w is unreachable from the
+// roots without d. Deep enough that finding each immediate dominator climbs far up the tree.
+TEST(Dominators, MatchRemovalReferenceOnDeepHeaps) {
+  std::mt19937_64 rng(20261202);
+  auto pick = [&](uint64_t lo, uint64_t hi) {
+    return std::uniform_int_distribution<uint64_t>(lo, hi)(rng);
+  };
+  for (int iter = 0; iter < 40; ++iter) {
+    // A list of `chain` nodes, then `n - chain` payloads, each held by a list node and, half of
+    // them, by another list node too (an index far above or below it).
+    const uint32_t chain = static_cast<uint32_t>(pick(200, 900)), n = chain + chain / 3;
+    SCOPED_TRACE("heap #" + std::to_string(iter) + " with " + std::to_string(n) + " objects");
+    std::vector<std::vector<uint32_t>> succ(n);
+    for (uint32_t i = 0; i < chain; ++i) {
+      if (i + 1 < chain) succ[i].push_back(i + 1);
+      if (pick(0, 9) == 0)  // a short detour: dominated by the node before it
+        succ[i].push_back(static_cast<uint32_t>(std::min<uint64_t>(chain - 1, i + pick(2, 5))));
+      if (i > 0 && pick(0, 19) == 0)  // back to a node the list passed a moment ago
+        succ[i].push_back(static_cast<uint32_t>(i - pick(1, std::min<uint64_t>(i, 12))));
+    }
+    for (uint32_t p = chain; p < n; ++p) {
+      succ[pick(0, chain - 1)].push_back(p);
+      if (pick(0, 1)) succ[pick(0, chain - 1)].push_back(p);
+    }
+    for (auto& out : succ) std::shuffle(out.begin(), out.end(), rng);  // the search's order
+    std::vector<uint32_t> roots{0};
+    if (pick(0, 1)) roots.push_back(static_cast<uint32_t>(pick(0, n - 1)));
+    HeapBuilder b;
+    std::vector<uint32_t> size(n);
+    for (uint32_t i = 0; i < n; ++i) {
+      std::vector<ObjectId> refs;
+      for (const uint32_t t : succ[i]) refs.push_back(0x1000 + 0x10ull * t);
+      size[i] = static_cast<uint32_t>(pick(8, 64));
+      b.Obj(0x1000 + 0x10ull * i, "Node", size[i], refs);
+    }
+    for (const uint32_t r : roots) b.Root(0x1000 + 0x10ull * r, RootKind::kStatic);
+    const Snapshot snap = b.Build();
+
+    // Reachable from the roots without `skip` (kNoIndex: nothing skipped).
+    auto reach = [&](uint32_t skip) {
+      std::vector<bool> seen(n, false);
+      std::vector<uint32_t> work;
+      for (const uint32_t r : roots)
+        if (r != skip && !seen[r]) seen[r] = true, work.push_back(r);
+      while (!work.empty()) {
+        const uint32_t v = work.back();
+        work.pop_back();
+        for (const uint32_t w : succ[v])
+          if (w != skip && !seen[w]) seen[w] = true, work.push_back(w);
+      }
+      return seen;
+    };
+    const std::vector<bool> reachable = reach(kNoIndex);
+    // The immediate dominator of w is its dominator that dominates the fewest objects.
+    std::vector<std::vector<uint32_t>> dominated(n);
+    for (uint32_t d = 0; d < n; ++d) {
+      if (!reachable[d]) continue;
+      const std::vector<bool> without = reach(d);
+      for (uint32_t w = 0; w < n; ++w)
+        if (w != d && reachable[w] && !without[w]) dominated[d].push_back(w);
+    }
+    std::vector<uint32_t> want_idom(n, kNoIndex);
+    std::vector<uint64_t> want_retained(n, 0);
+    for (uint32_t d = 0; d < n; ++d) {
+      if (!reachable[d]) continue;
+      want_retained[d] = size[d];
+      for (const uint32_t w : dominated[d]) {
+        want_retained[d] += size[w];
+        if (want_idom[w] == kNoIndex || dominated[d].size() < dominated[want_idom[w]].size())
+          want_idom[w] = d;
+      }
+    }
+    GraphIndex g = GraphIndex::Build(snap);
+    const DominatorTree dom = DominatorTree::Compute(g);
+    uint32_t deepest = 0;
+    for (uint32_t i = 0; i < n; ++i) {
+      const uint32_t v = g.Find(0x1000 + 0x10ull * i);
+      if (!reachable[i]) {
+        ASSERT_FALSE(dom.reachable(v)) << "object " << i;
+        continue;
+      }
+      const uint32_t want =
+          want_idom[i] == kNoIndex ? dom.virtual_root() : g.Find(0x1000 + 0x10ull * want_idom[i]);
+      ASSERT_EQ(dom.idom(v), want) << "object " << i;
+      ASSERT_EQ(dom.retained(v), want_retained[i]) << "object " << i;
+      uint32_t depth = 0;
+      for (uint32_t u = v; u != dom.virtual_root(); u = dom.idom(u)) ++depth;
+      deepest = std::max(deepest, depth);
+    }
+    EXPECT_GT(deepest, 50u);  // the climbs this test is for
+  }
+}
+
 // A singly linked list of `n` nodes rooted at its head: every node dominates the rest.
 Snapshot Chain(uint32_t n, bool descending_ids) {
   Snapshot s;

@@ -609,8 +609,6 @@ TEST_F(MonitorE2E, SavesOpensAndComparesRecordings) {
   ExpectShowsAView(dir + "/compare.png");
 }
 
-}  // namespace
-
 TEST_F(MonitorE2E, AllocationSitesAgesAndLeaksFromThreeEmulatorCaptures) {
   if (!HaveXvfb()) GTEST_SKIP() << "xvfb-run is not installed";
   UseOwnPort();
@@ -695,3 +693,5 @@ TEST_F(MonitorE2E, AllocationSitesAgesAndLeaksFromThreeEmulatorCaptures) {
        {"types.png", "inspector.png", "age.png", "dominators.png", "leaks.png", "gclog.png"})
     ExpectShowsAView(dir + "/" + png);
 }
+
+}  // namespace

@@ -15,6 +15,7 @@ namespace {
 constexpr std::string_view kPhaseDfs = "dominators: depth-first search";
 constexpr std::string_view kPhaseEdges = "dominators: predecessors";
 constexpr std::string_view kPhaseSemi = "dominators: semidominators";
+constexpr std::string_view kPhaseIdom = "dominators: immediate dominators";
 // From this many objects the search's arrays are mapped memory (a MiB and more), worth a thread
 // that faults them in beside it.
 constexpr uint32_t kWarmFrom = 1 << 18;
@@ -49,15 +50,23 @@ struct ResolvedEdges {
   void Prefetch(uint64_t, const uint32_t*) const {}
 };
 
-// The link-eval forest of one vertex, kept together: eval reads all three on every step, and
-// compares labels by label_semi without a lookup of the label's semidominator elsewhere.
+// The link-eval forest of one vertex, kept together: eval reads both on every step. Once the
+// semidominators are known the same entries hold the dominator tree built so far (step 4): each
+// vertex's depth and a skew-binary jump pointer (Myers 1983: a jump spans the jump at its target
+// and the one after it together when those two span as many levels each, else one level), so
+// the climb to the nearest ancestor at or above a preorder number takes O(log depth) steps.
 struct Forest {
-  uint32_t anc;  // DFS parent until the vertex is linked, then its (compressed) ancestor
-  // Before the vertex is processed: its semidominator candidate from the edges of smaller
-  // preorder numbers (its DFS parent, forward edges, the virtual root). Once linked: the
-  // vertex of minimal semidominator on its compressed path.
-  uint32_t label;
-  uint32_t label_semi;  // once processed: the semidominator of `label`
+  union {
+    uint32_t anc;  // DFS parent until the vertex is linked, then its (compressed) ancestor
+    uint32_t jump;
+  };
+  union {
+    // Before the vertex is processed: its semidominator candidate from the edges of smaller
+    // preorder numbers (its DFS parent, forward edges, the virtual root). Once linked: the
+    // minimal semidominator on its compressed path (Semi-NCA needs the value, not the vertex).
+    uint32_t semi;
+    uint32_t depth;
+  };
 };
 
 // Preorder numbering of the vertices reachable from the virtual root (number 0), which also
@@ -65,7 +74,7 @@ struct Forest {
 // whose references are scanned):
 //  - w not numbered yet: a tree edge, w is numbered as v's child;
 //  - w numbered after v (a descendant already visited): v's number is a semidominator
-//    candidate of w, folded into w's label at once;
+//    candidate of w, folded into its forest entry at once;
 //  - w numbered before v (a back or cross edge): counted in back_count[w]. The semidominator
 //    phase needs these, and only these, as predecessors.
 // Iterative: the per-vertex edge cursor (relative to the vertex's first reference) lives in
@@ -78,14 +87,14 @@ uint32_t NumberDepthFirst(const GraphIndex& g, const Edges& edges, PodVector<uin
                           PodVector<uint32_t>& cursor, PodVector<uint32_t>& back_count,
                           const Progress& progress) {
   vertex[0] = g.node_count();
-  forest[0] = {0, 0, 0};
+  forest[0] = {0, 0};
   back_count[0] = 0;
   uint32_t m = 1;
   uint32_t next_report = 1 << 20;
   auto discover = [&](uint32_t w, uint32_t up) {
     pre[w] = m;
     vertex[m] = w;
-    forest[m] = {up, up, 0};
+    forest[m] = {up, up};
     cursor[m] = 0;
     back_count[m] = 0;
     // Its children's marks are checked next: start those cache misses together.
@@ -107,7 +116,7 @@ uint32_t NumberDepthFirst(const GraphIndex& g, const Edges& edges, PodVector<uin
         const uint32_t o = pre[w];
         if (o == 0) break;  // not numbered yet
         if (o > cur) {
-          if (cur < forest[o].label) forest[o].label = cur;
+          if (cur < forest[o].semi) forest[o].semi = cur;
         } else if (o < cur) {
           ++back_count[o];
         }
@@ -175,7 +184,7 @@ void ComputeWith(const GraphIndex& g, const Edges& edges, unsigned threads, Part
   forest.shrink_to_fit();
   off.resize(size_t{m} + 1);
   off.shrink_to_fit();
-  for (const uint32_t r : g.StrongRoots()) forest[pre[r]].label = 0;  // the virtual root's edges
+  for (const uint32_t r : g.StrongRoots()) forest[pre[r]].semi = 0;  // the virtual root's edges
 
   // 2. The back edges (from a larger preorder number to a smaller one), in preorder space,
   // grouped by target: a CSR over `off`, each list filled from its end. A second pass over the
@@ -232,22 +241,17 @@ void ComputeWith(const GraphIndex& g, const Edges& edges, unsigned threads, Part
   }
   out.work_peak_bytes = std::max(out.work_peak_bytes, BytesOf(pre, vertex, forest, off, back));
 
-  // 3. Lengauer–Tarjan in reverse preorder: semidominators through the link-eval forest
-  // (vertices >= last_linked are linked, in reverse preorder right after being processed), and
-  // relative dominators as each bucket is flushed. `semi` is the bucket head of every vertex
-  // not processed yet (0: empty; 0 never sits in a bucket), then its semidominator; `off`
-  // becomes the bucket links, then the (relative) dominators: slot w is free once step w has
-  // read where its list starts, and only steps >= w write it.
+  // 3. Semidominators in reverse preorder through the link-eval forest (vertices >= last_linked
+  // are linked, in reverse preorder right after being processed). `off` slot w is free once
+  // step w has read where its list starts: it takes w's DFS parent, then (step 4) its
+  // immediate dominator.
   PodVector<uint32_t> semi = std::move(pre);  // its memory, faulted in already (m <= n + 1)
   semi.resize(m);
   semi.shrink_to_fit();
-  std::fill(semi.begin(), semi.end(), uint32_t{0});
   std::vector<uint32_t> stack;
-  // v must be linked. Returns the vertex of minimal semidominator on the forest path from v up
-  // to (excluding) its tree root, compressing the path.
-  // The answer is the Forest entry of v after compression: its label and the label's
-  // semidominator.
-  auto eval_slow = [&](uint32_t v, uint32_t last_linked) -> Forest {
+  // v must be linked. Returns the minimal semidominator on the forest path from v up to
+  // (excluding) its tree root, compressing the path.
+  auto eval_slow = [&](uint32_t v, uint32_t last_linked) -> uint32_t {
     stack.clear();
     uint32_t a = forest[v].anc;
     do {
@@ -256,28 +260,25 @@ void ComputeWith(const GraphIndex& g, const Edges& edges, unsigned threads, Part
       a = forest[v].anc;
     } while (a >= last_linked);
     const uint32_t top_anc = forest[v].anc;  // v: the topmost linked vertex of the path
-    uint32_t plabel = forest[v].label, psemi = forest[v].label_semi;
+    uint32_t psemi = forest[v].semi;
     do {
       v = stack.back();
       stack.pop_back();
       Forest& f = forest[v];
       f.anc = top_anc;  // every vertex below the top now hangs from the top's ancestor
-      if (psemi < f.label_semi) {
-        f.label = plabel;
-        f.label_semi = psemi;
-      } else {
-        plabel = f.label;
-        psemi = f.label_semi;
-      }
+      if (psemi < f.semi)
+        f.semi = psemi;
+      else
+        psemi = f.semi;
     } while (!stack.empty());
-    return forest[v];
+    return psemi;
   };
-  auto eval = [&](uint32_t v, uint32_t last_linked) -> Forest {
+  auto eval = [&](uint32_t v, uint32_t last_linked) -> uint32_t {
     const Forest f = forest[v];
-    if (f.anc < last_linked) return f;
+    if (f.anc < last_linked) return f.semi;
     return eval_slow(v, last_linked);
   };
-  uint32_t* idom = off.data();
+  uint32_t* parent = off.data();
   uint32_t list_end = off[m];
   constexpr uint32_t kAhead = 8;
   for (uint32_t w = m - 1; w >= 1; --w) {
@@ -289,36 +290,45 @@ void ComputeWith(const GraphIndex& g, const Edges& edges, unsigned threads, Part
     }
     const uint32_t b = off[w], e = list_end;
     list_end = b;
-    uint32_t s = forest[w].label;  // the candidates of the smaller numbers
+    Forest& fw = forest[w];
+    uint32_t s = fw.semi;  // the candidates of the smaller numbers
     for (uint32_t k = b; k < e; ++k) {
-      const uint32_t u_semi = eval(back[k], w + 1).label_semi;  // back[k] > w: processed, linked
+      const uint32_t u_semi = eval(back[k], w + 1);  // back[k] > w: processed, linked
       if (u_semi < s) s = u_semi;
     }
-    // Bucket w is empty by now (flushed when w's children were processed): take the slot.
     semi[w] = s;
-    forest[w].label = w;
-    forest[w].label_semi = s;
-    idom[w] = semi[s];  // push w on bucket(s); s < w is unprocessed, so semi[s] is its head
-    semi[s] = w;
-    // Link w (implicitly: last_linked = w), then flush bucket(parent).
-    const uint32_t p = forest[w].anc;
-    for (uint32_t v = semi[p]; v != 0;) {
-      const uint32_t next = idom[v];
-      const Forest u = eval(v, w);
-      idom[v] = u.label_semi < p ? u.label : p;  // v sits in bucket(p): semi[v] is p
-      v = next;
-    }
-    semi[p] = 0;
+    fw.semi = s;  // linked (implicitly: last_linked = w), fw.anc still its DFS parent
+    parent[w] = fw.anc;
   }
   out.work_peak_bytes = std::max(out.work_peak_bytes, BytesOf(vertex, forest, off, back, semi) +
                                                           stack.capacity() * sizeof(uint32_t));
   back = {};
-  forest = {};
   stack = {};
-  // 4. Immediate dominators in preorder from the relative ones.
+
+  // 4. Immediate dominators in preorder (Semi-NCA): idom(w) is the nearest common ancestor, in
+  // the dominator tree of the vertices before w, of w's DFS parent and its semidominator: the
+  // nearest dominator-tree ancestor of the parent numbered at or above semi(w). The climb
+  // follows the jump pointers while they stay below semi(w), then single steps.
+  progress.Report(kPhaseIdom, 0);
+  uint32_t* idom = parent;  // slot w turns from w's parent into its immediate dominator
   idom[0] = 0;
-  for (uint32_t w = 1; w < m; ++w)
-    if (idom[w] != semi[w]) idom[w] = idom[idom[w]];
+  forest[0].jump = 0;
+  forest[0].depth = 0;
+  for (uint32_t w = 1; w < m; ++w) {
+    if ((w & 0xFFFFF) == 0) progress.Report(kPhaseIdom, double(w) / m);
+    const uint32_t s = semi[w];
+    uint32_t x = idom[w];  // its DFS parent
+    while (x > s) {
+      const uint32_t j = forest[x].jump;
+      x = j > s ? j : idom[x];
+    }
+    idom[w] = x;
+    const Forest fx = forest[x], fj = forest[fx.jump];
+    Forest& fw = forest[w];
+    fw.jump = fx.depth - fj.depth == fj.depth - forest[fj.jump].depth ? fj.jump : x;
+    fw.depth = fx.depth + 1;
+  }
+  forest = {};
   semi = {};
   progress.Report("dominators: retained sizes", 0);
 

@@ -6,8 +6,8 @@
 // every strong root; weak-only roots (kRootWeak) do not retain, so objects reachable only
 // through them are unreachable here (idom kNoIndex, retained 0), like all garbage in the dump.
 //
-// Algorithm: Lengauer–Tarjan, "simple" version (path compression without balanced linking),
-// over the DFS preorder numbering:
+// Algorithm: Semi-NCA (Georgiadis' semidominators-then-nearest-common-ancestor variant of
+// Lengauer–Tarjan, as LLVM's dominator tree uses), over the DFS preorder numbering:
 //   1. iterative DFS from the virtual root (an edge cursor per vertex, the way back up through
 //      the parents, so chains millions deep are fine) numbering vertices in preorder. It sorts
 //      each reference as it reads it: an edge to a vertex numbered later offers its source's
@@ -16,25 +16,27 @@
 //   2. a second pass over the references (on `threads` threads) lists those back edges, in
 //      preorder numbers, grouped by target: the only predecessors step 3 evaluates, so no
 //      reverse CSR is needed;
-//   3. reverse preorder: semidominators via eval() with iterative path compression, buckets of
-//      vertices by semidominator, relative dominators when a bucket is flushed;
-//   4. preorder: immediate dominators from relative dominators.
-// Time O(E log N) worst case (O(E α) in practice); no recursion anywhere. Retained sizes are
-// then summed in reverse preorder (children before their dominator), O(N).
+//   3. reverse preorder: semidominators via eval() with iterative path compression ("simple"
+//      linking); the forest keeps each path's minimal semidominator value, and no buckets;
+//   4. preorder: idom(w) = the nearest common ancestor of parent(w) and semi(w) in the
+//      dominator tree built so far, i.e. the parent's nearest dominator-tree ancestor numbered
+//      at or above semi(w). The climb uses skew-binary jump pointers (Myers), O(log N) steps:
+//      a plain climb is quadratic on a long list whose nodes an array also holds.
+// Time O(E log N) worst case (O(E α) in practice for step 3); no recursion anywhere. Retained
+// sizes are then summed in reverse preorder (children before their dominator), O(N).
 // The references come from the index's forward CSR, or without one (GraphIndexOptions::forward
 // false) from the snapshot, resolved through the index's IdResolver on each of the two passes:
 // about twice the time, and the index holds only its resolver.
-// Working memory: four 32-bit arrays (node -> preorder, preorder -> node, the back edges'
-// offsets that become the bucket links and the dominators, then the semidominators in place of
-// node -> preorder), the forest (ancestor, label and the label's semidominator, 12 bytes: the
-// path compression compares labels without a random read of the semidominator array) and 4
-// bytes per back edge: 24 bytes per object + 4 per back edge, 28 per object during the DFS
-// (its cursor). The buckets are threaded through the semidominator and dominator arrays. The
-// result keeps 12 bytes per object (idom 4 + retained 8). The arrays the DFS fills a vertex at
-// a time (all but node -> preorder, which it reads at random and is written first) are faulted
-// in on another thread while it runs (`threads` > 1, from 256 K objects), and the back edges and
-// the semidominators take the memory of arrays done with (the cursors, node -> preorder): fresh
-// memory's first touch is a fault, and on paravirtualised machines the host's backing of it.
+// Working memory: three 32-bit arrays (node -> preorder, preorder -> node, the back edges'
+// offsets that become the DFS parents and then the immediate dominators), the forest (ancestor
+// and minimal semidominator, 8 bytes, which step 4 reuses for the jump pointers and depths), the
+// semidominators in place of node -> preorder, and 4 bytes per back edge: 20 bytes per object +
+// 4 per back edge, 24 per object during the DFS (its cursor). The result keeps 12 bytes per
+// object (idom 4 + retained 8). The arrays the DFS fills a vertex at a time (all but node ->
+// preorder, which it reads at random and is written first) are faulted in on another thread
+// while it runs (`threads` > 1, from 256 K objects), and the back edges and the semidominators
+// take the memory of arrays done with (the cursors, node -> preorder): fresh memory's first
+// touch is a fault, and on paravirtualised machines the host's backing of it.
 //
 // Thread-safety: immutable after Compute; any number of threads may read it.
 #pragma once
@@ -74,9 +76,9 @@ class DominatorTree {
   size_t MemoryBytes() const { return idom_.bytes_reserved() + retained_.bytes_reserved(); }
   // Peak bytes of the working arrays of Compute (beyond the index), for benchmarks.
   size_t work_peak_bytes() const { return work_peak_bytes_; }
-  // About the most Compute's working arrays hold per object (24 bytes + 4 per back edge, of
+  // About the most Compute's working arrays hold per object (20 bytes + 4 per back edge, of
   // which heaps have one or two per object), for a caller that checks memory before it starts.
-  static constexpr size_t kWorkBytesPerObject = 32;
+  static constexpr size_t kWorkBytesPerObject = 28;
 
  private:
   uint32_t n_ = 0;
