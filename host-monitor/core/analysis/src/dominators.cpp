@@ -52,9 +52,10 @@ struct ResolvedEdges {
 
 // The link-eval forest of one vertex, kept together: eval reads both on every step. Once the
 // semidominators are known the same entries hold the dominator tree built so far (step 4): each
-// vertex's depth and a skew-binary jump pointer (Myers 1983: a jump spans the jump at its target
-// and the one after it together when those two span as many levels each, else one level), so
-// the climb to the nearest ancestor at or above a preorder number takes O(log depth) steps.
+// vertex's depth and a skew-binary jump pointer (Myers 1983: a vertex jumps to where its
+// parent's jump and the jump after that lead when those two span as many levels each, else to
+// its parent), so the climb to the nearest ancestor at or above a preorder number takes
+// O(log depth) steps.
 struct Forest {
   union {
     uint32_t anc;  // DFS parent until the vertex is linked, then its (compressed) ancestor
