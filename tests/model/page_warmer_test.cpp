@@ -13,6 +13,8 @@
 #include <thread>
 #include <vector>
 
+#include "resident_pages.h"
+
 namespace xrpm::testing {
 namespace {
 
@@ -25,14 +27,6 @@ bool PopulateWriteWorks() {
 #else
   return false;
 #endif
-}
-
-size_t ResidentPages(void* p, size_t bytes) {
-  std::vector<unsigned char> v(bytes / 4096);
-  if (mincore(p, bytes, v.data()) != 0) return 0;
-  size_t n = 0;
-  for (unsigned char c : v) n += c & 1;
-  return n;
 }
 
 TEST(PageWarmer, FaultsInTheRangesAndSkipsOneNoLongerMapped) {

@@ -157,18 +157,19 @@ void ComputeWith(const GraphIndex& g, const Edges& edges, unsigned threads, Part
   // 1. Preorder numbers (all arrays but `pre` are indexed by them; 0 is the virtual root, so
   // `pre` is 0 for a vertex not numbered yet), the semidominator candidates of the forward
   // edges and the count of back edges per target. The search, on one core, fills the arrays
-  // indexed by preorder number a vertex at a time: they are not written before it (fresh memory
-  // reads as zero), and their pages are faulted in ahead of it on another core (PageWarmer).
+  // indexed by preorder number a vertex at a time, each slot when it numbers the vertex and
+  // before anything reads it: they are sized without being written (a fresh mapping stays
+  // untouched), and their pages are faulted in ahead of it on another core (PageWarmer).
   // `pre` is written first, here: the search reads it at random before writing it, and a read
   // of a page not faulted in yet maps the shared zero page, which the first write then splits
   // into 4 KiB pages (more TLB misses in every pass that reads it at random).
   PodVector<uint32_t> pre, vertex, off, cursor;
   PodVector<Forest> forest;
   pre.resize(size_t{n} + 1, 0);  // + 1: the semidominators take its memory (step 3)
-  vertex.resize_zeroed(size_t{n} + 1);
-  forest.resize_zeroed(size_t{n} + 1);
-  off.resize_zeroed(size_t{n} + 2);  // back edges per target, then where each target's list starts
-  cursor.resize_zeroed(size_t{n} + 1);
+  vertex.resize_uninitialized(size_t{n} + 1);
+  forest.resize_uninitialized(size_t{n} + 1);
+  off.resize_uninitialized(size_t{n} + 2);  // back edges per target, then each list's start
+  cursor.resize_uninitialized(size_t{n} + 1);
   uint32_t m = 0;
   {
     PageWarmer warmer;

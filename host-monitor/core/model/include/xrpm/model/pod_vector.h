@@ -101,22 +101,6 @@ class PodVector {
     if (n > cap_) reserve(n);
     size_ = n;
   }
-  // Sets the vector to n zeros. Fresh mapped memory (a vector without capacity growing to a
-  // MiB or more) is zero already and is not written here: its pages are faulted in where they
-  // are first written (or by a page warmer, on another core), not all at once on the calling
-  // thread. For the large working arrays that a pass fills a step at a time. (A page read
-  // before it is written maps the shared zero page, which the first write splits into 4 KiB
-  // pages: an array read at random before it is written is better filled with resize.)
-  void resize_zeroed(size_t n) {
-    if (cap_ != 0) {  // memory used before may hold anything
-      clear();
-      resize(n, T{});
-      return;
-    }
-    reserve(n);
-    if (!mapped_ && n) std::memset(static_cast<void*>(data_), 0, n * sizeof(T));
-    size_ = n;
-  }
   void reserve(size_t n) {
     if (n > cap_) realloc_to(n);
   }
