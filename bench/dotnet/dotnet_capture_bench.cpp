@@ -11,7 +11,9 @@
 //      the process's peak resident memory over the capture against the same growth over the
 //      plain GC.Collect() (/proc/PID/status VmHWM, reset through /proc/PID/clear_refs), and the
 //      capture's peak over the peak of the first GC.Collect(), before any capture (memory the
-//      agent keeps between captures counts there), per object;
+//      agent keeps between captures counts there), per object; and the plain GC.Collect()s
+//      after a capture against the first, before any (what a capture leaves the game's
+//      collections);
 //   2. the idle agent: XnaBubbles.dll --no-leak unthrottled (--fps 0) for FRAMES frames under plain
 //      `dotnet`, under xrpm-dotnet (the frame method hooked, nobody connected) and under
 //      xrpm-dotnet --no-frame, alternating; the time per frame against plain dotnet's, wall and
@@ -203,6 +205,16 @@ int HeapSection(int nodes, int runs) {
       "| game pause of a capture | %.1f ms | its own collection, before the heap report %.1f ms | "
       "%.2fx |\n",
       Median(pause_ms), Median(own_gc_ms), Median(own_ratio));
+  // The game's next collection after a capture, against its first (before any): what the
+  // capture leaves behind for the game's collections (a snapshot process's write-protected
+  // pages, when they are not made writable again, make it several times slower: cow_child.h).
+  if (gc_ms.size() > 1 && gc_ms[0] > 0) {
+    const std::vector<double> after(gc_ms.begin() + 1, gc_ms.end());
+    std::printf(
+        "| GC.Collect() after a capture | %.1f ms | GC.Collect() before any capture %.1f ms | "
+        "%.2fx |\n",
+        Median(after), gc_ms[0], Median(after) / gc_ms[0]);
+  }
   std::printf(
       "| before the pause: frame boundary, the record's memory (stop wait) | %.1f ms | | |\n",
       Median(wait_ms));

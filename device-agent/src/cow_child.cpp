@@ -2,13 +2,20 @@
 #include "xrpm/agent/cow_child.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
 #include <cstring>
+#include <exception>
+#include <vector>
 
 namespace xrpm {
 namespace agent {
@@ -49,7 +56,138 @@ void SetUpChild(pid_t parent) {
   sigaction(SIGPIPE, &ign, nullptr);
 }
 
+#ifdef MADV_POPULATE_WRITE
+// The whole text of /proc/self/maps ("" when it cannot be read).
+std::string ReadMaps() {
+  std::string text;
+  const int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return text;
+  char buf[16384];
+  for (;;) {
+    const ssize_t n = read(fd, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    text.append(buf, static_cast<size_t>(n));
+  }
+  close(fd);
+  return text;
+}
+
+// One line of /proc/self/maps ("start-end perms offset dev inode [path]"): true with [*from,
+// *to) for a private anonymous writable mapping (inode 0, not one of the kernel's [vvar] and
+// the like: those are never writable).
+bool PrivateAnonymousWritable(const char* line, uintptr_t* from, uintptr_t* to) {
+  char* end = nullptr;
+  *from = static_cast<uintptr_t>(std::strtoull(line, &end, 16));
+  if (*end != '-') return false;
+  *to = static_cast<uintptr_t>(std::strtoull(end + 1, &end, 16));
+  if (*end != ' ' || std::strncmp(end + 1, "rw", 2) != 0 || end[4] != 'p') return false;
+  const char* field = end + 5;  // " offset dev inode"
+  for (int i = 0; i < 3; ++i) {
+    while (*field == ' ') ++field;
+    if (i == 2) break;
+    while (*field && *field != ' ' && *field != '\n') ++field;
+  }
+  return std::strtoull(field, nullptr, 10) == 0 && *to > *from;
+}
+
+// Whether this kernel knows MADV_POPULATE_WRITE (5.14+), tried once on a page of our own: in
+// the program's mappings EINVAL also means a run made inaccessible meanwhile.
+bool PopulateWriteKnown() {
+  static const bool known = [] {
+    void* p = mmap(nullptr, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) return false;
+    const bool ok = madvise(p, 4096, MADV_POPULATE_WRITE) == 0;
+    munmap(p, 4096);
+    return ok;
+  }();
+  return known;
+}
+
+// MakeWritableAgain's work over the mappings; throws std::bad_alloc.
+void RewriteMappings(CowChild::Rewritten* done) {
+  constexpr size_t kWindow = size_t{16} << 20;  // looked at with one read of the page map
+  constexpr size_t kStep = size_t{2} << 20;     // the address space's longest wait
+  const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  // A mapping larger than the machine's memory is a reservation kept sparse on purpose (a
+  // sanitizer's shadow, terabytes): left alone, its page-by-page state is not worth reading.
+  const uint64_t memory = static_cast<uint64_t>(sysconf(_SC_PHYS_PAGES)) * page;
+  // Which pages to take: present in memory and mapped by this process alone (/proc/self/
+  // pagemap, bit 63 and bit 56), so that neither the shared zero page of memory only read nor
+  // a page another process still shares becomes a copy. Without the page map (a restricted
+  // /proc): the resident ones (mincore).
+  struct Fd {
+    int fd;
+    ~Fd() {
+      if (fd >= 0) close(fd);
+    }
+  } map_file{open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC)};
+  const int pagemap = map_file.fd;
+  std::vector<uint64_t> entries(pagemap >= 0 ? kWindow / page : 0);
+  std::vector<unsigned char> take(kWindow / page);
+  auto look = [&](uintptr_t window, size_t pages) {
+    if (pagemap < 0)
+      return mincore(reinterpret_cast<void*>(window), pages * page, take.data()) == 0;
+    const size_t want = pages * sizeof(uint64_t);
+    if (pread(pagemap, entries.data(), want, static_cast<off_t>(window / page * 8)) !=
+        static_cast<ssize_t>(want))
+      return false;
+    for (size_t i = 0; i < pages; ++i)
+      take[i] = (entries[i] >> 63 & 1) && (entries[i] >> 56 & 1) && !(entries[i] >> 61 & 1);
+    return true;
+  };
+  const std::string maps = ReadMaps();
+  for (size_t at = 0; at < maps.size();) {
+    size_t eol = maps.find('\n', at);
+    if (eol == std::string::npos) eol = maps.size();
+    uintptr_t from = 0, to = 0;
+    const bool anonymous = PrivateAnonymousWritable(maps.c_str() + at, &from, &to);
+    at = eol + 1;
+    if (!anonymous || to - from > memory) continue;
+    for (uintptr_t window = from; window < to; window += kWindow) {
+      const size_t pages = (std::min<uintptr_t>(kWindow, to - window) + page - 1) / page;
+      // Unmapped since the maps were read: the next window may still be there.
+      if (!look(window, pages)) continue;
+      for (size_t i = 0; i < pages;) {
+        if (!(take[i] & 1)) {
+          ++i;
+          continue;
+        }
+        size_t j = i;
+        while (j < pages && j - i < kStep / page && (take[j] & 1)) ++j;
+        const uintptr_t run = window + i * page;
+        const size_t bytes = std::min<uintptr_t>((j - i) * page, to - run);
+        // Failing, the run changed under us (made inaccessible, unmapped): left as it is.
+        if (madvise(reinterpret_cast<void*>(run), bytes, MADV_POPULATE_WRITE) == 0)
+          done->bytes += bytes;
+        i = j;
+      }
+    }
+  }
+}
+#endif
+
 }  // namespace
+
+CowChild::Rewritten CowChild::MakeWritableAgain() noexcept {
+  Rewritten done;
+  const auto start = std::chrono::steady_clock::now();
+#ifdef MADV_POPULATE_WRITE
+  done.supported = PopulateWriteKnown();
+  if (done.supported) {
+    try {
+      RewriteMappings(&done);
+    } catch (const std::exception&) {  // out of memory for the maps' text: the rest left
+    }
+  }
+#else
+  done.supported = false;
+#endif
+  done.us = std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() -
+                                                                  start)
+                .count();
+  return done;
+}
 
 CowChild::~CowChild() {
   if (!child_ && pid_ > 0) Reap(true);

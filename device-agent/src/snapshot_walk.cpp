@@ -74,6 +74,9 @@ ReplayResult SnapshotWalk::Replay(HeapInfoCallback& sink) {
     const std::string fate = child_.Reap(!r.ended);
     if (r.ended && !fate.empty()) r.error = fate;  // a whole stream, then a crash: report it
   }
+  // The child gone, the pages it shared are still write-protected here (cow_child.h): the
+  // faults taken now, not by the runtime's next collection.
+  CowChild::MakeWritableAgain();
   return r;
 }
 

@@ -9,7 +9,8 @@
 // may be suspended anywhere, Mono's hybrid suspend; glibc's fork() for one whose threads stop
 // only at safe points, the emulator's). The child runs the walk into the recorder, then
 // _exit. The parent returns at once; later Replay reads the pipe into the sink (WalkReplayer)
-// while the game runs, then reaps the child.
+// while the game runs, then reaps the child and makes the pages it shared writable again
+// (CowChild::MakeWritableAgain: else the next collection faults on each).
 //
 // A wait the child cannot finish (a lock another thread held at the clone) ends as a hung
 // child: killed after kIdleTimeoutMs, the capture fails, and the runtime should walk paused from

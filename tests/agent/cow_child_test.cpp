@@ -1,0 +1,129 @@
+// CowChild: a child's fate as Reap tells it, and the parent's pages made writable again after
+// it (MakeWritableAgain), counted in the page faults of this thread's own writes.
+#include "xrpm/agent/cow_child.h"
+
+#include <gtest/gtest.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <cstddef>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+namespace xrpm::agent {
+namespace {
+
+constexpr size_t kPages = 4096;  // 16 MiB of 4 KiB pages
+
+size_t PageBytes() {
+  return static_cast<size_t>(sysconf(_SC_PAGESIZE));
+}
+
+long ThreadMinorFaults() {
+  rusage r{};
+  getrusage(RUSAGE_THREAD, &r);
+  return r.ru_minflt;
+}
+
+// A private anonymous mapping of kPages pages, the first `touched` of them written.
+struct Region {
+  explicit Region(size_t touched) {
+    bytes = kPages * PageBytes();
+    void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) return;
+    data = static_cast<char*>(p);
+    madvise(data, bytes, MADV_NOHUGEPAGE);  // one fault a page, whatever the machine's THP
+    std::memset(data, 1, touched * PageBytes());
+  }
+  ~Region() {
+    if (data) munmap(data, bytes);
+  }
+  // Writes a byte of each of the first `pages` pages: the faults that took.
+  long WriteEachPage(size_t pages) {
+    const long before = ThreadMinorFaults();
+    for (size_t i = 0; i < pages; ++i) data[i * PageBytes()] += 1;
+    return ThreadMinorFaults() - before;
+  }
+  char* data = nullptr;
+  size_t bytes = 0;
+};
+
+// A child that exits at once, reaped: the pages the two shared stay write-protected here.
+void ForkAndReap() {
+  CowChild child;
+  std::string error;
+  ASSERT_TRUE(child.Make(CowChild::Clone::kFork, &error)) << error;
+  if (child.child()) _exit(0);
+  EXPECT_EQ(child.Reap(false), "");
+}
+
+TEST(CowChild, AfterTheChildEveryFirstWriteFaults) {
+  Region region(kPages);
+  ASSERT_NE(region.data, nullptr);
+  EXPECT_LT(region.WriteEachPage(kPages), static_cast<long>(kPages / 16));  // writable now
+  ForkAndReap();
+  // What MakeWritableAgain is for: each page's first write after the child takes a fault.
+  EXPECT_GE(region.WriteEachPage(kPages), static_cast<long>(kPages / 2));
+}
+
+TEST(CowChild, MakeWritableAgainTakesTheFaultsAhead) {
+  Region region(kPages);
+  ASSERT_NE(region.data, nullptr);
+  ForkAndReap();
+  const CowChild::Rewritten w = CowChild::MakeWritableAgain();
+  if (!w.supported) GTEST_SKIP() << "this kernel has no MADV_POPULATE_WRITE (5.14+)";
+  EXPECT_GE(w.bytes, region.bytes);  // this region, and the rest of the process's
+  EXPECT_LT(region.WriteEachPage(kPages), static_cast<long>(kPages / 16));
+  // The contents are untouched: each page's byte was 1, written once since.
+  for (size_t i = 0; i < kPages; ++i) ASSERT_EQ(region.data[i * PageBytes()], 2) << "page " << i;
+}
+
+// This process's anonymous resident memory (/proc/self/status RssAnon), in bytes.
+size_t RssAnon() {
+  FILE* f = std::fopen("/proc/self/status", "r");
+  if (!f) return 0;
+  char line[256];
+  size_t kb = 0;
+  while (std::fgets(line, sizeof line, f))
+    if (std::sscanf(line, "RssAnon: %zu kB", &kb) == 1) break;
+  std::fclose(f);
+  return kb * 1024;
+}
+
+TEST(CowChild, MakeWritableAgainBringsNoPageIntoMemory) {
+  Region region(kPages / 2);        // the first half written, the third quarter only read, the rest
+  ASSERT_NE(region.data, nullptr);  // never touched
+  unsigned sum = 0;
+  for (size_t i = kPages / 2; i < kPages * 3 / 4; ++i)
+    sum += static_cast<volatile char*>(region.data)[i * PageBytes()];  // the zero page
+  EXPECT_EQ(sum, 0u);
+  ForkAndReap();
+  const size_t before = RssAnon();
+  if (!CowChild::MakeWritableAgain().supported)
+    GTEST_SKIP() << "this kernel has no MADV_POPULATE_WRITE (5.14+)";
+  // The pages only read stay the zero page: not a quarter of the region (4 MiB) more.
+  EXPECT_LT(RssAnon(), before + kPages / 8 * PageBytes());
+  std::vector<unsigned char> resident(kPages);
+  ASSERT_EQ(mincore(region.data, region.bytes, resident.data()), 0);
+  size_t in_memory = 0;
+  for (size_t i = kPages * 3 / 4; i < kPages; ++i) in_memory += resident[i] & 1;
+  EXPECT_EQ(in_memory, 0u);
+  for (size_t i = 0; i < kPages / 2; ++i) ASSERT_TRUE(resident[i] & 1) << "page " << i;
+  // And the half written takes no fault at its next write.
+  EXPECT_LT(region.WriteEachPage(kPages / 2), static_cast<long>(kPages / 32));
+}
+
+TEST(CowChild, ReapTellsTheChildsFate) {
+  CowChild child;
+  std::string error;
+  ASSERT_TRUE(child.Make(CowChild::Clone::kFork, &error)) << error;
+  if (child.child()) _exit(CowChild::kExitThrew);
+  EXPECT_EQ(child.Reap(false), "the snapshot process ran out of memory walking");
+  EXPECT_FALSE(child.running());
+}
+
+}  // namespace
+}  // namespace xrpm::agent
