@@ -11,11 +11,18 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <exception>
 #include <vector>
+
+// Headers older than Linux 5.14 lack the advice; the kernel is asked at run time (the same
+// number on every architecture).
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23
+#endif
 
 namespace xrpm {
 namespace agent {
@@ -56,7 +63,6 @@ void SetUpChild(pid_t parent) {
   sigaction(SIGPIPE, &ign, nullptr);
 }
 
-#ifdef MADV_POPULATE_WRITE
 // The whole text of /proc/self/maps ("" when it cannot be read).
 std::string ReadMaps() {
   std::string text;
@@ -91,17 +97,21 @@ bool PrivateAnonymousWritable(const char* line, uintptr_t* from, uintptr_t* to) 
   return std::strtoull(field, nullptr, 10) == 0 && *to > *from;
 }
 
-// Whether this kernel knows MADV_POPULATE_WRITE (5.14+), tried once on a page of our own: in
-// the program's mappings EINVAL also means a run made inaccessible meanwhile.
+// Whether this kernel knows MADV_POPULATE_WRITE (5.14+), tried on a page of our own (in the
+// program's mappings EINVAL also means a run made inaccessible meanwhile). Only the kernel's
+// refusal (EINVAL, or EPERM from a seccomp filter) is kept: a failure for want of memory is
+// asked again next time.
 bool PopulateWriteKnown() {
-  static const bool known = [] {
-    void* p = mmap(nullptr, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (p == MAP_FAILED) return false;
-    const bool ok = madvise(p, 4096, MADV_POPULATE_WRITE) == 0;
-    munmap(p, 4096);
-    return ok;
-  }();
-  return known;
+  static std::atomic<int> known{-1};  // -1 not asked yet, 0 no, 1 yes
+  const int k = known.load(std::memory_order_relaxed);
+  if (k >= 0) return k == 1;
+  void* p = mmap(nullptr, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (p == MAP_FAILED) return false;
+  const bool ok = madvise(p, 4096, MADV_POPULATE_WRITE) == 0;
+  const int why = errno;
+  munmap(p, 4096);
+  if (ok || why == EINVAL || why == EPERM) known.store(ok ? 1 : 0, std::memory_order_relaxed);
+  return ok;
 }
 
 // MakeWritableAgain's work over the mappings; throws std::bad_alloc.
@@ -112,10 +122,12 @@ void RewriteMappings(CowChild::Rewritten* done) {
   // A mapping larger than the machine's memory is a reservation kept sparse on purpose (a
   // sanitizer's shadow, terabytes): left alone, its page-by-page state is not worth reading.
   const uint64_t memory = static_cast<uint64_t>(sysconf(_SC_PHYS_PAGES)) * page;
-  // Which pages to take: present in memory and mapped by this process alone (/proc/self/
-  // pagemap, bit 63 and bit 56), so that neither the shared zero page of memory only read nor
-  // a page another process still shares becomes a copy. Without the page map (a restricted
-  // /proc): the resident ones (mincore).
+  // Which pages to take: present in memory, mapped by this process alone and not
+  // write-protected by a userfaultfd (/proc/self/pagemap bits 63, 56 and 57; 61, a file's page,
+  // never), so that neither the shared zero page of memory only read nor a page another
+  // process still shares becomes a copy, and no advice waits for a userfaultfd's monitor.
+  // Without the page map (a restricted /proc) nothing is done: residency alone (mincore) would
+  // take those pages too.
   struct Fd {
     int fd;
     ~Fd() {
@@ -123,17 +135,21 @@ void RewriteMappings(CowChild::Rewritten* done) {
     }
   } map_file{open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC)};
   const int pagemap = map_file.fd;
-  std::vector<uint64_t> entries(pagemap >= 0 ? kWindow / page : 0);
+  if (pagemap < 0) {
+    done->supported = false;
+    return;
+  }
+  std::vector<uint64_t> entries(kWindow / page);
   std::vector<unsigned char> take(kWindow / page);
   auto look = [&](uintptr_t window, size_t pages) {
-    if (pagemap < 0)
-      return mincore(reinterpret_cast<void*>(window), pages * page, take.data()) == 0;
     const size_t want = pages * sizeof(uint64_t);
     if (pread(pagemap, entries.data(), want, static_cast<off_t>(window / page * 8)) !=
         static_cast<ssize_t>(want))
       return false;
-    for (size_t i = 0; i < pages; ++i)
-      take[i] = (entries[i] >> 63 & 1) && (entries[i] >> 56 & 1) && !(entries[i] >> 61 & 1);
+    for (size_t i = 0; i < pages; ++i) {
+      const uint64_t e = entries[i];
+      take[i] = (e >> 63 & 1) && (e >> 56 & 1) && !(e >> 57 & 1) && !(e >> 61 & 1);
+    }
     return true;
   };
   const std::string maps = ReadMaps();
@@ -144,8 +160,11 @@ void RewriteMappings(CowChild::Rewritten* done) {
     const bool anonymous = PrivateAnonymousWritable(maps.c_str() + at, &from, &to);
     at = eol + 1;
     if (!anonymous || to - from > memory) continue;
-    for (uintptr_t window = from; window < to; window += kWindow) {
-      const size_t pages = (std::min<uintptr_t>(kWindow, to - window) + page - 1) / page;
+    // Stepped by what is left, not past `to`: a mapping at the top of a 32-bit address space
+    // (a compat process's stack) would wrap around.
+    for (uintptr_t window = from, len = 0; window < to; window += len) {
+      len = std::min<uintptr_t>(kWindow, to - window);
+      const size_t pages = (len + page - 1) / page;
       // Unmapped since the maps were read: the next window may still be there.
       if (!look(window, pages)) continue;
       for (size_t i = 0; i < pages;) {
@@ -165,14 +184,12 @@ void RewriteMappings(CowChild::Rewritten* done) {
     }
   }
 }
-#endif
 
 }  // namespace
 
 CowChild::Rewritten CowChild::MakeWritableAgain() noexcept {
   Rewritten done;
   const auto start = std::chrono::steady_clock::now();
-#ifdef MADV_POPULATE_WRITE
   done.supported = PopulateWriteKnown();
   if (done.supported) {
     try {
@@ -180,9 +197,6 @@ CowChild::Rewritten CowChild::MakeWritableAgain() noexcept {
     } catch (const std::exception&) {  // out of memory for the maps' text: the rest left
     }
   }
-#else
-  done.supported = false;
-#endif
   done.us = std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() -
                                                                   start)
                 .count();

@@ -29,13 +29,17 @@
 // writes to every page of the heap: on the paravirtualised machines we measure on, 14,000 such
 // faults made a 90 ms collection take 470-570 ms, the next capture's pause or the game's.
 // MakeWritableAgain takes those faults ahead, in one madvise(MADV_POPULATE_WRITE) per run of
-// resident pages (Linux 5.14; without it, nothing is done), 2 MiB at a time so that the
-// runtime's own mmap/mprotect never waits long for the address space; it reads and writes no
-// byte of the program's memory, only its page tables. Only pages of private anonymous writable
-// mappings that are in memory and this process's alone (/proc/self/pagemap; mincore's
-// residency where the page map cannot be read): it brings nothing new into memory and copies
-// no page (the zero page that memory only read maps, a page another process shares), but a
-// page the runtime gives back between the look and the advice comes back as a zero-filled one.
+// pages (Linux 5.14; without it, nothing is done), 2 MiB at a time so that the runtime's own
+// mmap/mprotect never waits long for the address space. It reads and writes no byte of the
+// program's memory, only its page tables and the pages' state: the pages it passes over count
+// as written and recently used, so a page the runtime freed lazily (MADV_FREE) and the kernel
+// has not taken yet is an ordinary page again, swapped rather than dropped under memory
+// pressure until the runtime frees it again. It takes only pages of private anonymous writable
+// mappings that are in memory, this process's alone and not under a userfaultfd
+// (/proc/self/pagemap; without it, nothing is done), so it brings nothing new into memory and
+// copies no page (the zero page that memory only read maps, a page another process shares,
+// such as a child's still alive); a page the runtime gives back between the look and the
+// advice comes back zero-filled, as the runtime's next touch would have brought it.
 //
 // Complexity: Make copies the page tables, O(resident memory / page size), in the caller; the
 // pages either side writes afterwards are copied once each while the child lives.
@@ -82,12 +86,12 @@ class CowChild {
   // killed by signal 9 (Killed)").
   std::string Reap(bool kill_first);
 
-  // In the parent, after Reap (a child still alive would make each page a copy): the header
-  // comment's "After the child". What it did, for the log.
+  // In the parent, after Reap (the pages a child still alive shares are left as they are):
+  // the header comment's "After the child". What it did, for the log.
   struct Rewritten {
     size_t bytes = 0;  // bytes taken (already writable ones count too)
     int64_t us = 0;
-    bool supported = true;  // false: the kernel has no MADV_POPULATE_WRITE
+    bool supported = true;  // false: no MADV_POPULATE_WRITE, or no /proc/self/pagemap
   };
   static Rewritten MakeWritableAgain() noexcept;
 
