@@ -76,7 +76,7 @@ ReplayResult SnapshotWalk::Replay(HeapInfoCallback& sink) {
   }
   // The child gone, the pages it shared are still write-protected here (cow_child.h): the
   // faults taken now, not by the runtime's next collection.
-  CowChild::MakeWritableAgain();
+  rewritten_ = CowChild::MakeWritableAgain();
   return r;
 }
 

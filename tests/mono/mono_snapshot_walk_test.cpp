@@ -22,6 +22,7 @@
 #include "mono_process.h"
 #include "process_tree.h"
 #include "test_util.h"
+#include "xrpm/agent/cow_child.h"
 #include "xrpm/client/host_client.h"
 
 namespace xrpm::testing {
@@ -108,6 +109,11 @@ TEST(MonoSnapshotWalk, EqualsThePausedWalkOfTheKnownLiveSet) {
   ASSERT_TRUE(snapshot.ok) << snapshot.error << "\n" << snapshot_log;
   EXPECT_NE(snapshot_log.find("walked in snapshot process"), std::string::npos) << snapshot_log;
   EXPECT_EQ(paused_log.find("walked in snapshot process"), std::string::npos) << paused_log;
+  // The program's pages made writable again after the child, where this kernel can
+  // (cow_child.h).
+  if (agent::CowChild::MakeWritableAgain().supported) {
+    EXPECT_NE(snapshot_log.find("pages writable again"), std::string::npos) << snapshot_log;
+  }
 
   const auto a = LiveSetClasses(*paused.snapshot);
   const auto b = LiveSetClasses(*snapshot.snapshot);

@@ -65,10 +65,13 @@ class SnapshotWalk {
   // Replays the child's walk into `sink` (see the header comment) and reaps the child.
   ReplayResult Replay(HeapInfoCallback& sink);
   pid_t pid() const { return child_.pid(); }
+  // After Replay: how the pages the child shared were made writable again, for the log.
+  const CowChild::Rewritten& rewritten() const { return rewritten_; }
 
  private:
   CowChild child_;
   int fd_ = -1;
+  CowChild::Rewritten rewritten_;
 };
 
 }  // namespace agent

@@ -302,6 +302,7 @@ void MonoPort::WalkHeap(agent::HeapInfoCallback& sink) {
   const pid_t pid = snapshot->pid();
   const auto start = std::chrono::steady_clock::now();
   const agent::ReplayResult r = snapshot->Replay(sink);
+  const agent::CowChild::Rewritten rewritten = snapshot->rewritten();
   snapshot.reset();
   const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(
                       std::chrono::steady_clock::now() - start)
@@ -309,6 +310,9 @@ void MonoPort::WalkHeap(agent::HeapInfoCallback& sink) {
   std::string note = "capture: walked in snapshot process " + std::to_string(pid) +
                      " while the game ran: " + std::to_string(r.bytes >> 10) + " KiB in " +
                      std::to_string(ms) + " ms";
+  if (rewritten.supported)
+    note += " (of which " + std::to_string(rewritten.us / 1000) + " ms making " +
+            std::to_string(rewritten.bytes >> 20) + " MiB of this process's pages writable again)";
   if (r.aborted) note += ", stopped by the agent";
   if (!r.error.empty()) note += ", failed: " + r.error;
   // A child that died or hung (not a cancel) may do so again: walk paused from now on.
