@@ -8,10 +8,12 @@
 #include <unistd.h>
 
 #include <cstddef>
-#include <cstdio>
 #include <cstring>
 #include <string>
-#include <vector>
+
+#include "proc_usage.h"
+#include "resident_pages.h"
+#include "sanitizers.h"
 
 namespace xrpm::agent {
 namespace {
@@ -21,17 +23,7 @@ constexpr size_t kPages = 4096;  // 16 MiB of 4 KiB pages
 // ThreadSanitizer's instrumented writes also write its shadow, whose pages the clone
 // write-protected too (a mapping larger than memory, which MakeWritableAgain leaves alone):
 // the faults counted are then its, not the region's.
-#if defined(__SANITIZE_THREAD__)
-constexpr bool kCountsFaults = false;
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-constexpr bool kCountsFaults = false;
-#else
-constexpr bool kCountsFaults = true;
-#endif
-#else
-constexpr bool kCountsFaults = true;
-#endif
+constexpr bool kCountsFaults = !testing::kUnderTsan;
 
 size_t PageBytes() {
   return static_cast<size_t>(sysconf(_SC_PAGESIZE));
@@ -101,18 +93,6 @@ TEST(CowChild, MakeWritableAgainTakesTheFaultsAhead) {
   for (size_t i = 0; i < kPages; ++i) ASSERT_EQ(region.data[i * PageBytes()], 2) << "page " << i;
 }
 
-// This process's anonymous resident memory (/proc/self/status RssAnon), in bytes.
-size_t RssAnon() {
-  FILE* f = std::fopen("/proc/self/status", "r");
-  if (!f) return 0;
-  char line[256];
-  size_t kb = 0;
-  while (std::fgets(line, sizeof line, f))
-    if (std::sscanf(line, "RssAnon: %zu kB", &kb) == 1) break;
-  std::fclose(f);
-  return kb * 1024;
-}
-
 TEST(CowChild, MakeWritableAgainBringsNoPageIntoMemory) {
   Region region(kPages / 2);        // the first half written, the third quarter only read, the rest
   ASSERT_NE(region.data, nullptr);  // never touched
@@ -121,17 +101,14 @@ TEST(CowChild, MakeWritableAgainBringsNoPageIntoMemory) {
     sum += static_cast<volatile char*>(region.data)[i * PageBytes()];  // the zero page
   EXPECT_EQ(sum, 0u);
   ForkAndReap();
-  const size_t before = RssAnon();
+  const uint64_t before = testing::StatusKiB("self", "RssAnon");
   if (!CowChild::MakeWritableAgain().supported)
     GTEST_SKIP() << "no MADV_POPULATE_WRITE (Linux 5.14+) or no /proc/self/pagemap";
   // The pages only read stay the zero page: not a quarter of the region (4 MiB) more.
-  EXPECT_LT(RssAnon(), before + kPages / 8 * PageBytes());
-  std::vector<unsigned char> resident(kPages);
-  ASSERT_EQ(mincore(region.data, region.bytes, resident.data()), 0);
-  size_t in_memory = 0;
-  for (size_t i = kPages * 3 / 4; i < kPages; ++i) in_memory += resident[i] & 1;
-  EXPECT_EQ(in_memory, 0u);
-  for (size_t i = 0; i < kPages / 2; ++i) ASSERT_TRUE(resident[i] & 1) << "page " << i;
+  EXPECT_LT(testing::StatusKiB("self", "RssAnon"), before + kPages / 8 * PageBytes() / 1024);
+  const size_t quarter = region.bytes / 4;
+  EXPECT_EQ(testing::ResidentPages(region.data + 3 * quarter, quarter), 0u);
+  EXPECT_EQ(testing::ResidentPages(region.data, 2 * quarter), 2 * quarter / 4096);  // 4 KiB units
   // And the half written takes no fault at its next write.
   const long faults = region.WriteEachPage(kPages / 2);
   if (kCountsFaults) {

@@ -7,10 +7,10 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "proc_usage.h"
 #include "sanitizers.h"
 #include "temp_dir.h"
 #include "tool_process.h"
@@ -181,18 +181,6 @@ TEST(CliAutoCapture, ReconnectsWhenTheDeviceRestarts) {
             (std::vector<std::string>{"r-1.xrpm", "r-2.xrpm", "r-3.xrpm", "r-4.xrpm", "r-5.xrpm"}));
 }
 
-// /proc/PID/status VmRSS in KiB and the number of open descriptors.
-uint64_t RssKiB(pid_t pid) {
-  std::ifstream in("/proc/" + std::to_string(pid) + "/status");
-  for (std::string l; std::getline(in, l);)
-    if (l.rfind("VmRSS:", 0) == 0) return std::stoull(l.substr(6));
-  return 0;
-}
-size_t OpenFiles(pid_t pid) {
-  const std::string d = "/proc/" + std::to_string(pid) + "/fd";
-  return static_cast<size_t>(std::distance(fs::directory_iterator(d), fs::directory_iterator()));
-}
-
 // An unattended one-hour run (--every 10s --keep 5) shortened: 80 captures. Memory and
 // descriptors after the 10th and after the 70th are the same (a small slack for allocator
 // noise), and exactly 5 files are left. Under ASan only the descriptors (sanitizers.h).
@@ -205,10 +193,10 @@ TEST(CliAutoCapture, ShortenedHourRunIsFlat) {
                              " --every 50ms --keep 5 --count 80 -o '" + dir.Path("h-{n}.xrpm") +
                              "' 1>&2"});
   ASSERT_FALSE(cap.log().WaitFor("capture 10 ", 60000).empty()) << cap.log().All();
-  const uint64_t rss10 = RssKiB(cap.pid());
+  const uint64_t rss10 = StatusKiB(cap.pid(), "VmRSS");
   const size_t fds10 = OpenFiles(cap.pid());
   ASSERT_FALSE(cap.log().WaitFor("capture 70 ", 120000).empty()) << cap.log().All();
-  const uint64_t rss70 = RssKiB(cap.pid());
+  const uint64_t rss70 = StatusKiB(cap.pid(), "VmRSS");
   const size_t fds70 = OpenFiles(cap.pid());
   EXPECT_EQ(cap.Wait(60000), 0) << cap.log().All();
   EXPECT_GT(rss10, 0u);

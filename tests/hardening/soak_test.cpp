@@ -10,9 +10,8 @@
 #include <unistd.h>
 
 #include <cstdlib>
-#include <filesystem>
-#include <fstream>
 
+#include "proc_usage.h"
 #include "sanitizers.h"
 #include "subprocess.h"
 #include "test_util.h"
@@ -20,7 +19,6 @@
 namespace xrpm::testing {
 namespace {
 
-namespace fs = std::filesystem;
 using client::CaptureResult;
 
 using client::HostClient;
@@ -31,21 +29,7 @@ struct Usage {
 };
 
 Usage UsageOf(const std::string& pid) {
-  Usage u;
-  std::ifstream status("/proc/" + pid + "/status");
-  std::string key;
-  while (status >> key) {
-    if (key == "VmRSS:") {
-      status >> u.rss_kb;
-      break;
-    }
-    status.ignore(4096, '\n');
-  }
-  for (const auto& e : fs::directory_iterator("/proc/" + pid + "/fd")) {
-    (void)e;
-    ++u.fds;
-  }
-  return u;
+  return Usage{StatusKiB(pid, "VmRSS"), OpenFiles(pid)};
 }
 
 TEST(Soak, ManyCapturesKeepMemoryAndDescriptorsFlat) {
