@@ -31,6 +31,8 @@ inline size_t OpenFiles(const std::string& pid) {
   const fs::directory_iterator fds("/proc/" + pid + "/fd", ec);
   return ec ? 0 : static_cast<size_t>(std::distance(fds, fs::directory_iterator()));
 }
-inline size_t OpenFiles(pid_t pid) { return OpenFiles(std::to_string(pid)); }
+inline size_t OpenFiles(pid_t pid) {
+  return OpenFiles(std::to_string(pid));
+}
 
 }  // namespace xrpm::testing
